@@ -1,0 +1,156 @@
+import { Ajv, type Options as AjvOptions } from 'ajv';
+import addFormats from 'ajv-formats';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { type Config, enabledServices } from './config.js';
+import { type Clock, systemClock } from './core/clock.js';
+import type { AppContext, PlatformModule } from './core/context.js';
+import { type DatabaseHandle, openDatabase } from './core/db/database.js';
+import { migrateToLatest } from './core/db/migrate.js';
+import { createAuthHook } from './core/http/auth-hook.js';
+import { registerErrorHandling } from './core/http/error-handler.js';
+import { registerOpenApi, registerOpenApiRoute } from './core/http/openapi.js';
+import { REDACTED_HEADERS, requestIdFrom } from './core/http/request-id.js';
+import { type CounterStore, memoryCounterStore, redisCounterStore } from './core/limits/counter-store.js';
+import { Limiter } from './core/limits/limiter.js';
+import { loadSecrets } from './core/secrets.js';
+import { allMigrations, allModules } from './modules/index.js';
+import { VERSION } from './version.js';
+
+export interface BuildOptions {
+  config: Config;
+  /** An open database; otherwise one is opened from the config (and closed with the app). */
+  database?: DatabaseHandle;
+  clock?: Clock;
+  /** false silences logs (tests). */
+  logger?: boolean;
+  modules?: readonly PlatformModule[];
+  /** Skip migrations (the caller has run them). */
+  skipMigrations?: boolean;
+}
+
+export interface Platform {
+  app: FastifyInstance;
+  ctx: AppContext;
+}
+
+function makeAjv(options: AjvOptions): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+    ...options,
+  });
+  addFormats.default(ajv);
+  return ajv;
+}
+
+/** Builds the whole platform: core plugins first, then each enabled module. */
+export async function buildApp(options: BuildOptions): Promise<Platform> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const services = enabledServices(config);
+  const modules = options.modules ?? allModules;
+
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: config.LOG_LEVEL,
+            redact: { paths: REDACTED_HEADERS.map((h) => `req.headers["${h}"]`), censor: '[redacted]' },
+            serializers: {
+              // Paths only: query strings may hold webhook secrets or OAuth codes.
+              req: (req: { method: string; url: string; ip?: string; id: string }) => ({
+                method: req.method,
+                path: req.url.split('?')[0],
+                ip: req.ip,
+              }),
+            },
+          },
+    genReqId: requestIdFrom,
+    trustProxy: config.TRUST_PROXY,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  // Bodies are checked strictly (no coercion: a wrong type is a 400); query, params and
+  // headers arrive as strings, so they are coerced.
+  const bodyAjv = makeAjv({ coerceTypes: false });
+  const textAjv = makeAjv({ coerceTypes: 'array' });
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object),
+  );
+
+  const database =
+    options.database ?? (await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR }));
+  const ownsDatabase = !options.database;
+  if (!options.skipMigrations) await migrateToLatest(database.db, allMigrations(modules));
+
+  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
+  const store: CounterStore = redis ? redisCounterStore(redis) : memoryCounterStore();
+  const closers: Array<() => Promise<void> | void> = [];
+  const ctx: AppContext = {
+    config,
+    database,
+    db: database.db,
+    clock,
+    limiter: new Limiter(store, clock),
+    redis,
+    secrets: loadSecrets(config.ENCRYPTION_KEY, config.DATA_DIR),
+    services,
+    log: app.log,
+    apis: {},
+    onClose: (fn) => closers.push(fn),
+  };
+
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onRoute', (route) => {
+    const cfg = route.config as { auth?: unknown; public?: boolean } | undefined;
+    if (!cfg?.auth && !cfg?.public && !route.url.startsWith('/reference')) {
+      throw new Error(`Route ${route.method} ${route.url} declares neither config.auth nor config.public`);
+    }
+  });
+  // An absent body validates as `{}`: a 400 then names the missing fields, not "must be object".
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.method !== 'GET' && request.method !== 'DELETE')
+      request.body = {};
+  });
+  registerErrorHandling(app);
+  await registerOpenApi(app, VERSION);
+  registerOpenApiRoute(app);
+
+  for (const module of modules) await module.init?.(ctx);
+  const auth = ctx.apis.auth;
+  if (!auth) throw new Error('The auth module is required');
+  app.addHook(
+    'onRequest',
+    createAuthHook({
+      authenticator: auth.authenticator,
+      usage: auth.usage,
+      limiter: ctx.limiter,
+      limits: {
+        windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+        perIp: config.RATE_LIMIT_PER_IP,
+        perEndpoint: config.RATE_LIMIT_PER_ENDPOINT,
+        authFailuresPerIp: config.AUTH_FAILURES_PER_IP,
+      },
+    }),
+  );
+  for (const module of modules) {
+    const enabled = module.services.length === 0 || module.services.some((s) => services.has(s));
+    if (enabled && module.routes) await module.routes(app, ctx);
+  }
+
+  app.addHook('onClose', async () => {
+    for (const fn of closers.reverse()) await fn();
+    if (redis) await redis.quit().catch(() => undefined);
+    if (ownsDatabase) await database.close();
+  });
+  return { app, ctx };
+}

@@ -1,0 +1,135 @@
+import { parseArgs } from 'node:util';
+import { ALL_SERVICES } from '../config.js';
+import { ROLES, type Role } from '../core/auth/principal.js';
+import { AppError } from '../core/errors.js';
+import type { AuthApi } from '../modules/auth/index.js';
+
+type Print = (line: string) => void;
+
+const USAGE = `usage:
+  keys create --type development|production --role Reader|Writer|Admin|Custom --services all|a,b --name N
+              [--scopes s1,s2] [--allowed-ips cidr1,cidr2] [--expires-at ISO] [--daily-quota N] [--json]
+  keys list [--json]
+  keys revoke ID
+  keys rotate ID [--grace-seconds N] [--json]`;
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** `platform keys …`: acts for the owner account, on the same database as the server. */
+export async function keysCommand(auth: AuthApi, argv: string[], print: Print): Promise<number> {
+  const [sub, ...rest] = argv;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      type: { type: 'string' },
+      role: { type: 'string' },
+      services: { type: 'string' },
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      'allowed-ips': { type: 'string' },
+      'expires-at': { type: 'string' },
+      'daily-quota': { type: 'string' },
+      'grace-seconds': { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const boot = await auth.bootstrap();
+  if (boot.createdKey)
+    print(`First start: owner account created. Admin key (shown once): ${boot.createdKey}`);
+  const accountId = boot.accountId;
+
+  switch (sub) {
+    case 'create': {
+      const type = values.type;
+      const role = values.role as Role | undefined;
+      if (
+        (type !== 'development' && type !== 'production') ||
+        !role ||
+        !ROLES.includes(role) ||
+        !values.name
+      ) {
+        print(USAGE);
+        return 2;
+      }
+      const services = values.services === 'all' || !values.services ? ['*'] : list(values.services);
+      const unknown = services.filter((s) => s !== '*' && !(ALL_SERVICES as readonly string[]).includes(s));
+      if (unknown.length > 0) {
+        print(`Unknown services: ${unknown.join(', ')} (known: ${ALL_SERVICES.join(', ')})`);
+        return 2;
+      }
+      const created = await auth.keys.create(
+        accountId,
+        {
+          name: values.name,
+          type,
+          role,
+          services: services as never,
+          scopes: list(values.scopes),
+          allowedIps: list(values['allowed-ips']),
+          ...(values['expires-at'] ? { expiresAt: values['expires-at'] } : {}),
+          ...(values['daily-quota'] ? { dailyQuota: Number(values['daily-quota']) } : {}),
+        },
+        null,
+      );
+      if (values.json) print(JSON.stringify(created));
+      else {
+        print(
+          `Created ${created.id} (${created.type}, ${created.role}, services ${created.services.join(',')})`,
+        );
+        print(`Key (shown once): ${created.key}`);
+      }
+      return 0;
+    }
+    case 'list': {
+      const page = await auth.keys.list(accountId, { limit: 200 });
+      if (values.json) print(JSON.stringify(page.data));
+      else
+        for (const k of page.data) {
+          print(
+            [k.id, k.name, k.type, k.role, `${k.prefix}…${k.last4}`, k.status, `expires ${k.expiresAt}`].join(
+              '  ',
+            ),
+          );
+        }
+      return 0;
+    }
+    case 'revoke': {
+      const id = positionals[0];
+      if (!id) {
+        print(USAGE);
+        return 2;
+      }
+      await auth.keys.revoke(accountId, id);
+      print(`Revoked ${id}`);
+      return 0;
+    }
+    case 'rotate': {
+      const id = positionals[0];
+      if (!id) {
+        print(USAGE);
+        return 2;
+      }
+      const rotated = await auth.keys.rotate(accountId, id, Number(values['grace-seconds'] ?? 0));
+      if (values.json) print(JSON.stringify(rotated));
+      else print(`Rotated ${id}. New key (shown once): ${rotated.key}`);
+      return 0;
+    }
+    default:
+      print(USAGE);
+      return 2;
+  }
+}
+
+export function describeCliError(error: unknown): string {
+  if (error instanceof AppError) {
+    const fields = (error.details.fields as Array<{ field: string; message: string }> | undefined) ?? [];
+    return [`${error.code}: ${error.message}`, ...fields.map((f) => `  ${f.field}: ${f.message}`)].join('\n');
+  }
+  return error instanceof Error ? error.message : String(error);
+}

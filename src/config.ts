@@ -1,0 +1,99 @@
+import { existsSync } from 'node:fs';
+import { type Static, Type } from 'typebox';
+import { Value } from 'typebox/value';
+
+/** Every setting of the platform, parsed once at boot. Nothing else reads process.env. */
+const ConfigSchema = Type.Object({
+  NODE_ENV: Type.String({ default: 'development' }),
+  PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
+  HOST: Type.String({ default: '0.0.0.0' }),
+  PUBLIC_URL: Type.String({ default: '' }),
+  DATA_DIR: Type.String({ default: './data' }),
+  DATABASE_URL: Type.String({ default: '' }),
+  REDIS_URL: Type.String({ default: '' }),
+  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
+    default: 'info',
+  }),
+  TRUST_PROXY: Type.Boolean({ default: false }),
+  BODY_LIMIT_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024 }),
+  PLATFORM_SERVICES: Type.String({ default: 'all' }),
+  PLATFORM_BOOTSTRAP_KEY: Type.String({ default: '' }),
+  PLATFORM_OWNER_EMAIL: Type.String({ default: 'owner@localhost' }),
+  ENCRYPTION_KEY: Type.String({ default: '' }),
+  QUOTA_DAILY_DEVELOPMENT: Type.Integer({ default: 5_000, minimum: 1 }),
+  QUOTA_DAILY_PRODUCTION: Type.Integer({ default: 50_000, minimum: 1 }),
+  KEY_CACHE_TTL_SECONDS: Type.Integer({ default: 30, minimum: 0, maximum: 3600 }),
+  KEY_CACHE_MAX: Type.Integer({ default: 10_000, minimum: 1 }),
+  RATE_LIMIT_WINDOW_SECONDS: Type.Integer({ default: 60, minimum: 1 }),
+  RATE_LIMIT_PER_IP: Type.Integer({ default: 6_000, minimum: 0 }),
+  RATE_LIMIT_PER_ENDPOINT: Type.Integer({ default: 1_200, minimum: 0 }),
+  AUTH_FAILURES_PER_IP: Type.Integer({ default: 60, minimum: 0 }),
+  CUSTOMER_TOKEN_DEFAULT_TTL_SECONDS: Type.Integer({ default: 3_600, minimum: 60 }),
+  CUSTOMER_TOKEN_MAX_TTL_SECONDS: Type.Integer({ default: 86_400, minimum: 60 }),
+  USAGE_FLUSH_SECONDS: Type.Integer({ default: 5, minimum: 1 }),
+  SHUTDOWN_GRACE_MS: Type.Integer({ default: 10_000, minimum: 0 }),
+  // Game-platform integration (operator settings, trusted by the outbound guard).
+  GAME_API_URL: Type.String({ default: 'https://www.bungie.net/Platform' }),
+  GAME_API_KEY: Type.String({ default: '' }),
+  GAME_OAUTH_CLIENT_ID: Type.String({ default: '' }),
+  GAME_OAUTH_CLIENT_SECRET: Type.String({ default: '' }),
+  GAME_OAUTH_AUTHORIZE_URL: Type.String({ default: 'https://www.bungie.net/en/OAuth/Authorize' }),
+  GAME_OAUTH_TOKEN_URL: Type.String({ default: 'https://www.bungie.net/Platform/App/OAuth/Token/' }),
+  GAME_OAUTH_REDIRECT_URL: Type.String({ default: '' }),
+  GAME_RATE_PER_SECOND: Type.Integer({ default: 25, minimum: 1 }),
+  GAME_QUEUE_MAX: Type.Integer({ default: 500, minimum: 0 }),
+  GAME_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100 }),
+  // Commerce.
+  ASSET_BASE_URL: Type.String({ default: '' }),
+});
+
+export type Config = Static<typeof ConfigSchema>;
+
+export const ALL_SERVICES = [
+  'core',
+  'workflow',
+  'llm',
+  'flow',
+  'docproc',
+  'commerce',
+  'game',
+  'agent',
+] as const;
+export type ServiceId = (typeof ALL_SERVICES)[number];
+
+export class ConfigError extends Error {}
+
+/** Parses settings from an environment-like record; tests pass their own record. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const withDefaults = Value.Default(ConfigSchema, raw);
+  const converted = Value.Convert(ConfigSchema, withDefaults);
+  if (!Value.Check(ConfigSchema, converted)) {
+    const problems = [...Value.Errors(ConfigSchema, converted)].map(
+      (e) => `${e.instancePath.replace(/^\//, '') || '(root)'}: ${e.message}`,
+    );
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  const config = converted as Config;
+  if (!config.PUBLIC_URL) config.PUBLIC_URL = `http://localhost:${config.PORT}`;
+  return config;
+}
+
+/** Reads `.env` (if present) into process.env, then parses. Only the CLI entry calls this. */
+export function loadConfig(): Config {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  return parseConfig(process.env);
+}
+
+export function enabledServices(config: Config): ReadonlySet<ServiceId> {
+  if (config.PLATFORM_SERVICES.trim() === 'all') return new Set(ALL_SERVICES);
+  const wanted = config.PLATFORM_SERVICES.split(',').map((s) => s.trim());
+  const unknown = wanted.filter((s) => !(ALL_SERVICES as readonly string[]).includes(s));
+  if (unknown.length > 0)
+    throw new ConfigError(`PLATFORM_SERVICES names unknown services: ${unknown.join(', ')}`);
+  return new Set(wanted as ServiceId[]);
+}

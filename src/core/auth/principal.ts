@@ -1,0 +1,78 @@
+import type { ServiceId } from '../../config.js';
+
+export const ROLES = ['Reader', 'Writer', 'Admin', 'Custom'] as const;
+export type Role = (typeof ROLES)[number];
+export const OPERATIONS = ['read', 'write', 'delete', 'admin'] as const;
+export type Operation = (typeof OPERATIONS)[number];
+export type KeyType = 'development' | 'production';
+
+/** Who is calling: an API key, a customer token minted by a key, or a signed-in account. */
+export interface Principal {
+  kind: 'api_key' | 'customer_token' | 'session';
+  accountId: string;
+  /** The key (for a token: the issuing key) whose quota the request counts against. */
+  keyId: string | null;
+  keyType: KeyType | null;
+  /** Services the principal may use; `*` means all. */
+  services: readonly string[];
+  role: Role;
+  /** Explicit scopes (`service:operation`) of Custom roles and tokens. */
+  scopes: readonly string[];
+  customerId: string | null;
+  /** Requests per UTC day; null when not quota-limited (sessions). */
+  dailyQuota: number | null;
+  /** Client IP rules, checked by the auth hook; null means any address. */
+  ipAllowed: ((ip: string) => boolean) | null;
+}
+
+/** read = GET/HEAD, write = POST/PUT/PATCH, delete = DELETE (DESIGN.md). */
+export function operationFor(method: string): Operation {
+  switch (method) {
+    case 'GET':
+    case 'HEAD':
+    case 'OPTIONS':
+      return 'read';
+    case 'DELETE':
+      return 'delete';
+    default:
+      return 'write';
+  }
+}
+
+const ROLE_OPERATIONS: Record<Exclude<Role, 'Custom'>, readonly Operation[]> = {
+  Reader: ['read'],
+  Writer: ['read', 'write'],
+  Admin: ['read', 'write', 'delete', 'admin'],
+};
+
+export function hasService(principal: Pick<Principal, 'services'>, service: ServiceId | string): boolean {
+  return principal.services.includes('*') || principal.services.includes(service);
+}
+
+/** Whether the principal holds `service:operation` (service membership is checked separately). */
+export function hasScope(
+  principal: Pick<Principal, 'role' | 'scopes' | 'services'>,
+  service: string,
+  operation: Operation,
+): boolean {
+  if (!hasService(principal, service)) return false;
+  if (principal.role === 'Custom') {
+    return (
+      principal.scopes.includes(`${service}:${operation}`) || principal.scopes.includes(`*:${operation}`)
+    );
+  }
+  return ROLE_OPERATIONS[principal.role].includes(operation);
+}
+
+/** Every concrete scope a principal holds, for token minting and display. */
+export function expandScopes(
+  principal: Pick<Principal, 'role' | 'scopes' | 'services'>,
+  allServices: readonly string[],
+): string[] {
+  const services = principal.services.includes('*') ? allServices : principal.services;
+  const out: string[] = [];
+  for (const service of services) {
+    for (const op of OPERATIONS) if (hasScope(principal, service, op)) out.push(`${service}:${op}`);
+  }
+  return out;
+}

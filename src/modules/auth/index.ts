@@ -1,0 +1,93 @@
+import type { Principal } from '../../core/auth/principal.js';
+import type { AppContext, PlatformModule } from '../../core/context.js';
+import { PlatformAuthenticator } from './authenticator.js';
+import { type BootstrapResult, bootstrapOwner } from './bootstrap.js';
+import { CustomerTokens } from './customer-tokens.js';
+import { KeyService } from './key-service.js';
+import { KeyVerifier } from './key-verifier.js';
+import * as m001 from './migrations/001-accounts-keys.js';
+import { authRoutes } from './routes.js';
+import { AuthStore } from './store.js';
+import { UsageLedger } from './usage.js';
+
+export { BootstrapError } from './bootstrap.js';
+export type { KeyService } from './key-service.js';
+
+/** What other modules (and the CLI) may use of the auth module. */
+export interface AuthApi {
+  authenticator: PlatformAuthenticator;
+  usage: UsageLedger;
+  keys: KeyService;
+  /** Verifies a raw API key value, e.g. a webhook's `X-API-Key`; throws 401. */
+  verifyApiKey(value: string): Promise<Principal>;
+  /** Creates the owner account and first key on an empty database. */
+  bootstrap(): Promise<BootstrapResult>;
+}
+
+declare module '../../core/context.js' {
+  interface ModuleApis {
+    auth: AuthApi;
+  }
+}
+
+interface AuthInternals {
+  keys: KeyService;
+  tokens: CustomerTokens;
+  usage: UsageLedger;
+}
+const internals = new WeakMap<AppContext, AuthInternals>();
+
+export const authModule: PlatformModule = {
+  name: 'auth',
+  services: ['core'],
+  migrations: { '20261122_001_auth_accounts_keys': m001 },
+
+  async init(ctx) {
+    const { config, clock } = ctx;
+    const store = new AuthStore(ctx.db);
+    const quotas = { development: config.QUOTA_DAILY_DEVELOPMENT, production: config.QUOTA_DAILY_PRODUCTION };
+    const onError = (error: unknown) => ctx.log.error({ err: error }, 'auth background task failed');
+    const verifier = new KeyVerifier({
+      store,
+      clock,
+      quotaFor: (row) => row.daily_quota ?? quotas[row.type],
+      cacheTtlSeconds: config.KEY_CACHE_TTL_SECONDS,
+      cacheMax: config.KEY_CACHE_MAX,
+      redis: ctx.redis,
+      onError,
+    });
+    await verifier.start();
+    const keys = new KeyService({ store, clock, quotas, invalidate: (id) => verifier.invalidate(id) });
+    const tokens = new CustomerTokens(ctx.secrets.derive('jwt:customer-tokens'), clock, {
+      defaultSeconds: config.CUSTOMER_TOKEN_DEFAULT_TTL_SECONDS,
+      maxSeconds: config.CUSTOMER_TOKEN_MAX_TTL_SECONDS,
+    });
+    const usage = new UsageLedger(ctx.db, clock, onError);
+    usage.start(config.USAGE_FLUSH_SECONDS);
+    ctx.onClose(async () => {
+      await usage.stop();
+      await verifier.stop();
+    });
+    const authenticator = new PlatformAuthenticator(verifier, tokens);
+    internals.set(ctx, { keys, tokens, usage });
+    ctx.apis.auth = {
+      authenticator,
+      usage,
+      keys,
+      verifyApiKey: (value) => authenticator.verifyApiKey(value),
+      bootstrap: () =>
+        bootstrapOwner(
+          store,
+          keys,
+          { ownerEmail: config.PLATFORM_OWNER_EMAIL, bootstrapKey: config.PLATFORM_BOOTSTRAP_KEY },
+          clock.now().toISOString(),
+        ),
+    };
+  },
+
+  routes(app, ctx) {
+    const deps = internals.get(ctx);
+    if (!deps) throw new Error('auth module not initialised');
+    authRoutes(app, deps);
+  },
+};

@@ -1,0 +1,213 @@
+import type { Principal } from '../../core/auth/principal.js';
+import { addSeconds, type Clock } from '../../core/clock.js';
+import { runList } from '../../core/db/list.js';
+import { AppError, notFound } from '../../core/errors.js';
+import { type ListQuery, type ListSpec, parseListQuery } from '../../core/http/list-query.js';
+import { newId } from '../../core/ids.js';
+import { generateKey, hashKey, KEY_PREFIX } from './key-format.js';
+import { assertWithinCaller, validateGrant } from './key-rules.js';
+import type { ApiKeyViewT, CreateKeyInput, UpdateKeyInput } from './schemas.js';
+import type { AuthStore, KeyRow } from './store.js';
+
+const DAY = 86_400;
+export const DEFAULT_EXPIRY_SECONDS = { production: 365 * DAY, development: 90 * DAY } as const;
+
+export const KEY_LIST_SPEC: ListSpec = {
+  columns: { createdAt: 'created_at', expiresAt: 'expires_at', lastUsedAt: 'last_used_at' },
+  sortable: ['id', 'name', 'createdAt', 'expiresAt', 'lastUsedAt'],
+  filters: {
+    type: ['development', 'production'],
+    role: ['Reader', 'Writer', 'Admin', 'Custom'],
+    name: 'string',
+  },
+  projectable: [
+    'id',
+    'name',
+    'type',
+    'prefix',
+    'last4',
+    'services',
+    'role',
+    'scopes',
+    'allowedIps',
+    'dailyQuota',
+    'status',
+    'expiresAt',
+    'revokedAt',
+    'lastUsedAt',
+    'createdAt',
+    'updatedAt',
+  ],
+  defaultSort: 'id',
+  defaultOrder: 'asc',
+  defaultLimit: 50,
+  maxLimit: 200,
+};
+
+export interface KeyServiceDeps {
+  store: AuthStore;
+  clock: Clock;
+  quotas: { development: number; production: number };
+  /** Drops a key from every verification cache (this process and, with Redis, the others). */
+  invalidate(keyId: string): void;
+}
+
+/** Use-cases of API key management. `caller` is null for the CLI and first-start bootstrap. */
+export class KeyService {
+  constructor(private readonly deps: KeyServiceDeps) {}
+
+  effectiveQuota(row: Pick<KeyRow, 'daily_quota' | 'type'>): number {
+    return row.daily_quota ?? this.deps.quotas[row.type];
+  }
+
+  view(row: KeyRow): ApiKeyViewT {
+    const now = this.deps.clock.now().toISOString();
+    return {
+      id: row.id,
+      name: row.name,
+      type: row.type,
+      prefix: KEY_PREFIX[row.type],
+      last4: row.last4,
+      services: JSON.parse(row.services) as string[],
+      role: row.role,
+      scopes: JSON.parse(row.scopes) as string[],
+      allowedIps: JSON.parse(row.allowed_ips) as string[],
+      dailyQuota: this.effectiveQuota(row),
+      status: row.revoked_at ? 'revoked' : row.expires_at <= now ? 'expired' : 'active',
+      expiresAt: row.expires_at,
+      revokedAt: row.revoked_at,
+      lastUsedAt: row.last_used_at,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
+  }
+
+  async create(
+    accountId: string,
+    input: CreateKeyInput,
+    caller: Principal | null,
+    presetKey?: string,
+  ): Promise<ApiKeyViewT & { key: string }> {
+    const grant = { role: input.role, services: input.services, scopes: input.scopes ?? [] };
+    validateGrant(grant, input.allowedIps);
+    assertWithinCaller(grant, caller);
+    const now = this.deps.clock.now();
+    const maxExpiry = addSeconds(now, DEFAULT_EXPIRY_SECONDS[input.type]);
+    let expiresAt = maxExpiry;
+    if (input.expiresAt !== undefined) {
+      expiresAt = new Date(input.expiresAt);
+      if (Number.isNaN(expiresAt.getTime()) || expiresAt <= now) {
+        throw new AppError('VALIDATION_ERROR', 'expiresAt must be in the future', {
+          fields: [{ field: 'body.expiresAt', message: 'must be in the future' }],
+        });
+      }
+      if (expiresAt > maxExpiry) {
+        throw new AppError(
+          'VALIDATION_ERROR',
+          `A ${input.type} key may live at most until ${maxExpiry.toISOString()}`,
+          {
+            fields: [{ field: 'body.expiresAt', message: `must be at most ${maxExpiry.toISOString()}` }],
+          },
+        );
+      }
+    }
+    const key = presetKey ?? generateKey(input.type);
+    const row: KeyRow = {
+      id: newId('key'),
+      account_id: accountId,
+      name: input.name,
+      type: input.type,
+      role: input.role,
+      services: JSON.stringify(input.services),
+      scopes: JSON.stringify(grant.scopes),
+      allowed_ips: JSON.stringify(input.allowedIps ?? []),
+      daily_quota: input.dailyQuota ?? null,
+      hash: hashKey(key),
+      previous_hash: null,
+      previous_expires_at: null,
+      last4: key.slice(-4),
+      expires_at: expiresAt.toISOString(),
+      revoked_at: null,
+      last_used_at: null,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    };
+    await this.deps.store.insertKey(row);
+    return { ...this.view(row), key };
+  }
+
+  async list(accountId: string, rawQuery: Record<string, unknown>) {
+    const query: ListQuery = parseListQuery(rawQuery, KEY_LIST_SPEC);
+    return runList(this.deps.store.keysQuery(accountId), query, KEY_LIST_SPEC, (row) => this.view(row));
+  }
+
+  async get(accountId: string, id: string): Promise<ApiKeyViewT> {
+    return this.view(await this.mustGet(accountId, id));
+  }
+
+  async update(
+    accountId: string,
+    id: string,
+    patch: UpdateKeyInput,
+    caller: Principal | null,
+  ): Promise<ApiKeyViewT> {
+    const row = await this.mustGet(accountId, id);
+    if (row.revoked_at) throw new AppError('CONFLICT', 'A revoked key cannot be changed', { id });
+    const role = patch.role ?? row.role;
+    const services = patch.services ?? (JSON.parse(row.services) as string[]);
+    // Leaving Custom drops its scopes; entering it needs them.
+    const scopes = patch.scopes ?? (role === 'Custom' ? (JSON.parse(row.scopes) as string[]) : []);
+    const grant = { role, services, scopes };
+    validateGrant(grant, patch.allowedIps);
+    assertWithinCaller(grant, caller);
+    const next: KeyRow = {
+      ...row,
+      name: patch.name ?? row.name,
+      role,
+      services: JSON.stringify(services),
+      scopes: JSON.stringify(scopes),
+      allowed_ips: patch.allowedIps ? JSON.stringify(patch.allowedIps) : row.allowed_ips,
+      daily_quota: patch.dailyQuota === undefined ? row.daily_quota : patch.dailyQuota,
+      updated_at: this.deps.clock.now().toISOString(),
+    };
+    await this.deps.store.updateKey(id, next);
+    this.deps.invalidate(id);
+    return this.view(next);
+  }
+
+  async revoke(accountId: string, id: string): Promise<void> {
+    const row = await this.mustGet(accountId, id);
+    if (row.revoked_at) return;
+    const now = this.deps.clock.now().toISOString();
+    await this.deps.store.updateKey(id, { revoked_at: now, updated_at: now, previous_hash: null });
+    this.deps.invalidate(id);
+  }
+
+  async rotate(
+    accountId: string,
+    id: string,
+    gracePeriodSeconds = 0,
+  ): Promise<ApiKeyViewT & { key: string }> {
+    const row = await this.mustGet(accountId, id);
+    if (row.revoked_at) throw new AppError('CONFLICT', 'A revoked key cannot be rotated', { id });
+    const now = this.deps.clock.now();
+    const key = generateKey(row.type);
+    const next: KeyRow = {
+      ...row,
+      hash: hashKey(key),
+      last4: key.slice(-4),
+      previous_hash: gracePeriodSeconds > 0 ? row.hash : null,
+      previous_expires_at: gracePeriodSeconds > 0 ? addSeconds(now, gracePeriodSeconds).toISOString() : null,
+      updated_at: now.toISOString(),
+    };
+    await this.deps.store.updateKey(id, next);
+    this.deps.invalidate(id);
+    return { ...this.view(next), key };
+  }
+
+  private async mustGet(accountId: string, id: string): Promise<KeyRow> {
+    const row = await this.deps.store.keyOfAccount(accountId, id);
+    if (!row) throw notFound('API_KEY_NOT_FOUND', 'API key', id);
+    return row;
+  }
+}

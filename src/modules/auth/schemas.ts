@@ -1,0 +1,126 @@
+import { type Static, Type } from 'typebox';
+import { ALL_SERVICES } from '../../config.js';
+import { ROLES } from '../../core/auth/principal.js';
+import { Nullable, Timestamp } from '../../core/http/schemas.js';
+
+const ServiceName = Type.Enum([...ALL_SERVICES, '*'] as const);
+const Role = Type.Enum(ROLES);
+const KeyTypeSchema = Type.Enum(['development', 'production'] as const);
+const Scope = Type.String({ pattern: '^[a-z*]+:(read|write|delete|admin)$', maxLength: 40 });
+const Cidr = Type.String({ minLength: 2, maxLength: 64, description: 'IPv4 or IPv6 address or CIDR' });
+
+export const CreateKeyBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    type: KeyTypeSchema,
+    services: Type.Array(ServiceName, { minItems: 1, maxItems: 16, uniqueItems: true }),
+    role: Role,
+    scopes: Type.Optional(Type.Array(Scope, { maxItems: 64, uniqueItems: true })),
+    allowedIps: Type.Optional(Type.Array(Cidr, { maxItems: 100 })),
+    expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
+    dailyQuota: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000_000 })),
+  },
+  { additionalProperties: false },
+);
+export type CreateKeyInput = Static<typeof CreateKeyBody>;
+
+export const UpdateKeyBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    role: Type.Optional(Role),
+    scopes: Type.Optional(Type.Array(Scope, { maxItems: 64, uniqueItems: true })),
+    services: Type.Optional(Type.Array(ServiceName, { minItems: 1, maxItems: 16, uniqueItems: true })),
+    allowedIps: Type.Optional(Type.Array(Cidr, { maxItems: 100 })),
+    dailyQuota: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 100_000_000 }))),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateKeyInput = Static<typeof UpdateKeyBody>;
+
+export const RotateKeyBody = Type.Object(
+  { gracePeriodSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 7 * 86_400 })) },
+  { additionalProperties: false },
+);
+
+export const ApiKeyView = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    type: KeyTypeSchema,
+    prefix: Type.String(),
+    last4: Type.String(),
+    services: Type.Array(Type.String()),
+    role: Role,
+    scopes: Type.Array(Type.String()),
+    allowedIps: Type.Array(Type.String()),
+    dailyQuota: Type.Integer({ description: 'Effective requests per UTC day' }),
+    status: Type.Enum(['active', 'expired', 'revoked'] as const),
+    expiresAt: Timestamp,
+    revokedAt: Nullable(Timestamp),
+    lastUsedAt: Nullable(Timestamp),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  {
+    required: [
+      'id',
+      'name',
+      'type',
+      'prefix',
+      'last4',
+      'services',
+      'role',
+      'status',
+      'expiresAt',
+      'createdAt',
+    ],
+  },
+);
+export type ApiKeyViewT = Static<typeof ApiKeyView>;
+
+export const ApiKeyWithSecret = Type.Intersect([
+  ApiKeyView,
+  Type.Object({ key: Type.String({ description: 'The full key; shown only in this response' }) }),
+]);
+
+export const CreateTokenBody = Type.Object(
+  {
+    customerId: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:@-]+$' }),
+    scopes: Type.Array(Scope, { minItems: 1, maxItems: 32, uniqueItems: true }),
+    ttlSeconds: Type.Optional(Type.Integer({ minimum: 60 })),
+  },
+  { additionalProperties: false },
+);
+export type CreateTokenInput = Static<typeof CreateTokenBody>;
+
+export const TokenView = Type.Object({
+  token: Type.String(),
+  tokenType: Type.Literal('Bearer'),
+  customerId: Type.String(),
+  scopes: Type.Array(Type.String()),
+  expiresAt: Timestamp,
+});
+
+export const UsageQuery = Type.Object(
+  {
+    keyId: Type.Optional(Type.String({ maxLength: 100 })),
+    from: Type.Optional(Type.String({ format: 'date' })),
+    to: Type.Optional(Type.String({ format: 'date' })),
+  },
+  { additionalProperties: false },
+);
+
+export const UsageView = Type.Object({
+  from: Type.String(),
+  to: Type.String(),
+  data: Type.Array(
+    Type.Object({
+      keyId: Type.String(),
+      day: Type.String(),
+      service: Type.String(),
+      requests: Type.Integer(),
+      rejected: Type.Integer(),
+    }),
+  ),
+  totals: Type.Object({ requests: Type.Integer(), rejected: Type.Integer() }),
+});
