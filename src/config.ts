@@ -43,8 +43,31 @@ const ConfigSchema = Type.Object({
   GAME_RATE_PER_SECOND: Type.Integer({ default: 25, minimum: 1 }),
   GAME_QUEUE_MAX: Type.Integer({ default: 500, minimum: 0 }),
   GAME_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100 }),
+  // Workflow automation.
+  EXECUTIONS_MAX_AGE_DAYS: Type.Integer({ default: 14, minimum: 1 }),
+  EXECUTIONS_MAX_COUNT: Type.Integer({ default: 100_000, minimum: 1 }),
+  EXECUTIONS_PRUNE_INTERVAL_SECONDS: Type.Integer({ default: 3_600, minimum: 1 }),
+  WORKFLOW_CONCURRENCY: Type.Integer({ default: 10, minimum: 1 }),
+  WORKFLOWS_DIR: Type.String({ default: './workflows' }),
+  EXPRESSION_TIMEOUT_MS: Type.Integer({ default: 250, minimum: 1 }),
+  /** Comma-separated environment variable names expressions may read as $env. */
+  EXPRESSION_ENV_ALLOWLIST: Type.String({ default: '' }),
+  /** Comma-separated host names (or host:port) outbound HTTP may reach even if private. */
+  OUTBOUND_ALLOW_HOSTS: Type.String({ default: '' }),
+  OUTBOUND_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
+  WEBHOOK_BODY_LIMIT_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024 }),
+  WEBHOOK_DEDUPE_HOURS: Type.Integer({ default: 24, minimum: 1 }),
+  // Downstreams of the named workflows (default: this server, where the module exists).
+  WORKSPACE_API_URL: Type.String({ default: 'https://api.notion.com/v1' }),
+  DOCS_API_URL: Type.String({ default: '' }),
+  LLM_URL: Type.String({ default: '' }),
+  FLOW_URL: Type.String({ default: '' }),
+  DOCPROC_URL: Type.String({ default: '' }),
+  ORDERS_URL: Type.String({ default: '' }),
+  USERS_URL: Type.String({ default: '' }),
   // Commerce.
   ASSET_BASE_URL: Type.String({ default: '' }),
+  CURRENCY: Type.String({ default: 'USD', pattern: '^[A-Z]{3}$' }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
