@@ -44,7 +44,7 @@ function openSqlite(dataDir: string): DatabaseHandle {
   raw.pragma('synchronous = NORMAL');
   raw.pragma('busy_timeout = 5000');
   raw.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
   return {
     db,
     dialect: 'sqlite',
@@ -57,6 +57,28 @@ function openSqlite(dataDir: string): DatabaseHandle {
       }
     },
     close: () => db.destroy(),
+  };
+}
+
+/**
+ * Kysely prepares every query anew; on a hot path that is most of the cost of a read.
+ * Prepared statements are reusable, so keep the most recent ones by their SQL text.
+ */
+function withStatementCache(raw: SQLite.Database, max = 500) {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => raw.close(),
+    prepare(text: string) {
+      let statement = cache.get(text);
+      if (statement) {
+        cache.delete(text);
+      } else {
+        statement = raw.prepare(text);
+        if (cache.size >= max) cache.delete(cache.keys().next().value as string);
+      }
+      cache.set(text, statement);
+      return statement;
+    },
   };
 }
 

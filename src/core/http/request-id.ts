@@ -1,5 +1,5 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { newId } from '../ids.js';
 
 const SAFE_ID = /^[\w.:-]{1,128}$/;
 
@@ -7,7 +7,8 @@ const SAFE_ID = /^[\w.:-]{1,128}$/;
 export function requestIdFrom(req: IncomingMessage): string {
   const incoming = req.headers['x-request-id'];
   if (typeof incoming === 'string' && SAFE_ID.test(incoming)) return incoming;
-  return newId('req');
+  // randomUUID draws from a pooled entropy buffer: far cheaper per request than a ULID.
+  return `req_${randomUUID().replaceAll('-', '')}`;
 }
 
 /** Headers that carry secrets; never logged. */

@@ -1,0 +1,135 @@
+// `npm run bench`: each scenario against the platform, beside a bare Fastify route measured
+// in the same run, so the ratios hold on a noisy machine. Servers run in child processes so
+// their resident memory is their own.
+import { fork } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { generateKey } from '../dist/modules/auth/key-format.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+
+function rssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+function start(script, args, env) {
+  return new Promise((resolve, reject) => {
+    const child = fork(script, args, {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    child.once('message', (msg) => resolve({ child, port: msg.port }));
+  });
+}
+
+async function waitHealthy(url) {
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`${url}/health`)).ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not become healthy`);
+}
+
+async function load(baseUrl, request) {
+  const result = await autocannon({
+    url: baseUrl,
+    connections: CONNECTIONS,
+    duration: DURATION,
+    requests: [{ method: request.method, path: request.path, headers: request.headers, body: request.body }],
+  });
+  const bad = result.non2xx + result.errors + result.timeouts;
+  return { rps: result.requests.average, p99: result.latency.p99, bad, total: result.requests.total };
+}
+
+const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+
+async function main() {
+  const scenarioFiles = readdirSync(path.join(here, 'scenarios'))
+    .filter((f) => f.endsWith('.js'))
+    .sort();
+  const only = process.env.BENCH_ONLY;
+  const scenarios = [];
+  for (const file of scenarioFiles) {
+    const mod = await import(path.join(here, 'scenarios', file));
+    for (const s of [mod.default].flat()) if (!only || s.name.includes(only)) scenarios.push(s);
+  }
+
+  const baseline = await start(path.join(here, 'baseline-server.js'), [], { PORT: '0' });
+  const baseUrl = `http://127.0.0.1:${baseline.port}`;
+  await load(baseUrl, { method: 'GET', path: '/bare' }); // warm-up
+  const base = await load(baseUrl, { method: 'GET', path: '/bare' });
+  const baseRss = rssMb(baseline.child.pid);
+  baseline.child.removeAllListeners('exit');
+  baseline.child.kill('SIGTERM');
+
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'platform-bench-'));
+  const key = generateKey('production');
+  const platform = await start(path.join(here, 'platform-server.js'), [], {
+    DATA_DIR: dataDir,
+    DATABASE_URL: '',
+    REDIS_URL: '',
+    LOG_LEVEL: 'warn',
+    PORT: '0',
+    PLATFORM_BOOTSTRAP_KEY: key,
+    QUOTA_DAILY_PRODUCTION: '100000000',
+    RATE_LIMIT_PER_IP: '0',
+    RATE_LIMIT_PER_ENDPOINT: '0',
+    OUTBOUND_ALLOW_HOSTS: '127.0.0.1,localhost',
+  });
+  const url = `http://127.0.0.1:${platform.port}`;
+  await waitHealthy(url);
+
+  const rows = [['bare Fastify route (baseline)', base, 1]];
+  for (const scenario of scenarios) {
+    const request = await scenario.setup({ baseUrl: url, key });
+    await load(url, { ...request, duration: 2 });
+    const r = await load(url, request);
+    rows.push([scenario.name, r, r.rps / base.rps]);
+  }
+  const rss = rssMb(platform.child.pid);
+  platform.child.removeAllListeners('exit');
+  platform.child.kill('SIGTERM');
+  rmSync(dataDir, { recursive: true, force: true });
+
+  console.log(`\nbench: ${DURATION}s per scenario, ${CONNECTIONS} connections, Node ${process.version}\n`);
+  console.log(
+    [
+      'scenario'.padEnd(52),
+      'req/s'.padStart(9),
+      'p99 ms'.padStart(8),
+      'ratio'.padStart(7),
+      'non-2xx'.padStart(8),
+    ].join(' '),
+  );
+  for (const [name, r, ratio] of rows) {
+    console.log(
+      [
+        name.padEnd(52),
+        fmt(r.rps).padStart(9),
+        fmt(r.p99).padStart(8),
+        fmt(ratio, 2).padStart(7),
+        fmt(r.bad).padStart(8),
+      ].join(' '),
+    );
+  }
+  console.log(`\nresident memory after the run: platform ${fmt(rss, 1)} MB, baseline ${fmt(baseRss, 1)} MB`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
