@@ -1,0 +1,139 @@
+import type { ServerResponse } from 'bungie-api-ts/core';
+import { AppError } from '../../core/errors.js';
+import type { OutboundThrottle } from './outbound-throttle.js';
+import type { GameSettings } from './settings.js';
+import { AUTH_CODES, SUCCESS, THROTTLE_CODES } from './upstream-codes.js';
+
+export interface GameCall {
+  /** Path under GAME_API_URL, each dynamic segment already encoded. */
+  path: string;
+  query?: Record<string, string | undefined>;
+  /** The user's OAuth access token, for user-specific calls. */
+  accessToken?: string;
+}
+
+/** The upstream refused the user's access token (an auth code or HTTP 401): renew and retry. */
+export class GameTokenRejected extends Error {
+  constructor(
+    readonly upstreamCode: number,
+    readonly httpStatus: number,
+  ) {
+    super(`The game platform refused the access token (code ${upstreamCode})`);
+    this.name = 'GameTokenRejected';
+  }
+}
+
+/** Retries after a throttle answer, and the longest upstream wait worth holding a request for. */
+export const THROTTLE_RETRIES = 3;
+const MAX_THROTTLE_WAIT_MS = 10_000;
+const BACKOFF_BASE_MS = 250;
+const BACKOFF_MAX_MS = 4_000;
+
+type Envelope = Partial<ServerResponse<unknown>>;
+
+/**
+ * The typed client of the game platform: `X-API-Key` on every call, the outbound throttle
+ * before every attempt, the envelope read on every answer (ErrorCode ≠ 1 is an error even on
+ * HTTP 200), throttle answers retried after ThrottleSeconds or a bounded backoff.
+ */
+export class GameClient {
+  constructor(
+    private readonly settings: GameSettings,
+    private readonly throttle: OutboundThrottle,
+  ) {}
+
+  async get<T>(call: GameCall): Promise<T> {
+    for (let attempt = 0; ; attempt += 1) {
+      const release = await this.throttle.acquire();
+      let answer: { status: number; envelope: Envelope };
+      try {
+        answer = await this.send(call);
+      } finally {
+        release();
+      }
+      const { status, envelope } = answer;
+      const code = Number(envelope.ErrorCode ?? 0);
+      if (code === SUCCESS && status < 400) return envelope.Response as T;
+
+      if (THROTTLE_CODES.has(code) || status === 429) {
+        const seconds = Number(envelope.ThrottleSeconds ?? 0);
+        const waitMs =
+          seconds > 0 ? seconds * 1000 : Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** attempt);
+        if (attempt >= THROTTLE_RETRIES || waitMs > MAX_THROTTLE_WAIT_MS) {
+          throw upstreamError(status, envelope, 'The game platform is throttling requests', {
+            'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))),
+          });
+        }
+        // Every request waits, not only this one: the upstream asked the application to slow down.
+        this.throttle.pause(waitMs);
+        continue;
+      }
+      if (call.accessToken && (AUTH_CODES.has(code) || status === 401)) {
+        throw new GameTokenRejected(code, status);
+      }
+      throw upstreamError(status, envelope, 'The game platform answered with an error');
+    }
+  }
+
+  private async send(call: GameCall): Promise<{ status: number; envelope: Envelope }> {
+    const url = new URL(`${this.settings.apiUrl}${call.path}`);
+    for (const [name, value] of Object.entries(call.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, value);
+    }
+    const headers: Record<string, string> = { 'x-api-key': this.settings.apiKey, accept: 'application/json' };
+    if (call.accessToken) headers.authorization = `Bearer ${call.accessToken}`;
+    let response: Response;
+    try {
+      response = await fetch(url, { headers, signal: AbortSignal.timeout(this.settings.timeoutMs) });
+    } catch (error) {
+      throw unreachable(error, this.settings.timeoutMs);
+    }
+    const text = await response.text().catch(() => '');
+    let envelope: Envelope;
+    try {
+      envelope = JSON.parse(text) as Envelope;
+    } catch {
+      throw new AppError('UPSTREAM_ERROR', 'The game platform answered with something other than JSON', {
+        httpStatus: response.status,
+      });
+    }
+    if (typeof envelope !== 'object' || envelope === null || !('ErrorCode' in envelope)) {
+      throw new AppError('UPSTREAM_ERROR', 'The game platform answered without its envelope', {
+        httpStatus: response.status,
+      });
+    }
+    return { status: response.status, envelope };
+  }
+}
+
+function upstreamError(
+  status: number,
+  envelope: Envelope,
+  message: string,
+  headers: Record<string, string> = {},
+): AppError {
+  return new AppError(
+    'UPSTREAM_ERROR',
+    message,
+    {
+      upstreamCode: Number(envelope.ErrorCode ?? 0),
+      upstreamStatus: envelope.ErrorStatus ?? null,
+      upstreamMessage: envelope.Message ?? null,
+      httpStatus: status,
+    },
+    headers,
+  );
+}
+
+/** Network failure or timeout: 502 saying which. */
+export function unreachable(error: unknown, timeoutMs: number): AppError {
+  const name = (error as { name?: string } | null)?.name;
+  const timedOut = name === 'TimeoutError' || name === 'AbortError';
+  return new AppError(
+    'UPSTREAM_ERROR',
+    timedOut
+      ? `The game platform did not answer within ${timeoutMs} ms`
+      : 'The game platform could not be reached',
+    { reason: timedOut ? 'timeout' : 'unreachable', timeoutMs },
+  );
+}

@@ -1,0 +1,80 @@
+import type { GameClient } from './game-client.js';
+import type { ManifestCache } from './manifest-cache.js';
+import { type GameSettings, requireSettings } from './settings.js';
+import type { Owner } from './store.js';
+import type { UserTokens } from './user-tokens.js';
+
+export interface ProfileQuery {
+  game: string;
+  membershipType: number;
+  membershipId: string;
+  components: string;
+}
+
+export interface VendorsQuery extends ProfileQuery {
+  characterId: string;
+  filter?: number;
+}
+
+const seg = encodeURIComponent;
+
+/** The read use-cases of the game platform; each answers the upstream `Response`, unwrapped. */
+export class GameService {
+  constructor(
+    private readonly settings: GameSettings,
+    private readonly client: GameClient,
+    private readonly tokens: UserTokens,
+    private readonly manifests: ManifestCache,
+  ) {}
+
+  apiUsage(applicationId: string, range: { start?: string; end?: string }): Promise<unknown> {
+    this.configured();
+    return this.client.get({ path: `/App/ApiUsage/${seg(applicationId)}/`, query: range });
+  }
+
+  membershipsForCurrentUser(owner: Owner): Promise<unknown> {
+    this.configured();
+    return this.tokens.run(
+      owner,
+      (accessToken) => this.client.get({ path: '/User/GetMembershipsForCurrentUser/', accessToken }),
+      { required: true },
+    );
+  }
+
+  manifest(game: string): Promise<unknown> {
+    this.configured();
+    return this.manifests.get(game);
+  }
+
+  /** Public profile data anonymously; the caller's token, when connected, unlocks private components. */
+  profile(owner: Owner, q: ProfileQuery): Promise<unknown> {
+    this.configured();
+    const path = `/${seg(q.game)}/${q.membershipType}/Profile/${seg(q.membershipId)}/`;
+    return this.tokens.run(
+      owner,
+      (accessToken) => this.client.get({ path, query: { components: q.components }, accessToken }),
+      { required: false },
+    );
+  }
+
+  /** Vendors and their economy need the character owner's token. */
+  vendors(owner: Owner, q: VendorsQuery): Promise<unknown> {
+    this.configured();
+    const path =
+      `/${seg(q.game)}/${q.membershipType}/Profile/${seg(q.membershipId)}` +
+      `/Character/${seg(q.characterId)}/Vendors/`;
+    const query = { components: q.components, filter: q.filter === undefined ? undefined : String(q.filter) };
+    return this.tokens.run(owner, (accessToken) => this.client.get({ path, query, accessToken }), {
+      required: true,
+    });
+  }
+
+  groupByName(groupName: string, groupType: number): Promise<unknown> {
+    this.configured();
+    return this.client.get({ path: `/GroupV2/Name/${seg(groupName)}/${groupType}/` });
+  }
+
+  private configured(): void {
+    requireSettings(this.settings, ['apiKey']);
+  }
+}

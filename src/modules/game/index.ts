@@ -1,0 +1,87 @@
+import type { AppContext, PlatformModule } from '../../core/context.js';
+import { GameClient } from './game-client.js';
+import { GameService } from './game-service.js';
+import { ManifestCache } from './manifest-cache.js';
+import * as m001 from './migrations/001-game-tables.js';
+import { GameOAuth } from './oauth-service.js';
+import { OAuthStates } from './oauth-state.js';
+import { OutboundThrottle } from './outbound-throttle.js';
+import { gameRoutes } from './routes.js';
+import { gameSettings } from './settings.js';
+import { GameStore } from './store.js';
+import { LocalSlots, RedisSlots, type SlotStore } from './throttle-slots.js';
+import { TokenClient } from './token-client.js';
+import { UserTokens } from './user-tokens.js';
+
+export { GameClient } from './game-client.js';
+export type { GameService } from './game-service.js';
+
+/** The window of the outbound throttle: GAME_RATE_PER_SECOND requests per second. */
+export const THROTTLE_WINDOW_MS = 1_000;
+
+/** What other modules (e.g. workflow nodes) may use of the game module. */
+export interface GameApi {
+  client: GameClient;
+  service: GameService;
+}
+
+declare module '../../core/context.js' {
+  interface ModuleApis {
+    game: GameApi;
+  }
+}
+
+interface GameInternals {
+  service: GameService;
+  oauth: GameOAuth;
+}
+const internals = new WeakMap<AppContext, GameInternals>();
+
+export const gameModule: PlatformModule = {
+  name: 'game',
+  services: ['game'],
+  migrations: { '20261123_001_game_tables': m001 },
+
+  init(ctx) {
+    const settings = gameSettings(ctx.config);
+    const local = new LocalSlots(settings.ratePerSecond, THROTTLE_WINDOW_MS);
+    const slots: SlotStore = ctx.redis
+      ? new RedisSlots(
+          ctx.redis,
+          'platform:game:outbound',
+          settings.ratePerSecond,
+          THROTTLE_WINDOW_MS,
+          settings.timeoutMs + 5_000,
+        )
+      : local;
+    const throttle = new OutboundThrottle(slots, {
+      queueMax: settings.queueMax,
+      fallback: local,
+      onStoreError: (err) => ctx.log.warn({ err }, 'game throttle store failed; limiting per process'),
+    });
+    ctx.onClose(() => throttle.close());
+    const store = new GameStore(ctx.db);
+    const box = ctx.secrets.box('game-oauth');
+    const client = new GameClient(settings, throttle);
+    const tokenClient = new TokenClient(settings, throttle);
+    const states = new OAuthStates(ctx.secrets.derive('game-oauth-state'), store, ctx.clock);
+    const oauth = new GameOAuth({ settings, store, states, tokens: tokenClient, box, clock: ctx.clock });
+    const tokens = new UserTokens({
+      store,
+      box,
+      tokens: tokenClient,
+      clock: ctx.clock,
+      authRequired: (owner, message) => oauth.authRequired(owner, message),
+    });
+    const manifests = new ManifestCache(client, store, ctx.clock, ctx.log);
+    const service = new GameService(settings, client, tokens, manifests);
+    internals.set(ctx, { service, oauth });
+    ctx.apis.game = { client, service };
+  },
+
+  routes(app, ctx) {
+    const deps = internals.get(ctx);
+    if (!deps) throw new Error('game module not initialised');
+    gameRoutes(app, deps);
+  },
+};

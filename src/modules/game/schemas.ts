@@ -1,0 +1,117 @@
+import { Type } from 'typebox';
+
+/** Game titles served under `/{game}/…` upstream. */
+export const GAMES = ['Destiny2'] as const;
+
+/** DestinyComponentType names (bungie-api-ts); numbers are accepted too. */
+const COMPONENT_NAMES = [
+  'None',
+  'Profiles',
+  'VendorReceipts',
+  'ProfileInventories',
+  'ProfileCurrencies',
+  'ProfileProgression',
+  'PlatformSilver',
+  'Characters',
+  'CharacterInventories',
+  'CharacterProgressions',
+  'CharacterRenderData',
+  'CharacterActivities',
+  'CharacterEquipment',
+  'CharacterLoadouts',
+  'ItemInstances',
+  'ItemObjectives',
+  'ItemPerks',
+  'ItemRenderData',
+  'ItemStats',
+  'ItemSockets',
+  'ItemTalentGrids',
+  'ItemCommonData',
+  'ItemPlugStates',
+  'ItemPlugObjectives',
+  'ItemReusablePlugs',
+  'Vendors',
+  'VendorCategories',
+  'VendorSales',
+  'Kiosks',
+  'CurrencyLookups',
+  'PresentationNodes',
+  'Collectibles',
+  'Records',
+  'Transitory',
+  'Metrics',
+  'StringVariables',
+  'Craftables',
+  'SocialCommendations',
+] as const;
+const COMPONENT = `(?:[0-9]{1,5}|${COMPONENT_NAMES.join('|')})`;
+
+const NumericId = (description: string) =>
+  Type.String({ pattern: '^[0-9]{1,20}$', description: `${description} (int64 as a numeric string)` });
+
+const Game = Type.Enum(GAMES, { description: 'Game title' });
+const MembershipType = Type.Integer({
+  minimum: -1,
+  maximum: 254,
+  description: 'BungieMembershipType (e.g. 1 Xbox, 2 PSN, 3 Steam, 254 BungieNext)',
+});
+const Components = Type.String({
+  pattern: `^${COMPONENT}(?:,${COMPONENT})*$`,
+  maxLength: 1000,
+  description: 'Comma-separated DestinyComponentType names or numbers, e.g. Profiles,Characters or 100,200',
+});
+
+/** The upstream `Response`, unwrapped; its shape is the game platform's. */
+export const UpstreamResponse = Type.Unknown({ description: 'The upstream Response, unwrapped' });
+
+export const ApiUsageParams = Type.Object({ applicationId: NumericId('Application id') });
+export const ApiUsageQuery = Type.Object(
+  {
+    start: Type.Optional(Type.String({ format: 'date-time', description: 'Start of the range (ISO 8601)' })),
+    end: Type.Optional(Type.String({ format: 'date-time', description: 'End of the range (ISO 8601)' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ManifestParams = Type.Object({ game: Game });
+
+export const ProfileParams = Type.Object({
+  game: Game,
+  membershipType: MembershipType,
+  membershipId: NumericId('Destiny membership id'),
+});
+export const ComponentsQuery = Type.Object({ components: Components }, { additionalProperties: false });
+
+export const VendorsParams = Type.Object({
+  game: Game,
+  membershipType: MembershipType,
+  membershipId: NumericId('Destiny membership id'),
+  characterId: NumericId('Character id'),
+});
+export const VendorsQuery = Type.Object(
+  {
+    components: Components,
+    filter: Type.Optional(Type.Integer({ minimum: 0, maximum: 1, description: 'DestinyVendorFilter' })),
+  },
+  { additionalProperties: false },
+);
+
+export const GroupParams = Type.Object({
+  groupName: Type.String({ minLength: 1, maxLength: 255, description: 'Group name (any characters)' }),
+  groupType: Type.Integer({ minimum: 0, maximum: 1, description: 'GroupType: 0 General, 1 Clan' }),
+});
+
+export const CallbackQuery = Type.Object(
+  {
+    code: Type.String({ minLength: 1, maxLength: 2048 }),
+    state: Type.String({ minLength: 1, maxLength: 512 }),
+  },
+  { additionalProperties: true },
+);
+
+export const ConnectionView = Type.Object({
+  connected: Type.Literal(true),
+  membershipId: Type.String(),
+  accessExpiresAt: Type.String({ format: 'date-time' }),
+  refreshExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});

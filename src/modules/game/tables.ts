@@ -1,0 +1,47 @@
+import type { Timestamp } from '../../core/db/types.js';
+
+/** One connected game-platform account per principal (account + customer, '' for none). */
+export interface GameConnectionsTable {
+  id: string;
+  account_id: string;
+  /** The customer of a customer token; '' for the account itself (portable unique key). */
+  customer_id: string;
+  membership_id: string;
+  /** AES-256-GCM sealed (SecretBox), never the clear token. */
+  access_token: string;
+  access_expires_at: Timestamp;
+  refresh_token: string | null;
+  refresh_expires_at: Timestamp | null;
+  status: 'active' | 'expired';
+  /** Bumped on every renewal, so a process can tell another one renewed first. */
+  token_version: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Pending OAuth states: a row exists until the state is used once or expires. */
+export interface GameOauthStatesTable {
+  id: string;
+  account_id: string;
+  customer_id: string;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+}
+
+/** The manifest of a game title, by its upstream content version. */
+export interface GameManifestsTable {
+  game: string;
+  version: string;
+  /** The upstream `Response`, as JSON text. */
+  body: string;
+  fetched_at: Timestamp;
+  checked_at: Timestamp;
+}
+
+declare module '../../core/db/types.js' {
+  interface Database {
+    game_connections: GameConnectionsTable;
+    game_oauth_states: GameOauthStatesTable;
+    game_manifests: GameManifestsTable;
+  }
+}

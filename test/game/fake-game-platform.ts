@@ -1,0 +1,214 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface SeenRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingMessage['headers'];
+  body: string;
+  /** performance.now() when the request arrived. */
+  at: number;
+}
+
+/** A scripted answer for the next API request: an envelope error, an HTTP status, a delay. */
+export interface ScriptedAnswer {
+  errorCode?: number;
+  errorStatus?: string;
+  throttleSeconds?: number;
+  httpStatus?: number;
+  delayMs?: number;
+}
+
+export const FAKE_API_KEY = 'fake-game-api-key';
+export const FAKE_CLIENT_ID = '4242';
+export const FAKE_CLIENT_SECRET = 'fake-client-secret';
+
+interface Token {
+  membershipId: string;
+  expired: boolean;
+}
+
+/**
+ * A local stand-in for the game platform: the real envelope, the OAuth token endpoint (Bungie's
+ * token shape, client secret by HTTP Basic), HTTP-200 errors, throttling with ThrottleSeconds,
+ * expired tokens. It records every request it receives, with its arrival time.
+ */
+export class FakeGamePlatform {
+  readonly requests: SeenRequest[] = [];
+  readonly script: ScriptedAnswer[] = [];
+  manifestVersion = '1.0.0';
+  /** Lifetime the token endpoint announces for access tokens. */
+  accessExpiresIn = 3600;
+  refuseRefresh = false;
+  refreshDelayMs = 0;
+  refreshes = 0;
+  private readonly codes = new Map<string, string>();
+  private readonly accessTokens = new Map<string, Token>();
+  private readonly refreshTokens = new Map<string, string>();
+  readonly issued: string[] = [];
+  private server: Server | null = null;
+  baseUrl = '';
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      void this.handle(req, res);
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    const { port } = this.server.address() as AddressInfo;
+    this.baseUrl = `http://127.0.0.1:${port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  }
+
+  /** Settings that point a platform at this fake. */
+  env(overrides: Record<string, string> = {}): Record<string, string> {
+    return {
+      GAME_API_URL: `${this.baseUrl}/Platform`,
+      GAME_API_KEY: FAKE_API_KEY,
+      GAME_OAUTH_CLIENT_ID: FAKE_CLIENT_ID,
+      GAME_OAUTH_CLIENT_SECRET: FAKE_CLIENT_SECRET,
+      GAME_OAUTH_AUTHORIZE_URL: `${this.baseUrl}/en/OAuth/Authorize`,
+      GAME_OAUTH_TOKEN_URL: `${this.baseUrl}/Platform/App/OAuth/Token/`,
+      ...overrides,
+    };
+  }
+
+  /** What the user's consent would produce: a code for this membership. */
+  issueCode(membershipId: string): string {
+    const code = randomBytes(8).toString('hex');
+    this.codes.set(code, membershipId);
+    return code;
+  }
+
+  expireAccessTokens(): void {
+    for (const token of this.accessTokens.values()) token.expired = true;
+  }
+
+  apiRequests(): SeenRequest[] {
+    return this.requests.filter((r) => !r.path.includes('/OAuth/'));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const at = performance.now();
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const seen: SeenRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString('utf8'),
+      at,
+    };
+    this.requests.push(seen);
+    if (url.pathname === '/Platform/App/OAuth/Token/') return this.token(seen, res);
+    const scripted = this.script.shift();
+    if (scripted?.delayMs) await sleep(scripted.delayMs);
+    if (req.headers['x-api-key'] !== FAKE_API_KEY) {
+      return send(res, 401, envelope(null, 2102, 'ApiKeyMissingFromRequest'));
+    }
+    if (scripted?.errorCode !== undefined) {
+      return send(
+        res,
+        scripted.httpStatus ?? 200,
+        envelope(null, scripted.errorCode, scripted.errorStatus ?? 'Error', scripted.throttleSeconds ?? 0),
+      );
+    }
+    const [status, answer] = this.route(seen);
+    send(res, status, answer);
+  }
+
+  private route(seen: SeenRequest): [number, unknown] {
+    const parts = seen.path.split('/').filter(Boolean).slice(1); // drop "Platform"
+    const user = this.userOf(seen);
+    const [a, b, c, d, e, f, g] = parts;
+    if (a === 'App' && b === 'ApiUsage') {
+      return [200, envelope({ applicationId: c, apiCalls: [], throttledRequests: [] })];
+    }
+    if (a === 'User' && b === 'GetMembershipsForCurrentUser') {
+      if (user === 'missing') return [401, envelope(null, 99, 'WebAuthRequired')];
+      if (user === 'expired') return [200, envelope(null, 2111, 'AccessTokenHasExpired')];
+      return [200, envelope({ bungieNetUser: { membershipId: user }, destinyMemberships: [] })];
+    }
+    if (a === 'GroupV2' && b === 'Name') {
+      return [200, envelope({ detail: { name: decodeURIComponent(c ?? ''), groupType: Number(d) } })];
+    }
+    if (a === 'Destiny2' && b === 'Manifest') {
+      return [200, envelope({ version: this.manifestVersion, jsonWorldContentPaths: { en: '/x.json' } })];
+    }
+    if (a === 'Destiny2' && c === 'Profile' && e === undefined) {
+      const authed = user !== 'missing' && user !== 'expired';
+      return [200, envelope({ membershipType: Number(b), membershipId: d, authed })];
+    }
+    if (a === 'Destiny2' && c === 'Profile' && e === 'Character' && g === 'Vendors') {
+      if (user === 'missing') return [401, envelope(null, 99, 'WebAuthRequired')];
+      if (user === 'expired') return [200, envelope(null, 2111, 'AccessTokenHasExpired')];
+      return [200, envelope({ characterId: f, vendors: { data: {} } })];
+    }
+    return [404, envelope(null, 21, 'NotFound')];
+  }
+
+  private userOf(seen: SeenRequest): string {
+    const match = /^Bearer (.+)$/.exec(seen.headers.authorization ?? '');
+    const token = match?.[1] ? this.accessTokens.get(match[1]) : undefined;
+    if (!token) return 'missing';
+    return token.expired ? 'expired' : token.membershipId;
+  }
+
+  private async token(seen: SeenRequest, res: ServerResponse): Promise<void> {
+    const expected = `Basic ${Buffer.from(`${FAKE_CLIENT_ID}:${FAKE_CLIENT_SECRET}`).toString('base64')}`;
+    if (seen.headers.authorization !== expected) {
+      return send(res, 401, { error: 'invalid_client', error_description: 'bad client credentials' });
+    }
+    const form = new URLSearchParams(seen.body);
+    let membershipId: string | undefined;
+    if (form.get('grant_type') === 'authorization_code') {
+      membershipId = this.codes.get(form.get('code') ?? '');
+      this.codes.delete(form.get('code') ?? '');
+    } else if (form.get('grant_type') === 'refresh_token') {
+      this.refreshes += 1;
+      if (this.refreshDelayMs) await sleep(this.refreshDelayMs);
+      const old = form.get('refresh_token') ?? '';
+      membershipId = this.refuseRefresh ? undefined : this.refreshTokens.get(old);
+      this.refreshTokens.delete(old);
+    }
+    if (!membershipId) return send(res, 400, { error: 'invalid_grant', error_description: 'refused' });
+    const access = `at-${randomBytes(12).toString('hex')}`;
+    const refresh = `rt-${randomBytes(12).toString('hex')}`;
+    this.accessTokens.set(access, { membershipId, expired: false });
+    this.refreshTokens.set(refresh, membershipId);
+    this.issued.push(access, refresh);
+    send(res, 200, {
+      access_token: access,
+      token_type: 'Bearer',
+      expires_in: this.accessExpiresIn,
+      refresh_token: refresh,
+      refresh_expires_in: 7_776_000,
+      membership_id: membershipId,
+    });
+  }
+}
+
+function envelope(response: unknown, code = 1, status = 'Success', throttleSeconds = 0) {
+  return {
+    Response: response,
+    ErrorCode: code,
+    ThrottleSeconds: throttleSeconds,
+    ErrorStatus: status,
+    Message: code === 1 ? 'Ok' : status,
+    MessageData: {},
+  };
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
