@@ -116,6 +116,10 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
       throw new Error(`Route ${route.method} ${route.url} declares neither config.auth nor config.public`);
     }
   });
+  // JSON is the one body type of the platform: anything else is a 415, not a string that fails
+  // the schema. Modules that take raw bodies (webhooks) register their own parser in their scope.
+  app.removeContentTypeParser('text/plain');
+
   // An absent body validates as `{}`: a 400 then names the missing fields, not "must be object".
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.method !== 'GET' && request.method !== 'DELETE')
