@@ -1,4 +1,4 @@
-import type { Principal } from '../../core/auth/principal.js';
+import { type Principal, ROLES } from '../../core/auth/principal.js';
 import { addSeconds, type Clock } from '../../core/clock.js';
 import { runList } from '../../core/db/list.js';
 import { AppError, notFound } from '../../core/errors.js';
@@ -6,7 +6,7 @@ import { type ListQuery, type ListSpec, parseListQuery } from '../../core/http/l
 import { newId } from '../../core/ids.js';
 import { generateKey, hashKey, KEY_PREFIX } from './key-format.js';
 import { assertWithinCaller, validateGrant } from './key-rules.js';
-import type { ApiKeyViewT, CreateKeyInput, UpdateKeyInput } from './schemas.js';
+import { ApiKeyView, type ApiKeyViewT, type CreateKeyInput, type UpdateKeyInput } from './schemas.js';
 import type { AuthStore, KeyRow } from './store.js';
 
 const DAY = 86_400;
@@ -17,27 +17,10 @@ export const KEY_LIST_SPEC: ListSpec = {
   sortable: ['id', 'name', 'createdAt', 'expiresAt', 'lastUsedAt'],
   filters: {
     type: ['development', 'production'],
-    role: ['Reader', 'Writer', 'Admin', 'Custom'],
+    role: ROLES,
     name: 'string',
   },
-  projectable: [
-    'id',
-    'name',
-    'type',
-    'prefix',
-    'last4',
-    'services',
-    'role',
-    'scopes',
-    'allowedIps',
-    'dailyQuota',
-    'status',
-    'expiresAt',
-    'revokedAt',
-    'lastUsedAt',
-    'createdAt',
-    'updatedAt',
-  ],
+  projectable: Object.keys(ApiKeyView.properties),
   defaultSort: 'id',
   defaultOrder: 'asc',
   defaultLimit: 50,
