@@ -1,0 +1,187 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import type { OutboundRequest, OutboundResponse } from '../../modules/workflows/engine/types.js';
+
+/** The request went to (or was redirected to) an address outbound calls may not reach. */
+export class OutboundBlockedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OutboundBlockedError';
+  }
+}
+
+/** The request (all hops together) ran past its time limit. */
+export class OutboundTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`Outbound request timed out after ${timeoutMs} ms`);
+    this.name = 'OutboundTimeoutError';
+  }
+}
+
+export interface OutboundOptions {
+  /** Hosts (or host:port) exempt from the address check, e.g. `127.0.0.1:4010`, `internal.example`. */
+  allowHosts: string[];
+  /** Upper bound on any request's time limit (a request may ask for less). */
+  timeoutMs: number;
+  maxRedirects?: number;
+  maxResponseBytes?: number;
+}
+
+export type OutboundHttp = (req: OutboundRequest) => Promise<OutboundResponse>;
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * True for addresses outbound calls may not reach: loopback, private, link-local (incl. the cloud
+ * metadata 169.254.169.254), CGNAT, unspecified, multicast, broadcast, unique-local (incl. fd00:ec2::254)
+ * and every other non-global range; IPv4-mapped IPv6 is judged as its IPv4.
+ */
+export function isBlockedAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return true;
+  let ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress())
+    ip = (ip as ipaddr.IPv6).toIPv4Address();
+  return ip.range() !== 'unicast';
+}
+
+/** Outbound HTTP that checks every hop's resolved address and connects to exactly the address it checked. */
+export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
+  const allow = new Set(options.allowHosts.map((h) => h.trim().toLowerCase()).filter((h) => h !== ''));
+  const maxRedirects = options.maxRedirects ?? 5;
+  const maxBytes = options.maxResponseBytes ?? 10 * 1024 * 1024;
+
+  return async (req) => {
+    const timeoutMs = Math.min(req.timeoutMs > 0 ? req.timeoutMs : options.timeoutMs, options.timeoutMs);
+    const deadline = AbortSignal.timeout(timeoutMs);
+    let url = parseUrl(req.url);
+    let method = req.method.toUpperCase();
+    let body = req.body;
+    let headers = { ...req.headers };
+    for (let hop = 0; ; hop++) {
+      const target = await checkedAddress(url, allow);
+      const res = await send(url, target, method, headers, body, deadline, timeoutMs, maxBytes);
+      const location = res.headers.location;
+      if (!REDIRECTS.has(res.status) || location === undefined) return res;
+      if (hop >= maxRedirects) throw new OutboundBlockedError(`More than ${maxRedirects} redirects`);
+      const next = parseUrl(new URL(location, url).toString());
+      if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+        method = 'GET';
+        body = undefined;
+        headers = withoutHeaders(headers, ['content-type', 'content-length']);
+      }
+      if (next.origin !== url.origin) headers = withoutHeaders(headers, ['authorization', 'cookie']);
+      url = next;
+    }
+  };
+}
+
+function parseUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new OutboundBlockedError(`Invalid URL '${raw}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new OutboundBlockedError(`Protocol ${url.protocol} is not allowed`);
+  }
+  return url;
+}
+
+const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+
+async function checkedAddress(url: URL, allow: Set<string>): Promise<{ address: string; family: 4 | 6 }> {
+  const host = bareHost(url);
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  const allowed = allow.has(host) || allow.has(`${host}:${port}`) || allow.has(url.host.toLowerCase());
+  let addresses: Array<{ address: string; family: number }>;
+  if (ipaddr.isValid(host)) {
+    addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];
+  } else {
+    try {
+      addresses = await dnsLookup(host, { all: true, verbatim: true });
+    } catch {
+      throw new OutboundBlockedError(`Host '${host}' does not resolve`);
+    }
+  }
+  if (addresses.length === 0) throw new OutboundBlockedError(`Host '${host}' does not resolve`);
+  if (!allowed) {
+    const blocked = addresses.find((a) => isBlockedAddress(a.address));
+    if (blocked) {
+      throw new OutboundBlockedError(
+        `Host '${host}' resolves to ${blocked.address}, which outbound calls may not reach`,
+      );
+    }
+  }
+  const first = addresses[0] as { address: string; family: number };
+  return { address: first.address, family: first.family === 6 ? 6 : 4 };
+}
+
+function withoutHeaders(headers: Record<string, string>, names: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (!names.includes(k.toLowerCase())) out[k] = v;
+  return out;
+}
+
+function send(
+  url: URL,
+  target: { address: string; family: 4 | 6 },
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  deadline: AbortSignal,
+  timeoutMs: number,
+  maxBytes: number,
+): Promise<OutboundResponse> {
+  // Pin the connection to the address just checked: no second DNS answer can slip in (rebinding).
+  const lookup: LookupFunction = (_host, opts, cb) => {
+    if (opts.all) cb(null, [target]);
+    else cb(null, target.address, target.family);
+  };
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    if (deadline.aborted) {
+      reject(new OutboundTimeoutError(timeoutMs));
+      return;
+    }
+    const req = client.request(
+      url,
+      {
+        method,
+        headers:
+          body !== undefined ? { ...headers, 'content-length': String(Buffer.byteLength(body)) } : headers,
+        lookup,
+        signal: deadline,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) {
+            req.destroy(new OutboundBlockedError(`Response is larger than ${maxBytes} bytes`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () => {
+          const out: Record<string, string> = {};
+          for (const [k, v] of Object.entries(res.headers)) {
+            if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+          }
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: out,
+            body: Buffer.concat(chunks).toString('utf8'),
+          });
+        });
+        res.on('error', (err) => reject(deadline.aborted ? new OutboundTimeoutError(timeoutMs) : err));
+      },
+    );
+    req.on('error', (err) => reject(deadline.aborted ? new OutboundTimeoutError(timeoutMs) : err));
+    req.end(body);
+  });
+}

@@ -1,0 +1,69 @@
+import type { TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+import { isExpression } from './expressions.js';
+import type { ValidationProblem } from './types.js';
+
+/** `/a/0/b` → `.a[0].b` */
+function pointerToPath(pointer: string): string {
+  if (pointer === '') return '';
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((seg) => seg.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((seg) => (/^\d+$/.test(seg) ? `[${seg}]` : `.${seg}`))
+    .join('');
+}
+
+function valueAt(root: unknown, pointer: string): unknown {
+  let cur = root;
+  for (const seg of pointer.split('/').slice(1)) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[seg.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return cur;
+}
+
+/** Applies the schema's defaults to a copy of `params`. */
+export function withDefaults(schema: TSchema, params: unknown): unknown {
+  return Value.Default(schema, structuredClone(params ?? {}));
+}
+
+/**
+ * Checks parameters against a node's schema. With `allowExpressions`, an expression string stands in
+ * for any value (its type is known only at run time), so errors at or under one are dropped.
+ */
+export function checkParameters(
+  schema: TSchema,
+  params: unknown,
+  basePath: string,
+  allowExpressions: boolean,
+): ValidationProblem[] {
+  const value = withDefaults(schema, params);
+  if (Value.Check(schema, value)) return [];
+  const problems: ValidationProblem[] = [];
+  const seen = new Set<string>();
+  for (const error of Value.Errors(schema, value)) {
+    const pointer = error.instancePath;
+    if (allowExpressions && underExpression(value, pointer)) continue;
+    // `required` errors name the missing properties; report each at its own path.
+    const missing = (error.params as { requiredProperties?: string[] }).requiredProperties;
+    const entries = missing
+      ? missing.map((p) => ({ path: `${basePath}${pointerToPath(pointer)}.${p}`, message: 'is required' }))
+      : [{ path: `${basePath}${pointerToPath(pointer)}`, message: error.message }];
+    for (const e of entries) {
+      const key = `${e.path}\u0000${e.message}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      problems.push(e);
+    }
+  }
+  return problems;
+}
+
+function underExpression(root: unknown, pointer: string): boolean {
+  const segs = pointer.split('/').slice(1);
+  for (let i = 0; i <= segs.length; i++) {
+    if (isExpression(valueAt(root, i === 0 ? '' : `/${segs.slice(0, i).join('/')}`))) return true;
+  }
+  return false;
+}

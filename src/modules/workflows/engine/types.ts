@@ -1,0 +1,133 @@
+/**
+ * The contract between the workflow engine (pure, no HTTP) and the workflow service
+ * (storage, API, webhooks, queue). n8n's data model, so its users feel at home.
+ */
+
+export interface WorkflowNode {
+  id: string;
+  name: string;
+  type: string;
+  typeVersion?: number;
+  position: [number, number];
+  parameters: Record<string, unknown>;
+  /** Credential ids by credential slot name, e.g. { hmac: 'cred_…' }. */
+  credentials?: Record<string, string>;
+  /** On failure, pass the error on as an item instead of failing the execution. */
+  continueOnFail?: boolean;
+  disabled?: boolean;
+}
+
+export interface ConnectionTarget {
+  node: string;
+  type: 'main';
+  index: number;
+}
+
+/** `{[fromNodeName]: {main: [[target, …] per output index]}}` */
+export type Connections = Record<string, { main: ConnectionTarget[][] }>;
+
+export interface WorkflowDefinition {
+  id: string;
+  name: string;
+  nodes: WorkflowNode[];
+  connections: Connections;
+  settings?: Record<string, unknown>;
+}
+
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+
+export interface Item {
+  json: Record<string, Json>;
+}
+
+export interface NodeError {
+  message: string;
+  description?: string;
+  node?: string;
+  /** Every problem found, for nodes that check data (e.g. `validate`): a 400-style list. */
+  problems?: ValidationProblem[];
+}
+
+/** One run of one node, as kept in an execution's data. */
+export interface NodeRunData {
+  startTime: string;
+  /** Duration in milliseconds. */
+  executionTime: number;
+  input: Item[];
+  /** Output items per output index. */
+  output: Item[][];
+  error?: NodeError;
+}
+
+/** What the engine persists between runs; enough to resume a waiting execution. */
+export interface RunState {
+  runData: Record<string, NodeRunData[]>;
+  lastNodeExecuted: string | null;
+  error: NodeError | null;
+  /** Nodes still to run, in order, with their input: the resume point of a waiting execution. */
+  pending: Array<{
+    node: string;
+    input: Item[];
+    /** Input index of `node` the items arrive on (merge has two); default 0. */
+    inputIndex?: number;
+    /** Set on the paused `wait` node itself: on resume it passes its input (or the resume items) on. */
+    waiting?: boolean;
+  }>;
+}
+
+/** A response a workflow sets for its webhook (respondToWebhook node). */
+export interface WebhookResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+export type ExecutionStatus = 'success' | 'error' | 'waiting';
+
+export interface ExecutionOutcome {
+  status: ExecutionStatus;
+  state: RunState;
+  /** For `waiting`: when to resume (null = only by its resume URL). */
+  waitTill: Date | null;
+  /** Output items of the last node that ran. */
+  lastItems: Item[];
+  webhookResponse: WebhookResponse | null;
+}
+
+/** Where the engine is given what it may not reach itself. */
+export interface EngineDeps {
+  now(): Date;
+  /** Decrypted credential data by id; throws if unknown. */
+  credential(id: string): Promise<Record<string, string>>;
+  /** Outbound HTTP, guarded against private addresses. */
+  http(request: OutboundRequest): Promise<OutboundResponse>;
+  /** Environment variables expressions may read as $env (already filtered by the allow-list). */
+  env: Record<string, string>;
+  expressionTimeoutMs: number;
+}
+
+export interface OutboundRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+}
+
+export interface OutboundResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface RunContext {
+  executionId: string;
+  mode: 'webhook' | 'manual' | 'retry' | 'trigger';
+  /** Public URL base for `$execution.resumeUrl`. */
+  resumeUrlBase: string;
+}
+
+export interface ValidationProblem {
+  path: string;
+  message: string;
+}

@@ -1,0 +1,78 @@
+import type { NodeRegistry } from './node-type.js';
+import { checkParameters, withDefaults } from './parameters.js';
+import type { ValidationProblem, WorkflowDefinition } from './types.js';
+
+/** Every problem of a definition, each with a path like `nodes[2].parameters.path`. */
+export function validateWorkflow(def: WorkflowDefinition, registry: NodeRegistry): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  const nodes = Array.isArray(def.nodes) ? def.nodes : [];
+  if (!Array.isArray(def.nodes)) problems.push({ path: 'nodes', message: 'must be an array' });
+  const names = new Map<string, number>();
+  const triggers: number[] = [];
+
+  nodes.forEach((node, i) => {
+    const at = `nodes[${i}]`;
+    if (typeof node.name !== 'string' || node.name.trim() === '') {
+      problems.push({ path: `${at}.name`, message: 'is required' });
+    } else if (names.has(node.name)) {
+      problems.push({ path: `${at}.name`, message: `duplicate node name '${node.name}'` });
+    } else {
+      names.set(node.name, i);
+    }
+    const nodeType = registry.get(node.type);
+    if (!nodeType) {
+      problems.push({ path: `${at}.type`, message: `unknown node type '${String(node.type)}'` });
+      return;
+    }
+    if (node.parameters === null || typeof node.parameters !== 'object' || Array.isArray(node.parameters)) {
+      problems.push({ path: `${at}.parameters`, message: 'must be an object' });
+      return;
+    }
+    const paramProblems = checkParameters(nodeType.schema, node.parameters, `${at}.parameters`, true);
+    problems.push(...paramProblems);
+    if (paramProblems.length === 0 && nodeType.check) {
+      for (const p of nodeType.check(withDefaults(nodeType.schema, node.parameters) as never)) {
+        problems.push({ path: `${at}.${p.path}`, message: p.message });
+      }
+    }
+    if (nodeType.trigger && !node.disabled) triggers.push(i);
+  });
+
+  if (triggers.length > 1) {
+    for (const i of triggers.slice(1)) {
+      problems.push({ path: `nodes[${i}]`, message: 'more than one trigger node; a workflow may have one' });
+    }
+  }
+
+  for (const [from, outputs] of Object.entries(def.connections ?? {})) {
+    const at = `connections.${from}`;
+    if (!names.has(from)) problems.push({ path: at, message: `connection from missing node '${from}'` });
+    if (!outputs || !Array.isArray(outputs.main)) {
+      problems.push({ path: `${at}.main`, message: 'must be an array of outputs' });
+      continue;
+    }
+    outputs.main.forEach((targets, o) => {
+      if (!Array.isArray(targets)) {
+        if (targets !== null) problems.push({ path: `${at}.main[${o}]`, message: 'must be an array' });
+        return;
+      }
+      targets.forEach((t, j) => {
+        const tp = `${at}.main[${o}][${j}]`;
+        const index = names.get(t?.node);
+        if (index === undefined) {
+          problems.push({ path: `${tp}.node`, message: `connection to missing node '${String(t?.node)}'` });
+          return;
+        }
+        const target = nodes[index];
+        const inputs = (target && registry.get(target.type)?.inputs) ?? 1;
+        if (!Number.isInteger(t.index) || t.index < 0 || t.index >= inputs) {
+          problems.push({
+            path: `${tp}.index`,
+            message: inputs === 0 ? `node '${t.node}' takes no input` : `input index must be below ${inputs}`,
+          });
+        }
+      });
+    });
+  }
+  return problems;
+}

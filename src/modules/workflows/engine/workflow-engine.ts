@@ -1,0 +1,308 @@
+import { assertNever } from '../../../core/errors.js';
+import { defaultNodeRegistry } from '../nodes/index.js';
+import { ExpressionEvaluator } from './expressions.js';
+import { WorkflowGraph } from './graph.js';
+import { runNode } from './node-runner.js';
+import type { NodeRegistry, NodeResult } from './node-type.js';
+import { cloneRunState, emptyRunState, latestOutputs, type PendingEntry } from './run-state.js';
+import type {
+  EngineDeps,
+  ExecutionOutcome,
+  Item,
+  Json,
+  RunContext,
+  RunState,
+  ValidationProblem,
+  WebhookResponse,
+  WorkflowDefinition,
+  WorkflowNode,
+} from './types.js';
+import { validateWorkflow } from './validate.js';
+
+/** A guard against cycles that never end. */
+const MAX_NODE_RUNS = 10_000;
+
+/** A queued node run; `flushed` holds all inputs of a merge run with what it has. */
+type QueueEntry = PendingEntry & { flushed?: Item[][] };
+
+interface Run {
+  def: WorkflowDefinition;
+  graph: WorkflowGraph;
+  state: RunState;
+  queue: QueueEntry[];
+  /** Multi-input nodes (merge) holding the inputs received so far. */
+  buffered: Map<string, Map<number, Item[]>>;
+  ctx: RunContext;
+  lastItems: Item[];
+  webhookResponse: WebhookResponse | null;
+  runs: number;
+}
+
+/**
+ * The orchestrator: starts at the trigger, runs nodes breadth-first along connections (a node with two
+ * inputs waits for both), stops at the first failure (unless continueOnFail) or at a `wait` node.
+ * Pure of HTTP and storage: outbound calls, credentials and the clock come in through EngineDeps.
+ */
+export class WorkflowEngine {
+  private readonly evaluator: ExpressionEvaluator;
+
+  constructor(
+    private readonly deps: EngineDeps,
+    private readonly registry: NodeRegistry = defaultNodeRegistry,
+  ) {
+    this.evaluator = new ExpressionEvaluator(deps.expressionTimeoutMs);
+  }
+
+  validate(def: WorkflowDefinition): ValidationProblem[] {
+    return validateWorkflow(def, this.registry);
+  }
+
+  triggerNodes(def: WorkflowDefinition): WorkflowNode[] {
+    return def.nodes.filter((n) => !n.disabled && this.registry.get(n.type)?.trigger === true);
+  }
+
+  /** Evaluates one expression (e.g. a webhook's dedupe key) over `json`; a plain string is returned as is. */
+  async evaluateExpression(
+    def: WorkflowDefinition,
+    expression: string,
+    json: Record<string, Json>,
+    ctx?: RunContext,
+  ): Promise<unknown> {
+    return this.evaluator.resolve(expression, {
+      json,
+      node: {},
+      workflow: { id: def.id, name: def.name },
+      execution: executionInfo(ctx),
+      env: this.deps.env,
+      now: this.deps.now(),
+    });
+  }
+
+  async run(
+    def: WorkflowDefinition,
+    trigger: { nodeName: string; items: Item[] },
+    ctx: RunContext,
+  ): Promise<ExecutionOutcome> {
+    const graph = new WorkflowGraph(def);
+    if (!graph.node(trigger.nodeName))
+      throw new Error(`No node '${trigger.nodeName}' in workflow '${def.id}'`);
+    return this.loop({
+      def,
+      graph,
+      state: emptyRunState(),
+      queue: [{ node: trigger.nodeName, input: trigger.items, inputIndex: 0 }],
+      buffered: new Map(),
+      ctx,
+      lastItems: [],
+      webhookResponse: null,
+      runs: 0,
+    });
+  }
+
+  /**
+   * Continues a `waiting` execution. The paused wait node passes on `resumeItems` (the resume call's
+   * data) or, when null (the time came), its own input.
+   */
+  async resume(
+    def: WorkflowDefinition,
+    state: RunState,
+    resumeItems: Item[] | null,
+    ctx: RunContext,
+  ): Promise<ExecutionOutcome> {
+    const next = cloneRunState(state);
+    const queue = next.pending;
+    next.pending = [];
+    const run: Run = {
+      def,
+      graph: new WorkflowGraph(def),
+      state: next,
+      queue: [],
+      buffered: new Map(),
+      ctx,
+      lastItems: [],
+      webhookResponse: null,
+      runs: 0,
+    };
+    for (const entry of queue) {
+      if (entry.waiting) {
+        const items = resumeItems ?? entry.input;
+        const runs = next.runData[entry.node];
+        const last = runs?.[runs.length - 1];
+        if (last) last.output = [items];
+        run.lastItems = items;
+        this.enqueueChildren(run, entry.node, [items]);
+      } else {
+        run.queue.push(entry);
+      }
+    }
+    return this.loop(run);
+  }
+
+  private async loop(run: Run): Promise<ExecutionOutcome> {
+    const { graph, state } = run;
+    for (;;) {
+      const entry = this.nextEntry(run);
+      if (!entry) break;
+      const node = graph.node(entry.node);
+      if (!node) continue;
+      const nodeType = this.registry.get(node.type);
+      const inputs = nodeType ? this.collectInputs(run, entry, nodeType.inputs ?? 1) : [entry.input];
+      if (!inputs) continue; // waiting for its other input
+      if (++run.runs > MAX_NODE_RUNS) {
+        return this.fail(run, { message: `More than ${MAX_NODE_RUNS} node runs; is there an endless loop?` });
+      }
+      if (node.disabled) {
+        this.enqueueChildren(run, node.name, [inputs[0] ?? []]);
+        continue;
+      }
+      if (!nodeType) return this.fail(run, { message: `Unknown node type '${node.type}'`, node: node.name });
+
+      const { runData, result } = await runNode({
+        nodeType,
+        node,
+        inputs,
+        deps: this.deps,
+        evaluator: this.evaluator,
+        data: {
+          node: latestOutputs(state),
+          workflow: { id: run.def.id, name: run.def.name },
+          execution: executionInfo(run.ctx),
+          env: this.deps.env,
+          now: this.deps.now(),
+        },
+      });
+      const list = state.runData[node.name] ?? [];
+      list.push(runData);
+      state.runData[node.name] = list;
+      state.lastNodeExecuted = node.name;
+      if (!result) return this.fail(run, runData.error ?? { message: 'Node failed', node: node.name });
+
+      const paused = this.apply(run, node.name, inputs, result);
+      if (paused) return paused;
+    }
+    return {
+      status: 'success',
+      state,
+      waitTill: null,
+      lastItems: run.lastItems,
+      webhookResponse: run.webhookResponse,
+    };
+  }
+
+  /** Routes a node's result; returns the outcome when the run pauses. */
+  private apply(run: Run, name: string, inputs: Item[][], result: NodeResult): ExecutionOutcome | null {
+    switch (result.kind) {
+      case 'output':
+        run.lastItems = result.output.flat();
+        this.enqueueChildren(run, name, result.output);
+        return null;
+      case 'respond':
+        run.webhookResponse ??= result.response;
+        run.lastItems = result.output.flat();
+        this.enqueueChildren(run, name, result.output);
+        return null;
+      case 'wait': {
+        const items = inputs[0] ?? [];
+        if (result.waitTill && result.waitTill.getTime() <= this.deps.now().getTime()) {
+          const runs = run.state.runData[name];
+          const last = runs?.[runs.length - 1];
+          if (last) last.output = [items];
+          run.lastItems = items;
+          this.enqueueChildren(run, name, [items]);
+          return null;
+        }
+        run.state.pending = [
+          { node: name, input: items, waiting: true },
+          ...run.queue,
+          ...this.drainBuffered(run),
+        ];
+        return {
+          status: 'waiting',
+          state: run.state,
+          waitTill: result.waitTill,
+          lastItems: items,
+          webhookResponse: run.webhookResponse,
+        };
+      }
+      default:
+        return assertNever(result);
+    }
+  }
+
+  private enqueueChildren(run: Run, name: string, outputs: Item[][]): void {
+    outputs.forEach((items, outputIndex) => {
+      if (items.length === 0) return;
+      for (const target of run.graph.children(name, outputIndex)) {
+        run.queue.push({ node: target.node, input: items, inputIndex: target.index });
+      }
+    });
+  }
+
+  /** The next queued entry; when the queue is empty, a merge still missing an input runs with what it has. */
+  private nextEntry(run: Run): QueueEntry | undefined {
+    const entry = run.queue.shift();
+    if (entry) return entry;
+    const first = run.buffered.keys().next();
+    if (first.done) return undefined;
+    const name = first.value;
+    const inputs = run.buffered.get(name) ?? new Map<number, Item[]>();
+    run.buffered.delete(name);
+    const count = Math.max(0, ...inputs.keys()) + 1;
+    return { node: name, input: [], flushed: Array.from({ length: count }, (_, i) => inputs.get(i) ?? []) };
+  }
+
+  /** Inputs per index for a node, or null while a multi-input node still waits for another input. */
+  private collectInputs(run: Run, entry: QueueEntry, inputCount: number): Item[][] | null {
+    if (entry.flushed) return padInputs(entry.flushed, inputCount);
+    if (inputCount <= 1) return [entry.input];
+    const index = entry.inputIndex ?? 0;
+    const got = run.buffered.get(entry.node) ?? new Map<number, Item[]>();
+    got.set(index, [...(got.get(index) ?? []), ...entry.input]);
+    const needed = run.graph.connectedInputs(entry.node);
+    if (!needed.every((i) => got.has(i))) {
+      run.buffered.set(entry.node, got);
+      return null;
+    }
+    run.buffered.delete(entry.node);
+    return padInputs(
+      Array.from({ length: inputCount }, (_, i) => got.get(i) ?? []),
+      inputCount,
+    );
+  }
+
+  private drainBuffered(run: Run): PendingEntry[] {
+    const out: PendingEntry[] = [];
+    for (const [node, inputs] of run.buffered) {
+      for (const [inputIndex, input] of inputs) out.push({ node, input, inputIndex });
+    }
+    run.buffered.clear();
+    return out;
+  }
+
+  private fail(run: Run, error: { message: string; node?: string }): ExecutionOutcome {
+    run.state.error = error;
+    run.state.pending = [];
+    return {
+      status: 'error',
+      state: run.state,
+      waitTill: null,
+      lastItems: run.lastItems,
+      webhookResponse: run.webhookResponse,
+    };
+  }
+}
+
+function padInputs(inputs: Item[][], count: number): Item[][] {
+  const out = inputs.slice(0, Math.max(count, 1));
+  while (out.length < count) out.push([]);
+  return out;
+}
+
+function executionInfo(ctx: RunContext | undefined): { id: string; mode: string; resumeUrl: string } {
+  if (!ctx) return { id: '', mode: 'manual', resumeUrl: '' };
+  return {
+    id: ctx.executionId,
+    mode: ctx.mode,
+    resumeUrl: `${ctx.resumeUrlBase.replace(/\/+$/, '')}/${ctx.executionId}`,
+  };
+}

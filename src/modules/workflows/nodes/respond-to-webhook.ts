@@ -1,0 +1,43 @@
+import { Type } from 'typebox';
+import { assertNever } from '../../../core/errors.js';
+import { defineNode } from '../engine/node-type.js';
+
+export const RespondToWebhookParameters = Type.Object({
+  respondWith: Type.Enum(['json', 'text', 'noData'] as const, { default: 'json' }),
+  responseCode: Type.Integer({ minimum: 100, maximum: 599, default: 200 }),
+  responseHeaders: Type.Record(Type.String(), Type.String(), { default: {} }),
+  /** For `json`: any JSON value (default: the first input item); for `text`: a string. */
+  responseBody: Type.Optional(Type.Unknown()),
+});
+
+/** Sets the webhook's response (responseMode `responseNode`); passes its items on. */
+export const respondToWebhookNode = defineNode({
+  type: 'respondToWebhook',
+  schema: RespondToWebhookParameters,
+  async execute(ctx) {
+    const p = await ctx.params(0);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(p.responseHeaders)) headers[k.toLowerCase()] = v;
+    let body: unknown;
+    switch (p.respondWith) {
+      case 'json':
+        body = p.responseBody !== undefined ? p.responseBody : (ctx.items[0]?.json ?? {});
+        headers['content-type'] ??= 'application/json; charset=utf-8';
+        break;
+      case 'text':
+        body = typeof p.responseBody === 'string' ? p.responseBody : JSON.stringify(p.responseBody ?? '');
+        headers['content-type'] ??= 'text/plain; charset=utf-8';
+        break;
+      case 'noData':
+        body = null;
+        break;
+      default:
+        assertNever(p.respondWith);
+    }
+    return {
+      kind: 'respond',
+      output: [ctx.items],
+      response: { statusCode: p.responseCode, headers, body },
+    };
+  },
+});

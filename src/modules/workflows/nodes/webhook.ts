@@ -1,0 +1,59 @@
+import { Type } from 'typebox';
+import { isExpression } from '../engine/expressions.js';
+import { defineNode, output } from '../engine/node-type.js';
+
+export const WEBHOOK_AUTHENTICATIONS = [
+  'none',
+  'basicAuth',
+  'headerAuth',
+  'queryAuth',
+  'apiKey',
+  'hmac',
+] as const;
+export const WEBHOOK_RESPONSE_MODES = ['onReceived', 'lastNode', 'responseNode'] as const;
+export const WEBHOOK_RESPONSE_DATA = ['firstEntryJson', 'allEntries', 'noData'] as const;
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
+
+export const WebhookParameters = Type.Object({
+  /** `/webhook/{path}`; no leading slash needed. */
+  path: Type.String({ minLength: 1, maxLength: 300, pattern: "^/?[A-Za-z0-9._~:@!$&'()*+,;=/-]+$" }),
+  httpMethod: Type.Enum(HTTP_METHODS, { default: 'POST' }),
+  authentication: Type.Enum(WEBHOOK_AUTHENTICATIONS, { default: 'none' }),
+  /** Credential id for basicAuth, headerAuth, queryAuth and hmac (or node.credentials[authentication]). */
+  credential: Type.Optional(Type.String({ minLength: 1 })),
+  responseMode: Type.Enum(WEBHOOK_RESPONSE_MODES, { default: 'onReceived' }),
+  responseCode: Type.Integer({ minimum: 100, maximum: 599, default: 200 }),
+  responseData: Type.Enum(WEBHOOK_RESPONSE_DATA, { default: 'firstEntryJson' }),
+  options: Type.Object(
+    {
+      /** Keep the raw body (`$json.rawBody`, base64) besides the parsed one. */
+      rawBody: Type.Boolean({ default: false }),
+      bodyLimitBytes: Type.Integer({ minimum: 1, maximum: 104_857_600, default: 1_048_576 }),
+      /** Expression over the request (`$json.headers`, `$json.body`) whose value dedupes deliveries for 24 h. */
+      dedupeKey: Type.Optional(Type.String({ minLength: 1 })),
+      /** Header carrying the HMAC signature (authentication `hmac`). */
+      hmacHeader: Type.String({ minLength: 1, default: 'X-Signature' }),
+    },
+    { default: {} },
+  ),
+});
+
+/**
+ * Trigger: the service turns an HTTP request into one item `{headers, params, query, body}` and starts
+ * the run here; the node passes it on unchanged.
+ */
+export const webhookNode = defineNode({
+  type: 'webhook',
+  schema: WebhookParameters,
+  trigger: true,
+  inputs: 0,
+  check(params) {
+    const key = params.options?.dedupeKey;
+    return key !== undefined && !isExpression(key)
+      ? [{ path: 'parameters.options.dedupeKey', message: 'must be an expression (={{ … }})' }]
+      : [];
+  },
+  async execute(ctx) {
+    return output(ctx.items);
+  },
+});
