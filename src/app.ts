@@ -9,6 +9,7 @@ import { type DatabaseHandle, openDatabase } from './core/db/database.js';
 import { migrateToLatest } from './core/db/migrate.js';
 import { createAuthHook } from './core/http/auth-hook.js';
 import { registerErrorHandling } from './core/http/error-handler.js';
+import { registerGracefulClose } from './core/http/graceful-close.js';
 import { registerOpenApi, registerOpenApiRoute } from './core/http/openapi.js';
 import { REDACTED_HEADERS, requestIdFrom } from './core/http/request-id.js';
 import { type CounterStore, memoryCounterStore, redisCounterStore } from './core/limits/counter-store.js';
@@ -126,6 +127,7 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
       request.body = {};
   });
   registerErrorHandling(app);
+  registerGracefulClose(app);
   await registerOpenApi(app, VERSION);
   registerOpenApiRoute(app);
 

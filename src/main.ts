@@ -19,7 +19,10 @@ async function serve(): Promise<void> {
   const { app, ctx } = await buildApp({ config });
   const auth = ctx.apis.auth;
   if (!auth) throw new Error('auth module missing');
-  const boot = await auth.bootstrap();
+  const boot = await auth.bootstrap().catch(async (error: unknown) => {
+    await app.close();
+    throw error;
+  });
   if (boot.createdKey) {
     // Printed once, to the terminal and never to the JSON log.
     print(`\nFirst start: owner account created. Admin API key (shown only now):\n\n  ${boot.createdKey}\n`);

@@ -1,8 +1,11 @@
 import { parseArgs } from 'node:util';
+import type { Static, TSchema } from 'typebox';
+import { Value } from 'typebox/value';
 import { ALL_SERVICES } from '../config.js';
 import { ROLES, type Role } from '../core/auth/principal.js';
 import { AppError } from '../core/errors.js';
 import type { AuthApi } from '../modules/auth/index.js';
+import { CreateKeyBody, RotateKeyBody } from '../modules/auth/schemas.js';
 
 type Print = (line: string) => void;
 
@@ -18,6 +21,16 @@ function list(value: string | undefined): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+}
+
+/** The CLI calls the key service directly: check its input against the API's own body schema. */
+function checked<S extends TSchema>(schema: S, input: unknown): Static<S> {
+  if (Value.Check(schema, input)) return input as Static<S>;
+  const fields = [...Value.Errors(schema, input)].map((e) => ({
+    field: e.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(input)',
+    message: e.message,
+  }));
+  throw new AppError('VALIDATION_ERROR', 'Invalid arguments', { fields });
 }
 
 /** `platform keys …`: acts for the owner account, on the same database as the server. */
@@ -63,20 +76,17 @@ export async function keysCommand(auth: AuthApi, argv: string[], print: Print): 
         print(`Unknown services: ${unknown.join(', ')} (known: ${ALL_SERVICES.join(', ')})`);
         return 2;
       }
-      const created = await auth.keys.create(
-        accountId,
-        {
-          name: values.name,
-          type,
-          role,
-          services: services as never,
-          scopes: list(values.scopes),
-          allowedIps: list(values['allowed-ips']),
-          ...(values['expires-at'] ? { expiresAt: values['expires-at'] } : {}),
-          ...(values['daily-quota'] ? { dailyQuota: Number(values['daily-quota']) } : {}),
-        },
-        null,
-      );
+      const input = checked(CreateKeyBody, {
+        name: values.name,
+        type,
+        role,
+        services: services as never,
+        scopes: list(values.scopes),
+        allowedIps: list(values['allowed-ips']),
+        ...(values['expires-at'] ? { expiresAt: values['expires-at'] } : {}),
+        ...(values['daily-quota'] ? { dailyQuota: Number(values['daily-quota']) } : {}),
+      });
+      const created = await auth.keys.create(accountId, input, null);
       if (values.json) print(JSON.stringify(created));
       else {
         print(
@@ -115,7 +125,10 @@ export async function keysCommand(auth: AuthApi, argv: string[], print: Print): 
         print(USAGE);
         return 2;
       }
-      const rotated = await auth.keys.rotate(accountId, id, Number(values['grace-seconds'] ?? 0));
+      const { gracePeriodSeconds = 0 } = checked(RotateKeyBody, {
+        gracePeriodSeconds: Number(values['grace-seconds'] ?? 0),
+      });
+      const rotated = await auth.keys.rotate(accountId, id, gracePeriodSeconds);
       if (values.json) print(JSON.stringify(rotated));
       else print(`Rotated ${id}. New key (shown once): ${rotated.key}`);
       return 0;

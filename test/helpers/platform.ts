@@ -58,14 +58,25 @@ export async function createTestPlatform(options: TestPlatformOptions): Promise<
     pgPoolSize: 5,
   });
   const clock = options.clock ?? new TestClock();
-  const { app, ctx } = await buildApp({
-    config,
-    database,
-    logger: false,
-    clock,
-    ...(options.modules ? { modules: options.modules } : {}),
-  });
-  await app.ready();
+  const dropSchema = async () => {
+    if (schema) await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(database.db);
+    await database.close();
+  };
+  let built: Awaited<ReturnType<typeof buildApp>>;
+  try {
+    built = await buildApp({
+      config,
+      database,
+      logger: false,
+      clock,
+      ...(options.modules ? { modules: options.modules } : {}),
+    });
+    await built.app.ready();
+  } catch (error) {
+    await dropSchema();
+    throw error;
+  }
+  const { app, ctx } = built;
   const auth = ctx.apis.auth;
   if (!auth) throw new Error('auth module missing');
   const boot = await auth.bootstrap();
@@ -94,8 +105,7 @@ export async function createTestPlatform(options: TestPlatformOptions): Promise<
     },
     async close() {
       await app.close();
-      if (schema) await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(database.db);
-      await database.close();
+      await dropSchema();
     },
   };
 }

@@ -4,9 +4,18 @@ type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
 /** Parses one CIDR (or bare address) into a range; throws on a malformed value. */
 export function parseCidr(value: string): Range {
-  if (value.includes('/')) return ipaddr.parseCIDR(value);
-  const address = ipaddr.parse(value);
-  return [address, address.kind() === 'ipv4' ? 32 : 128];
+  // ipaddr.js also takes '10.1', '3' or octal '010.0.0.1' (= 8.0.0.1): allow only the
+  // dotted-quad IPv4 people mean, and a plain decimal prefix length.
+  const [address = '', bits, ...rest] = value.split('/');
+  const plainBits = bits === undefined || /^(0|[1-9]\d{0,2})$/.test(bits);
+  const plainAddress = address.includes(':')
+    ? ipaddr.IPv6.isValid(address)
+    : ipaddr.IPv4.isValidFourPartDecimal(address);
+  if (rest.length > 0 || !plainBits || !plainAddress)
+    throw new Error(`'${value}' is not an IP address or CIDR`);
+  if (bits !== undefined) return ipaddr.parseCIDR(value);
+  const parsed = ipaddr.parse(address);
+  return [parsed, parsed.kind() === 'ipv4' ? 32 : 128];
 }
 
 export function isValidCidr(value: string): boolean {

@@ -71,6 +71,8 @@ export class CustomerTokens {
         issuer: ISSUER,
         audience: AUDIENCE,
         algorithms: ['HS256'],
+        // A token without an expiry would live forever: refuse it even if correctly signed.
+        requiredClaims: ['exp', 'sub'],
         currentDate: this.clock.now(),
       });
       const { sub, scope, key, acct } = payload as Record<string, unknown>;

@@ -1,0 +1,124 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { authModule } from '../../src/modules/auth/index.js';
+import { healthModule } from '../../src/modules/health/index.js';
+import { createTestPlatform, type TestPlatform } from '../helpers/platform.js';
+import { redisAvailable } from '../helpers/services.js';
+import { probeModule } from './support/probe-module.js';
+
+const redisUp = await redisAvailable();
+const backends = [false, ...(redisUp ? [true] : [])];
+
+// Redis counters outlive a run: every test takes fresh client addresses.
+const octet = () => Math.floor(Math.random() * 254) + 1;
+const freshIp = () => `10.${octet()}.${octet()}.${octet()}`;
+
+const ip0 = freshIp();
+const ip1 = freshIp();
+const ip2 = freshIp();
+const ip3 = freshIp();
+const ip4 = freshIp();
+
+let open: TestPlatform[] = [];
+afterEach(async () => {
+  await Promise.all(open.map((p) => p.close()));
+  open = [];
+});
+
+async function platform(env: Record<string, string>, redis: boolean): Promise<TestPlatform> {
+  const p = await createTestPlatform({
+    dialect: 'sqlite',
+    env,
+    redis,
+    modules: [authModule, healthModule, probeModule],
+  });
+  open.push(p);
+  return p;
+}
+
+function expect429(
+  res: { statusCode: number; headers: Record<string, unknown>; json(): unknown },
+  limit: number,
+) {
+  expect(res.statusCode).toBe(429);
+  expect(res.json()).toMatchObject({ error: true, code: 'RATE_LIMIT_EXCEEDED' });
+  expect(res.headers['x-ratelimit-limit']).toBe(String(limit));
+  expect(res.headers['x-ratelimit-remaining']).toBe('0');
+  const nowS = Math.floor(Date.now() / 1000);
+  const reset = Number(res.headers['x-ratelimit-reset']);
+  expect(reset).toBeGreaterThanOrEqual(nowS);
+  const retry = Number(res.headers['retry-after']);
+  expect(retry).toBeGreaterThan(0);
+  expect(retry).toBeLessThanOrEqual(60);
+}
+
+describe.each(backends)('short-window limiters (redis: %s)', (redis) => {
+  it('per IP: headers and Retry-After on the 429, other addresses unaffected, public limited routes too', async () => {
+    const p = await platform({ RATE_LIMIT_PER_IP: '2', RATE_LIMIT_WINDOW_SECONDS: '60' }, redis);
+    const from = (remoteAddress: string) => p.request({ method: 'GET', url: '/v1/usage', remoteAddress });
+    expect((await from(ip0)).statusCode).toBe(200);
+    expect((await from(ip0)).statusCode).toBe(200);
+    expect429(await from(ip0), 2);
+    expect((await from(ip1)).statusCode).toBe(200);
+    // The per-IP budget covers public routes that opt in, and keyed ones alike.
+    const pub = await p.request({
+      method: 'POST',
+      url: '/probe/public-limited',
+      key: null,
+      payload: {},
+      remoteAddress: ip0,
+    });
+    expect429(pub, 2);
+    // Public routes that do not opt in are never limited.
+    expect(
+      (await p.request({ method: 'GET', url: '/health', key: null, remoteAddress: ip0 })).statusCode,
+    ).toBe(200);
+  });
+
+  it('per endpoint: exactly N of 3N concurrent calls pass, per caller', async () => {
+    const N = 5;
+    const p = await platform({ RATE_LIMIT_PER_ENDPOINT: String(N) }, redis);
+    const other = await p.createKey({
+      name: 'other',
+      type: 'development',
+      services: ['core'],
+      role: 'Reader',
+    });
+    const results = await Promise.all(
+      Array.from({ length: 3 * N }, () => p.request({ method: 'GET', url: '/probe/limited' })),
+    );
+    expect(results.filter((r) => r.statusCode === 200)).toHaveLength(N);
+    const refused = results.filter((r) => r.statusCode === 429);
+    expect(refused).toHaveLength(2 * N);
+    expect429(refused[0]!, N);
+    // Another key on the same endpoint has its own budget.
+    expect((await p.request({ method: 'GET', url: '/probe/limited', key: other.key })).statusCode).toBe(200);
+  });
+
+  it('failed authentications per IP block that IP for good keys, whatever header carried the bad one', async () => {
+    const p = await platform({ AUTH_FAILURES_PER_IP: '3' }, redis);
+    const ip = ip3;
+    const bad = [
+      { authorization: 'Bearer PROD_API_guess' },
+      { 'x-api-key': 'DEV_API_guess' },
+      { 'x-workflow-api-key': 'nonsense' },
+    ];
+    for (const headers of bad) {
+      const res = await p.request({ method: 'GET', url: '/v1/usage', key: null, headers, remoteAddress: ip });
+      expect(res.statusCode).toBe(401);
+    }
+    const blocked = await p.request({ method: 'GET', url: '/v1/usage', remoteAddress: ip });
+    expect429(blocked, 3);
+    // A blocked attempt does not need the database; other addresses are unaffected.
+    expect((await p.request({ method: 'GET', url: '/v1/usage', remoteAddress: ip4 })).statusCode).toBe(200);
+  });
+
+  it('a window opens again when it ends', async () => {
+    const p = await platform({ RATE_LIMIT_PER_IP: '1', RATE_LIMIT_WINDOW_SECONDS: '1' }, redis);
+    const call = () => p.request({ method: 'GET', url: '/v1/usage', remoteAddress: ip2 });
+    expect((await call()).statusCode).toBe(200);
+    const refused = await call();
+    expect(refused.statusCode).toBe(429);
+    await new Promise((r) => setTimeout(r, Number(refused.headers['retry-after']) * 1000 + 100));
+    expect((await call()).statusCode).toBe(200);
+  });
+});
