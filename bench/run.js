@@ -47,7 +47,16 @@ async function load(baseUrl, request, duration = DURATION) {
     url: baseUrl,
     connections: CONNECTIONS,
     duration,
-    requests: [{ method: request.method, path: request.path, headers: request.headers, body: request.body }],
+    requests: [
+      {
+        method: request.method,
+        path: request.path,
+        headers: request.headers,
+        body: request.body,
+        // A scenario may vary each request (for example a unique name per create).
+        setupRequest: request.setupRequest,
+      },
+    ],
   });
   const bad = result.non2xx + result.errors + result.timeouts;
   return { rps: result.requests.average, p99: result.latency.p99, bad, total: result.requests.total };

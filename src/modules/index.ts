@@ -1,11 +1,12 @@
 import type { PlatformModule } from '../core/context.js';
 import type { MigrationSet } from '../core/db/migrate.js';
 import { authModule } from './auth/index.js';
+import { commerceModule } from './commerce/index.js';
 import { gameModule } from './game/index.js';
 import { healthModule } from './health/index.js';
 
 /** Every module, in dependency order: a module may use the APIs of those before it. */
-export const allModules: readonly PlatformModule[] = [authModule, healthModule, gameModule];
+export const allModules: readonly PlatformModule[] = [authModule, healthModule, gameModule, commerceModule];
 
 /** Migrations of every module, enabled or not: one schema serves any split of services. */
 export function allMigrations(modules: readonly PlatformModule[]): MigrationSet {

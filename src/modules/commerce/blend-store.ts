@@ -1,0 +1,127 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../core/db/database.js';
+import { newId } from '../../core/ids.js';
+import type { Blend, BlendUsage, Intensity, NoteRatio } from './domain.js';
+import type { BlendsTable } from './tables.js';
+import './tables.js';
+
+type BlendRow = Selectable<BlendsTable>;
+
+function toBlend(row: BlendRow): Blend {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    owner: row.owner,
+    name: row.name,
+    description: row.description,
+    isPublic: Number(row.is_public) === 1,
+    notes: JSON.parse(row.notes) as NoteRatio[],
+    baseIntensity: row.base_intensity as Intensity,
+    occasions: JSON.parse(row.occasions) as string[],
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toRow(blend: Blend): BlendRow {
+  return {
+    id: blend.id,
+    account_id: blend.accountId,
+    owner: blend.owner,
+    name: blend.name,
+    name_key: blend.name.toLowerCase(),
+    description: blend.description,
+    is_public: blend.isPublic ? 1 : 0,
+    notes: JSON.stringify(blend.notes),
+    base_intensity: blend.baseIntensity,
+    occasions: JSON.stringify(blend.occasions),
+    created_at: blend.createdAt,
+    updated_at: blend.updatedAt,
+  };
+}
+
+/** Queries on blends and their usage in orders. */
+export class BlendStore {
+  constructor(private readonly db: Db) {}
+
+  async insert(blend: Blend): Promise<void> {
+    await this.db.insertInto('blends').values(toRow(blend)).execute();
+  }
+
+  async update(blend: Blend): Promise<void> {
+    const { id, account_id, owner, created_at, ...rest } = toRow(blend);
+    await this.db
+      .updateTable('blends')
+      .set(rest)
+      .where('id', '=', id)
+      .where('account_id', '=', account_id)
+      .execute();
+  }
+
+  async delete(accountId: string, id: string): Promise<void> {
+    await this.db.deleteFrom('blends').where('id', '=', id).where('account_id', '=', accountId).execute();
+  }
+
+  /** A blend of the account that the owner may read: their own, or a public one. */
+  async readable(accountId: string, owner: string, id: string): Promise<Blend | null> {
+    const row = await this.db
+      .selectFrom('blends')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where((eb) => eb.or([eb('owner', '=', owner), eb('is_public', '=', 1)]))
+      .executeTakeFirst();
+    return row ? toBlend(row) : null;
+  }
+
+  async listOwn(accountId: string, owner: string): Promise<Blend[]> {
+    const rows = await this.db
+      .selectFrom('blends')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('owner', '=', owner)
+      .orderBy('id')
+      .execute();
+    return rows.map(toBlend);
+  }
+
+  async usage(blendIds: readonly string[]): Promise<Map<string, BlendUsage[]>> {
+    const out = new Map<string, BlendUsage[]>();
+    if (blendIds.length === 0) return out;
+    const rows = await this.db
+      .selectFrom('blend_usage')
+      .selectAll()
+      .where('blend_id', 'in', blendIds)
+      .orderBy('order_date')
+      .orderBy('id')
+      .execute();
+    for (const r of rows) {
+      const list = out.get(r.blend_id) ?? [];
+      list.push({
+        blendId: r.blend_id,
+        productId: r.product_id,
+        productName: r.product_name,
+        orderId: r.order_id,
+        orderDate: r.order_date,
+      });
+      out.set(r.blend_id, list);
+    }
+    return out;
+  }
+
+  /** Records that an order used a blend; recording the same order line twice is a no-op. */
+  async recordUsage(usage: BlendUsage): Promise<void> {
+    await this.db
+      .insertInto('blend_usage')
+      .values({
+        id: newId('bu'),
+        blend_id: usage.blendId,
+        product_id: usage.productId,
+        product_name: usage.productName,
+        order_id: usage.orderId,
+        order_date: usage.orderDate,
+      })
+      .onConflict((oc) => oc.columns(['blend_id', 'order_id', 'product_id']).doNothing())
+      .execute();
+  }
+}

@@ -1,0 +1,74 @@
+import type { AppContext, PlatformModule } from '../../core/context.js';
+import { assetResolver } from './assets.js';
+import { BlendService } from './blend-service.js';
+import { BlendStore } from './blend-store.js';
+import { loadCatalog, seedCatalog } from './catalog-store.js';
+import type { Blend, BlendUsage, Product, ProductVariant } from './domain.js';
+import * as m101 from './migrations/101-catalog.js';
+import * as m102 from './migrations/102-blends.js';
+import { ProductService } from './product-service.js';
+import { ProductStore } from './product-store.js';
+import { type CommerceRouteDeps, commerceRoutes } from './routes.js';
+
+export type { Blend, BlendUsage, Product, ProductVariant } from './domain.js';
+
+/** What other modules (the cart and orders) may use of the commerce module. */
+export interface CommerceApi {
+  getProduct(productId: string): Promise<Product | null>;
+  /** A variant with its product; prices in minor units, stock as on_hand and reserved. */
+  getVariant(variantId: string): Promise<{ product: Product; variant: ProductVariant } | null>;
+  /** The owner's own blend or a public blend of the account; null otherwise. */
+  getBlendForCustomer(
+    accountId: string,
+    ownerId: string,
+    blendId: string,
+  ): Promise<(Blend & { isOwner: boolean }) | null>;
+  /** Fills a blend's `usedIn`; recording the same order line twice is a no-op. */
+  recordBlendUsage(usage: BlendUsage): Promise<void>;
+}
+
+declare module '../../core/context.js' {
+  interface ModuleApis {
+    commerce: CommerceApi;
+  }
+}
+
+const internals = new WeakMap<AppContext, CommerceRouteDeps>();
+
+export const commerceModule: PlatformModule = {
+  name: 'commerce',
+  services: ['commerce'],
+  migrations: {
+    '20261123_101_commerce_catalog': m101,
+    '20261123_102_commerce_blends': m102,
+  },
+
+  async init(ctx) {
+    await seedCatalog(ctx.db, ctx.clock.now().toISOString());
+    const catalog = await loadCatalog(ctx.db);
+    const asset = assetResolver(ctx.config);
+    const productStore = new ProductStore(ctx.db);
+    const blends = new BlendService({
+      store: new BlendStore(ctx.db),
+      products: productStore,
+      catalog,
+      clock: ctx.clock,
+      asset,
+      productCatalog: await productStore.all(),
+    });
+    const products = new ProductService(productStore, asset);
+    internals.set(ctx, { blends, products, catalog, asset });
+    ctx.apis.commerce = {
+      getProduct: (id) => productStore.product(id),
+      getVariant: (id) => productStore.variant(id),
+      getBlendForCustomer: (accountId, owner, id) => blends.blendFor({ accountId, owner }, id),
+      recordBlendUsage: (usage) => blends.recordUsage(usage),
+    };
+  },
+
+  routes(app, ctx) {
+    const deps = internals.get(ctx);
+    if (!deps) throw new Error('commerce module not initialised');
+    commerceRoutes(app, deps);
+  },
+};
