@@ -48,6 +48,8 @@ const ConfigSchema = Type.Object({
   EXECUTIONS_MAX_COUNT: Type.Integer({ default: 100_000, minimum: 1 }),
   EXECUTIONS_PRUNE_INTERVAL_SECONDS: Type.Integer({ default: 3_600, minimum: 1 }),
   WORKFLOW_CONCURRENCY: Type.Integer({ default: 10, minimum: 1 }),
+  /** Run queued executions in this process (`serve --no-worker` turns it off). */
+  WORKFLOW_WORKER: Type.Boolean({ default: true }),
   WORKFLOWS_DIR: Type.String({ default: './workflows' }),
   EXPRESSION_TIMEOUT_MS: Type.Integer({ default: 250, minimum: 1 }),
   /** Comma-separated environment variable names expressions may read as $env. */
@@ -57,6 +59,10 @@ const ConfigSchema = Type.Object({
   OUTBOUND_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
   WEBHOOK_BODY_LIMIT_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024 }),
   WEBHOOK_DEDUPE_HOURS: Type.Integer({ default: 24, minimum: 1 }),
+  /** How long a webhook in lastNode/responseNode mode waits for its execution before 504. */
+  WEBHOOK_RESPONSE_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 100 }),
+  /** Prefix of the job queue's Redis keys (BullMQ), so several platforms can share one Redis. */
+  QUEUE_PREFIX: Type.String({ default: 'platform', pattern: '^[A-Za-z0-9_.-]{1,60}$' }),
   // Downstreams of the named workflows (default: this server, where the module exists).
   WORKSPACE_API_URL: Type.String({ default: 'https://api.notion.com/v1' }),
   DOCS_API_URL: Type.String({ default: '' }),
@@ -70,7 +76,10 @@ const ConfigSchema = Type.Object({
   CURRENCY: Type.String({ default: 'USD', pattern: '^[A-Z]{3}$' }),
 });
 
-export type Config = Static<typeof ConfigSchema>;
+export type Config = Static<typeof ConfigSchema> & {
+  /** The variables EXPRESSION_ENV_ALLOWLIST names, with their values: what expressions see as $env. */
+  EXPRESSION_ENV: Record<string, string>;
+};
 
 export const ALL_SERVICES = [
   'core',
@@ -102,6 +111,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   const config = converted as Config;
+  config.EXPRESSION_ENV = {};
+  for (const name of config.EXPRESSION_ENV_ALLOWLIST.split(',').map((n) => n.trim())) {
+    const value = name ? env[name] : undefined;
+    if (value !== undefined) config.EXPRESSION_ENV[name] = value;
+  }
   if (!config.PUBLIC_URL) config.PUBLIC_URL = `http://localhost:${config.PORT}`;
   return config;
 }

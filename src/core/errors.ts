@@ -32,6 +32,7 @@ export const ERROR_STATUS = {
   INTERNAL_ERROR: 500,
   UPSTREAM_ERROR: 502,
   SERVICE_UNAVAILABLE: 503,
+  GATEWAY_TIMEOUT: 504,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -4,9 +4,16 @@ import { authModule } from './auth/index.js';
 import { commerceModule } from './commerce/index.js';
 import { gameModule } from './game/index.js';
 import { healthModule } from './health/index.js';
+import { workflowsModule } from './workflows/index.js';
 
 /** Every module, in dependency order: a module may use the APIs of those before it. */
-export const allModules: readonly PlatformModule[] = [authModule, healthModule, gameModule, commerceModule];
+export const allModules: readonly PlatformModule[] = [
+  authModule,
+  healthModule,
+  gameModule,
+  commerceModule,
+  workflowsModule,
+];
 
 /** Migrations of every module, enabled or not: one schema serves any split of services. */
 export function allMigrations(modules: readonly PlatformModule[]): MigrationSet {

@@ -18,7 +18,8 @@ const collector: PlatformModule = {
   },
 };
 
-const toOpenApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '') || '/';
+const toOpenApiPath = (url: string) =>
+  url.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{*}').replace(/\/$/, '') || '/';
 
 describe('OpenAPI document', () => {
   let p: TestPlatform;

@@ -1,0 +1,188 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { FastifyBaseLogger } from 'fastify';
+import { type Clock, isoNow } from '../../core/clock.js';
+import { newId } from '../../core/ids.js';
+import type { JobQueue } from '../../core/queue/index.js';
+import type { CredentialService } from './credential-service.js';
+import { webhookNodesOf } from './definitions.js';
+import type { DeliveryStore } from './delivery-store.js';
+import type {
+  ExecutionOutcome,
+  Item,
+  RunContext,
+  RunState,
+  WorkflowDefinition,
+  WorkflowEngine,
+} from './engine/index.js';
+import type { ExecutionRow, ExecutionStore } from './execution-store.js';
+import type { ExecutionWaiters } from './execution-waiters.js';
+import { finishedResponse } from './webhook-response.js';
+import type { WorkflowStore } from './workflow-store.js';
+
+export interface ExecutionJob {
+  executionId: string;
+  kind: 'start' | 'resume';
+  /** Items of a resume-URL call; absent when the wait time came. */
+  resumeItems?: Item[];
+}
+
+export interface TriggerData {
+  nodeName: string;
+  items: Item[];
+  /** The dedupe key this delivery claimed, so its answer is stored for repeats. */
+  dedupeKey?: string;
+}
+
+export interface NewExecution {
+  accountId: string;
+  workflowId: string;
+  version: number;
+  mode: RunContext['mode'];
+  trigger: TriggerData;
+  retryOf?: string | null;
+  id?: string;
+}
+
+export interface RunnerDeps {
+  executions: ExecutionStore;
+  workflows: WorkflowStore;
+  deliveries: DeliveryStore;
+  credentials: CredentialService;
+  engine: WorkflowEngine;
+  queue: JobQueue<ExecutionJob>;
+  waiters: ExecutionWaiters;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  resumeUrlBase: string;
+}
+
+/** The account whose credentials the engine may read while it runs an execution. */
+export const accountScope = new AsyncLocalStorage<string>();
+
+const DEFINITION_CACHE_MAX = 500;
+
+/**
+ * Creates executions and runs them off the queue: claim, run or resume with the engine, store the
+ * outcome and the webhook answer, tell whoever waits. Pure of HTTP.
+ */
+export class ExecutionRunner {
+  private readonly definitions = new Map<string, WorkflowDefinition>();
+
+  constructor(private readonly deps: RunnerDeps) {}
+
+  /** Stores a new execution (status `new`) and queues it; after this resolves it will run. */
+  async enqueue(input: NewExecution): Promise<string> {
+    const id = input.id ?? newId('exe');
+    const row: ExecutionRow = {
+      id,
+      account_id: input.accountId,
+      workflow_id: input.workflowId,
+      workflow_version: input.version,
+      mode: input.mode,
+      status: 'new',
+      finished: 0,
+      retry_of: input.retryOf ?? null,
+      trigger_data: JSON.stringify(input.trigger),
+      run_data: null,
+      error_message: null,
+      response: null,
+      wait_till: null,
+      started_at: isoNow(this.deps.clock),
+      stopped_at: null,
+    };
+    await this.deps.executions.insert(row);
+    await this.deps.queue.add(id, { executionId: id, kind: 'start' });
+    return id;
+  }
+
+  async definition(workflowId: string, version: number): Promise<WorkflowDefinition | null> {
+    const key = `${workflowId}@${version}`;
+    const cached = this.definitions.get(key);
+    if (cached) return cached;
+    const def = await this.deps.workflows.version(workflowId, version);
+    if (!def) return null;
+    if (this.definitions.size >= DEFINITION_CACHE_MAX) {
+      this.definitions.delete(this.definitions.keys().next().value as string);
+    }
+    this.definitions.set(key, def);
+    return def;
+  }
+
+  /** The queue's job handler. */
+  async handle(job: ExecutionJob): Promise<void> {
+    const { executions } = this.deps;
+    const from = job.kind === 'start' ? 'new' : 'waiting';
+    if (!(await executions.claim(job.executionId, from))) {
+      const row = await executions.get(job.executionId);
+      // A start job seen again while its row says running: its worker died mid-run (BullMQ handed
+      // the stalled job on). Running it twice could repeat side effects, so record the crash.
+      if (row && job.kind === 'start' && row.status === 'running') {
+        await executions.markCrashed([row.id], isoNow(this.deps.clock));
+        await this.deps.waiters.notify(row.id, null);
+      }
+      return;
+    }
+    const row = await executions.get(job.executionId);
+    if (!row) return;
+    const trigger = JSON.parse(row.trigger_data) as TriggerData;
+    const def = await this.definition(row.workflow_id, row.workflow_version);
+    let outcome: ExecutionOutcome;
+    try {
+      if (!def) throw new Error(`Workflow ${row.workflow_id} version ${row.workflow_version} is gone`);
+      const ctx: RunContext = {
+        executionId: row.id,
+        mode: row.mode as RunContext['mode'],
+        resumeUrlBase: this.deps.resumeUrlBase,
+      };
+      outcome = await accountScope.run(row.account_id, () =>
+        job.kind === 'start'
+          ? this.deps.engine.run(def, { nodeName: trigger.nodeName, items: trigger.items }, ctx)
+          : this.deps.engine.resume(
+              def,
+              JSON.parse(row.run_data ?? 'null') as RunState,
+              job.resumeItems ?? null,
+              ctx,
+            ),
+      );
+    } catch (error) {
+      this.deps.log.error({ err: error, executionId: row.id }, 'execution failed to run');
+      const message = error instanceof Error ? error.message : String(error);
+      outcome = {
+        status: 'error',
+        state: { runData: {}, lastNodeExecuted: null, error: { message }, pending: [] },
+        waitTill: null,
+        lastItems: [],
+        webhookResponse: null,
+      };
+    }
+    await this.finish(row, def, trigger, outcome);
+  }
+
+  private async finish(
+    row: ExecutionRow,
+    def: WorkflowDefinition | null,
+    trigger: TriggerData,
+    outcome: ExecutionOutcome,
+  ): Promise<void> {
+    const hook =
+      def && row.mode === 'webhook'
+        ? webhookNodesOf(def).find((h) => h.nodeName === trigger.nodeName)
+        : undefined;
+    const answers = hook && hook.responseMode !== 'onReceived';
+    const response =
+      def && hook && answers ? JSON.stringify(finishedResponse(def, hook, outcome, row.id)) : null;
+    const stopped = outcome.status === 'waiting' ? null : isoNow(this.deps.clock);
+    await this.deps.executions.finish(row.id, {
+      status: outcome.status,
+      run_data: JSON.stringify(outcome.state),
+      error_message: outcome.state.error?.message ?? null,
+      response,
+      wait_till: outcome.waitTill ? outcome.waitTill.toISOString() : null,
+      stopped_at: stopped,
+    });
+    if (response && trigger.dedupeKey && hook) {
+      await this.deps.deliveries.setResponse(row.workflow_id, hook.nodeName, trigger.dedupeKey, response);
+    }
+    await this.deps.waiters.notify(row.id, response);
+  }
+}

@@ -1,0 +1,153 @@
+import { sql } from 'kysely';
+import type { Db } from '../../core/db/database.js';
+import type { ExecutionsTable, StoredExecutionStatus } from './tables.js';
+
+export type ExecutionRow = ExecutionsTable;
+
+/** Columns of the list (no run data: it may be large). */
+const ENTRY_COLUMNS = [
+  'id',
+  'account_id',
+  'workflow_id',
+  'workflow_version',
+  'mode',
+  'status',
+  'finished',
+  'retry_of',
+  'wait_till',
+  'started_at',
+  'stopped_at',
+] as const;
+
+export type ExecutionEntryRow = Pick<ExecutionRow, (typeof ENTRY_COLUMNS)[number]>;
+
+export interface ExecutionResult {
+  status: StoredExecutionStatus;
+  run_data: string;
+  error_message: string | null;
+  response: string | null;
+  wait_till: string | null;
+  stopped_at: string | null;
+}
+
+export class ExecutionStore {
+  constructor(private readonly db: Db) {}
+
+  listQuery(accountId: string) {
+    return this.db.selectFrom('executions').select(ENTRY_COLUMNS).where('account_id', '=', accountId);
+  }
+
+  async insert(row: ExecutionRow): Promise<void> {
+    await this.db.insertInto('executions').values(row).execute();
+  }
+
+  async get(id: string): Promise<ExecutionRow | undefined> {
+    return this.db.selectFrom('executions').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async getFor(accountId: string, id: string): Promise<ExecutionRow | undefined> {
+    return this.db
+      .selectFrom('executions')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+  }
+
+  /** Moves an execution from one status to `running`; false if another worker took it first. */
+  async claim(id: string, from: StoredExecutionStatus): Promise<boolean> {
+    const result = await this.db
+      .updateTable('executions')
+      .set({ status: 'running' })
+      .where('id', '=', id)
+      .where('status', '=', from)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async finish(id: string, result: ExecutionResult): Promise<void> {
+    await this.db
+      .updateTable('executions')
+      .set({ ...result, finished: result.status === 'success' ? 1 : 0 })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async delete(accountId: string, id: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('executions')
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('status', 'not in', ['new', 'running'])
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async idsWithStatus(status: StoredExecutionStatus): Promise<string[]> {
+    const rows = await this.db.selectFrom('executions').select('id').where('status', '=', status).execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** Executions cut off by a crash: recorded as errors so they can be retried. */
+  async markCrashed(ids: string[], at: string): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db
+      .updateTable('executions')
+      .set({
+        status: 'error',
+        finished: 0,
+        error_message: 'The process running this execution stopped (crashed) before it finished',
+        stopped_at: at,
+      })
+      .where('id', 'in', ids)
+      .where('status', '=', 'running')
+      .execute();
+  }
+
+  async dueWaits(now: string, limit: number): Promise<Array<{ id: string; wait_till: string }>> {
+    const rows = await this.db
+      .selectFrom('executions')
+      .select(['id', 'wait_till'])
+      .where('status', '=', 'waiting')
+      .where('wait_till', 'is not', null)
+      .where('wait_till', '<=', now)
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ id: r.id, wait_till: r.wait_till as string }));
+  }
+
+  /** Removes finished executions older than `before`, then all but the newest `keep`. */
+  async prune(before: string, keep: number): Promise<number> {
+    const done = ['success', 'error'] as const;
+    const old = await this.db
+      .deleteFrom('executions')
+      .where('started_at', '<', before)
+      .where('status', 'in', done)
+      .executeTakeFirst();
+    const cutoff = await this.db
+      .selectFrom('executions')
+      .select('id')
+      .orderBy('id', 'desc')
+      .offset(keep)
+      .limit(1)
+      .executeTakeFirst();
+    let extra = 0n;
+    if (cutoff) {
+      const result = await this.db
+        .deleteFrom('executions')
+        .where('id', '<=', cutoff.id)
+        .where('status', 'in', done)
+        .executeTakeFirst();
+      extra = result.numDeletedRows;
+    }
+    return Number(old.numDeletedRows) + Number(extra);
+  }
+
+  async count(): Promise<number> {
+    const row = await this.db
+      .selectFrom('executions')
+      .select(sql<number>`count(*)`.as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}

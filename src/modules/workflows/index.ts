@@ -1,0 +1,240 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { AppContext, PlatformModule } from '../../core/context.js';
+import { createOutboundHttp } from '../../core/http/outbound.js';
+import { createQueue } from '../../core/queue/index.js';
+import { CredentialService } from './credential-service.js';
+import { CredentialStore } from './credential-store.js';
+import { DeliveryStore } from './delivery-store.js';
+import { WorkflowEngine } from './engine/index.js';
+import { ExecutionResumer } from './execution-resumer.js';
+import { accountScope, type ExecutionJob, ExecutionRunner } from './execution-runner.js';
+import { ExecutionService } from './execution-service.js';
+import { ExecutionStore } from './execution-store.js';
+import { ExecutionWaiters } from './execution-waiters.js';
+import { Maintenance } from './maintenance.js';
+import * as m301 from './migrations/301-workflows.js';
+import { workflowRoutes } from './routes.js';
+import type { WorkflowBodyT } from './schemas.js';
+import { webhookRoutes } from './webhook-routes.js';
+import { WebhookService } from './webhook-service.js';
+import { WorkflowService } from './workflow-service.js';
+import { WorkflowStore } from './workflow-store.js';
+import './tables.js';
+
+export interface WorkflowsApi {
+  workflows: WorkflowService;
+  executions: ExecutionService;
+  credentials: CredentialService;
+  runner: ExecutionRunner;
+  maintenance: Maintenance;
+  /** Imports the JSON definitions of a folder, each once ever (first start). */
+  importShipped(accountId: string, dir?: string): Promise<string[]>;
+  /** Starts running queued executions in this process (recovery first). */
+  startWorker(): Promise<void>;
+}
+
+declare module '../../core/context.js' {
+  interface ModuleApis {
+    workflows: WorkflowsApi;
+  }
+}
+
+interface Internals {
+  routes: Parameters<typeof workflowRoutes>[1];
+  webhooks: WebhookService;
+  resumer: ExecutionResumer;
+}
+const internals = new WeakMap<AppContext, Internals>();
+
+/** Downstream URLs of the named workflows, as `$env`; empty ones point at this server. */
+function downstreamEnv(ctx: AppContext): Record<string, string> {
+  const c = ctx.config;
+  const self = c.PUBLIC_URL.replace(/\/+$/, '');
+  const urls = {
+    PUBLIC_URL: self,
+    WORKSPACE_API_URL: c.WORKSPACE_API_URL,
+    DOCS_API_URL: c.DOCS_API_URL || self,
+    LLM_URL: c.LLM_URL || self,
+    FLOW_URL: c.FLOW_URL || self,
+    DOCPROC_URL: c.DOCPROC_URL || self,
+    ORDERS_URL: c.ORDERS_URL || self,
+    USERS_URL: c.USERS_URL || self,
+  };
+  return { ...c.EXPRESSION_ENV, ...urls };
+}
+
+/** Operator-set downstreams are trusted by the outbound guard (they may be on a private network). */
+function trustedHosts(env: Record<string, string>, configured: string): string[] {
+  const hosts = configured
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
+  for (const value of Object.values(env)) {
+    try {
+      const url = new URL(value);
+      hosts.push(url.host);
+    } catch {
+      // not a URL: nothing to trust
+    }
+  }
+  return hosts;
+}
+
+async function definitionFiles(dir: string): Promise<string[]> {
+  const info = await stat(dir).catch(() => null);
+  if (!info) return [];
+  if (info.isFile()) return [dir];
+  const names = await readdir(dir);
+  return names
+    .filter((n) => n.endsWith('.json'))
+    .sort()
+    .map((n) => path.join(dir, n));
+}
+
+export async function readDefinitions(
+  target: string,
+): Promise<Array<{ file: string; body: WorkflowBodyT & { id?: string } }>> {
+  const files = await definitionFiles(target);
+  const out = [];
+  for (const file of files)
+    out.push({ file, body: JSON.parse(await readFile(file, 'utf8')) as WorkflowBodyT & { id?: string } });
+  return out;
+}
+
+export const workflowsModule: PlatformModule = {
+  name: 'workflows',
+  services: ['workflow'],
+  migrations: { '20261123_301_workflows': m301 },
+
+  async init(ctx) {
+    const { config, clock, log } = ctx;
+    const env = downstreamEnv(ctx);
+    const workflowStore = new WorkflowStore(ctx.db);
+    const executionStore = new ExecutionStore(ctx.db);
+    const deliveries = new DeliveryStore(ctx.db);
+    const credentials = new CredentialService(
+      new CredentialStore(ctx.db),
+      ctx.secrets.box('workflow-credentials'),
+      clock,
+    );
+    const engine = new WorkflowEngine({
+      now: () => clock.now(),
+      credential: async (ref) => {
+        const account = accountScope.getStore();
+        const found = account ? await credentials.reveal(account, ref) : null;
+        if (!found) throw new Error(`Credential '${ref}' not found`);
+        return found.data;
+      },
+      http: createOutboundHttp({
+        allowHosts: trustedHosts(env, config.OUTBOUND_ALLOW_HOSTS),
+        timeoutMs: config.OUTBOUND_TIMEOUT_MS,
+      }),
+      env,
+      expressionTimeoutMs: config.EXPRESSION_TIMEOUT_MS,
+    });
+    const queue = createQueue<ExecutionJob>('workflow-executions', {
+      redisUrl: config.REDIS_URL,
+      prefix: config.QUEUE_PREFIX,
+      onError: (err, jobId) => log.error({ err, jobId }, 'workflow job failed'),
+    });
+    const waiters = new ExecutionWaiters(ctx.redis, `${config.QUEUE_PREFIX}:workflow-executions:done`);
+    await waiters.start();
+    const runner = new ExecutionRunner({
+      executions: executionStore,
+      workflows: workflowStore,
+      deliveries,
+      credentials,
+      engine,
+      queue,
+      waiters,
+      clock,
+      log,
+      resumeUrlBase: `${config.PUBLIC_URL.replace(/\/+$/, '')}/webhook-waiting`,
+    });
+    const maintenance = new Maintenance({
+      executions: executionStore,
+      deliveries,
+      queue,
+      clock,
+      log,
+      maxAgeDays: config.EXECUTIONS_MAX_AGE_DAYS,
+      maxCount: config.EXECUTIONS_MAX_COUNT,
+      dedupeHours: config.WEBHOOK_DEDUPE_HOURS,
+    });
+    let webhooks: WebhookService | null = null;
+    const workflows = new WorkflowService({
+      store: workflowStore,
+      credentials: new CredentialStore(ctx.db),
+      engine,
+      clock,
+      onRoutesChanged: (paths) => webhooks?.invalidate(paths),
+    });
+    const auth = ctx.apis.auth;
+    if (!auth) throw new Error('The workflows module needs the auth module');
+    webhooks = new WebhookService({
+      workflows: workflowStore,
+      executions: executionStore,
+      deliveries,
+      runner,
+      waiters,
+      engine,
+      auth: { reveal: (a, r) => credentials.reveal(a, r), verifyApiKey: (v) => auth.verifyApiKey(v) },
+      clock,
+      responseTimeoutMs: config.WEBHOOK_RESPONSE_TIMEOUT_MS,
+      dedupeHours: config.WEBHOOK_DEDUPE_HOURS,
+    });
+    const executions = new ExecutionService(executionStore, runner);
+
+    let stopSchedule: (() => void) | null = null;
+    const startWorker = async () => {
+      if (stopSchedule) return;
+      queue.work((job) => runner.handle(job), config.WORKFLOW_CONCURRENCY);
+      const recovered = await maintenance.recover();
+      if (recovered.requeued + recovered.crashed > 0) log.info(recovered, 'workflow executions recovered');
+      stopSchedule = maintenance.schedule(config.EXECUTIONS_PRUNE_INTERVAL_SECONDS);
+    };
+    ctx.onClose(async () => {
+      stopSchedule?.();
+      await queue.close();
+      await waiters.close();
+    });
+
+    internals.set(ctx, {
+      routes: { workflows, executions, credentials },
+      webhooks,
+      resumer: new ExecutionResumer(executionStore, queue),
+    });
+    ctx.apis.workflows = {
+      workflows,
+      executions,
+      credentials,
+      runner,
+      maintenance,
+      startWorker,
+      importShipped: async (accountId, dir = config.WORKFLOWS_DIR) => {
+        const imported: string[] = [];
+        for (const { file, body } of await readDefinitions(dir)) {
+          try {
+            if ((await workflows.importOnce(accountId, body)) === 'imported') imported.push(body.id ?? file);
+          } catch (err) {
+            log.error({ err, file }, 'shipped workflow could not be imported');
+          }
+        }
+        return imported;
+      },
+    };
+    if (config.WORKFLOW_WORKER && ctx.services.has('workflow')) await startWorker();
+  },
+
+  routes(app, ctx) {
+    const deps = internals.get(ctx);
+    if (!deps) throw new Error('workflows module not initialised');
+    workflowRoutes(app, deps.routes);
+    webhookRoutes(app, {
+      webhooks: deps.webhooks,
+      resumer: deps.resumer,
+      defaultBodyLimit: ctx.config.WEBHOOK_BODY_LIMIT_BYTES,
+    });
+  },
+};

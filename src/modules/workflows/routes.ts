@@ -1,0 +1,259 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { IdParams, ListEnvelope, ListQuery, withErrors } from '../../core/http/schemas.js';
+import type { CredentialService } from './credential-service.js';
+import type { ExecutionService } from './execution-service.js';
+import {
+  ActivationView,
+  CredentialBody,
+  CredentialView,
+  DeletedView,
+  ExecutionEntry,
+  ExecutionListQuery,
+  ExecutionView,
+  WorkflowBody,
+  WorkflowListEntry,
+  WorkflowListQuery,
+  WorkflowView,
+} from './schemas.js';
+import type { WorkflowService } from './workflow-service.js';
+
+const workflow = { auth: { service: 'workflow' } } as const;
+/** Actions take no input; an empty object (or no body) is accepted. */
+const NoBody = Type.Object({}, { additionalProperties: false });
+const tags = ['Workflows'];
+const executionTags = ['Executions'];
+const credentialTags = ['Credentials'];
+
+export interface WorkflowRouteDeps {
+  workflows: WorkflowService;
+  executions: ExecutionService;
+  credentials: CredentialService;
+}
+
+function accountOf(request: FastifyRequest): string {
+  const principal = request.principal;
+  if (!principal) throw new Error('auth hook did not run');
+  return principal.accountId;
+}
+
+/** The workflow automation API (n8n's public API shape). Webhooks are in webhook-routes.ts. */
+export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { workflows, executions, credentials } = deps;
+
+  r.get(
+    '/api/v1/workflows',
+    {
+      config: workflow,
+      schema: {
+        tags,
+        summary: 'List workflows',
+        querystring: WorkflowListQuery,
+        response: withErrors({ 200: ListEnvelope(WorkflowListEntry) }),
+      },
+    },
+    async (request) => workflows.list(accountOf(request), request.query),
+  );
+
+  r.post(
+    '/api/v1/workflows',
+    {
+      config: workflow,
+      schema: {
+        tags,
+        summary: 'Create a workflow (inactive)',
+        body: WorkflowBody,
+        response: withErrors({ 201: WorkflowView }),
+      },
+    },
+    async (request, reply) => {
+      reply.code(201);
+      return workflows.create(accountOf(request), request.body);
+    },
+  );
+
+  r.get(
+    '/api/v1/workflows/:id',
+    {
+      config: workflow,
+      schema: {
+        tags,
+        summary: 'A workflow with nodes and connections',
+        params: IdParams,
+        response: withErrors({ 200: WorkflowView }),
+      },
+    },
+    async (request) => workflows.get(accountOf(request), request.params.id),
+  );
+
+  r.put(
+    '/api/v1/workflows/:id',
+    {
+      config: workflow,
+      schema: {
+        tags,
+        summary: 'Replace a workflow (an active one re-registers its webhooks)',
+        params: IdParams,
+        body: WorkflowBody,
+        response: withErrors({ 200: WorkflowView }),
+      },
+    },
+    async (request) => workflows.replace(accountOf(request), request.params.id, request.body),
+  );
+
+  r.delete(
+    '/api/v1/workflows/:id',
+    {
+      config: workflow,
+      schema: {
+        tags,
+        summary: 'Delete a workflow and its executions',
+        params: IdParams,
+        response: withErrors({ 200: WorkflowView }),
+      },
+    },
+    async (request) => workflows.delete(accountOf(request), request.params.id),
+  );
+
+  for (const action of ['activate', 'deactivate'] as const) {
+    r.post(
+      `/api/v1/workflows/:id/${action}`,
+      {
+        config: workflow,
+        schema: {
+          tags,
+          summary:
+            action === 'activate' ? 'Activate: register its webhooks' : 'Deactivate: release its webhooks',
+          params: IdParams,
+          body: NoBody,
+          response: withErrors({ 200: ActivationView }),
+        },
+      },
+      async (request) =>
+        action === 'activate'
+          ? workflows.activate(accountOf(request), request.params.id)
+          : workflows.deactivate(accountOf(request), request.params.id),
+    );
+  }
+
+  r.get(
+    '/api/v1/executions',
+    {
+      config: workflow,
+      schema: {
+        tags: executionTags,
+        summary: 'List executions, newest first',
+        querystring: ExecutionListQuery,
+        response: withErrors({ 200: ListEnvelope(ExecutionEntry) }),
+      },
+    },
+    async (request) => executions.list(accountOf(request), request.query),
+  );
+
+  r.get(
+    '/api/v1/executions/:id',
+    {
+      config: workflow,
+      schema: {
+        tags: executionTags,
+        summary: 'An execution with the workflow as it ran and per-node data',
+        params: IdParams,
+        response: withErrors({ 200: ExecutionView }),
+      },
+    },
+    async (request) => executions.get(accountOf(request), request.params.id),
+  );
+
+  r.delete(
+    '/api/v1/executions/:id',
+    {
+      config: workflow,
+      schema: {
+        tags: executionTags,
+        summary: 'Delete an execution',
+        params: IdParams,
+        response: withErrors({ 200: DeletedView }),
+      },
+    },
+    async (request) => executions.delete(accountOf(request), request.params.id),
+  );
+
+  r.post(
+    '/api/v1/executions/:id/retry',
+    {
+      config: workflow,
+      schema: {
+        tags: executionTags,
+        summary: 'Retry a failed execution (a new execution, mode retry)',
+        params: IdParams,
+        body: NoBody,
+        response: withErrors({ 201: ExecutionEntry }),
+      },
+    },
+    async (request, reply) => {
+      reply.code(201);
+      return executions.retry(accountOf(request), request.params.id);
+    },
+  );
+
+  r.post(
+    '/api/v1/credentials',
+    {
+      config: workflow,
+      schema: {
+        tags: credentialTags,
+        summary: 'Store a credential (encrypted; never shown again)',
+        body: CredentialBody,
+        response: withErrors({ 201: CredentialView }),
+      },
+    },
+    async (request, reply) => {
+      reply.code(201);
+      return credentials.create(accountOf(request), request.body);
+    },
+  );
+
+  r.get(
+    '/api/v1/credentials',
+    {
+      config: workflow,
+      schema: {
+        tags: credentialTags,
+        summary: 'List credentials (no secrets)',
+        querystring: ListQuery,
+        response: withErrors({ 200: ListEnvelope(CredentialView) }),
+      },
+    },
+    async (request) => credentials.list(accountOf(request), request.query),
+  );
+
+  r.get(
+    '/api/v1/credentials/:id',
+    {
+      config: workflow,
+      schema: {
+        tags: credentialTags,
+        summary: 'A credential (no secret)',
+        params: IdParams,
+        response: withErrors({ 200: CredentialView }),
+      },
+    },
+    async (request) => credentials.get(accountOf(request), request.params.id),
+  );
+
+  r.delete(
+    '/api/v1/credentials/:id',
+    {
+      config: workflow,
+      schema: {
+        tags: credentialTags,
+        summary: 'Delete a credential',
+        params: IdParams,
+        response: withErrors({ 200: CredentialView }),
+      },
+    },
+    async (request) => credentials.delete(accountOf(request), request.params.id),
+  );
+}

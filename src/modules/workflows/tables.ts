@@ -1,0 +1,94 @@
+import type { Bool, JsonText, Timestamp } from '../../core/db/types.js';
+
+export interface WorkflowsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  active: Bool;
+  /** Bumped on every change; executions point at (id, version) in workflow_versions. */
+  version: number;
+  nodes: JsonText;
+  connections: JsonText;
+  settings: JsonText;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Each saved shape of a workflow, so an execution shows the workflow as it ran. */
+export interface WorkflowVersionsTable {
+  workflow_id: string;
+  version: number;
+  /** The whole definition: {id, name, nodes, connections, settings}. */
+  definition: JsonText;
+  created_at: Timestamp;
+}
+
+/** Webhook paths held by active workflows; the primary key makes a taken path a conflict. */
+export interface WebhooksTable {
+  path: string;
+  method: string;
+  workflow_id: string;
+  node_name: string;
+  account_id: string;
+}
+
+export interface CredentialsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  type: string;
+  /** AES-256-GCM sealed JSON. */
+  data: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type StoredExecutionStatus = 'new' | 'running' | 'success' | 'error' | 'waiting';
+
+export interface ExecutionsTable {
+  id: string;
+  account_id: string;
+  workflow_id: string;
+  workflow_version: number;
+  mode: string;
+  status: StoredExecutionStatus;
+  finished: Bool;
+  retry_of: string | null;
+  /** The webhook node and items the run starts from (kept for retries and crash recovery). */
+  trigger_data: JsonText;
+  /** The engine's RunState (null until the run stops). */
+  run_data: JsonText | null;
+  error_message: string | null;
+  /** The webhook answer the workflow chose (responseNode / lastNode), for deduplicated repeats. */
+  response: JsonText | null;
+  wait_till: Timestamp | null;
+  started_at: Timestamp;
+  stopped_at: Timestamp | null;
+}
+
+export interface WebhookDeliveriesTable {
+  workflow_id: string;
+  node_name: string;
+  dedupe_key: string;
+  execution_id: string;
+  /** {statusCode, headers, body} of the first delivery, once known. */
+  response: JsonText | null;
+  created_at: Timestamp;
+}
+
+export interface WorkflowImportsTable {
+  workflow_id: string;
+  imported_at: Timestamp;
+}
+
+declare module '../../core/db/types.js' {
+  interface Database {
+    workflows: WorkflowsTable;
+    workflow_versions: WorkflowVersionsTable;
+    webhooks: WebhooksTable;
+    credentials: CredentialsTable;
+    executions: ExecutionsTable;
+    webhook_deliveries: WebhookDeliveriesTable;
+    workflow_imports: WorkflowImportsTable;
+  }
+}

@@ -1,0 +1,168 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../../core/errors.js';
+import { withErrors } from '../../core/http/schemas.js';
+import type { ExecutionResumer } from './execution-resumer.js';
+import type { StoredResponse } from './webhook-response.js';
+import type { WebhookMatch, WebhookService } from './webhook-service.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    webhookMatch?: WebhookMatch;
+    rawBody?: Buffer;
+  }
+}
+
+export interface WebhookRouteDeps {
+  webhooks: WebhookService;
+  resumer: ExecutionResumer;
+  /** Body limit of the resume URL and of requests before their webhook is known. */
+  defaultBodyLimit: number;
+}
+
+/** Headers a workflow may not set on its answer: Fastify and the socket own them. */
+const RESERVED_HEADERS = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+]);
+
+/** Reads a body as bytes up to `limit`; beyond it, 413 (the rest is drained, not kept). */
+function readLimited(payload: NodeJS.ReadableStream, limit: number, declared: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    if (declared > limit) {
+      payload.resume();
+      reject(tooLarge(limit));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    payload.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        chunks.length = 0;
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    payload.on('end', () => {
+      if (!failed) resolve(Buffer.concat(chunks));
+    });
+    payload.on('error', (error) => {
+      if (!failed) reject(error);
+    });
+  });
+}
+
+const tooLarge = (limit: number) =>
+  new AppError('PAYLOAD_TOO_LARGE', `The body is larger than this webhook accepts (${limit} bytes)`, {
+    limit,
+  });
+
+/** JSON, form or text as the content type says; other types arrive as null (the raw body is kept). */
+function parseBody(raw: Buffer, contentType: string | undefined): unknown {
+  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (raw.length === 0) return {};
+  if (type === '' || type === 'application/json' || type.endsWith('+json')) {
+    try {
+      return JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new AppError('VALIDATION_ERROR', 'The body is not valid JSON', {});
+    }
+  }
+  if (type === 'application/x-www-form-urlencoded')
+    return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
+  if (type.startsWith('text/') || type === 'application/xml') return raw.toString('utf8');
+  return null;
+}
+
+function send(reply: FastifyReply, response: StoredResponse, head: boolean) {
+  if (response.kind === 'error') throw new AppError(response.code, response.message, response.details);
+  reply.code(response.statusCode);
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (!RESERVED_HEADERS.has(name.toLowerCase())) reply.header(name, value);
+  }
+  if (head || response.body === null || response.body === undefined) return reply.send();
+  return reply.send(response.body);
+}
+
+export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): void {
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', async (request: FastifyRequest, payload: NodeJS.ReadableStream) => {
+      const limit = request.webhookMatch?.hook.options.bodyLimitBytes ?? deps.defaultBodyLimit;
+      const declared = Number(request.headers['content-length'] ?? 0) || 0;
+      const raw = await readLimited(payload, limit, declared);
+      request.rawBody = raw;
+      return parseBody(raw, request.headers['content-type']);
+    });
+
+    // The webhook is found before the body is read, so its own size limit applies.
+    scope.addHook('onRequest', async (request) => {
+      const path = (request.params as { '*'?: string })['*'];
+      if (request.routeOptions.url === '/webhook/*' && path !== undefined) {
+        request.webhookMatch = await deps.webhooks.match(request.method, path);
+      }
+    });
+
+    // Methods with a body and without: Fastify allows a body schema only on the former.
+    for (const [methods, withBody] of [
+      [['POST', 'PUT', 'PATCH'], true],
+      [['GET', 'HEAD', 'DELETE'], false],
+    ] as const) {
+      scope.route({
+        method: [...methods],
+        url: '/webhook/*',
+        exposeHeadRoute: false,
+        config: { public: true, limited: true },
+        schema: {
+          tags: ['Webhooks'],
+          summary: 'Start the active workflow whose webhook node holds this path and method',
+          description:
+            "Authentication, response and body limit are the webhook node's: none, basic, header, query parameter, platform API key (X-API-Key) or HMAC signature of the raw body.",
+          params: Type.Object({ '*': Type.String({ description: "The webhook node's path" }) }),
+          ...(withBody
+            ? {
+                body: Type.Unknown({
+                  description: 'Any body: JSON, form, text or bytes (kept raw for signatures)',
+                }),
+              }
+            : {}),
+          response: withErrors({ 200: Type.Unknown({ description: "The workflow's answer" }) }),
+        },
+        handler: async (request, reply) => {
+          const match = request.webhookMatch;
+          if (!match) throw new AppError('WEBHOOK_NOT_FOUND', 'No active workflow listens here');
+          const response = await deps.webhooks.handle(request, match, request.rawBody ?? Buffer.alloc(0));
+          return send(reply, response, request.method === 'HEAD');
+        },
+      });
+    }
+
+    scope.route({
+      method: 'POST',
+      url: '/webhook-waiting/:executionId',
+      exposeHeadRoute: false,
+      config: { public: true, limited: true },
+      schema: {
+        tags: ['Webhooks'],
+        summary:
+          "Resume an execution paused at a wait node set to resume by webhook; the call's data flows on",
+        params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 100 }) }),
+        body: Type.Unknown({ description: 'Passed on as the wait node’s output' }),
+        response: withErrors({ 200: Type.Object({ message: Type.String(), executionId: Type.String() }) }),
+      },
+      handler: async (request) => {
+        const { executionId } = request.params as { executionId: string };
+        await deps.resumer.resumeByWebhook(executionId, request);
+        return { message: 'Execution resumed', executionId };
+      },
+    });
+  });
+}

@@ -1,0 +1,212 @@
+import { createHash } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { Clock } from '../../core/clock.js';
+import { AppError } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { webhookNodesOf } from './definitions.js';
+import type { DeliveryStore } from './delivery-store.js';
+import type { Json, WebhookNodeInfo, WorkflowDefinition, WorkflowEngine } from './engine/index.js';
+import type { ExecutionRunner } from './execution-runner.js';
+import type { ExecutionStore } from './execution-store.js';
+import type { ExecutionWaiters } from './execution-waiters.js';
+import { authenticateWebhook, type Redactions, type WebhookAuthDeps } from './webhook-auth.js';
+import { type StoredResponse, startedResponse } from './webhook-response.js';
+import type { WebhookRoute, WorkflowStore } from './workflow-store.js';
+
+export interface WebhookMatch {
+  route: WebhookRoute;
+  def: WorkflowDefinition;
+  hook: WebhookNodeInfo;
+}
+
+export interface WebhookServiceDeps {
+  workflows: WorkflowStore;
+  executions: ExecutionStore;
+  deliveries: DeliveryStore;
+  runner: ExecutionRunner;
+  waiters: ExecutionWaiters;
+  engine: WorkflowEngine;
+  auth: WebhookAuthDeps;
+  clock: Clock;
+  responseTimeoutMs: number;
+  dedupeHours: number;
+}
+
+/** Request headers never stored in execution data: they hold secrets. */
+const SECRET_HEADERS = ['authorization', 'cookie', 'x-api-key', 'x-workflow-api-key', 'proxy-authorization'];
+/** Another process's (de)activation is seen within this time; this process's at once. */
+const ROUTE_CACHE_MS = 1_000;
+
+/** Turns an inbound webhook call into an execution and its answer. */
+export class WebhookService {
+  private readonly routes = new Map<string, { routes: WebhookRoute[]; at: number }>();
+
+  constructor(private readonly deps: WebhookServiceDeps) {}
+
+  invalidate(paths: string[]): void {
+    for (const path of paths) this.routes.delete(path);
+  }
+
+  /** The active webhook for a method and path; 404 if none holds the path, 405 for another method. */
+  async match(method: string, rawPath: string): Promise<WebhookMatch> {
+    const path = rawPath.replace(/^\/+|\/+$/g, '');
+    const routes = await this.routesFor(path);
+    if (routes.length === 0) {
+      throw new AppError('WEBHOOK_NOT_FOUND', `No active workflow listens on /webhook/${path}`, { path });
+    }
+    const wanted = method === 'HEAD' ? ['HEAD', 'GET'] : [method];
+    const route = routes.find((r) => wanted.includes(r.method));
+    if (!route) {
+      const allowed = routes.map((r) => r.method).join(', ');
+      throw new AppError(
+        'METHOD_NOT_ALLOWED',
+        `/webhook/${path} accepts ${allowed}`,
+        { allowed },
+        { allow: allowed },
+      );
+    }
+    const def = await this.deps.runner.definition(route.workflow_id, route.version);
+    const hook = def && webhookNodesOf(def).find((h) => h.nodeName === route.node_name);
+    if (!def || !hook) {
+      this.routes.delete(path);
+      throw new AppError('WEBHOOK_NOT_FOUND', `No active workflow listens on /webhook/${path}`, { path });
+    }
+    return { route, def, hook };
+  }
+
+  private async routesFor(path: string): Promise<WebhookRoute[]> {
+    const now = Date.now();
+    const cached = this.routes.get(path);
+    if (cached && now - cached.at < ROUTE_CACHE_MS) return cached.routes;
+    const routes = await this.deps.workflows.routesFor(path);
+    if (this.routes.size > 10_000) this.routes.clear();
+    this.routes.set(path, { routes, at: now });
+    return routes;
+  }
+
+  async handle(request: FastifyRequest, match: WebhookMatch, rawBody: Buffer): Promise<StoredResponse> {
+    const { route, def, hook } = match;
+    const redact = await authenticateWebhook(request, rawBody, hook, route.account_id, this.deps.auth);
+    const json = this.itemOf(request, hook, rawBody, redact);
+
+    const executionId = newId('exe');
+    const dedupeKey = await this.dedupeKeyOf(def, hook, json);
+    if (dedupeKey) {
+      const at = this.deps.clock.now();
+      const since = new Date(at.getTime() - this.deps.dedupeHours * 3_600_000).toISOString();
+      const earlier = await this.deps.deliveries.claim(
+        def.id,
+        hook.nodeName,
+        dedupeKey,
+        executionId,
+        at.toISOString(),
+        since,
+      );
+      if (earlier) return this.repeat(hook, earlier.executionId, earlier.response);
+    }
+
+    const answers = hook.responseMode !== 'onReceived';
+    const waiter = answers ? this.deps.waiters.wait(executionId, this.deps.responseTimeoutMs) : null;
+    try {
+      await this.deps.runner.enqueue({
+        id: executionId,
+        accountId: route.account_id,
+        workflowId: def.id,
+        version: route.version,
+        mode: 'webhook',
+        trigger: { nodeName: hook.nodeName, items: [{ json }], ...(dedupeKey ? { dedupeKey } : {}) },
+      });
+    } catch (error) {
+      waiter?.cancel();
+      if (dedupeKey) await this.deps.deliveries.release(def.id, hook.nodeName, dedupeKey, executionId);
+      throw error;
+    }
+    if (!waiter) {
+      const response = startedResponse(hook, executionId);
+      if (dedupeKey) {
+        await this.deps.deliveries.setResponse(def.id, hook.nodeName, dedupeKey, JSON.stringify(response));
+      }
+      return response;
+    }
+    return this.awaitResponse(executionId, waiter.promise);
+  }
+
+  /** A repeated delivery: the first one's answer, waiting for it if the first is still running. */
+  private async repeat(
+    hook: WebhookNodeInfo,
+    executionId: string,
+    stored: string | null,
+  ): Promise<StoredResponse> {
+    if (stored) return JSON.parse(stored) as StoredResponse;
+    // The first delivery's answer is being written: for onReceived it is known already.
+    if (hook.responseMode === 'onReceived') return startedResponse(hook, executionId);
+    const waiter = this.deps.waiters.wait(executionId, this.deps.responseTimeoutMs);
+    return this.awaitResponse(executionId, waiter.promise, true);
+  }
+
+  private async awaitResponse(
+    executionId: string,
+    pending: Promise<string | null>,
+    checkFirst = false,
+  ): Promise<StoredResponse> {
+    if (checkFirst) {
+      const row = await this.deps.executions.get(executionId);
+      if (row?.response) return JSON.parse(row.response) as StoredResponse;
+    }
+    const response = (await pending) ?? (await this.deps.executions.get(executionId))?.response ?? null;
+    if (response) return JSON.parse(response) as StoredResponse;
+    const row = await this.deps.executions.get(executionId);
+    if (row && row.status === 'error') {
+      return {
+        kind: 'error',
+        code: 'UNPROCESSABLE',
+        message: row.error_message ?? 'The workflow failed',
+        details: { executionId },
+      };
+    }
+    throw new AppError('GATEWAY_TIMEOUT', 'The workflow did not answer in time; it keeps running', {
+      executionId,
+    });
+  }
+
+  /** The trigger item: `{headers, params, query, body}` (+ `rawBody`, base64), secrets left out. */
+  private itemOf(
+    request: FastifyRequest,
+    hook: WebhookNodeInfo,
+    rawBody: Buffer,
+    redact: Redactions,
+  ): Record<string, Json> {
+    const headers: Record<string, Json> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (SECRET_HEADERS.includes(name) || redact.headers.includes(name) || value === undefined) continue;
+      headers[name] = Array.isArray(value) ? value : String(value);
+    }
+    const query = { ...(request.query as Record<string, Json>) };
+    for (const name of redact.query) delete query[name];
+    const json: Record<string, Json> = {
+      headers,
+      params: {},
+      query,
+      body: (request.body ?? {}) as Json,
+    };
+    if (hook.options.rawBody) json.rawBody = rawBody.toString('base64');
+    return json;
+  }
+
+  private async dedupeKeyOf(
+    def: WorkflowDefinition,
+    hook: WebhookNodeInfo,
+    json: Record<string, Json>,
+  ): Promise<string | null> {
+    if (!hook.options.dedupeKey) return null;
+    let value: unknown;
+    try {
+      value = await this.deps.engine.evaluateExpression(def, hook.options.dedupeKey, json);
+    } catch {
+      return null;
+    }
+    if (value === null || value === undefined || value === '') return null;
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    return createHash('sha256').update(text).digest('base64url');
+  }
+}

@@ -1,0 +1,282 @@
+import { type Clock, isoNow } from '../../core/clock.js';
+import { isUniqueViolation } from '../../core/db/database.js';
+import { runList } from '../../core/db/list.js';
+import { AppError, notFound } from '../../core/errors.js';
+import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
+import { newId } from '../../core/ids.js';
+import type { CredentialStore } from './credential-store.js';
+import {
+  credentialRefs,
+  definitionFromBody,
+  definitionOf,
+  WEBHOOK_CREDENTIAL_TYPE,
+  webhookNodesOf,
+} from './definitions.js';
+import type { ValidationProblem, WorkflowDefinition, WorkflowEngine } from './engine/index.js';
+import type { WorkflowBodyT } from './schemas.js';
+import type { WorkflowRow, WorkflowStore } from './workflow-store.js';
+
+const WORKFLOW_LIST_SPEC: ListSpec = {
+  columns: { active: 'active', name: 'name', createdAt: 'created_at', updatedAt: 'updated_at' },
+  sortable: ['id', 'name', 'createdAt', 'updatedAt'],
+  filters: { active: 'boolean', name: 'string' },
+  projectable: ['id', 'name', 'active', 'createdAt', 'updatedAt'],
+  defaultSort: 'id',
+  defaultOrder: 'asc',
+  defaultLimit: 100,
+  maxLimit: 250,
+};
+
+export interface WorkflowServiceDeps {
+  store: WorkflowStore;
+  credentials: CredentialStore;
+  engine: WorkflowEngine;
+  clock: Clock;
+  /** Called after webhook registrations change (drops cached routes). */
+  onRoutesChanged(paths: string[]): void;
+}
+
+export const listEntry = (row: WorkflowRow) => ({
+  id: row.id,
+  name: row.name,
+  active: row.active === 1,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+function invalid(problems: ValidationProblem[]): AppError {
+  return new AppError('VALIDATION_ERROR', `The workflow is not valid: ${problems.length} problem(s)`, {
+    problems,
+  });
+}
+
+/** Workflows: create, replace, delete, activate (registering webhook paths), import and export. */
+export class WorkflowService {
+  constructor(private readonly deps: WorkflowServiceDeps) {}
+
+  async list(accountId: string, rawQuery: Record<string, unknown>) {
+    const query = parseListQuery(rawQuery, WORKFLOW_LIST_SPEC);
+    return runList(this.deps.store.listQuery(accountId), query, WORKFLOW_LIST_SPEC, listEntry);
+  }
+
+  async get(accountId: string, id: string) {
+    const row = await this.mustGet(accountId, id);
+    return { ...listEntry(row), ...viewOf(definitionOf(row)) };
+  }
+
+  async create(accountId: string, body: WorkflowBodyT, id: string = newId('wf')) {
+    const def = definitionFromBody(id, body);
+    const problems = this.deps.engine.validate(def);
+    if (problems.length > 0) throw invalid(problems);
+    const at = isoNow(this.deps.clock);
+    const row: WorkflowRow = {
+      id,
+      account_id: accountId,
+      name: def.name,
+      active: 0,
+      version: 1,
+      nodes: JSON.stringify(def.nodes),
+      connections: JSON.stringify(def.connections),
+      settings: JSON.stringify(def.settings ?? {}),
+      created_at: at,
+      updated_at: at,
+    };
+    try {
+      await this.deps.store.insert(row, def);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError('CONFLICT', `Workflow '${id}' already exists`, { id });
+      throw error;
+    }
+    return this.get(accountId, id);
+  }
+
+  async replace(accountId: string, id: string, body: WorkflowBodyT) {
+    const current = await this.mustGet(accountId, id);
+    const def = definitionFromBody(id, body);
+    const problems = this.deps.engine.validate(def);
+    if (current.active === 1) problems.push(...(await this.activationProblems(accountId, def)));
+    if (problems.length > 0) throw invalid(problems);
+    const at = isoNow(this.deps.clock);
+    const paths = await this.deps.store.transaction(async (trx) => {
+      await this.deps.store.replace(
+        trx,
+        {
+          id,
+          name: def.name,
+          version: current.version + 1,
+          nodes: JSON.stringify(def.nodes),
+          connections: JSON.stringify(def.connections),
+          settings: JSON.stringify(def.settings ?? {}),
+          updated_at: at,
+        },
+        def,
+      );
+      return current.active === 1 ? this.registerWebhooks(trx, accountId, def) : [];
+    });
+    this.deps.onRoutesChanged(paths);
+    return this.get(accountId, id);
+  }
+
+  async delete(accountId: string, id: string) {
+    const row = await this.mustGet(accountId, id);
+    await this.deps.store.delete(id);
+    this.deps.onRoutesChanged(webhookNodesOf(definitionOf(row)).map((h) => h.path));
+    return { ...listEntry(row), ...viewOf(definitionOf(row)) };
+  }
+
+  async activate(accountId: string, id: string) {
+    const row = await this.mustGet(accountId, id);
+    const def = definitionOf(row);
+    const problems = [...this.deps.engine.validate(def), ...(await this.activationProblems(accountId, def))];
+    if (problems.length > 0) throw invalid(problems);
+    const at = isoNow(this.deps.clock);
+    const paths = await this.deps.store.transaction(async (trx) => {
+      const registered = await this.registerWebhooks(trx, accountId, def);
+      if (row.active !== 1) await this.deps.store.setActive(trx, id, true, at);
+      return registered;
+    });
+    this.deps.onRoutesChanged(paths);
+    return activation(await this.mustGet(accountId, id));
+  }
+
+  async deactivate(accountId: string, id: string) {
+    const row = await this.mustGet(accountId, id);
+    if (row.active === 1) {
+      const at = isoNow(this.deps.clock);
+      await this.deps.store.transaction(async (trx) => {
+        await this.deps.store.clearWebhooks(trx, id);
+        await this.deps.store.setActive(trx, id, false, at);
+      });
+      this.deps.onRoutesChanged(webhookNodesOf(definitionOf(row)).map((h) => h.path));
+    }
+    return activation(await this.mustGet(accountId, id));
+  }
+
+  /**
+   * Imports a definition once: a workflow id imported before (even if since deleted) is skipped,
+   * so shipped workflows arrive on first start and never come back after a deletion.
+   */
+  async importOnce(
+    accountId: string,
+    body: WorkflowBodyT & { id?: string },
+  ): Promise<'imported' | 'skipped'> {
+    const id = body.id ?? newId('wf');
+    const at = isoNow(this.deps.clock);
+    const fresh = await this.deps.store.transaction((trx) => this.deps.store.markImported(trx, id, at));
+    if (!fresh || (await this.deps.store.exists(id))) return 'skipped';
+    await this.create(accountId, body, id);
+    return 'imported';
+  }
+
+  /** Imports or replaces (CLI `workflows import`): same id → replaced, else created. */
+  async upsert(accountId: string, body: WorkflowBodyT & { id?: string }): Promise<'created' | 'replaced'> {
+    if (body.id && (await this.deps.store.get(accountId, body.id))) {
+      await this.replace(accountId, body.id, body);
+      return 'replaced';
+    }
+    if (body.id && (await this.deps.store.exists(body.id)))
+      throw new AppError('CONFLICT', `Workflow '${body.id}' belongs to another account`, { id: body.id });
+    await this.create(accountId, body, body.id);
+    return 'created';
+  }
+
+  async export(accountId: string | null, id: string | null): Promise<unknown[]> {
+    const rows = await this.deps.store.all(accountId);
+    return rows
+      .filter((r) => id === null || r.id === id)
+      .map((row) => ({ ...definitionOf(row), active: row.active === 1 }));
+  }
+
+  private async mustGet(accountId: string, id: string): Promise<WorkflowRow> {
+    const row = await this.deps.store.get(accountId, id);
+    if (!row) throw notFound('WORKFLOW_NOT_FOUND', 'Workflow', id);
+    return row;
+  }
+
+  /** What must hold before a workflow may run: its credentials exist and fit, paths unique within it. */
+  private async activationProblems(accountId: string, def: WorkflowDefinition): Promise<ValidationProblem[]> {
+    const problems: ValidationProblem[] = [];
+    const refs = credentialRefs(def);
+    const found = await this.deps.credentials.existing(
+      accountId,
+      refs.map((r) => r.ref),
+    );
+    for (const { ref, path } of refs) {
+      if (!found.has(ref))
+        problems.push({ path, message: `credential '${ref}' does not exist; create it first` });
+    }
+    const seen = new Set<string>();
+    for (const hook of webhookNodesOf(def)) {
+      const where = `nodes[${def.nodes.findIndex((n) => n.name === hook.nodeName)}]`;
+      const key = `${hook.httpMethod} ${hook.path}`;
+      if (seen.has(key)) problems.push({ path: where, message: `webhook ${key} is declared twice` });
+      seen.add(key);
+      const wanted = WEBHOOK_CREDENTIAL_TYPE[hook.authentication as keyof typeof WEBHOOK_CREDENTIAL_TYPE];
+      if (!wanted) continue;
+      if (!hook.credentialId) {
+        problems.push({
+          path: `${where}.parameters.credential`,
+          message: `${hook.authentication} needs a credential`,
+        });
+        continue;
+      }
+      const cred = await this.deps.credentials.find(accountId, hook.credentialId);
+      if (cred && cred.type !== wanted) {
+        problems.push({
+          path: `${where}.parameters.credential`,
+          message: `${hook.authentication} needs a credential of type ${wanted}, not ${cred.type}`,
+        });
+      }
+    }
+    return problems;
+  }
+
+  private async registerWebhooks(
+    trx: Parameters<Parameters<WorkflowStore['transaction']>[0]>[0],
+    accountId: string,
+    def: WorkflowDefinition,
+  ): Promise<string[]> {
+    const before = await this.deps.store.webhooksOf(trx, def.id);
+    await this.deps.store.clearWebhooks(trx, def.id);
+    const hooks = webhookNodesOf(def);
+    for (const hook of hooks) {
+      const holder = await this.deps.store.holderOf(trx, hook.path, hook.httpMethod);
+      if (holder) {
+        throw new AppError(
+          'CONFLICT',
+          `Webhook ${hook.httpMethod} /webhook/${hook.path} is held by active workflow '${holder.workflow_id}'`,
+          { path: hook.path, method: hook.httpMethod, workflowId: holder.workflow_id },
+        );
+      }
+      try {
+        await this.deps.store.addWebhook(trx, {
+          path: hook.path,
+          method: hook.httpMethod,
+          workflow_id: def.id,
+          node_name: hook.nodeName,
+          account_id: accountId,
+        });
+      } catch (error) {
+        // Two activations racing for one path: the loser gets the conflict.
+        if (isUniqueViolation(error))
+          throw new AppError('CONFLICT', `Webhook ${hook.httpMethod} /webhook/${hook.path} is taken`, {
+            path: hook.path,
+            method: hook.httpMethod,
+          });
+        throw error;
+      }
+    }
+    return [...new Set([...before.map((b) => b.path), ...hooks.map((h) => h.path)])];
+  }
+}
+
+const activation = (row: WorkflowRow) => ({
+  id: row.id,
+  name: row.name,
+  active: row.active === 1,
+  updatedAt: row.updated_at,
+});
+
+function viewOf(def: WorkflowDefinition) {
+  return { nodes: def.nodes, connections: def.connections, settings: def.settings ?? {} };
+}

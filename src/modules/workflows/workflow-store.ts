@@ -1,0 +1,172 @@
+import type { Transaction } from 'kysely';
+import type { Db } from '../../core/db/database.js';
+import type { Database } from '../../core/db/types.js';
+import type { WorkflowDefinition } from './engine/index.js';
+import type { WorkflowsTable } from './tables.js';
+
+export type WorkflowRow = WorkflowsTable;
+
+export interface WebhookRoute {
+  path: string;
+  method: string;
+  workflow_id: string;
+  node_name: string;
+  account_id: string;
+  version: number;
+}
+
+/** Queries on workflows, their saved versions and the webhook paths they hold. */
+export class WorkflowStore {
+  constructor(private readonly db: Db) {}
+
+  listQuery(accountId: string) {
+    return this.db.selectFrom('workflows').selectAll().where('account_id', '=', accountId);
+  }
+
+  async get(accountId: string, id: string): Promise<WorkflowRow | undefined> {
+    return this.db
+      .selectFrom('workflows')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+  }
+
+  async exists(id: string): Promise<boolean> {
+    const row = await this.db.selectFrom('workflows').select('id').where('id', '=', id).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async all(accountId: string | null): Promise<WorkflowRow[]> {
+    let q = this.db.selectFrom('workflows').selectAll().orderBy('id');
+    if (accountId) q = q.where('account_id', '=', accountId);
+    return q.execute();
+  }
+
+  /** Inserts a workflow and its first version. */
+  async insert(row: WorkflowRow, definition: WorkflowDefinition): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.insertInto('workflows').values(row).execute();
+      await this.saveVersion(trx, row.id, row.version, definition, row.updated_at);
+    });
+  }
+
+  /** Replaces a workflow's content as a new version, inside the caller's transaction. */
+  async replace(
+    trx: Transaction<Database>,
+    row: Pick<WorkflowRow, 'id' | 'name' | 'version' | 'nodes' | 'connections' | 'settings' | 'updated_at'>,
+    definition: WorkflowDefinition,
+  ): Promise<void> {
+    await trx
+      .updateTable('workflows')
+      .set({
+        name: row.name,
+        version: row.version,
+        nodes: row.nodes,
+        connections: row.connections,
+        settings: row.settings,
+        updated_at: row.updated_at,
+      })
+      .where('id', '=', row.id)
+      .execute();
+    await this.saveVersion(trx, row.id, row.version, definition, row.updated_at);
+  }
+
+  private async saveVersion(
+    trx: Transaction<Database>,
+    id: string,
+    version: number,
+    definition: WorkflowDefinition,
+    at: string,
+  ): Promise<void> {
+    await trx
+      .insertInto('workflow_versions')
+      .values({ workflow_id: id, version, definition: JSON.stringify(definition), created_at: at })
+      .execute();
+  }
+
+  async setActive(trx: Transaction<Database>, id: string, active: boolean, at: string): Promise<void> {
+    await trx
+      .updateTable('workflows')
+      .set({ active: active ? 1 : 0, updated_at: at })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async version(id: string, version: number): Promise<WorkflowDefinition | null> {
+    const row = await this.db
+      .selectFrom('workflow_versions')
+      .select('definition')
+      .where('workflow_id', '=', id)
+      .where('version', '=', version)
+      .executeTakeFirst();
+    return row ? (JSON.parse(row.definition) as WorkflowDefinition) : null;
+  }
+
+  /** Deletes a workflow and its webhooks; versions stay while executions point at them. */
+  async delete(id: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('webhooks').where('workflow_id', '=', id).execute();
+      await trx.deleteFrom('workflows').where('id', '=', id).execute();
+      await trx.deleteFrom('executions').where('workflow_id', '=', id).execute();
+      await trx.deleteFrom('webhook_deliveries').where('workflow_id', '=', id).execute();
+      await trx.deleteFrom('workflow_versions').where('workflow_id', '=', id).execute();
+    });
+  }
+
+  async webhooksOf(trx: Transaction<Database>, workflowId: string) {
+    return trx.selectFrom('webhooks').selectAll().where('workflow_id', '=', workflowId).execute();
+  }
+
+  async clearWebhooks(trx: Transaction<Database>, workflowId: string): Promise<void> {
+    await trx.deleteFrom('webhooks').where('workflow_id', '=', workflowId).execute();
+  }
+
+  async holderOf(trx: Transaction<Database>, path: string, method: string) {
+    return trx
+      .selectFrom('webhooks')
+      .select(['workflow_id', 'node_name'])
+      .where('path', '=', path)
+      .where('method', '=', method)
+      .executeTakeFirst();
+  }
+
+  async addWebhook(
+    trx: Transaction<Database>,
+    hook: { path: string; method: string; workflow_id: string; node_name: string; account_id: string },
+  ): Promise<void> {
+    await trx.insertInto('webhooks').values(hook).execute();
+  }
+
+  /** Every method registered under a path, with the holder's current version. */
+  async routesFor(path: string): Promise<WebhookRoute[]> {
+    return this.db
+      .selectFrom('webhooks')
+      .innerJoin('workflows', 'workflows.id', 'webhooks.workflow_id')
+      .select([
+        'webhooks.path',
+        'webhooks.method',
+        'webhooks.workflow_id',
+        'webhooks.node_name',
+        'webhooks.account_id',
+        'workflows.version',
+      ])
+      .where('webhooks.path', '=', path)
+      .execute();
+  }
+
+  async markImported(trx: Transaction<Database>, workflowId: string, at: string): Promise<boolean> {
+    const done = await trx
+      .selectFrom('workflow_imports')
+      .select('workflow_id')
+      .where('workflow_id', '=', workflowId)
+      .executeTakeFirst();
+    if (done) return false;
+    await trx.insertInto('workflow_imports').values({ workflow_id: workflowId, imported_at: at }).execute();
+    return true;
+  }
+
+  transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(fn);
+  }
+}
