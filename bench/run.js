@@ -54,7 +54,7 @@ async function load(baseUrl, request, duration = DURATION) {
         headers: request.headers,
         body: request.body,
         // A scenario may vary each request (for example a unique name per create).
-        setupRequest: request.setupRequest,
+        ...(request.setupRequest ? { setupRequest: request.setupRequest } : {}),
       },
     ],
   });

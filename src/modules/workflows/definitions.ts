@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { isExpression, type WorkflowDefinition, type WorkflowNode, webhookNodesOf } from './engine/index.js';
+import {
+  isExpression,
+  webhookNodesOf as parseWebhookNodes,
+  type WebhookNodeInfo,
+  type WorkflowDefinition,
+  type WorkflowNode,
+} from './engine/index.js';
 import type { WorkflowBodyT } from './schemas.js';
 import type { WorkflowRow } from './workflow-store.js';
 
@@ -62,4 +68,14 @@ export function webhookKey(method: string, path: string): string {
   return `${method} ${path}`;
 }
 
-export { webhookNodesOf };
+const hooksByDefinition = new WeakMap<WorkflowDefinition, WebhookNodeInfo[]>();
+
+/** A definition's webhook nodes, parsed once per (cached, immutable) definition object. */
+export function webhookNodesOf(def: WorkflowDefinition): WebhookNodeInfo[] {
+  let hooks = hooksByDefinition.get(def);
+  if (!hooks) {
+    hooks = parseWebhookNodes(def);
+    hooksByDefinition.set(def, hooks);
+  }
+  return hooks;
+}

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Clock, isoNow } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
@@ -48,16 +47,14 @@ export interface RunnerDeps {
   workflows: WorkflowStore;
   deliveries: DeliveryStore;
   credentials: CredentialService;
-  engine: WorkflowEngine;
+  /** The engine of one account: it reads only that account's credentials. */
+  engineFor(accountId: string): WorkflowEngine;
   queue: JobQueue<ExecutionJob>;
   waiters: ExecutionWaiters;
   clock: Clock;
   log: FastifyBaseLogger;
   resumeUrlBase: string;
 }
-
-/** The account whose credentials the engine may read while it runs an execution. */
-export const accountScope = new AsyncLocalStorage<string>();
 
 const DEFINITION_CACHE_MAX = 500;
 
@@ -112,18 +109,17 @@ export class ExecutionRunner {
   async handle(job: ExecutionJob): Promise<void> {
     const { executions } = this.deps;
     const from = job.kind === 'start' ? 'new' : 'waiting';
-    if (!(await executions.claim(job.executionId, from))) {
-      const row = await executions.get(job.executionId);
+    const row = await executions.claim(job.executionId, from);
+    if (!row) {
+      const seen = await executions.get(job.executionId);
       // A start job seen again while its row says running: its worker died mid-run (BullMQ handed
       // the stalled job on). Running it twice could repeat side effects, so record the crash.
-      if (row && job.kind === 'start' && row.status === 'running') {
-        await executions.markCrashed([row.id], isoNow(this.deps.clock));
-        await this.deps.waiters.notify(row.id, null);
+      if (seen && job.kind === 'start' && seen.status === 'running') {
+        await executions.markCrashed([seen.id], isoNow(this.deps.clock));
+        await this.deps.waiters.notify(seen.id, null);
       }
       return;
     }
-    const row = await executions.get(job.executionId);
-    if (!row) return;
     const trigger = JSON.parse(row.trigger_data) as TriggerData;
     const def = await this.definition(row.workflow_id, row.workflow_version);
     let outcome: ExecutionOutcome;
@@ -134,16 +130,10 @@ export class ExecutionRunner {
         mode: row.mode as RunContext['mode'],
         resumeUrlBase: this.deps.resumeUrlBase,
       };
-      outcome = await accountScope.run(row.account_id, () =>
-        job.kind === 'start'
-          ? this.deps.engine.run(def, { nodeName: trigger.nodeName, items: trigger.items }, ctx)
-          : this.deps.engine.resume(
-              def,
-              JSON.parse(row.run_data ?? 'null') as RunState,
-              job.resumeItems ?? null,
-              ctx,
-            ),
-      );
+      const engine = this.deps.engineFor(row.account_id);
+      outcome = await (job.kind === 'start'
+        ? engine.run(def, { nodeName: trigger.nodeName, items: trigger.items }, ctx)
+        : engine.resume(def, JSON.parse(row.run_data ?? 'null') as RunState, job.resumeItems ?? null, ctx));
     } catch (error) {
       this.deps.log.error({ err: error, executionId: row.id }, 'execution failed to run');
       const message = error instanceof Error ? error.message : String(error);

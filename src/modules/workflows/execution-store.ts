@@ -54,15 +54,15 @@ export class ExecutionStore {
       .executeTakeFirst();
   }
 
-  /** Moves an execution from one status to `running`; false if another worker took it first. */
-  async claim(id: string, from: StoredExecutionStatus): Promise<boolean> {
-    const result = await this.db
+  /** Moves an execution from one status to `running` and returns it; undefined if another worker took it. */
+  async claim(id: string, from: StoredExecutionStatus): Promise<ExecutionRow | undefined> {
+    return this.db
       .updateTable('executions')
       .set({ status: 'running' })
       .where('id', '=', id)
       .where('status', '=', from)
+      .returningAll()
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
   }
 
   async finish(id: string, result: ExecutionResult): Promise<void> {

@@ -6,9 +6,9 @@ import { createQueue } from '../../core/queue/index.js';
 import { CredentialService } from './credential-service.js';
 import { CredentialStore } from './credential-store.js';
 import { DeliveryStore } from './delivery-store.js';
-import { WorkflowEngine } from './engine/index.js';
+import { type EngineDeps, WorkflowEngine } from './engine/index.js';
 import { ExecutionResumer } from './execution-resumer.js';
-import { accountScope, type ExecutionJob, ExecutionRunner } from './execution-runner.js';
+import { type ExecutionJob, ExecutionRunner } from './execution-runner.js';
 import { ExecutionService } from './execution-service.js';
 import { ExecutionStore } from './execution-store.js';
 import { ExecutionWaiters } from './execution-waiters.js';
@@ -118,21 +118,35 @@ export const workflowsModule: PlatformModule = {
       ctx.secrets.box('workflow-credentials'),
       clock,
     );
-    const engine = new WorkflowEngine({
+    const http = createOutboundHttp({
+      allowHosts: trustedHosts(env, config.OUTBOUND_ALLOW_HOSTS),
+      timeoutMs: config.OUTBOUND_TIMEOUT_MS,
+    });
+    const engineDeps = (accountId: string | null): EngineDeps => ({
       now: () => clock.now(),
       credential: async (ref) => {
-        const account = accountScope.getStore();
-        const found = account ? await credentials.reveal(account, ref) : null;
+        const found = accountId ? await credentials.reveal(accountId, ref) : null;
         if (!found) throw new Error(`Credential '${ref}' not found`);
         return found.data;
       },
-      http: createOutboundHttp({
-        allowHosts: trustedHosts(env, config.OUTBOUND_ALLOW_HOSTS),
-        timeoutMs: config.OUTBOUND_TIMEOUT_MS,
-      }),
+      http,
       env,
       expressionTimeoutMs: config.EXPRESSION_TIMEOUT_MS,
     });
+    // One engine per account (its credentials only), kept for their compiled-expression caches;
+    // an explicit binding instead of AsyncLocalStorage, whose promise hooks slow every await.
+    const engines = new Map<string, WorkflowEngine>();
+    const engineFor = (accountId: string): WorkflowEngine => {
+      let engine = engines.get(accountId);
+      if (!engine) {
+        if (engines.size >= 1_000) engines.delete(engines.keys().next().value as string);
+        engine = new WorkflowEngine(engineDeps(accountId));
+        engines.set(accountId, engine);
+      }
+      return engine;
+    };
+    /** Validation and dedupe keys need no credentials. */
+    const engine = new WorkflowEngine(engineDeps(null));
     const queue = createQueue<ExecutionJob>('workflow-executions', {
       redisUrl: config.REDIS_URL,
       prefix: config.QUEUE_PREFIX,
@@ -145,7 +159,7 @@ export const workflowsModule: PlatformModule = {
       workflows: workflowStore,
       deliveries,
       credentials,
-      engine,
+      engineFor,
       queue,
       waiters,
       clock,
