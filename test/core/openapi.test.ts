@@ -19,7 +19,10 @@ const collector: PlatformModule = {
 };
 
 const toOpenApiPath = (url: string) =>
-  url.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{*}').replace(/\/$/, '') || '/';
+  url
+    .replace(/:(\w+)/g, '{$1}')
+    .replace(/\*$/, '{*}')
+    .replace(/\/$/, '') || '/';
 
 describe('OpenAPI document', () => {
   let p: TestPlatform;
