@@ -17,6 +17,8 @@ export const ValidateParameters = Type.Object({
       required: Type.Boolean({ default: true }),
       minLength: Type.Optional(Type.Integer({ minimum: 0 })),
       maxLength: Type.Optional(Type.Integer({ minimum: 0 })),
+      /** Allowed values: of a string, or of every entry of an array. */
+      oneOf: Type.Optional(Type.Array(Type.String(), { minItems: 1 })),
     }),
     { minItems: 1 },
   ),
@@ -80,6 +82,17 @@ export const validateNode = defineNode({
         }
         if (len !== undefined && f.maxLength !== undefined && len > f.maxLength) {
           problems.push({ path, message: `must have at most ${f.maxLength} characters or entries` });
+        }
+        const allowed = f.oneOf;
+        if (allowed) {
+          const values = Array.isArray(v) ? v : [v];
+          const bad = values.filter((x) => typeof x !== 'string' || !allowed.includes(x));
+          if (bad.length > 0) {
+            problems.push({
+              path,
+              message: `must be among ${allowed.join(', ')}; got ${JSON.stringify(bad)}`,
+            });
+          }
         }
       }
     }
