@@ -142,7 +142,12 @@ export async function keysCommand(auth: AuthApi, argv: string[], print: Print): 
 export function describeCliError(error: unknown): string {
   if (error instanceof AppError) {
     const fields = (error.details.fields as Array<{ field: string; message: string }> | undefined) ?? [];
-    return [`${error.code}: ${error.message}`, ...fields.map((f) => `  ${f.field}: ${f.message}`)].join('\n');
+    const problems = (error.details.problems as Array<{ path: string; message: string }> | undefined) ?? [];
+    return [
+      `${error.code}: ${error.message}`,
+      ...fields.map((f) => `  ${f.field}: ${f.message}`),
+      ...problems.map((p) => `  ${p.path}: ${p.message}`),
+    ].join('\n');
   }
   return error instanceof Error ? error.message : String(error);
 }

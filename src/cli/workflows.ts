@@ -32,13 +32,20 @@ export async function workflowsCommand(
       }
       const definitions = await readDefinitions(target);
       if (definitions.length === 0) throw new AppError('NOT_FOUND', `No workflow definitions at ${target}`);
+      // Every file is checked before any is written: a folder imports whole or not at all.
       for (const { file, body } of definitions) {
         if (!Value.Check(WorkflowBody, body)) {
-          const problems = [...Value.Errors(WorkflowBody, body)].map(
-            (e) => `${e.instancePath || '/'} ${e.message}`,
-          );
-          throw new AppError('VALIDATION_ERROR', `${file}: ${problems.join('; ')}`);
+          const problems = [...Value.Errors(WorkflowBody, body)].map((e) => ({
+            path: e.instancePath || '/',
+            message: e.message,
+          }));
+          throw new AppError('VALIDATION_ERROR', `${file}: not a workflow definition`, { problems });
         }
+        const problems = api.workflows.check(body);
+        if (problems.length > 0)
+          throw new AppError('VALIDATION_ERROR', `${file}: the workflow is not valid`, { problems });
+      }
+      for (const { file, body } of definitions) {
         const result = await api.workflows.upsert(accountId, body);
         print(`${result}: ${body.id ?? ''} ${body.name} (${file})`);
       }

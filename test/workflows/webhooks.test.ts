@@ -385,6 +385,35 @@ describe.each(await testDialects())('webhooks on %s', (dialect) => {
       expect(await executionCount(p)).toBe(before + 1);
     });
 
+    it('a delivery whose run failed downstream is not replayed: the retry runs again', async () => {
+      const body = flow('dedupe-fail', [
+        {
+          name: 'Webhook',
+          type: 'webhook',
+          parameters: {
+            path: 'dedupe-fail',
+            responseMode: 'lastNode',
+            options: { dedupeKey: '={{ $json.body.id }}' },
+          },
+        },
+        {
+          name: 'Call',
+          type: 'httpRequest',
+          parameters: { method: 'GET', url: `={{ "${downstreamUrl}" & $json.body.route }}` },
+        },
+      ]);
+      await activate(p, await createWorkflow(p, body));
+      const failed = await hook({ id: 'r-1', route: '/fail' }, '/webhook/dedupe-fail');
+      expect(failed.statusCode).toBe(502);
+      const before = await executionCount(p);
+      const retried = await hook({ id: 'r-1', route: '/ok' }, '/webhook/dedupe-fail');
+      expect(retried.statusCode).toBe(200);
+      expect(await executionCount(p)).toBe(before + 1);
+      const replayed = await hook({ id: 'r-1', route: '/fail' }, '/webhook/dedupe-fail');
+      expect(replayed.statusCode).toBe(200);
+      expect(await executionCount(p)).toBe(before + 1);
+    });
+
     it('concurrent repeats run once', async () => {
       await activate(
         p,

@@ -171,7 +171,14 @@ export class ExecutionRunner {
       stopped_at: stopped,
     });
     if (response && trigger.dedupeKey && hook) {
-      await this.deps.deliveries.setResponse(row.workflow_id, hook.nodeName, trigger.dedupeKey, response);
+      const failed = outcome.status === 'error' && !outcome.state.error?.problems?.length;
+      // A failed run (other than a bad body) must not be replayed to the sender's retries for 24 h:
+      // the claim is released so the retry runs again.
+      if (failed) {
+        await this.deps.deliveries.release(row.workflow_id, hook.nodeName, trigger.dedupeKey, row.id);
+      } else {
+        await this.deps.deliveries.setResponse(row.workflow_id, hook.nodeName, trigger.dedupeKey, response);
+      }
     }
     await this.deps.waiters.notify(row.id, response);
   }

@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext, PlatformModule } from '../../core/context.js';
+import { AppError } from '../../core/errors.js';
 import { createOutboundHttp } from '../../core/http/outbound.js';
 import { createQueue } from '../../core/queue/index.js';
 import { CredentialService } from './credential-service.js';
@@ -97,8 +98,17 @@ export async function readDefinitions(
 ): Promise<Array<{ file: string; body: WorkflowBodyT & { id?: string } }>> {
   const files = await definitionFiles(target);
   const out = [];
-  for (const file of files)
-    out.push({ file, body: JSON.parse(await readFile(file, 'utf8')) as WorkflowBodyT & { id?: string } });
+  for (const file of files) {
+    let body: unknown;
+    try {
+      body = JSON.parse(await readFile(file, 'utf8'));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new AppError('VALIDATION_ERROR', `${file}: not valid JSON (${reason})`);
+    }
+    out.push({ file, body: body as WorkflowBodyT & { id?: string } });
+  }
+
   return out;
 }
 

@@ -64,6 +64,11 @@ export class WorkflowService {
     return { ...listEntry(row), ...viewOf(definitionOf(row)) };
   }
 
+  /** The problems a definition would be refused for (empty: valid), without saving it. */
+  check(body: WorkflowBodyT & { id?: string }): ValidationProblem[] {
+    return this.deps.engine.validate(definitionFromBody(body.id ?? 'wf_check', body));
+  }
+
   async create(accountId: string, body: WorkflowBodyT, id: string = newId('wf')) {
     const def = definitionFromBody(id, body);
     const problems = this.deps.engine.validate(def);

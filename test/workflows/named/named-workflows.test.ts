@@ -2,8 +2,9 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestPlatform } from '../../helpers/platform.js';
 import { testDialects } from '../../helpers/services.js';
-import { activate, createCredential, workflowPlatform } from '../support.js';
-import { type FakeDownstreams, startFakeDownstreams } from './fake-downstreams.js';
+import { type AllFakes, type FakeServer, startAllFakes } from '../support/fakes/index.js';
+import { activate, createCredential, settled, workflowPlatform } from '../support.js';
+import { CREDENTIALS, TOKENS } from './harness.js';
 
 const NAMES = [
   'workspace-to-docs',
@@ -16,31 +17,31 @@ const NAMES = [
 
 describe.each(await testDialects())('the six named workflows on %s', (dialect) => {
   let p: TestPlatform;
-  let fake: FakeDownstreams;
+  let fakes: AllFakes;
   const id = (slug: string) => `wf_${slug.replaceAll('-', '_')}`;
 
   beforeAll(async () => {
-    fake = await startFakeDownstreams();
+    fakes = await startAllFakes(TOKENS);
     p = await workflowPlatform(dialect, {
       WORKFLOWS_DIR: 'workflows',
-      WORKSPACE_API_URL: `${fake.url}/v1`,
-      DOCS_API_URL: fake.url,
-      ORDERS_URL: fake.url,
-      USERS_URL: fake.url,
-      FLOW_URL: fake.url,
-      DOCPROC_URL: fake.url,
-      LLM_URL: fake.url,
-      OUTBOUND_ALLOW_HOSTS: '',
+      ...fakes.env,
+      // The downstream settings' hosts are trusted by the service; the callback fake is one more.
+      OUTBOUND_ALLOW_HOSTS: new URL(fakes.callback.url).host,
     });
   });
   afterAll(async () => {
     await p.close();
-    await fake.close();
+    await fakes.close();
   });
 
   const post = (path: string, payload: unknown, headers: Record<string, string> = {}) =>
     p.app.inject({ method: 'POST', url: `/webhook/${path}`, payload: payload as object, headers });
-  const lastTo = (path: string) => [...fake.received].reverse().find((r) => r.path.startsWith(path));
+  const lastTo = (fake: FakeServer, path: string) =>
+    [...fake.received].reverse().find((r) => r.path.startsWith(path));
+  const fieldsOf = (res: { json(): unknown }) =>
+    (res.json() as { details: { fields: Array<{ field: string }> } }).details.fields
+      .map((f) => f.field)
+      .sort();
 
   it('are imported inactive on first start, once, and are valid', async () => {
     const api = p.ctx.apis.workflows;
@@ -64,43 +65,41 @@ describe.each(await testDialects())('the six named workflows on %s', (dialect) =
   });
 
   it('activate once their credentials are set', async () => {
-    await createCredential(p, 'workspace-to-docs-webhook-key', 'httpHeaderAuth', {
-      name: 'X-Webhook-Key',
-      value: 'wh-key-1',
-    });
-    await createCredential(p, 'store-order-processing-hmac', 'hmacSecret', {
-      secret: 'store-signing-secret',
-    });
-    await createCredential(p, 'workspace-api-token', 'httpBearerAuth', { token: 'secret_workspace' });
-    await createCredential(p, 'docs-api-token', 'httpBearerAuth', { token: 'docs-token' });
-    await createCredential(p, 'platform-api-key', 'httpBearerAuth', { token: 'PROD_API_for_the_platform' });
-    await createCredential(p, 'flow-api-key', 'httpBearerAuth', { token: 'flow-token' });
-    await createCredential(p, 'docproc-api-key', 'httpBearerAuth', { token: 'docproc-token' });
+    const types: Record<string, string> = {
+      'workspace-to-docs-webhook-key': 'httpHeaderAuth',
+      'store-order-processing-hmac': 'hmacSecret',
+    };
+    for (const [name, data] of Object.entries(CREDENTIALS)) {
+      await createCredential(p, name, types[name] ?? 'httpBearerAuth', data);
+    }
     for (const slug of NAMES) await activate(p, id(slug));
   });
 
   describe('workspace-to-docs', () => {
     const body = { pageId: 'page-123', destination: 'guides/release-notes' };
+    const key = { 'x-webhook-key': 'wh-key-1' };
     it('needs X-Webhook-Key: missing → 401, wrong → 403', async () => {
       expect((await post('workspace-to-docs', body)).statusCode).toBe(401);
       expect((await post('workspace-to-docs', body, { 'x-webhook-key': 'nope' })).statusCode).toBe(403);
     });
 
     it('reads the page and its blocks, converts them to Markdown and publishes them', async () => {
-      const res = await post('workspace-to-docs', body, { 'x-webhook-key': 'wh-key-1' });
+      const res = await post('workspace-to-docs', body, key);
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json()).toMatchObject({
+      expect(res.json()).toEqual({
         synced: true,
         pageId: 'page-123',
         destination: 'guides/release-notes',
         title: 'Release notes',
-        blocks: 4,
+        blocks: 5,
+        url: 'https://docs.example.com/guides/release-notes',
+        version: 1,
       });
-      const page = lastTo('/v1/pages/page-123');
+      const page = lastTo(fakes.workspace, '/v1/pages/page-123');
       expect(page?.headers.authorization).toBe('Bearer secret_workspace');
       expect(page?.headers['notion-version']).toBe('2022-06-28');
-      expect(lastTo('/v1/blocks/page-123/children')?.path).toContain('page_size=100');
-      const published = lastTo('/api/docs/pages');
+      expect(lastTo(fakes.workspace, '/v1/blocks/page-123/children')?.query).toEqual({ page_size: '100' });
+      const published = lastTo(fakes.docs, '/api/docs/pages');
       expect(published?.method).toBe('PUT');
       expect(published?.headers.authorization).toBe('Bearer docs-token');
       const doc = published?.body as { path: string; title: string; markdown: string };
@@ -109,18 +108,25 @@ describe.each(await testDialects())('the six named workflows on %s', (dialect) =
       expect(doc.markdown).toContain('# Release notes');
       expect(doc.markdown).toContain('Faster **webhooks**.');
       expect(doc.markdown).toContain('- HMAC signatures');
+      expect(doc.markdown).toContain('- [See the docs](https://docs.example.com)');
       expect(doc.markdown).toContain('```bash');
     });
 
+    it('the same Idempotency-Key twice → the first answer, one publication', async () => {
+      const headers = { ...key, 'idempotency-key': 'sync-1' };
+      const first = await post('workspace-to-docs', body, headers);
+      const count = fakes.docs.received.length;
+      const again = await post('workspace-to-docs', body, headers);
+      expect(again.json()).toEqual(first.json());
+      expect(fakes.docs.received.length).toBe(count);
+    });
+
     it('400 listing bad fields; 502 naming the node when the workspace fails', async () => {
-      const bad = await post('workspace-to-docs', { pageId: 5 }, { 'x-webhook-key': 'wh-key-1' });
+      const bad = await post('workspace-to-docs', { pageId: 5 }, key);
       expect(bad.statusCode).toBe(400);
-      const fields = (bad.json() as { details: { fields: Array<{ field: string }> } }).details.fields.map(
-        (f) => f.field,
-      );
-      expect(fields.sort()).toEqual(['body.destination', 'body.pageId']);
-      fake.failNext('/v1/blocks', 500);
-      const down = await post('workspace-to-docs', body, { 'x-webhook-key': 'wh-key-1' });
+      expect(fieldsOf(bad)).toEqual(['body.destination', 'body.pageId']);
+      fakes.workspace.failNext('/v1/blocks', 500);
+      const down = await post('workspace-to-docs', body, key);
       expect(down.statusCode).toBe(502);
       expect(down.json()).toMatchObject({ code: 'UPSTREAM_ERROR', details: { node: 'Get blocks' } });
     });
@@ -145,36 +151,40 @@ describe.each(await testDialects())('the six named workflows on %s', (dialect) =
           ...(signature ? { 'x-store-hmac-sha256': signature } : {}),
         },
       });
+    const intakes = () => fakes.orders.received.filter((r) => r.path === '/v1/orders').length;
 
     it('a bad or missing signature → 401/403 and no order', async () => {
-      const before = fake.received.filter((r) => r.path === '/v1/orders').length;
+      const before = intakes();
       expect((await send(raw)).statusCode).toBe(401);
       expect((await send(raw, sign(raw, 'wrong'))).statusCode).toBe(403);
-      expect(fake.received.filter((r) => r.path === '/v1/orders').length).toBe(before);
+      expect(intakes()).toBe(before);
     });
 
     it('a signed order is passed to the order intake; the same delivery twice → one order', async () => {
       const res = await send(raw, sign(raw));
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json()).toEqual({ received: true, orderId: 'shop-1001', platformOrderId: 'ord_01' });
-      const intake = lastTo('/v1/orders');
+      expect(res.json()).toEqual({
+        received: true,
+        orderId: 'shop-1001',
+        platformOrderId: 'ord_0001',
+        status: 'received',
+      });
+      const intake = lastTo(fakes.orders, '/v1/orders');
       expect(intake?.headers.authorization).toBe('Bearer PROD_API_for_the_platform');
+      expect(intake?.headers['idempotency-key']).toBe('store-order-shop-1001');
       expect(intake?.body).toEqual(order);
-      const count = fake.received.filter((r) => r.path === '/v1/orders').length;
+      const count = intakes();
       const again = await send(raw, sign(raw));
       expect(again.statusCode).toBe(200);
       expect(again.json()).toEqual(res.json());
-      expect(fake.received.filter((r) => r.path === '/v1/orders').length).toBe(count);
+      expect(intakes()).toBe(count);
     });
 
     it('an order missing fields → 400 listing them', async () => {
       const b = JSON.stringify({ id: 'shop-1002', line_items: 'none' });
       const res = await send(b, sign(b));
       expect(res.statusCode).toBe(400);
-      const fields = (res.json() as { details: { fields: Array<{ field: string }> } }).details.fields.map(
-        (f) => f.field,
-      );
-      expect(fields.sort()).toEqual(['body.customer', 'body.line_items']);
+      expect(fieldsOf(res)).toEqual(['body.customer', 'body.line_items']);
     });
   });
 
@@ -184,10 +194,11 @@ describe.each(await testDialects())('the six named workflows on %s', (dialect) =
       expect((await post('user-registration', body)).statusCode).toBe(401);
       const res = await post('user-registration', body, { 'x-api-key': p.adminKey });
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json()).toMatchObject({ onboarded: true, userId: 'u1', profile: { id: 'usr_01' } });
-      const call = lastTo('/api/users');
+      expect(res.json()).toMatchObject({ onboarded: true, userId: 'u1', profile: { id: 'usr_0001' } });
+      const call = lastTo(fakes.users, '/api/users');
       expect(call?.body).toMatchObject({ ...body, onboarding: { status: 'started' } });
       expect(call?.headers.authorization).toBe('Bearer PROD_API_for_the_platform');
+      expect(call?.headers['x-api-key']).toBeUndefined();
     });
 
     it('400 for a bad email and a missing name', async () => {
@@ -197,56 +208,55 @@ describe.each(await testDialects())('the six named workflows on %s', (dialect) =
         { 'x-api-key': p.adminKey },
       );
       expect(res.statusCode).toBe(400);
-      const fields = (res.json() as { details: { fields: Array<{ field: string }> } }).details.fields.map(
-        (f) => f.field,
-      );
-      expect(fields.sort()).toEqual(['body.email', 'body.name']);
+      expect(fieldsOf(res)).toEqual(['body.email', 'body.name']);
     });
   });
 
   describe('llm-completion-processor', () => {
     const base = { completionId: 'cmp-1', model: 'llama3.1', result: '## Summary\nAll good.' };
+    const route = (over: Record<string, string>) =>
+      post('llm-completion-processor', { ...base, ...over }, { 'x-api-key': p.adminKey });
+
     it('routes docs:<path> to the docs target', async () => {
-      const res = await post(
-        'llm-completion-processor',
-        { ...base, destination: 'docs:ai/summaries/cmp-1' },
-        { 'x-api-key': p.adminKey },
-      );
+      const res = await route({ destination: 'docs:ai/summaries/cmp-1' });
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json()).toMatchObject({ routed: true, completionId: 'cmp-1' });
-      expect(lastTo('/api/docs/pages')?.body).toMatchObject({
+      expect(res.json()).toMatchObject({ routed: true, completionId: 'cmp-1', target: 'docs' });
+      expect(lastTo(fakes.docs, '/api/docs/pages')?.body).toMatchObject({
         path: 'ai/summaries/cmp-1',
         markdown: base.result,
         source: { kind: 'llm', model: 'llama3.1', completionId: 'cmp-1' },
       });
     });
 
-    it('posts to a callback URL (through the outbound guard)', async () => {
-      const res = await post(
-        'llm-completion-processor',
-        { ...base, completionId: 'cmp-2', destination: `${fake.url}/callback` },
-        { 'x-api-key': p.adminKey },
+    it('routes flow:<flowId> to the flow builder and llm:<model> to the language model', async () => {
+      const flow = await route({ completionId: 'cmp-5', destination: 'flow:reviewer' });
+      expect(flow.statusCode, flow.body).toBe(200);
+      expect(flow.json()).toMatchObject({ target: 'flow', answer: `Answer to: ${base.result}` });
+      expect(lastTo(fakes.flow, '/api/v1/prediction/reviewer')?.headers.authorization).toBe(
+        'Bearer flow-token',
       );
+      const llm = await route({ completionId: 'cmp-6', destination: 'llm:mistral' });
+      expect(llm.statusCode, llm.body).toBe(200);
+      expect(llm.json()).toMatchObject({ target: 'llm', model: 'mistral', answer: `Echo: ${base.result}` });
+      expect(lastTo(fakes.llm, '/api/chat')?.headers.authorization).toBe('Bearer llm-token');
+    });
+
+    it('posts to a callback URL (through the outbound guard)', async () => {
+      const res = await route({ completionId: 'cmp-2', destination: `${fakes.callback.url}/callback` });
       expect(res.statusCode, res.body).toBe(200);
-      expect(lastTo('/callback')?.body).toEqual({
+      expect(res.json()).toMatchObject({ target: 'callback', callbackStatus: 200 });
+      expect(lastTo(fakes.callback, '/callback')?.body).toEqual({
         completionId: 'cmp-2',
         model: 'llama3.1',
         result: base.result,
       });
-      const internal = await post(
-        'llm-completion-processor',
-        { ...base, completionId: 'cmp-3', destination: 'http://169.254.169.254/latest' },
-        { 'x-api-key': p.adminKey },
-      );
+      const internal = await route({ completionId: 'cmp-3', destination: 'http://169.254.169.254/latest' });
       expect(internal.statusCode).toBe(502);
+      expect(internal.json()).toMatchObject({ details: { node: 'To callback' } });
     });
 
     it('an unknown destination → 422 naming the node', async () => {
-      const res = await post(
-        'llm-completion-processor',
-        { ...base, completionId: 'cmp-4', destination: 'ftp:nowhere' },
-        { 'x-api-key': p.adminKey },
-      );
+      const res = await route({ completionId: 'cmp-4', destination: 'ftp:nowhere' });
       expect(res.statusCode).toBe(422);
       expect(res.json()).toMatchObject({ details: { node: 'Unknown destination' } });
     });
@@ -260,8 +270,13 @@ describe.each(await testDialects())('the six named workflows on %s', (dialect) =
         { 'x-api-key': p.adminKey },
       );
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json()).toEqual({ flowId: 'flow-42', answer: 'Answer to: What is new?', chatId: 'chat-1' });
-      const call = lastTo('/api/v1/prediction/flow-42');
+      expect(res.json()).toEqual({
+        flowId: 'flow-42',
+        answer: 'Answer to: What is new?',
+        chatId: expect.any(String),
+        chatMessageId: expect.any(String),
+      });
+      const call = lastTo(fakes.flow, '/api/v1/prediction/flow-42');
       expect(call?.headers.authorization).toBe('Bearer flow-token');
       expect(call?.body).toEqual({
         question: 'What is new?',
@@ -276,12 +291,13 @@ describe.each(await testDialects())('the six named workflows on %s', (dialect) =
         { 'x-api-key': p.adminKey },
       );
       expect(res.statusCode).toBe(400);
-      expect(JSON.stringify(res.json())).toMatch(/body\.input\.question/);
+      expect(fieldsOf(res)).toEqual(['body.input.question']);
     });
   });
 
   describe('document-processing', () => {
-    it('loads the document with its operations', async () => {
+    type Started = { message: string; executionId: string };
+    it('answers 202 at once; the execution loads, chunks, embeds and indexes', async () => {
       const body = {
         documentId: 'doc-9',
         operations: ['chunk', 'embed', 'index'],
@@ -289,27 +305,35 @@ describe.each(await testDialects())('the six named workflows on %s', (dialect) =
         embeddingModel: 'nomic-embed-text',
       };
       const res = await post('document-processing', body, { 'x-api-key': p.adminKey });
-      expect(res.statusCode, res.body).toBe(200);
-      expect(res.json()).toMatchObject({ documentId: 'doc-9', result: { status: 'processed', chunks: 12 } });
-      expect(lastTo('/api/documents/load')?.body).toMatchObject({
-        source: 'document',
-        url: 'doc-9',
-        ...body,
-      });
-      expect(lastTo('/api/documents/load')?.headers.authorization).toBe('Bearer docproc-token');
+      expect(res.statusCode, res.body).toBe(202);
+      const started = res.json() as Started;
+      expect(started.message).toBe('Workflow was started');
+      const exe = await settled(p, started.executionId);
+      expect(exe).toMatchObject({ status: 'success', workflowId: id('document-processing') });
+      const paths = fakes.docproc.received.slice(-4).map((r) => r.path);
+      expect(paths).toEqual([
+        '/api/documents/load',
+        '/api/documents/doc-9/chunks',
+        '/api/documents/doc-9/embeddings',
+        '/api/documents/doc-9/index',
+      ]);
+      expect(lastTo(fakes.docproc, '/api/documents/load')?.headers.authorization).toBe(
+        'Bearer docproc-token',
+      );
     });
 
-    it('400 for an unknown operation and a non-integer chunk size', async () => {
+    it('an unknown operation and a non-integer chunk size: the execution fails listing them', async () => {
       const res = await post(
         'document-processing',
         { documentId: 'doc-9', operations: ['chunk', 'shred'], chunkSize: 1.5, embeddingModel: 'm' },
         { 'x-api-key': p.adminKey },
       );
-      expect(res.statusCode).toBe(400);
-      const fields = (res.json() as { details: { fields: Array<{ field: string }> } }).details.fields.map(
-        (f) => f.field,
-      );
-      expect(fields.sort()).toEqual(['body.chunkSize', 'body.operations']);
+      expect(res.statusCode).toBe(202);
+      const exe = await settled(p, (res.json() as Started).executionId);
+      expect(exe.status).toBe('error');
+      const error = (exe.data as { error: { node: string; problems: Array<{ path: string }> } }).error;
+      expect(error.node).toBe('Validate');
+      expect(error.problems.map((x) => x.path).sort()).toEqual(['body.chunkSize', 'body.operations']);
     });
   });
 });

@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkflowDefinition } from '../../../src/modules/workflows/engine/types.js';
+import { type FakeServer, startFakeDocproc } from '../support/fakes/index.js';
+import {
+  answerOf,
+  loadWorkflow,
+  namedDeps,
+  problemPaths,
+  runWebhook,
+  TOKENS,
+  WorkflowEngine,
+} from './harness.js';
+
+describe('document-processing', () => {
+  let def: WorkflowDefinition;
+  let docproc: FakeServer;
+  let engine: WorkflowEngine;
+  const body = {
+    documentId: 'doc-9',
+    operations: ['index', 'chunk', 'embed'],
+    chunkSize: 800,
+    embeddingModel: 'nomic-embed-text',
+  };
+  const callsSince = (n: number) => docproc.received.slice(n).map((r) => `${r.method} ${r.path}`);
+
+  beforeAll(async () => {
+    def = await loadWorkflow('document-processing');
+    docproc = await startFakeDocproc({ token: TOKENS.docproc });
+    engine = new WorkflowEngine(namedDeps({ DOCPROC_URL: docproc.url }));
+  });
+  afterAll(() => docproc.close());
+
+  it('is a valid definition: platform API key, answered on receipt with 202', () => {
+    expect(engine.validate(def)).toEqual([]);
+    expect(def).toMatchObject({ id: 'wf_document_processing', name: 'document-processing' });
+    expect(engine.triggerNodes(def)[0]?.parameters).toMatchObject({
+      path: 'document-processing',
+      httpMethod: 'POST',
+      authentication: 'apiKey',
+      responseMode: 'onReceived',
+      responseCode: 202,
+    });
+  });
+
+  it('loads the document, then chunks, embeds and indexes it in that order', async () => {
+    const before = docproc.received.length;
+    const outcome = await runWebhook(engine, def, body);
+    expect(outcome.status, JSON.stringify(outcome.state.error)).toBe('success');
+    expect(callsSince(before)).toEqual([
+      'POST /api/documents/load',
+      'POST /api/documents/doc-9/chunks',
+      'POST /api/documents/doc-9/embeddings',
+      'POST /api/documents/doc-9/index',
+    ]);
+    const [load, chunk, embed, index] = docproc.received.slice(before);
+    expect(load?.body).toEqual({ documentId: 'doc-9', source: 'store', url: 'store://documents/doc-9' });
+    expect(chunk?.body).toEqual({ chunkSize: 800 });
+    expect(embed?.body).toEqual({ model: 'nomic-embed-text' });
+    expect(index?.body).toEqual({ model: 'nomic-embed-text' });
+    for (const call of [load, chunk, embed, index]) {
+      expect(call?.headers.authorization).toBe('Bearer docproc-token');
+    }
+    expect(answerOf(outcome)).toEqual({
+      documentId: 'doc-9',
+      operations: ['index', 'chunk', 'embed'],
+      status: 'processed',
+      load: { documentId: 'doc-9', status: 'loaded', characters: 12000 },
+      chunk: { documentId: 'doc-9', chunkSize: 800, chunks: 15 },
+      embed: { documentId: 'doc-9', model: 'nomic-embed-text', embedded: 15, dimensions: 768 },
+      index: { documentId: 'doc-9', indexed: 15, index: 'documents' },
+    });
+  });
+
+  it('runs only the operations asked for; a given source and url are loaded as such', async () => {
+    const before = docproc.received.length;
+    const outcome = await runWebhook(engine, def, {
+      ...body,
+      documentId: 'doc/10',
+      operations: ['embed'],
+      source: 'web',
+      url: 'https://example.com/paper.pdf',
+    });
+    expect(outcome.status, JSON.stringify(outcome.state.error)).toBe('success');
+    expect(callsSince(before)).toEqual([
+      'POST /api/documents/load',
+      'POST /api/documents/doc%2F10/embeddings',
+    ]);
+    expect(docproc.received[before]?.body).toEqual({
+      documentId: 'doc/10',
+      source: 'web',
+      url: 'https://example.com/paper.pdf',
+    });
+    expect(answerOf(outcome)).toMatchObject({ operations: ['embed'], chunk: null, index: null });
+  });
+
+  it('an invalid body ends in error listing every bad field', async () => {
+    const before = docproc.received.length;
+    const outcome = await runWebhook(engine, def, {
+      documentId: '',
+      operations: ['chunk', 'shred'],
+      chunkSize: 1.5,
+    });
+    expect(outcome.status).toBe('error');
+    expect(outcome.state.error?.node).toBe('Validate');
+    expect(problemPaths(outcome)).toEqual([
+      'body.chunkSize',
+      'body.documentId',
+      'body.embeddingModel',
+      'body.operations',
+    ]);
+    expect(outcome.state.error?.problems).toContainEqual({
+      path: 'body.operations',
+      message: 'must be among chunk, embed, index; got ["shred"]',
+    });
+    expect(docproc.received.length).toBe(before);
+    const noOps = await runWebhook(engine, def, { ...body, operations: [] });
+    expect(problemPaths(noOps)).toEqual(['body.operations']);
+  });
+
+  it('a failing step ends in error naming the node, and later steps do not run', async () => {
+    docproc.failNext('/api/documents/doc-9/embeddings', 500);
+    const before = docproc.received.length;
+    const outcome = await runWebhook(engine, def, body);
+    expect(outcome.status).toBe('error');
+    expect(outcome.state.error).toMatchObject({ node: 'Embed', message: 'Request failed with status 500' });
+    expect(callsSince(before)).not.toContain('POST /api/documents/doc-9/index');
+  });
+});
