@@ -29,7 +29,8 @@ describe.each(await testDialects())('webhooks on %s', (dialect) => {
     downstream = createServer((req, res) => {
       res.statusCode = req.url?.startsWith('/fail') ? 500 : 200;
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ upstream: true }));
+      const delay = req.url?.startsWith('/slow') ? 1_500 : 0;
+      setTimeout(() => res.end(JSON.stringify({ upstream: true })), delay);
     });
     await new Promise<void>((r) => downstream.listen(0, '127.0.0.1', r));
     downstreamUrl = `http://127.0.0.1:${(downstream.address() as AddressInfo).port}`;
@@ -112,6 +113,34 @@ describe.each(await testDialects())('webhooks on %s', (dialect) => {
       expect(res.statusCode).toBe(201);
       expect(res.headers['x-order']).toBe('o-1');
       expect(res.json()).toEqual({ accepted: 'o-1' });
+    });
+  });
+
+  describe('early answers', () => {
+    it('responseNode answers as soon as respondToWebhook runs; the rest runs on', async () => {
+      const body = flow('early', [
+        { name: 'Webhook', type: 'webhook', parameters: { path: 'early', responseMode: 'responseNode' } },
+        {
+          name: 'Accepted',
+          type: 'respondToWebhook',
+          parameters: {
+            respondWith: 'json',
+            responseCode: 202,
+            responseBody: { accepted: true, id: '={{ $execution.id }}' },
+          },
+        },
+        { name: 'Slow', type: 'httpRequest', parameters: { method: 'GET', url: `${downstreamUrl}/slow` } },
+      ]);
+      await activate(p, await createWorkflow(p, body));
+      const res = await hook({}, '/webhook/early');
+      expect(res.statusCode).toBe(202);
+      const { id } = res.json() as { id: string };
+      const now = (await p.request({ method: 'GET', url: `/api/v1/executions/${id}` })).json() as {
+        status: string;
+      };
+      expect(now.status).toBe('running');
+      const done = await settled(p, id);
+      expect(done.status).toBe('success');
     });
   });
 

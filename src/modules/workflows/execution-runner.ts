@@ -10,6 +10,7 @@ import type {
   Item,
   RunContext,
   RunState,
+  WebhookResponse,
   WorkflowDefinition,
   WorkflowEngine,
 } from './engine/index.js';
@@ -125,10 +126,14 @@ export class ExecutionRunner {
     let outcome: ExecutionOutcome;
     try {
       if (!def) throw new Error(`Workflow ${row.workflow_id} version ${row.workflow_version} is gone`);
+      const hook = row.mode === 'webhook' ? webhookNodesOf(def).find((h) => h.nodeName === trigger.nodeName) : undefined;
       const ctx: RunContext = {
         executionId: row.id,
         mode: row.mode as RunContext['mode'],
         resumeUrlBase: this.deps.resumeUrlBase,
+        ...(hook?.responseMode === 'responseNode'
+          ? { onRespond: (r: WebhookResponse) => this.answerEarly(row, hook.nodeName, trigger, r) }
+          : {}),
       };
       const engine = this.deps.engineFor(row.account_id);
       outcome = await (job.kind === 'start'
@@ -146,6 +151,21 @@ export class ExecutionRunner {
       };
     }
     await this.finish(row, def, trigger, outcome);
+  }
+
+  /** A respondToWebhook ran: store and deliver the answer now; the run goes on. */
+  private async answerEarly(
+    row: ExecutionRow,
+    nodeName: string,
+    trigger: TriggerData,
+    response: WebhookResponse,
+  ): Promise<void> {
+    const stored = JSON.stringify({ kind: 'reply', ...response });
+    await this.deps.executions.setResponse(row.id, stored);
+    if (trigger.dedupeKey) {
+      await this.deps.deliveries.setResponse(row.workflow_id, nodeName, trigger.dedupeKey, stored);
+    }
+    await this.deps.waiters.notify(row.id, stored);
   }
 
   private async finish(

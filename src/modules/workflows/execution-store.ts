@@ -73,6 +73,10 @@ export class ExecutionStore {
       .execute();
   }
 
+  async setResponse(id: string, response: string): Promise<void> {
+    await this.db.updateTable('executions').set({ response }).where('id', '=', id).execute();
+  }
+
   async delete(accountId: string, id: string): Promise<boolean> {
     const result = await this.db
       .deleteFrom('executions')

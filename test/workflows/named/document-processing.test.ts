@@ -30,15 +30,14 @@ describe('document-processing', () => {
   });
   afterAll(() => docproc.close());
 
-  it('is a valid definition: platform API key, answered on receipt with 202', () => {
+  it('is a valid definition: platform API key, answered with 202 once the body is valid', () => {
     expect(engine.validate(def)).toEqual([]);
     expect(def).toMatchObject({ id: 'wf_document_processing', name: 'document-processing' });
     expect(engine.triggerNodes(def)[0]?.parameters).toMatchObject({
       path: 'document-processing',
       httpMethod: 'POST',
       authentication: 'apiKey',
-      responseMode: 'onReceived',
-      responseCode: 202,
+      responseMode: 'responseNode',
     });
   });
 

@@ -296,8 +296,8 @@ describe.each(await testDialects())('the six named workflows on %s', (dialect) =
   });
 
   describe('document-processing', () => {
-    type Started = { message: string; executionId: string };
-    it('answers 202 at once; the execution loads, chunks, embeds and indexes', async () => {
+    type Started = { accepted: boolean; executionId: string };
+    it('answers 202 once the body is valid; the execution goes on to load, chunk, embed and index', async () => {
       const body = {
         documentId: 'doc-9',
         operations: ['chunk', 'embed', 'index'],
@@ -307,7 +307,7 @@ describe.each(await testDialects())('the six named workflows on %s', (dialect) =
       const res = await post('document-processing', body, { 'x-api-key': p.adminKey });
       expect(res.statusCode, res.body).toBe(202);
       const started = res.json() as Started;
-      expect(started.message).toBe('Workflow was started');
+      expect(started).toMatchObject({ accepted: true, documentId: 'doc-9', operations: body.operations });
       const exe = await settled(p, started.executionId);
       expect(exe).toMatchObject({ status: 'success', workflowId: id('document-processing') });
       const paths = fakes.docproc.received.slice(-4).map((r) => r.path);
@@ -322,18 +322,20 @@ describe.each(await testDialects())('the six named workflows on %s', (dialect) =
       );
     });
 
-    it('an unknown operation and a non-integer chunk size: the execution fails listing them', async () => {
+    it('an unknown operation and a non-integer chunk size → 400 listing them', async () => {
       const res = await post(
         'document-processing',
         { documentId: 'doc-9', operations: ['chunk', 'shred'], chunkSize: 1.5, embeddingModel: 'm' },
         { 'x-api-key': p.adminKey },
       );
-      expect(res.statusCode).toBe(202);
-      const exe = await settled(p, (res.json() as Started).executionId);
-      expect(exe.status).toBe('error');
-      const error = (exe.data as { error: { node: string; problems: Array<{ path: string }> } }).error;
-      expect(error.node).toBe('Validate');
-      expect(error.problems.map((x) => x.path).sort()).toEqual(['body.chunkSize', 'body.operations']);
+      expect(res.statusCode).toBe(400);
+      const err = res.json() as {
+        code: string;
+        details: { fields: Array<{ field: string }>; executionId: string };
+      };
+      expect(err.code).toBe('VALIDATION_ERROR');
+      expect(err.details.fields.map((x) => x.field).sort()).toEqual(['body.chunkSize', 'body.operations']);
+      expect((await settled(p, err.details.executionId)).status).toBe('error');
     });
   });
 });

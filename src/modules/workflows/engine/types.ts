@@ -125,6 +125,8 @@ export interface RunContext {
   mode: 'webhook' | 'manual' | 'retry' | 'trigger';
   /** Public URL base for `$execution.resumeUrl`. */
   resumeUrlBase: string;
+  /** Called when the first respondToWebhook runs, so the webhook can be answered before the run ends. */
+  onRespond?: (response: WebhookResponse) => void | Promise<void>;
 }
 
 export interface ValidationProblem {

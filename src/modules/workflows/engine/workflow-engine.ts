@@ -177,7 +177,10 @@ export class WorkflowEngine {
       state.lastNodeExecuted = node.name;
       if (!result) return this.fail(run, runData.error ?? { message: 'Node failed', node: node.name });
 
+      const first = result.kind === 'respond' && run.webhookResponse === null;
       const paused = this.apply(run, node.name, inputs, result);
+      // The caller may answer the webhook now, while the rest of the workflow runs on.
+      if (first && run.webhookResponse) await run.ctx.onRespond?.(run.webhookResponse);
       if (paused) return paused;
     }
     return {
