@@ -126,7 +126,8 @@ export class ExecutionRunner {
     let outcome: ExecutionOutcome;
     try {
       if (!def) throw new Error(`Workflow ${row.workflow_id} version ${row.workflow_version} is gone`);
-      const hook = row.mode === 'webhook' ? webhookNodesOf(def).find((h) => h.nodeName === trigger.nodeName) : undefined;
+      const hook =
+        row.mode === 'webhook' ? webhookNodesOf(def).find((h) => h.nodeName === trigger.nodeName) : undefined;
       const ctx: RunContext = {
         executionId: row.id,
         mode: row.mode as RunContext['mode'],
