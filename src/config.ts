@@ -74,6 +74,12 @@ const ConfigSchema = Type.Object({
   // Commerce.
   ASSET_BASE_URL: Type.String({ default: '' }),
   CURRENCY: Type.String({ default: 'USD', pattern: '^[A-Z]{3}$' }),
+  /** How long a prepared checkout holds its inventory reservation. */
+  CHECKOUT_TTL_SECONDS: Type.Integer({ default: 900, minimum: 30, maximum: 86_400 }),
+  /** Gift wrapping, per wrapped unit, in the currency's major unit. */
+  GIFT_WRAP_FEE: Type.Number({ default: 4.99, minimum: 0, maximum: 1000 }),
+  /** Sales tax rate used until an address is known (0.08 = 8 %). */
+  TAX_DEFAULT_RATE: Type.Number({ default: 0.08, minimum: 0, maximum: 1 }),
 });
 
 export type Config = Static<typeof ConfigSchema> & {

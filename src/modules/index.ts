@@ -1,6 +1,7 @@
 import type { PlatformModule } from '../core/context.js';
 import type { MigrationSet } from '../core/db/migrate.js';
 import { authModule } from './auth/index.js';
+import { cartModule } from './cart/index.js';
 import { commerceModule } from './commerce/index.js';
 import { gameModule } from './game/index.js';
 import { healthModule } from './health/index.js';
@@ -12,6 +13,7 @@ export const allModules: readonly PlatformModule[] = [
   healthModule,
   gameModule,
   commerceModule,
+  cartModule,
   workflowsModule,
 ];
 

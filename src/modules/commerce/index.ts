@@ -25,6 +25,8 @@ export interface CommerceApi {
   ): Promise<(Blend & { isOwner: boolean }) | null>;
   /** Fills a blend's `usedIn`; recording the same order line twice is a no-op. */
   recordBlendUsage(usage: BlendUsage): Promise<void>;
+  /** The public URL of a catalogue image path. */
+  assetUrl(path: string): string;
 }
 
 declare module '../../core/context.js' {
@@ -63,6 +65,7 @@ export const commerceModule: PlatformModule = {
       getVariant: (id) => productStore.variant(id),
       getBlendForCustomer: (accountId, owner, id) => blends.blendFor({ accountId, owner }, id),
       recordBlendUsage: (usage) => blends.recordUsage(usage),
+      assetUrl: asset,
     };
   },
 

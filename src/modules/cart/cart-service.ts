@@ -1,0 +1,326 @@
+import { type Clock, isoNow } from '../../core/clock.js';
+import { AppError, notFound } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { fromMinor } from '../../core/money.js';
+import type { CommerceApi, Product, ProductVariant } from '../commerce/index.js';
+import type { CartItemRow, CartRow, CartStore } from './cart-store.js';
+import type { InventoryStore } from './inventory-store.js';
+import { computeTotals } from './totals.js';
+
+export interface Actor {
+  accountId: string;
+  /** The customer token's `sub`, or the account id for a key acting for its account. */
+  customerId: string;
+}
+
+export interface Customizations {
+  fragrance?: string;
+  fragranceId?: string;
+  giftWrapped?: boolean;
+  giftMessage?: string;
+}
+
+interface StoredCustomizations extends Customizations {
+  fragranceName?: string;
+  giftWrapped: boolean;
+}
+
+export interface CartSettings {
+  currency: string;
+  /** Minor units per wrapped unit. */
+  giftWrapFee: number;
+  taxRate: number;
+  checkoutTtlSeconds: number;
+}
+
+export interface CartServiceDeps {
+  carts: CartStore;
+  inventory: InventoryStore;
+  commerce: CommerceApi;
+  clock: Clock;
+  settings: CartSettings;
+}
+
+const money = (minor: number) => fromMinor(minor);
+
+/** One active cart per customer; totals recomputed on every answer. */
+export class CartService {
+  constructor(private readonly deps: CartServiceDeps) {}
+
+  async get(actor: Actor) {
+    return this.view(await this.cart(actor));
+  }
+
+  async addItem(
+    actor: Actor,
+    input: { productId: string; variantId: string; quantity: number; customizations?: Customizations },
+  ) {
+    const cart = await this.cart(actor);
+    const { product, variant } = await this.variantOf(input.productId, input.variantId);
+    const customizations = await this.customizations(actor, input.customizations ?? {});
+    const mergeKey = keyOf(customizations);
+    const items = await this.deps.carts.items(cart.id);
+    const same = items.find((i) => i.variant_id === variant.id && i.merge_key === mergeKey);
+    const inCart = items.filter((i) => i.variant_id === variant.id).reduce((a, i) => a + i.quantity, 0);
+    const lineQuantity = (same?.quantity ?? 0) + input.quantity;
+    if (lineQuantity > 99) {
+      throw new AppError('VALIDATION_ERROR', 'A line holds at most 99 units', {
+        fields: [{ field: 'quantity', message: `the line would hold ${lineQuantity}; at most 99` }],
+      });
+    }
+    await this.checkStock(variant.id, inCart + input.quantity, cart);
+    const at = isoNow(this.deps.clock);
+    if (same) {
+      await this.deps.carts.updateItem(same.id, { quantity: lineQuantity });
+    } else {
+      await this.deps.carts.insertItem({
+        id: newId('item'),
+        cart_id: cart.id,
+        product_id: product.id,
+        variant_id: variant.id,
+        quantity: input.quantity,
+        customizations: JSON.stringify(customizations),
+        merge_key: mergeKey,
+        created_at: at,
+      });
+    }
+    return this.view(await this.changed(cart, at));
+  }
+
+  async updateItem(
+    actor: Actor,
+    itemId: string,
+    input: { quantity?: number; customizations?: Customizations },
+  ) {
+    const cart = await this.cart(actor);
+    const item = await this.deps.carts.item(cart.id, itemId);
+    if (!item) throw notFound('ITEM_NOT_FOUND', 'Cart item', itemId);
+    const quantity = input.quantity ?? item.quantity;
+    const customizations = input.customizations
+      ? await this.customizations(actor, input.customizations)
+      : (JSON.parse(item.customizations) as StoredCustomizations);
+    const mergeKey = keyOf(customizations);
+    const items = await this.deps.carts.items(cart.id);
+    const others = items.filter((i) => i.variant_id === item.variant_id && i.id !== item.id);
+    await this.checkStock(item.variant_id, others.reduce((a, i) => a + i.quantity, 0) + quantity, cart);
+    const twin = others.find((i) => i.merge_key === mergeKey);
+    if (twin) {
+      // Now equal to another line: they become one.
+      if (twin.quantity + quantity > 99) {
+        throw new AppError('VALIDATION_ERROR', 'A line holds at most 99 units', {
+          fields: [{ field: 'quantity', message: 'merging with an equal line would exceed 99' }],
+        });
+      }
+      await this.deps.carts.updateItem(twin.id, { quantity: twin.quantity + quantity });
+      await this.deps.carts.deleteItem(item.id);
+    } else {
+      await this.deps.carts.updateItem(item.id, {
+        quantity,
+        customizations: JSON.stringify(customizations),
+        merge_key: mergeKey,
+      });
+    }
+    return this.view(await this.changed(cart, isoNow(this.deps.clock)));
+  }
+
+  async deleteItem(actor: Actor, itemId: string) {
+    const cart = await this.cart(actor);
+    const item = await this.deps.carts.item(cart.id, itemId);
+    if (!item) throw notFound('ITEM_NOT_FOUND', 'Cart item', itemId);
+    await this.deps.carts.deleteItem(item.id);
+    return this.view(await this.changed(cart, isoNow(this.deps.clock)));
+  }
+
+  async setNote(actor: Actor, note: string) {
+    const cart = await this.cart(actor);
+    const at = isoNow(this.deps.clock);
+    await this.deps.carts.touch(cart.id, { notes: note, updated_at: at });
+    return this.view({ ...cart, notes: note, updated_at: at });
+  }
+
+  /**
+   * Reserves every line's stock (quantities of one variant summed across lines) for
+   * CHECKOUT_TTL_SECONDS; all or nothing. Calling it again renews the reservation.
+   */
+  async checkout(actor: Actor) {
+    const cart = await this.cart(actor);
+    const items = await this.deps.carts.items(cart.id);
+    if (items.length === 0) throw new AppError('UNPROCESSABLE', 'The cart is empty', { cartId: cart.id });
+    const lines = new Map<string, number>();
+    for (const i of items) lines.set(i.variant_id, (lines.get(i.variant_id) ?? 0) + i.quantity);
+    const now = this.deps.clock.now();
+    const checkoutId = newId('chk');
+    const expires = new Date(now.getTime() + this.deps.settings.checkoutTtlSeconds * 1000).toISOString();
+    const shortages = await this.deps.inventory.reserve(checkoutId, cart.checkout_id, lines, expires);
+    if (shortages.length > 0) {
+      await this.deps.carts.touch(cart.id, {
+        checkout_id: null,
+        checkout_expires: null,
+        updated_at: now.toISOString(),
+      });
+      throw new AppError('OUT_OF_STOCK', 'Not enough stock for some lines; nothing was reserved', {
+        lines: shortages.map((s) => ({
+          ...s,
+          itemIds: items.filter((i) => i.variant_id === s.variantId).map((i) => i.id),
+        })),
+      });
+    }
+    await this.deps.carts.touch(cart.id, {
+      checkout_id: checkoutId,
+      checkout_expires: expires,
+      updated_at: now.toISOString(),
+    });
+    return this.view({
+      ...cart,
+      checkout_id: checkoutId,
+      checkout_expires: expires,
+      updated_at: now.toISOString(),
+    });
+  }
+
+  /** The customer's cart, made on first use; an expired reservation is released on read. */
+  private async cart(actor: Actor): Promise<CartRow> {
+    const at = isoNow(this.deps.clock);
+    const cart = await this.deps.carts.findOrCreate({
+      id: newId('cart'),
+      account_id: actor.accountId,
+      customer_id: actor.customerId,
+      notes: '',
+      checkout_id: null,
+      checkout_expires: null,
+      created_at: at,
+      updated_at: at,
+    });
+    if (cart.checkout_id && cart.checkout_expires && cart.checkout_expires <= at) {
+      await this.deps.inventory.release(cart.checkout_id);
+      await this.deps.carts.touch(cart.id, {
+        checkout_id: null,
+        checkout_expires: null,
+        updated_at: cart.updated_at,
+      });
+      return { ...cart, checkout_id: null, checkout_expires: null };
+    }
+    return cart;
+  }
+
+  /** A change to the lines releases a prepared checkout: it no longer matches the cart. */
+  private async changed(cart: CartRow, at: string): Promise<CartRow> {
+    if (cart.checkout_id) await this.deps.inventory.release(cart.checkout_id);
+    await this.deps.carts.touch(cart.id, { checkout_id: null, checkout_expires: null, updated_at: at });
+    return { ...cart, checkout_id: null, checkout_expires: null, updated_at: at };
+  }
+
+  private async variantOf(
+    productId: string,
+    variantId: string,
+  ): Promise<{ product: Product; variant: ProductVariant }> {
+    const product = await this.deps.commerce.getProduct(productId);
+    if (!product) throw notFound('PRODUCT_NOT_FOUND', 'Product', productId);
+    const variant = product.variants.find((v) => v.id === variantId);
+    if (!variant)
+      throw new AppError('NOT_FOUND', `Variant '${variantId}' of product '${productId}' was not found`, {
+        productId,
+        variantId,
+      });
+    return { product, variant };
+  }
+
+  private async customizations(actor: Actor, input: Customizations): Promise<StoredCustomizations> {
+    const out: StoredCustomizations = { giftWrapped: input.giftWrapped ?? false };
+    if (input.fragrance !== undefined) out.fragrance = input.fragrance;
+    if (input.giftMessage !== undefined && input.giftMessage !== '') out.giftMessage = input.giftMessage;
+    if (input.fragranceId !== undefined) {
+      const blend = await this.deps.commerce.getBlendForCustomer(
+        actor.accountId,
+        actor.customerId,
+        input.fragranceId,
+      );
+      if (!blend) throw notFound('BLEND_NOT_FOUND', 'Blend', input.fragranceId);
+      out.fragranceId = blend.id;
+      out.fragranceName = blend.name;
+    }
+    return out;
+  }
+
+  /** What this cart may hold of a variant: free stock plus what its own checkout already reserved. */
+  private async checkStock(variantId: string, wanted: number, cart: CartRow): Promise<void> {
+    const level = await this.deps.inventory.level(variantId);
+    const own = cart.checkout_id ? await this.reservedBy(cart, variantId) : 0;
+    const available = (level?.available ?? 0) + own;
+    if (wanted > available) {
+      throw new AppError('OUT_OF_STOCK', `Only ${available} of this variant can be ordered`, {
+        variantId,
+        requested: wanted,
+        available,
+      });
+    }
+  }
+
+  private async reservedBy(cart: CartRow, variantId: string): Promise<number> {
+    const items = await this.deps.carts.items(cart.id);
+    return items.filter((i) => i.variant_id === variantId).reduce((a, i) => a + i.quantity, 0);
+  }
+
+  private async view(cart: CartRow) {
+    const rows = await this.deps.carts.items(cart.id);
+    const items = [];
+    const priced = [];
+    for (const row of rows) {
+      const found = await this.deps.commerce.getVariant(row.variant_id);
+      const customizations = JSON.parse(row.customizations) as StoredCustomizations;
+      const price = found?.variant.price ?? 0;
+      priced.push({
+        unitPrice: price,
+        quantity: row.quantity,
+        wrapFee: customizations.giftWrapped ? this.deps.settings.giftWrapFee : 0,
+      });
+      items.push({ row, found, customizations, price });
+    }
+    const totals = computeTotals(priced, 0, this.deps.settings.taxRate);
+    const ready = cart.checkout_id !== null;
+    return {
+      id: cart.id,
+      customerId: cart.customer_id,
+      createdAt: cart.created_at,
+      updatedAt: cart.updated_at,
+      items: items.map(({ row, found, customizations, price }, i) => ({
+        id: row.id,
+        productId: row.product_id,
+        variantId: row.variant_id,
+        name: found?.product.name ?? '',
+        variantName: found?.variant.name ?? '',
+        sku: found?.variant.sku ?? '',
+        price: money(price),
+        quantity: row.quantity,
+        lineTotal: money(totals.lineAmounts[i] ?? 0),
+        image: found ? this.deps.commerce.assetUrl(found.product.image) : '',
+        customizations,
+      })),
+      itemCount: totals.itemCount,
+      subtotal: money(totals.subtotal),
+      discounts: [] as Array<{
+        code: string;
+        description: string;
+        type: string;
+        value: number;
+        amount: number;
+      }>,
+      discountTotal: money(totals.discountTotal),
+      estimatedTax: money(totals.estimatedTax),
+      estimatedTotal: money(totals.estimatedTotal),
+      currency: this.deps.settings.currency,
+      notes: cart.notes,
+      checkoutId: cart.checkout_id,
+      checkoutExpires: cart.checkout_expires,
+      inventoryReserved: ready,
+      readyForCheckout: ready,
+    };
+  }
+}
+
+/** Customizations in a fixed key order: equal customizations give equal keys. */
+function keyOf(c: StoredCustomizations): string {
+  return JSON.stringify([c.fragrance ?? null, c.fragranceId ?? null, c.giftWrapped, c.giftMessage ?? null]);
+}
+
+export type { CartItemRow };

@@ -1,0 +1,83 @@
+import type { Db } from '../../core/db/database.js';
+import { isUniqueViolation } from '../../core/db/database.js';
+import type { CartItemsTable, CartsTable } from './tables.js';
+
+export type CartRow = CartsTable;
+export type CartItemRow = CartItemsTable;
+
+export class CartStore {
+  constructor(private readonly db: Db) {}
+
+  async find(accountId: string, customerId: string): Promise<CartRow | undefined> {
+    return this.db
+      .selectFrom('carts')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('customer_id', '=', customerId)
+      .executeTakeFirst();
+  }
+
+  /** The customer's cart, made on first use (two first uses at once still make one). */
+  async findOrCreate(row: CartRow): Promise<CartRow> {
+    const existing = await this.find(row.account_id, row.customer_id);
+    if (existing) return existing;
+    try {
+      await this.db.insertInto('carts').values(row).execute();
+      return row;
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      const raced = await this.find(row.account_id, row.customer_id);
+      if (!raced) throw error;
+      return raced;
+    }
+  }
+
+  async items(cartId: string): Promise<CartItemRow[]> {
+    return this.db.selectFrom('cart_items').selectAll().where('cart_id', '=', cartId).orderBy('id').execute();
+  }
+
+  async item(cartId: string, itemId: string): Promise<CartItemRow | undefined> {
+    return this.db
+      .selectFrom('cart_items')
+      .selectAll()
+      .where('cart_id', '=', cartId)
+      .where('id', '=', itemId)
+      .executeTakeFirst();
+  }
+
+  async line(cartId: string, variantId: string, mergeKey: string): Promise<CartItemRow | undefined> {
+    return this.db
+      .selectFrom('cart_items')
+      .selectAll()
+      .where('cart_id', '=', cartId)
+      .where('variant_id', '=', variantId)
+      .where('merge_key', '=', mergeKey)
+      .executeTakeFirst();
+  }
+
+  async insertItem(row: CartItemRow): Promise<void> {
+    await this.db.insertInto('cart_items').values(row).execute();
+  }
+
+  async updateItem(
+    id: string,
+    changes: Partial<Pick<CartItemRow, 'quantity' | 'customizations' | 'merge_key'>>,
+  ) {
+    await this.db.updateTable('cart_items').set(changes).where('id', '=', id).execute();
+  }
+
+  async deleteItem(id: string): Promise<void> {
+    await this.db.deleteFrom('cart_items').where('id', '=', id).execute();
+  }
+
+  async touch(
+    cartId: string,
+    changes: Partial<Pick<CartRow, 'notes' | 'checkout_id' | 'checkout_expires'>> & { updated_at: string },
+  ): Promise<void> {
+    await this.db.updateTable('carts').set(changes).where('id', '=', cartId).execute();
+  }
+
+  async byCheckout(checkoutId: string): Promise<CartRow | undefined> {
+    return this.db.selectFrom('carts').selectAll().where('checkout_id', '=', checkoutId).executeTakeFirst();
+  }
+}

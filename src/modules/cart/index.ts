@@ -1,0 +1,61 @@
+import type { AppContext, PlatformModule } from '../../core/context.js';
+import { requireApi } from '../../core/context.js';
+import { toMinor } from '../../core/money.js';
+import { CartService } from './cart-service.js';
+import { CartStore } from './cart-store.js';
+import { InventoryStore } from './inventory-store.js';
+import * as m401 from './migrations/401-cart.js';
+import { OrderService } from './order-service.js';
+import { type CartRouteDeps, cartRoutes } from './routes.js';
+import './tables.js';
+
+const internals = new WeakMap<AppContext, CartRouteDeps>();
+/** How often expired checkout reservations are released (they are also released on read). */
+const SWEEP_MS = 30_000;
+
+/** The cart, checkout with inventory reservation, and the storefront's order intake (service `commerce`). */
+export const cartModule: PlatformModule = {
+  name: 'cart',
+  services: ['commerce'],
+  migrations: { '20261123_401_cart': m401 },
+
+  init(ctx) {
+    const commerce = requireApi(ctx, 'commerce');
+    const inventory = new InventoryStore(ctx.db);
+    const carts = new CartService({
+      carts: new CartStore(ctx.db),
+      inventory,
+      commerce,
+      clock: ctx.clock,
+      settings: {
+        currency: ctx.config.CURRENCY,
+        giftWrapFee: toMinor(ctx.config.GIFT_WRAP_FEE),
+        taxRate: ctx.config.TAX_DEFAULT_RATE,
+        checkoutTtlSeconds: ctx.config.CHECKOUT_TTL_SECONDS,
+      },
+    });
+    const orders = new OrderService({
+      db: ctx.db,
+      inventory,
+      commerce,
+      clock: ctx.clock,
+      currency: ctx.config.CURRENCY,
+    });
+    internals.set(ctx, { carts, orders, inventory });
+    if (ctx.services.has('commerce')) {
+      const sweep = setInterval(() => {
+        inventory
+          .releaseExpired(ctx.clock.now().toISOString())
+          .catch((err: unknown) => ctx.log.error({ err }, 'releasing expired reservations failed'));
+      }, SWEEP_MS);
+      sweep.unref();
+      ctx.onClose(() => clearInterval(sweep));
+    }
+  },
+
+  routes(app, ctx) {
+    const deps = internals.get(ctx);
+    if (!deps) throw new Error('cart module not initialised');
+    cartRoutes(app, deps);
+  },
+};

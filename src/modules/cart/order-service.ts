@@ -1,0 +1,189 @@
+import { type Clock, isoNow } from '../../core/clock.js';
+import type { Db } from '../../core/db/database.js';
+import { isUniqueViolation } from '../../core/db/database.js';
+import { runList } from '../../core/db/list.js';
+import { AppError, notFound } from '../../core/errors.js';
+import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
+import { newId } from '../../core/ids.js';
+import { fromMinor, toMinor } from '../../core/money.js';
+import type { CommerceApi } from '../commerce/index.js';
+import type { InventoryStore } from './inventory-store.js';
+import type { OrderBodyT } from './schemas.js';
+import type { OrdersTable } from './tables.js';
+
+const ORDER_LIST_SPEC: ListSpec = {
+  columns: { storefrontOrderId: 'storefront_id', createdAt: 'created_at' },
+  sortable: ['id', 'createdAt'],
+  filters: { storefrontOrderId: 'string' },
+  projectable: [
+    'id',
+    'storefrontOrderId',
+    'customer',
+    'lineItems',
+    'total',
+    'currency',
+    'checkoutId',
+    'createdAt',
+  ],
+  defaultSort: 'id',
+  defaultOrder: 'desc',
+  defaultLimit: 20,
+  maxLimit: 100,
+};
+
+/** Line-item properties that name a custom blend (Shopify-style `properties: [{name, value}]`). */
+const BLEND_PROPERTIES = ['fragranceId', 'blendId', '_blend_id'];
+const CHECKOUT_ATTRIBUTES = ['checkoutId', 'checkout_id'];
+
+interface StoredLine {
+  productId: string;
+  variantId: string;
+  quantity: number;
+  price: number;
+  blendId: string | null;
+}
+
+const view = (row: OrdersTable) => {
+  const lines = JSON.parse(row.line_items) as StoredLine[];
+  return {
+    id: row.id,
+    storefrontOrderId: row.storefront_id,
+    customer: JSON.parse(row.customer) as Record<string, unknown>,
+    lineItems: lines.map((l) => ({ ...l, price: fromMinor(l.price) })),
+    total: fromMinor(row.total),
+    currency: row.currency,
+    checkoutId: row.checkout_id,
+    createdAt: row.created_at,
+  };
+};
+
+export interface OrderServiceDeps {
+  db: Db;
+  inventory: InventoryStore;
+  commerce: CommerceApi;
+  clock: Clock;
+  currency: string;
+}
+
+/** The storefront's order intake: idempotent on its order id, takes (or consumes reserved) stock. */
+export class OrderService {
+  constructor(private readonly deps: OrderServiceDeps) {}
+
+  async intake(
+    accountId: string,
+    body: OrderBodyT,
+  ): Promise<{ created: boolean; order: ReturnType<typeof view> }> {
+    const storefrontId = String(body.id);
+    const existing = await this.find(accountId, storefrontId);
+    if (existing) return { created: false, order: view(existing) };
+
+    const lines: StoredLine[] = [];
+    const problems: Array<{ field: string; message: string }> = [];
+    for (const [i, item] of body.line_items.entries()) {
+      const productId = String(item.product_id);
+      const variantId = String(item.variant_id);
+      const found = await this.deps.commerce.getVariant(variantId);
+      if (!found || found.product.id !== productId) {
+        problems.push({
+          field: `line_items[${i}]`,
+          message: `variant '${variantId}' of product '${productId}' does not exist`,
+        });
+        continue;
+      }
+      const blend = (item.properties ?? []).find((p) => BLEND_PROPERTIES.includes(p.name));
+      lines.push({
+        productId,
+        variantId,
+        quantity: item.quantity,
+        price: toMinor(Number(item.price)),
+        blendId: blend ? String(blend.value) : null,
+      });
+    }
+    if (problems.length > 0)
+      throw new AppError('PRODUCT_NOT_FOUND', 'Order lines name unknown products', { fields: problems });
+
+    const checkoutAttr = (body.note_attributes ?? []).find((a) => CHECKOUT_ATTRIBUTES.includes(a.name));
+    const checkoutId = body.checkout_id ?? (checkoutAttr ? String(checkoutAttr.value) : null);
+    const wanted = new Map<string, number>();
+    for (const l of lines) wanted.set(l.variantId, (wanted.get(l.variantId) ?? 0) + l.quantity);
+    const at = isoNow(this.deps.clock);
+    const row: OrdersTable = {
+      id: newId('ord'),
+      account_id: accountId,
+      storefront_id: storefrontId,
+      customer: JSON.stringify(body.customer),
+      line_items: JSON.stringify(lines),
+      total: lines.reduce((a, l) => a + l.price * l.quantity, 0),
+      currency: body.currency ?? this.deps.currency,
+      checkout_id: checkoutId,
+      created_at: at,
+    };
+    try {
+      await this.deps.db.transaction().execute(async (trx) => {
+        await trx.insertInto('orders').values(row).execute();
+        const shortages = await this.deps.inventory.consume(trx, checkoutId, wanted, at);
+        if (shortages.length > 0) {
+          throw new AppError('OUT_OF_STOCK', 'Not enough stock for this order; nothing was taken', {
+            lines: shortages,
+          });
+        }
+        if (checkoutId) {
+          await trx
+            .updateTable('carts')
+            .set({ checkout_id: null, checkout_expires: null })
+            .where('checkout_id', '=', checkoutId)
+            .execute();
+        }
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        // The same delivery raced this one: answer with the order it created.
+        const raced = await this.find(accountId, storefrontId);
+        if (raced) return { created: false, order: view(raced) };
+      }
+      throw error;
+    }
+    for (const line of lines) {
+      if (!line.blendId) continue;
+      const found = await this.deps.commerce.getProduct(line.productId);
+      await this.deps.commerce.recordBlendUsage({
+        blendId: line.blendId,
+        productId: line.productId,
+        productName: found?.name ?? line.productId,
+        orderId: row.id,
+        orderDate: at,
+      });
+    }
+    return { created: true, order: view(row) };
+  }
+
+  async list(accountId: string, rawQuery: Record<string, unknown>) {
+    const query = parseListQuery(rawQuery, ORDER_LIST_SPEC);
+    return runList(
+      this.deps.db.selectFrom('orders').selectAll().where('account_id', '=', accountId),
+      query,
+      ORDER_LIST_SPEC,
+      view,
+    );
+  }
+
+  async get(accountId: string, id: string) {
+    const row = await this.deps.db
+      .selectFrom('orders')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) throw notFound('ORDER_NOT_FOUND', 'Order', id);
+    return view(row);
+  }
+
+  private find(accountId: string, storefrontId: string) {
+    return this.deps.db
+      .selectFrom('orders')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('storefront_id', '=', storefrontId)
+      .executeTakeFirst();
+  }
+}

@@ -1,0 +1,205 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../../core/errors.js';
+import { IdParams, ListEnvelope, ListQuery, withErrors } from '../../core/http/schemas.js';
+import type { Actor, CartService } from './cart-service.js';
+import type { InventoryStore } from './inventory-store.js';
+import type { OrderService } from './order-service.js';
+import {
+  AddItemBody,
+  CartView,
+  InventoryBody,
+  InventoryView,
+  ItemParams,
+  NoteBody,
+  OrderBody,
+  OrderView,
+  UpdateItemBody,
+  VariantParams,
+} from './schemas.js';
+
+const commerce = { auth: { service: 'commerce' } } as const;
+const admin = { auth: { service: 'commerce', operation: 'admin' } } as const;
+const tags = ['Commerce: cart'];
+
+function actorOf(request: FastifyRequest): Actor {
+  const p = request.principal;
+  if (!p) throw new Error('auth hook did not run');
+  return { accountId: p.accountId, customerId: p.customerId ?? p.accountId };
+}
+
+export interface CartRouteDeps {
+  carts: CartService;
+  orders: OrderService;
+  inventory: InventoryStore;
+}
+
+export function cartRoutes(app: FastifyInstance, deps: CartRouteDeps): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { carts, orders, inventory } = deps;
+  const cartResponse = withErrors({ 200: CartView });
+
+  r.get(
+    '/api/cart',
+    { config: commerce, schema: { tags, summary: "The customer's cart", response: cartResponse } },
+    (req) => carts.get(actorOf(req)),
+  );
+
+  r.post(
+    '/api/cart/items',
+    {
+      config: commerce,
+      schema: {
+        tags,
+        summary: 'Add an item (prices from the catalogue)',
+        body: AddItemBody,
+        response: cartResponse,
+      },
+    },
+    (req) => carts.addItem(actorOf(req), req.body),
+  );
+
+  r.patch(
+    '/api/cart/items/:itemId',
+    {
+      config: commerce,
+      schema: {
+        tags,
+        summary: 'Change an item',
+        params: ItemParams,
+        body: UpdateItemBody,
+        response: cartResponse,
+      },
+    },
+    (req) => carts.updateItem(actorOf(req), req.params.itemId, req.body),
+  );
+
+  r.delete(
+    '/api/cart/items/:itemId',
+    // Removing a line of one's own cart is an everyday write, not an Admin deletion.
+    {
+      config: { auth: { service: 'commerce', operation: 'write' } },
+      schema: { tags, summary: 'Remove an item', params: ItemParams, response: cartResponse },
+    },
+    (req) => carts.deleteItem(actorOf(req), req.params.itemId),
+  );
+
+  r.post(
+    '/api/cart/notes',
+    {
+      config: commerce,
+      schema: { tags, summary: 'Set the order note', body: NoteBody, response: cartResponse },
+    },
+    (req) => carts.setNote(actorOf(req), req.body.note),
+  );
+
+  r.post(
+    '/api/cart/checkout',
+    {
+      config: commerce,
+      schema: {
+        tags,
+        summary: 'Prepare checkout: reserve the stock of every line',
+        body: Type.Object({}, { additionalProperties: false }),
+        response: cartResponse,
+      },
+    },
+    (req) => carts.checkout(actorOf(req)),
+  );
+
+  r.get(
+    '/v1/inventory/:variantId',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Stock of a variant (Admin)',
+        params: VariantParams,
+        response: withErrors({ 200: InventoryView }),
+      },
+    },
+    async (req) => {
+      const level = await inventory.level(req.params.variantId);
+      if (!level)
+        throw new AppError('NOT_FOUND', `Variant '${req.params.variantId}' was not found`, {
+          variantId: req.params.variantId,
+        });
+      return level;
+    },
+  );
+
+  r.put(
+    '/v1/inventory/:variantId',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Set stock on hand (Admin)',
+        params: VariantParams,
+        body: InventoryBody,
+        response: withErrors({ 200: InventoryView }),
+      },
+    },
+    async (req) => {
+      const result = await inventory.setOnHand(req.params.variantId, req.body.onHand);
+      if (result === null)
+        throw new AppError('NOT_FOUND', `Variant '${req.params.variantId}' was not found`, {
+          variantId: req.params.variantId,
+        });
+      if (result === 'below-reserved') {
+        const level = await inventory.level(req.params.variantId);
+        throw new AppError('CONFLICT', 'On hand cannot go below what is reserved', {
+          reserved: level?.reserved ?? 0,
+        });
+      }
+      return result;
+    },
+  );
+
+  r.post(
+    '/v1/orders',
+    {
+      config: commerce,
+      schema: {
+        tags: ['Commerce: orders'],
+        summary: "The storefront's order intake (idempotent on the storefront order id)",
+        body: OrderBody,
+        response: withErrors({ 200: OrderView, 201: OrderView }),
+      },
+    },
+    async (req, reply) => {
+      const { created, order } = await orders.intake(actorOf(req).accountId, req.body);
+      reply.code(created ? 201 : 200);
+      return order;
+    },
+  );
+
+  r.get(
+    '/v1/orders',
+    {
+      config: commerce,
+      schema: {
+        tags: ['Commerce: orders'],
+        summary: 'List orders',
+        querystring: ListQuery,
+        response: withErrors({ 200: ListEnvelope(OrderView) }),
+      },
+    },
+    (req) => orders.list(actorOf(req).accountId, req.query),
+  );
+
+  r.get(
+    '/v1/orders/:id',
+    {
+      config: commerce,
+      schema: {
+        tags: ['Commerce: orders'],
+        summary: 'An order',
+        params: IdParams,
+        response: withErrors({ 200: OrderView }),
+      },
+    },
+    (req) => orders.get(actorOf(req).accountId, req.params.id),
+  );
+}

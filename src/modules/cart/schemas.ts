@@ -1,0 +1,147 @@
+import { type Static, Type } from 'typebox';
+import { Nullable, Timestamp } from '../../core/http/schemas.js';
+
+export const CustomizationsBody = Type.Object(
+  {
+    fragrance: Type.Optional(Type.String({ maxLength: 100 })),
+    fragranceId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    giftWrapped: Type.Optional(Type.Boolean()),
+    giftMessage: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+
+export const AddItemBody = Type.Object(
+  {
+    productId: Type.String({ minLength: 1, maxLength: 100 }),
+    variantId: Type.String({ minLength: 1, maxLength: 100 }),
+    quantity: Type.Integer({ minimum: 1, maximum: 99 }),
+    customizations: Type.Optional(CustomizationsBody),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateItemBody = Type.Object(
+  {
+    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 99 })),
+    customizations: Type.Optional(CustomizationsBody),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const NoteBody = Type.Object(
+  { note: Type.String({ maxLength: 1000 }) },
+  { additionalProperties: false },
+);
+
+export const ItemParams = Type.Object({ itemId: Type.String({ minLength: 1, maxLength: 100 }) });
+
+const CartItem = Type.Object({
+  id: Type.String(),
+  productId: Type.String(),
+  variantId: Type.String(),
+  name: Type.String(),
+  variantName: Type.String(),
+  sku: Type.String(),
+  price: Type.Number(),
+  quantity: Type.Integer(),
+  lineTotal: Type.Number(),
+  image: Type.String(),
+  customizations: Type.Object({
+    fragrance: Type.Optional(Type.String()),
+    fragranceId: Type.Optional(Type.String()),
+    fragranceName: Type.Optional(Type.String()),
+    giftWrapped: Type.Boolean(),
+    giftMessage: Type.Optional(Type.String()),
+  }),
+});
+
+export const CartView = Type.Object({
+  id: Type.String(),
+  customerId: Type.String(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  items: Type.Array(CartItem),
+  itemCount: Type.Integer(),
+  subtotal: Type.Number(),
+  discounts: Type.Array(
+    Type.Object({
+      code: Type.String(),
+      description: Type.String(),
+      type: Type.String(),
+      value: Type.Number(),
+      amount: Type.Number(),
+    }),
+  ),
+  discountTotal: Type.Number(),
+  estimatedTax: Type.Number(),
+  estimatedTotal: Type.Number(),
+  currency: Type.String(),
+  notes: Type.String(),
+  checkoutId: Nullable(Type.String()),
+  checkoutExpires: Nullable(Timestamp),
+  inventoryReserved: Type.Boolean(),
+  readyForCheckout: Type.Boolean(),
+});
+
+export const VariantParams = Type.Object({ variantId: Type.String({ minLength: 1, maxLength: 100 }) });
+export const InventoryBody = Type.Object(
+  { onHand: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }) },
+  { additionalProperties: false },
+);
+export const InventoryView = Type.Object({
+  variantId: Type.String(),
+  onHand: Type.Integer(),
+  reserved: Type.Integer(),
+  available: Type.Integer(),
+});
+
+const Scalar = Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Integer({ minimum: 0 })]);
+
+/** The storefront's order (a Shopify-style order webhook payload); unknown fields are ignored. */
+export const OrderBody = Type.Object({
+  id: Scalar,
+  email: Type.Optional(Type.String({ maxLength: 254 })),
+  currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$' })),
+  customer: Type.Object({ id: Type.Optional(Scalar), email: Type.Optional(Type.String({ maxLength: 254 })) }),
+  checkout_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  note_attributes: Type.Optional(
+    Type.Array(Type.Object({ name: Type.String({ maxLength: 100 }), value: Type.Unknown() }), {
+      maxItems: 50,
+    }),
+  ),
+  line_items: Type.Array(
+    Type.Object({
+      product_id: Scalar,
+      variant_id: Scalar,
+      quantity: Type.Integer({ minimum: 1, maximum: 999 }),
+      price: Type.Union([Type.String({ pattern: '^\\d{1,9}(\\.\\d{1,2})?$' }), Type.Number({ minimum: 0 })]),
+      properties: Type.Optional(
+        Type.Array(Type.Object({ name: Type.String({ maxLength: 100 }), value: Type.Unknown() }), {
+          maxItems: 50,
+        }),
+      ),
+    }),
+    { minItems: 1, maxItems: 250 },
+  ),
+});
+export type OrderBodyT = Static<typeof OrderBody>;
+
+export const OrderView = Type.Object({
+  id: Type.String(),
+  storefrontOrderId: Type.String(),
+  customer: Type.Record(Type.String(), Type.Unknown()),
+  lineItems: Type.Array(
+    Type.Object({
+      productId: Type.String(),
+      variantId: Type.String(),
+      quantity: Type.Integer(),
+      price: Type.Number(),
+      blendId: Nullable(Type.String()),
+    }),
+  ),
+  total: Type.Number(),
+  currency: Type.String(),
+  checkoutId: Nullable(Type.String()),
+  createdAt: Timestamp,
+});
