@@ -3,8 +3,13 @@ import { AppError, notFound } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { fromMinor } from '../../core/money.js';
 import type { CommerceApi, Product, ProductVariant } from '../commerce/index.js';
+import type { Address } from './address.js';
+import { checkAddress } from './address.js';
 import type { CartItemRow, CartRow, CartStore } from './cart-store.js';
+import type { DiscountStore } from './discount-store.js';
+import { amountOf, type DiscountRow, REASONS, stacks, whyNot } from './discounts.js';
 import type { InventoryStore } from './inventory-store.js';
+import { estimatesFor, FREE_SHIPPING_THRESHOLD, taxRateFor } from './shipping.js';
 import { computeTotals } from './totals.js';
 
 export interface Actor {
@@ -35,6 +40,7 @@ export interface CartSettings {
 
 export interface CartServiceDeps {
   carts: CartStore;
+  discounts: DiscountStore;
   inventory: InventoryStore;
   commerce: CommerceApi;
   clock: Clock;
@@ -138,6 +144,75 @@ export class CartService {
     return this.view({ ...cart, notes: note, updated_at: at });
   }
 
+  /** Applies a code (matched ignoring case); 422 INVALID_DISCOUNT_CODE with the reason otherwise. */
+  async applyDiscount(actor: Actor, code: string) {
+    const cart = await this.cart(actor);
+    const found = await this.deps.discounts.byCode(actor.accountId, code);
+    const refuse = (reason: keyof typeof REASONS) => {
+      throw new AppError(
+        'INVALID_DISCOUNT_CODE',
+        `Discount code '${code}' cannot be used: ${REASONS[reason]}`,
+        {
+          code,
+          reason,
+        },
+      );
+    };
+    if (!found) return refuse('unknown');
+    const applied = await this.deps.discounts.forCart(cart.id);
+    if (applied.some((d) => d.id === found.id)) return this.view(cart);
+    const { subtotal } = await this.priced(cart);
+    const why = whyNot(found, isoNow(this.deps.clock), subtotal);
+    if (why) return refuse(why);
+    if (!stacks(applied, found)) return refuse('not_combinable');
+    const at = isoNow(this.deps.clock);
+    await this.deps.discounts.attach(cart.id, found.id, at);
+    await this.deps.carts.touch(cart.id, { updated_at: at });
+    return this.view({ ...cart, updated_at: at });
+  }
+
+  async removeDiscount(actor: Actor, code: string) {
+    const cart = await this.cart(actor);
+    const applied = await this.deps.discounts.forCart(cart.id);
+    const found = applied.find((d) => d.code_key === code.toUpperCase());
+    if (!found)
+      throw new AppError('DISCOUNT_NOT_FOUND', `Discount code '${code}' is not on the cart`, { code });
+    const at = isoNow(this.deps.clock);
+    await this.deps.discounts.detach(cart.id, found.id);
+    await this.deps.carts.touch(cart.id, { updated_at: at });
+    return this.view({ ...cart, updated_at: at });
+  }
+
+  /** Rates and business-day dates for an address, which is remembered for the tax estimate. */
+  async shippingEstimates(actor: Actor, address: Address) {
+    const problems = checkAddress(address);
+    if (problems.length > 0) throw new AppError('VALIDATION_ERROR', 'Invalid address', { fields: problems });
+    const cart = await this.cart(actor);
+    const country = address.country.toUpperCase();
+    const state = address.state ? address.state.toUpperCase() : null;
+    await this.deps.carts.touch(cart.id, {
+      ship_country: country,
+      ship_state: state,
+      ship_postal: address.postalCode.trim(),
+      updated_at: cart.updated_at,
+    });
+    const { subtotal, discounts } = await this.priced(cart);
+    const net = subtotal - discounts.reduce((a, d) => a + d.amount, 0);
+    const threshold = Math.round(FREE_SHIPPING_THRESHOLD * 100);
+    const freeByCode = discounts.some((d) => d.row.type === 'free_shipping' && d.applies);
+    const eligible = freeByCode || net >= threshold;
+    const normalized: Address = { postalCode: address.postalCode, country, ...(state ? { state } : {}) };
+    return {
+      estimates: estimatesFor(normalized, this.deps.clock.now(), eligible).map((e) => ({
+        ...e,
+        cost: money(e.cost),
+      })),
+      freeShippingEligible: eligible,
+      freeShippingThreshold: money(threshold),
+      amountToFreeShipping: money(eligible ? 0 : Math.max(0, threshold - net)),
+    };
+  }
+
   /**
    * Reserves every line's stock (quantities of one variant summed across lines) for
    * CHECKOUT_TTL_SECONDS; all or nothing. Calling it again renews the reservation.
@@ -188,6 +263,9 @@ export class CartService {
       notes: '',
       checkout_id: null,
       checkout_expires: null,
+      ship_country: null,
+      ship_state: null,
+      ship_postal: null,
       created_at: at,
       updated_at: at,
     });
@@ -261,6 +339,39 @@ export class CartService {
     return items.filter((i) => i.variant_id === variantId).reduce((a, i) => a + i.quantity, 0);
   }
 
+  /** The cart's subtotal and its codes' amounts (minor units). */
+  private async priced(cart: CartRow) {
+    const rows = await this.deps.carts.items(cart.id);
+    let subtotal = 0;
+    for (const row of rows) {
+      const found = await this.deps.commerce.getVariant(row.variant_id);
+      const c = JSON.parse(row.customizations) as StoredCustomizations;
+      subtotal +=
+        ((found?.variant.price ?? 0) + (c.giftWrapped ? this.deps.settings.giftWrapFee : 0)) * row.quantity;
+    }
+    return { subtotal, discounts: await this.discountsOf(cart, subtotal) };
+  }
+
+  /**
+   * The codes on the cart with what each takes off. A code whose conditions stopped holding (the
+   * cart shrank below its minimum, it expired) stays on the cart with amount 0 and `applies: false`,
+   * and counts again when they hold.
+   */
+  private async discountsOf(
+    cart: CartRow,
+    subtotal: number,
+  ): Promise<Array<{ row: DiscountRow; amount: number; applies: boolean }>> {
+    const rows = await this.deps.discounts.forCart(cart.id);
+    const now = isoNow(this.deps.clock);
+    let left = subtotal;
+    return rows.map((row) => {
+      const applies = whyNot(row, now, subtotal) === null;
+      const amount = applies ? Math.min(left, amountOf(row, subtotal)) : 0;
+      left -= amount;
+      return { row, amount, applies };
+    });
+  }
+
   private async view(cart: CartRow) {
     const rows = await this.deps.carts.items(cart.id);
     const items = [];
@@ -276,7 +387,14 @@ export class CartService {
       });
       items.push({ row, found, customizations, price });
     }
-    const totals = computeTotals(priced, 0, this.deps.settings.taxRate);
+    const subtotal = priced.reduce((a, l) => a + l.unitPrice * l.quantity + l.wrapFee * l.quantity, 0);
+    const discounts = await this.discountsOf(cart, subtotal);
+    const taxRate = taxRateFor(cart.ship_country, cart.ship_state, this.deps.settings.taxRate);
+    const totals = computeTotals(
+      priced,
+      discounts.reduce((a, d) => a + d.amount, 0),
+      taxRate,
+    );
     const ready = cart.checkout_id !== null;
     return {
       id: cart.id,
@@ -298,13 +416,14 @@ export class CartService {
       })),
       itemCount: totals.itemCount,
       subtotal: money(totals.subtotal),
-      discounts: [] as Array<{
-        code: string;
-        description: string;
-        type: string;
-        value: number;
-        amount: number;
-      }>,
+      discounts: discounts.map((d) => ({
+        code: d.row.code,
+        description: d.row.description,
+        type: d.row.type,
+        value: d.row.type === 'fixed_amount' ? money(d.row.value) : d.row.value,
+        amount: money(d.amount),
+        applies: d.applies,
+      })),
       discountTotal: money(totals.discountTotal),
       estimatedTax: money(totals.estimatedTax),
       estimatedTotal: money(totals.estimatedTotal),

@@ -72,7 +72,12 @@ export class CartStore {
 
   async touch(
     cartId: string,
-    changes: Partial<Pick<CartRow, 'notes' | 'checkout_id' | 'checkout_expires'>> & { updated_at: string },
+    changes: Partial<
+      Pick<
+        CartRow,
+        'notes' | 'checkout_id' | 'checkout_expires' | 'ship_country' | 'ship_state' | 'ship_postal'
+      >
+    > & { updated_at: string },
   ): Promise<void> {
     await this.db.updateTable('carts').set(changes).where('id', '=', cartId).execute();
   }

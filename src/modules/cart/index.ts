@@ -3,8 +3,11 @@ import { requireApi } from '../../core/context.js';
 import { toMinor } from '../../core/money.js';
 import { CartService } from './cart-service.js';
 import { CartStore } from './cart-store.js';
+import { DiscountService } from './discount-service.js';
+import { DiscountStore } from './discount-store.js';
 import { InventoryStore } from './inventory-store.js';
 import * as m401 from './migrations/401-cart.js';
+import * as m402 from './migrations/402-discounts-addresses.js';
 import { OrderService } from './order-service.js';
 import { type CartRouteDeps, cartRoutes } from './routes.js';
 import './tables.js';
@@ -17,13 +20,15 @@ const SWEEP_MS = 30_000;
 export const cartModule: PlatformModule = {
   name: 'cart',
   services: ['commerce'],
-  migrations: { '20261123_401_cart': m401 },
+  migrations: { '20261123_401_cart': m401, '20261123_402_cart_discounts_addresses': m402 },
 
   init(ctx) {
     const commerce = requireApi(ctx, 'commerce');
     const inventory = new InventoryStore(ctx.db);
+    const discountStore = new DiscountStore(ctx.db);
     const carts = new CartService({
       carts: new CartStore(ctx.db),
+      discounts: discountStore,
       inventory,
       commerce,
       clock: ctx.clock,
@@ -37,11 +42,13 @@ export const cartModule: PlatformModule = {
     const orders = new OrderService({
       db: ctx.db,
       inventory,
+      discounts: discountStore,
       commerce,
       clock: ctx.clock,
       currency: ctx.config.CURRENCY,
     });
-    internals.set(ctx, { carts, orders, inventory });
+    const discounts = new DiscountService(discountStore, ctx.clock);
+    internals.set(ctx, { carts, orders, inventory, discounts });
     if (ctx.services.has('commerce')) {
       const sweep = setInterval(() => {
         inventory

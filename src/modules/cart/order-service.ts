@@ -7,6 +7,7 @@ import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
 import { newId } from '../../core/ids.js';
 import { fromMinor, toMinor } from '../../core/money.js';
 import type { CommerceApi } from '../commerce/index.js';
+import type { DiscountStore } from './discount-store.js';
 import type { InventoryStore } from './inventory-store.js';
 import type { OrderBodyT } from './schemas.js';
 import type { OrdersTable } from './tables.js';
@@ -60,6 +61,7 @@ const view = (row: OrdersTable) => {
 export interface OrderServiceDeps {
   db: Db;
   inventory: InventoryStore;
+  discounts: DiscountStore;
   commerce: CommerceApi;
   clock: Clock;
   currency: string;
@@ -118,6 +120,7 @@ export class OrderService {
       checkout_id: checkoutId,
       created_at: at,
     };
+    let orderedCart: string | null = null;
     try {
       await this.deps.db.transaction().execute(async (trx) => {
         await trx.insertInto('orders').values(row).execute();
@@ -128,11 +131,21 @@ export class OrderService {
           });
         }
         if (checkoutId) {
-          await trx
-            .updateTable('carts')
-            .set({ checkout_id: null, checkout_expires: null })
+          // The prepared cart became this order: it starts over empty.
+          const cart = await trx
+            .selectFrom('carts')
+            .select('id')
             .where('checkout_id', '=', checkoutId)
-            .execute();
+            .executeTakeFirst();
+          if (cart) {
+            orderedCart = cart.id;
+            await trx
+              .updateTable('carts')
+              .set({ checkout_id: null, checkout_expires: null, notes: '', updated_at: at })
+              .where('id', '=', cart.id)
+              .execute();
+            await trx.deleteFrom('cart_items').where('cart_id', '=', cart.id).execute();
+          }
         }
       });
     } catch (error) {
@@ -142,6 +155,11 @@ export class OrderService {
         if (raced) return { created: false, order: view(raced) };
       }
       throw error;
+    }
+    if (orderedCart) {
+      const codes = await this.deps.discounts.forCart(orderedCart);
+      await this.deps.discounts.countUse(codes.map((c) => c.id));
+      for (const code of codes) await this.deps.discounts.detach(orderedCart, code.id);
     }
     for (const line of lines) {
       if (!line.blendId) continue;

@@ -4,17 +4,24 @@ import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { IdParams, ListEnvelope, ListQuery, withErrors } from '../../core/http/schemas.js';
 import type { Actor, CartService } from './cart-service.js';
+import type { DiscountService } from './discount-service.js';
 import type { InventoryStore } from './inventory-store.js';
 import type { OrderService } from './order-service.js';
 import {
   AddItemBody,
   CartView,
+  CodeParams,
+  CreateDiscountBody,
+  DiscountCodeBody,
+  DiscountView,
   InventoryBody,
   InventoryView,
   ItemParams,
   NoteBody,
   OrderBody,
   OrderView,
+  ShippingBody,
+  ShippingView,
   UpdateItemBody,
   VariantParams,
 } from './schemas.js';
@@ -31,13 +38,14 @@ function actorOf(request: FastifyRequest): Actor {
 
 export interface CartRouteDeps {
   carts: CartService;
+  discounts: DiscountService;
   orders: OrderService;
   inventory: InventoryStore;
 }
 
 export function cartRoutes(app: FastifyInstance, deps: CartRouteDeps): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { carts, orders, inventory } = deps;
+  const { carts, orders, inventory, discounts } = deps;
   const cartResponse = withErrors({ 200: CartView });
 
   r.get(
@@ -106,6 +114,88 @@ export function cartRoutes(app: FastifyInstance, deps: CartRouteDeps): void {
       },
     },
     (req) => carts.checkout(actorOf(req)),
+  );
+
+  r.post(
+    '/api/cart/discounts',
+    {
+      config: commerce,
+      schema: { tags, summary: 'Apply a discount code', body: DiscountCodeBody, response: cartResponse },
+    },
+    (req) => carts.applyDiscount(actorOf(req), req.body.code),
+  );
+
+  r.delete(
+    '/api/cart/discounts/:code',
+    {
+      config: { auth: { service: 'commerce', operation: 'write' } },
+      schema: {
+        tags,
+        summary: 'Remove a discount code from the cart',
+        params: CodeParams,
+        response: cartResponse,
+      },
+    },
+    (req) => carts.removeDiscount(actorOf(req), req.params.code),
+  );
+
+  r.post(
+    '/api/cart/shipping-estimates',
+    {
+      config: commerce,
+      schema: {
+        tags,
+        summary: 'Shipping rates and dates for an address',
+        body: ShippingBody,
+        response: withErrors({ 200: ShippingView }),
+      },
+    },
+    (req) => carts.shippingEstimates(actorOf(req), req.body.address),
+  );
+
+  r.post(
+    '/v1/discounts',
+    {
+      config: admin,
+      schema: {
+        tags: ['Commerce: discounts'],
+        summary: 'Create a discount code (Admin)',
+        body: CreateDiscountBody,
+        response: withErrors({ 201: DiscountView }),
+      },
+    },
+    async (req, reply) => {
+      reply.code(201);
+      return discounts.create(actorOf(req).accountId, req.body);
+    },
+  );
+
+  r.get(
+    '/v1/discounts',
+    {
+      config: admin,
+      schema: {
+        tags: ['Commerce: discounts'],
+        summary: 'List discount codes (Admin)',
+        querystring: ListQuery,
+        response: withErrors({ 200: ListEnvelope(DiscountView) }),
+      },
+    },
+    (req) => discounts.list(actorOf(req).accountId, req.query),
+  );
+
+  r.delete(
+    '/v1/discounts/:id',
+    {
+      config: admin,
+      schema: {
+        tags: ['Commerce: discounts'],
+        summary: 'Delete a discount code (Admin)',
+        params: IdParams,
+        response: withErrors({ 200: DiscountView }),
+      },
+    },
+    (req) => discounts.delete(actorOf(req).accountId, req.params.id),
   );
 
   r.get(

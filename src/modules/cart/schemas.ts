@@ -69,8 +69,9 @@ export const CartView = Type.Object({
       code: Type.String(),
       description: Type.String(),
       type: Type.String(),
-      value: Type.Number(),
+      value: Type.Number({ description: 'percentage points, or the fixed amount' }),
       amount: Type.Number(),
+      applies: Type.Boolean({ description: 'false while the code’s conditions do not hold (amount 0)' }),
     }),
   ),
   discountTotal: Type.Number(),
@@ -82,6 +83,72 @@ export const CartView = Type.Object({
   checkoutExpires: Nullable(Timestamp),
   inventoryReserved: Type.Boolean(),
   readyForCheckout: Type.Boolean(),
+});
+
+export const DiscountCodeBody = Type.Object(
+  { code: Type.String({ minLength: 1, maxLength: 50 }) },
+  { additionalProperties: false },
+);
+export const CodeParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 50 }) });
+
+export const ShippingBody = Type.Object(
+  {
+    address: Type.Object(
+      {
+        postalCode: Type.String({ minLength: 1, maxLength: 20 }),
+        country: Type.String({ minLength: 2, maxLength: 2 }),
+        state: Type.Optional(Type.String({ minLength: 1, maxLength: 3 })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export const ShippingView = Type.Object({
+  estimates: Type.Array(
+    Type.Object({
+      method: Type.String(),
+      carrier: Type.String(),
+      cost: Type.Number(),
+      estimatedDelivery: Type.String(),
+      estimatedDeliveryMin: Type.String({ format: 'date' }),
+      estimatedDeliveryMax: Type.String({ format: 'date' }),
+    }),
+  ),
+  freeShippingEligible: Type.Boolean(),
+  freeShippingThreshold: Type.Number(),
+  amountToFreeShipping: Type.Number(),
+});
+
+export const CreateDiscountBody = Type.Object(
+  {
+    code: Type.String({ minLength: 3, maxLength: 50, pattern: '^[A-Za-z0-9_-]+$' }),
+    description: Type.Optional(Type.String({ maxLength: 200 })),
+    type: Type.Enum(['percentage', 'fixed_amount', 'free_shipping'] as const),
+    value: Type.Number({ minimum: 0, maximum: 100000 }),
+    minSubtotal: Type.Optional(Type.Number({ minimum: 0, maximum: 10000000 })),
+    startsAt: Type.Optional(Type.String({ format: 'date-time' })),
+    endsAt: Type.Optional(Type.String({ format: 'date-time' })),
+    usageLimit: Type.Optional(Type.Integer({ minimum: 1 })),
+    stackable: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type CreateDiscountBodyT = Static<typeof CreateDiscountBody>;
+
+export const DiscountView = Type.Object({
+  id: Type.String(),
+  code: Type.String(),
+  description: Type.String(),
+  type: Type.String(),
+  value: Type.Number(),
+  minSubtotal: Type.Number(),
+  startsAt: Nullable(Timestamp),
+  endsAt: Nullable(Timestamp),
+  usageLimit: Nullable(Type.Integer()),
+  usedCount: Type.Integer(),
+  stackable: Type.Boolean(),
+  createdAt: Timestamp,
 });
 
 export const VariantParams = Type.Object({ variantId: Type.String({ minLength: 1, maxLength: 100 }) });

@@ -9,8 +9,41 @@ export interface CartsTable {
   /** The prepared checkout holding a reservation, if any. */
   checkout_id: string | null;
   checkout_expires: Timestamp | null;
+  /** The last shipping estimate's address: it sets the tax rate. */
+  ship_country: string | null;
+  ship_state: string | null;
+  ship_postal: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+export type DiscountType = 'percentage' | 'fixed_amount' | 'free_shipping';
+
+export interface DiscountCodesTable {
+  id: string;
+  account_id: string;
+  code: string;
+  /** Upper-cased code: codes match ignoring case. */
+  code_key: string;
+  description: string;
+  type: DiscountType;
+  /** Percentage points (1–100) or minor units (fixed amount); 0 for free shipping. */
+  value: number;
+  /** Minor units. */
+  min_subtotal: number;
+  starts_at: Timestamp | null;
+  ends_at: Timestamp | null;
+  usage_limit: number | null;
+  used_count: number;
+  /** 1: combines with other stackable codes; 0: only code on the cart. */
+  stackable: 0 | 1;
+  created_at: Timestamp;
+}
+
+export interface CartDiscountsTable {
+  cart_id: string;
+  discount_id: string;
+  applied_at: Timestamp;
 }
 
 export interface CartItemsTable {
@@ -54,5 +87,7 @@ declare module '../../core/db/types.js' {
     cart_items: CartItemsTable;
     reservations: ReservationsTable;
     orders: OrdersTable;
+    discount_codes: DiscountCodesTable;
+    cart_discounts: CartDiscountsTable;
   }
 }
