@@ -91,7 +91,7 @@ describe('command line', () => {
       await app.close();
     }
     expect(await cli(dataDir, ['migrate'])).toMatch(/up to date/);
-  });
+  }, 120_000); // each CLI call starts a process (2–5 s under load)
 
   it('registers PLATFORM_BOOTSTRAP_KEY on first start and refuses a malformed one', async () => {
     const key = generateKey('production');
@@ -109,7 +109,7 @@ describe('command line', () => {
     await expect(
       cli(tempDir(), ['keys', 'list'], { PLATFORM_BOOTSTRAP_KEY: `${key.slice(0, -1)}x` }),
     ).rejects.toThrow(/PLATFORM_BOOTSTRAP_KEY/);
-  });
+  }, 120_000); // each CLI call starts a process (2–5 s under load)
 
   it('serve prints the first key once, logs JSON without secrets, and exits cleanly on SIGTERM', async () => {
     const dataDir = tempDir();
@@ -145,5 +145,5 @@ describe('command line', () => {
     for (const line of logLines) expect(() => JSON.parse(line)).not.toThrow();
     expect(logLines.join('\n')).not.toContain(key);
     expect(stdout.split(key ?? '').length - 1).toBe(1);
-  }, 30_000);
+  }, 120_000);
 });
