@@ -71,9 +71,12 @@ async function main() {
     .sort((a, b) => (a === 'core.js' ? -1 : b === 'core.js' ? 1 : a.localeCompare(b)));
   const only = process.env.BENCH_ONLY;
   const scenarios = [];
+  const reports = [];
   for (const file of scenarioFiles) {
     const mod = await import(path.join(here, 'scenarios', file));
     for (const s of [mod.default].flat()) if (!only || s.name.includes(only)) scenarios.push(s);
+    // A scenario file may also export `report({baseUrl, key})`: a one-off run printing its own lines.
+    if (mod.report && (!only || file.includes(only))) reports.push(mod.report);
   }
 
   // Both servers stay up; each scenario is measured in ROUNDS alternating with the baseline,
@@ -116,6 +119,8 @@ async function main() {
     // Resident memory right after the scenario: each service's goal is judged on its own load.
     rows.push([scenario.name, { ...runs[Math.floor(runs.length / 2)], rss: rssMb(platform.child.pid) }]);
   }
+  const reportLines = [];
+  for (const report of reports) reportLines.push(...(await report({ baseUrl: url, key })));
   baseRuns.sort((x, y) => x.rps - y.rps);
   const base = baseRuns[Math.floor(baseRuns.length / 2)];
   const rss = rssMb(platform.child.pid);
@@ -153,6 +158,7 @@ async function main() {
     );
   }
   console.log(`\nresident memory after the run: platform ${fmt(rss, 1)} MB, baseline ${fmt(baseRss, 1)} MB`);
+  for (const line of reportLines) console.log(line);
 }
 
 main().then(
