@@ -262,6 +262,21 @@ describe.each(await testDialects())('cart on %s', (dialect) => {
     });
   });
 
+  it('the sweep releases expired reservations without anyone reading the cart', async () => {
+    const key = await customer(p, 'cust_sweep');
+    await setStock(p, 'var_pillar_3x6', 10);
+    await as(key).add({ productId: 'prod_candle_beeswax_pillar', variantId: 'var_pillar_3x6', quantity: 2 });
+    const { checkoutId } = (await as(key).checkout()).json() as Cart;
+    const sweep = p.ctx.apis.cart?.releaseExpiredReservations;
+    expect(await sweep?.()).toEqual([]);
+    p.clock.advance(16 * 60);
+    expect(await sweep?.()).toContain(checkoutId);
+    expect((await p.request({ method: 'GET', url: '/v1/inventory/var_pillar_3x6' })).json()).toMatchObject({
+      reserved: 0,
+    });
+    expect(await sweep?.()).toEqual([]);
+  });
+
   it('inventory is Admin only; onHand below reserved → 409; bad values → 400', async () => {
     expect(
       (await p.request({ method: 'GET', url: '/v1/inventory/var_pillar_3x4', key: ann })).statusCode,

@@ -12,6 +12,18 @@ import { OrderService } from './order-service.js';
 import { type CartRouteDeps, cartRoutes } from './routes.js';
 import './tables.js';
 
+/** What operations and other modules may use of the cart module. */
+export interface CartApi {
+  /** Releases every checkout reservation past its time (the periodic sweep); returns their checkout ids. */
+  releaseExpiredReservations(): Promise<string[]>;
+}
+
+declare module '../../core/context.js' {
+  interface ModuleApis {
+    cart: CartApi;
+  }
+}
+
 const internals = new WeakMap<AppContext, CartRouteDeps>();
 /** How often expired checkout reservations are released (they are also released on read). */
 const SWEEP_MS = 30_000;
@@ -49,11 +61,13 @@ export const cartModule: PlatformModule = {
     });
     const discounts = new DiscountService(discountStore, ctx.clock);
     internals.set(ctx, { carts, orders, inventory, discounts });
+    const releaseExpiredReservations = () => inventory.releaseExpired(ctx.clock.now().toISOString());
+    ctx.apis.cart = { releaseExpiredReservations };
     if (ctx.services.has('commerce')) {
       const sweep = setInterval(() => {
-        inventory
-          .releaseExpired(ctx.clock.now().toISOString())
-          .catch((err: unknown) => ctx.log.error({ err }, 'releasing expired reservations failed'));
+        releaseExpiredReservations().catch((err: unknown) =>
+          ctx.log.error({ err }, 'releasing expired reservations failed'),
+        );
       }, SWEEP_MS);
       sweep.unref();
       ctx.onClose(() => clearInterval(sweep));
