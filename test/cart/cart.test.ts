@@ -318,5 +318,38 @@ describe.each(await testDialects())('cart on %s', (dialect) => {
 
   describe('auth', () => {
     authSuite(() => p, { method: 'GET', url: '/api/cart', service: 'commerce' });
+    authSuite(() => p, {
+      method: 'POST',
+      url: '/api/cart/items',
+      service: 'commerce',
+      payload: { productId: TIN.productId, variantId: TIN.variantId, quantity: 1 },
+    });
+    authSuite(() => p, {
+      method: 'PATCH',
+      url: '/api/cart/items/item_x',
+      service: 'commerce',
+      payload: { quantity: 1 },
+    });
+    authSuite(() => p, { method: 'POST', url: '/api/cart/checkout', service: 'commerce' });
+    authSuite(() => p, {
+      method: 'POST',
+      url: '/api/cart/discounts',
+      service: 'commerce',
+      payload: { code: 'NOPE' },
+    });
+    authSuite(() => p, {
+      method: 'POST',
+      url: '/api/cart/shipping-estimates',
+      service: 'commerce',
+      payload: { address: { postalCode: '10115', country: 'DE' } },
+    });
+    authSuite(() => p, { method: 'GET', url: '/v1/inventory/var_candle_4oz', service: 'commerce' });
+    authSuite(() => p, {
+      method: 'POST',
+      url: '/v1/discounts',
+      service: 'commerce',
+      weakRole: 'Writer',
+      payload: { code: 'AUTHSUITE', type: 'percentage', value: 5 },
+    });
   });
 });

@@ -46,4 +46,37 @@ describe.each(await testDialects())('checkout contention on %s', (dialect) => {
     };
     expect(level).toEqual({ variantId: variant.variantId, onHand: units, reserved: units, available: 0 });
   });
+
+  it('carts holding the same variants in opposite orders check out at once without deadlocks (no 500s)', async () => {
+    const a = { productId: 'prod_candle_classic', variantId: 'var_candle_4oz' };
+    const b = { productId: 'prod_candle_classic', variantId: 'var_candle_14oz' };
+    await setStock(p, a.variantId, 10_000);
+    await setStock(p, b.variantId, 10_000);
+    const keys = await Promise.all(Array.from({ length: 30 }, (_, i) => customer(p, `crosser_${i}`)));
+    for (const [i, key] of keys.entries()) {
+      for (const line of i % 2 === 0 ? [a, b] : [b, a]) {
+        const res = await fetch(`${base}/api/cart/items`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ ...line, quantity: 1 }),
+        });
+        expect(res.status).toBe(200);
+      }
+    }
+    for (let round = 0; round < 3; round++) {
+      const statuses = await Promise.all(
+        keys.map((key) =>
+          fetch(`${base}/api/cart/checkout`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}` },
+          }).then((r) => r.status),
+        ),
+      );
+      expect(statuses.every((s) => s === 200)).toBe(true);
+    }
+    const level = (await p.request({ method: 'GET', url: `/v1/inventory/${a.variantId}` })).json() as {
+      reserved: number;
+    };
+    expect(level.reserved).toBe(30);
+  });
 });

@@ -296,10 +296,14 @@ export class CartService {
     if (!product) throw notFound('PRODUCT_NOT_FOUND', 'Product', productId);
     const variant = product.variants.find((v) => v.id === variantId);
     if (!variant)
-      throw new AppError('NOT_FOUND', `Variant '${variantId}' of product '${productId}' was not found`, {
-        productId,
-        variantId,
-      });
+      throw new AppError(
+        'PRODUCT_NOT_FOUND',
+        `Variant '${variantId}' of product '${productId}' was not found`,
+        {
+          productId,
+          variantId,
+        },
+      );
     return { product, variant };
   }
 

@@ -1,5 +1,5 @@
 import type { DiscountCodesTable } from './tables.js';
-import { roundHalfAwayFromZero } from './totals.js';
+import { roundDiv } from './totals.js';
 
 export type DiscountRow = DiscountCodesTable;
 
@@ -18,7 +18,7 @@ export function whyNot(d: DiscountRow, now: string, subtotal: number): NotApplic
 export function amountOf(d: DiscountRow, subtotal: number): number {
   switch (d.type) {
     case 'percentage':
-      return roundHalfAwayFromZero((subtotal * d.value) / 100);
+      return roundDiv(subtotal * d.value, 100);
     case 'fixed_amount':
       return Math.min(d.value, subtotal);
     default:

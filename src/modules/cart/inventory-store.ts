@@ -69,7 +69,7 @@ export class InventoryStore {
     try {
       await this.db.transaction().execute(async (trx) => {
         if (previousCheckoutId) await this.releaseIn(trx, previousCheckoutId);
-        for (const [variantId, quantity] of lines) {
+        for (const [variantId, quantity] of byVariant(lines)) {
           const result = await trx
             .updateTable('product_variants')
             .set({ reserved: sql`reserved + ${quantity}` })
@@ -109,6 +109,7 @@ export class InventoryStore {
       .where('checkout_id', '=', checkoutId)
       .returning(['variant_id', 'quantity'])
       .execute();
+    held.sort((a, b) => (a.variant_id < b.variant_id ? -1 : a.variant_id > b.variant_id ? 1 : 0));
     for (const { variant_id, quantity } of held) {
       await trx
         .updateTable('product_variants')
@@ -131,49 +132,40 @@ export class InventoryStore {
   }
 
   /**
-   * Takes stock for an order: a live reservation of `checkoutId` is consumed line by line; what it
-   * does not cover is taken from free stock. All or nothing.
+   * Takes stock for an order: the reservation of `checkoutId` (live or expired) is released and the
+   * order's units taken in the same update, so a live hold always covers its own lines. All or nothing.
    */
-  async consume(
-    trx: Trx,
-    checkoutId: string | null,
-    lines: Map<string, number>,
-    now: string,
-  ): Promise<Shortage[]> {
-    const shortages: Shortage[] = [];
-    const held = new Map<string, number>();
+  async consume(trx: Trx, checkoutId: string | null, lines: Map<string, number>): Promise<Shortage[]> {
+    // What the checkout held is released (an expired hold too), then the order takes its units; one
+    // update per variant, in variant-id order, so locks are always taken in the same order.
+    const released = new Map<string, number>();
     if (checkoutId) {
       const rows = await trx
         .deleteFrom('reservations')
         .where('checkout_id', '=', checkoutId)
         .returning(['variant_id', 'quantity', 'expires_at'])
         .execute();
-      for (const row of rows) {
-        // An expired reservation still releases its units, but covers nothing.
-        await trx
-          .updateTable('product_variants')
-          .set({ reserved: sql`reserved - ${row.quantity}` })
-          .where('id', '=', row.variant_id)
-          .execute();
-        if (row.expires_at > now) held.set(row.variant_id, row.quantity);
-      }
+      for (const row of rows) released.set(row.variant_id, row.quantity);
     }
-    for (const [variantId, quantity] of lines) {
-      const covered = Math.min(held.get(variantId) ?? 0, quantity);
-      const free = quantity - covered;
+    const variants = [...new Set([...released.keys(), ...lines.keys()])].sort();
+    const shortages: Shortage[] = [];
+    for (const variantId of variants) {
+      const free = released.get(variantId) ?? 0;
+      const take = lines.get(variantId) ?? 0;
       const result = await trx
         .updateTable('product_variants')
-        .set({ on_hand: sql`on_hand - ${quantity}` })
+        .set({ reserved: sql`reserved - ${free}`, on_hand: sql`on_hand - ${take}` })
         .where('id', '=', variantId)
-        .where(sql<boolean>`on_hand - reserved >= ${quantity}`)
+        .where(sql<boolean>`on_hand - (reserved - ${free}) >= ${take}`)
         .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) {
+      if (Number(result.numUpdatedRows) !== 1 && take > 0) {
         const row = await trx
           .selectFrom('product_variants')
           .select(['id', 'on_hand', 'reserved'])
           .where('id', '=', variantId)
           .executeTakeFirst();
-        shortages.push({ variantId, requested: free, available: row ? levelOf(row).available : 0 });
+        const available = row ? Math.max(0, row.on_hand - (row.reserved - free)) : 0;
+        shortages.push({ variantId, requested: take, available });
       }
     }
     return shortages;
@@ -181,6 +173,14 @@ export class InventoryStore {
 }
 
 class RolledBack extends Error {}
+
+/**
+ * Lines in variant-id order: every transaction locks variant rows in the same order, so two
+ * checkouts holding the same variants in different orders cannot deadlock on PostgreSQL.
+ */
+function byVariant(lines: Map<string, number>): Array<[string, number]> {
+  return [...lines].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
 
 function levelOf(row: { id: string; on_hand: number; reserved: number }): StockLevel {
   return {

@@ -124,7 +124,7 @@ export class OrderService {
     try {
       await this.deps.db.transaction().execute(async (trx) => {
         await trx.insertInto('orders').values(row).execute();
-        const shortages = await this.deps.inventory.consume(trx, checkoutId, wanted, at);
+        const shortages = await this.deps.inventory.consume(trx, checkoutId, wanted);
         if (shortages.length > 0) {
           throw new AppError('OUT_OF_STOCK', 'Not enough stock for this order; nothing was taken', {
             lines: shortages,

@@ -24,6 +24,16 @@ export function roundHalfAwayFromZero(value: number): number {
   return Math.sign(value) * Math.round(Math.abs(value));
 }
 
+/** `n / d` rounded half away from zero, in exact integer arithmetic (n, d integers, d > 0). */
+export function roundDiv(n: number, d: number): number {
+  const q = Math.floor((2 * Math.abs(n) + d) / (2 * d));
+  return n < 0 ? -q : q;
+}
+
+/** A rate as whole parts per million, so tax is computed without binary fractions (7.25 % → 72,500). */
+export const PPM = 1_000_000;
+export const toPpm = (rate: number): number => Math.round(rate * PPM);
+
 /**
  * Tax is computed per line on the line's amount and summed, so totals equal the sum of their lines.
  * `discountTotal` is allocated across lines in proportion to their amounts (largest remainder), and
@@ -34,9 +44,8 @@ export function computeTotals(lines: PricedLine[], discount: number, taxRate: nu
   const subtotal = lineAmounts.reduce((a, b) => a + b, 0);
   const discountTotal = Math.max(0, Math.min(discount, subtotal));
   const shares = allocate(discountTotal, lineAmounts);
-  const lineTaxes = lineAmounts.map((amount, i) =>
-    roundHalfAwayFromZero((amount - (shares[i] ?? 0)) * taxRate),
-  );
+  const ppm = toPpm(taxRate);
+  const lineTaxes = lineAmounts.map((amount, i) => roundDiv((amount - (shares[i] ?? 0)) * ppm, PPM));
   const estimatedTax = lineTaxes.reduce((a, b) => a + b, 0);
   return {
     itemCount: lines.reduce((a, l) => a + l.quantity, 0),
