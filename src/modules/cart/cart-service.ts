@@ -346,12 +346,12 @@ export class CartService {
   /** The cart's subtotal and its codes' amounts (minor units). */
   private async priced(cart: CartRow) {
     const rows = await this.deps.carts.items(cart.id);
+    const variants = await this.deps.commerce.getVariants(rows.map((r) => r.variant_id));
     let subtotal = 0;
     for (const row of rows) {
-      const found = await this.deps.commerce.getVariant(row.variant_id);
       const c = JSON.parse(row.customizations) as StoredCustomizations;
-      subtotal +=
-        ((found?.variant.price ?? 0) + (c.giftWrapped ? this.deps.settings.giftWrapFee : 0)) * row.quantity;
+      const price = variants.get(row.variant_id)?.variant.price ?? 0;
+      subtotal += (price + (c.giftWrapped ? this.deps.settings.giftWrapFee : 0)) * row.quantity;
     }
     return { subtotal, discounts: await this.discountsOf(cart, subtotal) };
   }
@@ -380,8 +380,9 @@ export class CartService {
     const rows = await this.deps.carts.items(cart.id);
     const items = [];
     const priced = [];
+    const variants = await this.deps.commerce.getVariants(rows.map((r) => r.variant_id));
     for (const row of rows) {
-      const found = await this.deps.commerce.getVariant(row.variant_id);
+      const found = variants.get(row.variant_id);
       const customizations = JSON.parse(row.customizations) as StoredCustomizations;
       const price = found?.variant.price ?? 0;
       priced.push({

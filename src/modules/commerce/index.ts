@@ -17,6 +17,10 @@ export interface CommerceApi {
   getProduct(productId: string): Promise<Product | null>;
   /** A variant with its product; prices in minor units, stock as on_hand and reserved. */
   getVariant(variantId: string): Promise<{ product: Product; variant: ProductVariant } | null>;
+  /** Several variants with their products, fetched together. */
+  getVariants(
+    variantIds: readonly string[],
+  ): Promise<Map<string, { product: Product; variant: ProductVariant }>>;
   /** The owner's own blend or a public blend of the account; null otherwise. */
   getBlendForCustomer(
     accountId: string,
@@ -63,6 +67,7 @@ export const commerceModule: PlatformModule = {
     ctx.apis.commerce = {
       getProduct: (id) => productStore.product(id),
       getVariant: (id) => productStore.variant(id),
+      getVariants: (ids) => productStore.variantsByIds(ids),
       getBlendForCustomer: (accountId, owner, id) => blends.blendFor({ accountId, owner }, id),
       recordBlendUsage: (usage) => blends.recordUsage(usage),
       assetUrl: asset,

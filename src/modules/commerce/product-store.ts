@@ -75,6 +75,29 @@ export class ProductStore {
     return rows.map((r) => toProduct(r, variants.get(r.id) ?? []));
   }
 
+  /** Several variants with their products, in two queries. */
+  async variantsByIds(
+    ids: readonly string[],
+  ): Promise<Map<string, { product: Product; variant: ProductVariant }>> {
+    const out = new Map<string, { product: Product; variant: ProductVariant }>();
+    if (ids.length === 0) return out;
+    const rows = await this.db
+      .selectFrom('product_variants')
+      .select('product_id')
+      .where('id', 'in', ids)
+      .execute();
+    const productIds = [...new Set(rows.map((r) => r.product_id))];
+    if (productIds.length === 0) return out;
+    const products = await this.db.selectFrom('products').selectAll().where('id', 'in', productIds).execute();
+    const variants = await this.variantsOf(productIds);
+    for (const row of products) {
+      const product = toProduct(row, variants.get(row.id) ?? []);
+      for (const variant of product.variants)
+        if (ids.includes(variant.id)) out.set(variant.id, { product, variant });
+    }
+    return out;
+  }
+
   async variant(id: string): Promise<{ product: Product; variant: ProductVariant } | null> {
     const row = await this.db
       .selectFrom('product_variants')
