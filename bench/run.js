@@ -20,9 +20,14 @@ function rssMb(pid) {
   return kb / 1024;
 }
 
-function start(script, args, env) {
+// The platform runs with the Node flags of `npm start` (young-generation sizing, docs/decisions.md).
+const startScript = JSON.parse(readFileSync(path.join(here, '..', 'package.json'), 'utf8')).scripts.start;
+const PLATFORM_NODE_FLAGS = /node ((?:--\S+ )*)dist\/main\.js/.exec(startScript)?.[1].trim().split(' ') ?? [];
+
+function start(script, args, env, execArgv = []) {
   return new Promise((resolve, reject) => {
     const child = fork(script, args, {
+      execArgv,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
@@ -88,18 +93,23 @@ async function main() {
 
   const dataDir = mkdtempSync(path.join(tmpdir(), 'platform-bench-'));
   const key = generateKey('production');
-  const platform = await start(path.join(here, 'platform-server.js'), [], {
-    DATA_DIR: dataDir,
-    DATABASE_URL: '',
-    REDIS_URL: '',
-    LOG_LEVEL: 'warn',
-    PORT: '0',
-    PLATFORM_BOOTSTRAP_KEY: key,
-    QUOTA_DAILY_PRODUCTION: '100000000',
-    RATE_LIMIT_PER_IP: '0',
-    RATE_LIMIT_PER_ENDPOINT: '0',
-    OUTBOUND_ALLOW_HOSTS: '127.0.0.1,localhost',
-  });
+  const platform = await start(
+    path.join(here, 'platform-server.js'),
+    [],
+    {
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      LOG_LEVEL: 'warn',
+      PORT: '0',
+      PLATFORM_BOOTSTRAP_KEY: key,
+      QUOTA_DAILY_PRODUCTION: '100000000',
+      RATE_LIMIT_PER_IP: '0',
+      RATE_LIMIT_PER_ENDPOINT: '0',
+      OUTBOUND_ALLOW_HOSTS: '127.0.0.1,localhost',
+    },
+    PLATFORM_NODE_FLAGS,
+  );
   const url = `http://127.0.0.1:${platform.port}`;
   await waitHealthy(url);
 

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --min-semi-space-size=16
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { describeCliError, keysCommand } from './cli/keys.js';

@@ -12,6 +12,14 @@ export interface DatabaseHandle {
   dialect: Dialect;
   /** Answers when the database responds; used by /health. */
   ping(): Promise<boolean>;
+  /**
+   * SQLite only: a number that changes whenever another connection (another process, or another
+   * handle on the same file) has committed a change since it was last read; this connection's
+   * own writes leave it unchanged. Lets a cache of rows that this process invalidates itself on
+   * its own writes know, cheaply and exactly, that no one else has written. Read once per
+   * event-loop turn, so a write committed elsewhere shows from the next turn. Absent on PostgreSQL.
+   */
+  dataVersion?(): number;
   close(): Promise<void>;
 }
 
@@ -45,17 +53,32 @@ function openSqlite(dataDir: string): DatabaseHandle {
   raw.pragma('busy_timeout = 5000');
   raw.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
+  const select1 = raw.prepare('select 1');
+  const dataVersionStatement = raw.prepare('pragma data_version').pluck();
+  // Reading the version opens a read transaction (file locks, a few system calls): read it once
+  // per event-loop turn. Requests answered in one turn see the database as that turn found it.
+  let turnVersion: number | null = null;
+  const dataVersion = () => {
+    if (turnVersion === null) {
+      turnVersion = dataVersionStatement.get() as number;
+      setImmediate(() => {
+        turnVersion = null;
+      });
+    }
+    return turnVersion;
+  };
   return {
     db,
     dialect: 'sqlite',
     ping: async () => {
       try {
-        raw.prepare('select 1').get();
+        select1.get();
         return true;
       } catch {
         return false;
       }
     },
+    dataVersion,
     close: () => db.destroy(),
   };
 }

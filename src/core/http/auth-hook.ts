@@ -1,12 +1,17 @@
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { ServiceId } from '../../config.js';
 import { hasScope, hasService, type Operation, operationFor, type Principal } from '../auth/principal.js';
 import { AppError } from '../errors.js';
-import type { LimitDecision, Limiter } from '../limits/limiter.js';
+import { andThen, type LimitDecision, type Limiter, type Maybe } from '../limits/limiter.js';
 
 /** Verifies the credentials of a request; throws AppError UNAUTHORIZED. Implemented by the auth module. */
 export interface Authenticator {
   authenticate(request: FastifyRequest): Promise<Principal>;
+  /**
+   * Optional fast path: the principal of a credential already verified in this process,
+   * checked as `authenticate` would (throws the same errors); undefined to call `authenticate`.
+   */
+  authenticateCached?(request: FastifyRequest): Principal | undefined;
 }
 
 /** Records per-key, per-day, per-service request counts. Implemented by the auth module. */
@@ -67,47 +72,76 @@ function tooMany(decision: LimitDecision, what: string): AppError {
   );
 }
 
-export function createAuthHook(deps: AuthHookDeps): onRequestAsyncHookHandler {
+/**
+ * The platform's onRequest hook: limits, authentication, authorization and the daily quota.
+ * Each step answers at once when it can (in-process counters, a key verified before) and only
+ * waits when it must (Redis, the database), so a cached key on in-process counters runs to the
+ * end without a promise; the steps and their order are the same either way.
+ */
+export function createAuthHook(deps: AuthHookDeps): onRequestHookHandler {
   const { limiter, limits } = deps;
 
-  async function windowLimit(name: string, limit: number, what: string): Promise<LimitDecision | null> {
+  function windowLimit(name: string, limit: number, what: string): Maybe<LimitDecision | null> {
     if (limit <= 0) return null;
-    const decision = await limiter.window(name, limit, limits.windowSeconds);
-    if (!decision.allowed) throw tooMany(decision, what);
-    return decision;
+    return andThen(limiter.hitWindow(name, limit, limits.windowSeconds), (decision) => {
+      if (!decision.allowed) throw tooMany(decision, what);
+      return decision;
+    });
   }
 
-  return async function authHook(request, reply) {
-    const config = request.routeOptions.config;
-    const auth = config.auth;
-    if (!auth) {
-      if (config.public && config.limited) {
-        await windowLimit(`ip:${request.ip}`, limits.perIp, 'Rate limit per IP');
-        const endpoint = await windowLimit(
+  function publicLimits(request: FastifyRequest, reply: FastifyReply): Maybe<void> {
+    return andThen(windowLimit(`ip:${request.ip}`, limits.perIp, 'Rate limit per IP'), () =>
+      andThen(
+        windowLimit(
           `ep:${request.routeOptions.url}:${request.ip}`,
           limits.perEndpoint,
           'Rate limit per endpoint',
-        );
-        if (endpoint) setLimitHeaders(reply, endpoint);
-      }
-      return;
-    }
-    await windowLimit(`ip:${request.ip}`, limits.perIp, 'Rate limit per IP');
+        ),
+        (endpoint) => {
+          if (endpoint) setLimitHeaders(reply, endpoint);
+        },
+      ),
+    );
+  }
 
-    const failureKey = `authfail:${request.ip}`;
-    if (limits.authFailuresPerIp > 0) {
-      const failures = await limiter.peekWindow(failureKey, limits.authFailuresPerIp, limits.windowSeconds);
-      if (!failures.allowed) throw tooMany(failures, 'Too many failed authentication attempts');
+  /** Refuses an address with too many failed authentications, before looking at its credential. */
+  function failureGate(failureKey: string): Maybe<void> {
+    if (limits.authFailuresPerIp <= 0) return;
+    return andThen(
+      limiter.readWindow(failureKey, limits.authFailuresPerIp, limits.windowSeconds),
+      (failures) => {
+        if (!failures.allowed) throw tooMany(failures, 'Too many failed authentication attempts');
+      },
+    );
+  }
+
+  /** Counts a failed authentication against the address, then throws the failure. */
+  function failed(error: unknown, failureKey: string): Maybe<never> {
+    if (limits.authFailuresPerIp > 0 && error instanceof AppError && error.code === 'UNAUTHORIZED') {
+      return andThen(limiter.hitWindow(failureKey, limits.authFailuresPerIp, limits.windowSeconds), () => {
+        throw error;
+      });
     }
-    let principal: Principal;
+    throw error;
+  }
+
+  function authenticate(request: FastifyRequest, failureKey: string): Maybe<Principal> {
+    let principal: Principal | undefined;
     try {
-      principal = await deps.authenticator.authenticate(request);
+      principal = deps.authenticator.authenticateCached?.(request);
     } catch (error) {
-      if (limits.authFailuresPerIp > 0 && error instanceof AppError && error.code === 'UNAUTHORIZED') {
-        await limiter.window(failureKey, limits.authFailuresPerIp, limits.windowSeconds);
-      }
-      throw error;
+      return failed(error, failureKey);
     }
+    if (principal) return principal;
+    return deps.authenticator.authenticate(request).catch((error: unknown) => failed(error, failureKey));
+  }
+
+  function authorize(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    auth: RouteAuth,
+    principal: Principal,
+  ): Maybe<void> {
     request.principal = principal;
 
     if (auth.principals && !auth.principals.includes(principal.kind)) {
@@ -133,19 +167,46 @@ export function createAuthHook(deps: AuthHookDeps): onRequestAsyncHookHandler {
       throw new AppError('FORBIDDEN', 'Client address is not allowed for this key', { ip: request.ip });
     }
 
-    if (principal.keyId && principal.dailyQuota !== null) {
-      const quota = await limiter.dailyQuota(principal.keyId, principal.dailyQuota);
-      deps.usage.record(principal, auth.service, quota.allowed);
-      if (!quota.allowed) throw tooMany(quota, 'Daily request quota');
-      setLimitHeaders(reply, quota);
-    }
-    if (auth.endpointLimit) {
+    const endpointLimit = () => {
+      if (!auth.endpointLimit) return;
       const who = principal.keyId ?? principal.accountId;
-      await windowLimit(
-        `ep:${request.routeOptions.url}:${who}`,
-        limits.perEndpoint,
-        'Rate limit per endpoint',
+      return andThen(
+        windowLimit(`ep:${request.routeOptions.url}:${who}`, limits.perEndpoint, 'Rate limit per endpoint'),
+        () => undefined,
       );
+    };
+    if (principal.keyId && principal.dailyQuota !== null) {
+      return andThen(limiter.hitDailyQuota(principal.keyId, principal.dailyQuota), (quota) => {
+        deps.usage.record(principal, auth.service, quota.allowed);
+        if (!quota.allowed) throw tooMany(quota, 'Daily request quota');
+        setLimitHeaders(reply, quota);
+        return endpointLimit();
+      });
     }
+    return endpointLimit();
+  }
+
+  function check(request: FastifyRequest, reply: FastifyReply): Maybe<void> {
+    const config = request.routeOptions.config;
+    const auth = config.auth;
+    if (!auth) return config.public && config.limited ? publicLimits(request, reply) : undefined;
+    const failureKey = `authfail:${request.ip}`;
+    return andThen(windowLimit(`ip:${request.ip}`, limits.perIp, 'Rate limit per IP'), () =>
+      andThen(failureGate(failureKey), () =>
+        andThen(authenticate(request, failureKey), (principal) => authorize(request, reply, auth, principal)),
+      ),
+    );
+  }
+
+  return function authHook(request, reply, done) {
+    let pending: Maybe<void>;
+    try {
+      pending = check(request, reply);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    if (pending instanceof Promise) pending.then(() => done(), done);
+    else done();
   };
 }

@@ -1,10 +1,5 @@
 import type { Redis } from 'ioredis';
-import {
-  type RateLimiterAbstract,
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-} from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 export interface WindowCount {
   /** Points counted in the current window, including this hit. */
@@ -15,12 +10,13 @@ export interface WindowCount {
 
 /**
  * Fixed-window counters. Every hit is one atomic increment (a Lua script on Redis, a
- * synchronous map update in-process), so N allowed means exactly N, never N+1.
+ * synchronous map update in-process), so N allowed means exactly N, never N+1. The in-process
+ * store answers at once (no promise), so a request counted in memory never waits a turn.
  */
 export interface CounterStore {
   readonly kind: 'memory' | 'redis';
-  hit(key: string, windowSeconds: number, points?: number): Promise<WindowCount>;
-  peek(key: string, windowSeconds: number): Promise<WindowCount | null>;
+  hit(key: string, windowSeconds: number, points?: number): WindowCount | Promise<WindowCount>;
+  peek(key: string, windowSeconds: number): WindowCount | null | Promise<WindowCount | null>;
 }
 
 // The counters never refuse on their own: limits differ per key, so callers compare.
@@ -60,11 +56,48 @@ class RlfCounterStore implements CounterStore {
   }
 }
 
+interface MemoryWindow {
+  count: number;
+  /** Epoch milliseconds at which the window ends. */
+  endsAt: number;
+}
+
+const SWEEP_EVERY_MS = 10_000;
+
+/** Fixed windows in a map; ended windows are swept now and then, on a hit that opens one. */
+class MemoryCounterStore implements CounterStore {
+  readonly kind = 'memory' as const;
+  private readonly windows = new Map<string, MemoryWindow>();
+  private nextSweep = 0;
+
+  hit(key: string, windowSeconds: number, points = 1): WindowCount {
+    const id = `w${windowSeconds}:${key}`;
+    const now = Date.now();
+    const current = this.windows.get(id);
+    if (current && current.endsAt > now) {
+      current.count += points;
+      return { count: current.count, resetMs: current.endsAt - now };
+    }
+    if (now >= this.nextSweep) this.sweep(now);
+    const endsAt = now + windowSeconds * 1000;
+    this.windows.set(id, { count: points, endsAt });
+    return { count: points, resetMs: endsAt - now };
+  }
+
+  peek(key: string, windowSeconds: number): WindowCount | null {
+    const current = this.windows.get(`w${windowSeconds}:${key}`);
+    const now = Date.now();
+    return current && current.endsAt > now ? { count: current.count, resetMs: current.endsAt - now } : null;
+  }
+
+  private sweep(now: number): void {
+    this.nextSweep = now + SWEEP_EVERY_MS;
+    for (const [id, window] of this.windows) if (window.endsAt <= now) this.windows.delete(id);
+  }
+}
+
 export function memoryCounterStore(): CounterStore {
-  return new RlfCounterStore(
-    'memory',
-    (duration) => new RateLimiterMemory({ points: UNLIMITED, duration, keyPrefix: `w${duration}` }),
-  );
+  return new MemoryCounterStore();
 }
 
 export function redisCounterStore(client: Redis, prefix = 'platform:rl'): CounterStore {

@@ -1,5 +1,5 @@
 import { type Clock, nextUtcMidnight, utcDay } from '../clock.js';
-import type { CounterStore } from './counter-store.js';
+import type { CounterStore, WindowCount } from './counter-store.js';
 
 /** What a limiter decided, with the numbers the `X-RateLimit-*` headers carry. */
 export interface LimitDecision {
@@ -12,10 +12,22 @@ export interface LimitDecision {
   retryAfter: number;
 }
 
+/** A value now (in-process counters) or later (Redis). */
+export type Maybe<T> = T | Promise<T>;
+
+/** Applies `f` at once to a value that is there, or when a promised one arrives. */
+export function andThen<T, R>(value: Maybe<T>, f: (value: T) => Maybe<R>): Maybe<R> {
+  return value instanceof Promise ? value.then(f) : f(value);
+}
+
 // Daily counters live two days so a late request near midnight never finds its counter gone.
 const DAY_KEY_TTL_SECONDS = 2 * 86_400;
+const DAY_MS = 86_400_000;
 
 export class Limiter {
+  /** The UTC day of the last call, kept with its day number: formatting a date per request costs. */
+  private day = { number: Number.NaN, text: '', resetSeconds: 0 };
+
   constructor(
     private readonly store: CounterStore,
     private readonly clock: Clock,
@@ -23,28 +35,57 @@ export class Limiter {
 
   /** Counts one request against a key's quota for the current UTC day. */
   async dailyQuota(keyId: string, limit: number): Promise<LimitDecision> {
-    const now = this.clock.now();
-    const { count } = await this.store.hit(`quota:${keyId}:${utcDay(now)}`, DAY_KEY_TTL_SECONDS);
-    const reset = nextUtcMidnight(now);
-    return decide(count, limit, reset, Math.max(1, reset - Math.floor(now.getTime() / 1000)));
+    return this.hitDailyQuota(keyId, limit);
   }
 
   /** Counts one event in a short fixed window (per IP, per endpoint, failed logins). */
   async window(name: string, limit: number, windowSeconds: number): Promise<LimitDecision> {
-    const now = this.clock.now();
-    const { count, resetMs } = await this.store.hit(`win:${name}`, windowSeconds);
-    const reset = Math.ceil((now.getTime() + resetMs) / 1000);
-    return decide(count, limit, reset, Math.max(1, Math.ceil(resetMs / 1000)));
+    return this.hitWindow(name, limit, windowSeconds);
   }
 
   /** Reads a short window without counting. */
   async peekWindow(name: string, limit: number, windowSeconds: number): Promise<LimitDecision> {
-    const now = this.clock.now();
-    const current = await this.store.peek(`win:${name}`, windowSeconds);
-    const count = current?.count ?? 0;
-    const resetMs = current?.resetMs ?? windowSeconds * 1000;
-    const reset = Math.ceil((now.getTime() + resetMs) / 1000);
-    return { ...decide(count, limit, reset, Math.max(1, Math.ceil(resetMs / 1000))), allowed: count < limit };
+    return this.readWindow(name, limit, windowSeconds);
+  }
+
+  /** As `dailyQuota`, answering without a promise when the counters are in-process. */
+  hitDailyQuota(keyId: string, limit: number): Maybe<LimitDecision> {
+    const nowMs = this.clock.now().getTime();
+    const day = this.dayOf(nowMs);
+    return andThen(this.store.hit(`quota:${keyId}:${day.text}`, DAY_KEY_TTL_SECONDS), ({ count }) =>
+      decide(count, limit, day.resetSeconds, Math.max(1, day.resetSeconds - Math.floor(nowMs / 1000))),
+    );
+  }
+
+  /** As `window`, answering without a promise when the counters are in-process. */
+  hitWindow(name: string, limit: number, windowSeconds: number): Maybe<LimitDecision> {
+    const nowMs = this.clock.now().getTime();
+    return andThen(this.store.hit(`win:${name}`, windowSeconds), ({ count, resetMs }) =>
+      decide(count, limit, Math.ceil((nowMs + resetMs) / 1000), Math.max(1, Math.ceil(resetMs / 1000))),
+    );
+  }
+
+  /** As `peekWindow`, answering without a promise when the counters are in-process. */
+  readWindow(name: string, limit: number, windowSeconds: number): Maybe<LimitDecision> {
+    const nowMs = this.clock.now().getTime();
+    return andThen(this.store.peek(`win:${name}`, windowSeconds), (current: WindowCount | null) => {
+      const count = current?.count ?? 0;
+      const resetMs = current?.resetMs ?? windowSeconds * 1000;
+      const reset = Math.ceil((nowMs + resetMs) / 1000);
+      return {
+        ...decide(count, limit, reset, Math.max(1, Math.ceil(resetMs / 1000))),
+        allowed: count < limit,
+      };
+    });
+  }
+
+  private dayOf(nowMs: number) {
+    const number = Math.floor(nowMs / DAY_MS);
+    if (number !== this.day.number) {
+      const date = new Date(nowMs);
+      this.day = { number, text: utcDay(date), resetSeconds: nextUtcMidnight(date) };
+    }
+    return this.day;
   }
 }
 

@@ -55,9 +55,20 @@ export const authModule: PlatformModule = {
       cacheMax: config.KEY_CACHE_MAX,
       redis: ctx.redis,
       onError,
+      onTouched: (id) => keys.forget(id),
     });
     await verifier.start();
-    const keys = new KeyService({ store, clock, quotas, invalidate: (id) => verifier.invalidate(id) });
+    const { dataVersion } = ctx.database;
+    const keys = new KeyService({
+      store,
+      clock,
+      quotas,
+      invalidate: (id) => verifier.invalidate(id),
+      // Rows are reused only while the database says no one else wrote; caching off turns it off.
+      ...(dataVersion && config.KEY_CACHE_TTL_SECONDS > 0
+        ? { rowCache: { dataVersion: () => dataVersion.call(ctx.database), max: config.KEY_CACHE_MAX } }
+        : {}),
+    });
     const tokens = new CustomerTokens(ctx.secrets.derive('jwt:customer-tokens'), clock, {
       defaultSeconds: config.CUSTOMER_TOKEN_DEFAULT_TTL_SECONDS,
       maxSeconds: config.CUSTOMER_TOKEN_MAX_TTL_SECONDS,

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { type Principal, ROLES } from '../../core/auth/principal.js';
 import { addSeconds, type Clock } from '../../core/clock.js';
 import { runList } from '../../core/db/list.js';
@@ -33,30 +34,73 @@ export interface KeyServiceDeps {
   quotas: { development: number; production: number };
   /** Drops a key from every verification cache (this process and, with Redis, the others). */
   invalidate(keyId: string): void;
+  /**
+   * Keeps rows read by id for reuse while no other connection has written to the database
+   * (`DatabaseHandle.dataVersion`, SQLite); without it every read goes to the database.
+   */
+  rowCache?: { dataVersion(): number; max: number };
+}
+
+/** A row as read, with its JSON columns parsed once, and the database version it was read at. */
+interface CachedRow {
+  row: KeyRow;
+  version: number;
+  services: string[];
+  scopes: string[];
+  allowedIps: string[];
+  expiresAtMs: number;
 }
 
 /** Use-cases of API key management. `caller` is null for the CLI and first-start bootstrap. */
 export class KeyService {
-  constructor(private readonly deps: KeyServiceDeps) {}
+  private readonly rows: LRUCache<string, CachedRow> | null;
+  /** Bumped by every write of a key in this process: a read that raced one is not kept. */
+  private generation = 0;
+
+  constructor(private readonly deps: KeyServiceDeps) {
+    this.rows = deps.rowCache ? new LRUCache({ max: deps.rowCache.max }) : null;
+  }
+
+  /** Forgets the kept row of a key; called after every write of it made in this process. */
+  forget(keyId: string): void {
+    this.generation++;
+    this.rows?.delete(keyId);
+  }
 
   effectiveQuota(row: Pick<KeyRow, 'daily_quota' | 'type'>): number {
     return row.daily_quota ?? this.deps.quotas[row.type];
   }
 
   view(row: KeyRow): ApiKeyViewT {
-    const now = this.deps.clock.now().toISOString();
+    return this.viewOf(
+      row,
+      JSON.parse(row.services) as string[],
+      JSON.parse(row.scopes) as string[],
+      JSON.parse(row.allowed_ips) as string[],
+      Date.parse(row.expires_at),
+    );
+  }
+
+  private viewOf(
+    row: KeyRow,
+    services: string[],
+    scopes: string[],
+    allowedIps: string[],
+    expiresAtMs: number,
+  ): ApiKeyViewT {
+    const nowMs = this.deps.clock.now().getTime();
     return {
       id: row.id,
       name: row.name,
       type: row.type,
       prefix: KEY_PREFIX[row.type],
       last4: row.last4,
-      services: JSON.parse(row.services) as string[],
+      services,
       role: row.role,
-      scopes: JSON.parse(row.scopes) as string[],
-      allowedIps: JSON.parse(row.allowed_ips) as string[],
+      scopes,
+      allowedIps,
       dailyQuota: this.effectiveQuota(row),
-      status: row.revoked_at ? 'revoked' : row.expires_at <= now ? 'expired' : 'active',
+      status: row.revoked_at ? 'revoked' : expiresAtMs > nowMs ? 'active' : 'expired',
       expiresAt: row.expires_at,
       revokedAt: row.revoked_at,
       lastUsedAt: row.last_used_at,
@@ -125,7 +169,35 @@ export class KeyService {
   }
 
   async get(accountId: string, id: string): Promise<ApiKeyViewT> {
+    const kept = this.kept(accountId, id);
+    if (kept) return this.viewOf(kept.row, kept.services, kept.scopes, kept.allowedIps, kept.expiresAtMs);
     return this.view(await this.mustGet(accountId, id));
+  }
+
+  /** The kept row of a key, if no other connection has written since it was read. */
+  private kept(accountId: string, id: string): CachedRow | undefined {
+    const cached = this.rows?.get(id);
+    if (!cached) return undefined;
+    if (cached.version !== this.deps.rowCache?.dataVersion()) {
+      this.rows?.delete(id);
+      return undefined;
+    }
+    if (cached.row.account_id !== accountId) throw notFound('API_KEY_NOT_FOUND', 'API key', id);
+    return cached;
+  }
+
+  private keep(row: KeyRow, version: number, generation: number): void {
+    if (!this.rows || generation !== this.generation) return;
+    // Shared by every view of the row until it changes: frozen so no caller can alter another's.
+    const parse = (json: string) => Object.freeze(JSON.parse(json)) as string[];
+    this.rows.set(row.id, {
+      row: Object.freeze(row),
+      version,
+      services: parse(row.services),
+      scopes: parse(row.scopes),
+      allowedIps: parse(row.allowed_ips),
+      expiresAtMs: Date.parse(row.expires_at),
+    });
   }
 
   async update(
@@ -154,6 +226,7 @@ export class KeyService {
       updated_at: this.deps.clock.now().toISOString(),
     };
     await this.deps.store.updateKey(id, next);
+    this.forget(id);
     this.deps.invalidate(id);
     return this.view(next);
   }
@@ -163,6 +236,7 @@ export class KeyService {
     if (row.revoked_at) return;
     const now = this.deps.clock.now().toISOString();
     await this.deps.store.updateKey(id, { revoked_at: now, updated_at: now, previous_hash: null });
+    this.forget(id);
     this.deps.invalidate(id);
   }
 
@@ -184,13 +258,18 @@ export class KeyService {
       updated_at: now.toISOString(),
     };
     await this.deps.store.updateKey(id, next);
+    this.forget(id);
     this.deps.invalidate(id);
     return { ...this.view(next), key };
   }
 
+  /** Reads the row from the database (writes always do); a plain read keeps it for reuse. */
   private async mustGet(accountId: string, id: string): Promise<KeyRow> {
+    const generation = this.generation;
+    const version = this.deps.rowCache?.dataVersion();
     const row = await this.deps.store.keyOfAccount(accountId, id);
     if (!row) throw notFound('API_KEY_NOT_FOUND', 'API key', id);
+    if (version !== undefined) this.keep({ ...row }, version, generation);
     return row;
   }
 }

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Principal } from '../../core/auth/principal.js';
@@ -9,12 +10,30 @@ import type { AuthStore, KeyRow } from './store.js';
 
 const INVALIDATION_CHANNEL = 'platform:keys:invalidate';
 const LAST_USED_EVERY_MS = 60_000;
+/**
+ * A presented key is looked up by its leading characters (the type prefix and 8 characters of
+ * the random body, ~48 bits) and the whole value is then compared in constant time: the look-up
+ * can only ever time the selector, never the ~140 bits after it (the split-token pattern).
+ */
+const VERIFIER_LENGTH = 30;
 
-interface VerifiedKey {
-  row: KeyRow;
-  services: string[];
-  scopes: string[];
-  ipAllowed: ((ip: string) => boolean) | null;
+export interface VerifiedKey {
+  readonly row: KeyRow;
+  readonly services: string[];
+  readonly scopes: string[];
+  readonly ipAllowed: ((ip: string) => boolean) | null;
+  /** expires_at in epoch milliseconds, so a cache hit checks expiry without formatting dates. */
+  readonly expiresAtMs: number;
+  /** Built once per verified row: every field derives from the row and the configuration. */
+  readonly principal: Principal;
+}
+
+/** A key value verified once (shape, checksum and hash), cached by its selector. */
+interface PresentedKey {
+  readonly entry: VerifiedKey;
+  readonly value: Buffer;
+  /** The previous secret of a rotated key is honoured until then; the current one forever. */
+  readonly graceUntilMs: number;
 }
 
 export interface KeyVerifierOptions {
@@ -25,6 +44,8 @@ export interface KeyVerifierOptions {
   cacheMax: number;
   redis: Redis | null;
   onError(error: unknown): void;
+  /** Told once lastUsedAt of a key has been written (after the write). */
+  onTouched?(keyId: string): void;
 }
 
 const unauthorized = (message: string) => new AppError('UNAUTHORIZED', message);
@@ -32,18 +53,24 @@ const unauthorized = (message: string) => new AppError('UNAUTHORIZED', message);
 /**
  * Verifies API keys. Verified keys are served from a bounded in-process cache; a change made
  * in this process drops them at once, other processes within the cache TTL, or at once over
- * Redis pub/sub when REDIS_URL is set.
+ * Redis pub/sub when REDIS_URL is set. A cache hit costs one map look-up and one constant-time
+ * comparison: the checksum and hash were checked when the value was first verified.
  */
 export class KeyVerifier {
-  private readonly cache: LRUCache<string, VerifiedKey> | null;
+  /** Presented values by selector. */
+  private readonly presented: LRUCache<string, PresentedKey> | null;
+  /** Issuing keys of customer tokens, by key id. */
+  private readonly byId: LRUCache<string, VerifiedKey> | null;
   private readonly lastUsedWrites = new Map<string, number>();
+  /** Bumped by every invalidation: a look-up that raced one does not fill the cache. */
+  private generation = 0;
   private subscriber: Redis | null = null;
 
   constructor(private readonly options: KeyVerifierOptions) {
-    this.cache =
-      options.cacheTtlSeconds > 0
-        ? new LRUCache({ max: options.cacheMax, ttl: options.cacheTtlSeconds * 1000 })
-        : null;
+    const enabled = options.cacheTtlSeconds > 0;
+    const cacheOptions = { max: options.cacheMax, ttl: options.cacheTtlSeconds * 1000 };
+    this.presented = enabled ? new LRUCache<string, PresentedKey>(cacheOptions) : null;
+    this.byId = enabled ? new LRUCache<string, VerifiedKey>(cacheOptions) : null;
   }
 
   async start(): Promise<void> {
@@ -64,87 +91,121 @@ export class KeyVerifier {
   }
 
   private dropLocal(keyId: string): void {
-    if (!this.cache) return;
-    for (const [cacheKey, entry] of this.cache.entries())
-      if (entry.row.id === keyId) this.cache.delete(cacheKey);
+    this.generation++;
+    if (this.presented)
+      for (const [selector, p] of this.presented.entries())
+        if (p.entry.row.id === keyId) this.presented.delete(selector);
+    this.byId?.delete(keyId);
+  }
+
+  /**
+   * A presented value already verified in this process, checked for grace period, revocation
+   * and expiry (throws 401); undefined when it must be verified in full.
+   */
+  cached(value: string): VerifiedKey | undefined {
+    const p = this.presented?.get(selectorOf(value));
+    if (!p) return undefined;
+    const bytes = Buffer.from(value);
+    if (bytes.length !== p.value.length || !timingSafeEqual(bytes, p.value)) return undefined;
+    const nowMs = this.options.clock.now().getTime();
+    if (p.graceUntilMs <= nowMs) {
+      this.presented?.delete(selectorOf(value));
+      throw unauthorized('API key is invalid');
+    }
+    this.assertUsable(p.entry, nowMs);
+    this.touch(p.entry.row.id, nowMs);
+    return p.entry;
   }
 
   /** Checks a presented key value; throws 401 with the reason (never a guessing aid). */
   async verifyValue(value: string): Promise<VerifiedKey> {
+    return this.cached(value) ?? this.verifyInFull(value);
+  }
+
+  private async verifyInFull(value: string): Promise<VerifiedKey> {
     const parsed = parseKey(value);
     if (!parsed.ok) {
       throw unauthorized(parsed.reason === 'malformed' ? 'API key is malformed' : 'API key is invalid');
     }
     const hash = hashKey(value);
-    const now = this.options.clock.now().toISOString();
-    let entry = this.cache?.get(`h:${hash}`);
-    if (!entry) {
-      const row = await this.options.store.keyByHash(hash, now);
-      if (!row) throw unauthorized('API key is invalid');
-      entry = this.compile(row);
-      this.cache?.set(`h:${hash}`, entry);
-    }
+    const generation = this.generation;
+    const nowMs = this.options.clock.now().getTime();
+    const row = await this.options.store.keyByHash(hash, new Date(nowMs).toISOString());
+    if (!row) throw unauthorized('API key is invalid');
     // The previous secret of a rotated key is honoured only through its grace period.
-    if (entry.row.hash !== hash && !(entry.row.previous_expires_at && entry.row.previous_expires_at > now)) {
-      this.cache?.delete(`h:${hash}`);
-      throw unauthorized('API key is invalid');
-    }
-    this.assertUsable(entry.row, now);
-    this.touch(entry.row.id);
+    const graceUntilMs =
+      row.hash === hash
+        ? Number.POSITIVE_INFINITY
+        : row.previous_expires_at
+          ? Date.parse(row.previous_expires_at)
+          : Number.NEGATIVE_INFINITY;
+    if (graceUntilMs <= nowMs) throw unauthorized('API key is invalid');
+    const entry = this.compile(row);
+    if (generation === this.generation)
+      this.presented?.set(selectorOf(value), { entry, value: Buffer.from(value), graceUntilMs });
+    this.assertUsable(entry, nowMs);
+    this.touch(row.id, nowMs);
     return entry;
   }
 
   /** The issuing key of a customer token, by id. */
   async verifyId(keyId: string): Promise<VerifiedKey> {
-    let entry = this.cache?.get(`i:${keyId}`);
+    let entry = this.byId?.get(keyId);
     if (!entry) {
+      const generation = this.generation;
       const row = await this.options.store.keyById(keyId);
       if (!row) throw unauthorized('Customer token is invalid');
       entry = this.compile(row);
-      this.cache?.set(`i:${keyId}`, entry);
+      if (generation === this.generation) this.byId?.set(keyId, entry);
     }
-    this.assertUsable(entry.row, this.options.clock.now().toISOString());
+    this.assertUsable(entry, this.options.clock.now().getTime());
     return entry;
   }
 
   principalOf(entry: VerifiedKey): Principal {
-    return {
-      kind: 'api_key',
-      accountId: entry.row.account_id,
-      keyId: entry.row.id,
-      keyType: entry.row.type,
-      services: entry.services,
-      role: entry.row.role,
-      scopes: entry.scopes,
-      customerId: null,
-      dailyQuota: this.options.quotaFor(entry.row),
-      ipAllowed: entry.ipAllowed,
-    };
+    return entry.principal;
   }
 
-  private assertUsable(row: KeyRow, now: string): void {
-    if (row.revoked_at) throw unauthorized('API key has been revoked');
-    if (row.expires_at <= now) throw unauthorized('API key has expired');
+  private assertUsable(entry: VerifiedKey, nowMs: number): void {
+    if (entry.row.revoked_at) throw unauthorized('API key has been revoked');
+    if (!(entry.expiresAtMs > nowMs)) throw unauthorized('API key has expired');
   }
 
   private compile(row: KeyRow): VerifiedKey {
     const ips = JSON.parse(row.allowed_ips) as string[];
-    return {
-      row,
-      services: JSON.parse(row.services) as string[],
-      scopes: JSON.parse(row.scopes) as string[],
-      ipAllowed: ips.length > 0 ? ipMatcher(ips) : null,
-    };
+    const services = JSON.parse(row.services) as string[];
+    const scopes = JSON.parse(row.scopes) as string[];
+    const ipAllowed = ips.length > 0 ? ipMatcher(ips) : null;
+    // Shared by every request of the key: frozen so that no request can change another's grant.
+    Object.freeze(services);
+    Object.freeze(scopes);
+    const principal: Principal = Object.freeze({
+      kind: 'api_key',
+      accountId: row.account_id,
+      keyId: row.id,
+      keyType: row.type,
+      services,
+      role: row.role,
+      scopes,
+      customerId: null,
+      dailyQuota: this.options.quotaFor(row),
+      ipAllowed,
+    });
+    return { row, services, scopes, ipAllowed, expiresAtMs: Date.parse(row.expires_at), principal };
   }
 
   /** lastUsedAt is written at most once a minute per key, off the request path. */
-  private touch(keyId: string): void {
-    const nowMs = this.options.clock.now().getTime();
+  private touch(keyId: string, nowMs: number): void {
     const last = this.lastUsedWrites.get(keyId) ?? 0;
     if (nowMs - last < LAST_USED_EVERY_MS) return;
     this.lastUsedWrites.set(keyId, nowMs);
     this.options.store
       .updateKey(keyId, { last_used_at: new Date(nowMs).toISOString() })
+      .then(() => this.options.onTouched?.(keyId))
       .catch((error) => this.options.onError(error));
   }
+}
+
+function selectorOf(value: string): string {
+  return value.slice(0, value.length - VERIFIER_LENGTH);
 }

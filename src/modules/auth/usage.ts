@@ -24,6 +24,8 @@ const MAX_RANGE_DAYS = 366;
 export class UsageLedger implements UsageRecorder {
   private pending = new Map<string, Pending>();
   private timer: NodeJS.Timeout | null = null;
+  /** The UTC day of the last request, by day number: formatting a date per request costs. */
+  private day = { number: Number.NaN, text: '' };
 
   constructor(
     private readonly db: Db,
@@ -43,7 +45,10 @@ export class UsageLedger implements UsageRecorder {
 
   record(principal: Principal, service: ServiceId, allowed: boolean): void {
     if (!principal.keyId) return;
-    const day = utcDay(this.clock.now());
+    const nowMs = this.clock.now().getTime();
+    const dayNumber = Math.floor(nowMs / DAY_MS);
+    if (dayNumber !== this.day.number) this.day = { number: dayNumber, text: utcDay(new Date(nowMs)) };
+    const day = this.day.text;
     const id = `${principal.keyId}|${day}|${service}`;
     let entry = this.pending.get(id);
     if (!entry) {
