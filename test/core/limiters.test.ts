@@ -90,6 +90,10 @@ describe.each(backends)('short-window limiters (redis: %s)', (redis) => {
     const refused = results.filter((r) => r.statusCode === 429);
     expect(refused).toHaveLength(2 * N);
     expect429(refused[0]!, N);
+    // Only the N calls that passed used the day's quota (with createKey and this call: N + 2).
+    const quota = await p.request({ method: 'GET', url: '/v1/usage' });
+    const limit = Number(quota.headers['x-ratelimit-limit']);
+    expect(Number(quota.headers['x-ratelimit-remaining'])).toBe(limit - (N + 2));
     // Another key on the same endpoint has its own budget.
     expect((await p.request({ method: 'GET', url: '/probe/limited', key: other.key })).statusCode).toBe(200);
   });

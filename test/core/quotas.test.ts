@@ -54,6 +54,48 @@ describe.each(dialects)('daily quotas on %s', (dialect) => {
     expect(invalid.headers['x-ratelimit-reset']).toBe(midnight);
   });
 
+  it('a refused request (wrong service, missing scope, address) carries the headers but is not counted', async () => {
+    const k = await p.createKey({
+      name: 'narrow',
+      type: 'development',
+      services: ['core'],
+      role: 'Reader',
+      allowedIps: ['10.0.0.0/8'],
+    });
+    const ok = await p.request({
+      method: 'GET',
+      url: '/v1/usage',
+      key: k.key,
+      remoteAddress: '10.0.0.1',
+    });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.headers['x-ratelimit-remaining']).toBe('4999');
+    const refused = [
+      await p.request({
+        method: 'GET',
+        url: `/v1/api-keys/${k.id}`,
+        key: k.key,
+        remoteAddress: '10.0.0.1',
+      }),
+      await p.request({ method: 'GET', url: '/probe/commerce', key: k.key, remoteAddress: '10.0.0.1' }),
+      await p.request({ method: 'GET', url: '/v1/usage', key: k.key, remoteAddress: '192.0.2.1' }),
+    ];
+    for (const res of refused) {
+      expect(res.statusCode).toBe(403);
+      expect(res.json().code).toBe('FORBIDDEN');
+      expect(res.headers['x-ratelimit-limit']).toBe('5000');
+      expect(res.headers['x-ratelimit-remaining']).toBe('4999');
+      expect(res.headers['x-ratelimit-reset']).toBe(String(Date.parse('2026-03-15T00:00:00.000Z') / 1000));
+    }
+    const again = await p.request({
+      method: 'GET',
+      url: '/v1/usage',
+      key: k.key,
+      remoteAddress: '10.0.0.1',
+    });
+    expect(again.headers['x-ratelimit-remaining']).toBe('4998');
+  });
+
   it('per-key quota, changed by PATCH at once, and Retry-After counts down to UTC midnight', async () => {
     const k = await p.createKey({
       name: 'small',

@@ -72,6 +72,32 @@ function tooMany(decision: LimitDecision, what: string): AppError {
   );
 }
 
+/** Service, scope and address rules of a route for an authenticated principal; throws FORBIDDEN. */
+function checkGrant(request: FastifyRequest, auth: RouteAuth, principal: Principal): void {
+  if (auth.principals && !auth.principals.includes(principal.kind)) {
+    throw new AppError(
+      'FORBIDDEN',
+      `This operation is not available to a ${principal.kind.replace('_', ' ')}`,
+    );
+  }
+  if (auth.anyService) {
+    // The route checks the grant itself (e.g. a token can never exceed its key).
+  } else if (!hasService(principal, auth.service)) {
+    throw new AppError('FORBIDDEN', `This credential may not use the '${auth.service}' service`, {
+      service: auth.service,
+    });
+  }
+  const operation = auth.operation ?? operationFor(request.method);
+  if (!auth.anyService && !hasScope(principal, auth.service, operation)) {
+    throw new AppError('FORBIDDEN', `Missing scope ${auth.service}:${operation}`, {
+      requiredScope: `${auth.service}:${operation}`,
+    });
+  }
+  if (principal.ipAllowed && !principal.ipAllowed(request.ip)) {
+    throw new AppError('FORBIDDEN', 'Client address is not allowed for this key', { ip: request.ip });
+  }
+}
+
 /**
  * The platform's onRequest hook: limits, authentication, authorization and the daily quota.
  * Each step answers at once when it can (in-process counters, a key verified before) and only
@@ -125,6 +151,20 @@ export function createAuthHook(deps: AuthHookDeps): onRequestHookHandler {
     throw error;
   }
 
+  /**
+   * A refused request of an authenticated key still carries its quota headers (read, not counted:
+   * a request the key may not make does not use its quota).
+   */
+  function withQuotaHeaders(error: unknown, principal: Principal): Maybe<never> {
+    if (!(error instanceof AppError) || !principal.keyId || principal.dailyQuota === null) throw error;
+    return andThen(limiter.readDailyQuota(principal.keyId, principal.dailyQuota), (quota) => {
+      error.headers['x-ratelimit-limit'] = String(quota.limit);
+      error.headers['x-ratelimit-remaining'] = String(quota.remaining);
+      error.headers['x-ratelimit-reset'] = String(quota.reset);
+      throw error;
+    });
+  }
+
   function authenticate(request: FastifyRequest, failureKey: string): Maybe<Principal> {
     let principal: Principal | undefined;
     try {
@@ -143,47 +183,27 @@ export function createAuthHook(deps: AuthHookDeps): onRequestHookHandler {
     principal: Principal,
   ): Maybe<void> {
     request.principal = principal;
-
-    if (auth.principals && !auth.principals.includes(principal.kind)) {
-      throw new AppError(
-        'FORBIDDEN',
-        `This operation is not available to a ${principal.kind.replace('_', ' ')}`,
-      );
-    }
-    if (auth.anyService) {
-      // The route checks the grant itself (e.g. a token can never exceed its key).
-    } else if (!hasService(principal, auth.service)) {
-      throw new AppError('FORBIDDEN', `This credential may not use the '${auth.service}' service`, {
-        service: auth.service,
-      });
-    }
-    const operation = auth.operation ?? operationFor(request.method);
-    if (!auth.anyService && !hasScope(principal, auth.service, operation)) {
-      throw new AppError('FORBIDDEN', `Missing scope ${auth.service}:${operation}`, {
-        requiredScope: `${auth.service}:${operation}`,
-      });
-    }
-    if (principal.ipAllowed && !principal.ipAllowed(request.ip)) {
-      throw new AppError('FORBIDDEN', 'Client address is not allowed for this key', { ip: request.ip });
+    try {
+      checkGrant(request, auth, principal);
+    } catch (error) {
+      return withQuotaHeaders(error, principal);
     }
 
-    const endpointLimit = () => {
-      if (!auth.endpointLimit) return;
-      const who = principal.keyId ?? principal.accountId;
-      return andThen(
-        windowLimit(`ep:${request.routeOptions.url}:${who}`, limits.perEndpoint, 'Rate limit per endpoint'),
-        () => undefined,
-      );
-    };
-    if (principal.keyId && principal.dailyQuota !== null) {
+    const dailyQuota = (): Maybe<void> => {
+      if (!principal.keyId || principal.dailyQuota === null) return;
       return andThen(limiter.hitDailyQuota(principal.keyId, principal.dailyQuota), (quota) => {
         deps.usage.record(principal, auth.service, quota.allowed);
         if (!quota.allowed) throw tooMany(quota, 'Daily request quota');
         setLimitHeaders(reply, quota);
-        return endpointLimit();
       });
-    }
-    return endpointLimit();
+    };
+    if (!auth.endpointLimit) return dailyQuota();
+    // The short window first: a request it refuses does not use the day's quota.
+    const who = principal.keyId ?? principal.accountId;
+    return andThen(
+      windowLimit(`ep:${request.routeOptions.url}:${who}`, limits.perEndpoint, 'Rate limit per endpoint'),
+      dailyQuota,
+    );
   }
 
   function check(request: FastifyRequest, reply: FastifyReply): Maybe<void> {

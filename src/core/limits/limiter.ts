@@ -57,6 +57,20 @@ export class Limiter {
     );
   }
 
+  /** Reads a key's quota for the current UTC day without counting (headers of a refused request). */
+  readDailyQuota(keyId: string, limit: number): Maybe<LimitDecision> {
+    const nowMs = this.clock.now().getTime();
+    const day = this.dayOf(nowMs);
+    return andThen(this.store.peek(`quota:${keyId}:${day.text}`, DAY_KEY_TTL_SECONDS), (current) =>
+      decide(
+        current?.count ?? 0,
+        limit,
+        day.resetSeconds,
+        Math.max(1, day.resetSeconds - Math.floor(nowMs / 1000)),
+      ),
+    );
+  }
+
   /** As `window`, answering without a promise when the counters are in-process. */
   hitWindow(name: string, limit: number, windowSeconds: number): Maybe<LimitDecision> {
     const nowMs = this.clock.now().getTime();
