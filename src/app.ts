@@ -1,7 +1,7 @@
 import { Ajv, type Options as AjvOptions } from 'ajv';
 import addFormats from 'ajv-formats';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { type Config, enabledServices } from './config.js';
 import { type Clock, systemClock } from './core/clock.js';
 import type { AppContext, PlatformModule } from './core/context.js';
@@ -12,7 +12,7 @@ import { registerErrorHandling } from './core/http/error-handler.js';
 import { registerGracefulClose } from './core/http/graceful-close.js';
 import { registerOpenApi, registerOpenApiRoute } from './core/http/openapi.js';
 import { REDACTED_HEADERS, requestIdFrom } from './core/http/request-id.js';
-import { type CounterStore, memoryCounterStore, redisCounterStore } from './core/limits/counter-store.js';
+import { type CounterStore, memoryCounterStore } from './core/limits/counter-store.js';
 import { Limiter } from './core/limits/limiter.js';
 import { loadSecrets } from './core/secrets.js';
 import { allMigrations, allModules } from './modules/index.js';
@@ -45,6 +45,12 @@ function makeAjv(options: AjvOptions): Ajv {
   });
   addFormats.default(ajv);
   return ajv;
+}
+
+/** The Redis client loads only when Redis is configured: the embedded default does not carry it. */
+async function connectRedis(url: string): Promise<Redis> {
+  const { Redis } = await import('ioredis');
+  return new Redis(url, { maxRetriesPerRequest: 2 });
 }
 
 /** Builds the whole platform: core plugins first, then each enabled module. */
@@ -90,8 +96,10 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
   const ownsDatabase = !options.database;
   if (!options.skipMigrations) await migrateToLatest(database.db, allMigrations(modules));
 
-  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 }) : null;
-  const store: CounterStore = redis ? redisCounterStore(redis) : memoryCounterStore();
+  const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL) : null;
+  const store: CounterStore = redis
+    ? (await import('./core/limits/redis-counter-store.js')).redisCounterStore(redis)
+    : memoryCounterStore();
   const closers: Array<() => Promise<void> | void> = [];
   const ctx: AppContext = {
     config,

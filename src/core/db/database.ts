@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
 import type { Database, Dialect } from './types.js';
 
 export type Db = Kysely<Database>;
@@ -32,9 +31,6 @@ export interface DatabaseOptions {
   pgSchema?: string;
   pgPoolSize?: number;
 }
-
-// COUNT(*) and SUM() come back as bigint strings from pg; numbers stay within 2^53 here.
-pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl.startsWith('postgres')) return openPostgres(options);
@@ -109,6 +105,10 @@ async function openPostgres(options: DatabaseOptions): Promise<DatabaseHandle> {
   const schema = options.pgSchema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
     throw new Error(`Bad schema name ${schema}`);
+  // pg loads only for PostgreSQL: the embedded default does not carry it in memory.
+  const { default: pg } = await import('pg');
+  // COUNT(*) and SUM() come back as bigint strings from pg; numbers stay within 2^53 here.
+  pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
   const pool = new pg.Pool({
     connectionString: options.databaseUrl,
     max: options.pgPoolSize ?? 10,

@@ -1,6 +1,3 @@
-import type { Redis } from 'ioredis';
-import { type RateLimiterAbstract, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-
 export interface WindowCount {
   /** Points counted in the current window, including this hit. */
   count: number;
@@ -17,43 +14,6 @@ export interface CounterStore {
   readonly kind: 'memory' | 'redis';
   hit(key: string, windowSeconds: number, points?: number): WindowCount | Promise<WindowCount>;
   peek(key: string, windowSeconds: number): WindowCount | null | Promise<WindowCount | null>;
-}
-
-// The counters never refuse on their own: limits differ per key, so callers compare.
-const UNLIMITED = Number.MAX_SAFE_INTEGER;
-
-class RlfCounterStore implements CounterStore {
-  private readonly limiters = new Map<number, RateLimiterAbstract>();
-
-  constructor(
-    readonly kind: 'memory' | 'redis',
-    private readonly make: (windowSeconds: number) => RateLimiterAbstract,
-  ) {}
-
-  private limiter(windowSeconds: number): RateLimiterAbstract {
-    let limiter = this.limiters.get(windowSeconds);
-    if (!limiter) {
-      limiter = this.make(windowSeconds);
-      this.limiters.set(windowSeconds, limiter);
-    }
-    return limiter;
-  }
-
-  async hit(key: string, windowSeconds: number, points = 1): Promise<WindowCount> {
-    try {
-      const res = await this.limiter(windowSeconds).consume(key, points);
-      return { count: res.consumedPoints, resetMs: res.msBeforeNext };
-    } catch (error) {
-      if (error instanceof RateLimiterRes)
-        return { count: error.consumedPoints, resetMs: error.msBeforeNext };
-      throw error;
-    }
-  }
-
-  async peek(key: string, windowSeconds: number): Promise<WindowCount | null> {
-    const res = await this.limiter(windowSeconds).get(key);
-    return res ? { count: res.consumedPoints, resetMs: res.msBeforeNext } : null;
-  }
 }
 
 interface MemoryWindow {
@@ -98,17 +58,4 @@ class MemoryCounterStore implements CounterStore {
 
 export function memoryCounterStore(): CounterStore {
   return new MemoryCounterStore();
-}
-
-export function redisCounterStore(client: Redis, prefix = 'platform:rl'): CounterStore {
-  return new RlfCounterStore(
-    'redis',
-    (duration) =>
-      new RateLimiterRedis({
-        storeClient: client,
-        points: UNLIMITED,
-        duration,
-        keyPrefix: `${prefix}:w${duration}`,
-      }),
-  );
 }

@@ -1,4 +1,3 @@
-import { BullQueue } from './bullmq-queue.js';
 import type { JobQueue } from './job-queue.js';
 import { MemoryQueue } from './memory-queue.js';
 
@@ -11,9 +10,13 @@ export interface QueueSettings {
   onError: (error: unknown, jobId: string) => void;
 }
 
-/** One queue per kind of job; BullMQ when Redis is configured, else in-process. */
-export function createQueue<T>(name: string, settings: QueueSettings): JobQueue<T> {
+/**
+ * One queue per kind of job; BullMQ when Redis is configured, else in-process. BullMQ and its
+ * Redis client load only then: the embedded default does not carry them in memory.
+ */
+export async function createQueue<T>(name: string, settings: QueueSettings): Promise<JobQueue<T>> {
   if (settings.redisUrl) {
+    const { BullQueue } = await import('./bullmq-queue.js');
     return new BullQueue<T>({
       redisUrl: settings.redisUrl,
       prefix: settings.prefix,

@@ -157,7 +157,7 @@ export const workflowsModule: PlatformModule = {
     };
     /** Validation and dedupe keys need no credentials. */
     const engine = new WorkflowEngine(engineDeps(null));
-    const queue = createQueue<ExecutionJob>('workflow-executions', {
+    const queue = await createQueue<ExecutionJob>('workflow-executions', {
       redisUrl: config.REDIS_URL,
       prefix: config.QUEUE_PREFIX,
       onError: (err, jobId) => log.error({ err, jobId }, 'workflow job failed'),
