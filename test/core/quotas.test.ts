@@ -62,23 +62,16 @@ describe.each(dialects)('daily quotas on %s', (dialect) => {
       role: 'Reader',
       allowedIps: ['10.0.0.0/8'],
     });
-    const ok = await p.request({
-      method: 'GET',
-      url: '/v1/usage',
-      key: k.key,
-      remoteAddress: '10.0.0.1',
-    });
+    const get = (url: string, remoteAddress = '10.0.0.1') =>
+      p.request({ method: 'GET', url, key: k.key, remoteAddress });
+    const ok = await get('/v1/usage');
     expect(ok.statusCode).toBe(200);
     expect(ok.headers['x-ratelimit-remaining']).toBe('4999');
+    // Wrong role for key management, wrong service, address outside allowedIps.
     const refused = [
-      await p.request({
-        method: 'GET',
-        url: `/v1/api-keys/${k.id}`,
-        key: k.key,
-        remoteAddress: '10.0.0.1',
-      }),
-      await p.request({ method: 'GET', url: '/probe/commerce', key: k.key, remoteAddress: '10.0.0.1' }),
-      await p.request({ method: 'GET', url: '/v1/usage', key: k.key, remoteAddress: '192.0.2.1' }),
+      await get(`/v1/api-keys/${k.id}`),
+      await get('/probe/commerce'),
+      await get('/v1/usage', '192.0.2.1'),
     ];
     for (const res of refused) {
       expect(res.statusCode).toBe(403);
@@ -87,12 +80,7 @@ describe.each(dialects)('daily quotas on %s', (dialect) => {
       expect(res.headers['x-ratelimit-remaining']).toBe('4999');
       expect(res.headers['x-ratelimit-reset']).toBe(String(Date.parse('2026-03-15T00:00:00.000Z') / 1000));
     }
-    const again = await p.request({
-      method: 'GET',
-      url: '/v1/usage',
-      key: k.key,
-      remoteAddress: '10.0.0.1',
-    });
+    const again = await get('/v1/usage');
     expect(again.headers['x-ratelimit-remaining']).toBe('4998');
   });
 
