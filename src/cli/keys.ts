@@ -128,7 +128,7 @@ export async function keysCommand(auth: AuthApi, argv: string[], print: Print): 
       const { gracePeriodSeconds = 0 } = checked(RotateKeyBody, {
         gracePeriodSeconds: Number(values['grace-seconds'] ?? 0),
       });
-      const rotated = await auth.keys.rotate(accountId, id, gracePeriodSeconds);
+      const rotated = await auth.keys.rotate(accountId, id, gracePeriodSeconds, null);
       if (values.json) print(JSON.stringify(rotated));
       else print(`Rotated ${id}. New key (shown once): ${rotated.key}`);
       return 0;

@@ -169,6 +169,37 @@ describe.each(dialects)('API keys on %s', (dialect) => {
     expect(ok.statusCode).toBe(201);
   });
 
+  it('a key cannot rotate a key broader than itself (the new value would be its grant)', async () => {
+    const limited = await p.createKey({
+      name: 'custom core admin',
+      type: 'development',
+      services: ['core'],
+      role: 'Custom',
+      scopes: ['core:admin', 'core:read'],
+    });
+    const broad = await p.createKey({ name: 'broad', type: 'production', services: ['*'], role: 'Admin' });
+    const refused = await p.request({
+      method: 'POST',
+      url: `/v1/api-keys/${broad.id}/rotate`,
+      key: limited.key,
+      payload: { gracePeriodSeconds: 60 },
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({ error: true, code: 'FORBIDDEN' });
+    expect(refused.body).not.toMatch(/PROD_API_/);
+    // The broad key is untouched: its value still works.
+    expect((await p.request({ method: 'GET', url: '/v1/api-keys', key: broad.key })).statusCode).toBe(200);
+    // A key within the caller's grant, and the caller itself, may be rotated.
+    const narrow = await p.createKey(
+      { name: 'narrow', type: 'development', services: ['core'], role: 'Custom', scopes: ['core:read'] },
+      limited.key,
+    );
+    for (const id of [narrow.id, limited.id]) {
+      const ok = await p.request({ method: 'POST', url: `/v1/api-keys/${id}/rotate`, key: limited.key });
+      expect(ok.statusCode).toBe(200);
+    }
+  });
+
   it('key management needs core:admin', async () => {
     const writer = await p.createKey({ name: 'w', type: 'development', services: ['core'], role: 'Writer' });
     const res = await p.request({ method: 'GET', url: '/v1/api-keys', key: writer.key });

@@ -62,7 +62,7 @@ describe.each(dialects)('key verification cache across processes on %s', (dialec
   it('a rotation in one process retires the old value in the other within the TTL', async () => {
     const { a, b, accountId, key, id } = await twoProcesses(dialect, { KEY_CACHE_TTL_SECONDS: '1' });
     expect((await use(b.app, key)).statusCode).toBe(200);
-    const rotated = await a.ctx.apis.auth!.keys.rotate(accountId, id, 0);
+    const rotated = await a.ctx.apis.auth!.keys.rotate(accountId, id, 0, null);
     expect((await use(a.app, key)).statusCode).toBe(401);
     expect((await use(b.app, rotated.key)).statusCode).toBe(200);
     await sleep(1_100);

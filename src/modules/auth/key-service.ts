@@ -243,10 +243,17 @@ export class KeyService {
   async rotate(
     accountId: string,
     id: string,
-    gracePeriodSeconds = 0,
+    gracePeriodSeconds: number,
+    caller: Principal | null,
   ): Promise<ApiKeyViewT & { key: string }> {
     const row = await this.mustGet(accountId, id);
     if (row.revoked_at) throw new AppError('CONFLICT', 'A revoked key cannot be rotated', { id });
+    // The new value is the key's whole grant in the caller's hands: only a caller holding all of
+    // it may have it (else a core-only admin could rotate the owner's key and use every service).
+    assertWithinCaller(
+      { role: row.role, services: JSON.parse(row.services), scopes: JSON.parse(row.scopes) },
+      caller,
+    );
     const now = this.deps.clock.now();
     const key = generateKey(row.type);
     const next: KeyRow = {

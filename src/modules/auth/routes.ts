@@ -127,7 +127,12 @@ export function authRoutes(
       },
     },
     async (request) =>
-      keys.rotate(caller(request).accountId, request.params.id, request.body.gracePeriodSeconds ?? 0),
+      keys.rotate(
+        caller(request).accountId,
+        request.params.id,
+        request.body.gracePeriodSeconds ?? 0,
+        caller(request),
+      ),
   );
 
   r.post(
