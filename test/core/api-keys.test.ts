@@ -358,6 +358,61 @@ describe.each(dialects)('API keys on %s', (dialect) => {
     expect(fields).toEqual(expect.arrayContaining(['sort', 'colour', 'limit']));
   });
 
+  it('pages by a field that may be null (lastUsedAt): every key once, nulls last in either order', async () => {
+    const used: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const k = await p.createKey({
+        name: `used-${i}`,
+        type: 'development',
+        services: ['core'],
+        role: 'Reader',
+      });
+      p.clock.advance(61);
+      expect((await p.request({ method: 'GET', url: '/v1/usage', key: k.key })).statusCode).toBe(200);
+      used.push(k.id);
+    }
+    await p.createKey({ name: 'never-used', type: 'development', services: ['core'], role: 'Reader' });
+    const all = (await p.request({ method: 'GET', url: '/v1/api-keys?limit=200' })).json().data as Array<{
+      id: string;
+    }>;
+    // lastUsedAt is written off the request path: wait until the three uses show.
+    await expect
+      .poll(async () => {
+        const rows = (await p.request({ method: 'GET', url: '/v1/api-keys?limit=200' })).json().data;
+        return used.every((id) => rows.find((k: { id: string }) => k.id === id)?.lastUsedAt);
+      })
+      .toBe(true);
+    for (const order of ['asc', 'desc'] as const) {
+      const seen: Array<{ id: string; lastUsedAt: string | null }> = [];
+      let cursor: string | null = null;
+      do {
+        const url: string = `/v1/api-keys?limit=2&sort=lastUsedAt&order=${order}&fields=lastUsedAt${cursor ? `&cursor=${cursor}` : ''}`;
+        const res = await p.request({ method: 'GET', url });
+        expect(res.statusCode).toBe(200);
+        seen.push(...res.json().data);
+        cursor = res.json().nextCursor;
+      } while (cursor);
+      expect(seen.map((k) => k.id).sort()).toEqual(all.map((k) => k.id).sort());
+      const firstNull = seen.findIndex((k) => k.lastUsedAt === null);
+      expect(firstNull).toBeGreaterThan(0);
+      expect(seen.slice(firstNull).every((k) => k.lastUsedAt === null)).toBe(true);
+      const times = seen.slice(0, firstNull).map((k) => k.lastUsedAt as string);
+      expect(times).toEqual(order === 'asc' ? [...times].sort() : [...times].sort().reverse());
+    }
+  });
+
+  it('an offset beyond a 32-bit integer is a 400 naming it, not a database error', async () => {
+    for (const offset of ['99999999999999999999', '2147483648']) {
+      const res = await p.request({ method: 'GET', url: `/v1/api-keys?offset=${offset}` });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().code).toBe('VALIDATION_ERROR');
+      expect(JSON.stringify(res.json().details)).toMatch(/offset/);
+    }
+    const far = await p.request({ method: 'GET', url: '/v1/api-keys?offset=2147483647' });
+    expect(far.statusCode).toBe(200);
+    expect(far.json()).toEqual({ data: [], nextCursor: null });
+  });
+
   describe('shared auth suite', () => {
     authSuite(() => p, { method: 'GET', url: '/v1/api-keys', service: 'core', weakRole: 'Writer' });
   });

@@ -25,17 +25,23 @@ export async function runList<DB, TB extends keyof DB, O extends Record<string, 
   const sortColumn = spec.columns[query.sort] ?? query.sort;
   const sortRef = sql.ref(sortColumn);
   const idRef = sql.ref(idColumn);
+  // Nulls sort last in either order, on both databases (their own defaults differ).
+  const nullable = spec.nullable?.includes(query.sort) ?? false;
   if (query.cursor) {
     const { value, id } = query.cursor;
     const cmp = query.order === 'asc' ? sql`>` : sql`<`;
-    qb =
-      sortColumn === idColumn
-        ? qb.where(sql<boolean>`${idRef} ${cmp} ${id}`)
-        : qb.where(
-            sql<boolean>`(${sortRef} ${cmp} ${value} or (${sortRef} = ${value} and ${idRef} ${cmp} ${id}))`,
-          );
+    if (sortColumn === idColumn) {
+      qb = qb.where(sql<boolean>`${idRef} ${cmp} ${id}`);
+    } else if (value === null) {
+      // Past the last value: only the remaining nulls, by id.
+      qb = qb.where(sql<boolean>`(${sortRef} is null and ${idRef} ${cmp} ${id})`);
+    } else {
+      const after = sql<boolean>`(${sortRef} ${cmp} ${value} or (${sortRef} = ${value} and ${idRef} ${cmp} ${id}))`;
+      qb = qb.where(nullable ? sql<boolean>`(${after} or ${sortRef} is null)` : after);
+    }
   }
   const direction = query.order === 'asc' ? sql`asc` : sql`desc`;
+  if (nullable) qb = qb.orderBy(sql`(case when ${sortRef} is null then 1 else 0 end) asc`);
   qb = qb.orderBy(sql`${sortRef} ${direction}`);
   if (sortColumn !== idColumn) qb = qb.orderBy(sql`${idRef} ${direction}`);
   const rows = await qb

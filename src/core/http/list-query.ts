@@ -7,6 +7,8 @@ export interface ListSpec {
   /** API field → database column, for every sortable or filterable field. */
   columns: Record<string, string>;
   sortable: readonly string[];
+  /** Sortable fields that may be null: they sort after every value, in either order. */
+  nullable?: readonly string[];
   filters: Record<string, FilterType>;
   /** Fields `fields=` may name (`id` is always kept). */
   projectable: readonly string[];
@@ -32,6 +34,9 @@ export interface ListQuery {
   filters: Record<string, string | number>;
   cursor: Cursor | null;
 }
+
+/** Deeper pages are what cursors are for; the bound keeps the value a 32-bit integer on every database. */
+export const MAX_OFFSET = 2_147_483_647;
 
 const RESERVED = new Set(['limit', 'offset', 'sort', 'order', 'fields', 'cursor']);
 
@@ -60,6 +65,8 @@ export function parseListQuery(query: Record<string, unknown>, spec: ListSpec): 
   const problems: Array<{ field: string; message: string }> = [];
   const limit = typeof query.limit === 'number' ? query.limit : spec.defaultLimit;
   if (limit > spec.maxLimit) problems.push({ field: 'limit', message: `must be at most ${spec.maxLimit}` });
+  if (typeof query.offset === 'number' && query.offset > MAX_OFFSET)
+    problems.push({ field: 'offset', message: `must be at most ${MAX_OFFSET}` });
   const sort = typeof query.sort === 'string' ? query.sort : spec.defaultSort;
   if (!spec.sortable.includes(sort)) {
     problems.push({

@@ -1,4 +1,5 @@
 import { type TSchema, Type } from 'typebox';
+import { MAX_OFFSET } from './list-query.js';
 
 /** The one error body of every route (DESIGN.md: satisfies the general and the workflow shape). */
 export const ErrorBody = Type.Object(
@@ -26,7 +27,7 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 export const ListQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1 })),
-    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET })),
     sort: Type.Optional(Type.String()),
     order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
     fields: Type.Optional(Type.String({ description: 'Comma-separated fields to include' })),

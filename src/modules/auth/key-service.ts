@@ -16,6 +16,7 @@ export const DEFAULT_EXPIRY_SECONDS = { production: 365 * DAY, development: 90 *
 export const KEY_LIST_SPEC: ListSpec = {
   columns: { createdAt: 'created_at', expiresAt: 'expires_at', lastUsedAt: 'last_used_at' },
   sortable: ['id', 'name', 'createdAt', 'expiresAt', 'lastUsedAt'],
+  nullable: ['lastUsedAt'],
   filters: {
     type: ['development', 'production'],
     role: ROLES,

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { MAX_OFFSET } from '../../core/http/list-query.js';
 import { Nullable, Timestamp } from '../../core/http/schemas.js';
 
 const Anything = Type.Unknown();
@@ -78,7 +79,7 @@ export const DeletedView = Type.Object({ id: Type.String(), deleted: Type.Litera
 export const WorkflowListQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1 })),
-    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET })),
     sort: Type.Optional(Type.String()),
     order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
     fields: Type.Optional(Type.String()),
