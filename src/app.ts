@@ -8,7 +8,7 @@ import type { AppContext, PlatformModule } from './core/context.js';
 import { type DatabaseHandle, openDatabase } from './core/db/database.js';
 import { migrateToLatest } from './core/db/migrate.js';
 import { createAuthHook } from './core/http/auth-hook.js';
-import { registerErrorHandling } from './core/http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './core/http/error-handler.js';
 import { registerGracefulClose } from './core/http/graceful-close.js';
 import { registerOpenApi, registerOpenApiRoute } from './core/http/openapi.js';
 import { REDACTED_HEADERS, requestIdFrom } from './core/http/request-id.js';
@@ -80,6 +80,8 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
     trustProxy: config.TRUST_PROXY,
     bodyLimit: config.BODY_LIMIT_BYTES,
     forceCloseConnections: 'idle',
+    frameworkErrors,
+    clientErrorHandler,
     routerOptions: { ignoreTrailingSlash: true },
   });
 
@@ -128,6 +130,14 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
   // JSON is the one body type of the platform: anything else is a 415, not a string that fails
   // the schema. Modules that take raw bodies (webhooks) register their own parser in their scope.
   app.removeContentTypeParser('text/plain');
+  // An empty body sent as JSON (clients that set the header on every call, DELETE included) is no
+  // body, not a parse error; anything else goes to Fastify's parser and its prototype-poisoning checks.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') done(null, undefined);
+    else parseJson(request, body as string, done);
+  });
 
   // An absent body validates as `{}`: a 400 then names the missing fields, not "must be object".
   app.addHook('preValidation', async (request) => {

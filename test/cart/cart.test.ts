@@ -167,6 +167,36 @@ describe.each(await testDialects())('cart on %s', (dialect) => {
     expect(removed.items.find((i) => i.id === item.id)).toBeUndefined();
   });
 
+  it('removing an item takes a write or a delete scope; read alone → 403', async () => {
+    const token = async (customerId: string, scopes: string[]) => {
+      const res = await p.request({
+        method: 'POST',
+        url: '/v1/auth/tokens',
+        payload: { customerId, scopes },
+      });
+      return (res.json() as { token: string }).token;
+    };
+    const deleter = await token('cust_del', ['commerce:read', 'commerce:delete']);
+    const reader = await token('cust_del', ['commerce:read']);
+    const writer = await token('cust_del', ['commerce:read', 'commerce:write']);
+    const added = await as(writer).add({
+      productId: CANDLE.productId,
+      variantId: CANDLE.variantId,
+      quantity: 1,
+    });
+    expect(added.statusCode).toBe(200);
+    const [first] = (added.json() as Cart).items;
+    const refused = await as(reader).remove(first?.id ?? '');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({
+      code: 'FORBIDDEN',
+      details: { acceptedScopes: ['commerce:write', 'commerce:delete'] },
+    });
+    const removed = await as(deleter).remove(first?.id ?? '');
+    expect(removed.statusCode).toBe(200);
+    expect((removed.json() as Cart).items).toEqual([]);
+  });
+
   it('notes up to 1,000 characters', async () => {
     const ok = await p.request({
       method: 'POST',

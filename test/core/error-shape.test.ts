@@ -59,6 +59,14 @@ describe.each(dialects)('error bodies and request ids on %s', (dialect) => {
     expect(res.json().details.fields.map((f: { field: string }) => f.field)).toContain('querystring.limit');
   });
 
+  it('a value outside a set of literals is one entry naming the allowed values', async () => {
+    const res = await p.request({ method: 'GET', url: '/v1/api-keys?order=sideways' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().details.fields).toEqual([
+      { field: 'querystring.order', message: 'must be one of: asc, desc' },
+    ]);
+  });
+
   it('wrong JSON types are refused, not coerced', async () => {
     const res = await p.request({
       method: 'POST',
@@ -76,15 +84,39 @@ describe.each(dialects)('error bodies and request ids on %s', (dialect) => {
     expect(quota.statusCode).toBe(400);
   });
 
-  it('an empty JSON body and a JSON body with a charset', async () => {
+  it('an empty JSON body is no body, and a JSON body with a charset', async () => {
     const empty = await p.request({
       method: 'POST',
       url: '/v1/api-keys',
       payload: '',
       headers: { 'content-type': 'application/json' },
     });
+    // Validated as {}: the 400 names the missing fields.
     expect(empty.statusCode).toBe(400);
     expectErrorShape(empty, 'VALIDATION_ERROR');
+    const missing = empty.json().details.fields.map((f: { field: string }) => f.field);
+    expect(missing).toEqual(expect.arrayContaining(['body.name', 'body.type']));
+    const { id } = await p.createKey({
+      name: 'del',
+      type: 'development',
+      services: ['core'],
+      role: 'Reader',
+    });
+    const deleted = await p.request({
+      method: 'DELETE',
+      url: `/v1/api-keys/${id}`,
+      payload: '',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(deleted.statusCode).toBe(204);
+    const proto = await p.request({
+      method: 'POST',
+      url: '/v1/api-keys',
+      payload: '{"__proto__":{"admin":true},"name":"x"}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(proto.statusCode).toBe(400);
+    expectErrorShape(proto, 'VALIDATION_ERROR');
     const charset = await p.request({
       method: 'POST',
       url: '/v1/api-keys',

@@ -22,8 +22,11 @@ export interface UsageRecorder {
 /** How a route is protected. Every route declares either `auth` or `public`. */
 export interface RouteAuth {
   service: ServiceId;
-  /** Overrides the operation derived from the method (e.g. `admin` for key management). */
-  operation?: Operation;
+  /**
+   * Overrides the operation derived from the method (e.g. `admin` for key management); a list
+   * accepts a scope for any one of them.
+   */
+  operation?: Operation | readonly Operation[];
   /** Principal kinds accepted; default all. */
   principals?: ReadonlyArray<Principal['kind']>;
   /** Also apply the short-window per-endpoint limiter. */
@@ -87,11 +90,21 @@ function checkGrant(request: FastifyRequest, auth: RouteAuth, principal: Princip
       service: auth.service,
     });
   }
-  const operation = auth.operation ?? operationFor(request.method);
-  if (!auth.anyService && !hasScope(principal, auth.service, operation)) {
-    throw new AppError('FORBIDDEN', `Missing scope ${auth.service}:${operation}`, {
-      requiredScope: `${auth.service}:${operation}`,
-    });
+  if (!auth.anyService) {
+    const operation = auth.operation ?? operationFor(request.method);
+    if (typeof operation === 'string') {
+      if (!hasScope(principal, auth.service, operation)) {
+        throw new AppError('FORBIDDEN', `Missing scope ${auth.service}:${operation}`, {
+          requiredScope: `${auth.service}:${operation}`,
+        });
+      }
+    } else if (!operation.some((op) => hasScope(principal, auth.service, op))) {
+      const accepted = operation.map((op) => `${auth.service}:${op}`);
+      throw new AppError('FORBIDDEN', `Missing scope: one of ${accepted.join(', ')}`, {
+        requiredScope: accepted[0],
+        acceptedScopes: accepted,
+      });
+    }
   }
   if (principal.ipAllowed && !principal.ipAllowed(request.ip)) {
     throw new AppError('FORBIDDEN', 'Client address is not allowed for this key', { ip: request.ip });

@@ -1,5 +1,7 @@
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { requestIdFrom } from './request-id.js';
 
 interface ErrorBodyShape {
   error: true;
@@ -35,20 +37,50 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   503: 'SERVICE_UNAVAILABLE',
 };
 
+type ValidationIssue = NonNullable<FastifyError['validation']>[number];
+
+/**
+ * One entry per offending field. A union of literals (`asc` | `desc`) fails once per branch and
+ * once more for the union: those become a single "must be one of" naming the allowed values.
+ */
+function validationFields(issues: ValidationIssue[], context: string) {
+  const byField = new Map<string, { messages: string[]; allowed: unknown[] }>();
+  for (const v of issues) {
+    const params = (v.params ?? {}) as {
+      missingProperty?: string;
+      additionalProperty?: string;
+      allowedValue?: unknown;
+    };
+    const base = v.instancePath.replace(/^\//, '').replaceAll('/', '.');
+    const name = [base, params.missingProperty ?? params.additionalProperty].filter(Boolean).join('.');
+    const field = `${context}${name ? `.${name}` : ''}`;
+    const entry = byField.get(field) ?? { messages: [], allowed: [] };
+    if ('allowedValue' in params) entry.allowed.push(params.allowedValue);
+    else if (v.keyword !== 'anyOf')
+      entry.messages.push(
+        params.additionalProperty ? 'is not an allowed field' : (v.message ?? 'is invalid'),
+      );
+    byField.set(field, entry);
+  }
+  return [...byField].map(([field, { messages, allowed }]) => ({
+    field,
+    message:
+      messages.length > 0
+        ? messages.join('; ')
+        : allowed.length > 0
+          ? `must be one of: ${allowed.map(String).join(', ')}`
+          : 'is invalid',
+  }));
+}
+
 /** Turns anything thrown into the platform's error body; 5xx never leak internals. */
 export function toAppError(error: FastifyError | Error): AppError {
   if (error instanceof AppError) return error;
   const fe = error as FastifyError;
   if (fe.validation) {
-    const fields = fe.validation.map((v) => {
-      const missing = (v.params as { missingProperty?: string } | undefined)?.missingProperty;
-      const extra = (v.params as { additionalProperty?: string } | undefined)?.additionalProperty;
-      const base = v.instancePath.replace(/^\//, '').replaceAll('/', '.');
-      const name = [base, missing ?? extra].filter(Boolean).join('.');
-      const message = extra ? 'is not an allowed field' : (v.message ?? 'is invalid');
-      return { field: `${fe.validationContext ?? 'body'}${name ? `.${name}` : ''}`, message };
+    return new AppError('VALIDATION_ERROR', `Invalid ${fe.validationContext ?? 'request'}`, {
+      fields: validationFields(fe.validation, fe.validationContext ?? 'body'),
     });
-    return new AppError('VALIDATION_ERROR', `Invalid ${fe.validationContext ?? 'request'}`, { fields });
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -68,6 +100,52 @@ export function toAppError(error: FastifyError | Error): AppError {
     return new AppError(code, ERROR_STATUS[code] === status ? fe.message : 'Bad request');
   }
   return new AppError('INTERNAL_ERROR', 'Internal server error');
+}
+
+/**
+ * Errors the router raises before a route is found (Fastify's `frameworkErrors`): a path that is
+ * not valid percent-encoding, or a path parameter over the router's length limit. Hooks do not
+ * run for them, so the request id header is set here.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const appError =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new AppError('VALIDATION_ERROR', 'A path parameter is too long', { maxLength: 100 })
+      : error.code === 'FST_ERR_BAD_URL'
+        ? new AppError('VALIDATION_ERROR', 'The path is not valid percent-encoding')
+        : new AppError('INTERNAL_ERROR', 'Internal server error');
+  reply.header('x-request-id', request.id);
+  sendError(request, reply, appError);
+}
+
+const CLIENT_ERROR_MESSAGES: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: 'Request headers are too large',
+  ERR_HTTP_REQUEST_TIMEOUT: 'The request did not arrive in time',
+};
+
+/**
+ * Requests Node's HTTP parser refuses (bad framing, a body longer than its Content-Length,
+ * oversized headers, a timeout) get the platform's error body too, then the connection closes:
+ * after a framing error nothing more on it can be trusted.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    const requestId = requestIdFrom({ headers: {} } as Parameters<typeof requestIdFrom>[0]);
+    const body = JSON.stringify({
+      error: true,
+      code: 'VALIDATION_ERROR',
+      message: CLIENT_ERROR_MESSAGES[error.code ?? ''] ?? 'Malformed HTTP request',
+      details: {},
+      requestId,
+    });
+    socket.write(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n` +
+        `Connection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

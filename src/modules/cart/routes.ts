@@ -85,9 +85,10 @@ export function cartRoutes(app: FastifyInstance, deps: CartRouteDeps): void {
 
   r.delete(
     '/api/cart/items/:itemId',
-    // Removing a line of one's own cart is an everyday write, not an Admin deletion.
+    // Removing a line of one's own cart is an everyday write, not an Admin deletion: a write
+    // scope suffices, and a delete scope (what DELETE asks elsewhere) is accepted too.
     {
-      config: { auth: { service: 'commerce', operation: 'write' } },
+      config: { auth: { service: 'commerce', operation: ['write', 'delete'] } },
       schema: { tags, summary: 'Remove an item', params: ItemParams, response: cartResponse },
     },
     (req) => carts.deleteItem(actorOf(req), req.params.itemId),
@@ -128,7 +129,7 @@ export function cartRoutes(app: FastifyInstance, deps: CartRouteDeps): void {
   r.delete(
     '/api/cart/discounts/:code',
     {
-      config: { auth: { service: 'commerce', operation: 'write' } },
+      config: { auth: { service: 'commerce', operation: ['write', 'delete'] } },
       schema: {
         tags,
         summary: 'Remove a discount code from the cart',
