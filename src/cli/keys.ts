@@ -61,12 +61,17 @@ export async function keysCommand(auth: AuthApi, argv: string[], print: Print): 
     case 'create': {
       const type = values.type;
       const role = values.role as Role | undefined;
-      if (
-        (type !== 'development' && type !== 'production') ||
-        !role ||
-        !ROLES.includes(role) ||
-        !values.name
-      ) {
+      const problems = [
+        type === 'development' || type === 'production'
+          ? null
+          : `--type must be development or production${type === undefined ? '' : ` (got '${type}')`}`,
+        role && ROLES.includes(role)
+          ? null
+          : `--role must be one of ${ROLES.join(', ')}${role === undefined ? '' : ` (got '${role}')`}`,
+        values.name ? null : '--name is required',
+      ].filter((problem): problem is string => problem !== null);
+      if (problems.length > 0 || (type !== 'development' && type !== 'production') || !role) {
+        for (const problem of problems) print(problem);
         print(USAGE);
         return 2;
       }

@@ -86,6 +86,18 @@ describe('keys command input checks', () => {
     expect((await p.request({ method: 'GET', url: '/v1/api-keys' })).json().data.length).toBe(before);
   });
 
+  it('a bad or missing --type, --role or --name is named, with the usage, exit 2', async () => {
+    const bad = await run(['create', '--type', 'bogus', '--services', 'core', '--name', 'n']);
+    expect(bad.code).toBe(2);
+    expect(bad.out).toContain("--type must be development or production (got 'bogus')");
+    expect(bad.out).toContain('--role must be one of Reader, Writer, Admin, Custom');
+    expect(bad.out).not.toContain('--name is required');
+    expect(bad.out).toContain('usage:');
+    const unnamed = await run(['create', '--type', 'development', '--role', 'Reader']);
+    expect(unnamed.code).toBe(2);
+    expect(unnamed.out).toContain('--name is required');
+  });
+
   it('rotation grace is bounded like the API (at most 7 days) and must be a whole number', async () => {
     const { out } = await create(['--json']);
     const { id } = JSON.parse(out);
