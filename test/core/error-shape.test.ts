@@ -85,12 +85,9 @@ describe.each(dialects)('error bodies and request ids on %s', (dialect) => {
   });
 
   it('an empty JSON body is no body, and a JSON body with a charset', async () => {
-    const empty = await p.request({
-      method: 'POST',
-      url: '/v1/api-keys',
-      payload: '',
-      headers: { 'content-type': 'application/json' },
-    });
+    const send = (method: 'POST' | 'DELETE', url: string, payload: string, type = 'application/json') =>
+      p.request({ method, url, payload, headers: { 'content-type': type } });
+    const empty = await send('POST', '/v1/api-keys', '');
     // Validated as {}: the 400 names the missing fields.
     expect(empty.statusCode).toBe(400);
     expectErrorShape(empty, 'VALIDATION_ERROR');
@@ -102,27 +99,12 @@ describe.each(dialects)('error bodies and request ids on %s', (dialect) => {
       services: ['core'],
       role: 'Reader',
     });
-    const deleted = await p.request({
-      method: 'DELETE',
-      url: `/v1/api-keys/${id}`,
-      payload: '',
-      headers: { 'content-type': 'application/json' },
-    });
-    expect(deleted.statusCode).toBe(204);
-    const proto = await p.request({
-      method: 'POST',
-      url: '/v1/api-keys',
-      payload: '{"__proto__":{"admin":true},"name":"x"}',
-      headers: { 'content-type': 'application/json' },
-    });
+    expect((await send('DELETE', `/v1/api-keys/${id}`, '')).statusCode).toBe(204);
+    const proto = await send('POST', '/v1/api-keys', '{"__proto__":{"admin":true},"name":"x"}');
     expect(proto.statusCode).toBe(400);
     expectErrorShape(proto, 'VALIDATION_ERROR');
-    const charset = await p.request({
-      method: 'POST',
-      url: '/v1/api-keys',
-      payload: JSON.stringify({ name: 'cs', type: 'development', services: ['core'], role: 'Reader' }),
-      headers: { 'content-type': 'application/json; charset=utf-8' },
-    });
+    const body = JSON.stringify({ name: 'cs', type: 'development', services: ['core'], role: 'Reader' });
+    const charset = await send('POST', '/v1/api-keys', body, 'application/json; charset=utf-8');
     expect(charset.statusCode).toBe(201);
   });
 
