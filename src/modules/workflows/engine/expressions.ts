@@ -1,12 +1,14 @@
 import jsonata from 'jsonata';
+import { RE2JS } from 're2js';
 import type { Item, Json } from './types.js';
 
 /**
  * Expressions in node parameters: a string starting with `=` holding `{{ … }}` parts, each a JSONata
  * expression. JSONata is data-only (no property reaches a prototype, nothing reaches the process); on
  * top of that every evaluation runs under a time limit, a stack-depth limit and a sequence-size limit,
- * regular expressions with nested quantifiers are refused (they cannot be interrupted), and the
- * bindings are plain JSON data plus `$now()` returning a string.
+ * regular expressions run on RE2 (linear time: a native regex cannot be interrupted, and one
+ * backtracking pattern would hold the whole process), and the bindings are plain JSON data plus
+ * `$now()` returning a string.
  */
 
 export interface ExpressionData {
@@ -44,15 +46,38 @@ const MAX_SEQUENCE = 1_000_000;
 const MAX_RESULT_CHARS = 5_000_000;
 const CACHE_MAX = 2_000;
 
-/** `(x+)+`, `(x*)*`, `(x+){2,}`: a quantified group that holds a quantifier. */
-const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*(?:[+*]|\{\d+,?\d*\})\)(?:[+*]|\{\d+,?\d*\})/;
+/**
+ * JSONata builds its regexes through this (`RegexEngine`): the `exec`/`lastIndex` protocol of a
+ * global RegExp, answered by RE2, whose matching time is linear in the input whatever the pattern.
+ * Backreferences and lookaheads have no linear-time form; such a pattern is refused when built.
+ */
+class LinearRegExp {
+  lastIndex = 0;
+  private readonly pattern: RE2JS;
 
-/** JSONata builds its regexes through this: refuses patterns prone to catastrophic backtracking. */
-function SafeRegExp(re: RegExp): RegExp {
-  if (NESTED_QUANTIFIER.test(re.source)) {
-    throw new Error(`regular expression /${re.source}/ has nested quantifiers and is refused`);
+  constructor(re: RegExp) {
+    let flags = 0;
+    if (re.flags.includes('i')) flags |= RE2JS.CASE_INSENSITIVE;
+    if (re.flags.includes('m')) flags |= RE2JS.MULTILINE;
+    if (re.flags.includes('s')) flags |= RE2JS.DOTALL;
+    try {
+      this.pattern = RE2JS.compile(RE2JS.translateRegExp(re.source), flags);
+    } catch (err) {
+      throw new Error(`regular expression /${re.source}/ is not supported: ${messageOf(err)}`);
+    }
   }
-  return new RegExp(re);
+
+  exec(input: string): RegExpExecArray | null {
+    const matcher = this.pattern.matcher(input);
+    if (this.lastIndex > input.length || !matcher.find(this.lastIndex)) {
+      this.lastIndex = 0;
+      return null;
+    }
+    const groups: string[] = [];
+    for (let i = 0; i <= matcher.groupCount(); i++) groups.push(matcher.group(i) as string);
+    this.lastIndex = matcher.end();
+    return Object.assign(groups, { index: matcher.start(), input }) as unknown as RegExpExecArray;
+  }
 }
 
 interface Part {
@@ -116,7 +141,7 @@ export class ExpressionEvaluator {
       timeout: this.timeoutMs,
       stack: MAX_STACK,
       sequence: MAX_SEQUENCE,
-      RegexEngine: SafeRegExp,
+      RegexEngine: LinearRegExp,
     };
     const build = (code: string) => {
       try {
