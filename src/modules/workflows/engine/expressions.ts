@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import jsonata from 'jsonata';
-import { RE2JS } from 're2js';
+import type { RE2JS as RE2JSClass } from 're2js';
 import type { Item, Json } from './types.js';
 
 /**
@@ -46,6 +47,11 @@ const MAX_SEQUENCE = 1_000_000;
 const MAX_RESULT_CHARS = 5_000_000;
 const CACHE_MAX = 2_000;
 
+// Loaded on the first regex (JSONata builds them synchronously): most processes never need it.
+let re2: typeof RE2JSClass | undefined;
+const loadRe2 = (): typeof RE2JSClass =>
+  (re2 ??= (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JSClass }).RE2JS);
+
 /**
  * JSONata builds its regexes through this (`RegexEngine`): the `exec`/`lastIndex` protocol of a
  * global RegExp, answered by RE2, whose matching time is linear in the input whatever the pattern.
@@ -53,9 +59,10 @@ const CACHE_MAX = 2_000;
  */
 class LinearRegExp {
   lastIndex = 0;
-  private readonly pattern: RE2JS;
+  private readonly pattern: RE2JSClass;
 
   constructor(re: RegExp) {
+    const RE2JS = loadRe2();
     let flags = 0;
     if (re.flags.includes('i')) flags |= RE2JS.CASE_INSENSITIVE;
     if (re.flags.includes('m')) flags |= RE2JS.MULTILINE;
