@@ -10,6 +10,7 @@ import { migrateToLatest } from './core/db/migrate.js';
 import { createAuthHook } from './core/http/auth-hook.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './core/http/error-handler.js';
 import { registerGracefulClose } from './core/http/graceful-close.js';
+import { assertDepth } from './core/http/json-depth.js';
 import { registerOpenApi, registerOpenApiRoute } from './core/http/openapi.js';
 import { REDACTED_HEADERS, requestIdFrom } from './core/http/request-id.js';
 import { type CounterStore, memoryCounterStore } from './core/limits/counter-store.js';
@@ -135,8 +136,16 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') done(null, undefined);
-    else parseJson(request, body as string, done);
+    if (body === '') return done(null, undefined);
+    parseJson(request, body as string, (error, parsed) => {
+      if (error) return done(error, undefined);
+      try {
+        assertDepth(parsed);
+      } catch (depthError) {
+        return done(depthError as Error, undefined);
+      }
+      done(null, parsed);
+    });
   });
 
   // An absent body validates as `{}`: a 400 then names the missing fields, not "must be object".

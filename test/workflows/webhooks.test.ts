@@ -114,6 +114,28 @@ describe.each(await testDialects())('webhooks on %s', (dialect) => {
       expect(res.headers['x-order']).toBe('o-1');
       expect(res.json()).toEqual({ accepted: 'o-1' });
     });
+
+    it('a response header value carrying CR/LF fails the node in the error shape; nothing is injected', async () => {
+      const body = flow('respond crlf', [
+        {
+          name: 'Webhook',
+          type: 'webhook',
+          parameters: { path: 'respond-crlf', responseMode: 'responseNode' },
+        },
+        {
+          name: 'Respond',
+          type: 'respondToWebhook',
+          parameters: { responseHeaders: { 'x-custom': '={{ $json.body.h }}' } },
+        },
+      ]);
+      await activate(p, await createWorkflow(p, body));
+      const res = await hook({ h: 'x\r\nSet-Cookie: evil=1' }, '/webhook/respond-crlf');
+      expect(res.statusCode).toBeGreaterThanOrEqual(400);
+      expect(res.headers['set-cookie']).toBeUndefined();
+      expect(res.json()).toMatchObject({ error: true, requestId: expect.any(String) });
+      expect(JSON.stringify(res.json())).toMatch(/not a valid HTTP header/);
+      expect(JSON.stringify(res.json())).not.toMatch(/FST_ERR/);
+    });
   });
 
   describe('early answers', () => {

@@ -59,6 +59,17 @@ export interface RunnerDeps {
 
 const DEFINITION_CACHE_MAX = 500;
 
+/** The outcome of a run that ended in a failure outside any node. */
+function failedOutcome(message: string): ExecutionOutcome {
+  return {
+    status: 'error',
+    state: { runData: {}, lastNodeExecuted: null, error: { message }, pending: [] },
+    waitTill: null,
+    lastItems: [],
+    webhookResponse: null,
+  };
+}
+
 /**
  * Creates executions and runs them off the queue: claim, run or resume with the engine, store the
  * outcome and the webhook answer, tell whoever waits. Pure of HTTP.
@@ -142,14 +153,7 @@ export class ExecutionRunner {
         : engine.resume(def, JSON.parse(row.run_data ?? 'null') as RunState, job.resumeItems ?? null, ctx));
     } catch (error) {
       this.deps.log.error({ err: error, executionId: row.id }, 'execution failed to run');
-      const message = error instanceof Error ? error.message : String(error);
-      outcome = {
-        status: 'error',
-        state: { runData: {}, lastNodeExecuted: null, error: { message }, pending: [] },
-        waitTill: null,
-        lastItems: [],
-        webhookResponse: null,
-      };
+      outcome = failedOutcome(error instanceof Error ? error.message : String(error));
     }
     await this.finish(row, def, trigger, outcome);
   }
@@ -180,12 +184,26 @@ export class ExecutionRunner {
         ? webhookNodesOf(def).find((h) => h.nodeName === trigger.nodeName)
         : undefined;
     const answers = hook && hook.responseMode !== 'onReceived';
-    const response =
-      def && hook && answers ? JSON.stringify(finishedResponse(def, hook, outcome, row.id)) : null;
+    const serialize = (o: ExecutionOutcome) => ({
+      response: def && hook && answers ? JSON.stringify(finishedResponse(def, hook, o, row.id)) : null,
+      runData: JSON.stringify(o.state),
+    });
+    let stored: { response: string | null; runData: string };
+    try {
+      stored = serialize(outcome);
+    } catch (error) {
+      // Data no JSON can hold (nested thousands deep, built by an expression): the run fails
+      // rather than staying `running` for ever.
+      this.deps.log.error({ err: error, executionId: row.id }, 'execution data cannot be stored');
+      const reason = error instanceof Error ? error.message : String(error);
+      outcome = failedOutcome(`The execution's data cannot be stored: ${reason}`);
+      stored = serialize(outcome);
+    }
+    const { response } = stored;
     const stopped = outcome.status === 'waiting' ? null : isoNow(this.deps.clock);
     await this.deps.executions.finish(row.id, {
       status: outcome.status,
-      run_data: JSON.stringify(outcome.state),
+      run_data: stored.runData,
       error_message: outcome.state.error?.message ?? null,
       response,
       wait_till: outcome.waitTill ? outcome.waitTill.toISOString() : null,

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
+import { isValidHeader } from '../../core/http/header-check.js';
+import { assertDepth } from '../../core/http/json-depth.js';
 import { withErrors } from '../../core/http/schemas.js';
 import type { ExecutionResumer } from './execution-resumer.js';
 import type { StoredResponse } from './webhook-response.js';
@@ -70,11 +72,14 @@ function parseBody(raw: Buffer, contentType: string | undefined): unknown {
   const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (raw.length === 0) return {};
   if (type === '' || type === 'application/json' || type.endsWith('+json')) {
+    let parsed: unknown;
     try {
-      return JSON.parse(raw.toString('utf8'));
+      parsed = JSON.parse(raw.toString('utf8'));
     } catch {
       throw new AppError('VALIDATION_ERROR', 'The body is not valid JSON', {});
     }
+    assertDepth(parsed);
+    return parsed;
   }
   if (type === 'application/x-www-form-urlencoded')
     return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
@@ -86,7 +91,8 @@ function send(reply: FastifyReply, response: StoredResponse, head: boolean) {
   if (response.kind === 'error') throw new AppError(response.code, response.message, response.details);
   reply.code(response.statusCode);
   for (const [name, value] of Object.entries(response.headers)) {
-    if (!RESERVED_HEADERS.has(name.toLowerCase())) reply.header(name, value);
+    // The node checks headers; one stored before it did must still not break the response head.
+    if (!RESERVED_HEADERS.has(name.toLowerCase()) && isValidHeader(name, value)) reply.header(name, value);
   }
   if (head || response.body === null || response.body === undefined) return reply.send();
   return reply.send(response.body);

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import jsonata from 'jsonata';
 import type { RE2JS as RE2JSClass } from 're2js';
+import { MAX_JSON_DEPTH } from '../../../core/http/json-depth.js';
 import type { Item, Json } from './types.js';
 
 /**
@@ -208,7 +209,7 @@ function bindingsOf(data: ExpressionData): Record<string, unknown> {
 /** Copies a JSONata result into plain JSON; functions and non-JSON values become errors. */
 function toJson(source: string, value: unknown): unknown {
   let size = 0;
-  const copy = (v: unknown): unknown => {
+  const copy = (v: unknown, depth = 0): unknown => {
     if (v === undefined || v === null || typeof v === 'boolean') return v;
     if (typeof v === 'number') return Number.isFinite(v) ? v : null;
     if (typeof v === 'string') {
@@ -216,14 +217,16 @@ function toJson(source: string, value: unknown): unknown {
       if (size > MAX_RESULT_CHARS) throw new ExpressionError(source, 'result is too large');
       return v;
     }
+    if (typeof v === 'object' && depth >= MAX_JSON_DEPTH)
+      throw new ExpressionError(source, `result nests deeper than ${MAX_JSON_DEPTH} levels`);
     if (Array.isArray(v)) {
-      const out = v.map(copy).filter((x) => x !== undefined);
+      const out = v.map((x) => copy(x, depth + 1)).filter((x) => x !== undefined);
       return out;
     }
     if (typeof v === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(v))) {
       const out: Record<string, unknown> = {};
       for (const [k, x] of Object.entries(v)) {
-        const c = copy(x);
+        const c = copy(x, depth + 1);
         if (c !== undefined) out[k] = c;
       }
       return out;

@@ -1,6 +1,15 @@
 import { Type } from 'typebox';
 import { assertNever } from '../../../core/errors.js';
-import { defineNode } from '../engine/node-type.js';
+import { isValidHeader } from '../../../core/http/header-check.js';
+import { defineNode, NodeOperationError } from '../engine/node-type.js';
+
+/** Header names and values come from expressions over the request: one CR/LF must not split the head. */
+function checkedHeader(name: string, value: string): void {
+  if (isValidHeader(name, value)) return;
+  throw new NodeOperationError(`Response header '${name.slice(0, 100)}' is not a valid HTTP header`, {
+    description: 'Header names are tokens; values may not hold control characters such as CR or LF.',
+  });
+}
 
 export const RespondToWebhookParameters = Type.Object({
   respondWith: Type.Enum(['json', 'text', 'noData'] as const, { default: 'json' }),
@@ -17,7 +26,10 @@ export const respondToWebhookNode = defineNode({
   async execute(ctx) {
     const p = await ctx.params(0);
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(p.responseHeaders)) headers[k.toLowerCase()] = v;
+    for (const [k, v] of Object.entries(p.responseHeaders)) {
+      checkedHeader(k, v);
+      headers[k.toLowerCase()] = v;
+    }
     let body: unknown;
     switch (p.respondWith) {
       case 'json':
