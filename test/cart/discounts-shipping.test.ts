@@ -49,6 +49,20 @@ describe.each(await testDialects())('discounts and shipping on %s', (dialect) =>
     expect((await code({ code: 'tenoff', type: 'percentage', value: 5 })).statusCode).toBe(409);
     expect((await code({ code: 'BAD1', type: 'percentage', value: 150 })).statusCode).toBe(400);
     expect((await code({ code: 'BAD2', type: 'bogus', value: 1 })).statusCode).toBe(400);
+    // Values are kept as given or refused, never rounded into another discount.
+    for (const bad of [
+      { code: 'PCT125', type: 'percentage', value: 12.5 },
+      { code: 'PCT04', type: 'percentage', value: 0.4 },
+      { code: 'FRAC', type: 'fixed_amount', value: 1.005 },
+      { code: 'MINFRAC', type: 'fixed_amount', value: 1, minSubtotal: 10.001 },
+    ]) {
+      const res = await code(bad);
+      expect(res.statusCode, bad.code).toBe(400);
+      expect(res.json().details.fields[0].field).toBe(bad.code === 'MINFRAC' ? 'minSubtotal' : 'value');
+    }
+    expect((await code({ code: 'FIX199', type: 'fixed_amount', value: 1.99 })).json()).toMatchObject({
+      value: 1.99,
+    });
     const writer = await p.createKey({
       name: 'w',
       type: 'production',

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { otherAccountKey } from '../helpers/accounts.js';
 import { authSuite } from '../helpers/auth-suite.js';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
@@ -183,6 +184,86 @@ describe.each(await testDialects())('order intake on %s', (dialect) => {
     const res = await p.request({ method: 'GET', url: '/v1/orders/ord_nope' });
     expect(res.statusCode).toBe(404);
     expect(res.json()).toMatchObject({ code: 'ORDER_NOT_FOUND' });
+  });
+
+  it('orders are the storefront’s: a customer token can neither list, read nor place them', async () => {
+    const created = (await intake(order('mine-1'))).json() as { id: string };
+    const shopper = await customer(p, 'cust_nosy');
+    for (const [method, url] of [
+      ['GET', '/v1/orders'],
+      ['GET', `/v1/orders/${created.id}`],
+      ['POST', '/v1/orders'],
+    ] as const) {
+      const res = await p.request({
+        method,
+        url,
+        key: shopper,
+        ...(method === 'POST' ? { payload: order('by-shopper') } : {}),
+      });
+      expect(res.statusCode, `${method} ${url}`).toBe(403);
+      expect(res.json()).toMatchObject({ code: 'FORBIDDEN' });
+    }
+  });
+
+  it("another account's checkout id neither releases its hold nor empties its cart", async () => {
+    await setStock(p, 'var_candle_14oz', 10);
+    const shopper = await customer(p, 'cust_held');
+    await p.request({
+      method: 'POST',
+      url: '/api/cart/items',
+      key: shopper,
+      payload: { productId: 'prod_candle_classic', variantId: 'var_candle_14oz', quantity: 2 },
+    });
+    const { checkoutId } = (
+      await p.request({ method: 'POST', url: '/api/cart/checkout', key: shopper })
+    ).json() as {
+      checkoutId: string;
+    };
+    expect(await level('var_candle_14oz')).toMatchObject({ onHand: 10, reserved: 2 });
+    const other = await otherAccountKey(p);
+    const res = await intake(
+      order('foreign-checkout', {
+        checkout_id: checkoutId,
+        line_items: [
+          { product_id: 'prod_candle_classic', variant_id: 'var_candle_14oz', quantity: 2, price: '48.00' },
+        ],
+      }),
+      other,
+    );
+    // The order takes free stock; the first account's hold and cart stay as they were.
+    expect(res.statusCode).toBe(201);
+    expect(await level('var_candle_14oz')).toMatchObject({ onHand: 8, reserved: 2 });
+    const cart = (await p.request({ method: 'GET', url: '/api/cart', key: shopper })).json() as {
+      checkoutId: string | null;
+      itemCount: number;
+    };
+    expect(cart).toMatchObject({ checkoutId, itemCount: 2 });
+  });
+
+  it('a numeric price is held to the string form: two decimals, nine digits; a blend id is a string', async () => {
+    const line = (price: unknown, properties?: unknown) => ({
+      line_items: [
+        {
+          product_id: 'prod_candle_classic',
+          variant_id: 'var_candle_8oz',
+          quantity: 1,
+          price,
+          ...(properties ? { properties } : {}),
+        },
+      ],
+    });
+    await setStock(p, 'var_candle_8oz', 10);
+    for (const [i, price] of [1e308, 1e20, 0.285, 1.005, 1234567890].entries()) {
+      const res = await intake(order(`price-${i}`, line(price)));
+      expect(res.statusCode, String(price)).toBe(400);
+      expect(JSON.stringify(res.json().details)).toContain('line_items[0].price');
+    }
+    const ok = await intake(order('price-ok', line(0.29)));
+    expect(ok.statusCode).toBe(201);
+    expect(ok.json()).toMatchObject({ total: 0.29 });
+    const blend = await intake(order('blend-obj', line('1.00', [{ name: 'blendId', value: { a: 1 } }])));
+    expect(blend.statusCode).toBe(400);
+    expect(JSON.stringify(blend.json().details)).toContain('line_items[0].properties');
   });
 
   describe('auth', () => {

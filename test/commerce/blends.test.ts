@@ -391,8 +391,10 @@ describe.each(await testDialects())('custom blends on %s', (dialect) => {
       orderId: 'ord_1',
       orderDate: '2026-11-20T10:00:00.000Z',
     };
-    await api.recordBlendUsage(usage);
-    await api.recordBlendUsage(usage);
+    await api.recordBlendUsage(p.accountId, usage);
+    await api.recordBlendUsage(p.accountId, usage);
+    // Another account's order naming this blend records nothing on it.
+    await api.recordBlendUsage('acct_someone_else', { ...usage, orderId: 'ord_2' });
     const detail = (
       await p.request({ method: 'GET', url: `/api/custom-blends/${blend.id}`, key: alice })
     ).json();

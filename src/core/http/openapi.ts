@@ -11,7 +11,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         title: 'API Platform',
         version,
         description:
-          'Core API keys and quotas, workflow automation, commerce, AI services and game-platform integration. ' +
+          'Core API keys and quotas, workflow automation, commerce and game-platform integration. ' +
           'Every error has the body {error, code, message, details, requestId}.',
       },
       components: {

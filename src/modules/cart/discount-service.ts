@@ -4,7 +4,7 @@ import { runList } from '../../core/db/list.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
 import { newId } from '../../core/ids.js';
-import { fromMinor, toMinor } from '../../core/money.js';
+import { fromMinor, isMoneyAmount, toMinor } from '../../core/money.js';
 import type { DiscountStore } from './discount-store.js';
 import type { DiscountRow } from './discounts.js';
 import type { CreateDiscountBodyT } from './schemas.js';
@@ -57,10 +57,12 @@ export class DiscountService {
 
   async create(accountId: string, body: CreateDiscountBodyT) {
     const problems: Array<{ field: string; message: string }> = [];
-    if (body.type === 'percentage' && (body.value <= 0 || body.value > 100))
-      problems.push({ field: 'value', message: 'a percentage is more than 0 and at most 100' });
-    if (body.type === 'fixed_amount' && body.value <= 0)
-      problems.push({ field: 'value', message: 'must be more than 0' });
+    if (body.type === 'percentage' && (!Number.isInteger(body.value) || body.value <= 0 || body.value > 100))
+      problems.push({ field: 'value', message: 'a percentage is a whole number from 1 to 100' });
+    if (body.type === 'fixed_amount' && (body.value <= 0 || !isMoneyAmount(body.value)))
+      problems.push({ field: 'value', message: 'must be an amount above 0 with at most 2 decimals' });
+    if (body.minSubtotal !== undefined && !isMoneyAmount(body.minSubtotal))
+      problems.push({ field: 'minSubtotal', message: 'must be an amount with at most 2 decimals' });
     if (body.startsAt && body.endsAt && body.startsAt >= body.endsAt)
       problems.push({ field: 'endsAt', message: 'must be after startsAt' });
     if (problems.length > 0)
@@ -72,12 +74,7 @@ export class DiscountService {
       code_key: body.code.toUpperCase(),
       description: body.description ?? describe(body),
       type: body.type,
-      value:
-        body.type === 'fixed_amount'
-          ? toMinor(body.value)
-          : body.type === 'percentage'
-            ? Math.round(body.value)
-            : 0,
+      value: body.type === 'fixed_amount' ? toMinor(body.value) : body.type === 'percentage' ? body.value : 0,
       min_subtotal: toMinor(body.minSubtotal ?? 0),
       starts_at: body.startsAt ? new Date(body.startsAt).toISOString() : null,
       ends_at: body.endsAt ? new Date(body.endsAt).toISOString() : null,

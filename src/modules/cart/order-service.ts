@@ -5,7 +5,7 @@ import { runList } from '../../core/db/list.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
 import { newId } from '../../core/ids.js';
-import { fromMinor, toMinor } from '../../core/money.js';
+import { fromMinor, isMoneyAmount, toMinor } from '../../core/money.js';
 import type { CommerceApi } from '../commerce/index.js';
 import type { DiscountStore } from './discount-store.js';
 import type { InventoryStore } from './inventory-store.js';
@@ -80,19 +80,30 @@ export class OrderService {
     if (existing) return { created: false, order: view(existing) };
 
     const lines: StoredLine[] = [];
-    const problems: Array<{ field: string; message: string }> = [];
+    const unknown: Array<{ field: string; message: string }> = [];
+    const invalid: Array<{ field: string; message: string }> = [];
     for (const [i, item] of body.line_items.entries()) {
       const productId = String(item.product_id);
       const variantId = String(item.variant_id);
       const found = await this.deps.commerce.getVariant(variantId);
       if (!found || found.product.id !== productId) {
-        problems.push({
+        unknown.push({
           field: `line_items[${i}]`,
           message: `variant '${variantId}' of product '${productId}' does not exist`,
         });
         continue;
       }
+      if (typeof item.price === 'number' && !isMoneyAmount(item.price)) {
+        invalid.push({
+          field: `line_items[${i}].price`,
+          message: 'must be an amount with at most 2 decimals and 9 digits before them',
+        });
+      }
       const blend = (item.properties ?? []).find((p) => BLEND_PROPERTIES.includes(p.name));
+      if (blend && (typeof blend.value !== 'string' || blend.value === '' || blend.value.length > 100)) {
+        invalid.push({ field: `line_items[${i}].properties`, message: `'${blend.name}' must be a blend id` });
+        continue;
+      }
       lines.push({
         productId,
         variantId,
@@ -101,11 +112,16 @@ export class OrderService {
         blendId: blend ? String(blend.value) : null,
       });
     }
-    if (problems.length > 0)
-      throw new AppError('PRODUCT_NOT_FOUND', 'Order lines name unknown products', { fields: problems });
+    if (invalid.length > 0)
+      throw new AppError('VALIDATION_ERROR', 'Invalid order lines', { fields: invalid });
+    if (unknown.length > 0)
+      throw new AppError('PRODUCT_NOT_FOUND', 'Order lines name unknown products', { fields: unknown });
 
     const checkoutAttr = (body.note_attributes ?? []).find((a) => CHECKOUT_ATTRIBUTES.includes(a.name));
-    const checkoutId = body.checkout_id ?? (checkoutAttr ? String(checkoutAttr.value) : null);
+    const named = body.checkout_id ?? (checkoutAttr ? String(checkoutAttr.value) : null);
+    // Only a checkout of this account's carts releases its hold: another account's (or a made-up)
+    // id must not take someone else's reservation or empty their cart.
+    const checkoutId = named && (await this.ownsCheckout(accountId, named)) ? named : null;
     const wanted = new Map<string, number>();
     for (const l of lines) wanted.set(l.variantId, (wanted.get(l.variantId) ?? 0) + l.quantity);
     const at = isoNow(this.deps.clock);
@@ -136,6 +152,7 @@ export class OrderService {
             .selectFrom('carts')
             .select('id')
             .where('checkout_id', '=', checkoutId)
+            .where('account_id', '=', accountId)
             .executeTakeFirst();
           if (cart) {
             orderedCart = cart.id;
@@ -164,7 +181,7 @@ export class OrderService {
     for (const line of lines) {
       if (!line.blendId) continue;
       const found = await this.deps.commerce.getProduct(line.productId);
-      await this.deps.commerce.recordBlendUsage({
+      await this.deps.commerce.recordBlendUsage(accountId, {
         blendId: line.blendId,
         productId: line.productId,
         productName: found?.name ?? line.productId,
@@ -194,6 +211,16 @@ export class OrderService {
       .executeTakeFirst();
     if (!row) throw notFound('ORDER_NOT_FOUND', 'Order', id);
     return view(row);
+  }
+
+  private async ownsCheckout(accountId: string, checkoutId: string): Promise<boolean> {
+    const cart = await this.deps.db
+      .selectFrom('carts')
+      .select('id')
+      .where('checkout_id', '=', checkoutId)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return cart !== undefined;
   }
 
   private find(accountId: string, storefrontId: string) {

@@ -27,6 +27,8 @@ import {
 } from './schemas.js';
 
 const commerce = { auth: { service: 'commerce' } } as const;
+/** The storefront's and the merchant's routes: API keys only, never a shopper's customer token. */
+const storefront = { auth: { service: 'commerce', principals: ['api_key'] } } as const;
 const admin = { auth: { service: 'commerce', operation: 'admin' } } as const;
 const tags = ['Commerce: cart'];
 
@@ -251,7 +253,7 @@ export function cartRoutes(app: FastifyInstance, deps: CartRouteDeps): void {
   r.post(
     '/v1/orders',
     {
-      config: commerce,
+      config: storefront,
       schema: {
         tags: ['Commerce: orders'],
         summary: "The storefront's order intake (idempotent on the storefront order id)",
@@ -269,7 +271,7 @@ export function cartRoutes(app: FastifyInstance, deps: CartRouteDeps): void {
   r.get(
     '/v1/orders',
     {
-      config: commerce,
+      config: storefront,
       schema: {
         tags: ['Commerce: orders'],
         summary: 'List orders',
@@ -283,7 +285,7 @@ export function cartRoutes(app: FastifyInstance, deps: CartRouteDeps): void {
   r.get(
     '/v1/orders/:id',
     {
-      config: commerce,
+      config: storefront,
       schema: {
         tags: ['Commerce: orders'],
         summary: 'An order',

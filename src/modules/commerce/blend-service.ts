@@ -130,8 +130,8 @@ export class BlendService {
     return blend ? { ...blend, isOwner: blend.owner === actor.owner } : null;
   }
 
-  recordUsage(usage: BlendUsage): Promise<void> {
-    return this.deps.store.recordUsage(usage);
+  recordUsage(accountId: string, usage: BlendUsage): Promise<void> {
+    return this.deps.store.recordUsage(accountId, usage);
   }
 
   private validate(notes: readonly NoteRatio[]): NoteRatio[] {

@@ -110,7 +110,16 @@ export class BlendStore {
   }
 
   /** Records that an order used a blend; recording the same order line twice is a no-op. */
-  async recordUsage(usage: BlendUsage): Promise<void> {
+  /** Records that an order of `accountId` used a blend; an id that is not the account's blend is ignored. */
+  async recordUsage(accountId: string, usage: BlendUsage): Promise<void> {
+    const blend = await this.db
+      .selectFrom('blends')
+      .select('id')
+      .where('id', '=', usage.blendId)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    // An order may name any id; only a blend of the ordering account records the use.
+    if (!blend) return;
     await this.db
       .insertInto('blend_usage')
       .values({

@@ -28,7 +28,8 @@ export interface CommerceApi {
     blendId: string,
   ): Promise<(Blend & { isOwner: boolean }) | null>;
   /** Fills a blend's `usedIn`; recording the same order line twice is a no-op. */
-  recordBlendUsage(usage: BlendUsage): Promise<void>;
+  /** Only a blend of `accountId` records the use. */
+  recordBlendUsage(accountId: string, usage: BlendUsage): Promise<void>;
   /** The public URL of a catalogue image path. */
   assetUrl(path: string): string;
 }
@@ -69,7 +70,7 @@ export const commerceModule: PlatformModule = {
       getVariant: (id) => productStore.variant(id),
       getVariants: (ids) => productStore.variantsByIds(ids),
       getBlendForCustomer: (accountId, owner, id) => blends.blendFor({ accountId, owner }, id),
-      recordBlendUsage: (usage) => blends.recordUsage(usage),
+      recordBlendUsage: (accountId, usage) => blends.recordUsage(accountId, usage),
       assetUrl: asset,
     };
   },
