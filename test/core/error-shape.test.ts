@@ -108,11 +108,26 @@ describe.each(dialects)('error bodies and request ids on %s', (dialect) => {
     expect(charset.statusCode).toBe(201);
   });
 
+  it('a known path with another method → 405 naming the allowed ones in Allow; an unknown path → 404', async () => {
+    const put = await p.request({ method: 'PUT', url: '/v1/api-keys' });
+    expect(put.statusCode).toBe(405);
+    expect(put.headers.allow).toBe('GET, HEAD, POST');
+    expect(put.json()).toMatchObject({
+      code: 'METHOD_NOT_ALLOWED',
+      details: { allowed: ['GET', 'HEAD', 'POST'] },
+    });
+    const onId = await p.request({ method: 'POST', url: '/v1/api-keys/key_x/' });
+    expect(onId.statusCode).toBe(405);
+    expect(onId.headers.allow).toBe('DELETE, GET, HEAD, PATCH');
+    expect((await p.request({ method: 'PUT', url: '/v1/nothing-here' })).statusCode).toBe(404);
+  });
+
   it('every error status carries the shape and the request id', async () => {
     const cases: Array<
       [Promise<{ statusCode: number; headers: Record<string, unknown>; json(): unknown }>, number, string]
     > = [
       [p.request({ method: 'GET', url: '/nope' }), 404, 'ROUTE_NOT_FOUND'],
+      [p.request({ method: 'PUT', url: '/v1/api-keys' }), 405, 'METHOD_NOT_ALLOWED'],
       [p.request({ method: 'GET', url: '/v1/api-keys', key: null }), 401, 'UNAUTHORIZED'],
       [p.request({ method: 'GET', url: '/v1/api-keys/key_missing' }), 404, 'API_KEY_NOT_FOUND'],
       [

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { trackAllowedMethods } from './allowed-methods.js';
 import { requestIdFrom } from './request-id.js';
 
 interface ErrorBodyShape {
@@ -158,11 +159,19 @@ export function registerErrorHandling(app: FastifyInstance): void {
     else request.log.warn({ code: appError.code }, appError.message);
     return sendError(request, reply, appError);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
-      request,
-      reply,
-      new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`),
-    ),
-  );
+  const allowedMethods = trackAllowedMethods(app);
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = allowedMethods(path);
+    if (allowed && allowed.size > 0 && !allowed.has(request.method)) {
+      const list = [...allowed].sort();
+      reply.header('allow', list.join(', '));
+      return sendError(
+        request,
+        reply,
+        new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, { allowed: list }),
+      );
+    }
+    return sendError(request, reply, new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${path}`));
+  });
 }
