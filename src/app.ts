@@ -7,12 +7,17 @@ import { type Clock, systemClock } from './core/clock.js';
 import type { AppContext, PlatformModule } from './core/context.js';
 import { type DatabaseHandle, openDatabase } from './core/db/database.js';
 import { migrateToLatest } from './core/db/migrate.js';
+import { AppError } from './core/errors.js';
 import { createAuthHook } from './core/http/auth-hook.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './core/http/error-handler.js';
 import { registerGracefulClose } from './core/http/graceful-close.js';
-import { assertDepth } from './core/http/json-depth.js';
+import { trustProxyOption } from './core/http/ip-rules.js';
+import { assertSafeJson } from './core/http/json-depth.js';
+import { refuseNulInUrl } from './core/http/nul-guard.js';
 import { registerOpenApi, registerOpenApiRoute } from './core/http/openapi.js';
 import { REDACTED_HEADERS, requestIdFrom } from './core/http/request-id.js';
+import { serverTimeouts } from './core/http/server-timeouts.js';
+import { withStrictNumbers } from './core/http/strict-numbers.js';
 import { type CounterStore, memoryCounterStore } from './core/limits/counter-store.js';
 import { Limiter } from './core/limits/limiter.js';
 import { loadSecrets } from './core/secrets.js';
@@ -78,20 +83,23 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
             },
           },
     genReqId: requestIdFrom,
-    trustProxy: config.TRUST_PROXY,
+    trustProxy: trustProxyOption(config.TRUST_PROXY),
     bodyLimit: config.BODY_LIMIT_BYTES,
     forceCloseConnections: 'idle',
+    ...serverTimeouts(config),
     frameworkErrors,
     clientErrorHandler,
     routerOptions: { ignoreTrailingSlash: true },
   });
 
   // Bodies are checked strictly (no coercion: a wrong type is a 400); query, params and
-  // headers arrive as strings, so they are coerced.
+  // headers arrive as strings, so they are coerced, numbers only from plain decimal digits.
   const bodyAjv = makeAjv({ coerceTypes: false });
   const textAjv = makeAjv({ coerceTypes: 'array' });
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object),
+    httpPart === 'body'
+      ? bodyAjv.compile(schema as object)
+      : withStrictNumbers(textAjv.compile(schema as object), schema),
   );
 
   const database =
@@ -101,7 +109,7 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
 
   const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL) : null;
   const store: CounterStore = redis
-    ? (await import('./core/limits/redis-counter-store.js')).redisCounterStore(redis)
+    ? (await import('./core/limits/redis-counter-store.js')).redisCounterStore(redis, config.REDIS_PREFIX)
     : memoryCounterStore();
   const closers: Array<() => Promise<void> | void> = [];
   const ctx: AppContext = {
@@ -122,6 +130,8 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // Before any other hook reads the path (the webhook look-up runs on it, unauthenticated).
+  app.addHook('onRequest', refuseNulInUrl);
   app.addHook('onRoute', (route) => {
     const cfg = route.config as { auth?: unknown; public?: boolean } | undefined;
     if (!cfg?.auth && !cfg?.public && !route.url.startsWith('/reference')) {
@@ -133,16 +143,24 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
   app.removeContentTypeParser('text/plain');
   // An empty body sent as JSON (clients that set the header on every call, DELETE included) is no
   // body, not a parse error; anything else goes to Fastify's parser and its prototype-poisoning checks.
+  // Bytes are decoded strictly: invalid UTF-8 is a 400, not text silently holding U+FFFD.
   const parseJson = app.getDefaultJsonParser('error', 'error');
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') return done(null, undefined);
-    parseJson(request, body as string, (error, parsed) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = utf8.decode(body as Buffer);
+    } catch {
+      return done(new AppError('VALIDATION_ERROR', 'The body is not valid UTF-8'), undefined);
+    }
+    if (text === '') return done(null, undefined);
+    parseJson(request, text, (error, parsed) => {
       if (error) return done(error, undefined);
       try {
-        assertDepth(parsed);
-      } catch (depthError) {
-        return done(depthError as Error, undefined);
+        assertSafeJson(parsed);
+      } catch (refusal) {
+        return done(refusal as Error, undefined);
       }
       done(null, parsed);
     });

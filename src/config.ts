@@ -11,11 +11,25 @@ const ConfigSchema = Type.Object({
   DATA_DIR: Type.String({ default: './data' }),
   DATABASE_URL: Type.String({ default: '' }),
   REDIS_URL: Type.String({ default: '' }),
+  /** Prefix of every Redis counter key and pub/sub channel, so several platforms can share one Redis. */
+  REDIS_PREFIX: Type.String({ default: 'platform:', pattern: '^[A-Za-z0-9_.:-]{1,60}$' }),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
     default: 'info',
   }),
-  TRUST_PROXY: Type.Boolean({ default: false }),
+  /**
+   * Proxies whose X-Forwarded-For is believed: `false`, a hop count, or a comma list of proxy
+   * addresses/CIDRs (`true` means 1 hop). Parsed by `trustProxyOption` (core/http/ip-rules.ts).
+   */
+  TRUST_PROXY: Type.String({ default: 'false', maxLength: 2000 }),
   BODY_LIMIT_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024 }),
+  /** Time a client has to send its request headers; slow clients are cut off (slow loris). */
+  HTTP_HEADERS_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100 }),
+  /** Time a client has to send the whole request, body included (the handler's time not counted). */
+  HTTP_REQUEST_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
+  /** A socket with no traffic either way for this long is closed; above the longest response wait. */
+  HTTP_CONNECTION_TIMEOUT_MS: Type.Integer({ default: 120_000, minimum: 1_000 }),
+  /** How long an idle keep-alive connection stays open between requests (above a proxy's idle timeout). */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ default: 72_000, minimum: 100 }),
   PLATFORM_SERVICES: Type.String({ default: 'all' }),
   PLATFORM_BOOTSTRAP_KEY: Type.String({ default: '' }),
   PLATFORM_OWNER_EMAIL: Type.String({ default: 'owner@localhost' }),
@@ -51,7 +65,12 @@ const ConfigSchema = Type.Object({
   /** Run queued executions in this process (`serve --no-worker` turns it off). */
   WORKFLOW_WORKER: Type.Boolean({ default: true }),
   WORKFLOWS_DIR: Type.String({ default: './workflows' }),
-  EXPRESSION_TIMEOUT_MS: Type.Integer({ default: 250, minimum: 1 }),
+  /** CPU time for one node's expressions on one item, in the sandbox (wall clock on its worker thread). */
+  EXPRESSION_TIMEOUT_MS: Type.Integer({ default: 1_000, minimum: 1, maximum: 60_000 }),
+  /** Heap of one expression sandbox (QuickJS), JSONata included. */
+  EXPRESSION_MEMORY_MB: Type.Integer({ default: 64, minimum: 16, maximum: 1_024 }),
+  /** Worker threads evaluating expressions; each runs one evaluation at a time. */
+  EXPRESSION_WORKERS: Type.Integer({ default: 2, minimum: 1, maximum: 64 }),
   /** Comma-separated environment variable names expressions may read as $env. */
   EXPRESSION_ENV_ALLOWLIST: Type.String({ default: '' }),
   /** Comma-separated host names (or host:port) outbound HTTP may reach even if private. */
@@ -61,6 +80,10 @@ const ConfigSchema = Type.Object({
   WEBHOOK_DEDUPE_HOURS: Type.Integer({ default: 24, minimum: 1 }),
   /** How long a webhook in lastNode/responseNode mode waits for its execution before 504. */
   WEBHOOK_RESPONSE_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 100 }),
+  /** Longest a `wait` node may pause (refused at save and at run beyond it). */
+  WORKFLOW_MAX_WAIT_SECONDS: Type.Integer({ default: 2_592_000, minimum: 1 }),
+  /** How far an HMAC webhook's signed `X-Store-Timestamp` may be from now. */
+  WEBHOOK_HMAC_TOLERANCE_SECONDS: Type.Integer({ default: 300, minimum: 1 }),
   /** Prefix of the job queue's Redis keys (BullMQ), so several platforms can share one Redis. */
   QUEUE_PREFIX: Type.String({ default: 'platform', pattern: '^[A-Za-z0-9_.-]{1,60}$' }),
   // Downstreams of the named workflows (default: this server, where the module exists).
@@ -76,6 +99,10 @@ const ConfigSchema = Type.Object({
   CURRENCY: Type.String({ default: 'USD', pattern: '^[A-Z]{3}$' }),
   /** How long a prepared checkout holds its inventory reservation. */
   CHECKOUT_TTL_SECONDS: Type.Integer({ default: 900, minimum: 30, maximum: 86_400 }),
+  /** At most this many units of one variant in one customer's cart (and so in their reservation). */
+  CART_MAX_RESERVED_PER_VARIANT: Type.Integer({ default: 10, minimum: 1, maximum: 999 }),
+  /** How many times a reservation may be renewed back to back before it must lapse for one TTL. */
+  CHECKOUT_MAX_RENEWALS: Type.Integer({ default: 4, minimum: 0, maximum: 100 }),
   /** Gift wrapping, per wrapped unit, in the currency's major unit. */
   GIFT_WRAP_FEE: Type.Number({ default: 4.99, minimum: 0, maximum: 1000 }),
   /** Sales tax rate used until an address is known (0.08 = 8 %). */

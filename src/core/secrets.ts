@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -57,14 +57,23 @@ function parseKey(value: string): Buffer {
   return Buffer.from(trimmed, 'base64');
 }
 
-/** ENCRYPTION_KEY if set; else `DATA_DIR/encryption.key`, created (0600) on first start. */
+/**
+ * ENCRYPTION_KEY if set; else `DATA_DIR/encryption.key`, created 0600 on first start, and an
+ * existing one readable by others tightened to 0600 (it unseals every stored credential).
+ */
 export function loadSecrets(encryptionKey: string, dataDir: string): Secrets {
   if (encryptionKey) return new Secrets(parseKey(encryptionKey));
   if (dataDir === ':memory:') return new Secrets(randomBytes(32));
   const file = path.join(dataDir, 'encryption.key');
   if (!existsSync(file)) {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+  } else {
+    try {
+      chmodSync(file, 0o600);
+    } catch {
+      // A key mounted read-only (a container secret) is the operator's to protect.
+    }
   }
   return new Secrets(parseKey(readFileSync(file, 'utf8')));
 }

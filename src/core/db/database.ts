@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
@@ -37,11 +37,28 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   return openSqlite(options.dataDir);
 }
 
+/**
+ * The database holds key hashes, sealed credentials and customer data: only the server's user may
+ * read it. SQLite gives its WAL and shared-memory files the database file's mode, so the file is
+ * created 0600 before SQLite opens it, and an older, wider one (with its companions) is tightened.
+ */
+function ownerOnly(file: string): void {
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) {
+    try {
+      chmodSync(f, 0o600);
+    } catch {
+      // Companions may not exist; a file this user may not change (another owner) is left as is.
+    }
+  }
+}
+
 function openSqlite(dataDir: string): DatabaseHandle {
   let file = ':memory:';
   if (dataDir !== ':memory:') {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     file = path.join(dataDir, 'platform.db');
+    ownerOnly(file);
   }
   const raw = new SQLite(file);
   raw.pragma('journal_mode = WAL');
