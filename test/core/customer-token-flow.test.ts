@@ -12,14 +12,14 @@ const whoami: PlatformModule = {
   services: [],
   migrations: {},
   routes(app) {
-    app.get('/test/commerce/whoami', { config: { auth: { service: 'commerce' } } }, async (request) => ({
+    // Customer-facing, as the blends and cart routes are: customer tokens are accepted here.
+    const customer = { config: { auth: { service: 'commerce', customerFacing: true } } } as const;
+    app.get('/test/commerce/whoami', customer, async (request) => ({
       kind: request.principal?.kind,
       customerId: request.principal?.customerId,
       keyId: request.principal?.keyId,
     }));
-    app.post('/test/commerce/whoami', { config: { auth: { service: 'commerce' } } }, async () => ({
-      ok: true,
-    }));
+    app.post('/test/commerce/whoami', customer, async () => ({ ok: true }));
     app.get('/test/commerce/boom', { config: { auth: { service: 'commerce' } } }, async () => {
       throw new Error('secret internal detail at /srv/app.ts:42');
     });

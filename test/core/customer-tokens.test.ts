@@ -1,4 +1,4 @@
-import { SignJWT } from 'jose';
+import { decodeJwt, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authModule } from '../../src/modules/auth/index.js';
 import { healthModule } from '../../src/modules/health/index.js';
@@ -146,7 +146,12 @@ describe.each(dialects)('customer tokens on %s', (dialect) => {
   });
 
   describe('forged or stale tokens are 401', () => {
-    const claims = () => ({ scope: 'commerce:read', key: shop.id, acct: p.accountId });
+    // The binding to the key's current value, as a minted token carries it.
+    let kv: string;
+    beforeAll(async () => {
+      kv = decodeJwt((await mint({ customerId: 'c', scopes: ['commerce:read'] })).json().token).kv as string;
+    });
+    const claims = () => ({ scope: 'commerce:read', key: shop.id, kv });
     const secret = () => p.ctx.secrets.derive('jwt:customer-tokens');
     const signed = (opts: {
       issuer?: string;
@@ -208,7 +213,7 @@ describe.each(dialects)('customer tokens on %s', (dialect) => {
         JSON.stringify({
           scope: 'commerce:write',
           key: shop.id,
-          acct: p.accountId,
+          kv,
           iss: ISSUER,
           aud: AUDIENCE,
           sub: 'c',
@@ -218,8 +223,12 @@ describe.each(dialects)('customer tokens on %s', (dialect) => {
       await expect401(`${h}.${payload}.${s}`);
     });
 
-    it('a key id of another account', async () => {
-      await expect401(await signed({ claims: { ...claims(), acct: 'acct_someoneelse' } }));
+    it('bound to another value of the key (or another key)', async () => {
+      await expect401(await signed({ claims: { ...claims(), kv: 'AAAAAAAAAAAAAAAAAAAAAA' } }));
+    });
+
+    it('without a binding (minted before tokens were bound to the key value)', async () => {
+      await expect401(await signed({ claims: { scope: 'commerce:read', key: shop.id, acct: p.accountId } }));
     });
 
     it('an unknown issuing key', async () => {

@@ -23,6 +23,11 @@ export interface Principal {
   dailyQuota: number | null;
   /** Client IP rules, checked by the auth hook; null means any address. */
   ipAllowed: ((ip: string) => boolean) | null;
+  /**
+   * When the presented credential stops working before its key does: the previous value of a
+   * rotated key, at the end of its grace period. What it creates (customer tokens) ends then too.
+   */
+  credentialEndsAtMs?: number;
 }
 
 /** read = GET/HEAD, write = POST/PUT/PATCH, delete = DELETE (DESIGN.md). */

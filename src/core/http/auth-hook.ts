@@ -3,6 +3,7 @@ import type { ServiceId } from '../../config.js';
 import { hasScope, hasService, type Operation, operationFor, type Principal } from '../auth/principal.js';
 import { AppError } from '../errors.js';
 import { andThen, type LimitDecision, type Limiter, type Maybe } from '../limits/limiter.js';
+import { isPrivateAddress, rateLimitClient } from './ip-rules.js';
 
 /** Verifies the credentials of a request; throws AppError UNAUTHORIZED. Implemented by the auth module. */
 export interface Authenticator {
@@ -27,8 +28,14 @@ export interface RouteAuth {
    * accepts a scope for any one of them.
    */
   operation?: Operation | readonly Operation[];
-  /** Principal kinds accepted; default all. */
+  /** Principal kinds accepted; default all (customer tokens only with `customerFacing`). */
   principals?: ReadonlyArray<Principal['kind']>;
+  /**
+   * A route a customer acts on through a customer token (their blends, cart, game connection).
+   * Customer tokens are refused on every other route: a token is a customer's credential, not
+   * the integration's, whatever scopes it carries.
+   */
+  customerFacing?: boolean;
   /** Also apply the short-window per-endpoint limiter. */
   endpointLimit?: boolean;
   /** Any authenticated principal of an allowed kind; the service checks what it may do. */
@@ -77,6 +84,9 @@ function tooMany(decision: LimitDecision, what: string): AppError {
 
 /** Service, scope and address rules of a route for an authenticated principal; throws FORBIDDEN. */
 function checkGrant(request: FastifyRequest, auth: RouteAuth, principal: Principal): void {
+  if (principal.kind === 'customer_token' && !auth.customerFacing) {
+    throw new AppError('FORBIDDEN', 'Customer tokens are not accepted on this route; use an API key');
+  }
   if (auth.principals && !auth.principals.includes(principal.kind)) {
     throw new AppError(
       'FORBIDDEN',
@@ -119,6 +129,24 @@ function checkGrant(request: FastifyRequest, auth: RouteAuth, principal: Princip
  */
 export function createAuthHook(deps: AuthHookDeps): onRequestHookHandler {
   const { limiter, limits } = deps;
+  let warnedForwarding = false;
+
+  /**
+   * Behind a proxy that is not trusted every client has the proxy's address, so one client's
+   * failures lock out all: say so once, on the first such request.
+   */
+  function warnUntrustedForwarding(request: FastifyRequest): void {
+    if (request.headers['x-forwarded-for'] === undefined) return;
+    const peer = request.raw.socket?.remoteAddress;
+    if (!peer || request.ip !== peer || !isPrivateAddress(peer)) return;
+    warnedForwarding = true;
+    request.log.warn(
+      { peer },
+      'A request from a private address carries X-Forwarded-For but TRUST_PROXY does not trust it: ' +
+        'every client behind that proxy shares its per-IP limits. Set TRUST_PROXY to the hop count ' +
+        'or the proxy addresses.',
+    );
+  }
 
   function windowLimit(name: string, limit: number, what: string): Maybe<LimitDecision | null> {
     if (limit <= 0) return null;
@@ -128,11 +156,11 @@ export function createAuthHook(deps: AuthHookDeps): onRequestHookHandler {
     });
   }
 
-  function publicLimits(request: FastifyRequest, reply: FastifyReply): Maybe<void> {
-    return andThen(windowLimit(`ip:${request.ip}`, limits.perIp, 'Rate limit per IP'), () =>
+  function publicLimits(request: FastifyRequest, reply: FastifyReply, client: string): Maybe<void> {
+    return andThen(windowLimit(`ip:${client}`, limits.perIp, 'Rate limit per IP'), () =>
       andThen(
         windowLimit(
-          `ep:${request.routeOptions.url}:${request.ip}`,
+          `ep:${request.routeOptions.url}:${client}`,
           limits.perEndpoint,
           'Rate limit per endpoint',
         ),
@@ -220,11 +248,13 @@ export function createAuthHook(deps: AuthHookDeps): onRequestHookHandler {
   }
 
   function check(request: FastifyRequest, reply: FastifyReply): Maybe<void> {
+    if (!warnedForwarding) warnUntrustedForwarding(request);
     const config = request.routeOptions.config;
     const auth = config.auth;
-    if (!auth) return config.public && config.limited ? publicLimits(request, reply) : undefined;
-    const failureKey = `authfail:${request.ip}`;
-    return andThen(windowLimit(`ip:${request.ip}`, limits.perIp, 'Rate limit per IP'), () =>
+    const client = rateLimitClient(request.ip);
+    if (!auth) return config.public && config.limited ? publicLimits(request, reply, client) : undefined;
+    const failureKey = `authfail:${client}`;
+    return andThen(windowLimit(`ip:${client}`, limits.perIp, 'Rate limit per IP'), () =>
       andThen(failureGate(failureKey), () =>
         andThen(authenticate(request, failureKey), (principal) => authorize(request, reply, auth, principal)),
       ),

@@ -40,7 +40,8 @@ class RlfCounterStore implements CounterStore {
   }
 }
 
-export function redisCounterStore(client: Redis, prefix = 'platform:rl'): CounterStore {
+/** `prefix` is REDIS_PREFIX: counters of platforms sharing one Redis stay apart. */
+export function redisCounterStore(client: Redis, prefix = 'platform:'): CounterStore {
   return new RlfCounterStore(
     'redis',
     (duration) =>
@@ -48,7 +49,7 @@ export function redisCounterStore(client: Redis, prefix = 'platform:rl'): Counte
         storeClient: client,
         points: UNLIMITED,
         duration,
-        keyPrefix: `${prefix}:w${duration}`,
+        keyPrefix: `${prefix}rl:w${duration}`,
       }),
   );
 }

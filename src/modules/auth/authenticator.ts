@@ -35,8 +35,7 @@ export class PlatformAuthenticator implements Authenticator {
   authenticateCached(request: FastifyRequest): Principal | undefined {
     const credential = readCredential(request.headers);
     if (credential === null || !looksLikeKey(credential)) return undefined;
-    const entry = this.keys.cached(credential);
-    return entry ? this.keys.principalOf(entry) : undefined;
+    return this.keys.cached(credential);
   }
 
   async authenticate(request: FastifyRequest): Promise<Principal> {
@@ -49,13 +48,16 @@ export class PlatformAuthenticator implements Authenticator {
 
   /** Verifies a raw API key value (also used by webhooks that take `X-API-Key`). */
   async verifyApiKey(value: string): Promise<Principal> {
-    return this.keys.principalOf(await this.keys.verifyValue(value));
+    return this.keys.verifyValue(value);
   }
 
   private async verifyToken(token: string): Promise<Principal> {
     const claims = await this.tokens.verify(token);
-    const key = this.keys.principalOf(await this.keys.verifyId(claims.keyId));
-    if (key.accountId !== claims.accountId) throw new AppError('UNAUTHORIZED', 'Customer token is invalid');
+    const entry = await this.keys.verifyId(claims.keyId);
+    // Minted before the key's value changed (rotation): the token went with the old value.
+    if (claims.binding !== entry.tokenBinding)
+      throw new AppError('UNAUTHORIZED', 'Customer token is no longer valid: its key was rotated');
+    const key = this.keys.principalOf(entry);
     // The key's grant today bounds the token: narrowing the key narrows its tokens.
     const held = new Set(expandScopes(key, ALL_SERVICES));
     const scopes = claims.scopes.filter((s) => held.has(s));
@@ -69,8 +71,8 @@ export class PlatformAuthenticator implements Authenticator {
       scopes,
       customerId: claims.customerId,
       dailyQuota: key.dailyQuota,
-      // A customer's device is not the integration's server: key IP rules do not bind tokens.
-      ipAllowed: null,
+      // The key's address rules as they are now: a token is no way around them.
+      ipAllowed: key.ipAllowed,
     };
   }
 }

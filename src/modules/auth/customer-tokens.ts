@@ -4,15 +4,21 @@ import { expandScopes, type Principal } from '../../core/auth/principal.js';
 import type { Clock } from '../../core/clock.js';
 import { AppError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import type { VerifiedKey } from './key-verifier.js';
 import type { CreateTokenInput } from './schemas.js';
 
 const ISSUER = 'api-platform';
 const AUDIENCE = 'api-platform:customer';
 
+/**
+ * What a token says. A JWT's payload is only encoded, so it holds nothing the customer should
+ * not read: no account id (the account is the issuing key's, found server-side).
+ */
 export interface TokenClaims {
   customerId: string;
   keyId: string;
-  accountId: string;
+  /** The issuing key's value when the token was minted (`VerifiedKey.tokenBinding`). */
+  binding: string;
   scopes: string[];
 }
 
@@ -22,9 +28,11 @@ export class CustomerTokens {
     private readonly secret: Uint8Array,
     private readonly clock: Clock,
     private readonly ttl: { defaultSeconds: number; maxSeconds: number },
+    /** The issuing key as it is now (cached, dropped on every change of the key). */
+    private readonly issuingKey: (keyId: string) => Promise<VerifiedKey>,
   ) {}
 
-  async mint(issuer: Principal, input: CreateTokenInput, keyExpiresAt: string) {
+  async mint(issuer: Principal, input: CreateTokenInput) {
     if (issuer.kind !== 'api_key' || !issuer.keyId) {
       throw new AppError('FORBIDDEN', 'Only an API key can mint customer tokens');
     }
@@ -41,12 +49,18 @@ export class CustomerTokens {
         fields: [{ field: 'body.ttlSeconds', message: `must be at most ${this.ttl.maxSeconds}` }],
       });
     }
+    const key = await this.issuingKey(issuer.keyId);
     const nowMs = this.clock.now().getTime();
-    const expMs = Math.min(nowMs + requested * 1000, Date.parse(keyExpiresAt));
+    // Never outlives the key, nor the presented value (the old value of a rotated key).
+    const expMs = Math.min(
+      nowMs + requested * 1000,
+      key.expiresAtMs,
+      issuer.credentialEndsAtMs ?? Number.POSITIVE_INFINITY,
+    );
     const token = await new SignJWT({
       scope: input.scopes.join(' '),
       key: issuer.keyId,
-      acct: issuer.accountId,
+      kv: key.tokenBinding,
     })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setIssuer(ISSUER)
@@ -75,16 +89,16 @@ export class CustomerTokens {
         requiredClaims: ['exp', 'sub'],
         currentDate: this.clock.now(),
       });
-      const { sub, scope, key, acct } = payload as Record<string, unknown>;
+      const { sub, scope, key, kv } = payload as Record<string, unknown>;
       if (
         typeof sub !== 'string' ||
         typeof scope !== 'string' ||
         typeof key !== 'string' ||
-        typeof acct !== 'string'
+        typeof kv !== 'string'
       ) {
         throw new AppError('UNAUTHORIZED', 'Customer token is invalid');
       }
-      return { customerId: sub, keyId: key, accountId: acct, scopes: scope.split(' ').filter(Boolean) };
+      return { customerId: sub, keyId: key, binding: kv, scopes: scope.split(' ').filter(Boolean) };
     } catch (error) {
       if (error instanceof AppError) throw error;
       if (error instanceof joseErrors.JWTExpired)

@@ -54,6 +54,7 @@ export const authModule: PlatformModule = {
       cacheTtlSeconds: config.KEY_CACHE_TTL_SECONDS,
       cacheMax: config.KEY_CACHE_MAX,
       redis: ctx.redis,
+      redisPrefix: config.REDIS_PREFIX,
       onError,
       onTouched: (id) => keys.forget(id),
     });
@@ -69,10 +70,15 @@ export const authModule: PlatformModule = {
         ? { rowCache: { dataVersion: () => dataVersion.call(ctx.database), max: config.KEY_CACHE_MAX } }
         : {}),
     });
-    const tokens = new CustomerTokens(ctx.secrets.derive('jwt:customer-tokens'), clock, {
-      defaultSeconds: config.CUSTOMER_TOKEN_DEFAULT_TTL_SECONDS,
-      maxSeconds: config.CUSTOMER_TOKEN_MAX_TTL_SECONDS,
-    });
+    const tokens = new CustomerTokens(
+      ctx.secrets.derive('jwt:customer-tokens'),
+      clock,
+      {
+        defaultSeconds: config.CUSTOMER_TOKEN_DEFAULT_TTL_SECONDS,
+        maxSeconds: config.CUSTOMER_TOKEN_MAX_TTL_SECONDS,
+      },
+      (keyId) => verifier.verifyId(keyId),
+    );
     const usage = new UsageLedger(ctx.db, clock, onError);
     usage.start(config.USAGE_FLUSH_SECONDS);
     ctx.onClose(async () => {

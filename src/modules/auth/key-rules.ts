@@ -1,7 +1,7 @@
 import { ALL_SERVICES } from '../../config.js';
-import { expandScopes, type Principal, type Role } from '../../core/auth/principal.js';
+import { expandScopes, type KeyType, type Principal, type Role } from '../../core/auth/principal.js';
 import { AppError } from '../../core/errors.js';
-import { isValidCidr } from '../../core/http/ip-rules.js';
+import { cidrsWithin, isValidCidr } from '../../core/http/ip-rules.js';
 
 export interface Grant {
   role: Role;
@@ -39,15 +39,51 @@ export function validateGrant(grant: Grant, allowedIps: readonly string[] | unde
     throw new AppError('VALIDATION_ERROR', 'Invalid key settings', { fields: problems });
 }
 
-/** A caller may not grant a key more than it holds itself. */
-export function assertWithinCaller(grant: Grant, caller: Principal | null): void {
+/** The limits of a key besides its grant: what a managing key may not exceed either. */
+export interface KeyBounds {
+  type: KeyType;
+  expiresAtMs: number;
+  /** Effective requests per UTC day. */
+  dailyQuota: number;
+  /** CIDRs; empty = any address. */
+  allowedIps: readonly string[];
+}
+
+/**
+ * A caller may not create, change, rotate or revoke a key that exceeds it: scopes it does not
+ * hold, or (for a key caller, whose bounds are given) a production type from a development key,
+ * a later expiry, a higher daily quota, or addresses outside its own rules. Throws FORBIDDEN.
+ */
+export function assertWithinCaller(
+  key: Grant & Partial<KeyBounds>,
+  caller: Principal | null,
+  callerBounds: KeyBounds | null = null,
+): void {
   if (!caller) return;
   const held = new Set(expandScopes(caller, ALL_SERVICES));
-  const wanted = expandScopes(grant, ALL_SERVICES);
+  const wanted = expandScopes(key, ALL_SERVICES);
   const excess = wanted.filter((s) => !held.has(s));
   if (excess.length > 0) {
-    throw new AppError('FORBIDDEN', 'A key cannot grant scopes its creator does not hold', {
+    throw new AppError('FORBIDDEN', 'A key cannot grant or manage scopes it does not hold', {
       scopes: excess,
+    });
+  }
+  if (!callerBounds) return;
+  const exceeds: string[] = [];
+  if (key.type === 'production' && callerBounds.type === 'development') exceeds.push('type');
+  if (key.expiresAtMs !== undefined && key.expiresAtMs > callerBounds.expiresAtMs) exceeds.push('expiresAt');
+  if (key.dailyQuota !== undefined && key.dailyQuota > callerBounds.dailyQuota) exceeds.push('dailyQuota');
+  if (key.allowedIps !== undefined && !cidrsWithin(key.allowedIps, callerBounds.allowedIps))
+    exceeds.push('allowedIps');
+  if (exceeds.length > 0) {
+    throw new AppError('FORBIDDEN', `A key cannot exceed the key that manages it (${exceeds.join(', ')})`, {
+      exceeds,
+      caller: {
+        type: callerBounds.type,
+        expiresAt: new Date(callerBounds.expiresAtMs).toISOString(),
+        dailyQuota: callerBounds.dailyQuota,
+        allowedIps: callerBounds.allowedIps,
+      },
     });
   }
 }

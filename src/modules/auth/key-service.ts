@@ -6,7 +6,7 @@ import { AppError, notFound } from '../../core/errors.js';
 import { type ListQuery, type ListSpec, parseListQuery } from '../../core/http/list-query.js';
 import { newId } from '../../core/ids.js';
 import { generateKey, hashKey, KEY_PREFIX } from './key-format.js';
-import { assertWithinCaller, validateGrant } from './key-rules.js';
+import { assertWithinCaller, type Grant, type KeyBounds, validateGrant } from './key-rules.js';
 import { ApiKeyView, type ApiKeyViewT, type CreateKeyInput, type UpdateKeyInput } from './schemas.js';
 import type { AuthStore, KeyRow } from './store.js';
 
@@ -72,6 +72,30 @@ export class KeyService {
     return row.daily_quota ?? this.deps.quotas[row.type];
   }
 
+  /** A key's grant and bounds, as compared with the key that manages it. */
+  private limitsOf(row: KeyRow): Grant & KeyBounds {
+    return {
+      role: row.role,
+      services: JSON.parse(row.services) as string[],
+      scopes: JSON.parse(row.scopes) as string[],
+      type: row.type,
+      expiresAtMs: Date.parse(row.expires_at),
+      dailyQuota: this.effectiveQuota(row),
+      allowedIps: JSON.parse(row.allowed_ips) as string[],
+    };
+  }
+
+  /**
+   * The bounds of a calling key, read fresh (its own changes apply at once); null for callers
+   * without a key (the CLI, bootstrap, sessions), which only their scopes bound.
+   */
+  private async callerBounds(caller: Principal | null): Promise<KeyBounds | null> {
+    if (!caller?.keyId) return null;
+    const row = await this.deps.store.keyById(caller.keyId);
+    if (!row) throw new AppError('UNAUTHORIZED', 'API key is invalid');
+    return this.limitsOf(row);
+  }
+
   view(row: KeyRow): ApiKeyViewT {
     return this.viewOf(
       row,
@@ -119,9 +143,12 @@ export class KeyService {
     const grant = { role: input.role, services: input.services, scopes: input.scopes ?? [] };
     validateGrant(grant, input.allowedIps);
     assertWithinCaller(grant, caller);
+    const bounds = await this.callerBounds(caller);
     const now = this.deps.clock.now();
     const maxExpiry = addSeconds(now, DEFAULT_EXPIRY_SECONDS[input.type]);
-    let expiresAt = maxExpiry;
+    // What is left unsaid is the most the creator may give: its own expiry, quota and addresses.
+    let expiresAt =
+      bounds && bounds.expiresAtMs < maxExpiry.getTime() ? new Date(bounds.expiresAtMs) : maxExpiry;
     if (input.expiresAt !== undefined) {
       expiresAt = new Date(input.expiresAt);
       if (Number.isNaN(expiresAt.getTime()) || expiresAt <= now) {
@@ -139,6 +166,21 @@ export class KeyService {
         );
       }
     }
+    let dailyQuota = input.dailyQuota ?? null;
+    if (dailyQuota === null && bounds && this.deps.quotas[input.type] > bounds.dailyQuota)
+      dailyQuota = bounds.dailyQuota;
+    const allowedIps = input.allowedIps ?? bounds?.allowedIps ?? [];
+    assertWithinCaller(
+      {
+        ...grant,
+        type: input.type,
+        expiresAtMs: expiresAt.getTime(),
+        dailyQuota: dailyQuota ?? this.deps.quotas[input.type],
+        allowedIps,
+      },
+      caller,
+      bounds,
+    );
     const key = presetKey ?? generateKey(input.type);
     const row: KeyRow = {
       id: newId('key'),
@@ -148,8 +190,8 @@ export class KeyService {
       role: input.role,
       services: JSON.stringify(input.services),
       scopes: JSON.stringify(grant.scopes),
-      allowed_ips: JSON.stringify(input.allowedIps ?? []),
-      daily_quota: input.dailyQuota ?? null,
+      allowed_ips: JSON.stringify(allowedIps),
+      daily_quota: dailyQuota,
       hash: hashKey(key),
       previous_hash: null,
       previous_expires_at: null,
@@ -209,6 +251,10 @@ export class KeyService {
   ): Promise<ApiKeyViewT> {
     const row = await this.mustGet(accountId, id);
     if (row.revoked_at) throw new AppError('CONFLICT', 'A revoked key cannot be changed', { id });
+    // Only a key that holds all of the target may change it (else a core-only admin could narrow
+    // or IP-lock the owner's key), and the result may not exceed it either.
+    const bounds = await this.callerBounds(caller);
+    assertWithinCaller(this.limitsOf(row), caller, bounds);
     const role = patch.role ?? row.role;
     const services = patch.services ?? (JSON.parse(row.services) as string[]);
     // Leaving Custom drops its scopes; entering it needs them.
@@ -226,15 +272,18 @@ export class KeyService {
       daily_quota: patch.dailyQuota === undefined ? row.daily_quota : patch.dailyQuota,
       updated_at: this.deps.clock.now().toISOString(),
     };
+    assertWithinCaller(this.limitsOf(next), caller, bounds);
     await this.deps.store.updateKey(id, next);
     this.forget(id);
     this.deps.invalidate(id);
     return this.view(next);
   }
 
-  async revoke(accountId: string, id: string): Promise<void> {
+  async revoke(accountId: string, id: string, caller: Principal | null = null): Promise<void> {
     const row = await this.mustGet(accountId, id);
     if (row.revoked_at) return;
+    // Revoking is managing: a key may revoke only keys it holds all of (itself included).
+    assertWithinCaller(this.limitsOf(row), caller, await this.callerBounds(caller));
     const now = this.deps.clock.now().toISOString();
     await this.deps.store.updateKey(id, { revoked_at: now, updated_at: now, previous_hash: null });
     this.forget(id);
@@ -251,10 +300,7 @@ export class KeyService {
     if (row.revoked_at) throw new AppError('CONFLICT', 'A revoked key cannot be rotated', { id });
     // The new value is the key's whole grant in the caller's hands: only a caller holding all of
     // it may have it (else a core-only admin could rotate the owner's key and use every service).
-    assertWithinCaller(
-      { role: row.role, services: JSON.parse(row.services), scopes: JSON.parse(row.scopes) },
-      caller,
-    );
+    assertWithinCaller(this.limitsOf(row), caller, await this.callerBounds(caller));
     const now = this.deps.clock.now();
     const key = generateKey(row.type);
     const next: KeyRow = {

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Principal } from '../../core/auth/principal.js';
@@ -8,7 +8,6 @@ import { ipMatcher } from '../../core/http/ip-rules.js';
 import { hashKey, parseKey } from './key-format.js';
 import type { AuthStore, KeyRow } from './store.js';
 
-const INVALIDATION_CHANNEL = 'platform:keys:invalidate';
 const LAST_USED_EVERY_MS = 60_000;
 /**
  * A presented key is looked up by its leading characters (the type prefix and 8 characters of
@@ -26,11 +25,18 @@ export interface VerifiedKey {
   readonly expiresAtMs: number;
   /** Built once per verified row: every field derives from the row and the configuration. */
   readonly principal: Principal;
+  /**
+   * Names the key's current value without revealing it: customer tokens carry it, so a token
+   * dies as soon as the key is rotated (or its value otherwise replaced).
+   */
+  readonly tokenBinding: string;
 }
 
 /** A key value verified once (shape, checksum and hash), cached by its selector. */
 interface PresentedKey {
   readonly entry: VerifiedKey;
+  /** The entry's principal, or for a previous value in its grace period one that says when it ends. */
+  readonly principal: Principal;
   readonly value: Buffer;
   /** The previous secret of a rotated key is honoured until then; the current one forever. */
   readonly graceUntilMs: number;
@@ -43,6 +49,8 @@ export interface KeyVerifierOptions {
   cacheTtlSeconds: number;
   cacheMax: number;
   redis: Redis | null;
+  /** Prefix of the Redis pub/sub channel (REDIS_PREFIX), so platforms sharing a Redis stay apart. */
+  redisPrefix?: string;
   onError(error: unknown): void;
   /** Told once lastUsedAt of a key has been written (after the write). */
   onTouched?(keyId: string): void;
@@ -65,8 +73,10 @@ export class KeyVerifier {
   /** Bumped by every invalidation: a look-up that raced one does not fill the cache. */
   private generation = 0;
   private subscriber: Redis | null = null;
+  private readonly channel: string;
 
   constructor(private readonly options: KeyVerifierOptions) {
+    this.channel = `${options.redisPrefix ?? 'platform:'}keys:invalidate`;
     const enabled = options.cacheTtlSeconds > 0;
     const cacheOptions = { max: options.cacheMax, ttl: options.cacheTtlSeconds * 1000 };
     this.presented = enabled ? new LRUCache<string, PresentedKey>(cacheOptions) : null;
@@ -78,7 +88,7 @@ export class KeyVerifier {
     this.subscriber = this.options.redis.duplicate();
     this.subscriber.on('message', (_channel, keyId: string) => this.dropLocal(keyId));
     this.subscriber.on('error', (error) => this.options.onError(error));
-    await this.subscriber.subscribe(INVALIDATION_CHANNEL);
+    await this.subscriber.subscribe(this.channel);
   }
 
   async stop(): Promise<void> {
@@ -87,7 +97,7 @@ export class KeyVerifier {
 
   invalidate(keyId: string): void {
     this.dropLocal(keyId);
-    this.options.redis?.publish(INVALIDATION_CHANNEL, keyId).catch((error) => this.options.onError(error));
+    this.options.redis?.publish(this.channel, keyId).catch((error) => this.options.onError(error));
   }
 
   private dropLocal(keyId: string): void {
@@ -102,7 +112,7 @@ export class KeyVerifier {
    * A presented value already verified in this process, checked for grace period, revocation
    * and expiry (throws 401); undefined when it must be verified in full.
    */
-  cached(value: string): VerifiedKey | undefined {
+  cached(value: string): Principal | undefined {
     const p = this.presented?.get(selectorOf(value));
     if (!p) return undefined;
     const bytes = Buffer.from(value);
@@ -114,15 +124,15 @@ export class KeyVerifier {
     }
     this.assertUsable(p.entry, nowMs);
     this.touch(p.entry.row.id, nowMs);
-    return p.entry;
+    return p.principal;
   }
 
   /** Checks a presented key value; throws 401 with the reason (never a guessing aid). */
-  async verifyValue(value: string): Promise<VerifiedKey> {
+  async verifyValue(value: string): Promise<Principal> {
     return this.cached(value) ?? this.verifyInFull(value);
   }
 
-  private async verifyInFull(value: string): Promise<VerifiedKey> {
+  private async verifyInFull(value: string): Promise<Principal> {
     const parsed = parseKey(value);
     if (!parsed.ok) {
       throw unauthorized(parsed.reason === 'malformed' ? 'API key is malformed' : 'API key is invalid');
@@ -141,11 +151,14 @@ export class KeyVerifier {
           : Number.NEGATIVE_INFINITY;
     if (graceUntilMs <= nowMs) throw unauthorized('API key is invalid');
     const entry = this.compile(row);
+    const principal = Number.isFinite(graceUntilMs)
+      ? Object.freeze({ ...entry.principal, credentialEndsAtMs: graceUntilMs })
+      : entry.principal;
     if (generation === this.generation)
-      this.presented?.set(selectorOf(value), { entry, value: Buffer.from(value), graceUntilMs });
+      this.presented?.set(selectorOf(value), { entry, principal, value: Buffer.from(value), graceUntilMs });
     this.assertUsable(entry, nowMs);
     this.touch(row.id, nowMs);
-    return entry;
+    return principal;
   }
 
   /** The issuing key of a customer token, by id. */
@@ -191,7 +204,18 @@ export class KeyVerifier {
       dailyQuota: this.options.quotaFor(row),
       ipAllowed,
     });
-    return { row, services, scopes, ipAllowed, expiresAtMs: Date.parse(row.expires_at), principal };
+    return {
+      row,
+      services,
+      scopes,
+      ipAllowed,
+      expiresAtMs: Date.parse(row.expires_at),
+      principal,
+      tokenBinding: createHash('sha256')
+        .update(`customer-token\0${row.hash}`)
+        .digest('base64url')
+        .slice(0, 22),
+    };
   }
 
   /** lastUsedAt is written at most once a minute per key, off the request path. */

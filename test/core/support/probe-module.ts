@@ -25,10 +25,14 @@ export const probeModule: PlatformModule = {
         scopes: p?.scopes,
       };
     };
-    app.get('/probe/commerce', { config: { auth: { service: 'commerce' } } }, echo);
-    app.post('/probe/commerce', { config: { auth: { service: 'commerce' } } }, echo);
-    app.get('/probe/game', { config: { auth: { service: 'game' } } }, echo);
-    app.get('/probe/llm', { config: { auth: { service: 'llm' } } }, echo);
+    // Customer-facing, as the blends and cart routes are: customer tokens are accepted here.
+    const customer = (service: 'commerce' | 'game' | 'llm') => ({
+      config: { auth: { service, customerFacing: true } },
+    });
+    app.get('/probe/commerce', customer('commerce'), echo);
+    app.post('/probe/commerce', customer('commerce'), echo);
+    app.get('/probe/game', customer('game'), echo);
+    app.get('/probe/llm', customer('llm'), echo);
     app.get('/probe/boom', { config: { auth: { service: 'commerce' } } }, async () => {
       throw new Error('connection string postgres://admin:hunter2@db/internal failed at /srv/x.ts:7');
     });
