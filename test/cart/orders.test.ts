@@ -115,6 +115,8 @@ describe.each(await testDialects())('order intake on %s', (dialect) => {
     await setStock(p, 'var_candle_8oz', 10);
     const res = await intake(
       order('blend-1', {
+        // The storefront's customer id is the customer of the token: the order is theirs.
+        customer: { id: 'cust_blend' },
         line_items: [
           {
             product_id: 'prod_candle_classic',
@@ -137,6 +139,7 @@ describe.each(await testDialects())('order intake on %s', (dialect) => {
         productName: 'Classic Soy Candle',
       }),
     ]);
+    expect(detail).toMatchObject({ usageCount: 1 });
   });
 
   it('out of stock → 409 and no order; unknown product → 404; bad payloads → 400', async () => {

@@ -390,6 +390,7 @@ describe.each(await testDialects())('custom blends on %s', (dialect) => {
       productName: 'Classic Soy Candle',
       orderId: 'ord_1',
       orderDate: '2026-11-20T10:00:00.000Z',
+      customerId: 'cust_alice',
     };
     await api.recordBlendUsage(p.accountId, usage);
     await api.recordBlendUsage(p.accountId, usage);

@@ -79,40 +79,48 @@ describe.each(await testDialects())('scent catalog and products on %s', (dialect
   });
 
   it('lists products with the shared list parameters and gets one', async () => {
-    const res = await p.request({ method: 'GET', url: '/v1/products?limit=2', key: token });
+    // The catalogue API is for keys; a shopper's token is refused there (issue 19, item 2).
+    expect((await p.request({ method: 'GET', url: '/v1/products', key: token })).statusCode).toBe(403);
+    const res = await p.request({ method: 'GET', url: '/v1/products?limit=2', key: p.adminKey });
     expect(res.statusCode).toBe(200);
     const page = res.json();
     expect(page.data).toHaveLength(2);
     expect(page.nextCursor).toEqual(expect.any(String));
     const next = (
-      await p.request({ method: 'GET', url: `/v1/products?limit=2&cursor=${page.nextCursor}`, key: token })
+      await p.request({
+        method: 'GET',
+        url: `/v1/products?limit=2&cursor=${page.nextCursor}`,
+        key: p.adminKey,
+      })
     ).json();
     expect(next.data[0].id > page.data[1].id).toBe(true);
-    const candles = (await p.request({ method: 'GET', url: '/v1/products?type=candle', key: token })).json()
-      .data;
+    const candles = (
+      await p.request({ method: 'GET', url: '/v1/products?type=candle', key: p.adminKey })
+    ).json().data;
     expect(candles.length).toBeGreaterThanOrEqual(2);
     expect(candles.every((c: { type: string }) => c.type === 'candle')).toBe(true);
     const types = new Set(
-      (await p.request({ method: 'GET', url: '/v1/products?limit=100', key: token }))
+      (await p.request({ method: 'GET', url: '/v1/products?limit=100', key: p.adminKey }))
         .json()
         .data.map((x: { type: string }) => x.type),
     );
     expect([...types].sort()).toEqual(['candle', 'diffuser', 'perfume', 'room_spray']);
-    const fields = (await p.request({ method: 'GET', url: '/v1/products?fields=name', key: token })).json()
-      .data[0];
+    const fields = (
+      await p.request({ method: 'GET', url: '/v1/products?fields=name', key: p.adminKey })
+    ).json().data[0];
     expect(Object.keys(fields).sort()).toEqual(['id', 'name']);
     expectError(
-      await p.request({ method: 'GET', url: '/v1/products?sort=price', key: token }),
+      await p.request({ method: 'GET', url: '/v1/products?sort=price', key: p.adminKey }),
       400,
       'VALIDATION_ERROR',
     );
     expectError(
-      await p.request({ method: 'GET', url: '/v1/products?colour=red', key: token }),
+      await p.request({ method: 'GET', url: '/v1/products?colour=red', key: p.adminKey }),
       400,
       'VALIDATION_ERROR',
     );
 
-    const one = await p.request({ method: 'GET', url: '/v1/products/prod_candle_classic', key: token });
+    const one = await p.request({ method: 'GET', url: '/v1/products/prod_candle_classic', key: p.adminKey });
     expect(one.statusCode).toBe(200);
     const candle = one.json();
     expect(candle.properties).toMatchObject({ waxType: 'soy', fragranceLoad: 0.08 });
@@ -124,7 +132,7 @@ describe.each(await testDialects())('scent catalog and products on %s', (dialect
     });
     expect(candle.variants[1].properties.waxWeightGrams).toBe(227);
     expectError(
-      await p.request({ method: 'GET', url: '/v1/products/prod_nope', key: token }),
+      await p.request({ method: 'GET', url: '/v1/products/prod_nope', key: p.adminKey }),
       404,
       'PRODUCT_NOT_FOUND',
     );
@@ -158,7 +166,7 @@ describe.each(await testDialects())('scent catalog and products on %s', (dialect
     await seedCatalog(p.ctx.db, new Date().toISOString());
     expect(Number(await count())).toBe(before);
     const edp = (
-      await p.request({ method: 'GET', url: '/v1/products/prod_eau_de_parfum', key: token })
+      await p.request({ method: 'GET', url: '/v1/products/prod_eau_de_parfum', key: p.adminKey })
     ).json();
     expect(edp.variants[0]).toMatchObject({ id: 'var_edp_30ml', stock: 67 });
   });

@@ -7,8 +7,8 @@ import type { Address } from './address.js';
 import { checkAddress } from './address.js';
 import type { CartItemRow, CartRow, CartStore } from './cart-store.js';
 import type { DiscountStore } from './discount-store.js';
-import { amountOf, type DiscountRow, REASONS, stacks, whyNot } from './discounts.js';
-import type { InventoryStore } from './inventory-store.js';
+import { amountOf, type DiscountRow, REASONS, whyNot } from './discounts.js';
+import type { InventoryStore, Shortage } from './inventory-store.js';
 import { estimatesFor, FREE_SHIPPING_THRESHOLD, taxRateFor } from './shipping.js';
 import { computeTotals } from './totals.js';
 
@@ -36,6 +36,10 @@ export interface CartSettings {
   giftWrapFee: number;
   taxRate: number;
   checkoutTtlSeconds: number;
+  /** At most this many units of one variant in a cart, so in one customer's reservation. */
+  maxPerVariant: number;
+  /** Back-to-back renewals of a reservation before it must lapse for one TTL. */
+  maxRenewals: number;
 }
 
 export interface CartServiceDeps {
@@ -74,6 +78,7 @@ export class CartService {
         fields: [{ field: 'quantity', message: `the line would hold ${lineQuantity}; at most 99` }],
       });
     }
+    this.checkCap(variant.id, inCart + input.quantity);
     await this.checkStock(variant.id, inCart + input.quantity, cart);
     const at = isoNow(this.deps.clock);
     if (same) {
@@ -108,7 +113,9 @@ export class CartService {
     const mergeKey = keyOf(customizations);
     const items = await this.deps.carts.items(cart.id);
     const others = items.filter((i) => i.variant_id === item.variant_id && i.id !== item.id);
-    await this.checkStock(item.variant_id, others.reduce((a, i) => a + i.quantity, 0) + quantity, cart);
+    const wanted = others.reduce((a, i) => a + i.quantity, 0) + quantity;
+    this.checkCap(item.variant_id, wanted);
+    await this.checkStock(item.variant_id, wanted, cart);
     const twin = others.find((i) => i.merge_key === mergeKey);
     if (twin) {
       // Now equal to another line: they become one.
@@ -164,11 +171,16 @@ export class CartService {
     const { subtotal } = await this.priced(cart);
     const why = whyNot(found, isoNow(this.deps.clock), subtotal);
     if (why) return refuse(why);
-    if (!stacks(applied, found)) return refuse('not_combinable');
     const at = isoNow(this.deps.clock);
-    await this.deps.discounts.attach(cart.id, found.id, at);
-    await this.deps.carts.touch(cart.id, { updated_at: at });
-    return this.view({ ...cart, updated_at: at });
+    // The stacking check and the insert run on the locked cart: of two codes applied at once, the
+    // second sees the first.
+    const outcome = await this.deps.carts.withLockedCart(cart.id, async (trx) => {
+      const result = await this.deps.discounts.attachIfStacks(trx, cart.id, found, at);
+      if (result === 'attached') await this.deps.carts.touch(cart.id, { updated_at: at }, trx);
+      return result;
+    });
+    if (outcome === 'not_combinable') return refuse('not_combinable');
+    return this.get(actor);
   }
 
   async removeDiscount(actor: Actor, code: string) {
@@ -215,7 +227,9 @@ export class CartService {
 
   /**
    * Reserves every line's stock (quantities of one variant summed across lines) for
-   * CHECKOUT_TTL_SECONDS; all or nothing. Calling it again renews the reservation.
+   * CHECKOUT_TTL_SECONDS; all or nothing. Calling it again renews the reservation, at most
+   * CHECKOUT_MAX_RENEWALS times back to back. The cart is locked meanwhile: two checkouts of one
+   * cart at once cannot leave two reservations.
    */
   async checkout(actor: Actor) {
     const cart = await this.cart(actor);
@@ -223,34 +237,94 @@ export class CartService {
     if (items.length === 0) throw new AppError('UNPROCESSABLE', 'The cart is empty', { cartId: cart.id });
     const lines = new Map<string, number>();
     for (const i of items) lines.set(i.variant_id, (lines.get(i.variant_id) ?? 0) + i.quantity);
+    // The cap may have been lowered since the lines were added.
+    for (const [variantId, quantity] of lines) this.checkCap(variantId, quantity);
+    await this.checkCodesLeft(cart);
     const now = this.deps.clock.now();
+    const at = now.toISOString();
+    const ttlMs = this.deps.settings.checkoutTtlSeconds * 1000;
     const checkoutId = newId('chk');
-    const expires = new Date(now.getTime() + this.deps.settings.checkoutTtlSeconds * 1000).toISOString();
-    const shortages = await this.deps.inventory.reserve(checkoutId, cart.checkout_id, lines, expires);
-    if (shortages.length > 0) {
-      await this.deps.carts.touch(cart.id, {
-        checkout_id: null,
-        checkout_expires: null,
-        updated_at: now.toISOString(),
+    const expires = new Date(now.getTime() + ttlMs).toISOString();
+    let short: Shortfall;
+    try {
+      const held = await this.deps.carts.withLockedCart(cart.id, async (trx, locked) => {
+        const holds = this.holdsAfter(locked, at);
+        const shortages = await this.deps.inventory.reserve(
+          trx,
+          checkoutId,
+          locked.checkout_id,
+          lines,
+          expires,
+        );
+        if (shortages.length > 0) throw new Shortfall(locked.checkout_id, shortages);
+        const changes = {
+          checkout_id: checkoutId,
+          checkout_expires: expires,
+          hold_count: holds,
+          hold_run_until: new Date(now.getTime() + 2 * ttlMs).toISOString(),
+          updated_at: at,
+        };
+        await this.deps.carts.touch(cart.id, changes, trx);
+        return { ...locked, ...changes };
       });
-      throw new AppError('OUT_OF_STOCK', 'Not enough stock for some lines; nothing was reserved', {
-        lines: shortages.map((s) => ({
-          ...s,
-          itemIds: items.filter((i) => i.variant_id === s.variantId).map((i) => i.id),
-        })),
+      return this.view(held);
+    } catch (error) {
+      if (!(error instanceof Shortfall)) throw error;
+      short = error;
+    }
+    // Nothing was reserved: the previous reservation no longer matches what the customer asked.
+    if (short.previous) await this.deps.inventory.release(short.previous);
+    await this.deps.carts.touch(cart.id, { checkout_id: null, checkout_expires: null, updated_at: at });
+    throw new AppError('OUT_OF_STOCK', 'Not enough stock for some lines; nothing was reserved', {
+      lines: short.lines.map((s) => ({
+        ...s,
+        itemIds: items.filter((i) => i.variant_id === s.variantId).map((i) => i.id),
+      })),
+    });
+  }
+
+  /**
+   * How many back-to-back reservations the cart holds with one more: a new one within one TTL of
+   * the last one's expiry continues the run. Past 1 + CHECKOUT_MAX_RENEWALS the stock must go
+   * back on sale for a while: 409 until the run ends.
+   */
+  private holdsAfter(cart: CartRow, at: string): number {
+    const continues = cart.hold_run_until !== null && at < cart.hold_run_until;
+    const holds = continues ? cart.hold_count + 1 : 1;
+    const { maxRenewals } = this.deps.settings;
+    if (holds > 1 + maxRenewals) {
+      throw new AppError(
+        'CONFLICT',
+        `The reservation was renewed ${maxRenewals} times in a row; the cart can be reserved again from ${cart.hold_run_until}`,
+        { maxRenewals, retryAt: cart.hold_run_until },
+      );
+    }
+    return holds;
+  }
+
+  /** A limited code used up by other orders since it was applied: 422 before the customer pays. */
+  private async checkCodesLeft(cart: CartRow): Promise<void> {
+    const codes = await this.deps.discounts.forCart(cart.id);
+    const gone = codes.find((c) => c.usage_limit !== null && c.used_count >= c.usage_limit);
+    if (gone) {
+      throw new AppError(
+        'INVALID_DISCOUNT_CODE',
+        `Discount code '${gone.code}' cannot be used: ${REASONS.exhausted}; remove it to check out`,
+        { code: gone.code, reason: 'exhausted' },
+      );
+    }
+  }
+
+  /** One customer may hold at most CART_MAX_RESERVED_PER_VARIANT units of a variant. */
+  private checkCap(variantId: string, wanted: number): void {
+    const limit = this.deps.settings.maxPerVariant;
+    if (wanted > limit) {
+      throw new AppError('UNPROCESSABLE', `A cart holds at most ${limit} units of one variant`, {
+        variantId,
+        requested: wanted,
+        limit,
       });
     }
-    await this.deps.carts.touch(cart.id, {
-      checkout_id: checkoutId,
-      checkout_expires: expires,
-      updated_at: now.toISOString(),
-    });
-    return this.view({
-      ...cart,
-      checkout_id: checkoutId,
-      checkout_expires: expires,
-      updated_at: now.toISOString(),
-    });
   }
 
   /** The customer's cart, made on first use; an expired reservation is released on read. */
@@ -266,6 +340,8 @@ export class CartService {
       ship_country: null,
       ship_state: null,
       ship_postal: null,
+      hold_count: 0,
+      hold_run_until: null,
       created_at: at,
       updated_at: at,
     });
@@ -439,6 +515,16 @@ export class CartService {
       inventoryReserved: ready,
       readyForCheckout: ready,
     };
+  }
+}
+
+/** Thrown to roll a checkout back when stock is short. */
+class Shortfall extends Error {
+  constructor(
+    readonly previous: string | null,
+    readonly lines: Shortage[],
+  ) {
+    super('stock is short');
   }
 }
 

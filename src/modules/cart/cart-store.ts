@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../core/db/database.js';
 import { isUniqueViolation } from '../../core/db/database.js';
 import type { CartItemsTable, CartsTable } from './tables.js';
@@ -70,16 +71,43 @@ export class CartStore {
     await this.db.deleteFrom('cart_items').where('id', '=', id).execute();
   }
 
+  /** `db` may be a transaction of `withLockedCart`. */
   async touch(
     cartId: string,
     changes: Partial<
       Pick<
         CartRow,
-        'notes' | 'checkout_id' | 'checkout_expires' | 'ship_country' | 'ship_state' | 'ship_postal'
+        | 'notes'
+        | 'checkout_id'
+        | 'checkout_expires'
+        | 'ship_country'
+        | 'ship_state'
+        | 'ship_postal'
+        | 'hold_count'
+        | 'hold_run_until'
       >
     > & { updated_at: string },
+    db: Db = this.db,
   ): Promise<void> {
-    await this.db.updateTable('carts').set(changes).where('id', '=', cartId).execute();
+    await db.updateTable('carts').set(changes).where('id', '=', cartId).execute();
+  }
+
+  /**
+   * Runs `fn` in a transaction holding the cart row, read afresh. The first statement writes the
+   * row (to itself), which on PostgreSQL locks it until commit, so two changes of one cart's
+   * codes or checkout run one after the other; on SQLite Kysely runs one transaction at a time
+   * on its single connection. Concurrent requests of one customer cannot both pass a check.
+   */
+  async withLockedCart<T>(cartId: string, fn: (trx: Db, cart: CartRow) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('carts').set({ updated_at: sql`updated_at` }).where('id', '=', cartId).execute();
+      const cart = await trx
+        .selectFrom('carts')
+        .selectAll()
+        .where('id', '=', cartId)
+        .executeTakeFirstOrThrow();
+      return fn(trx, cart);
+    });
   }
 
   async byCheckout(checkoutId: string): Promise<CartRow | undefined> {

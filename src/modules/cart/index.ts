@@ -8,6 +8,7 @@ import { DiscountStore } from './discount-store.js';
 import { InventoryStore } from './inventory-store.js';
 import * as m401 from './migrations/401-cart.js';
 import * as m402 from './migrations/402-discounts-addresses.js';
+import * as m403 from './migrations/403-holds-bigint.js';
 import { OrderService } from './order-service.js';
 import { type CartRouteDeps, cartRoutes } from './routes.js';
 import './tables.js';
@@ -32,7 +33,11 @@ const SWEEP_MS = 30_000;
 export const cartModule: PlatformModule = {
   name: 'cart',
   services: ['commerce'],
-  migrations: { '20261123_401_cart': m401, '20261123_402_cart_discounts_addresses': m402 },
+  migrations: {
+    '20261123_401_cart': m401,
+    '20261123_402_cart_discounts_addresses': m402,
+    '20261123_403_cart_holds_order_total_bigint': m403,
+  },
 
   init(ctx) {
     const commerce = requireApi(ctx, 'commerce');
@@ -49,6 +54,8 @@ export const cartModule: PlatformModule = {
         giftWrapFee: toMinor(ctx.config.GIFT_WRAP_FEE),
         taxRate: ctx.config.TAX_DEFAULT_RATE,
         checkoutTtlSeconds: ctx.config.CHECKOUT_TTL_SECONDS,
+        maxPerVariant: ctx.config.CART_MAX_RESERVED_PER_VARIANT,
+        maxRenewals: ctx.config.CHECKOUT_MAX_RENEWALS,
       },
     });
     const orders = new OrderService({

@@ -56,44 +56,39 @@ export class InventoryStore {
   }
 
   /**
-   * Reserves every line for a checkout, or nothing: the shortages are returned and the transaction
-   * rolled back. The checkout's previous reservation is released first (a renewal).
+   * Reserves every line for a checkout in the caller's transaction, and returns the shortages:
+   * the caller rolls back when there are any (all or nothing). The checkout's previous
+   * reservation is released first (a renewal).
    */
   async reserve(
+    trx: Db,
     checkoutId: string,
     previousCheckoutId: string | null,
     lines: Map<string, number>,
     expiresAt: string,
   ): Promise<Shortage[]> {
     const shortages: Shortage[] = [];
-    try {
-      await this.db.transaction().execute(async (trx) => {
-        if (previousCheckoutId) await this.releaseIn(trx, previousCheckoutId);
-        for (const [variantId, quantity] of byVariant(lines)) {
-          const result = await trx
-            .updateTable('product_variants')
-            .set({ reserved: sql`reserved + ${quantity}` })
-            .where('id', '=', variantId)
-            .where(sql<boolean>`on_hand - reserved >= ${quantity}`)
-            .executeTakeFirst();
-          if (Number(result.numUpdatedRows) !== 1) {
-            const row = await trx
-              .selectFrom('product_variants')
-              .select(['id', 'on_hand', 'reserved'])
-              .where('id', '=', variantId)
-              .executeTakeFirst();
-            shortages.push({ variantId, requested: quantity, available: row ? levelOf(row).available : 0 });
-            continue;
-          }
-          await trx
-            .insertInto('reservations')
-            .values({ checkout_id: checkoutId, variant_id: variantId, quantity, expires_at: expiresAt })
-            .execute();
-        }
-        if (shortages.length > 0) throw new RolledBack();
-      });
-    } catch (error) {
-      if (!(error instanceof RolledBack)) throw error;
+    if (previousCheckoutId) await this.releaseIn(trx, previousCheckoutId);
+    for (const [variantId, quantity] of byVariant(lines)) {
+      const result = await trx
+        .updateTable('product_variants')
+        .set({ reserved: sql`reserved + ${quantity}` })
+        .where('id', '=', variantId)
+        .where(sql<boolean>`on_hand - reserved >= ${quantity}`)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) {
+        const row = await trx
+          .selectFrom('product_variants')
+          .select(['id', 'on_hand', 'reserved'])
+          .where('id', '=', variantId)
+          .executeTakeFirst();
+        shortages.push({ variantId, requested: quantity, available: row ? levelOf(row).available : 0 });
+        continue;
+      }
+      await trx
+        .insertInto('reservations')
+        .values({ checkout_id: checkoutId, variant_id: variantId, quantity, expires_at: expiresAt })
+        .execute();
     }
     return shortages;
   }
@@ -103,7 +98,7 @@ export class InventoryStore {
   }
 
   /** Deleting the reservation row first makes a release count once, whoever else releases it. */
-  private async releaseIn(trx: Trx, checkoutId: string): Promise<void> {
+  private async releaseIn(trx: Db, checkoutId: string): Promise<void> {
     const held = await trx
       .deleteFrom('reservations')
       .where('checkout_id', '=', checkoutId)
@@ -171,8 +166,6 @@ export class InventoryStore {
     return shortages;
   }
 }
-
-class RolledBack extends Error {}
 
 /**
  * Lines in variant-id order: every transaction locks variant rows in the same order, so two

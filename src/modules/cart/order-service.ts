@@ -35,6 +35,16 @@ const ORDER_LIST_SPEC: ListSpec = {
 /** Line-item properties that name a custom blend (Shopify-style `properties: [{name, value}]`). */
 const BLEND_PROPERTIES = ['fragranceId', 'blendId', '_blend_id'];
 const CHECKOUT_ATTRIBUTES = ['checkoutId', 'checkout_id'];
+/** Totals are exact integers of minor units (the column is a 64-bit integer). */
+const MAX_TOTAL = Number.MAX_SAFE_INTEGER;
+
+/** The customer fields an order keeps; ids are strings or safe integers (the schema says so). */
+function customerOf(customer: OrderBodyT['customer']): { id?: string | number; email?: string } {
+  return {
+    ...(customer.id !== undefined ? { id: customer.id } : {}),
+    ...(customer.email !== undefined ? { email: customer.email } : {}),
+  };
+}
 
 interface StoredLine {
   productId: string;
@@ -121,48 +131,67 @@ export class OrderService {
     const named = body.checkout_id ?? (checkoutAttr ? String(checkoutAttr.value) : null);
     // Only a checkout of this account's carts releases its hold: another account's (or a made-up)
     // id must not take someone else's reservation or empty their cart.
-    const checkoutId = named && (await this.ownsCheckout(accountId, named)) ? named : null;
+    const ownCart = named ? await this.cartOfCheckout(accountId, named) : undefined;
+    const checkoutId = ownCart ? named : null;
     const wanted = new Map<string, number>();
     for (const l of lines) wanted.set(l.variantId, (wanted.get(l.variantId) ?? 0) + l.quantity);
+    const total = lines.reduce((a, l) => a + l.price * l.quantity, 0);
+    if (!Number.isSafeInteger(total)) {
+      throw new AppError('VALIDATION_ERROR', 'The order total is too large', {
+        fields: [{ field: 'line_items', message: `the total must stay below ${fromMinor(MAX_TOTAL)}` }],
+      });
+    }
     const at = isoNow(this.deps.clock);
     const row: OrdersTable = {
       id: newId('ord'),
       account_id: accountId,
       storefront_id: storefrontId,
-      customer: JSON.stringify(body.customer),
+      // Only the fields the order view promises: other fields are the storefront's, unchecked.
+      customer: JSON.stringify(customerOf(body.customer)),
       line_items: JSON.stringify(lines),
-      total: lines.reduce((a, l) => a + l.price * l.quantity, 0),
+      total,
       currency: body.currency ?? this.deps.currency,
       checkout_id: checkoutId,
       created_at: at,
     };
-    let orderedCart: string | null = null;
     try {
       await this.deps.db.transaction().execute(async (trx) => {
         await trx.insertInto('orders').values(row).execute();
+        // The prepared cart (if it still holds this checkout) becomes this order: it starts over
+        // empty and its codes are redeemed. The cart row is written before any stock row, the
+        // order a checkout locks them in, so the two cannot deadlock.
+        const emptied = ownCart
+          ? await trx
+              .updateTable('carts')
+              .set({
+                checkout_id: null,
+                checkout_expires: null,
+                hold_count: 0,
+                hold_run_until: null,
+                notes: '',
+                updated_at: at,
+              })
+              .where('id', '=', ownCart.id)
+              .where('checkout_id', '=', ownCart.checkoutId)
+              .executeTakeFirst()
+          : undefined;
+        if (ownCart && Number(emptied?.numUpdatedRows ?? 0) === 1) {
+          const exhausted = await this.deps.discounts.redeemForCart(trx, ownCart.id);
+          if (exhausted.length > 0) {
+            const codes = exhausted.map((c) => c.code);
+            throw new AppError(
+              'INVALID_DISCOUNT_CODE',
+              `Discount code '${codes[0]}' was used up by another order; nothing was recorded`,
+              { code: codes[0], codes, reason: 'exhausted' },
+            );
+          }
+          await trx.deleteFrom('cart_items').where('cart_id', '=', ownCart.id).execute();
+        }
         const shortages = await this.deps.inventory.consume(trx, checkoutId, wanted);
         if (shortages.length > 0) {
           throw new AppError('OUT_OF_STOCK', 'Not enough stock for this order; nothing was taken', {
             lines: shortages,
           });
-        }
-        if (checkoutId) {
-          // The prepared cart became this order: it starts over empty.
-          const cart = await trx
-            .selectFrom('carts')
-            .select('id')
-            .where('checkout_id', '=', checkoutId)
-            .where('account_id', '=', accountId)
-            .executeTakeFirst();
-          if (cart) {
-            orderedCart = cart.id;
-            await trx
-              .updateTable('carts')
-              .set({ checkout_id: null, checkout_expires: null, notes: '', updated_at: at })
-              .where('id', '=', cart.id)
-              .execute();
-            await trx.deleteFrom('cart_items').where('cart_id', '=', cart.id).execute();
-          }
         }
       });
     } catch (error) {
@@ -173,11 +202,9 @@ export class OrderService {
       }
       throw error;
     }
-    if (orderedCart) {
-      const codes = await this.deps.discounts.forCart(orderedCart);
-      await this.deps.discounts.countUse(codes.map((c) => c.id));
-      for (const code of codes) await this.deps.discounts.detach(orderedCart, code.id);
-    }
+    // Whose order it is: the prepared cart's customer, else the storefront's customer id.
+    const customerId =
+      ownCart?.customer_id ?? (body.customer.id !== undefined ? String(body.customer.id) : null);
     for (const line of lines) {
       if (!line.blendId) continue;
       const found = await this.deps.commerce.getProduct(line.productId);
@@ -187,6 +214,7 @@ export class OrderService {
         productName: found?.name ?? line.productId,
         orderId: row.id,
         orderDate: at,
+        customerId,
       });
     }
     return { created: true, order: view(row) };
@@ -213,14 +241,14 @@ export class OrderService {
     return view(row);
   }
 
-  private async ownsCheckout(accountId: string, checkoutId: string): Promise<boolean> {
-    const cart = await this.deps.db
+  /** The account's cart prepared as `checkoutId`, if any. */
+  private cartOfCheckout(accountId: string, checkoutId: string) {
+    return this.deps.db
       .selectFrom('carts')
-      .select('id')
+      .select(['id', 'customer_id', 'checkout_id as checkoutId'])
       .where('checkout_id', '=', checkoutId)
       .where('account_id', '=', accountId)
       .executeTakeFirst();
-    return cart !== undefined;
   }
 
   private find(accountId: string, storefrontId: string) {

@@ -26,7 +26,8 @@ import {
   VariantParams,
 } from './schemas.js';
 
-const commerce = { auth: { service: 'commerce' } } as const;
+/** The shopper's cart: customer-facing, so a customer token acts here for its customer. */
+const commerce = { auth: { service: 'commerce', customerFacing: true } } as const;
 /** The storefront's and the merchant's routes: API keys only, never a shopper's customer token. */
 const storefront = { auth: { service: 'commerce', principals: ['api_key'] } } as const;
 const admin = { auth: { service: 'commerce', operation: 'admin' } } as const;
@@ -90,7 +91,7 @@ export function cartRoutes(app: FastifyInstance, deps: CartRouteDeps): void {
     // Removing a line of one's own cart is an everyday write, not an Admin deletion: a write
     // scope suffices, and a delete scope (what DELETE asks elsewhere) is accepted too.
     {
-      config: { auth: { service: 'commerce', operation: ['write', 'delete'] } },
+      config: { auth: { service: 'commerce', operation: ['write', 'delete'], customerFacing: true } },
       schema: { tags, summary: 'Remove an item', params: ItemParams, response: cartResponse },
     },
     (req) => carts.deleteItem(actorOf(req), req.params.itemId),
@@ -131,7 +132,7 @@ export function cartRoutes(app: FastifyInstance, deps: CartRouteDeps): void {
   r.delete(
     '/api/cart/discounts/:code',
     {
-      config: { auth: { service: 'commerce', operation: ['write', 'delete'] } },
+      config: { auth: { service: 'commerce', operation: ['write', 'delete'], customerFacing: true } },
       schema: {
         tags,
         summary: 'Remove a discount code from the cart',

@@ -129,7 +129,8 @@ export const CreateDiscountBody = Type.Object(
     minSubtotal: Type.Optional(Type.Number({ minimum: 0, maximum: 10000000 })),
     startsAt: Type.Optional(Type.String({ format: 'date-time' })),
     endsAt: Type.Optional(Type.String({ format: 'date-time' })),
-    usageLimit: Type.Optional(Type.Integer({ minimum: 1 })),
+    // The column is a 32-bit integer on PostgreSQL; no shop needs more uses of one code.
+    usageLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
     stackable: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
@@ -163,7 +164,15 @@ export const InventoryView = Type.Object({
   available: Type.Integer(),
 });
 
-const Scalar = Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Integer({ minimum: 0 })]);
+/**
+ * A storefront id: a string, or a JSON number that is a safe integer. A larger number has already
+ * been rounded by the JSON parse (2^53 + 1 reads as 2^53), so two different ids would read as one:
+ * it is refused, and the storefront sends such ids as strings.
+ */
+const Scalar = Type.Union([
+  Type.String({ minLength: 1, maxLength: 100 }),
+  Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+]);
 
 /** The storefront's order (a Shopify-style order webhook payload); unknown fields are ignored. */
 export const OrderBody = Type.Object({

@@ -13,6 +13,10 @@ export interface CartsTable {
   ship_country: string | null;
   ship_state: string | null;
   ship_postal: string | null;
+  /** Reservations made back to back in the current run (the first one included). */
+  hold_count: number;
+  /** Until when a new reservation continues the run: the last one's expiry plus one TTL. */
+  hold_run_until: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

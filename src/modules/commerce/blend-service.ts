@@ -199,7 +199,12 @@ export class BlendService {
         mood: weighted(notes, (n) => n.note.mood).slice(0, 6),
         occasions: blend.occasions,
       },
-      usedIn: usedIn.map(({ blendId: _, ...u }) => u),
+      // Order ids and dates are the ordering customer's: a reader sees their own orders, and of
+      // everyone else's (other customers ordering a public blend) only how many there were.
+      usedIn: usedIn
+        .filter((u) => u.customerId !== null && u.customerId === actor.owner)
+        .map(({ blendId: _, customerId: __, ...u }) => u),
+      usageCount: usedIn.length,
     };
     if (detail === 'detail') {
       view.expert_analysis = analyseBlend(notes, blend.baseIntensity, catalog);

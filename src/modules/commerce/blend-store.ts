@@ -103,14 +103,17 @@ export class BlendStore {
         productName: r.product_name,
         orderId: r.order_id,
         orderDate: r.order_date,
+        customerId: r.customer_id,
       });
       out.set(r.blend_id, list);
     }
     return out;
   }
 
-  /** Records that an order used a blend; recording the same order line twice is a no-op. */
-  /** Records that an order of `accountId` used a blend; an id that is not the account's blend is ignored. */
+  /**
+   * Records that an order of `accountId` used a blend; an id that is not the account's blend is
+   * ignored, and recording the same order line twice is a no-op.
+   */
   async recordUsage(accountId: string, usage: BlendUsage): Promise<void> {
     const blend = await this.db
       .selectFrom('blends')
@@ -129,6 +132,7 @@ export class BlendStore {
         product_name: usage.productName,
         order_id: usage.orderId,
         order_date: usage.orderDate,
+        customer_id: usage.customerId,
       })
       .onConflict((oc) => oc.columns(['blend_id', 'order_id', 'product_id']).doNothing())
       .execute();

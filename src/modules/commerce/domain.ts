@@ -109,4 +109,6 @@ export interface BlendUsage {
   productName: string;
   orderId: string;
   orderDate: string;
+  /** The customer whose order it was, when known: only they see the order in `usedIn`. */
+  customerId: string | null;
 }

@@ -6,6 +6,7 @@ import { loadCatalog, seedCatalog } from './catalog-store.js';
 import type { Blend, BlendUsage, Product, ProductVariant } from './domain.js';
 import * as m101 from './migrations/101-catalog.js';
 import * as m102 from './migrations/102-blends.js';
+import * as m103 from './migrations/103-blend-usage-customer.js';
 import { ProductService } from './product-service.js';
 import { ProductStore } from './product-store.js';
 import { type CommerceRouteDeps, commerceRoutes } from './routes.js';
@@ -27,8 +28,10 @@ export interface CommerceApi {
     ownerId: string,
     blendId: string,
   ): Promise<(Blend & { isOwner: boolean }) | null>;
-  /** Fills a blend's `usedIn`; recording the same order line twice is a no-op. */
-  /** Only a blend of `accountId` records the use. */
+  /**
+   * Fills a blend's `usedIn` (shown to `usage.customerId` only) and `usageCount`; recording the
+   * same order line twice is a no-op. Only a blend of `accountId` records the use.
+   */
   recordBlendUsage(accountId: string, usage: BlendUsage): Promise<void>;
   /** The public URL of a catalogue image path. */
   assetUrl(path: string): string;
@@ -48,6 +51,7 @@ export const commerceModule: PlatformModule = {
   migrations: {
     '20261123_101_commerce_catalog': m101,
     '20261123_102_commerce_blends': m102,
+    '20261123_103_commerce_blend_usage_customer': m103,
   },
 
   async init(ctx) {

@@ -26,7 +26,10 @@ import {
 } from './schemas.js';
 import { categoryView, noteView } from './views.js';
 
-const commerce = { auth: { service: 'commerce' } } as const;
+/** The customer's blends: customer-facing, so a customer token acts here for its customer. */
+const commerce = { auth: { service: 'commerce', customerFacing: true } } as const;
+/** The catalogue: API keys only. */
+const catalogue = { auth: { service: 'commerce' } } as const;
 const tags = ['Commerce: custom blends'];
 const productTags = ['Commerce: products'];
 
@@ -206,7 +209,7 @@ export function commerceRoutes(app: FastifyInstance, deps: CommerceRouteDeps): v
   r.get(
     '/v1/products',
     {
-      config: commerce,
+      config: catalogue,
       schema: {
         tags: productTags,
         summary: 'List products',
@@ -220,7 +223,7 @@ export function commerceRoutes(app: FastifyInstance, deps: CommerceRouteDeps): v
   r.get(
     '/v1/products/:id',
     {
-      config: commerce,
+      config: catalogue,
       schema: {
         tags: productTags,
         summary: 'Get a product with its variants',

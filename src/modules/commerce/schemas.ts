@@ -151,7 +151,10 @@ export const BlendView = Type.Object({
   profile: ProfileView,
   expert_analysis: Type.Optional(ExpertAnalysis),
   compatibleProducts: Type.Optional(Type.Array(CompatibleProduct)),
-  usedIn: Type.Array(UsedIn),
+  usedIn: Type.Array(UsedIn, {
+    description: "The reader's own orders that used this blend (never another customer's)",
+  }),
+  usageCount: Type.Integer({ minimum: 0, description: 'Order lines of anyone that used this blend' }),
 });
 export type BlendViewT = Static<typeof BlendView>;
 

@@ -81,6 +81,8 @@ export interface BlendUsageTable {
   product_name: string;
   order_id: string;
   order_date: Timestamp;
+  /** The ordering customer (a cart's customer, else the order's `customer.id`); null if unknown. */
+  customer_id: string | null;
 }
 
 declare module '../../core/db/types.js' {
