@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -31,10 +31,24 @@ interface Token {
   expired: boolean;
 }
 
+/** A code issued on consent, with the PKCE challenge and redirect_uri of its authorize request. */
+interface IssuedCode {
+  membershipId: string;
+  codeChallenge: string;
+  redirectUri: string | null;
+}
+
+/** The cookie that says who is signed in at the fake in a browser (Bungie's own session). */
+export const FAKE_SESSION_COOKIE = 'bungie_user';
+/** Where the fake sends the browser back when the authorize request names no redirect_uri. */
+export const FAKE_REGISTERED_REDIRECT = 'http://platform.test/game/oauth/callback';
+
 /**
- * A local stand-in for the game platform: the real envelope, the OAuth token endpoint (Bungie's
- * token shape, client secret by HTTP Basic), HTTP-200 errors, throttling with ThrottleSeconds,
- * expired tokens. It records every request it receives, with its arrival time.
+ * A local stand-in for the game platform: the real envelope, the OAuth authorize endpoint (the
+ * signed-in user consents at once; PKCE S256 required), the token endpoint (Bungie's token shape,
+ * client secret by HTTP Basic, the code_verifier checked against the code's challenge), HTTP-200
+ * errors, throttling with ThrottleSeconds, expired tokens. It records every request it receives,
+ * as sent (path not normalised), with its arrival time.
  */
 export class FakeGamePlatform {
   readonly requests: SeenRequest[] = [];
@@ -45,7 +59,7 @@ export class FakeGamePlatform {
   refuseRefresh = false;
   refreshDelayMs = 0;
   refreshes = 0;
-  private readonly codes = new Map<string, string>();
+  private readonly codes = new Map<string, IssuedCode>();
   private readonly accessTokens = new Map<string, Token>();
   private readonly refreshTokens = new Map<string, string>();
   readonly issued: string[] = [];
@@ -80,13 +94,6 @@ export class FakeGamePlatform {
     };
   }
 
-  /** What the user's consent would produce: a code for this membership. */
-  issueCode(membershipId: string): string {
-    const code = randomBytes(8).toString('hex');
-    this.codes.set(code, membershipId);
-    return code;
-  }
-
   expireAccessTokens(): void {
     for (const token of this.accessTokens.values()) token.expired = true;
   }
@@ -102,7 +109,8 @@ export class FakeGamePlatform {
     const url = new URL(req.url ?? '/', 'http://fake');
     const seen: SeenRequest = {
       method: req.method ?? 'GET',
-      path: url.pathname,
+      // As received: URL parsing would resolve dot segments and hide what the client sent.
+      path: (req.url ?? '/').split('?')[0] ?? '/',
       query: url.searchParams,
       headers: req.headers,
       body: Buffer.concat(chunks).toString('utf8'),
@@ -110,6 +118,7 @@ export class FakeGamePlatform {
     };
     this.requests.push(seen);
     if (url.pathname === '/Platform/App/OAuth/Token/') return this.token(seen, res);
+    if (url.pathname === '/en/OAuth/Authorize') return this.authorize(seen, res);
     const scripted = this.script.shift();
     if (scripted?.delayMs) await sleep(scripted.delayMs);
     if (req.headers['x-api-key'] !== FAKE_API_KEY) {
@@ -163,6 +172,35 @@ export class FakeGamePlatform {
     return token.expired ? 'expired' : token.membershipId;
   }
 
+  /**
+   * The consent page, consented at once by the user signed in at the fake in this browser: a 302
+   * back with a code bound to the request's PKCE challenge, or an OAuth error as Bungie would.
+   */
+  private authorize(seen: SeenRequest, res: ServerResponse) {
+    const q = seen.query;
+    const user = cookieValue(seen.headers.cookie, FAKE_SESSION_COOKIE);
+    if (!user) return send(res, 401, { error: 'login_required' });
+    if (q.get('client_id') !== FAKE_CLIENT_ID || q.get('response_type') !== 'code') {
+      return send(res, 400, { error: 'invalid_request', error_description: 'client_id or response_type' });
+    }
+    const challenge = q.get('code_challenge') ?? '';
+    if (q.get('code_challenge_method') !== 'S256' || !CHALLENGE.test(challenge)) {
+      return send(res, 400, { error: 'invalid_request', error_description: 'PKCE S256 is required' });
+    }
+    const redirectUri = q.get('redirect_uri');
+    if (redirectUri !== null && redirectUri !== FAKE_REGISTERED_REDIRECT) {
+      return send(res, 400, { error: 'invalid_request', error_description: 'redirect_uri not registered' });
+    }
+    const code = randomBytes(8).toString('hex');
+    this.codes.set(code, { membershipId: user, codeChallenge: challenge, redirectUri });
+    const back = new URL(redirectUri ?? FAKE_REGISTERED_REDIRECT);
+    back.searchParams.set('code', code);
+    const state = q.get('state');
+    if (state !== null) back.searchParams.set('state', state);
+    res.writeHead(302, { location: back.toString() });
+    res.end();
+  }
+
   private async token(seen: SeenRequest, res: ServerResponse): Promise<void> {
     const expected = `Basic ${Buffer.from(`${FAKE_CLIENT_ID}:${FAKE_CLIENT_SECRET}`).toString('base64')}`;
     if (seen.headers.authorization !== expected) {
@@ -171,8 +209,13 @@ export class FakeGamePlatform {
     const form = new URLSearchParams(seen.body);
     let membershipId: string | undefined;
     if (form.get('grant_type') === 'authorization_code') {
-      membershipId = this.codes.get(form.get('code') ?? '');
+      const issued = this.codes.get(form.get('code') ?? '');
       this.codes.delete(form.get('code') ?? '');
+      const verifier = form.get('code_verifier') ?? '';
+      // RFC 7636 §4.6: the verifier's S256 must equal the challenge of the authorize request.
+      const pkceHolds = VERIFIER.test(verifier) && s256(verifier) === issued?.codeChallenge;
+      const redirectHolds = issued?.redirectUri === null || issued?.redirectUri === form.get('redirect_uri');
+      if (issued && pkceHolds && redirectHolds) membershipId = issued.membershipId;
     } else if (form.get('grant_type') === 'refresh_token') {
       this.refreshes += 1;
       if (this.refreshDelayMs) await sleep(this.refreshDelayMs);
@@ -195,6 +238,21 @@ export class FakeGamePlatform {
       membership_id: membershipId,
     });
   }
+}
+
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+function s256(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const pair of (header ?? '').split(';')) {
+    const [key, ...value] = pair.trim().split('=');
+    if (key === name) return value.join('=');
+  }
+  return undefined;
 }
 
 function envelope(response: unknown, code = 1, status = 'Success', throttleSeconds = 0) {

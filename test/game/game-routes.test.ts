@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authModule } from '../../src/modules/auth/index.js';
 import { gameModule } from '../../src/modules/game/index.js';
@@ -5,9 +6,31 @@ import { healthModule } from '../../src/modules/health/index.js';
 import { authSuite } from '../helpers/auth-suite.js';
 import { createTestPlatform, type TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
+import { Browser } from './browser.js';
 import { FAKE_API_KEY, FAKE_CLIENT_ID, FakeGamePlatform } from './fake-game-platform.js';
 
 const dialects = await testDialects();
+
+/** A GET sent with its path exactly as written (no dot-segment resolution, unlike fetch or inject). */
+function rawGet(url: string, key: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(url);
+  const path = url.slice(url.indexOf('/', url.indexOf('//') + 2));
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: hostname, port, path, headers: { authorization: `Bearer ${key}` } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
 const modules = [authModule, healthModule, gameModule];
 
 describe.each(dialects)('game routes on %s', (dialect) => {
@@ -52,6 +75,46 @@ describe.each(dialects)('game routes on %s', (dialect) => {
     expect(fake.requests.at(-1)?.path).toBe(`/Platform/GroupV2/Name/${encodeURIComponent('Clan / Ä?#')}/1/`);
   });
 
+  it('a group name cannot rewrite the upstream path: every segment encoded, dot segments refused', async () => {
+    // What the fake received, as sent: `/`, `?`, `#`, `%` and `..` inside a name stay in its segment.
+    const cases: Array<[string, string]> = [
+      ['a/b', 'a%2Fb'],
+      ['x?y#z', 'x%3Fy%23z'],
+      ['%2F..', '%252F..'],
+      ['../App/ApiUsage/1', '..%2FApp%2FApiUsage%2F1'],
+      ['...', '...'],
+      ['..\\x', '..%5Cx'],
+    ];
+    for (const [name, sent] of cases) {
+      const res = await p.request({ method: 'GET', url: `/game/GroupV2/Name/${encodeURIComponent(name)}/1` });
+      expect(res.statusCode, `${name}: ${res.body}`).toBe(200);
+      expect(res.json().detail.name).toBe(name);
+      expect(fake.requests.at(-1)?.path).toBe(`/Platform/GroupV2/Name/${sent}/1/`);
+    }
+
+    // Over a real socket: app.inject would resolve the dot segments before the router sees them.
+    const before = fake.requests.length;
+    const origin = await p.app.listen({ port: 0, host: '127.0.0.1' });
+    for (const name of ['..', '.', '%2E%2E', '%2e', '.%2E']) {
+      const res = await rawGet(`${origin}/game/GroupV2/Name/${name}/1`, p.adminKey);
+      expect(res.status, `${name}: ${res.body}`).toBe(400);
+      expect(JSON.parse(res.body)).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: { fields: [{ field: 'params.groupName' }] },
+      });
+    }
+    // The client refuses dot segments from any caller (e.g. another module), not only this route.
+    const client = p.ctx.apis.game?.client;
+    if (!client) throw new Error('game module not initialised');
+    for (const segment of ['..', '.', '']) {
+      await expect(client.get({ path: ['GroupV2', 'Name', segment, 1] })).rejects.toMatchObject({
+        code: 'VALIDATION_ERROR',
+        status: 400,
+      });
+    }
+    expect(fake.requests.length).toBe(before);
+  });
+
   it('validates path and query parameters (400)', async () => {
     const bad = [
       '/game/App/ApiUsage/abc',
@@ -65,10 +128,12 @@ describe.each(dialects)('game routes on %s', (dialect) => {
       '/game/Destiny2/3/Profile/123/Character/x/Vendors?components=Vendors',
       '/game/GroupV2/Name/clan/7',
       '/game/oauth/callback?state=x',
+      '/game/oauth/start',
+      '/game/oauth/start?ticket=short',
     ];
     const before = fake.requests.length;
     for (const url of bad) {
-      const res = await p.request({ method: 'GET', url, key: url.includes('callback') ? null : undefined });
+      const res = await p.request({ method: 'GET', url, key: url.includes('/oauth/') ? null : undefined });
       expect(res.statusCode, `${url}: ${res.body}`).toBe(400);
       expect(res.json().code).toBe('VALIDATION_ERROR');
     }
@@ -128,14 +193,46 @@ describe.each(dialects)('game routes on %s', (dialect) => {
     for (const r of fake.requests) expect(r.headers['x-api-key']).toBe(FAKE_API_KEY);
   });
 
-  it('authorize redirects with client_id, response_type=code and a signed state', async () => {
+  it('authorize gives a one-time browser link; the link sets the binding cookie and redirects with PKCE S256', async () => {
     const res = await p.request({ method: 'GET', url: '/game/oauth/authorize' });
-    expect(res.statusCode).toBe(302);
-    const location = new URL(String(res.headers.location));
+    expect(res.statusCode, res.body).toBe(200);
+    const link = new URL(res.json().authorizeUrl);
+    expect(link.pathname).toBe('/game/oauth/start');
+    expect(link.searchParams.get('ticket')).toMatch(/^[\w-]{43}$/);
+    expect(Date.parse(res.json().expiresAt) - p.clock.now().getTime()).toBe(600_000);
+
+    const browser = new Browser(p, fake);
+    const start = await browser.step(link.toString());
+    expect(start.status, start.body).toBe(302);
+    const location = new URL(String(start.headers.location));
     expect(`${location.origin}${location.pathname}`).toBe(`${fake.baseUrl}/en/OAuth/Authorize`);
     expect(location.searchParams.get('client_id')).toBe(FAKE_CLIENT_ID);
     expect(location.searchParams.get('response_type')).toBe('code');
-    expect(location.searchParams.get('state')).toMatch(/^[\w-]+\.\d+\.[\w-]+$/);
+    const state = location.searchParams.get('state') ?? '';
+    expect(state).toMatch(/^[\w-]+\.\d+\.[\w-]+$/);
+    expect(location.searchParams.get('code_challenge')).toMatch(/^[\w-]{43}$/);
+    expect(location.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(start.headers['cache-control']).toBe('no-store');
+    const [cookie] = browser.setCookies;
+    expect(cookie).toMatch(
+      new RegExp(
+        `^game_oauth_${state.split('.')[0]}=[\\w-]{43}; Path=/game/oauth/callback; Max-Age=600; HttpOnly; SameSite=Lax$`,
+      ),
+    );
+    // The verifier never leaves the platform; only its challenge does.
+    const row = await p.ctx.db
+      .selectFrom('game_oauth_states')
+      .selectAll()
+      .where('id', '=', state.split('.')[0] ?? '')
+      .executeTakeFirstOrThrow();
+    expect(row.code_verifier).toMatch(/^v1\./);
+    expect(row.ticket_hash).toBeNull();
+
+    // The link is single-use.
+    const again = await new Browser(p, fake).step(link.toString());
+    expect(again.status).toBe(400);
+    expect(again.json()).toMatchObject({ error: true, code: 'VALIDATION_ERROR' });
+    expect(again.headers['set-cookie']).toBeUndefined();
   });
 
   it('documents every game route in the OpenAPI document', async () => {
@@ -146,6 +243,7 @@ describe.each(dialects)('game routes on %s', (dialect) => {
       '/game/App/ApiUsage/{applicationId}',
       '/game/{game}/{membershipType}/Profile/{membershipId}/Character/{characterId}/Vendors',
       '/game/oauth/callback',
+      '/game/oauth/start',
     ]) {
       expect(paths).toContain(path);
     }

@@ -3,10 +3,11 @@ import { AppError } from '../../core/errors.js';
 import type { OutboundThrottle } from './outbound-throttle.js';
 import type { GameSettings } from './settings.js';
 import { AUTH_CODES, SUCCESS, THROTTLE_CODES } from './upstream-codes.js';
+import { type PathSegment, upstreamPath } from './upstream-path.js';
 
 export interface GameCall {
-  /** Path under GAME_API_URL, each dynamic segment already encoded. */
-  path: string;
+  /** Segments of the path under GAME_API_URL, unencoded: the client encodes each one. */
+  path: readonly PathSegment[];
   query?: Record<string, string | undefined>;
   /** The user's OAuth access token, for user-specific calls. */
   accessToken?: string;
@@ -43,11 +44,16 @@ export class GameClient {
   ) {}
 
   async get<T>(call: GameCall): Promise<T> {
+    // Built (and refused) before any slot is taken or anything is sent.
+    const url = new URL(`${this.settings.apiUrl}${upstreamPath(call.path)}`);
+    for (const [name, value] of Object.entries(call.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, value);
+    }
     for (let attempt = 0; ; attempt += 1) {
       const release = await this.throttle.acquire();
       let answer: { status: number; envelope: Envelope };
       try {
-        answer = await this.send(call);
+        answer = await this.send(url, call.accessToken);
       } finally {
         release();
       }
@@ -75,13 +81,9 @@ export class GameClient {
     }
   }
 
-  private async send(call: GameCall): Promise<{ status: number; envelope: Envelope }> {
-    const url = new URL(`${this.settings.apiUrl}${call.path}`);
-    for (const [name, value] of Object.entries(call.query ?? {})) {
-      if (value !== undefined) url.searchParams.set(name, value);
-    }
+  private async send(url: URL, accessToken?: string): Promise<{ status: number; envelope: Envelope }> {
     const headers: Record<string, string> = { 'x-api-key': this.settings.apiKey, accept: 'application/json' };
-    if (call.accessToken) headers.authorization = `Bearer ${call.accessToken}`;
+    if (accessToken) headers.authorization = `Bearer ${accessToken}`;
     let response: Response;
     try {
       response = await fetch(url, { headers, signal: AbortSignal.timeout(this.settings.timeoutMs) });

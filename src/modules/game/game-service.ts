@@ -16,8 +16,6 @@ export interface VendorsQuery extends ProfileQuery {
   filter?: number;
 }
 
-const seg = encodeURIComponent;
-
 /** The read use-cases of the game platform; each answers the upstream `Response`, unwrapped. */
 export class GameService {
   constructor(
@@ -29,14 +27,14 @@ export class GameService {
 
   apiUsage(applicationId: string, range: { start?: string; end?: string }): Promise<unknown> {
     this.configured();
-    return this.client.get({ path: `/App/ApiUsage/${seg(applicationId)}/`, query: range });
+    return this.client.get({ path: ['App', 'ApiUsage', applicationId], query: range });
   }
 
   membershipsForCurrentUser(owner: Owner): Promise<unknown> {
     this.configured();
     return this.tokens.run(
       owner,
-      (accessToken) => this.client.get({ path: '/User/GetMembershipsForCurrentUser/', accessToken }),
+      (accessToken) => this.client.get({ path: ['User', 'GetMembershipsForCurrentUser'], accessToken }),
       { required: true },
     );
   }
@@ -49,7 +47,7 @@ export class GameService {
   /** Public profile data anonymously; the caller's token, when connected, unlocks private components. */
   profile(owner: Owner, q: ProfileQuery): Promise<unknown> {
     this.configured();
-    const path = `/${seg(q.game)}/${q.membershipType}/Profile/${seg(q.membershipId)}/`;
+    const path = [q.game, q.membershipType, 'Profile', q.membershipId];
     return this.tokens.run(
       owner,
       (accessToken) => this.client.get({ path, query: { components: q.components }, accessToken }),
@@ -60,9 +58,7 @@ export class GameService {
   /** Vendors and their economy need the character owner's token. */
   vendors(owner: Owner, q: VendorsQuery): Promise<unknown> {
     this.configured();
-    const path =
-      `/${seg(q.game)}/${q.membershipType}/Profile/${seg(q.membershipId)}` +
-      `/Character/${seg(q.characterId)}/Vendors/`;
+    const path = [q.game, q.membershipType, 'Profile', q.membershipId, 'Character', q.characterId, 'Vendors'];
     const query = { components: q.components, filter: q.filter === undefined ? undefined : String(q.filter) };
     return this.tokens.run(owner, (accessToken) => this.client.get({ path, query, accessToken }), {
       required: true,
@@ -71,7 +67,7 @@ export class GameService {
 
   groupByName(groupName: string, groupType: number): Promise<unknown> {
     this.configured();
-    return this.client.get({ path: `/GroupV2/Name/${seg(groupName)}/${groupType}/` });
+    return this.client.get({ path: ['GroupV2', 'Name', groupName, groupType] });
   }
 
   private configured(): void {

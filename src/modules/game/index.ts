@@ -3,6 +3,7 @@ import { GameClient } from './game-client.js';
 import { GameService } from './game-service.js';
 import { ManifestCache } from './manifest-cache.js';
 import * as m001 from './migrations/001-game-tables.js';
+import * as m002 from './migrations/002-game-oauth-binding.js';
 import { GameOAuth } from './oauth-service.js';
 import { OAuthStates } from './oauth-state.js';
 import { OutboundThrottle } from './outbound-throttle.js';
@@ -40,7 +41,7 @@ const internals = new WeakMap<AppContext, GameInternals>();
 export const gameModule: PlatformModule = {
   name: 'game',
   services: ['game'],
-  migrations: { '20261123_001_game_tables': m001 },
+  migrations: { '20261123_001_game_tables': m001, '20261123_002_game_oauth_binding': m002 },
 
   init(ctx) {
     const settings = gameSettings(ctx.config);
@@ -48,7 +49,7 @@ export const gameModule: PlatformModule = {
     const slots: SlotStore = ctx.redis
       ? new RedisSlots(
           ctx.redis,
-          'platform:game:outbound',
+          `${ctx.config.REDIS_PREFIX}game:outbound`,
           settings.ratePerSecond,
           THROTTLE_WINDOW_MS,
           settings.timeoutMs + 5_000,
@@ -64,7 +65,7 @@ export const gameModule: PlatformModule = {
     const box = ctx.secrets.box('game-oauth');
     const client = new GameClient(settings, throttle);
     const tokenClient = new TokenClient(settings, throttle);
-    const states = new OAuthStates(ctx.secrets.derive('game-oauth-state'), store, ctx.clock);
+    const states = new OAuthStates(ctx.secrets.derive('game-oauth-state'), store, box, ctx.clock);
     const oauth = new GameOAuth({ settings, store, states, tokens: tokenClient, box, clock: ctx.clock });
     const tokens = new UserTokens({
       store,

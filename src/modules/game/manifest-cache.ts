@@ -39,7 +39,7 @@ export class ManifestCache {
     let fresh: { version?: unknown };
     try {
       fresh = await this.client.get<{ version?: unknown }>({
-        path: `/${encodeURIComponent(game)}/Manifest/`,
+        path: [game, 'Manifest'],
       });
     } catch (error) {
       if (cachedBody === undefined) throw error;

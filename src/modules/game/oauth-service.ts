@@ -2,6 +2,12 @@ import type { Clock } from '../../core/clock.js';
 import { AppError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { SecretBox } from '../../core/secrets.js';
+import {
+  type BindingCookieScope,
+  bindingCookie,
+  bindingNonce,
+  clearedBindingCookie,
+} from './browser-binding.js';
 import type { OAuthStates } from './oauth-state.js';
 import { type GameSettings, requireSettings } from './settings.js';
 import type { GameStore, Owner } from './store.js';
@@ -26,30 +32,64 @@ export interface OAuthDeps {
 
 const OAUTH_SETTINGS = ['apiKey', 'clientId', 'clientSecret'] as const;
 
-/** The authorization-code flow: authorize URL with a state, callback, disconnect. */
+/** What the API caller gets to start a connection: a one-time link for the user's browser. */
+export interface ConnectLink {
+  authorizeUrl: string;
+  expiresAt: string;
+}
+
+/**
+ * The authorization-code flow with PKCE, in three steps: the API caller gets a one-time link on
+ * the platform; the user's browser opens it, receives the cookie that binds the flow to it and is
+ * sent to the upstream authorize URL; the upstream sends that browser back to the callback, which
+ * needs the signed state, that browser's cookie and (at the token endpoint) the PKCE verifier.
+ */
 export class GameOAuth {
   constructor(private readonly deps: OAuthDeps) {}
 
-  /** Where to send the user's browser: the upstream authorize URL with a fresh state. */
-  async authorizeUrl(owner: Owner): Promise<string> {
+  /** Step 1 (API key): a new flow for the owner (account + customer); the link is valid once, for 10 minutes. */
+  async connectLink(owner: Owner): Promise<ConnectLink> {
     const { settings, states } = this.deps;
     requireSettings(settings, OAUTH_SETTINGS);
+    const { ticket, expiresAt } = await states.issue(owner);
+    const url = new URL(`${settings.publicUrl}/game/oauth/start`);
+    url.searchParams.set('ticket', ticket);
+    return { authorizeUrl: url.toString(), expiresAt: expiresAt.toISOString() };
+  }
+
+  /** Step 2 (browser): the binding cookie to set and the upstream authorize URL to go to. */
+  async browserStart(ticket: string, https: boolean): Promise<{ location: string; cookie: string }> {
+    const { settings, states, clock } = this.deps;
+    requireSettings(settings, OAUTH_SETTINGS);
+    const start = await states.claim(ticket);
     const url = new URL(settings.authorizeUrl);
     url.searchParams.set('client_id', settings.clientId);
     url.searchParams.set('response_type', 'code');
-    url.searchParams.set('state', await states.issue(owner));
+    url.searchParams.set('state', start.state);
+    url.searchParams.set('code_challenge', start.codeChallenge);
+    url.searchParams.set('code_challenge_method', 'S256');
     if (settings.redirectUrl) url.searchParams.set('redirect_uri', settings.redirectUrl);
-    return url.toString();
+    const maxAge = (start.expiresAt.getTime() - clock.now().getTime()) / 1000;
+    return {
+      location: url.toString(),
+      cookie: bindingCookie(start.stateId, start.nonce, maxAge, this.cookieScope(https)),
+    };
   }
 
-  /** Exchanges the code for tokens and stores them, sealed, for the principal of the state. */
-  async callback(code: string, state: string): Promise<ConnectionView> {
+  /** The Set-Cookie that removes the flow's cookie once the callback is reached (null if unnamed). */
+  clearCookie(state: string, https: boolean): string | null {
+    return clearedBindingCookie(state.split('.')[0] ?? '', this.cookieScope(https));
+  }
+
+  /** Step 3 (browser): exchanges the code and stores the tokens, sealed, for the flow's principal. */
+  async callback(code: string, state: string, cookieHeader: string | undefined): Promise<ConnectionView> {
     const { settings, store, states, tokens, box, clock } = this.deps;
     requireSettings(settings, OAUTH_SETTINGS);
-    const owner = await states.consume(state);
+    const stateId = states.verify(state);
+    const { owner, codeVerifier } = await states.consume(stateId, bindingNonce(cookieHeader, stateId));
     let grant: Awaited<ReturnType<TokenClient['exchangeCode']>>;
     try {
-      grant = await tokens.exchangeCode(code);
+      grant = await tokens.exchangeCode(code, codeVerifier);
     } catch (error) {
       if (!(error instanceof TokenRefused)) throw error;
       throw new AppError('UPSTREAM_ERROR', 'The game platform refused the authorization code', {
@@ -77,15 +117,31 @@ export class GameOAuth {
     };
   }
 
+  /** Secure when the platform is public over https or this request came over https. */
+  private cookieScope(https: boolean): BindingCookieScope {
+    const { publicUrl } = this.deps.settings;
+    const base = new URL(publicUrl);
+    return {
+      path: `${base.pathname.replace(/\/+$/, '')}/game/oauth/callback`,
+      secure: https || base.protocol === 'https:',
+    };
+  }
+
   async disconnect(owner: Owner): Promise<void> {
     await this.deps.store.deleteConnection(owner);
   }
 
-  /** 401 GAME_AUTH_REQUIRED with the URLs to (re)connect. */
-  async authRequired(owner: Owner, message: string): Promise<AppError> {
-    const { settings } = this.deps;
-    const details: Record<string, unknown> = { connectUrl: `${settings.publicUrl}/game/oauth/authorize` };
-    if (settings.clientId && settings.clientSecret) details.authorizeUrl = await this.authorizeUrl(owner);
-    return new AppError('GAME_AUTH_REQUIRED', message, details);
+  /**
+   * 401 GAME_AUTH_REQUIRED naming the route that starts a connection. No ready link: only the
+   * integration may start one (for a customer: `customerId`), when its signed-in user is about to
+   * open it, and an error answer must not mint a flow and a bearer link as a side effect.
+   */
+  authRequired(owner: Owner, message: string): AppError {
+    const how = owner.customerId
+      ? 'the integration must start the connection for this customer (GET /game/oauth/authorize with its API key and customerId) and send the customer’s browser to the link'
+      : 'start one with GET /game/oauth/authorize and send the user’s browser to the link';
+    return new AppError('GAME_AUTH_REQUIRED', `${message}: ${how}`, {
+      connectUrl: `${this.deps.settings.publicUrl}/game/oauth/authorize`,
+    });
   }
 }

@@ -1,65 +1,141 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { addSeconds, type Clock } from '../../core/clock.js';
 import { AppError } from '../../core/errors.js';
+import type { SecretBox } from '../../core/secrets.js';
+import { codeChallengeS256, randomSecret, sha256Base64url } from './pkce.js';
 import type { GameStore, Owner } from './store.js';
 
+/** A flow must complete within this time of the API call that started it. */
 export const STATE_TTL_SECONDS = 600;
 
+/** What the browser step hands on: the signed state, the cookie nonce and the PKCE challenge. */
+export interface BrowserStart {
+  stateId: string;
+  state: string;
+  nonce: string;
+  codeChallenge: string;
+  expiresAt: Date;
+}
+
 /**
- * OAuth `state` values: `<nonce>.<expiry>.<hmac>`. The signature makes forged or altered states
- * fail without a database read; the row (written at issue, deleted at use) binds the state to
- * the principal and makes it single-use.
+ * The pending OAuth flows. A flow is a row written when an API caller starts it (bound to that
+ * principal, with a PKCE verifier and the hash of a one-time browser ticket). The browser that
+ * opens the ticket's link claims it once and gets a cookie nonce whose hash is stored; only then
+ * does a state `<id>.<expiry>.<hmac>` exist. The callback must present the signed state and the
+ * cookie of that browser; the row is deleted on first use, whatever the outcome.
  */
 export class OAuthStates {
   constructor(
     private readonly key: Buffer,
     private readonly store: GameStore,
+    private readonly box: SecretBox,
     private readonly clock: Clock,
   ) {}
 
-  async issue(owner: Owner): Promise<string> {
+  /** A new flow for the principal; returns the one-time ticket of its browser link. */
+  async issue(owner: Owner): Promise<{ ticket: string; expiresAt: Date }> {
     const now = this.clock.now();
-    const nonce = randomBytes(18).toString('base64url');
-    const expires = addSeconds(now, STATE_TTL_SECONDS);
-    const exp = Math.floor(expires.getTime() / 1000);
+    const ticket = randomSecret();
+    const expiresAt = addSeconds(now, STATE_TTL_SECONDS);
     await this.store.purgeStates(now.toISOString());
     await this.store.insertState({
-      id: nonce,
+      id: randomSecret().slice(0, 24),
       account_id: owner.accountId,
       customer_id: owner.customerId,
-      expires_at: expires.toISOString(),
+      ticket_hash: sha256Base64url(ticket),
+      browser_hash: null,
+      code_verifier: this.box.encrypt(randomSecret()),
+      expires_at: expiresAt.toISOString(),
       created_at: now.toISOString(),
     });
-    return `${nonce}.${exp}.${this.sign(`${nonce}.${exp}`)}`;
+    return { ticket, expiresAt };
   }
 
-  /** The owner the state was issued to; 400 for a bad, expired or already used state. */
-  async consume(state: string): Promise<Owner> {
-    const [nonce, exp, signature, extra] = state.split('.');
-    if (!nonce || !exp || !signature || extra !== undefined || !this.verify(`${nonce}.${exp}`, signature)) {
+  /** The browser step: claims the ticket once and binds the flow to a fresh cookie nonce. */
+  async claim(ticket: string): Promise<BrowserStart> {
+    const nonce = randomSecret();
+    const row = await this.store.claimTicket(
+      sha256Base64url(ticket),
+      sha256Base64url(nonce),
+      this.clock.now().toISOString(),
+    );
+    if (!row) {
+      throw invalid(
+        'querystring.ticket',
+        'This link is not valid, was already used or has expired; start again',
+      );
+    }
+    const expiresAt = new Date(row.expires_at);
+    const payload = `${row.id}.${Math.floor(expiresAt.getTime() / 1000)}`;
+    return {
+      stateId: row.id,
+      state: `${payload}.${this.sign(payload)}`,
+      nonce,
+      codeChallenge: codeChallengeS256(this.box.decrypt(row.code_verifier)),
+      expiresAt,
+    };
+  }
+
+  /** The state's id when its signature and expiry hold; 400 otherwise. */
+  verify(state: string): string {
+    const [id, exp, signature, extra] = state.split('.');
+    if (
+      !id ||
+      !exp ||
+      !signature ||
+      extra !== undefined ||
+      !this.signatureMatches(`${id}.${exp}`, signature)
+    ) {
       throw badState('The OAuth state is not valid');
     }
-    const nowSeconds = this.clock.now().getTime() / 1000;
-    if (Number(exp) <= nowSeconds) throw badState('The OAuth state has expired; start again');
-    const row = await this.store.consumeState(nonce);
+    if (Number(exp) <= this.clock.now().getTime() / 1000)
+      throw badState('The OAuth state has expired; start again');
+    return id;
+  }
+
+  /**
+   * Uses the flow once: the principal it was started for and its PKCE verifier, when `nonce` is
+   * the cookie of the browser that opened its link. 400 for a used or expired state, 403 for
+   * another browser (the flow is spent either way, so a refused attempt cannot be retried).
+   */
+  async consume(stateId: string, nonce: string | undefined): Promise<{ owner: Owner; codeVerifier: string }> {
+    const row = await this.store.consumeState(stateId);
     if (!row) throw badState('The OAuth state was already used');
     if (Date.parse(row.expires_at) <= this.clock.now().getTime()) {
       throw badState('The OAuth state has expired; start again');
     }
-    return { accountId: row.account_id, customerId: row.customer_id };
+    if (!nonce || !row.browser_hash || !equal(sha256Base64url(nonce), row.browser_hash)) {
+      throw new AppError(
+        'FORBIDDEN',
+        'This browser did not start this connection: open the connect link in the browser that completes it',
+        { reason: nonce ? 'browser_mismatch' : 'browser_cookie_missing' },
+      );
+    }
+    return {
+      owner: { accountId: row.account_id, customerId: row.customer_id },
+      codeVerifier: this.box.decrypt(row.code_verifier),
+    };
   }
 
   private sign(payload: string): string {
     return createHmac('sha256', this.key).update(payload).digest('base64url');
   }
 
-  private verify(payload: string, signature: string): boolean {
-    const expected = Buffer.from(this.sign(payload));
-    const given = Buffer.from(signature);
-    return expected.length === given.length && timingSafeEqual(expected, given);
+  private signatureMatches(payload: string, signature: string): boolean {
+    return equal(this.sign(payload), signature);
   }
 }
 
+function equal(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function invalid(field: string, message: string): AppError {
+  return new AppError('VALIDATION_ERROR', message, { fields: [{ field, message }] });
+}
+
 function badState(message: string): AppError {
-  return new AppError('VALIDATION_ERROR', message, { fields: [{ field: 'querystring.state', message }] });
+  return invalid('querystring.state', message);
 }

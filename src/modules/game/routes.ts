@@ -7,19 +7,32 @@ import type { GameOAuth } from './oauth-service.js';
 import {
   ApiUsageParams,
   ApiUsageQuery,
+  AuthorizeQuery,
   CallbackQuery,
   ComponentsQuery,
   ConnectionView,
+  ConnectLinkView,
   GroupParams,
   ManifestParams,
   ProfileParams,
+  StartQuery,
   UpstreamResponse,
   VendorsParams,
   VendorsQuery,
 } from './schemas.js';
 import type { Owner } from './store.js';
 
-const game = { auth: { service: 'game' } } as const;
+/** Customer-facing: each customer uses their own game account (connected by the integration) through a token. */
+const game = { auth: { service: 'game', customerFacing: true } } as const;
+/** The application's own usage figures are the integration's business, not a customer's. */
+const integrationOnly = { auth: { service: 'game' } } as const;
+/**
+ * Starting a connection is the integration's (keys only): the link binds to whichever browser
+ * opens it, so only a party that has authenticated that browser's user may hand it out. A
+ * shopper's token could otherwise send a victim a link that connects the victim's game account
+ * to the shopper.
+ */
+const connectStart = { auth: { service: 'game', principals: ['api_key'] } } as const;
 const tags = ['Game platform'];
 const oauthTags = ['Game platform: OAuth'];
 const ok = withErrors({ 200: UpstreamResponse });
@@ -38,7 +51,7 @@ export function gameRoutes(app: FastifyInstance, deps: { service: GameService; o
   r.get(
     '/game/App/ApiUsage/:applicationId',
     {
-      config: game,
+      config: integrationOnly,
       schema: {
         tags,
         summary: 'API usage of an application',
@@ -116,29 +129,65 @@ export function gameRoutes(app: FastifyInstance, deps: { service: GameService; o
   r.get(
     '/game/oauth/authorize',
     {
-      config: game,
+      config: connectStart,
       schema: {
         tags: oauthTags,
-        summary: 'Redirect to the game platform to connect an account (state valid 10 minutes, single use)',
-        response: withErrors({ 302: Type.Null({ description: 'Redirect to the authorize URL' }) }),
+        summary:
+          'Start connecting a game-platform account (API keys only): a one-time link for the signed-in user’s browser (10 minutes)',
+        querystring: AuthorizeQuery,
+        response: withErrors({ 200: ConnectLinkView }),
       },
     },
-    async (request, reply) => reply.redirect(await oauth.authorizeUrl(ownerOf(request)), 302),
+    async (request) =>
+      oauth.connectLink({
+        accountId: ownerOf(request).accountId,
+        customerId: request.query.customerId ?? '',
+      }),
+  );
+
+  r.get(
+    '/game/oauth/start',
+    {
+      // Opened by the user's browser: the one-time ticket is the credential.
+      config: { public: true, limited: true },
+      schema: {
+        tags: oauthTags,
+        summary: 'Browser step: binds the flow to this browser (cookie) and redirects to the game platform',
+        querystring: StartQuery,
+        response: withErrors({
+          302: Type.Null({ description: 'Redirect to the authorize URL (PKCE S256)' }),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const { location, cookie } = await oauth.browserStart(
+        request.query.ticket,
+        request.protocol === 'https',
+      );
+      return reply.header('set-cookie', cookie).header('cache-control', 'no-store').redirect(location, 302);
+    },
   );
 
   r.get(
     '/game/oauth/callback',
     {
-      // Reached by the user's browser without an API key: the signed, single-use state is the credential.
+      // Reached by the browser that opened the link: the signed state and that browser's cookie.
       config: { public: true, limited: true },
       schema: {
         tags: oauthTags,
-        summary: 'OAuth callback: exchanges the code and stores the tokens, encrypted',
+        summary:
+          'OAuth callback: checks state and browser, exchanges the code (PKCE), stores the tokens encrypted',
         querystring: CallbackQuery,
         response: withErrors({ 200: ConnectionView }),
       },
     },
-    async (request) => oauth.callback(request.query.code, request.query.state),
+    async (request, reply) => {
+      // The flow is spent whatever the outcome: its cookie goes too.
+      const clear = oauth.clearCookie(request.query.state, request.protocol === 'https');
+      if (clear) reply.header('set-cookie', clear);
+      reply.header('cache-control', 'no-store');
+      return oauth.callback(request.query.code, request.query.state, request.headers.cookie);
+    },
   );
 
   r.delete(

@@ -97,9 +97,44 @@ export const VendorsQuery = Type.Object(
 );
 
 export const GroupParams = Type.Object({
-  groupName: Type.String({ minLength: 1, maxLength: 255, description: 'Group name (any characters)' }),
+  groupName: Type.String({
+    minLength: 1,
+    maxLength: 255,
+    // '.' and '..' would be dot segments upstream; every other character is encoded.
+    pattern: '^(?!\\.\\.?$)',
+    description: "Group name (any characters but the whole name '.' or '..')",
+  }),
   groupType: Type.Integer({ minimum: 0, maximum: 1, description: 'GroupType: 0 General, 1 Clan' }),
 });
+
+export const ConnectLinkView = Type.Object({
+  authorizeUrl: Type.String({
+    description:
+      'One-time link on this platform to open in the user’s browser: it binds the flow to that browser (cookie) and redirects to the game platform',
+  }),
+  expiresAt: Type.String({ format: 'date-time' }),
+});
+
+/** A key starts a flow for one of its customers (as customer ids are everywhere), or for its account. */
+export const AuthorizeQuery = Type.Object(
+  {
+    customerId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 128,
+        pattern: '^[A-Za-z0-9_.:@-]+$',
+        description:
+          "The customer whose connection this is (their customer token then uses it); omitted: the key's account",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const StartQuery = Type.Object(
+  { ticket: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'The one-time ticket of the link' }) },
+  { additionalProperties: false },
+);
 
 export const CallbackQuery = Type.Object(
   {

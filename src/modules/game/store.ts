@@ -89,6 +89,20 @@ export class GameStore {
     await this.db.insertInto('game_oauth_states').values(row).execute();
   }
 
+  /**
+   * Claims a flow's one-time browser ticket and binds the flow to that browser, in one
+   * statement: of two concurrent uses of the link, one gets the row.
+   */
+  claimTicket(ticketHash: string, browserHash: string, now: string): Promise<StateRow | undefined> {
+    return this.db
+      .updateTable('game_oauth_states')
+      .set({ ticket_hash: null, browser_hash: browserHash })
+      .where('ticket_hash', '=', ticketHash)
+      .where('expires_at', '>', now)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
   /** Deletes and returns a state in one statement: of two concurrent uses, one gets the row. */
   consumeState(id: string): Promise<StateRow | undefined> {
     return this.db.deleteFrom('game_oauth_states').where('id', '=', id).returningAll().executeTakeFirst();

@@ -19,11 +19,20 @@ export interface GameConnectionsTable {
   updated_at: Timestamp;
 }
 
-/** Pending OAuth states: a row exists until the state is used once or expires. */
+/**
+ * Pending OAuth flows: a row exists until its state is used once or expires. The one-time
+ * browser link is claimed once (its hash cleared, the browser nonce's hash written).
+ */
 export interface GameOauthStatesTable {
   id: string;
   account_id: string;
   customer_id: string;
+  /** SHA-256 of the one-time browser link's ticket; null once a browser has used it. */
+  ticket_hash: string | null;
+  /** SHA-256 of the nonce in the cookie of the browser that used the link; null until then. */
+  browser_hash: string | null;
+  /** The PKCE code_verifier, sealed (SecretBox); its S256 challenge goes on the authorize URL. */
+  code_verifier: string;
   expires_at: Timestamp;
   created_at: Timestamp;
 }

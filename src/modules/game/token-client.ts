@@ -31,8 +31,13 @@ export class TokenClient {
     private readonly throttle: OutboundThrottle,
   ) {}
 
-  exchangeCode(code: string): Promise<TokenGrant> {
-    const form: Record<string, string> = { grant_type: 'authorization_code', code };
+  /** The code, with the PKCE verifier whose S256 challenge went on the authorize URL. */
+  exchangeCode(code: string, codeVerifier: string): Promise<TokenGrant> {
+    const form: Record<string, string> = {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: codeVerifier,
+    };
     if (this.settings.redirectUrl) form.redirect_uri = this.settings.redirectUrl;
     return this.post(form);
   }

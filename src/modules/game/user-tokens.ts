@@ -14,7 +14,7 @@ export interface UserTokenDeps {
   tokens: TokenClient;
   clock: Clock;
   /** The 401 GAME_AUTH_REQUIRED to throw, with where to (re)connect. */
-  authRequired(owner: Owner, message: string): Promise<AppError>;
+  authRequired(owner: Owner, message: string): AppError;
 }
 
 /** Seals a grant for storage; a grant without a refresh token keeps the previous one. */
@@ -56,7 +56,7 @@ export class UserTokens {
     let conn = await store.connectionOf(owner);
     if (conn?.status !== 'active') {
       if (!options.required) return call(undefined);
-      throw await this.deps.authRequired(
+      throw this.deps.authRequired(
         owner,
         conn
           ? 'The game-platform connection has expired; reconnect'
@@ -76,7 +76,7 @@ export class UserTokens {
       } catch (error) {
         if (!(error instanceof GameTokenRejected)) throw error;
         await store.markExpired(conn.id, conn.token_version, this.now());
-        throw await this.deps.authRequired(owner, 'The game platform refused the renewed access token');
+        throw this.deps.authRequired(owner, 'The game platform refused the renewed access token');
       }
     } catch (error) {
       const authRequired = (error as { code?: string } | null)?.code === 'GAME_AUTH_REQUIRED';
@@ -116,7 +116,7 @@ export class UserTokens {
       Date.parse(conn.refresh_expires_at) <= this.deps.clock.now().getTime();
     if (!conn.refresh_token || refreshExpired) {
       await store.markExpired(conn.id, conn.token_version, this.now());
-      throw await this.deps.authRequired(owner, 'The game-platform connection has expired; reconnect');
+      throw this.deps.authRequired(owner, 'The game-platform connection has expired; reconnect');
     }
     let grant: TokenGrant;
     try {
@@ -126,7 +126,7 @@ export class UserTokens {
       const winner = await this.renewedSince(owner, conn, await store.connectionOf(owner));
       if (winner) return winner;
       await store.markExpired(conn.id, conn.token_version, this.now());
-      throw await this.deps.authRequired(owner, 'The game platform refused to renew the access token');
+      throw this.deps.authRequired(owner, 'The game platform refused to renew the access token');
     }
     const columns = tokenColumns(box, grant, this.deps.clock.now(), conn);
     if (await store.renewTokens(conn.id, conn.token_version, columns, this.now())) {
@@ -134,7 +134,7 @@ export class UserTokens {
     }
     const winner = await this.renewedSince(owner, conn, await store.connectionOf(owner));
     if (winner) return winner;
-    throw await this.deps.authRequired(owner, 'The game-platform connection has expired; reconnect');
+    throw this.deps.authRequired(owner, 'The game-platform connection has expired; reconnect');
   }
 
   /**
@@ -151,6 +151,6 @@ export class UserTokens {
     } else if (current && current.status === 'active') {
       return current;
     }
-    throw await this.deps.authRequired(owner, 'The game-platform connection has expired; reconnect');
+    throw this.deps.authRequired(owner, 'The game-platform connection has expired; reconnect');
   }
 }
