@@ -36,7 +36,7 @@ describe('deeply nested data', () => {
           {
             name: 'Set',
             type: 'set',
-            parameters: { values: { deep: '={{ $reduce([1..5000], function($a, $v) { {"a": $a} }, {}) }}' } },
+            parameters: { values: { deep: '={{ $reduce([1..300], function($a, $v) { {"a": $a} }, {}) }}' } },
           },
         ]),
       ),

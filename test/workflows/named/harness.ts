@@ -57,7 +57,7 @@ export function namedDeps(env: Record<string, string>): EngineDeps {
     },
     http: createOutboundHttp({ allowHosts: ['127.0.0.1', 'localhost'], timeoutMs: 5_000 }),
     env,
-    expressionTimeoutMs: 250,
+    expressionTimeoutMs: 1_000,
   };
 }
 

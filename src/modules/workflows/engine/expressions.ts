@@ -1,16 +1,15 @@
-import { createRequire } from 'node:module';
-import jsonata from 'jsonata';
-import type { RE2JS as RE2JSClass } from 're2js';
 import { MAX_JSON_DEPTH } from '../../../core/http/json-depth.js';
+import type { SandboxPool } from '../../../core/sandbox/sandbox-pool.js';
+import { expressionSandbox } from './expression-sandbox.js';
 import type { Item, Json } from './types.js';
 
 /**
  * Expressions in node parameters: a string starting with `=` holding `{{ … }}` parts, each a JSONata
- * expression. JSONata is data-only (no property reaches a prototype, nothing reaches the process); on
- * top of that every evaluation runs under a time limit, a stack-depth limit and a sequence-size limit,
- * regular expressions run on RE2 (linear time: a native regex cannot be interrupted, and one
- * backtracking pattern would hold the whole process), and the bindings are plain JSON data plus
- * `$now()` returning a string.
+ * expression. They never run on the server's V8 heap or event loop: JSONata itself runs inside a QuickJS
+ * isolate on a worker thread (expression-sandbox.ts), where a deadline bounds CPU time even inside
+ * built-in functions (the worker is terminated if one does not yield), an allocator limit bounds memory,
+ * and regular expressions are QuickJS's, interrupted by the same deadline. The bindings are plain JSON
+ * data plus `$now()` returning a string.
  */
 
 export interface ExpressionData {
@@ -46,126 +45,146 @@ export function containsExpression(value: unknown): boolean {
 const MAX_STACK = 300;
 const MAX_SEQUENCE = 1_000_000;
 const MAX_RESULT_CHARS = 5_000_000;
-const CACHE_MAX = 2_000;
-
-// Loaded on the first regex (JSONata builds them synchronously): most processes never need it.
-let re2: typeof RE2JSClass | undefined;
-const loadRe2 = (): typeof RE2JSClass =>
-  (re2 ??= (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JSClass }).RE2JS);
-
-/**
- * JSONata builds its regexes through this (`RegexEngine`): the `exec`/`lastIndex` protocol of a
- * global RegExp, answered by RE2, whose matching time is linear in the input whatever the pattern.
- * Backreferences and lookaheads have no linear-time form; such a pattern is refused when built.
- */
-class LinearRegExp {
-  lastIndex = 0;
-  private readonly pattern: RE2JSClass;
-
-  constructor(re: RegExp) {
-    const RE2JS = loadRe2();
-    let flags = 0;
-    if (re.flags.includes('i')) flags |= RE2JS.CASE_INSENSITIVE;
-    if (re.flags.includes('m')) flags |= RE2JS.MULTILINE;
-    if (re.flags.includes('s')) flags |= RE2JS.DOTALL;
-    try {
-      this.pattern = RE2JS.compile(RE2JS.translateRegExp(re.source), flags);
-    } catch (err) {
-      throw new Error(`regular expression /${re.source}/ is not supported: ${messageOf(err)}`);
-    }
-  }
-
-  exec(input: string): RegExpExecArray | null {
-    const matcher = this.pattern.matcher(input);
-    if (this.lastIndex > input.length || !matcher.find(this.lastIndex)) {
-      this.lastIndex = 0;
-      return null;
-    }
-    const groups: string[] = [];
-    for (let i = 0; i <= matcher.groupCount(); i++) groups.push(matcher.group(i) as string);
-    this.lastIndex = matcher.end();
-    return Object.assign(groups, { index: matcher.start(), input }) as unknown as RegExpExecArray;
-  }
-}
 
 interface Part {
   literal: string;
   code: string | null;
 }
 
-type Compiled =
-  | { whole: jsonata.Expression }
-  | { parts: Array<{ literal: string; expr: jsonata.Expression | null }> };
+type GuestAnswer =
+  | { ok: true; values: Array<{ v?: unknown }> }
+  | { ok: false; index: number; message: string };
 
+/**
+ * Evaluates expressions in the QuickJS sandbox (see expression-sandbox.ts): one sandbox call per node
+ * parameters and item, bounded by `timeoutMs` of CPU and the sandbox's memory limit.
+ */
 export class ExpressionEvaluator {
-  private readonly cache = new Map<string, Compiled>();
-
-  constructor(private readonly timeoutMs: number) {}
+  constructor(
+    private readonly timeoutMs: number,
+    /** The sandbox queues per tenant and serves tenants in turn. */
+    private readonly tenant = 'default',
+    private readonly sandbox: Pick<SandboxPool, 'call'> = expressionSandbox(),
+  ) {}
 
   /** Resolves every expression inside `value` (objects and arrays walked), leaving the rest as is. */
   async resolve(value: unknown, data: ExpressionData): Promise<unknown> {
-    if (typeof value === 'string') return isExpression(value) ? this.evaluate(value, data) : value;
-    if (Array.isArray(value)) {
-      const out: unknown[] = [];
-      for (const v of value) out.push(await this.resolve(v, data));
-      return out;
-    }
-    if (value !== null && typeof value === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) out[k] = await this.resolve(v, data);
-      return out;
-    }
-    return value;
+    const sources: string[] = [];
+    collect(value, sources);
+    const values = sources.length === 0 ? [] : await this.evaluateAll(sources, data);
+    let next = 0;
+    const rebuild = (v: unknown): unknown => {
+      if (typeof v === 'string') return isExpression(v) ? values[next++] : v;
+      if (Array.isArray(v)) return v.map(rebuild);
+      if (v !== null && typeof v === 'object') {
+        const out: Record<string, unknown> = {};
+        for (const [k, x] of Object.entries(v)) out[k] = rebuild(x);
+        return out;
+      }
+      return v;
+    };
+    return rebuild(value);
   }
 
   /** Evaluates one expression string (`={{ … }}` or a template `=text {{ … }} text`). */
   async evaluate(source: string, data: ExpressionData): Promise<unknown> {
-    const compiled = this.compile(source);
-    const bindings = bindingsOf(data);
-    if ('whole' in compiled) return this.run(source, compiled.whole, bindings);
-    let text = '';
-    for (const part of compiled.parts) {
-      text += part.literal;
-      if (part.expr) text += stringify(await this.run(source, part.expr, bindings));
-    }
-    return text;
+    return (await this.evaluateAll([source], data))[0];
   }
 
-  private async run(source: string, expr: jsonata.Expression, bindings: Record<string, unknown>) {
-    let result: unknown;
+  private async evaluateAll(sources: string[], data: ExpressionData): Promise<unknown[]> {
+    const expressions = sources.map((s) =>
+      splitTemplate(s.slice(1)).map((p) => ({
+        ...p,
+        code: p.code === null ? null : rewriteNodeAccess(p.code),
+      })),
+    );
+    const direct = readDirectly(expressions, data.json);
+    if (direct) return direct;
+    // `$node` holds every earlier node's first item: send it only to expressions that read it.
+    const needsNodes = sources.some((s) => s.includes('$node'));
+    const request = JSON.stringify({
+      expressions,
+      data: {
+        json: data.json,
+        node: needsNodes ? data.node : {},
+        workflow: data.workflow,
+        execution: data.execution,
+        env: data.env,
+        now: data.now.toISOString(),
+      },
+      limits: {
+        timeoutMs: this.timeoutMs,
+        stack: MAX_STACK,
+        sequence: MAX_SEQUENCE,
+        resultChars: MAX_RESULT_CHARS,
+        depth: MAX_JSON_DEPTH,
+      },
+    });
+    let answer: GuestAnswer;
     try {
-      result = await expr.evaluate(bindings.json, bindings);
+      answer = JSON.parse(
+        await this.sandbox.call('evaluateExpressions', request, this.timeoutMs, this.tenant),
+      ) as GuestAnswer;
     } catch (err) {
-      throw new ExpressionError(source, messageOf(err));
+      const what = sources.length === 1 ? (sources[0] as string) : sources.join(' ');
+      throw new ExpressionError(what, messageOf(err));
     }
-    return toJson(source, result);
+    if (!answer.ok) throw new ExpressionError(sources[answer.index] ?? '', answer.message);
+    return answer.values.map((x) => x.v);
   }
+}
 
-  private compile(source: string): Compiled {
-    const hit = this.cache.get(source);
-    if (hit) return hit;
-    const parts = splitTemplate(source.slice(1));
-    const options = {
-      timeout: this.timeoutMs,
-      stack: MAX_STACK,
-      sequence: MAX_SEQUENCE,
-      RegexEngine: LinearRegExp,
-    };
-    const build = (code: string) => {
-      try {
-        return jsonata(rewriteNodeAccess(code), options as unknown as jsonata.JsonataOptions);
-      } catch (err) {
-        throw new ExpressionError(source, messageOf(err));
-      }
-    };
+/** `$json.a.b` with plain names only: the common case, read on the host without running any code. */
+const FIELD_PATH = /^\s*\$json((?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*$/;
+
+/**
+ * The values of expressions that are all plain `$json` field paths landing on a string, number,
+ * boolean, null, or a missing field — what JSONata answers for them too — or null when any part needs
+ * JSONata (arrays map and flatten in JSONata, so a path through or onto an array goes to the sandbox).
+ * Reading own properties of parsed JSON runs no user code, so it needs no sandbox; it saves a worker
+ * round trip on most webhook workflows.
+ */
+function readDirectly(expressions: Part[][], json: Record<string, Json>): unknown[] | null {
+  const read = (code: string): { value: unknown } | null => {
+    const match = FIELD_PATH.exec(code);
+    if (!match) return null;
+    let cur: unknown = json;
+    for (const name of (match[1] as string).slice(1).split('.')) {
+      if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return null;
+      cur = Object.hasOwn(cur, name) ? (cur as Record<string, unknown>)[name] : undefined;
+      if (cur === undefined) return { value: undefined };
+    }
+    return cur !== null && typeof cur === 'object' ? null : { value: cur };
+  };
+  const values: unknown[] = [];
+  for (const parts of expressions) {
     const only = parts[0];
-    const compiled: Compiled =
-      parts.length === 1 && only && only.literal.trim() === '' && only.code !== null
-        ? { whole: build(only.code) }
-        : { parts: parts.map((p) => ({ literal: p.literal, expr: p.code === null ? null : build(p.code) })) };
-    if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value as string);
-    this.cache.set(source, compiled);
-    return compiled;
+    if (parts.length === 1 && only && only.literal.trim() === '' && only.code !== null) {
+      const got = read(only.code);
+      if (!got) return null;
+      values.push(got.value);
+      continue;
+    }
+    let text = '';
+    for (const part of parts) {
+      text += part.literal;
+      if (part.code === null) continue;
+      const got = read(part.code);
+      if (!got) return null;
+      text += got.value === undefined || got.value === null ? '' : String(got.value);
+    }
+    values.push(text);
+  }
+  return values;
+}
+
+function collect(value: unknown, into: string[]): void {
+  if (typeof value === 'string') {
+    if (isExpression(value)) into.push(value);
+  } else if (Array.isArray(value)) {
+    for (const v of value) collect(v, into);
+  } else if (value !== null && typeof value === 'object') {
+    for (const v of Object.values(value)) collect(v, into);
   }
 }
 
@@ -191,57 +210,6 @@ function rewriteNodeAccess(code: string): string {
     /\$node\[\s*(["'])((?:(?!\1)[^`\\])*)\1\s*\]/g,
     (_m, _q, name: string) => `$node.\`${name}\``,
   );
-}
-
-function bindingsOf(data: ExpressionData): Record<string, unknown> {
-  const nowIso = data.now.toISOString();
-  return {
-    json: data.json,
-    node: data.node,
-    workflow: data.workflow,
-    execution: data.execution,
-    env: data.env,
-    // Returns a string only: nothing callable or host-made leaks into expressions.
-    now: () => nowIso,
-  };
-}
-
-/** Copies a JSONata result into plain JSON; functions and non-JSON values become errors. */
-function toJson(source: string, value: unknown): unknown {
-  let size = 0;
-  const copy = (v: unknown, depth = 0): unknown => {
-    if (v === undefined || v === null || typeof v === 'boolean') return v;
-    if (typeof v === 'number') return Number.isFinite(v) ? v : null;
-    if (typeof v === 'string') {
-      size += v.length;
-      if (size > MAX_RESULT_CHARS) throw new ExpressionError(source, 'result is too large');
-      return v;
-    }
-    if (typeof v === 'object' && depth >= MAX_JSON_DEPTH)
-      throw new ExpressionError(source, `result nests deeper than ${MAX_JSON_DEPTH} levels`);
-    if (Array.isArray(v)) {
-      const out = v.map((x) => copy(x, depth + 1)).filter((x) => x !== undefined);
-      return out;
-    }
-    if (typeof v === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(v))) {
-      const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) {
-        const c = copy(x, depth + 1);
-        if (c !== undefined) out[k] = c;
-      }
-      return out;
-    }
-    if (v instanceof Date) return v.toISOString();
-    throw new ExpressionError(source, `result of type ${typeof v} is not JSON data`);
-  };
-  return copy(value);
-}
-
-function stringify(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
 }
 
 function messageOf(err: unknown): string {

@@ -16,7 +16,7 @@ export function testDeps(over: Partial<EngineDeps> = {}): EngineDeps {
       throw new Error('no outbound HTTP in this test');
     },
     env: { PUBLIC_NAME: 'platform' },
-    expressionTimeoutMs: 200,
+    expressionTimeoutMs: 1_000,
     ...over,
   };
 }

@@ -91,6 +91,16 @@ describe('blocksToMarkdown', () => {
   });
 });
 
+describe('blocksToMarkdown on hostile input (audit: a quadratic regex held the server 3.3 s on 120 KB)', () => {
+  it('trims a long run of newlines that is not at the end in linear time', () => {
+    // `/\n+$/` retried at each of these newlines and scanned the rest: minutes for 2 MB, past the test timeout.
+    const text = `${'\n'.repeat(2_000_000)}end`;
+    const md = blocksToMarkdown([block('paragraph', { rich_text: [rt(text)] }), block('divider', {})]);
+    expect(md.endsWith('end\n\n---')).toBe(true);
+    expect(blocksToMarkdown([block('paragraph', { rich_text: [rt(`x${'\n'.repeat(100_000)}`)] })])).toBe('x');
+  });
+});
+
 describe('markdown node', () => {
   it('writes the Markdown of each item to the destination field', async () => {
     const def = workflow(

@@ -111,7 +111,14 @@ export function blocksToMarkdown(blocks: Json | undefined, depth = 0): string {
     if (i < list.length - 1 && !(isListItem && nextIsList)) lines.push('');
   });
   const md = lines.join('\n');
-  return depth === 0 ? md.replace(/\n+$/, '') : md;
+  return depth === 0 ? trimTrailingNewlines(md) : md;
+}
+
+/** A loop, not `/\n+$/`: that regex retries at every newline and is quadratic on a long run of them. */
+function trimTrailingNewlines(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 10) end--;
+  return text.slice(0, end);
 }
 
 /** Converts each item's block array into Markdown at `destinationField`. */

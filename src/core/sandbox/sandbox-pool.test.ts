@@ -1,0 +1,152 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { SandboxError, SandboxPool } from './sandbox-pool.js';
+
+// A guest with one function per runaway shape: each takes and returns a string.
+const guest = `
+globalThis.echo = (arg) => 'echo:' + arg;
+globalThis.later = async (arg) => { await null; return 'later:' + arg; };
+globalThis.fail = () => { throw new TypeError('guest says no'); };
+globalThis.spin = () => { for (;;) {} };
+// Array.prototype.join over a sparse array loops in C without polling the deadline.
+globalThis.nativeLoop = () => String(new Array(120000000).join('').length);
+globalThis.hoard = () => { const keep = []; for (;;) keep.push('x'.repeat(1 << 20) + keep.length); };
+globalThis.hugeString = () => String(' '.repeat(140000000).length);
+globalThis.recurse = () => { const f = (n) => f(n + 1) + 1; return String(f(0)); };
+globalThis.leak = (arg) => { globalThis.kept = (globalThis.kept || '') + arg; return String(globalThis.kept.length); };
+globalThis.reach = () => JSON.stringify([typeof process, typeof require, typeof fetch, typeof setTimeout]);
+`;
+
+const pool = new SandboxPool({ scripts: [{ name: 'guest.js', code: guest }], workers: 2, memoryMb: 32 });
+afterAll(() => pool.close());
+
+/** Counts event-loop turns while `work` runs: a blocked main thread would count none. */
+async function ticksDuring<T>(work: Promise<T>): Promise<{ ticks: number; result: PromiseSettledResult<T> }> {
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 10);
+  const [result] = await Promise.allSettled([work]);
+  clearInterval(timer);
+  return { ticks, result: result as PromiseSettledResult<T> };
+}
+
+const rejection = async (work: Promise<unknown>): Promise<SandboxError> => {
+  const settled = await Promise.allSettled([work]);
+  const first = settled[0] as PromiseSettledResult<unknown>;
+  if (first.status !== 'rejected') throw new Error('expected the call to fail');
+  expect(first.reason).toBeInstanceOf(SandboxError);
+  return first.reason as SandboxError;
+};
+
+describe('sandbox pool', () => {
+  it('calls guest functions, sync and async', async () => {
+    expect(await pool.call('echo', 'a', 2_000)).toBe('echo:a');
+    expect(await pool.call('later', 'b', 2_000)).toBe('later:b');
+  });
+
+  it('reports a guest error as an error of the call, with no limit', async () => {
+    const error = await rejection(pool.call('fail', '', 2_000));
+    expect(error.limit).toBeNull();
+    expect(error.message).toMatch(/guest says no/);
+  });
+
+  it('gives the guest nothing of the host: no process, require, network or timers', async () => {
+    expect(JSON.parse(await pool.call('reach', '', 2_000))).toEqual([
+      'undefined',
+      'undefined',
+      'undefined',
+      'undefined',
+    ]);
+  });
+
+  it('stops an interpreted endless loop at its deadline while the event loop keeps turning', async () => {
+    const { ticks, result } = await ticksDuring(pool.call('spin', '', 300));
+    expect(result.status).toBe('rejected');
+    expect((result as PromiseRejectedResult).reason).toMatchObject({ limit: 'time' });
+    expect(ticks).toBeGreaterThan(5);
+    expect(await pool.call('echo', 'after', 2_000)).toBe('echo:after');
+  });
+
+  it('terminates a worker stuck in a native loop that never polls the deadline', async () => {
+    const t0 = Date.now();
+    const { ticks, result } = await ticksDuring(pool.call('nativeLoop', '', 200));
+    expect(result.status).toBe('rejected');
+    expect((result as PromiseRejectedResult).reason).toMatchObject({ limit: 'time' });
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(ticks).toBeGreaterThan(5);
+    expect(await pool.call('echo', 'fresh worker', 2_000)).toBe('echo:fresh worker');
+  });
+
+  it('fails an allocation past the memory limit in the guest, not the process', async () => {
+    for (const fn of ['hoard', 'hugeString']) {
+      const error = await rejection(pool.call(fn, '', 5_000));
+      expect(error.limit).toBe('memory');
+    }
+    expect(await pool.call('echo', 'alive', 2_000)).toBe('echo:alive');
+  });
+
+  it('bounds recursion by the stack limit', async () => {
+    const error = await rejection(pool.call('recurse', '', 5_000));
+    expect(error.limit).toBe('stack');
+  });
+
+  it('starts a fresh runtime after a limit is hit', async () => {
+    const first = Number(await pool.call('leak', 'xx', 2_000));
+    expect(first).toBeGreaterThanOrEqual(2);
+    await rejection(pool.call('spin', '', 100));
+    // Both workers may have served `leak`; after a reset none holds more than it did.
+    const after = Number(await pool.call('leak', 'y', 2_000));
+    expect(after).toBeLessThanOrEqual(first + 1);
+  });
+
+  it('serves other calls while one worker is held by a runaway', async () => {
+    const runaway = pool.call('spin', '', 1_500);
+    const t0 = Date.now();
+    expect(await pool.call('echo', 'meanwhile', 2_000)).toBe('echo:meanwhile');
+    expect(Date.now() - t0).toBeLessThan(1_500);
+    await rejection(runaway);
+  });
+
+  it("serves tenants in turn: one tenant's queued runaways do not hold another's call back", async () => {
+    const single = new SandboxPool({ scripts: [{ name: 'g.js', code: guest }], workers: 1, memoryMb: 16 });
+    const finished: string[] = [];
+    const note = (label: string, work: Promise<unknown>) =>
+      work.then(
+        () => finished.push(label),
+        () => finished.push(label),
+      );
+    const all = [
+      note('a1', single.call('spin', '', 200, 'a')),
+      note('a2', single.call('spin', '', 200, 'a')),
+      note('a3', single.call('spin', '', 200, 'a')),
+      note('b', single.call('echo', 'b', 2_000, 'b')),
+    ];
+    await Promise.all(all);
+    expect(finished).toEqual(['a1', 'b', 'a2', 'a3']);
+    await single.close();
+  });
+
+  it('loads a guest module as the build emits it (tsc appends `export {}` to a module-typed .js file)', async () => {
+    const built = new SandboxPool({
+      scripts: [
+        { name: 'guest.js', code: "globalThis.hello = (a) => 'hi ' + a;\nexport {};\n", module: true },
+      ],
+      workers: 1,
+      memoryMb: 16,
+    });
+    expect(await built.call('hello', 'there', 2_000)).toBe('hi there');
+    await built.close();
+  });
+
+  it('refuses calls beyond its queue and after close', async () => {
+    const small = new SandboxPool({
+      scripts: [{ name: 'g.js', code: guest }],
+      workers: 1,
+      memoryMb: 16,
+      maxQueue: 2,
+    });
+    const queued = [small.call('echo', '1', 2_000), small.call('echo', '2', 2_000)];
+    expect((await rejection(small.call('echo', '3', 2_000))).limit).toBe('queue');
+    expect(await Promise.all(queued)).toEqual(['echo:1', 'echo:2']);
+    await small.close();
+    expect((await rejection(small.call('echo', '4', 2_000))).message).toMatch(/closed/);
+  });
+});

@@ -1,0 +1,233 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Runs guest JavaScript (expressions, user code) in QuickJS isolates on worker threads, so that no user
+ * text runs on the server's own V8 heap or its event loop. Each call has a deadline that QuickJS polls
+ * while it interprets; a built-in that loops in C without polling is stopped by terminating its worker
+ * shortly after the deadline. Memory is bounded by QuickJS's allocator inside WebAssembly, so an
+ * oversized allocation fails the call instead of aborting the process.
+ */
+
+export interface GuestScript {
+  /** Shown in guest stack traces. */
+  name: string;
+  code: string;
+  /** Evaluate as an ES module (default: a global script). */
+  module?: boolean;
+}
+
+export interface SandboxPoolOptions {
+  /** Scripts evaluated, in order, in every fresh guest context; they define the callable functions. */
+  scripts: readonly GuestScript[];
+  /** Worker threads (each one QuickJS runtime, one call at a time). */
+  workers: number;
+  /** The guest heap limit, in MiB, scripts included. */
+  memoryMb: number;
+  /** Calls waiting for a worker beyond this are refused. */
+  maxQueue?: number;
+}
+
+export type SandboxLimit = 'time' | 'memory' | 'stack' | 'queue' | 'crash';
+
+export class SandboxError extends Error {
+  constructor(
+    message: string,
+    /** Which bound was hit, or null when the guest threw. */
+    readonly limit: SandboxLimit | null,
+  ) {
+    super(message);
+    this.name = 'SandboxError';
+  }
+}
+
+interface Call {
+  id: number;
+  tenant: string;
+  fn: string;
+  arg: string;
+  timeoutMs: number;
+  resolve(value: string): void;
+  reject(error: SandboxError): void;
+}
+
+type Reply =
+  | { ready: true }
+  | { id: number; ok: true; value: string }
+  | { id: number; ok: false; error: string; limit: SandboxLimit | null };
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  call: Call | null;
+  killer: NodeJS.Timeout | null;
+  /** Ends a worker left idle, so a burst's workers do not hold their memory for ever. */
+  idle: NodeJS.Timeout | null;
+}
+
+const WORKER_URL = new URL('./quickjs-worker.mjs', import.meta.url);
+const STACK_BYTES = 512 * 1024;
+/**
+ * How long past its deadline a call may hold its worker before the worker is terminated. QuickJS
+ * polls the deadline itself; only a C built-in that does not poll ever reaches this.
+ */
+const KILL_GRACE_MS = 250;
+const IDLE_MS = 60_000;
+
+export class SandboxPool {
+  private readonly slots: Slot[] = [];
+  /** Waiting calls per tenant, served in turn: one tenant's runaways cannot hold the others back. */
+  private readonly queues = new Map<string, Call[]>();
+  private waiting = 0;
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly options: SandboxPoolOptions) {}
+
+  /**
+   * Calls the guest function `fn` with one string argument; resolves with the string it returns.
+   * `tenant` names whose work it is (an account): waiting calls are served one tenant at a time in turn.
+   */
+  call(fn: string, arg: string, timeoutMs: number, tenant = 'default'): Promise<string> {
+    if (this.closed) return Promise.reject(new SandboxError('the sandbox is closed', 'crash'));
+    if (this.waiting >= (this.options.maxQueue ?? 10_000))
+      return Promise.reject(new SandboxError('the sandbox is busy; try again', 'queue'));
+    return new Promise<string>((resolve, reject) => {
+      const queue = this.queues.get(tenant) ?? [];
+      queue.push({ id: this.nextId++, tenant, fn, arg, timeoutMs, resolve, reject });
+      this.queues.set(tenant, queue);
+      this.waiting++;
+      this.dispatch();
+    });
+  }
+
+  /** Workers currently alive (for tests and metrics). */
+  get size(): number {
+    return this.slots.length;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const call of this.drain()) call.reject(new SandboxError('the sandbox is closed', 'crash'));
+    await Promise.all(this.slots.splice(0).map((slot) => this.retire(slot, 'the sandbox is closed')));
+  }
+
+  /** The next call in turn: the first of the tenant waiting longest for a turn, who then goes last. */
+  private next(): Call | undefined {
+    for (const [tenant, queue] of this.queues) {
+      const call = queue.shift();
+      this.queues.delete(tenant);
+      if (!call) continue;
+      if (queue.length > 0) this.queues.set(tenant, queue);
+      this.waiting--;
+      return call;
+    }
+    return undefined;
+  }
+
+  private drain(): Call[] {
+    const all = [...this.queues.values()].flat();
+    this.queues.clear();
+    this.waiting = 0;
+    return all;
+  }
+
+  private dispatch(): void {
+    while (this.waiting > 0) {
+      const slot = this.slots.find((s) => s.ready && s.call === null);
+      if (!slot) {
+        if (this.slots.length < this.options.workers) this.spawn();
+        return;
+      }
+      const call = this.next() as Call;
+      if (slot.idle) clearTimeout(slot.idle);
+      slot.idle = null;
+      slot.call = call;
+      slot.worker.ref();
+      slot.killer = setTimeout(() => {
+        void this.retire(slot, `took longer than ${call.timeoutMs} ms`, 'time');
+      }, call.timeoutMs + KILL_GRACE_MS);
+      slot.worker.postMessage({ id: call.id, fn: call.fn, arg: call.arg, timeoutMs: call.timeoutMs });
+    }
+  }
+
+  private spawn(): void {
+    const worker = new Worker(WORKER_URL, {
+      workerData: {
+        scripts: this.options.scripts,
+        memoryBytes: this.options.memoryMb * 1024 * 1024,
+        stackBytes: STACK_BYTES,
+      },
+      // The V8 side only relays strings; the guest heap is WebAssembly memory outside these limits.
+      resourceLimits: { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 16 },
+      stdout: false,
+      stderr: false,
+    });
+    const slot: Slot = { worker, ready: false, call: null, killer: null, idle: null };
+    this.slots.push(slot);
+    worker.unref();
+    worker.on('message', (reply: Reply) => this.onReply(slot, reply));
+    worker.on('error', (error) => void this.retire(slot, `the sandbox failed: ${error.message}`, 'crash'));
+    worker.on('exit', () => void this.retire(slot, 'the sandbox stopped', 'crash'));
+  }
+
+  private onReply(slot: Slot, reply: Reply): void {
+    if ('ready' in reply) {
+      slot.ready = true;
+      this.dispatch();
+      return;
+    }
+    const call = slot.call;
+    if (!call || call.id !== reply.id) return;
+    this.release(slot);
+    if (reply.ok) call.resolve(reply.value);
+    else call.reject(new SandboxError(messageFor(reply.error, reply.limit, call.timeoutMs), reply.limit));
+    // WebAssembly memory never shrinks: a worker that filled it is replaced to give the memory back.
+    if (!reply.ok && reply.limit === 'memory') void this.retire(slot, 'memory limit reached');
+    else this.dispatch();
+  }
+
+  private release(slot: Slot): void {
+    if (slot.killer) clearTimeout(slot.killer);
+    slot.killer = null;
+    slot.call = null;
+    slot.worker.unref();
+    if (slot.idle) clearTimeout(slot.idle);
+    slot.idle = setTimeout(() => void this.retire(slot, 'idle'), IDLE_MS);
+    slot.idle.unref();
+  }
+
+  /** Terminates a worker; its call (if any) fails, and waiting calls go to a fresh worker. */
+  private async retire(slot: Slot, message: string, limit: SandboxLimit = 'crash'): Promise<void> {
+    const index = this.slots.indexOf(slot);
+    if (index >= 0) this.slots.splice(index, 1);
+    const call = slot.call;
+    this.release(slot);
+    if (slot.idle) clearTimeout(slot.idle);
+    if (call) call.reject(new SandboxError(messageFor(message, limit, call.timeoutMs), limit));
+    // A worker that dies while starting would otherwise leave its queued calls waiting for ever.
+    if (!slot.ready && this.slots.every((s) => !s.ready) && limit === 'crash') {
+      for (const queued of this.drain()) queued.reject(new SandboxError(message, 'crash'));
+    }
+    slot.worker.removeAllListeners('exit');
+    const stopped = slot.worker.terminate();
+    // A replacement starts now rather than on the next call, so a runaway does not also cost the
+    // next caller a worker's start-up (an idle worker ends itself after a minute).
+    if (!this.closed && slot.ready && message !== 'idle' && this.slots.length < this.options.workers)
+      this.spawn();
+    await stopped;
+    if (!this.closed) this.dispatch();
+  }
+}
+
+function messageFor(message: string, limit: SandboxLimit | null, timeoutMs: number): string {
+  switch (limit) {
+    case 'time':
+      return `took longer than ${timeoutMs} ms`;
+    case 'memory':
+      return 'used more memory than allowed';
+    case 'stack':
+      return 'nested calls too deeply';
+    default:
+      return message;
+  }
+}
