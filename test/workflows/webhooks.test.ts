@@ -500,9 +500,10 @@ describe.each(await testDialects())('webhooks on %s', (dialect) => {
       const { executionId } = (await hook({}, '/webhook/waiter')).json() as { executionId: string };
       const waiting = await settled(p, executionId);
       expect(waiting.status).toBe('waiting');
+      const resumeUrl = new URL(waiting.resumeUrl as string);
       const resumed = await p.app.inject({
         method: 'POST',
-        url: `/webhook-waiting/${executionId}`,
+        url: `${resumeUrl.pathname}${resumeUrl.search}`,
         payload: { answer: 42 },
       });
       expect(resumed.statusCode).toBe(200);
@@ -514,7 +515,7 @@ describe.each(await testDialects())('webhooks on %s', (dialect) => {
       expect(runData.Set?.[0]?.output[0]?.[0]?.json).toMatchObject({ resumedWith: 42 });
       const again = await p.app.inject({
         method: 'POST',
-        url: `/webhook-waiting/${executionId}`,
+        url: `${resumeUrl.pathname}${resumeUrl.search}`,
         payload: {},
       });
       expect(again.statusCode).toBe(404);
@@ -531,9 +532,11 @@ describe.each(await testDialects())('webhooks on %s', (dialect) => {
       const waiting = await settled(p, executionId);
       expect(waiting.status).toBe('waiting');
       expect(typeof waiting.waitTill).toBe('string');
+      expect(waiting.resumeUrl).toBeNull();
+      const signature = p.ctx.apis.workflows?.runner.resumeUrl(executionId, 0).split('?')[1];
       const early = await p.app.inject({
         method: 'POST',
-        url: `/webhook-waiting/${executionId}`,
+        url: `/webhook-waiting/${executionId}?${signature}`,
         payload: {},
       });
       expect(early.statusCode).toBe(409);

@@ -139,6 +139,54 @@ describe('createOutboundHttp', () => {
     );
   });
 
+  it('drops credential headers (and a declared custom one) on a redirect to another origin', async () => {
+    const seen: Array<Record<string, unknown>> = [];
+    const other = createServer((r, res) => {
+      seen.push({ ...r.headers });
+      res.end('{}');
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const otherPort = (other.address() as AddressInfo).port;
+    const hop = createServer((r, res) => {
+      seen.push({ ...r.headers });
+      res.writeHead(307, { location: `http://127.0.0.1:${otherPort}/landed` }).end();
+    });
+    await new Promise<void>((r) => hop.listen(0, '127.0.0.1', r));
+    const hopPort = (hop.address() as AddressInfo).port;
+    try {
+      const http = createOutboundHttp({ allowHosts: ['127.0.0.1'], timeoutMs: 5_000 });
+      const res = await http({
+        ...req(`http://127.0.0.1:${hopPort}/start`),
+        headers: {
+          authorization: 'Bearer s1',
+          cookie: 'sid=s2',
+          'proxy-authorization': 'Basic s3',
+          'X-Shop-Token': 's4',
+          'x-trace': 'kept',
+        },
+        credentialHeaders: ['X-Shop-Token'],
+      });
+      expect(res.status).toBe(200);
+      expect(seen[0]).toMatchObject({ authorization: 'Bearer s1', 'x-shop-token': 's4' });
+      const landed = seen[1] ?? {};
+      for (const name of ['authorization', 'cookie', 'proxy-authorization', 'x-shop-token']) {
+        expect(landed[name]).toBeUndefined();
+      }
+      expect(landed['x-trace']).toBe('kept');
+    } finally {
+      other.closeAllConnections();
+      hop.closeAllConnections();
+      await Promise.all([new Promise((r) => other.close(r)), new Promise((r) => hop.close(r))]);
+    }
+  });
+
+  it('a refusal names the host but never what it resolves to', async () => {
+    const error = await blocked(req('http://localhost:1/')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OutboundBlockedError);
+    expect((error as Error).message).toMatch(/'localhost' is not allowed/);
+    expect((error as Error).message).not.toMatch(/127\.0\.0\.1|::1/);
+  });
+
   it('stops after 5 redirects', async () => {
     const http = createOutboundHttp({ allowHosts: ['127.0.0.1'], timeoutMs: 5_000 });
     await expect(http(req(`http://127.0.0.1:${port}/loop`))).rejects.toThrow(/More than 5 redirects/);

@@ -3,7 +3,22 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import type { OutboundRequest, OutboundResponse } from '../../modules/workflows/engine/types.js';
+
+export interface OutboundRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+  /** Headers that carry a credential (besides Authorization, Cookie…): dropped on a cross-origin redirect. */
+  credentialHeaders?: string[];
+}
+
+export interface OutboundResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
 
 /** The request went to (or was redirected to) an address outbound calls may not reach. */
 export class OutboundBlockedError extends Error {
@@ -33,6 +48,8 @@ export interface OutboundOptions {
 export type OutboundHttp = (req: OutboundRequest) => Promise<OutboundResponse>;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** Headers that carry credentials whatever the request says. */
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 
 /**
  * True for addresses outbound calls may not reach: loopback, private, link-local (incl. the cloud
@@ -72,7 +89,12 @@ export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
         body = undefined;
         headers = withoutHeaders(headers, ['content-type', 'content-length']);
       }
-      if (next.origin !== url.origin) headers = withoutHeaders(headers, ['authorization', 'cookie']);
+      // Credentials are for the origin they were given for, as browsers and undici do: a redirect
+      // elsewhere loses them, including a credential's own header (httpHeaderAuth).
+      if (next.origin !== url.origin) {
+        const own = (req.credentialHeaders ?? []).map((h) => h.toLowerCase());
+        headers = withoutHeaders(headers, [...CREDENTIAL_HEADERS, ...own]);
+      }
       url = next;
     }
   };
@@ -108,13 +130,11 @@ async function checkedAddress(url: URL, allow: Set<string>): Promise<{ address: 
     }
   }
   if (addresses.length === 0) throw new OutboundBlockedError(`Host '${host}' does not resolve`);
-  if (!allowed) {
-    const blocked = addresses.find((a) => isBlockedAddress(a.address));
-    if (blocked) {
-      throw new OutboundBlockedError(
-        `Host '${host}' resolves to ${blocked.address}, which outbound calls may not reach`,
-      );
-    }
+  // The refusal names the host only: what an internal name resolves to is not the caller's to learn.
+  if (!allowed && addresses.some((a) => isBlockedAddress(a.address))) {
+    throw new OutboundBlockedError(
+      `Host '${host}' is not allowed: outbound calls may not reach private or internal addresses`,
+    );
   }
   const first = addresses[0] as { address: string; family: number };
   return { address: first.address, family: first.family === 6 ? 6 : 4 };

@@ -1,9 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError, notFound } from '../../core/errors.js';
 import type { JobQueue } from '../../core/queue/index.js';
-import type { Json } from './engine/index.js';
+import type { Json, RunState } from './engine/index.js';
 import type { ExecutionJob } from './execution-runner.js';
 import type { ExecutionStore } from './execution-store.js';
+import type { ResumeSigner } from './resume-signature.js';
 
 const SECRET_HEADERS = new Set([
   'authorization',
@@ -13,17 +14,34 @@ const SECRET_HEADERS = new Set([
   'proxy-authorization',
 ]);
 
-/** Resumes executions paused at a `wait` node set to resume by its URL. */
+/** Resumes executions paused at a `wait` node set to resume by its (signed) URL. */
 export class ExecutionResumer {
   constructor(
     private readonly executions: ExecutionStore,
     private readonly queue: JobQueue<ExecutionJob>,
+    private readonly signer: ResumeSigner,
   ) {}
 
-  async resumeByWebhook(executionId: string, request: FastifyRequest): Promise<void> {
+  /**
+   * The pause a resume URL's signature is for; 401 without one, 403 for a wrong one. Checked before
+   * the body is read or the database asked: without it nobody learns whether an execution exists.
+   */
+  authorize(executionId: string, signature: string | undefined): number {
+    if (!signature) {
+      throw new AppError('UNAUTHORIZED', "The resume URL's signature is missing (query parameter signature)");
+    }
+    const waitIndex = this.signer.verify(executionId, signature);
+    if (waitIndex === null) throw new AppError('FORBIDDEN', "The resume URL's signature is not valid");
+    return waitIndex;
+  }
+
+  async resumeByWebhook(executionId: string, waitIndex: number, request: FastifyRequest): Promise<void> {
     const row = await this.executions.get(executionId);
-    // Only waits without a time resume by URL; anything else looks the same as unknown.
-    if (row?.status !== 'waiting') throw notFound('EXECUTION_NOT_FOUND', 'Waiting execution', executionId);
+    const state = row?.status === 'waiting' && row.run_data ? (JSON.parse(row.run_data) as RunState) : null;
+    // Only the pause the URL was made for, and only waits without a time; anything else looks unknown.
+    if (!row || !state || (state.waitIndex ?? 0) !== waitIndex) {
+      throw notFound('EXECUTION_NOT_FOUND', 'Waiting execution', executionId);
+    }
     if (row.wait_till !== null) {
       throw new AppError('CONFLICT', 'This execution resumes at a set time, not by its URL', {
         executionId,
@@ -35,12 +53,9 @@ export class ExecutionResumer {
       if (!SECRET_HEADERS.has(name) && value !== undefined)
         headers[name] = Array.isArray(value) ? value : String(value);
     }
-    const json: Record<string, Json> = {
-      headers,
-      query: { ...(request.query as Record<string, Json>) },
-      body: (request.body ?? {}) as Json,
-    };
-    await this.queue.add(`${executionId}:resume:webhook`, {
+    const { signature: _secret, ...query } = request.query as Record<string, Json>;
+    const json: Record<string, Json> = { headers, query, body: (request.body ?? {}) as Json };
+    await this.queue.add(`${executionId}:resume:webhook:${waitIndex}`, {
       executionId,
       kind: 'resume',
       resumeItems: [{ json }],

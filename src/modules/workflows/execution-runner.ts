@@ -16,6 +16,7 @@ import type {
 } from './engine/index.js';
 import type { ExecutionRow, ExecutionStore } from './execution-store.js';
 import type { ExecutionWaiters } from './execution-waiters.js';
+import type { ResumeSigner } from './resume-signature.js';
 import { finishedResponse } from './webhook-response.js';
 import type { WorkflowStore } from './workflow-store.js';
 
@@ -55,6 +56,7 @@ export interface RunnerDeps {
   clock: Clock;
   log: FastifyBaseLogger;
   resumeUrlBase: string;
+  signer: ResumeSigner;
 }
 
 const DEFINITION_CACHE_MAX = 500;
@@ -117,6 +119,17 @@ export class ExecutionRunner {
     return def;
   }
 
+  /** The signed URL that resumes an execution at its `waitIndex`-th pause (for its author only). */
+  resumeUrl(executionId: string, waitIndex: number): string {
+    const base = this.deps.resumeUrlBase.replace(/\/+$/, '');
+    return `${base}/${executionId}?signature=${this.deps.signer.sign(executionId, waitIndex)}`;
+  }
+
+  /** An execution was stopped: whoever waits for its answer is told now. */
+  async stopped(executionId: string): Promise<void> {
+    await this.deps.waiters.notify(executionId, null);
+  }
+
   /** The queue's job handler. */
   async handle(job: ExecutionJob): Promise<void> {
     const { executions } = this.deps;
@@ -143,6 +156,7 @@ export class ExecutionRunner {
         executionId: row.id,
         mode: row.mode as RunContext['mode'],
         resumeUrlBase: this.deps.resumeUrlBase,
+        resumeSignature: (waitIndex) => this.deps.signer.sign(row.id, waitIndex),
         ...(hook?.responseMode === 'responseNode'
           ? { onRespond: (r: WebhookResponse) => this.answerEarly(row, hook.nodeName, trigger, r) }
           : {}),
@@ -201,7 +215,7 @@ export class ExecutionRunner {
     }
     const { response } = stored;
     const stopped = outcome.status === 'waiting' ? null : isoNow(this.deps.clock);
-    await this.deps.executions.finish(row.id, {
+    const kept = await this.deps.executions.finish(row.id, {
       status: outcome.status,
       run_data: stored.runData,
       error_message: outcome.state.error?.message ?? null,
@@ -209,6 +223,14 @@ export class ExecutionRunner {
       wait_till: outcome.waitTill ? outcome.waitTill.toISOString() : null,
       stopped_at: stopped,
     });
+    if (!kept) {
+      // Stopped through the API while it ran: its result is dropped, and a retry of the delivery runs.
+      if (trigger.dedupeKey && hook) {
+        await this.deps.deliveries.release(row.workflow_id, hook.nodeName, trigger.dedupeKey, row.id);
+      }
+      await this.deps.waiters.notify(row.id, null);
+      return;
+    }
     if (response && trigger.dedupeKey && hook) {
       const failed = outcome.status === 'error' && !outcome.state.error?.problems?.length;
       // A failed run (other than a bad body) must not be replayed to the sender's retries for 24 h:

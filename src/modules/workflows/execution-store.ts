@@ -65,12 +65,27 @@ export class ExecutionStore {
       .executeTakeFirst();
   }
 
-  async finish(id: string, result: ExecutionResult): Promise<void> {
-    await this.db
+  /** Stores a run's outcome; a run stopped meanwhile stays stopped (false). */
+  async finish(id: string, result: ExecutionResult): Promise<boolean> {
+    const done = await this.db
       .updateTable('executions')
       .set({ ...result, finished: result.status === 'success' ? 1 : 0 })
       .where('id', '=', id)
-      .execute();
+      .where('status', '=', 'running')
+      .executeTakeFirst();
+    return Number(done.numUpdatedRows) > 0;
+  }
+
+  /** Stops an execution that has not ended (new, running or waiting); false if it had. */
+  async stop(accountId: string, id: string, at: string, message: string): Promise<boolean> {
+    const done = await this.db
+      .updateTable('executions')
+      .set({ status: 'canceled', finished: 0, wait_till: null, stopped_at: at, error_message: message })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('status', 'in', ['new', 'running', 'waiting'])
+      .executeTakeFirst();
+    return Number(done.numUpdatedRows) > 0;
   }
 
   async setResponse(id: string, response: string): Promise<void> {
@@ -122,7 +137,7 @@ export class ExecutionStore {
 
   /** Removes finished executions older than `before`, then all but the newest `keep`. */
   async prune(before: string, keep: number): Promise<number> {
-    const done = ['success', 'error'] as const;
+    const done = ['success', 'error', 'canceled'] as const;
     const old = await this.db
       .deleteFrom('executions')
       .where('started_at', '<', before)

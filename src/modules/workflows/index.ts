@@ -7,7 +7,7 @@ import { createQueue } from '../../core/queue/index.js';
 import { CredentialService } from './credential-service.js';
 import { CredentialStore } from './credential-store.js';
 import { DeliveryStore } from './delivery-store.js';
-import { type EngineDeps, WorkflowEngine } from './engine/index.js';
+import { configureExpressionSandbox, type EngineDeps, WorkflowEngine } from './engine/index.js';
 import { ExecutionResumer } from './execution-resumer.js';
 import { type ExecutionJob, ExecutionRunner } from './execution-runner.js';
 import { ExecutionService } from './execution-service.js';
@@ -15,6 +15,8 @@ import { ExecutionStore } from './execution-store.js';
 import { ExecutionWaiters } from './execution-waiters.js';
 import { Maintenance } from './maintenance.js';
 import * as m301 from './migrations/301-workflows.js';
+import * as m302 from './migrations/302-webhook-claims.js';
+import { ResumeSigner } from './resume-signature.js';
 import { workflowRoutes } from './routes.js';
 import type { WorkflowBodyT } from './schemas.js';
 import { webhookRoutes } from './webhook-routes.js';
@@ -115,10 +117,11 @@ export async function readDefinitions(
 export const workflowsModule: PlatformModule = {
   name: 'workflows',
   services: ['workflow'],
-  migrations: { '20261123_301_workflows': m301 },
+  migrations: { '20261123_301_workflows': m301, '20261124_302_webhook_claims': m302 },
 
   async init(ctx) {
     const { config, clock, log } = ctx;
+    configureExpressionSandbox({ workers: config.EXPRESSION_WORKERS, memoryMb: config.EXPRESSION_MEMORY_MB });
     const env = downstreamEnv(ctx);
     const workflowStore = new WorkflowStore(ctx.db);
     const executionStore = new ExecutionStore(ctx.db);
@@ -142,6 +145,8 @@ export const workflowsModule: PlatformModule = {
       http,
       env,
       expressionTimeoutMs: config.EXPRESSION_TIMEOUT_MS,
+      tenant: accountId ?? 'system',
+      maxWaitMs: config.WORKFLOW_MAX_WAIT_SECONDS * 1_000,
     });
     // One engine per account (its credentials only), kept for their compiled-expression caches;
     // an explicit binding instead of AsyncLocalStorage, whose promise hooks slow every await.
@@ -164,6 +169,7 @@ export const workflowsModule: PlatformModule = {
     });
     const waiters = new ExecutionWaiters(ctx.redis, `${config.QUEUE_PREFIX}:workflow-executions:done`);
     await waiters.start();
+    const signer = new ResumeSigner(ctx.secrets.derive('workflow:resume-urls'));
     const runner = new ExecutionRunner({
       executions: executionStore,
       workflows: workflowStore,
@@ -175,6 +181,7 @@ export const workflowsModule: PlatformModule = {
       clock,
       log,
       resumeUrlBase: `${config.PUBLIC_URL.replace(/\/+$/, '')}/webhook-waiting`,
+      signer,
     });
     const maintenance = new Maintenance({
       executions: executionStore,
@@ -203,12 +210,19 @@ export const workflowsModule: PlatformModule = {
       runner,
       waiters,
       engine,
-      auth: { reveal: (a, r) => credentials.reveal(a, r), verifyApiKey: (v) => auth.verifyApiKey(v) },
+      auth: {
+        reveal: (a, r) => credentials.reveal(a, r),
+        verifyApiKey: (v) => auth.verifyApiKey(v),
+        limiter: ctx.limiter,
+        usage: auth.usage,
+        now: () => clock.now(),
+        hmacToleranceSeconds: config.WEBHOOK_HMAC_TOLERANCE_SECONDS,
+      },
       clock,
       responseTimeoutMs: config.WEBHOOK_RESPONSE_TIMEOUT_MS,
       dedupeHours: config.WEBHOOK_DEDUPE_HOURS,
     });
-    const executions = new ExecutionService(executionStore, runner);
+    const executions = new ExecutionService(executionStore, runner, clock);
 
     let stopSchedule: (() => void) | null = null;
     const startWorker = async () => {
@@ -227,7 +241,7 @@ export const workflowsModule: PlatformModule = {
     internals.set(ctx, {
       routes: { workflows, executions, credentials },
       webhooks,
-      resumer: new ExecutionResumer(executionStore, queue),
+      resumer: new ExecutionResumer(executionStore, queue, signer),
     });
     ctx.apis.workflows = {
       workflows,

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { hasScope } from '../../core/auth/principal.js';
 import { IdParams, ListEnvelope, ListQuery, withErrors } from '../../core/http/schemas.js';
 import type { CredentialService } from './credential-service.js';
 import type { ExecutionService } from './execution-service.js';
@@ -19,7 +20,8 @@ import {
 } from './schemas.js';
 import type { WorkflowService } from './workflow-service.js';
 
-const workflow = { auth: { service: 'workflow' } } as const;
+/** The workflow API: the per-endpoint window applies (README), besides the key's daily quota. */
+const workflow = { auth: { service: 'workflow', endpointLimit: true } } as const;
 /** Actions take no input; an empty object (or no body) is accepted. */
 const NoBody = Type.Object({}, { additionalProperties: false });
 const tags = ['Workflows'];
@@ -163,7 +165,12 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
         response: withErrors({ 200: ExecutionView }),
       },
     },
-    async (request) => executions.get(accountOf(request), request.params.id),
+    async (request) =>
+      executions.get(
+        accountOf(request),
+        request.params.id,
+        request.principal !== null && hasScope(request.principal, 'workflow', 'write'),
+      ),
   );
 
   r.delete(
@@ -178,6 +185,21 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
       },
     },
     async (request) => executions.delete(accountOf(request), request.params.id),
+  );
+
+  r.post(
+    '/api/v1/executions/:id/stop',
+    {
+      config: workflow,
+      schema: {
+        tags: executionTags,
+        summary: 'Stop an execution that has not ended (queued, running or waiting): it becomes canceled',
+        params: IdParams,
+        body: NoBody,
+        response: withErrors({ 200: ExecutionEntry }),
+      },
+    },
+    async (request) => executions.stop(accountOf(request), request.params.id),
   );
 
   r.post(

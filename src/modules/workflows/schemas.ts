@@ -5,12 +5,15 @@ import { Nullable, Timestamp } from '../../core/http/schemas.js';
 const Anything = Type.Unknown();
 const JsonObject = Type.Record(Type.String(), Anything);
 
+/** Bounded, so finite: a number JSON cannot hold (1e400 is Infinity) is refused, never stored as null. */
+const Coordinate = Type.Number({ minimum: -1e9, maximum: 1e9 });
+
 export const NodeSchema = Type.Object({
   id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   name: Type.String({ minLength: 1, maxLength: 128 }),
   type: Type.String({ minLength: 1, maxLength: 100 }),
-  typeVersion: Type.Optional(Type.Number()),
-  position: Type.Optional(Type.Tuple([Type.Number(), Type.Number()])),
+  typeVersion: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000 })),
+  position: Type.Optional(Type.Tuple([Coordinate, Coordinate])),
   parameters: Type.Optional(JsonObject),
   credentials: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 200 }))),
   continueOnFail: Type.Optional(Type.Boolean()),
@@ -90,7 +93,7 @@ export const WorkflowListQuery = Type.Object(
   { additionalProperties: Type.String() },
 );
 
-export const EXECUTION_STATUSES = ['new', 'running', 'success', 'error', 'waiting'] as const;
+export const EXECUTION_STATUSES = ['new', 'running', 'success', 'error', 'waiting', 'canceled'] as const;
 
 export const ExecutionListQuery = Type.Object(
   {
@@ -124,6 +127,12 @@ const NodeRun = Type.Object({
 
 export const ExecutionView = Type.Object({
   ...ExecutionEntry.properties,
+  resumeUrl: Nullable(
+    Type.String({
+      description:
+        'While waiting for its resume URL: the signed URL that resumes it (as `$execution.resumeUrl`); treat it as a secret',
+    }),
+  ),
   workflowData: Anything,
   data: Type.Object({
     runData: Type.Record(Type.String(), Type.Array(NodeRun)),

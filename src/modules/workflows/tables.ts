@@ -32,6 +32,13 @@ export interface WebhooksTable {
   account_id: string;
 }
 
+/** Which account holds a webhook path (whatever the method, active or not). */
+export interface WebhookClaimsTable {
+  path: string;
+  account_id: string;
+  claimed_at: Timestamp;
+}
+
 export interface CredentialsTable {
   id: string;
   account_id: string;
@@ -43,7 +50,8 @@ export interface CredentialsTable {
   updated_at: Timestamp;
 }
 
-export type StoredExecutionStatus = 'new' | 'running' | 'success' | 'error' | 'waiting';
+/** `canceled`: stopped through the API before it ended (n8n's name). */
+export type StoredExecutionStatus = 'new' | 'running' | 'success' | 'error' | 'waiting' | 'canceled';
 
 export interface ExecutionsTable {
   id: string;
@@ -86,6 +94,7 @@ declare module '../../core/db/types.js' {
     workflows: WorkflowsTable;
     workflow_versions: WorkflowVersionsTable;
     webhooks: WebhooksTable;
+    webhook_claims: WebhookClaimsTable;
     credentials: CredentialsTable;
     executions: ExecutionsTable;
     webhook_deliveries: WebhookDeliveriesTable;

@@ -12,6 +12,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     webhookMatch?: WebhookMatch;
     rawBody?: Buffer;
+    /** The pause a resume URL's verified signature is for. */
+    resumeWaitIndex?: number;
   }
 }
 
@@ -87,9 +89,15 @@ function parseBody(raw: Buffer, contentType: string | undefined): unknown {
   return null;
 }
 
-function send(reply: FastifyReply, response: StoredResponse, head: boolean) {
-  if (response.kind === 'error') throw new AppError(response.code, response.message, response.details);
+function send(reply: FastifyReply, response: StoredResponse, head: boolean, extra: Record<string, string>) {
+  if (response.kind === 'error') {
+    throw new AppError(response.code, response.message, response.details, { ...extra });
+  }
+  reply.headers(extra);
   reply.code(response.statusCode);
+  // The workflow's own body, whatever its status: the route's 4xx/5xx schema is the platform's error
+  // shape, which a workflow's 404 or 503 answer need not have.
+  reply.serializer((payload: unknown) => JSON.stringify(payload));
   for (const [name, value] of Object.entries(response.headers)) {
     // The node checks headers; one stored before it did must still not break the response head.
     if (!RESERVED_HEADERS.has(name.toLowerCase()) && isValidHeader(name, value)) reply.header(name, value);
@@ -145,8 +153,12 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
         handler: async (request, reply) => {
           const match = request.webhookMatch;
           if (!match) throw new AppError('WEBHOOK_NOT_FOUND', 'No active workflow listens here');
-          const response = await deps.webhooks.handle(request, match, request.rawBody ?? Buffer.alloc(0));
-          return send(reply, response, request.method === 'HEAD');
+          const { response, headers } = await deps.webhooks.handle(
+            request,
+            match,
+            request.rawBody ?? Buffer.alloc(0),
+          );
+          return send(reply, response, request.method === 'HEAD', headers);
         },
       });
     }
@@ -160,13 +172,24 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
         tags: ['Webhooks'],
         summary:
           "Resume an execution paused at a wait node set to resume by webhook; the call's data flows on",
+        description:
+          "The full URL is the workflow's `$execution.resumeUrl` (also shown on the waiting execution): the signature is an HMAC of the execution and its pause under a server key. Without it 401, a wrong one 403.",
         params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 100 }) }),
+        querystring: Type.Object(
+          { signature: Type.Optional(Type.String({ maxLength: 200 })) },
+          { additionalProperties: Type.String() },
+        ),
         body: Type.Unknown({ description: 'Passed on as the wait node’s output' }),
         response: withErrors({ 200: Type.Object({ message: Type.String(), executionId: Type.String() }) }),
       },
+      onRequest: async (request) => {
+        const { executionId } = request.params as { executionId: string };
+        const { signature } = request.query as { signature?: string };
+        request.resumeWaitIndex = deps.resumer.authorize(executionId, signature);
+      },
       handler: async (request) => {
         const { executionId } = request.params as { executionId: string };
-        await deps.resumer.resumeByWebhook(executionId, request);
+        await deps.resumer.resumeByWebhook(executionId, request.resumeWaitIndex ?? -1, request);
         return { message: 'Execution resumed', executionId };
       },
     });

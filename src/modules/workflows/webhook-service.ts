@@ -5,11 +5,22 @@ import { AppError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { webhookNodesOf } from './definitions.js';
 import type { DeliveryStore } from './delivery-store.js';
-import type { Json, WebhookNodeInfo, WorkflowDefinition, WorkflowEngine } from './engine/index.js';
+import {
+  type Json,
+  trimSlashes,
+  type WebhookNodeInfo,
+  type WorkflowDefinition,
+  type WorkflowEngine,
+} from './engine/index.js';
 import type { ExecutionRunner } from './execution-runner.js';
 import type { ExecutionStore } from './execution-store.js';
 import type { ExecutionWaiters } from './execution-waiters.js';
-import { authenticateWebhook, type Redactions, type WebhookAuthDeps } from './webhook-auth.js';
+import {
+  authenticateWebhook,
+  type Redactions,
+  type WebhookAuthDeps,
+  type WebhookCaller,
+} from './webhook-auth.js';
 import { type StoredResponse, startedResponse } from './webhook-response.js';
 import type { WebhookRoute, WorkflowStore } from './workflow-store.js';
 
@@ -49,7 +60,7 @@ export class WebhookService {
 
   /** The active webhook for a method and path; 404 if none holds the path, 405 for another method. */
   async match(method: string, rawPath: string): Promise<WebhookMatch> {
-    const path = rawPath.replace(/^\/+|\/+$/g, '');
+    const path = trimSlashes(rawPath);
     const routes = await this.routesFor(path);
     if (routes.length === 0) {
       throw new AppError('WEBHOOK_NOT_FOUND', `No active workflow listens on /webhook/${path}`, { path });
@@ -84,13 +95,33 @@ export class WebhookService {
     return routes;
   }
 
-  async handle(request: FastifyRequest, match: WebhookMatch, rawBody: Buffer): Promise<StoredResponse> {
+  /** The webhook's answer, and headers the caller gets whatever it is (the key's quota). */
+  async handle(
+    request: FastifyRequest,
+    match: WebhookMatch,
+    rawBody: Buffer,
+  ): Promise<{ response: StoredResponse; headers: Record<string, string> }> {
+    const caller = await authenticateWebhook(
+      request,
+      rawBody,
+      match.hook,
+      match.route.account_id,
+      this.deps.auth,
+    );
+    return { response: await this.run(request, match, rawBody, caller), headers: caller.headers };
+  }
+
+  private async run(
+    request: FastifyRequest,
+    match: WebhookMatch,
+    rawBody: Buffer,
+    caller: WebhookCaller,
+  ): Promise<StoredResponse> {
     const { route, def, hook } = match;
-    const redact = await authenticateWebhook(request, rawBody, hook, route.account_id, this.deps.auth);
-    const json = this.itemOf(request, hook, rawBody, redact);
+    const json = this.itemOf(request, hook, rawBody, caller.redact);
 
     const executionId = newId('exe');
-    const dedupeKey = await this.dedupeKeyOf(def, hook, json);
+    const dedupeKey = await this.dedupeKeyOf(def, hook, json, caller.identity);
     if (dedupeKey) {
       const at = this.deps.clock.now();
       const since = new Date(at.getTime() - this.deps.dedupeHours * 3_600_000).toISOString();
@@ -156,6 +187,14 @@ export class WebhookService {
     const response = (await pending) ?? (await this.deps.executions.get(executionId))?.response ?? null;
     if (response) return JSON.parse(response) as StoredResponse;
     const row = await this.deps.executions.get(executionId);
+    if (row?.status === 'canceled') {
+      return {
+        kind: 'error',
+        code: 'UNPROCESSABLE',
+        message: 'The execution was stopped before it answered',
+        details: { executionId },
+      };
+    }
     if (row && row.status === 'error') {
       return {
         kind: 'error',
@@ -197,6 +236,7 @@ export class WebhookService {
     def: WorkflowDefinition,
     hook: WebhookNodeInfo,
     json: Record<string, Json>,
+    identity: string,
   ): Promise<string | null> {
     if (!hook.options.dedupeKey) return null;
     let value: unknown;
@@ -207,6 +247,8 @@ export class WebhookService {
     }
     if (value === null || value === undefined || value === '') return null;
     const text = typeof value === 'string' ? value : JSON.stringify(value);
-    return createHash('sha256').update(text).digest('base64url');
+    // Per caller: another caller sending the same key runs its own delivery and never gets this
+    // caller's stored answer.
+    return createHash('sha256').update(identity).update('\n').update(text).digest('base64url');
   }
 }

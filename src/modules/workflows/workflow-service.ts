@@ -9,6 +9,7 @@ import {
   credentialRefs,
   definitionFromBody,
   definitionOf,
+  unstorablePath,
   WEBHOOK_CREDENTIAL_TYPE,
   webhookNodesOf,
 } from './definitions.js';
@@ -44,6 +45,20 @@ export const listEntry = (row: WorkflowRow) => ({
   updatedAt: row.updated_at,
 });
 
+/** Every problem of a definition about to be saved: it must also read back as it was given. */
+function problemsOf(engine: WorkflowEngine, def: WorkflowDefinition): ValidationProblem[] {
+  const where = unstorablePath(
+    { nodes: def.nodes, connections: def.connections, settings: def.settings },
+    '',
+  );
+  if (where) return [{ path: where.slice(1), message: 'must be a finite number or plain JSON value' }];
+  return engine.validate(def);
+}
+
+const pathsOf = (def: WorkflowDefinition): string[] => [...new Set(webhookNodesOf(def).map((h) => h.path))];
+
+type Trx = Parameters<Parameters<WorkflowStore['transaction']>[0]>[0];
+
 function invalid(problems: ValidationProblem[]): AppError {
   return new AppError('VALIDATION_ERROR', `The workflow is not valid: ${problems.length} problem(s)`, {
     problems,
@@ -66,12 +81,12 @@ export class WorkflowService {
 
   /** The problems a definition would be refused for (empty: valid), without saving it. */
   check(body: WorkflowBodyT & { id?: string }): ValidationProblem[] {
-    return this.deps.engine.validate(definitionFromBody(body.id ?? 'wf_check', body));
+    return problemsOf(this.deps.engine, definitionFromBody(body.id ?? 'wf_check', body));
   }
 
   async create(accountId: string, body: WorkflowBodyT, id: string = newId('wf')) {
     const def = definitionFromBody(id, body);
-    const problems = this.deps.engine.validate(def);
+    const problems = problemsOf(this.deps.engine, def);
     if (problems.length > 0) throw invalid(problems);
     const at = isoNow(this.deps.clock);
     const row: WorkflowRow = {
@@ -92,13 +107,15 @@ export class WorkflowService {
       if (isUniqueViolation(error)) throw new AppError('CONFLICT', `Workflow '${id}' already exists`, { id });
       throw error;
     }
+    // Saving claims its paths where free; activation is refused where another account holds one.
+    await this.deps.store.transaction((trx) => this.deps.store.claimPaths(trx, accountId, pathsOf(def), at));
     return this.get(accountId, id);
   }
 
   async replace(accountId: string, id: string, body: WorkflowBodyT) {
     const current = await this.mustGet(accountId, id);
     const def = definitionFromBody(id, body);
-    const problems = this.deps.engine.validate(def);
+    const problems = problemsOf(this.deps.engine, def);
     if (current.active === 1) problems.push(...(await this.activationProblems(accountId, def)));
     if (problems.length > 0) throw invalid(problems);
     const at = isoNow(this.deps.clock);
@@ -116,6 +133,8 @@ export class WorkflowService {
         },
         def,
       );
+      await this.deps.store.claimPaths(trx, accountId, pathsOf(def), at);
+      await this.releaseUnused(trx, accountId, pathsOf(definitionOf(current)));
       return current.active === 1 ? this.registerWebhooks(trx, accountId, def) : [];
     });
     this.deps.onRoutesChanged(paths);
@@ -125,7 +144,9 @@ export class WorkflowService {
   async delete(accountId: string, id: string) {
     const row = await this.mustGet(accountId, id);
     await this.deps.store.delete(id);
-    this.deps.onRoutesChanged(webhookNodesOf(definitionOf(row)).map((h) => h.path));
+    const paths = pathsOf(definitionOf(row));
+    await this.deps.store.transaction((trx) => this.releaseUnused(trx, accountId, paths));
+    this.deps.onRoutesChanged(paths);
     return { ...listEntry(row), ...viewOf(definitionOf(row)) };
   }
 
@@ -236,14 +257,33 @@ export class WorkflowService {
     return problems;
   }
 
-  private async registerWebhooks(
-    trx: Parameters<Parameters<WorkflowStore['transaction']>[0]>[0],
-    accountId: string,
-    def: WorkflowDefinition,
-  ): Promise<string[]> {
+  /** Releases the account's claims on those of `paths` that none of its workflows declares now. */
+  private async releaseUnused(trx: Trx, accountId: string, paths: string[]): Promise<void> {
+    if (paths.length === 0) return;
+    const declared = new Set<string>();
+    for (const row of await this.deps.store.nodesOf(trx, accountId)) {
+      const nodes = JSON.parse(row.nodes) as WorkflowDefinition['nodes'];
+      for (const path of pathsOf({ id: row.id, name: '', nodes, connections: {} })) declared.add(path);
+    }
+    await this.deps.store.releasePaths(
+      trx,
+      accountId,
+      paths.filter((p) => !declared.has(p)),
+    );
+  }
+
+  private async registerWebhooks(trx: Trx, accountId: string, def: WorkflowDefinition): Promise<string[]> {
     const before = await this.deps.store.webhooksOf(trx, def.id);
     await this.deps.store.clearWebhooks(trx, def.id);
     const hooks = webhookNodesOf(def);
+    // A path is one account's, whatever the method and even while its workflow is inactive: another
+    // account's caller must never reach this account's workflow by a URL it was given for theirs.
+    const holders = await this.deps.store.claimPaths(trx, accountId, pathsOf(def), isoNow(this.deps.clock));
+    for (const path of pathsOf(def)) {
+      if (holders.get(path) !== accountId) {
+        throw new AppError('CONFLICT', `Webhook path /webhook/${path} is held by another account`, { path });
+      }
+    }
     for (const hook of hooks) {
       const holder = await this.deps.store.holderOf(trx, hook.path, hook.httpMethod);
       if (holder) {

@@ -131,6 +131,50 @@ export class WorkflowStore {
       .executeTakeFirst();
   }
 
+  /**
+   * Claims webhook paths for an account where no one holds them yet, and returns who holds each
+   * (this account, or the one that was first).
+   */
+  async claimPaths(
+    trx: Transaction<Database>,
+    accountId: string,
+    paths: string[],
+    at: string,
+  ): Promise<Map<string, string>> {
+    if (paths.length === 0) return new Map();
+    for (const path of paths) {
+      await trx
+        .insertInto('webhook_claims')
+        .values({ path, account_id: accountId, claimed_at: at })
+        .onConflict((oc) => oc.column('path').doNothing())
+        .execute();
+    }
+    const rows = await trx
+      .selectFrom('webhook_claims')
+      .select(['path', 'account_id'])
+      .where('path', 'in', paths)
+      .execute();
+    return new Map(rows.map((r) => [r.path, r.account_id]));
+  }
+
+  /** Gives up an account's claims on paths none of its workflows declares any more. */
+  async releasePaths(trx: Transaction<Database>, accountId: string, paths: string[]): Promise<void> {
+    if (paths.length === 0) return;
+    await trx
+      .deleteFrom('webhook_claims')
+      .where('account_id', '=', accountId)
+      .where('path', 'in', paths)
+      .execute();
+  }
+
+  /** The stored nodes of an account's workflows (to see which webhook paths they still declare). */
+  async nodesOf(
+    trx: Transaction<Database>,
+    accountId: string,
+  ): Promise<Array<{ id: string; nodes: string }>> {
+    return trx.selectFrom('workflows').select(['id', 'nodes']).where('account_id', '=', accountId).execute();
+  }
+
   async addWebhook(
     trx: Transaction<Database>,
     hook: { path: string; method: string; workflow_id: string; node_name: string; account_id: string },

@@ -1,5 +1,12 @@
 import type { Static, TSchema } from 'typebox';
-import type { EngineDeps, Item, ValidationProblem, WebhookResponse, WorkflowNode } from './types.js';
+import type {
+  CheckLimits,
+  EngineDeps,
+  Item,
+  ValidationProblem,
+  WebhookResponse,
+  WorkflowNode,
+} from './types.js';
 
 /** What a node's `execute` returns: items per output, or a pause, or a webhook response. */
 export type NodeResult =
@@ -33,7 +40,7 @@ export interface NodeType<S extends TSchema = TSchema> {
   /** Number of outputs for the given (static) parameters; default 1. */
   outputs?(params: Record<string, unknown>): number;
   /** Extra checks beyond the schema (e.g. a dedupe key must be an expression). */
-  check?(params: Static<S>): ValidationProblem[];
+  check?(params: Static<S>, limits: CheckLimits): ValidationProblem[];
   execute(ctx: NodeExecutionContext<Static<S>>): Promise<NodeResult>;
 }
 

@@ -1,3 +1,5 @@
+import type { OutboundRequest, OutboundResponse } from '../../../core/http/outbound.js';
+
 /**
  * The contract between the workflow engine (pure, no HTTP) and the workflow service
  * (storage, API, webhooks, queue). n8n's data model, so its users feel at home.
@@ -73,6 +75,8 @@ export interface RunState {
     /** Set on the paused `wait` node itself: on resume it passes its input (or the resume items) on. */
     waiting?: boolean;
   }>;
+  /** How many times the execution paused and went on: each pause has its own resume signature. */
+  waitIndex?: number;
 }
 
 /** A response a workflow sets for its webhook (respondToWebhook node). */
@@ -104,27 +108,34 @@ export interface EngineDeps {
   /** Environment variables expressions may read as $env (already filtered by the allow-list). */
   env: Record<string, string>;
   expressionTimeoutMs: number;
+  /** Whose expressions these are (the account): the sandbox serves tenants in turn, so one cannot starve the rest. */
+  tenant?: string;
+  /** Longest a `wait` node may pause; default DEFAULT_MAX_WAIT_MS. */
+  maxWaitMs?: number;
 }
 
-export interface OutboundRequest {
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  body?: string;
-  timeoutMs: number;
+/** 30 days, the default bound on a `wait` (WORKFLOW_MAX_WAIT_SECONDS). */
+export const DEFAULT_MAX_WAIT_MS = 30 * 86_400_000;
+
+/** What save-time checks of a node may depend on besides its parameters. */
+export interface CheckLimits {
+  maxWaitMs: number;
+  now: Date;
 }
 
-export interface OutboundResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
+// Outbound HTTP is core's; the engine uses its request and response shapes.
+export type { OutboundRequest, OutboundResponse };
 
 export interface RunContext {
   executionId: string;
   mode: 'webhook' | 'manual' | 'retry' | 'trigger';
   /** Public URL base for `$execution.resumeUrl`. */
   resumeUrlBase: string;
+  /**
+   * The signature of the resume URL of the execution's `waitIndex`-th pause: only a holder of the
+   * full URL may resume it. Without it the URL carries none (engine tests).
+   */
+  resumeSignature?: (waitIndex: number) => string;
   /** Called when the first respondToWebhook runs, so the webhook can be answered before the run ends. */
   onRespond?: (response: WebhookResponse) => void | Promise<void>;
 }

@@ -1,9 +1,13 @@
 import type { NodeRegistry } from './node-type.js';
 import { checkParameters, withDefaults } from './parameters.js';
-import type { ValidationProblem, WorkflowDefinition } from './types.js';
+import type { CheckLimits, ValidationProblem, WorkflowDefinition } from './types.js';
 
 /** Every problem of a definition, each with a path like `nodes[2].parameters.path`. */
-export function validateWorkflow(def: WorkflowDefinition, registry: NodeRegistry): ValidationProblem[] {
+export function validateWorkflow(
+  def: WorkflowDefinition,
+  registry: NodeRegistry,
+  limits: CheckLimits,
+): ValidationProblem[] {
   const problems: ValidationProblem[] = [];
   const nodes = Array.isArray(def.nodes) ? def.nodes : [];
   if (!Array.isArray(def.nodes)) problems.push({ path: 'nodes', message: 'must be an array' });
@@ -31,7 +35,7 @@ export function validateWorkflow(def: WorkflowDefinition, registry: NodeRegistry
     const paramProblems = checkParameters(nodeType.schema, node.parameters, `${at}.parameters`, true);
     problems.push(...paramProblems);
     if (paramProblems.length === 0 && nodeType.check) {
-      for (const p of nodeType.check(withDefaults(nodeType.schema, node.parameters) as never)) {
+      for (const p of nodeType.check(withDefaults(nodeType.schema, node.parameters) as never, limits)) {
         problems.push({ path: `${at}.${p.path}`, message: p.message });
       }
     }

@@ -24,6 +24,8 @@ export interface WebhookNodeInfo {
     /** An expression (`={{ … }}`) over the trigger item; evaluate with `evaluateDedupeKey`. */
     dedupeKey: string | null;
     hmacHeader: string;
+    hmacTimestampHeader: string;
+    hmacRequireTimestamp: boolean;
   };
 }
 
@@ -37,7 +39,7 @@ export function webhookNodesOf(def: WorkflowDefinition): WebhookNodeInfo[] {
       return {
         nodeName: node.name,
         nodeId: node.id,
-        path: String(p.path ?? '').replace(/^\/+|\/+$/g, ''),
+        path: trimSlashes(String(p.path ?? '')),
         httpMethod: p.httpMethod,
         authentication: p.authentication,
         credentialId: p.credential ?? credentials[p.authentication] ?? Object.values(credentials)[0] ?? null,
@@ -49,7 +51,18 @@ export function webhookNodesOf(def: WorkflowDefinition): WebhookNodeInfo[] {
           bodyLimitBytes: p.options.bodyLimitBytes,
           dedupeKey: p.options.dedupeKey ?? null,
           hmacHeader: p.options.hmacHeader,
+          hmacTimestampHeader: p.options.hmacTimestampHeader,
+          hmacRequireTimestamp: p.options.hmacRequireTimestamp,
         },
       };
     });
+}
+
+/** `/a/b/` → `a/b`. A loop, not `/\/+$/`: that regex is quadratic on a long run of slashes. */
+export function trimSlashes(path: string): string {
+  let start = 0;
+  let end = path.length;
+  while (start < end && path.charCodeAt(start) === 47) start++;
+  while (end > start && path.charCodeAt(end - 1) === 47) end--;
+  return path.slice(start, end);
 }

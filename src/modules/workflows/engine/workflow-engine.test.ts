@@ -62,7 +62,14 @@ describe('WorkflowEngine: webhook → set → respondToWebhook', () => {
         responseMode: 'responseNode',
         responseCode: 200,
         responseData: 'firstEntryJson',
-        options: { rawBody: false, bodyLimitBytes: 1_048_576, dedupeKey: null, hmacHeader: 'X-Signature' },
+        options: {
+          rawBody: false,
+          bodyLimitBytes: 1_048_576,
+          dedupeKey: null,
+          hmacHeader: 'X-Signature',
+          hmacTimestampHeader: 'X-Store-Timestamp',
+          hmacRequireTimestamp: false,
+        },
       },
     ]);
   });

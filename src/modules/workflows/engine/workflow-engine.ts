@@ -17,6 +17,7 @@ import type {
   WorkflowDefinition,
   WorkflowNode,
 } from './types.js';
+import { DEFAULT_MAX_WAIT_MS } from './types.js';
 import { validateWorkflow } from './validate.js';
 
 /** A guard against cycles that never end. */
@@ -50,11 +51,14 @@ export class WorkflowEngine {
     private readonly deps: EngineDeps,
     private readonly registry: NodeRegistry = defaultNodeRegistry,
   ) {
-    this.evaluator = new ExpressionEvaluator(deps.expressionTimeoutMs);
+    this.evaluator = new ExpressionEvaluator(deps.expressionTimeoutMs, deps.tenant);
   }
 
   validate(def: WorkflowDefinition): ValidationProblem[] {
-    return validateWorkflow(def, this.registry);
+    return validateWorkflow(def, this.registry, {
+      maxWaitMs: this.deps.maxWaitMs ?? DEFAULT_MAX_WAIT_MS,
+      now: this.deps.now(),
+    });
   }
 
   triggerNodes(def: WorkflowDefinition): WorkflowNode[] {
@@ -72,7 +76,7 @@ export class WorkflowEngine {
       json,
       node: {},
       workflow: { id: def.id, name: def.name },
-      execution: executionInfo(ctx),
+      execution: executionInfo(ctx, 0),
       env: this.deps.env,
       now: this.deps.now(),
     });
@@ -112,6 +116,8 @@ export class WorkflowEngine {
     const next = cloneRunState(state);
     const queue = next.pending;
     next.pending = [];
+    // A new stretch of the run: the resume URL the last pause handed out no longer works.
+    next.waitIndex = (state.waitIndex ?? 0) + 1;
     const run: Run = {
       def,
       graph: new WorkflowGraph(def),
@@ -166,7 +172,7 @@ export class WorkflowEngine {
         data: {
           node: latestOutputs(state),
           workflow: { id: run.def.id, name: run.def.name },
-          execution: executionInfo(run.ctx),
+          execution: executionInfo(run.ctx, state.waitIndex ?? 0),
           env: this.deps.env,
           now: this.deps.now(),
         },
@@ -301,11 +307,16 @@ function padInputs(inputs: Item[][], count: number): Item[][] {
   return out;
 }
 
-function executionInfo(ctx: RunContext | undefined): { id: string; mode: string; resumeUrl: string } {
+function executionInfo(
+  ctx: RunContext | undefined,
+  waitIndex: number,
+): { id: string; mode: string; resumeUrl: string } {
   if (!ctx) return { id: '', mode: 'manual', resumeUrl: '' };
+  const url = `${ctx.resumeUrlBase.replace(/\/+$/, '')}/${ctx.executionId}`;
+  const signature = ctx.resumeSignature?.(waitIndex);
   return {
     id: ctx.executionId,
     mode: ctx.mode,
-    resumeUrl: `${ctx.resumeUrlBase.replace(/\/+$/, '')}/${ctx.executionId}`,
+    resumeUrl: signature ? `${url}?signature=${signature}` : url,
   };
 }

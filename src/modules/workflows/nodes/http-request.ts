@@ -63,7 +63,12 @@ export const httpRequestNode = defineNode({
       for (const [k, v] of Object.entries(p.query)) url.searchParams.set(k, String(v));
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(p.headers)) headers[k.toLowerCase()] = v;
-      if (p.credential !== undefined) Object.assign(headers, authHeaders(await ctx.credential(p.credential)));
+      const credentialHeaders: string[] = [];
+      if (p.credential !== undefined) {
+        const auth = authHeaders(await ctx.credential(p.credential));
+        Object.assign(headers, auth);
+        credentialHeaders.push(...Object.keys(auth));
+      }
       let body: string | undefined;
       if (p.body !== undefined && p.method !== 'GET' && p.method !== 'HEAD') {
         body = typeof p.body === 'string' ? p.body : JSON.stringify(p.body);
@@ -74,6 +79,7 @@ export const httpRequestNode = defineNode({
         url: url.toString(),
         headers,
         timeoutMs: p.timeout,
+        credentialHeaders,
         ...(body !== undefined ? { body } : {}),
       });
       if ((res.status < 200 || res.status >= 300) && !p.neverError) {

@@ -13,7 +13,8 @@ function checkedHeader(name: string, value: string): void {
 
 export const RespondToWebhookParameters = Type.Object({
   respondWith: Type.Enum(['json', 'text', 'noData'] as const, { default: 'json' }),
-  responseCode: Type.Integer({ minimum: 100, maximum: 599, default: 200 }),
+  /** 200–599: an interim 1xx is no answer (the caller would wait for ever). */
+  responseCode: Type.Integer({ minimum: 200, maximum: 599, default: 200 }),
   responseHeaders: Type.Record(Type.String(), Type.String(), { default: {} }),
   /** For `json`: any JSON value (default: the first input item); for `text`: a string. */
   responseBody: Type.Optional(Type.Unknown()),

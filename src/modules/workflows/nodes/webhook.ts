@@ -22,7 +22,8 @@ export const WebhookParameters = Type.Object({
   /** Credential id for basicAuth, headerAuth, queryAuth and hmac (or node.credentials[authentication]). */
   credential: Type.Optional(Type.String({ minLength: 1 })),
   responseMode: Type.Enum(WEBHOOK_RESPONSE_MODES, { default: 'onReceived' }),
-  responseCode: Type.Integer({ minimum: 100, maximum: 599, default: 200 }),
+  /** 200–599: an interim 1xx is no answer (the caller would wait for ever). */
+  responseCode: Type.Integer({ minimum: 200, maximum: 599, default: 200 }),
   responseData: Type.Enum(WEBHOOK_RESPONSE_DATA, { default: 'firstEntryJson' }),
   options: Type.Object(
     {
@@ -33,6 +34,13 @@ export const WebhookParameters = Type.Object({
       dedupeKey: Type.Optional(Type.String({ minLength: 1 })),
       /** Header carrying the HMAC signature (authentication `hmac`). */
       hmacHeader: Type.String({ minLength: 1, default: 'X-Signature' }),
+      /**
+       * Header with the Unix time (seconds) the sender signed with the body (`{time}.{body}`); when
+       * sent, it must be within WEBHOOK_HMAC_TOLERANCE_SECONDS of now, so old deliveries cannot be replayed.
+       */
+      hmacTimestampHeader: Type.String({ minLength: 1, default: 'X-Store-Timestamp' }),
+      /** Refuse HMAC deliveries without the timestamp header (turn on once every sender sends it). */
+      hmacRequireTimestamp: Type.Boolean({ default: false }),
     },
     { default: {} },
   ),
