@@ -12,7 +12,7 @@ import { createAuthHook } from './core/http/auth-hook.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './core/http/error-handler.js';
 import { registerGracefulClose } from './core/http/graceful-close.js';
 import { trustProxyOption } from './core/http/ip-rules.js';
-import { assertSafeJson } from './core/http/json-depth.js';
+import { assertSafeJson } from './core/http/json-guard.js';
 import { refuseNulInUrl } from './core/http/nul-guard.js';
 import { registerOpenApi, registerOpenApiRoute } from './core/http/openapi.js';
 import { REDACTED_HEADERS, requestIdFrom } from './core/http/request-id.js';

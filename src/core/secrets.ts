@@ -1,4 +1,11 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -76,4 +83,14 @@ export function loadSecrets(encryptionKey: string, dataDir: string): Secrets {
     }
   }
   return new Secrets(parseKey(readFileSync(file, 'utf8')));
+}
+
+/**
+ * Whether a presented secret equals the expected one, in time that depends on neither: both are
+ * hashed first, so their lengths are not revealed either.
+ */
+export function sameSecret(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
 }

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authSuite } from '../helpers/auth-suite.js';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
-import { activate, createWorkflow, flow, settled, workflowPlatform } from './support.js';
+import { activate, createWorkflow, flow, otherAccountKey, settled, workflowPlatform } from './support.js';
 
 describe.each(await testDialects())(
   'resume URLs and stuck executions (audit items 6, 15) on %s',
@@ -90,6 +91,15 @@ describe.each(await testDialects())(
         const nextUrl = new URL(next.resumeUrl);
         expect((await resume(`${nextUrl.pathname}${nextUrl.search}`)).statusCode).toBe(200);
         expect((await settled(p, executionId, 5_000, ['waiting'])).status).toBe('success');
+      });
+    });
+
+    describe('the stop route', () => {
+      authSuite(() => p, {
+        method: 'POST',
+        url: '/api/v1/executions/exe_x/stop',
+        service: 'workflow',
+        payload: {},
       });
     });
 
@@ -194,6 +204,40 @@ describe.each(await testDialects())(
         expect(del.statusCode).toBe(200);
         const gone = await p.request({ method: 'GET', url: `/api/v1/executions/${executionId}` });
         expect(gone.statusCode).toBe(404);
+      });
+
+      it("stop: an unknown id and another account's execution are 404; a Reader key is 403; nothing changes", async () => {
+        const body = flow('stop guard', [
+          {
+            name: 'Webhook',
+            type: 'webhook',
+            parameters: { path: 'stop-guard', responseMode: 'onReceived' },
+          },
+          { name: 'Wait', type: 'wait', parameters: { resume: 'webhook' } },
+        ]);
+        await activate(p, await createWorkflow(p, body));
+        const { executionId } = await start('stop-guard');
+        expect((await settled(p, executionId)).status).toBe('waiting');
+        const stopAs = (key: string | undefined, id = executionId) =>
+          p.request({
+            method: 'POST',
+            url: `/api/v1/executions/${id}/stop`,
+            payload: {},
+            ...(key ? { key } : {}),
+          });
+        const unknown = await stopAs(undefined, 'exe_does_not_exist');
+        expect(unknown.statusCode).toBe(404);
+        expect(unknown.json()).toMatchObject({ error: true, code: 'EXECUTION_NOT_FOUND' });
+        const foreign = await stopAs(await otherAccountKey(p));
+        expect(foreign.statusCode).toBe(404);
+        const reader = await p.createKey({
+          name: 'r',
+          type: 'production',
+          services: ['workflow'],
+          role: 'Reader',
+        });
+        expect((await stopAs(reader.key)).statusCode).toBe(403);
+        expect((await settled(p, executionId)).status).toBe('waiting');
       });
 
       it('a running execution is stopped: its late result is dropped and the waiting caller is answered', async () => {

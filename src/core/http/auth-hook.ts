@@ -68,17 +68,22 @@ export function setLimitHeaders(reply: FastifyReply, decision: LimitDecision): v
   reply.header('x-ratelimit-reset', decision.reset);
 }
 
-function tooMany(decision: LimitDecision, what: string): AppError {
+/** `X-RateLimit-*` of a decision, for an answer built elsewhere (an error, a webhook's reply). */
+export function limitHeaders(decision: LimitDecision): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(decision.limit),
+    'x-ratelimit-remaining': String(decision.remaining),
+    'x-ratelimit-reset': String(decision.reset),
+  };
+}
+
+/** The 429 for a refused decision, with `Retry-After` and the limit's headers. */
+export function tooMany(decision: LimitDecision, what: string): AppError {
   return new AppError(
     'RATE_LIMIT_EXCEEDED',
     `${what} exceeded; retry after ${decision.retryAfter} s`,
     { limit: decision.limit, reset: decision.reset },
-    {
-      'retry-after': String(decision.retryAfter),
-      'x-ratelimit-limit': String(decision.limit),
-      'x-ratelimit-remaining': '0',
-      'x-ratelimit-reset': String(decision.reset),
-    },
+    { 'retry-after': String(decision.retryAfter), ...limitHeaders(decision), 'x-ratelimit-remaining': '0' },
   );
 }
 
@@ -199,9 +204,7 @@ export function createAuthHook(deps: AuthHookDeps): onRequestHookHandler {
   function withQuotaHeaders(error: unknown, principal: Principal): Maybe<never> {
     if (!(error instanceof AppError) || !principal.keyId || principal.dailyQuota === null) throw error;
     return andThen(limiter.readDailyQuota(principal.keyId, principal.dailyQuota), (quota) => {
-      error.headers['x-ratelimit-limit'] = String(quota.limit);
-      error.headers['x-ratelimit-remaining'] = String(quota.remaining);
-      error.headers['x-ratelimit-reset'] = String(quota.reset);
+      Object.assign(error.headers, limitHeaders(quota));
       throw error;
     });
   }

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { AppError } from '../errors.js';
 
 /**
@@ -8,14 +8,17 @@ import { AppError } from '../errors.js';
  */
 const holdsNul = (text: string) => text.includes('\u0000') || /%00/i.test(text);
 
-export async function refuseNulInUrl(request: FastifyRequest): Promise<void> {
+/** A callback hook, not an async one: it runs on every request, and most URLs pass at once. */
+export function refuseNulInUrl(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
   const url = request.url;
-  if (!holdsNul(url)) return;
+  if (!holdsNul(url)) return done();
   const queryAt = url.indexOf('?');
   const inPath = holdsNul(queryAt === -1 ? url : url.slice(0, queryAt));
-  throw new AppError('VALIDATION_ERROR', 'The request URL holds a NUL character', {
-    fields: [
-      { field: inPath ? 'path' : 'querystring', message: 'must not contain the NUL character (U+0000)' },
-    ],
-  });
+  done(
+    new AppError('VALIDATION_ERROR', 'The request URL holds a NUL character', {
+      fields: [
+        { field: inPath ? 'path' : 'querystring', message: 'must not contain the NUL character (U+0000)' },
+      ],
+    }),
+  );
 }

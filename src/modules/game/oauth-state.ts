@@ -1,7 +1,7 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { addSeconds, type Clock } from '../../core/clock.js';
 import { AppError } from '../../core/errors.js';
-import type { SecretBox } from '../../core/secrets.js';
+import { type SecretBox, sameSecret } from '../../core/secrets.js';
 import { codeChallengeS256, randomSecret, sha256Base64url } from './pkce.js';
 import type { GameStore, Owner } from './store.js';
 
@@ -104,7 +104,7 @@ export class OAuthStates {
     if (Date.parse(row.expires_at) <= this.clock.now().getTime()) {
       throw badState('The OAuth state has expired; start again');
     }
-    if (!nonce || !row.browser_hash || !equal(sha256Base64url(nonce), row.browser_hash)) {
+    if (!nonce || !row.browser_hash || !sameSecret(sha256Base64url(nonce), row.browser_hash)) {
       throw new AppError(
         'FORBIDDEN',
         'This browser did not start this connection: open the connect link in the browser that completes it',
@@ -122,14 +122,8 @@ export class OAuthStates {
   }
 
   private signatureMatches(payload: string, signature: string): boolean {
-    return equal(this.sign(payload), signature);
+    return sameSecret(this.sign(payload), signature);
   }
-}
-
-function equal(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 function invalid(field: string, message: string): AppError {

@@ -79,30 +79,3 @@ export function webhookNodesOf(def: WorkflowDefinition): WebhookNodeInfo[] {
   }
   return hooks;
 }
-
-/**
- * Where a value holds something JSON text cannot carry back (a non-finite number, undefined in an
- * array, a non-plain object): such a workflow would be saved as something else, or not read back.
- */
-export function unstorablePath(value: unknown, path: string): string | null {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return null;
-  if (typeof value === 'number') return Number.isFinite(value) ? null : path;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = unstorablePath(value[i], `${path}[${i}]`);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (typeof value === 'object') {
-    const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) return path;
-    for (const [key, inner] of Object.entries(value)) {
-      if (inner === undefined) continue;
-      const found = unstorablePath(inner, `${path}.${key}`);
-      if (found) return found;
-    }
-    return null;
-  }
-  return path;
-}

@@ -5,14 +5,15 @@ import type { JobQueue } from '../../core/queue/index.js';
 import type { CredentialService } from './credential-service.js';
 import { webhookNodesOf } from './definitions.js';
 import type { DeliveryStore } from './delivery-store.js';
-import type {
-  ExecutionOutcome,
-  Item,
-  RunContext,
-  RunState,
-  WebhookResponse,
-  WorkflowDefinition,
-  WorkflowEngine,
+import {
+  type ExecutionOutcome,
+  type Item,
+  type RunContext,
+  type RunState,
+  resumeUrlOf,
+  type WebhookResponse,
+  type WorkflowDefinition,
+  type WorkflowEngine,
 } from './engine/index.js';
 import type { ExecutionRow, ExecutionStore } from './execution-store.js';
 import type { ExecutionWaiters } from './execution-waiters.js';
@@ -121,8 +122,7 @@ export class ExecutionRunner {
 
   /** The signed URL that resumes an execution at its `waitIndex`-th pause (for its author only). */
   resumeUrl(executionId: string, waitIndex: number): string {
-    const base = this.deps.resumeUrlBase.replace(/\/+$/, '');
-    return `${base}/${executionId}?signature=${this.deps.signer.sign(executionId, waitIndex)}`;
+    return resumeUrlOf(this.deps.resumeUrlBase, executionId, this.deps.signer.sign(executionId, waitIndex));
   }
 
   /** An execution was stopped: whoever waits for its answer is told now. */

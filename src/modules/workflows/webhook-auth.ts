@@ -1,9 +1,10 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { hasScope, hasService, type Principal } from '../../core/auth/principal.js';
 import { AppError, isAppError } from '../../core/errors.js';
-import type { UsageRecorder } from '../../core/http/auth-hook.js';
-import type { LimitDecision, Limiter } from '../../core/limits/limiter.js';
+import { limitHeaders, tooMany, type UsageRecorder } from '../../core/http/auth-hook.js';
+import type { Limiter } from '../../core/limits/limiter.js';
+import { sameSecret } from '../../core/secrets.js';
 import type { WebhookNodeInfo } from './engine/index.js';
 
 export interface WebhookAuthDeps {
@@ -40,19 +41,6 @@ const missing = (what: string, headers: Record<string, string> = {}) =>
 const wrong = (what: string) => new AppError('FORBIDDEN', `Invalid webhook credentials: ${what}`);
 
 /** Equal without telling by timing how much matched, nor how long the secret is. */
-function sameSecret(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
-}
-
-function quotaHeaders(decision: LimitDecision): Record<string, string> {
-  return {
-    'x-ratelimit-limit': String(decision.limit),
-    'x-ratelimit-remaining': String(decision.remaining),
-    'x-ratelimit-reset': String(decision.reset),
-  };
-}
 
 /**
  * A platform key on a webhook is held to what it would be on the API: its account, the workflow
@@ -85,22 +73,15 @@ async function authenticateKey(
   if (refusal) {
     // As on the API: a refused request shows the quota but does not use it.
     if (keyId && dailyQuota !== null)
-      Object.assign(refusal.headers, quotaHeaders(await deps.limiter.readDailyQuota(keyId, dailyQuota)));
+      Object.assign(refusal.headers, limitHeaders(await deps.limiter.readDailyQuota(keyId, dailyQuota)));
     throw refusal;
   }
   const identity = `key:${keyId ?? principal.accountId}`;
   if (!keyId || dailyQuota === null) return { redact: none(), identity, headers: {} };
   const quota = await deps.limiter.hitDailyQuota(keyId, dailyQuota);
   deps.usage.record(principal, 'workflow', quota.allowed);
-  if (!quota.allowed) {
-    throw new AppError(
-      'RATE_LIMIT_EXCEEDED',
-      `Daily request quota exceeded; retry after ${quota.retryAfter} s`,
-      { limit: quota.limit, reset: quota.reset },
-      { 'retry-after': String(quota.retryAfter), ...quotaHeaders(quota), 'x-ratelimit-remaining': '0' },
-    );
-  }
-  return { redact: none(), identity, headers: quotaHeaders(quota) };
+  if (!quota.allowed) throw tooMany(quota, 'Daily request quota');
+  return { redact: none(), identity, headers: limitHeaders(quota) };
 }
 
 const none = (): Redactions => ({ headers: [], query: [] });

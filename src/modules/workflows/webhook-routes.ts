@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { isValidHeader } from '../../core/http/header-check.js';
-import { assertDepth } from '../../core/http/json-depth.js';
+import { assertSafeJson } from '../../core/http/json-guard.js';
 import { withErrors } from '../../core/http/schemas.js';
 import type { ExecutionResumer } from './execution-resumer.js';
 import type { StoredResponse } from './webhook-response.js';
@@ -80,7 +80,7 @@ function parseBody(raw: Buffer, contentType: string | undefined): unknown {
     } catch {
       throw new AppError('VALIDATION_ERROR', 'The body is not valid JSON', {});
     }
-    assertDepth(parsed);
+    assertSafeJson(parsed);
     return parsed;
   }
   if (type === 'application/x-www-form-urlencoded')

@@ -2,6 +2,7 @@ import { type Clock, isoNow } from '../../core/clock.js';
 import { isUniqueViolation } from '../../core/db/database.js';
 import { runList } from '../../core/db/list.js';
 import { AppError, notFound } from '../../core/errors.js';
+import { findJsonProblem, MAX_JSON_DEPTH } from '../../core/http/json-guard.js';
 import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
 import { newId } from '../../core/ids.js';
 import type { CredentialStore } from './credential-store.js';
@@ -9,7 +10,6 @@ import {
   credentialRefs,
   definitionFromBody,
   definitionOf,
-  unstorablePath,
   WEBHOOK_CREDENTIAL_TYPE,
   webhookNodesOf,
 } from './definitions.js';
@@ -45,13 +45,21 @@ export const listEntry = (row: WorkflowRow) => ({
   updatedAt: row.updated_at,
 });
 
-/** Every problem of a definition about to be saved: it must also read back as it was given. */
+/**
+ * Every problem of a definition about to be saved: it must also read back as it was given. HTTP
+ * bodies were checked at the edge; files the CLI imports get the same check here.
+ */
 function problemsOf(engine: WorkflowEngine, def: WorkflowDefinition): ValidationProblem[] {
-  const where = unstorablePath(
-    { nodes: def.nodes, connections: def.connections, settings: def.settings },
-    '',
-  );
-  if (where) return [{ path: where.slice(1), message: 'must be a finite number or plain JSON value' }];
+  const problem = findJsonProblem({ nodes: def.nodes, connections: def.connections, settings: def.settings });
+  if (problem) {
+    const message =
+      problem.kind === 'depth'
+        ? `must not nest deeper than ${MAX_JSON_DEPTH} levels`
+        : problem.kind === 'nul'
+          ? 'must not contain the NUL character (U+0000)'
+          : 'must be a finite number';
+    return [{ path: problem.kind === 'depth' ? 'nodes' : problem.path, message }];
+  }
   return engine.validate(def);
 }
 

@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH } from '../../../core/http/json-depth.js';
+import { MAX_JSON_DEPTH } from '../../../core/http/json-guard.js';
 import type { SandboxPool } from '../../../core/sandbox/sandbox-pool.js';
 import { expressionSandbox } from './expression-sandbox.js';
 import type { Item, Json } from './types.js';

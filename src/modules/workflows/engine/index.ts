@@ -9,4 +9,4 @@ export type * from './types.js';
 export { DEFAULT_MAX_WAIT_MS } from './types.js';
 export { validateWorkflow } from './validate.js';
 export { trimSlashes, type WebhookNodeInfo, webhookNodesOf } from './webhook-nodes.js';
-export { WorkflowEngine } from './workflow-engine.js';
+export { resumeUrlOf, WorkflowEngine } from './workflow-engine.js';

@@ -312,11 +312,15 @@ function executionInfo(
   waitIndex: number,
 ): { id: string; mode: string; resumeUrl: string } {
   if (!ctx) return { id: '', mode: 'manual', resumeUrl: '' };
-  const url = `${ctx.resumeUrlBase.replace(/\/+$/, '')}/${ctx.executionId}`;
-  const signature = ctx.resumeSignature?.(waitIndex);
   return {
     id: ctx.executionId,
     mode: ctx.mode,
-    resumeUrl: signature ? `${url}?signature=${signature}` : url,
+    resumeUrl: resumeUrlOf(ctx.resumeUrlBase, ctx.executionId, ctx.resumeSignature?.(waitIndex)),
   };
+}
+
+/** `{base}/{executionId}?signature=…`: what `$execution.resumeUrl` and the execution view show. */
+export function resumeUrlOf(base: string, executionId: string, signature: string | undefined): string {
+  const url = `${base.replace(/\/+$/, '')}/${executionId}`;
+  return signature ? `${url}?signature=${signature}` : url;
 }

@@ -63,6 +63,3 @@ export function assertSafeJson(value: unknown): void {
       : 'is a number too large to represent (it overflows to Infinity)';
   throw new AppError('VALIDATION_ERROR', 'Invalid body', { fields: [{ field, message }] });
 }
-
-/** The webhook parser's name for the same check: its bodies are refused on the same grounds. */
-export const assertDepth = assertSafeJson;
