@@ -11,7 +11,8 @@ type Print = (line: string) => void;
 
 const USAGE = `usage:
   keys create --type development|production --role Reader|Writer|Admin|Custom --services all|a,b --name N
-              [--scopes s1,s2] [--allowed-ips cidr1,cidr2] [--expires-at ISO] [--daily-quota N] [--json]
+              [--scopes s1,s2] [--allowed-ips cidr1,cidr2] [--expires-at ISO] [--daily-quota N]
+              [--models m1,m2] [--daily-token-budget N] [--json]
   keys list [--json]
   keys revoke ID
   keys rotate ID [--grace-seconds N] [--json]`;
@@ -48,6 +49,8 @@ export async function keysCommand(auth: AuthApi, argv: string[], print: Print): 
       'allowed-ips': { type: 'string' },
       'expires-at': { type: 'string' },
       'daily-quota': { type: 'string' },
+      models: { type: 'string' },
+      'daily-token-budget': { type: 'string' },
       'grace-seconds': { type: 'string' },
       json: { type: 'boolean', default: false },
     },
@@ -90,6 +93,8 @@ export async function keysCommand(auth: AuthApi, argv: string[], print: Print): 
         allowedIps: list(values['allowed-ips']),
         ...(values['expires-at'] ? { expiresAt: values['expires-at'] } : {}),
         ...(values['daily-quota'] ? { dailyQuota: Number(values['daily-quota']) } : {}),
+        ...(values.models ? { models: list(values.models) } : {}),
+        ...(values['daily-token-budget'] ? { dailyTokenBudget: Number(values['daily-token-budget']) } : {}),
       });
       const created = await auth.keys.create(accountId, input, null);
       if (values.json) print(JSON.stringify(created));

@@ -172,7 +172,7 @@ describe.each(dialects)('customer tokens and usage on %s', (dialect) => {
         rejected: 2,
       },
     ]);
-    expect(body.totals).toEqual({ requests: 3, rejected: 2 });
+    expect(body.totals).toEqual({ requests: 3, rejected: 2, promptTokens: 0, completionTokens: 0 });
     const reader = await p.createKey({
       name: 'reader',
       type: 'development',

@@ -126,3 +126,56 @@ describe.each(backends)('short-window limiters (redis: %s)', (redis) => {
     expect((await call()).statusCode).toBe(200);
   });
 });
+
+describe.each(backends)('daily token budgets (redis: %s)', (redis) => {
+  const freshKey = () => `key_tokens_${Math.random().toString(36).slice(2)}`;
+
+  it('charges tokens against the UTC day, reads without counting, and starts afresh the next day', async () => {
+    const p = await platform({}, redis);
+    p.clock.set('2030-03-04T22:00:00.000Z');
+    const limiter = p.ctx.limiter;
+    const keyId = freshKey();
+    const midnight = Date.parse('2030-03-05T00:00:00.000Z') / 1000;
+
+    expect(await limiter.readTokenBudget(keyId, 100)).toEqual({
+      allowed: true,
+      limit: 100,
+      remaining: 100,
+      reset: midnight,
+      retryAfter: 7_200,
+    });
+    expect(await limiter.chargeTokens(keyId, 30, 100)).toMatchObject({ allowed: true, remaining: 70 });
+    // Reading counts nothing.
+    expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ allowed: true, remaining: 70 });
+    expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ allowed: true, remaining: 70 });
+    // Exactly the budget: the charge fits, but no further request may start.
+    expect(await limiter.chargeTokens(keyId, 70, 100)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ allowed: false, remaining: 0 });
+    // Tokens are spent by the time they are charged: they count, and the decision says so.
+    expect(await limiter.chargeTokens(keyId, 5, 100)).toMatchObject({ allowed: false, remaining: 0 });
+    expect(await limiter.readTokenBudget(keyId, 105)).toMatchObject({ allowed: false, remaining: 0 });
+    expect(await limiter.readTokenBudget(keyId, 106)).toMatchObject({ allowed: true, remaining: 1 });
+    // Nothing to charge only reads; a fraction counts as a whole token.
+    expect(await limiter.chargeTokens(keyId, 0, 200)).toMatchObject({ allowed: true, remaining: 95 });
+    expect(await limiter.chargeTokens(keyId, 0.5, 200)).toMatchObject({ remaining: 94 });
+    // Another key has its own count; the request quota is apart from the tokens.
+    expect(await limiter.readTokenBudget(freshKey(), 100)).toMatchObject({ remaining: 100 });
+    expect(await limiter.readDailyQuota(keyId, 10)).toMatchObject({ remaining: 10 });
+
+    p.clock.advance(2 * 3_600);
+    expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({
+      allowed: true,
+      remaining: 100,
+      reset: midnight + 86_400,
+    });
+  });
+
+  it('concurrent charges add up exactly', async () => {
+    const p = await platform({}, redis);
+    const keyId = freshKey();
+    const charges = Array.from({ length: 50 }, (_, i) => i + 1);
+    await Promise.all(charges.map((n) => p.ctx.limiter.chargeTokens(keyId, n, 10_000)));
+    const total = charges.reduce((a, b) => a + b, 0);
+    expect(await p.ctx.limiter.readTokenBudget(keyId, 10_000)).toMatchObject({ remaining: 10_000 - total });
+  });
+});

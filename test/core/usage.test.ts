@@ -80,7 +80,7 @@ describe.each(dialects)('usage on %s', (dialect) => {
       { keyId: k.id, day: '2026-05-31', service: 'game', requests: 1, rejected: 0 },
       { keyId: k.id, day: '2026-06-01', service: 'commerce', requests: 2, rejected: 0 },
     ]);
-    expect(body.totals).toEqual({ requests: 5, rejected: 1 });
+    expect(body.totals).toEqual({ requests: 5, rejected: 1, promptTokens: 0, completionTokens: 0 });
 
     const oneDay = (await usage(`?keyId=${k.id}&from=2026-06-01&to=2026-06-01`)).json();
     expect(oneDay.data).toEqual([
@@ -89,7 +89,7 @@ describe.each(dialects)('usage on %s', (dialect) => {
     // Default range ends today.
     const byDefault = (await usage(`?keyId=${k.id}`)).json();
     expect(byDefault.to).toBe('2026-06-01');
-    expect(byDefault.totals).toEqual({ requests: 5, rejected: 1 });
+    expect(byDefault.totals).toEqual({ requests: 5, rejected: 1, promptTokens: 0, completionTokens: 0 });
   });
 
   it('is scoped to the caller’s account: another account’s key id is a 404', async () => {

@@ -16,11 +16,18 @@ export interface Principal {
   /** Services the principal may use; `*` means all. */
   services: readonly string[];
   role: Role;
-  /** Explicit scopes (`service:operation`) of Custom roles and tokens. */
+  /** Explicit scopes of Custom roles and tokens: `service:operation`, and `llm:model:<name>` on keys. */
   scopes: readonly string[];
   customerId: string | null;
   /** Requests per UTC day; null when not quota-limited (sessions). */
   dailyQuota: number | null;
+  /**
+   * Models of the `llm` service the principal may use; null means any. For a key: the union of its
+   * `models` and its `llm:model:*` scopes. A customer token has its issuing key's.
+   */
+  models: readonly string[] | null;
+  /** Language-model tokens (prompt + completion) per UTC day; null when not limited. */
+  dailyTokenBudget: number | null;
   /** Client IP rules, checked by the auth hook; null means any address. */
   ipAllowed: ((ip: string) => boolean) | null;
   /**
@@ -28,6 +35,25 @@ export interface Principal {
    * rotated key, at the end of its grace period. What it creates (customer tokens) ends then too.
    */
   credentialEndsAtMs?: number;
+}
+
+/** Custom scopes that name a model restrict the `llm` service to it; they grant no operation. */
+export const MODEL_SCOPE_PREFIX = 'llm:model:';
+
+/**
+ * The models a key may use: its `models` list joined with the models its scopes name; null (any
+ * model) when neither names one.
+ */
+export function modelsOf(models: readonly string[], scopes: readonly string[]): string[] | null {
+  const named = new Set(models);
+  for (const scope of scopes)
+    if (scope.startsWith(MODEL_SCOPE_PREFIX)) named.add(scope.slice(MODEL_SCOPE_PREFIX.length));
+  return named.size > 0 ? [...named] : null;
+}
+
+/** Whether the principal may use the model of the `llm` service (its services and scopes aside). */
+export function mayUseModel(principal: Pick<Principal, 'models'>, name: string): boolean {
+  return principal.models === null || principal.models.includes(name);
 }
 
 /** read = GET/HEAD, write = POST/PUT/PATCH, delete = DELETE (DESIGN.md). */

@@ -71,6 +71,40 @@ export class Limiter {
     );
   }
 
+  /**
+   * Reads a key's language-model tokens of the current UTC day against its budget, without
+   * counting: `allowed` while fewer than `limit` are used (a request may start; it is charged
+   * when its token count is known).
+   */
+  readTokenBudget(keyId: string, limit: number): Maybe<LimitDecision> {
+    const nowMs = this.clock.now().getTime();
+    const day = this.dayOf(nowMs);
+    return andThen(this.store.peek(tokensKey(keyId, day.text), DAY_KEY_TTL_SECONDS), (current) => {
+      const used = current?.count ?? 0;
+      return { ...dayDecision(used, limit, day.resetSeconds, nowMs), allowed: used < limit };
+    });
+  }
+
+  /**
+   * Adds the tokens (prompt + completion) a request used to the key's count for the current UTC
+   * day. They are spent by then, so nothing is refused here: `allowed` says whether the total
+   * stayed within `limit`, `remaining` what is left for the next request.
+   */
+  chargeTokens(keyId: string, tokens: number, limit: number): Maybe<LimitDecision> {
+    const nowMs = this.clock.now().getTime();
+    const day = this.dayOf(nowMs);
+    const key = tokensKey(keyId, day.text);
+    // Counters take whole points: a fraction counts as a token, nothing to add only reads.
+    const points = Number.isFinite(tokens) ? Math.ceil(tokens) : 0;
+    if (points <= 0)
+      return andThen(this.store.peek(key, DAY_KEY_TTL_SECONDS), (current) =>
+        dayDecision(current?.count ?? 0, limit, day.resetSeconds, nowMs),
+      );
+    return andThen(this.store.hit(key, DAY_KEY_TTL_SECONDS, points), ({ count }) =>
+      dayDecision(count, limit, day.resetSeconds, nowMs),
+    );
+  }
+
   /** As `window`, answering without a promise when the counters are in-process. */
   hitWindow(name: string, limit: number, windowSeconds: number): Maybe<LimitDecision> {
     const nowMs = this.clock.now().getTime();
@@ -101,6 +135,13 @@ export class Limiter {
     }
     return this.day;
   }
+}
+
+const tokensKey = (keyId: string, day: string) => `tokens:${keyId}:${day}`;
+
+/** A decision on a counter of the UTC day that ends at `resetSeconds`. */
+function dayDecision(count: number, limit: number, resetSeconds: number, nowMs: number): LimitDecision {
+  return decide(count, limit, resetSeconds, Math.max(1, resetSeconds - Math.floor(nowMs / 1000)));
 }
 
 function decide(count: number, limit: number, reset: number, retryAfter: number): LimitDecision {

@@ -71,6 +71,9 @@ export class PlatformAuthenticator implements Authenticator {
       scopes,
       customerId: claims.customerId,
       dailyQuota: key.dailyQuota,
+      // A token never reaches further than its key: the key's models and token budget bind it.
+      models: key.models,
+      dailyTokenBudget: key.dailyTokenBudget,
       // The key's address rules as they are now: a token is no way around them.
       ipAllowed: key.ipAllowed,
     };

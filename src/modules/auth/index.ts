@@ -6,6 +6,7 @@ import { CustomerTokens } from './customer-tokens.js';
 import { KeyService } from './key-service.js';
 import { KeyVerifier } from './key-verifier.js';
 import * as m001 from './migrations/001-accounts-keys.js';
+import * as m002 from './migrations/002-key-llm-limits.js';
 import { authRoutes } from './routes.js';
 import { AuthStore } from './store.js';
 import { UsageLedger } from './usage.js';
@@ -22,6 +23,8 @@ export interface AuthApi {
   verifyApiKey(value: string): Promise<Principal>;
   /** Creates the owner account and first key on an empty database. */
   bootstrap(): Promise<BootstrapResult>;
+  /** The owner account (the first one made): the operator's, whose credentials operator settings name. */
+  ownerAccountId(): Promise<string | null>;
 }
 
 declare module '../../core/context.js' {
@@ -40,7 +43,10 @@ const internals = new WeakMap<AppContext, AuthInternals>();
 export const authModule: PlatformModule = {
   name: 'auth',
   services: ['core'],
-  migrations: { '20261122_001_auth_accounts_keys': m001 },
+  migrations: {
+    '20261122_001_auth_accounts_keys': m001,
+    '20261125_002_auth_key_llm_limits': m002,
+  },
 
   async init(ctx) {
     const { config, clock } = ctx;
@@ -92,6 +98,7 @@ export const authModule: PlatformModule = {
       usage,
       keys,
       verifyApiKey: (value) => authenticator.verifyApiKey(value),
+      ownerAccountId: async () => (await store.firstAccount())?.id ?? null,
       bootstrap: () =>
         bootstrapOwner(
           store,

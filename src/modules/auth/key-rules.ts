@@ -1,5 +1,11 @@
 import { ALL_SERVICES } from '../../config.js';
-import { expandScopes, type KeyType, type Principal, type Role } from '../../core/auth/principal.js';
+import {
+  expandScopes,
+  type KeyType,
+  MODEL_SCOPE_PREFIX,
+  type Principal,
+  type Role,
+} from '../../core/auth/principal.js';
 import { AppError } from '../../core/errors.js';
 import { cidrsWithin, isValidCidr } from '../../core/http/ip-rules.js';
 
@@ -20,6 +26,12 @@ export function validateGrant(grant: Grant, allowedIps: readonly string[] | unde
   if (grant.role === 'Custom') {
     if (grant.scopes.length === 0)
       problems.push({ field: 'scopes', message: 'the Custom role needs scopes' });
+    // Model scopes only narrow the llm service: alone they would make a key that can do nothing.
+    else if (grant.scopes.every((scope) => scope.startsWith(MODEL_SCOPE_PREFIX)))
+      problems.push({
+        field: 'scopes',
+        message: 'model scopes restrict llm, they grant nothing: add a service:operation scope',
+      });
     for (const scope of grant.scopes) {
       const [service = ''] = scope.split(':');
       const known = service === '*' || (ALL_SERVICES as readonly string[]).includes(service);
@@ -47,12 +59,18 @@ export interface KeyBounds {
   dailyQuota: number;
   /** CIDRs; empty = any address. */
   allowedIps: readonly string[];
+  /** Models of the llm service (its `models` and model scopes together); null = any. */
+  models: readonly string[] | null;
+  /** Language-model tokens per UTC day; null = none. */
+  dailyTokenBudget: number | null;
 }
 
 /**
  * A caller may not create, change, rotate or revoke a key that exceeds it: scopes it does not
  * hold, or (for a key caller, whose bounds are given) a production type from a development key,
- * a later expiry, a higher daily quota, or addresses outside its own rules. Throws FORBIDDEN.
+ * a later expiry, a higher daily quota, addresses outside its own rules, models outside its own
+ * (or any model, when it has a list), or a larger token budget (or none, when it has one).
+ * Throws FORBIDDEN.
  */
 export function assertWithinCaller(
   key: Grant & Partial<KeyBounds>,
@@ -75,6 +93,20 @@ export function assertWithinCaller(
   if (key.dailyQuota !== undefined && key.dailyQuota > callerBounds.dailyQuota) exceeds.push('dailyQuota');
   if (key.allowedIps !== undefined && !cidrsWithin(key.allowedIps, callerBounds.allowedIps))
     exceeds.push('allowedIps');
+  const callerModels = callerBounds.models;
+  if (
+    callerModels !== null &&
+    key.models !== undefined &&
+    (key.models === null || key.models.some((model) => !callerModels.includes(model)))
+  )
+    exceeds.push('models');
+  const callerBudget = callerBounds.dailyTokenBudget;
+  if (
+    callerBudget !== null &&
+    key.dailyTokenBudget !== undefined &&
+    (key.dailyTokenBudget === null || key.dailyTokenBudget > callerBudget)
+  )
+    exceeds.push('dailyTokenBudget');
   if (exceeds.length > 0) {
     throw new AppError('FORBIDDEN', `A key cannot exceed the key that manages it (${exceeds.join(', ')})`, {
       exceeds,
@@ -83,6 +115,8 @@ export function assertWithinCaller(
         expiresAt: new Date(callerBounds.expiresAtMs).toISOString(),
         dailyQuota: callerBounds.dailyQuota,
         allowedIps: callerBounds.allowedIps,
+        models: callerBounds.models,
+        dailyTokenBudget: callerBounds.dailyTokenBudget,
       },
     });
   }

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { type Principal, ROLES } from '../../core/auth/principal.js';
+import { modelsOf, type Principal, ROLES } from '../../core/auth/principal.js';
 import { addSeconds, type Clock } from '../../core/clock.js';
 import { runList } from '../../core/db/list.js';
 import { AppError, notFound } from '../../core/errors.js';
@@ -49,6 +49,7 @@ interface CachedRow {
   services: string[];
   scopes: string[];
   allowedIps: string[];
+  models: string[];
   expiresAtMs: number;
 }
 
@@ -74,14 +75,17 @@ export class KeyService {
 
   /** A key's grant and bounds, as compared with the key that manages it. */
   private limitsOf(row: KeyRow): Grant & KeyBounds {
+    const scopes = JSON.parse(row.scopes) as string[];
     return {
       role: row.role,
       services: JSON.parse(row.services) as string[],
-      scopes: JSON.parse(row.scopes) as string[],
+      scopes,
       type: row.type,
       expiresAtMs: Date.parse(row.expires_at),
       dailyQuota: this.effectiveQuota(row),
       allowedIps: JSON.parse(row.allowed_ips) as string[],
+      models: modelsOf(JSON.parse(row.models) as string[], scopes),
+      dailyTokenBudget: row.daily_token_budget,
     };
   }
 
@@ -102,6 +106,7 @@ export class KeyService {
       JSON.parse(row.services) as string[],
       JSON.parse(row.scopes) as string[],
       JSON.parse(row.allowed_ips) as string[],
+      JSON.parse(row.models) as string[],
       Date.parse(row.expires_at),
     );
   }
@@ -111,6 +116,7 @@ export class KeyService {
     services: string[],
     scopes: string[],
     allowedIps: string[],
+    models: string[],
     expiresAtMs: number,
   ): ApiKeyViewT {
     const nowMs = this.deps.clock.now().getTime();
@@ -125,6 +131,8 @@ export class KeyService {
       scopes,
       allowedIps,
       dailyQuota: this.effectiveQuota(row),
+      models,
+      dailyTokenBudget: row.daily_token_budget,
       status: row.revoked_at ? 'revoked' : expiresAtMs > nowMs ? 'active' : 'expired',
       expiresAt: row.expires_at,
       revokedAt: row.revoked_at,
@@ -170,6 +178,11 @@ export class KeyService {
     if (dailyQuota === null && bounds && this.deps.quotas[input.type] > bounds.dailyQuota)
       dailyQuota = bounds.dailyQuota;
     const allowedIps = input.allowedIps ?? bounds?.allowedIps ?? [];
+    // Likewise its models (unless the key's scopes name some) and its token budget.
+    let models = input.models ?? [];
+    if (input.models === undefined && bounds?.models && modelsOf(models, grant.scopes) === null)
+      models = [...bounds.models];
+    const dailyTokenBudget = input.dailyTokenBudget ?? bounds?.dailyTokenBudget ?? null;
     assertWithinCaller(
       {
         ...grant,
@@ -177,6 +190,8 @@ export class KeyService {
         expiresAtMs: expiresAt.getTime(),
         dailyQuota: dailyQuota ?? this.deps.quotas[input.type],
         allowedIps,
+        models: modelsOf(models, grant.scopes),
+        dailyTokenBudget,
       },
       caller,
       bounds,
@@ -192,6 +207,8 @@ export class KeyService {
       scopes: JSON.stringify(grant.scopes),
       allowed_ips: JSON.stringify(allowedIps),
       daily_quota: dailyQuota,
+      models: JSON.stringify(models),
+      daily_token_budget: dailyTokenBudget,
       hash: hashKey(key),
       previous_hash: null,
       previous_expires_at: null,
@@ -213,7 +230,15 @@ export class KeyService {
 
   async get(accountId: string, id: string): Promise<ApiKeyViewT> {
     const kept = this.kept(accountId, id);
-    if (kept) return this.viewOf(kept.row, kept.services, kept.scopes, kept.allowedIps, kept.expiresAtMs);
+    if (kept)
+      return this.viewOf(
+        kept.row,
+        kept.services,
+        kept.scopes,
+        kept.allowedIps,
+        kept.models,
+        kept.expiresAtMs,
+      );
     return this.view(await this.mustGet(accountId, id));
   }
 
@@ -239,6 +264,7 @@ export class KeyService {
       services: parse(row.services),
       scopes: parse(row.scopes),
       allowedIps: parse(row.allowed_ips),
+      models: parse(row.models),
       expiresAtMs: Date.parse(row.expires_at),
     });
   }
@@ -270,6 +296,9 @@ export class KeyService {
       scopes: JSON.stringify(scopes),
       allowed_ips: patch.allowedIps ? JSON.stringify(patch.allowedIps) : row.allowed_ips,
       daily_quota: patch.dailyQuota === undefined ? row.daily_quota : patch.dailyQuota,
+      models: patch.models ? JSON.stringify(patch.models) : row.models,
+      daily_token_budget:
+        patch.dailyTokenBudget === undefined ? row.daily_token_budget : patch.dailyTokenBudget,
       updated_at: this.deps.clock.now().toISOString(),
     };
     assertWithinCaller(this.limitsOf(next), caller, bounds);

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import type { Principal } from '../../core/auth/principal.js';
+import { modelsOf, type Principal } from '../../core/auth/principal.js';
 import type { Clock } from '../../core/clock.js';
 import { AppError } from '../../core/errors.js';
 import { ipMatcher } from '../../core/http/ip-rules.js';
@@ -189,9 +189,11 @@ export class KeyVerifier {
     const services = JSON.parse(row.services) as string[];
     const scopes = JSON.parse(row.scopes) as string[];
     const ipAllowed = ips.length > 0 ? ipMatcher(ips) : null;
+    const models = modelsOf(JSON.parse(row.models) as string[], scopes);
     // Shared by every request of the key: frozen so that no request can change another's grant.
     Object.freeze(services);
     Object.freeze(scopes);
+    if (models) Object.freeze(models);
     const principal: Principal = Object.freeze({
       kind: 'api_key',
       accountId: row.account_id,
@@ -202,6 +204,8 @@ export class KeyVerifier {
       scopes,
       customerId: null,
       dailyQuota: this.options.quotaFor(row),
+      models,
+      dailyTokenBudget: row.daily_token_budget,
       ipAllowed,
     });
     return {

@@ -85,7 +85,7 @@ export function authRoutes(
       config: { auth: admin },
       schema: {
         tags,
-        summary: 'Change name, role, scopes, services, allowed IPs or quota',
+        summary: 'Change name, role, scopes, services, allowed IPs, quota, models or token budget',
         params: IdParams,
         body: UpdateKeyBody,
         response: withErrors({ 200: ApiKeyView }),

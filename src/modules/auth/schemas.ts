@@ -6,7 +6,28 @@ import { Nullable, Timestamp } from '../../core/http/schemas.js';
 const ServiceName = Type.Enum([...ALL_SERVICES, '*'] as const);
 const Role = Type.Enum(ROLES);
 const KeyTypeSchema = Type.Enum(['development', 'production'] as const);
-const Scope = Type.String({ pattern: '^[a-z*]+:(read|write|delete|admin)$', maxLength: 40 });
+/** Names of `llm` models, as keys and their scopes list them. */
+export const MODEL_NAME_PATTERN = '^[A-Za-z0-9._:/@+-]+$';
+const ModelName = Type.String({ minLength: 1, maxLength: 100, pattern: MODEL_NAME_PATTERN });
+const Models = Type.Array(ModelName, {
+  maxItems: 100,
+  uniqueItems: true,
+  description: 'Models the key may use on the llm service; empty = any model',
+});
+const TokenBudget = Type.Integer({
+  minimum: 1,
+  maximum: 1_000_000_000,
+  description: 'Language-model tokens (prompt + completion) per UTC day',
+});
+const OperationScope = Type.String({ pattern: '^[a-z*]+:(read|write|delete|admin)$', maxLength: 40 });
+/**
+ * A key's scope: `service:operation`, or `llm:model:<name>` (restricts the llm service to that
+ * model; grants nothing on its own).
+ */
+const Scope = Type.String({
+  pattern: '^(?:[a-z*]+:(?:read|write|delete|admin)|llm:model:[A-Za-z0-9._:/@+-]{1,100})$',
+  maxLength: 110,
+});
 /**
  * A timestamp or null as a list of types rather than `anyOf`: the response serializer then picks
  * the branch by the value's type instead of running a schema validator on every field it writes.
@@ -28,6 +49,8 @@ export const CreateKeyBody = Type.Object(
     allowedIps: Type.Optional(Type.Array(Cidr, { maxItems: 100 })),
     expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
     dailyQuota: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000_000 })),
+    models: Type.Optional(Models),
+    dailyTokenBudget: Type.Optional(TokenBudget),
   },
   { additionalProperties: false },
 );
@@ -41,6 +64,8 @@ export const UpdateKeyBody = Type.Object(
     services: Type.Optional(Type.Array(ServiceName, { minItems: 1, maxItems: 16, uniqueItems: true })),
     allowedIps: Type.Optional(Type.Array(Cidr, { maxItems: 100 })),
     dailyQuota: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 100_000_000 }))),
+    models: Type.Optional(Models),
+    dailyTokenBudget: Type.Optional(Nullable(TokenBudget)),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -63,6 +88,11 @@ export const ApiKeyView = Type.Object(
     scopes: Type.Array(Type.String()),
     allowedIps: Type.Array(Type.String()),
     dailyQuota: Type.Integer({ description: 'Effective requests per UTC day' }),
+    models: Type.Array(Type.String(), { description: 'Models of the llm service; empty = any' }),
+    dailyTokenBudget: Type.Unsafe<number | null>({
+      type: ['integer', 'null'],
+      description: 'Language-model tokens (prompt + completion) per UTC day; null = none',
+    }),
     status: Type.Enum(['active', 'expired', 'revoked'] as const),
     expiresAt: Timestamp,
     revokedAt: NullableTimestamp,
@@ -79,6 +109,8 @@ export const ApiKeyView = Type.Object(
       'last4',
       'services',
       'role',
+      'models',
+      'dailyTokenBudget',
       'status',
       'expiresAt',
       'createdAt',
@@ -95,7 +127,8 @@ export const ApiKeyWithSecret = Type.Intersect([
 export const CreateTokenBody = Type.Object(
   {
     customerId: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:@-]+$' }),
-    scopes: Type.Array(Scope, { minItems: 1, maxItems: 32, uniqueItems: true }),
+    // A token has its key's models: model scopes are refused here (400), not narrowed per token.
+    scopes: Type.Array(OperationScope, { minItems: 1, maxItems: 32, uniqueItems: true }),
     ttlSeconds: Type.Optional(Type.Integer({ minimum: 60 })),
   },
   { additionalProperties: false },
@@ -131,5 +164,24 @@ export const UsageView = Type.Object({
       rejected: Type.Integer(),
     }),
   ),
-  totals: Type.Object({ requests: Type.Integer(), rejected: Type.Integer() }),
+  tokens: Type.Array(
+    Type.Object({
+      keyId: Type.String(),
+      day: Type.String(),
+      model: Type.String({ description: 'The model that answered' }),
+      requests: Type.Integer(),
+      promptTokens: Type.Integer(),
+      completionTokens: Type.Integer(),
+      estimatedRequests: Type.Integer({
+        description: 'Calls whose tokens were estimated (no upstream counts)',
+      }),
+    }),
+    { description: 'Language-model tokens per key, day and answering model' },
+  ),
+  totals: Type.Object({
+    requests: Type.Integer(),
+    rejected: Type.Integer(),
+    promptTokens: Type.Integer(),
+    completionTokens: Type.Integer(),
+  }),
 });

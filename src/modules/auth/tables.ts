@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 import type { Timestamp } from '../../core/db/types.js';
 
 export interface AccountsTable {
@@ -21,6 +22,10 @@ export interface ApiKeysTable {
   /** JSON array of CIDRs; empty = any address. */
   allowed_ips: string;
   daily_quota: number | null;
+  /** JSON array of llm model names; empty = any model. */
+  models: Generated<string>;
+  /** Language-model tokens per UTC day; null = none. */
+  daily_token_budget: number | null;
   hash: string;
   previous_hash: string | null;
   previous_expires_at: Timestamp | null;

@@ -17,6 +17,23 @@ interface Pending {
 const DAY_MS = 86_400_000;
 const MAX_RANGE_DAYS = 366;
 
+/** Language-model tokens of one key, day and model (the llm module reports them). */
+export interface TokenUsageRow {
+  keyId: string;
+  day: string;
+  model: string;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** Calls whose upstream sent no counts (their tokens are estimates). */
+  estimatedRequests: number;
+}
+
+export type TokenUsageSource = (
+  accountId: string,
+  filter: { keyId?: string; from: string; to: string },
+) => Promise<TokenUsageRow[]>;
+
 /**
  * Per-key, per-day, per-service counts. Requests are counted in memory and added to the
  * table in batches (`requests = requests + n`), so many processes can share one table.
@@ -26,12 +43,18 @@ export class UsageLedger implements UsageRecorder {
   private timer: NodeJS.Timeout | null = null;
   /** The UTC day of the last request, by day number: formatting a date per request costs. */
   private day = { number: Number.NaN, text: '' };
+  /** Set by the llm module: tokens per model join the report. */
+  private tokenSource: TokenUsageSource | null = null;
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly onError: (error: unknown) => void,
   ) {}
+
+  reportTokensFrom(source: TokenUsageSource): void {
+    this.tokenSource = source;
+  }
 
   start(flushSeconds: number): void {
     this.timer = setInterval(() => void this.flush().catch(this.onError), flushSeconds * 1000);
@@ -138,6 +161,15 @@ export class UsageLedger implements UsageRecorder {
       (t, r) => ({ requests: t.requests + r.requests, rejected: t.rejected + r.rejected }),
       { requests: 0, rejected: 0 },
     );
-    return { from, to, data, totals };
+    const tokenFilter = filter.keyId ? { keyId: filter.keyId, from, to } : { from, to };
+    const tokens = this.tokenSource ? await this.tokenSource(accountId, tokenFilter) : [];
+    const tokenTotals = tokens.reduce(
+      (t, r) => ({
+        promptTokens: t.promptTokens + r.promptTokens,
+        completionTokens: t.completionTokens + r.completionTokens,
+      }),
+      { promptTokens: 0, completionTokens: 0 },
+    );
+    return { from, to, data, tokens, totals: { ...totals, ...tokenTotals } };
   }
 }
