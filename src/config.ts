@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
+import { type ConfiguredModel, loadModelEntries } from './modules/llm/model-file.js';
 
 /** Every setting of the platform, parsed once at boot. Nothing else reads process.env. */
 const ConfigSchema = Type.Object({
@@ -94,6 +95,23 @@ const ConfigSchema = Type.Object({
   DOCPROC_URL: Type.String({ default: '' }),
   ORDERS_URL: Type.String({ default: '' }),
   USERS_URL: Type.String({ default: '' }),
+  // Language-model gateway.
+  /** JSON or YAML file of models (see models.example.yaml); the built-in models are always there. */
+  MODELS_FILE: Type.String({ default: '' }),
+  /** JSON array of model entries that add to or replace MODELS_FILE's, by name. */
+  LLM_MODELS: Type.String({ default: '' }),
+  /** Base URL of models on the `ollama` provider that name none. */
+  OLLAMA_URL: Type.String({ default: 'http://127.0.0.1:11434' }),
+  /** Base URL and key of models on the `openai` provider that name none. */
+  OPENAI_BASE_URL: Type.String({ default: 'https://api.openai.com/v1' }),
+  OPENAI_API_KEY: Type.String({ default: '' }),
+  /** Time to the first byte of a model's answer, and the longest silence inside a stream. */
+  LLM_TIMEOUT_MS: Type.Integer({ default: 120_000, minimum: 100, maximum: 3_600_000 }),
+  /** Largest request body on the model routes (images travel inline as base64). */
+  LLM_BODY_LIMIT_BYTES: Type.Integer({ default: 20_971_520, minimum: 1024 }),
+  /** Exact-match cache of `stream:false`, temperature-0 answers; 0 turns it off. */
+  LLM_CACHE_TTL_SECONDS: Type.Integer({ default: 0, minimum: 0, maximum: 604_800 }),
+  LLM_CACHE_MAX_ENTRIES: Type.Integer({ default: 1_000, minimum: 1, maximum: 1_000_000 }),
   // Commerce.
   ASSET_BASE_URL: Type.String({ default: '' }),
   CURRENCY: Type.String({ default: 'USD', pattern: '^[A-Z]{3}$' }),
@@ -112,6 +130,8 @@ const ConfigSchema = Type.Object({
 export type Config = Static<typeof ConfigSchema> & {
   /** The variables EXPRESSION_ENV_ALLOWLIST names, with their values: what expressions see as $env. */
   EXPRESSION_ENV: Record<string, string>;
+  /** The language-model registry: built-in models, MODELS_FILE, then LLM_MODELS. */
+  MODELS: ConfiguredModel[];
 };
 
 export const ALL_SERVICES = [
@@ -150,6 +170,19 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     if (value !== undefined) config.EXPRESSION_ENV[name] = value;
   }
   if (!config.PUBLIC_URL) config.PUBLIC_URL = `http://localhost:${config.PORT}`;
+  try {
+    config.MODELS = loadModelEntries({
+      file: config.MODELS_FILE,
+      inline: config.LLM_MODELS,
+      ollamaUrl: config.OLLAMA_URL,
+      openAiBaseUrl: config.OPENAI_BASE_URL,
+      openAiApiKey: config.OPENAI_API_KEY,
+      defaultTimeoutMs: config.LLM_TIMEOUT_MS,
+      env,
+    });
+  } catch (error) {
+    throw new ConfigError(`Invalid model registry: ${(error as Error).message}`);
+  }
   return config;
 }
 

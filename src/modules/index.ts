@@ -5,6 +5,7 @@ import { cartModule } from './cart/index.js';
 import { commerceModule } from './commerce/index.js';
 import { gameModule } from './game/index.js';
 import { healthModule } from './health/index.js';
+import { llmModule } from './llm/index.js';
 import { workflowsModule } from './workflows/index.js';
 
 /** Every module, in dependency order: a module may use the APIs of those before it. */
@@ -15,6 +16,8 @@ export const allModules: readonly PlatformModule[] = [
   commerceModule,
   cartModule,
   workflowsModule,
+  // After workflows: keys of `apiKeyCredential` models are workflow credentials.
+  llmModule,
 ];
 
 /** Migrations of every module, enabled or not: one schema serves any split of services. */

@@ -4,6 +4,64 @@ import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { trackAllowedMethods } from './allowed-methods.js';
 import { requestIdFrom } from './request-id.js';
 
+/**
+ * Whose error body a route answers with. Compatible surfaces answer in the body their clients parse
+ * (DESIGN.md, "Compatible surfaces"), with the platform's fields beside it.
+ */
+export type ErrorFormat = 'platform' | 'ollama' | 'openai';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    errorFormat?: ErrorFormat;
+  }
+}
+
+const OPENAI_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'invalid_request_error',
+  409: 'invalid_request_error',
+  413: 'invalid_request_error',
+  415: 'invalid_request_error',
+  429: 'rate_limit_error',
+};
+
+/**
+ * Other products' clients show only the message: a validation error names its fields in it
+ * (`Invalid body: body.temperature must be <= 2`).
+ */
+function withFieldNames(error: AppError): string {
+  const fields = error.details.fields;
+  if (!Array.isArray(fields) || fields.length === 0 || error.message.includes(':')) return error.message;
+  const named = (fields as Array<{ field?: unknown; message?: unknown }>)
+    .slice(0, 5)
+    .map((f) => `${String(f.field)} ${String(f.message)}`);
+  return `${error.message}: ${named.join('; ')}`;
+}
+
+/** The error body of a format: the platform's own, or another product's with the platform's fields added. */
+export function errorBody(format: ErrorFormat, error: AppError, requestId: string): Record<string, unknown> {
+  const message = format === 'platform' ? error.message : withFieldNames(error);
+  const platform = { code: error.code, message, details: error.details, requestId };
+  switch (format) {
+    case 'ollama':
+      return { error: message, ...platform };
+    case 'openai':
+      return {
+        error: {
+          message,
+          type: OPENAI_TYPES[error.status] ?? (error.status >= 500 ? 'api_error' : 'invalid_request_error'),
+          param: null,
+          code: error.code.toLowerCase(),
+        },
+        ...platform,
+      };
+    default:
+      return { error: true, ...platform };
+  }
+}
+
 interface ErrorBodyShape {
   error: true;
   code: ErrorCode;
@@ -13,6 +71,14 @@ interface ErrorBodyShape {
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  const format = request.routeOptions?.config?.errorFormat;
+  if (format && format !== 'platform') {
+    for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+    return reply
+      .code(error.status)
+      .type('application/json; charset=utf-8')
+      .send(errorBody(format, error, request.id));
+  }
   const body: ErrorBodyShape = {
     error: true,
     code: error.code,

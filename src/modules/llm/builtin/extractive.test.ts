@@ -1,0 +1,314 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatEvent, ChatMessage, ChatRequest, ModelEntry, Passage, Retriever } from '../types.js';
+import { MAX_CANDIDATES, NOTHING_FOUND } from './extractive.js';
+import { BuiltinProvider } from './index.js';
+import { splitSentences } from './sentences.js';
+import { estimateTokens } from './tokens.js';
+
+const extractive: ModelEntry = {
+  name: 'builtin/extractive',
+  provider: 'builtin',
+  upstreamModel: 'extractive',
+  kind: 'chat',
+  contextWindow: 32_768,
+  fallbacks: [],
+  timeoutMs: 30_000,
+};
+
+const CONTEXT = [
+  'The Eiffel Tower is in Paris. It was completed in 1889 for the World Fair.',
+  'The tower is 330 metres tall. Berlin is the capital of Germany.',
+  'Photosynthesis converts light into chemical energy. Paris is the capital of France.',
+].join('\n');
+
+function ask(question: string, extra: Partial<ChatRequest> = {}, history: ChatMessage[] = []): ChatRequest {
+  return {
+    model: 'extractive',
+    messages: [{ role: 'system', content: CONTEXT }, ...history, { role: 'user', content: question }],
+    options: {},
+    ...extra,
+  };
+}
+
+async function collect(stream: AsyncIterable<ChatEvent>): Promise<{ text: string; events: ChatEvent[] }> {
+  const events: ChatEvent[] = [];
+  for await (const event of stream) events.push(event);
+  const text = events.map((e) => (e.type === 'delta' ? (e.content ?? '') : '')).join('');
+  return { text, events };
+}
+
+const signal = new AbortController().signal;
+
+describe('sentence splitter', () => {
+  it('splits at sentence ends and line breaks', () => {
+    expect(splitSentences('One here. Two there! Three? Four\nFive\n\n- six')).toEqual([
+      'One here.',
+      'Two there!',
+      'Three?',
+      'Four',
+      'Five',
+      '- six',
+    ]);
+  });
+
+  it('keeps abbreviations, initials, acronyms and decimals inside the sentence', () => {
+    expect(
+      splitSentences(
+        'Pi is about 3.14159 here. Fruit, e.g. apples, i.e. food. Dr. Smith met J. R. Tolkien. ' +
+          'He moved to the U.S. in May. It costs approx. 5 euros. Done',
+      ),
+    ).toEqual([
+      'Pi is about 3.14159 here.',
+      'Fruit, e.g. apples, i.e. food.',
+      'Dr. Smith met J. R. Tolkien.',
+      'He moved to the U.S. in May.',
+      'It costs approx. 5 euros.',
+      'Done',
+    ]);
+  });
+
+  it('handles closing quotes, ellipses and CJK full stops, and drops punctuation-only lines', () => {
+    expect(splitSentences('"Really?!" she asked. Wait… and then. (Aside.) ---\n***')).toEqual([
+      '"Really?!" she asked.',
+      'Wait… and then.',
+      '(Aside.)',
+    ]);
+    expect(splitSentences('東京は首都です。大阪は大きい！本当？')).toEqual([
+      '東京は首都です。',
+      '大阪は大きい！',
+      '本当？',
+    ]);
+  });
+});
+
+describe('token estimate', () => {
+  it('is zero for nothing, about a token per four characters or 0.75 words, and per CJK character', () => {
+    expect(estimateTokens('')).toBe(0);
+    expect(estimateTokens('a')).toBe(1);
+    const english = 'The quick brown fox jumps over the lazy dog near the river bank today.';
+    expect(estimateTokens(english)).toBeGreaterThanOrEqual(14);
+    expect(estimateTokens(english)).toBeLessThanOrEqual(21);
+    expect(estimateTokens('東京は日本の首都です')).toBeGreaterThanOrEqual(10);
+  });
+});
+
+describe('builtin/extractive', () => {
+  const provider = new BuiltinProvider();
+
+  it('quotes the best sentences verbatim, in their original order, with their sources', async () => {
+    const { text } = await collect(
+      await provider.chat(ask('How tall is the Eiffel Tower?'), extractive, signal),
+    );
+    expect(text).toBe('The Eiffel Tower is in Paris. The tower is 330 metres tall.\n\nSources: message 0');
+
+    const { text: capital } = await collect(
+      await provider.chat(ask('What is the capital of France?'), extractive, signal),
+    );
+    expect(capital).toBe('Paris is the capital of France.\n\nSources: message 0');
+  });
+
+  it('names each message it quotes and never quotes the question itself', async () => {
+    const history: ChatMessage[] = [
+      { role: 'user', content: 'Tell me about volcanoes.' },
+      { role: 'assistant', content: 'Mount Etna is an active volcano in Sicily.' },
+      { role: 'tool', content: 'Etna erupted most recently in 2024.', toolName: 'search' },
+    ];
+    const { text } = await collect(
+      await provider.chat(ask('When did Etna erupt?', {}, history), extractive, signal),
+    );
+    expect(text).toContain('Etna erupted most recently in 2024.');
+    expect(text).toMatch(/\n\nSources: (message 2, )?message 3$/);
+    expect(text).not.toContain('When did');
+  });
+
+  it('says plainly that it found nothing, and never answers function words alone', async () => {
+    for (const question of ['Who won the 2018 football world cup?', 'What is it?']) {
+      const { text } = await collect(await provider.chat(ask(question), extractive, signal));
+      expect(text).toBe(NOTHING_FOUND);
+    }
+    const alone = await collect(
+      await provider.chat(
+        { model: 'extractive', messages: [{ role: 'user', content: 'Eiffel?' }], options: {} },
+        extractive,
+        signal,
+      ),
+    );
+    expect(alone.text).toBe(NOTHING_FOUND);
+  });
+
+  it('streams a delta per sentence, then the sources, then done with estimated usage', async () => {
+    const request = ask('When was the tower completed and how tall is it?', {
+      tools: [{ type: 'function', function: { name: 'lookup' } }], // ignored: it cannot call tools
+    });
+    const { events, text } = await collect(await provider.chat(request, extractive, signal));
+    const deltas = events.filter((e) => e.type === 'delta');
+    expect(deltas.length).toBeGreaterThanOrEqual(3);
+    expect(deltas.at(-1)).toEqual({ type: 'delta', content: '\n\nSources: message 0' });
+    expect(deltas.every((d) => d.toolCalls === undefined)).toBe(true);
+    const done = events.at(-1);
+    expect(done).toEqual({
+      type: 'done',
+      doneReason: 'stop',
+      usage: {
+        promptTokens: estimateTokens(CONTEXT) + estimateTokens(request.messages[1]!.content),
+        completionTokens: estimateTokens(text),
+        estimated: true,
+      },
+    });
+    expect(events.filter((e) => e.type === 'done')).toHaveLength(1);
+  });
+
+  it('answers JSON-mode requests with a JSON object', async () => {
+    for (const format of ['json', { type: 'object' }] as const) {
+      const { text } = await collect(
+        await provider.chat(ask('How tall is the tower?', { format }), extractive, signal),
+      );
+      expect(JSON.parse(text)).toEqual({ answer: 'The tower is 330 metres tall.', sources: ['message 0'] });
+    }
+    const { text } = await collect(
+      await provider.chat(ask('Who is the pope?', { format: 'json' }), extractive, signal),
+    );
+    expect(JSON.parse(text)).toEqual({ answer: NOTHING_FOUND, sources: [] });
+  });
+
+  it('cuts the answer at maxTokens and says so', async () => {
+    const question = 'When was the tower completed and how tall is it?';
+    const full = await collect(await provider.chat(ask(question), extractive, signal));
+    const first = full.events[0];
+    expect(first?.type).toBe('delta');
+    const firstText = first?.type === 'delta' ? (first.content ?? '') : '';
+    expect(full.text.length).toBeGreaterThan(firstText.length);
+
+    const request = ask(question, { options: { maxTokens: estimateTokens(firstText) } });
+    const { events, text } = await collect(await provider.chat(request, extractive, signal));
+    expect(text).toBe(firstText);
+    expect(events.at(-1)).toMatchObject({ type: 'done', doneReason: 'length' });
+
+    const tiny = await collect(
+      await provider.chat(ask(question, { options: { maxTokens: 2 } }), extractive, signal),
+    );
+    expect(tiny.text).toBe(firstText.slice(0, 8));
+  });
+
+  it('stops on abort: before the answer it rejects, during the stream it ends without done', async () => {
+    const before = new AbortController();
+    before.abort();
+    await expect(
+      provider.chat(ask('How tall is the tower?'), extractive, before.signal),
+    ).rejects.toMatchObject({
+      name: 'AbortError',
+    });
+
+    const during = new AbortController();
+    const events: ChatEvent[] = [];
+    for await (const event of await provider.chat(ask('How tall is the tower?'), extractive, during.signal)) {
+      events.push(event);
+      during.abort();
+    }
+    expect(events).toHaveLength(1);
+    expect(events[0]?.type).toBe('delta');
+  });
+
+  it(`considers at most ${MAX_CANDIDATES} sentences`, async () => {
+    const filler = Array.from({ length: 3_000 }, (_, i) => `Filler line number ${i} about nothing.`);
+    const late = [...filler, 'The secret password is swordfish.'].join('\n');
+    const early = ['The secret password is swordfish.', ...filler].join('\n');
+    const question = (content: string): ChatRequest => ({
+      model: 'extractive',
+      messages: [
+        { role: 'system', content },
+        { role: 'user', content: 'What is the secret password?' },
+      ],
+      options: {},
+    });
+    expect((await collect(await provider.chat(question(late), extractive, signal))).text).toBe(NOTHING_FOUND);
+    expect((await collect(await provider.chat(question(early), extractive, signal))).text).toBe(
+      'The secret password is swordfish.\n\nSources: message 0',
+    );
+  });
+
+  it('refuses to embed', async () => {
+    await expect(
+      provider.embed({ model: 'extractive', input: ['x'] }, extractive, signal),
+    ).rejects.toMatchObject({
+      name: 'UpstreamError',
+      retryable: false,
+      status: 400,
+    });
+  });
+});
+
+describe('builtin/extractive with a registered retriever', () => {
+  class ListRetriever implements Retriever {
+    readonly calls: { query: string; accountId: string; limit: number }[] = [];
+    constructor(private readonly passages: Passage[]) {}
+    async retrieve(query: string, options: { accountId: string; limit: number }): Promise<Passage[]> {
+      this.calls.push({ query, accountId: options.accountId, limit: options.limit });
+      return this.passages;
+    }
+  }
+  const passages: Passage[] = [
+    {
+      text: 'Returns are accepted within 30 days. Shipping is free above 50 euros.',
+      source: 'Shop policy',
+      score: 2,
+    },
+    { text: 'Refunds for returns reach your card within 5 days.', source: 'FAQ', score: 1 },
+  ];
+
+  it("quotes the account's documents with their titles as sources", async () => {
+    const retriever = new ListRetriever(passages);
+    const warnings: string[] = [];
+    const provider = new BuiltinProvider({
+      retriever: () => retriever,
+      log: { warn: (_obj, msg) => warnings.push(msg) },
+    });
+    const request = { ...ask('How many days do I have for returns?'), accountId: 'acc_1' };
+    const { text } = await collect(await provider.chat(request, extractive, signal));
+    expect(text).toBe(
+      'Returns are accepted within 30 days. Refunds for returns reach your card within 5 days.\n\n' +
+        'Sources: Shop policy, FAQ',
+    );
+    expect(retriever.calls).toEqual([
+      { query: 'How many days do I have for returns?', accountId: 'acc_1', limit: 8 },
+    ]);
+    expect(warnings).toEqual([]);
+  });
+
+  it('falls back to the conversation when the retriever finds nothing', async () => {
+    const provider = new BuiltinProvider({ retriever: () => new ListRetriever([]) });
+    const request = { ...ask('How tall is the tower?'), accountId: 'acc_1' };
+    const { text } = await collect(await provider.chat(request, extractive, signal));
+    expect(text).toBe('The tower is 330 metres tall.\n\nSources: message 0');
+  });
+
+  it('does not search documents for a request that names no account', async () => {
+    const retriever = new ListRetriever(passages);
+    const warnings: string[] = [];
+    const provider = new BuiltinProvider({
+      retriever: () => retriever,
+      log: { warn: (_obj, msg) => warnings.push(msg) },
+    });
+    const { text } = await collect(
+      await provider.chat(ask('How many days for returns?'), extractive, signal),
+    );
+    expect(text).toBe(NOTHING_FOUND);
+    expect(retriever.calls).toEqual([]);
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('turns a retriever failure into a retryable upstream error', async () => {
+    const failing: Retriever = {
+      retrieve: async () => {
+        throw new Error('index offline');
+      },
+    };
+    const provider = new BuiltinProvider({ retriever: () => failing });
+    const request = { ...ask('How tall is the tower?'), accountId: 'acc_1' };
+    await expect(provider.chat(request, extractive, signal)).rejects.toMatchObject({
+      name: 'UpstreamError',
+      retryable: true,
+      message: expect.stringContaining('index offline'),
+    });
+  });
+});

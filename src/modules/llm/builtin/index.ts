@@ -1,0 +1,108 @@
+/**
+ * The `builtin` provider: models that work with no server and no download. Names say what they are:
+ * two embedders (`hashed-ngrams`, lexical and instant, the default; `use-lite`, semantic, optional
+ * packages, loaded on first use) and an extractive answerer (`extractive`) that quotes, never generates.
+ */
+import type {
+  ChatEvent,
+  ChatProvider,
+  ChatRequest,
+  EmbedRequest,
+  EmbedResult,
+  ModelEntry,
+  ModelKind,
+  Retriever,
+} from '../types.js';
+import { UpstreamError } from '../types.js';
+import { extractiveChat } from './extractive.js';
+import { embedHashedNgrams, HASHED_NGRAMS_DIMENSIONS } from './hashed-ngrams.js';
+import { USE_LITE_DIMENSIONS, UseLiteEmbedder, type UseLiteOptions } from './use-lite.js';
+
+export interface BuiltinModel {
+  /** The `upstreamModel` of a registry entry on the `builtin` provider. */
+  upstreamModel: 'hashed-ngrams' | 'use-lite' | 'extractive';
+  kind: ModelKind;
+  dimensions?: number;
+}
+
+/** What the registry can list by default (as `builtin/<upstreamModel>`). */
+export const BUILTIN_MODELS: readonly BuiltinModel[] = [
+  { upstreamModel: 'hashed-ngrams', kind: 'embedding', dimensions: HASHED_NGRAMS_DIMENSIONS },
+  { upstreamModel: 'use-lite', kind: 'embedding', dimensions: USE_LITE_DIMENSIONS },
+  { upstreamModel: 'extractive', kind: 'chat' },
+];
+
+export interface BuiltinProviderOptions {
+  /** The knowledge base's retriever, once it registered one (asked on every request). */
+  retriever?: () => Retriever | null;
+  log?: { warn(obj: unknown, msg: string): void };
+  useLite?: UseLiteOptions;
+}
+
+export class BuiltinProvider implements ChatProvider {
+  private readonly useLite: UseLiteEmbedder;
+  private warnedNoAccount = false;
+
+  constructor(private readonly options: BuiltinProviderOptions = {}) {
+    this.useLite = new UseLiteEmbedder(options.useLite);
+  }
+
+  async chat(
+    request: ChatRequest,
+    entry: ModelEntry,
+    signal: AbortSignal,
+  ): Promise<AsyncIterable<ChatEvent>> {
+    const model = known(entry);
+    if (model.kind !== 'chat') {
+      throw new UpstreamError(`${entry.name} is an embedding model; it cannot chat`, false, 400);
+    }
+    const retriever = this.options.retriever?.() ?? null;
+    const accountId = accountOf(request);
+    if (retriever && accountId === null && !this.warnedNoAccount) {
+      this.warnedNoAccount = true;
+      this.options.log?.warn(
+        { model: entry.name },
+        'builtin/extractive: request names no account, so the retriever is skipped',
+      );
+    }
+    return extractiveChat(request, { retriever, accountId }, signal);
+  }
+
+  async embed(request: EmbedRequest, entry: ModelEntry, signal: AbortSignal): Promise<EmbedResult> {
+    const model = known(entry);
+    if (model.kind !== 'embedding') {
+      throw new UpstreamError(`${entry.name} is a chat model; it cannot embed`, false, 400);
+    }
+    if (request.dimensions !== undefined && request.dimensions !== model.dimensions) {
+      throw new UpstreamError(`${entry.name} has ${model.dimensions} dimensions only`, false, 400);
+    }
+    if (signal.aborted) throw signal.reason;
+    const embeddings =
+      model.upstreamModel === 'use-lite'
+        ? await this.useLite.embed(request.input, signal)
+        : request.input.map((text) => Array.from(embedHashedNgrams(text)));
+    // No tokenizer here: the gateway estimates the count and marks it so.
+    return { embeddings, promptTokens: null };
+  }
+
+  /** Ends the USE worker, if one is running. */
+  close(): Promise<void> {
+    return this.useLite.close();
+  }
+}
+
+function known(entry: ModelEntry): BuiltinModel {
+  const model = BUILTIN_MODELS.find((m) => m.upstreamModel === entry.upstreamModel);
+  if (!model) throw new UpstreamError(`unknown built-in model ${entry.upstreamModel}`, false, 404);
+  return model;
+}
+
+/**
+ * `ChatRequest` carries no account; the service may set `accountId` on it for the retriever (which
+ * searches one account's documents). Without it the retriever is not used.
+ */
+function accountOf(request: ChatRequest): string | null {
+  return 'accountId' in request && typeof request.accountId === 'string' && request.accountId !== ''
+    ? request.accountId
+    : null;
+}

@@ -1,0 +1,386 @@
+import { createHash } from 'node:crypto';
+import { mayUseModel, type Principal } from '../../core/auth/principal.js';
+import { AppError } from '../../core/errors.js';
+import type { Limiter } from '../../core/limits/limiter.js';
+import { estimateTokens } from './builtin/tokens.js';
+import type { AnswerCache } from './cache.js';
+import type { ConfiguredModel } from './model-file.js';
+import type { ModelRegistry } from './registry.js';
+import type { LlmCallRecord, LlmRequestLog } from './request-log.js';
+import { budgetExceeded, budgetHeaders } from './token-budget.js';
+import {
+  type ChatEvent,
+  type ChatProvider,
+  type ChatRequest,
+  type EmbedResult,
+  type ModelKind,
+  type ProviderKind,
+  type TokenUsage,
+  UpstreamError,
+} from './types.js';
+
+/** Who is calling, on which surface, and the signal that fires when their connection goes. */
+export interface CallContext {
+  principal: Principal;
+  /** `chat`, `generate`, `embed`, `embeddings` (Ollama) or `chat.completions`, `embeddings` (OpenAI). */
+  endpoint: string;
+  stream: boolean;
+  signal: AbortSignal;
+}
+
+/** An answer under way: the model that answered, and its events (the first already received). */
+export interface ChatSession {
+  model: ConfiguredModel;
+  requested: string;
+  cached: boolean;
+  /** Response headers every surface sends: answering model, cache status, token budget. */
+  headers: Record<string, string>;
+  events: AsyncGenerator<ChatEvent, void, undefined>;
+}
+
+export interface EmbedAnswer extends EmbedResult {
+  model: ConfiguredModel;
+  headers: Record<string, string>;
+  promptTokens: number;
+  totalNs: number;
+}
+
+/** Resolves an `apiKeyCredential` to the key it holds (the owner account's encrypted credential). */
+export type CredentialResolver = (ref: string) => Promise<string | null>;
+
+export interface GatewayDeps {
+  registry: ModelRegistry;
+  providers: Record<ProviderKind, ChatProvider>;
+  limiter: Limiter;
+  log: LlmRequestLog;
+  cache: AnswerCache | null;
+  credentials: CredentialResolver;
+  now: () => number;
+}
+
+/** Upstream statuses that are the caller's fault (context too long, bad parameters): passed on as 400. */
+const CALLER_FAULT = new Set([400, 413, 422]);
+
+const promptText = (request: Omit<ChatRequest, 'model'>) => request.messages.map((m) => m.content).join('\n');
+
+/**
+ * The gateway's use-cases: resolve and authorize the model, enforce the key's token budget, try
+ * the model and its fallbacks until one answers, and record every call with its tokens.
+ */
+export class Gateway {
+  /** Models that answered recently in this process, for `/api/ps`: name → last use (epoch ms). */
+  readonly recentlyUsed = new Map<string, number>();
+
+  constructor(private readonly deps: GatewayDeps) {}
+
+  get registry(): ModelRegistry {
+    return this.deps.registry;
+  }
+
+  /** The model a principal asked for, or the error its clients understand. */
+  resolve(principal: Principal, name: string, kind: ModelKind): ConfiguredModel {
+    const model = this.deps.registry.get(name);
+    if (!model) throw new AppError('MODEL_NOT_FOUND', `model "${name}" not found`, { model: name });
+    if (!mayUseModel(principal, model.name))
+      throw new AppError('FORBIDDEN', `This key may not use model "${model.name}"`, { model: model.name });
+    if (model.kind !== kind) {
+      const does = kind === 'chat' ? 'chat' : 'embeddings';
+      throw new AppError('VALIDATION_ERROR', `"${model.name}" does not support ${does}`, {
+        model: model.name,
+        kind: model.kind,
+      });
+    }
+    return model;
+  }
+
+  /** Refuses a key whose token budget for the day is spent; returns the budget headers otherwise. */
+  private async checkBudget(principal: Principal): Promise<Record<string, string>> {
+    const budget = principal.dailyTokenBudget;
+    if (!principal.keyId || budget === null || budget === undefined) return {};
+    const decision = await this.deps.limiter.readTokenBudget(principal.keyId, budget);
+    if (!decision.allowed) throw budgetExceeded(decision);
+    return budgetHeaders(decision);
+  }
+
+  private async charge(principal: Principal, tokens: number): Promise<void> {
+    const budget = principal.dailyTokenBudget;
+    if (!principal.keyId || budget === null || budget === undefined || tokens <= 0) return;
+    await this.deps.limiter.chargeTokens(principal.keyId, tokens, budget);
+  }
+
+  private async withKey(model: ConfiguredModel): Promise<ConfiguredModel> {
+    if (!model.apiKeyCredential || model.apiKey) return model;
+    const apiKey = await this.deps.credentials(model.apiKeyCredential);
+    if (!apiKey) throw new UpstreamError(`credential '${model.apiKeyCredential}' not found`, true);
+    return { ...model, apiKey };
+  }
+
+  private record(ctx: CallContext, model: string, fields: Partial<LlmCallRecord>): void {
+    this.deps.log.record({
+      accountId: ctx.principal.accountId,
+      keyId: ctx.principal.keyId,
+      endpoint: ctx.endpoint,
+      model,
+      answeredBy: null,
+      provider: null,
+      stream: ctx.stream,
+      promptTokens: 0,
+      completionTokens: 0,
+      tokensEstimated: false,
+      latencyMs: 0,
+      ttftMs: null,
+      status: 'error',
+      httpStatus: 502,
+      errorCode: null,
+      cached: false,
+      fallbacksTried: 0,
+      ...fields,
+    });
+  }
+
+  /** Turns the last upstream failure into the client's error, and records the failed call. */
+  private failure(ctx: CallContext, requested: string, error: unknown, tried: string[], started: number) {
+    const upstream = error instanceof UpstreamError ? error : null;
+    const appError =
+      upstream && !upstream.retryable && upstream.status !== undefined && CALLER_FAULT.has(upstream.status)
+        ? new AppError('VALIDATION_ERROR', `The model refused the request: ${upstream.message}`, {
+            upstreamStatus: upstream.status,
+            tried,
+          })
+        : new AppError(
+            'UPSTREAM_ERROR',
+            `No model could answer: ${upstream ? upstream.message : 'the request failed'}`,
+            { tried, ...(upstream?.status ? { upstreamStatus: upstream.status } : {}) },
+          );
+    this.record(ctx, requested, {
+      latencyMs: this.deps.now() - started,
+      httpStatus: appError.status,
+      errorCode: appError.code,
+      status: ctx.signal.aborted ? 'canceled' : 'error',
+      fallbacksTried: Math.max(0, tried.length - 1),
+    });
+    return appError;
+  }
+
+  /** Opens a chat: the first model (or fallback) that produces its first event answers. */
+  async chat(ctx: CallContext, name: string, request: Omit<ChatRequest, 'model'>): Promise<ChatSession> {
+    const first = this.resolve(ctx.principal, name, 'chat');
+    const budgetHeaderValues = await this.checkBudget(ctx.principal);
+    const started = this.deps.now();
+    const cacheKey = this.cacheKeyOf(ctx, first, request);
+    const hit = cacheKey ? this.deps.cache?.get(cacheKey) : undefined;
+    if (hit) {
+      const model = this.deps.registry.get(hit.model) ?? first;
+      this.record(ctx, first.name, {
+        answeredBy: model.name,
+        provider: model.provider,
+        status: 'success',
+        httpStatus: 200,
+        cached: true,
+        latencyMs: this.deps.now() - started,
+        ttftMs: this.deps.now() - started,
+      });
+      return {
+        model,
+        requested: first.name,
+        cached: true,
+        headers: { ...budgetHeaderValues, 'x-llm-model': model.name, 'x-llm-cache': 'hit' },
+        events: replay(hit.events),
+      };
+    }
+    const tried: string[] = [];
+    let lastError: unknown = null;
+    for (const candidate of this.deps.registry.chain(first)) {
+      if (ctx.signal.aborted) break;
+      tried.push(candidate.name);
+      const attempt = new AbortController();
+      const signal = AbortSignal.any([ctx.signal, attempt.signal]);
+      try {
+        const model = await this.withKey(candidate);
+        const provider = this.deps.providers[model.provider];
+        const iterable = await provider.chat(
+          { ...request, model: model.upstreamModel, accountId: ctx.principal.accountId },
+          model,
+          signal,
+        );
+        const iterator = iterable[Symbol.asyncIterator]();
+        const firstEvent = await iterator.next();
+        this.recentlyUsed.set(candidate.name, Date.now());
+        const headers: Record<string, string> = { ...budgetHeaderValues, 'x-llm-model': candidate.name };
+        if (cacheKey) headers['x-llm-cache'] = 'miss';
+        return {
+          model: candidate,
+          requested: first.name,
+          cached: false,
+          headers,
+          events: this.follow(ctx, {
+            requested: first.name,
+            model: candidate,
+            request,
+            iterator,
+            firstEvent,
+            started,
+            fallbacksTried: tried.length - 1,
+            attempt,
+            cacheKey,
+          }),
+        };
+      } catch (error) {
+        attempt.abort();
+        lastError = error;
+        if (error instanceof UpstreamError && !error.retryable) break;
+      }
+    }
+    throw this.failure(ctx, first.name, lastError ?? new Error('the request was canceled'), tried, started);
+  }
+
+  private cacheKeyOf(
+    ctx: CallContext,
+    model: ConfiguredModel,
+    request: Omit<ChatRequest, 'model'>,
+  ): string | null {
+    if (!this.deps.cache || ctx.stream || request.options.temperature !== 0) return null;
+    // Per account: one account's prompts must not be learnable from another's cache timing.
+    return createHash('sha256')
+      .update(JSON.stringify([ctx.principal.accountId, model.name, request]))
+      .digest('base64url');
+  }
+
+  /** Passes the events on, measuring the first token and the usage, and records the call at the end. */
+  private async *follow(
+    ctx: CallContext,
+    call: {
+      requested: string;
+      model: ConfiguredModel;
+      request: Omit<ChatRequest, 'model'>;
+      iterator: AsyncIterator<ChatEvent>;
+      firstEvent: IteratorResult<ChatEvent>;
+      started: number;
+      fallbacksTried: number;
+      attempt: AbortController;
+      cacheKey: string | null;
+    },
+  ): AsyncGenerator<ChatEvent, void, undefined> {
+    const { model, iterator } = call;
+    let ttft: number | null = null;
+    let completionChars = '';
+    let usage: TokenUsage | null = null;
+    let outcome: 'success' | 'error' | 'canceled' = 'canceled';
+    let errorCode: string | null = null;
+    const cached: ChatEvent[] = [];
+    try {
+      let next = call.firstEvent;
+      while (!next.done) {
+        const event = next.value;
+        if (ttft === null) ttft = this.deps.now() - call.started;
+        if (event.type === 'delta') {
+          if (event.content) completionChars += event.content;
+          if (event.toolCalls) completionChars += JSON.stringify(event.toolCalls);
+        } else {
+          usage = event.usage ?? {
+            promptTokens: estimateTokens(promptText(call.request)),
+            completionTokens: estimateTokens(completionChars),
+            estimated: true,
+          };
+          event.usage = usage;
+          // Before the yield: a consumer that has the whole answer may stop reading right here.
+          outcome = 'success';
+        }
+        if (call.cacheKey) cached.push(event);
+        yield event;
+        if (event.type === 'done') break;
+        next = await iterator.next();
+      }
+      if (outcome !== 'success')
+        throw new UpstreamError('the model ended its answer without finishing', true);
+    } catch (error) {
+      outcome = ctx.signal.aborted ? 'canceled' : 'error';
+      errorCode = 'UPSTREAM_ERROR';
+      if (error instanceof AppError) throw error;
+      const why = error instanceof UpstreamError ? error.message : 'unexpected error';
+      throw new AppError('UPSTREAM_ERROR', `The model failed mid-answer: ${why}`, { model: model.name });
+    } finally {
+      call.attempt.abort();
+      void iterator.return?.().catch(() => {});
+      if (!usage) {
+        usage = {
+          promptTokens: estimateTokens(promptText(call.request)),
+          completionTokens: estimateTokens(completionChars),
+          estimated: true,
+        };
+      }
+      if (outcome === 'success' && call.cacheKey)
+        this.deps.cache?.set(call.cacheKey, { model: model.name, events: cached });
+      this.record(ctx, call.requested, {
+        answeredBy: model.name,
+        provider: model.provider,
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        tokensEstimated: usage.estimated,
+        latencyMs: this.deps.now() - call.started,
+        ttftMs: ttft,
+        status: outcome,
+        httpStatus: 200,
+        errorCode,
+        fallbacksTried: call.fallbacksTried,
+      });
+      await this.charge(ctx.principal, usage.promptTokens + usage.completionTokens).catch(() => {});
+    }
+  }
+
+  /** Embeddings, with the same resolution, budget, fallbacks and record as chat. */
+  async embed(
+    ctx: CallContext,
+    name: string,
+    input: string[],
+    options: { truncate?: boolean; dimensions?: number } = {},
+  ): Promise<EmbedAnswer> {
+    const first = this.resolve(ctx.principal, name, 'embedding');
+    const headers = await this.checkBudget(ctx.principal);
+    const started = this.deps.now();
+    const tried: string[] = [];
+    let lastError: unknown = null;
+    for (const candidate of this.deps.registry.chain(first)) {
+      if (ctx.signal.aborted) break;
+      tried.push(candidate.name);
+      try {
+        const model = await this.withKey(candidate);
+        const result = await this.deps.providers[model.provider].embed(
+          { model: model.upstreamModel, input, ...options },
+          model,
+          ctx.signal,
+        );
+        const promptTokens = result.promptTokens ?? input.reduce((n, text) => n + estimateTokens(text), 0);
+        const elapsed = this.deps.now() - started;
+        this.recentlyUsed.set(candidate.name, Date.now());
+        this.record(ctx, first.name, {
+          answeredBy: candidate.name,
+          provider: candidate.provider,
+          promptTokens,
+          tokensEstimated: result.promptTokens === null,
+          latencyMs: elapsed,
+          ttftMs: elapsed,
+          status: 'success',
+          httpStatus: 200,
+          fallbacksTried: tried.length - 1,
+        });
+        await this.charge(ctx.principal, promptTokens).catch(() => {});
+        return {
+          ...result,
+          promptTokens,
+          model: candidate,
+          totalNs: Math.round(elapsed * 1e6),
+          headers: { ...headers, 'x-llm-model': candidate.name },
+        };
+      } catch (error) {
+        lastError = error;
+        if (error instanceof UpstreamError && !error.retryable) break;
+      }
+    }
+    throw this.failure(ctx, first.name, lastError ?? new Error('the request was canceled'), tried, started);
+  }
+}
+
+async function* replay(events: readonly ChatEvent[]): AsyncGenerator<ChatEvent, void, undefined> {
+  for (const event of events) yield event;
+}

@@ -1,0 +1,133 @@
+import type { AppContext, PlatformModule } from '../../core/context.js';
+import { BuiltinProvider } from './builtin/index.js';
+import { AnswerCache } from './cache.js';
+import { Gateway } from './gateway.js';
+import * as m001 from './migrations/001-llm-requests.js';
+import { ollamaRoutes } from './ollama-routes.js';
+import { openAiRoutes } from './openai-routes.js';
+import { OllamaProvider } from './providers/ollama.js';
+import { OpenAiProvider } from './providers/openai.js';
+import { ModelRegistry } from './registry.js';
+import { LlmRequestLog } from './request-log.js';
+import { requestsRoutes } from './requests-routes.js';
+import type { EmbedResult, Retriever } from './types.js';
+import './tables.js';
+
+export type { Gateway } from './gateway.js';
+export type { ModelRegistry } from './registry.js';
+export type { Passage, Retriever } from './types.js';
+
+/** What other modules (the knowledge base, flows, agents) use of the language-model gateway. */
+export interface LlmApi {
+  registry: ModelRegistry;
+  gateway: Gateway;
+  log: LlmRequestLog;
+  /**
+   * Embeddings for the platform's own use (indexing a knowledge base): no key, budget or record,
+   * the caller having checked its own. `model` defaults to `builtin/hashed-ngrams`.
+   */
+  embedTexts(texts: string[], options?: { model?: string; signal?: AbortSignal }): Promise<EmbedResult>;
+  /** The knowledge base registers its retriever; the built-in extractive model answers from it. */
+  setRetriever(retriever: Retriever | null): void;
+}
+
+declare module '../../core/context.js' {
+  interface ModuleApis {
+    llm: LlmApi;
+  }
+}
+
+/** Default embedding model of the platform: fast, lexical, always there. */
+export const DEFAULT_EMBEDDING_MODEL = 'builtin/hashed-ngrams';
+const CREDENTIAL_CACHE_MS = 60_000;
+
+interface Internals {
+  gateway: Gateway;
+  log: LlmRequestLog;
+  startedAt: string;
+}
+const internals = new WeakMap<AppContext, Internals>();
+
+/** Keys of `apiKeyCredential` models: the owner account's credential, re-read each minute (rotation). */
+function credentialResolver(ctx: AppContext) {
+  const cache = new Map<string, { value: string | null; until: number }>();
+  return async (ref: string): Promise<string | null> => {
+    const hit = cache.get(ref);
+    if (hit && hit.until > Date.now()) return hit.value;
+    const owner = await ctx.apis.auth?.ownerAccountId();
+    const credential = owner ? await ctx.apis.workflows?.credentials.reveal(owner, ref) : null;
+    const data = credential?.data ?? {};
+    const value = data.apiKey ?? data.token ?? data.value ?? null;
+    cache.set(ref, { value, until: Date.now() + CREDENTIAL_CACHE_MS });
+    return value;
+  };
+}
+
+export const llmModule: PlatformModule = {
+  name: 'llm',
+  services: ['llm'],
+  migrations: { '20261125_501_llm_requests': m001 },
+
+  init(ctx) {
+    const config = ctx.config;
+    const registry = new ModelRegistry(config.MODELS);
+    let retriever: Retriever | null = null;
+    const builtin = new BuiltinProvider({ retriever: () => retriever, log: ctx.log });
+    const ollama = new OllamaProvider();
+    const openai = new OpenAiProvider();
+    ctx.onClose(async () => {
+      ollama.close();
+      openai.close();
+      await builtin.close();
+    });
+    const log = new LlmRequestLog(ctx.db, ctx.clock, (err) =>
+      ctx.log.error({ err }, 'llm request log flush failed'),
+    );
+    log.start(1);
+    ctx.apis.auth?.usage.reportTokensFrom((accountId, filter) => log.tokensByModel(accountId, filter));
+    ctx.onClose(() => log.stop());
+    const gateway = new Gateway({
+      registry,
+      providers: { builtin, ollama, openai },
+      limiter: ctx.limiter,
+      log,
+      cache:
+        config.LLM_CACHE_TTL_SECONDS > 0
+          ? new AnswerCache(config.LLM_CACHE_TTL_SECONDS, config.LLM_CACHE_MAX_ENTRIES)
+          : null,
+      credentials: credentialResolver(ctx),
+      now: () => performance.now(),
+    });
+    internals.set(ctx, { gateway, log, startedAt: ctx.clock.now().toISOString() });
+    ctx.apis.llm = {
+      registry,
+      gateway,
+      log,
+      async embedTexts(texts, options = {}) {
+        const model = registry.get(options.model ?? DEFAULT_EMBEDDING_MODEL);
+        if (model?.kind !== 'embedding')
+          throw new Error(
+            `embedding model '${options.model ?? DEFAULT_EMBEDDING_MODEL}' is not in the registry`,
+          );
+        const providers = { builtin, ollama, openai };
+        return providers[model.provider].embed(
+          { model: model.upstreamModel, input: texts },
+          model,
+          options.signal ?? new AbortController().signal,
+        );
+      },
+      setRetriever(next) {
+        retriever = next;
+      },
+    };
+  },
+
+  routes(app, ctx) {
+    const deps = internals.get(ctx);
+    if (!deps) throw new Error('llm module not initialised');
+    const settings = { startedAt: deps.startedAt, bodyLimit: ctx.config.LLM_BODY_LIMIT_BYTES };
+    ollamaRoutes(app, deps.gateway, settings);
+    openAiRoutes(app, deps.gateway, settings);
+    requestsRoutes(app, deps.log);
+  },
+};

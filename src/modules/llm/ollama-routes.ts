@@ -1,0 +1,255 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../../core/auth/principal.js';
+import { AppError } from '../../core/errors.js';
+import type { CallContext, ChatSession, Gateway } from './gateway.js';
+import {
+  chatFromGenerate,
+  chatFromOllama,
+  loadAnswer,
+  OllamaWriter,
+  showOf,
+  tagOf,
+} from './ollama-format.js';
+import {
+  OllamaChatBody,
+  OllamaChatResponse,
+  OllamaEmbedBody,
+  OllamaEmbedResponse,
+  OllamaGenerateBody,
+  OllamaGenerateResponse,
+  OllamaLegacyEmbeddingsBody,
+  OllamaLegacyEmbeddingsResponse,
+  OllamaPsResponse,
+  OllamaShowBody,
+  OllamaShowResponse,
+  OllamaTagsResponse,
+  OllamaVersionResponse,
+  withOllamaErrors,
+} from './ollama-schemas.js';
+import { clientGone, sendBody, sendLines } from './stream-reply.js';
+
+/** The Ollama API version whose wire format these routes speak (what `/api/version` reports). */
+export const OLLAMA_COMPAT_VERSION = '0.12.6';
+/** How long `/api/ps` lists a model after it last answered, as Ollama's default keep-alive. */
+const PS_WINDOW_MS = 5 * 60_000;
+
+const tags = ['Language models: Ollama API'];
+const call = { auth: { service: 'llm' }, errorFormat: 'ollama' } as const;
+/** `/api/show` is a POST that reads: a Reader key may ask it. */
+const read = { auth: { service: 'llm', operation: 'read' }, errorFormat: 'ollama' } as const;
+
+function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new Error('auth hook did not run');
+  return request.principal;
+}
+
+/** A stream ends with an `{"error": …}` line when the model fails after its first byte. */
+async function* ndjson(session: ChatSession, writer: OllamaWriter): AsyncGenerator<string> {
+  try {
+    for await (const event of session.events) yield `${JSON.stringify(writer.chunk(event))}\n`;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : 'the model failed';
+    yield `${JSON.stringify({ error: message })}\n`;
+  }
+}
+
+async function answer(
+  reply: FastifyReply,
+  session: ChatSession,
+  writer: OllamaWriter,
+  stream: boolean,
+): Promise<FastifyReply> {
+  reply.headers(session.headers);
+  if (stream) return sendLines(reply, 'application/x-ndjson', ndjson(session, writer));
+  for await (const event of session.events) {
+    const whole = writer.collect(event);
+    if (whole) return reply.send(whole);
+  }
+  throw new AppError('UPSTREAM_ERROR', 'the model ended its answer without finishing');
+}
+
+export function ollamaRoutes(
+  app: FastifyInstance,
+  gateway: Gateway,
+  settings: { startedAt: string; bodyLimit: number },
+): void {
+  const { startedAt, bodyLimit } = settings;
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const now = () => performance.now();
+  const contextOf = (request: FastifyRequest, reply: FastifyReply, endpoint: string, stream: boolean) =>
+    ({ principal: principalOf(request), endpoint, stream, signal: clientGone(reply) }) satisfies CallContext;
+
+  r.post(
+    '/api/chat',
+    {
+      config: call,
+      bodyLimit,
+      schema: {
+        tags,
+        summary: 'Chat with a model (NDJSON stream unless stream is false)',
+        body: OllamaChatBody,
+        response: withOllamaErrors({ 200: OllamaChatResponse }),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const stream = body.stream ?? true;
+      const started = now();
+      const ctx = contextOf(request, reply, 'chat', stream);
+      if (!body.messages?.length)
+        return sendBody(reply, loadAnswer(gateway.resolve(ctx.principal, body.model, 'chat'), 'chat'));
+      const session = await gateway.chat(ctx, body.model, chatFromOllama(body));
+      return answer(reply, session, new OllamaWriter(session.model, 'chat', now, started), stream);
+    },
+  );
+
+  r.post(
+    '/api/generate',
+    {
+      config: call,
+      bodyLimit,
+      schema: {
+        tags,
+        summary: 'Complete a prompt (a one-turn chat; NDJSON stream unless stream is false)',
+        body: OllamaGenerateBody,
+        response: withOllamaErrors({ 200: OllamaGenerateResponse }),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const stream = body.stream ?? true;
+      const started = now();
+      const ctx = contextOf(request, reply, 'generate', stream);
+      if (!body.prompt && !body.images?.length)
+        return sendBody(reply, loadAnswer(gateway.resolve(ctx.principal, body.model, 'chat'), 'generate'));
+      const session = await gateway.chat(ctx, body.model, chatFromGenerate(body));
+      return answer(reply, session, new OllamaWriter(session.model, 'generate', now, started), stream);
+    },
+  );
+
+  r.post(
+    '/api/embed',
+    {
+      config: call,
+      bodyLimit,
+      schema: {
+        tags,
+        summary: 'Embed one text or many',
+        body: OllamaEmbedBody,
+        response: withOllamaErrors({ 200: OllamaEmbedResponse }),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const input = typeof body.input === 'string' ? [body.input] : body.input;
+      const ctx = contextOf(request, reply, 'embed', false);
+      const options: { truncate?: boolean; dimensions?: number } = {};
+      if (body.truncate !== undefined) options.truncate = body.truncate;
+      if (body.dimensions !== undefined) options.dimensions = body.dimensions;
+      const result = await gateway.embed(ctx, body.model, input, options);
+      reply.headers(result.headers);
+      return {
+        model: result.model.name,
+        embeddings: result.embeddings,
+        total_duration: result.totalNs,
+        load_duration: 0,
+        prompt_eval_count: result.promptTokens,
+      };
+    },
+  );
+
+  r.post(
+    '/api/embeddings',
+    {
+      config: call,
+      bodyLimit,
+      schema: {
+        tags,
+        summary: 'Embed one text (the API before /api/embed)',
+        body: OllamaLegacyEmbeddingsBody,
+        response: withOllamaErrors({ 200: OllamaLegacyEmbeddingsResponse }),
+      },
+    },
+    async (request, reply) => {
+      const ctx = contextOf(request, reply, 'embeddings', false);
+      const result = await gateway.embed(ctx, request.body.model, [request.body.prompt]);
+      reply.headers(result.headers);
+      return { embedding: result.embeddings[0] ?? [] };
+    },
+  );
+
+  r.get(
+    '/api/tags',
+    {
+      config: call,
+      schema: {
+        tags,
+        summary: 'The models this key may use',
+        response: withOllamaErrors({ 200: OllamaTagsResponse }),
+      },
+    },
+    async (request) => ({
+      models: gateway.registry.visibleTo(principalOf(request)).map((m) => tagOf(m, startedAt)),
+    }),
+  );
+
+  r.get(
+    '/api/ps',
+    {
+      config: call,
+      schema: {
+        tags,
+        summary: 'Models that answered in the last five minutes (in this process)',
+        response: withOllamaErrors({ 200: OllamaPsResponse }),
+      },
+    },
+    async (request) => {
+      const since = Date.now() - PS_WINDOW_MS;
+      const models = gateway.registry
+        .visibleTo(principalOf(request))
+        .filter((m) => (gateway.recentlyUsed.get(m.name) ?? 0) > since)
+        .map((m) => ({
+          ...tagOf(m, startedAt),
+          expires_at: new Date((gateway.recentlyUsed.get(m.name) ?? 0) + PS_WINDOW_MS).toISOString(),
+          size_vram: 0,
+        }));
+      return { models };
+    },
+  );
+
+  r.post(
+    '/api/show',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: "A model's details: provider, context window, fallbacks, capabilities",
+        body: OllamaShowBody,
+        response: withOllamaErrors({ 200: OllamaShowResponse }),
+      },
+    },
+    async (request) => {
+      const name = request.body.model ?? request.body.name;
+      if (!name)
+        throw new AppError('VALIDATION_ERROR', 'Invalid body: model is required', {
+          fields: [{ field: 'body.model', message: 'is required' }],
+        });
+      const model = gateway.registry.get(name);
+      return showOf(gateway.resolve(principalOf(request), name, model?.kind ?? 'chat'), startedAt);
+    },
+  );
+
+  r.get(
+    '/api/version',
+    {
+      config: call,
+      schema: {
+        tags,
+        summary: 'The Ollama API version served',
+        response: withOllamaErrors({ 200: OllamaVersionResponse }),
+      },
+    },
+    async () => ({ version: OLLAMA_COMPAT_VERSION }),
+  );
+}

@@ -1,0 +1,166 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Principal } from '../../core/auth/principal.js';
+import { AppError } from '../../core/errors.js';
+import { errorBody } from '../../core/http/error-handler.js';
+import type { CallContext, ChatSession, Gateway } from './gateway.js';
+import type { ConfiguredModel } from './model-file.js';
+import { base64Embedding, chatFromOpenAi, OpenAiWriter } from './openai-format.js';
+import {
+  OpenAiChatBody,
+  OpenAiChatResponse,
+  OpenAiEmbeddingsBody,
+  OpenAiEmbeddingsResponse,
+  OpenAiModel,
+  OpenAiModelList,
+  withOpenAiErrors,
+} from './openai-schemas.js';
+import { clientGone, sendBody, sendLines } from './stream-reply.js';
+
+const tags = ['Language models: OpenAI API'];
+const call = { auth: { service: 'llm' }, errorFormat: 'openai' } as const;
+
+function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new Error('auth hook did not run');
+  return request.principal;
+}
+
+/** Server-sent events; a failure after the first byte is an `error` event, then the stream ends. */
+async function* sse(
+  session: ChatSession,
+  writer: OpenAiWriter,
+  includeUsage: boolean,
+  requestId: string,
+): AsyncGenerator<string> {
+  try {
+    for await (const event of session.events)
+      for (const chunk of writer.chunks(event, includeUsage)) yield `data: ${JSON.stringify(chunk)}\n\n`;
+    yield 'data: [DONE]\n\n';
+  } catch (error) {
+    const appError =
+      error instanceof AppError ? error : new AppError('UPSTREAM_ERROR', 'the model failed mid-answer');
+    yield `data: ${JSON.stringify(errorBody('openai', appError, requestId))}\n\n`;
+  }
+}
+
+const modelView = (model: ConfiguredModel, created: number) => ({
+  id: model.name,
+  object: 'model' as const,
+  created,
+  owned_by: model.provider,
+});
+
+export function openAiRoutes(
+  app: FastifyInstance,
+  gateway: Gateway,
+  settings: { startedAt: string; bodyLimit: number },
+): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const created = Math.floor(Date.parse(settings.startedAt) / 1000);
+  const contextOf = (request: FastifyRequest, reply: FastifyReply, endpoint: string, stream: boolean) =>
+    ({ principal: principalOf(request), endpoint, stream, signal: clientGone(reply) }) satisfies CallContext;
+
+  r.post(
+    '/v1/chat/completions',
+    {
+      config: call,
+      bodyLimit: settings.bodyLimit,
+      schema: {
+        tags,
+        summary: 'Chat completion (server-sent events with stream: true)',
+        body: OpenAiChatBody,
+        response: withOpenAiErrors({ 200: OpenAiChatResponse }),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const stream = body.stream === true;
+      const ctx = contextOf(request, reply, 'chat.completions', stream);
+      const session = await gateway.chat(ctx, body.model, chatFromOpenAi(body));
+      reply.headers(session.headers);
+      const writer = new OpenAiWriter(session.model);
+      if (stream) {
+        const includeUsage = body.stream_options?.include_usage === true;
+        return sendLines(
+          reply,
+          'text/event-stream; charset=utf-8',
+          sse(session, writer, includeUsage, request.id),
+        );
+      }
+      for await (const event of session.events) {
+        const whole = writer.collect(event);
+        if (whole) return sendBody(reply, whole);
+      }
+      throw new AppError('UPSTREAM_ERROR', 'the model ended its answer without finishing');
+    },
+  );
+
+  r.post(
+    '/v1/embeddings',
+    {
+      config: call,
+      bodyLimit: settings.bodyLimit,
+      schema: {
+        tags,
+        summary: 'Embeddings (float arrays, or base64 little-endian float32)',
+        body: OpenAiEmbeddingsBody,
+        response: withOpenAiErrors({ 200: OpenAiEmbeddingsResponse }),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const input = typeof body.input === 'string' ? [body.input] : body.input;
+      const ctx = contextOf(request, reply, 'embeddings', false);
+      const options = body.dimensions !== undefined ? { dimensions: body.dimensions } : {};
+      const result = await gateway.embed(ctx, body.model, input, options);
+      reply.headers(result.headers);
+      const base64 = body.encoding_format === 'base64';
+      return {
+        object: 'list' as const,
+        data: result.embeddings.map((embedding, index) => ({
+          object: 'embedding' as const,
+          index,
+          embedding: base64 ? base64Embedding(embedding) : embedding,
+        })),
+        model: result.model.name,
+        usage: { prompt_tokens: result.promptTokens, total_tokens: result.promptTokens },
+      };
+    },
+  );
+
+  r.get(
+    '/v1/models',
+    {
+      config: call,
+      schema: {
+        tags,
+        summary: 'The models this key may use',
+        response: withOpenAiErrors({ 200: OpenAiModelList }),
+      },
+    },
+    async (request) => ({
+      object: 'list' as const,
+      data: gateway.registry.visibleTo(principalOf(request)).map((m) => modelView(m, created)),
+    }),
+  );
+
+  // Model names hold slashes (`builtin/extractive`), so the id is the rest of the path.
+  r.get(
+    '/v1/models/*',
+    {
+      config: call,
+      schema: {
+        tags,
+        summary: 'One model',
+        params: Type.Object({ '*': Type.String({ minLength: 1, maxLength: 200 }) }),
+        response: withOpenAiErrors({ 200: OpenAiModel }),
+      },
+    },
+    async (request) => {
+      const name = request.params['*'];
+      const model = gateway.registry.get(name);
+      return modelView(gateway.resolve(principalOf(request), name, model?.kind ?? 'chat'), created);
+    },
+  );
+}

@@ -1,0 +1,179 @@
+import { type Static, type TSchema, Type } from 'typebox';
+import { ModelName, ToolSchema } from './ollama-schemas.js';
+
+/** OpenAI's request bodies; unknown fields are accepted and ignored, as OpenAI-compatible servers do. */
+const open = { additionalProperties: true } as const;
+
+const ContentPart = Type.Object(
+  {
+    type: Type.String({ maxLength: 50 }),
+    text: Type.Optional(Type.String()),
+    image_url: Type.Optional(
+      Type.Object(
+        { url: Type.String({ maxLength: 50_000_000 }), detail: Type.Optional(Type.String()) },
+        open,
+      ),
+    ),
+  },
+  open,
+);
+
+const OpenAiToolCall = Type.Object(
+  {
+    id: Type.String({ maxLength: 200 }),
+    type: Type.Literal('function'),
+    function: Type.Object(
+      { name: Type.String({ minLength: 1, maxLength: 200 }), arguments: Type.String() },
+      open,
+    ),
+  },
+  open,
+);
+
+export const OpenAiMessage = Type.Object(
+  {
+    role: Type.Enum(['system', 'developer', 'user', 'assistant', 'tool'] as const),
+    content: Type.Optional(
+      Type.Union([Type.String(), Type.Null(), Type.Array(ContentPart, { maxItems: 256 })]),
+    ),
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    tool_calls: Type.Optional(Type.Array(OpenAiToolCall, { maxItems: 128 })),
+    tool_call_id: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  open,
+);
+export type OpenAiMessageT = Static<typeof OpenAiMessage>;
+
+const ResponseFormat = Type.Object(
+  {
+    type: Type.Enum(['text', 'json_object', 'json_schema'] as const),
+    json_schema: Type.Optional(
+      Type.Object(
+        {
+          name: Type.Optional(Type.String({ maxLength: 64 })),
+          schema: Type.Optional(Type.Object({}, open)),
+          strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+        },
+        open,
+      ),
+    ),
+  },
+  open,
+);
+
+const Stop = Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 16 }), Type.Null()]);
+
+export const OpenAiChatBody = Type.Object(
+  {
+    model: ModelName,
+    messages: Type.Array(OpenAiMessage, { minItems: 1, maxItems: 10_000 }),
+    stream: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    stream_options: Type.Optional(
+      Type.Union([Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, open), Type.Null()]),
+    ),
+    temperature: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 2 }), Type.Null()])),
+    top_p: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])),
+    max_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+    max_completion_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+    stop: Type.Optional(Stop),
+    seed: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+    presence_penalty: Type.Optional(Type.Union([Type.Number({ minimum: -2, maximum: 2 }), Type.Null()])),
+    frequency_penalty: Type.Optional(Type.Union([Type.Number({ minimum: -2, maximum: 2 }), Type.Null()])),
+    n: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 1 }), Type.Null()])),
+    response_format: Type.Optional(ResponseFormat),
+    tools: Type.Optional(Type.Array(ToolSchema, { maxItems: 128 })),
+    tool_choice: Type.Optional(Type.Unknown()),
+    user: Type.Optional(Type.String({ maxLength: 256 })),
+  },
+  open,
+);
+export type OpenAiChatBodyT = Static<typeof OpenAiChatBody>;
+
+export const OpenAiEmbeddingsBody = Type.Object(
+  {
+    model: ModelName,
+    input: Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1, maxItems: 2048 })], {
+      description: 'Text or texts (token arrays are not accepted)',
+    }),
+    encoding_format: Type.Optional(Type.Enum(['float', 'base64'] as const)),
+    dimensions: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_536 })),
+    user: Type.Optional(Type.String({ maxLength: 256 })),
+  },
+  open,
+);
+
+export const ModelIdParams = Type.Object({ model: Type.String({ minLength: 1, maxLength: 200 }) });
+
+// ---- responses ----
+
+const Usage = Type.Object(
+  { prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer() },
+  open,
+);
+
+export const OpenAiChatResponse = Type.Object(
+  {
+    id: Type.String(),
+    object: Type.Literal('chat.completion'),
+    created: Type.Integer(),
+    model: Type.String(),
+    choices: Type.Array(Type.Object({}, open)),
+    usage: Usage,
+  },
+  {
+    ...open,
+    description: 'With `stream: true`, server-sent `chat.completion.chunk` events ending `data: [DONE]`',
+  },
+);
+
+export const OpenAiEmbeddingsResponse = Type.Object(
+  {
+    object: Type.Literal('list'),
+    data: Type.Array(
+      Type.Object(
+        {
+          object: Type.Literal('embedding'),
+          index: Type.Integer(),
+          embedding: Type.Union([
+            Type.Array(Type.Number()),
+            Type.String({ description: 'base64 float32 LE' }),
+          ]),
+        },
+        open,
+      ),
+    ),
+    model: Type.String(),
+    usage: Type.Object({ prompt_tokens: Type.Integer(), total_tokens: Type.Integer() }, open),
+  },
+  open,
+);
+
+export const OpenAiModel = Type.Object(
+  { id: Type.String(), object: Type.Literal('model'), created: Type.Integer(), owned_by: Type.String() },
+  open,
+);
+export const OpenAiModelList = Type.Object({ object: Type.Literal('list'), data: Type.Array(OpenAiModel) });
+
+/** OpenAI's error body, with the platform's fields beside it. */
+export const OpenAiErrorBody = Type.Object(
+  {
+    error: Type.Object(
+      {
+        message: Type.String(),
+        type: Type.String(),
+        param: Type.Union([Type.String(), Type.Null()]),
+        code: Type.Union([Type.String(), Type.Null()]),
+      },
+      open,
+    ),
+    code: Type.String(),
+    message: Type.String(),
+    details: Type.Object({}, open),
+    requestId: Type.String(),
+  },
+  { $id: 'OpenAiErrorBody', description: "OpenAI's error body; the platform's fields beside it" },
+);
+
+export function withOpenAiErrors<T extends Record<number, TSchema>>(success: T) {
+  return { ...success, '4xx': OpenAiErrorBody, '5xx': OpenAiErrorBody };
+}

@@ -1,0 +1,352 @@
+/**
+ * The plumbing both HTTP providers share: one keep-alive request to an upstream with an abort signal
+ * and a silence timeout, a bounded NDJSON line splitter and an SSE event parser. Everything that goes
+ * wrong here becomes an `UpstreamError`, so the service sees one kind of failure.
+ */
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { UpstreamError } from '../types.js';
+
+/** The longest NDJSON line or SSE line the providers accept (a chunk is a few hundred bytes). */
+export const MAX_LINE_BYTES = 1024 * 1024;
+/** Cap on a non-streamed response body (embeddings of a large batch are the biggest). */
+export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** Cap on an error body read to build a message. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** One keep-alive agent per scheme, owned by a provider instance. */
+export class UpstreamAgents {
+  readonly http = new http.Agent({ keepAlive: true, scheduling: 'lifo' });
+  readonly https = new https.Agent({ keepAlive: true, scheduling: 'lifo' });
+
+  close(): void {
+    this.http.destroy();
+    this.https.destroy();
+  }
+}
+
+export interface UpstreamRequest {
+  url: URL;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  /** Time to the response headers, and the longest silence while the body is read. */
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** Names the upstream in error messages (`Ollama`, `OpenAI`). */
+  label: string;
+}
+
+/**
+ * A request whose headers arrived. Read its body once, with `lines()` or `text()`; a body nobody reads
+ * is still bounded by the silence timeout and the signal, and `destroy()` ends it at once.
+ */
+export class UpstreamCall {
+  /** Set when this side ended the request (timeout, abort, limit): the error the reader should see. */
+  private failure: UpstreamError | null = null;
+  /** False while the consumer holds a yielded line: its slowness is not the upstream's silence. */
+  private waiting = true;
+  private released = false;
+
+  private constructor(
+    private readonly req: http.ClientRequest,
+    readonly response: IncomingMessage,
+    private readonly options: UpstreamRequest,
+    /** Bounds the silence; refreshed (not re-created) per chunk. Cleared when the response closes. */
+    private readonly timer: NodeJS.Timeout,
+  ) {}
+
+  get status(): number {
+    return this.response.statusCode ?? 0;
+  }
+
+  /** Starts the request; resolves when headers arrive (any status), rejects on anything else. */
+  static open(options: UpstreamRequest, agents: UpstreamAgents): Promise<UpstreamCall> {
+    const { url, signal, label, timeoutMs } = options;
+    if (signal.aborted) return Promise.reject(abortedError(label));
+    return new Promise<UpstreamCall>((resolve, reject) => {
+      let call: UpstreamCall | null = null;
+      let failure: UpstreamError | null = null;
+      const fail = (error: UpstreamError): void => {
+        if (call) call.fail(error);
+        else {
+          failure ??= error;
+          req.destroy(error);
+        }
+      };
+      const timer = setTimeout(() => {
+        if (call && !call.waiting) {
+          timer.refresh();
+          return;
+        }
+        fail(
+          new UpstreamError(
+            call
+              ? `${label} upstream sent nothing for ${timeoutMs} ms`
+              : `${label} upstream did not answer within ${timeoutMs} ms`,
+            true,
+          ),
+        );
+      }, timeoutMs);
+      const onAbort = (): void => fail(abortedError(label));
+      const cleanUp = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+      };
+      const isHttps = url.protocol === 'https:';
+      const req = (isHttps ? https : http).request(url, {
+        method: options.method,
+        headers: options.body === undefined ? options.headers : withLength(options.headers, options.body),
+        agent: isHttps ? agents.https : agents.http,
+      });
+      signal.addEventListener('abort', onAbort, { once: true });
+      req.once('response', (res) => {
+        call = new UpstreamCall(req, res, options, timer);
+        timer.refresh();
+        res.once('close', cleanUp);
+        resolve(call);
+      });
+      req.on('error', (error) => {
+        if (call) return; // the body reader reports it
+        cleanUp();
+        reject(failure ?? new UpstreamError(`${label} upstream unreachable: ${error.message}`, true));
+      });
+      req.end(options.body);
+    });
+  }
+
+  /** Ends the request; the reader (if any) throws `error`. A completed response is left alone. */
+  fail(error: UpstreamError): void {
+    if (this.response.complete) return;
+    this.failure ??= error;
+    this.req.destroy(error);
+    this.response.destroy();
+  }
+
+  destroy(): void {
+    this.fail(abortedError(this.options.label));
+  }
+
+  /**
+   * Marks the answer as complete (the final chunk or `[DONE]` was read): when the reader stops now, the
+   * rest of the body (the chunked terminator) is drained so the keep-alive socket is reused, not destroyed.
+   */
+  release(): void {
+    this.released = true;
+  }
+
+  /** The body as NDJSON lines (or SSE lines), each at most `maxLineBytes`; CR before LF is kept. */
+  async *lines(maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<string, void, undefined> {
+    const splitter = new LineSplitter(maxLineBytes);
+    const out: string[] = [];
+    // Not destroyed when the reader stops early: `release()` decides between draining and destroying.
+    const chunks = this.response.iterator({ destroyOnReturn: false }) as AsyncIterableIterator<Buffer>;
+    try {
+      for await (const chunk of chunks) {
+        this.waiting = false;
+        out.length = 0;
+        if (!splitter.push(chunk, out)) {
+          this.fail(
+            new UpstreamError(`${this.options.label} upstream sent a line over ${maxLineBytes} bytes`, true),
+          );
+          break;
+        }
+        for (const line of out) yield line;
+        this.waiting = true;
+        this.timer.refresh();
+      }
+    } catch (error) {
+      throw this.failure ?? lostError(this.options.label, error);
+    } finally {
+      if (!this.response.complete) {
+        if (this.released && !this.failure) this.drain();
+        else this.fail(abortedError(this.options.label));
+      }
+    }
+    if (this.failure) throw this.failure;
+    if (!this.response.complete) throw lostError(this.options.label, null);
+    const last = splitter.flush();
+    if (last !== null) yield last;
+  }
+
+  /** Reads and drops the rest of the body, still bounded by the silence timeout. */
+  private drain(): void {
+    this.waiting = true;
+    this.timer.refresh();
+    this.response.resume();
+  }
+
+  /** The whole body as text, at most `maxBytes`. */
+  async text(maxBytes = MAX_BODY_BYTES): Promise<string> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of this.response as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > maxBytes) {
+          this.fail(
+            new UpstreamError(`${this.options.label} upstream response is over ${maxBytes} bytes`, true),
+          );
+          break;
+        }
+        chunks.push(chunk);
+        this.timer.refresh();
+      }
+    } catch (error) {
+      throw this.failure ?? lostError(this.options.label, error);
+    }
+    if (this.failure) throw this.failure;
+    if (!this.response.complete) throw lostError(this.options.label, null);
+    return Buffer.concat(chunks, size).toString('utf8');
+  }
+
+  /** Reads a non-2xx answer and turns it into the error the provider rejects with. */
+  async httpError(extractMessage: (body: unknown) => string | undefined): Promise<UpstreamError> {
+    const status = this.status;
+    let detail: string | undefined;
+    try {
+      const text = await this.text(MAX_ERROR_BODY_BYTES);
+      try {
+        detail = extractMessage(JSON.parse(text));
+      } catch {
+        detail = text.trim().slice(0, 500) || undefined;
+      }
+    } catch {
+      // The status says enough when the body cannot be read.
+    }
+    const retryable = status === 429 || status >= 500;
+    const message = `${this.options.label} upstream answered ${status}${detail ? `: ${detail}` : ''}`;
+    return new UpstreamError(message, retryable, status);
+  }
+}
+
+function withLength(headers: Record<string, string>, body: string): Record<string, string> {
+  return { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+}
+
+function abortedError(label: string): UpstreamError {
+  return new UpstreamError(`${label} request aborted`, false);
+}
+
+function lostError(label: string, error: unknown): UpstreamError {
+  const reason = error instanceof Error ? `: ${error.message}` : '';
+  return new UpstreamError(
+    `${label} upstream closed the connection before the end of the answer${reason}`,
+    true,
+  );
+}
+
+/**
+ * Splits a byte stream at LF without decoding partial UTF-8 sequences; a line longer than the limit
+ * (counted in bytes, before its LF) makes `push` return false.
+ */
+export class LineSplitter {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+
+  constructor(private readonly maxLineBytes: number) {}
+
+  /** Appends the complete lines of `chunk` to `out`; false when a line is over the limit. */
+  push(chunk: Buffer, out: string[]): boolean {
+    let start = 0;
+    let end = chunk.indexOf(10, start);
+    while (end !== -1) {
+      if (this.pendingBytes + end - start > this.maxLineBytes) return false;
+      if (this.pendingBytes === 0) out.push(chunk.toString('utf8', start, end));
+      else {
+        this.pending.push(chunk.subarray(start, end));
+        out.push(Buffer.concat(this.pending, this.pendingBytes + end - start).toString('utf8'));
+        this.pending = [];
+        this.pendingBytes = 0;
+      }
+      start = end + 1;
+      end = chunk.indexOf(10, start);
+    }
+    if (start < chunk.length) {
+      this.pendingBytes += chunk.length - start;
+      if (this.pendingBytes > this.maxLineBytes) return false;
+      this.pending.push(chunk.subarray(start));
+    }
+    return true;
+  }
+
+  /** The unterminated last line, if any. */
+  flush(): string | null {
+    if (this.pendingBytes === 0) return null;
+    const line = Buffer.concat(this.pending, this.pendingBytes).toString('utf8');
+    this.pending = [];
+    this.pendingBytes = 0;
+    return line;
+  }
+}
+
+export interface SseEvent {
+  /** The `event:` field; undefined for the default `message` event. */
+  event: string | undefined;
+  data: string;
+}
+
+/**
+ * Server-sent events from lines: `data:` lines are joined by LF, `event:` names the event, comments
+ * (`:`) and other fields are ignored, a blank line dispatches. A trailing CR (CRLF framing) is dropped.
+ */
+export class SseParser {
+  private data: string[] = [];
+  private event: string | undefined;
+
+  /** Feeds one line; returns the event a blank line completes (or null). */
+  push(rawLine: string): SseEvent | null {
+    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
+    if (line === '') return this.dispatch();
+    if (line.charCodeAt(0) === 58 /* : */) return null;
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.charCodeAt(0) === 32) value = value.slice(1);
+    if (field === 'data') this.data.push(value);
+    else if (field === 'event') this.event = value;
+    return null;
+  }
+
+  /** The event left when the stream ended without its blank line. */
+  end(): SseEvent | null {
+    return this.dispatch();
+  }
+
+  private dispatch(): SseEvent | null {
+    if (this.data.length === 0) {
+      this.event = undefined;
+      return null;
+    }
+    const event: SseEvent = {
+      event: this.event,
+      data: this.data.length === 1 ? (this.data[0] as string) : this.data.join('\n'),
+    };
+    this.data = [];
+    this.event = undefined;
+    return event;
+  }
+}
+
+/** Parses one JSON line/event; garbage becomes an `UpstreamError`. */
+export function parseJson(text: string, label: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UpstreamError(`${label} upstream sent invalid JSON: ${text.slice(0, 120)}`, true);
+  }
+}
+
+/** Joins a configured base URL (with or without a trailing slash or a path prefix) and a path. */
+export function joinUrl(base: string, path: string): URL {
+  return new URL(base.replace(/\/+$/, '') + path);
+}
+
+/** The message of an upstream error value: a string, `{message}`, or its JSON. */
+export function upstreamErrorText(error: unknown): string {
+  if (typeof error === 'string') return error;
+  if (error && typeof error === 'object' && 'message' in error && typeof error.message === 'string') {
+    return error.message;
+  }
+  return JSON.stringify(error);
+}

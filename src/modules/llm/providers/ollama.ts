@@ -1,0 +1,228 @@
+/**
+ * Talks to an Ollama server (`/api/chat` NDJSON, `/api/embed`). The gateway always streams from it;
+ * the service buffers for clients that asked for one object.
+ */
+import {
+  type ChatEvent,
+  type ChatMessage,
+  type ChatProvider,
+  type ChatRequest,
+  type EmbedRequest,
+  type EmbedResult,
+  type ModelEntry,
+  type TokenUsage,
+  type ToolCall,
+  UpstreamError,
+  type UpstreamTimings,
+} from '../types.js';
+import { joinUrl, parseJson, UpstreamAgents, UpstreamCall, upstreamErrorText } from './http-stream.js';
+
+const LABEL = 'Ollama';
+export const DEFAULT_OLLAMA_URL = 'http://127.0.0.1:11434';
+
+interface OllamaToolCall {
+  id?: string;
+  function?: { name?: string; arguments?: unknown };
+}
+
+/** One NDJSON line of `/api/chat` (the fields the gateway reads). */
+interface OllamaChatChunk {
+  error?: unknown;
+  message?: { content?: string; thinking?: string; tool_calls?: OllamaToolCall[] };
+  done?: boolean;
+  done_reason?: string;
+  total_duration?: number;
+  load_duration?: number;
+  prompt_eval_count?: number;
+  prompt_eval_duration?: number;
+  eval_count?: number;
+  eval_duration?: number;
+}
+
+export class OllamaProvider implements ChatProvider {
+  private readonly agents = new UpstreamAgents();
+
+  async chat(
+    request: ChatRequest,
+    entry: ModelEntry,
+    signal: AbortSignal,
+  ): Promise<AsyncIterable<ChatEvent>> {
+    const call = await this.post(entry, '/api/chat', ollamaChatBody(request), signal, 'application/x-ndjson');
+    return readChatStream(call);
+  }
+
+  async embed(request: EmbedRequest, entry: ModelEntry, signal: AbortSignal): Promise<EmbedResult> {
+    const body = { model: request.model, input: request.input, truncate: request.truncate ?? true };
+    const call = await this.post(entry, '/api/embed', body, signal, 'application/json');
+    const parsed = parseJson(await call.text(), LABEL) as {
+      embeddings?: unknown;
+      prompt_eval_count?: unknown;
+    };
+    const embeddings = parsed.embeddings;
+    if (!isMatrix(embeddings) || embeddings.length !== request.input.length) {
+      throw new UpstreamError(
+        `${LABEL} upstream sent no embeddings for the ${request.input.length} inputs`,
+        true,
+      );
+    }
+    const count = parsed.prompt_eval_count;
+    return { embeddings, promptTokens: typeof count === 'number' ? count : null };
+  }
+
+  close(): void {
+    this.agents.close();
+  }
+
+  /** Sends the request; resolves once a 2xx answer's headers arrived, else rejects. */
+  private async post(
+    entry: ModelEntry,
+    path: string,
+    body: unknown,
+    signal: AbortSignal,
+    accept: string,
+  ): Promise<UpstreamCall> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept };
+    if (entry.apiKey) headers.authorization = `Bearer ${entry.apiKey}`;
+    const call = await UpstreamCall.open(
+      {
+        url: joinUrl(entry.baseUrl ?? DEFAULT_OLLAMA_URL, path),
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        timeoutMs: entry.timeoutMs,
+        signal,
+        label: LABEL,
+      },
+      this.agents,
+    );
+    if (call.status < 200 || call.status > 299) throw await call.httpError(ollamaErrorMessage);
+    return call;
+  }
+}
+
+/** The `/api/chat` body for a neutral request (always streamed). */
+export function ollamaChatBody(request: ChatRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model: request.model,
+    messages: request.messages.map(ollamaMessage),
+    stream: true,
+  };
+  if (request.tools?.length) body.tools = request.tools;
+  if (request.format !== undefined) body.format = request.format;
+  if (request.keepAlive !== undefined) body.keep_alive = request.keepAlive;
+  if (request.think !== undefined) body.think = request.think;
+  const o = request.options;
+  // Named options win over the pass-through ones.
+  const options: Record<string, unknown> = { ...o.extra };
+  if (o.temperature !== undefined) options.temperature = o.temperature;
+  if (o.topP !== undefined) options.top_p = o.topP;
+  if (o.topK !== undefined) options.top_k = o.topK;
+  if (o.maxTokens !== undefined) options.num_predict = o.maxTokens;
+  if (o.stop !== undefined) options.stop = o.stop;
+  if (o.seed !== undefined) options.seed = o.seed;
+  if (o.presencePenalty !== undefined) options.presence_penalty = o.presencePenalty;
+  if (o.frequencyPenalty !== undefined) options.frequency_penalty = o.frequencyPenalty;
+  for (const _ in options) {
+    body.options = options;
+    break;
+  }
+  return body;
+}
+
+function ollamaMessage(message: ChatMessage): Record<string, unknown> {
+  const out: Record<string, unknown> = { role: message.role, content: message.content };
+  if (message.images?.length) out.images = message.images;
+  if (message.thinking) out.thinking = message.thinking;
+  if (message.toolCalls?.length) {
+    out.tool_calls = message.toolCalls.map((call) => ({
+      function: { name: call.name, arguments: call.arguments },
+    }));
+  }
+  if (message.toolName !== undefined) out.tool_name = message.toolName;
+  return out;
+}
+
+/** The events of one `/api/chat` stream; throws `UpstreamError` on anything but a clean `done`. */
+async function* readChatStream(call: UpstreamCall): AsyncGenerator<ChatEvent, void, undefined> {
+  let sawToolCalls = false;
+  for await (const line of call.lines()) {
+    if (line.length === 0 || line === '\r') continue;
+    const chunk = parseJson(line, LABEL) as OllamaChatChunk;
+    if (chunk === null || typeof chunk !== 'object') {
+      throw new UpstreamError(`${LABEL} upstream sent a line that is not an object`, true);
+    }
+    if (chunk.error !== undefined) {
+      throw new UpstreamError(`${LABEL} upstream failed: ${upstreamErrorText(chunk.error)}`, true);
+    }
+    const message = chunk.message;
+    if (message) {
+      const toolCalls = message.tool_calls?.length ? message.tool_calls.map(neutralToolCall) : undefined;
+      if (toolCalls) sawToolCalls = true;
+      if (message.content || message.thinking || toolCalls) {
+        const delta: ChatEvent = { type: 'delta' };
+        if (message.content) delta.content = message.content;
+        if (message.thinking) delta.thinking = message.thinking;
+        if (toolCalls) delta.toolCalls = toolCalls;
+        yield delta;
+      }
+    }
+    if (chunk.done === true) {
+      call.release();
+      const reason = chunk.done_reason ?? 'stop';
+      // Ollama says `stop` after tool calls; the neutral reason says why the model stopped.
+      yield {
+        type: 'done',
+        doneReason: sawToolCalls && reason === 'stop' ? 'tool_calls' : reason,
+        usage: ollamaUsage(chunk),
+        timings: ollamaTimings(chunk),
+      };
+      return;
+    }
+  }
+  throw new UpstreamError(`${LABEL} upstream ended the stream without its final chunk`, true);
+}
+
+function neutralToolCall(call: OllamaToolCall): ToolCall {
+  const name = call.function?.name;
+  const args = call.function?.arguments;
+  if (typeof name !== 'string')
+    throw new UpstreamError(`${LABEL} upstream sent a tool call without a name`, true);
+  let parsed: unknown = args ?? {};
+  // Some Ollama-compatible servers send the arguments as a JSON string.
+  if (typeof parsed === 'string') parsed = parseJson(parsed, LABEL);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new UpstreamError(`${LABEL} upstream sent tool call arguments that are not an object`, true);
+  }
+  const out: ToolCall = { name, arguments: parsed as Record<string, unknown> };
+  if (typeof call.id === 'string') out.id = call.id;
+  return out;
+}
+
+function ollamaUsage(chunk: OllamaChatChunk): TokenUsage | null {
+  const prompt = chunk.prompt_eval_count;
+  const completion = chunk.eval_count;
+  if (typeof prompt !== 'number' && typeof completion !== 'number') return null;
+  return {
+    promptTokens: typeof prompt === 'number' ? prompt : 0,
+    completionTokens: typeof completion === 'number' ? completion : 0,
+    estimated: false,
+  };
+}
+
+function ollamaTimings(chunk: OllamaChatChunk): UpstreamTimings {
+  const timings: UpstreamTimings = {};
+  if (typeof chunk.total_duration === 'number') timings.totalNs = chunk.total_duration;
+  if (typeof chunk.load_duration === 'number') timings.loadNs = chunk.load_duration;
+  if (typeof chunk.prompt_eval_duration === 'number') timings.promptEvalNs = chunk.prompt_eval_duration;
+  if (typeof chunk.eval_duration === 'number') timings.evalNs = chunk.eval_duration;
+  return timings;
+}
+
+function ollamaErrorMessage(body: unknown): string | undefined {
+  if (body && typeof body === 'object' && 'error' in body) return upstreamErrorText(body.error);
+  return undefined;
+}
+
+function isMatrix(value: unknown): value is number[][] {
+  return Array.isArray(value) && value.every((row) => Array.isArray(row));
+}

@@ -1,0 +1,331 @@
+/**
+ * Talks to OpenAI and OpenAI-compatible servers (`/chat/completions` over SSE, `/embeddings`). The
+ * gateway always streams from it, with `stream_options.include_usage` so token counts come back.
+ */
+import {
+  type ChatEvent,
+  type ChatMessage,
+  type ChatProvider,
+  type ChatRequest,
+  type EmbedRequest,
+  type EmbedResult,
+  type ModelEntry,
+  type TokenUsage,
+  type ToolCall,
+  UpstreamError,
+} from '../types.js';
+import {
+  joinUrl,
+  parseJson,
+  SseParser,
+  UpstreamAgents,
+  UpstreamCall,
+  upstreamErrorText,
+} from './http-stream.js';
+
+const LABEL = 'OpenAI';
+export const DEFAULT_OPENAI_URL = 'https://api.openai.com/v1';
+
+interface ToolCallFragment {
+  index?: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
+}
+
+/** One `chat.completion.chunk` (the fields the gateway reads). */
+interface OpenAiChunk {
+  error?: unknown;
+  choices?: Array<{
+    delta?: {
+      content?: string | null;
+      /** Reasoning text, as OpenAI-compatible servers (vLLM, DeepSeek, Ollama's own) name it. */
+      reasoning_content?: string | null;
+      reasoning?: string | null;
+      tool_calls?: ToolCallFragment[];
+    };
+    finish_reason?: string | null;
+  }>;
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+}
+
+/** A tool call being assembled from its fragments. */
+interface PendingToolCall {
+  id: string | undefined;
+  name: string;
+  arguments: string;
+}
+
+export class OpenAiProvider implements ChatProvider {
+  private readonly agents = new UpstreamAgents();
+
+  async chat(
+    request: ChatRequest,
+    entry: ModelEntry,
+    signal: AbortSignal,
+  ): Promise<AsyncIterable<ChatEvent>> {
+    const call = await this.post(
+      entry,
+      '/chat/completions',
+      openAiChatBody(request),
+      signal,
+      'text/event-stream',
+    );
+    return readChatStream(call);
+  }
+
+  async embed(request: EmbedRequest, entry: ModelEntry, signal: AbortSignal): Promise<EmbedResult> {
+    const body: Record<string, unknown> = {
+      model: request.model,
+      input: request.input,
+      encoding_format: 'float',
+    };
+    if (request.dimensions !== undefined) body.dimensions = request.dimensions;
+    const call = await this.post(entry, '/embeddings', body, signal, 'application/json');
+    const parsed = parseJson(await call.text(), LABEL) as {
+      data?: Array<{ index?: number; embedding?: unknown }>;
+      usage?: { prompt_tokens?: unknown };
+    };
+    const data = parsed.data;
+    if (!Array.isArray(data) || data.length !== request.input.length) {
+      throw new UpstreamError(
+        `${LABEL} upstream sent no embeddings for the ${request.input.length} inputs`,
+        true,
+      );
+    }
+    const embeddings: number[][] = new Array(data.length);
+    for (let i = 0; i < data.length; i++) {
+      const item = data[i];
+      const index = typeof item?.index === 'number' ? item.index : i;
+      const vector = decodeEmbedding(item?.embedding);
+      if (!vector || index < 0 || index >= data.length || embeddings[index] !== undefined) {
+        throw new UpstreamError(`${LABEL} upstream sent a malformed embedding`, true);
+      }
+      embeddings[index] = vector;
+    }
+    const tokens = parsed.usage?.prompt_tokens;
+    return { embeddings, promptTokens: typeof tokens === 'number' ? tokens : null };
+  }
+
+  close(): void {
+    this.agents.close();
+  }
+
+  /** Sends the request; resolves once a 2xx answer's headers arrived, else rejects. */
+  private async post(
+    entry: ModelEntry,
+    path: string,
+    body: unknown,
+    signal: AbortSignal,
+    accept: string,
+  ): Promise<UpstreamCall> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept };
+    if (entry.apiKey) headers.authorization = `Bearer ${entry.apiKey}`;
+    const call = await UpstreamCall.open(
+      {
+        url: joinUrl(entry.baseUrl ?? DEFAULT_OPENAI_URL, path),
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        timeoutMs: entry.timeoutMs,
+        signal,
+        label: LABEL,
+      },
+      this.agents,
+    );
+    if (call.status < 200 || call.status > 299) throw await call.httpError(openAiErrorMessage);
+    return call;
+  }
+}
+
+/** The `/chat/completions` body for a neutral request (always streamed, with usage). */
+export function openAiChatBody(request: ChatRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model: request.model,
+    messages: openAiMessages(request.messages),
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  if (request.tools?.length) body.tools = request.tools;
+  if (request.format === 'json') body.response_format = { type: 'json_object' };
+  else if (request.format !== undefined) {
+    body.response_format = {
+      type: 'json_schema',
+      json_schema: { name: 'response', schema: request.format, strict: true },
+    };
+  }
+  const o = request.options;
+  if (o.temperature !== undefined) body.temperature = o.temperature;
+  if (o.topP !== undefined) body.top_p = o.topP;
+  if (o.maxTokens !== undefined) body.max_tokens = o.maxTokens;
+  if (o.stop?.length) body.stop = o.stop;
+  if (o.seed !== undefined) body.seed = o.seed;
+  if (o.presencePenalty !== undefined) body.presence_penalty = o.presencePenalty;
+  if (o.frequencyPenalty !== undefined) body.frequency_penalty = o.frequencyPenalty;
+  return body;
+}
+
+/**
+ * OpenAI messages. Tool calls need ids that the tool answers repeat; a conversation that came in
+ * through the Ollama surface has none, so ids are made up per assistant turn and the tool messages
+ * after it are matched to them by tool name (else in order).
+ */
+function openAiMessages(messages: ChatMessage[]): Record<string, unknown>[] {
+  let open: Array<{ id: string; name: string }> = [];
+  return messages.map((message, m) => {
+    switch (message.role) {
+      case 'assistant': {
+        const out: Record<string, unknown> = { role: 'assistant', content: message.content || null };
+        if (message.toolCalls?.length) {
+          open = message.toolCalls.map((call, i) => ({ id: call.id ?? `call_${m}_${i}`, name: call.name }));
+          out.tool_calls = message.toolCalls.map((call, i) => ({
+            id: open[i]?.id,
+            type: 'function',
+            function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+          }));
+        }
+        return out;
+      }
+      case 'tool': {
+        let id = message.toolCallId;
+        if (id === undefined) {
+          const at = open.findIndex((call) => call.name === message.toolName);
+          const match = open.splice(at === -1 ? 0 : at, 1)[0];
+          id = match?.id ?? `call_${m}`;
+        }
+        return { role: 'tool', tool_call_id: id, content: message.content };
+      }
+      default: {
+        if (!message.images?.length) return { role: message.role, content: message.content };
+        const parts: Record<string, unknown>[] = [];
+        if (message.content) parts.push({ type: 'text', text: message.content });
+        for (const image of message.images)
+          parts.push({ type: 'image_url', image_url: { url: imageUrl(image) } });
+        return { role: message.role, content: parts };
+      }
+    }
+  });
+}
+
+/** A data URL for a base64 image (its type sniffed from the first bytes); URLs pass as they are. */
+function imageUrl(image: string): string {
+  if (image.startsWith('data:') || image.startsWith('https://') || image.startsWith('http://')) return image;
+  const type = image.startsWith('/9j/')
+    ? 'image/jpeg'
+    : image.startsWith('R0lGOD')
+      ? 'image/gif'
+      : image.startsWith('UklGR')
+        ? 'image/webp'
+        : 'image/png';
+  return `data:${type};base64,${image}`;
+}
+
+/** The events of one SSE stream; throws `UpstreamError` on anything but a clean end. */
+async function* readChatStream(call: UpstreamCall): AsyncGenerator<ChatEvent, void, undefined> {
+  const sse = new SseParser();
+  const pending: PendingToolCall[] = [];
+  let finishReason: string | null = null;
+  let usage: TokenUsage | null = null;
+  let complete = false;
+  const lines = call.lines();
+  for await (const line of lines) {
+    const event = sse.push(line);
+    if (event === null) continue;
+    if (event.data === '[DONE]') {
+      complete = true;
+      call.release();
+      break;
+    }
+    const chunk = parseJson(event.data, LABEL) as OpenAiChunk;
+    if (chunk === null || typeof chunk !== 'object') {
+      throw new UpstreamError(`${LABEL} upstream sent an event that is not an object`, true);
+    }
+    if (event.event === 'error' || (chunk.error !== undefined && chunk.error !== null)) {
+      throw new UpstreamError(`${LABEL} upstream failed: ${upstreamErrorText(chunk.error ?? chunk)}`, true);
+    }
+    if (chunk.usage) usage = openAiUsage(chunk.usage);
+    const choice = chunk.choices?.[0];
+    if (!choice) continue;
+    const delta = choice.delta;
+    if (delta) {
+      const thinking = delta.reasoning_content || delta.reasoning;
+      if (delta.content || thinking) {
+        const out: ChatEvent = { type: 'delta' };
+        if (delta.content) out.content = delta.content;
+        if (thinking) out.thinking = thinking;
+        yield out;
+      }
+      if (delta.tool_calls) addFragments(pending, delta.tool_calls);
+    }
+    if (choice.finish_reason) {
+      finishReason = choice.finish_reason === 'function_call' ? 'tool_calls' : choice.finish_reason;
+      if (pending.length) yield { type: 'delta', toolCalls: finishToolCalls(pending) };
+    }
+  }
+  // A stream that ended cleanly after its finish_reason is accepted without `[DONE]` (some
+  // compatible servers omit it); one cut before either is not.
+  if (!complete && sse.end()?.data === '[DONE]') complete = true;
+  if (!complete && finishReason === null) {
+    throw new UpstreamError(`${LABEL} upstream ended the stream before its final event`, true);
+  }
+  if (pending.length) yield { type: 'delta', toolCalls: finishToolCalls(pending) };
+  yield { type: 'done', doneReason: finishReason ?? 'stop', usage };
+}
+
+/** Merges streamed fragments into the calls they extend, by index. */
+function addFragments(pending: PendingToolCall[], fragments: ToolCallFragment[]): void {
+  for (const fragment of fragments) {
+    const index = typeof fragment.index === 'number' ? fragment.index : pending.length;
+    let call = pending[index];
+    if (!call) {
+      call = { id: undefined, name: '', arguments: '' };
+      pending[index] = call;
+    }
+    if (fragment.id) call.id = fragment.id;
+    const fn = fragment.function;
+    if (fn?.name) call.name += fn.name;
+    if (fn?.arguments) call.arguments += fn.arguments;
+  }
+}
+
+/** The complete calls (arguments parsed), emptying `pending`. */
+function finishToolCalls(pending: PendingToolCall[]): ToolCall[] {
+  const calls: ToolCall[] = [];
+  for (const call of pending) {
+    if (!call) continue; // an index the upstream skipped
+    if (!call.name) throw new UpstreamError(`${LABEL} upstream sent a tool call without a name`, true);
+    const args = call.arguments.trim() === '' ? {} : parseJson(call.arguments, LABEL);
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+      throw new UpstreamError(`${LABEL} upstream sent tool call arguments that are not an object`, true);
+    }
+    const out: ToolCall = { name: call.name, arguments: args as Record<string, unknown> };
+    if (call.id) out.id = call.id;
+    calls.push(out);
+  }
+  pending.length = 0;
+  return calls;
+}
+
+function openAiUsage(usage: { prompt_tokens?: number; completion_tokens?: number }): TokenUsage | null {
+  if (typeof usage.prompt_tokens !== 'number' && typeof usage.completion_tokens !== 'number') return null;
+  return {
+    promptTokens: usage.prompt_tokens ?? 0,
+    completionTokens: usage.completion_tokens ?? 0,
+    estimated: false,
+  };
+}
+
+/** A float array, or OpenAI's base64 little-endian float32 form. */
+function decodeEmbedding(value: unknown): number[] | null {
+  if (Array.isArray(value)) return value.every((x) => typeof x === 'number') ? (value as number[]) : null;
+  if (typeof value !== 'string') return null;
+  const bytes = Buffer.from(value, 'base64');
+  if (bytes.length % 4 !== 0) return null;
+  const out: number[] = new Array(bytes.length / 4);
+  for (let i = 0; i < out.length; i++) out[i] = bytes.readFloatLE(i * 4);
+  return out;
+}
+
+function openAiErrorMessage(body: unknown): string | undefined {
+  if (body && typeof body === 'object' && 'error' in body) return upstreamErrorText(body.error);
+  return undefined;
+}

@@ -1,0 +1,48 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { ListEnvelope, ListQuery, Nullable, Timestamp, withErrors } from '../../core/http/schemas.js';
+import type { LlmRequestLog } from './request-log.js';
+import { LLM_REQUEST_STATUSES } from './request-log.js';
+
+const LlmRequestView = Type.Object({
+  id: Type.String(),
+  keyId: Nullable(Type.String()),
+  endpoint: Type.String(),
+  model: Type.String({ description: 'The model asked for' }),
+  answeredBy: Nullable(Type.String({ description: 'The model that answered (a fallback, perhaps)' })),
+  provider: Nullable(Type.String()),
+  stream: Type.Boolean(),
+  promptTokens: Type.Integer(),
+  completionTokens: Type.Integer(),
+  tokensEstimated: Type.Boolean({ description: 'The upstream sent no counts; estimated from the text' }),
+  latencyMs: Type.Integer(),
+  ttftMs: Nullable(Type.Integer({ description: 'Time to the first token' })),
+  status: Type.Enum(LLM_REQUEST_STATUSES),
+  httpStatus: Type.Integer(),
+  errorCode: Nullable(Type.String()),
+  cached: Type.Boolean(),
+  fallbacksTried: Type.Integer(),
+  createdAt: Timestamp,
+});
+
+export function requestsRoutes(app: FastifyInstance, log: LlmRequestLog): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  r.get(
+    '/v1/llm/requests',
+    {
+      config: { auth: { service: 'llm' } },
+      schema: {
+        tags: ['Language models: usage'],
+        summary: 'Recent model calls of the account, newest first (filters model, status, keyId, answeredBy)',
+        querystring: ListQuery,
+        response: withErrors({ 200: ListEnvelope(LlmRequestView) }),
+      },
+    },
+    async (request) => {
+      const principal = request.principal;
+      if (!principal) throw new Error('auth hook did not run');
+      return log.list(principal.accountId, request.query as Record<string, unknown>);
+    },
+  );
+}

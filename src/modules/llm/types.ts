@@ -1,0 +1,175 @@
+/**
+ * The gateway's neutral language: what every provider speaks to the service and what the Ollama and
+ * OpenAI surfaces translate from. Nothing here knows a wire format.
+ */
+
+export type ModelKind = 'chat' | 'embedding';
+export type ProviderKind = 'ollama' | 'openai' | 'builtin';
+
+/** Prices in US dollars per million tokens (for usage reports; never billed here). */
+export interface ModelPricing {
+  inputPerMillion: number;
+  outputPerMillion: number;
+}
+
+/** One model of the registry, as the operator configured it. */
+export interface ModelEntry {
+  /** The name clients ask for (`llama3.1`, `gpt-4o-mini`, `builtin/hashed-ngrams`). */
+  name: string;
+  provider: ProviderKind;
+  /** The provider's own name for it (Ollama tag, OpenAI model id, built-in id). */
+  upstreamModel: string;
+  kind: ModelKind;
+  contextWindow: number;
+  pricing?: ModelPricing;
+  /** Models tried in order when this one fails before its first byte. */
+  fallbacks: string[];
+  /** Time to the first byte, and the longest silence between two chunks of a stream. */
+  timeoutMs: number;
+  /** Provider base URL (ollama: `http://host:11434`; openai: `https://api.openai.com/v1`). */
+  baseUrl?: string;
+  /** Provider API key, resolved at boot from an env variable or an encrypted credential; never logged. */
+  apiKey?: string;
+  /** Embedding dimensions, when known (built-in models always know). */
+  dimensions?: number;
+}
+
+export interface ToolCall {
+  /** OpenAI's call id; Ollama has none, so one is made up when translating. */
+  id?: string;
+  name: string;
+  /** Parsed arguments (Ollama sends an object, OpenAI a JSON string: both become this). */
+  arguments: Record<string, unknown>;
+}
+
+export interface ToolSpec {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+  /** Base64 images (Ollama `images`; OpenAI `image_url` data URLs). */
+  images?: string[];
+  toolCalls?: ToolCall[];
+  /** For role `tool`: the call this answers (OpenAI `tool_call_id`) and the tool's name (Ollama `tool_name`). */
+  toolCallId?: string;
+  toolName?: string;
+  thinking?: string;
+}
+
+/** Sampling options both surfaces know; Ollama-only options pass through in `extra`. */
+export interface ChatOptions {
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  maxTokens?: number;
+  stop?: string[];
+  seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  /** Other Ollama `options` (num_ctx, repeat_penalty, …), passed to an Ollama upstream as they are. */
+  extra?: Record<string, unknown>;
+}
+
+export interface ChatRequest {
+  /** The provider's model name (the registry entry's `upstreamModel`). */
+  model: string;
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  /** `json` for any JSON object, or a JSON schema the answer must follow. */
+  format?: 'json' | Record<string, unknown>;
+  options: ChatOptions;
+  /** Ollama's keep_alive, passed through to an Ollama upstream. */
+  keepAlive?: string | number;
+  think?: boolean;
+  /** The calling account: the built-in extractive model retrieves from its knowledge base. */
+  accountId?: string;
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  /** True when the upstream sent no counts and these were estimated from the text. */
+  estimated: boolean;
+}
+
+/** Durations the upstream reported, in nanoseconds (Ollama's fields); absent ones are measured here. */
+export interface UpstreamTimings {
+  totalNs?: number;
+  loadNs?: number;
+  promptEvalNs?: number;
+  evalNs?: number;
+}
+
+export type ChatEvent =
+  | { type: 'delta'; content?: string; thinking?: string; toolCalls?: ToolCall[] }
+  | {
+      type: 'done';
+      /** `stop`, `length`, `tool_calls` (Ollama says `stop` for tool calls too; OpenAI's finish_reason). */
+      doneReason: string;
+      usage: TokenUsage | null;
+      timings?: UpstreamTimings;
+    };
+
+/**
+ * A failure talking to an upstream. `retryable` failures (connection refused, timeout, 429, 5xx) that
+ * happen before the first byte reach the client only when no fallback is left.
+ */
+export class UpstreamError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    /** The upstream's HTTP status, when it answered. */
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+}
+
+export interface EmbedRequest {
+  model: string;
+  input: string[];
+  /** Ollama's `truncate` (default true): cut inputs to the context window instead of failing. */
+  truncate?: boolean;
+  /** OpenAI's `dimensions`, when the model supports it. */
+  dimensions?: number;
+}
+
+export interface EmbedResult {
+  embeddings: number[][];
+  promptTokens: number | null;
+}
+
+/**
+ * What a provider does for the gateway. `chat` resolves once the upstream accepted the request
+ * (HTTP headers received) and rejects with `UpstreamError` otherwise; the events follow. Aborting
+ * `signal` must abort the upstream request (the client went away).
+ */
+export interface ChatProvider {
+  chat(request: ChatRequest, entry: ModelEntry, signal: AbortSignal): Promise<AsyncIterable<ChatEvent>>;
+  embed(request: EmbedRequest, entry: ModelEntry, signal: AbortSignal): Promise<EmbedResult>;
+  /** Frees connections and workers at shutdown. */
+  close?(): void | Promise<void>;
+}
+
+/** A passage an extractive answer can quote. */
+export interface Passage {
+  text: string;
+  /** Where it came from: `message 2`, a document title, a URL. */
+  source: string;
+  score: number;
+}
+
+/**
+ * Finds passages for a question. The built-in extractive model uses the messages themselves until
+ * the knowledge base registers a retriever over its documents.
+ */
+export interface Retriever {
+  retrieve(
+    query: string,
+    options: { accountId: string; limit: number; signal: AbortSignal },
+  ): Promise<Passage[]>;
+}
