@@ -133,6 +133,8 @@ async function main() {
   }
   const reportLines = [];
   for (const report of reports) reportLines.push(...(await report({ baseUrl: url, key })));
+  // With no scenario selected (BENCH_ONLY naming only a report), the baseline row still gets a run.
+  if (baseRuns.length === 0) baseRuns.push(await load(baseUrl, bare));
   baseRuns.sort((x, y) => x.rps - y.rps);
   const base = baseRuns[Math.floor(baseRuns.length / 2)];
   const rss = rssMb(platform.child.pid);

@@ -7,12 +7,11 @@ import { type Clock, systemClock } from './core/clock.js';
 import type { AppContext, PlatformModule } from './core/context.js';
 import { type DatabaseHandle, openDatabase } from './core/db/database.js';
 import { migrateToLatest } from './core/db/migrate.js';
-import { AppError } from './core/errors.js';
 import { createAuthHook } from './core/http/auth-hook.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './core/http/error-handler.js';
 import { registerGracefulClose } from './core/http/graceful-close.js';
 import { trustProxyOption } from './core/http/ip-rules.js';
-import { assertSafeJson } from './core/http/json-guard.js';
+import { strictJsonParser } from './core/http/json-body.js';
 import { refuseNulInUrl } from './core/http/nul-guard.js';
 import { registerOpenApi, registerOpenApiRoute } from './core/http/openapi.js';
 import { REDACTED_HEADERS, requestIdFrom } from './core/http/request-id.js';
@@ -144,27 +143,8 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
   // An empty body sent as JSON (clients that set the header on every call, DELETE included) is no
   // body, not a parse error; anything else goes to Fastify's parser and its prototype-poisoning checks.
   // Bytes are decoded strictly: invalid UTF-8 is a 400, not text silently holding U+FFFD.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  const utf8 = new TextDecoder('utf-8', { fatal: true });
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    let text: string;
-    try {
-      text = utf8.decode(body as Buffer);
-    } catch {
-      return done(new AppError('VALIDATION_ERROR', 'The body is not valid UTF-8'), undefined);
-    }
-    if (text === '') return done(null, undefined);
-    parseJson(request, text, (error, parsed) => {
-      if (error) return done(error, undefined);
-      try {
-        assertSafeJson(parsed);
-      } catch (refusal) {
-        return done(refusal as Error, undefined);
-      }
-      done(null, parsed);
-    });
-  });
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, strictJsonParser(app));
 
   // An absent body validates as `{}`: a 400 then names the missing fields, not "must be object".
   app.addHook('preValidation', async (request) => {

@@ -156,6 +156,36 @@ describe('Ollama API through the official ollama client', () => {
     expect(res.message.content).not.toContain('Returns are free');
   });
 
+  it('reads the JSON of `curl -d` (a form content type), as Ollama does, still strictly', async () => {
+    const send = (body: string) =>
+      fetch(`${bed.url}/api/chat`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${bed.p.adminKey}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body,
+      });
+    const ok = await send(
+      '{"model":"llama3.2","stream":false,"messages":[{"role":"user","content":"curl -d"}]}',
+    );
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { message: { content: string } }).message.content).toBe(
+      echoReply('curl -d'),
+    );
+    const nested = await send(`{"model":"llama3.2","x":${'['.repeat(200)}${']'.repeat(200)}}`);
+    expect(nested.status).toBe(400);
+    const formOnOpenAi = await fetch(`${bed.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${bed.p.adminKey}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"x"}]}',
+    });
+    expect(formOnOpenAi.status).toBe(415);
+  });
+
   it('streams NDJSON by default (no stream field), as curl from Ollama’s docs gets it', async () => {
     const res = await post(bed, '/api/chat', {
       model: 'llama3.2',

@@ -45,6 +45,8 @@ export async function startLlmTestbed(
       redis: options.redis ?? false,
       env: {
         LLM_MODELS: JSON.stringify(testModels(ollama, openai, options.timeoutMs)),
+        // The fake is "OpenAI" here: OPENAI_API_KEY goes only to OPENAI_BASE_URL.
+        OPENAI_BASE_URL: openai.url,
         OPENAI_API_KEY: OPENAI_UPSTREAM_KEY,
         ...env,
       },

@@ -18,6 +18,8 @@ export interface OutboundResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** The body's bytes as received (binary documents: PDFs). */
+  bytes?: Buffer;
 }
 
 /** The request went to (or was redirected to) an address outbound calls may not reach. */
@@ -192,11 +194,8 @@ function send(
           for (const [k, v] of Object.entries(res.headers)) {
             if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
           }
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: out,
-            body: Buffer.concat(chunks).toString('utf8'),
-          });
+          const bytes = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, headers: out, body: bytes.toString('utf8'), bytes });
         });
         res.on('error', (err) => reject(deadline.aborted ? new OutboundTimeoutError(timeoutMs) : err));
       },

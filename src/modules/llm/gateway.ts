@@ -193,8 +193,8 @@ export class Gateway {
     for (const candidate of this.deps.registry.chain(first)) {
       if (ctx.signal.aborted) break;
       tried.push(candidate.name);
-      const attempt = new AbortController();
-      const signal = AbortSignal.any([ctx.signal, attempt.signal]);
+      const attempt = attemptOf(ctx.signal);
+      const signal = attempt.signal;
       try {
         const model = await this.withKey(candidate);
         const provider = this.deps.providers[model.provider];
@@ -257,7 +257,7 @@ export class Gateway {
       firstEvent: IteratorResult<ChatEvent>;
       started: number;
       fallbacksTried: number;
-      attempt: AbortController;
+      attempt: Attempt;
       cacheKey: string | null;
     },
   ): AsyncGenerator<ChatEvent, void, undefined> {
@@ -300,8 +300,11 @@ export class Gateway {
       const why = error instanceof UpstreamError ? error.message : 'unexpected error';
       throw new AppError('UPSTREAM_ERROR', `The model failed mid-answer: ${why}`, { model: model.name });
     } finally {
-      call.attempt.abort();
-      void iterator.return?.().catch(() => {});
+      if (outcome === 'success') call.attempt.done();
+      else {
+        call.attempt.abort();
+        void iterator.return?.().catch(() => {});
+      }
       if (!usage) {
         usage = {
           promptTokens: estimateTokens(promptText(call.request)),
@@ -379,6 +382,36 @@ export class Gateway {
     }
     throw this.failure(ctx, first.name, lastError ?? new Error('the request was canceled'), tried, started);
   }
+}
+
+/** An abort controller tied to the client's signal, and the way to untie it when the call went well. */
+interface Attempt {
+  signal: AbortSignal;
+  /** Ends the upstream request (failure, client gone). */
+  abort(): void;
+  /** The call ended well: nothing to abort, only the link to the client's signal to remove. */
+  done(): void;
+}
+
+/**
+ * Linked by hand: `AbortSignal.any` keeps every combined signal alive on Node 20, one per model call,
+ * and aborting a finished call costs an exception object per request for nothing.
+ */
+function attemptOf(parent: AbortSignal): Attempt {
+  const controller = new AbortController();
+  const follow = () => controller.abort(parent.reason);
+  if (parent.aborted) controller.abort(parent.reason);
+  else parent.addEventListener('abort', follow, { once: true });
+  return {
+    signal: controller.signal,
+    abort() {
+      parent.removeEventListener('abort', follow);
+      controller.abort();
+    },
+    done() {
+      parent.removeEventListener('abort', follow);
+    },
+  };
 }
 
 async function* replay(events: readonly ChatEvent[]): AsyncGenerator<ChatEvent, void, undefined> {

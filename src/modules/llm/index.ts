@@ -1,4 +1,5 @@
 import type { AppContext, PlatformModule } from '../../core/context.js';
+import { strictJsonParser } from '../../core/http/json-body.js';
 import { BuiltinProvider } from './builtin/index.js';
 import { AnswerCache } from './cache.js';
 import { Gateway } from './gateway.js';
@@ -52,13 +53,14 @@ const internals = new WeakMap<AppContext, Internals>();
 function credentialResolver(ctx: AppContext) {
   const cache = new Map<string, { value: string | null; until: number }>();
   return async (ref: string): Promise<string | null> => {
+    const now = ctx.clock.now().getTime();
     const hit = cache.get(ref);
-    if (hit && hit.until > Date.now()) return hit.value;
+    if (hit && hit.until > now) return hit.value;
     const owner = await ctx.apis.auth?.ownerAccountId();
     const credential = owner ? await ctx.apis.workflows?.credentials.reveal(owner, ref) : null;
     const data = credential?.data ?? {};
     const value = data.apiKey ?? data.token ?? data.value ?? null;
-    cache.set(ref, { value, until: Date.now() + CREDENTIAL_CACHE_MS });
+    cache.set(ref, { value, until: now + CREDENTIAL_CACHE_MS });
     return value;
   };
 }
@@ -122,11 +124,20 @@ export const llmModule: PlatformModule = {
     };
   },
 
-  routes(app, ctx) {
+  async routes(app, ctx) {
     const deps = internals.get(ctx);
     if (!deps) throw new Error('llm module not initialised');
     const settings = { startedAt: deps.startedAt, bodyLimit: ctx.config.LLM_BODY_LIMIT_BYTES };
-    ollamaRoutes(app, deps.gateway, settings);
+    // Ollama's own docs call it with `curl -d '{…}'`, whose content type is a form's: on its paths
+    // such bodies are read as the JSON they are (through the platform's strict parser).
+    await app.register(async (scope) => {
+      scope.addContentTypeParser(
+        ['application/x-www-form-urlencoded', 'text/plain'],
+        { parseAs: 'buffer' },
+        strictJsonParser(scope),
+      );
+      ollamaRoutes(scope, deps.gateway, settings);
+    });
     openAiRoutes(app, deps.gateway, settings);
     requestsRoutes(app, deps.log);
   },

@@ -113,6 +113,13 @@ function entriesOf(document: unknown, where: string): ModelFileEntryT[] {
   return Array.isArray(document) ? document : document.models;
 }
 
+/** Trailing slashes off, by a loop: `/\/+$/` is quadratic on a long run of slashes. */
+function trimSlash(url: string): string {
+  let end = url.length;
+  while (end > 0 && url[end - 1] === '/') end--;
+  return url.slice(0, end);
+}
+
 function complete(raw: ModelFileEntryT, sources: ModelSources, where: string): ConfiguredModel {
   const upstreamModel = raw.upstreamModel ?? raw.name;
   if (raw.provider === 'builtin' && !BUILTIN_IDS.has(upstreamModel.replace(/^builtin\//, ''))) {
@@ -124,7 +131,13 @@ function complete(raw: ModelFileEntryT, sources: ModelSources, where: string): C
     apiKey = sources.env[raw.apiKeyEnv];
     if (!apiKey)
       throw new Error(`${where}: model '${raw.name}' reads its key from ${raw.apiKeyEnv}, which is not set`);
-  } else if (raw.provider === 'openai' && !raw.apiKeyCredential && sources.openAiApiKey) {
+  } else if (
+    raw.provider === 'openai' &&
+    !raw.apiKeyCredential &&
+    sources.openAiApiKey &&
+    // OPENAI_API_KEY goes only to OPENAI_BASE_URL: a local vLLM must not receive the OpenAI key.
+    (raw.baseUrl === undefined || trimSlash(raw.baseUrl) === trimSlash(sources.openAiBaseUrl))
+  ) {
     apiKey = sources.openAiApiKey;
   }
   const entry: ConfiguredModel = {
@@ -139,8 +152,8 @@ function complete(raw: ModelFileEntryT, sources: ModelSources, where: string): C
   if (raw.pricing) entry.pricing = raw.pricing;
   const dimensions = raw.dimensions ?? builtin?.dimensions;
   if (dimensions) entry.dimensions = dimensions;
-  if (raw.provider === 'ollama') entry.baseUrl = (raw.baseUrl ?? sources.ollamaUrl).replace(/\/+$/, '');
-  if (raw.provider === 'openai') entry.baseUrl = (raw.baseUrl ?? sources.openAiBaseUrl).replace(/\/+$/, '');
+  if (raw.provider === 'ollama') entry.baseUrl = trimSlash(raw.baseUrl ?? sources.ollamaUrl);
+  if (raw.provider === 'openai') entry.baseUrl = trimSlash(raw.baseUrl ?? sources.openAiBaseUrl);
   if (apiKey) entry.apiKey = apiKey;
   if (raw.apiKeyCredential) entry.apiKeyCredential = raw.apiKeyCredential;
   return entry;

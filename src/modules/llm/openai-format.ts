@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError } from '../../core/errors.js';
 import type { ConfiguredModel } from './model-file.js';
 import type { OpenAiChatBodyT, OpenAiMessageT } from './openai-schemas.js';
@@ -88,7 +88,8 @@ const FINISH: Record<string, string> = { stop: 'stop', length: 'length', tool_ca
 
 /** OpenAI's `chat.completion` and `chat.completion.chunk` objects from neutral events. */
 export class OpenAiWriter {
-  readonly id = `chatcmpl-${randomBytes(12).toString('base64url')}`;
+  // randomUUID draws from a pooled buffer; randomBytes per answer was a syscall each.
+  readonly id = `chatcmpl-${randomUUID()}`;
   private readonly created = Math.floor(Date.now() / 1000);
   private content = '';
   private readonly toolCalls: ToolCall[] = [];

@@ -91,6 +91,8 @@ interface DailyTotal {
 }
 
 const FLUSH_AT_ROWS = 500;
+/** While the database is down, at most this many log lines wait in memory; older ones are dropped. */
+const MAX_PENDING_ROWS = 50_000;
 
 /**
  * Every call, written in batches off the request path (a gateway call must not wait for an insert),
@@ -212,8 +214,10 @@ export class LlmRequestLog {
             .execute();
       });
     } catch (error) {
-      // Put them back so a passing database failure loses nothing.
-      this.rows.unshift(...rows);
+      // Put them back so a passing database failure loses nothing (a long one loses the oldest lines;
+      // the token totals are kept whole, they are small).
+      const room = Math.max(0, MAX_PENDING_ROWS - this.rows.length);
+      this.rows = rows.slice(Math.max(0, rows.length - room)).concat(this.rows);
       for (const t of totals) {
         const id = `${t.key_id}|${t.day}|${t.model}`;
         const current = this.totals.get(id);

@@ -1,0 +1,326 @@
+/**
+ * Issue 12: the language-model gateway's overhead, measured against a fake OpenAI-compatible upstream
+ * hit directly in the same run (so noise hits both alike): non-streaming throughput, time to the first
+ * streamed chunk, and the built-in hashed-ngrams embedder in process and through /api/embed.
+ * The gateway runs in its own platform child with the fake as its only configured upstream model.
+ * BENCH_LLM_CPU_PROF=<dir> makes that child write a CPU profile there, to see where a slow run goes.
+ */
+import { fork } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { generateKey } from '../../dist/modules/auth/key-format.js';
+import { embedHashedNgrams } from '../../dist/modules/llm/builtin/hashed-ngrams.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const bench = path.join(here, '..');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = 32;
+const TTFB_REQUESTS = 300;
+const TTFB_WARMUP = 30;
+const EMBED_BATCH = 16;
+const EMBED_TEXTS = 50;
+const EMBED_WORDS = 200;
+/** A directory: the gateway's platform child writes a V8 CPU profile there (`node --cpu-prof`). */
+const CPU_PROF_DIR = process.env.BENCH_LLM_CPU_PROF ?? '';
+
+// No scenario in the shared table (run.js reads `default` as a list of them): only the report below.
+export default [];
+
+const startScript = JSON.parse(readFileSync(path.join(bench, '..', 'package.json'), 'utf8')).scripts.start;
+const PLATFORM_NODE_FLAGS = /node ((?:--\S+ )*)dist\/main\.js/.exec(startScript)?.[1].trim().split(' ') ?? [];
+
+/** Forks a server that reports its port over IPC (as run.js does). */
+function start(script, env, execArgv = []) {
+  return new Promise((resolve, reject) => {
+    const child = fork(script, [], {
+      execArgv,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    child.once('message', (msg) => resolve({ child, port: msg.port }));
+  });
+}
+
+/** SIGTERM, then SIGKILL if the child is still alive 2 s later. */
+async function stop(child) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  child.removeAllListeners('exit');
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve('late'), 2000);
+  });
+  if ((await Promise.race([exited, late])) === 'late') {
+    child.kill('SIGKILL');
+    await exited;
+  }
+  clearTimeout(timer);
+}
+
+async function waitHealthy(url) {
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`${url}/health`)).ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not become healthy`);
+}
+
+/** Requests/s of one autocannon run; any non-2xx, error or timeout fails the bench. */
+async function load(label, url, { path: urlPath, headers, bodies }, duration = SECONDS) {
+  let turn = 0;
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration,
+    requests: [
+      {
+        method: 'POST',
+        path: urlPath,
+        headers: { 'content-type': 'application/json', ...headers },
+        body: bodies[0],
+        ...(bodies.length > 1
+          ? { setupRequest: (req) => ({ ...req, body: bodies[turn++ % bodies.length] }) }
+          : {}),
+      },
+    ],
+  });
+  const bad = result.non2xx + result.errors + result.timeouts;
+  if (bad > 0) {
+    throw new Error(
+      `${label}: ${bad} of ${result.requests.total} requests failed ` +
+        `(non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`,
+    );
+  }
+  return result.requests.average;
+}
+
+/** POST with a keep-alive agent; milliseconds from the call to the first body byte, after the whole body. */
+function firstByteMs(agent, port, urlPath, headers, body) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let first = 0;
+    const req = httpRequest(
+      {
+        agent,
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: urlPath,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          ...headers,
+        },
+      },
+      (res) => {
+        const parts = [];
+        res.on('data', (part) => {
+          if (first === 0) first = performance.now();
+          parts.push(part);
+        });
+        res.on('end', () => {
+          const text = Buffer.concat(parts).toString('utf8');
+          if (res.statusCode !== 200 || !text.includes('data: [DONE]')) {
+            reject(new Error(`stream ${urlPath} on :${port}: ${res.statusCode} ${text.slice(0, 300)}`));
+          } else resolve(first - started);
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Nearest-rank percentile of sorted samples. */
+const percentile = (sorted, p) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+
+/** Distinct 200-word texts from a fixed word list and a seeded generator, so every run embeds the same. */
+function texts() {
+  const words = (
+    'amber bergamot cedar dusk ember fig gardenia honey iris jasmine kelp lavender musk neroli oud ' +
+    'patchouli quince rose saffron tonka umber vetiver wax yuzu zest candle wick jar lid flame smoke ' +
+    'warm cool fresh green sweet bitter soft sharp bright dark light heavy evening morning winter summer ' +
+    'spring autumn forest ocean garden meadow river stone paper linen cotton leather wood spice pepper ' +
+    'clove cinnamon vanilla cocoa coffee tea mint basil sage thyme orange lemon lime grapefruit cherry ' +
+    'plum peach apple pear berry the a of and with in on for from to by slowly gently quickly burns ' +
+    'glows melts pours blends lingers fades rises settles fills room home quiet calm bold'
+  ).split(' ');
+  let seed = 12;
+  const next = () => {
+    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+    return seed >>> 8;
+  };
+  return Array.from({ length: EMBED_TEXTS }, () =>
+    Array.from({ length: EMBED_WORDS }, () => words[next() % words.length]).join(' '),
+  );
+}
+
+async function post(url, headers, body) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`POST ${url}: ${res.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+/** Gateway vs direct throughput, non-streaming; the round with the median ratio. */
+async function nonStreaming(fakeUrl, platformUrl, auth) {
+  const body = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'hello' }] });
+  const direct = { path: '/v1/chat/completions', headers: {}, bodies: [body] };
+  const gateway = { path: '/v1/chat/completions', headers: auth, bodies: [body] };
+  const answer = await post(`${platformUrl}/v1/chat/completions`, auth, body);
+  if (answer.choices?.[0]?.message?.content !== 'Hello from the bench model.') {
+    throw new Error(`gateway answered ${JSON.stringify(answer).slice(0, 300)}`);
+  }
+  await load('direct warm-up', fakeUrl, direct, 2);
+  await load('gateway warm-up', platformUrl, gateway, 2);
+  const rounds = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const d = await load('direct', fakeUrl, direct);
+    const g = await load('gateway', platformUrl, gateway);
+    rounds.push({ d, g, ratio: g / d });
+  }
+  rounds.sort((x, y) => x.ratio - y.ratio);
+  const { d, g, ratio } = rounds[Math.floor(rounds.length / 2)];
+  return (
+    `llm gateway (non-stream): gateway ${fmt(g)} req/s vs direct ${fmt(d)} req/s → ratio ${fmt(ratio, 2)} ` +
+    `(goal ≥ 0.5; median of ${ROUNDS} round${ROUNDS === 1 ? '' : 's'}, ${SECONDS}s each, ${CONNECTIONS} connections)`
+  );
+}
+
+/** Time to the first streamed byte, direct and through the gateway, alternating request by request. */
+async function timeToFirstChunk(fakePort, platformPort, auth) {
+  const body = JSON.stringify({
+    model: 'bench-model',
+    messages: [{ role: 'user', content: 'hello' }],
+    stream: true,
+  });
+  const directAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const gatewayAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const direct = [];
+  const gateway = [];
+  try {
+    for (let i = 0; i < TTFB_WARMUP; i++) {
+      await firstByteMs(directAgent, fakePort, '/v1/chat/completions', {}, body);
+      await firstByteMs(gatewayAgent, platformPort, '/v1/chat/completions', auth, body);
+    }
+    for (let i = 0; i < TTFB_REQUESTS * ROUNDS; i++) {
+      direct.push(await firstByteMs(directAgent, fakePort, '/v1/chat/completions', {}, body));
+      gateway.push(await firstByteMs(gatewayAgent, platformPort, '/v1/chat/completions', auth, body));
+    }
+  } finally {
+    directAgent.destroy();
+    gatewayAgent.destroy();
+  }
+  direct.sort((a, b) => a - b);
+  gateway.sort((a, b) => a - b);
+  const [d50, d99, g50, g99] = [
+    percentile(direct, 0.5),
+    percentile(direct, 0.99),
+    percentile(gateway, 0.5),
+    percentile(gateway, 0.99),
+  ];
+  return (
+    `llm gateway (stream, time to first chunk): direct p50 ${fmt(d50, 1)} / p99 ${fmt(d99, 1)} ms; ` +
+    `gateway p50 ${fmt(g50, 1)} / p99 ${fmt(g99, 1)} ms; added p50 ${fmt(g50 - d50, 1)} / p99 ${fmt(g99 - d99, 1)} ms ` +
+    `(goal ≤ 2 ms; ${direct.length} sequential requests each)`
+  );
+}
+
+/** builtin/hashed-ngrams on 200-word texts: in this process for ~2 s, then through /api/embed. */
+async function embedder(platformUrl, auth) {
+  const corpus = texts();
+  for (let i = 0; i < 500; i++) embedHashedNgrams(corpus[i % corpus.length]);
+  let count = 0;
+  const started = performance.now();
+  while (performance.now() - started < 2000) {
+    for (const text of corpus) embedHashedNgrams(text);
+    count += corpus.length;
+  }
+  const inProcess = count / ((performance.now() - started) / 1000);
+
+  // Each request embeds its own 16 of the texts, turning through all of them.
+  const bodies = corpus.map((_, i) =>
+    JSON.stringify({
+      model: 'builtin/hashed-ngrams',
+      input: Array.from({ length: EMBED_BATCH }, (_, k) => corpus[(i + k) % corpus.length]),
+    }),
+  );
+  const answer = await post(`${platformUrl}/api/embed`, auth, bodies[0]);
+  if (answer.embeddings?.length !== EMBED_BATCH || answer.embeddings[0].length !== 384) {
+    throw new Error(`/api/embed answered ${JSON.stringify(answer).slice(0, 300)}`);
+  }
+  const request = { path: '/api/embed', headers: auth, bodies };
+  await load('/api/embed warm-up', platformUrl, request, 2);
+  const runs = [];
+  for (let round = 0; round < ROUNDS; round++) runs.push(await load('/api/embed', platformUrl, request));
+  const gateway = median(runs) * EMBED_BATCH;
+  return (
+    `builtin/hashed-ngrams, ${EMBED_WORDS}-word texts: ${fmt(inProcess)} embeddings/s in process; ` +
+    `${fmt(gateway)}/s through /api/embed (${EMBED_BATCH} texts per request, ${CONNECTIONS} connections)`
+  );
+}
+
+/** Starts the fake upstream and a platform routed to it, measures, and stops both whatever happens. */
+export async function report() {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'platform-bench-llm-'));
+  let fake;
+  let platform;
+  try {
+    fake = await start(path.join(bench, 'fake-llm-upstream.js'), {});
+    const key = generateKey('production');
+    platform = await start(
+      path.join(bench, 'platform-server.js'),
+      {
+        DATA_DIR: dataDir,
+        DATABASE_URL: '',
+        REDIS_URL: '',
+        LOG_LEVEL: 'warn',
+        PORT: '0',
+        PLATFORM_BOOTSTRAP_KEY: key,
+        QUOTA_DAILY_PRODUCTION: '100000000',
+        RATE_LIMIT_PER_IP: '0',
+        RATE_LIMIT_PER_ENDPOINT: '0',
+        OPENAI_API_KEY: 'bench',
+        LLM_MODELS: JSON.stringify([
+          {
+            name: 'bench-model',
+            provider: 'openai',
+            baseUrl: `http://127.0.0.1:${fake.port}/v1`,
+            upstreamModel: 'bench-model',
+            timeoutMs: 10000,
+          },
+        ]),
+      },
+      [...PLATFORM_NODE_FLAGS, ...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [])],
+    );
+    const platformUrl = `http://127.0.0.1:${platform.port}`;
+    await waitHealthy(platformUrl);
+    const auth = { authorization: `Bearer ${key}` };
+    return [
+      await nonStreaming(`http://127.0.0.1:${fake.port}`, platformUrl, auth),
+      await timeToFirstChunk(fake.port, platform.port, auth),
+      await embedder(platformUrl, auth),
+    ];
+  } finally {
+    await Promise.all([stop(platform?.child), stop(fake?.child)]);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

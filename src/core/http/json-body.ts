@@ -1,0 +1,38 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import { assertSafeJson } from './json-guard.js';
+
+type BodyParser = (
+  request: FastifyRequest,
+  body: string | Buffer,
+  done: (err: Error | null, body?: unknown) => void,
+) => void;
+
+/**
+ * The platform's JSON body parser. An empty body sent as JSON (clients that set the header on every
+ * call, DELETE included) is no body, not a parse error; anything else goes to Fastify's parser and
+ * its prototype-poisoning checks, then the depth/NUL/Infinity guard. Bytes are decoded strictly:
+ * invalid UTF-8 is a 400, not text silently holding U+FFFD.
+ */
+export function strictJsonParser(app: FastifyInstance): BodyParser {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  return (request, body, done) => {
+    let text: string;
+    try {
+      text = utf8.decode(body as Buffer);
+    } catch {
+      return done(new AppError('VALIDATION_ERROR', 'The body is not valid UTF-8'), undefined);
+    }
+    if (text === '') return done(null, undefined);
+    parseJson(request, text, (error, parsed) => {
+      if (error) return done(error, undefined);
+      try {
+        assertSafeJson(parsed);
+      } catch (refusal) {
+        return done(refusal as Error, undefined);
+      }
+      done(null, parsed);
+    });
+  };
+}
