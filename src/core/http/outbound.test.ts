@@ -40,6 +40,17 @@ beforeAll(async () => {
       res.writeHead(302, { location: '/loop' }).end();
       return;
     }
+    if (req.url === '/big') {
+      // Headers first, then a body in pieces: the limit trips mid-stream, not on Content-Length.
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('x'.repeat(3000));
+      setTimeout(() => res.end('y'.repeat(3000)), 20);
+      return;
+    }
+    if (req.url === '/big-at-once') {
+      res.end('z'.repeat(5000));
+      return;
+    }
     if (req.url === '/slow') {
       setTimeout(() => res.end('late'), 2_000);
       return;
@@ -101,6 +112,25 @@ describe('createOutboundHttp', () => {
     'http://[::ffff:127.0.0.1]:1/',
   ])('refuses %s before connecting', async (url) => {
     await expect(blocked(req(url))).rejects.toBeInstanceOf(OutboundBlockedError);
+  });
+
+  it('a response over maxResponseBytes rejects (no cut body resolved, no uncaught error)', async () => {
+    const small = createOutboundHttp({
+      allowHosts: [`127.0.0.1:${port}`],
+      timeoutMs: 5_000,
+      maxResponseBytes: 1_000,
+    });
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      await expect(small(req(`http://127.0.0.1:${port}/big`))).rejects.toThrow(/larger than 1000 bytes/);
+      await expect(small(req(`http://127.0.0.1:${port}/big-at-once`))).rejects.toThrow(/larger than 1000 bytes/);
+      await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+    expect(uncaught).toEqual([]);
   });
 
   it('refuses non-http protocols', async () => {

@@ -181,15 +181,23 @@ function send(
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
+        let tooLarge = false;
         res.on('data', (chunk: Buffer) => {
+          if (tooLarge) return;
           size += chunk.length;
           if (size > maxBytes) {
-            req.destroy(new OutboundBlockedError(`Response is larger than ${maxBytes} bytes`));
+            // Settle first, then end the exchange without an error argument: an error passed to
+            // destroy() would surface as an uncaught exception, and `end` must not resolve a cut body.
+            tooLarge = true;
+            reject(new OutboundBlockedError(`Response is larger than ${maxBytes} bytes`));
+            res.destroy();
+            req.destroy();
             return;
           }
           chunks.push(chunk);
         });
         res.on('end', () => {
+          if (tooLarge) return;
           const out: Record<string, string> = {};
           for (const [k, v] of Object.entries(res.headers)) {
             if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
@@ -197,7 +205,9 @@ function send(
           const bytes = Buffer.concat(chunks);
           resolve({ status: res.statusCode ?? 0, headers: out, body: bytes.toString('utf8'), bytes });
         });
-        res.on('error', (err) => reject(deadline.aborted ? new OutboundTimeoutError(timeoutMs) : err));
+        res.on('error', (err) => {
+          if (!tooLarge) reject(deadline.aborted ? new OutboundTimeoutError(timeoutMs) : err);
+        });
       },
     );
     req.on('error', (err) => reject(deadline.aborted ? new OutboundTimeoutError(timeoutMs) : err));
