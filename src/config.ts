@@ -112,6 +112,18 @@ const ConfigSchema = Type.Object({
   /** Exact-match cache of `stream:false`, temperature-0 answers; 0 turns it off. */
   LLM_CACHE_TTL_SECONDS: Type.Integer({ default: 0, minimum: 0, maximum: 604_800 }),
   LLM_CACHE_MAX_ENTRIES: Type.Integer({ default: 1_000, minimum: 1, maximum: 1_000_000 }),
+  // Documents and knowledge base.
+  /** Largest document a load accepts (fetched, or sent inline; base64 PDFs count decoded). */
+  DOCUMENT_MAX_BYTES: Type.Integer({ default: 20_971_520, minimum: 1024 }),
+  /** Time and page bounds of reading one PDF (in a worker thread). */
+  PDF_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
+  PDF_MAX_PAGES: Type.Integer({ default: 2_000, minimum: 1 }),
+  /** Chunking and embedding when a process request names none. */
+  DOCUMENT_CHUNK_SIZE: Type.Integer({ default: 1_000, minimum: 50, maximum: 20_000 }),
+  DOCUMENT_CHUNK_OVERLAP: Type.Integer({ default: 150, minimum: 0, maximum: 10_000 }),
+  KNOWLEDGE_EMBEDDING_MODEL: Type.String({ default: 'builtin/hashed-ngrams' }),
+  /** Documents processed at once per process. */
+  DOCUMENT_CONCURRENCY: Type.Integer({ default: 2, minimum: 1, maximum: 64 }),
   // Commerce.
   ASSET_BASE_URL: Type.String({ default: '' }),
   CURRENCY: Type.String({ default: 'USD', pattern: '^[A-Z]{3}$' }),

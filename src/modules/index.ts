@@ -3,6 +3,7 @@ import type { MigrationSet } from '../core/db/migrate.js';
 import { authModule } from './auth/index.js';
 import { cartModule } from './cart/index.js';
 import { commerceModule } from './commerce/index.js';
+import { documentsModule } from './documents/index.js';
 import { gameModule } from './game/index.js';
 import { healthModule } from './health/index.js';
 import { llmModule } from './llm/index.js';
@@ -18,6 +19,8 @@ export const allModules: readonly PlatformModule[] = [
   workflowsModule,
   // After workflows: keys of `apiKeyCredential` models are workflow credentials.
   llmModule,
+  // After llm: documents are embedded through its registry.
+  documentsModule,
 ];
 
 /** Migrations of every module, enabled or not: one schema serves any split of services. */

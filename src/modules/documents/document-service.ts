@@ -1,0 +1,193 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../core/clock.js';
+import { runList } from '../../core/db/list.js';
+import { AppError, notFound } from '../../core/errors.js';
+import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
+import { newId } from '../../core/ids.js';
+import type { JobQueue } from '../../core/queue/index.js';
+import type { DocumentRow, DocumentStore } from './store.js';
+import { DOCUMENT_SOURCES, type DocumentSource, type LoadedDocument } from './types.js';
+
+export const DOCUMENT_STATUSES = ['loaded', 'chunked', 'embedded', 'indexed', 'failed'] as const;
+export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
+export const OPERATIONS = ['chunk', 'embed', 'index'] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+/** What a processing job carries; also kept on the document until the job ends (crash recovery). */
+export interface ProcessJob {
+  documentId: string;
+  accountId: string;
+  operations: Operation[];
+  chunkSize: number;
+  chunkOverlap: number;
+  embeddingModel: string;
+}
+
+const LIST_SPEC: ListSpec = {
+  columns: { topic: 'topic', status: 'status', source: 'source', createdAt: 'created_at', title: 'title' },
+  sortable: ['id', 'createdAt', 'title'],
+  nullable: ['title'],
+  filters: { topic: 'string', status: DOCUMENT_STATUSES, source: DOCUMENT_SOURCES },
+  projectable: [
+    'documentId',
+    'source',
+    'url',
+    'title',
+    'mimeType',
+    'topic',
+    'metadata',
+    'pages',
+    'charCount',
+    'pageCount',
+    'chunkCount',
+    'contentHash',
+    'status',
+    'processing',
+    'error',
+    'embeddingModel',
+    'createdAt',
+    'updatedAt',
+  ],
+  defaultSort: 'id',
+  defaultOrder: 'desc',
+  defaultLimit: 20,
+  maxLimit: 200,
+};
+
+export function documentView(row: DocumentRow, pages?: Array<{ page_number: number; text: string }>) {
+  return {
+    id: row.id,
+    documentId: row.id,
+    source: row.source as DocumentSource,
+    url: row.url,
+    title: row.title,
+    mimeType: row.mime_type,
+    topic: row.topic,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    ...(pages ? { pages: pages.map((p) => ({ pageNumber: p.page_number, text: p.text })) } : {}),
+    charCount: row.char_count,
+    pageCount: row.page_count,
+    chunkCount: row.chunk_count,
+    contentHash: row.content_hash,
+    status: row.status as DocumentStatus,
+    /** A processing job is queued or running. */
+    processing: row.processing !== null,
+    error: row.error,
+    embeddingModel: row.embedding_model,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function contentHashOf(doc: LoadedDocument): string {
+  const hash = createHash('sha256');
+  for (const page of doc.pages) hash.update(page.text).update('\f');
+  return hash.digest('hex');
+}
+
+/** Documents: store what a loader produced, list, read, delete, and queue their processing. */
+export class DocumentService {
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly queue: JobQueue<ProcessJob>,
+    private readonly clock: Clock,
+    private readonly onChunksGone: (accountId: string, topic: string) => void,
+  ) {}
+
+  /** Stores a loaded document; the same content in the same topic is the existing one (`created: false`). */
+  async create(
+    accountId: string,
+    input: { source: string; url?: string; topic: string; title?: string; metadata: Record<string, unknown> },
+    loaded: LoadedDocument,
+  ): Promise<{ created: boolean; document: ReturnType<typeof documentView> }> {
+    const hash = contentHashOf(loaded);
+    const existing = await this.store.byHash(accountId, input.topic, hash);
+    if (existing)
+      return { created: false, document: documentView(existing, await this.store.pages(existing.id)) };
+    const now = this.clock.now().toISOString();
+    const row: DocumentRow = {
+      id: newId('doc'),
+      account_id: accountId,
+      topic: input.topic,
+      source: input.source,
+      url: input.url ?? null,
+      title: input.title ?? loaded.title,
+      mime_type: loaded.mimeType,
+      content_hash: hash,
+      char_count: loaded.pages.reduce((n, p) => n + p.text.length, 0),
+      page_count: loaded.pages.length,
+      metadata: JSON.stringify(input.metadata),
+      status: 'loaded',
+      error: null,
+      chunk_count: 0,
+      embedding_model: null,
+      processing: null,
+      created_at: now,
+      updated_at: now,
+    };
+    const pages = loaded.pages.map((p) => ({ document_id: row.id, page_number: p.pageNumber, text: p.text }));
+    try {
+      await this.store.insert(row, pages);
+    } catch (error) {
+      // Two loads of the same content at once: the other one won.
+      const winner = await this.store.byHash(accountId, input.topic, hash);
+      if (winner)
+        return { created: false, document: documentView(winner, await this.store.pages(winner.id)) };
+      throw error;
+    }
+    return { created: true, document: documentView(row, pages) };
+  }
+
+  async list(accountId: string, rawQuery: Record<string, unknown>) {
+    const query = parseListQuery(rawQuery, LIST_SPEC);
+    return runList(this.store.listQuery(accountId), query, LIST_SPEC, (row) => documentView(row));
+  }
+
+  async get(accountId: string, id: string, withPages: boolean) {
+    const row = await this.store.get(accountId, id);
+    if (!row) throw notFound('DOCUMENT_NOT_FOUND', 'Document', id);
+    return documentView(row, withPages ? await this.store.pages(id) : undefined);
+  }
+
+  async delete(accountId: string, id: string): Promise<void> {
+    const row = await this.store.get(accountId, id);
+    if (!row) throw notFound('DOCUMENT_NOT_FOUND', 'Document', id);
+    await this.store.delete(accountId, id);
+    this.onChunksGone(accountId, row.topic);
+  }
+
+  async chunks(accountId: string, id: string) {
+    const row = await this.store.get(accountId, id);
+    if (!row) throw notFound('DOCUMENT_NOT_FOUND', 'Document', id);
+    const chunks = await this.store.chunksOf(id).orderBy('chunk_index').execute();
+    return {
+      data: chunks.map((c) => ({
+        chunkId: c.id,
+        index: c.chunk_index,
+        pageNumber: c.page_number,
+        startOffset: c.start_offset,
+        endOffset: c.end_offset,
+        text: c.text,
+        embeddingModel: c.embedding_model,
+      })),
+    };
+  }
+
+  /** Queues processing; the parameters stay on the document until the job ends, for recovery. */
+  async process(accountId: string, id: string, job: Omit<ProcessJob, 'documentId' | 'accountId'>) {
+    if (job.chunkOverlap >= job.chunkSize)
+      throw new AppError('VALIDATION_ERROR', 'chunkOverlap must be smaller than chunkSize', {
+        fields: [{ field: 'body.chunkOverlap', message: 'must be smaller than chunkSize' }],
+      });
+    const row = await this.store.get(accountId, id);
+    if (!row) throw notFound('DOCUMENT_NOT_FOUND', 'Document', id);
+    const data: ProcessJob = { ...job, documentId: id, accountId };
+    await this.store.setStatus(id, row.status, {
+      processing: JSON.stringify(data),
+      updated_at: this.clock.now().toISOString(),
+    });
+    const jobId = `process:${id}`;
+    await this.queue.add(jobId, data);
+    return { jobId, documentId: id, status: row.status, operations: job.operations };
+  }
+}

@@ -1,0 +1,97 @@
+import type { AppContext, PlatformModule } from '../../core/context.js';
+import { createOutboundHttp } from '../../core/http/outbound.js';
+import { createQueue } from '../../core/queue/index.js';
+import { DocumentService, type ProcessJob } from './document-service.js';
+import { KnowledgeService } from './knowledge-service.js';
+import { type LoadInput, loadDocument } from './loaders/index.js';
+import * as m601 from './migrations/601-documents.js';
+import { DocumentProcessor, type Embedder } from './processor.js';
+import { type DocumentRouteDeps, documentRoutes } from './routes.js';
+import { DocumentStore } from './store.js';
+import './tables.js';
+
+/** What other modules (flows, agents, workflow nodes) use of the knowledge base. */
+export interface DocumentsApi {
+  documents: DocumentService;
+  knowledge: KnowledgeService;
+}
+
+declare module '../../core/context.js' {
+  interface ModuleApis {
+    documents: DocumentsApi;
+  }
+}
+
+const internals = new WeakMap<AppContext, DocumentRouteDeps>();
+
+export const documentsModule: PlatformModule = {
+  name: 'documents',
+  services: ['docproc', 'agent'],
+  migrations: { '20261125_601_documents': m601 },
+
+  async init(ctx) {
+    const { config, clock, log } = ctx;
+    const llm = ctx.apis.llm;
+    if (!llm) throw new Error('The documents module needs the llm module');
+    const store = new DocumentStore(ctx.db, ctx.database.dialect);
+    const embed: Embedder = async (texts, model) => (await llm.embedTexts(texts, { model })).embeddings;
+    const knowledge = new KnowledgeService(store, embed, config.KNOWLEDGE_EMBEDDING_MODEL);
+    const invalidate = (accountId: string, topic: string) => knowledge.invalidate(accountId, topic);
+    const queue = await createQueue<ProcessJob>('document-processing', {
+      redisUrl: config.REDIS_URL,
+      prefix: config.QUEUE_PREFIX,
+      onError: (err, jobId) => log.error({ err, jobId }, 'document processing job failed'),
+    });
+    const processor = new DocumentProcessor(store, embed, clock, invalidate);
+    const documents = new DocumentService(store, queue, clock, invalidate);
+    if (config.WORKFLOW_WORKER) {
+      queue.work((job) => processor.handle(job), config.DOCUMENT_CONCURRENCY);
+      // Jobs queued or running when the process stopped run again (their parameters are on the rows).
+      void store
+        .pending()
+        .then((jobs) => Promise.all(jobs.map((job) => queue.add(`process:${job.documentId}`, job))))
+        .catch((err: unknown) => log.error({ err }, 'document processing recovery failed'));
+    }
+    ctx.onClose(() => queue.close());
+    const fetch = createOutboundHttp({
+      allowHosts: config.OUTBOUND_ALLOW_HOSTS.split(',')
+        .map((h) => h.trim())
+        .filter(Boolean),
+      timeoutMs: config.OUTBOUND_TIMEOUT_MS,
+      maxResponseBytes: config.DOCUMENT_MAX_BYTES,
+    });
+    const load = (input: LoadInput) =>
+      loadDocument(input, {
+        fetch,
+        maxBytes: config.DOCUMENT_MAX_BYTES,
+        timeoutMs: config.OUTBOUND_TIMEOUT_MS,
+        pdf: { timeoutMs: config.PDF_TIMEOUT_MS, maxPages: config.PDF_MAX_PAGES },
+      });
+    internals.set(ctx, {
+      documents,
+      knowledge,
+      load,
+      // Base64 inflates a document by a third.
+      bodyLimit: Math.ceil(config.DOCUMENT_MAX_BYTES * 1.4) + 65_536,
+      defaults: {
+        chunkSize: config.DOCUMENT_CHUNK_SIZE,
+        chunkOverlap: config.DOCUMENT_CHUNK_OVERLAP,
+        embeddingModel: config.KNOWLEDGE_EMBEDDING_MODEL,
+      },
+    });
+    ctx.apis.documents = { documents, knowledge };
+    // The built-in extractive model answers from the account's knowledge base.
+    llm.setRetriever({
+      async retrieve(query, { accountId, limit }) {
+        const { results } = await knowledge.query(accountId, { query, topK: limit, mode: 'hybrid' });
+        return results.map((r) => ({ text: r.text, source: r.title ?? r.documentId, score: r.score }));
+      },
+    });
+  },
+
+  routes(app, ctx) {
+    const deps = internals.get(ctx);
+    if (!deps) throw new Error('documents module not initialised');
+    documentRoutes(app, deps);
+  },
+};

@@ -1,0 +1,121 @@
+/**
+ * PDF → pages of text, read by unpdf (PDF.js) in a worker thread bounded in memory and time. One worker
+ * per call: simple, and a worker that ran out of memory or time is simply thrown away. Starting one costs
+ * tens of milliseconds, small beside the parsing itself; a pool can come when uploads are frequent.
+ */
+import { Worker } from 'node:worker_threads';
+import { AppError } from '../../../core/errors.js';
+import type { LoadedDocument } from '../types.js';
+
+export interface PdfOptions {
+  /** The worker is terminated after this long, whatever it is doing. */
+  timeoutMs: number;
+  /** PDFs with more pages are refused before any text is extracted. */
+  maxPages: number;
+}
+
+/** Heap limit of a PDF worker: ample for text extraction, small enough that a bomb only kills the worker. */
+const WORKER_HEAP_MB = 256;
+/** Most bytes the PDF's (non-image) streams may decode to: the heap limit does not cover those buffers. */
+const MAX_DECODED_BYTES = 128 * 1024 * 1024;
+const WORKER_URL = new URL('./pdf-worker.mjs', import.meta.url);
+const PDF_MAGIC = '%PDF-';
+
+/** What the worker posts back (see pdf-worker.mjs). */
+type WorkerResult =
+  | { ok: true; title: string | null; pages: string[] }
+  | { ok: false; kind: 'unreadable'; message: string }
+  | { ok: false; kind: 'too-many-pages'; pages: number }
+  | { ok: false; kind: 'too-large-decoded' };
+
+/** True when the bytes start like a PDF (PDF.js tolerates junk before the header; we do not). */
+export function looksLikePdf(bytes: Uint8Array): boolean {
+  if (bytes.length < PDF_MAGIC.length) return false;
+  for (let i = 0; i < PDF_MAGIC.length; i++) if (bytes[i] !== PDF_MAGIC.charCodeAt(i)) return false;
+  return true;
+}
+
+export async function pdfToDocument(bytes: Uint8Array, options: PdfOptions): Promise<LoadedDocument> {
+  if (!looksLikePdf(bytes)) throw new AppError('UNPROCESSABLE', 'The file is not a PDF');
+  const result = await runWorker(bytes, options);
+  if (!result.ok) {
+    if (result.kind === 'too-many-pages') {
+      throw new AppError('UNPROCESSABLE', `The PDF has more than ${options.maxPages} pages`, {
+        pages: result.pages,
+        maxPages: options.maxPages,
+      });
+    }
+    if (result.kind === 'too-large-decoded') {
+      throw new AppError('UNPROCESSABLE', 'The PDF expands to more data than can be read safely', {
+        maxDecodedBytes: MAX_DECODED_BYTES,
+      });
+    }
+    // PDF.js's own message says what is broken; it names nothing of the server.
+    throw new AppError('UNPROCESSABLE', 'The PDF could not be read', { reason: result.message });
+  }
+  return {
+    title: result.title,
+    mimeType: 'application/pdf',
+    pages: result.pages.map((text, i) => ({ pageNumber: i + 1, text: tidy(text) })),
+  };
+}
+
+/** PDF.js gives runs of spaces and trailing blanks where a layout had columns; keep lines, drop the rest. */
+const tidy = (text: string): string =>
+  text
+    .replace(/[^\S\n]+/g, ' ')
+    .replace(/ ?\n ?/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+
+function runWorker(bytes: Uint8Array, options: PdfOptions): Promise<WorkerResult> {
+  // A copy the worker owns: the caller's buffer may be a slice of a shared pool, and PDF.js detaches it.
+  const copy = new Uint8Array(bytes);
+  const worker = new Worker(WORKER_URL, {
+    workerData: { bytes: copy, maxPages: options.maxPages, maxDecodedBytes: MAX_DECODED_BYTES },
+    transferList: [copy.buffer],
+    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 32 },
+    stdout: true, // PDF.js warns on stdout about odd files; that is not the server's log.
+    stderr: true,
+  });
+  worker.stdout.resume();
+  worker.stderr.resume();
+  return new Promise<WorkerResult>((resolve, reject) => {
+    let settled = false;
+    const settle = (fn: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void worker.terminate();
+      fn();
+    };
+    const timer = setTimeout(
+      () =>
+        settle(() =>
+          reject(
+            new AppError('UNPROCESSABLE', `The PDF took longer than ${options.timeoutMs} ms to read`, {
+              timeoutMs: options.timeoutMs,
+            }),
+          ),
+        ),
+      options.timeoutMs,
+    );
+    worker.on('message', (msg: WorkerResult) => settle(() => resolve(msg)));
+    worker.on('error', (err: Error & { code?: string }) =>
+      settle(() =>
+        reject(
+          err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? new AppError('UNPROCESSABLE', 'The PDF needs too much memory to read')
+            : new AppError('UNPROCESSABLE', 'The PDF could not be read', { reason: err.message }),
+        ),
+      ),
+    );
+    worker.on('exit', (code) =>
+      settle(() =>
+        reject(
+          new AppError('UNPROCESSABLE', 'The PDF could not be read', { reason: `worker exited (${code})` }),
+        ),
+      ),
+    );
+  });
+}

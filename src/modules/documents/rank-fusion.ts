@@ -1,0 +1,39 @@
+/**
+ * Reciprocal-rank fusion: merges ranked lists (keyword, vector…) by rank alone, so scores on different
+ * scales never need to be compared. A chunk scores Σ 1/(k + rank) over the lists it appears in.
+ */
+import type { RankedChunk } from './types.js';
+
+export interface FusedChunk {
+  chunkId: string;
+  score: number;
+  /** The chunk's 1-based rank in each input list, or null where it is absent. */
+  ranks: (number | null)[];
+}
+
+/**
+ * Fuses `lists` (each best first) with the usual constant `k` = 60; results are sorted by score descending,
+ * then chunk id ascending. A chunk listed twice in one list counts once, at its better rank.
+ */
+export function fuseRanks(lists: RankedChunk[][], k = 60): FusedChunk[] {
+  if (!Number.isFinite(k) || k < 0) throw new RangeError(`the fusion constant must be 0 or more, not ${k}`);
+  const fused = new Map<string, FusedChunk>();
+  for (const [list, hits] of lists.entries()) {
+    for (const [position, { chunkId }] of hits.entries()) {
+      let entry = fused.get(chunkId);
+      if (!entry) {
+        entry = { chunkId, score: 0, ranks: lists.map(() => null) };
+        fused.set(chunkId, entry);
+      }
+      if (entry.ranks[list] !== null) continue;
+      entry.ranks[list] = position + 1;
+    }
+  }
+  // Sum in list order once ranks are known, so the floating-point result never depends on map order.
+  for (const entry of fused.values()) {
+    for (const rank of entry.ranks) if (rank !== null) entry.score += 1 / (k + rank);
+  }
+  return [...fused.values()].sort(
+    (a, b) => b.score - a.score || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0),
+  );
+}

@@ -1,0 +1,55 @@
+import type { JsonText, Timestamp } from '../../core/db/types.js';
+
+export interface DocumentsTable {
+  id: string;
+  account_id: string;
+  topic: string;
+  source: string;
+  url: string | null;
+  title: string | null;
+  mime_type: string;
+  content_hash: string;
+  char_count: number;
+  page_count: number;
+  metadata: JsonText;
+  /** loaded → chunked → embedded → indexed, or failed (with `error`). */
+  status: string;
+  error: string | null;
+  chunk_count: number;
+  embedding_model: string | null;
+  /** JSON of the queued or running processing job, until it ends (crash recovery). */
+  processing: JsonText | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface DocumentPagesTable {
+  document_id: string;
+  page_number: number;
+  text: string;
+}
+
+export interface ChunksTable {
+  id: string;
+  document_id: string;
+  account_id: string;
+  topic: string;
+  chunk_index: number;
+  page_number: number;
+  start_offset: number;
+  end_offset: number;
+  text: string;
+  /** The chunk's words, space-separated (what both full-text indexes read). */
+  terms: string;
+  /** float32 little-endian, unit length; null until embedded. */
+  embedding: Buffer | null;
+  embedding_model: string | null;
+}
+
+declare module '../../core/db/types.js' {
+  interface Database {
+    documents: DocumentsTable;
+    document_pages: DocumentPagesTable;
+    chunks: ChunksTable;
+  }
+}
