@@ -125,7 +125,9 @@ describe('createOutboundHttp', () => {
     process.on('uncaughtException', onUncaught);
     try {
       await expect(small(req(`http://127.0.0.1:${port}/big`))).rejects.toThrow(/larger than 1000 bytes/);
-      await expect(small(req(`http://127.0.0.1:${port}/big-at-once`))).rejects.toThrow(/larger than 1000 bytes/);
+      await expect(small(req(`http://127.0.0.1:${port}/big-at-once`))).rejects.toThrow(
+        /larger than 1000 bytes/,
+      );
       await new Promise((r) => setTimeout(r, 50));
     } finally {
       process.off('uncaughtException', onUncaught);
