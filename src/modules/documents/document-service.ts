@@ -23,6 +23,8 @@ export interface ProcessJob {
   embeddingModel: string;
 }
 
+const WAIT_POLL_MS = 50;
+
 const LIST_SPEC: ListSpec = {
   columns: { topic: 'topic', status: 'status', source: 'source', createdAt: 'created_at', title: 'title' },
   sortable: ['id', 'createdAt', 'title'],
@@ -189,5 +191,33 @@ export class DocumentService {
     const jobId = `process:${id}`;
     await this.queue.add(jobId, data);
     return { jobId, documentId: id, status: row.status, operations: job.operations };
+  }
+
+  /**
+   * Queues processing and waits for it to end, up to `timeoutMs` (polling the row: the job may run in
+   * another process). Ended → the document; failed → 422 with its reason; still running → null.
+   */
+  async processAndWait(
+    accountId: string,
+    id: string,
+    job: Omit<ProcessJob, 'documentId' | 'accountId'>,
+    timeoutMs: number,
+  ) {
+    await this.process(accountId, id, job);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const row = await this.store.get(accountId, id);
+      if (!row) throw notFound('DOCUMENT_NOT_FOUND', 'Document', id);
+      if (row.processing === null) {
+        if (row.status === 'failed')
+          throw new AppError('UNPROCESSABLE', `Processing failed: ${row.error ?? 'unknown reason'}`, {
+            documentId: id,
+            error: row.error,
+          });
+        return documentView(row);
+      }
+      if (Date.now() >= deadline) return null;
+      await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
+    }
   }
 }

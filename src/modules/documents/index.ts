@@ -73,6 +73,7 @@ export const documentsModule: PlatformModule = {
       load,
       // Base64 inflates a document by a third.
       bodyLimit: Math.ceil(config.DOCUMENT_MAX_BYTES * 1.4) + 65_536,
+      waitMs: config.DOCUMENT_PROCESS_WAIT_MS,
       defaults: {
         chunkSize: config.DOCUMENT_CHUNK_SIZE,
         chunkOverlap: config.DOCUMENT_CHUNK_OVERLAP,

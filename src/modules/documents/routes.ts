@@ -14,6 +14,7 @@ import {
   DocumentView,
   LoadBody,
   ProcessBody,
+  ProcessQuery,
   ProcessView,
   QueryBody,
   QueryView,
@@ -25,6 +26,8 @@ export interface DocumentRouteDeps {
   knowledge: KnowledgeService;
   load: (input: LoadInput) => ReturnType<typeof import('./loaders/index.js').loadDocument>;
   bodyLimit: number;
+  /** How long `process?wait=true` holds the request. */
+  waitMs: number;
   defaults: { chunkSize: number; chunkOverlap: number; embeddingModel: string };
 }
 
@@ -169,23 +172,35 @@ export function documentRoutes(app: FastifyInstance, deps: DocumentRouteDeps): v
       config: docproc,
       schema: {
         tags,
-        summary: 'Chunk, embed and index a document on the job queue → 202',
+        summary:
+          'Chunk, embed and index a document on the job queue → 202; with `wait=true`, answer when it ends (200, or 422 when it failed)',
         params: DocumentParams,
+        querystring: ProcessQuery,
         body: ProcessBody,
-        response: withErrors({ 202: ProcessView }),
+        response: withErrors({ 200: DocumentView, 202: ProcessView }),
       },
     },
     async (request, reply) => {
       const body = request.body;
-      const queued = await documents.process(account(request), request.params.id, {
-        operations: body.operations ?? ['chunk', 'embed', 'index'],
-        chunkSize: body.chunkSize ?? deps.defaults.chunkSize,
-        chunkOverlap:
-          body.chunkOverlap ??
-          Math.min(deps.defaults.chunkOverlap, Math.floor((body.chunkSize ?? deps.defaults.chunkSize) / 2)),
+      const chunkSize = body.chunkSize ?? deps.defaults.chunkSize;
+      const job = {
+        operations: body.operations ?? (['chunk', 'embed', 'index'] as const).slice(),
+        chunkSize,
+        chunkOverlap: body.chunkOverlap ?? Math.min(deps.defaults.chunkOverlap, Math.floor(chunkSize / 2)),
         embeddingModel: body.embeddingModel ?? deps.defaults.embeddingModel,
-      });
-      return reply.code(202).send(queued);
+      };
+      if (request.query.wait) {
+        const done = await documents.processAndWait(account(request), request.params.id, job, deps.waitMs);
+        if (done) return reply.code(200).send(done);
+        const doc = await documents.get(account(request), request.params.id, false);
+        return reply.code(202).send({
+          jobId: `process:${doc.id}`,
+          documentId: doc.id,
+          status: doc.status,
+          operations: job.operations,
+        });
+      }
+      return reply.code(202).send(await documents.process(account(request), request.params.id, job));
     },
   );
 

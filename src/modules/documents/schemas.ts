@@ -84,6 +84,15 @@ export const ProcessBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const ProcessQuery = Type.Object(
+  {
+    wait: Type.Optional(
+      Type.Boolean({ description: 'Answer when processing ends (up to DOCUMENT_PROCESS_WAIT_MS)' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const ProcessView = Type.Object({
   jobId: Type.String(),
   documentId: Type.String(),

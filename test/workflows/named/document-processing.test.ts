@@ -41,54 +41,42 @@ describe('document-processing', () => {
     });
   });
 
-  it('loads the document, then chunks, embeds and indexes it in that order', async () => {
+  it('processes the document step by step (chunk, embed, index), in that order, each waited for', async () => {
     const before = docproc.received.length;
     const outcome = await runWebhook(engine, def, body);
     expect(outcome.status, JSON.stringify(outcome.state.error)).toBe('success');
     expect(callsSince(before)).toEqual([
-      'POST /api/documents/load',
-      'POST /api/documents/doc-9/chunks',
-      'POST /api/documents/doc-9/embeddings',
-      'POST /api/documents/doc-9/index',
+      'POST /api/documents/doc-9/process',
+      'POST /api/documents/doc-9/process',
+      'POST /api/documents/doc-9/process',
     ]);
-    const [load, chunk, embed, index] = docproc.received.slice(before);
-    expect(load?.body).toEqual({ documentId: 'doc-9', source: 'store', url: 'store://documents/doc-9' });
-    expect(chunk?.body).toEqual({ chunkSize: 800 });
-    expect(embed?.body).toEqual({ model: 'nomic-embed-text' });
-    expect(index?.body).toEqual({ model: 'nomic-embed-text' });
-    for (const call of [load, chunk, embed, index]) {
-      expect(call?.headers.authorization).toBe('Bearer docproc-token');
+    const calls = docproc.received.slice(before);
+    expect(calls.map((c) => (c.body as { operations: string[] }).operations)).toEqual([
+      ['chunk'],
+      ['embed'],
+      ['index'],
+    ]);
+    for (const call of calls) {
+      expect(call.query).toEqual({ wait: 'true' });
+      expect(call.body).toMatchObject({ chunkSize: 800, embeddingModel: 'nomic-embed-text' });
+      expect(call.headers.authorization).toBe('Bearer docproc-token');
     }
     expect(answerOf(outcome)).toEqual({
       documentId: 'doc-9',
       operations: ['index', 'chunk', 'embed'],
       status: 'processed',
-      load: { documentId: 'doc-9', status: 'loaded', characters: 12000 },
-      chunk: { documentId: 'doc-9', chunkSize: 800, chunks: 15 },
-      embed: { documentId: 'doc-9', model: 'nomic-embed-text', embedded: 15, dimensions: 768 },
-      index: { documentId: 'doc-9', indexed: 15, index: 'documents' },
+      chunk: { documentId: 'doc-9', status: 'chunked', chunkCount: 15, embeddingModel: 'nomic-embed-text' },
+      embed: { documentId: 'doc-9', status: 'embedded', chunkCount: 15, embeddingModel: 'nomic-embed-text' },
+      index: { documentId: 'doc-9', status: 'indexed', chunkCount: 15, embeddingModel: 'nomic-embed-text' },
     });
   });
 
-  it('runs only the operations asked for; a given source and url are loaded as such', async () => {
+  it('runs only the operations asked for', async () => {
     const before = docproc.received.length;
-    const outcome = await runWebhook(engine, def, {
-      ...body,
-      documentId: 'doc/10',
-      operations: ['embed'],
-      source: 'web',
-      url: 'https://example.com/paper.pdf',
-    });
+    const outcome = await runWebhook(engine, def, { ...body, documentId: 'doc/10', operations: ['embed'] });
     expect(outcome.status, JSON.stringify(outcome.state.error)).toBe('success');
-    expect(callsSince(before)).toEqual([
-      'POST /api/documents/load',
-      'POST /api/documents/doc%2F10/embeddings',
-    ]);
-    expect(docproc.received[before]?.body).toEqual({
-      documentId: 'doc/10',
-      source: 'web',
-      url: 'https://example.com/paper.pdf',
-    });
+    expect(callsSince(before)).toEqual(['POST /api/documents/doc%2F10/process']);
+    expect(docproc.received[before]?.body).toMatchObject({ operations: ['embed'] });
     expect(answerOf(outcome)).toMatchObject({ operations: ['embed'], chunk: null, index: null });
   });
 
@@ -117,11 +105,11 @@ describe('document-processing', () => {
   });
 
   it('a failing step ends in error naming the node, and later steps do not run', async () => {
-    docproc.failNext('/api/documents/doc-9/embeddings', 500);
+    docproc.failNext('/api/documents/doc-9/process', 500);
     const before = docproc.received.length;
     const outcome = await runWebhook(engine, def, body);
     expect(outcome.status).toBe('error');
-    expect(outcome.state.error).toMatchObject({ node: 'Embed', message: 'Request failed with status 500' });
-    expect(callsSince(before)).not.toContain('POST /api/documents/doc-9/index');
+    expect(outcome.state.error).toMatchObject({ node: 'Chunk', message: 'Request failed with status 500' });
+    expect(callsSince(before)).toHaveLength(1);
   });
 });

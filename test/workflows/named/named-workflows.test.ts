@@ -310,14 +310,14 @@ describe.each(await testDialects())('the six named workflows on %s', (dialect) =
       expect(started).toMatchObject({ accepted: true, documentId: 'doc-9', operations: body.operations });
       const exe = await settled(p, started.executionId);
       expect(exe).toMatchObject({ status: 'success', workflowId: id('document-processing') });
-      const paths = fakes.docproc.received.slice(-4).map((r) => r.path);
-      expect(paths).toEqual([
-        '/api/documents/load',
-        '/api/documents/doc-9/chunks',
-        '/api/documents/doc-9/embeddings',
-        '/api/documents/doc-9/index',
+      const calls = fakes.docproc.received.slice(-3);
+      expect(calls.map((r) => r.path)).toEqual(Array(3).fill('/api/documents/doc-9/process'));
+      expect(calls.map((r) => (r.body as { operations: string[] }).operations)).toEqual([
+        ['chunk'],
+        ['embed'],
+        ['index'],
       ]);
-      expect(lastTo(fakes.docproc, '/api/documents/load')?.headers.authorization).toBe(
+      expect(lastTo(fakes.docproc, '/api/documents/doc-9/process')?.headers.authorization).toBe(
         'Bearer docproc-token',
       );
     });

@@ -85,32 +85,21 @@ export async function startFakeFlow(
  * `POST /api/documents/{id}/index {model}` → `{documentId, indexed, index: 'documents'}`.
  */
 export async function startFakeDocproc(options: { token?: string } = {}): Promise<FakeServer> {
-  const characters = 12_000;
+  const chunks = 15;
   return startFakeServer((req) => {
     const denied = bearerCheck(req, options.token);
     if (denied) return denied;
     if (req.method !== 'POST') return json(404, { error: 'not found' });
     const b = (req.body ?? {}) as Record<string, unknown>;
-    if (req.path === '/api/documents/load') {
-      if (typeof b.source !== 'string' || typeof b.url !== 'string') {
-        return json(400, { error: 'source and url are required' });
-      }
-      return json(200, { documentId: b.documentId ?? null, status: 'loaded', characters });
-    }
-    const m = req.path.match(/^\/api\/documents\/([^/]+)\/(chunks|embeddings|index)$/);
+    // POST /api/documents/{id}/process?wait=true {operations: [one], chunkSize, embeddingModel}
+    const m = req.path.match(/^\/api\/documents\/([^/]+)\/process$/);
     if (!m) return json(404, { error: 'not found' });
     const documentId = decodeURIComponent(m[1] as string);
-    switch (m[2]) {
-      case 'chunks': {
-        const size = Number(b.chunkSize);
-        if (!Number.isInteger(size) || size <= 0)
-          return json(400, { error: 'chunkSize must be a positive integer' });
-        return json(200, { documentId, chunkSize: size, chunks: Math.ceil(characters / size) });
-      }
-      case 'embeddings':
-        return json(200, { documentId, model: b.model ?? null, embedded: 15, dimensions: 768 });
-      default:
-        return json(200, { documentId, indexed: 15, index: 'documents' });
-    }
+    const size = Number(b.chunkSize);
+    if (!Number.isInteger(size) || size <= 0)
+      return json(400, { error: 'chunkSize must be a positive integer' });
+    const [operation] = b.operations as string[];
+    const status = { chunk: 'chunked', embed: 'embedded', index: 'indexed' }[operation ?? ''] ?? 'loaded';
+    return json(200, { documentId, status, chunkCount: chunks, embeddingModel: b.embeddingModel ?? null });
   });
 }
