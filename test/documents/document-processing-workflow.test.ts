@@ -1,17 +1,9 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestPlatform, type TestPlatform } from '../helpers/platform.js';
-import { testDialects, uniqueName } from '../helpers/services.js';
+import { listeningPlatform } from '../helpers/listening.js';
+import type { TestPlatform } from '../helpers/platform.js';
+import { testDialects } from '../helpers/services.js';
 import { activate, createCredential, settled } from '../workflows/support.js';
 import { type DocView, loaded, query } from './support.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 /**
  * The shipped document-processing workflow on the default configuration: DOCPROC_URL unset, so its
@@ -21,17 +13,7 @@ describe.each(await testDialects())('document-processing workflow end to end on 
   let p: TestPlatform;
 
   beforeAll(async () => {
-    const port = await freePort();
-    p = await createTestPlatform({
-      dialect,
-      env: {
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
-        WORKFLOWS_DIR: 'workflows',
-        QUEUE_PREFIX: uniqueName('q'),
-      },
-    });
-    await p.app.listen({ port, host: '127.0.0.1' });
-    await p.ctx.apis.workflows?.importShipped(p.accountId);
+    p = await listeningPlatform(dialect);
     const key = await p.createKey({
       name: 'workflow → docproc',
       type: 'production',
@@ -41,10 +23,7 @@ describe.each(await testDialects())('document-processing workflow end to end on 
     await createCredential(p, 'docproc-api-key', 'httpBearerAuth', { token: key.key });
     await activate(p, 'wf_document_processing');
   });
-  afterAll(async () => {
-    p.app.server.closeAllConnections();
-    await p.close();
-  });
+  afterAll(() => p?.close());
 
   const start = async (body: Record<string, unknown>) => {
     const res = await p.app.inject({

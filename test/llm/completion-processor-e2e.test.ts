@@ -1,16 +1,8 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestPlatform, type TestPlatform } from '../helpers/platform.js';
-import { testDialects, uniqueName } from '../helpers/services.js';
+import { listeningPlatform } from '../helpers/listening.js';
+import type { TestPlatform } from '../helpers/platform.js';
+import { testDialects } from '../helpers/services.js';
 import { activate, createCredential } from '../workflows/support.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 /**
  * The shipped llm-completion-processor on the default configuration: LLM_URL unset, so its model
@@ -20,17 +12,7 @@ describe.each(await testDialects())('llm-completion-processor end to end on %s',
   let p: TestPlatform;
 
   beforeAll(async () => {
-    const port = await freePort();
-    p = await createTestPlatform({
-      dialect,
-      env: {
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
-        WORKFLOWS_DIR: 'workflows',
-        QUEUE_PREFIX: uniqueName('q'),
-      },
-    });
-    await p.app.listen({ port, host: '127.0.0.1' });
-    await p.ctx.apis.workflows?.importShipped(p.accountId);
+    p = await listeningPlatform(dialect);
     const llmKey = await p.createKey({
       name: 'workflow → llm',
       type: 'production',
@@ -43,10 +25,7 @@ describe.each(await testDialects())('llm-completion-processor end to end on %s',
     await createCredential(p, 'flow-api-key', 'httpBearerAuth', { token: 'unused' });
     await activate(p, 'wf_llm_completion_processor');
   });
-  afterAll(async () => {
-    p.app.server.closeAllConnections();
-    await p.close();
-  });
+  afterAll(() => p?.close());
 
   const deliver = (body: Record<string, string>) =>
     p.app.inject({

@@ -14,6 +14,46 @@ export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** Cap on an error body read to build a message. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
+/** What differs between the upstream kinds when posting to them. */
+export interface UpstreamKind {
+  /** Names the upstream in error messages (`Ollama`, `OpenAI`). */
+  label: string;
+  defaultBaseUrl: string;
+  /** The message of the kind's error body. */
+  errorMessage: (body: unknown) => string | undefined;
+}
+
+/**
+ * POSTs JSON to a model's upstream (its base URL and key from the registry entry); resolves once a
+ * 2xx answer's headers arrived, else rejects with the upstream's own error message.
+ */
+export async function postJson(
+  agents: UpstreamAgents,
+  kind: UpstreamKind,
+  entry: { baseUrl?: string; apiKey?: string; timeoutMs: number },
+  path: string,
+  body: unknown,
+  signal: AbortSignal,
+  accept: string,
+): Promise<UpstreamCall> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept };
+  if (entry.apiKey) headers.authorization = `Bearer ${entry.apiKey}`;
+  const call = await UpstreamCall.open(
+    {
+      url: joinUrl(entry.baseUrl ?? kind.defaultBaseUrl, path),
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      timeoutMs: entry.timeoutMs,
+      signal,
+      label: kind.label,
+    },
+    agents,
+  );
+  if (call.status < 200 || call.status > 299) throw await call.httpError(kind.errorMessage);
+  return call;
+}
+
 /** One keep-alive agent per scheme, owned by a provider instance. */
 export class UpstreamAgents {
   readonly http = new http.Agent({ keepAlive: true, scheduling: 'lifo' });

@@ -15,10 +15,15 @@ import {
   UpstreamError,
   type UpstreamTimings,
 } from '../types.js';
-import { joinUrl, parseJson, UpstreamAgents, UpstreamCall, upstreamErrorText } from './http-stream.js';
+import { parseJson, postJson, UpstreamAgents, type UpstreamCall, upstreamErrorText } from './http-stream.js';
 
 const LABEL = 'Ollama';
 export const DEFAULT_OLLAMA_URL = 'http://127.0.0.1:11434';
+const KIND = {
+  label: LABEL,
+  defaultBaseUrl: DEFAULT_OLLAMA_URL,
+  errorMessage: (body: unknown) => ollamaErrorMessage(body),
+};
 
 interface OllamaToolCall {
   id?: string;
@@ -74,29 +79,14 @@ export class OllamaProvider implements ChatProvider {
   }
 
   /** Sends the request; resolves once a 2xx answer's headers arrived, else rejects. */
-  private async post(
+  private post(
     entry: ModelEntry,
     path: string,
     body: unknown,
     signal: AbortSignal,
     accept: string,
   ): Promise<UpstreamCall> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept };
-    if (entry.apiKey) headers.authorization = `Bearer ${entry.apiKey}`;
-    const call = await UpstreamCall.open(
-      {
-        url: joinUrl(entry.baseUrl ?? DEFAULT_OLLAMA_URL, path),
-        method: 'POST',
-        headers,
-        body: JSON.stringify(body),
-        timeoutMs: entry.timeoutMs,
-        signal,
-        label: LABEL,
-      },
-      this.agents,
-    );
-    if (call.status < 200 || call.status > 299) throw await call.httpError(ollamaErrorMessage);
-    return call;
+    return postJson(this.agents, KIND, entry, path, body, signal, accept);
   }
 }
 

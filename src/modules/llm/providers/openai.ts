@@ -15,16 +15,21 @@ import {
   UpstreamError,
 } from '../types.js';
 import {
-  joinUrl,
   parseJson,
+  postJson,
   SseParser,
   UpstreamAgents,
-  UpstreamCall,
+  type UpstreamCall,
   upstreamErrorText,
 } from './http-stream.js';
 
 const LABEL = 'OpenAI';
 export const DEFAULT_OPENAI_URL = 'https://api.openai.com/v1';
+const KIND = {
+  label: LABEL,
+  defaultBaseUrl: DEFAULT_OPENAI_URL,
+  errorMessage: (body: unknown) => openAiErrorMessage(body),
+};
 
 interface ToolCallFragment {
   index?: number;
@@ -111,29 +116,14 @@ export class OpenAiProvider implements ChatProvider {
   }
 
   /** Sends the request; resolves once a 2xx answer's headers arrived, else rejects. */
-  private async post(
+  private post(
     entry: ModelEntry,
     path: string,
     body: unknown,
     signal: AbortSignal,
     accept: string,
   ): Promise<UpstreamCall> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept };
-    if (entry.apiKey) headers.authorization = `Bearer ${entry.apiKey}`;
-    const call = await UpstreamCall.open(
-      {
-        url: joinUrl(entry.baseUrl ?? DEFAULT_OPENAI_URL, path),
-        method: 'POST',
-        headers,
-        body: JSON.stringify(body),
-        timeoutMs: entry.timeoutMs,
-        signal,
-        label: LABEL,
-      },
-      this.agents,
-    );
-    if (call.status < 200 || call.status > 299) throw await call.httpError(openAiErrorMessage);
-    return call;
+    return postJson(this.agents, KIND, entry, path, body, signal, accept);
   }
 }
 
