@@ -1,6 +1,7 @@
 import type { NodeRegistry, NodeType } from '../engine/node-type.js';
 import { httpRequestNode } from './http-request.js';
 import { ifNode } from './if.js';
+import { documentLoadNode, knowledgeQueryNode } from './knowledge.js';
 import { markdownNode } from './markdown.js';
 import { mergeNode } from './merge.js';
 import { noOpNode } from './no-op.js';
@@ -28,6 +29,8 @@ export const allNodeTypes: NodeType[] = [
   stopAndErrorNode,
   markdownNode,
   validateNode,
+  documentLoadNode,
+  knowledgeQueryNode,
 ];
 
 export const defaultNodeRegistry: NodeRegistry = new Map(allNodeTypes.map((n) => [n.type, n]));

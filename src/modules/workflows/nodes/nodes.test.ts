@@ -56,6 +56,8 @@ describe('parameter schemas', () => {
       splitItems: { field: 'a' },
       stopAndError: { errorMessage: 'x' },
       validate: { fields: [{ field: 'a', type: 'string' }] },
+      documentLoad: { source: 'text', content: 'x', credential: 'kb' },
+      knowledgeQuery: { query: 'x', credential: 'kb' },
     };
     for (const type of defaultNodeRegistry.keys())
       expect(problemsOf(type, minimal[type] ?? {}), type).toEqual([]);
