@@ -65,9 +65,27 @@ describe('document-processing', () => {
       documentId: 'doc-9',
       operations: ['index', 'chunk', 'embed'],
       status: 'processed',
-      chunk: { documentId: 'doc-9', status: 'chunked', chunkCount: 15, embeddingModel: 'nomic-embed-text' },
-      embed: { documentId: 'doc-9', status: 'embedded', chunkCount: 15, embeddingModel: 'nomic-embed-text' },
-      index: { documentId: 'doc-9', status: 'indexed', chunkCount: 15, embeddingModel: 'nomic-embed-text' },
+      chunk: {
+        documentId: 'doc-9',
+        status: 'chunked',
+        topic: 'default',
+        chunkCount: 15,
+        embeddingModel: 'nomic-embed-text',
+      },
+      embed: {
+        documentId: 'doc-9',
+        status: 'embedded',
+        topic: 'default',
+        chunkCount: 15,
+        embeddingModel: 'nomic-embed-text',
+      },
+      index: {
+        documentId: 'doc-9',
+        status: 'indexed',
+        topic: 'default',
+        chunkCount: 15,
+        embeddingModel: 'nomic-embed-text',
+      },
     });
   });
 

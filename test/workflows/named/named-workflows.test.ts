@@ -94,6 +94,11 @@ describe.each(await testDialects())('the six named workflows on %s', (dialect) =
         blocks: 5,
         url: 'https://docs.example.com/guides/release-notes',
         version: 1,
+        knowledge: { documentId: 'doc-loaded-1', topic: 'guides', status: 'indexed', chunks: 15 },
+      });
+      expect(lastTo(fakes.docproc, '/api/documents/load')?.body).toMatchObject({
+        source: 'markdown',
+        topic: 'guides',
       });
       const page = lastTo(fakes.workspace, '/v1/pages/page-123');
       expect(page?.headers.authorization).toBe('Bearer secret_workspace');

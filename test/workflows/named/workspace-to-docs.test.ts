@@ -6,6 +6,7 @@ import {
   type FakeServer,
   notionBlock,
   richText,
+  startFakeDocproc,
   startFakeDocs,
   startFakeWorkspace,
 } from '../support/fakes/index.js';
@@ -24,6 +25,7 @@ describe('workspace-to-docs', () => {
   let def: WorkflowDefinition;
   let workspace: FakeServer;
   let docs: FakeDocs;
+  let docproc: FakeServer;
   let engine: WorkflowEngine;
   const bigPage = {
     title: 'Handbook',
@@ -54,11 +56,15 @@ describe('workspace-to-docs', () => {
       },
     });
     docs = await startFakeDocs({ token: TOKENS.docs });
-    engine = new WorkflowEngine(namedDeps({ WORKSPACE_API_URL: workspace.url, DOCS_API_URL: docs.url }));
+    docproc = await startFakeDocproc({ token: TOKENS.docproc });
+    engine = new WorkflowEngine(
+      namedDeps({ WORKSPACE_API_URL: workspace.url, DOCS_API_URL: docs.url, DOCPROC_URL: docproc.url }),
+    );
   });
   afterAll(async () => {
     await workspace.close();
     await docs.close();
+    await docproc.close();
   });
 
   it('is a valid definition with an authenticated webhook at its path', () => {
@@ -88,7 +94,20 @@ describe('workspace-to-docs', () => {
       blocks: 3,
       url: 'https://docs.example.com/guides/release-notes',
       version: 1,
+      knowledge: { documentId: 'doc-loaded-1', topic: 'guides', status: 'indexed', chunks: 15 },
     });
+    // The converted page also goes into the knowledge base, topic from the destination's first segment.
+    const [load, process] = docproc.received.slice(-2);
+    expect(load).toMatchObject({ method: 'POST', path: '/api/documents/load' });
+    expect(load?.body).toMatchObject({
+      source: 'markdown',
+      title: 'Release notes',
+      topic: 'guides',
+      metadata: { pageId: 'page-123', destination: 'guides/release-notes' },
+    });
+    expect((load?.body as { content: string }).content).toMatch(/^# Release notes/);
+    expect(load?.headers.authorization).toBe('Bearer docproc-token');
+    expect(process).toMatchObject({ path: '/api/documents/doc-loaded-1/process', query: { wait: 'true' } });
 
     const [page, children] = workspace.received.slice(before);
     expect(page).toMatchObject({ method: 'GET', path: '/v1/pages/page-123' });

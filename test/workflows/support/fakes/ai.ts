@@ -86,20 +86,41 @@ export async function startFakeFlow(
  */
 export async function startFakeDocproc(options: { token?: string } = {}): Promise<FakeServer> {
   const chunks = 15;
+  const topics = new Map<string, unknown>();
   return startFakeServer((req) => {
     const denied = bearerCheck(req, options.token);
     if (denied) return denied;
     if (req.method !== 'POST') return json(404, { error: 'not found' });
     const b = (req.body ?? {}) as Record<string, unknown>;
+    // POST /api/documents/load {source, content, title, topic, metadata} → a loaded document
+    if (req.path === '/api/documents/load') {
+      if (typeof b.source !== 'string' || typeof b.content !== 'string' || b.content.trim() === '')
+        return json(400, { error: true, code: 'VALIDATION_ERROR', message: 'content is required' });
+      topics.set('doc-loaded-1', b.topic ?? 'default');
+      return json(201, {
+        documentId: 'doc-loaded-1',
+        status: 'loaded',
+        topic: b.topic ?? 'default',
+        title: b.title ?? null,
+        pages: [{ pageNumber: 1, text: b.content }],
+      });
+    }
     // POST /api/documents/{id}/process?wait=true {operations: [one], chunkSize, embeddingModel}
     const m = req.path.match(/^\/api\/documents\/([^/]+)\/process$/);
     if (!m) return json(404, { error: 'not found' });
     const documentId = decodeURIComponent(m[1] as string);
-    const size = Number(b.chunkSize);
+    const size = b.chunkSize === undefined ? 1000 : Number(b.chunkSize);
     if (!Number.isInteger(size) || size <= 0)
       return json(400, { error: 'chunkSize must be a positive integer' });
-    const [operation] = b.operations as string[];
+    // No operations: all three, as the real service (the answer is then the indexed document).
+    const [operation] = (b.operations as string[] | undefined) ?? ['index'];
     const status = { chunk: 'chunked', embed: 'embedded', index: 'indexed' }[operation ?? ''] ?? 'loaded';
-    return json(200, { documentId, status, chunkCount: chunks, embeddingModel: b.embeddingModel ?? null });
+    return json(200, {
+      documentId,
+      status,
+      topic: topics.get(documentId) ?? 'default',
+      chunkCount: chunks,
+      embeddingModel: b.embeddingModel ?? null,
+    });
   });
 }
