@@ -199,6 +199,17 @@ describe.each(await testDialects())('documents and knowledge base on %s', (diale
     expect(missing.statusCode).toBe(404);
   });
 
+  it('embeds a document of many chunks in several batches', async () => {
+    const long = Array.from(
+      { length: 150 },
+      (_, i) => `Sentence number ${i} talks about topic ${i % 7}.`,
+    ).join('\n\n');
+    const doc = await loaded(p, { source: 'text', content: long, topic: 'batches' });
+    const done = await processed(p, doc.id, { chunkSize: 60, chunkOverlap: 0 });
+    expect(done).toMatchObject({ status: 'indexed', error: null });
+    expect(done.chunkCount).toBeGreaterThan(128);
+  });
+
   it('an unknown embedding model fails the processing with the reason', async () => {
     const doc = await loaded(p, {
       source: 'text',

@@ -155,7 +155,9 @@ export class DocumentStore {
           .where('id', '=', v.id)
           .where('document_id', '=', documentId)
           .execute();
-      await trx.updateTable('documents').set(updated).where('id', '=', documentId).execute();
+      // A batch before the last changes no document field: an empty SET is not SQL.
+      if (Object.keys(updated).length > 0)
+        await trx.updateTable('documents').set(updated).where('id', '=', documentId).execute();
     });
   }
 
