@@ -210,6 +210,39 @@ describe.each(await testDialects())('documents and knowledge base on %s', (diale
     expect(done.chunkCount).toBeGreaterThan(128);
   });
 
+  it('a job cut off by a crash (its parameters still on the row) runs again at the next start', async () => {
+    const doc = await loaded(p, {
+      source: 'text',
+      content: 'The night train to Vienna leaves at ten.',
+      topic: 'recovery',
+    });
+    const job = {
+      documentId: doc.id,
+      accountId: p.accountId,
+      operations: ['chunk', 'embed', 'index'],
+      chunkSize: 200,
+      chunkOverlap: 0,
+      embeddingModel: 'builtin/hashed-ngrams',
+    };
+    // What a process that died mid-job leaves behind: the job's parameters, no queue entry.
+    await p.ctx.db
+      .updateTable('documents')
+      .set({ processing: JSON.stringify(job) })
+      .where('id', '=', doc.id)
+      .execute();
+    expect(await p.ctx.apis.documents?.documents.recover()).toBeGreaterThanOrEqual(1);
+    const deadline = Date.now() + 10_000;
+    let view = doc;
+    while (Date.now() < deadline) {
+      view = (
+        await p.request({ method: 'GET', url: `/api/documents/${doc.id}?fields=status,processing` })
+      ).json() as DocView;
+      if (view.status === 'indexed' && !view.processing) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(view).toMatchObject({ status: 'indexed', processing: false });
+  });
+
   it('an unknown embedding model fails the processing with the reason', async () => {
     const doc = await loaded(p, {
       source: 'text',

@@ -193,6 +193,13 @@ export class DocumentService {
     return { jobId, documentId: id, status: row.status, operations: job.operations };
   }
 
+  /** Queues again the jobs that were queued or running when the process stopped (their rows say so). */
+  async recover(): Promise<number> {
+    const jobs = await this.store.pending();
+    for (const job of jobs) await this.queue.add(`process:${job.documentId}`, job);
+    return jobs.length;
+  }
+
   /**
    * Queues processing and waits for it to end, up to `timeoutMs` (polling the row: the job may run in
    * another process). Ended → the document; failed → 422 with its reason; still running → null.

@@ -47,9 +47,9 @@ export const documentsModule: PlatformModule = {
     if (config.WORKFLOW_WORKER) {
       queue.work((job) => processor.handle(job), config.DOCUMENT_CONCURRENCY);
       // Jobs queued or running when the process stopped run again (their parameters are on the rows).
-      void store
-        .pending()
-        .then((jobs) => Promise.all(jobs.map((job) => queue.add(`process:${job.documentId}`, job))))
+      void documents
+        .recover()
+        .then((n) => n > 0 && log.info({ requeued: n }, 'document processing recovered'))
         .catch((err: unknown) => log.error({ err }, 'document processing recovery failed'));
     }
     ctx.onClose(() => queue.close());
