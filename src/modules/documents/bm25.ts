@@ -18,19 +18,22 @@ export function queryTerms(query: string): string[] {
 }
 
 /**
- * BM25 of each candidate. `totalChunks` is the corpus size; document frequencies are counted over the
- * candidates (exact when the candidate cap was not reached).
+ * BM25 of each candidate, from its stored words (`terms`, space-separated: tokenised once, at
+ * indexing). `totalChunks` is the corpus size; document frequencies are counted over the candidates
+ * (exact when the candidate cap was not reached).
  */
 export function bm25(
   terms: string[],
-  candidates: Array<{ id: string; text: string }>,
+  candidates: Array<{ id: string; terms: string }>,
   totalChunks: number,
 ): Array<{ chunkId: string; score: number }> {
   if (candidates.length === 0) return [];
+  const wanted = new Set(terms);
   const tokenized = candidates.map((c) => {
+    // Only the query's words are counted; the length needs no map.
     const counts = new Map<string, number>();
-    const list = words(c.text);
-    for (const w of list) counts.set(w, (counts.get(w) ?? 0) + 1);
+    const list = c.terms === '' ? [] : c.terms.split(' ');
+    for (const w of list) if (wanted.has(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
     return { id: c.id, counts, length: list.length };
   });
   const avg = tokenized.reduce((n, t) => n + t.length, 0) / tokenized.length || 1;

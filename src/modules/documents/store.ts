@@ -231,14 +231,14 @@ export class DocumentStore {
     topics: string[] | null,
     terms: string[],
     cap: number,
-  ): Promise<Array<{ id: string; text: string }>> {
+  ): Promise<Array<{ id: string; terms: string }>> {
     if (terms.length === 0) return [];
     const inTopics = topics ? sql`and c.topic in (${sql.join(topics)})` : sql``;
     if (this.dialect === 'sqlite') {
       // Each term quoted: user text is never FTS5 syntax.
       const match = terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
-      const rows = await sql<{ id: string; text: string }>`
-        select c.id as id, c.text as text
+      const rows = await sql<{ id: string; terms: string }>`
+        select c.id as id, c.terms as terms
         from chunks_fts join chunks c on c.rowid = chunks_fts.rowid
         join documents d on d.id = c.document_id
         where chunks_fts match ${match} and c.account_id = ${accountId} and d.status = 'indexed' ${inTopics}
@@ -246,8 +246,8 @@ export class DocumentStore {
       return rows.rows;
     }
     const tsquery = terms.join(' | ');
-    const rows = await sql<{ id: string; text: string }>`
-      select c.id as id, c.text as text
+    const rows = await sql<{ id: string; terms: string }>`
+      select c.id as id, c.terms as terms
       from chunks c join documents d on d.id = c.document_id
       where c.tsv @@ to_tsquery('simple', ${tsquery}) and c.account_id = ${accountId} and d.status = 'indexed' ${inTopics}
       order by c.id limit ${cap}`.execute(this.db);
