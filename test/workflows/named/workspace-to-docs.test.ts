@@ -105,7 +105,7 @@ describe('workspace-to-docs', () => {
       topic: 'guides',
       metadata: { pageId: 'page-123', destination: 'guides/release-notes' },
     });
-    expect((load?.body as { content: string }).content).toMatch(/^# Release notes/);
+    expect((load?.body as { content?: string } | undefined)?.content).toMatch(/^# Release notes/);
     expect(load?.headers.authorization).toBe('Bearer docproc-token');
     expect(process).toMatchObject({ path: '/api/documents/doc-loaded-1/process', query: { wait: 'true' } });
 
