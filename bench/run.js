@@ -24,6 +24,15 @@ function rssMb(pid) {
 const startScript = JSON.parse(readFileSync(path.join(here, '..', 'package.json'), 'utf8')).scripts.start;
 const PLATFORM_NODE_FLAGS = /node ((?:--\S+ )*)dist\/main\.js/.exec(startScript)?.[1].trim().split(' ') ?? [];
 
+// Children and temp folders are ended on any exit, a failed scenario's included: a bench that throws
+// must not leave servers running (or a pipe of its output open).
+const started = [];
+const tempDirs = [];
+process.on('exit', () => {
+  for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 function start(script, args, env, execArgv = []) {
   return new Promise((resolve, reject) => {
     const child = fork(script, args, {
@@ -31,6 +40,7 @@ function start(script, args, env, execArgv = []) {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
+    started.push(child);
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
     child.once('message', (msg) => resolve({ child, port: msg.port }));
@@ -92,6 +102,7 @@ async function main() {
   await load(baseUrl, bare, 2); // warm-up
 
   const dataDir = mkdtempSync(path.join(tmpdir(), 'platform-bench-'));
+  tempDirs.push(dataDir);
   const key = generateKey('production');
   const platform = await start(
     path.join(here, 'platform-server.js'),

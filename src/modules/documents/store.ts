@@ -94,6 +94,7 @@ export class DocumentStore {
   async delete(accountId: string, id: string): Promise<string[]> {
     return this.db.transaction().execute(async (trx) => {
       const chunkIds = await trx.selectFrom('chunks').select('id').where('document_id', '=', id).execute();
+      await trx.deleteFrom('chunk_vectors').where('document_id', '=', id).execute();
       await trx.deleteFrom('chunks').where('document_id', '=', id).execute();
       await trx.deleteFrom('document_pages').where('document_id', '=', id).execute();
       await trx.deleteFrom('documents').where('account_id', '=', accountId).where('id', '=', id).execute();
@@ -109,6 +110,7 @@ export class DocumentStore {
   ): Promise<string[]> {
     return this.db.transaction().execute(async (trx) => {
       const old = await trx.selectFrom('chunks').select('id').where('document_id', '=', doc.id).execute();
+      await trx.deleteFrom('chunk_vectors').where('document_id', '=', doc.id).execute();
       await trx.deleteFrom('chunks').where('document_id', '=', doc.id).execute();
       const rows: ChunksTable[] = chunks.map((c) => ({
         id: c.id,
@@ -121,7 +123,6 @@ export class DocumentStore {
         end_offset: c.endOffset,
         text: c.text,
         terms: words(c.text).join(' '),
-        embedding: null,
         embedding_model: null,
       }));
       for (let i = 0; i < rows.length; i += 100)
@@ -147,14 +148,25 @@ export class DocumentStore {
     vectors: Array<{ id: string; embedding: Buffer }>,
     updated: Partial<DocumentRow>,
   ): Promise<void> {
+    if (vectors.length === 0) return;
     await this.db.transaction().execute(async (trx) => {
-      for (const v of vectors)
-        await trx
-          .updateTable('chunks')
-          .set({ embedding: v.embedding, embedding_model: model })
-          .where('id', '=', v.id)
-          .where('document_id', '=', documentId)
-          .execute();
+      await trx
+        .insertInto('chunk_vectors')
+        .values(vectors.map((v) => ({ chunk_id: v.id, document_id: documentId, embedding: v.embedding })))
+        .onConflict((oc) =>
+          oc.column('chunk_id').doUpdateSet((eb) => ({ embedding: eb.ref('excluded.embedding') })),
+        )
+        .execute();
+      await trx
+        .updateTable('chunks')
+        .set({ embedding_model: model })
+        .where('document_id', '=', documentId)
+        .where(
+          'id',
+          'in',
+          vectors.map((v) => v.id),
+        )
+        .execute();
       // A batch before the last changes no document field: an empty SET is not SQL.
       if (Object.keys(updated).length > 0)
         await trx.updateTable('documents').set(updated).where('id', '=', documentId).execute();
@@ -166,11 +178,11 @@ export class DocumentStore {
     return this.db
       .selectFrom('chunks')
       .innerJoin('documents', 'documents.id', 'chunks.document_id')
-      .select(['chunks.id', 'chunks.embedding', 'chunks.embedding_model'])
+      .innerJoin('chunk_vectors', 'chunk_vectors.chunk_id', 'chunks.id')
+      .select(['chunks.id', 'chunk_vectors.embedding', 'chunks.embedding_model'])
       .where('chunks.account_id', '=', accountId)
       .where('chunks.topic', '=', topic)
       .where('documents.status', '=', 'indexed')
-      .where('chunks.embedding', 'is not', null)
       .orderBy('chunks.id')
       .execute();
   }
@@ -223,8 +235,9 @@ export class DocumentStore {
 
   /**
    * Chunks matching any of the terms (FTS5 on SQLite, the GIN-indexed tsvector on PostgreSQL), at most
-   * `cap`, by id. The database filters; the service ranks (BM25 in process), so both databases give the
-   * same results, and a common term over a huge topic reads at most `cap` rows.
+   * `cap`, in index order (SQLite then stops at the cap without sorting every match). The database
+   * filters; the service ranks (BM25 in process), so both databases give the same results while a query
+   * matches at most `cap` chunks, and a common term over a huge topic reads at most `cap` rows.
    */
   async keywordCandidates(
     accountId: string,
@@ -242,7 +255,7 @@ export class DocumentStore {
         from chunks_fts join chunks c on c.rowid = chunks_fts.rowid
         join documents d on d.id = c.document_id
         where chunks_fts match ${match} and c.account_id = ${accountId} and d.status = 'indexed' ${inTopics}
-        order by c.id limit ${cap}`.execute(this.db);
+        order by chunks_fts.rowid limit ${cap}`.execute(this.db);
       return rows.rows;
     }
     const tsquery = terms.join(' | ');

@@ -41,9 +41,15 @@ export interface ChunksTable {
   text: string;
   /** The chunk's words, space-separated (what both full-text indexes read). */
   terms: string;
-  /** float32 little-endian, unit length; null until embedded. */
-  embedding: Buffer | null;
+  /** The model of the chunk's vector (in `chunk_vectors`); null until embedded. */
   embedding_model: string | null;
+}
+
+/** A chunk's embedding: float32 little-endian, unit length. */
+export interface ChunkVectorsTable {
+  chunk_id: string;
+  document_id: string;
+  embedding: Buffer;
 }
 
 declare module '../../core/db/types.js' {
@@ -51,5 +57,6 @@ declare module '../../core/db/types.js' {
     documents: DocumentsTable;
     document_pages: DocumentPagesTable;
     chunks: ChunksTable;
+    chunk_vectors: ChunkVectorsTable;
   }
 }

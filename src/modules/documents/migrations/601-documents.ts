@@ -55,8 +55,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // The chunk's words as the service tokenizes them, space-separated: both full-text indexes read
     // this column, so SQLite and PostgreSQL find the same chunks for the same terms.
     .addColumn('terms', 'text', (c) => c.notNull())
-    .addColumn('embedding', postgres ? 'bytea' : 'blob')
     .addColumn('embedding_model', 'text')
+    .execute();
+  // Vectors apart from the chunk rows: a keyword search reading chunks never pages 1.5 KB blobs in.
+  await db.schema
+    .createTable('chunk_vectors')
+    .addColumn('chunk_id', 'text', (c) => c.primaryKey())
+    .addColumn('document_id', 'text', (c) => c.notNull())
+    .addColumn('embedding', postgres ? 'bytea' : 'blob', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('chunk_vectors_document_idx')
+    .on('chunk_vectors')
+    .column('document_id')
     .execute();
   await db.schema
     .createIndex('chunks_document_idx')
@@ -91,6 +102,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     await sql`drop trigger if exists chunks_fts_insert`.execute(db);
     await sql`drop table if exists chunks_fts`.execute(db);
   }
+  await db.schema.dropTable('chunk_vectors').execute();
   await db.schema.dropTable('chunks').execute();
   await db.schema.dropTable('document_pages').execute();
   await db.schema.dropTable('documents').execute();
