@@ -5,8 +5,7 @@
  * The gateway runs in its own platform child with the fake as its only configured upstream model.
  * BENCH_LLM_CPU_PROF=<dir> makes that child write a CPU profile there, to see where a slow run goes.
  */
-import { fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { generateKey } from '../../dist/modules/auth/key-format.js';
 import { embedHashedNgrams } from '../../dist/modules/llm/builtin/hashed-ngrams.js';
+import { PLATFORM_NODE_FLAGS, start, stop, waitHealthy } from '../children.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bench = path.join(here, '..');
@@ -31,51 +31,6 @@ const CPU_PROF_DIR = process.env.BENCH_LLM_CPU_PROF ?? '';
 // No scenario in the shared table (run.js reads `default` as a list of them): only the report below.
 export default [];
 
-const startScript = JSON.parse(readFileSync(path.join(bench, '..', 'package.json'), 'utf8')).scripts.start;
-const PLATFORM_NODE_FLAGS = /node ((?:--\S+ )*)dist\/main\.js/.exec(startScript)?.[1].trim().split(' ') ?? [];
-
-/** Forks a server that reports its port over IPC (as run.js does). */
-function start(script, env, execArgv = []) {
-  return new Promise((resolve, reject) => {
-    const child = fork(script, [], {
-      execArgv,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-    child.once('message', (msg) => resolve({ child, port: msg.port }));
-  });
-}
-
-/** SIGTERM, then SIGKILL if the child is still alive 2 s later. */
-async function stop(child) {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  child.removeAllListeners('exit');
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  let timer;
-  const late = new Promise((resolve) => {
-    timer = setTimeout(() => resolve('late'), 2000);
-  });
-  if ((await Promise.race([exited, late])) === 'late') {
-    child.kill('SIGKILL');
-    await exited;
-  }
-  clearTimeout(timer);
-}
-
-async function waitHealthy(url) {
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`${url}/health`)).ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not become healthy`);
-}
-
-/** Requests/s of one autocannon run; any non-2xx, error or timeout fails the bench. */
 async function load(label, url, { path: urlPath, headers, bodies }, duration = SECONDS) {
   let turn = 0;
   const result = await autocannon({

@@ -1,0 +1,209 @@
+/**
+ * Issue 13: the knowledge base at size. Its own platform child (SQLite, fresh data directory) ingests
+ * synthetic English-like documents (bench/knowledge-corpus.js) through the public API — load, process,
+ * poll until indexed — to 10,000 chunks, then measures keyword, vector and hybrid query latency (client
+ * side and the server's own `tookMs`), then grows the topic to BENCH_KB_CHUNKS (default 100,000) and
+ * measures again. BENCH_KB_CPU_PROF=<dir> makes the child write a CPU profile there.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateKey } from '../../dist/modules/auth/key-format.js';
+import { PLATFORM_NODE_FLAGS, rssMb, start, stop, waitHealthy } from '../children.js';
+import { corpusDocument, queryMaker, vocabulary } from '../knowledge-corpus.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const bench = path.join(here, '..');
+const FIRST_STOP = 10_000;
+const TOP_CHUNKS = Number(process.env.BENCH_KB_CHUNKS ?? 100_000);
+const CHUNK_SIZE = 500;
+const CHUNK_OVERLAP = 50;
+const MODEL = 'builtin/hashed-ngrams';
+/** Characters per document: ~100 chunks of ≤ 500 characters with this corpus (paragraph-aligned cuts). */
+const DOC_CHARS = 33_000;
+/** Documents loaded and processed at once (the server runs DOCUMENT_CONCURRENCY jobs of them). */
+const IN_FLIGHT = 4;
+const QUERIES = 200;
+const WARMUP = 20;
+const TOPIC = 'bench-kb';
+const MODES = ['keyword', 'vector', 'hybrid'];
+const CPU_PROF_DIR = process.env.BENCH_KB_CPU_PROF ?? '';
+
+// No scenario in the shared table (run.js reads `default` as a list of them): only the report below.
+export default [];
+
+/** Nearest-rank percentile of sorted samples. */
+const percentile = (sorted, p) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A small JSON client for one platform and key; any unexpected status fails the bench. */
+function client(baseUrl, key) {
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  return async (method, urlPath, body, expected) => {
+    const res = await fetch(`${baseUrl}${urlPath}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    if (!expected.includes(res.status))
+      throw new Error(`${method} ${urlPath}: ${res.status} ${text.slice(0, 300)}`);
+    return JSON.parse(text);
+  };
+}
+
+/**
+ * Loads, processes and waits for documents `next`, `next+1`, … (IN_FLIGHT at a time) until the topic holds
+ * `target` chunks. Returns the chunk count, the next document number and the wall-clock seconds.
+ */
+async function ingest(call, words, state, target) {
+  const started = performance.now();
+  let pending = 0;
+  let perDoc = 100;
+  let docs = 0;
+  const worker = async () => {
+    // Another document only while the chunks done plus those on the way still fall short.
+    while (state.chunks + pending * perDoc < target) {
+      const n = state.next++;
+      pending++;
+      const doc = await call(
+        'POST',
+        '/api/documents/load',
+        {
+          source: 'text',
+          content: corpusDocument(words, n, DOC_CHARS),
+          title: `Bench document ${n}`,
+          topic: TOPIC,
+        },
+        [201],
+      );
+      await call(
+        'POST',
+        `/api/documents/${doc.id}/process`,
+        { chunkSize: CHUNK_SIZE, chunkOverlap: CHUNK_OVERLAP, embeddingModel: MODEL },
+        [202],
+      );
+      for (;;) {
+        const view = await call(
+          'GET',
+          `/api/documents/${doc.id}?fields=status,processing,chunkCount,error`,
+          undefined,
+          [200],
+        );
+        if (!view.processing && view.status === 'indexed') {
+          state.chunks += view.chunkCount;
+          break;
+        }
+        if (view.status === 'failed') throw new Error(`document ${doc.id} failed: ${view.error}`);
+        await sleep(10);
+      }
+      pending--;
+      docs++;
+      perDoc = (perDoc * 4 + (state.chunks - state.base) / docs) / 5;
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  return { seconds, rate: (state.chunks - state.base) / seconds };
+}
+
+/** WARMUP then QUERIES sequential queries per mode: client and server (`tookMs`) p50/p99 in ms. */
+async function measure(call, words, seed) {
+  const out = {};
+  for (const mode of MODES) {
+    const next = queryMaker(words, seed);
+    const client = [];
+    const server = [];
+    let hits = 0;
+    for (let i = 0; i < WARMUP + QUERIES; i++) {
+      const body = { query: next(), topK: 5, topics: [TOPIC], mode };
+      const t0 = performance.now();
+      const answer = await call('POST', '/api/knowledge/query', body, [200]);
+      const ms = performance.now() - t0;
+      if (i < WARMUP) continue;
+      client.push(ms);
+      server.push(answer.tookMs);
+      if (answer.results.length > 0) hits++;
+    }
+    // A query of vocabulary words that finds nothing means the index is not what we think we measure.
+    if (hits < QUERIES * 0.9) throw new Error(`${mode}: only ${hits} of ${QUERIES} queries found anything`);
+    client.sort((a, b) => a - b);
+    server.sort((a, b) => a - b);
+    out[mode] = {
+      client: [percentile(client, 0.5), percentile(client, 0.99)],
+      server: [percentile(server, 0.5), percentile(server, 0.99)],
+    };
+  }
+  return out;
+}
+
+function queryLines(chunks, result, goal) {
+  const part = (side) =>
+    MODES.map((m) => `${m} ${fmt(result[m][side][0], 1)}/${fmt(result[m][side][1], 1)}`).join(', ');
+  const at = `knowledge query at ${fmt(chunks)} chunks (p50/p99 ms`;
+  return [`${at}, client): ${part('client')}${goal}`, `${at}, server tookMs): ${part('server')}`];
+}
+
+/** Starts a platform child, ingests and queries at 10k and the top size, and stops it whatever happens. */
+export async function report() {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'platform-bench-kb-'));
+  let platform;
+  try {
+    const key = generateKey('production');
+    platform = await start(
+      path.join(bench, 'platform-server.js'),
+      {
+        DATA_DIR: dataDir,
+        DATABASE_URL: '',
+        REDIS_URL: '',
+        LOG_LEVEL: 'warn',
+        PORT: '0',
+        PLATFORM_BOOTSTRAP_KEY: key,
+        QUOTA_DAILY_PRODUCTION: '100000000',
+        RATE_LIMIT_PER_IP: '0',
+        RATE_LIMIT_PER_ENDPOINT: '0',
+      },
+      [...PLATFORM_NODE_FLAGS, ...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [])],
+    );
+    const baseUrl = `http://127.0.0.1:${platform.port}`;
+    await waitHealthy(baseUrl);
+    const call = client(baseUrl, key);
+    const words = vocabulary();
+    const state = { next: 0, chunks: 0, base: 0 };
+    const lines = [];
+
+    const first = await ingest(call, words, state, Math.min(FIRST_STOP, TOP_CHUNKS));
+    const firstChunks = state.chunks;
+    const firstDocs = state.next;
+    const small = await measure(call, words, 101);
+    lines.push(...queryLines(firstChunks, small, ''));
+
+    let second;
+    let big;
+    if (TOP_CHUNKS > firstChunks) {
+      state.base = state.chunks;
+      second = await ingest(call, words, state, TOP_CHUNKS);
+      big = await measure(call, words, 202);
+      lines.push(...queryLines(state.chunks, big, ' (goal: hybrid p99 ≤ 50 ms)'));
+    }
+    const rss = rssMb(platform.child.pid);
+    const ingestLine =
+      `knowledge ingest (${MODEL}, chunkSize ${CHUNK_SIZE}, overlap ${CHUNK_OVERLAP}, SQLite, ${IN_FLIGHT} documents in flight): ` +
+      `${fmt(first.rate)} chunks/s to ${fmt(firstChunks)} (${firstDocs} documents, ${fmt(first.seconds, 1)} s)` +
+      (second
+        ? `; ${fmt(second.rate)} chunks/s from there to ${fmt(state.chunks)} (${state.next} documents, ${fmt(second.seconds, 1)} s)`
+        : '');
+    return [
+      ingestLine,
+      ...lines,
+      `knowledge platform child RSS after ${fmt(state.chunks)} chunks and the queries: ${fmt(rss, 0)} MB ` +
+        `(${QUERIES} sequential queries per mode after ${WARMUP} warm-up, 3–6 words each, topK 5, one topic)`,
+    ];
+  } finally {
+    await stop(platform?.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
