@@ -1,6 +1,7 @@
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { createOutboundHttp } from '../../core/http/outbound.js';
 import { createQueue } from '../../core/queue/index.js';
+import { blocksToMarkdown } from '../workflows/index.js';
 import { DocumentService, type ProcessJob } from './document-service.js';
 import { KnowledgeService } from './knowledge-service.js';
 import { type LoadInput, loadDocument } from './loaders/index.js';
@@ -8,6 +9,7 @@ import * as m601 from './migrations/601-documents.js';
 import { DocumentProcessor, type Embedder } from './processor.js';
 import { type DocumentRouteDeps, documentRoutes } from './routes.js';
 import { DocumentStore } from './store.js';
+import { workspaceReader } from './workspace-reader.js';
 import './tables.js';
 
 /** What other modules (flows, agents, workflow nodes) use of the knowledge base. */
@@ -60,12 +62,35 @@ export const documentsModule: PlatformModule = {
       timeoutMs: config.OUTBOUND_TIMEOUT_MS,
       maxResponseBytes: config.DOCUMENT_MAX_BYTES,
     });
-    const load = (input: LoadInput) =>
+    // WORKSPACE_API_URL is an operator setting: its host is trusted like the workflows' downstreams.
+    const workspaceHost = (() => {
+      try {
+        return [new URL(config.WORKSPACE_API_URL).host];
+      } catch {
+        return [];
+      }
+    })();
+    const workspace = workspaceReader({
+      baseUrl: config.WORKSPACE_API_URL,
+      http: createOutboundHttp({
+        allowHosts: workspaceHost,
+        timeoutMs: config.OUTBOUND_TIMEOUT_MS,
+        maxResponseBytes: config.DOCUMENT_MAX_BYTES,
+      }),
+      timeoutMs: config.OUTBOUND_TIMEOUT_MS,
+      token: async (accountId) => {
+        const credential = await ctx.apis.workflows?.credentials.reveal(accountId, 'workspace-api-token');
+        return credential?.data.token ?? null;
+      },
+      toMarkdown: (blocks) => blocksToMarkdown(blocks),
+    });
+    const load = (input: LoadInput, accountId: string) =>
       loadDocument(input, {
         fetch,
         maxBytes: config.DOCUMENT_MAX_BYTES,
         timeoutMs: config.OUTBOUND_TIMEOUT_MS,
         pdf: { timeoutMs: config.PDF_TIMEOUT_MS, maxPages: config.PDF_MAX_PAGES },
+        workspace: workspace(accountId),
       });
     internals.set(ctx, {
       documents,

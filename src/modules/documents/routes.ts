@@ -24,7 +24,7 @@ import {
 export interface DocumentRouteDeps {
   documents: DocumentService;
   knowledge: KnowledgeService;
-  load: (input: LoadInput) => ReturnType<typeof import('./loaders/index.js').loadDocument>;
+  load: (input: LoadInput, accountId: string) => ReturnType<typeof import('./loaders/index.js').loadDocument>;
   bodyLimit: number;
   /** How long `process?wait=true` holds the request. */
   waitMs: number;
@@ -78,7 +78,7 @@ export function documentRoutes(app: FastifyInstance, deps: DocumentRouteDeps): v
       if (body.url !== undefined) input.url = body.url;
       if (body.content !== undefined) input.content = body.content;
       if (body.title !== undefined) input.title = body.title;
-      const loaded = await deps.load(input);
+      const loaded = await deps.load(input, account(request));
       const saved = await documents.create(
         account(request),
         {

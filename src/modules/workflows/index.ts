@@ -25,6 +25,9 @@ import { WorkflowService } from './workflow-service.js';
 import { WorkflowStore } from './workflow-store.js';
 import './tables.js';
 
+/** Notion-style blocks to Markdown (the `markdown` node's converter), for the knowledge base's workspace source. */
+export { blocksToMarkdown } from './nodes/markdown.js';
+
 export interface WorkflowsApi {
   workflows: WorkflowService;
   executions: ExecutionService;
