@@ -188,7 +188,7 @@ export class DocumentService {
       processing: JSON.stringify(data),
       updated_at: this.clock.now().toISOString(),
     });
-    const jobId = `process:${id}`;
+    const jobId = `process-${id}`;
     await this.queue.add(jobId, data);
     return { jobId, documentId: id, status: row.status, operations: job.operations };
   }
@@ -196,7 +196,7 @@ export class DocumentService {
   /** Queues again the jobs that were queued or running when the process stopped (their rows say so). */
   async recover(): Promise<number> {
     const jobs = await this.store.pending();
-    for (const job of jobs) await this.queue.add(`process:${job.documentId}`, job);
+    for (const job of jobs) await this.queue.add(`process-${job.documentId}`, job);
     return jobs.length;
   }
 

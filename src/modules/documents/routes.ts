@@ -194,7 +194,7 @@ export function documentRoutes(app: FastifyInstance, deps: DocumentRouteDeps): v
         if (done) return reply.code(200).send(done);
         const doc = await documents.get(account(request), request.params.id, false);
         return reply.code(202).send({
-          jobId: `process:${doc.id}`,
+          jobId: `process-${doc.id}`,
           documentId: doc.id,
           status: doc.status,
           operations: job.operations,
