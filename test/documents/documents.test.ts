@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPdf } from '../../src/modules/documents/loaders/pdf-fixture.js';
 import { otherAccountKey } from '../helpers/accounts.js';
 import { createTestPlatform, type TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
@@ -88,6 +89,26 @@ describe.each(await testDialects())('documents and knowledge base on %s', (diale
       topic: 'web',
     });
     expect(html.pages?.[0]?.text).toContain('Some inline HTML text here.');
+  });
+
+  it('loads a PDF (base64) as text per page with page numbers, and chunks keep the pages', async () => {
+    const pdf = buildPdf(
+      ['Chapter one tells of the harbour.', 'Chapter two tells of the lighthouse.'],
+      'Coast',
+    );
+    const res = await load(p, { source: 'pdf', content: pdf.toString('base64'), topic: 'pdf' });
+    expect(res.statusCode, res.body).toBe(201);
+    const doc = res.json() as DocView;
+    expect(doc).toMatchObject({ mimeType: 'application/pdf', title: 'Coast', pageCount: 2 });
+    expect(doc.pages?.map((pg) => pg.pageNumber)).toEqual([1, 2]);
+    expect(doc.pages?.[1]?.text).toContain('lighthouse');
+    await processed(p, doc.documentId, { chunkSize: 100, chunkOverlap: 0 });
+    const chunks = (
+      (await p.request({ method: 'GET', url: `/api/documents/${doc.documentId}/chunks` })).json() as {
+        data: Array<{ pageNumber: number; text: string }>;
+      }
+    ).data;
+    expect(chunks.find((c) => c.text.includes('lighthouse'))?.pageNumber).toBe(2);
   });
 
   it('refuses bad input with clear errors, and stores nothing', async () => {
