@@ -54,6 +54,28 @@ export async function postJson(
   return call;
 }
 
+/** What both HTTP providers share: their keep-alive agents, the JSON POST, and closing. */
+export abstract class JsonUpstream {
+  protected readonly agents = new UpstreamAgents();
+
+  constructor(private readonly kind: UpstreamKind) {}
+
+  close(): void {
+    this.agents.close();
+  }
+
+  /** Sends the request; resolves once a 2xx answer's headers arrived, else rejects. */
+  protected post(
+    entry: { baseUrl?: string; apiKey?: string; timeoutMs: number },
+    path: string,
+    body: unknown,
+    signal: AbortSignal,
+    accept: string,
+  ): Promise<UpstreamCall> {
+    return postJson(this.agents, this.kind, entry, path, body, signal, accept);
+  }
+}
+
 /** One keep-alive agent per scheme, owned by a provider instance. */
 export class UpstreamAgents {
   readonly http = new http.Agent({ keepAlive: true, scheduling: 'lifo' });

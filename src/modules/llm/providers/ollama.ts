@@ -15,7 +15,7 @@ import {
   UpstreamError,
   type UpstreamTimings,
 } from '../types.js';
-import { parseJson, postJson, UpstreamAgents, type UpstreamCall, upstreamErrorText } from './http-stream.js';
+import { JsonUpstream, parseJson, type UpstreamCall, upstreamErrorText } from './http-stream.js';
 
 const LABEL = 'Ollama';
 export const DEFAULT_OLLAMA_URL = 'http://127.0.0.1:11434';
@@ -44,8 +44,10 @@ interface OllamaChatChunk {
   eval_duration?: number;
 }
 
-export class OllamaProvider implements ChatProvider {
-  private readonly agents = new UpstreamAgents();
+export class OllamaProvider extends JsonUpstream implements ChatProvider {
+  constructor() {
+    super(KIND);
+  }
 
   async chat(
     request: ChatRequest,
@@ -72,21 +74,6 @@ export class OllamaProvider implements ChatProvider {
     }
     const count = parsed.prompt_eval_count;
     return { embeddings, promptTokens: typeof count === 'number' ? count : null };
-  }
-
-  close(): void {
-    this.agents.close();
-  }
-
-  /** Sends the request; resolves once a 2xx answer's headers arrived, else rejects. */
-  private post(
-    entry: ModelEntry,
-    path: string,
-    body: unknown,
-    signal: AbortSignal,
-    accept: string,
-  ): Promise<UpstreamCall> {
-    return postJson(this.agents, KIND, entry, path, body, signal, accept);
   }
 }
 

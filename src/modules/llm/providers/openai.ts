@@ -14,14 +14,7 @@ import {
   type ToolCall,
   UpstreamError,
 } from '../types.js';
-import {
-  parseJson,
-  postJson,
-  SseParser,
-  UpstreamAgents,
-  type UpstreamCall,
-  upstreamErrorText,
-} from './http-stream.js';
+import { JsonUpstream, parseJson, SseParser, type UpstreamCall, upstreamErrorText } from './http-stream.js';
 
 const LABEL = 'OpenAI';
 export const DEFAULT_OPENAI_URL = 'https://api.openai.com/v1';
@@ -60,8 +53,10 @@ interface PendingToolCall {
   arguments: string;
 }
 
-export class OpenAiProvider implements ChatProvider {
-  private readonly agents = new UpstreamAgents();
+export class OpenAiProvider extends JsonUpstream implements ChatProvider {
+  constructor() {
+    super(KIND);
+  }
 
   async chat(
     request: ChatRequest,
@@ -109,21 +104,6 @@ export class OpenAiProvider implements ChatProvider {
     }
     const tokens = parsed.usage?.prompt_tokens;
     return { embeddings, promptTokens: typeof tokens === 'number' ? tokens : null };
-  }
-
-  close(): void {
-    this.agents.close();
-  }
-
-  /** Sends the request; resolves once a 2xx answer's headers arrived, else rejects. */
-  private post(
-    entry: ModelEntry,
-    path: string,
-    body: unknown,
-    signal: AbortSignal,
-    accept: string,
-  ): Promise<UpstreamCall> {
-    return postJson(this.agents, KIND, entry, path, body, signal, accept);
   }
 }
 
