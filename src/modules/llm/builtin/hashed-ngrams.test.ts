@@ -101,6 +101,21 @@ describe('BuiltinProvider embeddings', () => {
     expect(result.promptTokens).toBeNull();
   });
 
+  it('a large batch yields to the event loop between slices (a 20 MB request must not freeze the server)', async () => {
+    let ticked = false;
+    setImmediate(() => {
+      ticked = true;
+    });
+    const result = await provider.embed(
+      { model: 'hashed-ngrams', input: Array.from({ length: 200 }, (_, i) => `text number ${i}`) },
+      entry('hashed-ngrams'),
+      signal,
+    );
+    expect(result.embeddings).toHaveLength(200);
+    expect(result.embeddings[199]).toEqual(Array.from(embedHashedNgrams('text number 199')));
+    expect(ticked).toBe(true);
+  });
+
   it('refuses other dimensions, chat on an embedder, and unknown models', async () => {
     const dims = provider.embed(
       { model: 'hashed-ngrams', input: ['x'], dimensions: 256 },
