@@ -115,7 +115,7 @@ const ConfigSchema = Type.Object({
   // Documents and knowledge base.
   /** Largest document a load accepts (fetched, or sent inline; base64 PDFs count decoded). */
   DOCUMENT_MAX_BYTES: Type.Integer({ default: 20_971_520, minimum: 1024 }),
-  /** Time and page bounds of reading one PDF (in a worker thread). */
+  /** Time bound of reading one PDF or HTML page (each in a worker thread), and PDFs' page bound. */
   PDF_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
   PDF_MAX_PAGES: Type.Integer({ default: 2_000, minimum: 1 }),
   /** Chunking and embedding when a process request names none. */

@@ -13,8 +13,8 @@ const ARTICLE = `<!doctype html><html><head><title>Site | The page</title><style
 <footer>Copyright 2024 Example</footer></body></html>`;
 
 describe('htmlToDocument', () => {
-  it('keeps the main content with its headings as Markdown, without scripts, styles or link targets', () => {
-    const doc = htmlToDocument(ARTICLE, 'https://example.com/tomatoes');
+  it('keeps the main content with its headings as Markdown, without scripts, styles or link targets', async () => {
+    const doc = await htmlToDocument(ARTICLE, 'https://example.com/tomatoes');
     expect(doc.mimeType).toBe('text/html');
     expect(doc.pages).toHaveLength(1);
     const page = doc.pages[0];
@@ -39,36 +39,52 @@ describe('htmlToDocument', () => {
     expect(doc.title).toBe('Site | The page');
   });
 
-  it('takes the title from <title> and falls back to the body text of a page with no article', () => {
-    const doc = htmlToDocument(
+  it('takes the title from <title> and falls back to the body text of a page with no article', async () => {
+    const doc = await htmlToDocument(
       '<html><head><title> Short </title></head><body><div>Just a line.</div></body></html>',
     );
     expect(doc.title).toBe('Short');
     expect(doc.pages[0]?.text).toBe('Just a line.');
   });
 
-  it('reads a fragment without <html> and gives no title when there is none', () => {
-    const doc = htmlToDocument('<h3>Notes</h3><p>one <b>two</b></p>');
+  it('reads a fragment without <html> and gives no title when there is none', async () => {
+    const doc = await htmlToDocument('<h3>Notes</h3><p>one <b>two</b></p>');
     expect(doc.title).toBeNull();
     expect(doc.pages[0]?.text).toBe('### Notes\n\none **two**');
   });
 
-  it('yields empty text for a page of only scripts and styles', () => {
-    const doc = htmlToDocument(
+  it('yields empty text for a page of only scripts and styles', async () => {
+    const doc = await htmlToDocument(
       '<html><head><style>a{}</style></head><body><script>x()</script></body></html>',
     );
     expect(doc.pages[0]?.text).toBe('');
   });
 
-  it('refuses more than 10 MB of HTML before parsing it', () => {
+  it('refuses more than 10 MB of HTML before parsing it', async () => {
     const huge = `<p>${'x'.repeat(MAX_HTML_BYTES)}</p>`;
     let caught: unknown;
     try {
-      htmlToDocument(huge);
+      await htmlToDocument(huge);
     } catch (err) {
       caught = err;
     }
     expect(caught).toBeInstanceOf(AppError);
     expect((caught as AppError).code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('reads in a worker bounded in time: a page over its time limit fails alone, the event loop stays free', async () => {
+    const para = '<p>Some words of a paragraph, with <b>bold</b> and <a href="#">links</a>.</p>';
+    const big = `<html><body><article>${para.repeat(40_000)}</article></body></html>`;
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    try {
+      await expect(htmlToDocument(big, undefined, 100)).rejects.toMatchObject({
+        code: 'UNPROCESSABLE',
+        message: expect.stringMatching(/took longer than 100 ms/),
+      });
+    } finally {
+      clearInterval(timer);
+    }
+    expect(ticks).toBeGreaterThan(5);
   });
 });

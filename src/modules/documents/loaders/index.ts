@@ -54,7 +54,7 @@ async function loadBySource(input: LoadInput, deps: LoaderDeps): Promise<LoadedD
     case 'html': {
       const content = required(input.content, 'content', source);
       checkSize(content, deps.maxBytes);
-      return htmlToDocument(content, input.url);
+      return htmlToDocument(content, input.url, deps.pdf.timeoutMs);
     }
     case 'pdf': {
       if (present(input.content)) return pdfToDocument(decodeBase64(input.content, deps.maxBytes), deps.pdf);
@@ -88,7 +88,7 @@ async function loadUrl(url: URL, deps: LoaderDeps): Promise<LoadedDocument> {
     case 'pdf':
       return pdfToDocument(fetched.bytes, deps.pdf);
     case 'html':
-      return htmlToDocument(decodeText(fetched, kind), url.toString());
+      return htmlToDocument(decodeText(fetched, kind), url.toString(), deps.pdf.timeoutMs);
     case 'markdown':
       return textDocument(decodeText(fetched, kind), 'text/markdown');
     case 'text':

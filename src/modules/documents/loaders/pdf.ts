@@ -3,9 +3,9 @@
  * per call: simple, and a worker that ran out of memory or time is simply thrown away. Starting one costs
  * tens of milliseconds, small beside the parsing itself; a pool can come when uploads are frequent.
  */
-import { Worker } from 'node:worker_threads';
 import { AppError } from '../../../core/errors.js';
 import type { LoadedDocument } from '../types.js';
+import { runInWorker } from './worker-run.js';
 
 export interface PdfOptions {
   /** The worker is terminated after this long, whatever it is doing. */
@@ -71,51 +71,10 @@ const tidy = (text: string): string =>
 function runWorker(bytes: Uint8Array, options: PdfOptions): Promise<WorkerResult> {
   // A copy the worker owns: the caller's buffer may be a slice of a shared pool, and PDF.js detaches it.
   const copy = new Uint8Array(bytes);
-  const worker = new Worker(WORKER_URL, {
-    workerData: { bytes: copy, maxPages: options.maxPages, maxDecodedBytes: MAX_DECODED_BYTES },
-    transferList: [copy.buffer],
-    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 32 },
-    stdout: true, // PDF.js warns on stdout about odd files; that is not the server's log.
-    stderr: true,
-  });
-  worker.stdout.resume();
-  worker.stderr.resume();
-  return new Promise<WorkerResult>((resolve, reject) => {
-    let settled = false;
-    const settle = (fn: () => void): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      void worker.terminate();
-      fn();
-    };
-    const timer = setTimeout(
-      () =>
-        settle(() =>
-          reject(
-            new AppError('UNPROCESSABLE', `The PDF took longer than ${options.timeoutMs} ms to read`, {
-              timeoutMs: options.timeoutMs,
-            }),
-          ),
-        ),
-      options.timeoutMs,
-    );
-    worker.on('message', (msg: WorkerResult) => settle(() => resolve(msg)));
-    worker.on('error', (err: Error & { code?: string }) =>
-      settle(() =>
-        reject(
-          err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? new AppError('UNPROCESSABLE', 'The PDF needs too much memory to read')
-            : new AppError('UNPROCESSABLE', 'The PDF could not be read', { reason: err.message }),
-        ),
-      ),
-    );
-    worker.on('exit', (code) =>
-      settle(() =>
-        reject(
-          new AppError('UNPROCESSABLE', 'The PDF could not be read', { reason: `worker exited (${code})` }),
-        ),
-      ),
-    );
-  });
+  return runInWorker<WorkerResult>(
+    WORKER_URL,
+    { bytes: copy, maxPages: options.maxPages, maxDecodedBytes: MAX_DECODED_BYTES },
+    [copy.buffer],
+    { timeoutMs: options.timeoutMs, heapMb: WORKER_HEAP_MB, what: 'PDF' },
+  );
 }
