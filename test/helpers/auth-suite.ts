@@ -7,14 +7,27 @@ export interface ProtectedRoute {
   url: string;
   service: ServiceId;
   payload?: unknown;
+  /** Routes of a compatible surface answer in that product's error body (the platform's fields beside). */
+  errorBody?: 'platform' | 'ollama' | 'openai';
   /** The role that is one step too weak (default: Reader for writes, a Custom key of another scope for reads). */
   weakRole?: 'Reader' | 'Writer';
 }
 
-function expectError(res: { statusCode: number; json(): unknown }, status: number, code: string): void {
+const ERROR_FIELD = {
+  platform: true,
+  ollama: expect.any(String),
+  openai: { message: expect.any(String), type: expect.any(String) },
+};
+
+function expectError(
+  res: { statusCode: number; json(): unknown },
+  status: number,
+  code: string,
+  shape: keyof typeof ERROR_FIELD = 'platform',
+): void {
   expect(res.statusCode, JSON.stringify(res.json())).toBe(status);
   const body = res.json() as Record<string, unknown>;
-  expect(body).toMatchObject({ error: true, code });
+  expect(body).toMatchObject({ error: ERROR_FIELD[shape], code });
   expect(typeof body.requestId).toBe('string');
 }
 
@@ -34,14 +47,14 @@ export function authSuite(get: () => TestPlatform, route: ProtectedRoute): void 
     });
 
   it(`${name}: 401 without a key`, async () => {
-    expectError(await send(null), 401, 'UNAUTHORIZED');
+    expectError(await send(null), 401, 'UNAUTHORIZED', route.errorBody);
   });
 
   it(`${name}: 401 with a malformed key or a bad checksum`, async () => {
-    expectError(await send('not-a-key'), 401, 'UNAUTHORIZED');
+    expectError(await send('not-a-key'), 401, 'UNAUTHORIZED', route.errorBody);
     const good = get().adminKey;
     const flipped = `${good.slice(0, -1)}${good.endsWith('A') ? 'B' : 'A'}`;
-    expectError(await send(flipped), 401, 'UNAUTHORIZED');
+    expectError(await send(flipped), 401, 'UNAUTHORIZED', route.errorBody);
   });
 
   it(`${name}: 401 with a revoked key`, async () => {
@@ -54,7 +67,7 @@ export function authSuite(get: () => TestPlatform, route: ProtectedRoute): void 
     });
     const revoked = await p.request({ method: 'DELETE', url: `/v1/api-keys/${id}` });
     expect(revoked.statusCode).toBe(204);
-    expectError(await send(key), 401, 'UNAUTHORIZED');
+    expectError(await send(key), 401, 'UNAUTHORIZED', route.errorBody);
   });
 
   it(`${name}: 401 with an expired key`, async () => {
@@ -68,7 +81,7 @@ export function authSuite(get: () => TestPlatform, route: ProtectedRoute): void 
       expiresAt: soon,
     });
     p.clock.advance(120);
-    expectError(await send(key), 401, 'UNAUTHORIZED');
+    expectError(await send(key), 401, 'UNAUTHORIZED', route.errorBody);
   });
 
   it(`${name}: 403 with a key for another service`, async () => {
@@ -79,7 +92,7 @@ export function authSuite(get: () => TestPlatform, route: ProtectedRoute): void 
       services: [other],
       role: 'Admin',
     });
-    expectError(await send(key), 403, 'FORBIDDEN');
+    expectError(await send(key), 403, 'FORBIDDEN', route.errorBody);
   });
 
   it(`${name}: 403 with a key whose scopes lack the operation`, async () => {
@@ -94,7 +107,7 @@ export function authSuite(get: () => TestPlatform, route: ProtectedRoute): void 
         }
       : { name: 'weak', type: 'development', services: [route.service], role: route.weakRole ?? 'Reader' };
     const { key } = await get().createKey(body);
-    expectError(await send(key), 403, 'FORBIDDEN');
+    expectError(await send(key), 403, 'FORBIDDEN', route.errorBody);
   });
 
   it(`${name}: 429 with Retry-After once the daily quota is spent`, async () => {
@@ -110,7 +123,7 @@ export function authSuite(get: () => TestPlatform, route: ProtectedRoute): void 
     expect(first.headers['x-ratelimit-limit']).toBe('1');
     expect(first.headers['x-ratelimit-remaining']).toBe('0');
     const second = await send(key);
-    expectError(second, 429, 'RATE_LIMIT_EXCEEDED');
+    expectError(second, 429, 'RATE_LIMIT_EXCEEDED', route.errorBody);
     expect(Number(second.headers['retry-after'])).toBeGreaterThan(0);
   });
 }
