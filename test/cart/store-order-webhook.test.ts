@@ -1,23 +1,15 @@
 import { createHmac } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authModule } from '../../src/modules/auth/index.js';
 import { cartModule } from '../../src/modules/cart/index.js';
 import { commerceModule } from '../../src/modules/commerce/index.js';
 import { healthModule } from '../../src/modules/health/index.js';
 import { workflowsModule } from '../../src/modules/workflows/index.js';
+import { freePort } from '../helpers/listening.js';
 import { createTestPlatform, type TestPlatform } from '../helpers/platform.js';
 import { testDialects, uniqueName } from '../helpers/services.js';
 import { activate, createCredential } from '../workflows/support.js';
 import { setStock } from './support.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 describe.each(await testDialects())('store-order-processing into the order intake on %s', (dialect) => {
   let p: TestPlatform;

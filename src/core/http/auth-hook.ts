@@ -62,6 +62,12 @@ export interface AuthHookDeps {
   limits: { windowSeconds: number; perIp: number; perEndpoint: number; authFailuresPerIp: number };
 }
 
+/** The principal the auth hook set on an authenticated route (a programming error if absent). */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new Error('auth hook did not run');
+  return request.principal;
+}
+
 export function setLimitHeaders(reply: FastifyReply, decision: LimitDecision): void {
   reply.header('x-ratelimit-limit', decision.limit);
   reply.header('x-ratelimit-remaining', decision.remaining);

@@ -1,7 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { hasScope, type Principal } from '../../core/auth/principal.js';
+import { hasScope } from '../../core/auth/principal.js';
 import { AppError } from '../../core/errors.js';
+import { principalOf } from '../../core/http/auth-hook.js';
 import { ListEnvelope, withErrors } from '../../core/http/schemas.js';
 import type { DocumentService } from './document-service.js';
 import type { KnowledgeService } from './knowledge-service.js';
@@ -36,11 +37,6 @@ const knowledgeTags = ['Knowledge base'];
 const docproc = { auth: { service: 'docproc' } } as const;
 /** `/api/knowledge` is shared with the agent service: either grants it (DESIGN.md). */
 const knowledgeRead = { auth: { service: 'docproc', anyService: true } } as const;
-
-function principalOf(request: FastifyRequest): Principal {
-  if (!request.principal) throw new Error('auth hook did not run');
-  return request.principal;
-}
 
 function knowledgeReader(request: FastifyRequest): string {
   const p = principalOf(request);

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../../core/auth/principal.js';
 import { AppError } from '../../core/errors.js';
+import { principalOf } from '../../core/http/auth-hook.js';
 import type { CallContext, ChatSession, Gateway } from './gateway.js';
 import {
   chatFromGenerate,
@@ -38,11 +38,6 @@ const tags = ['Language models: Ollama API'];
 const call = { auth: { service: 'llm' }, errorFormat: 'ollama' } as const;
 /** `/api/show` is a POST that reads: a Reader key may ask it. */
 const read = { auth: { service: 'llm', operation: 'read' }, errorFormat: 'ollama' } as const;
-
-function principalOf(request: FastifyRequest): Principal {
-  if (!request.principal) throw new Error('auth hook did not run');
-  return request.principal;
-}
 
 /** A stream ends with an `{"error": …}` line when the model fails after its first byte. */
 async function* ndjson(session: ChatSession, writer: OllamaWriter): AsyncGenerator<string> {

@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Principal } from '../../core/auth/principal.js';
 import { AppError } from '../../core/errors.js';
+import { principalOf } from '../../core/http/auth-hook.js';
 import { errorBody } from '../../core/http/error-handler.js';
 import type { CallContext, ChatSession, Gateway } from './gateway.js';
 import type { ConfiguredModel } from './model-file.js';
@@ -20,11 +20,6 @@ import { clientGone, sendBody, sendLines } from './stream-reply.js';
 
 const tags = ['Language models: OpenAI API'];
 const call = { auth: { service: 'llm' }, errorFormat: 'openai' } as const;
-
-function principalOf(request: FastifyRequest): Principal {
-  if (!request.principal) throw new Error('auth hook did not run');
-  return request.principal;
-}
 
 /** Server-sent events; a failure after the first byte is an `error` event, then the stream ends. */
 async function* sse(

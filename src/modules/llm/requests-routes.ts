@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { principalOf } from '../../core/http/auth-hook.js';
 import { ListEnvelope, ListQuery, Nullable, Timestamp, withErrors } from '../../core/http/schemas.js';
 import type { LlmRequestLog } from './request-log.js';
 import { LLM_REQUEST_STATUSES } from './request-log.js';
@@ -39,10 +40,6 @@ export function requestsRoutes(app: FastifyInstance, log: LlmRequestLog): void {
         response: withErrors({ 200: ListEnvelope(LlmRequestView) }),
       },
     },
-    async (request) => {
-      const principal = request.principal;
-      if (!principal) throw new Error('auth hook did not run');
-      return log.list(principal.accountId, request.query as Record<string, unknown>);
-    },
+    async (request) => log.list(principalOf(request).accountId, request.query as Record<string, unknown>),
   );
 }
