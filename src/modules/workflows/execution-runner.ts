@@ -11,6 +11,7 @@ import {
   type RunContext,
   type RunState,
   resumeUrlOf,
+  type WebhookNodeInfo,
   type WebhookResponse,
   type WorkflowDefinition,
   type WorkflowEngine,
@@ -62,6 +63,24 @@ export interface RunnerDeps {
 
 const DEFINITION_CACHE_MAX = 500;
 
+/** Modes whose trigger webhook answers: a webhook call, or a flow or an agent waiting for the output. */
+const ANSWERED_MODES: ReadonlySet<string> = new Set(['webhook', 'flow', 'agent']);
+
+/**
+ * The webhook node that answers an execution, if any. A flow or an agent always waits for the
+ * output, so for them an `onReceived` webhook answers like `lastNode`.
+ */
+function answeringHook(
+  def: WorkflowDefinition | null,
+  mode: string,
+  nodeName: string,
+): WebhookNodeInfo | undefined {
+  if (!def || !ANSWERED_MODES.has(mode)) return undefined;
+  const hook = webhookNodesOf(def).find((h) => h.nodeName === nodeName);
+  if (!hook || mode === 'webhook' || hook.responseMode !== 'onReceived') return hook;
+  return { ...hook, responseMode: 'lastNode' };
+}
+
 /** The outcome of a run that ended in a failure outside any node. */
 function failedOutcome(message: string): ExecutionOutcome {
   return {
@@ -71,6 +90,14 @@ function failedOutcome(message: string): ExecutionOutcome {
     lastItems: [],
     webhookResponse: null,
   };
+}
+
+/** An execution's trigger; only webhook calls are deduplicated, so another mode's key is ignored. */
+function triggerOf(row: ExecutionRow): TriggerData {
+  const trigger = JSON.parse(row.trigger_data) as TriggerData;
+  if (row.mode === 'webhook' || trigger.dedupeKey === undefined) return trigger;
+  const { dedupeKey: _ignored, ...rest } = trigger;
+  return rest;
 }
 
 /**
@@ -145,13 +172,12 @@ export class ExecutionRunner {
       }
       return;
     }
-    const trigger = JSON.parse(row.trigger_data) as TriggerData;
+    const trigger = triggerOf(row);
     const def = await this.definition(row.workflow_id, row.workflow_version);
     let outcome: ExecutionOutcome;
     try {
       if (!def) throw new Error(`Workflow ${row.workflow_id} version ${row.workflow_version} is gone`);
-      const hook =
-        row.mode === 'webhook' ? webhookNodesOf(def).find((h) => h.nodeName === trigger.nodeName) : undefined;
+      const hook = answeringHook(def, row.mode, trigger.nodeName);
       const ctx: RunContext = {
         executionId: row.id,
         mode: row.mode as RunContext['mode'],
@@ -193,10 +219,7 @@ export class ExecutionRunner {
     trigger: TriggerData,
     outcome: ExecutionOutcome,
   ): Promise<void> {
-    const hook =
-      def && row.mode === 'webhook'
-        ? webhookNodesOf(def).find((h) => h.nodeName === trigger.nodeName)
-        : undefined;
+    const hook = answeringHook(def, row.mode, trigger.nodeName);
     const answers = hook && hook.responseMode !== 'onReceived';
     const serialize = (o: ExecutionOutcome) => ({
       response: def && hook && answers ? JSON.stringify(finishedResponse(def, hook, o, row.id)) : null,

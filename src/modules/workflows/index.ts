@@ -7,6 +7,7 @@ import { createQueue } from '../../core/queue/index.js';
 import { CredentialService } from './credential-service.js';
 import { CredentialStore } from './credential-store.js';
 import { DeliveryStore } from './delivery-store.js';
+import { DirectRunner } from './direct-run.js';
 import { configureExpressionSandbox, type EngineDeps, WorkflowEngine } from './engine/index.js';
 import { ExecutionResumer } from './execution-resumer.js';
 import { type ExecutionJob, ExecutionRunner } from './execution-runner.js';
@@ -33,6 +34,8 @@ export interface WorkflowsApi {
   executions: ExecutionService;
   credentials: CredentialService;
   runner: ExecutionRunner;
+  /** Runs a workflow for a flow or an agent and waits for its answer. */
+  direct: DirectRunner;
   maintenance: Maintenance;
   /** Imports the JSON definitions of a folder, each once ever (first start). */
   importShipped(accountId: string, dir?: string): Promise<string[]>;
@@ -226,6 +229,12 @@ export const workflowsModule: PlatformModule = {
       dedupeHours: config.WEBHOOK_DEDUPE_HOURS,
     });
     const executions = new ExecutionService(executionStore, runner, clock);
+    const direct = new DirectRunner({
+      workflows: workflowStore,
+      executions: executionStore,
+      runner,
+      waiters,
+    });
 
     let stopSchedule: (() => void) | null = null;
     const startWorker = async () => {
@@ -251,6 +260,7 @@ export const workflowsModule: PlatformModule = {
       executions,
       credentials,
       runner,
+      direct,
       maintenance,
       startWorker,
       importShipped: async (accountId, dir = config.WORKFLOWS_DIR) => {

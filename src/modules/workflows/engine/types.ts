@@ -128,7 +128,8 @@ export type { OutboundRequest, OutboundResponse };
 
 export interface RunContext {
   executionId: string;
-  mode: 'webhook' | 'manual' | 'retry' | 'trigger';
+  /** `flow` and `agent`: a flow or an agent of the platform runs the workflow and waits for its answer. */
+  mode: 'webhook' | 'manual' | 'retry' | 'trigger' | 'flow' | 'agent';
   /** Public URL base for `$execution.resumeUrl`. */
   resumeUrlBase: string;
   /**

@@ -1,4 +1,5 @@
 import type { NodeRegistry, NodeType } from '../engine/node-type.js';
+import { flowPredictionNode } from './flow-prediction.js';
 import { httpRequestNode } from './http-request.js';
 import { ifNode } from './if.js';
 import { documentLoadNode, knowledgeQueryNode } from './knowledge.js';
@@ -31,6 +32,7 @@ export const allNodeTypes: NodeType[] = [
   validateNode,
   documentLoadNode,
   knowledgeQueryNode,
+  flowPredictionNode,
 ];
 
 export const defaultNodeRegistry: NodeRegistry = new Map(allNodeTypes.map((n) => [n.type, n]));

@@ -1,19 +1,16 @@
 import { Type } from 'typebox';
-import { defineNode, type NodeExecutionContext, NodeOperationError, output } from '../engine/node-type.js';
+import { defineNode, type NodeExecutionContext, output } from '../engine/node-type.js';
 import type { Item, Json } from '../engine/types.js';
+import { PlatformCallFields, type PlatformCallParams, platformPost } from './platform-call.js';
 
 /**
- * Nodes over the knowledge base (`docproc`). Like every node that reaches another service, they call it
- * over HTTP at its configured URL (`DOCPROC_URL`, this server by default) with a credential holding a
- * platform key, exactly as an outside caller would.
+ * Nodes over the knowledge base (`docproc`), called like any other platform service (platform-call.ts):
+ * at `DOCPROC_URL` with a credential holding a platform key of `docproc`.
  */
-const Common = {
-  /** Credential (name or id) whose `{token}` is a platform key of the `docproc` service. */
-  credential: Type.String({ minLength: 1 }),
-  /** Base URL of the document service; default `$env.DOCPROC_URL`. */
-  baseUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
-  timeout: Type.Integer({ minimum: 1, maximum: 300_000, default: 120_000 }),
-};
+const DOCPROC = { service: 'docproc', label: 'document service', urlEnv: 'DOCPROC_URL' } as const;
+
+const post = <P>(ctx: NodeExecutionContext<P>, p: PlatformCallParams, path: string, body: unknown) =>
+  platformPost(ctx, DOCPROC, p, path, body);
 
 export const DocumentLoadParameters = Type.Object({
   source: Type.Enum(['url', 'text', 'markdown', 'html', 'pdf'] as const),
@@ -26,7 +23,7 @@ export const DocumentLoadParameters = Type.Object({
   process: Type.Boolean({ default: true }),
   chunkSize: Type.Optional(Type.Integer({ minimum: 50, maximum: 20_000 })),
   embeddingModel: Type.Optional(Type.String({ minLength: 1 })),
-  ...Common,
+  ...PlatformCallFields,
 });
 
 export const KnowledgeQueryParameters = Type.Object({
@@ -35,48 +32,8 @@ export const KnowledgeQueryParameters = Type.Object({
   topics: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
   mode: Type.Enum(['hybrid', 'vector', 'keyword'] as const, { default: 'hybrid' }),
   minScore: Type.Optional(Type.Number()),
-  ...Common,
+  ...PlatformCallFields,
 });
-
-type CommonParams = { credential: string; baseUrl?: string; timeout: number };
-
-async function post<P>(
-  ctx: NodeExecutionContext<P>,
-  p: CommonParams,
-  path: string,
-  body: unknown,
-): Promise<Json> {
-  const base = p.baseUrl ?? ctx.deps.env.DOCPROC_URL;
-  if (!base) throw new NodeOperationError('No document service: set DOCPROC_URL or the baseUrl parameter');
-  const cred = await ctx.credential(p.credential);
-  const token = cred.token ?? cred.value;
-  if (!token)
-    throw new NodeOperationError('The credential holds no token (a platform key of the docproc service)');
-  const res = await ctx.deps.http({
-    method: 'POST',
-    url: `${base.endsWith('/') ? base.slice(0, -1) : base}${path}`,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    timeoutMs: p.timeout,
-    credentialHeaders: ['authorization'],
-  });
-  let parsed: Json = null;
-  try {
-    parsed = JSON.parse(res.body) as Json;
-  } catch {
-    // reported below with the status
-  }
-  if (res.status < 200 || res.status >= 300) {
-    const message =
-      parsed && typeof parsed === 'object' && !Array.isArray(parsed) && typeof parsed.message === 'string'
-        ? parsed.message
-        : `status ${res.status}`;
-    throw new NodeOperationError(`The document service refused: ${message}`, {
-      description: res.body.slice(0, 1000),
-    });
-  }
-  return parsed;
-}
 
 /** Loads a document into the knowledge base (and by default processes it), one per item. */
 export const documentLoadNode = defineNode({

@@ -58,6 +58,7 @@ describe('parameter schemas', () => {
       validate: { fields: [{ field: 'a', type: 'string' }] },
       documentLoad: { source: 'text', content: 'x', credential: 'kb' },
       knowledgeQuery: { query: 'x', credential: 'kb' },
+      flowPrediction: { flowId: 'f', question: 'x', credential: 'c' },
     };
     for (const type of defaultNodeRegistry.keys())
       expect(problemsOf(type, minimal[type] ?? {}), type).toEqual([]);
