@@ -4,6 +4,7 @@ import { authModule } from './auth/index.js';
 import { cartModule } from './cart/index.js';
 import { commerceModule } from './commerce/index.js';
 import { documentsModule } from './documents/index.js';
+import { flowsModule } from './flows/index.js';
 import { gameModule } from './game/index.js';
 import { healthModule } from './health/index.js';
 import { llmModule } from './llm/index.js';
@@ -21,6 +22,8 @@ export const allModules: readonly PlatformModule[] = [
   llmModule,
   // After llm: documents are embedded through its registry.
   documentsModule,
+  // After documents and workflows: flows retrieve from the one and run the other.
+  flowsModule,
 ];
 
 /** Migrations of every module, enabled or not: one schema serves any split of services. */

@@ -8,7 +8,7 @@ import { requestIdFrom } from './request-id.js';
  * Whose error body a route answers with. Compatible surfaces answer in the body their clients parse
  * (DESIGN.md, "Compatible surfaces"), with the platform's fields beside it.
  */
-export type ErrorFormat = 'platform' | 'ollama' | 'openai';
+export type ErrorFormat = 'platform' | 'ollama' | 'openai' | 'flowise';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -47,6 +47,9 @@ export function errorBody(format: ErrorFormat, error: AppError, requestId: strin
   switch (format) {
     case 'ollama':
       return { error: message, ...platform };
+    case 'flowise':
+      // Flowise's InternalFlowiseError body; `error: true` keeps it the platform's shape too.
+      return { statusCode: error.status, success: false, error: true, ...platform };
     case 'openai':
       return {
         error: {

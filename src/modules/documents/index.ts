@@ -2,7 +2,7 @@ import type { AppContext, PlatformModule } from '../../core/context.js';
 import { createOutboundHttp } from '../../core/http/outbound.js';
 import { createQueue } from '../../core/queue/index.js';
 import { blocksToMarkdown } from '../workflows/index.js';
-import { DocumentService, type ProcessJob } from './document-service.js';
+import { DocumentService, type documentView, OPERATIONS, type ProcessJob } from './document-service.js';
 import { KnowledgeService } from './knowledge-service.js';
 import { type LoadInput, loadDocument } from './loaders/index.js';
 import * as m601 from './migrations/601-documents.js';
@@ -12,10 +12,30 @@ import { DocumentStore } from './store.js';
 import { workspaceReader } from './workspace-reader.js';
 import './tables.js';
 
+/** A document another module adds to the knowledge base (a flow's vector upsert). */
+export interface IngestInput {
+  source: 'text' | 'markdown' | 'html' | 'pdf';
+  /** Text, or base64 for a PDF. */
+  content: string;
+  title?: string;
+  topic: string;
+  metadata?: Record<string, unknown>;
+  chunkSize?: number;
+}
+
 /** What other modules (flows, agents, workflow nodes) use of the knowledge base. */
 export interface DocumentsApi {
   documents: DocumentService;
   knowledge: KnowledgeService;
+  /**
+   * Loads, chunks, embeds and indexes a document, waiting up to DOCUMENT_PROCESS_WAIT_MS; the same
+   * content already in the topic is the existing document (`created: false`), processed only if it
+   * is not indexed yet.
+   */
+  ingest(
+    accountId: string,
+    input: IngestInput,
+  ): Promise<{ created: boolean; processed: boolean; document: ReturnType<typeof documentView> }>;
 }
 
 declare module '../../core/context.js' {
@@ -105,7 +125,41 @@ export const documentsModule: PlatformModule = {
         embeddingModel: config.KNOWLEDGE_EMBEDDING_MODEL,
       },
     });
-    ctx.apis.documents = { documents, knowledge };
+    const ingest: DocumentsApi['ingest'] = async (accountId, input) => {
+      const loaded = await load(
+        { source: input.source, content: input.content, ...(input.title ? { title: input.title } : {}) },
+        accountId,
+      );
+      const saved = await documents.create(
+        accountId,
+        {
+          source: input.source,
+          topic: input.topic,
+          metadata: input.metadata ?? {},
+          ...(input.title ? { title: input.title } : {}),
+        },
+        loaded,
+      );
+      // The same content already indexed is left alone; one that was loaded but never processed (or
+      // failed) is processed now, so it is searchable after the call like a new one.
+      if (!saved.created && (saved.document.status === 'indexed' || saved.document.processing))
+        return { ...saved, processed: false };
+      const chunkSize = input.chunkSize ?? config.DOCUMENT_CHUNK_SIZE;
+      const job = {
+        operations: [...OPERATIONS],
+        chunkSize,
+        chunkOverlap: Math.min(config.DOCUMENT_CHUNK_OVERLAP, Math.floor(chunkSize / 2)),
+        embeddingModel: config.KNOWLEDGE_EMBEDDING_MODEL,
+      };
+      const id = saved.document.documentId;
+      const done = await documents.processAndWait(accountId, id, job, config.DOCUMENT_PROCESS_WAIT_MS);
+      return {
+        created: saved.created,
+        processed: true,
+        document: done ?? (await documents.get(accountId, id, false)),
+      };
+    };
+    ctx.apis.documents = { documents, knowledge, ingest };
     // The built-in extractive model answers from the account's knowledge base.
     llm.setRetriever({
       async retrieve(query, { accountId, limit }) {

@@ -86,6 +86,12 @@ export interface ChatRequest {
   think?: boolean;
   /** The calling account: the built-in extractive model retrieves from its knowledge base. */
   accountId?: string;
+  /**
+   * What a caller that retrieved for itself (a rag flow, an agent) already put in the prompt: the
+   * question apart from its template, and the passages. A model that cannot read a prompt
+   * (builtin/extractive) quotes from these instead of searching the whole knowledge base.
+   */
+  grounding?: { question: string; passages: Passage[] };
 }
 
 export interface TokenUsage {

@@ -2,8 +2,9 @@
  * `builtin/extractive`: answers the last user message by quoting the best-matching sentences verbatim,
  * with their sources. It never generates text and says so when it finds nothing.
  *
- * Passages come from the registered retriever (the knowledge base) when there is one and the request
- * names its account; when there is none, or it finds nothing, from the conversation itself: every other
+ * Passages come from the request's `grounding` when the caller retrieved them (a rag flow, an agent:
+ * the question is then the grounding's, not the templated prompt); else from the registered retriever
+ * (the knowledge base) when there is one and the request names its account; when there is none, or it finds nothing, from the conversation itself: every other
  * message (system, earlier user/assistant/tool turns) split into sentences, sourced `message N` (N = the
  * message's index in `messages`). Each sentence is scored by the cosine of its hashed n-gram embedding
  * with the question's, blended with the question's content words it contains, weighted by their BM25 idf
@@ -85,8 +86,11 @@ export async function extractiveChat(
   throwIfAborted(signal);
   const queryIndex = lastUserIndex(request.messages);
   const query = queryIndex >= 0 ? request.messages[queryIndex]!.content : '';
-  const quotes =
-    query.trim() === '' ? [] : await findQuotes(query, queryIndex, request.messages, context, signal);
+  const quotes = request.grounding
+    ? groundedQuotes(request.grounding, signal)
+    : query.trim() === ''
+      ? []
+      : await findQuotes(query, queryIndex, request.messages, context, signal);
   throwIfAborted(signal);
 
   const promptTokens = request.messages.reduce((sum, m) => sum + estimateTokens(m.content), 0);
@@ -140,6 +144,13 @@ export async function findQuotes(
   }
   throwIfAborted(signal);
   return rank(question, candidates, signal);
+}
+
+/** The caller retrieved already: its passages are the only candidates, its question the query. */
+function groundedQuotes(grounding: NonNullable<ChatRequest['grounding']>, signal: AbortSignal): Quote[] {
+  if (grounding.question.trim() === '') return [];
+  const candidates = candidatesFrom(grounding.passages.map((p) => ({ text: p.text, source: p.source })));
+  return rank(grounding.question, candidates, signal);
 }
 
 function candidatesFrom(texts: { text: string; source: string; role?: ChatMessage['role'] }[]): Candidate[] {

@@ -1,0 +1,94 @@
+import type { FlowBodyT, OverridableField } from './schemas.js';
+
+export type FlowKind = 'llm' | 'rag' | 'workflow';
+
+export interface RateLimitSetting {
+  limitMax: number;
+  limitDuration: number;
+  limitMsg?: string;
+}
+
+/** A stored flow's definition, defaults filled in. */
+export interface FlowDefinition {
+  name: string;
+  kind: FlowKind;
+  model: string | null;
+  systemPrompt: string;
+  /** null: the kind's default template (so a kind change keeps a sensible one). */
+  promptTemplate: string | null;
+  topics: string[];
+  topK: number;
+  minScore: number | null;
+  temperature: number | null;
+  maxTokens: number | null;
+  memory: { type: 'none' | 'window'; windowSize: number };
+  workflowId: string | null;
+  overridableFields: OverridableField[];
+  isStreaming: boolean;
+  rateLimit: RateLimitSetting | null;
+}
+
+export const DEFAULT_TEMPLATES: Record<FlowKind, string> = {
+  llm: '{question}',
+  rag: 'Use the context below to answer the question. If the context does not answer it, say so.\n\nContext:\n{context}\n\nQuestion: {question}',
+  workflow: '{question}',
+};
+
+export const templateOf = (def: FlowDefinition): string => def.promptTemplate ?? DEFAULT_TEMPLATES[def.kind];
+
+export interface Problem {
+  field: string;
+  message: string;
+}
+
+/**
+ * The definition a POST (no `previous`) or PUT (fields over `previous`) describes, with defaults,
+ * and the problems that need no lookup. Lookups (model, topics, workflow) are the service's.
+ */
+export function definitionOf(
+  body: FlowBodyT,
+  previous: FlowDefinition | null,
+): { definition: FlowDefinition; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const pick = <K extends keyof FlowDefinition>(key: K, fallback: FlowDefinition[K]): FlowDefinition[K] => {
+    const value = (body as Record<string, unknown>)[key];
+    if (value !== undefined) return value as FlowDefinition[K];
+    return previous ? previous[key] : fallback;
+  };
+  const name = pick('name', '');
+  const kind = pick('kind', 'llm');
+  if (!previous && body.name === undefined) problems.push({ field: 'name', message: 'is required' });
+  if (!previous && body.kind === undefined) problems.push({ field: 'kind', message: 'is required' });
+  const memory = pick('memory', { type: 'none', windowSize: 5 });
+  const definition: FlowDefinition = {
+    name,
+    kind,
+    model: pick('model', null),
+    systemPrompt: pick('systemPrompt', ''),
+    promptTemplate: pick('promptTemplate', null),
+    topics: [...new Set(pick('topics', []))],
+    topK: pick('topK', 4),
+    minScore: pick('minScore', null),
+    temperature: pick('temperature', null),
+    maxTokens: pick('maxTokens', null),
+    memory: { type: memory.type, windowSize: memory.windowSize ?? 5 },
+    workflowId: pick('workflowId', null),
+    overridableFields: [...new Set(pick('overridableFields', []))],
+    isStreaming: pick('isStreaming', true),
+    rateLimit: pick('rateLimit', null),
+  };
+  if (kind === 'workflow') {
+    if (!definition.workflowId)
+      problems.push({ field: 'workflowId', message: 'is required for a workflow flow' });
+  } else {
+    if (!definition.model) problems.push({ field: 'model', message: `is required for a ${kind} flow` });
+    const template = templateOf(definition);
+    if (!template.includes('{question}'))
+      problems.push({ field: 'promptTemplate', message: 'must contain {question}' });
+  }
+  if (kind === 'rag' && definition.topics.length === 0)
+    problems.push({ field: 'topics', message: 'a rag flow needs at least one topic' });
+  if (kind !== 'rag' && definition.topics.length > 0)
+    problems.push({ field: 'topics', message: 'only a rag flow retrieves from topics' });
+  return { definition, problems };
+}

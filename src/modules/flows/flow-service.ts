@@ -1,0 +1,146 @@
+import { mayUseModel, type Principal } from '../../core/auth/principal.js';
+import type { Clock } from '../../core/clock.js';
+import { AppError, notFound, validationError } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { DEFAULT_TEMPLATES, definitionOf, type FlowDefinition, type Problem } from './definition.js';
+import type { FlowRow, FlowStore } from './flow-store.js';
+import type { FlowBodyT } from './schemas.js';
+
+/** What saving a flow checks against other modules: the model registry, topics, workflows. */
+export interface FlowLookups {
+  /** `null` when the name is a chat model of the registry; else why it is not usable. */
+  chatModelProblem(name: string): string | null;
+  topics(accountId: string): Promise<Set<string>>;
+  /** `null` when the workflow can answer a flow; else why not. */
+  workflowProblem(accountId: string, workflowId: string): Promise<string | null>;
+}
+
+/** Flows an account may hold: the list is answered whole, as Flowise does, so it must stay small. */
+export const MAX_FLOWS_PER_ACCOUNT = 1_000;
+
+export interface LoadedFlow {
+  row: FlowRow;
+  definition: FlowDefinition;
+}
+
+export function flowView(row: FlowRow, def: FlowDefinition) {
+  return {
+    id: row.id,
+    name: def.name,
+    kind: def.kind,
+    model: def.model,
+    systemPrompt: def.systemPrompt,
+    promptTemplate: def.promptTemplate ?? DEFAULT_TEMPLATES[def.kind],
+    topics: def.topics,
+    topK: def.topK,
+    minScore: def.minScore,
+    temperature: def.temperature,
+    maxTokens: def.maxTokens,
+    memory: def.memory,
+    workflowId: def.workflowId,
+    overridableFields: def.overridableFields,
+    isStreaming: def.isStreaming,
+    rateLimit: def.rateLimit,
+    type: 'CHATFLOW' as const,
+    createdDate: row.created_at,
+    updatedDate: row.updated_at,
+  };
+}
+
+/** Flows: stored, validated definitions; a flow that cannot run is refused when saved. */
+export class FlowService {
+  constructor(
+    private readonly store: FlowStore,
+    private readonly lookups: FlowLookups,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(principal: Principal, body: FlowBodyT) {
+    const { definition, problems } = definitionOf(body, null);
+    await this.check(principal, definition, problems);
+    if ((await this.store.count(principal.accountId)) >= MAX_FLOWS_PER_ACCOUNT)
+      throw new AppError('CONFLICT', `An account holds at most ${MAX_FLOWS_PER_ACCOUNT} flows`, {
+        limit: MAX_FLOWS_PER_ACCOUNT,
+      });
+    const now = this.clock.now().toISOString();
+    const row: FlowRow = {
+      id: newId('flow'),
+      account_id: principal.accountId,
+      name: definition.name,
+      kind: definition.kind,
+      definition: JSON.stringify(definition),
+      created_at: now,
+      updated_at: now,
+    };
+    await this.store.insert(row);
+    return flowView(row, definition);
+  }
+
+  async list(accountId: string) {
+    const rows = await this.store.list(accountId, MAX_FLOWS_PER_ACCOUNT);
+    return rows.map((row) => flowView(row, parse(row)));
+  }
+
+  async load(accountId: string, id: string): Promise<LoadedFlow> {
+    const row = await this.store.get(accountId, id);
+    if (!row) throw notFound('FLOW_NOT_FOUND', 'Flow', id);
+    return { row, definition: parse(row) };
+  }
+
+  async get(accountId: string, id: string) {
+    const { row, definition } = await this.load(accountId, id);
+    return flowView(row, definition);
+  }
+
+  async replace(principal: Principal, id: string, body: FlowBodyT) {
+    const { row, definition: previous } = await this.load(principal.accountId, id);
+    const { definition, problems } = definitionOf(body, previous);
+    await this.check(principal, definition, problems);
+    const updated = {
+      name: definition.name,
+      kind: definition.kind,
+      definition: JSON.stringify(definition),
+      updated_at: this.clock.now().toISOString(),
+    };
+    if (!(await this.store.update(principal.accountId, id, updated)))
+      throw notFound('FLOW_NOT_FOUND', 'Flow', id);
+    return flowView({ ...row, ...updated }, definition);
+  }
+
+  async delete(accountId: string, id: string): Promise<void> {
+    if (!(await this.store.delete(accountId, id))) throw notFound('FLOW_NOT_FOUND', 'Flow', id);
+  }
+
+  /** Whether a flow streams, for the keyless probe the Flowise SDK sends first; nothing else leaks. */
+  async isStreaming(id: string): Promise<boolean> {
+    const row = await this.store.getAnyAccount(id);
+    if (!row) throw notFound('FLOW_NOT_FOUND', 'Flow', id);
+    return parse(row).isStreaming;
+  }
+
+  /** The checks that need other modules; a key limited to some models may not build on others. */
+  private async check(principal: Principal, def: FlowDefinition, problems: Problem[]): Promise<void> {
+    const found = [...problems];
+    if (def.kind !== 'workflow' && def.model) {
+      const problem = this.lookups.chatModelProblem(def.model);
+      if (problem) found.push({ field: 'model', message: problem });
+    }
+    if (def.kind === 'rag' && def.topics.length > 0) {
+      const existing = await this.lookups.topics(principal.accountId);
+      for (const topic of def.topics)
+        if (!existing.has(topic))
+          found.push({ field: 'topics', message: `topic '${topic}' has no documents in this account` });
+    }
+    if (def.kind === 'workflow' && def.workflowId) {
+      const problem = await this.lookups.workflowProblem(principal.accountId, def.workflowId);
+      if (problem) found.push({ field: 'workflowId', message: problem });
+    }
+    if (found.length > 0) throw validationError('Invalid flow', found);
+    if (def.kind !== 'workflow' && def.model && !mayUseModel(principal, def.model))
+      throw new AppError('FORBIDDEN', `This key may not use model "${def.model}"`, { model: def.model });
+  }
+}
+
+function parse(row: FlowRow): FlowDefinition {
+  return JSON.parse(row.definition) as FlowDefinition;
+}

@@ -1,0 +1,137 @@
+import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { Database } from '../../core/db/types.js';
+import type { FlowMessagesTable, FlowsTable } from './tables.js';
+
+export type FlowRow = FlowsTable;
+export type FlowMessageRow = FlowMessagesTable;
+
+/** Filters of the chat-message list and delete (Flowise's query parameters). */
+export interface MessageFilter {
+  chatId?: string;
+  sessionId?: string;
+  /** ISO timestamps, inclusive. */
+  startDate?: string;
+  endDate?: string;
+}
+
+/** Queries on flows and their chat messages; every flow query is scoped to its account. */
+export class FlowStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(row: FlowRow): Promise<void> {
+    await this.db.insertInto('flows').values(row).execute();
+  }
+
+  async get(accountId: string, id: string): Promise<FlowRow | undefined> {
+    return this.db
+      .selectFrom('flows')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /** A flow by id alone: the streaming probe, which has no key and so no account. */
+  async getAnyAccount(id: string): Promise<FlowRow | undefined> {
+    return this.db.selectFrom('flows').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async list(accountId: string, limit: number): Promise<FlowRow[]> {
+    return this.db
+      .selectFrom('flows')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  async count(accountId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('flows')
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  async update(
+    accountId: string,
+    id: string,
+    values: Pick<FlowRow, 'name' | 'kind' | 'definition' | 'updated_at'>,
+  ) {
+    const result = await this.db
+      .updateTable('flows')
+      .set(values)
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async delete(accountId: string, id: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const owned = await trx
+        .selectFrom('flows')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (!owned) return false;
+      await trx.deleteFrom('flow_messages').where('flow_id', '=', id).execute();
+      await trx.deleteFrom('flows').where('id', '=', id).execute();
+      return true;
+    });
+  }
+
+  /** The question and the answer of one prediction, together or not at all. */
+  async addTurn(question: FlowMessageRow, answer: FlowMessageRow): Promise<void> {
+    await this.db.insertInto('flow_messages').values([question, answer]).execute();
+  }
+
+  /** The newest `turns` question/answer pairs of a session, oldest first. */
+  async recent(flowId: string, sessionId: string, turns: number): Promise<FlowMessageRow[]> {
+    const rows = await this.db
+      .selectFrom('flow_messages')
+      .selectAll()
+      .where('flow_id', '=', flowId)
+      .where('session_id', '=', sessionId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(turns * 2)
+      .execute();
+    return rows.reverse();
+  }
+
+  async messages(flowId: string, filter: MessageFilter, order: 'asc' | 'desc', limit: number) {
+    return this.db
+      .selectFrom('flow_messages')
+      .selectAll()
+      .where(matching(flowId, filter))
+      .orderBy('created_at', order)
+      .orderBy('id', order)
+      .limit(limit)
+      .execute();
+  }
+
+  async deleteMessages(flowId: string, filter: MessageFilter): Promise<number> {
+    const result = await this.db
+      .deleteFrom('flow_messages')
+      .where(matching(flowId, filter))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}
+
+/** The messages of a flow that pass the filter, for a select or a delete alike. */
+function matching(flowId: string, filter: MessageFilter) {
+  return (eb: ExpressionBuilder<Database, 'flow_messages'>) => {
+    const conditions = [eb('flow_id', '=', flowId)];
+    if (filter.chatId !== undefined) conditions.push(eb('chat_id', '=', filter.chatId));
+    if (filter.sessionId !== undefined) conditions.push(eb('session_id', '=', filter.sessionId));
+    if (filter.startDate !== undefined) conditions.push(eb('created_at', '>=', filter.startDate));
+    if (filter.endDate !== undefined) conditions.push(eb('created_at', '<=', filter.endDate));
+    return eb.and(conditions);
+  };
+}

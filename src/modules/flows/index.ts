@@ -1,0 +1,78 @@
+import type { AppContext, PlatformModule } from '../../core/context.js';
+import { type FlowLookups, FlowService } from './flow-service.js';
+import { FlowStore } from './flow-store.js';
+import * as m701 from './migrations/701-flows.js';
+import { PredictionService } from './prediction-service.js';
+import { type FlowRouteDeps, flowRoutes } from './routes.js';
+import { UpsertService } from './upsert-service.js';
+import './tables.js';
+
+/** What other modules (the workflow node, agents) use of flows. */
+export interface FlowsApi {
+  flows: FlowService;
+  predictions: PredictionService;
+}
+
+declare module '../../core/context.js' {
+  interface ModuleApis {
+    flows: FlowsApi;
+  }
+}
+
+const internals = new WeakMap<AppContext, FlowRouteDeps>();
+
+export const flowsModule: PlatformModule = {
+  name: 'flows',
+  services: ['flow'],
+  migrations: { '20261126_701_flows': m701 },
+
+  init(ctx) {
+    const llm = ctx.apis.llm;
+    if (!llm) throw new Error('The flows module needs the llm module');
+    const documents = ctx.apis.documents ?? null;
+    const workflows = ctx.apis.workflows ?? null;
+    const store = new FlowStore(ctx.db);
+    const lookups: FlowLookups = {
+      chatModelProblem(name) {
+        const model = llm.registry.get(name);
+        if (!model) return `model '${name}' is not in the registry`;
+        return model.kind === 'chat' ? null : `'${name}' is an ${model.kind} model, not a chat model`;
+      },
+      async topics(accountId) {
+        if (!documents) return new Set();
+        return new Set((await documents.knowledge.topics(accountId)).map((t) => t.topic));
+      },
+      async workflowProblem(accountId, workflowId) {
+        if (!workflows) return 'the workflow service is not enabled on this server';
+        return workflows.direct.runnable(accountId, workflowId);
+      },
+    };
+    const flows = new FlowService(store, lookups, ctx.clock);
+    const predictions = new PredictionService({
+      flows,
+      store,
+      lookups,
+      gateway: llm.gateway,
+      knowledge: documents?.knowledge ?? null,
+      workflows: workflows?.direct ?? null,
+      limiter: ctx.limiter,
+      clock: ctx.clock,
+      workflowTimeoutMs: ctx.config.WEBHOOK_RESPONSE_TIMEOUT_MS,
+    });
+    internals.set(ctx, {
+      flows,
+      store,
+      predictions,
+      upserts: new UpsertService(flows, documents),
+      predictionBodyLimit: ctx.config.LLM_BODY_LIMIT_BYTES,
+      maxFileBytes: ctx.config.DOCUMENT_MAX_BYTES,
+    });
+    ctx.apis.flows = { flows, predictions };
+  },
+
+  routes(app, ctx) {
+    const deps = internals.get(ctx);
+    if (!deps) throw new Error('flows module not initialised');
+    flowRoutes(app, deps);
+  },
+};

@@ -1,0 +1,309 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../../core/auth/principal.js';
+import type { Clock } from '../../core/clock.js';
+import { AppError, type ErrorCode, validationError } from '../../core/errors.js';
+import { tooMany } from '../../core/http/auth-hook.js';
+import { newId } from '../../core/ids.js';
+import type { Limiter } from '../../core/limits/limiter.js';
+import type { KnowledgeService } from '../documents/knowledge-service.js';
+import type { Gateway } from '../llm/gateway.js';
+import type { Passage } from '../llm/types.js';
+import type { Json } from '../workflows/engine/index.js';
+import type { StoredResponse } from '../workflows/webhook-response.js';
+import { type FlowDefinition, templateOf } from './definition.js';
+import type { FlowLookups, FlowService } from './flow-service.js';
+import type { FlowMessageRow, FlowStore } from './flow-store.js';
+import { applyOverrides } from './overrides.js';
+import { buildMessages, type Turn, turnsFromHistory } from './prompt.js';
+import type { PredictionBodyT } from './schemas.js';
+
+/** Runs a workflow for a flow and waits for its answer (the workflows module's direct runner). */
+export interface WorkflowRunner {
+  run(input: {
+    accountId: string;
+    workflowId: string;
+    mode: 'flow';
+    body: Record<string, Json>;
+    timeoutMs: number;
+  }): Promise<{ executionId: string; response: StoredResponse }>;
+}
+
+export interface SourceDocument {
+  pageContent: string;
+  metadata: { documentId: string; title: string | null; pageNumber: number; score: number; topic: string };
+}
+
+/** A prediction under way: what is known before the first token, and the tokens. */
+export interface Prediction {
+  question: string;
+  chatId: string;
+  sessionId: string;
+  memoryType: string;
+  /** The answer's message id, known in advance (the `metadata` event precedes nothing it names). */
+  chatMessageId: string;
+  /** Whether the answer goes out as Flowise's event stream. */
+  streaming: boolean;
+  sourceDocuments: SourceDocument[];
+  headers: Record<string, string>;
+  executionId?: string;
+  /** The answer as it comes; once it ends, the question and the answer are stored. */
+  tokens: AsyncGenerator<string, void, undefined>;
+}
+
+export interface PredictionDeps {
+  flows: FlowService;
+  store: FlowStore;
+  lookups: FlowLookups;
+  gateway: Gateway;
+  knowledge: KnowledgeService | null;
+  workflows: WorkflowRunner | null;
+  limiter: Limiter;
+  clock: Clock;
+  workflowTimeoutMs: number;
+}
+
+/** Flowise's name for a window memory; `none` when the flow keeps none. */
+const memoryTypeOf = (def: FlowDefinition) =>
+  def.memory.type === 'window' ? 'Buffer Window Memory' : 'none';
+
+/** Fields of a workflow's answer read as the flow's text, in this order. */
+const TEXT_FIELDS = ['text', 'answer', 'output'] as const;
+
+/**
+ * A prediction: the flow's definition (with the caller's allowed overrides), its memory or the
+ * caller's history, retrieval for rag flows, then the model through the gateway (usage, budget and
+ * fallbacks as any gateway call) or the workflow; the turn is stored when the answer is complete.
+ */
+export class PredictionService {
+  constructor(private readonly deps: PredictionDeps) {}
+
+  async predict(
+    principal: Principal,
+    flowId: string,
+    body: PredictionBodyT,
+    options: { signal: AbortSignal },
+  ): Promise<Prediction> {
+    if (body.uploads && body.uploads.length > 0)
+      throw validationError('Uploads are not supported', [
+        { field: 'uploads', message: 'file and image uploads are not supported by this flow service' },
+      ]);
+    const loaded = await this.deps.flows.load(principal.accountId, flowId);
+    const {
+      definition: def,
+      vars,
+      sessionId: overrideSession,
+    } = applyOverrides(
+      loaded.definition,
+      (body.overrideConfig ?? {}) as Record<string, unknown>,
+      this.deps.lookups,
+    );
+    await this.checkRate(principal, flowId, def);
+    // A flow that does not stream answers JSON even when asked to stream: the SDK expects just that.
+    const streaming = body.streaming === true && loaded.definition.isStreaming;
+
+    const chatId = body.chatId ?? randomUUID();
+    const sessionId = body.sessionId ?? overrideSession ?? chatId;
+    const history = await this.history(flowId, sessionId, def, body);
+    const extra = typeof vars.context === 'string' ? vars.context : '';
+    const common = {
+      question: body.question,
+      chatId,
+      sessionId,
+      memoryType: memoryTypeOf(def),
+      // Made in this order: ids order the two messages of a turn, which share a timestamp.
+      questionMessageId: newId('fmsg'),
+      chatMessageId: newId('fmsg'),
+      streaming,
+    };
+    const store = (text: string, sources: SourceDocument[]) =>
+      this.storeTurn(flowId, common, text, sources, memoryTypeOf(def));
+
+    if (def.kind === 'workflow') {
+      const { executionId, text } = await this.runWorkflow(principal, def, {
+        question: body.question,
+        context: extra,
+        chatId,
+        sessionId,
+        history: history.map((t) => ({ role: t.role, content: t.content })),
+        // Parsed JSON from the request body: JSON by construction.
+        vars: vars as Record<string, Json>,
+      });
+      return { ...common, sourceDocuments: [], headers: {}, executionId, tokens: whole(text, store) };
+    }
+
+    const sourceDocuments =
+      def.kind === 'rag' ? await this.retrieve(principal.accountId, body.question, def) : [];
+    const context = [extra, ...sourceDocuments.map(passageText)].filter((t) => t !== '').join('\n\n');
+    const messages = buildMessages({
+      systemPrompt: def.systemPrompt,
+      template: templateOf(def),
+      question: body.question,
+      context,
+      history,
+      vars,
+    });
+    const passages: Passage[] = sourceDocuments.map((d) => ({
+      text: d.pageContent,
+      source: d.metadata.title ?? d.metadata.documentId,
+      score: d.metadata.score,
+    }));
+    const session = await this.deps.gateway.chat(
+      { principal, endpoint: 'flow.prediction', stream: streaming, signal: options.signal },
+      def.model as string,
+      {
+        messages,
+        options: {
+          ...(def.temperature !== null ? { temperature: def.temperature } : {}),
+          ...(def.maxTokens !== null ? { maxTokens: def.maxTokens } : {}),
+        },
+        ...(def.kind === 'rag' ? { grounding: { question: body.question, passages } } : {}),
+      },
+    );
+    async function* tokens(): AsyncGenerator<string, void, undefined> {
+      let text = '';
+      for await (const event of session.events) {
+        if (event.type !== 'delta' || !event.content) continue;
+        text += event.content;
+        yield event.content;
+      }
+      await store(text, sourceDocuments);
+    }
+    return { ...common, sourceDocuments, headers: session.headers, tokens: tokens() };
+  }
+
+  /** The caller's history when it sends one (Flowise's `history`), else the flow's window memory. */
+  private async history(flowId: string, sessionId: string, def: FlowDefinition, body: PredictionBodyT) {
+    if (body.history && body.history.length > 0) return turnsFromHistory(body.history);
+    if (def.memory.type !== 'window') return [];
+    const rows = await this.deps.store.recent(flowId, sessionId, def.memory.windowSize);
+    return rows.map(
+      (r): Turn => ({ role: r.role === 'userMessage' ? 'user' : 'assistant', content: r.content }),
+    );
+  }
+
+  private async retrieve(
+    accountId: string,
+    question: string,
+    def: FlowDefinition,
+  ): Promise<SourceDocument[]> {
+    if (!this.deps.knowledge)
+      throw new AppError('SERVICE_UNAVAILABLE', 'The knowledge base is not enabled on this server');
+    const { results } = await this.deps.knowledge.query(accountId, {
+      query: question,
+      topK: def.topK,
+      topics: def.topics,
+      mode: 'hybrid',
+      ...(def.minScore !== null ? { minScore: def.minScore } : {}),
+    });
+    return results.map((r) => ({
+      pageContent: r.text,
+      metadata: {
+        documentId: r.documentId,
+        title: r.title ?? null,
+        pageNumber: r.pageNumber,
+        score: r.score,
+        topic: r.topic,
+      },
+    }));
+  }
+
+  private async runWorkflow(principal: Principal, def: FlowDefinition, input: Record<string, Json>) {
+    if (!this.deps.workflows)
+      throw new AppError('SERVICE_UNAVAILABLE', 'The workflow service is not enabled on this server');
+    const { executionId, response } = await this.deps.workflows.run({
+      accountId: principal.accountId,
+      workflowId: def.workflowId as string,
+      mode: 'flow',
+      body: input,
+      timeoutMs: this.deps.workflowTimeoutMs,
+    });
+    if (response.kind === 'error')
+      throw new AppError(response.code as ErrorCode, response.message, { ...response.details, executionId });
+    if (response.statusCode >= 400)
+      throw new AppError('UNPROCESSABLE', `The workflow answered ${response.statusCode}`, {
+        executionId,
+        body: response.body as unknown,
+      });
+    return { executionId, text: answerText(response.body) };
+  }
+
+  private async checkRate(principal: Principal, flowId: string, def: FlowDefinition): Promise<void> {
+    const rate = def.rateLimit;
+    if (!rate) return;
+    // Per flow and calling key, so one client cannot spend another's allowance.
+    const who = principal.keyId ?? principal.accountId;
+    const decision = await this.deps.limiter.hitWindow(
+      `flow:${flowId}:${who}`,
+      rate.limitMax,
+      rate.limitDuration,
+    );
+    if (decision.allowed) return;
+    const error = tooMany(decision, 'The flow rate limit');
+    if (!rate.limitMsg) throw error;
+    throw new AppError('RATE_LIMIT_EXCEEDED', rate.limitMsg, error.details, error.headers);
+  }
+
+  private async storeTurn(
+    flowId: string,
+    ids: {
+      question: string;
+      chatId: string;
+      sessionId: string;
+      questionMessageId: string;
+      chatMessageId: string;
+    },
+    text: string,
+    sources: SourceDocument[],
+    memoryType: string,
+  ): Promise<void> {
+    const at = this.deps.clock.now().toISOString();
+    const base = {
+      flow_id: flowId,
+      chat_id: ids.chatId,
+      session_id: ids.sessionId,
+      memory_type: memoryType,
+      created_at: at,
+    };
+    const question: FlowMessageRow = {
+      ...base,
+      id: ids.questionMessageId,
+      role: 'userMessage',
+      content: ids.question,
+      source_documents: null,
+    };
+    const answer: FlowMessageRow = {
+      ...base,
+      id: ids.chatMessageId,
+      role: 'apiMessage',
+      content: text,
+      source_documents: sources.length > 0 ? JSON.stringify(sources) : null,
+    };
+    await this.deps.store.addTurn(question, answer);
+  }
+}
+
+/** A passage as the prompt shows it: its title, then its text. */
+function passageText(doc: SourceDocument): string {
+  return doc.metadata.title ? `[${doc.metadata.title}]\n${doc.pageContent}` : doc.pageContent;
+}
+
+/** A workflow's answer as text: its text-like field, else the JSON itself. */
+export function answerText(body: unknown): string {
+  if (typeof body === 'string') return body;
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    for (const field of TEXT_FIELDS) {
+      const value = (body as Record<string, unknown>)[field];
+      if (typeof value === 'string') return value;
+    }
+  }
+  return body === null || body === undefined ? '' : JSON.stringify(body);
+}
+
+/** A whole answer as a one-token stream, stored once read. */
+async function* whole(
+  text: string,
+  store: (text: string, sources: SourceDocument[]) => Promise<void>,
+): AsyncGenerator<string, void, undefined> {
+  if (text !== '') yield text;
+  await store(text, []);
+}

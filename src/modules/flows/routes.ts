@@ -1,0 +1,262 @@
+import multipart from '@fastify/multipart';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../../core/errors.js';
+import { principalOf } from '../../core/http/auth-hook.js';
+import { clientGone, sendLines } from '../llm/stream-reply.js';
+import type { FlowService } from './flow-service.js';
+import type { FlowStore } from './flow-store.js';
+import { flowiseEvents, metadataOf } from './flowise-stream.js';
+import { listMessages, messageFilterOf } from './messages.js';
+import type { PredictionService } from './prediction-service.js';
+import {
+  FlowBody,
+  FlowParams,
+  FlowView,
+  MessageQuery,
+  MessageView,
+  PredictionBody,
+  PredictionView,
+  StreamingView,
+  UpsertBody,
+  UpsertView,
+  withFlowiseErrors,
+} from './schemas.js';
+import type { UpsertFile, UpsertInput, UpsertService } from './upsert-service.js';
+
+export interface FlowRouteDeps {
+  flows: FlowService;
+  store: FlowStore;
+  predictions: PredictionService;
+  upserts: UpsertService;
+  predictionBodyLimit: number;
+  /** Largest file of a multipart upsert. */
+  maxFileBytes: number;
+}
+
+const tags = ['Flows (Flowise API)'];
+const flow = { auth: { service: 'flow' }, errorFormat: 'flowise' } as const;
+const MAX_UPLOAD_FILES = 20;
+
+export function flowRoutes(app: FastifyInstance, deps: FlowRouteDeps): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { flows, predictions } = deps;
+  const account = (request: FastifyRequest) => principalOf(request).accountId;
+
+  r.get(
+    '/api/v1/chatflows',
+    {
+      config: flow,
+      schema: {
+        tags,
+        summary: "The account's flows",
+        response: withFlowiseErrors({ 200: Type.Array(FlowView) }),
+      },
+    },
+    async (request) => flows.list(account(request)),
+  );
+
+  r.post(
+    '/api/v1/chatflows',
+    {
+      config: flow,
+      schema: {
+        tags,
+        summary: 'Create a flow (validated: its model, topics and workflow exist)',
+        body: FlowBody,
+        response: withFlowiseErrors({ 201: FlowView }),
+      },
+    },
+    async (request, reply) => reply.code(201).send(await flows.create(principalOf(request), request.body)),
+  );
+
+  r.get(
+    '/api/v1/chatflows/:id',
+    {
+      config: flow,
+      schema: { tags, summary: 'A flow', params: FlowParams, response: withFlowiseErrors({ 200: FlowView }) },
+    },
+    async (request) => flows.get(account(request), request.params.id),
+  );
+
+  r.put(
+    '/api/v1/chatflows/:id',
+    {
+      config: flow,
+      schema: {
+        tags,
+        summary: 'Change a flow (the fields sent; validated like a new one)',
+        params: FlowParams,
+        body: FlowBody,
+        response: withFlowiseErrors({ 200: FlowView }),
+      },
+    },
+    async (request) => flows.replace(principalOf(request), request.params.id, request.body),
+  );
+
+  r.delete(
+    '/api/v1/chatflows/:id',
+    {
+      config: flow,
+      schema: {
+        tags,
+        summary: 'Delete a flow and its chat messages',
+        params: FlowParams,
+        response: withFlowiseErrors({ 200: Type.Object({ deleted: Type.Literal(true), id: Type.String() }) }),
+      },
+    },
+    async (request) => {
+      await flows.delete(account(request), request.params.id);
+      return { deleted: true as const, id: request.params.id };
+    },
+  );
+
+  // The Flowise SDK asks this before every prediction, without its key: it answers that bit only.
+  r.get(
+    '/api/v1/chatflows-streaming/:id',
+    {
+      config: { public: true, limited: true, errorFormat: 'flowise' },
+      schema: {
+        tags,
+        summary: 'Whether a flow streams (no key: the SDK asks first)',
+        params: FlowParams,
+        response: withFlowiseErrors({ 200: StreamingView }),
+      },
+    },
+    async (request) => ({ isStreaming: await flows.isStreaming(request.params.id) }),
+  );
+
+  r.post(
+    '/api/v1/prediction/:id',
+    {
+      config: flow,
+      bodyLimit: deps.predictionBodyLimit,
+      schema: {
+        tags,
+        summary:
+          "Ask a flow (Flowise's prediction; server-sent events with streaming: true on a streaming flow)",
+        params: FlowParams,
+        body: PredictionBody,
+        response: withFlowiseErrors({ 200: PredictionView }),
+      },
+    },
+    async (request, reply) => {
+      const prediction = await predictions.predict(principalOf(request), request.params.id, request.body, {
+        signal: clientGone(reply),
+      });
+      reply.headers(prediction.headers);
+      if (prediction.streaming) {
+        reply.header('connection', 'keep-alive');
+        return sendLines(reply, 'text/event-stream', flowiseEvents(prediction));
+      }
+      let text = '';
+      for await (const token of prediction.tokens) text += token;
+      return {
+        text,
+        ...metadataOf(prediction),
+        sourceDocuments: prediction.sourceDocuments,
+      };
+    },
+  );
+
+  r.get(
+    '/api/v1/chatmessage/:id',
+    {
+      config: flow,
+      schema: {
+        tags,
+        summary: "A flow's chat messages (filters: chatId, sessionId, dates; sort ASC or DESC)",
+        params: FlowParams,
+        querystring: MessageQuery,
+        response: withFlowiseErrors({ 200: Type.Array(MessageView) }),
+      },
+    },
+    async (request) => {
+      await flows.load(account(request), request.params.id);
+      return listMessages(deps.store, request.params.id, request.query);
+    },
+  );
+
+  r.delete(
+    '/api/v1/chatmessage/:id',
+    {
+      config: flow,
+      schema: {
+        tags,
+        summary: "Delete a flow's chat messages (all, or those the filters select)",
+        params: FlowParams,
+        querystring: MessageQuery,
+        response: withFlowiseErrors({ 200: Type.Object({ deleted: Type.Integer() }) }),
+      },
+    },
+    async (request) => {
+      await flows.load(account(request), request.params.id);
+      return { deleted: await deps.store.deleteMessages(request.params.id, messageFilterOf(request.query)) };
+    },
+  );
+
+  // Multipart (Flowise's `files`) only here: the parser is registered in this route's scope alone.
+  app.register(async (scope) => {
+    await scope.register(multipart, {
+      limits: {
+        fileSize: deps.maxFileBytes,
+        files: MAX_UPLOAD_FILES,
+        fields: 20,
+        fieldSize: 100_000,
+        parts: 40,
+      },
+    });
+    scope.withTypeProvider<TypeBoxTypeProvider>().post(
+      '/api/v1/vector/upsert/:id',
+      {
+        config: flow,
+        bodyLimit: Math.ceil(deps.maxFileBytes * 1.4) + 65_536,
+        schema: {
+          tags,
+          summary: "Load documents into a rag flow's topic (JSON documents, or multipart files)",
+          params: FlowParams,
+          body: UpsertBody,
+          response: withFlowiseErrors({ 200: UpsertView }),
+        },
+        // A multipart body becomes the JSON shape before validation, so both are checked alike.
+        preValidation: async (request) => {
+          if (request.isMultipart()) request.body = await readMultipart(request);
+        },
+      },
+      async (request) =>
+        deps.upserts.upsert(account(request), request.params.id, request.body as UpsertInput),
+    );
+  });
+}
+
+/** Flowise's upsert form: `files` (any number of parts), `topic`, `chunkSize`, `metadata` (JSON); other fields ignored. */
+async function readMultipart(request: FastifyRequest): Promise<Record<string, unknown>> {
+  const files: UpsertFile[] = [];
+  const body: Record<string, unknown> = {};
+  for await (const part of request.parts()) {
+    if (part.type === 'file') {
+      const data = await part.toBuffer();
+      files.push({
+        name: part.filename || part.fieldname,
+        type: part.mimetype ?? '',
+        data: data.toString('base64'),
+      });
+      continue;
+    }
+    const value = typeof part.value === 'string' ? part.value : String(part.value);
+    if (part.fieldname === 'topic') body.topic = value;
+    else if (part.fieldname === 'chunkSize') body.chunkSize = Number(value);
+    else if (part.fieldname === 'metadata') {
+      try {
+        body.metadata = JSON.parse(value) as unknown;
+      } catch {
+        throw new AppError('VALIDATION_ERROR', 'metadata must be JSON', {
+          fields: [{ field: 'metadata', message: 'must be a JSON object' }],
+        });
+      }
+    }
+  }
+  if (files.length > 0) body.files = files;
+  return body;
+}

@@ -1,0 +1,110 @@
+import { AppError, validationError } from '../../core/errors.js';
+import type { DocumentsApi, IngestInput } from '../documents/index.js';
+import type { FlowService } from './flow-service.js';
+
+/** A file of a multipart upsert (Flowise's `files` field), or of a JSON one, as base64. */
+export interface UpsertFile {
+  name: string;
+  type: string;
+  /** base64 */
+  data: string;
+}
+
+export interface UpsertInput {
+  documents?: Array<{ pageContent: string; metadata?: Record<string, unknown> }>;
+  files?: UpsertFile[];
+  topic?: string;
+  chunkSize?: number;
+  metadata?: Record<string, unknown>;
+}
+
+/** The loader a file goes through, by its extension or media type; null when none reads it. */
+export function sourceOfFile(file: Pick<UpsertFile, 'name' | 'type'>): IngestInput['source'] | null {
+  const name = file.name.toLowerCase();
+  const type = file.type.toLowerCase().split(';')[0]?.trim() ?? '';
+  if (name.endsWith('.pdf') || type === 'application/pdf') return 'pdf';
+  if (name.endsWith('.html') || name.endsWith('.htm') || type === 'text/html') return 'html';
+  if (name.endsWith('.md') || name.endsWith('.markdown') || type === 'text/markdown') return 'markdown';
+  if (name.endsWith('.txt') || type.startsWith('text/')) return 'text';
+  return null;
+}
+
+/**
+ * Flowise's vector upsert: documents into the flow's topic of the knowledge base, processed before
+ * the answer (chunked, embedded, indexed), so the next prediction finds them.
+ */
+export class UpsertService {
+  constructor(
+    private readonly flows: FlowService,
+    private readonly documents: DocumentsApi | null,
+  ) {}
+
+  async upsert(accountId: string, flowId: string, input: UpsertInput) {
+    const { definition } = await this.flows.load(accountId, flowId);
+    if (definition.kind !== 'rag')
+      throw validationError(
+        `Flow '${flowId}' is a ${definition.kind} flow: only a rag flow has topics to load into`,
+        [{ field: 'flowId', message: 'is not a rag flow' }],
+      );
+    const topic = input.topic ?? (definition.topics[0] as string);
+    if (!definition.topics.includes(topic))
+      throw validationError(`Topic '${topic}' is not one of the flow's topics`, [
+        { field: 'topic', message: `must be one of: ${definition.topics.join(', ')}` },
+      ]);
+    const entries = this.entriesOf(input, topic);
+    if (entries.length === 0)
+      throw validationError('Nothing to upsert', [
+        { field: 'documents', message: 'send documents or files' },
+      ]);
+    if (!this.documents)
+      throw new AppError('SERVICE_UNAVAILABLE', 'The knowledge base is not enabled on this server');
+    const added = [];
+    let skipped = 0;
+    let updated = 0;
+    let chunks = 0;
+    for (const entry of entries) {
+      const { created, processed, document } = await this.documents.ingest(accountId, entry);
+      if (!processed) {
+        skipped++;
+        continue;
+      }
+      if (!created) updated++;
+      chunks += document.chunkCount;
+      added.push({
+        documentId: document.documentId,
+        title: document.title,
+        status: document.status,
+        chunkCount: document.chunkCount,
+      });
+    }
+    return { numAdded: chunks, numUpdated: updated, numSkipped: skipped, numDeleted: 0, addedDocs: added };
+  }
+
+  private entriesOf(input: UpsertInput, topic: string): IngestInput[] {
+    const common = { topic, ...(input.chunkSize !== undefined ? { chunkSize: input.chunkSize } : {}) };
+    const entries: IngestInput[] = (input.documents ?? []).map((d) => {
+      const metadata = { ...input.metadata, ...d.metadata };
+      const title = typeof metadata.title === 'string' ? metadata.title : undefined;
+      return { ...common, source: 'text', content: d.pageContent, metadata, ...(title ? { title } : {}) };
+    });
+    for (const file of input.files ?? []) {
+      const source = sourceOfFile(file);
+      if (!source)
+        throw validationError(`File '${file.name}' is of a type no loader reads`, [
+          {
+            field: 'files',
+            message: `'${file.name}' (${file.type || 'no type'}): send text, markdown, html or pdf`,
+          },
+        ]);
+      const bytes = Buffer.from(file.data, 'base64');
+      entries.push({
+        ...common,
+        source,
+        content: source === 'pdf' ? file.data : bytes.toString('utf8'),
+        title: file.name,
+        metadata: { ...input.metadata, fileName: file.name },
+      });
+    }
+    return entries;
+  }
+}
