@@ -66,6 +66,9 @@ export interface PredictionDeps {
 const memoryTypeOf = (def: FlowDefinition) =>
   def.memory.type === 'window' ? 'Buffer Window Memory' : 'none';
 
+/** Longest retrieval query, as `POST /api/knowledge/query` accepts. */
+const MAX_RETRIEVAL_QUERY = 4_000;
+
 /** Fields of a workflow's answer read as the flow's text, in this order. */
 const TEXT_FIELDS = ['text', 'answer', 'output'] as const;
 
@@ -189,7 +192,8 @@ export class PredictionService {
     if (!this.deps.knowledge)
       throw new AppError('SERVICE_UNAVAILABLE', 'The knowledge base is not enabled on this server');
     const { results } = await this.deps.knowledge.query(accountId, {
-      query: question,
+      // The knowledge API's own cap on a query: a long question searches with its beginning.
+      query: question.slice(0, MAX_RETRIEVAL_QUERY),
       topK: def.topK,
       topics: def.topics,
       mode: 'hybrid',
