@@ -8,7 +8,7 @@ export interface ProtectedRoute {
   service: ServiceId;
   payload?: unknown;
   /** Routes of a compatible surface answer in that product's error body (the platform's fields beside). */
-  errorBody?: 'platform' | 'ollama' | 'openai';
+  errorBody?: 'platform' | 'ollama' | 'openai' | 'flowise';
   /** The role that is one step too weak (default: Reader for writes, a Custom key of another scope for reads). */
   weakRole?: 'Reader' | 'Writer';
 }
@@ -17,6 +17,7 @@ const ERROR_FIELD = {
   platform: true,
   ollama: expect.any(String),
   openai: { message: expect.any(String), type: expect.any(String) },
+  flowise: true,
 };
 
 function expectError(
@@ -28,6 +29,8 @@ function expectError(
   expect(res.statusCode, JSON.stringify(res.json())).toBe(status);
   const body = res.json() as Record<string, unknown>;
   expect(body).toMatchObject({ error: ERROR_FIELD[shape], code });
+  // Flowise's InternalFlowiseError fields, which its clients read.
+  if (shape === 'flowise') expect(body).toMatchObject({ statusCode: status, success: false });
   expect(typeof body.requestId).toBe('string');
 }
 
