@@ -112,6 +112,17 @@ const ConfigSchema = Type.Object({
   /** Exact-match cache of `stream:false`, temperature-0 answers; 0 turns it off. */
   LLM_CACHE_TTL_SECONDS: Type.Integer({ default: 0, minimum: 0, maximum: 604_800 }),
   LLM_CACHE_MAX_ENTRIES: Type.Integer({ default: 1_000, minimum: 1, maximum: 1_000_000 }),
+  // Agent API.
+  /** Largest client message on the agents' WebSocket (larger: close 1009). */
+  AGENT_WS_MAX_MESSAGE_BYTES: Type.Integer({ default: 65_536, minimum: 1_024, maximum: 16_777_216 }),
+  /** A WebSocket that sends nothing for this long is closed. */
+  AGENT_WS_IDLE_TIMEOUT_MS: Type.Integer({ default: 300_000, minimum: 1_000 }),
+  /** Turns one WebSocket may have under way at once. */
+  AGENT_WS_MAX_IN_FLIGHT: Type.Integer({ default: 4, minimum: 1, maximum: 100 }),
+  /** Bytes queued for a slow WebSocket reader before the server closes it (1008). */
+  AGENT_WS_MAX_BUFFERED_BYTES: Type.Integer({ default: 1_048_576, minimum: 16_384 }),
+  /** Conversation messages an agent sees besides the new one. */
+  AGENT_HISTORY_MESSAGES: Type.Integer({ default: 20, minimum: 0, maximum: 200 }),
   // Documents and knowledge base.
   /** Largest document a load accepts (fetched, or sent inline; base64 PDFs count decoded). */
   DOCUMENT_MAX_BYTES: Type.Integer({ default: 20_971_520, minimum: 1024 }),

@@ -1,5 +1,6 @@
 import type { PlatformModule } from '../core/context.js';
 import type { MigrationSet } from '../core/db/migrate.js';
+import { agentsModule } from './agents/index.js';
 import { authModule } from './auth/index.js';
 import { cartModule } from './cart/index.js';
 import { commerceModule } from './commerce/index.js';
@@ -8,6 +9,7 @@ import { flowsModule } from './flows/index.js';
 import { gameModule } from './game/index.js';
 import { healthModule } from './health/index.js';
 import { llmModule } from './llm/index.js';
+import { profilesModule } from './profiles/index.js';
 import { workflowsModule } from './workflows/index.js';
 
 /** Every module, in dependency order: a module may use the APIs of those before it. */
@@ -24,6 +26,9 @@ export const allModules: readonly PlatformModule[] = [
   documentsModule,
   // After documents and workflows: flows retrieve from the one and run the other.
   flowsModule,
+  // User profiles, then agents: their tools read profiles, recommendations and workflows.
+  profilesModule,
+  agentsModule,
 ];
 
 /** Migrations of every module, enabled or not: one schema serves any split of services. */

@@ -1,0 +1,59 @@
+import type { Principal } from '../../core/auth/principal.js';
+
+/** A stored message of a conversation, as the API answers it. */
+export interface MessageView {
+  id: string;
+  conversationId: string;
+  role: 'user' | 'assistant' | 'tool';
+  content: string;
+  steps: StepView[];
+  sources: SourceView[];
+  usage: Usage | null;
+  createdAt: string;
+}
+
+export interface StepView {
+  type: 'retrieval' | 'tool_call' | 'model';
+  name: string;
+  input: unknown;
+  output: unknown;
+  ms: number;
+}
+
+export interface SourceView {
+  documentId: string;
+  title: string | null;
+  topic: string;
+  pageNumber: number;
+  score: number;
+  text: string;
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** What an agent's turn emits, in order: SSE and WebSocket both carry these. */
+export type AgentEvent =
+  | { type: 'message.created'; conversationId: string; message: MessageView }
+  | { type: 'message.delta'; conversationId: string; delta: string }
+  | { type: 'tool.call'; conversationId: string; id: string; name: string; arguments: unknown }
+  | { type: 'tool.result'; conversationId: string; id: string; name: string; output: unknown }
+  | { type: 'message.completed'; conversationId: string; message: MessageView; usage: Usage; sources: SourceView[] }
+  | { type: 'error'; conversationId: string; code: string; message: string };
+
+export interface SendInput {
+  conversationId?: string;
+  content: string;
+}
+
+/** Sending a message to an agent: the one entry point of the HTTP route, SSE and the WebSocket. */
+export interface AgentMessaging {
+  /**
+   * Checks access and the input, stores the user's message, and returns the turn's events (the first is
+   * `message.created`). What fails before that throws an AppError (404 unknown agent or conversation,
+   * 403, 400); what fails after is an `error` event, the last. Aborting `signal` stops the model call.
+   */
+  send(principal: Principal, agentId: string, input: SendInput, signal: AbortSignal): Promise<AsyncGenerator<AgentEvent>>;
+}
