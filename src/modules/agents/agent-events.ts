@@ -40,7 +40,13 @@ export type AgentEvent =
   | { type: 'message.delta'; conversationId: string; delta: string }
   | { type: 'tool.call'; conversationId: string; id: string; name: string; arguments: unknown }
   | { type: 'tool.result'; conversationId: string; id: string; name: string; output: unknown }
-  | { type: 'message.completed'; conversationId: string; message: MessageView; usage: Usage; sources: SourceView[] }
+  | {
+      type: 'message.completed';
+      conversationId: string;
+      message: MessageView;
+      usage: Usage;
+      sources: SourceView[];
+    }
   | { type: 'error'; conversationId: string; code: string; message: string };
 
 export interface SendInput {
@@ -55,5 +61,10 @@ export interface AgentMessaging {
    * `message.created`). What fails before that throws an AppError (404 unknown agent or conversation,
    * 403, 400); what fails after is an `error` event, the last. Aborting `signal` stops the model call.
    */
-  send(principal: Principal, agentId: string, input: SendInput, signal: AbortSignal): Promise<AsyncGenerator<AgentEvent>>;
+  send(
+    principal: Principal,
+    agentId: string,
+    input: SendInput,
+    signal: AbortSignal,
+  ): Promise<AsyncGenerator<AgentEvent>>;
 }

@@ -1,9 +1,119 @@
-import type { PlatformModule } from '../../core/context.js';
+import type { AppContext, PlatformModule } from '../../core/context.js';
+import { AppError } from '../../core/errors.js';
+import type { AgentMessaging } from './agent-events.js';
+import { type AgentLookups, AgentService } from './agent-service.js';
+import { AgentStore } from './agent-store.js';
+import { ConversationService } from './conversation-service.js';
+import { AgentMessenger } from './messaging.js';
+import * as m901 from './migrations/901-agents.js';
+import { type AgentRouteDeps, agentRoutes } from './routes.js';
+import type { ToolDeps } from './tools.js';
+import { agentSocketRoutes } from './ws-routes.js';
+import './tables.js';
 
-/** The agent API (issue 15): agents, conversations, messages, the WebSocket channel. Being written. */
+/** What other modules (user profiles, workflows) use of the agent API. */
+export interface AgentsApi {
+  agents: AgentService;
+  messaging: AgentMessaging;
+  /** Records a new user's welcome message (a conversation no agent holds yet). */
+  welcome(accountId: string, userId: string, displayName: string): Promise<{ conversationId: string }>;
+}
+
+declare module '../../core/context.js' {
+  interface ModuleApis {
+    agents: AgentsApi;
+  }
+}
+
+const internals = new WeakMap<AppContext, AgentRouteDeps>();
+
+/** Profiles and recommendations come from modules that may be split onto other hosts. */
+interface ProfileReader {
+  get(accountId: string, userId: string): Promise<unknown | null>;
+}
+interface Recommender {
+  recommendationsFor(
+    accountId: string,
+    customerId: string,
+    filters: Record<string, string>,
+  ): Promise<unknown>;
+}
+
 export const agentsModule: PlatformModule = {
   name: 'agents',
   services: ['agent'],
-  migrations: {},
-  init() {},
+  migrations: { '20261126_901_agents': m901 },
+
+  init(ctx) {
+    const llm = ctx.apis.llm;
+    if (!llm) throw new Error('The agents module needs the llm module');
+    const knowledge = ctx.apis.documents?.knowledge ?? null;
+    const store = new AgentStore(ctx.db);
+    const lookups: AgentLookups = {
+      chatModelProblem(name) {
+        const model = llm.registry.get(name);
+        if (!model) return `model '${name}' is not in the registry`;
+        return model.kind === 'chat' ? null : `'${name}' is an ${model.kind} model, not a chat model`;
+      },
+      async topics(accountId) {
+        if (!knowledge) return new Set();
+        return new Set((await knowledge.topics(accountId)).map((t) => t.topic));
+      },
+      async workflowProblem(accountId, workflowId) {
+        const workflows = ctx.apis.workflows;
+        if (!workflows) return 'the workflow service is not enabled on this server';
+        return workflows.direct.runnable(accountId, workflowId);
+      },
+    };
+    const apis = ctx.apis as { profiles?: ProfileReader; commerce?: Partial<Recommender> };
+    const tools: ToolDeps = {
+      knowledge,
+      profile: async (accountId, userId) => (apis.profiles ? apis.profiles.get(accountId, userId) : null),
+      recommendations: async (accountId, userId, filters) => {
+        const recommend = apis.commerce?.recommendationsFor;
+        if (!recommend) throw new Error('blend recommendations are not enabled on this server');
+        return recommend.call(apis.commerce, accountId, userId, filters);
+      },
+      runWorkflow: async (accountId, workflowId, input) => {
+        const workflows = ctx.apis.workflows;
+        if (!workflows) throw new Error('the workflow service is not enabled on this server');
+        const { executionId, response } = await workflows.direct.run({
+          accountId,
+          workflowId,
+          mode: 'agent',
+          body: input,
+          timeoutMs: ctx.config.WEBHOOK_RESPONSE_TIMEOUT_MS,
+        });
+        if (response.kind === 'error')
+          throw new AppError(response.code, `${response.message} (execution ${executionId})`);
+        return response.body;
+      },
+    };
+    const agents = new AgentService(store, lookups, ctx.clock);
+    const conversations = new ConversationService(store, agents, ctx.clock);
+    const messenger = new AgentMessenger(
+      agents,
+      conversations,
+      store,
+      {
+        gateway: llm.gateway,
+        tools,
+        callsTools: (name) => llm.registry.get(name)?.provider !== 'builtin',
+      },
+      ctx.config.AGENT_HISTORY_MESSAGES,
+    );
+    internals.set(ctx, { agents, conversations, messenger });
+    ctx.apis.agents = {
+      agents,
+      messaging: messenger,
+      welcome: (accountId, userId, displayName) => conversations.welcome(accountId, userId, displayName),
+    };
+  },
+
+  async routes(app, ctx) {
+    const deps = internals.get(ctx);
+    if (!deps) throw new Error('agents module not initialised');
+    agentRoutes(app, deps);
+    await agentSocketRoutes(app, ctx, deps.messenger);
+  },
 };

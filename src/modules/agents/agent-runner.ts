@@ -1,0 +1,210 @@
+import type { Principal } from '../../core/auth/principal.js';
+import { newId } from '../../core/ids.js';
+import type { Gateway } from '../llm/gateway.js';
+import type { ChatMessage, ToolCall } from '../llm/types.js';
+import type { SourceView, StepView, Usage } from './agent-events.js';
+import type { AgentDefinition } from './agent-service.js';
+import { type ResolvedTool, resolveTools } from './tool-specs.js';
+import { runTool, searchKnowledge, type ToolDeps } from './tools.js';
+
+/** What a turn streams while it runs; the route or the socket wraps them into the API's events. */
+export type TurnEvent =
+  | { type: 'delta'; delta: string }
+  | { type: 'tool.call'; id: string; name: string; arguments: unknown }
+  | { type: 'tool.result'; id: string; name: string; output: unknown };
+
+export interface TurnResult {
+  content: string;
+  steps: StepView[];
+  sources: SourceView[];
+  usage: Usage;
+}
+
+export interface TurnInput {
+  principal: Principal;
+  agent: AgentDefinition;
+  userId: string | null;
+  /** Earlier messages of the conversation, oldest first. */
+  history: Array<{ role: 'user' | 'assistant'; content: string }>;
+  content: string;
+  signal: AbortSignal;
+}
+
+export interface RunnerDeps {
+  gateway: Gateway;
+  tools: ToolDeps;
+  /** Whether the model can call tools (the built-in models cannot). */
+  callsTools(model: string): boolean;
+}
+
+/** Passages retrieved up front for the system prompt. */
+const RETRIEVAL_TOP_K = 4;
+/** A tool's output as the model and the stored steps see it, at most this long. */
+const MAX_TOOL_OUTPUT_CHARS = 20_000;
+
+const elapsed = (since: number) => Math.round((performance.now() - since) * 100) / 100;
+
+function bounded(output: unknown): unknown {
+  const text = JSON.stringify(output) ?? 'null';
+  return text.length <= MAX_TOOL_OUTPUT_CHARS
+    ? output
+    : { truncated: true, preview: text.slice(0, MAX_TOOL_OUTPUT_CHARS) };
+}
+
+function systemPrompt(agent: AgentDefinition, sources: SourceView[]): string {
+  if (sources.length === 0) return agent.instructions;
+  const passages = sources.map((s, i) => `[${i + 1}] ${s.title ?? s.documentId}\n${s.text}`).join('\n\n');
+  const lead = agent.instructions.trim() === '' ? '' : `${agent.instructions}\n\n`;
+  return `${lead}Passages from the knowledge base that may help (cite them by title):\n\n${passages}`;
+}
+
+/**
+ * One agent turn: retrieval from its topics into the system prompt; the model through the gateway
+ * with its tools; each tool call validated against its schema and run; at most `maxToolCalls`
+ * rounds of tools, then one answer without them. Every step is recorded.
+ */
+export async function* runTurn(
+  deps: RunnerDeps,
+  input: TurnInput,
+): AsyncGenerator<TurnEvent, TurnResult, undefined> {
+  const { agent, principal, signal } = input;
+  const steps: StepView[] = [];
+  const sources: SourceView[] = [];
+  const usage: Usage = { promptTokens: 0, completionTokens: 0 };
+
+  if (agent.knowledgeTopics.length > 0 && deps.tools.knowledge) {
+    const started = performance.now();
+    const found = await searchKnowledge(
+      deps.tools.knowledge,
+      principal.accountId,
+      agent.knowledgeTopics,
+      input.content,
+      RETRIEVAL_TOP_K,
+    );
+    sources.push(...found);
+    steps.push({
+      type: 'retrieval',
+      name: 'knowledge',
+      input: { query: input.content.slice(0, 500), topics: agent.knowledgeTopics, topK: RETRIEVAL_TOP_K },
+      output: { count: found.length, documentIds: [...new Set(found.map((s) => s.documentId))] },
+      ms: elapsed(started),
+    });
+  }
+
+  const canCallTools = agent.tools.length > 0 && agent.maxToolCalls > 0 && deps.callsTools(agent.model);
+  const tools = canCallTools ? resolveTools(agent.tools) : [];
+  const byFunction = new Map(tools.map((t) => [t.functionName, t]));
+  const messages: ChatMessage[] = [];
+  const system = systemPrompt(agent, sources);
+  if (system.trim() !== '') messages.push({ role: 'system', content: system });
+  for (const m of input.history) messages.push({ role: m.role, content: m.content });
+  messages.push({ role: 'user', content: input.content });
+
+  let content = '';
+  for (let round = 0; ; round++) {
+    const offer = canCallTools && round < agent.maxToolCalls;
+    const started = performance.now();
+    const session = await deps.gateway.chat(
+      { principal, endpoint: 'agent.message', stream: true, signal },
+      agent.model,
+      {
+        messages,
+        ...(offer ? { tools: tools.map((t) => t.spec) } : {}),
+        options: agent.temperature !== null ? { temperature: agent.temperature } : {},
+        // A model that cannot read a prompt quotes from the passages retrieved for this question.
+        ...(sources.length > 0
+          ? {
+              grounding: {
+                question: input.content,
+                passages: sources.map((s) => ({
+                  text: s.text,
+                  source: s.title ?? s.documentId,
+                  score: s.score,
+                })),
+              },
+            }
+          : {}),
+      },
+    );
+    let text = '';
+    const calls: ToolCall[] = [];
+    let finish = 'stop';
+    for await (const event of session.events) {
+      if (event.type === 'delta') {
+        if (event.content) {
+          text += event.content;
+          yield { type: 'delta', delta: event.content };
+        }
+        if (event.toolCalls) calls.push(...event.toolCalls);
+      } else {
+        finish = event.doneReason;
+        if (event.usage) {
+          usage.promptTokens += event.usage.promptTokens;
+          usage.completionTokens += event.usage.completionTokens;
+        }
+      }
+    }
+    content += text;
+    steps.push({
+      type: 'model',
+      name: session.model.name,
+      input: { messages: messages.length, tools: offer ? tools.map((t) => t.name) : [] },
+      output: {
+        finishReason: finish,
+        chars: text.length,
+        toolCalls: calls.map((c) => c.name),
+        ...(deps.callsTools(agent.model)
+          ? {}
+          : {
+              toolsSkipped: true,
+              reason: `${agent.model} cannot call tools; the answer comes from retrieval alone`,
+            }),
+      },
+      ms: elapsed(started),
+    });
+    if (calls.length === 0 || !offer) break;
+
+    messages.push({ role: 'assistant', content: text, toolCalls: calls });
+    for (const call of calls) {
+      const id = call.id ?? newId('call');
+      const tool = byFunction.get(call.name);
+      const name = tool?.name ?? call.name;
+      yield { type: 'tool.call', id, name, arguments: call.arguments };
+      const toolStarted = performance.now();
+      const { output, found } = await execute(deps.tools, tool, call, input);
+      sources.push(...found);
+      const shown = bounded(output);
+      steps.push({ type: 'tool_call', name, input: call.arguments, output: shown, ms: elapsed(toolStarted) });
+      yield { type: 'tool.result', id, name, output: shown };
+      messages.push({ role: 'tool', content: JSON.stringify(shown), toolCallId: id, toolName: call.name });
+    }
+  }
+  return { content, steps, sources, usage };
+}
+
+/** A tool call's output; an unknown tool, bad arguments or a failure become an error the model reads. */
+async function execute(
+  deps: ToolDeps,
+  tool: ResolvedTool | undefined,
+  call: ToolCall,
+  input: TurnInput,
+): Promise<{ output: unknown; found: SourceView[] }> {
+  if (!tool) return { output: { error: `unknown tool '${call.name}'` }, found: [] };
+  if (!tool.validate(call.arguments)) {
+    const problems = (tool.validate.errors ?? []).map(
+      (e) => `${e.instancePath || '(arguments)'} ${e.message ?? 'is invalid'}`,
+    );
+    return { output: { error: `invalid arguments: ${problems.join('; ')}` }, found: [] };
+  }
+  try {
+    const outcome = await runTool(deps, tool.name, call.arguments, {
+      accountId: input.principal.accountId,
+      userId: input.userId,
+      topics: input.agent.knowledgeTopics,
+    });
+    return { output: outcome.output, found: outcome.sources };
+  } catch (error) {
+    if (input.signal.aborted) throw error;
+    return { output: { error: error instanceof Error ? error.message : String(error) }, found: [] };
+  }
+}

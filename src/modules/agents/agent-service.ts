@@ -1,0 +1,171 @@
+import { mayUseModel, type Principal } from '../../core/auth/principal.js';
+import type { Clock } from '../../core/clock.js';
+import { runList } from '../../core/db/list.js';
+import { AppError, notFound, validationError } from '../../core/errors.js';
+import type { ListSpec } from '../../core/http/list-query.js';
+import { parseListQuery } from '../../core/http/list-query.js';
+import { newId } from '../../core/ids.js';
+import type { AgentRow, AgentStore } from './agent-store.js';
+import type { AgentCreateBodyT, AgentPatchBodyT } from './schemas.js';
+import { BUILTIN_TOOLS, schemaProblem, type ToolDefinition, toolName } from './tool-specs.js';
+
+export interface AgentDefinition {
+  name: string;
+  instructions: string;
+  model: string;
+  knowledgeTopics: string[];
+  tools: ToolDefinition[];
+  temperature: number | null;
+  maxToolCalls: number;
+}
+
+/** What saving an agent checks against other modules. */
+export interface AgentLookups {
+  chatModelProblem(name: string): string | null;
+  topics(accountId: string): Promise<Set<string>>;
+  workflowProblem(accountId: string, workflowId: string): Promise<string | null>;
+}
+
+const LIST_SPEC: ListSpec = {
+  columns: { name: 'name', createdAt: 'created_at' },
+  sortable: ['id', 'createdAt', 'name'],
+  filters: { name: 'string' },
+  projectable: [],
+  defaultSort: 'id',
+  defaultOrder: 'desc',
+  defaultLimit: 50,
+  maxLimit: 200,
+};
+
+export function agentView(row: AgentRow, def: AgentDefinition = parseAgent(row)) {
+  return {
+    id: row.id,
+    name: def.name,
+    instructions: def.instructions,
+    model: def.model,
+    knowledgeTopics: def.knowledgeTopics,
+    tools: def.tools,
+    temperature: def.temperature,
+    maxToolCalls: def.maxToolCalls,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function parseAgent(row: AgentRow): AgentDefinition {
+  return JSON.parse(row.definition) as AgentDefinition;
+}
+
+/** Agents: stored, validated definitions; one that cannot run is refused when saved. */
+export class AgentService {
+  constructor(
+    private readonly store: AgentStore,
+    private readonly lookups: AgentLookups,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(principal: Principal, body: AgentCreateBodyT) {
+    const def: AgentDefinition = {
+      name: body.name,
+      instructions: body.instructions ?? '',
+      model: body.model,
+      knowledgeTopics: [...new Set(body.knowledgeTopics ?? [])],
+      tools: (body.tools ?? []) as ToolDefinition[],
+      temperature: body.temperature ?? null,
+      maxToolCalls: body.maxToolCalls ?? 4,
+    };
+    await this.check(principal, def);
+    const now = this.clock.now().toISOString();
+    const row: AgentRow = {
+      id: newId('agt'),
+      account_id: principal.accountId,
+      name: def.name,
+      definition: JSON.stringify(def),
+      created_at: now,
+      updated_at: now,
+    };
+    await this.store.insertAgent(row);
+    return agentView(row, def);
+  }
+
+  async list(accountId: string, rawQuery: Record<string, unknown>) {
+    const query = parseListQuery(rawQuery, LIST_SPEC);
+    return runList(this.store.agentsQuery(accountId), query, LIST_SPEC, (row) => agentView(row));
+  }
+
+  async load(accountId: string, id: string): Promise<{ row: AgentRow; definition: AgentDefinition }> {
+    const row = await this.store.getAgent(accountId, id);
+    if (!row) throw notFound('AGENT_NOT_FOUND', 'Agent', id);
+    return { row, definition: parseAgent(row) };
+  }
+
+  async get(accountId: string, id: string) {
+    const { row, definition } = await this.load(accountId, id);
+    return agentView(row, definition);
+  }
+
+  async patch(principal: Principal, id: string, body: AgentPatchBodyT) {
+    const { row, definition: previous } = await this.load(principal.accountId, id);
+    const def: AgentDefinition = {
+      ...previous,
+      ...Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)),
+    } as AgentDefinition;
+    def.knowledgeTopics = [...new Set(def.knowledgeTopics)];
+    await this.check(principal, def);
+    const values = {
+      name: def.name,
+      definition: JSON.stringify(def),
+      updated_at: this.clock.now().toISOString(),
+    };
+    if (!(await this.store.updateAgent(principal.accountId, id, values)))
+      throw notFound('AGENT_NOT_FOUND', 'Agent', id);
+    return agentView({ ...row, ...values }, def);
+  }
+
+  async delete(accountId: string, id: string): Promise<void> {
+    if (!(await this.store.deleteAgent(accountId, id))) throw notFound('AGENT_NOT_FOUND', 'Agent', id);
+  }
+
+  private async check(principal: Principal, def: AgentDefinition): Promise<void> {
+    const problems: Array<{ field: string; message: string }> = [];
+    const modelProblem = this.lookups.chatModelProblem(def.model);
+    if (modelProblem) problems.push({ field: 'model', message: modelProblem });
+    if (def.knowledgeTopics.length > 0) {
+      const existing = await this.lookups.topics(principal.accountId);
+      for (const topic of def.knowledgeTopics)
+        if (!existing.has(topic))
+          problems.push({
+            field: 'knowledgeTopics',
+            message: `topic '${topic}' has no documents in this account`,
+          });
+    }
+    const seen = new Set<string>();
+    for (const [i, tool] of def.tools.entries()) {
+      const name = toolName(tool);
+      const field = `tools[${i}]`;
+      if (seen.has(name)) problems.push({ field, message: `'${name}' is listed twice` });
+      seen.add(name);
+      if (name.startsWith('workflow:')) {
+        const workflowId = name.slice('workflow:'.length);
+        const problem = workflowId
+          ? await this.lookups.workflowProblem(principal.accountId, workflowId)
+          : 'names no workflow';
+        if (problem) problems.push({ field, message: problem });
+        if (typeof tool !== 'string' && tool.parameters) {
+          const bad = schemaProblem(tool.parameters);
+          if (bad) problems.push({ field: `${field}.parameters`, message: bad });
+        }
+      } else if (!BUILTIN_TOOLS.includes(name as (typeof BUILTIN_TOOLS)[number])) {
+        problems.push({
+          field,
+          message: `unknown tool '${name}': ${BUILTIN_TOOLS.join(', ')} or workflow:<id>`,
+        });
+      }
+    }
+    if (seen.has('knowledge_search') && def.knowledgeTopics.length === 0)
+      problems.push({ field: 'tools', message: 'knowledge_search needs knowledgeTopics to search' });
+    if (problems.length > 0) throw validationError('Invalid agent', problems);
+    if (!mayUseModel(principal, def.model))
+      throw new AppError('FORBIDDEN', `This key may not use model "${def.model}"`, { model: def.model });
+  }
+}

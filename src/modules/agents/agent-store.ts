@@ -1,0 +1,110 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../core/db/types.js';
+import type { AgentMessagesTable, AgentsTable, ConversationsTable } from './tables.js';
+
+export type AgentRow = AgentsTable;
+export type ConversationRow = ConversationsTable;
+export type MessageRow = AgentMessagesTable;
+
+/** Queries on agents, conversations and their messages; agents and conversations scoped to their account. */
+export class AgentStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  // Agents.
+
+  async insertAgent(row: AgentRow): Promise<void> {
+    await this.db.insertInto('agents').values(row).execute();
+  }
+
+  agentsQuery(accountId: string) {
+    return this.db.selectFrom('agents').selectAll().where('account_id', '=', accountId);
+  }
+
+  getAgent(accountId: string, id: string): Promise<AgentRow | undefined> {
+    return this.agentsQuery(accountId).where('id', '=', id).executeTakeFirst();
+  }
+
+  async updateAgent(
+    accountId: string,
+    id: string,
+    values: Pick<AgentRow, 'name' | 'definition' | 'updated_at'>,
+  ) {
+    const result = await this.db
+      .updateTable('agents')
+      .set(values)
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Deletes an agent; its conversations stay (they are the users'), no longer answerable. */
+  async deleteAgent(accountId: string, id: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('agents')
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  // Conversations.
+
+  async insertConversation(row: ConversationRow): Promise<void> {
+    await this.db.insertInto('conversations').values(row).execute();
+  }
+
+  conversationsQuery(accountId: string) {
+    return this.db.selectFrom('conversations').selectAll().where('account_id', '=', accountId);
+  }
+
+  getConversation(accountId: string, id: string): Promise<ConversationRow | undefined> {
+    return this.conversationsQuery(accountId).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** A conversation no agent holds (a welcome) is taken by the first agent a message goes to. */
+  async adoptConversation(id: string, agentId: string): Promise<void> {
+    await this.db
+      .updateTable('conversations')
+      .set({ agent_id: agentId })
+      .where('id', '=', id)
+      .where('agent_id', 'is', null)
+      .execute();
+  }
+
+  async touchConversation(id: string, at: string): Promise<void> {
+    await this.db.updateTable('conversations').set({ updated_at: at }).where('id', '=', id).execute();
+  }
+
+  async deleteConversation(accountId: string, id: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const owned = await trx
+        .selectFrom('conversations')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (!owned) return false;
+      await trx.deleteFrom('agent_messages').where('conversation_id', '=', id).execute();
+      await trx.deleteFrom('conversations').where('id', '=', id).execute();
+      return true;
+    });
+  }
+
+  // Messages.
+
+  async insertMessage(row: MessageRow): Promise<void> {
+    await this.db.insertInto('agent_messages').values(row).execute();
+  }
+
+  messagesQuery(conversationId: string) {
+    return this.db.selectFrom('agent_messages').selectAll().where('conversation_id', '=', conversationId);
+  }
+
+  /** The newest `limit` messages of a conversation, oldest first (what the model sees). */
+  async recentMessages(conversationId: string, limit: number): Promise<MessageRow[]> {
+    if (limit <= 0) return [];
+    const rows = await this.messagesQuery(conversationId).orderBy('id', 'desc').limit(limit).execute();
+    return rows.reverse();
+  }
+}

@@ -1,0 +1,182 @@
+import type { Principal } from '../../core/auth/principal.js';
+import type { Clock } from '../../core/clock.js';
+import { runList } from '../../core/db/list.js';
+import { AppError, notFound } from '../../core/errors.js';
+import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
+import { newId } from '../../core/ids.js';
+import type { MessageView } from './agent-events.js';
+import type { AgentService } from './agent-service.js';
+import type { AgentStore, ConversationRow, MessageRow } from './agent-store.js';
+import type { ConversationBodyT } from './schemas.js';
+
+const CONVERSATION_LIST: ListSpec = {
+  columns: { agentId: 'agent_id', userId: 'user_id', createdAt: 'created_at', updatedAt: 'updated_at' },
+  sortable: ['id', 'createdAt', 'updatedAt'],
+  filters: { agentId: 'string', userId: 'string' },
+  projectable: [],
+  defaultSort: 'id',
+  defaultOrder: 'desc',
+  defaultLimit: 50,
+  maxLimit: 200,
+};
+
+const MESSAGE_LIST: ListSpec = {
+  columns: { createdAt: 'created_at', role: 'role' },
+  sortable: ['id'],
+  filters: { role: ['user', 'assistant', 'tool'] },
+  projectable: [],
+  defaultSort: 'id',
+  defaultOrder: 'asc',
+  defaultLimit: 50,
+  maxLimit: 200,
+};
+
+export function conversationView(row: ConversationRow) {
+  return {
+    id: row.id,
+    agentId: row.agent_id,
+    userId: row.user_id,
+    title: row.title,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function messageView(row: MessageRow): MessageView {
+  return {
+    id: row.id,
+    conversationId: row.conversation_id,
+    role: row.role as MessageView['role'],
+    content: row.content,
+    steps: JSON.parse(row.steps) as MessageView['steps'],
+    sources: JSON.parse(row.sources) as MessageView['sources'],
+    usage: row.usage ? (JSON.parse(row.usage) as MessageView['usage']) : null,
+    createdAt: row.created_at,
+  };
+}
+
+/** The end user a principal speaks for: a customer token's customer, none for a key. */
+export const userOf = (p: Principal): string | null => (p.kind === 'customer_token' ? p.customerId : null);
+
+/**
+ * Conversations and their messages. A key sees its account's; a customer token only those of its
+ * own customer (others are 404: their existence is not revealed).
+ */
+export class ConversationService {
+  constructor(
+    private readonly store: AgentStore,
+    private readonly agents: AgentService,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(principal: Principal, body: ConversationBodyT) {
+    await this.agents.load(principal.accountId, body.agentId);
+    const customer = userOf(principal);
+    if (customer !== null && body.userId !== undefined && body.userId !== customer)
+      throw new AppError('FORBIDDEN', 'A customer token opens conversations for its own customer only', {
+        userId: body.userId,
+      });
+    const row = await this.insert(principal.accountId, {
+      agentId: body.agentId,
+      userId: customer ?? body.userId ?? null,
+      title: body.title ?? null,
+      metadata: body.metadata ?? {},
+    });
+    return conversationView(row);
+  }
+
+  async insert(
+    accountId: string,
+    input: {
+      agentId: string | null;
+      userId: string | null;
+      title: string | null;
+      metadata: Record<string, unknown>;
+    },
+  ): Promise<ConversationRow> {
+    const now = this.clock.now().toISOString();
+    const row: ConversationRow = {
+      id: newId('conv'),
+      account_id: accountId,
+      agent_id: input.agentId,
+      user_id: input.userId,
+      title: input.title,
+      metadata: JSON.stringify(input.metadata),
+      created_at: now,
+      updated_at: now,
+    };
+    await this.store.insertConversation(row);
+    return row;
+  }
+
+  async list(principal: Principal, rawQuery: Record<string, unknown>) {
+    const customer = userOf(principal);
+    const query = parseListQuery(rawQuery, CONVERSATION_LIST);
+    let base = this.store.conversationsQuery(principal.accountId);
+    if (customer !== null) base = base.where('user_id', '=', customer);
+    return runList(base, query, CONVERSATION_LIST, (row) => conversationView(row));
+  }
+
+  /** A conversation the principal may see, or 404. */
+  async mustGet(principal: Principal, id: string): Promise<ConversationRow> {
+    const row = await this.store.getConversation(principal.accountId, id);
+    const customer = userOf(principal);
+    if (!row || (customer !== null && row.user_id !== customer))
+      throw notFound('CONVERSATION_NOT_FOUND', 'Conversation', id);
+    return row;
+  }
+
+  async get(principal: Principal, id: string, rawQuery: Record<string, unknown>) {
+    const row = await this.mustGet(principal, id);
+    return { ...conversationView(row), messages: await this.messages(row.id, rawQuery) };
+  }
+
+  async messages(conversationId: string, rawQuery: Record<string, unknown>) {
+    const query = parseListQuery(rawQuery, MESSAGE_LIST);
+    return runList(this.store.messagesQuery(conversationId), query, MESSAGE_LIST, (row) => messageView(row));
+  }
+
+  async delete(principal: Principal, id: string): Promise<void> {
+    await this.mustGet(principal, id);
+    await this.store.deleteConversation(principal.accountId, id);
+  }
+
+  async addMessage(
+    conversationId: string,
+    input: Pick<MessageView, 'role' | 'content' | 'steps' | 'sources' | 'usage'>,
+  ): Promise<MessageView> {
+    const at = this.clock.now().toISOString();
+    const row: MessageRow = {
+      id: newId('msg'),
+      conversation_id: conversationId,
+      role: input.role,
+      content: input.content,
+      steps: JSON.stringify(input.steps),
+      sources: JSON.stringify(input.sources),
+      usage: input.usage ? JSON.stringify(input.usage) : null,
+      created_at: at,
+    };
+    await this.store.insertMessage(row);
+    await this.store.touchConversation(conversationId, at);
+    return messageView(row);
+  }
+
+  /** A new user's welcome: a conversation no agent holds yet, with one assistant message. */
+  async welcome(accountId: string, userId: string, displayName: string) {
+    const row = await this.insert(accountId, {
+      agentId: null,
+      userId,
+      title: 'Welcome',
+      metadata: { kind: 'welcome' },
+    });
+    const message = await this.addMessage(row.id, {
+      role: 'assistant',
+      content: `Welcome, ${displayName}! Your profile and your cart are ready. Ask me anything about our blends.`,
+      steps: [],
+      sources: [],
+      usage: null,
+    });
+    return { conversationId: row.id, message };
+  }
+}

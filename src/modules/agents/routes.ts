@@ -1,0 +1,245 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../../core/errors.js';
+import { principalOf } from '../../core/http/auth-hook.js';
+import { ListEnvelope, withErrors } from '../../core/http/schemas.js';
+import { clientGone, sendLines } from '../llm/stream-reply.js';
+import type { AgentEvent } from './agent-events.js';
+import type { AgentService } from './agent-service.js';
+import type { ConversationService } from './conversation-service.js';
+import { type AgentMessenger, events } from './messaging.js';
+import {
+  AgentCreateBody,
+  AgentParams,
+  AgentPatchBody,
+  AgentView,
+  ConversationBody,
+  ConversationDetail,
+  ConversationListQuery,
+  ConversationParams,
+  ConversationView,
+  MessageListQuery,
+  MessagePage,
+  SendAnswer,
+  SendBody,
+} from './schemas.js';
+
+export interface AgentRouteDeps {
+  agents: AgentService;
+  conversations: ConversationService;
+  messenger: AgentMessenger;
+}
+
+const tags = ['Agents'];
+/** Agents are managed with keys; conversations and messages are also a customer's (its own only). */
+const keysOnly = { auth: { service: 'agent' } } as const;
+const customerFacing = { auth: { service: 'agent', customerFacing: true } } as const;
+
+/** Server-sent events: `event: <type>` and the event as JSON. */
+async function* sse(stream: AsyncGenerator<AgentEvent>): AsyncGenerator<string> {
+  for await (const event of stream) yield `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { agents, conversations, messenger } = deps;
+  const account = (request: FastifyRequest) => principalOf(request).accountId;
+
+  r.post(
+    '/api/agents',
+    {
+      config: keysOnly,
+      schema: {
+        tags,
+        summary: 'Create an agent (its model, topics and tools are checked)',
+        body: AgentCreateBody,
+        response: withErrors({ 201: AgentView }),
+      },
+    },
+    async (request, reply) => reply.code(201).send(await agents.create(principalOf(request), request.body)),
+  );
+
+  r.get(
+    '/api/agents',
+    {
+      config: keysOnly,
+      schema: {
+        tags,
+        summary: "The account's agents",
+        querystring: ConversationListQuery,
+        response: withErrors({ 200: ListEnvelope(AgentView) }),
+      },
+    },
+    async (request) => agents.list(account(request), request.query),
+  );
+
+  r.get(
+    '/api/agents/:agentId',
+    {
+      config: keysOnly,
+      schema: { tags, summary: 'An agent', params: AgentParams, response: withErrors({ 200: AgentView }) },
+    },
+    async (request) => agents.get(account(request), request.params.agentId),
+  );
+
+  r.patch(
+    '/api/agents/:agentId',
+    {
+      config: keysOnly,
+      schema: {
+        tags,
+        summary: 'Change an agent (the fields sent)',
+        params: AgentParams,
+        body: AgentPatchBody,
+        response: withErrors({ 200: AgentView }),
+      },
+    },
+    async (request) => agents.patch(principalOf(request), request.params.agentId, request.body),
+  );
+
+  r.delete(
+    '/api/agents/:agentId',
+    {
+      config: keysOnly,
+      schema: {
+        tags,
+        summary: 'Delete an agent (its conversations stay)',
+        params: AgentParams,
+        response: withErrors({}),
+      },
+    },
+    async (request, reply) => {
+      await agents.delete(account(request), request.params.agentId);
+      return reply.code(204).send();
+    },
+  );
+
+  r.post(
+    '/api/agents/:agentId/messages',
+    {
+      config: customerFacing,
+      schema: {
+        tags,
+        summary: 'Send a message; the agent answers (server-sent events with stream: true)',
+        params: AgentParams,
+        body: SendBody,
+        response: withErrors({ 200: SendAnswer }),
+      },
+    },
+    async (request, reply) => {
+      const { conversationId, content, stream } = request.body;
+      const turn = await messenger.begin(principalOf(request), request.params.agentId, {
+        content,
+        ...(conversationId !== undefined ? { conversationId } : {}),
+      });
+      const signal = clientGone(reply);
+      if (stream) return sendLines(reply, 'text/event-stream; charset=utf-8', sse(events(turn, signal)));
+      const run = turn.run(signal);
+      for (;;) {
+        const next = await run.next();
+        if (next.done) {
+          const { message, usage, sources } = next.value;
+          return {
+            conversationId: turn.conversationId,
+            messages: [turn.userMessage, message],
+            usage,
+            sources,
+          };
+        }
+      }
+    },
+  );
+
+  r.get(
+    '/api/agents/:agentId/messages',
+    {
+      config: customerFacing,
+      schema: {
+        tags,
+        summary: "A conversation's messages, oldest first (conversationId required)",
+        params: AgentParams,
+        querystring: MessageListQuery,
+        response: withErrors({ 200: MessagePage }),
+      },
+    },
+    async (request) => {
+      const { conversationId, ...rest } = request.query as Record<string, unknown>;
+      if (typeof conversationId !== 'string' || conversationId === '')
+        throw new AppError('VALIDATION_ERROR', 'conversationId is required', {
+          fields: [{ field: 'conversationId', message: 'is required' }],
+        });
+      const principal = principalOf(request);
+      const row = await conversations.mustGet(principal, conversationId);
+      if (row.agent_id !== request.params.agentId)
+        throw new AppError(
+          'CONVERSATION_NOT_FOUND',
+          `Conversation '${conversationId}' is not one of this agent's`,
+          {
+            id: conversationId,
+          },
+        );
+      return conversations.messages(row.id, rest);
+    },
+  );
+
+  r.post(
+    '/api/conversations',
+    {
+      config: customerFacing,
+      schema: {
+        tags,
+        summary: 'Open a conversation with an agent',
+        body: ConversationBody,
+        response: withErrors({ 201: ConversationView }),
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await conversations.create(principalOf(request), request.body)),
+  );
+
+  r.get(
+    '/api/conversations',
+    {
+      config: customerFacing,
+      schema: {
+        tags,
+        summary: 'Conversations (filters agentId, userId); a customer token sees its own',
+        querystring: ConversationListQuery,
+        response: withErrors({ 200: ListEnvelope(ConversationView) }),
+      },
+    },
+    async (request) => conversations.list(principalOf(request), request.query),
+  );
+
+  r.get(
+    '/api/conversations/:id',
+    {
+      config: customerFacing,
+      schema: {
+        tags,
+        summary: 'A conversation with its messages (paged, oldest first)',
+        params: ConversationParams,
+        querystring: MessageListQuery,
+        response: withErrors({ 200: ConversationDetail }),
+      },
+    },
+    async (request) => conversations.get(principalOf(request), request.params.id, request.query),
+  );
+
+  r.delete(
+    '/api/conversations/:id',
+    {
+      config: customerFacing,
+      schema: {
+        tags,
+        summary: 'Delete a conversation and its messages',
+        params: ConversationParams,
+        response: withErrors({}),
+      },
+    },
+    async (request, reply) => {
+      await conversations.delete(principalOf(request), request.params.id);
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,156 @@
+import { type Static, Type } from 'typebox';
+import { ListQuery, Nullable, Timestamp } from '../../core/http/schemas.js';
+
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+
+/** A tool by name, or a workflow tool with the schema its arguments must follow. */
+export const ToolSpecBody = Type.Union([
+  Type.String({
+    minLength: 1,
+    maxLength: 120,
+    description: 'knowledge_search, user_profile, blend_recommendations or workflow:<id>',
+  }),
+  Type.Object(
+    {
+      name: Type.String({ minLength: 1, maxLength: 120, pattern: '^workflow:' }),
+      description: Type.Optional(Type.String({ maxLength: 1_000 })),
+      parameters: Type.Optional(
+        Type.Object({}, { additionalProperties: true, description: 'JSON schema of the arguments' }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+]);
+
+const agentFields = {
+  name: Name,
+  instructions: Type.String({ maxLength: 20_000 }),
+  model: Type.String({ minLength: 1, maxLength: 200 }),
+  knowledgeTopics: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 10 }),
+  tools: Type.Array(ToolSpecBody, { maxItems: 20 }),
+  temperature: Nullable(Type.Number({ minimum: 0, maximum: 2 })),
+  maxToolCalls: Type.Integer({ minimum: 0, maximum: 10 }),
+};
+
+export const AgentCreateBody = Type.Object(
+  {
+    name: agentFields.name,
+    instructions: Type.Optional(agentFields.instructions),
+    model: agentFields.model,
+    knowledgeTopics: Type.Optional(agentFields.knowledgeTopics),
+    tools: Type.Optional(agentFields.tools),
+    temperature: Type.Optional(agentFields.temperature),
+    maxToolCalls: Type.Optional(agentFields.maxToolCalls),
+  },
+  { additionalProperties: false },
+);
+export type AgentCreateBodyT = Static<typeof AgentCreateBody>;
+
+export const AgentPatchBody = Type.Partial(Type.Object(agentFields), {
+  additionalProperties: false,
+  minProperties: 1,
+});
+export type AgentPatchBodyT = Static<typeof AgentPatchBody>;
+
+const ToolView = Type.Object({
+  name: Type.String(),
+  description: Type.Optional(Type.String()),
+  parameters: Type.Optional(Type.Object({}, { additionalProperties: true })),
+});
+
+export const AgentView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  instructions: Type.String(),
+  model: Type.String(),
+  knowledgeTopics: Type.Array(Type.String()),
+  tools: Type.Array(Type.Union([Type.String(), ToolView])),
+  temperature: Nullable(Type.Number()),
+  maxToolCalls: Type.Integer(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const AgentParams = Type.Object({ agentId: Type.String({ minLength: 1, maxLength: 100 }) });
+export const ConversationParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+export const ConversationBody = Type.Object(
+  {
+    agentId: Type.String({ minLength: 1, maxLength: 100 }),
+    userId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+export type ConversationBodyT = Static<typeof ConversationBody>;
+
+export const ConversationView = Type.Object({
+  id: Type.String(),
+  agentId: Nullable(Type.String()),
+  userId: Nullable(Type.String()),
+  title: Nullable(Type.String()),
+  metadata: Type.Record(Type.String(), Type.Unknown()),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const Usage = Type.Object({ promptTokens: Type.Integer(), completionTokens: Type.Integer() });
+
+export const Source = Type.Object({
+  documentId: Type.String(),
+  title: Nullable(Type.String()),
+  topic: Type.String(),
+  pageNumber: Type.Integer(),
+  score: Type.Number(),
+  text: Type.String(),
+});
+
+export const Step = Type.Object({
+  type: Type.Enum(['retrieval', 'tool_call', 'model'] as const),
+  name: Type.String(),
+  input: Type.Unknown(),
+  output: Type.Unknown(),
+  ms: Type.Number(),
+});
+
+export const MessageView = Type.Object({
+  id: Type.String(),
+  conversationId: Type.String(),
+  role: Type.Enum(['user', 'assistant', 'tool'] as const),
+  content: Type.String(),
+  steps: Type.Array(Step),
+  sources: Type.Array(Source),
+  usage: Nullable(Usage),
+  createdAt: Timestamp,
+});
+
+export const MessagePage = Type.Object({
+  data: Type.Array(MessageView),
+  nextCursor: Nullable(Type.String()),
+});
+
+export const ConversationDetail = Type.Object({
+  ...ConversationView.properties,
+  messages: MessagePage,
+});
+
+export const ConversationListQuery = ListQuery;
+export const MessageListQuery = ListQuery;
+
+export const SendBody = Type.Object(
+  {
+    conversationId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    content: Type.String({ minLength: 1, maxLength: 32_000 }),
+    stream: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type SendBodyT = Static<typeof SendBody>;
+
+export const SendAnswer = Type.Object({
+  conversationId: Type.String(),
+  messages: Type.Array(MessageView),
+  usage: Usage,
+  sources: Type.Array(Source),
+});

@@ -1,0 +1,133 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import { LRUCache } from 'lru-cache';
+import type { ToolSpec } from '../llm/types.js';
+
+export const BUILTIN_TOOLS = ['knowledge_search', 'user_profile', 'blend_recommendations'] as const;
+
+/** A tool as an agent lists it: a name, or a workflow tool with its description and argument schema. */
+export type ToolDefinition =
+  | string
+  | { name: string; description?: string; parameters?: Record<string, unknown> };
+
+export const toolName = (tool: ToolDefinition): string => (typeof tool === 'string' ? tool : tool.name);
+
+const ANY_OBJECT = { type: 'object', additionalProperties: true };
+
+const BUILTIN_SPECS: Record<
+  (typeof BUILTIN_TOOLS)[number],
+  { description: string; parameters: Record<string, unknown> }
+> = {
+  knowledge_search: {
+    description: "Searches the agent's knowledge base; returns the best passages with their documents.",
+    parameters: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', minLength: 1, maxLength: 4000, description: 'What to look for' },
+        topK: { type: 'integer', minimum: 1, maximum: 10, description: 'How many passages (default 4)' },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+  },
+  user_profile: {
+    description: 'Reads the profile of the user of this conversation: name, email and taste preferences.',
+    parameters: { type: 'object', properties: {}, additionalProperties: false },
+  },
+  blend_recommendations: {
+    description:
+      'Recommends fragrance blends for the user of this conversation, from their preferences and the filters.',
+    parameters: {
+      type: 'object',
+      properties: {
+        category: { type: 'string', maxLength: 100 },
+        mood: { type: 'string', maxLength: 100 },
+        occasion: { type: 'string', maxLength: 100 },
+      },
+      additionalProperties: false,
+    },
+  },
+};
+
+/** The function name a model sees: OpenAI allows `[A-Za-z0-9_-]{1,64}`, so `workflow:<id>` becomes `workflow_<id>`. */
+export function functionNameOf(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+}
+
+export interface ResolvedTool {
+  /** The agent's name for it (`knowledge_search`, `workflow:<id>`). */
+  name: string;
+  functionName: string;
+  spec: ToolSpec;
+  validate: ValidateFunction;
+}
+
+const ajv = new Ajv({ allErrors: false, strict: false, allowUnionTypes: true });
+/** Compiled validators by schema text: compiling is slow, and agents reuse theirs every turn. */
+const compiled = new LRUCache<string, ValidateFunction>({ max: 500 });
+
+function validatorOf(schema: Record<string, unknown>): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(key, validate);
+  }
+  return validate;
+}
+
+const MAX_SCHEMA_CHARS = 20_000;
+/** Keywords whose regular expressions a caller could make run for ever (no RE2 here). */
+const REGEX_KEYWORDS = new Set(['pattern', 'patternProperties', 'format']);
+
+function regexKeyword(value: unknown, depth = 0): string | null {
+  if (depth > 32) return 'nests too deep';
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      const found = regexKeyword(v, depth + 1);
+      if (found) return found;
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (REGEX_KEYWORDS.has(k)) return `may not use '${k}'`;
+      const found = regexKeyword(v, depth + 1);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+/** Why a workflow tool's argument schema is refused, or null. */
+export function schemaProblem(schema: Record<string, unknown>): string | null {
+  if (JSON.stringify(schema).length > MAX_SCHEMA_CHARS)
+    return `must be at most ${MAX_SCHEMA_CHARS} characters`;
+  if (schema.type !== 'object') return "must be an object schema (type: 'object')";
+  const keyword = regexKeyword(schema);
+  if (keyword) return keyword;
+  try {
+    validatorOf(schema);
+  } catch (error) {
+    return `is not a valid JSON schema: ${(error as Error).message}`;
+  }
+  return null;
+}
+
+/** The tools of an agent as the gateway offers them, with their validators. */
+export function resolveTools(tools: readonly ToolDefinition[]): ResolvedTool[] {
+  return tools.map((tool) => {
+    const name = toolName(tool);
+    const builtin = BUILTIN_SPECS[name as (typeof BUILTIN_TOOLS)[number]];
+    const description =
+      builtin?.description ??
+      (typeof tool !== 'string' && tool.description
+        ? tool.description
+        : `Runs the workflow ${name.slice('workflow:'.length)} with the arguments as its input; returns its output.`);
+    const parameters = builtin?.parameters ?? (typeof tool !== 'string' && tool.parameters) ?? ANY_OBJECT;
+    const functionName = functionNameOf(name);
+    return {
+      name,
+      functionName,
+      spec: { type: 'function', function: { name: functionName, description, parameters } },
+      validate: validatorOf(parameters),
+    };
+  });
+}

@@ -1,0 +1,103 @@
+import type { KnowledgeService } from '../documents/knowledge-service.js';
+import type { SourceView } from './agent-events.js';
+
+/** What the tools reach in other modules, each possibly disabled on this server. */
+export interface ToolDeps {
+  knowledge: KnowledgeService | null;
+  /** The user's profile, or null when there is none. */
+  profile(accountId: string, userId: string): Promise<unknown | null>;
+  recommendations(
+    accountId: string,
+    userId: string,
+    filters: { category?: string; mood?: string; occasion?: string },
+  ): Promise<unknown>;
+  /** Runs a workflow (execution mode `agent`) and answers its output, or throws its failure. */
+  runWorkflow(accountId: string, workflowId: string, input: Record<string, unknown>): Promise<unknown>;
+}
+
+/** Whose turn it is: the tools act for this account and the conversation's user. */
+export interface ToolContext {
+  accountId: string;
+  userId: string | null;
+  topics: string[];
+}
+
+/** A tool's answer, and the passages it found (they join the message's sources). */
+export interface ToolOutcome {
+  output: unknown;
+  sources: SourceView[];
+}
+
+export async function searchKnowledge(
+  knowledge: KnowledgeService,
+  accountId: string,
+  topics: string[],
+  query: string,
+  topK: number,
+): Promise<SourceView[]> {
+  const { results } = await knowledge.query(accountId, {
+    query: query.slice(0, 4_000),
+    topK,
+    topics,
+    mode: 'hybrid',
+  });
+  return results.map((r) => ({
+    documentId: r.documentId,
+    title: r.title ?? null,
+    topic: r.topic,
+    pageNumber: r.pageNumber,
+    score: r.score,
+    text: r.text,
+  }));
+}
+
+/** Runs a validated tool call. Failures are thrown; the loop reports them to the model as the result. */
+export async function runTool(
+  deps: ToolDeps,
+  name: string,
+  args: Record<string, unknown>,
+  context: ToolContext,
+): Promise<ToolOutcome> {
+  switch (name) {
+    case 'knowledge_search': {
+      if (!deps.knowledge) throw new Error('the knowledge base is not enabled on this server');
+      const topK = typeof args.topK === 'number' ? args.topK : 4;
+      const sources = await searchKnowledge(
+        deps.knowledge,
+        context.accountId,
+        context.topics,
+        String(args.query),
+        topK,
+      );
+      return {
+        output: {
+          results: sources.map((s) => ({
+            title: s.title,
+            documentId: s.documentId,
+            score: s.score,
+            text: s.text,
+          })),
+        },
+        sources,
+      };
+    }
+    case 'user_profile': {
+      if (!context.userId)
+        return { output: { found: false, reason: 'this conversation has no user' }, sources: [] };
+      const profile = await deps.profile(context.accountId, context.userId);
+      return { output: profile ? { found: true, profile } : { found: false }, sources: [] };
+    }
+    case 'blend_recommendations': {
+      if (!context.userId) throw new Error('this conversation has no user to recommend for');
+      const filters: { category?: string; mood?: string; occasion?: string } = {};
+      for (const key of ['category', 'mood', 'occasion'] as const)
+        if (typeof args[key] === 'string') filters[key] = args[key] as string;
+      return { output: await deps.recommendations(context.accountId, context.userId, filters), sources: [] };
+    }
+    default: {
+      if (!name.startsWith('workflow:')) throw new Error(`unknown tool '${name}'`);
+      const output = await deps.runWorkflow(context.accountId, name.slice('workflow:'.length), args);
+      return { output, sources: [] };
+    }
+  }
+}
