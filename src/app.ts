@@ -8,6 +8,7 @@ import type { AppContext, PlatformModule } from './core/context.js';
 import { type DatabaseHandle, openDatabase } from './core/db/database.js';
 import { migrateToLatest } from './core/db/migrate.js';
 import { createAuthHook } from './core/http/auth-hook.js';
+import { registerDeprecation } from './core/http/deprecation.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './core/http/error-handler.js';
 import { registerGracefulClose } from './core/http/graceful-close.js';
 import { trustProxyOption } from './core/http/ip-rules.js';
@@ -137,6 +138,8 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
       throw new Error(`Route ${route.method} ${route.url} declares neither config.auth nor config.public`);
     }
   });
+  // Deprecated routes: headers on every answer and `deprecated` in OpenAPI (docs/versioning.md).
+  registerDeprecation(app);
   // JSON is the one body type of the platform: anything else is a 415, not a string that fails
   // the schema. Modules that take raw bodies (webhooks) register their own parser in their scope.
   app.removeContentTypeParser('text/plain');

@@ -157,7 +157,8 @@ export function ollamaRoutes(
   r.post(
     '/api/embeddings',
     {
-      config: call,
+      // Ollama replaced it with /api/embed; it keeps answering (docs/versioning.md).
+      config: { ...call, deprecation: { since: '2026-11-24', link: '/api/embed' } },
       bodyLimit,
       schema: {
         tags,
