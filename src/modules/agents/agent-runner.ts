@@ -39,6 +39,8 @@ export interface RunnerDeps {
 
 /** Passages retrieved up front for the system prompt. */
 const RETRIEVAL_TOP_K = 4;
+/** Tool calls run from one model answer. */
+const MAX_CALLS_PER_ROUND = 8;
 /** A tool's output as the model and the stored steps see it, at most this long. */
 const MAX_TOOL_OUTPUT_CHARS = 20_000;
 
@@ -165,13 +167,17 @@ export async function* runTurn(
     if (calls.length === 0 || !offer) break;
 
     messages.push({ role: 'assistant', content: text, toolCalls: calls });
-    for (const call of calls) {
+    for (const [index, call] of calls.entries()) {
       const id = call.id ?? newId('call');
       const tool = byFunction.get(call.name);
       const name = tool?.name ?? call.name;
       yield { type: 'tool.call', id, name, arguments: call.arguments };
       const toolStarted = performance.now();
-      const { output, found } = await execute(deps.tools, tool, call, input);
+      // A model may ask for any number of calls at once; past the cap they are answered, not run.
+      const { output, found } =
+        index < MAX_CALLS_PER_ROUND
+          ? await execute(deps.tools, tool, call, input)
+          : { output: { error: `at most ${MAX_CALLS_PER_ROUND} tool calls run per answer` }, found: [] };
       sources.push(...found);
       const shown = bounded(output);
       steps.push({ type: 'tool_call', name, input: call.arguments, output: shown, ms: elapsed(toolStarted) });

@@ -101,6 +101,7 @@ export const agentsModule: PlatformModule = {
         callsTools: (name) => llm.registry.get(name)?.provider !== 'builtin',
       },
       ctx.config.AGENT_HISTORY_MESSAGES,
+      (err) => ctx.log.error({ err }, 'agent turn failed'),
     );
     internals.set(ctx, { agents, conversations, messenger });
     ctx.apis.agents = {

@@ -34,6 +34,8 @@ export class AgentMessenger implements AgentMessaging {
     private readonly store: AgentStore,
     private readonly runner: RunnerDeps,
     private readonly historyLimit: number,
+    /** Failures that are not the platform's errors (bugs, broken connections) are logged. */
+    private readonly onUnexpected: (error: unknown) => void,
   ) {}
 
   async begin(principal: Principal, agentId: string, input: SendInput): Promise<Turn> {
@@ -100,12 +102,16 @@ export class AgentMessenger implements AgentMessaging {
 
   async send(principal: Principal, agentId: string, input: SendInput, signal: AbortSignal) {
     const turn = await this.begin(principal, agentId, input);
-    return events(turn, signal);
+    return events(turn, signal, this.onUnexpected);
   }
 }
 
 /** A turn as the API's events: `message.created` first, `message.completed` or `error` last. */
-export async function* events(turn: Turn, signal: AbortSignal): AsyncGenerator<AgentEvent> {
+export async function* events(
+  turn: Turn,
+  signal: AbortSignal,
+  onUnexpected: (error: unknown) => void,
+): AsyncGenerator<AgentEvent> {
   const conversationId = turn.conversationId;
   yield { type: 'message.created', conversationId, message: turn.userMessage };
   try {

@@ -133,7 +133,10 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
         ...(conversationId !== undefined ? { conversationId } : {}),
       });
       const signal = clientGone(reply);
-      if (stream) return sendLines(reply, 'text/event-stream; charset=utf-8', sse(events(turn, signal)));
+      if (stream) {
+        const log = (err: unknown) => request.log.error({ err }, 'agent turn failed');
+        return sendLines(reply, 'text/event-stream; charset=utf-8', sse(events(turn, signal, log)));
+      }
       const run = turn.run(signal);
       for (;;) {
         const next = await run.next();
