@@ -27,18 +27,6 @@ declare module '../../core/context.js' {
 
 const internals = new WeakMap<AppContext, AgentRouteDeps>();
 
-/** Profiles and recommendations come from modules that may be split onto other hosts. */
-interface ProfileReader {
-  get(accountId: string, userId: string): Promise<unknown | null>;
-}
-interface Recommender {
-  recommendationsFor(
-    accountId: string,
-    customerId: string,
-    filters: Record<string, string>,
-  ): Promise<unknown>;
-}
-
 export const agentsModule: PlatformModule = {
   name: 'agents',
   services: ['agent'],
@@ -65,14 +53,14 @@ export const agentsModule: PlatformModule = {
         return workflows.direct.runnable(accountId, workflowId);
       },
     };
-    const apis = ctx.apis as { profiles?: ProfileReader; commerce?: Partial<Recommender> };
     const tools: ToolDeps = {
       knowledge,
-      profile: async (accountId, userId) => (apis.profiles ? apis.profiles.get(accountId, userId) : null),
+      profile: async (accountId, userId) =>
+        ctx.apis.profiles ? ctx.apis.profiles.get(accountId, userId) : null,
       recommendations: async (accountId, userId, filters) => {
-        const recommend = apis.commerce?.recommendationsFor;
-        if (!recommend) throw new Error('blend recommendations are not enabled on this server');
-        return recommend.call(apis.commerce, accountId, userId, filters);
+        const commerce = ctx.apis.commerce;
+        if (!commerce) throw new Error('blend recommendations are not enabled on this server');
+        return commerce.recommendationsFor(accountId, userId, filters);
       },
       runWorkflow: async (accountId, workflowId, input) => {
         const workflows = ctx.apis.workflows;

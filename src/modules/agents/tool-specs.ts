@@ -121,7 +121,8 @@ export function resolveTools(tools: readonly ToolDefinition[]): ResolvedTool[] {
       (typeof tool !== 'string' && tool.description
         ? tool.description
         : `Runs the workflow ${name.slice('workflow:'.length)} with the arguments as its input; returns its output.`);
-    const parameters = builtin?.parameters ?? (typeof tool !== 'string' && tool.parameters) ?? ANY_OBJECT;
+    const own = typeof tool === 'string' ? undefined : tool.parameters;
+    const parameters = builtin?.parameters ?? own ?? ANY_OBJECT;
     const functionName = functionNameOf(name);
     return {
       name,

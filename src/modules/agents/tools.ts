@@ -92,7 +92,8 @@ export async function runTool(
       const filters: { category?: string; mood?: string; occasion?: string } = {};
       for (const key of ['category', 'mood', 'occasion'] as const)
         if (typeof args[key] === 'string') filters[key] = args[key] as string;
-      return { output: await deps.recommendations(context.accountId, context.userId, filters), sources: [] };
+      const found = await deps.recommendations(context.accountId, context.userId, filters);
+      return { output: Array.isArray(found) ? { recommendations: found } : found, sources: [] };
     }
     default: {
       if (!name.startsWith('workflow:')) throw new Error(`unknown tool '${name}'`);

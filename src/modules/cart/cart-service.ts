@@ -61,6 +61,11 @@ export class CartService {
     return this.view(await this.cart(actor));
   }
 
+  /** The customer's cart, made empty if they have none (a new user's); an existing one is left as is. */
+  async ensure(actor: Actor): Promise<string> {
+    return (await this.cart(actor)).id;
+  }
+
   async addItem(
     actor: Actor,
     input: { productId: string; variantId: string; quantity: number; customizations?: Customizations },

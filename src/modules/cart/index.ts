@@ -17,6 +17,11 @@ import './tables.js';
 export interface CartApi {
   /** Releases every checkout reservation past its time (the periodic sweep); returns their checkout ids. */
   releaseExpiredReservations(): Promise<string[]>;
+  /**
+   * Makes sure the customer has a cart (an empty one for a new customer; an existing cart is left
+   * as it is, two calls at once still make one); returns its id.
+   */
+  ensureCart(accountId: string, customerId: string): Promise<string>;
 }
 
 declare module '../../core/context.js' {
@@ -69,7 +74,10 @@ export const cartModule: PlatformModule = {
     const discounts = new DiscountService(discountStore, ctx.clock);
     internals.set(ctx, { carts, orders, inventory, discounts });
     const releaseExpiredReservations = () => inventory.releaseExpired(ctx.clock.now().toISOString());
-    ctx.apis.cart = { releaseExpiredReservations };
+    ctx.apis.cart = {
+      releaseExpiredReservations,
+      ensureCart: (accountId, customerId) => carts.ensure({ accountId, customerId }),
+    };
     if (ctx.services.has('commerce')) {
       const sweep = setInterval(() => {
         releaseExpiredReservations().catch((err: unknown) =>

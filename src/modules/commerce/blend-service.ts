@@ -16,7 +16,13 @@ import type {
   ResolvedNote,
 } from './domain.js';
 import type { ProductStore } from './product-store.js';
-import { checkFilters, type RecommendationFilters, recommend } from './recommendations.js';
+import {
+  type CustomerPreferences,
+  checkFilters,
+  NO_PREFERENCES,
+  type RecommendationFilters,
+  recommend,
+} from './recommendations.js';
 import type { BlendViewT, CreateBlendInput, TestProductInput, UpdateBlendInput } from './schemas.js';
 import { compatibilityScore, simulateProduct } from './simulation.js';
 
@@ -34,6 +40,8 @@ export interface BlendServiceDeps {
   asset: (path: string) => string;
   /** Products with their static properties, for compatibility scores (loaded at boot). */
   productCatalog: readonly Product[];
+  /** The customer's stated preferences (their profile), null without one. */
+  preferences?: (accountId: string, customerId: string) => Promise<CustomerPreferences | null>;
 }
 
 type Detail = 'summary' | 'detail';
@@ -98,10 +106,14 @@ export class BlendService {
     return { success: true, message: `Blend '${blend.name}' was deleted`, id };
   }
 
+  /** From the customer's blends and profile preferences; the filters override the preferences. */
   async recommendations(actor: Actor, filters: RecommendationFilters) {
     checkFilters(this.deps.catalog, filters);
-    const history = await this.deps.store.listOwn(actor.accountId, actor.owner);
-    return recommend(this.deps.catalog, history, filters);
+    const [history, preferences] = await Promise.all([
+      this.deps.store.listOwn(actor.accountId, actor.owner),
+      this.deps.preferences?.(actor.accountId, actor.owner) ?? null,
+    ]);
+    return recommend(this.deps.catalog, history, filters, preferences ?? NO_PREFERENCES);
   }
 
   async testProduct(actor: Actor, id: string, input: TestProductInput) {

@@ -1,4 +1,5 @@
 import type { AppContext, PlatformModule } from '../../core/context.js';
+import { AppError } from '../../core/errors.js';
 import { assetResolver } from './assets.js';
 import { BlendService } from './blend-service.js';
 import { BlendStore } from './blend-store.js';
@@ -9,11 +10,18 @@ import * as m102 from './migrations/102-blends.js';
 import * as m103 from './migrations/103-blend-usage-customer.js';
 import { ProductService } from './product-service.js';
 import { ProductStore } from './product-store.js';
+import {
+  type CustomerPreferences,
+  preferenceProblems,
+  type Recommendation,
+  type RecommendationFilters,
+} from './recommendations.js';
 import { type CommerceRouteDeps, commerceRoutes } from './routes.js';
 
 export type { Blend, BlendUsage, Product, ProductVariant } from './domain.js';
+export type { CustomerPreferences, Recommendation, RecommendationFilters } from './recommendations.js';
 
-/** What other modules (the cart and orders) may use of the commerce module. */
+/** What other modules (the cart and orders, profiles, the agents' tools) may use of the commerce module. */
 export interface CommerceApi {
   getProduct(productId: string): Promise<Product | null>;
   /** A variant with its product; prices in minor units, stock as on_hand and reserved. */
@@ -35,6 +43,20 @@ export interface CommerceApi {
   recordBlendUsage(accountId: string, usage: BlendUsage): Promise<void>;
   /** The public URL of a catalogue image path. */
   assetUrl(path: string): string;
+  /**
+   * Blend recommendations for a customer, as `GET /api/custom-blends/recommendations` gives them:
+   * from their blends and profile preferences; 400 for an unknown category or mood filter.
+   */
+  recommendationsFor(
+    accountId: string,
+    customerId: string,
+    filters: RecommendationFilters,
+  ): Promise<Recommendation[]>;
+  /**
+   * Throws 400 VALIDATION_ERROR naming each preference the catalog does not know (categories,
+   * moods, disliked notes), fields under `preferences.`.
+   */
+  checkPreferences(preferences: Partial<CustomerPreferences>): void;
 }
 
 declare module '../../core/context.js' {
@@ -66,6 +88,9 @@ export const commerceModule: PlatformModule = {
       clock: ctx.clock,
       asset,
       productCatalog: await productStore.all(),
+      // Profiles come after commerce in module order: looked up when asked, not at boot.
+      preferences: async (accountId, customerId) =>
+        (await ctx.apis.profiles?.get(accountId, customerId))?.preferences ?? null,
     });
     const products = new ProductService(productStore, asset);
     internals.set(ctx, { blends, products, catalog, asset });
@@ -76,6 +101,17 @@ export const commerceModule: PlatformModule = {
       getBlendForCustomer: (accountId, owner, id) => blends.blendFor({ accountId, owner }, id),
       recordBlendUsage: (accountId, usage) => blends.recordUsage(accountId, usage),
       assetUrl: asset,
+      recommendationsFor: (accountId, customerId, filters) =>
+        blends.recommendations({ accountId, owner: customerId }, filters),
+      checkPreferences(preferences) {
+        const fields = preferenceProblems(catalog, preferences);
+        if (fields.length > 0) {
+          throw new AppError('VALIDATION_ERROR', 'Unknown preference values', {
+            fields,
+            allowed: { categories: catalog.categories.map((c) => c.id), moods: catalog.moods },
+          });
+        }
+      },
     };
   },
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { catalogFromData } from './catalog-store.js';
 import { validateComposition } from './composition.js';
 import { type Blend, INTENSITIES } from './domain.js';
-import { checkFilters, recommend } from './recommendations.js';
+import { checkFilters, preferenceProblems, recommend } from './recommendations.js';
 
 const catalog = catalogFromData();
 const ids = catalog.notes.map((n) => n.id);
@@ -75,5 +75,96 @@ describe('recommendations', () => {
     expect(details({ category: 'cat_x' })).toContain('cat_gourmand');
     expect(details({ mood: 'grumpy' })).toContain('cozy');
     expect(details({ category: 'cat_woody', mood: 'cozy' })).toBe('');
+  });
+
+  const preferences = fc.record({
+    categories: fc.shuffledSubarray(
+      catalog.categories.map((c) => c.id),
+      { maxLength: 3 },
+    ),
+    moods: fc.shuffledSubarray([...catalog.moods], { maxLength: 3 }),
+    dislikedNotes: fc.shuffledSubarray(ids, { maxLength: 40 }),
+    occasions: fc.shuffledSubarray(['office', 'evening', 'date night'], { maxLength: 2 }),
+  });
+
+  it('preferences: never a disliked note; a filter wins over its preference; still valid and deterministic', () => {
+    fc.assert(
+      fc.property(history, filters, preferences, (blends, f, prefs) => {
+        const recs = recommend(catalog, blends, f, prefs);
+        expect(recs).toEqual(recommend(catalog, blends, f, prefs));
+        for (const r of recs) {
+          for (const n of r.composition.notes) expect(prefs.dislikedNotes).not.toContain(n.id);
+          const valid = validateComposition(r.composition.notes, (id) => catalog.note(id) !== undefined);
+          expect(valid).toHaveLength(r.composition.notes.length);
+          // The asked family shows unless every one of its notes is disliked (dislikes win).
+          const liked = catalog.notes.some(
+            (n) => n.categoryId === f.category && !prefs.dislikedNotes.includes(n.id),
+          );
+          if (f.category && liked) expect(r.profile.categories).toContain(catalog.categoryName(f.category));
+          if (f.mood) expect(r.profile.mood).toContain(f.mood);
+          const occasions = f.occasion ? [f.occasion] : prefs.occasions.length > 0 ? prefs.occasions : null;
+          if (occasions) expect(r.profile.occasions).toEqual(occasions);
+        }
+        // Preferred moods rank notes but exclude nothing: with notes left to like, there is an answer.
+        if (!f.mood && prefs.dislikedNotes.length === 0) expect(recs.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('preferred categories anchor the recommendations when no category is asked', () => {
+    const prefs = {
+      categories: ['cat_gourmand'],
+      moods: ['cozy'],
+      dislikedNotes: [],
+      occasions: ['evening'],
+    };
+    const recs = recommend(catalog, [], {}, prefs);
+    expect(recs.length).toBeGreaterThan(0);
+    for (const r of recs) {
+      expect(r.name).toMatch(/^Gourmand & .* Cozy$/);
+      expect(r.reasoning).toContain('Your profile says you like Gourmand');
+      expect(r.reasoning).toContain('suited to evening');
+      expect(r.profile.occasions).toEqual(['evening']);
+    }
+    // Without preferences the same customer gets the starter families.
+    expect(recommend(catalog, [], {}).some((r) => r.name.startsWith('Citrus'))).toBe(true);
+    // An asked category wins over the preferred one.
+    for (const r of recommend(catalog, [], { category: 'cat_citrus' }, prefs)) {
+      expect(r.name).toMatch(/^Citrus & /);
+    }
+  });
+
+  it('a disliked note is left out even where it would be chosen first', () => {
+    const woody = recommend(catalog, [], { category: 'cat_woody' });
+    const chosen = new Set(woody.flatMap((r) => r.composition.notes.map((n) => n.id)));
+    expect(chosen.size).toBeGreaterThan(0);
+    const dislikedNotes = [...chosen];
+    const prefs = { categories: [], moods: [], dislikedNotes, occasions: [] };
+    const recs = recommend(catalog, [], { category: 'cat_woody' }, prefs);
+    expect(recs.length).toBeGreaterThan(0);
+    for (const r of recs) for (const n of r.composition.notes) expect(dislikedNotes).not.toContain(n.id);
+  });
+
+  it('checks preferences against the catalog, naming each unknown value', () => {
+    expect(
+      preferenceProblems(catalog, {
+        categories: ['cat_woody'],
+        moods: ['Cozy'],
+        dislikedNotes: ['note_oud'],
+      }),
+    ).toEqual([]);
+    const problems = preferenceProblems(catalog, {
+      categories: ['cat_woody', 'cat_x'],
+      moods: ['grumpy'],
+      dislikedNotes: ['note_x'],
+      occasions: ['anything goes'],
+    });
+    expect(problems.map((p) => p.field)).toEqual([
+      'preferences.categories.1',
+      'preferences.moods.0',
+      'preferences.dislikedNotes.0',
+    ]);
+    expect(problems[0]?.message).toContain('cat_gourmand');
   });
 });

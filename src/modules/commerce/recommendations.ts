@@ -10,11 +10,35 @@ export interface RecommendationFilters {
   occasion?: string | undefined;
 }
 
+/**
+ * What a customer said they like (their profile): a query filter wins over the matching preference;
+ * disliked notes are never proposed.
+ */
+export interface CustomerPreferences {
+  /** Category ids, most liked first. */
+  categories: readonly string[];
+  /** Mood words (lower case). */
+  moods: readonly string[];
+  /** Note ids. */
+  dislikedNotes: readonly string[];
+  occasions: readonly string[];
+}
+
+export const NO_PREFERENCES: CustomerPreferences = {
+  categories: [],
+  moods: [],
+  dislikedNotes: [],
+  occasions: [],
+};
+
 export interface Recommendation {
   id: string;
   name: string;
   description: string;
-  /** 0–1: 0.45 family affinity + 0.30 mood fit + 0.25 pyramid balance. */
+  /**
+   * 0–1: 0.45 family affinity (1 when asked for, 0.9 when preferred, else the share in the
+   * customer's blends) + 0.30 mood fit + 0.25 pyramid balance.
+   */
   matchScore: number;
   composition: { notes: Array<{ id: string; name: string; ratio: number }>; baseIntensity: Intensity };
   profile: { categories: string[]; mood: string[]; occasions: string[] };
@@ -52,13 +76,48 @@ export function checkFilters(catalog: Catalog, filters: RecommendationFilters): 
   }
 }
 
-/** Deterministic recommendations from the customer's own blends and the filters. */
+/**
+ * Problems of a customer's preferences against the catalog (categories, moods and notes it knows;
+ * occasions are free words), each naming its field under `prefix`.
+ */
+export function preferenceProblems(
+  catalog: Catalog,
+  preferences: Partial<CustomerPreferences>,
+  prefix = 'preferences',
+): Array<{ field: string; message: string }> {
+  const problems: Array<{ field: string; message: string }> = [];
+  const check = (key: keyof CustomerPreferences, known: (value: string) => boolean, allowed: string) => {
+    preferences[key]?.forEach((value, i) => {
+      if (!known(value)) problems.push({ field: `${prefix}.${key}.${i}`, message: `unknown ${allowed}` });
+    });
+  };
+  const categories = catalog.categories.map((c) => c.id).join(', ');
+  check('categories', (v) => catalog.category(v) !== undefined, `category; allowed: ${categories}`);
+  check(
+    'moods',
+    (v) => catalog.moods.includes(v.toLowerCase()),
+    `mood; allowed: ${catalog.moods.join(', ')}`,
+  );
+  check('dislikedNotes', (v) => catalog.note(v) !== undefined, 'note id; see /api/custom-blends/notes');
+  return problems;
+}
+
+/**
+ * Deterministic recommendations from the customer's own blends, their preferences and the filters.
+ * Each filter given replaces the matching preference; a query mood is required of every
+ * recommendation, preferred moods only rank the notes.
+ */
 export function recommend(
   catalog: Catalog,
   history: readonly Blend[],
   filters: RecommendationFilters,
+  preferences: CustomerPreferences = NO_PREFERENCES,
 ): Recommendation[] {
   const mood = filters.mood?.toLowerCase();
+  // The moods a note is ranked by: the asked one, else the preferred ones.
+  const moods = mood ? [mood] : preferences.moods.map((m) => m.toLowerCase());
+  const disliked = new Set(preferences.dislikedNotes);
+  const preferred = filters.category ? [] : preferences.categories.filter((id) => catalog.category(id));
   const prefs = new Map<string, number>();
   const occasions = new Map<string, number>();
   const intensities = new Map<Intensity, number>();
@@ -74,15 +133,20 @@ export function recommend(
   const maxPref = ranked[0]?.[1] ?? 1;
   const anchors = filters.category
     ? [filters.category]
-    : ranked.length > 0
-      ? ranked.slice(0, 3).map(([id]) => id)
-      : STARTER_CATEGORIES;
+    : preferred.length > 0
+      ? preferred
+      : ranked.length > 0
+        ? ranked.slice(0, 3).map(([id]) => id)
+        : STARTER_CATEGORIES;
   const baseIntensity = top(intensities) ?? 'medium';
   const occasionList = filters.occasion
     ? [filters.occasion]
-    : top(occasions)
-      ? [top(occasions) as string]
-      : ['everyday'];
+    : preferences.occasions.length > 0
+      ? [...preferences.occasions]
+      : top(occasions)
+        ? [top(occasions) as string]
+        : ['everyday'];
+  const fits = (n: ResolvedNote) => n.note.mood.some((m) => moods.includes(m));
 
   const out = new Map<string, Recommendation>();
   for (const anchorId of anchors) {
@@ -91,18 +155,20 @@ export function recommend(
     for (const partnerId of anchor.complementaryCategories.slice(0, 2)) {
       const partner = catalog.category(partnerId);
       if (!partner) continue;
-      const notes = compose(catalog, anchor, partner, mood);
+      const notes = compose(catalog, anchor, partner, moods, disliked);
+      // Every note of a family may be disliked: nothing left to propose.
+      if (notes.length === 0) continue;
       if (mood && !notes.some((n) => n.note.mood.includes(mood))) continue;
       const pyramid = pyramidOf(notes);
       const affinity = filters.category
         ? 1
-        : ranked.length > 0
-          ? 0.8 * ((prefs.get(anchor.id) ?? 0) / maxPref) +
-            0.2 * Math.min(1, (prefs.get(partner.id) ?? 0) / maxPref)
-          : 0.6;
-      const moodFit = mood
-        ? notes.filter((n) => n.note.mood.includes(mood)).reduce((a, n) => a + n.ratio, 0)
-        : 0.6;
+        : preferred.length > 0
+          ? 0.9
+          : ranked.length > 0
+            ? 0.8 * ((prefs.get(anchor.id) ?? 0) / maxPref) +
+              0.2 * Math.min(1, (prefs.get(partner.id) ?? 0) / maxPref)
+            : 0.6;
+      const moodFit = moods.length > 0 ? notes.filter(fits).reduce((a, n) => a + n.ratio, 0) : 0.6;
       const balance =
         1 -
         (Math.abs(pyramid.top - BALANCED.top) +
@@ -110,14 +176,16 @@ export function recommend(
           Math.abs(pyramid.base - BALANCED.base)) /
           2;
       const matchScore = round(Math.min(1, Math.max(0, 0.45 * affinity + 0.3 * moodFit + 0.25 * balance)));
-      const moods = weighted(notes, (n) => n.note.mood).slice(0, 5);
-      if (mood && !moods.includes(mood)) moods.push(mood);
+      const noteMoods = weighted(notes, (n) => n.note.mood).slice(0, 5);
+      if (mood && !noteMoods.includes(mood)) noteMoods.push(mood);
+      // The name's mood: the asked one, else the first preferred one the notes carry.
+      const named = mood ?? moods.find((m) => notes.some((n) => n.note.mood.includes(m)));
       const key = notes.map((n) => `${n.id}:${n.ratio}`).join(',');
       const id = `rec_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
       if (out.has(id)) continue;
       out.set(id, {
         id,
-        name: `${anchor.name} & ${partner.name} ${mood ? capitalise(mood) : 'Harmony'}`,
+        name: `${anchor.name} & ${partner.name} ${named ? capitalise(named) : 'Harmony'}`,
         description: `A ${anchor.name.toLowerCase()} blend with ${partner.name.toLowerCase()} accents: ${notes.map((n) => n.note.name).join(', ')}.`,
         matchScore,
         composition: {
@@ -126,7 +194,7 @@ export function recommend(
         },
         profile: {
           categories: weighted(notes, (n) => [catalog.categoryName(n.note.categoryId)]),
-          mood: moods,
+          mood: noteMoods,
           occasions: occasionList,
         },
         reasoning: reasoning({
@@ -134,8 +202,10 @@ export function recommend(
           partner,
           share: prefs.get(anchor.id),
           filters,
-          mood,
+          mood: named,
+          occasions: filters.occasion ? [] : preferences.occasions,
           pyramid,
+          preferred: preferred.length > 0,
           starter: ranked.length === 0,
         }),
       });
@@ -146,20 +216,25 @@ export function recommend(
     .slice(0, MAX_RECOMMENDATIONS);
 }
 
-/** One note per pyramid stage from the anchor family (else the partner, else anywhere), plus a complement. */
+/**
+ * One note per pyramid stage from the anchor family (else the partner, else anywhere), plus a
+ * complement; never a disliked note (a stage no liked note fills is left out).
+ */
 function compose(
   catalog: Catalog,
   anchor: Category,
   partner: Category,
-  mood: string | undefined,
+  moods: readonly string[],
+  disliked: ReadonlySet<string>,
 ): ResolvedNote[] {
   const chosen: Note[] = [];
+  const open = (n: Note) => !chosen.includes(n) && !disliked.has(n.id);
   const rank = (n: Note) =>
-    (mood && n.mood.includes(mood) ? 0 : 4) +
+    (n.mood.some((m) => moods.includes(m)) ? 0 : 4) +
     (anchor.popularNotes.includes(n.name) || partner.popularNotes.includes(n.name) ? 0 : 2);
   const pick = (volatility: Volatility, families: readonly string[]) =>
     catalog.notes
-      .filter((n) => n.volatility === volatility && families.includes(n.categoryId) && !chosen.includes(n))
+      .filter((n) => n.volatility === volatility && families.includes(n.categoryId) && open(n))
       .sort(
         (a, b) =>
           families.indexOf(a.categoryId) - families.indexOf(b.categoryId) ||
@@ -167,14 +242,14 @@ function compose(
           a.id.localeCompare(b.id),
       )[0] ??
     catalog.notes
-      .filter((n) => n.volatility === volatility && !chosen.includes(n))
+      .filter((n) => n.volatility === volatility && open(n))
       .sort((a, b) => rank(a) - rank(b) || a.id.localeCompare(b.id))[0];
   for (const volatility of ['top', 'middle', 'base'] as const) {
     const note = pick(volatility, [anchor.id, partner.id]);
     if (note) chosen.push(note);
   }
   const main = chosen[0];
-  const extra = main?.complementaryNotes.map((id) => catalog.note(id)).find((n) => n && !chosen.includes(n));
+  const extra = main?.complementaryNotes.map((id) => catalog.note(id)).find((n) => n && open(n));
   if (extra) chosen.push(extra);
   return withRatios(chosen);
 }
@@ -204,18 +279,24 @@ function reasoning(input: {
   share: number | undefined;
   filters: RecommendationFilters;
   mood: string | undefined;
+  /** Preferred occasions used (no occasion asked). */
+  occasions: readonly string[];
   pyramid: { top: number; heart: number; base: number };
+  preferred: boolean;
   starter: boolean;
 }): string {
   const { anchor, partner, pyramid } = input;
   const why = input.filters.category
     ? `You asked for ${anchor.name}`
-    : input.starter
-      ? `A well-balanced starter built on ${anchor.name}`
-      : `${anchor.name} makes up ${Math.round((input.share ?? 0) * 100)}% of the notes in your blends`;
+    : input.preferred
+      ? `Your profile says you like ${anchor.name}`
+      : input.starter
+        ? `A well-balanced starter built on ${anchor.name}`
+        : `${anchor.name} makes up ${Math.round((input.share ?? 0) * 100)}% of the notes in your blends`;
   const split = `${Math.round(pyramid.top * 100)}/${Math.round(pyramid.heart * 100)}/${Math.round(pyramid.base * 100)}`;
   const moodPart = input.mood ? `, with notes chosen for a ${input.mood} mood` : '';
-  const occasionPart = input.filters.occasion ? ` and suited to ${input.filters.occasion}` : '';
+  const occasion = input.filters.occasion ?? (input.occasions.length > 0 ? input.occasions.join(', ') : null);
+  const occasionPart = occasion ? ` and suited to ${occasion}` : '';
   return `${why}; ${partner.name} is one of its classic complements, and a ${split} top/heart/base split keeps it balanced${moodPart}${occasionPart}.`;
 }
 
