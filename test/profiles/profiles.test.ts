@@ -272,7 +272,10 @@ describe.each(await testDialects())('user profiles on %s', (dialect) => {
     expect(bobs.statusCode).toBe(404);
     expect(missing.statusCode).toBe(404);
     // The same answer as for a user with no profile: whether Bob exists is not told.
-    expect(bobs.json()).toMatchObject({ code: 'PROFILE_NOT_FOUND', message: "User profile 'u_bob' was not found" });
+    expect(bobs.json()).toMatchObject({
+      code: 'PROFILE_NOT_FOUND',
+      message: "User profile 'u_bob' was not found",
+    });
     expect(missing.json()).toMatchObject({
       code: 'PROFILE_NOT_FOUND',
       message: "User profile 'u_nobody' was not found",
