@@ -112,6 +112,15 @@ const ConfigSchema = Type.Object({
   /** Exact-match cache of `stream:false`, temperature-0 answers; 0 turns it off. */
   LLM_CACHE_TTL_SECONDS: Type.Integer({ default: 0, minimum: 0, maximum: 604_800 }),
   LLM_CACHE_MAX_ENTRIES: Type.Integer({ default: 1_000, minimum: 1, maximum: 1_000_000 }),
+  // Operations.
+  /** Serves Prometheus metrics at GET /metrics (off by default). */
+  METRICS_ENABLED: Type.Boolean({ default: false }),
+  /**
+   * 0: /metrics on the main port, for keys with the `core:admin` scope. Another port: a separate
+   * listener on METRICS_HOST with no key (bind it to a private address).
+   */
+  METRICS_PORT: Type.Integer({ default: 0, minimum: 0, maximum: 65535 }),
+  METRICS_HOST: Type.String({ default: '127.0.0.1' }),
   // Agent API.
   /** Largest client message on the agents' WebSocket (larger: close 1009). */
   AGENT_WS_MAX_MESSAGE_BYTES: Type.Integer({ default: 65_536, minimum: 1_024, maximum: 16_777_216 }),
