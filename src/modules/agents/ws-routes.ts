@@ -1,8 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import type { AppContext } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
+import { withErrors } from '../../core/http/schemas.js';
 import type { AgentMessaging } from './agent-events.js';
 import { SocketGate, type SocketIdentity } from './ws-auth.js';
 import { AgentConnection, type AgentSocket } from './ws-connection.js';
@@ -58,7 +60,16 @@ export async function agentSocketRoutes(
       url: '/api/agents/ws',
       // The platform's auth hook reads headers only; the gate also reads the subprotocol.
       config: { public: true },
-      schema: { hide: true },
+      schema: {
+        tags: ['Agents'],
+        summary: 'The agents WebSocket channel (an upgrade; protocol in docs/agents-websocket.md)',
+        description:
+          'Upgrade with `Authorization: Bearer <key or customer token>` or a `bearer.<token>` subprotocol. ' +
+          'A request that does not upgrade is a 400.',
+        response: withErrors({
+          101: Type.Null({ description: 'Switching Protocols: the WebSocket is open' }),
+        }),
+      },
       preValidation: async (request: FastifyRequest) => {
         request.agentSocket = await gate.admit(request);
         request.principal = request.agentSocket.principal;
