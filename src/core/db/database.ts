@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { openRawSqlite, type RawSqlite, type RawStatement, type SqliteDriverName } from './sqlite-driver.js';
 import type { Database, Dialect } from './types.js';
 
 export type Db = Kysely<Database>;
@@ -19,6 +19,8 @@ export interface DatabaseHandle {
    * event-loop turn, so a write committed elsewhere shows from the next turn. Absent on PostgreSQL.
    */
   dataVersion?(): number;
+  /** SQLite only: which driver holds the connection (see sqlite-driver.ts). */
+  sqliteDriver?: SqliteDriverName;
   close(): Promise<void>;
 }
 
@@ -53,27 +55,27 @@ function ownerOnly(file: string): void {
   }
 }
 
-function openSqlite(dataDir: string): DatabaseHandle {
+async function openSqlite(dataDir: string): Promise<DatabaseHandle> {
   let file = ':memory:';
   if (dataDir !== ':memory:') {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     file = path.join(dataDir, 'platform.db');
     ownerOnly(file);
   }
-  const raw = new SQLite(file);
-  raw.pragma('journal_mode = WAL');
-  raw.pragma('synchronous = NORMAL');
-  raw.pragma('busy_timeout = 5000');
-  raw.pragma('foreign_keys = ON');
+  const raw = await openRawSqlite(file);
+  raw.exec('pragma journal_mode = WAL');
+  raw.exec('pragma synchronous = NORMAL');
+  raw.exec('pragma busy_timeout = 5000');
+  raw.exec('pragma foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
   const select1 = raw.prepare('select 1');
-  const dataVersionStatement = raw.prepare('pragma data_version').pluck();
+  const dataVersionStatement = raw.prepare('pragma data_version');
   // Reading the version opens a read transaction (file locks, a few system calls): read it once
   // per event-loop turn. Requests answered in one turn see the database as that turn found it.
   let turnVersion: number | null = null;
   const dataVersion = () => {
     if (turnVersion === null) {
-      turnVersion = dataVersionStatement.get() as number;
+      turnVersion = (dataVersionStatement.get([]) as { data_version: number }).data_version;
       setImmediate(() => {
         turnVersion = null;
       });
@@ -85,13 +87,14 @@ function openSqlite(dataDir: string): DatabaseHandle {
     dialect: 'sqlite',
     ping: async () => {
       try {
-        select1.get();
+        select1.get([]);
         return true;
       } catch {
         return false;
       }
     },
     dataVersion,
+    sqliteDriver: raw.driver,
     close: () => db.destroy(),
   };
 }
@@ -100,8 +103,8 @@ function openSqlite(dataDir: string): DatabaseHandle {
  * Kysely prepares every query anew; on a hot path that is most of the cost of a read.
  * Prepared statements are reusable, so keep the most recent ones by their SQL text.
  */
-function withStatementCache(raw: SQLite.Database, max = 500) {
-  const cache = new Map<string, SQLite.Statement>();
+function withStatementCache(raw: RawSqlite, max = 500) {
+  const cache = new Map<string, RawStatement>();
   return {
     close: () => raw.close(),
     prepare(text: string) {
