@@ -20,6 +20,7 @@ import { serverTimeouts } from './core/http/server-timeouts.js';
 import { withStrictNumbers } from './core/http/strict-numbers.js';
 import { type CounterStore, memoryCounterStore } from './core/limits/counter-store.js';
 import { Limiter } from './core/limits/limiter.js';
+import { registerMetrics } from './core/metrics/index.js';
 import { loadSecrets } from './core/secrets.js';
 import { allMigrations, allModules } from './modules/index.js';
 import { VERSION } from './version.js';
@@ -180,6 +181,8 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
     const enabled = module.services.length === 0 || module.services.some((s) => services.has(s));
     if (enabled && module.routes) await module.routes(app, ctx);
   }
+  // Off by default: the route does not exist unless enabled (docs/operations.md).
+  if (config.METRICS_ENABLED) await registerMetrics(app, ctx);
 
   app.addHook('onClose', async () => {
     for (const fn of closers.reverse()) await fn();

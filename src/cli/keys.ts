@@ -6,6 +6,7 @@ import { ROLES, type Role } from '../core/auth/principal.js';
 import { AppError } from '../core/errors.js';
 import type { AuthApi } from '../modules/auth/index.js';
 import { CreateKeyBody, RotateKeyBody } from '../modules/auth/schemas.js';
+import { firstKeyBox } from './help.js';
 
 type Print = (line: string) => void;
 
@@ -34,8 +35,20 @@ function checked<S extends TSchema>(schema: S, input: unknown): Static<S> {
   throw new AppError('VALIDATION_ERROR', 'Invalid arguments', { fields });
 }
 
-/** `platform keys …`: acts for the owner account, on the same database as the server. */
-export async function keysCommand(auth: AuthApi, argv: string[], print: Print): Promise<number> {
+/**
+ * `platform keys …`: acts for the owner account, on the same database as the server. `notice` takes
+ * what is not the command's answer (the first-start key): stdout stays parseable with --json.
+ */
+export async function keysCommand(
+  auth: AuthApi,
+  argv: string[],
+  print: Print,
+  notice: Print = print,
+): Promise<number> {
+  if (argv[0] === 'help' || argv[0] === '--help') {
+    print(USAGE);
+    return 0;
+  }
   const [sub, ...rest] = argv;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -56,8 +69,7 @@ export async function keysCommand(auth: AuthApi, argv: string[], print: Print): 
     },
   });
   const boot = await auth.bootstrap();
-  if (boot.createdKey)
-    print(`First start: owner account created. Admin key (shown once): ${boot.createdKey}`);
+  if (boot.createdKey) notice(firstKeyBox(boot.createdKey));
   const accountId = boot.accountId;
 
   switch (sub) {
@@ -150,6 +162,9 @@ export async function keysCommand(auth: AuthApi, argv: string[], print: Print): 
 }
 
 export function describeCliError(error: unknown): string {
+  // Several refusals at once (`workflows import DIR`): each as its own block, then the summary.
+  if (error instanceof AggregateError)
+    return [...error.errors.map(describeCliError), error.message].join('\n');
   if (error instanceof AppError) {
     const fields = (error.details.fields as Array<{ field: string; message: string }> | undefined) ?? [];
     const problems = (error.details.problems as Array<{ path: string; message: string }> | undefined) ?? [];

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { NEW_ADMIN_KEY_COMMAND } from '../../src/cli/help.js';
 import { parseConfig } from '../../src/config.js';
 import { generateKey } from '../../src/modules/auth/key-format.js';
 
@@ -147,5 +148,12 @@ describe('command line', () => {
     for (const line of logLines) expect(() => JSON.parse(line)).not.toThrow();
     expect(logLines.join('\n')).not.toContain(key);
     expect(stdout.split(key ?? '').length - 1).toBe(1);
+    // In a box of its own, with the command that makes another should it be lost.
+    const box = stdout
+      .split('\n')
+      .filter((l) => l.startsWith('│'))
+      .join('\n');
+    expect(box).toContain(key);
+    expect(box).toContain(NEW_ADMIN_KEY_COMMAND);
   }, 120_000);
 });

@@ -19,6 +19,8 @@ export interface DatabaseHandle {
    * event-loop turn, so a write committed elsewhere shows from the next turn. Absent on PostgreSQL.
    */
   dataVersion?(): number;
+  /** PostgreSQL only: the pool's counts, for the metrics. */
+  pool?: { totalCount: number; idleCount: number; waitingCount: number };
   /** SQLite only: which driver holds the connection (see sqlite-driver.ts). */
   sqliteDriver?: SqliteDriverName;
   close(): Promise<void>;
@@ -142,6 +144,7 @@ async function openPostgres(options: DatabaseOptions): Promise<DatabaseHandle> {
   return {
     db,
     dialect: 'postgres',
+    pool,
     ping: async () => {
       try {
         await sql`select 1`.execute(db);
@@ -157,6 +160,8 @@ async function openPostgres(options: DatabaseOptions): Promise<DatabaseHandle> {
 /** True for a unique-constraint violation on either database. */
 export function isUniqueViolation(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const code = (error as { code?: unknown }).code;
+  const { code, errcode } = error as { code?: unknown; errcode?: unknown };
+  // node:sqlite (Node 24) reports SQLite's extended result code: 2067 UNIQUE, 1555 PRIMARYKEY.
+  if (code === 'ERR_SQLITE_ERROR') return errcode === 2067 || errcode === 1555;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }

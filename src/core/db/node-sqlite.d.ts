@@ -17,5 +17,5 @@ declare module 'node:sqlite' {
     exec(sql: string): void;
     close(): void;
   }
-  export function backup(source: DatabaseSync, path: string): Promise<number>;
+  export function backup(source: DatabaseSync, path: string, options?: { rate?: number }): Promise<number>;
 }

@@ -10,6 +10,9 @@
  * overrides the choice (`node` needs Node 22.13 or later).
  */
 
+/** Pages per backup step: all of them (node:sqlite refuses -1). */
+const ONE_STEP = 0x7fffffff;
+
 export type SqliteDriverName = 'better-sqlite3' | 'node:sqlite';
 
 /** A prepared statement as Kysely's SQLite dialect uses it, plus `get`. */
@@ -27,7 +30,10 @@ export interface RawSqlite {
   exec(sql: string): void;
   /** The first column of the first row (a pragma's value, a count). */
   scalar(sql: string): unknown;
-  /** An online copy of the database into `file` (SQLite's backup API). */
+  /**
+   * An online copy of the database into `file` (SQLite's backup API), in one step: copied in pages,
+   * it would start over at every write of another connection and might never end under load.
+   */
   backup(file: string): Promise<void>;
   close(): void;
 }
@@ -62,7 +68,7 @@ async function openBetterSqlite(file: string, readonly: boolean): Promise<RawSql
     },
     scalar: (sql) => raw.prepare(sql).pluck().get(),
     backup: async (target) => {
-      await raw.backup(target);
+      await raw.backup(target, { progress: () => ONE_STEP });
     },
     close: () => raw.close(),
   };
@@ -91,7 +97,7 @@ async function openNodeSqlite(file: string, readonly: boolean): Promise<RawSqlit
       return row ? Object.values(row)[0] : undefined;
     },
     backup: async (target) => {
-      await sqlite.backup(raw, target);
+      await sqlite.backup(raw, target, { rate: ONE_STEP });
     },
     close: () => raw.close(),
   };

@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+// Compiles src/ into dist/ only when dist/ is older than the sources: `npm start` and `npm run platform`
+// call this first, so a current build starts at once instead of paying tsc's ~20 s every time.
+// The check stats every file and folder under src/ (a folder's mtime changes when a file is added,
+// removed or renamed in it) and compares the newest against dist/.build-stamp: a few milliseconds.
+//
+//   node scripts/ensure-build.mjs            build if stale; a failed build exits 1
+//   node scripts/ensure-build.mjs --install  the `prepare` step of `npm install`: a failed build warns
+//                                            and exits 0, so a type error does not break the install
+//                                            (`npm test` reports it; `npm start` retries the build)
+//   node scripts/ensure-build.mjs --check    exit 0 when current, 1 when stale; never builds
+//   node scripts/ensure-build.mjs --force    build whatever the stamp says (`npm run build`)
+import { spawnSync } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+const stamp = path.join(dist, '.build-stamp');
+const lock = path.join(dist, '.build-lock');
+/** Besides src/: what changes the compiler's output. */
+const INPUTS = ['tsconfig.json', 'tsconfig.build.json'];
+/** A lock older than this was left by a build that died: take it over. */
+const STALE_LOCK_MS = 5 * 60_000;
+
+const mode = process.argv[2] ?? '';
+const say = (line) => process.stderr.write(`${line}\n`);
+
+function newestMtime(dir) {
+  let newest = statSync(dir).mtimeMs;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/** Why dist/ is stale, or null when it is current. */
+function staleness() {
+  if (!existsSync(path.join(dist, 'main.js'))) return 'no build yet';
+  if (!existsSync(stamp)) return 'the build has no stamp';
+  const built = statSync(stamp).mtimeMs;
+  const inputs = Math.max(
+    newestMtime(path.join(root, 'src')),
+    ...INPUTS.map((f) => statSync(path.join(root, f)).mtimeMs),
+  );
+  return inputs > built ? 'src/ changed since the last build' : null;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One build at a time: processes started together (tests, a server and a CLI) wait for the first. */
+async function withLock(fn) {
+  mkdirSync(dist, { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
+      else await sleep(200);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function tscPath() {
+  try {
+    return createRequire(path.join(root, 'package.json')).resolve('typescript/bin/tsc');
+  } catch {
+    return null;
+  }
+}
+
+/** true when dist/ is current afterwards. */
+function build(reason) {
+  const tsc = tscPath();
+  if (!tsc) {
+    say(`${reason}, and TypeScript is not installed (npm install without dev dependencies?): cannot build.`);
+    return false;
+  }
+  say(`${reason}: compiling (tsc, about 20 s)…`);
+  // The stamp takes the time the build started: a file saved during the build makes the next start rebuild.
+  const startedAt = new Date();
+  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (result.status !== 0) {
+    say('the build failed (errors above).');
+    return false;
+  }
+  closeSync(openSync(stamp, 'w'));
+  utimesSync(stamp, startedAt, startedAt);
+  say(`built in ${((Date.now() - startedAt.getTime()) / 1000).toFixed(1)} s.`);
+  return true;
+}
+
+const reason = mode === '--force' ? 'build asked for' : staleness();
+if (mode === '--check') process.exit(reason ? 1 : 0);
+if (reason) {
+  // Another process may have built while this one waited for the lock: check again inside it.
+  const ok = await withLock(async () => {
+    const still = mode === '--force' ? reason : staleness();
+    return still ? build(still) : true;
+  });
+  if (!ok && mode === '--install') say('npm install goes on; `npm start` will try the build again.');
+  else if (!ok) process.exit(1);
+}
