@@ -117,7 +117,7 @@ describe('deprecated routes', () => {
         .map(([method]) => `${method.toUpperCase()} ${path}`),
     );
     const declared = collected
-      .filter((r) => r.config?.deprecation && r.method !== 'HEAD')
+      .filter((r) => r.config?.deprecation)
       .map((r) => `${String(r.method)} ${r.url}`);
     expect(marked).toContain('POST /api/embeddings');
     expect(marked).toContain('GET /test/sunset');

@@ -50,6 +50,8 @@ interface Operation {
   path: string;
   parameters: Parameter[];
   body: Schema | null;
+  /** The response keys the document lists: `404`, `4XX`, … */
+  statuses: string[];
 }
 
 interface Input {
@@ -68,7 +70,11 @@ async function operationsOf(p: TestPlatform): Promise<Operation[]> {
       string,
       Record<
         string,
-        { parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> } }
+        {
+          parameters?: Parameter[];
+          requestBody?: { content: Record<string, { schema: Schema }> };
+          responses?: Record<string, unknown>;
+        }
       >
     >;
   };
@@ -80,6 +86,7 @@ async function operationsOf(p: TestPlatform): Promise<Operation[]> {
         path,
         parameters: op.parameters ?? [],
         body: op.requestBody?.content['application/json']?.schema ?? null,
+        statuses: Object.keys(op.responses ?? {}),
       });
     }
   }
@@ -354,6 +361,10 @@ function bodies(schema: Schema): fc.Arbitrary<{ bytes: Buffer; contentType: stri
   );
 }
 
+/** Wildcard routes: their one path parameter is the rest of the path, slashes included. */
+const WILDCARDS = new Set(['/webhook/{path}', '/v1/models/{model}']);
+const WEBHOOK_PARAM = 'path';
+
 // ---- parameters -----------------------------------------------------------------------------
 
 /** Ids the platform handed out during the run: path parameters sometimes name a real resource. */
@@ -367,7 +378,7 @@ const asText = (v: unknown) => (typeof v === 'string' ? v : (JSON.stringify(v) ?
 
 /** A value valid for the parameter, or a resource the platform handed out. */
 function cleanPathValue(param: Parameter): fc.Arbitrary<{ value: string; raw: boolean }> {
-  const known = param.name === '*' ? fc.constant('fuzz-hook') : fc.nat().map((i) => `known:${i}`);
+  const known = param.name === WEBHOOK_PARAM ? fc.constant('fuzz-hook') : fc.nat().map((i) => `known:${i}`);
   return fc.oneof(valid(param.schema).map(asText), known).map((value) => ({ value, raw: false }));
 }
 
@@ -469,7 +480,9 @@ function urlOf(op: Operation, input: Input): string {
     let text = value;
     const known = /^known:(\d+)$/.exec(value);
     if (known) text = knownIds.length > 0 ? (knownIds[Number(known[1]) % knownIds.length] as string) : 'none';
-    const segment = raw ? text : name === '*' ? text.split('/').map(encode).join('/') : encode(text);
+    // A wildcard's slashes are path separators (`/webhook/a/b`), not part of one segment.
+    const wildcard = WILDCARDS.has(op.path) && path.endsWith(`{${name}}`);
+    const segment = raw ? text : wildcard ? text.split('/').map(encode).join('/') : encode(text);
     path = path.replace(`{${name}}`, segment);
   }
   const query = input.query.map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&');
@@ -488,11 +501,19 @@ function describeCall(op: Operation, url: string, input: Input, res: LightMyRequ
 const OLLAMA_PATHS = new Set(
   ['chat', 'generate', 'embed', 'embeddings', 'tags', 'show', 'version', 'ps'].map((p) => `/api/${p}`),
 );
-const OPENAI_PATHS = new Set(['/v1/chat/completions', '/v1/embeddings', '/v1/models', '/v1/models/{*}']);
+const OPENAI_PATHS = new Set(['/v1/chat/completions', '/v1/embeddings', '/v1/models', '/v1/models/{model}']);
+
+const DOT_SEGMENT = /\/(\.|%2e){0,2}(\/|$)/i;
 
 function checkContract(op: Operation, url: string, input: Input, res: LightMyRequestResponse): void {
   const call = describeCall(op, url, input, res);
   expect(res.statusCode, `5xx\n${call}`).toBeLessThan(500);
+  // Clients generated from the document know only the statuses it lists. An empty or dot segment
+  // names another path (`/api/cart/items/..` is `/api/cart/`): that path's statuses, not this one's.
+  const status = String(res.statusCode);
+  const listed = op.statuses.includes(status) || op.statuses.includes(`${status[0]}XX`);
+  if (!DOT_SEGMENT.test(url.split('?')[0] ?? ''))
+    expect(listed, `status ${status} is not in the document\n${call}`).toBe(true);
   if (res.statusCode < 400 || op.method === 'HEAD') return;
   let body: Record<string, unknown>;
   try {

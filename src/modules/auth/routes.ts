@@ -2,9 +2,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Principal } from '../../core/auth/principal.js';
-import { IdParams, ListEnvelope, ListQuery, withErrors } from '../../core/http/schemas.js';
+import { IdParams, ListEnvelope, listQueryOf, withErrors } from '../../core/http/schemas.js';
 import type { CustomerTokens } from './customer-tokens.js';
-import type { KeyService } from './key-service.js';
+import { KEY_LIST_SPEC, type KeyService } from './key-service.js';
 import {
   ApiKeyView,
   ApiKeyWithSecret,
@@ -58,7 +58,7 @@ export function authRoutes(
       schema: {
         tags,
         summary: 'List API keys',
-        querystring: ListQuery,
+        querystring: listQueryOf(KEY_LIST_SPEC),
         response: withErrors({ 200: ListEnvelope(ApiKeyView) }),
       },
     },

@@ -43,9 +43,22 @@ export const CreateKeyBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),
     type: KeyTypeSchema,
-    services: Type.Array(ServiceName, { minItems: 1, maxItems: 16, uniqueItems: true }),
+    services: Type.Array(ServiceName, {
+      minItems: 1,
+      maxItems: 16,
+      uniqueItems: true,
+      description: "'*' (all services) stands alone",
+    }),
     role: Role,
-    scopes: Type.Optional(Type.Array(Scope, { maxItems: 64, uniqueItems: true })),
+    scopes: Type.Optional(
+      Type.Array(Scope, {
+        maxItems: 64,
+        uniqueItems: true,
+        description:
+          'Only with the Custom role, which needs at least one `service:operation` scope; each scope names ' +
+          'a service of the key (or `*`). `llm:model:<name>` scopes only narrow the llm service.',
+      }),
+    ),
     allowedIps: Type.Optional(Type.Array(Cidr, { maxItems: 100 })),
     expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
     dailyQuota: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000_000 })),
@@ -129,7 +142,14 @@ export const CreateTokenBody = Type.Object(
     customerId: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:@-]+$' }),
     // A token has its key's models: model scopes are refused here (400), not narrowed per token.
     scopes: Type.Array(OperationScope, { minItems: 1, maxItems: 32, uniqueItems: true }),
-    ttlSeconds: Type.Optional(Type.Integer({ minimum: 60 })),
+    ttlSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 60,
+        description:
+          "Lifetime in seconds; at most the server's CUSTOMER_TOKEN_MAX_TTL_SECONDS (86400 unless set), " +
+          '(a larger value is a 400); the token still ends no later than its key',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

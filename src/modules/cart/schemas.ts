@@ -96,8 +96,18 @@ export const ShippingBody = Type.Object(
     address: Type.Object(
       {
         postalCode: Type.String({ minLength: 1, maxLength: 20 }),
-        country: Type.String({ minLength: 2, maxLength: 2 }),
-        state: Type.Optional(Type.String({ minLength: 1, maxLength: 3 })),
+        country: Type.String({
+          minLength: 2,
+          maxLength: 2,
+          description: 'ISO 3166-1 alpha-2 code (any case); postalCode must be valid for it',
+        }),
+        state: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: 3,
+            description: 'Required, and checked, where the country has states: US, CA, AU',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -125,8 +135,15 @@ export const CreateDiscountBody = Type.Object(
     code: Type.String({ minLength: 3, maxLength: 50, pattern: '^[A-Za-z0-9_-]+$' }),
     description: Type.Optional(Type.String({ maxLength: 200 })),
     type: Type.Enum(['percentage', 'fixed_amount', 'free_shipping'] as const),
-    value: Type.Number({ minimum: 0, maximum: 100000 }),
-    minSubtotal: Type.Optional(Type.Number({ minimum: 0, maximum: 10000000 })),
+    value: Type.Number({
+      minimum: 0,
+      maximum: 100000,
+      description:
+        'percentage: a whole number from 1 to 100; fixed_amount: an amount above 0 with at most 2 decimals',
+    }),
+    minSubtotal: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 10000000, description: 'An amount with at most 2 decimals' }),
+    ),
     startsAt: Type.Optional(Type.String({ format: 'date-time' })),
     endsAt: Type.Optional(Type.String({ format: 'date-time' })),
     // The column is a 32-bit integer on PostgreSQL; no shop needs more uses of one code.

@@ -2,11 +2,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
-import { ListQuery, withErrors } from '../../core/http/schemas.js';
+import { listQueryOf, withErrors } from '../../core/http/schemas.js';
 import { swatchFor } from './assets-catalog.js';
 import type { Actor, BlendService } from './blend-service.js';
 import type { Catalog } from './catalog.js';
-import type { ProductService } from './product-service.js';
+import { PRODUCT_LIST_SPEC, type ProductService } from './product-service.js';
 import {
   BlendParams,
   BlendView,
@@ -194,7 +194,9 @@ export function commerceRoutes(app: FastifyInstance, deps: CommerceRouteDeps): v
           kind: Type.Enum(['categories', 'notes', 'products', 'moods'] as const),
           file: Type.String({ pattern: '^[a-z0-9_-]{1,60}\\.svg$' }),
         }),
-        response: withErrors({ 200: Type.String({ description: 'image/svg+xml' }) }),
+        response: withErrors({
+          200: Type.String({ contentMediaType: 'image/svg+xml', description: 'An SVG image' }),
+        }),
       },
     },
     async (request, reply) => {
@@ -213,7 +215,7 @@ export function commerceRoutes(app: FastifyInstance, deps: CommerceRouteDeps): v
       schema: {
         tags: productTags,
         summary: 'List products',
-        querystring: ListQuery,
+        querystring: listQueryOf(PRODUCT_LIST_SPEC),
         response: withErrors({ 200: ProductList }),
       },
     },

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { MAX_OFFSET } from '../../core/http/list-query.js';
-import { Nullable, Timestamp } from '../../core/http/schemas.js';
+import { listQueryOf, Nullable, Timestamp } from '../../core/http/schemas.js';
 
 const Anything = Type.Unknown();
 const JsonObject = Type.Record(Type.String(), Anything);
@@ -79,30 +79,64 @@ export const ActivationView = Type.Object({
 
 export const DeletedView = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
 
-export const WorkflowListQuery = Type.Object(
+/** Documented with the rules workflow-service.ts (WORKFLOW_LIST_SPEC) enforces; test/core/openapi-lint checks them. */
+export const WorkflowListQuery = listQueryOf(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1 })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET })),
-    sort: Type.Optional(Type.String()),
-    order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
-    fields: Type.Optional(Type.String()),
-    cursor: Type.Optional(Type.String()),
-    active: Type.Optional(Type.String({ description: 'true or false' })),
-    name: Type.Optional(Type.String()),
+    sortable: ['id', 'name', 'createdAt', 'updatedAt'],
+    filters: { active: 'boolean', name: 'string' },
+    projectable: ['id', 'name', 'active', 'createdAt', 'updatedAt'],
+    defaultSort: 'id',
+    defaultOrder: 'asc',
+    defaultLimit: 100,
+    maxLimit: 250,
   },
-  { additionalProperties: Type.String() },
+  Type.Object(
+    {
+      limit: Type.Optional(Type.Integer({ minimum: 1 })),
+      offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET })),
+      sort: Type.Optional(Type.String()),
+      order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+      fields: Type.Optional(Type.String()),
+      cursor: Type.Optional(Type.String()),
+      active: Type.Optional(Type.String({ description: 'true or false' })),
+      name: Type.Optional(Type.String()),
+    },
+    { additionalProperties: Type.String() },
+  ),
 );
 
 export const EXECUTION_STATUSES = ['new', 'running', 'success', 'error', 'waiting', 'canceled'] as const;
 
-export const ExecutionListQuery = Type.Object(
+/** Documented with the rules execution-service.ts (EXECUTION_LIST_SPEC) enforces. */
+export const ExecutionListQuery = listQueryOf(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1 })),
-    cursor: Type.Optional(Type.String()),
-    workflowId: Type.Optional(Type.String({ minLength: 1 })),
-    status: Type.Optional(Type.String({ description: EXECUTION_STATUSES.join(' | ') })),
+    sortable: ['id'],
+    filters: { workflowId: 'string', status: EXECUTION_STATUSES },
+    projectable: [
+      'id',
+      'workflowId',
+      'finished',
+      'mode',
+      'status',
+      'startedAt',
+      'stoppedAt',
+      'retryOf',
+      'waitTill',
+    ],
+    defaultSort: 'id',
+    defaultOrder: 'desc',
+    defaultLimit: 20,
+    maxLimit: 250,
   },
-  { additionalProperties: Type.String() },
+  Type.Object(
+    {
+      limit: Type.Optional(Type.Integer({ minimum: 1 })),
+      cursor: Type.Optional(Type.String()),
+      workflowId: Type.Optional(Type.String({ minLength: 1 })),
+      status: Type.Optional(Type.String({ description: EXECUTION_STATUSES.join(' | ') })),
+    },
+    { additionalProperties: Type.String() },
+  ),
 );
 
 export const ExecutionEntry = Type.Object({
