@@ -4,15 +4,12 @@
  * received, and a script that makes a fake answer tool calls on some requests and text on the others.
  */
 import { expect } from 'vitest';
+import { call, type Doc, type Reply, seedDocs } from '../llm/calls.js';
 import type { LlmTestbed } from '../llm/support.js';
-import type { FakeLlmServer, FakeToolCall } from '../support/fake-llm/index.js';
 
-export interface Reply {
-  status: number;
-  headers: Headers;
-  text: string;
-  json(): unknown;
-}
+export { call, type Doc, type Reply, tick } from '../llm/calls.js';
+
+import type { FakeLlmServer, FakeToolCall } from '../support/fake-llm/index.js';
 
 export type Tool = string | { name: string; description?: string; parameters?: Record<string, unknown> };
 
@@ -84,28 +81,6 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-/**
- * An HTTP call over the loopback socket (streams need the real thing). `key: null` sends no
- * Authorization header; a string body goes as is (for broken JSON).
- */
-export async function call(
-  bed: LlmTestbed,
-  method: string,
-  path: string,
-  options: { body?: unknown; key?: string | null } = {},
-): Promise<Reply> {
-  const key = options.key === undefined ? bed.p.adminKey : options.key;
-  const headers: Record<string, string> = key === null ? {} : { authorization: `Bearer ${key}` };
-  let body: string | undefined;
-  if (options.body !== undefined) {
-    headers['content-type'] = 'application/json';
-    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-  }
-  const res = await fetch(`${bed.url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) };
-}
-
 /** Asserts the platform's error body `{error: true, code, message, details, requestId}`. */
 export function expectError(res: Reply, status: number, code?: string): Record<string, unknown> {
   expect(res.status, res.text).toBe(status);
@@ -158,11 +133,6 @@ export async function send(
   return res.json() as Turn;
 }
 
-export interface Doc {
-  title: string;
-  content: string;
-}
-
 /** A small corpus: facts a question finds by their words. */
 export const CORPUS: Doc[] = [
   {
@@ -182,22 +152,9 @@ export const CORPUS: Doc[] = [
   },
 ];
 
-/** Loads markdown documents into `topic` and indexes them through the documents API; their ids, in order. */
-export async function seedTopic(bed: LlmTestbed, topic: string, docs: Doc[] = CORPUS): Promise<string[]> {
-  const ids: string[] = [];
-  for (const doc of docs) {
-    const loaded = await call(bed, 'POST', '/api/documents/load', {
-      body: { source: 'markdown', content: doc.content, title: doc.title, topic },
-    });
-    expect(loaded.status, loaded.text).toBeLessThan(300);
-    const id = (loaded.json() as { id: string }).id;
-    const done = await call(bed, 'POST', `/api/documents/${id}/process?wait=true`, { body: {} });
-    expect(done.status, done.text).toBe(200);
-    expect((done.json() as { status: string }).status).toBe('indexed');
-    ids.push(id);
-  }
-  return ids;
-}
+/** Loads the corpus (or `docs`) into `topic` and indexes it; the document ids, in order. */
+export const seedTopic = (bed: LlmTestbed, topic: string, docs: Doc[] = CORPUS): Promise<string[]> =>
+  seedDocs(bed, topic, docs);
 
 /** One SSE frame of a streamed turn. */
 export interface AgentEvent {
@@ -338,10 +295,4 @@ export async function customerToken(
   const res = await call(bed, 'POST', '/v1/auth/tokens', { body: { customerId, scopes } });
   expect(res.status, res.text).toBe(201);
   return (res.json() as { token: string }).token;
-}
-
-/** Makes the next timestamps strictly later (the platform's clock and the wall clock both). */
-export async function tick(bed: LlmTestbed, seconds = 1): Promise<void> {
-  bed.p.clock.advance(seconds);
-  await new Promise((r) => setTimeout(r, 5));
 }

@@ -4,15 +4,12 @@
  * sends, and what the fake model received.
  */
 import { expect } from 'vitest';
+import { call, type Doc, type Reply, seedDocs } from '../llm/calls.js';
 import type { LlmTestbed } from '../llm/support.js';
-import type { FakeLlmServer } from '../support/fake-llm/index.js';
 
-export interface Reply {
-  status: number;
-  headers: Headers;
-  text: string;
-  json(): unknown;
-}
+export { call, type Doc, type Reply, tick } from '../llm/calls.js';
+
+import type { FakeLlmServer } from '../support/fake-llm/index.js';
 
 /** A flow as GET answers it (the contract's fields). */
 export interface Flow {
@@ -48,34 +45,6 @@ export interface Prediction {
     pageContent: string;
     metadata: { documentId: string; title: string | null; pageNumber: number; score: number; topic: string };
   }>;
-}
-
-/**
- * An HTTP call over the loopback socket (not inject: streams, aborts and the SDK need the real thing).
- * `key: null` sends no Authorization header; a FormData body goes as multipart.
- */
-export async function call(
-  bed: LlmTestbed,
-  method: string,
-  path: string,
-  options: { body?: unknown; key?: string | null; signal?: AbortSignal } = {},
-): Promise<Reply> {
-  const key = options.key === undefined ? bed.p.adminKey : options.key;
-  const headers: Record<string, string> = key === null ? {} : { authorization: `Bearer ${key}` };
-  let body: string | FormData | undefined;
-  if (options.body instanceof FormData) body = options.body;
-  else if (options.body !== undefined) {
-    headers['content-type'] = 'application/json';
-    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-  }
-  const res = await fetch(`${bed.url}${path}`, {
-    method,
-    headers,
-    ...(body !== undefined ? { body } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) };
 }
 
 /** Asserts the flows error body: Flowise's `statusCode`/`success`/`message` plus the platform's `code`. */
@@ -118,11 +87,6 @@ export async function predict(
   return res.json() as Prediction;
 }
 
-export interface Doc {
-  title: string;
-  content: string;
-}
-
 /** A small corpus: facts a question can find by their words. */
 export const CORPUS: Doc[] = [
   {
@@ -147,25 +111,9 @@ export const CORPUS: Doc[] = [
   },
 ];
 
-/**
- * Loads markdown documents into `topic` and indexes them, through the platform's own API (the admin
- * key holds `docproc`). Returns the document ids, in order.
- */
-export async function seedTopic(bed: LlmTestbed, topic: string, docs: Doc[] = CORPUS): Promise<string[]> {
-  const ids: string[] = [];
-  for (const doc of docs) {
-    const loaded = await call(bed, 'POST', '/api/documents/load', {
-      body: { source: 'markdown', content: doc.content, title: doc.title, topic },
-    });
-    expect(loaded.status, loaded.text).toBeLessThan(300);
-    const id = (loaded.json() as { id: string }).id;
-    const done = await call(bed, 'POST', `/api/documents/${id}/process?wait=true`, { body: {} });
-    expect(done.status, done.text).toBe(200);
-    expect((done.json() as { status: string }).status).toBe('indexed');
-    ids.push(id);
-  }
-  return ids;
-}
+/** Loads the corpus (or `docs`) into `topic` and indexes it; the document ids, in order. */
+export const seedTopic = (bed: LlmTestbed, topic: string, docs: Doc[] = CORPUS): Promise<string[]> =>
+  seedDocs(bed, topic, docs);
 
 /** One SSE frame of a streamed prediction. */
 export interface FlowEvent {
@@ -246,10 +194,4 @@ export async function customerToken(bed: LlmTestbed): Promise<string> {
   });
   expect(res.status, res.text).toBe(201);
   return (res.json() as { token: string }).token;
-}
-
-/** Makes the next timestamps strictly later (the platform's clock and the wall clock both). */
-export async function tick(bed: LlmTestbed, seconds = 1): Promise<void> {
-  bed.p.clock.advance(seconds);
-  await new Promise((r) => setTimeout(r, 5));
 }

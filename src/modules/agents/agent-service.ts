@@ -5,6 +5,7 @@ import { AppError, notFound, validationError } from '../../core/errors.js';
 import type { ListSpec } from '../../core/http/list-query.js';
 import { parseListQuery } from '../../core/http/list-query.js';
 import { newId } from '../../core/ids.js';
+import type { DefinitionLookups } from '../flows/lookups.js';
 import type { AgentRow, AgentStore } from './agent-store.js';
 import type { AgentCreateBodyT, AgentPatchBodyT } from './schemas.js';
 import { BUILTIN_TOOLS, schemaProblem, type ToolDefinition, toolName } from './tool-specs.js';
@@ -19,12 +20,8 @@ export interface AgentDefinition {
   maxToolCalls: number;
 }
 
-/** What saving an agent checks against other modules. */
-export interface AgentLookups {
-  chatModelProblem(name: string): string | null;
-  topics(accountId: string): Promise<Set<string>>;
-  workflowProblem(accountId: string, workflowId: string): Promise<string | null>;
-}
+/** What saving an agent checks against other modules (the same as a flow's). */
+export type AgentLookups = DefinitionLookups;
 
 const LIST_SPEC: ListSpec = {
   columns: { name: 'name', createdAt: 'created_at' },

@@ -1,7 +1,8 @@
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
+import { definitionLookups } from '../flows/lookups.js';
 import type { AgentMessaging } from './agent-events.js';
-import { type AgentLookups, AgentService } from './agent-service.js';
+import { AgentService } from './agent-service.js';
 import { AgentStore } from './agent-store.js';
 import { ConversationService } from './conversation-service.js';
 import { AgentMessenger } from './messaging.js';
@@ -37,22 +38,7 @@ export const agentsModule: PlatformModule = {
     if (!llm) throw new Error('The agents module needs the llm module');
     const knowledge = ctx.apis.documents?.knowledge ?? null;
     const store = new AgentStore(ctx.db);
-    const lookups: AgentLookups = {
-      chatModelProblem(name) {
-        const model = llm.registry.get(name);
-        if (!model) return `model '${name}' is not in the registry`;
-        return model.kind === 'chat' ? null : `'${name}' is an ${model.kind} model, not a chat model`;
-      },
-      async topics(accountId) {
-        if (!knowledge) return new Set();
-        return new Set((await knowledge.topics(accountId)).map((t) => t.topic));
-      },
-      async workflowProblem(accountId, workflowId) {
-        const workflows = ctx.apis.workflows;
-        if (!workflows) return 'the workflow service is not enabled on this server';
-        return workflows.direct.runnable(accountId, workflowId);
-      },
-    };
+    const lookups = definitionLookups(ctx, llm);
     const tools: ToolDeps = {
       knowledge,
       profile: async (accountId, userId) =>

@@ -128,6 +128,7 @@ export async function* events(
     }
   } catch (error) {
     if (signal.aborted) return;
+    if (!isAppError(error)) onUnexpected(error);
     const appError = isAppError(error)
       ? error
       : new AppError('UPSTREAM_ERROR', 'The agent failed mid-answer');

@@ -4,16 +4,11 @@ import { AppError, notFound, validationError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { DEFAULT_TEMPLATES, definitionOf, type FlowDefinition, type Problem } from './definition.js';
 import type { FlowRow, FlowStore } from './flow-store.js';
+import type { DefinitionLookups } from './lookups.js';
 import type { FlowBodyT } from './schemas.js';
 
-/** What saving a flow checks against other modules: the model registry, topics, workflows. */
-export interface FlowLookups {
-  /** `null` when the name is a chat model of the registry; else why it is not usable. */
-  chatModelProblem(name: string): string | null;
-  topics(accountId: string): Promise<Set<string>>;
-  /** `null` when the workflow can answer a flow; else why not. */
-  workflowProblem(accountId: string, workflowId: string): Promise<string | null>;
-}
+/** What saving a flow checks against other modules. */
+export type FlowLookups = DefinitionLookups;
 
 /** Flows an account may hold: the list is answered whole, as Flowise does, so it must stay small. */
 export const MAX_FLOWS_PER_ACCOUNT = 1_000;

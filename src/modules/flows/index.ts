@@ -1,6 +1,7 @@
 import type { AppContext, PlatformModule } from '../../core/context.js';
-import { type FlowLookups, FlowService } from './flow-service.js';
+import { FlowService } from './flow-service.js';
 import { FlowStore } from './flow-store.js';
+import { definitionLookups } from './lookups.js';
 import * as m701 from './migrations/701-flows.js';
 import { PredictionService } from './prediction-service.js';
 import { type FlowRouteDeps, flowRoutes } from './routes.js';
@@ -32,21 +33,7 @@ export const flowsModule: PlatformModule = {
     const documents = ctx.apis.documents ?? null;
     const workflows = ctx.apis.workflows ?? null;
     const store = new FlowStore(ctx.db);
-    const lookups: FlowLookups = {
-      chatModelProblem(name) {
-        const model = llm.registry.get(name);
-        if (!model) return `model '${name}' is not in the registry`;
-        return model.kind === 'chat' ? null : `'${name}' is an ${model.kind} model, not a chat model`;
-      },
-      async topics(accountId) {
-        if (!documents) return new Set();
-        return new Set((await documents.knowledge.topics(accountId)).map((t) => t.topic));
-      },
-      async workflowProblem(accountId, workflowId) {
-        if (!workflows) return 'the workflow service is not enabled on this server';
-        return workflows.direct.runnable(accountId, workflowId);
-      },
-    };
+    const lookups = definitionLookups(ctx, llm);
     const flows = new FlowService(store, lookups, ctx.clock);
     const predictions = new PredictionService({
       flows,
