@@ -1180,8 +1180,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * List executions, newest first
-     * @description List executions, newest first
+     * List executions, newest first (with `includeData`, each with its run data)
+     * @description List executions, newest first (with `includeData`, each with its run data)
      *
      *     API keys only. Requires the scope `workflow:read`.
      */
@@ -1191,8 +1191,8 @@ export interface paths {
     delete?: never;
     options?: never;
     /**
-     * List executions, newest first (headers only)
-     * @description List executions, newest first
+     * List executions, newest first (with `includeData`, each with its run data) (headers only)
+     * @description List executions, newest first (with `includeData`, each with its run data)
      *
      *     API keys only. Requires the scope `workflow:read`.
      */
@@ -1208,8 +1208,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * An execution with the workflow as it ran and per-node data
-     * @description An execution with the workflow as it ran and per-node data
+     * An execution; with `includeData`, the workflow as it ran and the run data (n8n’s structure)
+     * @description An execution; with `includeData`, the workflow as it ran and the run data (n8n’s structure)
      *
      *     API keys only. Requires the scope `workflow:read`.
      */
@@ -1225,8 +1225,8 @@ export interface paths {
     delete: operations['deleteApiV1ExecutionsById'];
     options?: never;
     /**
-     * An execution with the workflow as it ran and per-node data (headers only)
-     * @description An execution with the workflow as it ran and per-node data
+     * An execution; with `includeData`, the workflow as it ran and the run data (n8n’s structure) (headers only)
+     * @description An execution; with `includeData`, the workflow as it ran and the run data (n8n’s structure)
      *
      *     API keys only. Requires the scope `workflow:read`.
      */
@@ -1343,6 +1343,210 @@ export interface paths {
      *     API keys only. Requires the scope `workflow:read`.
      */
     head: operations['headApiV1CredentialsById'];
+    /**
+     * Change a credential’s name and/or data (sealed again; the type stays)
+     * @description Change a credential’s name and/or data (sealed again; the type stays)
+     *
+     *     API keys only. Requires the scope `workflow:write`.
+     */
+    patch: operations['patchApiV1CredentialsById'];
+    trace?: never;
+  };
+  '/api/v1/credentials/schema/{type}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The JSON schema of a credential type’s data (n8n’s answer); an unsupported type is a 404
+     * @description The JSON schema of a credential type’s data (n8n’s answer); an unsupported type is a 404
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    get: operations['getApiV1CredentialsSchemaByType'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * The JSON schema of a credential type’s data (n8n’s answer); an unsupported type is a 404 (headers only)
+     * @description The JSON schema of a credential type’s data (n8n’s answer); an unsupported type is a 404
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    head: operations['headApiV1CredentialsSchemaByType'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/variables': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List variables (`$vars`)
+     * @description List variables (`$vars`)
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    get: operations['getApiV1Variables'];
+    put?: never;
+    /**
+     * Create a variable (a key unique in the account)
+     * @description Create a variable (a key unique in the account)
+     *
+     *     API keys only. Requires the scope `workflow:write`.
+     */
+    post: operations['postApiV1Variables'];
+    delete?: never;
+    options?: never;
+    /**
+     * List variables (`$vars`) (headers only)
+     * @description List variables (`$vars`)
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    head: operations['headApiV1Variables'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/variables/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Change a variable’s key and/or value
+     * @description Change a variable’s key and/or value
+     *
+     *     API keys only. Requires the scope `workflow:write`.
+     */
+    put: operations['putApiV1VariablesById'];
+    post?: never;
+    /**
+     * Delete a variable
+     * @description Delete a variable
+     *
+     *     API keys only. Requires the scope `workflow:delete`.
+     */
+    delete: operations['deleteApiV1VariablesById'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/tags': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List tags
+     * @description List tags
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    get: operations['getApiV1Tags'];
+    put?: never;
+    /**
+     * Create a tag (a name unique in the account)
+     * @description Create a tag (a name unique in the account)
+     *
+     *     API keys only. Requires the scope `workflow:write`.
+     */
+    post: operations['postApiV1Tags'];
+    delete?: never;
+    options?: never;
+    /**
+     * List tags (headers only)
+     * @description List tags
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    head: operations['headApiV1Tags'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/tags/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a tag
+     * @description Get a tag
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    get: operations['getApiV1TagsById'];
+    /**
+     * Rename a tag (in every workflow carrying it; the id follows the name)
+     * @description Rename a tag (in every workflow carrying it; the id follows the name)
+     *
+     *     API keys only. Requires the scope `workflow:write`.
+     */
+    put: operations['putApiV1TagsById'];
+    post?: never;
+    /**
+     * Delete a tag (taken off every workflow)
+     * @description Delete a tag (taken off every workflow)
+     *
+     *     API keys only. Requires the scope `workflow:delete`.
+     */
+    delete: operations['deleteApiV1TagsById'];
+    options?: never;
+    /**
+     * Get a tag (headers only)
+     * @description Get a tag
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    head: operations['headApiV1TagsById'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/workflows/{id}/tags': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A workflow's tags
+     * @description A workflow's tags
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    get: operations['getApiV1WorkflowsByIdTags'];
+    /**
+     * Set a workflow's tags (by id)
+     * @description Set a workflow's tags (by id)
+     *
+     *     API keys only. Requires the scope `workflow:write`.
+     */
+    put: operations['putApiV1WorkflowsByIdTags'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * A workflow's tags (headers only)
+     * @description A workflow's tags
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    head: operations['headApiV1WorkflowsByIdTags'];
     patch?: never;
     trace?: never;
   };
@@ -2639,6 +2843,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string"
+           *         }
+           *       ],
+           *       "nextCursor": "string"
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -2706,6 +2920,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "string",
+         *       "type": "development",
+         *       "services": [
+         *         "core"
+         *       ],
+         *       "role": "Reader"
+         *     }
+         */
         'application/json': {
           name: string;
           /** @enum {unknown} */
@@ -2744,6 +2968,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "type": "development",
+           *       "prefix": "string",
+           *       "last4": "string",
+           *       "services": [
+           *         "string"
+           *       ],
+           *       "role": "Reader",
+           *       "models": [
+           *         "string"
+           *       ],
+           *       "dailyTokenBudget": 0,
+           *       "status": "active",
+           *       "expiresAt": "2025-01-01T00:00:00.000Z",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "key": "string"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
@@ -2856,6 +3101,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "type": "development",
+           *       "prefix": "string",
+           *       "last4": "string",
+           *       "services": [
+           *         "string"
+           *       ],
+           *       "role": "Reader",
+           *       "models": [
+           *         "string"
+           *       ],
+           *       "dailyTokenBudget": 0,
+           *       "status": "active",
+           *       "expiresAt": "2025-01-01T00:00:00.000Z",
+           *       "createdAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
@@ -2975,6 +3240,11 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "name": "string"
+         *     }
+         */
         'application/json': {
           name?: string;
           /** @enum {unknown} */
@@ -3006,6 +3276,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "type": "development",
+           *       "prefix": "string",
+           *       "last4": "string",
+           *       "services": [
+           *         "string"
+           *       ],
+           *       "role": "Reader",
+           *       "models": [
+           *         "string"
+           *       ],
+           *       "dailyTokenBudget": 0,
+           *       "status": "active",
+           *       "expiresAt": "2025-01-01T00:00:00.000Z",
+           *       "createdAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
@@ -3076,6 +3366,7 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           gracePeriodSeconds?: number;
         };
@@ -3088,6 +3379,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "type": "development",
+           *       "prefix": "string",
+           *       "last4": "string",
+           *       "services": [
+           *         "string"
+           *       ],
+           *       "role": "Reader",
+           *       "models": [
+           *         "string"
+           *       ],
+           *       "dailyTokenBudget": 0,
+           *       "status": "active",
+           *       "expiresAt": "2025-01-01T00:00:00.000Z",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "key": "string"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
@@ -3159,6 +3471,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "customerId": "A",
+         *       "scopes": [
+         *         "a:read"
+         *       ]
+         *     }
+         */
         'application/json': {
           customerId: string;
           scopes: string[];
@@ -3174,6 +3494,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "token": "string",
+           *       "tokenType": "Bearer",
+           *       "customerId": "string",
+           *       "scopes": [
+           *         "string"
+           *       ],
+           *       "expiresAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             token: string;
             /** @enum {string} */
@@ -3216,6 +3547,38 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "from": "string",
+           *       "to": "string",
+           *       "data": [
+           *         {
+           *           "keyId": "string",
+           *           "day": "string",
+           *           "service": "string",
+           *           "requests": 0,
+           *           "rejected": 0
+           *         }
+           *       ],
+           *       "tokens": [
+           *         {
+           *           "keyId": "string",
+           *           "day": "string",
+           *           "model": "string",
+           *           "requests": 0,
+           *           "promptTokens": 0,
+           *           "completionTokens": 0,
+           *           "estimatedRequests": 0
+           *         }
+           *       ],
+           *       "totals": {
+           *         "requests": 0,
+           *         "rejected": 0,
+           *         "promptTokens": 0,
+           *         "completionTokens": 0
+           *       }
+           *     }
+           */
           'application/json': {
             from: string;
             to: string;
@@ -3298,6 +3661,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "status": "ok",
+           *       "timestamp": "2025-01-01T00:00:00.000Z",
+           *       "version": "string",
+           *       "databaseStatus": "ok"
+           *     }
+           */
           'application/json': {
             status: 'ok' | 'degraded';
             /** Format: date-time */
@@ -3376,6 +3747,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example null */
           'application/json': unknown;
         };
       };
@@ -3434,6 +3806,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example null */
           'application/json': unknown;
         };
       };
@@ -3485,6 +3858,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example null */
           'application/json': unknown;
         };
       };
@@ -3548,6 +3922,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example null */
           'application/json': unknown;
         };
       };
@@ -3622,6 +3997,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example null */
           'application/json': unknown;
         };
       };
@@ -3691,6 +4067,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example null */
           'application/json': unknown;
         };
       };
@@ -3749,6 +4126,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "authorizeUrl": "string",
+           *       "expiresAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             /** @description One-time link on this platform to open in the user’s browser: it binds the flow to that browser (cookie) and redirects to the game platform */
             authorizeUrl: string;
@@ -3856,6 +4239,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "connected": true,
+           *       "membershipId": "string",
+           *       "accessExpiresAt": "2025-01-01T00:00:00.000Z",
+           *       "refreshExpiresAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             connected: true;
@@ -3933,6 +4324,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "categories": [
+           *         {
+           *           "id": "string",
+           *           "name": "string",
+           *           "description": "string",
+           *           "image": "string",
+           *           "mood": "string",
+           *           "popularNotes": [
+           *             "string"
+           *           ],
+           *           "complementaryCategories": [
+           *             "string"
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             categories: {
               id: string;
@@ -3997,6 +4407,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "notes": [
+           *         {
+           *           "id": "string",
+           *           "name": "string",
+           *           "description": "string",
+           *           "image": "string",
+           *           "category": "string",
+           *           "categoryId": "string",
+           *           "intensity": "light",
+           *           "volatility": "top",
+           *           "mood": [
+           *             "string"
+           *           ],
+           *           "complementaryNotes": [
+           *             "string"
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             notes: {
               id: string;
@@ -4070,6 +4502,40 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "recommendations": [
+           *         {
+           *           "id": "string",
+           *           "name": "string",
+           *           "description": "string",
+           *           "matchScore": 0,
+           *           "composition": {
+           *             "notes": [
+           *               {
+           *                 "id": "string",
+           *                 "name": "string",
+           *                 "ratio": 0
+           *               }
+           *             ],
+           *             "baseIntensity": "light"
+           *           },
+           *           "profile": {
+           *             "categories": [
+           *               "string"
+           *             ],
+           *             "mood": [
+           *               "string"
+           *             ],
+           *             "occasions": [
+           *               "string"
+           *             ]
+           *           },
+           *           "reasoning": "string"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             recommendations: {
               id: string;
@@ -4146,6 +4612,51 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "blends": [
+           *         {
+           *           "id": "string",
+           *           "name": "string",
+           *           "description": "string",
+           *           "createdAt": "2025-01-01T00:00:00.000Z",
+           *           "updatedAt": "2025-01-01T00:00:00.000Z",
+           *           "isPublic": true,
+           *           "isOwner": true,
+           *           "composition": {
+           *             "notes": [
+           *               {
+           *                 "id": "string",
+           *                 "name": "string",
+           *                 "ratio": 0
+           *               }
+           *             ],
+           *             "baseIntensity": "light"
+           *           },
+           *           "profile": {
+           *             "categories": [
+           *               "string"
+           *             ],
+           *             "mood": [
+           *               "string"
+           *             ],
+           *             "occasions": [
+           *               "string"
+           *             ]
+           *           },
+           *           "usedIn": [
+           *             {
+           *               "productId": "string",
+           *               "productName": "string",
+           *               "orderId": "string",
+           *               "orderDate": "2025-01-01T00:00:00.000Z"
+           *             }
+           *           ],
+           *           "usageCount": 0
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             blends: {
               id: string;
@@ -4232,6 +4743,19 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "a",
+         *       "composition": {
+         *         "notes": [
+         *           {
+         *             "id": "string",
+         *             "ratio": 1
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
         'application/json': {
           name: string;
           description?: string;
@@ -4263,6 +4787,47 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "description": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z",
+           *       "isPublic": true,
+           *       "isOwner": true,
+           *       "composition": {
+           *         "notes": [
+           *           {
+           *             "id": "string",
+           *             "name": "string",
+           *             "ratio": 0
+           *           }
+           *         ],
+           *         "baseIntensity": "light"
+           *       },
+           *       "profile": {
+           *         "categories": [
+           *           "string"
+           *         ],
+           *         "mood": [
+           *           "string"
+           *         ],
+           *         "occasions": [
+           *           "string"
+           *         ]
+           *       },
+           *       "usedIn": [
+           *         {
+           *           "productId": "string",
+           *           "productName": "string",
+           *           "orderId": "string",
+           *           "orderDate": "2025-01-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "usageCount": 0
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
@@ -4383,6 +4948,47 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "description": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z",
+           *       "isPublic": true,
+           *       "isOwner": true,
+           *       "composition": {
+           *         "notes": [
+           *           {
+           *             "id": "string",
+           *             "name": "string",
+           *             "ratio": 0
+           *           }
+           *         ],
+           *         "baseIntensity": "light"
+           *       },
+           *       "profile": {
+           *         "categories": [
+           *           "string"
+           *         ],
+           *         "mood": [
+           *           "string"
+           *         ],
+           *         "occasions": [
+           *           "string"
+           *         ]
+           *       },
+           *       "usedIn": [
+           *         {
+           *           "productId": "string",
+           *           "productName": "string",
+           *           "orderId": "string",
+           *           "orderDate": "2025-01-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "usageCount": 0
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
@@ -4476,6 +5082,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "message": "string",
+           *       "id": "string"
+           *     }
+           */
           'application/json': {
             success: boolean;
             message: string;
@@ -4528,6 +5141,11 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "name": "a"
+         *     }
+         */
         'application/json': {
           name?: string;
           description?: string;
@@ -4559,6 +5177,47 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "description": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z",
+           *       "isPublic": true,
+           *       "isOwner": true,
+           *       "composition": {
+           *         "notes": [
+           *           {
+           *             "id": "string",
+           *             "name": "string",
+           *             "ratio": 0
+           *           }
+           *         ],
+           *         "baseIntensity": "light"
+           *       },
+           *       "profile": {
+           *         "categories": [
+           *           "string"
+           *         ],
+           *         "mood": [
+           *           "string"
+           *         ],
+           *         "occasions": [
+           *           "string"
+           *         ]
+           *       },
+           *       "usedIn": [
+           *         {
+           *           "productId": "string",
+           *           "productName": "string",
+           *           "orderId": "string",
+           *           "orderDate": "2025-01-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "usageCount": 0
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
@@ -4650,6 +5309,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "productId": "string",
+         *       "intensity": "light",
+         *       "environment": "bathroom"
+         *     }
+         */
         'application/json': {
           productId: string;
           variantId?: string;
@@ -4680,6 +5346,34 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "productName": "string",
+           *       "blendName": "string",
+           *       "compatibility": {
+           *         "score": 0,
+           *         "description": "string"
+           *       },
+           *       "performance": {
+           *         "burnTime": "string",
+           *         "throwStrength": "string",
+           *         "notes": "string"
+           *       },
+           *       "recommendations": {
+           *         "intensityAdjustment": "string",
+           *         "notesBalance": "string",
+           *         "usage": "string"
+           *       },
+           *       "visualization": {
+           *         "colorPalette": [
+           *           "#000000"
+           *         ],
+           *         "moodImages": [
+           *           "string"
+           *         ]
+           *       }
+           *     }
+           */
           'application/json': {
             productName: string;
             blendName: string;
@@ -4791,6 +5485,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string"
+           *         }
+           *       ],
+           *       "nextCursor": "string"
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -4883,6 +5587,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "type": "candle",
+           *       "description": "string",
+           *       "image": "string",
+           *       "currency": "string",
+           *       "properties": {},
+           *       "variants": [
+           *         {
+           *           "id": "string",
+           *           "name": "string",
+           *           "sku": "string",
+           *           "price": 0,
+           *           "stock": 0,
+           *           "properties": {}
+           *         }
+           *       ],
+           *       "createdAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
@@ -4963,6 +5689,52 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "customerId": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z",
+           *       "items": [
+           *         {
+           *           "id": "string",
+           *           "productId": "string",
+           *           "variantId": "string",
+           *           "name": "string",
+           *           "variantName": "string",
+           *           "sku": "string",
+           *           "price": 0,
+           *           "quantity": 0,
+           *           "lineTotal": 0,
+           *           "image": "string",
+           *           "customizations": {
+           *             "giftWrapped": true
+           *           }
+           *         }
+           *       ],
+           *       "itemCount": 0,
+           *       "subtotal": 0,
+           *       "discounts": [
+           *         {
+           *           "code": "string",
+           *           "description": "string",
+           *           "type": "string",
+           *           "value": 0,
+           *           "amount": 0,
+           *           "applies": true
+           *         }
+           *       ],
+           *       "discountTotal": 0,
+           *       "estimatedTax": 0,
+           *       "estimatedTotal": 0,
+           *       "currency": "string",
+           *       "notes": "string",
+           *       "checkoutId": "string",
+           *       "checkoutExpires": "2025-01-01T00:00:00.000Z",
+           *       "inventoryReserved": true,
+           *       "readyForCheckout": true
+           *     }
+           */
           'application/json': {
             id: string;
             customerId: string;
@@ -5058,6 +5830,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "productId": "string",
+         *       "variantId": "string",
+         *       "quantity": 1
+         *     }
+         */
         'application/json': {
           productId: string;
           variantId: string;
@@ -5078,6 +5857,52 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "customerId": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z",
+           *       "items": [
+           *         {
+           *           "id": "string",
+           *           "productId": "string",
+           *           "variantId": "string",
+           *           "name": "string",
+           *           "variantName": "string",
+           *           "sku": "string",
+           *           "price": 0,
+           *           "quantity": 0,
+           *           "lineTotal": 0,
+           *           "image": "string",
+           *           "customizations": {
+           *             "giftWrapped": true
+           *           }
+           *         }
+           *       ],
+           *       "itemCount": 0,
+           *       "subtotal": 0,
+           *       "discounts": [
+           *         {
+           *           "code": "string",
+           *           "description": "string",
+           *           "type": "string",
+           *           "value": 0,
+           *           "amount": 0,
+           *           "applies": true
+           *         }
+           *       ],
+           *       "discountTotal": 0,
+           *       "estimatedTax": 0,
+           *       "estimatedTotal": 0,
+           *       "currency": "string",
+           *       "notes": "string",
+           *       "checkoutId": "string",
+           *       "checkoutExpires": "2025-01-01T00:00:00.000Z",
+           *       "inventoryReserved": true,
+           *       "readyForCheckout": true
+           *     }
+           */
           'application/json': {
             id: string;
             customerId: string;
@@ -5163,6 +5988,52 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "customerId": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z",
+           *       "items": [
+           *         {
+           *           "id": "string",
+           *           "productId": "string",
+           *           "variantId": "string",
+           *           "name": "string",
+           *           "variantName": "string",
+           *           "sku": "string",
+           *           "price": 0,
+           *           "quantity": 0,
+           *           "lineTotal": 0,
+           *           "image": "string",
+           *           "customizations": {
+           *             "giftWrapped": true
+           *           }
+           *         }
+           *       ],
+           *       "itemCount": 0,
+           *       "subtotal": 0,
+           *       "discounts": [
+           *         {
+           *           "code": "string",
+           *           "description": "string",
+           *           "type": "string",
+           *           "value": 0,
+           *           "amount": 0,
+           *           "applies": true
+           *         }
+           *       ],
+           *       "discountTotal": 0,
+           *       "estimatedTax": 0,
+           *       "estimatedTotal": 0,
+           *       "currency": "string",
+           *       "notes": "string",
+           *       "checkoutId": "string",
+           *       "checkoutExpires": "2025-01-01T00:00:00.000Z",
+           *       "inventoryReserved": true,
+           *       "readyForCheckout": true
+           *     }
+           */
           'application/json': {
             id: string;
             customerId: string;
@@ -5238,6 +6109,11 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "quantity": 1
+         *     }
+         */
         'application/json': {
           quantity?: number;
           customizations?: {
@@ -5256,6 +6132,52 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "customerId": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z",
+           *       "items": [
+           *         {
+           *           "id": "string",
+           *           "productId": "string",
+           *           "variantId": "string",
+           *           "name": "string",
+           *           "variantName": "string",
+           *           "sku": "string",
+           *           "price": 0,
+           *           "quantity": 0,
+           *           "lineTotal": 0,
+           *           "image": "string",
+           *           "customizations": {
+           *             "giftWrapped": true
+           *           }
+           *         }
+           *       ],
+           *       "itemCount": 0,
+           *       "subtotal": 0,
+           *       "discounts": [
+           *         {
+           *           "code": "string",
+           *           "description": "string",
+           *           "type": "string",
+           *           "value": 0,
+           *           "amount": 0,
+           *           "applies": true
+           *         }
+           *       ],
+           *       "discountTotal": 0,
+           *       "estimatedTax": 0,
+           *       "estimatedTotal": 0,
+           *       "currency": "string",
+           *       "notes": "string",
+           *       "checkoutId": "string",
+           *       "checkoutExpires": "2025-01-01T00:00:00.000Z",
+           *       "inventoryReserved": true,
+           *       "readyForCheckout": true
+           *     }
+           */
           'application/json': {
             id: string;
             customerId: string;
@@ -5333,6 +6255,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "note": "string"
+         *     }
+         */
         'application/json': {
           note: string;
         };
@@ -5345,6 +6272,52 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "customerId": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z",
+           *       "items": [
+           *         {
+           *           "id": "string",
+           *           "productId": "string",
+           *           "variantId": "string",
+           *           "name": "string",
+           *           "variantName": "string",
+           *           "sku": "string",
+           *           "price": 0,
+           *           "quantity": 0,
+           *           "lineTotal": 0,
+           *           "image": "string",
+           *           "customizations": {
+           *             "giftWrapped": true
+           *           }
+           *         }
+           *       ],
+           *       "itemCount": 0,
+           *       "subtotal": 0,
+           *       "discounts": [
+           *         {
+           *           "code": "string",
+           *           "description": "string",
+           *           "type": "string",
+           *           "value": 0,
+           *           "amount": 0,
+           *           "applies": true
+           *         }
+           *       ],
+           *       "discountTotal": 0,
+           *       "estimatedTax": 0,
+           *       "estimatedTotal": 0,
+           *       "currency": "string",
+           *       "notes": "string",
+           *       "checkoutId": "string",
+           *       "checkoutExpires": "2025-01-01T00:00:00.000Z",
+           *       "inventoryReserved": true,
+           *       "readyForCheckout": true
+           *     }
+           */
           'application/json': {
             id: string;
             customerId: string;
@@ -5419,6 +6392,7 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>;
       };
     };
@@ -5429,6 +6403,52 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "customerId": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z",
+           *       "items": [
+           *         {
+           *           "id": "string",
+           *           "productId": "string",
+           *           "variantId": "string",
+           *           "name": "string",
+           *           "variantName": "string",
+           *           "sku": "string",
+           *           "price": 0,
+           *           "quantity": 0,
+           *           "lineTotal": 0,
+           *           "image": "string",
+           *           "customizations": {
+           *             "giftWrapped": true
+           *           }
+           *         }
+           *       ],
+           *       "itemCount": 0,
+           *       "subtotal": 0,
+           *       "discounts": [
+           *         {
+           *           "code": "string",
+           *           "description": "string",
+           *           "type": "string",
+           *           "value": 0,
+           *           "amount": 0,
+           *           "applies": true
+           *         }
+           *       ],
+           *       "discountTotal": 0,
+           *       "estimatedTax": 0,
+           *       "estimatedTotal": 0,
+           *       "currency": "string",
+           *       "notes": "string",
+           *       "checkoutId": "string",
+           *       "checkoutExpires": "2025-01-01T00:00:00.000Z",
+           *       "inventoryReserved": true,
+           *       "readyForCheckout": true
+           *     }
+           */
           'application/json': {
             id: string;
             customerId: string;
@@ -5505,6 +6525,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "code": "string"
+         *     }
+         */
         'application/json': {
           code: string;
         };
@@ -5517,6 +6542,52 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "customerId": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z",
+           *       "items": [
+           *         {
+           *           "id": "string",
+           *           "productId": "string",
+           *           "variantId": "string",
+           *           "name": "string",
+           *           "variantName": "string",
+           *           "sku": "string",
+           *           "price": 0,
+           *           "quantity": 0,
+           *           "lineTotal": 0,
+           *           "image": "string",
+           *           "customizations": {
+           *             "giftWrapped": true
+           *           }
+           *         }
+           *       ],
+           *       "itemCount": 0,
+           *       "subtotal": 0,
+           *       "discounts": [
+           *         {
+           *           "code": "string",
+           *           "description": "string",
+           *           "type": "string",
+           *           "value": 0,
+           *           "amount": 0,
+           *           "applies": true
+           *         }
+           *       ],
+           *       "discountTotal": 0,
+           *       "estimatedTax": 0,
+           *       "estimatedTotal": 0,
+           *       "currency": "string",
+           *       "notes": "string",
+           *       "checkoutId": "string",
+           *       "checkoutExpires": "2025-01-01T00:00:00.000Z",
+           *       "inventoryReserved": true,
+           *       "readyForCheckout": true
+           *     }
+           */
           'application/json': {
             id: string;
             customerId: string;
@@ -5601,6 +6672,52 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "customerId": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z",
+           *       "items": [
+           *         {
+           *           "id": "string",
+           *           "productId": "string",
+           *           "variantId": "string",
+           *           "name": "string",
+           *           "variantName": "string",
+           *           "sku": "string",
+           *           "price": 0,
+           *           "quantity": 0,
+           *           "lineTotal": 0,
+           *           "image": "string",
+           *           "customizations": {
+           *             "giftWrapped": true
+           *           }
+           *         }
+           *       ],
+           *       "itemCount": 0,
+           *       "subtotal": 0,
+           *       "discounts": [
+           *         {
+           *           "code": "string",
+           *           "description": "string",
+           *           "type": "string",
+           *           "value": 0,
+           *           "amount": 0,
+           *           "applies": true
+           *         }
+           *       ],
+           *       "discountTotal": 0,
+           *       "estimatedTax": 0,
+           *       "estimatedTotal": 0,
+           *       "currency": "string",
+           *       "notes": "string",
+           *       "checkoutId": "string",
+           *       "checkoutExpires": "2025-01-01T00:00:00.000Z",
+           *       "inventoryReserved": true,
+           *       "readyForCheckout": true
+           *     }
+           */
           'application/json': {
             id: string;
             customerId: string;
@@ -5674,6 +6791,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "address": {
+         *         "postalCode": "string",
+         *         "country": "AD"
+         *       }
+         *     }
+         */
         'application/json': {
           address: {
             postalCode: string;
@@ -5692,6 +6817,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "estimates": [
+           *         {
+           *           "method": "string",
+           *           "carrier": "string",
+           *           "cost": 0,
+           *           "estimatedDelivery": "string",
+           *           "estimatedDeliveryMin": "2025-01-01",
+           *           "estimatedDeliveryMax": "2025-01-01"
+           *         }
+           *       ],
+           *       "freeShippingEligible": true,
+           *       "freeShippingThreshold": 0,
+           *       "amountToFreeShipping": 0
+           *     }
+           */
           'application/json': {
             estimates: {
               method: string;
@@ -5724,12 +6866,13 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
-        sort?: string;
+        sort?: 'id' | 'code' | 'createdAt';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include */
+        /** @description Comma-separated fields to include (id is always kept): id, code, description, type, value, minSubtotal, startsAt, endsAt, usageLimit, usedCount, stackable, createdAt */
         fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        type?: 'percentage' | 'fixed_amount' | 'free_shipping';
       };
       header?: never;
       path?: never;
@@ -5743,6 +6886,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string"
+           *         }
+           *       ],
+           *       "nextCursor": "string"
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -5782,6 +6935,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "code": "AAA",
+         *       "type": "percentage",
+         *       "value": 0
+         *     }
+         */
         'application/json': {
           code: string;
           description?: string;
@@ -5807,6 +6967,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "code": "string",
+           *       "description": "string",
+           *       "type": "string",
+           *       "value": 0,
+           *       "minSubtotal": 0,
+           *       "startsAt": "2025-01-01T00:00:00.000Z",
+           *       "endsAt": "2025-01-01T00:00:00.000Z",
+           *       "usageLimit": 0,
+           *       "usedCount": 0,
+           *       "stackable": true,
+           *       "createdAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             code: string;
@@ -5842,12 +7018,13 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
-        sort?: string;
+        sort?: 'id' | 'code' | 'createdAt';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include */
+        /** @description Comma-separated fields to include (id is always kept): id, code, description, type, value, minSubtotal, startsAt, endsAt, usageLimit, usedCount, stackable, createdAt */
         fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        type?: 'percentage' | 'fixed_amount' | 'free_shipping';
       };
       header?: never;
       path?: never;
@@ -5886,6 +7063,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "code": "string",
+           *       "description": "string",
+           *       "type": "string",
+           *       "value": 0,
+           *       "minSubtotal": 0,
+           *       "startsAt": "2025-01-01T00:00:00.000Z",
+           *       "endsAt": "2025-01-01T00:00:00.000Z",
+           *       "usageLimit": 0,
+           *       "usedCount": 0,
+           *       "stackable": true,
+           *       "createdAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             code: string;
@@ -5931,6 +7124,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "variantId": "string",
+           *       "onHand": 0,
+           *       "reserved": 0,
+           *       "available": 0
+           *     }
+           */
           'application/json': {
             variantId: string;
             onHand: number;
@@ -5958,6 +7159,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "onHand": 0
+         *     }
+         */
         'application/json': {
           onHand: number;
         };
@@ -5970,6 +7176,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "variantId": "string",
+           *       "onHand": 0,
+           *       "reserved": 0,
+           *       "available": 0
+           *     }
+           */
           'application/json': {
             variantId: string;
             onHand: number;
@@ -6020,12 +7234,13 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
-        sort?: string;
+        sort?: 'id' | 'createdAt';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include */
+        /** @description Comma-separated fields to include (id is always kept): id, storefrontOrderId, customer, lineItems, total, currency, checkoutId, createdAt */
         fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        storefrontOrderId?: string;
       };
       header?: never;
       path?: never;
@@ -6039,6 +7254,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string"
+           *         }
+           *       ],
+           *       "nextCursor": "string"
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -6082,6 +7307,20 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "id": "string",
+         *       "customer": {},
+         *       "line_items": [
+         *         {
+         *           "product_id": "string",
+         *           "variant_id": "string",
+         *           "quantity": 1,
+         *           "price": "0"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': {
           id: string | number;
           email?: string;
@@ -6115,6 +7354,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "storefrontOrderId": "string",
+           *       "customer": {},
+           *       "lineItems": [
+           *         {
+           *           "productId": "string",
+           *           "variantId": "string",
+           *           "quantity": 0,
+           *           "price": 0,
+           *           "blendId": "string"
+           *         }
+           *       ],
+           *       "total": 0,
+           *       "currency": "string",
+           *       "checkoutId": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             storefrontOrderId: string;
@@ -6145,6 +7404,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "storefrontOrderId": "string",
+           *       "customer": {},
+           *       "lineItems": [
+           *         {
+           *           "productId": "string",
+           *           "variantId": "string",
+           *           "quantity": 0,
+           *           "price": 0,
+           *           "blendId": "string"
+           *         }
+           *       ],
+           *       "total": 0,
+           *       "currency": "string",
+           *       "checkoutId": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             storefrontOrderId: string;
@@ -6186,12 +7465,13 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
-        sort?: string;
+        sort?: 'id' | 'createdAt';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include */
+        /** @description Comma-separated fields to include (id is always kept): id, storefrontOrderId, customer, lineItems, total, currency, checkoutId, createdAt */
         fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        storefrontOrderId?: string;
       };
       header?: never;
       path?: never;
@@ -6230,6 +7510,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "storefrontOrderId": "string",
+           *       "customer": {},
+           *       "lineItems": [
+           *         {
+           *           "productId": "string",
+           *           "variantId": "string",
+           *           "quantity": 0,
+           *           "price": 0,
+           *           "blendId": "string"
+           *         }
+           *       ],
+           *       "total": 0,
+           *       "currency": "string",
+           *       "checkoutId": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             storefrontOrderId: string;
@@ -6295,7 +7595,7 @@ export interface operations {
         offset?: number;
         sort?: 'id' | 'name' | 'createdAt' | 'updatedAt';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include (id is always kept): id, name, active, createdAt, updatedAt */
+        /** @description Comma-separated fields to include (id is always kept): id, name, active, isArchived, versionId, triggerCount, nodes, connections, settings, staticData, pinData, meta, tags, createdAt, updatedAt */
         fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
@@ -6314,11 +7614,82 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string"
+           *         }
+           *       ],
+           *       "nextCursor": "string"
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
               name?: string;
               active?: boolean;
+              /** @description Always false: a deleted workflow is gone */
+              isArchived?: boolean;
+              /** @description Changes on every save (kept as given by an import) */
+              versionId?: string;
+              /** @description Webhook triggers registered (0 while inactive) */
+              triggerCount?: number;
+              nodes?: {
+                id: string;
+                name: string;
+                type: string;
+                typeVersion?: number;
+                position: [number, number];
+                parameters: {
+                  [key: string]: unknown;
+                };
+                credentials?: {
+                  [key: string]:
+                    | string
+                    | {
+                        id?: string | null;
+                        name: string;
+                      };
+                };
+                /** @description n8n's older spelling of onError */
+                continueOnFail?: boolean;
+                onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+                retryOnFail?: boolean;
+                maxTries?: number;
+                /** @description milliseconds */
+                waitBetweenTries?: number;
+                alwaysOutputData?: boolean;
+                executeOnce?: boolean;
+                disabled?: boolean;
+                notes?: string;
+                notesInFlow?: boolean;
+                webhookId?: string;
+                /** @description the editor's node colour */
+                color?: string;
+              }[];
+              connections?: unknown;
+              settings?: {
+                [key: string]: unknown;
+              };
+              staticData?:
+                | (
+                    | string
+                    | {
+                        [key: string]: unknown;
+                      }
+                  )
+                | null;
+              pinData?: {
+                [key: string]: unknown;
+              } | null;
+              meta?: {
+                [key: string]: unknown;
+              } | null;
+              tags?: {
+                id: string;
+                name: string;
+              }[];
               /**
                * Format: date-time
                * @description ISO 8601 UTC
@@ -6350,6 +7721,18 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "string",
+         *       "nodes": [
+         *         {
+         *           "name": "string",
+         *           "type": "string"
+         *         }
+         *       ],
+         *       "connections": {}
+         *     }
+         */
         'application/json': {
           name: string;
           nodes: {
@@ -6362,10 +7745,28 @@ export interface operations {
               [key: string]: unknown;
             };
             credentials?: {
-              [key: string]: string;
+              [key: string]:
+                | string
+                | {
+                    id?: string | null;
+                    name: string;
+                  };
             };
+            /** @description n8n's older spelling of onError */
             continueOnFail?: boolean;
+            onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+            retryOnFail?: boolean;
+            maxTries?: number;
+            /** @description milliseconds */
+            waitBetweenTries?: number;
+            alwaysOutputData?: boolean;
+            executeOnce?: boolean;
             disabled?: boolean;
+            notes?: string;
+            notesInFlow?: boolean;
+            webhookId?: string;
+            /** @description the editor's node colour */
+            color?: string;
           }[];
           connections: {
             [key: string]: {
@@ -6383,6 +7784,44 @@ export interface operations {
           settings?: {
             [key: string]: unknown;
           };
+          pinData?: {
+            [key: string]: unknown[];
+          } | null;
+          staticData?:
+            | (
+                | string
+                | {
+                    [key: string]: unknown;
+                  }
+              )
+            | null;
+          meta?: {
+            [key: string]: unknown;
+          } | null;
+          tags?: {
+            id?: string;
+            name: string;
+            createdAt?: string;
+            updatedAt?: string;
+          }[];
+          /** @description Kept if given, else a new UUID on every save */
+          versionId?: string;
+          /** @description Accepted and ignored: the server gives the id (the CLI import keeps it) */
+          id?: string;
+          /** @description Accepted and ignored: use the activate and deactivate actions */
+          active?: boolean;
+          /** @description Accepted and ignored: read-only */
+          createdAt?: string;
+          /** @description Accepted and ignored: read-only */
+          updatedAt?: string;
+          /** @description Accepted and ignored: read-only */
+          isArchived?: boolean;
+          /** @description Accepted and ignored: read-only */
+          triggerCount?: number;
+          /** @description Accepted and ignored: projects are not kept; the key's account owns it */
+          shared?: unknown[];
+          /** @description Accepted and ignored: read-only */
+          activeVersion?: unknown;
         };
       };
     };
@@ -6393,10 +7832,51 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "active": true,
+           *       "isArchived": true,
+           *       "versionId": "string",
+           *       "triggerCount": 0,
+           *       "nodes": [
+           *         {
+           *           "id": "string",
+           *           "name": "string",
+           *           "type": "string",
+           *           "position": [
+           *             0,
+           *             0
+           *           ],
+           *           "parameters": {}
+           *         }
+           *       ],
+           *       "connections": null,
+           *       "settings": {},
+           *       "staticData": "string",
+           *       "pinData": {},
+           *       "meta": {},
+           *       "tags": [
+           *         {
+           *           "id": "string",
+           *           "name": "string"
+           *         }
+           *       ],
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
             active: boolean;
+            /** @description Always false: a deleted workflow is gone */
+            isArchived: boolean;
+            /** @description Changes on every save (kept as given by an import) */
+            versionId: string;
+            /** @description Webhook triggers registered (0 while inactive) */
+            triggerCount: number;
             nodes: {
               id: string;
               name: string;
@@ -6407,15 +7887,51 @@ export interface operations {
                 [key: string]: unknown;
               };
               credentials?: {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      id?: string | null;
+                      name: string;
+                    };
               };
+              /** @description n8n's older spelling of onError */
               continueOnFail?: boolean;
+              onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+              retryOnFail?: boolean;
+              maxTries?: number;
+              /** @description milliseconds */
+              waitBetweenTries?: number;
+              alwaysOutputData?: boolean;
+              executeOnce?: boolean;
               disabled?: boolean;
+              notes?: string;
+              notesInFlow?: boolean;
+              webhookId?: string;
+              /** @description the editor's node colour */
+              color?: string;
             }[];
             connections: unknown;
             settings: {
               [key: string]: unknown;
             };
+            staticData:
+              | (
+                  | string
+                  | {
+                      [key: string]: unknown;
+                    }
+                )
+              | null;
+            pinData: {
+              [key: string]: unknown;
+            } | null;
+            meta: {
+              [key: string]: unknown;
+            } | null;
+            tags: {
+              id: string;
+              name: string;
+            }[];
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -6446,7 +7962,7 @@ export interface operations {
         offset?: number;
         sort?: 'id' | 'name' | 'createdAt' | 'updatedAt';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include (id is always kept): id, name, active, createdAt, updatedAt */
+        /** @description Comma-separated fields to include (id is always kept): id, name, active, isArchived, versionId, triggerCount, nodes, connections, settings, staticData, pinData, meta, tags, createdAt, updatedAt */
         fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
@@ -6490,10 +8006,51 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "active": true,
+           *       "isArchived": true,
+           *       "versionId": "string",
+           *       "triggerCount": 0,
+           *       "nodes": [
+           *         {
+           *           "id": "string",
+           *           "name": "string",
+           *           "type": "string",
+           *           "position": [
+           *             0,
+           *             0
+           *           ],
+           *           "parameters": {}
+           *         }
+           *       ],
+           *       "connections": null,
+           *       "settings": {},
+           *       "staticData": "string",
+           *       "pinData": {},
+           *       "meta": {},
+           *       "tags": [
+           *         {
+           *           "id": "string",
+           *           "name": "string"
+           *         }
+           *       ],
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
             active: boolean;
+            /** @description Always false: a deleted workflow is gone */
+            isArchived: boolean;
+            /** @description Changes on every save (kept as given by an import) */
+            versionId: string;
+            /** @description Webhook triggers registered (0 while inactive) */
+            triggerCount: number;
             nodes: {
               id: string;
               name: string;
@@ -6504,15 +8061,51 @@ export interface operations {
                 [key: string]: unknown;
               };
               credentials?: {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      id?: string | null;
+                      name: string;
+                    };
               };
+              /** @description n8n's older spelling of onError */
               continueOnFail?: boolean;
+              onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+              retryOnFail?: boolean;
+              maxTries?: number;
+              /** @description milliseconds */
+              waitBetweenTries?: number;
+              alwaysOutputData?: boolean;
+              executeOnce?: boolean;
               disabled?: boolean;
+              notes?: string;
+              notesInFlow?: boolean;
+              webhookId?: string;
+              /** @description the editor's node colour */
+              color?: string;
             }[];
             connections: unknown;
             settings: {
               [key: string]: unknown;
             };
+            staticData:
+              | (
+                  | string
+                  | {
+                      [key: string]: unknown;
+                    }
+                )
+              | null;
+            pinData: {
+              [key: string]: unknown;
+            } | null;
+            meta: {
+              [key: string]: unknown;
+            } | null;
+            tags: {
+              id: string;
+              name: string;
+            }[];
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -6545,6 +8138,18 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "string",
+         *       "nodes": [
+         *         {
+         *           "name": "string",
+         *           "type": "string"
+         *         }
+         *       ],
+         *       "connections": {}
+         *     }
+         */
         'application/json': {
           name: string;
           nodes: {
@@ -6557,10 +8162,28 @@ export interface operations {
               [key: string]: unknown;
             };
             credentials?: {
-              [key: string]: string;
+              [key: string]:
+                | string
+                | {
+                    id?: string | null;
+                    name: string;
+                  };
             };
+            /** @description n8n's older spelling of onError */
             continueOnFail?: boolean;
+            onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+            retryOnFail?: boolean;
+            maxTries?: number;
+            /** @description milliseconds */
+            waitBetweenTries?: number;
+            alwaysOutputData?: boolean;
+            executeOnce?: boolean;
             disabled?: boolean;
+            notes?: string;
+            notesInFlow?: boolean;
+            webhookId?: string;
+            /** @description the editor's node colour */
+            color?: string;
           }[];
           connections: {
             [key: string]: {
@@ -6578,6 +8201,44 @@ export interface operations {
           settings?: {
             [key: string]: unknown;
           };
+          pinData?: {
+            [key: string]: unknown[];
+          } | null;
+          staticData?:
+            | (
+                | string
+                | {
+                    [key: string]: unknown;
+                  }
+              )
+            | null;
+          meta?: {
+            [key: string]: unknown;
+          } | null;
+          tags?: {
+            id?: string;
+            name: string;
+            createdAt?: string;
+            updatedAt?: string;
+          }[];
+          /** @description Kept if given, else a new UUID on every save */
+          versionId?: string;
+          /** @description Accepted and ignored: the server gives the id (the CLI import keeps it) */
+          id?: string;
+          /** @description Accepted and ignored: use the activate and deactivate actions */
+          active?: boolean;
+          /** @description Accepted and ignored: read-only */
+          createdAt?: string;
+          /** @description Accepted and ignored: read-only */
+          updatedAt?: string;
+          /** @description Accepted and ignored: read-only */
+          isArchived?: boolean;
+          /** @description Accepted and ignored: read-only */
+          triggerCount?: number;
+          /** @description Accepted and ignored: projects are not kept; the key's account owns it */
+          shared?: unknown[];
+          /** @description Accepted and ignored: read-only */
+          activeVersion?: unknown;
         };
       };
     };
@@ -6588,10 +8249,51 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "active": true,
+           *       "isArchived": true,
+           *       "versionId": "string",
+           *       "triggerCount": 0,
+           *       "nodes": [
+           *         {
+           *           "id": "string",
+           *           "name": "string",
+           *           "type": "string",
+           *           "position": [
+           *             0,
+           *             0
+           *           ],
+           *           "parameters": {}
+           *         }
+           *       ],
+           *       "connections": null,
+           *       "settings": {},
+           *       "staticData": "string",
+           *       "pinData": {},
+           *       "meta": {},
+           *       "tags": [
+           *         {
+           *           "id": "string",
+           *           "name": "string"
+           *         }
+           *       ],
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
             active: boolean;
+            /** @description Always false: a deleted workflow is gone */
+            isArchived: boolean;
+            /** @description Changes on every save (kept as given by an import) */
+            versionId: string;
+            /** @description Webhook triggers registered (0 while inactive) */
+            triggerCount: number;
             nodes: {
               id: string;
               name: string;
@@ -6602,15 +8304,51 @@ export interface operations {
                 [key: string]: unknown;
               };
               credentials?: {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      id?: string | null;
+                      name: string;
+                    };
               };
+              /** @description n8n's older spelling of onError */
               continueOnFail?: boolean;
+              onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+              retryOnFail?: boolean;
+              maxTries?: number;
+              /** @description milliseconds */
+              waitBetweenTries?: number;
+              alwaysOutputData?: boolean;
+              executeOnce?: boolean;
               disabled?: boolean;
+              notes?: string;
+              notesInFlow?: boolean;
+              webhookId?: string;
+              /** @description the editor's node colour */
+              color?: string;
             }[];
             connections: unknown;
             settings: {
               [key: string]: unknown;
             };
+            staticData:
+              | (
+                  | string
+                  | {
+                      [key: string]: unknown;
+                    }
+                )
+              | null;
+            pinData: {
+              [key: string]: unknown;
+            } | null;
+            meta: {
+              [key: string]: unknown;
+            } | null;
+            tags: {
+              id: string;
+              name: string;
+            }[];
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -6652,10 +8390,51 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "active": true,
+           *       "isArchived": true,
+           *       "versionId": "string",
+           *       "triggerCount": 0,
+           *       "nodes": [
+           *         {
+           *           "id": "string",
+           *           "name": "string",
+           *           "type": "string",
+           *           "position": [
+           *             0,
+           *             0
+           *           ],
+           *           "parameters": {}
+           *         }
+           *       ],
+           *       "connections": null,
+           *       "settings": {},
+           *       "staticData": "string",
+           *       "pinData": {},
+           *       "meta": {},
+           *       "tags": [
+           *         {
+           *           "id": "string",
+           *           "name": "string"
+           *         }
+           *       ],
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
             active: boolean;
+            /** @description Always false: a deleted workflow is gone */
+            isArchived: boolean;
+            /** @description Changes on every save (kept as given by an import) */
+            versionId: string;
+            /** @description Webhook triggers registered (0 while inactive) */
+            triggerCount: number;
             nodes: {
               id: string;
               name: string;
@@ -6666,15 +8445,51 @@ export interface operations {
                 [key: string]: unknown;
               };
               credentials?: {
-                [key: string]: string;
+                [key: string]:
+                  | string
+                  | {
+                      id?: string | null;
+                      name: string;
+                    };
               };
+              /** @description n8n's older spelling of onError */
               continueOnFail?: boolean;
+              onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+              retryOnFail?: boolean;
+              maxTries?: number;
+              /** @description milliseconds */
+              waitBetweenTries?: number;
+              alwaysOutputData?: boolean;
+              executeOnce?: boolean;
               disabled?: boolean;
+              notes?: string;
+              notesInFlow?: boolean;
+              webhookId?: string;
+              /** @description the editor's node colour */
+              color?: string;
             }[];
             connections: unknown;
             settings: {
               [key: string]: unknown;
             };
+            staticData:
+              | (
+                  | string
+                  | {
+                      [key: string]: unknown;
+                    }
+                )
+              | null;
+            pinData: {
+              [key: string]: unknown;
+            } | null;
+            meta: {
+              [key: string]: unknown;
+            } | null;
+            tags: {
+              id: string;
+              name: string;
+            }[];
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -6733,6 +8548,7 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>;
       };
     };
@@ -6743,10 +8559,111 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "active": true,
+           *       "isArchived": true,
+           *       "versionId": "string",
+           *       "triggerCount": 0,
+           *       "nodes": [
+           *         {
+           *           "id": "string",
+           *           "name": "string",
+           *           "type": "string",
+           *           "position": [
+           *             0,
+           *             0
+           *           ],
+           *           "parameters": {}
+           *         }
+           *       ],
+           *       "connections": null,
+           *       "settings": {},
+           *       "staticData": "string",
+           *       "pinData": {},
+           *       "meta": {},
+           *       "tags": [
+           *         {
+           *           "id": "string",
+           *           "name": "string"
+           *         }
+           *       ],
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
             active: boolean;
+            /** @description Always false: a deleted workflow is gone */
+            isArchived: boolean;
+            /** @description Changes on every save (kept as given by an import) */
+            versionId: string;
+            /** @description Webhook triggers registered (0 while inactive) */
+            triggerCount: number;
+            nodes: {
+              id: string;
+              name: string;
+              type: string;
+              typeVersion?: number;
+              position: [number, number];
+              parameters: {
+                [key: string]: unknown;
+              };
+              credentials?: {
+                [key: string]:
+                  | string
+                  | {
+                      id?: string | null;
+                      name: string;
+                    };
+              };
+              /** @description n8n's older spelling of onError */
+              continueOnFail?: boolean;
+              onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+              retryOnFail?: boolean;
+              maxTries?: number;
+              /** @description milliseconds */
+              waitBetweenTries?: number;
+              alwaysOutputData?: boolean;
+              executeOnce?: boolean;
+              disabled?: boolean;
+              notes?: string;
+              notesInFlow?: boolean;
+              webhookId?: string;
+              /** @description the editor's node colour */
+              color?: string;
+            }[];
+            connections: unknown;
+            settings: {
+              [key: string]: unknown;
+            };
+            staticData:
+              | (
+                  | string
+                  | {
+                      [key: string]: unknown;
+                    }
+                )
+              | null;
+            pinData: {
+              [key: string]: unknown;
+            } | null;
+            meta: {
+              [key: string]: unknown;
+            } | null;
+            tags: {
+              id: string;
+              name: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -6777,6 +8694,7 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>;
       };
     };
@@ -6787,10 +8705,111 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "active": true,
+           *       "isArchived": true,
+           *       "versionId": "string",
+           *       "triggerCount": 0,
+           *       "nodes": [
+           *         {
+           *           "id": "string",
+           *           "name": "string",
+           *           "type": "string",
+           *           "position": [
+           *             0,
+           *             0
+           *           ],
+           *           "parameters": {}
+           *         }
+           *       ],
+           *       "connections": null,
+           *       "settings": {},
+           *       "staticData": "string",
+           *       "pinData": {},
+           *       "meta": {},
+           *       "tags": [
+           *         {
+           *           "id": "string",
+           *           "name": "string"
+           *         }
+           *       ],
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
             active: boolean;
+            /** @description Always false: a deleted workflow is gone */
+            isArchived: boolean;
+            /** @description Changes on every save (kept as given by an import) */
+            versionId: string;
+            /** @description Webhook triggers registered (0 while inactive) */
+            triggerCount: number;
+            nodes: {
+              id: string;
+              name: string;
+              type: string;
+              typeVersion?: number;
+              position: [number, number];
+              parameters: {
+                [key: string]: unknown;
+              };
+              credentials?: {
+                [key: string]:
+                  | string
+                  | {
+                      id?: string | null;
+                      name: string;
+                    };
+              };
+              /** @description n8n's older spelling of onError */
+              continueOnFail?: boolean;
+              onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+              retryOnFail?: boolean;
+              maxTries?: number;
+              /** @description milliseconds */
+              waitBetweenTries?: number;
+              alwaysOutputData?: boolean;
+              executeOnce?: boolean;
+              disabled?: boolean;
+              notes?: string;
+              notesInFlow?: boolean;
+              webhookId?: string;
+              /** @description the editor's node colour */
+              color?: string;
+            }[];
+            connections: unknown;
+            settings: {
+              [key: string]: unknown;
+            };
+            staticData:
+              | (
+                  | string
+                  | {
+                      [key: string]: unknown;
+                    }
+                )
+              | null;
+            pinData: {
+              [key: string]: unknown;
+            } | null;
+            meta: {
+              [key: string]: unknown;
+            } | null;
+            tags: {
+              id: string;
+              name: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -6816,12 +8835,13 @@ export interface operations {
         offset?: number;
         sort?: 'id';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include (id is always kept): id, workflowId, finished, mode, status, startedAt, stoppedAt, retryOf, waitTill */
+        /** @description Comma-separated fields to include (id is always kept): id, workflowId, finished, mode, status, startedAt, stoppedAt, retryOf, waitTill, data */
         fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
         workflowId?: string;
-        status?: 'new' | 'running' | 'success' | 'error' | 'waiting' | 'canceled';
+        status?: 'canceled' | 'crashed' | 'error' | 'new' | 'running' | 'success' | 'unknown' | 'waiting';
+        includeData?: boolean;
       };
       header?: never;
       path?: never;
@@ -6835,6 +8855,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string"
+           *         }
+           *       ],
+           *       "nextCursor": "string"
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -6851,6 +8881,34 @@ export interface operations {
               stoppedAt?: string | null;
               retryOf?: string | null;
               waitTill?: string | null;
+              data?: {
+                resultData: {
+                  runData: {
+                    [key: string]: {
+                      /** @description Epoch milliseconds (n8n) */
+                      startTime: number;
+                      /** @description milliseconds */
+                      executionTime: number;
+                      executionStatus: 'success' | 'error';
+                      data: {
+                        /** @description Output items per output index */
+                        main: (
+                          | {
+                              json: {
+                                [key: string]: unknown;
+                              };
+                            }[]
+                          | null
+                        )[];
+                      };
+                      error?: unknown;
+                      logs?: unknown;
+                    }[];
+                  };
+                  lastNodeExecuted: string | null;
+                  error: unknown | null;
+                };
+              };
             }[];
             nextCursor: string | null;
           };
@@ -6870,12 +8928,13 @@ export interface operations {
         offset?: number;
         sort?: 'id';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include (id is always kept): id, workflowId, finished, mode, status, startedAt, stoppedAt, retryOf, waitTill */
+        /** @description Comma-separated fields to include (id is always kept): id, workflowId, finished, mode, status, startedAt, stoppedAt, retryOf, waitTill, data */
         fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
         workflowId?: string;
-        status?: 'new' | 'running' | 'success' | 'error' | 'waiting' | 'canceled';
+        status?: 'canceled' | 'crashed' | 'error' | 'new' | 'running' | 'success' | 'unknown' | 'waiting';
+        includeData?: boolean;
       };
       header?: never;
       path?: never;
@@ -6899,7 +8958,10 @@ export interface operations {
   };
   getApiV1ExecutionsById: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description With the run data (`data`, n8n's structure) and the workflow as it ran (`workflowData`) */
+        includeData?: boolean;
+      };
       header?: never;
       path: {
         id: string;
@@ -6914,6 +8976,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "workflowId": "string",
+           *       "finished": true,
+           *       "mode": "string",
+           *       "status": "string",
+           *       "startedAt": "2025-01-01T00:00:00.000Z",
+           *       "stoppedAt": "2025-01-01T00:00:00.000Z",
+           *       "retryOf": "string",
+           *       "waitTill": "2025-01-01T00:00:00.000Z",
+           *       "resumeUrl": "string"
+           *     }
+           */
           'application/json': {
             id: string;
             workflowId: string;
@@ -6930,20 +9006,34 @@ export interface operations {
             retryOf: string | null;
             waitTill: string | null;
             resumeUrl: string | null;
-            workflowData: unknown;
-            data: {
-              runData: {
-                [key: string]: {
-                  startTime: string;
-                  /** @description milliseconds */
-                  executionTime: number;
-                  input: unknown;
-                  output: unknown;
-                  error?: unknown;
-                }[];
+            workflowData?: unknown;
+            data?: {
+              resultData: {
+                runData: {
+                  [key: string]: {
+                    /** @description Epoch milliseconds (n8n) */
+                    startTime: number;
+                    /** @description milliseconds */
+                    executionTime: number;
+                    executionStatus: 'success' | 'error';
+                    data: {
+                      /** @description Output items per output index */
+                      main: (
+                        | {
+                            json: {
+                              [key: string]: unknown;
+                            };
+                          }[]
+                        | null
+                      )[];
+                    };
+                    error?: unknown;
+                    logs?: unknown;
+                  }[];
+                };
+                lastNodeExecuted: string | null;
+                error: unknown | null;
               };
-              lastNodeExecuted: string | null;
-              error: unknown;
             };
           };
         };
@@ -6973,6 +9063,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "deleted": true
+           *     }
+           */
           'application/json': {
             id: string;
             /** @enum {boolean} */
@@ -6990,7 +9086,10 @@ export interface operations {
   };
   headApiV1ExecutionsById: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description With the run data (`data`, n8n's structure) and the workflow as it ran (`workflowData`) */
+        includeData?: boolean;
+      };
       header?: never;
       path: {
         id: string;
@@ -7025,6 +9124,7 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>;
       };
     };
@@ -7035,6 +9135,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "workflowId": "string",
+           *       "finished": true,
+           *       "mode": "string",
+           *       "status": "string",
+           *       "startedAt": "2025-01-01T00:00:00.000Z",
+           *       "stoppedAt": "2025-01-01T00:00:00.000Z",
+           *       "retryOf": "string",
+           *       "waitTill": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workflowId: string;
@@ -7075,6 +9188,7 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>;
       };
     };
@@ -7085,6 +9199,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "workflowId": "string",
+           *       "finished": true,
+           *       "mode": "string",
+           *       "status": "string",
+           *       "startedAt": "2025-01-01T00:00:00.000Z",
+           *       "stoppedAt": "2025-01-01T00:00:00.000Z",
+           *       "retryOf": "string",
+           *       "waitTill": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             workflowId: string;
@@ -7119,12 +9246,14 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
-        sort?: string;
+        sort?: 'id' | 'name' | 'createdAt';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include */
+        /** @description Comma-separated fields to include (id is always kept): id, name, type, createdAt, updatedAt */
         fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        name?: string;
+        type?: 'httpHeaderAuth' | 'httpBasicAuth' | 'httpQueryAuth' | 'httpBearerAuth' | 'hmacSecret';
       };
       header?: never;
       path?: never;
@@ -7138,6 +9267,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string"
+           *         }
+           *       ],
+           *       "nextCursor": "string"
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -7174,6 +9313,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "A",
+         *       "type": "httpHeaderAuth",
+         *       "data": {}
+         *     }
+         */
         'application/json': {
           name: string;
           /** @enum {unknown} */
@@ -7191,6 +9337,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "type": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
@@ -7223,12 +9378,14 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
-        sort?: string;
+        sort?: 'id' | 'name' | 'createdAt';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include */
+        /** @description Comma-separated fields to include (id is always kept): id, name, type, createdAt, updatedAt */
         fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        name?: string;
+        type?: 'httpHeaderAuth' | 'httpBasicAuth' | 'httpQueryAuth' | 'httpBearerAuth' | 'hmacSecret';
       };
       header?: never;
       path?: never;
@@ -7267,6 +9424,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "type": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
@@ -7309,6 +9475,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "type": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
@@ -7360,6 +9535,815 @@ export interface operations {
       '5XX': components['responses']['ServerError'];
     };
   };
+  patchApiV1CredentialsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "name": "A"
+         *     }
+         */
+        'application/json': {
+          name?: string;
+          type?: string;
+          data?: {
+            [key: string]: string;
+          };
+          /** @description Merge into the stored data (default false) */
+          isPartialData?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "type": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            type: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiV1CredentialsSchemaByType: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A credential type name, e.g. httpHeaderAuth */
+        type: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "additionalProperties": false,
+           *       "type": "object",
+           *       "properties": {},
+           *       "required": [
+           *         "string"
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            additionalProperties: false;
+            /** @enum {string} */
+            type: 'object';
+            properties: {
+              [key: string]: {
+                /** @enum {string} */
+                type: 'string';
+              };
+            };
+            required: string[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiV1CredentialsSchemaByType: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A credential type name, e.g. httpHeaderAuth */
+        type: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiV1Variables: {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+        sort?: 'id' | 'key';
+        order?: 'asc' | 'desc';
+        /** @description Comma-separated fields to include (id is always kept): id, key, value, type, project */
+        fields?: string;
+        /** @description Opaque cursor from a previous nextCursor */
+        cursor?: string;
+        key?: string;
+        state?: 'empty';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string"
+           *         }
+           *       ],
+           *       "nextCursor": "string"
+           *     }
+           */
+          'application/json': {
+            data: {
+              id: string;
+              key?: string;
+              value?: string;
+              /** @enum {string} */
+              type?: 'string';
+              project?: null;
+            }[];
+            nextCursor: string | null;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiV1Variables: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "key": "A",
+         *       "value": "string"
+         *     }
+         */
+        'application/json': {
+          key: string;
+          value: string;
+          /** @enum {string} */
+          type?: 'string';
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "key": "string",
+           *       "value": "string",
+           *       "type": "string",
+           *       "project": null
+           *     }
+           */
+          'application/json': {
+            id: string;
+            key: string;
+            value: string;
+            /** @enum {string} */
+            type: 'string';
+            project: null;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiV1Variables: {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+        sort?: 'id' | 'key';
+        order?: 'asc' | 'desc';
+        /** @description Comma-separated fields to include (id is always kept): id, key, value, type, project */
+        fields?: string;
+        /** @description Opaque cursor from a previous nextCursor */
+        cursor?: string;
+        key?: string;
+        state?: 'empty';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  putApiV1VariablesById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "key": "A"
+         *     }
+         */
+        'application/json': {
+          key?: string;
+          value?: string;
+          /** @enum {string} */
+          type?: 'string';
+        };
+      };
+    };
+    responses: {
+      /** @description Done (n8n answers with no body) */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  deleteApiV1VariablesById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Done (n8n answers with no body) */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiV1Tags: {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+        sort?: 'name' | 'createdAt';
+        order?: 'asc' | 'desc';
+        /** @description Comma-separated fields to include (id is always kept): id, name, createdAt, updatedAt */
+        fields?: string;
+        /** @description Opaque cursor from a previous nextCursor */
+        cursor?: string;
+        name?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string"
+           *         }
+           *       ],
+           *       "nextCursor": "string"
+           *     }
+           */
+          'application/json': {
+            data: {
+              id: string;
+              name?: string;
+              /** Format: date-time */
+              createdAt?: string;
+              /** Format: date-time */
+              updatedAt?: string;
+            }[];
+            nextCursor: string | null;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiV1Tags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "string"
+         *     }
+         */
+        'application/json': {
+          name: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiV1Tags: {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+        sort?: 'name' | 'createdAt';
+        order?: 'asc' | 'desc';
+        /** @description Comma-separated fields to include (id is always kept): id, name, createdAt, updatedAt */
+        fields?: string;
+        /** @description Opaque cursor from a previous nextCursor */
+        cursor?: string;
+        name?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiV1TagsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  putApiV1TagsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "string"
+         *     }
+         */
+        'application/json': {
+          name: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  deleteApiV1TagsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiV1TagsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiV1WorkflowsByIdTags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "string",
+           *         "name": "string",
+           *         "createdAt": "2025-01-01T00:00:00.000Z",
+           *         "updatedAt": "2025-01-01T00:00:00.000Z"
+           *       }
+           *     ]
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          }[];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  putApiV1WorkflowsByIdTags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example [
+         *       {
+         *         "id": "string"
+         *       }
+         *     ]
+         */
+        'application/json': {
+          id: string;
+        }[];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "string",
+           *         "name": "string",
+           *         "createdAt": "2025-01-01T00:00:00.000Z",
+           *         "updatedAt": "2025-01-01T00:00:00.000Z"
+           *       }
+           *     ]
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          }[];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiV1WorkflowsByIdTags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
   getWebhookByPath: {
     parameters: {
       query?: never;
@@ -7378,6 +10362,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example null */
           'application/json': unknown;
         };
       };
@@ -7404,7 +10389,9 @@ export interface operations {
     /** @description Any body: JSON, form, text or bytes (kept raw for signatures) */
     requestBody?: {
       content: {
+        /** @example null */
         'application/json': unknown;
+        /** @example null */
         '*/*': unknown;
       };
     };
@@ -7415,6 +10402,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example null */
           'application/json': unknown;
         };
       };
@@ -7442,7 +10430,9 @@ export interface operations {
     /** @description Any body: JSON, form, text or bytes (kept raw for signatures) */
     requestBody?: {
       content: {
+        /** @example null */
         'application/json': unknown;
+        /** @example null */
         '*/*': unknown;
       };
     };
@@ -7453,6 +10443,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example null */
           'application/json': unknown;
         };
       };
@@ -7485,6 +10476,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example null */
           'application/json': unknown;
         };
       };
@@ -7540,7 +10532,9 @@ export interface operations {
     /** @description Any body: JSON, form, text or bytes (kept raw for signatures) */
     requestBody?: {
       content: {
+        /** @example null */
         'application/json': unknown;
+        /** @example null */
         '*/*': unknown;
       };
     };
@@ -7551,6 +10545,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /** @example null */
           'application/json': unknown;
         };
       };
@@ -7579,6 +10574,7 @@ export interface operations {
     /** @description Passed on as the wait node’s output */
     requestBody?: {
       content: {
+        /** @example null */
         'application/json': unknown;
       };
     };
@@ -7589,6 +10585,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "message": "string",
+           *       "executionId": "string"
+           *     }
+           */
           'application/json': {
             message: string;
             executionId: string;
@@ -7615,6 +10617,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "model": "string"
+         *     }
+         */
         'application/json': {
           model: string;
           messages?: ({
@@ -7688,6 +10695,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "model": "string",
+           *       "created_at": "string",
+           *       "message": {},
+           *       "done": true
+           *     }
+           */
           'application/json': {
             model: string;
             created_at: string;
@@ -7736,6 +10751,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "model": "string"
+         *     }
+         */
         'application/json': {
           model: string;
           prompt?: string;
@@ -7777,6 +10797,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "model": "string",
+           *       "created_at": "string",
+           *       "response": "string",
+           *       "done": true
+           *     }
+           */
           'application/json': {
             model: string;
             created_at: string;
@@ -7823,6 +10851,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "model": "string",
+         *       "input": "string"
+         *     }
+         */
         'application/json': {
           model: string;
           input: string | string[];
@@ -7854,6 +10888,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "model": "string",
+           *       "embeddings": [
+           *         [
+           *           0
+           *         ]
+           *       ],
+           *       "total_duration": 0,
+           *       "load_duration": 0,
+           *       "prompt_eval_count": 0
+           *     }
+           */
           'application/json': {
             model: string;
             embeddings: number[][];
@@ -7894,6 +10941,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "model": "string",
+         *       "prompt": "string"
+         *     }
+         */
         'application/json': {
           model: string;
           prompt: string;
@@ -7923,6 +10976,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "embedding": [
+           *         0
+           *       ]
+           *     }
+           */
           'application/json': {
             embedding: number[];
           } & {
@@ -7965,6 +11025,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "models": [
+           *         {
+           *           "name": "string",
+           *           "model": "string",
+           *           "modified_at": "string",
+           *           "size": 0,
+           *           "digest": "string",
+           *           "details": {
+           *             "parent_model": "string",
+           *             "format": "string",
+           *             "family": "string",
+           *             "families": [
+           *               "string"
+           *             ],
+           *             "parameter_size": "string",
+           *             "quantization_level": "string"
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             models: ({
               name: string;
@@ -8055,6 +11138,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "models": [
+           *         {
+           *           "name": "string",
+           *           "model": "string",
+           *           "size": 0,
+           *           "digest": "string",
+           *           "details": {
+           *             "parent_model": "string",
+           *             "format": "string",
+           *             "family": "string",
+           *             "families": [
+           *               "string"
+           *             ],
+           *             "parameter_size": "string",
+           *             "quantization_level": "string"
+           *           },
+           *           "expires_at": "string",
+           *           "size_vram": 0
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             models: ({
               name: string;
@@ -8140,6 +11247,7 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           model?: string;
           name?: string;
@@ -8156,6 +11264,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "modelfile": "string",
+           *       "parameters": "string",
+           *       "template": "string",
+           *       "details": {
+           *         "parent_model": "string",
+           *         "format": "string",
+           *         "family": "string",
+           *         "families": [
+           *           "string"
+           *         ],
+           *         "parameter_size": "string",
+           *         "quantization_level": "string"
+           *       },
+           *       "model_info": {},
+           *       "capabilities": [
+           *         "string"
+           *       ],
+           *       "modified_at": "string"
+           *     }
+           */
           'application/json': {
             modelfile: string;
             parameters: string;
@@ -8215,6 +11345,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "version": "string"
+           *     }
+           */
           'application/json': {
             version: string;
           };
@@ -8281,6 +11416,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "model": "string",
+         *       "messages": [
+         *         {
+         *           "role": "system"
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': {
           model: string;
           messages: ({
@@ -8380,6 +11525,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "object": "chat.completion",
+           *       "created": 0,
+           *       "model": "string",
+           *       "choices": [
+           *         {}
+           *       ],
+           *       "usage": {
+           *         "prompt_tokens": 0,
+           *         "completion_tokens": 0,
+           *         "total_tokens": 0
+           *       }
+           *     }
+           */
           'application/json': {
             id: string;
             /** @enum {string} */
@@ -8430,6 +11591,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "model": "string",
+         *       "input": "string"
+         *     }
+         */
         'application/json': {
           model: string;
           /** @description Text or texts (token arrays are not accepted) */
@@ -8450,6 +11617,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "object": "embedding",
+           *           "index": 0,
+           *           "embedding": [
+           *             0
+           *           ]
+           *         }
+           *       ],
+           *       "model": "string",
+           *       "usage": {
+           *         "prompt_tokens": 0,
+           *         "total_tokens": 0
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             object: 'list';
@@ -8508,6 +11694,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "string",
+           *           "object": "model",
+           *           "created": 0,
+           *           "owned_by": "string"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             object: 'list';
@@ -8592,6 +11791,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "object": "model",
+           *       "created": 0,
+           *       "owned_by": "string"
+           *     }
+           */
           'application/json': {
             id: string;
             /** @enum {string} */
@@ -8662,12 +11869,16 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
-        sort?: string;
+        sort?: 'id';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include */
+        /** @description Comma-separated fields to include (id is always kept): id, keyId, endpoint, model, answeredBy, provider, stream, promptTokens, completionTokens, tokensEstimated, latencyMs, ttftMs, status, httpStatus, errorCode, cached, fallbacksTried, createdAt */
         fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        model?: string;
+        status?: 'success' | 'error' | 'canceled';
+        keyId?: string;
+        answeredBy?: string;
       };
       header?: never;
       path?: never;
@@ -8681,6 +11892,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string"
+           *         }
+           *       ],
+           *       "nextCursor": "string"
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -8725,12 +11946,16 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
-        sort?: string;
+        sort?: 'id';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include */
+        /** @description Comma-separated fields to include (id is always kept): id, keyId, endpoint, model, answeredBy, provider, stream, promptTokens, completionTokens, tokensEstimated, latencyMs, ttftMs, status, httpStatus, errorCode, cached, fallbacksTried, createdAt */
         fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        model?: string;
+        status?: 'success' | 'error' | 'canceled';
+        keyId?: string;
+        answeredBy?: string;
       };
       header?: never;
       path?: never;
@@ -8761,6 +11986,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "source": "url"
+         *     }
+         */
         'application/json': {
           /** @enum {unknown} */
           source: 'url' | 'text' | 'markdown' | 'html' | 'pdf' | 'workspace';
@@ -8781,6 +12011,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "documentId": "string",
+           *       "source": "url",
+           *       "mimeType": "string",
+           *       "topic": "string",
+           *       "status": "loaded",
+           *       "createdAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             documentId: string;
@@ -8826,6 +12067,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "documentId": "string",
+           *       "source": "url",
+           *       "mimeType": "string",
+           *       "topic": "string",
+           *       "status": "loaded",
+           *       "createdAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             documentId: string;
@@ -8880,12 +12132,15 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
-        sort?: string;
+        sort?: 'id' | 'createdAt' | 'title';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include */
+        /** @description Comma-separated fields to include (id is always kept): documentId, source, url, title, mimeType, topic, metadata, pages, charCount, pageCount, chunkCount, contentHash, status, processing, error, embeddingModel, createdAt, updatedAt */
         fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        topic?: string;
+        status?: 'loaded' | 'chunked' | 'embedded' | 'indexed' | 'failed';
+        source?: 'url' | 'text' | 'markdown' | 'html' | 'pdf' | 'workspace';
       };
       header?: never;
       path?: never;
@@ -8899,6 +12154,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string"
+           *         }
+           *       ],
+           *       "nextCursor": "string"
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -8953,12 +12218,15 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
-        sort?: string;
+        sort?: 'id' | 'createdAt' | 'title';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include */
+        /** @description Comma-separated fields to include (id is always kept): documentId, source, url, title, mimeType, topic, metadata, pages, charCount, pageCount, chunkCount, contentHash, status, processing, error, embeddingModel, createdAt, updatedAt */
         fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        topic?: string;
+        status?: 'loaded' | 'chunked' | 'embedded' | 'indexed' | 'failed';
+        source?: 'url' | 'text' | 'markdown' | 'html' | 'pdf' | 'workspace';
       };
       header?: never;
       path?: never;
@@ -9000,6 +12268,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string"
+           *     }
+           */
           'application/json': {
             id: string;
             documentId?: string;
@@ -9119,6 +12392,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "chunkId": "string",
+           *           "index": 0,
+           *           "pageNumber": 0,
+           *           "startOffset": 0,
+           *           "endOffset": 0,
+           *           "text": "string",
+           *           "embeddingModel": "string"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             data: {
               chunkId: string;
@@ -9180,6 +12468,7 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           operations?: ('chunk' | 'embed' | 'index')[];
           chunkSize?: number;
@@ -9195,6 +12484,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "documentId": "string",
+           *       "source": "url",
+           *       "mimeType": "string",
+           *       "topic": "string",
+           *       "status": "loaded",
+           *       "createdAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             documentId: string;
@@ -9240,6 +12540,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "jobId": "string",
+           *       "documentId": "string",
+           *       "status": "string",
+           *       "operations": [
+           *         "string"
+           *       ]
+           *     }
+           */
           'application/json': {
             jobId: string;
             documentId: string;
@@ -9274,6 +12584,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "topic": "string",
+           *         "documentCount": 0,
+           *         "chunkCount": 0,
+           *         "embeddingModel": "string",
+           *         "updatedAt": "string"
+           *       }
+           *     ]
+           */
           'application/json': {
             topic: string;
             documentCount: number;
@@ -9322,6 +12643,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "query": "string"
+         *     }
+         */
         'application/json': {
           query: string;
           topK?: number;
@@ -9340,6 +12666,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "results": [
+           *         {
+           *           "chunkId": "string",
+           *           "documentId": "string",
+           *           "title": "string",
+           *           "topic": "string",
+           *           "pageNumber": 0,
+           *           "text": "string",
+           *           "score": 0,
+           *           "keywordRank": 0,
+           *           "vectorRank": 0
+           *         }
+           *       ],
+           *       "tookMs": 0,
+           *       "mode": "hybrid"
+           *     }
+           */
           'application/json': {
             results: {
               chunkId: string;
@@ -9383,6 +12728,41 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "string",
+           *         "name": "string",
+           *         "kind": "llm",
+           *         "model": "string",
+           *         "systemPrompt": "string",
+           *         "promptTemplate": "string",
+           *         "topics": [
+           *           "string"
+           *         ],
+           *         "topK": 0,
+           *         "minScore": 0,
+           *         "temperature": 0,
+           *         "maxTokens": 0,
+           *         "memory": {
+           *           "type": "string",
+           *           "windowSize": 0
+           *         },
+           *         "workflowId": "string",
+           *         "overridableFields": [
+           *           "string"
+           *         ],
+           *         "isStreaming": true,
+           *         "rateLimit": {
+           *           "limitMax": 1,
+           *           "limitDuration": 1
+           *         },
+           *         "type": "CHATFLOW",
+           *         "createdDate": "string",
+           *         "updatedDate": "string"
+           *       }
+           *     ]
+           */
           'application/json': components['schemas']['def-0'][];
         };
       };
@@ -9416,6 +12796,7 @@ export interface operations {
     /** @description A flow definition (POST: name and kind required) */
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           name?: string;
           /** @enum {unknown} */
@@ -9464,6 +12845,39 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "kind": "llm",
+           *       "model": "string",
+           *       "systemPrompt": "string",
+           *       "promptTemplate": "string",
+           *       "topics": [
+           *         "string"
+           *       ],
+           *       "topK": 0,
+           *       "minScore": 0,
+           *       "temperature": 0,
+           *       "maxTokens": 0,
+           *       "memory": {
+           *         "type": "string",
+           *         "windowSize": 0
+           *       },
+           *       "workflowId": "string",
+           *       "overridableFields": [
+           *         "string"
+           *       ],
+           *       "isStreaming": true,
+           *       "rateLimit": {
+           *         "limitMax": 1,
+           *         "limitDuration": 1
+           *       },
+           *       "type": "CHATFLOW",
+           *       "createdDate": "string",
+           *       "updatedDate": "string"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
@@ -9565,6 +12979,39 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "kind": "llm",
+           *       "model": "string",
+           *       "systemPrompt": "string",
+           *       "promptTemplate": "string",
+           *       "topics": [
+           *         "string"
+           *       ],
+           *       "topK": 0,
+           *       "minScore": 0,
+           *       "temperature": 0,
+           *       "maxTokens": 0,
+           *       "memory": {
+           *         "type": "string",
+           *         "windowSize": 0
+           *       },
+           *       "workflowId": "string",
+           *       "overridableFields": [
+           *         "string"
+           *       ],
+           *       "isStreaming": true,
+           *       "rateLimit": {
+           *         "limitMax": 1,
+           *         "limitDuration": 1
+           *       },
+           *       "type": "CHATFLOW",
+           *       "createdDate": "string",
+           *       "updatedDate": "string"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
@@ -9629,6 +13076,7 @@ export interface operations {
     /** @description A flow definition (POST: name and kind required) */
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           name?: string;
           /** @enum {unknown} */
@@ -9677,6 +13125,39 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "kind": "llm",
+           *       "model": "string",
+           *       "systemPrompt": "string",
+           *       "promptTemplate": "string",
+           *       "topics": [
+           *         "string"
+           *       ],
+           *       "topK": 0,
+           *       "minScore": 0,
+           *       "temperature": 0,
+           *       "maxTokens": 0,
+           *       "memory": {
+           *         "type": "string",
+           *         "windowSize": 0
+           *       },
+           *       "workflowId": "string",
+           *       "overridableFields": [
+           *         "string"
+           *       ],
+           *       "isStreaming": true,
+           *       "rateLimit": {
+           *         "limitMax": 1,
+           *         "limitDuration": 1
+           *       },
+           *       "type": "CHATFLOW",
+           *       "createdDate": "string",
+           *       "updatedDate": "string"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
@@ -9746,6 +13227,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "deleted": true,
+           *       "id": "string"
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             deleted: true;
@@ -9824,6 +13311,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "isStreaming": true
+           *     }
+           */
           'application/json': {
             isStreaming: boolean;
           };
@@ -9894,6 +13386,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "question": "string"
+         *     }
+         */
         'application/json': {
           question: string;
           history?: ({
@@ -9925,6 +13422,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "text": "string",
+           *       "question": "string",
+           *       "chatId": "string",
+           *       "chatMessageId": "string",
+           *       "sessionId": "string",
+           *       "memoryType": "string",
+           *       "sourceDocuments": [
+           *         {
+           *           "pageContent": "string",
+           *           "metadata": {
+           *             "documentId": "string",
+           *             "title": "string",
+           *             "pageNumber": 0,
+           *             "score": 0,
+           *             "topic": "string"
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             text: string;
             question: string;
@@ -9995,6 +13514,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "string",
+           *         "role": "userMessage",
+           *         "chatflowid": "string",
+           *         "content": "string",
+           *         "sourceDocuments": "string",
+           *         "chatType": "EXTERNAL",
+           *         "chatId": "string",
+           *         "sessionId": "string",
+           *         "memoryType": "string",
+           *         "createdDate": "string"
+           *       }
+           *     ]
+           */
           'application/json': {
             id: string;
             /** @enum {unknown} */
@@ -10058,6 +13593,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "deleted": 0
+           *     }
+           */
           'application/json': {
             deleted: number;
           };
@@ -10137,6 +13677,13 @@ export interface operations {
     /** @description `name` or `displayName` (equal if both) */
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "userId": "string",
+         *       "email": "user@example.com",
+         *       "registrationSource": "string"
+         *     }
+         */
         'application/json': {
           userId: string;
           /** Format: email */
@@ -10167,6 +13714,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "userId": "string",
+           *       "displayName": "string",
+           *       "email": "string",
+           *       "preferences": {
+           *         "categories": [
+           *           "string"
+           *         ],
+           *         "moods": [
+           *           "string"
+           *         ],
+           *         "dislikedNotes": [
+           *           "string"
+           *         ],
+           *         "occasions": [
+           *           "string"
+           *         ]
+           *       },
+           *       "registrationSource": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             userId: string;
             displayName: string;
@@ -10201,6 +13772,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "userId": "string",
+           *       "displayName": "string",
+           *       "email": "string",
+           *       "preferences": {
+           *         "categories": [
+           *           "string"
+           *         ],
+           *         "moods": [
+           *           "string"
+           *         ],
+           *         "dislikedNotes": [
+           *           "string"
+           *         ],
+           *         "occasions": [
+           *           "string"
+           *         ]
+           *       },
+           *       "registrationSource": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             userId: string;
             displayName: string;
@@ -10255,6 +13850,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "userId": "string",
+           *       "displayName": "string",
+           *       "email": "string",
+           *       "preferences": {
+           *         "categories": [
+           *           "string"
+           *         ],
+           *         "moods": [
+           *           "string"
+           *         ],
+           *         "dislikedNotes": [
+           *           "string"
+           *         ],
+           *         "occasions": [
+           *           "string"
+           *         ]
+           *       },
+           *       "registrationSource": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             userId: string;
             displayName: string;
@@ -10328,6 +13947,7 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           displayName?: string;
           /** Format: email */
@@ -10352,6 +13972,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "userId": "string",
+           *       "displayName": "string",
+           *       "email": "string",
+           *       "preferences": {
+           *         "categories": [
+           *           "string"
+           *         ],
+           *         "moods": [
+           *           "string"
+           *         ],
+           *         "dislikedNotes": [
+           *           "string"
+           *         ],
+           *         "occasions": [
+           *           "string"
+           *         ]
+           *       },
+           *       "registrationSource": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             userId: string;
             displayName: string;
@@ -10395,12 +14039,11 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
-        sort?: string;
+        sort?: 'id' | 'createdAt' | 'name';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include */
-        fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        name?: string;
       };
       header?: never;
       path?: never;
@@ -10414,6 +14057,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string"
+           *         }
+           *       ],
+           *       "nextCursor": "string"
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -10464,6 +14117,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "string",
+         *       "model": "string"
+         *     }
+         */
         'application/json': {
           name: string;
           instructions?: string;
@@ -10492,6 +14151,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "instructions": "string",
+           *       "model": "string",
+           *       "knowledgeTopics": [
+           *         "string"
+           *       ],
+           *       "tools": [
+           *         "string"
+           *       ],
+           *       "temperature": 0,
+           *       "maxToolCalls": 0,
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
@@ -10538,12 +14215,11 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
-        sort?: string;
+        sort?: 'id' | 'createdAt' | 'name';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include */
-        fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        name?: string;
       };
       header?: never;
       path?: never;
@@ -10582,6 +14258,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "instructions": "string",
+           *       "model": "string",
+           *       "knowledgeTopics": [
+           *         "string"
+           *       ],
+           *       "tools": [
+           *         "string"
+           *       ],
+           *       "temperature": 0,
+           *       "maxToolCalls": 0,
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
@@ -10684,6 +14378,11 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /**
+         * @example {
+         *       "name": "string"
+         *     }
+         */
         'application/json': {
           name?: string;
           instructions?: string;
@@ -10712,6 +14411,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "instructions": "string",
+           *       "model": "string",
+           *       "knowledgeTopics": [
+           *         "string"
+           *       ],
+           *       "tools": [
+           *         "string"
+           *       ],
+           *       "temperature": 0,
+           *       "maxToolCalls": 0,
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             name: string;
@@ -10755,15 +14472,15 @@ export interface operations {
   };
   getApiAgentsByAgentIdMessages: {
     parameters: {
-      query?: {
+      query: {
         limit?: number;
         offset?: number;
-        sort?: string;
+        sort?: 'id';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include */
-        fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        role?: 'user' | 'assistant' | 'tool';
+        conversationId: string;
       };
       header?: never;
       path: {
@@ -10779,6 +14496,43 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string",
+           *           "conversationId": "string",
+           *           "role": "user",
+           *           "content": "string",
+           *           "steps": [
+           *             {
+           *               "type": "retrieval",
+           *               "name": "string",
+           *               "input": null,
+           *               "output": null,
+           *               "ms": 0
+           *             }
+           *           ],
+           *           "sources": [
+           *             {
+           *               "documentId": "string",
+           *               "title": "string",
+           *               "topic": "string",
+           *               "pageNumber": 0,
+           *               "score": 0,
+           *               "text": "string"
+           *             }
+           *           ],
+           *           "usage": {
+           *             "promptTokens": 0,
+           *             "completionTokens": 0
+           *           },
+           *           "createdAt": "2025-01-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "nextCursor": "string"
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -10835,6 +14589,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "content": "string"
+         *     }
+         */
         'application/json': {
           conversationId?: string;
           content: string;
@@ -10849,6 +14608,57 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "conversationId": "string",
+           *       "messages": [
+           *         {
+           *           "id": "string",
+           *           "conversationId": "string",
+           *           "role": "user",
+           *           "content": "string",
+           *           "steps": [
+           *             {
+           *               "type": "retrieval",
+           *               "name": "string",
+           *               "input": null,
+           *               "output": null,
+           *               "ms": 0
+           *             }
+           *           ],
+           *           "sources": [
+           *             {
+           *               "documentId": "string",
+           *               "title": "string",
+           *               "topic": "string",
+           *               "pageNumber": 0,
+           *               "score": 0,
+           *               "text": "string"
+           *             }
+           *           ],
+           *           "usage": {
+           *             "promptTokens": 0,
+           *             "completionTokens": 0
+           *           },
+           *           "createdAt": "2025-01-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "usage": {
+           *         "promptTokens": 0,
+           *         "completionTokens": 0
+           *       },
+           *       "sources": [
+           *         {
+           *           "documentId": "string",
+           *           "title": "string",
+           *           "topic": "string",
+           *           "pageNumber": 0,
+           *           "score": 0,
+           *           "text": "string"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             conversationId: string;
             messages: {
@@ -10911,15 +14721,15 @@ export interface operations {
   };
   headApiAgentsByAgentIdMessages: {
     parameters: {
-      query?: {
+      query: {
         limit?: number;
         offset?: number;
-        sort?: string;
+        sort?: 'id';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include */
-        fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        role?: 'user' | 'assistant' | 'tool';
+        conversationId: string;
       };
       header?: never;
       path: {
@@ -10949,12 +14759,12 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
-        sort?: string;
+        sort?: 'id' | 'createdAt' | 'updatedAt';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include */
-        fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        agentId?: string;
+        userId?: string;
       };
       header?: never;
       path?: never;
@@ -10968,6 +14778,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string"
+           *         }
+           *       ],
+           *       "nextCursor": "string"
+           *     }
+           */
           'application/json': {
             data: {
               id: string;
@@ -11008,6 +14828,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "agentId": "string"
+         *     }
+         */
         'application/json': {
           agentId: string;
           userId?: string;
@@ -11025,6 +14850,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "agentId": "string",
+           *       "userId": "string",
+           *       "title": "string",
+           *       "metadata": {},
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
           'application/json': {
             id: string;
             agentId: string | null;
@@ -11061,12 +14897,12 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
-        sort?: string;
+        sort?: 'id' | 'createdAt' | 'updatedAt';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include */
-        fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        agentId?: string;
+        userId?: string;
       };
       header?: never;
       path?: never;
@@ -11093,12 +14929,11 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
-        sort?: string;
+        sort?: 'id';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include */
-        fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        role?: 'user' | 'assistant' | 'tool';
       };
       header?: never;
       path: {
@@ -11114,6 +14949,52 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "agentId": "string",
+           *       "userId": "string",
+           *       "title": "string",
+           *       "metadata": {},
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z",
+           *       "messages": {
+           *         "data": [
+           *           {
+           *             "id": "string",
+           *             "conversationId": "string",
+           *             "role": "user",
+           *             "content": "string",
+           *             "steps": [
+           *               {
+           *                 "type": "retrieval",
+           *                 "name": "string",
+           *                 "input": null,
+           *                 "output": null,
+           *                 "ms": 0
+           *               }
+           *             ],
+           *             "sources": [
+           *               {
+           *                 "documentId": "string",
+           *                 "title": "string",
+           *                 "topic": "string",
+           *                 "pageNumber": 0,
+           *                 "score": 0,
+           *                 "text": "string"
+           *               }
+           *             ],
+           *             "usage": {
+           *               "promptTokens": 0,
+           *               "completionTokens": 0
+           *             },
+           *             "createdAt": "2025-01-01T00:00:00.000Z"
+           *           }
+           *         ],
+           *         "nextCursor": "string"
+           *       }
+           *     }
+           */
           'application/json': {
             id: string;
             agentId: string | null;
@@ -11209,12 +15090,11 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
-        sort?: string;
+        sort?: 'id';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include */
-        fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        role?: 'user' | 'assistant' | 'tool';
       };
       header?: never;
       path: {
@@ -11250,6 +15130,7 @@ export interface operations {
     };
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           documents?: {
             pageContent: string;
@@ -11278,6 +15159,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "numAdded": 0,
+           *       "numUpdated": 0,
+           *       "numSkipped": 0,
+           *       "numDeleted": 0,
+           *       "addedDocs": [
+           *         {
+           *           "documentId": "string",
+           *           "title": "string",
+           *           "status": "string",
+           *           "chunkCount": 0
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             numAdded: number;
             numUpdated: number;

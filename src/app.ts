@@ -21,6 +21,7 @@ import { withStrictNumbers } from './core/http/strict-numbers.js';
 import { type CounterStore, memoryCounterStore } from './core/limits/counter-store.js';
 import { Limiter } from './core/limits/limiter.js';
 import { registerMetrics } from './core/metrics/index.js';
+import { JobEvents } from './core/queue/index.js';
 import { loadSecrets } from './core/secrets.js';
 import { allMigrations, allModules } from './modules/index.js';
 import { VERSION } from './version.js';
@@ -124,6 +125,7 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
     services,
     log: app.log,
     apis: {},
+    jobEvents: new JobEvents(),
     onClose: (fn) => closers.push(fn),
   };
 

@@ -68,6 +68,8 @@ const ConfigSchema = Type.Object({
   WORKFLOWS_DIR: Type.String({ default: './workflows' }),
   /** CPU time for one node's expressions on one item, in the sandbox (wall clock on its worker thread). */
   EXPRESSION_TIMEOUT_MS: Type.Integer({ default: 1_000, minimum: 1, maximum: 60_000 }),
+  /** CPU time for one Code node run (all its items), in the same sandbox. */
+  CODE_NODE_TIMEOUT_MS: Type.Integer({ default: 5_000, minimum: 1, maximum: 300_000 }),
   /** Heap of one expression sandbox (QuickJS), JSONata included. */
   EXPRESSION_MEMORY_MB: Type.Integer({ default: 64, minimum: 16, maximum: 1_024 }),
   /** Worker threads evaluating expressions; each runs one evaluation at a time. */

@@ -1,7 +1,6 @@
 #!/usr/bin/env -S node --min-semi-space-size=16
 import nodeModule from 'node:module';
-import { firstKeyBox, HELP, listenProblem } from './cli/help.js';
-import type { Config } from './config.js';
+import { firstKeyBox, HELP, KEYS_USAGE, listenProblem, WORKFLOWS_USAGE } from './cli/help.js';
 
 // Node ≥ 22.1 caches compiled code on disk (no-op on 20): the server and each CLI command load hundreds
 // of files. Before any import below, which are all dynamic for that reason and so that `help` loads nothing.
@@ -9,6 +8,8 @@ import type { Config } from './config.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const printErr = (line: string) => process.stderr.write(`${line}\n`);
+/** `keys help`, `workflows --help`: answered before anything is loaded or opened. */
+const asksHelp = (args: string[]) => args[0] === 'help' || args[0] === '--help';
 
 /** An error already worded for a person: printed as is, no stack trace. */
 class CliError extends Error {}
@@ -49,27 +50,6 @@ async function serve(noWorker: boolean): Promise<void> {
   }
 }
 
-/**
- * The platform for a command: every module's services on the server's database, none of its routes
- * (compiling their schemas is most of a start, and a command serves nothing). Never a worker: recovery
- * here would mark the server's running executions as crashed.
- */
-async function withPlatform<T>(use: (platform: import('./app.js').Platform) => Promise<T>): Promise<T> {
-  const [{ buildApp }, { loadConfig }, { allModules }] = await Promise.all([
-    import('./app.js'),
-    import('./config.js'),
-    import('./modules/index.js'),
-  ]);
-  const config: Config = { ...loadConfig(), LOG_LEVEL: 'silent', WORKFLOW_WORKER: false };
-  const modules = allModules.map(({ routes: _routes, ...module }) => module);
-  const platform = await buildApp({ config, logger: false, modules });
-  try {
-    return await use(platform);
-  } finally {
-    await platform.app.close();
-  }
-}
-
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
@@ -87,17 +67,33 @@ async function main(argv: string[]): Promise<number> {
         print('platform worker needs REDIS_URL: without it, `serve` runs executions in-process.');
         return 2;
       }
-      const { app } = await buildApp({ config });
+      // The worker serves no HTTP: the app must not register /metrics on a port nobody listens on.
+      const { app, ctx } = await buildApp({ config: { ...config, METRICS_ENABLED: false } });
       await app.ready();
-      app.log.info('workflow worker started');
       closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS }, async () => {
         await app.close();
       });
+      if (config.METRICS_ENABLED) {
+        const { serveWorkerMetrics } = await import('./core/metrics/index.js');
+        await serveWorkerMetrics(ctx);
+      }
+      app.log.info('workflow worker started');
       return -1;
     }
     case 'workflows': {
-      const { workflowsCommand } = await import('./cli/workflows.js');
-      return withPlatform(async ({ ctx }) => {
+      if (asksHelp(rest)) {
+        print(WORKFLOWS_USAGE);
+        return 0;
+      }
+      const [{ workflowsCommand }, { withPlatform }, { authModule }, { workflowsModule }] = await Promise.all(
+        [
+          import('./cli/workflows.js'),
+          import('./cli/platform.js'),
+          import('./modules/auth/index.js'),
+          import('./modules/workflows/index.js'),
+        ],
+      );
+      return withPlatform([authModule, workflowsModule], async (ctx) => {
         const auth = ctx.apis.auth;
         const workflows = ctx.apis.workflows;
         if (!auth || !workflows) throw new Error('modules missing');
@@ -108,17 +104,17 @@ async function main(argv: string[]): Promise<number> {
       });
     }
     case 'migrate': {
-      const [{ loadConfig }, { openDatabase }, { migrateToLatest }, { allMigrations, allModules }] =
+      const [{ loadConfig }, { openDatabase }, { migrateToLatest }, { platformMigrations }] =
         await Promise.all([
           import('./config.js'),
           import('./core/db/database.js'),
           import('./core/db/migrate.js'),
-          import('./modules/index.js'),
+          import('./cli/migrations.js'),
         ]);
       const config = loadConfig();
       const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
       try {
-        const results = await migrateToLatest(database.db, allMigrations(allModules));
+        const results = await migrateToLatest(database.db, platformMigrations);
         print(
           results.length === 0
             ? 'Database is up to date'
@@ -130,8 +126,16 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'keys': {
-      const { keysCommand } = await import('./cli/keys.js');
-      return withPlatform(async ({ ctx }) => {
+      if (asksHelp(rest)) {
+        print(KEYS_USAGE);
+        return 0;
+      }
+      const [{ keysCommand }, { withPlatform }, { authModule }] = await Promise.all([
+        import('./cli/keys.js'),
+        import('./cli/platform.js'),
+        import('./modules/auth/index.js'),
+      ]);
+      return withPlatform([authModule], async (ctx) => {
         const auth = ctx.apis.auth;
         if (!auth) throw new Error('auth module missing');
         return keysCommand(auth, rest, print, printErr);

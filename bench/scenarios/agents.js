@@ -25,6 +25,7 @@ import autocannon from 'autocannon';
 import WebSocket from 'ws';
 import { generateKey } from '../../dist/modules/auth/key-format.js';
 import { PLATFORM_NODE_FLAGS, rssMb, start, stop, waitHealthy } from '../children.js';
+import { client, fmt, median, signed, sleep } from '../kit.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bench = path.join(here, '..');
@@ -49,27 +50,6 @@ const SETTLE_MS = 1_000;
 
 // No scenario in the shared table (run.js reads `default` as a list of them): only the report below.
 export default [];
-
-const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const signed = (n) => `${n >= 0 ? '+' : '−'}${fmt(Math.abs(n), 1)}`;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** A small JSON client for one platform and key; any unexpected status fails the bench. */
-function client(baseUrl, key) {
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  return async (method, urlPath, body, expected) => {
-    const res = await fetch(`${baseUrl}${urlPath}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    if (!expected.includes(res.status))
-      throw new Error(`${method} ${urlPath}: ${res.status} ${text.slice(0, 300)}`);
-    return JSON.parse(text);
-  };
-}
 
 /**
  * One autocannon run of POSTs: one body for all, or `perConnection(n)` a fixed body for connection n.

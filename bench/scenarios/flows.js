@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { generateKey } from '../../dist/modules/auth/key-format.js';
 import { PLATFORM_NODE_FLAGS, rssMb, start, stop, waitHealthy } from '../children.js';
-import { corpusDocument, queryMaker, vocabulary } from '../knowledge-corpus.js';
+import { client, fmt, ingestCorpus, median, signed } from '../kit.js';
+import { queryMaker, vocabulary } from '../knowledge-corpus.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bench = path.join(here, '..');
@@ -41,27 +42,6 @@ const CPU_PROF_DIR = process.env.BENCH_FLOWS_CPU_PROF ?? '';
 
 // No scenario in the shared table (run.js reads `default` as a list of them): only the report below.
 export default [];
-
-const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const signed = (n) => `${n >= 0 ? '+' : '−'}${fmt(Math.abs(n), 1)}`;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** A small JSON client for one platform and key; any unexpected status fails the bench. */
-function client(baseUrl, key) {
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  return async (method, urlPath, body, expected) => {
-    const res = await fetch(`${baseUrl}${urlPath}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    if (!expected.includes(res.status))
-      throw new Error(`${method} ${urlPath}: ${res.status} ${text.slice(0, 300)}`);
-    return JSON.parse(text);
-  };
-}
 
 /**
  * One autocannon run of POSTs: `bodies` turned through request by request, or `perConnection(n)` a fixed
@@ -98,65 +78,19 @@ async function load(label, url, { path: urlPath, headers, bodies, perConnection 
   return { rps: result.requests.average, p99: result.latency.p99, total: result.requests.total };
 }
 
-/**
- * Loads, processes and waits for corpus documents (IN_FLIGHT at a time) until the topic holds `target`
- * chunks, through the documents API as knowledge.js does (its `ingest`, copied: it is not exported).
- */
-async function ingest(call, words, target) {
-  const started = performance.now();
-  const state = { next: 0, chunks: 0 };
-  let pending = 0;
-  let perDoc = 100;
-  let docs = 0;
-  const worker = async () => {
-    // Another document only while the chunks done plus those on the way still fall short.
-    while (state.chunks + pending * perDoc < target) {
-      const n = state.next++;
-      pending++;
-      const doc = await call(
-        'POST',
-        '/api/documents/load',
-        {
-          source: 'text',
-          content: corpusDocument(words, n, DOC_CHARS),
-          title: `Bench document ${n}`,
-          topic: TOPIC,
-        },
-        [201],
-      );
-      await call(
-        'POST',
-        `/api/documents/${doc.id}/process`,
-        { chunkSize: CHUNK_SIZE, chunkOverlap: CHUNK_OVERLAP, embeddingModel: EMBEDDING_MODEL },
-        [202],
-      );
-      for (;;) {
-        const view = await call(
-          'GET',
-          `/api/documents/${doc.id}?fields=status,processing,chunkCount,error`,
-          undefined,
-          [200],
-        );
-        if (!view.processing && view.status === 'indexed') {
-          state.chunks += view.chunkCount;
-          break;
-        }
-        if (view.status === 'failed') throw new Error(`document ${doc.id} failed: ${view.error}`);
-        await sleep(10);
-      }
-      pending--;
-      docs++;
-      perDoc = (perDoc * 4 + state.chunks / docs) / 5;
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  return { chunks: state.chunks, docs: state.next, seconds: (performance.now() - started) / 1000 };
-}
-
 /** The flows and the requests measured on them, each checked once by hand before any load. */
 async function prepare(call, auth) {
   const words = vocabulary();
-  const corpus = await ingest(call, words, RAG_CHUNKS);
+  const state = { next: 0, chunks: 0, base: 0 };
+  const { seconds } = await ingestCorpus(call, words, state, RAG_CHUNKS, {
+    topic: TOPIC,
+    docChars: DOC_CHARS,
+    chunkSize: CHUNK_SIZE,
+    chunkOverlap: CHUNK_OVERLAP,
+    model: EMBEDDING_MODEL,
+    inFlight: IN_FLIGHT,
+  });
+  const corpus = { chunks: state.chunks, docs: state.next, seconds };
 
   const plain = await call(
     'POST',

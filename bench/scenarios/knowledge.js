@@ -11,7 +11,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKey } from '../../dist/modules/auth/key-format.js';
 import { PLATFORM_NODE_FLAGS, rssMb, start, stop, waitHealthy } from '../children.js';
-import { corpusDocument, queryMaker, vocabulary } from '../knowledge-corpus.js';
+import { client, fmt, ingestCorpus, percentile } from '../kit.js';
+import { queryMaker, vocabulary } from '../knowledge-corpus.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bench = path.join(here, '..');
@@ -33,82 +34,15 @@ const CPU_PROF_DIR = process.env.BENCH_KB_CPU_PROF ?? '';
 // No scenario in the shared table (run.js reads `default` as a list of them): only the report below.
 export default [];
 
-/** Nearest-rank percentile of sorted samples. */
-const percentile = (sorted, p) =>
-  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
-const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** A small JSON client for one platform and key; any unexpected status fails the bench. */
-function client(baseUrl, key) {
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  return async (method, urlPath, body, expected) => {
-    const res = await fetch(`${baseUrl}${urlPath}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    if (!expected.includes(res.status))
-      throw new Error(`${method} ${urlPath}: ${res.status} ${text.slice(0, 300)}`);
-    return JSON.parse(text);
-  };
-}
-
-/**
- * Loads, processes and waits for documents `next`, `next+1`, … (IN_FLIGHT at a time) until the topic holds
- * `target` chunks. Returns the chunk count, the next document number and the wall-clock seconds.
- */
-async function ingest(call, words, state, target) {
-  const started = performance.now();
-  let pending = 0;
-  let perDoc = 100;
-  let docs = 0;
-  const worker = async () => {
-    // Another document only while the chunks done plus those on the way still fall short.
-    while (state.chunks + pending * perDoc < target) {
-      const n = state.next++;
-      pending++;
-      const doc = await call(
-        'POST',
-        '/api/documents/load',
-        {
-          source: 'text',
-          content: corpusDocument(words, n, DOC_CHARS),
-          title: `Bench document ${n}`,
-          topic: TOPIC,
-        },
-        [201],
-      );
-      await call(
-        'POST',
-        `/api/documents/${doc.id}/process`,
-        { chunkSize: CHUNK_SIZE, chunkOverlap: CHUNK_OVERLAP, embeddingModel: MODEL },
-        [202],
-      );
-      for (;;) {
-        const view = await call(
-          'GET',
-          `/api/documents/${doc.id}?fields=status,processing,chunkCount,error`,
-          undefined,
-          [200],
-        );
-        if (!view.processing && view.status === 'indexed') {
-          state.chunks += view.chunkCount;
-          break;
-        }
-        if (view.status === 'failed') throw new Error(`document ${doc.id} failed: ${view.error}`);
-        await sleep(10);
-      }
-      pending--;
-      docs++;
-      perDoc = (perDoc * 4 + (state.chunks - state.base) / docs) / 5;
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  const seconds = (performance.now() - started) / 1000;
-  return { seconds, rate: (state.chunks - state.base) / seconds };
-}
+const ingest = (call, words, state, target) =>
+  ingestCorpus(call, words, state, target, {
+    topic: TOPIC,
+    docChars: DOC_CHARS,
+    chunkSize: CHUNK_SIZE,
+    chunkOverlap: CHUNK_OVERLAP,
+    model: MODEL,
+    inFlight: IN_FLIGHT,
+  });
 
 /** WARMUP then QUERIES sequential queries per mode: client and server (`tookMs`) p50/p99 in ms. */
 async function measure(call, words, seed) {

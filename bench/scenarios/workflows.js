@@ -1,17 +1,64 @@
-/** Issue 3: webhook → set, answered by the last node (execution saved first) and on receipt. */
-async function activeEchoFlow(baseUrl, key, path, responseMode) {
+/**
+ * Issue 3: webhook → set, answered by the last node (execution saved first) and on receipt. Issue 17: the
+ * same in n8n's node types with a JavaScript expression that needs the sandbox (a method call, not a plain
+ * `$json` path the host reads itself), and a Code node over the item.
+ */
+const platformNodes = (path, responseMode) => [
+  { name: 'Webhook', type: 'webhook', position: [0, 0], parameters: { path, responseMode } },
+  {
+    name: 'Set',
+    type: 'set',
+    position: [200, 0],
+    parameters: { values: { echoed: '={{ $json.body.n }}' } },
+  },
+];
+
+const n8nWebhook = (path) => ({
+  name: 'Webhook',
+  type: 'n8n-nodes-base.webhook',
+  typeVersion: 2,
+  position: [0, 0],
+  parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', options: {} },
+});
+
+const n8nSetNodes = (path) => [
+  n8nWebhook(path),
+  {
+    name: 'Set',
+    type: 'n8n-nodes-base.set',
+    typeVersion: 3.4,
+    position: [200, 0],
+    parameters: {
+      assignments: {
+        assignments: [
+          { id: 'a', name: 'echoed', value: '={{ $json.body.n * 2 }}', type: 'number' },
+          { id: 'b', name: 'label', value: '={{ $json.body.name.toUpperCase() }}', type: 'string' },
+        ],
+      },
+      options: {},
+    },
+  },
+];
+
+const n8nCodeNodes = (path) => [
+  n8nWebhook(path),
+  {
+    name: 'Set',
+    type: 'n8n-nodes-base.code',
+    typeVersion: 2,
+    position: [200, 0],
+    parameters: {
+      jsCode:
+        'return $input.all().map((i) => ({ json: { echoed: i.json.body.n * 2, label: i.json.body.name } }));',
+    },
+  },
+];
+
+async function activeEchoFlow(baseUrl, key, path, responseMode, nodes = platformNodes(path, responseMode)) {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const body = {
     name: `bench ${path}`,
-    nodes: [
-      { name: 'Webhook', type: 'webhook', position: [0, 0], parameters: { path, responseMode } },
-      {
-        name: 'Set',
-        type: 'set',
-        position: [200, 0],
-        parameters: { values: { echoed: '={{ $json.body.n }}' } },
-      },
-    ],
+    nodes,
     connections: { Webhook: { main: [[{ node: 'Set', type: 'main', index: 0 }]] } },
   };
   const created = await fetch(`${baseUrl}/api/v1/workflows`, {
@@ -30,7 +77,7 @@ async function activeEchoFlow(baseUrl, key, path, responseMode) {
     method: 'POST',
     path: `/webhook/${path}`,
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ n: 1 }),
+    body: JSON.stringify({ n: 1, name: 'ada' }),
   };
 }
 
@@ -42,5 +89,15 @@ export default [
   {
     name: 'webhook → set, onReceived (SQLite)',
     setup: ({ baseUrl, key }) => activeEchoFlow(baseUrl, key, 'bench-received', 'onReceived'),
+  },
+  {
+    name: 'n8n webhook → Set v3.4, JS expressions (saved, SQLite)',
+    setup: ({ baseUrl, key }) =>
+      activeEchoFlow(baseUrl, key, 'bench-n8n-set', 'lastNode', n8nSetNodes('bench-n8n-set')),
+  },
+  {
+    name: 'n8n webhook → Code node (saved, SQLite)',
+    setup: ({ baseUrl, key }) =>
+      activeEchoFlow(baseUrl, key, 'bench-n8n-code', 'lastNode', n8nCodeNodes('bench-n8n-code')),
   },
 ];

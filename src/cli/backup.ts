@@ -2,10 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSyn
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Config, loadConfig } from '../config.js';
-import { openDatabase } from '../core/db/database.js';
-import { migrateToLatest } from '../core/db/migrate.js';
 import { openRawSqlite, type SqliteDriverName, sqliteDriverName } from '../core/db/sqlite-driver.js';
-import { allMigrations, allModules } from '../modules/index.js';
 
 type Print = (line: string) => void;
 
@@ -258,9 +255,15 @@ export async function restoreCommand(args: string[], options: BackupCommandOptio
     for (const companion of ['-wal', '-shm', '-journal']) rmSync(`${target}${companion}`, { force: true });
     // Read-only: a backup on read-only media restores as well.
     await copyDatabase(file, target, true);
+    // Here only: a backup needs neither Kysely nor the migrations (a few hundred files to load).
+    const [{ openDatabase }, { migrateToLatest }, { platformMigrations }] = await Promise.all([
+      import('../core/db/database.js'),
+      import('../core/db/migrate.js'),
+      import('./migrations.js'),
+    ]);
     const database = await openDatabase({ databaseUrl: '', dataDir: config.DATA_DIR });
     try {
-      const results = await migrateToLatest(database.db, allMigrations(allModules));
+      const results = await migrateToLatest(database.db, platformMigrations);
       print(`Restored ${file} into ${target}; ${results.length} migration(s) applied`);
     } finally {
       await database.close();

@@ -1,6 +1,7 @@
 /**
- * What the command line says to a person: the command list, the first-start key box and the line for a
- * busy port. Kept apart from the commands so `platform --help` loads nothing else (no database, no server).
+ * What the command line says to a person: the command list and the usage of `keys` and `workflows`, the
+ * first-start key box and the line for a busy port. Kept apart from the commands so `platform --help` and
+ * `keys help` load nothing else (no database, no server).
  */
 
 export const HELP = `usage: platform <command>   (from a clone: npm run -s platform -- <command>)
@@ -15,6 +16,23 @@ export const HELP = `usage: platform <command>   (from a clone: npm run -s platf
   help                  this list
 
 Commands act on the server's DATA_DIR / DATABASE_URL (settings: README "Settings"), before or while it runs.`;
+
+/** `keys help`: printed without opening anything, like HELP. */
+export const KEYS_USAGE = `usage:
+  keys create --type development|production --role Reader|Writer|Admin|Custom --services all|a,b --name N
+              [--scopes s1,s2] [--allowed-ips cidr1,cidr2] [--expires-at ISO] [--daily-quota N]
+              [--models m1,m2] [--daily-token-budget N] [--json]
+  keys list [--json]
+  keys revoke ID
+  keys rotate ID [--grace-seconds N] [--json]`;
+
+/** `workflows help`. */
+export const WORKFLOWS_USAGE = `usage:
+  workflows import FILE|DIR        create or replace workflows from JSON definitions (same id → replaced);
+                                   a file holds one definition or an array of them (what export --all prints)
+  workflows export ID              print one definition as JSON
+  workflows export --all [--out DIR]
+                                   print every definition as a JSON array, or write DIR/<id>.json each`;
 
 /** The one command that makes another Admin key for every service, should the first one be lost. */
 export const NEW_ADMIN_KEY_COMMAND =

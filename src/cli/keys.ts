@@ -6,17 +6,9 @@ import { ROLES, type Role } from '../core/auth/principal.js';
 import { AppError } from '../core/errors.js';
 import type { AuthApi } from '../modules/auth/index.js';
 import { CreateKeyBody, RotateKeyBody } from '../modules/auth/schemas.js';
-import { firstKeyBox } from './help.js';
+import { firstKeyBox, KEYS_USAGE as USAGE } from './help.js';
 
 type Print = (line: string) => void;
-
-const USAGE = `usage:
-  keys create --type development|production --role Reader|Writer|Admin|Custom --services all|a,b --name N
-              [--scopes s1,s2] [--allowed-ips cidr1,cidr2] [--expires-at ISO] [--daily-quota N]
-              [--models m1,m2] [--daily-token-budget N] [--json]
-  keys list [--json]
-  keys revoke ID
-  keys rotate ID [--grace-seconds N] [--json]`;
 
 function list(value: string | undefined): string[] {
   return (value ?? '')

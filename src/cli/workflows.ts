@@ -5,15 +5,9 @@ import { Value } from 'typebox/value';
 import { AppError } from '../core/errors.js';
 import type { WorkflowsApi } from '../modules/workflows/index.js';
 import { WorkflowBody, type WorkflowBodyT } from '../modules/workflows/schemas.js';
+import { WORKFLOWS_USAGE as USAGE } from './help.js';
 
 type Print = (line: string) => void;
-
-const USAGE = `usage:
-  workflows import FILE|DIR        create or replace workflows from JSON definitions (same id → replaced);
-                                   a file holds one definition or an array of them (what export --all prints)
-  workflows export ID              print one definition as JSON
-  workflows export --all [--out DIR]
-                                   print every definition as a JSON array, or write DIR/<id>.json each`;
 
 type Definition = WorkflowBodyT & { id?: string; active?: boolean };
 /** One definition and where it came from: the file, or `file[i]` for an element of an array. */

@@ -5,6 +5,7 @@ import type { Clock } from './clock.js';
 import type { DatabaseHandle, Db } from './db/database.js';
 import type { MigrationSet } from './db/migrate.js';
 import type { Limiter } from './limits/limiter.js';
+import type { JobEvents } from './queue/job-events.js';
 import type { Secrets } from './secrets.js';
 
 /**
@@ -26,6 +27,11 @@ export interface AppContext {
   services: ReadonlySet<ServiceId>;
   log: FastifyBaseLogger;
   apis: Partial<ModuleApis>;
+  /**
+   * The jobs this process runs: queues report to `jobEvents.observe`, the metrics subscribe.
+   * Optional until app.ts builds one and the modules hand it to createQueue.
+   */
+  jobEvents?: JobEvents;
   /** Runs on shutdown, in reverse order of registration. */
   onClose(fn: () => Promise<void> | void): void;
 }

@@ -6,7 +6,7 @@ import { registerPoolCollector } from '../../src/core/metrics/collectors.js';
 import { TestClock } from '../helpers/clock.js';
 import { freePort } from '../helpers/listening.js';
 import { createTestPlatform, type TestPlatform, testRedis } from '../helpers/platform.js';
-import { PG_URL, redisAvailable, testDialects, uniqueName } from '../helpers/services.js';
+import { PG_URL, postgresAvailable, redisAvailable, testDialects, uniqueName } from '../helpers/services.js';
 
 const dialects = await testDialects();
 const redisUp = await redisAvailable();
@@ -178,7 +178,7 @@ describe('metrics on a port of their own', () => {
   });
 });
 
-describe.runIf(dialects.includes('postgres'))('database pool gauges', () => {
+describe.runIf(await postgresAvailable())('database pool gauges', () => {
   it("report a real pg pool's open, idle and waiting clients", async () => {
     const pool = new pg.Pool({ connectionString: PG_URL, max: 2 });
     const registry = new Registry();

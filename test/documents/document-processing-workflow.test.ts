@@ -50,7 +50,7 @@ describe.each(await testDialects())('document-processing workflow end to end on 
       embeddingModel: 'builtin/hashed-ngrams',
     });
     expect(exe.status, JSON.stringify(exe)).toBe('success');
-    const steps = (exe.data as { runData: Record<string, unknown> }).runData;
+    const steps = (exe.data as { resultData: { runData: Record<string, unknown> } }).resultData.runData;
     expect(Object.keys(steps)).toEqual(expect.arrayContaining(['Chunk', 'Embed', 'Index', 'Result']));
     const after = (
       await p.request({ method: 'GET', url: `/api/documents/${doc.documentId}?fields=status,chunkCount` })

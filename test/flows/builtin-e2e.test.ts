@@ -164,7 +164,7 @@ describe.each(await testDialects())('flows with built-in models end to end on %s
           type: 'set',
           parameters: {
             keepOnlySet: true,
-            values: { text: '={{ "You asked: " & $json.body.question & " / " & $json.body.context }}' },
+            values: { text: '={{ "You asked: " + $json.body.question + " / " + $json.body.context }}' },
           },
         },
       ]),

@@ -420,7 +420,7 @@ describe.each(await testDialects())('flows: prediction on %s', (dialect) => {
           name: 'Set',
           type: 'set',
           parameters: {
-            values: { text: '={{ "WF heard " & $json.body.question & " in " & $json.body.sessionId }}' },
+            values: { text: '={{ "WF heard " + $json.body.question + " in " + $json.body.sessionId }}' },
             keepOnlySet: true,
           },
         },

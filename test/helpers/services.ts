@@ -39,12 +39,31 @@ let redisUp: Promise<boolean> | undefined;
  * The databases a data-layer suite runs on: SQLite always, PostgreSQL when reachable.
  * Under CI=true a missing PostgreSQL is a failure, not a skip.
  */
+/**
+ * The dialects the data-layer suites run on: both, or SQLite alone where PostgreSQL is missing (a
+ * failure under CI=true). TEST_DIALECTS=sqlite narrows a run on purpose (CI's Node 24 pass: the pg
+ * driver is plain JavaScript, the same on every Node; SQLite's driver is what changes with Node).
+ */
 export async function testDialects(): Promise<Dialect[]> {
+  if (process.env.TEST_DIALECTS === 'sqlite') return ['sqlite'];
   pgUp ??= reachable(probePostgres);
   if (await pgUp) return ['sqlite', 'postgres'];
   if (IN_CI) throw new Error(`PostgreSQL is required under CI=true but ${PG_URL} is not reachable`);
   console.warn(`[skip] PostgreSQL not reachable at ${PG_URL}: running on SQLite only`);
   return ['sqlite'];
+}
+
+/**
+ * Whether the PostgreSQL-only suites run (pool gauges, schema migrations, SQLite-vs-PostgreSQL
+ * comparisons, scale-out): they need PostgreSQL whatever TEST_DIALECTS narrows, and under CI=true a
+ * missing server is a failure.
+ */
+export async function postgresAvailable(): Promise<boolean> {
+  pgUp ??= reachable(probePostgres);
+  if (await pgUp) return true;
+  if (IN_CI) throw new Error(`PostgreSQL is required under CI=true but ${PG_URL} is not reachable`);
+  console.warn(`[skip] PostgreSQL not reachable at ${PG_URL}: PostgreSQL suites skipped`);
+  return false;
 }
 
 /** Whether Redis-backed suites run; under CI=true a missing Redis is a failure. */

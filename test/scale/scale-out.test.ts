@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redisAvailable, testDialects } from '../helpers/services.js';
+import { postgresAvailable, redisAvailable } from '../helpers/services.js';
 import { createAndActivate, eventually, sleep } from '../workflows/process/processes.js';
 import {
   type Cluster,
@@ -13,7 +13,7 @@ import {
 
 // Under CI=true both throw when their service is missing: the suite fails, it does not skip.
 const hasRedis = await redisAvailable();
-const hasPostgres = hasRedis && (await testDialects()).includes('postgres');
+const hasPostgres = hasRedis && (await postgresAvailable());
 
 const CONCURRENCY = 4;
 /** Far beyond any test: only Redis pub/sub can make the other API process see a revocation. */

@@ -36,7 +36,9 @@ describe('deeply nested data', () => {
           {
             name: 'Set',
             type: 'set',
-            parameters: { values: { deep: '={{ $reduce([1..300], function($a, $v) { {"a": $a} }, {}) }}' } },
+            parameters: {
+              values: { deep: '={{ Array.from({ length: 300 }).reduce((a) => ({ a }), {}) }}' },
+            },
           },
         ]),
       ),

@@ -105,29 +105,36 @@ describe.each(await testDialects())('executions API on %s', (dialect) => {
     expect((await p.request({ method: 'GET', url: '/api/v1/executions?limit=abc' })).statusCode).toBe(400);
   });
 
-  it('detail has the workflow as it ran and per-node input, output, start time, duration, error', async () => {
-    const res = await p.request({ method: 'GET', url: `/api/v1/executions/${failed[0]}` });
+  it('detail (includeData=true) has the workflow as it ran and per-node output, start time, duration, error', async () => {
+    const res = await p.request({ method: 'GET', url: `/api/v1/executions/${failed[0]}?includeData=true` });
     expect(res.statusCode).toBe(200);
     const body = res.json() as {
       workflowData: { id: string; nodes: unknown[] };
       data: {
-        runData: Record<
-          string,
-          Array<{ startTime: string; executionTime: number; input: unknown[]; error?: { message: string } }>
-        >;
-        lastNodeExecuted: string;
-        error: { message: string; node: string };
+        resultData: {
+          runData: Record<
+            string,
+            Array<{
+              startTime: number;
+              executionTime: number;
+              data: { main: unknown[][] };
+              error?: { message: string };
+            }>
+          >;
+          lastNodeExecuted: string;
+          error: { message: string; node: string };
+        };
       };
     };
     expect(body.workflowData.id).toBe(failFlow);
     expect(body.workflowData.nodes).toHaveLength(2);
-    const boom = body.data.runData.Boom?.[0];
+    const boom = body.data.resultData.runData.Boom?.[0];
     expect(boom?.error?.message).toBe('boom 0');
-    expect(typeof boom?.startTime).toBe('string');
+    expect(typeof boom?.startTime).toBe('number');
     expect(typeof boom?.executionTime).toBe('number');
-    expect(body.data.runData.Webhook?.[0]?.input).toHaveLength(1);
-    expect(body.data.error).toMatchObject({ node: 'Boom', message: 'boom 0' });
-    expect(body.data.lastNodeExecuted).toBe('Boom');
+    expect(body.data.resultData.runData.Webhook?.[0]?.data.main[0]).toHaveLength(1);
+    expect(body.data.resultData.error).toMatchObject({ node: 'Boom', message: 'boom 0' });
+    expect(body.data.resultData.lastNodeExecuted).toBe('Boom');
   });
 
   it('shows the workflow as it ran even after the workflow changed', async () => {
@@ -136,7 +143,9 @@ describe.each(await testDialects())('executions API on %s', (dialect) => {
       url: `/api/v1/workflows/${okFlow}`,
       payload: { ...echoFlow('exec-ok'), name: 'renamed later' },
     });
-    const body = (await p.request({ method: 'GET', url: `/api/v1/executions/${ok[0]}` })).json() as {
+    const body = (
+      await p.request({ method: 'GET', url: `/api/v1/executions/${ok[0]}?includeData=true` })
+    ).json() as {
       workflowData: { name: string };
     };
     expect(body.workflowData.name).toBe('echo exec-ok');
@@ -167,7 +176,9 @@ describe.each(await testDialects())('executions API on %s', (dialect) => {
     expect(retry.id).not.toBe(failed[1]);
     const done = await settled(p, retry.id);
     expect(done.status).toBe('error');
-    expect((done.data as { error: { message: string } }).error.message).toBe('boom 1');
+    expect((done.data as { resultData: { error: { message: string } } }).resultData.error.message).toBe(
+      'boom 1',
+    );
     const again = await p.request({ method: 'POST', url: `/api/v1/executions/${ok[0]}/retry` });
     expect(again.statusCode).toBe(409);
   });

@@ -3,26 +3,40 @@ import { ExpressionEvaluator } from '../../src/modules/workflows/engine/expressi
 import type { TestPlatform } from '../helpers/platform.js';
 import { activate, createWorkflow, flow, settled, workflowPlatform } from './support.js';
 
-// The audit's runaway expressions (issue 19, item 1). Each ran inside a built-in function, past the old
-// between-steps time check: one aborted V8 (every service down), one held the event loop for 10 s.
-// Now each fails its own execution, bounded in time and memory, while the server keeps answering.
-const RUNAWAYS = {
+// The audit's runaway expressions (issue 19, item 1), in JSONata (which a workflow may still choose) and
+// their JavaScript twins. Each ran inside a built-in function, past the old between-steps time check:
+// one aborted V8 (every service down), one held the event loop for 10 s. Now each fails its own
+// execution, bounded in time and memory, while the server keeps answering.
+const RUNAWAYS: Record<string, { expression: string; language: 'jsonata' | 'javascript' }> = {
   // Array(140000001).join(…) in JSONata's $pad: V8 aborted the process with "invalid size error".
-  pad: '={{ $length($pad("", 140000000)) }}',
+  pad: { expression: '={{ $length($pad("", 140000000)) }}', language: 'jsonata' },
   // Quadratic de-duplication: ~10 s of one C++-speed loop on the main thread.
-  distinct: '={{ $count($distinct([1..100000])) }}',
+  distinct: { expression: '={{ $count($distinct([1..100000])) }}', language: 'jsonata' },
   // Memory: a string doubled until it no longer fits.
-  hoard: '={{ $reduce([1..40], function($a, $i) { $a & $a }, "0123456789abcdef") }}',
+  hoard: {
+    expression: '={{ $reduce([1..40], function($a, $i) { $a & $a }, "0123456789abcdef") }}',
+    language: 'jsonata',
+  },
+  padJs: { expression: '={{ "".padStart(140000000, "x").length }}', language: 'javascript' },
+  distinctJs: {
+    expression:
+      '={{ (() => { const a = []; for (let i = 0; i < 100000; i++) if (!a.includes(i)) a.push(i); return a.length; })() }}',
+    language: 'javascript',
+  },
+  hoardJs: {
+    expression:
+      '={{ (() => { let s = "0123456789abcdef"; for (let i = 0; i < 40; i++) s += s; return s.length; })() }}',
+    language: 'javascript',
+  },
 };
 
 describe('runaway expressions fail their own execution, never the server', () => {
   let p: TestPlatform;
   beforeAll(async () => {
     p = await workflowPlatform('sqlite', { EXPRESSION_TIMEOUT_MS: '1000', EXPRESSION_MEMORY_MB: '32' });
-    for (const [name, expression] of Object.entries(RUNAWAYS)) {
-      const id = await createWorkflow(
-        p,
-        flow(`runaway ${name}`, [
+    for (const [name, { expression, language }] of Object.entries(RUNAWAYS)) {
+      const id = await createWorkflow(p, {
+        ...flow(`runaway ${name}`, [
           {
             name: 'Webhook',
             type: 'webhook',
@@ -30,7 +44,8 @@ describe('runaway expressions fail their own execution, never the server', () =>
           },
           { name: 'Set', type: 'set', parameters: { values: { out: expression } } },
         ]),
-      );
+        settings: { expressionLanguage: language },
+      });
       await activate(p, id);
     }
     await activate(
@@ -39,7 +54,13 @@ describe('runaway expressions fail their own execution, never the server', () =>
         p,
         flow('fine', [
           { name: 'Webhook', type: 'webhook', parameters: { path: 'fine', responseMode: 'lastNode' } },
-          { name: 'Set', type: 'set', parameters: { values: { out: '={{ $count($distinct([1..200])) }}' } } },
+          {
+            name: 'Set',
+            type: 'set',
+            parameters: {
+              values: { out: '={{ [...new Set(Array.from({ length: 200 }, (_, i) => i))].length }}' },
+            },
+          },
         ]),
       ),
     );
@@ -75,7 +96,9 @@ describe('runaway expressions fail their own execution, never the server', () =>
       expect(res.statusCode).toBeGreaterThanOrEqual(400);
       expect(res.statusCode).toBeLessThan(600);
       expect(res.json()).toMatchObject({ error: true });
-      expect(JSON.stringify(res.json())).toMatch(/took longer than 1000 ms|more memory than allowed|timeout/);
+      expect(JSON.stringify(res.json())).toMatch(
+        /took longer than 1000 ms|more memory than allowed|timeout|string too long/,
+      );
       const list = (await p.request({ method: 'GET', url: '/api/v1/executions?limit=1' })).json() as {
         data: Array<{ id: string }>;
       };
@@ -95,7 +118,7 @@ describe('a regular expression over a 1 MB body (llm-completion-processor) leave
     let ticks = 0;
     const timer = setInterval(() => ticks++, 5);
     const title = await evaluator.evaluate(
-      '={{ ($m := $match($json.body.result, /^#[ \\t]+(.+)$/m); $count($m) > 0 ? $trim($m[0].groups[0]) : "") }}',
+      '={{ /^#[ \\t]+(.+)$/m.exec($json.body.result)?.[1].trim() ?? "" }}',
       {
         json: { body: { result } },
         node: {},

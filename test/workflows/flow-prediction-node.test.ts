@@ -42,7 +42,7 @@ describe('flowPrediction node', () => {
       {
         flowId: '={{ $json.body.flow }}',
         question: '={{ $json.body.q }}',
-        sessionId: '={{ "user-" & $json.body.user }}',
+        sessionId: '={{ "user-" + $json.body.user }}',
         chatId: 'chat-1',
         vars: { context: '={{ $json.body.context }}', tone: 'dry' },
       },

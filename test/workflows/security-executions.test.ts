@@ -66,9 +66,14 @@ describe.each(await testDialects())(
         const resumeUrl = waiting.resumeUrl as string;
         expect(resumeUrl).toMatch(new RegExp(`/webhook-waiting/${executionId}\\?signature=`));
         const runData = waiting.data as {
-          runData: Record<string, Array<{ output: Array<Array<{ json: Record<string, unknown> }>> }>>;
+          resultData: {
+            runData: Record<
+              string,
+              Array<{ data: { main: Array<Array<{ json: Record<string, unknown> }>> } }>
+            >;
+          };
         };
-        expect(runData.runData.Link?.[0]?.output[0]?.[0]?.json.link).toBe(resumeUrl);
+        expect(runData.resultData.runData.Link?.[0]?.data.main[0]?.[0]?.json.link).toBe(resumeUrl);
 
         const url = new URL(resumeUrl);
         const ok = await resume(`${url.pathname}${url.search}`, { approved: true });
@@ -116,7 +121,7 @@ describe.each(await testDialects())(
         });
         const seen = await p.request({
           method: 'GET',
-          url: `/api/v1/executions/${executionId}`,
+          url: `/api/v1/executions/${executionId}?includeData=true`,
           key: reader.key,
         });
         expect(seen.statusCode).toBe(200);

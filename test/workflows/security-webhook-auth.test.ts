@@ -88,7 +88,7 @@ describe.each(await testDialects())('webhook authentication (audit items 4, 11, 
           p,
           echoFlow('dedupe-keys', {
             authentication: 'apiKey',
-            options: { dedupeKey: '={{ $lookup($json.headers, "idempotency-key") }}' },
+            options: { dedupeKey: '={{ $json.headers["idempotency-key"] }}' },
           }),
         ),
       );
@@ -132,7 +132,7 @@ describe.each(await testDialects())('webhook authentication (audit items 4, 11, 
         await createWorkflow(
           p,
           echoFlow('dedupe-open', {
-            options: { dedupeKey: '={{ $lookup($json.headers, "idempotency-key") }}' },
+            options: { dedupeKey: '={{ $json.headers["idempotency-key"] }}' },
           }),
         ),
       );

@@ -81,7 +81,7 @@ export async function createCredential(
   return (res.json() as { id: string }).id;
 }
 
-/** Polls an execution until it stops (status other than new/running). */
+/** Polls an execution until it stops (status other than new/running); with its run data (n8n's `includeData`). */
 export async function settled(
   p: TestPlatform,
   id: string,
@@ -91,7 +91,7 @@ export async function settled(
 ): Promise<Record<string, unknown>> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const res = await p.request({ method: 'GET', url: `/api/v1/executions/${id}` });
+    const res = await p.request({ method: 'GET', url: `/api/v1/executions/${id}?includeData=true` });
     const body = res.json() as Record<string, unknown>;
     if (res.statusCode === 200 && !['new', 'running', ...also].includes(body.status as string)) return body;
     if (Date.now() > end) throw new Error(`execution ${id} did not settle: ${res.body}`);

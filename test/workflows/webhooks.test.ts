@@ -450,7 +450,7 @@ describe.each(await testDialects())('webhooks on %s', (dialect) => {
         {
           name: 'Call',
           type: 'httpRequest',
-          parameters: { method: 'GET', url: `={{ "${downstreamUrl}" & $json.body.route }}` },
+          parameters: { method: 'GET', url: `={{ "${downstreamUrl}" + $json.body.route }}` },
         },
       ]);
       await activate(p, await createWorkflow(p, body));
@@ -510,9 +510,11 @@ describe.each(await testDialects())('webhooks on %s', (dialect) => {
       const done = await settled(p, executionId, 5_000, ['waiting']);
       expect(done.status).toBe('success');
       const runData = (
-        done.data as { runData: Record<string, Array<{ output: Array<Array<{ json: unknown }>> }>> }
-      ).runData;
-      expect(runData.Set?.[0]?.output[0]?.[0]?.json).toMatchObject({ resumedWith: 42 });
+        done.data as {
+          resultData: { runData: Record<string, Array<{ data: { main: Array<Array<{ json: unknown }>> } }>> };
+        }
+      ).resultData.runData;
+      expect(runData.Set?.[0]?.data.main[0]?.[0]?.json).toMatchObject({ resumedWith: 42 });
       const again = await p.app.inject({
         method: 'POST',
         url: `${resumeUrl.pathname}${resumeUrl.search}`,

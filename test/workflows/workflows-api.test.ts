@@ -42,7 +42,7 @@ describe.each(await testDialects())('workflows API on %s', (dialect) => {
     expect(res.statusCode).toBe(200);
   });
 
-  it('lists entries with only id, name, active, createdAt, updatedAt; filters and pages', async () => {
+  it("lists entries in n8n's workflow shape; filters and pages", async () => {
     const a = await createWorkflow(p, echoFlow('list-a'));
     await activate(p, a);
     await createWorkflow(p, { ...echoFlow('list-b'), name: 'findable name' });
@@ -50,7 +50,25 @@ describe.each(await testDialects())('workflows API on %s', (dialect) => {
     const entries = (all.json() as { data: Array<Record<string, unknown>> }).data;
     expect(entries.length).toBeGreaterThanOrEqual(2);
     for (const e of entries)
-      expect(Object.keys(e).sort()).toEqual(['active', 'createdAt', 'id', 'name', 'updatedAt']);
+      expect(Object.keys(e).sort()).toEqual(
+        [
+          'active',
+          'connections',
+          'createdAt',
+          'id',
+          'isArchived',
+          'meta',
+          'name',
+          'nodes',
+          'pinData',
+          'settings',
+          'staticData',
+          'tags',
+          'triggerCount',
+          'updatedAt',
+          'versionId',
+        ].sort(),
+      );
 
     const active = (await p.request({ method: 'GET', url: '/api/v1/workflows?active=true' })).json() as {
       data: Array<{ id: string; active: boolean }>;
@@ -156,12 +174,14 @@ describe.each(await testDialects())('workflows API on %s', (dialect) => {
     expect(problems.some((q) => q.path.includes('nodes[3]'))).toBe(true);
   });
 
-  it('activate and deactivate are idempotent and answer {id, name, active, updatedAt}', async () => {
+  it("activate and deactivate are idempotent and answer the workflow (n8n's; the spec's id, name, active, updatedAt in it)", async () => {
     const id = await createWorkflow(p, echoFlow('idem'));
     for (let i = 0; i < 2; i++) {
       const res = await p.request({ method: 'POST', url: `/api/v1/workflows/${id}/activate` });
       expect(res.statusCode).toBe(200);
-      expect(Object.keys(res.json() as object).sort()).toEqual(['active', 'id', 'name', 'updatedAt']);
+      expect(Object.keys(res.json() as object)).toEqual(
+        expect.arrayContaining(['active', 'id', 'name', 'updatedAt', 'nodes', 'versionId']),
+      );
       expect(res.json()).toMatchObject({ id, active: true });
     }
     for (let i = 0; i < 2; i++) {

@@ -1,10 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PG_URL, testDialects, uniqueName } from '../../../test/helpers/services.js';
+import { PG_URL, postgresAvailable, uniqueName } from '../../../test/helpers/services.js';
 import { type DatabaseHandle, openDatabase } from './database.js';
 import { migrateToLatest } from './migrate.js';
 
-const dialects = await testDialects();
 const migrations = {
   '20260101_001_probe': {
     up: async (db: Parameters<typeof migrateToLatest>[0]) => {
@@ -16,7 +15,7 @@ const migrations = {
   },
 } as unknown as Parameters<typeof migrateToLatest>[1];
 
-describe.skipIf(!dialects.includes('postgres'))('migrations on PostgreSQL schemas', () => {
+describe.skipIf(!(await postgresAvailable()))('migrations on PostgreSQL schemas', () => {
   const handles: DatabaseHandle[] = [];
   const schemas: string[] = [];
   afterAll(async () => {

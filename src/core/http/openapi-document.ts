@@ -1,4 +1,5 @@
 import { errorComponents, errorResponseRef, errorStatuses } from './openapi-errors.js';
+import { type RefResolver, sampleOf } from './openapi-examples.js';
 import { FACTS_KEY, type RouteFacts } from './openapi-route.js';
 
 type Json = Record<string, unknown>;
@@ -135,9 +136,24 @@ function completeOperation(method: string, path: string, op: Operation, schemas:
   responses['5XX'] = errorResponseRef('5XX');
 }
 
+const SCHEMA_REF = '#/components/schemas/';
+
+/** Every JSON request body and JSON 2xx response shows an example: its own, or one from its schema. */
+function addExamples(op: Operation, resolve: RefResolver): void {
+  const body = (op.requestBody as { content?: Record<string, Json> } | undefined)?.content;
+  const successes = Object.entries(op.responses ?? {})
+    .filter(([status]) => /^2/.test(status))
+    .map(([, response]) => response.content as Record<string, Json> | undefined);
+  for (const content of [body, ...successes]) {
+    const media = content?.['application/json'];
+    if (!media || media.example !== undefined || media.examples !== undefined) continue;
+    media.example = sampleOf(media.schema, resolve);
+  }
+}
+
 /**
  * The swagger `transformObject`: what no single route can say. Operation ids, the shared error
- * responses, 2020-12 tuples, and the components they point at.
+ * responses, 2020-12 tuples, the components they point at, and examples.
  */
 export function completeDocument(doc: OpenApiObject): OpenApiObject {
   const schemas: Json = {};
@@ -158,5 +174,10 @@ export function completeDocument(doc: OpenApiObject): OpenApiObject {
     schemas: { ...doc.components?.schemas, ...schemas, ...errors.schemas },
     responses: { ...doc.components?.responses, ...errors.responses },
   };
+  const components = doc.components.schemas ?? {};
+  const resolve: RefResolver = (ref) =>
+    ref.startsWith(SCHEMA_REF) ? components[ref.slice(SCHEMA_REF.length)] : undefined;
+  for (const item of Object.values(doc.paths ?? {}))
+    for (const [method, op] of Object.entries(item)) if (METHODS.has(method)) addExamples(op, resolve);
   return doc;
 }

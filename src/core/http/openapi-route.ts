@@ -2,7 +2,7 @@ import type { FastifySchema, RouteOptions } from 'fastify';
 import type { TSchema } from 'typebox';
 import { operationFor } from '../auth/principal.js';
 import type { RouteAuth } from './auth-hook.js';
-import { documentedSchemaOf, ErrorBody } from './schemas.js';
+import { documentedSchemaOf, ErrorBody, ListQuery } from './schemas.js';
 
 /**
  * What the document transform needs to know of a route that the generated operation no longer
@@ -27,6 +27,63 @@ export interface RouteFacts {
 }
 
 export const FACTS_KEY = 'x-platform-route';
+
+/**
+ * A schema key for rules the document states but validation leaves to the service, which checks
+ * them with its own messages (a money amount's two decimals, a country code): Ajv runs with
+ * `strict: false` and ignores the key; the document shows the rules in place of it.
+ */
+export const DOCUMENTED_ONLY = 'x-documented';
+
+/** `Type.Number({ minimum: 0, ...documentedOnly({ multipleOf: 0.01 }) })`: see DOCUMENTED_ONLY. */
+export const documentedOnly = (rules: Record<string, unknown>) => ({ [DOCUMENTED_ONLY]: rules });
+
+type Node = Record<string, unknown>;
+const isNode = (value: unknown): value is Node => value !== null && typeof value === 'object';
+
+function containsDocumented(value: unknown): boolean {
+  if (!isNode(value)) return false;
+  if (Object.hasOwn(value, DOCUMENTED_ONLY)) return true;
+  return Object.values(value).some(containsDocumented);
+}
+
+/** A copy with every DOCUMENTED_ONLY key merged into its schema (`required` lists are joined). */
+function withDocumentedRules<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withDocumentedRules) as T;
+  if (!isNode(value)) return value;
+  const out: Node = {};
+  for (const [key, child] of Object.entries(value))
+    if (key !== DOCUMENTED_ONLY) out[key] = withDocumentedRules(child);
+  const rules = value[DOCUMENTED_ONLY];
+  if (isNode(rules))
+    for (const [key, rule] of Object.entries(rules))
+      out[key] =
+        key === 'required' && Array.isArray(out.required) && Array.isArray(rule)
+          ? [...new Set([...out.required, ...rule])]
+          : rule;
+  return out as T;
+}
+
+/** Route schemas are shared, often module constants: only a copy is changed, and only if needed. */
+const documentedRules = <T>(schema: T): T =>
+  containsDocumented(schema) ? withDocumentedRules(schema) : schema;
+
+/**
+ * The query a list route documents (schemas.ts `listQueryOf`), with what the route's validating
+ * schema adds to the list's rules: its own parameters and DOCUMENTED_ONLY rules.
+ */
+function documentedQuery(validating: unknown): unknown {
+  const shown = documentedSchemaOf(validating);
+  if (shown === validating || !isNode(validating) || !isNode(shown)) return validating;
+  const own = isNode(validating.properties) ? validating.properties : {};
+  const listed = isNode(shown.properties) ? shown.properties : {};
+  // The shared list parameters are as the list's rules show them (no `fields` where nothing projects).
+  const extra = Object.fromEntries(
+    Object.entries(own).filter(([name]) => !(name in listed) && !(name in ListQuery.properties)),
+  );
+  const rules = validating[DOCUMENTED_ONLY];
+  return { ...shown, properties: { ...listed, ...extra }, ...(rules ? { [DOCUMENTED_ONLY]: rules } : {}) };
+}
 
 /** Names for wildcard path parameters: `{*}` makes generated clients call `/webhook/%7B*%7D`. */
 const WILDCARD_NAMES: Record<string, string> = { '/v1/models/*': 'model' };
@@ -94,7 +151,9 @@ export function transformRoute({
   };
   const method = [route.method].flat()[0] ?? 'GET';
   const out: RouteSchema = { ...own };
-  if (own.querystring) out.querystring = documentedSchemaOf(own.querystring);
+  if (own.querystring) out.querystring = documentedRules(documentedQuery(own.querystring));
+  if (own.body !== undefined) out.body = documentedRules(own.body);
+  if (own.params) out.params = documentedRules(own.params);
   let outUrl = url;
 
   if (url.endsWith('*')) {
@@ -115,7 +174,7 @@ export function transformRoute({
     for (const [status, body] of Object.entries(own.response)) {
       // The platform's error body becomes a shared component response (openapi-document.ts).
       if (!compatible && (body as TSchema) === ErrorBody) errorStatuses.push(status);
-      else response[status] = body;
+      else response[status] = documentedRules(body);
     }
     out.response = response;
   }

@@ -10,7 +10,8 @@ const DESCRIPTION = [
   'OpenAI-compatible APIs; documents and a knowledge base; flows (Flowise-compatible) and agents with',
   'conversations; and game-platform integration.',
   '',
-  'Authentication: an API key as `Authorization: Bearer <key>` (or in `X-API-Key` / `X-WORKFLOW-API-KEY`),',
+  'Authentication: an API key as `Authorization: Bearer <key>` (or in `X-API-Key` / `X-WORKFLOW-API-KEY` /',
+  '`X-N8N-API-KEY`),',
   'or on customer-facing operations a customer token minted by a key. Each operation says which, and the',
   'scope it needs, in its description; public operations have `security: []`.',
   '',
@@ -41,8 +42,8 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
             scheme: 'bearer',
             bearerFormat: 'API key',
             description:
-              'An API key (`PROD_API_…` or `DEV_API_…`) as a bearer token; `X-API-Key` and ' +
-              '`X-WORKFLOW-API-KEY` headers are accepted too.',
+              'An API key (`PROD_API_…` or `DEV_API_…`) as a bearer token; the `X-API-Key`, ' +
+              '`X-WORKFLOW-API-KEY` and `X-N8N-API-KEY` (n8n clients) headers are accepted too.',
           },
           customerToken: {
             type: 'http',

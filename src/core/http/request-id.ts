@@ -29,6 +29,7 @@ export const REDACTED_HEADERS = [
   'cookie',
   'x-api-key',
   'x-workflow-api-key',
+  'x-n8n-api-key',
   'x-webhook-key',
   'x-store-hmac-sha256',
 ];

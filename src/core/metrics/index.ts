@@ -7,6 +7,7 @@ import { ErrorBody } from '../http/schemas.js';
 import { registerBullCollector } from './bullmq.js';
 import { type PoolLike, registerDatabaseCollectors, registerPoolCollector } from './collectors.js';
 import { instrumentHttp } from './http.js';
+import { registerJobMetrics } from './jobs.js';
 
 export { refusalReason, UNMATCHED_ROUTE } from './http.js';
 
@@ -27,6 +28,8 @@ export async function createMetricsRegistry(ctx: AppContext): Promise<Registry> 
   const documents = ctx.apis.documents !== undefined;
   registerDatabaseCollectors(registry, { db: ctx.db, clock: ctx.clock, log: ctx.log, workflows, documents });
   if (ctx.database.dialect === 'postgres') registerPoolCollector(registry, () => poolOf(ctx.database));
+  const onJob = registerJobMetrics(registry);
+  if (ctx.jobEvents) ctx.onClose(ctx.jobEvents.subscribe(onJob));
   // The queue names core/queue's callers give (modules/workflows, modules/documents).
   const queues = [
     ...(workflows ? ['workflow-executions'] : []),
@@ -66,6 +69,48 @@ function metricsServer(registry: Registry): Server {
 }
 
 /**
+ * Opens the metrics listener on METRICS_HOST:METRICS_PORT. Metrics are not worth refusing the
+ * process for: a port that cannot be bound is one clear error line, and the process runs on.
+ */
+async function listenMetrics(server: Server, ctx: AppContext, hint: string): Promise<void> {
+  const { METRICS_PORT: port, METRICS_HOST: host } = ctx.config;
+  await new Promise<void>((resolve) => {
+    const failed = (err: NodeJS.ErrnoException) => {
+      const why = err.code === 'EADDRINUSE' ? 'is in use' : `cannot be bound (${err.code ?? err.message})`;
+      ctx.log.error(`Metrics listener ${host}:${port} ${why}: /metrics is not served. ${hint}.`);
+      resolve();
+    };
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      ctx.log.info(`Metrics at http://${host}:${port}/metrics`);
+      resolve();
+    });
+  });
+}
+
+async function closeMetrics(server: Server): Promise<void> {
+  if (!server.listening) return;
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/**
+ * Metrics of a `platform worker` (no HTTP API of its own): process, job, queue and database series
+ * on the METRICS_PORT listener, which opens now. A worker has no main port to serve them on, so
+ * with METRICS_PORT 0 it says so in one line and serves none.
+ */
+export async function serveWorkerMetrics(ctx: AppContext): Promise<void> {
+  if (ctx.config.METRICS_PORT === 0) {
+    ctx.log.warn('Metrics need METRICS_PORT in a worker (it has no main port): /metrics is not served.');
+    return;
+  }
+  const server = metricsServer(await createMetricsRegistry(ctx));
+  ctx.onClose(() => closeMetrics(server));
+  await listenMetrics(server, ctx, 'Set METRICS_PORT to a free port');
+}
+
+/**
  * Prometheus metrics (docs/operations.md). Counts every request of `app`; serves `GET /metrics` on
  * the main port for keys with `core:admin`, or, when METRICS_PORT is set, on METRICS_HOST:METRICS_PORT
  * only. The separate listener opens when the app listens: CLI commands that build the app to run
@@ -74,8 +119,7 @@ function metricsServer(registry: Registry): Server {
 export async function registerMetrics(app: FastifyInstance, ctx: AppContext): Promise<Registry> {
   const registry = await createMetricsRegistry(ctx);
   instrumentHttp(app, registry);
-  const { METRICS_PORT: port, METRICS_HOST: host } = ctx.config;
-  if (port === 0) {
+  if (ctx.config.METRICS_PORT === 0) {
     app.get(
       '/metrics',
       {
@@ -104,29 +148,14 @@ export async function registerMetrics(app: FastifyInstance, ctx: AppContext): Pr
     return registry;
   }
   const server = metricsServer(registry);
-  // Metrics are not worth refusing the API for: a port that cannot be bound is one clear error line.
+  // Opened with the API (a CLI command that builds the app never takes the port).
   app.addHook('onListen', async () => {
-    await new Promise<void>((resolve) => {
-      const failed = (err: NodeJS.ErrnoException) => {
-        const why = err.code === 'EADDRINUSE' ? 'is in use' : `cannot be bound (${err.code ?? err.message})`;
-        ctx.log.error(
-          `Metrics listener ${host}:${port} ${why}: /metrics is not served. ` +
-            'Set METRICS_PORT to a free port, or 0 to serve /metrics on the main port.',
-        );
-        resolve();
-      };
-      server.once('error', failed);
-      server.listen(port, host, () => {
-        server.off('error', failed);
-        ctx.log.info(`Metrics at http://${host}:${port}/metrics`);
-        resolve();
-      });
-    });
+    await listenMetrics(
+      server,
+      ctx,
+      'Set METRICS_PORT to a free port, or 0 to serve /metrics on the main port',
+    );
   });
-  app.addHook('onClose', async () => {
-    if (!server.listening) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  app.addHook('onClose', async () => closeMetrics(server));
   return registry;
 }

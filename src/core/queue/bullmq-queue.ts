@@ -1,12 +1,14 @@
+import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { JobHandler, JobQueue } from './job-queue.js';
+import { type JobHandler, type JobObserver, type JobQueue, notifyObserver } from './job-queue.js';
 
 export interface BullQueueOptions {
   redisUrl: string;
   prefix: string;
   name: string;
   onError: (error: unknown, jobId: string) => void;
+  observer?: JobObserver;
 }
 
 /**
@@ -43,12 +45,25 @@ export class BullQueue<T> implements JobQueue<T> {
     this.worker = new Worker(
       this.options.name,
       async (job) => {
+        const startedAt = performance.now();
+        // Wall clocks: `timestamp` is stamped by the process that added the job, `processedOn` by
+        // this one when it took it; skew between hosts can make the difference negative.
+        const waitSeconds = Math.max(0, ((job.processedOn ?? Date.now()) - job.timestamp) / 1000);
+        const settled = (outcome: 'completed' | 'failed') =>
+          notifyObserver(this.options.observer, {
+            queue: this.options.name,
+            outcome,
+            waitSeconds,
+            runSeconds: (performance.now() - startedAt) / 1000,
+          });
         try {
           await handler(job.data as T, String(job.id));
         } catch (error) {
+          settled('failed');
           this.options.onError(error, String(job.id));
           throw error;
         }
+        settled('completed');
       },
       { connection: this.connection(), prefix: this.options.prefix, concurrency: Math.max(1, concurrency) },
     );

@@ -1,13 +1,16 @@
-import type { JobQueue } from './job-queue.js';
+import type { JobObserver, JobQueue } from './job-queue.js';
 import { MemoryQueue } from './memory-queue.js';
 
-export type { JobHandler, JobQueue } from './job-queue.js';
+export { JobEvents } from './job-events.js';
+export type { JobHandler, JobObserver, JobOutcome, JobQueue, JobSettled } from './job-queue.js';
 
 export interface QueueSettings {
   /** Empty: the in-process queue. */
   redisUrl: string;
   prefix: string;
   onError: (error: unknown, jobId: string) => void;
+  /** Told about every job this process runs (the platform's `ctx.jobEvents.observe`: metrics). */
+  observer?: JobObserver;
 }
 
 /**
@@ -22,7 +25,8 @@ export async function createQueue<T>(name: string, settings: QueueSettings): Pro
       prefix: settings.prefix,
       name,
       onError: settings.onError,
+      observer: settings.observer,
     });
   }
-  return new MemoryQueue<T>(settings.onError);
+  return new MemoryQueue<T>({ name, onError: settings.onError, observer: settings.observer });
 }

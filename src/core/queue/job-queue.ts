@@ -15,3 +15,28 @@ export interface JobQueue<T> {
 }
 
 export type JobHandler<T> = (data: T, jobId: string) => Promise<void>;
+
+export type JobOutcome = 'completed' | 'failed';
+
+/** One job this process ran, reported when its handler settled. */
+export interface JobSettled {
+  queue: string;
+  outcome: JobOutcome;
+  /** From add to start, ≥ 0. On BullMQ the two ends may be stamped by different hosts' clocks. */
+  waitSeconds: number;
+  /** From start to the handler's end. */
+  runSeconds: number;
+}
+
+/** Told about every job a queue runs; how the metrics see jobs without core/queue knowing of them. */
+export type JobObserver = (event: JobSettled) => void;
+
+/** Calls the observer; its failure never touches the job (the job has already settled). */
+export function notifyObserver(observer: JobObserver | undefined, event: JobSettled): void {
+  if (!observer) return;
+  try {
+    observer(event);
+  } catch {
+    // An observer is a side channel: a broken one loses a data point, never a job.
+  }
+}

@@ -34,10 +34,68 @@ const quickjs = await newQuickJSWASMModuleFromVariant(
 /** @type {{ runtime: import('quickjs-emscripten-core').QuickJSRuntime, context: import('quickjs-emscripten-core').QuickJSContext } | null} */
 let vm = null;
 
+// QuickJS has no Intl. Guests get one host function that formats with Node's Intl: it takes and returns
+// only strings and numbers, so no host object ever reaches the guest (guest scripts wrap it as `Intl`).
+const MAX_INTL_ARG = 2_000;
+/** @type {Map<string, any>} */
+const formatters = new Map();
+
+/** @param {string} kind @param {string} locale @param {string} optionsJson @param {number} value */
+function hostIntl(kind, locale, optionsJson, value) {
+  if (locale.length > MAX_INTL_ARG || optionsJson.length > MAX_INTL_ARG)
+    throw new RangeError('Intl arguments are too long');
+  const key = `${kind}\u0000${locale}\u0000${optionsJson}`;
+  let formatter = formatters.get(key);
+  if (!formatter) {
+    const opts = optionsJson ? JSON.parse(optionsJson) : undefined;
+    const locales = locale === '' ? undefined : locale;
+    formatter = kind.startsWith('number')
+      ? new Intl.NumberFormat(locales, opts)
+      : new Intl.DateTimeFormat(locales, opts);
+    if (formatters.size > 500) formatters.clear();
+    formatters.set(key, formatter);
+  }
+  switch (kind) {
+    case 'number-format':
+      return formatter.format(value);
+    case 'number-resolved':
+    case 'date-resolved':
+      return JSON.stringify(formatter.resolvedOptions());
+    case 'date-format':
+      return formatter.format(new Date(value));
+    case 'date-parts':
+      return JSON.stringify(formatter.formatToParts(new Date(value)));
+    default:
+      throw new RangeError(`unknown Intl call ${kind}`);
+  }
+}
+
+/** @param {import('quickjs-emscripten-core').QuickJSContext} context */
+function defineHostFunctions(context) {
+  const fn = context.newFunction('__hostIntl', (...args) => {
+    const [kind, locale, opts, value] = args.map((h) => context.dump(h));
+    try {
+      if (
+        typeof kind !== 'string' ||
+        typeof locale !== 'string' ||
+        typeof opts !== 'string' ||
+        typeof value !== 'number'
+      )
+        throw new TypeError('bad Intl call');
+      return context.newString(hostIntl(kind, locale, opts, value));
+    } catch (error) {
+      return { error: context.newError(describe(error)) };
+    }
+  });
+  context.setProp(context.global, '__hostIntl', fn);
+  fn.dispose();
+}
+
 /** A fresh runtime with the guest scripts loaded; after a limit is hit the old one is thrown away. */
 function open() {
   const runtime = quickjs.newRuntime({ maxStackSizeBytes: options.stackBytes });
   const context = runtime.newContext();
+  defineHostFunctions(context);
   for (const script of options.scripts) {
     const result = context.evalCode(script.code, script.name, { type: script.module ? 'module' : 'global' });
     if (result.error) {
@@ -51,17 +109,6 @@ function open() {
   const jobs = runtime.executePendingJobs();
   if (jobs.error) jobs.error.dispose();
   return { runtime, context };
-}
-
-function close() {
-  if (!vm) return;
-  try {
-    vm.context.dispose();
-    vm.runtime.dispose();
-  } catch {
-    // A runtime that ran out of memory may not free cleanly; the whole heap is dropped with it anyway.
-  }
-  vm = null;
 }
 
 /** @param {unknown} error */
@@ -134,8 +181,9 @@ function run(call) {
   if (failure !== null) {
     // An interrupt inside a promise job can leave the chain unsettled instead of rejected.
     const limit = limitOf(failure) ?? (Date.now() > deadline ? 'time' : null);
-    // A limit can leave the heap half-built: start the next call on a clean runtime.
-    if (limit) close();
+    // A limit can leave the heap half-built, and freeing such a runtime trips QuickJS's own assertions
+    // (an abort printed from WebAssembly): the pool ends this whole worker instead, memory and all.
+    if (limit) vm = null;
     return { id: call.id, ok: false, error: failure, limit };
   }
   if (typeof value !== 'string')

@@ -181,8 +181,9 @@ export class SandboxPool {
     this.release(slot);
     if (reply.ok) call.resolve(reply.value);
     else call.reject(new SandboxError(messageFor(reply.error, reply.limit, call.timeoutMs), reply.limit));
-    // WebAssembly memory never shrinks: a worker that filled it is replaced to give the memory back.
-    if (!reply.ok && reply.limit === 'memory') void this.retire(slot, 'memory limit reached');
+    // A limit leaves the guest heap half-built (and WebAssembly memory never shrinks): the worker is
+    // replaced rather than its runtime freed.
+    if (!reply.ok && reply.limit !== null) void this.retire(slot, `${reply.limit} limit reached`);
     else this.dispatch();
   }
 

@@ -23,7 +23,7 @@ export interface AgentDefinition {
 /** What saving an agent checks against other modules (the same as a flow's). */
 export type AgentLookups = DefinitionLookups;
 
-const LIST_SPEC: ListSpec = {
+export const LIST_SPEC: ListSpec = {
   columns: { name: 'name', createdAt: 'created_at' },
   sortable: ['id', 'createdAt', 'name'],
   filters: { name: 'string' },

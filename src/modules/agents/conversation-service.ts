@@ -9,7 +9,7 @@ import type { AgentService } from './agent-service.js';
 import type { AgentStore, ConversationRow, MessageRow } from './agent-store.js';
 import type { ConversationBodyT } from './schemas.js';
 
-const CONVERSATION_LIST: ListSpec = {
+export const CONVERSATION_LIST: ListSpec = {
   columns: { agentId: 'agent_id', userId: 'user_id', createdAt: 'created_at', updatedAt: 'updated_at' },
   sortable: ['id', 'createdAt', 'updatedAt'],
   filters: { agentId: 'string', userId: 'string' },
@@ -20,7 +20,7 @@ const CONVERSATION_LIST: ListSpec = {
   maxLimit: 200,
 };
 
-const MESSAGE_LIST: ListSpec = {
+export const MESSAGE_LIST: ListSpec = {
   columns: { createdAt: 'created_at', role: 'role' },
   sortable: ['id'],
   filters: { role: ['user', 'assistant', 'tool'] },

@@ -6,11 +6,11 @@ import { AgentService } from './agent-service.js';
 import { AgentStore } from './agent-store.js';
 import { ConversationService } from './conversation-service.js';
 import { AgentMessenger } from './messaging.js';
-import * as m901 from './migrations/901-agents.js';
 import { type AgentRouteDeps, agentRoutes } from './routes.js';
 import type { ToolDeps } from './tools.js';
 import { agentSocketRoutes } from './ws-routes.js';
 import './tables.js';
+import { agentsMigrations } from './migrations/index.js';
 
 /** What other modules (user profiles, workflows) use of the agent API. */
 export interface AgentsApi {
@@ -31,7 +31,7 @@ const internals = new WeakMap<AppContext, AgentRouteDeps>();
 export const agentsModule: PlatformModule = {
   name: 'agents',
   services: ['agent'],
-  migrations: { '20261126_901_agents': m901 },
+  migrations: agentsMigrations,
 
   init(ctx) {
     const llm = ctx.apis.llm;

@@ -1,12 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
-import { ListEnvelope, withErrors } from '../../core/http/schemas.js';
+import { documentedOnly } from '../../core/http/openapi-route.js';
+import { ListEnvelope, ListQuery, listQueryOf, withErrors } from '../../core/http/schemas.js';
 import { clientGone, sendLines } from '../llm/stream-reply.js';
 import type { AgentEvent } from './agent-events.js';
-import type { AgentService } from './agent-service.js';
-import type { ConversationService } from './conversation-service.js';
+import { LIST_SPEC as AGENT_LIST_SPEC, type AgentService } from './agent-service.js';
+import { CONVERSATION_LIST, type ConversationService, MESSAGE_LIST } from './conversation-service.js';
 import { type AgentMessenger, events } from './messaging.js';
 import {
   AgentCreateBody,
@@ -15,10 +17,8 @@ import {
   AgentView,
   ConversationBody,
   ConversationDetail,
-  ConversationListQuery,
   ConversationParams,
   ConversationView,
-  MessageListQuery,
   MessagePage,
   SendAnswer,
   SendBody,
@@ -66,7 +66,7 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
       schema: {
         tags,
         summary: "The account's agents",
-        querystring: ConversationListQuery,
+        querystring: listQueryOf(AGENT_LIST_SPEC),
         response: withErrors({ 200: ListEnvelope(AgentView) }),
       },
     },
@@ -161,7 +161,15 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
         tags,
         summary: "A conversation's messages, oldest first (conversationId required)",
         params: AgentParams,
-        querystring: MessageListQuery,
+        // conversationId: declared so the document shows it, required in the document only (the
+        // handler's own 400 names it); validation is the shared list query's, as before.
+        querystring: listQueryOf(
+          MESSAGE_LIST,
+          Type.Object(
+            { ...ListQuery.properties, conversationId: Type.Optional(Type.String()) },
+            { additionalProperties: Type.String(), ...documentedOnly({ required: ['conversationId'] }) },
+          ),
+        ),
         response: withErrors({ 200: MessagePage }),
       },
     },
@@ -207,7 +215,7 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
       schema: {
         tags,
         summary: 'Conversations (filters agentId, userId); a customer token sees its own',
-        querystring: ConversationListQuery,
+        querystring: listQueryOf(CONVERSATION_LIST),
         response: withErrors({ 200: ListEnvelope(ConversationView) }),
       },
     },
@@ -222,7 +230,7 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
         tags,
         summary: 'A conversation with its messages (paged, oldest first)',
         params: ConversationParams,
-        querystring: MessageListQuery,
+        querystring: listQueryOf(MESSAGE_LIST),
         response: withErrors({ 200: ConversationDetail }),
       },
     },

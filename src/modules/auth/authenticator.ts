@@ -9,7 +9,7 @@ import type { KeyVerifier } from './key-verifier.js';
 
 const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
 
-/** Where a credential is read, in order: Authorization Bearer, X-WORKFLOW-API-KEY, X-API-Key. */
+/** Where a credential is read, in order: Authorization Bearer, X-WORKFLOW-API-KEY, X-N8N-API-KEY (n8n's clients), X-API-Key. */
 export function readCredential(headers: FastifyRequest['headers']): string | null {
   const authorization = headers.authorization;
   if (typeof authorization === 'string' && authorization.length > 0) {
@@ -18,7 +18,7 @@ export function readCredential(headers: FastifyRequest['headers']): string | nul
       throw new AppError('UNAUTHORIZED', 'Authorization header must be "Bearer <API key or token>"');
     return match[1];
   }
-  for (const name of ['x-workflow-api-key', 'x-api-key']) {
+  for (const name of ['x-workflow-api-key', 'x-n8n-api-key', 'x-api-key']) {
     const value = headers[name];
     if (typeof value === 'string' && value.length > 0) return value.trim();
   }

@@ -32,6 +32,11 @@ export class CustomerTokens {
     private readonly issuingKey: (keyId: string) => Promise<VerifiedKey>,
   ) {}
 
+  /** The longest lifetime a token may ask for (CUSTOMER_TOKEN_MAX_TTL_SECONDS). */
+  get maxTtlSeconds(): number {
+    return this.ttl.maxSeconds;
+  }
+
   async mint(issuer: Principal, input: CreateTokenInput) {
     if (issuer.kind !== 'api_key' || !issuer.keyId) {
       throw new AppError('FORBIDDEN', 'Only an API key can mint customer tokens');

@@ -5,8 +5,7 @@ import { type BootstrapResult, bootstrapOwner } from './bootstrap.js';
 import { CustomerTokens } from './customer-tokens.js';
 import { KeyService } from './key-service.js';
 import { KeyVerifier } from './key-verifier.js';
-import * as m001 from './migrations/001-accounts-keys.js';
-import * as m002 from './migrations/002-key-llm-limits.js';
+import { authMigrations } from './migrations/index.js';
 import { authRoutes } from './routes.js';
 import { AuthStore } from './store.js';
 import { UsageLedger } from './usage.js';
@@ -43,10 +42,7 @@ const internals = new WeakMap<AppContext, AuthInternals>();
 export const authModule: PlatformModule = {
   name: 'auth',
   services: ['core'],
-  migrations: {
-    '20261122_001_auth_accounts_keys': m001,
-    '20261125_002_auth_key_llm_limits': m002,
-  },
+  migrations: authMigrations,
 
   async init(ctx) {
     const { config, clock } = ctx;

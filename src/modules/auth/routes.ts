@@ -9,7 +9,7 @@ import {
   ApiKeyView,
   ApiKeyWithSecret,
   CreateKeyBody,
-  CreateTokenBody,
+  createTokenBodyFor,
   RotateKeyBody,
   TokenView,
   UpdateKeyBody,
@@ -144,7 +144,7 @@ export function authRoutes(
       schema: {
         tags: ['Core: customer tokens'],
         summary: 'Mint a short-lived customer token (JWT) no broader than the calling key',
-        body: CreateTokenBody,
+        body: createTokenBodyFor(tokens.maxTtlSeconds),
         response: withErrors({ 201: TokenView }),
       },
     },

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { ALL_SERVICES } from '../../config.js';
 import { ROLES } from '../../core/auth/principal.js';
+import { documentedOnly } from '../../core/http/openapi-route.js';
 import { Nullable, Timestamp } from '../../core/http/schemas.js';
 
 const ServiceName = Type.Enum([...ALL_SERVICES, '*'] as const);
@@ -154,6 +155,21 @@ export const CreateTokenBody = Type.Object(
   { additionalProperties: false },
 );
 export type CreateTokenInput = Static<typeof CreateTokenBody>;
+
+/**
+ * CreateTokenBody with this server's ttlSeconds maximum in the document. Validation stays the service's
+ * (its message names the setting), so the maximum is documented only.
+ */
+export function createTokenBodyFor(maxTtlSeconds: number): typeof CreateTokenBody {
+  const ttl = CreateTokenBody.properties.ttlSeconds;
+  return Type.Object(
+    {
+      ...CreateTokenBody.properties,
+      ttlSeconds: Type.Optional(Type.Integer({ ...ttl, ...documentedOnly({ maximum: maxTtlSeconds }) })),
+    },
+    { additionalProperties: false },
+  ) as unknown as typeof CreateTokenBody;
+}
 
 export const TokenView = Type.Object({
   token: Type.String(),

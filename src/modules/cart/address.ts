@@ -12,6 +12,18 @@ const ISO_COUNTRIES = new Set(
   ).split(' '),
 );
 
+/**
+ * The codes checkAddress accepts, in any case, as a JSON Schema pattern (patterns take no flags):
+ * documented on the address, checked here with this module's own message.
+ */
+export const COUNTRY_CODE_PATTERN = (() => {
+  const seconds = new Map<string, string>();
+  for (const code of ISO_COUNTRIES)
+    seconds.set(code.charAt(0), (seconds.get(code.charAt(0)) ?? '') + code.charAt(1));
+  const groups = [...seconds].map(([a, bs]) => `[${a}${a.toLowerCase()}][${bs}${bs.toLowerCase()}]`);
+  return `^(?:${groups.join('|')})$`;
+})();
+
 /** States, provinces and territories, where the country requires one. */
 const STATES: Record<string, ReadonlySet<string>> = {
   US: new Set(

@@ -9,7 +9,7 @@ import type { DiscountStore } from './discount-store.js';
 import type { DiscountRow } from './discounts.js';
 import type { CreateDiscountBodyT } from './schemas.js';
 
-const DISCOUNT_LIST_SPEC: ListSpec = {
+export const DISCOUNT_LIST_SPEC: ListSpec = {
   columns: { createdAt: 'created_at' },
   sortable: ['id', 'code', 'createdAt'],
   filters: { type: ['percentage', 'fixed_amount', 'free_shipping'] },

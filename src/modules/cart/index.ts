@@ -6,12 +6,10 @@ import { CartStore } from './cart-store.js';
 import { DiscountService } from './discount-service.js';
 import { DiscountStore } from './discount-store.js';
 import { InventoryStore } from './inventory-store.js';
-import * as m401 from './migrations/401-cart.js';
-import * as m402 from './migrations/402-discounts-addresses.js';
-import * as m403 from './migrations/403-holds-bigint.js';
 import { OrderService } from './order-service.js';
 import { type CartRouteDeps, cartRoutes } from './routes.js';
 import './tables.js';
+import { cartMigrations } from './migrations/index.js';
 
 /** What operations and other modules may use of the cart module. */
 export interface CartApi {
@@ -38,11 +36,7 @@ const SWEEP_MS = 30_000;
 export const cartModule: PlatformModule = {
   name: 'cart',
   services: ['commerce'],
-  migrations: {
-    '20261123_401_cart': m401,
-    '20261123_402_cart_discounts_addresses': m402,
-    '20261123_403_cart_holds_order_total_bigint': m403,
-  },
+  migrations: cartMigrations,
 
   init(ctx) {
     const commerce = requireApi(ctx, 'commerce');

@@ -12,7 +12,7 @@ import type { InventoryStore } from './inventory-store.js';
 import type { OrderBodyT } from './schemas.js';
 import type { OrdersTable } from './tables.js';
 
-const ORDER_LIST_SPEC: ListSpec = {
+export const ORDER_LIST_SPEC: ListSpec = {
   columns: { storefrontOrderId: 'storefront_id', createdAt: 'created_at' },
   sortable: ['id', 'createdAt'],
   filters: { storefrontOrderId: 'string' },

@@ -2,11 +2,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
-import { IdParams, ListEnvelope, ListQuery, withErrors } from '../../core/http/schemas.js';
+import { IdParams, ListEnvelope, listQueryOf, withErrors } from '../../core/http/schemas.js';
 import type { Actor, CartService } from './cart-service.js';
-import type { DiscountService } from './discount-service.js';
+import { DISCOUNT_LIST_SPEC, type DiscountService } from './discount-service.js';
 import type { InventoryStore } from './inventory-store.js';
-import type { OrderService } from './order-service.js';
+import { ORDER_LIST_SPEC, type OrderService } from './order-service.js';
 import {
   AddItemBody,
   CartView,
@@ -181,7 +181,7 @@ export function cartRoutes(app: FastifyInstance, deps: CartRouteDeps): void {
       schema: {
         tags: ['Commerce: discounts'],
         summary: 'List discount codes (Admin)',
-        querystring: ListQuery,
+        querystring: listQueryOf(DISCOUNT_LIST_SPEC),
         response: withErrors({ 200: ListEnvelope(DiscountView) }),
       },
     },
@@ -276,7 +276,7 @@ export function cartRoutes(app: FastifyInstance, deps: CartRouteDeps): void {
       schema: {
         tags: ['Commerce: orders'],
         summary: 'List orders',
-        querystring: ListQuery,
+        querystring: listQueryOf(ORDER_LIST_SPEC),
         response: withErrors({ 200: ListEnvelope(OrderView) }),
       },
     },

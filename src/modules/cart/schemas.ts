@@ -1,5 +1,11 @@
 import { type Static, Type } from 'typebox';
+import { documentedOnly } from '../../core/http/openapi-route.js';
 import { Nullable, Timestamp } from '../../core/http/schemas.js';
+import { COUNTRY_CODE_PATTERN } from './address.js';
+
+/** What isMoneyAmount (core/money.ts) checks in the service, with its own message: the document says it. */
+const MONEY = documentedOnly({ multipleOf: 0.01 });
+const MONEY_UP_TO_9_DIGITS = documentedOnly({ multipleOf: 0.01, maximum: 999_999_999.99 });
 
 export const CustomizationsBody = Type.Object(
   {
@@ -100,6 +106,7 @@ export const ShippingBody = Type.Object(
           minLength: 2,
           maxLength: 2,
           description: 'ISO 3166-1 alpha-2 code (any case); postalCode must be valid for it',
+          ...documentedOnly({ pattern: COUNTRY_CODE_PATTERN }),
         }),
         state: Type.Optional(
           Type.String({
@@ -140,9 +147,15 @@ export const CreateDiscountBody = Type.Object(
       maximum: 100000,
       description:
         'percentage: a whole number from 1 to 100; fixed_amount: an amount above 0 with at most 2 decimals',
+      ...MONEY,
     }),
     minSubtotal: Type.Optional(
-      Type.Number({ minimum: 0, maximum: 10000000, description: 'An amount with at most 2 decimals' }),
+      Type.Number({
+        minimum: 0,
+        maximum: 10000000,
+        description: 'An amount with at most 2 decimals',
+        ...MONEY,
+      }),
     ),
     startsAt: Type.Optional(Type.String({ format: 'date-time' })),
     endsAt: Type.Optional(Type.String({ format: 'date-time' })),
@@ -208,7 +221,10 @@ export const OrderBody = Type.Object({
       product_id: Scalar,
       variant_id: Scalar,
       quantity: Type.Integer({ minimum: 1, maximum: 999 }),
-      price: Type.Union([Type.String({ pattern: '^\\d{1,9}(\\.\\d{1,2})?$' }), Type.Number({ minimum: 0 })]),
+      price: Type.Union([
+        Type.String({ pattern: '^\\d{1,9}(\\.\\d{1,2})?$' }),
+        Type.Number({ minimum: 0, ...MONEY_UP_TO_9_DIGITS }),
+      ]),
       properties: Type.Optional(
         Type.Array(Type.Object({ name: Type.String({ maxLength: 100 }), value: Type.Unknown() }), {
           maxItems: 50,

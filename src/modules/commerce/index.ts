@@ -5,9 +5,7 @@ import { BlendService } from './blend-service.js';
 import { BlendStore } from './blend-store.js';
 import { loadCatalog, seedCatalog } from './catalog-store.js';
 import type { Blend, BlendUsage, Product, ProductVariant } from './domain.js';
-import * as m101 from './migrations/101-catalog.js';
-import * as m102 from './migrations/102-blends.js';
-import * as m103 from './migrations/103-blend-usage-customer.js';
+import { commerceMigrations } from './migrations/index.js';
 import { ProductService } from './product-service.js';
 import { ProductStore } from './product-store.js';
 import {
@@ -70,11 +68,7 @@ const internals = new WeakMap<AppContext, CommerceRouteDeps>();
 export const commerceModule: PlatformModule = {
   name: 'commerce',
   services: ['commerce'],
-  migrations: {
-    '20261123_101_commerce_catalog': m101,
-    '20261123_102_commerce_blends': m102,
-    '20261123_103_commerce_blend_usage_customer': m103,
-  },
+  migrations: commerceMigrations,
 
   async init(ctx) {
     await seedCatalog(ctx.db, ctx.clock.now().toISOString());

@@ -25,7 +25,7 @@ export interface ProcessJob {
 
 const WAIT_POLL_MS = 50;
 
-const LIST_SPEC: ListSpec = {
+export const LIST_SPEC: ListSpec = {
   columns: { topic: 'topic', status: 'status', source: 'source', createdAt: 'created_at', title: 'title' },
   sortable: ['id', 'createdAt', 'title'],
   nullable: ['title'],

@@ -5,12 +5,12 @@ import { blocksToMarkdown } from '../workflows/index.js';
 import { DocumentService, type documentView, OPERATIONS, type ProcessJob } from './document-service.js';
 import { KnowledgeService } from './knowledge-service.js';
 import { type LoadInput, loadDocument } from './loaders/index.js';
-import * as m601 from './migrations/601-documents.js';
 import { DocumentProcessor, type Embedder } from './processor.js';
 import { type DocumentRouteDeps, documentRoutes } from './routes.js';
 import { DocumentStore } from './store.js';
 import { workspaceReader } from './workspace-reader.js';
 import './tables.js';
+import { documentsMigrations } from './migrations/index.js';
 
 /** A document another module adds to the knowledge base (a flow's vector upsert). */
 export interface IngestInput {
@@ -49,7 +49,7 @@ const internals = new WeakMap<AppContext, DocumentRouteDeps>();
 export const documentsModule: PlatformModule = {
   name: 'documents',
   services: ['docproc', 'agent'],
-  migrations: { '20261125_601_documents': m601 },
+  migrations: documentsMigrations,
 
   async init(ctx) {
     const { config, clock, log } = ctx;
@@ -63,6 +63,7 @@ export const documentsModule: PlatformModule = {
       redisUrl: config.REDIS_URL,
       prefix: config.QUEUE_PREFIX,
       onError: (err, jobId) => log.error({ err, jobId }, 'document processing job failed'),
+      observer: ctx.jobEvents?.observe,
     });
     const processor = new DocumentProcessor(store, embed, clock, invalidate);
     const documents = new DocumentService(store, queue, clock, invalidate);

@@ -3,14 +3,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { hasScope } from '../../core/auth/principal.js';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
-import { ListEnvelope, withErrors } from '../../core/http/schemas.js';
-import type { DocumentService } from './document-service.js';
+import { ListEnvelope, listQueryOf, withErrors } from '../../core/http/schemas.js';
+import { LIST_SPEC as DOCUMENT_LIST_SPEC, type DocumentService } from './document-service.js';
 import type { KnowledgeService } from './knowledge-service.js';
 import type { LoadInput } from './loaders/index.js';
 import {
   ChunkList,
   DocumentGetQuery,
-  DocumentListQuery,
   DocumentParams,
   DocumentView,
   LoadBody,
@@ -97,7 +96,7 @@ export function documentRoutes(app: FastifyInstance, deps: DocumentRouteDeps): v
       schema: {
         tags,
         summary: 'List documents, newest first (filters topic, status, source)',
-        querystring: DocumentListQuery,
+        querystring: listQueryOf(DOCUMENT_LIST_SPEC),
         response: withErrors({ 200: ListEnvelope(DocumentView) }),
       },
     },

@@ -2,11 +2,11 @@ import type { AppContext, PlatformModule } from '../../core/context.js';
 import { FlowService } from './flow-service.js';
 import { FlowStore } from './flow-store.js';
 import { definitionLookups } from './lookups.js';
-import * as m701 from './migrations/701-flows.js';
 import { PredictionService } from './prediction-service.js';
 import { type FlowRouteDeps, flowRoutes } from './routes.js';
 import { UpsertService } from './upsert-service.js';
 import './tables.js';
+import { flowsMigrations } from './migrations/index.js';
 
 /** What other modules (the workflow node, agents) use of flows. */
 export interface FlowsApi {
@@ -25,7 +25,7 @@ const internals = new WeakMap<AppContext, FlowRouteDeps>();
 export const flowsModule: PlatformModule = {
   name: 'flows',
   services: ['flow'],
-  migrations: { '20261126_701_flows': m701 },
+  migrations: flowsMigrations,
 
   init(ctx) {
     const llm = ctx.apis.llm;

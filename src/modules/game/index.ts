@@ -2,8 +2,7 @@ import type { AppContext, PlatformModule } from '../../core/context.js';
 import { GameClient } from './game-client.js';
 import { GameService } from './game-service.js';
 import { ManifestCache } from './manifest-cache.js';
-import * as m001 from './migrations/001-game-tables.js';
-import * as m002 from './migrations/002-game-oauth-binding.js';
+import { gameMigrations } from './migrations/index.js';
 import { GameOAuth } from './oauth-service.js';
 import { OAuthStates } from './oauth-state.js';
 import { OutboundThrottle } from './outbound-throttle.js';
@@ -41,7 +40,7 @@ const internals = new WeakMap<AppContext, GameInternals>();
 export const gameModule: PlatformModule = {
   name: 'game',
   services: ['game'],
-  migrations: { '20261123_001_game_tables': m001, '20261123_002_game_oauth_binding': m002 },
+  migrations: gameMigrations,
 
   init(ctx) {
     const settings = gameSettings(ctx.config);

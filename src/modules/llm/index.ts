@@ -3,7 +3,6 @@ import { strictJsonParser } from '../../core/http/json-body.js';
 import { BuiltinProvider } from './builtin/index.js';
 import { AnswerCache } from './cache.js';
 import { Gateway } from './gateway.js';
-import * as m001 from './migrations/001-llm-requests.js';
 import { ollamaRoutes } from './ollama-routes.js';
 import { openAiRoutes } from './openai-routes.js';
 import { OllamaProvider } from './providers/ollama.js';
@@ -13,6 +12,7 @@ import { LlmRequestLog } from './request-log.js';
 import { requestsRoutes } from './requests-routes.js';
 import type { EmbedResult, Retriever } from './types.js';
 import './tables.js';
+import { llmMigrations } from './migrations/index.js';
 
 export type { Gateway } from './gateway.js';
 export type { ModelRegistry } from './registry.js';
@@ -68,7 +68,7 @@ function credentialResolver(ctx: AppContext) {
 export const llmModule: PlatformModule = {
   name: 'llm',
   services: ['llm'],
-  migrations: { '20261125_501_llm_requests': m001 },
+  migrations: llmMigrations,
 
   init(ctx) {
     const config = ctx.config;

@@ -28,7 +28,7 @@ export interface LlmCallRecord {
 
 export const LLM_REQUEST_STATUSES = ['success', 'error', 'canceled'] as const;
 
-const LIST_SPEC: ListSpec = {
+export const LIST_SPEC: ListSpec = {
   columns: { model: 'model', status: 'status', keyId: 'key_id', answeredBy: 'answered_by' },
   sortable: ['id'],
   filters: { model: 'string', status: LLM_REQUEST_STATUSES, keyId: 'string', answeredBy: 'string' },

@@ -2,9 +2,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../../core/http/auth-hook.js';
-import { ListEnvelope, ListQuery, Nullable, Timestamp, withErrors } from '../../core/http/schemas.js';
+import { ListEnvelope, listQueryOf, Nullable, Timestamp, withErrors } from '../../core/http/schemas.js';
 import type { LlmRequestLog } from './request-log.js';
-import { LLM_REQUEST_STATUSES } from './request-log.js';
+import { LIST_SPEC as LLM_REQUEST_LIST_SPEC, LLM_REQUEST_STATUSES } from './request-log.js';
 
 const LlmRequestView = Type.Object({
   id: Type.String(),
@@ -36,7 +36,7 @@ export function requestsRoutes(app: FastifyInstance, log: LlmRequestLog): void {
       schema: {
         tags: ['Language models: usage'],
         summary: 'Recent model calls of the account, newest first (filters model, status, keyId, answeredBy)',
-        querystring: ListQuery,
+        querystring: listQueryOf(LLM_REQUEST_LIST_SPEC),
         response: withErrors({ 200: ListEnvelope(LlmRequestView) }),
       },
     },

@@ -1,10 +1,10 @@
 import type { AppContext, PlatformModule } from '../../core/context.js';
-import * as m801 from './migrations/801-profiles.js';
 import { ProfileService } from './profile-service.js';
 import { ProfileStore } from './profile-store.js';
 import { type ProfileRouteDeps, profileRoutes } from './routes.js';
 import type { ProfileViewT } from './schemas.js';
 import './tables.js';
+import { profilesMigrations } from './migrations/index.js';
 
 export type ProfileView = ProfileViewT;
 
@@ -37,7 +37,7 @@ const internals = new WeakMap<AppContext, ProfileRouteDeps>();
 export const profilesModule: PlatformModule = {
   name: 'profiles',
   services: ['agent'],
-  migrations: { '20261126_801_profiles': m801 },
+  migrations: profilesMigrations,
 
   init(ctx) {
     const commerce = ctx.apis.commerce;

@@ -5,10 +5,11 @@ import { AppError, notFound } from '../../core/errors.js';
 import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
 import { newId } from '../../core/ids.js';
 import type { SecretBox } from '../../core/secrets.js';
+import type { CredentialPatchBodyT } from './credential-n8n-schemas.js';
 import type { CredentialStore } from './credential-store.js';
-import { CREDENTIAL_TYPES, type CredentialBodyT } from './schemas.js';
+import { CREDENTIAL_TYPES, type CredentialBodyT, type CredentialType } from './schemas.js';
 
-const CREDENTIAL_LIST_SPEC: ListSpec = {
+export const CREDENTIAL_LIST_SPEC: ListSpec = {
   columns: { createdAt: 'created_at', updatedAt: 'updated_at' },
   sortable: ['id', 'name', 'createdAt'],
   filters: { name: 'string', type: Object.keys(CREDENTIAL_TYPES) },
@@ -27,6 +28,21 @@ const view = (row: { id: string; name: string; type: string; created_at: string;
   updatedAt: row.updated_at,
 });
 
+/** Every field of the type, non-empty, and nothing else; all problems in one 400. */
+function checkData(type: CredentialType, data: Record<string, string>): void {
+  const wanted: readonly string[] = CREDENTIAL_TYPES[type];
+  const problems = [
+    ...wanted
+      .filter((f) => typeof data[f] !== 'string' || data[f] === '')
+      .map((f) => ({ field: `data.${f}`, message: `is required for type ${type}` })),
+    ...Object.keys(data)
+      .filter((f) => !wanted.includes(f))
+      .map((f) => ({ field: `data.${f}`, message: `is not a field of type ${type}` })),
+  ];
+  if (problems.length > 0)
+    throw new AppError('VALIDATION_ERROR', 'Invalid credential data', { fields: problems });
+}
+
 /** Credentials are sealed at rest and never leave the service in clear. */
 export class CredentialService {
   constructor(
@@ -36,17 +52,7 @@ export class CredentialService {
   ) {}
 
   async create(accountId: string, body: CredentialBodyT) {
-    const wanted: readonly string[] = CREDENTIAL_TYPES[body.type];
-    const problems = [
-      ...wanted
-        .filter((f) => typeof body.data[f] !== 'string' || body.data[f] === '')
-        .map((f) => ({ field: `data.${f}`, message: `is required for type ${body.type}` })),
-      ...Object.keys(body.data)
-        .filter((f) => !wanted.includes(f))
-        .map((f) => ({ field: `data.${f}`, message: `is not a field of type ${body.type}` })),
-    ];
-    if (problems.length > 0)
-      throw new AppError('VALIDATION_ERROR', 'Invalid credential data', { fields: problems });
+    checkData(body.type, body.data);
     const at = isoNow(this.clock);
     const row = {
       id: newId('cred'),
@@ -76,6 +82,49 @@ export class CredentialService {
     const row = await this.store.find(accountId, id);
     if (!row || row.id !== id) throw notFound('CREDENTIAL_NOT_FOUND', 'Credential', id);
     return view(row);
+  }
+
+  /**
+   * n8n's PATCH: a new name and/or data (sealed again, checked against the type as on create);
+   * the type stays. Data replaces the stored fields, or with `isPartialData` is merged into them.
+   */
+  async update(accountId: string, id: string, body: CredentialPatchBodyT) {
+    const row = await this.store.find(accountId, id);
+    if (!row || row.id !== id) throw notFound('CREDENTIAL_NOT_FOUND', 'Credential', id);
+    if (body.type !== undefined && body.type !== row.type) {
+      throw new AppError('VALIDATION_ERROR', 'A credential keeps its type', {
+        fields: [{ field: 'type', message: `is ${row.type}; create a new credential for another type` }],
+      });
+    }
+    const changes: { name?: string; data?: string; updated_at: string } = { updated_at: isoNow(this.clock) };
+    if (body.name !== undefined) changes.name = body.name;
+    if (body.data !== undefined) {
+      const data = body.isPartialData
+        ? { ...(JSON.parse(this.box.decrypt(row.data)) as Record<string, string>), ...body.data }
+        : body.data;
+      checkData(row.type as CredentialType, data);
+      changes.data = this.box.encrypt(JSON.stringify(data));
+    }
+    try {
+      await this.store.update(accountId, id, changes);
+    } catch (error) {
+      if (isUniqueViolation(error))
+        throw new AppError('CONFLICT', `A credential named '${body.name}' exists`, { name: body.name });
+      throw error;
+    }
+    return view({ ...row, ...changes });
+  }
+
+  /** n8n's `GET /credentials/schema/{type}`: the JSON schema of a supported type's data. */
+  schemaOf(type: string) {
+    if (!Object.hasOwn(CREDENTIAL_TYPES, type)) throw notFound('NOT_FOUND', 'Credential type', type);
+    const fields: readonly string[] = CREDENTIAL_TYPES[type as CredentialType];
+    return {
+      additionalProperties: false as const,
+      type: 'object' as const,
+      properties: Object.fromEntries(fields.map((f) => [f, { type: 'string' as const }])),
+      required: [...fields],
+    };
   }
 
   async delete(accountId: string, id: string) {

@@ -39,6 +39,20 @@ export class CredentialStore {
     return new Set(rows.flatMap((r) => [r.id, r.name]));
   }
 
+  async update(
+    accountId: string,
+    id: string,
+    changes: Partial<Pick<CredentialRow, 'name' | 'data' | 'updated_at'>>,
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('credentials')
+      .set(changes)
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
   async delete(accountId: string, id: string): Promise<boolean> {
     const result = await this.db
       .deleteFrom('credentials')

@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
+  credentialRefOf,
   isExpression,
   webhookNodesOf as parseWebhookNodes,
   type WebhookNodeInfo,
@@ -22,16 +23,12 @@ export function definitionOf(row: WorkflowRow): WorkflowDefinition {
 
 /** A request body as a definition: node ids and positions filled in, empty outputs kept as []. */
 export function definitionFromBody(id: string, body: WorkflowBodyT): WorkflowDefinition {
-  const nodes: WorkflowNode[] = body.nodes.map((n) => ({
-    id: n.id ?? randomUUID(),
-    name: n.name,
-    type: n.type,
-    ...(n.typeVersion !== undefined ? { typeVersion: n.typeVersion } : {}),
-    position: n.position ?? [0, 0],
-    parameters: n.parameters ?? {},
-    ...(n.credentials ? { credentials: n.credentials } : {}),
-    ...(n.continueOnFail !== undefined ? { continueOnFail: n.continueOnFail } : {}),
-    ...(n.disabled !== undefined ? { disabled: n.disabled } : {}),
+  // The body schema refuses fields n8n's nodes do not have, so the rest are kept as given.
+  const nodes: WorkflowNode[] = body.nodes.map(({ id: nodeId, position, parameters, ...rest }) => ({
+    id: nodeId ?? randomUUID(),
+    ...rest,
+    position: position ?? [0, 0],
+    parameters: parameters ?? {},
   }));
   const connections: WorkflowDefinition['connections'] = {};
   for (const [from, value] of Object.entries(body.connections)) {
@@ -40,13 +37,39 @@ export function definitionFromBody(id: string, body: WorkflowBodyT): WorkflowDef
   return { id, name: body.name, nodes, connections, settings: body.settings ?? {} };
 }
 
+/** n8n's workflow-level fields of a body as stored columns; a save without a versionId gets a new one. */
+export function n8nColumnsFromBody(
+  body: WorkflowBodyT,
+): Pick<WorkflowRow, 'tags' | 'pin_data' | 'static_data' | 'meta' | 'version_id'> {
+  const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+  const names = [...new Set((body.tags ?? []).map((t) => t.name))];
+  return {
+    tags: JSON.stringify(names),
+    pin_data: json(body.pinData),
+    static_data: json(body.staticData),
+    meta: json(body.meta),
+    version_id: body.versionId ?? randomUUID(),
+  };
+}
+
+/** A tag's id: derived from its name, so the same name is the same tag in every workflow. */
+export function tagIdOf(name: string): string {
+  return `tag_${createHash('sha256').update(name).digest('base64url').slice(0, 16)}`;
+}
+
+/** A workflow's tags in n8n's shape, `[{ id, name }]`. */
+export function tagsOf(row: Pick<WorkflowRow, 'tags'>): Array<{ id: string; name: string }> {
+  return (JSON.parse(row.tags) as string[]).map((name) => ({ id: tagIdOf(name), name }));
+}
+
 /** Credentials a workflow refers to (by id or name), with where. */
 export function credentialRefs(def: WorkflowDefinition): Array<{ ref: string; path: string }> {
   const refs: Array<{ ref: string; path: string }> = [];
   def.nodes.forEach((node, i) => {
     if (node.disabled) return;
-    for (const [slot, ref] of Object.entries(node.credentials ?? {})) {
-      refs.push({ ref, path: `nodes[${i}].credentials.${slot}` });
+    for (const [slot, given] of Object.entries(node.credentials ?? {})) {
+      const ref = credentialRefOf(given);
+      if (ref) refs.push({ ref, path: `nodes[${i}].credentials.${slot}` });
     }
     const param = node.parameters.credential;
     if (typeof param === 'string' && param !== '' && !isExpression(param)) {

@@ -1,17 +1,19 @@
+import { sql } from 'kysely';
 import { type Clock, isoNow } from '../../core/clock.js';
 import { runList } from '../../core/db/list.js';
-import { AppError, notFound } from '../../core/errors.js';
+import { AppError, assertNever, notFound } from '../../core/errors.js';
 import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
 import type { RunState } from './engine/index.js';
+import { n8nExecutionData } from './execution-n8n-data.js';
+import { N8N_EXECUTION_STATUSES, type N8nExecutionStatus } from './execution-n8n-schemas.js';
 import type { ExecutionRunner, TriggerData } from './execution-runner.js';
-import type { ExecutionEntryRow, ExecutionStore } from './execution-store.js';
+import { CRASH_MESSAGE, type ExecutionEntryRow, type ExecutionStore } from './execution-store.js';
 import { withoutResumeSignatures } from './resume-signature.js';
-import { EXECUTION_STATUSES } from './schemas.js';
 
 const EXECUTION_LIST_SPEC: ListSpec = {
   columns: { workflowId: 'workflow_id', status: 'status' },
   sortable: ['id'],
-  filters: { workflowId: 'string', status: EXECUTION_STATUSES },
+  filters: { workflowId: 'string', status: N8N_EXECUTION_STATUSES },
   projectable: [
     'id',
     'workflowId',
@@ -22,6 +24,7 @@ const EXECUTION_LIST_SPEC: ListSpec = {
     'stoppedAt',
     'retryOf',
     'waitTill',
+    'data',
   ],
   defaultSort: 'id',
   defaultOrder: 'desc',
@@ -41,6 +44,32 @@ const entry = (row: ExecutionEntryRow) => ({
   waitTill: row.wait_till,
 });
 
+const stateOf = (row: { run_data?: string | null }) =>
+  row.run_data ? (JSON.parse(row.run_data) as RunState) : null;
+
+/** n8n's status names on the stored statuses (a crash is stored as an error saying so). */
+function whereStatus<Q extends ReturnType<ExecutionStore['listQuery']>>(
+  qb: Q,
+  status: N8nExecutionStatus,
+): Q {
+  switch (status) {
+    case 'crashed':
+      return qb.where('status', '=', 'error').where('error_message', '=', CRASH_MESSAGE) as Q;
+    case 'unknown':
+      // n8n's status for a run it lost track of; the platform always knows (crashes are recorded).
+      return qb.where(sql<boolean>`1 = 0`) as Q;
+    case 'canceled':
+    case 'error':
+    case 'new':
+    case 'running':
+    case 'success':
+    case 'waiting':
+      return qb.where('status', '=', status) as Q;
+    default:
+      return assertNever(status);
+  }
+}
+
 export class ExecutionService {
   constructor(
     private readonly store: ExecutionStore,
@@ -48,18 +77,34 @@ export class ExecutionService {
     private readonly clock: Clock,
   ) {}
 
-  /** Newest first; `workflowId`, `status`, `limit` (20, max 250) and `cursor`. */
-  async list(accountId: string, rawQuery: Record<string, unknown>) {
-    const query = parseListQuery(rawQuery, EXECUTION_LIST_SPEC);
-    return runList(this.store.listQuery(accountId), query, EXECUTION_LIST_SPEC, entry);
+  /**
+   * Newest first; `workflowId`, `status` (n8n's names), `limit` (20, max 250), `cursor`, and
+   * `includeData` (n8n's: each entry with its run data). Run data may hold resume URLs, so
+   * their signatures are blanked unless `withResumeUrl` (workflow:write).
+   */
+  async list(accountId: string, rawQuery: Record<string, unknown>, withResumeUrl = false) {
+    const { includeData, ...rest } = rawQuery;
+    const query = parseListQuery(rest, EXECUTION_LIST_SPEC);
+    const { status, ...filters } = query.filters;
+    let base = this.store.listQuery(accountId, includeData === true);
+    if (status !== undefined) base = whereStatus(base, status as N8nExecutionStatus);
+    const toItem = (row: ExecutionEntryRow) =>
+      includeData === true
+        ? { ...entry(row), data: n8nExecutionData(stateOf(row), row.error_message ?? null) }
+        : entry(row);
+    const page = await runList(base, { ...query, filters }, EXECUTION_LIST_SPEC, toItem);
+    return includeData === true && !withResumeUrl ? withoutResumeSignatures(page) : page;
   }
 
-  /** `withResumeUrl`: the caller may act on the execution (workflow:write); a reader never gets it. */
-  async get(accountId: string, id: string, withResumeUrl = false) {
+  /**
+   * `includeData`: with the run data in n8n's structure and the workflow as it ran (n8n's default:
+   * without). `withResumeUrl`: the caller may act on the execution (workflow:write); a reader never gets it.
+   */
+  async get(accountId: string, id: string, options: { includeData?: boolean; withResumeUrl?: boolean } = {}) {
+    const { includeData = false, withResumeUrl = false } = options;
     const row = await this.store.getFor(accountId, id);
     if (!row) throw notFound('EXECUTION_NOT_FOUND', 'Execution', id);
-    const state = row.run_data ? (JSON.parse(row.run_data) as RunState) : null;
-    const workflowData = await this.runner.definition(row.workflow_id, row.workflow_version);
+    const state = stateOf(row);
     // The author sees the signed URL a waiting execution resumes on; a webhook caller never does, and
     // neither does a read-only key: holding the URL is the power to approve.
     const resumeUrl =
@@ -69,18 +114,19 @@ export class ExecutionService {
     const view = {
       ...entry(row),
       resumeUrl,
-      workflowData,
-      data: {
-        runData: state?.runData ?? {},
-        lastNodeExecuted: state?.lastNodeExecuted ?? null,
-        error: state?.error ?? (row.error_message ? { message: row.error_message } : null),
-      },
+      ...(includeData
+        ? {
+            workflowData: await this.runner.definition(row.workflow_id, row.workflow_version),
+            data: n8nExecutionData(state, row.error_message),
+          }
+        : {}),
     };
     return withResumeUrl ? view : withoutResumeSignatures(view);
   }
 
   async delete(accountId: string, id: string) {
-    const shown = await this.get(accountId, id);
+    const shown = await this.store.getFor(accountId, id);
+    if (!shown) throw notFound('EXECUTION_NOT_FOUND', 'Execution', id);
     if (shown.status === 'new' || shown.status === 'running') {
       throw new AppError(
         'CONFLICT',

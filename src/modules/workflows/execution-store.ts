@@ -19,7 +19,11 @@ const ENTRY_COLUMNS = [
   'stopped_at',
 ] as const;
 
-export type ExecutionEntryRow = Pick<ExecutionRow, (typeof ENTRY_COLUMNS)[number]>;
+export type ExecutionEntryRow = Pick<ExecutionRow, (typeof ENTRY_COLUMNS)[number]> &
+  Partial<Pick<ExecutionRow, 'run_data' | 'error_message'>>;
+
+/** What a run cut off by a crash is recorded with; n8n's `crashed` status filter selects on it. */
+export const CRASH_MESSAGE = 'The process running this execution stopped (crashed) before it finished';
 
 export interface ExecutionResult {
   status: StoredExecutionStatus;
@@ -33,8 +37,12 @@ export interface ExecutionResult {
 export class ExecutionStore {
   constructor(private readonly db: Db) {}
 
-  listQuery(accountId: string) {
-    return this.db.selectFrom('executions').select(ENTRY_COLUMNS).where('account_id', '=', accountId);
+  /** The list's rows; `withData` adds the run data (n8n's `includeData`). */
+  listQuery(accountId: string, withData = false) {
+    const columns = withData
+      ? [...ENTRY_COLUMNS, 'run_data' as const, 'error_message' as const]
+      : ENTRY_COLUMNS;
+    return this.db.selectFrom('executions').select(columns).where('account_id', '=', accountId);
   }
 
   async insert(row: ExecutionRow): Promise<void> {
@@ -115,7 +123,7 @@ export class ExecutionStore {
       .set({
         status: 'error',
         finished: 0,
-        error_message: 'The process running this execution stopped (crashed) before it finished',
+        error_message: CRASH_MESSAGE,
         stopped_at: at,
       })
       .where('id', 'in', ids)

@@ -15,16 +15,22 @@ import { ExecutionService } from './execution-service.js';
 import { ExecutionStore } from './execution-store.js';
 import { ExecutionWaiters } from './execution-waiters.js';
 import { Maintenance } from './maintenance.js';
-import * as m301 from './migrations/301-workflows.js';
-import * as m302 from './migrations/302-webhook-claims.js';
 import { ResumeSigner } from './resume-signature.js';
 import { workflowRoutes } from './routes.js';
 import type { WorkflowBodyT } from './schemas.js';
+import { tagRoutes } from './tag-routes.js';
+import { TagService } from './tag-service.js';
+import { TagStore } from './tag-store.js';
+import { VariablesEngine } from './variable-engine.js';
+import { variableRoutes } from './variable-routes.js';
+import { VariableService } from './variable-service.js';
+import { VariableStore } from './variable-store.js';
 import { webhookRoutes } from './webhook-routes.js';
 import { WebhookService } from './webhook-service.js';
 import { WorkflowService } from './workflow-service.js';
 import { WorkflowStore } from './workflow-store.js';
 import './tables.js';
+import { workflowsMigrations } from './migrations/index.js';
 
 /** Notion-style blocks to Markdown (the `markdown` node's converter), for the knowledge base's workspace source. */
 export { blocksToMarkdown } from './nodes/markdown.js';
@@ -51,6 +57,8 @@ declare module '../../core/context.js' {
 
 interface Internals {
   routes: Parameters<typeof workflowRoutes>[1];
+  variables: VariableService;
+  tags: TagService;
   webhooks: WebhookService;
   resumer: ExecutionResumer;
 }
@@ -123,7 +131,7 @@ export async function readDefinitions(
 export const workflowsModule: PlatformModule = {
   name: 'workflows',
   services: ['workflow'],
-  migrations: { '20261123_301_workflows': m301, '20261124_302_webhook_claims': m302 },
+  migrations: workflowsMigrations,
 
   async init(ctx) {
     const { config, clock, log } = ctx;
@@ -137,6 +145,8 @@ export const workflowsModule: PlatformModule = {
       ctx.secrets.box('workflow-credentials'),
       clock,
     );
+    const variables = new VariableService(new VariableStore(ctx.db), clock);
+    const tags = new TagService(new TagStore(ctx.db), clock);
     const http = createOutboundHttp({
       allowHosts: trustedHosts(env, config.OUTBOUND_ALLOW_HOSTS),
       timeoutMs: config.OUTBOUND_TIMEOUT_MS,
@@ -151,6 +161,7 @@ export const workflowsModule: PlatformModule = {
       http,
       env,
       expressionTimeoutMs: config.EXPRESSION_TIMEOUT_MS,
+      codeTimeoutMs: config.CODE_NODE_TIMEOUT_MS,
       tenant: accountId ?? 'system',
       maxWaitMs: config.WORKFLOW_MAX_WAIT_SECONDS * 1_000,
     });
@@ -161,7 +172,7 @@ export const workflowsModule: PlatformModule = {
       let engine = engines.get(accountId);
       if (!engine) {
         if (engines.size >= 1_000) engines.delete(engines.keys().next().value as string);
-        engine = new WorkflowEngine(engineDeps(accountId));
+        engine = new VariablesEngine(engineDeps(accountId), variables, accountId);
         engines.set(accountId, engine);
       }
       return engine;
@@ -172,6 +183,7 @@ export const workflowsModule: PlatformModule = {
       redisUrl: config.REDIS_URL,
       prefix: config.QUEUE_PREFIX,
       onError: (err, jobId) => log.error({ err, jobId }, 'workflow job failed'),
+      observer: ctx.jobEvents?.observe,
     });
     const waiters = new ExecutionWaiters(ctx.redis, `${config.QUEUE_PREFIX}:workflow-executions:done`);
     await waiters.start();
@@ -206,6 +218,7 @@ export const workflowsModule: PlatformModule = {
       engine,
       clock,
       onRoutesChanged: (paths) => webhooks?.invalidate(paths),
+      onTagsSaved: (accountId, names) => tags.ensure(accountId, names),
     });
     const auth = ctx.apis.auth;
     if (!auth) throw new Error('The workflows module needs the auth module');
@@ -252,6 +265,8 @@ export const workflowsModule: PlatformModule = {
 
     internals.set(ctx, {
       routes: { workflows, executions, credentials },
+      variables,
+      tags,
       webhooks,
       resumer: new ExecutionResumer(executionStore, queue, signer),
     });
@@ -282,6 +297,8 @@ export const workflowsModule: PlatformModule = {
     const deps = internals.get(ctx);
     if (!deps) throw new Error('workflows module not initialised');
     workflowRoutes(app, deps.routes);
+    variableRoutes(app, deps.variables);
+    tagRoutes(app, deps.tags);
     webhookRoutes(app, {
       webhooks: deps.webhooks,
       resumer: deps.resumer,

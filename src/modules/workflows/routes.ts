@@ -2,8 +2,16 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { hasScope } from '../../core/auth/principal.js';
-import { IdParams, ListEnvelope, ListQuery, withErrors } from '../../core/http/schemas.js';
-import type { CredentialService } from './credential-service.js';
+import { IdParams, ListEnvelope, listQueryOf, withErrors } from '../../core/http/schemas.js';
+import { CredentialDataSchema, CredentialPatchBody, CredentialTypeParams } from './credential-n8n-schemas.js';
+import { CREDENTIAL_LIST_SPEC, type CredentialService } from './credential-service.js';
+import {
+  ExecutionDetail,
+  ExecutionGetQuery,
+  ExecutionListItem,
+  ExecutionListQuery,
+  NoQuery,
+} from './execution-n8n-schemas.js';
 import type { ExecutionService } from './execution-service.js';
 import {
   ActivationView,
@@ -11,8 +19,6 @@ import {
   CredentialView,
   DeletedView,
   ExecutionEntry,
-  ExecutionListQuery,
-  ExecutionView,
   WorkflowBody,
   WorkflowListEntry,
   WorkflowListQuery,
@@ -38,6 +44,11 @@ function accountOf(request: FastifyRequest): string {
   const principal = request.principal;
   if (!principal) throw new Error('auth hook did not run');
   return principal.accountId;
+}
+
+/** May act on executions (workflow:write): sees resume URLs, which are the power to approve. */
+function canAct(request: FastifyRequest): boolean {
+  return request.principal !== null && hasScope(request.principal, 'workflow', 'write');
 }
 
 /** The workflow automation API (n8n's public API shape). Webhooks are in webhook-routes.ts. */
@@ -66,6 +77,7 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
       schema: {
         tags,
         summary: 'Create a workflow (inactive)',
+        querystring: NoQuery,
         body: WorkflowBody,
         response: withErrors({ 201: WorkflowView }),
       },
@@ -84,6 +96,7 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
         tags,
         summary: 'A workflow with nodes and connections',
         params: IdParams,
+        querystring: NoQuery,
         response: withErrors({ 200: WorkflowView }),
       },
     },
@@ -98,6 +111,7 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
         tags,
         summary: 'Replace a workflow (an active one re-registers its webhooks)',
         params: IdParams,
+        querystring: NoQuery,
         body: WorkflowBody,
         response: withErrors({ 200: WorkflowView }),
       },
@@ -113,6 +127,7 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
         tags,
         summary: 'Delete a workflow and its executions',
         params: IdParams,
+        querystring: NoQuery,
         response: withErrors({ 200: WorkflowView }),
       },
     },
@@ -129,6 +144,7 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
           summary:
             action === 'activate' ? 'Activate: register its webhooks' : 'Deactivate: release its webhooks',
           params: IdParams,
+          querystring: NoQuery,
           body: NoBody,
           response: withErrors({ 200: ActivationView }),
         },
@@ -146,12 +162,12 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
       config: workflow,
       schema: {
         tags: executionTags,
-        summary: 'List executions, newest first',
+        summary: 'List executions, newest first (with `includeData`, each with its run data)',
         querystring: ExecutionListQuery,
-        response: withErrors({ 200: ListEnvelope(ExecutionEntry) }),
+        response: withErrors({ 200: ListEnvelope(ExecutionListItem) }),
       },
     },
-    async (request) => executions.list(accountOf(request), request.query),
+    async (request) => executions.list(accountOf(request), request.query, canAct(request)),
   );
 
   r.get(
@@ -160,17 +176,18 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
       config: workflow,
       schema: {
         tags: executionTags,
-        summary: 'An execution with the workflow as it ran and per-node data',
+        summary:
+          'An execution; with `includeData`, the workflow as it ran and the run data (n8n’s structure)',
         params: IdParams,
-        response: withErrors({ 200: ExecutionView }),
+        querystring: ExecutionGetQuery,
+        response: withErrors({ 200: ExecutionDetail }),
       },
     },
     async (request) =>
-      executions.get(
-        accountOf(request),
-        request.params.id,
-        request.principal !== null && hasScope(request.principal, 'workflow', 'write'),
-      ),
+      executions.get(accountOf(request), request.params.id, {
+        includeData: request.query.includeData === true,
+        withResumeUrl: canAct(request),
+      }),
   );
 
   r.delete(
@@ -181,6 +198,7 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
         tags: executionTags,
         summary: 'Delete an execution',
         params: IdParams,
+        querystring: NoQuery,
         response: withErrors({ 200: DeletedView }),
       },
     },
@@ -195,6 +213,7 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
         tags: executionTags,
         summary: 'Stop an execution that has not ended (queued, running or waiting): it becomes canceled',
         params: IdParams,
+        querystring: NoQuery,
         body: NoBody,
         response: withErrors({ 200: ExecutionEntry }),
       },
@@ -210,6 +229,7 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
         tags: executionTags,
         summary: 'Retry a failed execution (a new execution, mode retry)',
         params: IdParams,
+        querystring: NoQuery,
         body: NoBody,
         response: withErrors({ 201: ExecutionEntry }),
       },
@@ -227,6 +247,7 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
       schema: {
         tags: credentialTags,
         summary: 'Store a credential (encrypted; never shown again)',
+        querystring: NoQuery,
         body: CredentialBody,
         response: withErrors({ 201: CredentialView }),
       },
@@ -244,7 +265,7 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
       schema: {
         tags: credentialTags,
         summary: 'List credentials (no secrets)',
-        querystring: ListQuery,
+        querystring: listQueryOf(CREDENTIAL_LIST_SPEC),
         response: withErrors({ 200: ListEnvelope(CredentialView) }),
       },
     },
@@ -259,10 +280,42 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
         tags: credentialTags,
         summary: 'A credential (no secret)',
         params: IdParams,
+        querystring: NoQuery,
         response: withErrors({ 200: CredentialView }),
       },
     },
     async (request) => credentials.get(accountOf(request), request.params.id),
+  );
+
+  r.patch(
+    '/api/v1/credentials/:id',
+    {
+      config: workflow,
+      schema: {
+        tags: credentialTags,
+        summary: 'Change a credential’s name and/or data (sealed again; the type stays)',
+        params: IdParams,
+        querystring: NoQuery,
+        body: CredentialPatchBody,
+        response: withErrors({ 200: CredentialView }),
+      },
+    },
+    async (request) => credentials.update(accountOf(request), request.params.id, request.body),
+  );
+
+  r.get(
+    '/api/v1/credentials/schema/:type',
+    {
+      config: workflow,
+      schema: {
+        tags: credentialTags,
+        summary: 'The JSON schema of a credential type’s data (n8n’s answer); an unsupported type is a 404',
+        params: CredentialTypeParams,
+        querystring: NoQuery,
+        response: withErrors({ 200: CredentialDataSchema }),
+      },
+    },
+    async (request) => credentials.schemaOf(request.params.type),
   );
 
   r.delete(
@@ -273,6 +326,7 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
         tags: credentialTags,
         summary: 'Delete a credential',
         params: IdParams,
+        querystring: NoQuery,
         response: withErrors({ 200: CredentialView }),
       },
     },

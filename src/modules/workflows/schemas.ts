@@ -8,17 +8,56 @@ const JsonObject = Type.Record(Type.String(), Anything);
 /** Bounded, so finite: a number JSON cannot hold (1e400 is Infinity) is refused, never stored as null. */
 const Coordinate = Type.Number({ minimum: -1e9, maximum: 1e9 });
 
-export const NodeSchema = Type.Object({
-  id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  name: Type.String({ minLength: 1, maxLength: 128 }),
-  type: Type.String({ minLength: 1, maxLength: 100 }),
-  typeVersion: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000 })),
-  position: Type.Optional(Type.Tuple([Coordinate, Coordinate])),
-  parameters: Type.Optional(JsonObject),
-  credentials: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 200 }))),
-  continueOnFail: Type.Optional(Type.Boolean()),
+/** n8n's `onError` settings (INode.onError); `continueOnFail: true` is the old spelling of the second. */
+export const ON_ERROR = ['stopWorkflow', 'continueRegularOutput', 'continueErrorOutput'] as const;
+const OnError = Type.Union(ON_ERROR.map((v) => Type.Literal(v)));
+
+/** A credential by id or name, or n8n's export shape `{ id, name }` (id null when exported without one). */
+const CredentialRefSchema = Type.Union([
+  Type.String({ minLength: 1, maxLength: 200 }),
+  Type.Object(
+    {
+      id: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+      name: Type.String({ minLength: 1, maxLength: 200 }),
+    },
+    { additionalProperties: false },
+  ),
+]);
+
+/**
+ * n8n's node settings besides its parameters (INode): stored and returned as given. The engine honours
+ * onError, retryOnFail, maxTries, waitBetweenTries, alwaysOutputData and executeOnce; the ranges follow
+ * n8n's editor (at most 5 tries, at most 5000 ms between them).
+ */
+const nodeSettings = {
+  continueOnFail: Type.Optional(Type.Boolean({ description: "n8n's older spelling of onError" })),
+  onError: Type.Optional(OnError),
+  retryOnFail: Type.Optional(Type.Boolean()),
+  maxTries: Type.Optional(Type.Integer({ minimum: 1, maximum: 5 })),
+  waitBetweenTries: Type.Optional(Type.Integer({ minimum: 0, maximum: 5_000, description: 'milliseconds' })),
+  alwaysOutputData: Type.Optional(Type.Boolean()),
+  executeOnce: Type.Optional(Type.Boolean()),
   disabled: Type.Optional(Type.Boolean()),
-});
+  notes: Type.Optional(Type.String({ maxLength: 10_000 })),
+  notesInFlow: Type.Optional(Type.Boolean()),
+  webhookId: Type.Optional(Type.String({ maxLength: 100 })),
+  color: Type.Optional(Type.String({ maxLength: 32, description: "the editor's node colour" })),
+};
+
+/** A node as n8n exports it; a field n8n's nodes do not have is refused, never dropped. */
+export const NodeSchema = Type.Object(
+  {
+    id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    name: Type.String({ minLength: 1, maxLength: 128 }),
+    type: Type.String({ minLength: 1, maxLength: 100 }),
+    typeVersion: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000 })),
+    position: Type.Optional(Type.Tuple([Coordinate, Coordinate])),
+    parameters: Type.Optional(JsonObject),
+    credentials: Type.Optional(Type.Record(Type.String(), CredentialRefSchema)),
+    ...nodeSettings,
+  },
+  { additionalProperties: false },
+);
 
 const ConnectionTarget = Type.Object({
   node: Type.String({ minLength: 1 }),
@@ -30,22 +69,59 @@ export const ConnectionsSchema = Type.Record(
   Type.Object({ main: Type.Array(Nullable(Type.Array(ConnectionTarget))) }),
 );
 
-/** Create or replace; n8n exports carry more fields (id, active, tags, …), which are ignored. */
-export const WorkflowBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 128 }),
-  nodes: Type.Array(NodeSchema, { maxItems: 500 }),
-  connections: ConnectionsSchema,
-  settings: Type.Optional(JsonObject),
-});
-export type WorkflowBodyT = Static<typeof WorkflowBody>;
+/** n8n's tag as it exports it; only the name is kept (the id is derived from it, see tagsOf). */
+const TagInput = Type.Object(
+  {
+    id: Type.Optional(Type.String({ maxLength: 100 })),
+    name: Type.String({ minLength: 1, maxLength: 24 }),
+    createdAt: Type.Optional(Type.String()),
+    updatedAt: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
 
-export const WorkflowListEntry = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  active: Type.Boolean(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+const ignored = (description: string) => ({ description: `Accepted and ignored: ${description}` });
+
+/**
+ * Create or replace, in n8n's shape (its public API's workflowCreate and its exports). Fields n8n
+ * marks read-only (id, active, createdAt, …) are accepted and ignored as n8n does; any other field
+ * is refused.
+ */
+export const WorkflowBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 128 }),
+    nodes: Type.Array(NodeSchema, { maxItems: 500 }),
+    connections: ConnectionsSchema,
+    settings: Type.Optional(JsonObject),
+    pinData: Type.Optional(
+      Nullable(
+        Type.Record(Type.String(), Type.Array(Anything), {
+          description: "Pinned sample data by node name (kept; n8n's production runs ignore it too)",
+        }),
+      ),
+    ),
+    staticData: Type.Optional(Nullable(Type.Union([Type.String(), JsonObject]))),
+    meta: Type.Optional(Nullable(JsonObject)),
+    tags: Type.Optional(Type.Array(TagInput, { maxItems: 50 })),
+    versionId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Kept if given, else a new UUID on every save',
+      }),
+    ),
+    id: Type.Optional(Type.String(ignored('the server gives the id (the CLI import keeps it)'))),
+    active: Type.Optional(Type.Boolean(ignored('use the activate and deactivate actions'))),
+    createdAt: Type.Optional(Type.String(ignored('read-only'))),
+    updatedAt: Type.Optional(Type.String(ignored('read-only'))),
+    isArchived: Type.Optional(Type.Boolean(ignored('read-only'))),
+    triggerCount: Type.Optional(Type.Integer(ignored('read-only'))),
+    shared: Type.Optional(Type.Array(Anything, ignored("projects are not kept; the key's account owns it"))),
+    activeVersion: Type.Optional(Type.Unknown(ignored('read-only'))),
+  },
+  { additionalProperties: false },
+);
+export type WorkflowBodyT = Static<typeof WorkflowBody>;
 
 const NodeView = Type.Object({
   id: Type.String(),
@@ -54,28 +130,40 @@ const NodeView = Type.Object({
   typeVersion: Type.Optional(Type.Number()),
   position: Type.Tuple([Type.Number(), Type.Number()]),
   parameters: JsonObject,
-  credentials: Type.Optional(Type.Record(Type.String(), Type.String())),
-  continueOnFail: Type.Optional(Type.Boolean()),
-  disabled: Type.Optional(Type.Boolean()),
+  credentials: Type.Optional(Type.Record(Type.String(), CredentialRefSchema)),
+  ...nodeSettings,
 });
 
+export const TagView = Type.Object({ id: Type.String(), name: Type.String() });
+
+/** A workflow in n8n's shape (its public API's workflow object); list entries are the same. */
 export const WorkflowView = Type.Object({
   id: Type.String(),
   name: Type.String(),
   active: Type.Boolean(),
+  isArchived: Type.Boolean({ description: 'Always false: a deleted workflow is gone' }),
+  versionId: Type.String({ description: 'Changes on every save (kept as given by an import)' }),
+  triggerCount: Type.Integer({ description: 'Webhook triggers registered (0 while inactive)' }),
   nodes: Type.Array(NodeView),
   connections: Anything,
   settings: JsonObject,
+  staticData: Nullable(Type.Union([Type.String(), JsonObject])),
+  pinData: Nullable(JsonObject),
+  meta: Nullable(JsonObject),
+  tags: Type.Array(TagView),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
 
-export const ActivationView = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  active: Type.Boolean(),
-  updatedAt: Timestamp,
-});
+export const WorkflowListEntry = WorkflowView;
+
+/** Fields a list may project (`fields=`): every field of the view. */
+export const WORKFLOW_FIELDS = Object.keys(WorkflowView.properties) as Array<
+  keyof typeof WorkflowView.properties
+>;
+
+/** Activate and deactivate answer with the workflow, as n8n's do (id, name, active, updatedAt among it). */
+export const ActivationView = WorkflowView;
 
 export const DeletedView = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
 
@@ -84,7 +172,7 @@ export const WorkflowListQuery = listQueryOf(
   {
     sortable: ['id', 'name', 'createdAt', 'updatedAt'],
     filters: { active: 'boolean', name: 'string' },
-    projectable: ['id', 'name', 'active', 'createdAt', 'updatedAt'],
+    projectable: WORKFLOW_FIELDS,
     defaultSort: 'id',
     defaultOrder: 'asc',
     defaultLimit: 100,

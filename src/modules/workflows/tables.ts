@@ -10,6 +10,14 @@ export interface WorkflowsTable {
   nodes: JsonText;
   connections: JsonText;
   settings: JsonText;
+  /** Tag names, a JSON array of strings (read with tagsOf). */
+  tags: JsonText;
+  /** n8n's pinData, staticData and meta, as given (null: none). */
+  pin_data: JsonText | null;
+  static_data: JsonText | null;
+  meta: JsonText | null;
+  /** n8n's versionId: a UUID, new on every save unless the body gives one. */
+  version_id: string;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

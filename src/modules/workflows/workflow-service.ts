@@ -10,18 +10,20 @@ import {
   credentialRefs,
   definitionFromBody,
   definitionOf,
+  n8nColumnsFromBody,
+  tagsOf,
   WEBHOOK_CREDENTIAL_TYPE,
   webhookNodesOf,
 } from './definitions.js';
 import type { ValidationProblem, WorkflowDefinition, WorkflowEngine } from './engine/index.js';
-import type { WorkflowBodyT } from './schemas.js';
+import { WORKFLOW_FIELDS, type WorkflowBodyT } from './schemas.js';
 import type { WorkflowRow, WorkflowStore } from './workflow-store.js';
 
 const WORKFLOW_LIST_SPEC: ListSpec = {
   columns: { active: 'active', name: 'name', createdAt: 'created_at', updatedAt: 'updated_at' },
   sortable: ['id', 'name', 'createdAt', 'updatedAt'],
   filters: { active: 'boolean', name: 'string' },
-  projectable: ['id', 'name', 'active', 'createdAt', 'updatedAt'],
+  projectable: WORKFLOW_FIELDS,
   defaultSort: 'id',
   defaultOrder: 'asc',
   defaultLimit: 100,
@@ -35,22 +37,58 @@ export interface WorkflowServiceDeps {
   clock: Clock;
   /** Called after webhook registrations change (drops cached routes). */
   onRoutesChanged(paths: string[]): void;
+  /** Called with the tag names of a saved workflow (the account's tag list learns new ones). */
+  onTagsSaved?(accountId: string, names: string[]): Promise<void>;
 }
 
-export const listEntry = (row: WorkflowRow) => ({
-  id: row.id,
-  name: row.name,
-  active: row.active === 1,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
+const parsed = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
+
+/** A workflow in n8n's shape (its public API's workflow object), for GET and list entries alike. */
+export function workflowView(row: WorkflowRow) {
+  const def = definitionOf(row);
+  const active = row.active === 1;
+  return {
+    id: row.id,
+    name: row.name,
+    active,
+    isArchived: false,
+    versionId: row.version_id,
+    triggerCount: active ? webhookNodesOf(def).length : 0,
+    nodes: def.nodes,
+    connections: def.connections,
+    settings: def.settings ?? {},
+    staticData: parsed(row.static_data) as string | Record<string, unknown> | null,
+    // Absent: {} as n8n answers; an explicit null stays null.
+    pinData: (row.pin_data === null ? {} : JSON.parse(row.pin_data)) as Record<string, unknown> | null,
+    meta: parsed(row.meta) as Record<string, unknown> | null,
+    tags: tagsOf(row),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/**
+ * What `workflows export` writes: n8n's download shape, which imports again unchanged (the
+ * server's own bookkeeping — createdAt, updatedAt, triggerCount — is left out).
+ */
+function exportOf(row: WorkflowRow) {
+  const { id, name, active, nodes, connections, settings, staticData, pinData, meta, tags, versionId } =
+    workflowView(row);
+  return { id, name, active, nodes, connections, settings, staticData, pinData, meta, tags, versionId };
+}
 
 /**
  * Every problem of a definition about to be saved: it must also read back as it was given. HTTP
  * bodies were checked at the edge; files the CLI imports get the same check here.
  */
-function problemsOf(engine: WorkflowEngine, def: WorkflowDefinition): ValidationProblem[] {
-  const problem = findJsonProblem({ nodes: def.nodes, connections: def.connections, settings: def.settings });
+function problemsOf(
+  engine: WorkflowEngine,
+  def: WorkflowDefinition,
+  body: WorkflowBodyT,
+): ValidationProblem[] {
+  const { pinData, staticData, meta, tags } = body;
+  const { nodes, connections, settings } = def;
+  const problem = findJsonProblem({ nodes, connections, settings, pinData, staticData, meta, tags });
   if (problem) {
     const message =
       problem.kind === 'depth'
@@ -62,6 +100,8 @@ function problemsOf(engine: WorkflowEngine, def: WorkflowDefinition): Validation
   }
   return engine.validate(def);
 }
+
+const tagNames = (row: Pick<WorkflowRow, 'tags'>): string[] => tagsOf(row).map((t) => t.name);
 
 const pathsOf = (def: WorkflowDefinition): string[] => [...new Set(webhookNodesOf(def).map((h) => h.path))];
 
@@ -79,22 +119,21 @@ export class WorkflowService {
 
   async list(accountId: string, rawQuery: Record<string, unknown>) {
     const query = parseListQuery(rawQuery, WORKFLOW_LIST_SPEC);
-    return runList(this.deps.store.listQuery(accountId), query, WORKFLOW_LIST_SPEC, listEntry);
+    return runList(this.deps.store.listQuery(accountId), query, WORKFLOW_LIST_SPEC, workflowView);
   }
 
   async get(accountId: string, id: string) {
-    const row = await this.mustGet(accountId, id);
-    return { ...listEntry(row), ...viewOf(definitionOf(row)) };
+    return workflowView(await this.mustGet(accountId, id));
   }
 
   /** The problems a definition would be refused for (empty: valid), without saving it. */
   check(body: WorkflowBodyT & { id?: string }): ValidationProblem[] {
-    return problemsOf(this.deps.engine, definitionFromBody(body.id ?? 'wf_check', body));
+    return problemsOf(this.deps.engine, definitionFromBody(body.id ?? 'wf_check', body), body);
   }
 
   async create(accountId: string, body: WorkflowBodyT, id: string = newId('wf')) {
     const def = definitionFromBody(id, body);
-    const problems = problemsOf(this.deps.engine, def);
+    const problems = problemsOf(this.deps.engine, def, body);
     if (problems.length > 0) throw invalid(problems);
     const at = isoNow(this.deps.clock);
     const row: WorkflowRow = {
@@ -106,6 +145,7 @@ export class WorkflowService {
       nodes: JSON.stringify(def.nodes),
       connections: JSON.stringify(def.connections),
       settings: JSON.stringify(def.settings ?? {}),
+      ...n8nColumnsFromBody(body),
       created_at: at,
       updated_at: at,
     };
@@ -117,13 +157,14 @@ export class WorkflowService {
     }
     // Saving claims its paths where free; activation is refused where another account holds one.
     await this.deps.store.transaction((trx) => this.deps.store.claimPaths(trx, accountId, pathsOf(def), at));
+    await this.deps.onTagsSaved?.(accountId, tagNames(row));
     return this.get(accountId, id);
   }
 
   async replace(accountId: string, id: string, body: WorkflowBodyT) {
     const current = await this.mustGet(accountId, id);
     const def = definitionFromBody(id, body);
-    const problems = problemsOf(this.deps.engine, def);
+    const problems = problemsOf(this.deps.engine, def, body);
     if (current.active === 1) problems.push(...(await this.activationProblems(accountId, def)));
     if (problems.length > 0) throw invalid(problems);
     const at = isoNow(this.deps.clock);
@@ -137,6 +178,7 @@ export class WorkflowService {
           nodes: JSON.stringify(def.nodes),
           connections: JSON.stringify(def.connections),
           settings: JSON.stringify(def.settings ?? {}),
+          ...n8nColumnsFromBody(body),
           updated_at: at,
         },
         def,
@@ -146,6 +188,7 @@ export class WorkflowService {
       return current.active === 1 ? this.registerWebhooks(trx, accountId, def) : [];
     });
     this.deps.onRoutesChanged(paths);
+    await this.deps.onTagsSaved?.(accountId, tagNames(n8nColumnsFromBody(body)));
     return this.get(accountId, id);
   }
 
@@ -155,7 +198,7 @@ export class WorkflowService {
     const paths = pathsOf(definitionOf(row));
     await this.deps.store.transaction((trx) => this.releaseUnused(trx, accountId, paths));
     this.deps.onRoutesChanged(paths);
-    return { ...listEntry(row), ...viewOf(definitionOf(row)) };
+    return workflowView(row);
   }
 
   async activate(accountId: string, id: string) {
@@ -170,7 +213,7 @@ export class WorkflowService {
       return registered;
     });
     this.deps.onRoutesChanged(paths);
-    return activation(await this.mustGet(accountId, id));
+    return workflowView(await this.mustGet(accountId, id));
   }
 
   async deactivate(accountId: string, id: string) {
@@ -183,7 +226,7 @@ export class WorkflowService {
       });
       this.deps.onRoutesChanged(webhookNodesOf(definitionOf(row)).map((h) => h.path));
     }
-    return activation(await this.mustGet(accountId, id));
+    return workflowView(await this.mustGet(accountId, id));
   }
 
   /**
@@ -216,9 +259,7 @@ export class WorkflowService {
 
   async export(accountId: string | null, id: string | null): Promise<unknown[]> {
     const rows = await this.deps.store.all(accountId);
-    return rows
-      .filter((r) => id === null || r.id === id)
-      .map((row) => ({ ...definitionOf(row), active: row.active === 1 }));
+    return rows.filter((r) => id === null || r.id === id).map(exportOf);
   }
 
   private async mustGet(accountId: string, id: string): Promise<WorkflowRow> {
@@ -321,15 +362,4 @@ export class WorkflowService {
     }
     return [...new Set([...before.map((b) => b.path), ...hooks.map((h) => h.path)])];
   }
-}
-
-const activation = (row: WorkflowRow) => ({
-  id: row.id,
-  name: row.name,
-  active: row.active === 1,
-  updatedAt: row.updated_at,
-});
-
-function viewOf(def: WorkflowDefinition) {
-  return { nodes: def.nodes, connections: def.connections, settings: def.settings ?? {} };
 }

@@ -54,21 +54,11 @@ export class WorkflowStore {
   /** Replaces a workflow's content as a new version, inside the caller's transaction. */
   async replace(
     trx: Transaction<Database>,
-    row: Pick<WorkflowRow, 'id' | 'name' | 'version' | 'nodes' | 'connections' | 'settings' | 'updated_at'>,
+    row: Omit<WorkflowRow, 'account_id' | 'active' | 'created_at'>,
     definition: WorkflowDefinition,
   ): Promise<void> {
-    await trx
-      .updateTable('workflows')
-      .set({
-        name: row.name,
-        version: row.version,
-        nodes: row.nodes,
-        connections: row.connections,
-        settings: row.settings,
-        updated_at: row.updated_at,
-      })
-      .where('id', '=', row.id)
-      .execute();
+    const { id, ...content } = row;
+    await trx.updateTable('workflows').set(content).where('id', '=', id).execute();
     await this.saveVersion(trx, row.id, row.version, definition, row.updated_at);
   }
 

@@ -107,9 +107,9 @@ describe('a server killed mid-burst (in-process queue, SQLite file)', () => {
     for (const entry of all) {
       expect(['success', 'error']).toContain(entry.status);
       if (entry.status === 'error') {
-        const detail = await api('GET', `/api/v1/executions/${entry.id}`);
+        const detail = await api('GET', `/api/v1/executions/${entry.id}?includeData=true`);
         expect(detail.status).toBe(200);
-        expect(detail.json.data.error.message).toMatch(/crashed/);
+        expect(detail.json.data.resultData.error.message).toMatch(/crashed/);
         crashed.push(entry.id);
       } else if (Date.parse(entry.startedAt) < killedAt && Date.parse(entry.stoppedAt ?? '') >= restartedAt) {
         // Accepted before the kill, finished after it: only the restarted process can have run it.
@@ -129,14 +129,14 @@ describe('a server killed mid-burst (in-process queue, SQLite file)', () => {
     expect(retried.json).toMatchObject({ mode: 'retry', retryOf: crashedId });
     const retry = await eventually(
       async () => {
-        const res = await api('GET', `/api/v1/executions/${retried.json.id}`);
+        const res = await api('GET', `/api/v1/executions/${retried.json.id}?includeData=true`);
         return ['new', 'running'].includes(res.json.status) ? undefined : res.json;
       },
       10_000,
       'the retry to stop',
     );
     expect(retry).toMatchObject({ status: 'success', mode: 'retry', retryOf: crashedId, finished: true });
-    expect(retry.data.runData.Set).toBeDefined();
+    expect(retry.data.resultData.runData.Set).toBeDefined();
     await server.kill('SIGTERM');
   }, 60_000);
 });

@@ -4,22 +4,51 @@ import { expressionSandbox } from './expression-sandbox.js';
 import type { Item, Json } from './types.js';
 
 /**
- * Expressions in node parameters: a string starting with `=` holding `{{ … }}` parts, each a JSONata
- * expression. They never run on the server's V8 heap or event loop: JSONata itself runs inside a QuickJS
- * isolate on a worker thread (expression-sandbox.ts), where a deadline bounds CPU time even inside
- * built-in functions (the worker is terminated if one does not yield), an allocator limit bounds memory,
- * and regular expressions are QuickJS's, interrupted by the same deadline. The bindings are plain JSON
- * data plus `$now()` returning a string.
+ * Expressions in node parameters: a string starting with `=` holding `{{ … }}` parts. By default each part
+ * is n8n's JavaScript expression language ($json, $input, $('Node'), $now, n8n's data-transformation
+ * methods); a workflow may choose JSONata instead (`settings.expressionLanguage: 'jsonata'`). Neither
+ * runs on the server's V8 heap or event loop: both run inside a QuickJS isolate on a worker thread
+ * (expression-sandbox.ts), where a deadline bounds CPU time even inside built-in functions (the worker is
+ * terminated if one does not yield), an allocator limit bounds memory, regular expressions are
+ * QuickJS's, interrupted by the same deadline, and every built-in is frozen (guest/harden.js), so one
+ * evaluation cannot change what the next one sees. The Code node's JavaScript runs there too.
  */
+
+export type ExpressionLanguage = 'javascript' | 'jsonata';
+export const EXPRESSION_LANGUAGES: readonly ExpressionLanguage[] = ['javascript', 'jsonata'];
+
+/** What `$('Name')` and `$node["Name"]` read of a node that ran: its latest run. */
+export interface NodeSnapshot {
+  items: Item[];
+  params: Record<string, unknown>;
+  runIndex: number;
+}
 
 export interface ExpressionData {
   json: Record<string, Json>;
-  /** Name → `{ json }` of that node's first output item. */
+  /** Name → `{ json }` of that node's first output item (JSONata's `$node`). */
   node: Record<string, { json: Record<string, Json> }>;
-  workflow: { id: string; name: string };
+  /** The node that ran, by name, for `$('Name')` (JavaScript); read only for the names an expression uses. */
+  nodeSnapshot?: (name: string) => NodeSnapshot | undefined;
+  /** Every node name of the workflow (to tell "doesn't exist" from "hasn't run"). */
+  nodeNames?: readonly string[];
+  /** The current node's input items (`$input`) and the item being resolved. */
+  input?: Item[];
+  itemIndex?: number;
+  runIndex?: number;
+  prevNode?: { name: string; outputIndex: number; runIndex: number };
+  /** The current node's parameters as written (`$parameter`). */
+  params?: Record<string, unknown>;
+  workflow: { id: string; name: string; active?: boolean };
   execution: { id: string; mode: string; resumeUrl: string };
   env: Record<string, string>;
+  vars?: Record<string, string>;
   now: Date;
+  /** IANA zone of `$now`/`$today` (the workflow's `settings.timezone`); default UTC. */
+  timezone?: string;
+  language?: ExpressionLanguage;
+  /** Extra variables for this evaluation only (`$response`, `$pageCount`, `$request`). */
+  extra?: Record<string, unknown>;
 }
 
 export class ExpressionError extends Error {
@@ -31,8 +60,9 @@ export class ExpressionError extends Error {
   }
 }
 
+/** n8n's rule: a parameter string starting with `=` is an expression (`=3,14` is the text `3,14`). */
 export const isExpression = (value: unknown): value is string =>
-  typeof value === 'string' && value.startsWith('=') && value.includes('{{');
+  typeof value === 'string' && value.startsWith('=');
 
 /** True if the value holds an expression anywhere inside. */
 export function containsExpression(value: unknown): boolean {
@@ -54,6 +84,27 @@ interface Part {
 type GuestAnswer =
   | { ok: true; values: Array<{ v?: unknown }> }
   | { ok: false; index: number; message: string };
+
+/** Bounds of one Code node run, besides the sandbox's memory. */
+export interface CodeLimits {
+  timeoutMs: number;
+}
+
+export interface CodeRun {
+  items: Item[];
+  logs: Array<{ level: string; message: string }>;
+}
+
+export class CodeError extends Error {
+  constructor(
+    message: string,
+    readonly logs: CodeRun['logs'],
+    readonly itemIndex: number | undefined,
+  ) {
+    super(message);
+    this.name = 'CodeError';
+  }
+}
 
 /**
  * Evaluates expressions in the QuickJS sandbox (see expression-sandbox.ts): one sandbox call per node
@@ -91,39 +142,76 @@ export class ExpressionEvaluator {
     return (await this.evaluateAll([source], data))[0];
   }
 
+  /** Runs a Code node's JavaScript over its input items ("run once for all items" or "for each item"). */
+  async runCode(
+    code: string,
+    mode: 'runOnceForAllItems' | 'runOnceForEachItem',
+    data: ExpressionData,
+    limits: CodeLimits,
+  ): Promise<CodeRun> {
+    const request = JSON.stringify({
+      code,
+      mode,
+      data: guestData(data, [code], true),
+      limits: { ...resultLimits(), logLines: MAX_LOG_LINES, logChars: MAX_LOG_CHARS },
+    });
+    let answer:
+      | { ok: true; items: Item[]; logs: CodeRun['logs'] }
+      | {
+          ok: false;
+          message: string;
+          logs: CodeRun['logs'];
+          itemIndex?: number;
+        };
+    try {
+      answer = JSON.parse(await this.sandbox.call('runCode', request, limits.timeoutMs, this.tenant));
+    } catch (err) {
+      throw new CodeError(messageOf(err), [], undefined);
+    }
+    if (!answer.ok) throw new CodeError(answer.message, answer.logs, answer.itemIndex);
+    return { items: answer.items, logs: answer.logs };
+  }
+
   private async evaluateAll(sources: string[], data: ExpressionData): Promise<unknown[]> {
+    const language = data.language ?? 'javascript';
     const expressions = sources.map((s) =>
       splitTemplate(s.slice(1)).map((p) => ({
         ...p,
-        code: p.code === null ? null : rewriteNodeAccess(p.code),
+        code: p.code === null || language !== 'jsonata' ? p.code : rewriteNodeAccess(p.code),
       })),
     );
-    const direct = readDirectly(expressions, data.json);
+    const direct = readDirectly(expressions, data.json, language);
     if (direct) return direct;
-    // `$node` holds every earlier node's first item: send it only to expressions that read it.
-    const needsNodes = sources.some((s) => s.includes('$node'));
-    const request = JSON.stringify({
-      expressions,
-      data: {
-        json: data.json,
-        node: needsNodes ? data.node : {},
-        workflow: data.workflow,
-        execution: data.execution,
-        env: data.env,
-        now: data.now.toISOString(),
-      },
-      limits: {
-        timeoutMs: this.timeoutMs,
-        stack: MAX_STACK,
-        sequence: MAX_SEQUENCE,
-        resultChars: MAX_RESULT_CHARS,
-        depth: MAX_JSON_DEPTH,
-      },
-    });
+    const request =
+      language === 'jsonata'
+        ? JSON.stringify({
+            expressions,
+            data: {
+              json: data.json,
+              // `$node` holds every earlier node's first item: send it only to expressions that read it.
+              node: sources.some((s) => s.includes('$node')) ? data.node : {},
+              workflow: data.workflow,
+              execution: data.execution,
+              env: data.env,
+              now: data.now.toISOString(),
+            },
+            limits: {
+              timeoutMs: this.timeoutMs,
+              stack: MAX_STACK,
+              sequence: MAX_SEQUENCE,
+              ...resultLimits(),
+            },
+          })
+        : JSON.stringify({ expressions, data: guestData(data, sources, false), limits: resultLimits() });
     let answer: GuestAnswer;
     try {
       answer = JSON.parse(
-        await this.sandbox.call('evaluateExpressions', request, this.timeoutMs, this.tenant),
+        await this.sandbox.call(
+          language === 'jsonata' ? 'evaluateExpressions' : 'evaluateN8n',
+          request,
+          this.timeoutMs,
+          this.tenant,
+        ),
       ) as GuestAnswer;
     } catch (err) {
       const what = sources.length === 1 ? (sources[0] as string) : sources.join(' ');
@@ -134,27 +222,86 @@ export class ExpressionEvaluator {
   }
 }
 
+const MAX_LOG_LINES = 200;
+const MAX_LOG_CHARS = 2_000;
+
+const resultLimits = () => ({ resultChars: MAX_RESULT_CHARS, depth: MAX_JSON_DEPTH });
+
+const NODE_REFERENCE =
+  /\$\(\s*(['"`])((?:(?!\1)[^\\])*)\1\s*\)|\$node\[\s*(['"`])((?:(?!\3)[^\\])*)\3\s*\]|\$node\.([A-Za-z_$][\w$]*)/g;
+const ANY_NODE_ACCESS = /\$\(|\$node\b|\$items\s*\(/g;
+
+/**
+ * The data a JavaScript evaluation needs, and no more: items of the nodes its text names (all nodes when a
+ * name is computed), the input items only when it reads `$input`/`$items`/`items`.
+ */
+function guestData(data: ExpressionData, sources: string[], code: boolean) {
+  const text = sources.join('\n');
+  const nodes: Record<string, NodeSnapshot> = {};
+  if (data.nodeSnapshot) {
+    const named = new Set<string>();
+    let references = 0;
+    for (const m of text.matchAll(NODE_REFERENCE)) {
+      references++;
+      named.add((m[2] ?? m[4] ?? m[5]) as string);
+    }
+    const accesses = [...text.matchAll(ANY_NODE_ACCESS)].length;
+    const names = accesses > references ? (data.nodeNames ?? []) : [...named];
+    for (const name of names) {
+      const snapshot = data.nodeSnapshot(name);
+      if (snapshot) nodes[name] = snapshot;
+    }
+  }
+  const wantsInput = code || /\$input|\$items/.test(text);
+  return {
+    json: data.json,
+    input: wantsInput ? (data.input ?? [{ json: data.json }]) : undefined,
+    itemIndex: data.itemIndex ?? 0,
+    runIndex: data.runIndex ?? 0,
+    prevNode: data.prevNode,
+    params: data.params,
+    nodes,
+    allNodes: data.nodeNames,
+    workflow: data.workflow,
+    execution: data.execution,
+    env: data.env,
+    vars: data.vars ?? {},
+    now: data.now.toISOString(),
+    timezone: data.timezone,
+    extra: data.extra,
+  };
+}
+
 /** `$json.a.b` with plain names only: the common case, read on the host without running any code. */
 const FIELD_PATH = /^\s*\$json((?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*$/;
 
 /**
- * The values of expressions that are all plain `$json` field paths landing on a string, number,
- * boolean, null, or a missing field — what JSONata answers for them too — or null when any part needs
- * JSONata (arrays map and flatten in JSONata, so a path through or onto an array goes to the sandbox).
- * Reading own properties of parsed JSON runs no user code, so it needs no sandbox; it saves a worker
- * round trip on most webhook workflows.
+ * The values of expressions that are all plain `$json` field paths, or null when any part needs the
+ * sandbox. Reading own properties of parsed JSON runs no user code, so it needs no sandbox; it saves a
+ * worker round trip on most webhook workflows. In JavaScript a path may land on anything (a copy is
+ * returned); in JSONata a path through or onto an array maps and flattens, so it goes to the sandbox.
  */
-function readDirectly(expressions: Part[][], json: Record<string, Json>): unknown[] | null {
+function readDirectly(
+  expressions: Part[][],
+  json: Record<string, Json>,
+  language: ExpressionLanguage,
+): unknown[] | null {
   const read = (code: string): { value: unknown } | null => {
     const match = FIELD_PATH.exec(code);
     if (!match) return null;
     let cur: unknown = json;
-    for (const name of (match[1] as string).slice(1).split('.')) {
+    const names = (match[1] as string).slice(1).split('.');
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i] as string;
       if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return null;
       cur = Object.hasOwn(cur, name) ? (cur as Record<string, unknown>)[name] : undefined;
-      if (cur === undefined) return { value: undefined };
+      if (cur === undefined) {
+        // JavaScript throws reading a property of undefined: let the sandbox say so.
+        return language === 'javascript' && i < names.length - 1 ? null : { value: undefined };
+      }
     }
-    return cur !== null && typeof cur === 'object' ? null : { value: cur };
+    if (cur === null || typeof cur !== 'object') return { value: cur };
+    return language === 'javascript' ? { value: structuredClone(cur) } : null;
   };
   const values: unknown[] = [];
   for (const parts of expressions) {
@@ -171,6 +318,7 @@ function readDirectly(expressions: Part[][], json: Record<string, Json>): unknow
       if (part.code === null) continue;
       const got = read(part.code);
       if (!got) return null;
+      if (got.value !== null && typeof got.value === 'object') return null;
       text += got.value === undefined || got.value === null ? '' : String(got.value);
     }
     values.push(text);
@@ -188,20 +336,46 @@ function collect(value: unknown, into: string[]): void {
   }
 }
 
-/** Splits `a {{ x }} b {{ y }}` into literal/code parts; trailing text is a last part without code. */
+/**
+ * Splits `a {{ x }} b {{ y }}` into literal/code parts; trailing text is a last part without code. A part
+ * ends at the first `}}` outside string literals and outside braces the code opened, so object literals
+ * (`{{ {a: {b: 1}} }}`) and strings holding `}}` stay whole.
+ */
 function splitTemplate(text: string): Part[] {
   const parts: Part[] = [];
   let rest = text;
   for (;;) {
     const open = rest.indexOf('{{');
     if (open < 0) break;
-    const close = rest.indexOf('}}', open + 2);
+    const close = closingOf(rest, open + 2);
     if (close < 0) break;
     parts.push({ literal: rest.slice(0, open), code: rest.slice(open + 2, close) });
     rest = rest.slice(close + 2);
   }
   if (rest !== '' || parts.length === 0) parts.push({ literal: rest, code: null });
   return parts;
+}
+
+/** Index of the `}}` closing code that starts at `from`, or -1. */
+function closingOf(text: string, from: number): number {
+  let depth = 0;
+  let quote = '';
+  for (let i = from; i < text.length; i++) {
+    const c = text[i];
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = '';
+      continue;
+    }
+    if (c === '"' || c === "'" || c === '`') quote = c;
+    else if (c === '{') depth++;
+    else if (c === '}') {
+      if (depth === 0 && text[i + 1] === '}') return i;
+      if (depth > 0) depth--;
+    }
+  }
+  // An unbalanced brace or quote: fall back to the first `}}`, as n8n's own splitter does.
+  return text.indexOf('}}', from);
 }
 
 /** n8n's `$node["Name"]` → JSONata's `$node.`Name`` (a JSONata `[…]` would be a filter). */

@@ -6,7 +6,7 @@ export type { NodeExecutionContext, NodeRegistry, NodeResult, NodeType } from '.
 export { NodeOperationError } from './node-type.js';
 export { emptyRunState } from './run-state.js';
 export type * from './types.js';
-export { DEFAULT_MAX_WAIT_MS } from './types.js';
+export { credentialRefOf, DEFAULT_MAX_WAIT_MS } from './types.js';
 export { validateWorkflow } from './validate.js';
 export { trimSlashes, type WebhookNodeInfo, webhookNodesOf } from './webhook-nodes.js';
 export { resumeUrlOf, WorkflowEngine } from './workflow-engine.js';

@@ -1,4 +1,6 @@
+import { Value } from 'typebox/value';
 import {
+  CodeError,
   containsExpression,
   type ExpressionData,
   type ExpressionEvaluator,
@@ -6,7 +8,14 @@ import {
 } from './expressions.js';
 import { NodeOperationError, type NodeResult, type NodeType } from './node-type.js';
 import { checkParameters, withDefaults } from './parameters.js';
-import type { EngineDeps, Item, NodeError, NodeRunData, WorkflowNode } from './types.js';
+import {
+  DEFAULT_CODE_TIMEOUT_MS,
+  type EngineDeps,
+  type Item,
+  type NodeError,
+  type NodeRunData,
+  type WorkflowNode,
+} from './types.js';
 
 export interface NodeRun {
   runData: NodeRunData;
@@ -24,58 +33,188 @@ export interface RunNodeArgs {
   data: Omit<ExpressionData, 'json'>;
 }
 
-/** Runs one node: resolves its parameters, times it, captures its error (or turns it into items). */
+/** n8n's per-node settings the runner honours (stored on the node as n8n exports them). */
+interface NodeSettings {
+  onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+  retryOnFail?: boolean;
+  maxTries?: number;
+  waitBetweenTries?: number;
+  alwaysOutputData?: boolean;
+  executeOnce?: boolean;
+}
+
+/** n8n's defaults: 3 tries, 1 s apart; n8n's editor bounds them to 2–5 tries and 0–5 s. */
+const DEFAULT_TRIES = 3;
+const DEFAULT_WAIT_MS = 1_000;
+
+/**
+ * Runs one node: resolves its parameters, times it, captures its error (or turns it into items), with
+ * n8n's node settings: `executeOnce` (first item only), `retryOnFail` (`maxTries`, `waitBetweenTries`),
+ * `onError` (continue on the regular output, or on an extra error output after the node's own) and
+ * `alwaysOutputData` (one empty item when the node output none).
+ */
 export async function runNode(args: RunNodeArgs): Promise<NodeRun> {
-  const { nodeType, node, inputs, deps, evaluator, data } = args;
-  const items = inputs[0] ?? [];
-  const startedAt = deps.now();
+  const settings = args.node as WorkflowNode & NodeSettings;
+  const inputs = settings.executeOnce ? args.inputs.map((list) => list.slice(0, 1)) : args.inputs;
+  const tries = settings.retryOnFail ? clamp(settings.maxTries ?? DEFAULT_TRIES, 1, 5) : 1;
+  const startedAt = args.deps.now();
   const t0 = performance.now();
-  const input = inputs.flat();
-  const isStatic = !containsExpression(node.parameters);
-  const params = async (index: number): Promise<unknown> => {
-    if (isStatic) return resolveChecked(nodeType, node.parameters);
-    const resolved = await evaluator.resolve(node.parameters, expressionData(data, items, index));
-    return resolveChecked(nodeType, resolved);
-  };
-  try {
-    const result = await nodeType.execute({
-      node,
-      inputs,
-      items,
-      params,
-      deps,
-      execution: data.execution,
-      credential: (id) => deps.credential(id),
-    });
-    return { runData: record(startedAt, t0, input, result.kind === 'wait' ? [] : result.output), result };
-  } catch (err) {
-    const error = toNodeError(err, node.name);
-    if (node.continueOnFail) {
-      const base = items.length > 0 ? items : [{ json: {} }];
-      const out: Item[] = base.map(() => ({
-        json: {
-          error: error.message,
-          ...(error.problems
-            ? { problems: error.problems.map((p) => ({ path: p.path, message: p.message })) }
-            : {}),
-        },
-      }));
-      return {
-        runData: { ...record(startedAt, t0, input, [out]), error },
-        result: { kind: 'output', output: [out] },
-      };
+  let attempt = 0;
+  for (;;) {
+    attempt++;
+    try {
+      const result = await attemptNode({ ...args, inputs });
+      if (result.kind === 'output' && settings.alwaysOutputData && result.output.every((o) => o.length === 0))
+        result.output = [[{ json: {} }], ...result.output.slice(1)];
+      const runData = record(startedAt, t0, inputs.flat(), result.kind === 'wait' ? [] : result.output);
+      if (result.kind === 'output' && result.logs && result.logs.length > 0) runData.logs = result.logs;
+      return { runData, result };
+    } catch (err) {
+      if (attempt < tries) {
+        await sleep(clamp(settings.waitBetweenTries ?? DEFAULT_WAIT_MS, 0, 5_000));
+        continue;
+      }
+      return failed(args, inputs, settings, err, startedAt, t0);
     }
-    return { runData: { ...record(startedAt, t0, input, []), error }, result: null };
   }
 }
 
-const schemaChecked = new WeakMap<object, unknown>();
+async function attemptNode(args: RunNodeArgs): Promise<NodeResult> {
+  const { nodeType, node, inputs, deps, evaluator, data } = args;
+  const items = inputs[0] ?? [];
+  const { resolvable, raw } = splitRaw(node.parameters, nodeType.rawParameters ?? []);
+  const isStatic = !containsExpression(resolvable);
+  const params = async (index: number): Promise<unknown> => {
+    if (isStatic && raw.length === 0) {
+      staticParams.add(node.parameters);
+      return resolveChecked(nodeType, node.parameters);
+    }
+    const resolved = isStatic
+      ? resolvable
+      : await evaluator.resolve(resolvable, {
+          ...expressionData(data, items, index),
+          input: items,
+          itemIndex: index,
+          params: node.parameters,
+        });
+    return resolveChecked(nodeType, restoreRaw(resolved, raw));
+  };
+  return nodeType.execute({
+    node,
+    inputs,
+    items,
+    params,
+    deps,
+    execution: data.execution,
+    credential: (id) => deps.credential(id),
+    runCode: (code, mode) =>
+      evaluator.runCode(
+        code,
+        mode,
+        { ...data, json: {}, input: items, params: node.parameters },
+        { timeoutMs: deps.codeTimeoutMs ?? DEFAULT_CODE_TIMEOUT_MS },
+      ),
+    evaluate: (source, index, extra) =>
+      evaluator.evaluate(source, {
+        ...expressionData(data, items, index),
+        input: items,
+        itemIndex: index,
+        params: node.parameters,
+        extra,
+      }),
+  });
+}
 
-function resolveChecked(nodeType: NodeType, params: unknown): unknown {
-  if (params !== null && typeof params === 'object') {
-    const hit = schemaChecked.get(params);
+/** The run of a node that failed for good: an error, or items on the output `onError` names. */
+function failed(
+  args: RunNodeArgs,
+  inputs: Item[][],
+  settings: NodeSettings & WorkflowNode,
+  err: unknown,
+  startedAt: Date,
+  t0: number,
+): NodeRun {
+  const { node, nodeType } = args;
+  const error = toNodeError(err, node.name);
+  const logs = err instanceof CodeError || err instanceof NodeOperationError ? err.logs : undefined;
+  const withLogs = logs?.length ? { logs } : {};
+  const onError = settings.onError ?? (node.continueOnFail ? 'continueRegularOutput' : 'stopWorkflow');
+  if (onError === 'stopWorkflow') {
+    return { runData: { ...record(startedAt, t0, inputs.flat(), []), error, ...withLogs }, result: null };
+  }
+  const items = inputs[0] ?? [];
+  const base = items.length > 0 ? items : [{ json: {} }];
+  const out: Item[] = base.map(() => ({
+    json: {
+      error: error.message,
+      ...(error.problems
+        ? { problems: error.problems.map((p) => ({ path: p.path, message: p.message })) }
+        : {}),
+    },
+  }));
+  let output: Item[][] = [out];
+  if (onError === 'continueErrorOutput') {
+    const regular = nodeType.outputs ? nodeType.outputs(node.parameters) : 1;
+    output = [...Array.from({ length: regular }, () => []), out];
+  }
+  return {
+    runData: { ...record(startedAt, t0, inputs.flat(), output), error, ...withLogs },
+    result: { kind: 'output', output },
+  };
+}
+
+const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, Number.isFinite(n) ? n : lo));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Parameters split into what is resolved before the node runs and the raw parts it evaluates itself. */
+function splitRaw(
+  params: Record<string, unknown>,
+  paths: readonly string[],
+): { resolvable: Record<string, unknown>; raw: Array<{ path: string[]; value: unknown }> } {
+  const raw: Array<{ path: string[]; value: unknown }> = [];
+  if (paths.length === 0) return { resolvable: params, raw };
+  const resolvable = structuredClone(params);
+  for (const dotted of paths) {
+    const path = dotted.split('.');
+    let cur: unknown = resolvable;
+    for (const key of path.slice(0, -1))
+      cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[key] : undefined;
+    const last = path[path.length - 1] as string;
+    if (cur && typeof cur === 'object' && Object.hasOwn(cur, last)) {
+      raw.push({ path, value: (cur as Record<string, unknown>)[last] });
+      delete (cur as Record<string, unknown>)[last];
+    }
+  }
+  return { resolvable, raw };
+}
+
+function restoreRaw(resolved: unknown, raw: Array<{ path: string[]; value: unknown }>): unknown {
+  if (raw.length === 0) return resolved;
+  const out = structuredClone(resolved) as Record<string, unknown>;
+  for (const { path, value } of raw) {
+    let cur: Record<string, unknown> = out;
+    for (const key of path.slice(0, -1)) {
+      if (!cur[key] || typeof cur[key] !== 'object') cur[key] = {};
+      cur = cur[key] as Record<string, unknown>;
+    }
+    cur[path[path.length - 1] as string] = value;
+  }
+  return out;
+}
+
+const schemaChecked = new WeakMap<object, unknown>();
+const staticParams = new WeakSet<object>();
+/** Parameters exactly as stored (no expression evaluated): converting them would hide a bad save. */
+const isStaticObject = (v: unknown) => v !== null && typeof v === 'object' && staticParams.has(v);
+
+function resolveChecked(nodeType: NodeType, given: unknown): unknown {
+  if (given !== null && typeof given === 'object') {
+    const hit = schemaChecked.get(given);
     if (hit !== undefined) return hit;
   }
+  // n8n does not type-check evaluated parameters: a number where text is expected is that text
+  // (`{{ $json.count }}` as a header value). Primitives convert; anything else is still refused.
+  const params = nodeType.versions && !isStaticObject(given) ? Value.Convert(nodeType.schema, given) : given;
   const problems = checkParameters(nodeType.schema, params, 'parameters', false);
   if (problems.length > 0) {
     throw new NodeOperationError(
@@ -84,7 +223,7 @@ function resolveChecked(nodeType: NodeType, params: unknown): unknown {
     );
   }
   const value = withDefaults(nodeType.schema, params);
-  if (params !== null && typeof params === 'object') schemaChecked.set(params, value);
+  if (given !== null && typeof given === 'object') schemaChecked.set(given, value);
   return value;
 }
 

@@ -1,6 +1,8 @@
 import type { Static, TSchema } from 'typebox';
+import type { CodeRun } from './expressions.js';
 import type {
   CheckLimits,
+  CodeLog,
   EngineDeps,
   Item,
   ValidationProblem,
@@ -10,7 +12,7 @@ import type {
 
 /** What a node's `execute` returns: items per output, or a pause, or a webhook response. */
 export type NodeResult =
-  | { kind: 'output'; output: Item[][] }
+  | { kind: 'output'; output: Item[][]; logs?: CodeLog[] }
   | { kind: 'wait'; waitTill: Date | null }
   | { kind: 'respond'; output: Item[][]; response: WebhookResponse };
 
@@ -27,25 +29,83 @@ export interface NodeExecutionContext<P> {
   execution: { id: string; mode: string; resumeUrl: string };
   /** Decrypted credential data by id (through EngineDeps). */
   credential(id: string): Promise<Record<string, string>>;
+  /**
+   * Evaluates an expression over item `index` with extra variables (e.g. `$response`, `$pageCount` for
+   * HTTP Request pagination), for parameters the node evaluates itself (`rawParameters`).
+   */
+  evaluate(source: string, index: number, extra?: Record<string, unknown>): Promise<unknown>;
+  /** Runs JavaScript over the input items in the sandbox (the Code node); throws CodeError. */
+  runCode(code: string, mode: 'runOnceForAllItems' | 'runOnceForEachItem'): Promise<CodeRun>;
 }
 
 export interface NodeType<S extends TSchema = TSchema> {
+  /** n8n's type name (`n8n-nodes-base.set`) or a platform node's short name (`set`, `validate`). */
   type: string;
+  /**
+   * The `typeVersion`s this definition serves, for n8n types: one type may have a definition per
+   * parameter shape (Set v1–v2 and v3.x differ). Absent: any version (the platform's own nodes).
+   */
+  versions?: readonly number[];
   /** Parameter schema (TypeBox); expression strings (`={{…}}`) may stand in for any value. */
   schema: S;
   /** A trigger starts a run; a workflow may hold at most one. */
   trigger?: boolean;
-  /** Number of inputs (default 1; a trigger has 0; merge 2). */
-  inputs?: number;
+  /** Number of inputs (default 1; a trigger has 0; merge 2, or n8n Merge v3's `numberInputs`). */
+  inputs?: number | ((params: Record<string, unknown>) => number);
   /** Number of outputs for the given (static) parameters; default 1. */
   outputs?(params: Record<string, unknown>): number;
+  /**
+   * Parameter paths (`options.pagination`) left as written when the others are resolved: the node
+   * evaluates them itself, with variables only it has (n8n's rawExpressions).
+   */
+  rawParameters?: readonly string[];
   /** Extra checks beyond the schema (e.g. a dedupe key must be an expression). */
   check?(params: Static<S>, limits: CheckLimits): ValidationProblem[];
   execute(ctx: NodeExecutionContext<Static<S>>): Promise<NodeResult>;
 }
 
-/** Node types by type name. */
-export type NodeRegistry = ReadonlyMap<string, NodeType>;
+/** Node types by type name and version. */
+export class NodeRegistry {
+  private readonly byKey = new Map<string, NodeType>();
+  private readonly versionsOf = new Map<string, number[]>();
+
+  constructor(readonly types: readonly NodeType[]) {
+    for (const t of types) {
+      const keys = t.versions ? t.versions.map((v) => `${t.type}@${v}`) : [t.type];
+      for (const key of keys) {
+        if (this.byKey.has(key)) throw new Error(`node type ${key} is defined twice`);
+        this.byKey.set(key, t);
+      }
+      if (t.versions) this.versionsOf.set(t.type, [...(this.versionsOf.get(t.type) ?? []), ...t.versions]);
+    }
+  }
+
+  /** The definition serving `type` at `version`; n8n reads a missing typeVersion as 1. */
+  get(type: string, version?: number): NodeType | undefined {
+    if (this.versionsOf.has(type)) return this.byKey.get(`${type}@${version ?? 1}`);
+    return this.byKey.get(type);
+  }
+
+  /** The versions known for an n8n type (empty for platform types and unknown names). */
+  versions(type: string): number[] {
+    return [...(this.versionsOf.get(type) ?? [])].sort((a, b) => a - b);
+  }
+
+  /** Why `get` found nothing, for a 400: an unknown type, or a known type at an unknown version. */
+  missing(type: unknown, version: unknown): string {
+    const name = String(type);
+    const known = typeof type === 'string' ? this.versions(type) : [];
+    if (known.length === 0) return `unknown node type '${name}'`;
+    return `node type '${name}' has no version ${String(version ?? 1)} here (supported: ${known.join(', ')})`;
+  }
+}
+
+/** A node's input count for its (static) parameters. */
+export function inputCount(nodeType: NodeType, parameters: Record<string, unknown>): number {
+  const inputs = nodeType.inputs;
+  if (typeof inputs === 'function') return inputs(parameters);
+  return inputs ?? 1;
+}
 
 /** Declares a node type, keeping its parameter type for `execute` and erasing it for the registry. */
 export function defineNode<S extends TSchema>(node: NodeType<S>): NodeType {
@@ -56,12 +116,18 @@ export function defineNode<S extends TSchema>(node: NodeType<S>): NodeType {
 export class NodeOperationError extends Error {
   readonly description: string | undefined;
   readonly problems: ValidationProblem[] | undefined;
+  /** A Code node's console output up to the failure. */
+  readonly logs: CodeLog[] | undefined;
 
-  constructor(message: string, options: { description?: string; problems?: ValidationProblem[] } = {}) {
+  constructor(
+    message: string,
+    options: { description?: string; problems?: ValidationProblem[]; logs?: CodeLog[] } = {},
+  ) {
     super(message);
     this.name = 'NodeOperationError';
     this.description = options.description;
     this.problems = options.problems;
+    this.logs = options.logs;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import { isExpression } from './expressions.js';
 import type { ValidationProblem } from './types.js';
@@ -23,6 +24,21 @@ function valueAt(root: unknown, pointer: string): unknown {
   return cur;
 }
 
+const checkers = new WeakMap<TSchema, ReturnType<typeof Compile>>();
+
+/** A compiled checker per node schema: parameters with expressions are checked once per item. */
+function checkerOf(schema: TSchema): ReturnType<typeof Compile> {
+  let checker = checkers.get(schema);
+  if (!checker) {
+    checker = Compile(schema);
+    checkers.set(schema, checker);
+  }
+  return checker;
+}
+
+/** The message of a parameter the node type (at that version) does not have. */
+export const UNKNOWN_PARAMETER = 'is not a parameter of this node type and version';
+
 /** Applies the schema's defaults to a copy of `params`. */
 export function withDefaults(schema: TSchema, params: unknown): unknown {
   return Value.Default(schema, structuredClone(params ?? {}));
@@ -39,7 +55,7 @@ export function checkParameters(
   allowExpressions: boolean,
 ): ValidationProblem[] {
   const value = withDefaults(schema, params);
-  if (Value.Check(schema, value)) return [];
+  if (checkerOf(schema).Check(value)) return [];
   const problems: ValidationProblem[] = [];
   const seen = new Set<string>();
   for (const error of Value.Errors(schema, value)) {
@@ -47,9 +63,12 @@ export function checkParameters(
     if (allowExpressions && underExpression(value, pointer)) continue;
     // `required` errors name the missing properties; report each at its own path.
     const missing = (error.params as { requiredProperties?: string[] }).requiredProperties;
+    // An unknown parameter is reported at its own path; the parent's summary says nothing more.
+    if (error.message === 'must not have additional properties') continue;
+    const message = error.message === 'schema is false' ? UNKNOWN_PARAMETER : error.message;
     const entries = missing
       ? missing.map((p) => ({ path: `${basePath}${pointerToPath(pointer)}.${p}`, message: 'is required' }))
-      : [{ path: `${basePath}${pointerToPath(pointer)}`, message: error.message }];
+      : [{ path: `${basePath}${pointerToPath(pointer)}`, message }];
     for (const e of entries) {
       const key = `${e.path}\u0000${e.message}`;
       if (seen.has(key)) continue;

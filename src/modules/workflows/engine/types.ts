@@ -12,11 +12,37 @@ export interface WorkflowNode {
   typeVersion?: number;
   position: [number, number];
   parameters: Record<string, unknown>;
-  /** Credential ids by credential slot name, e.g. { hmac: 'cred_…' }. */
-  credentials?: Record<string, string>;
+  /**
+   * Credentials by slot (credential type) name: an id or name (`{ hmac: 'cred_…' }`), or n8n's export
+   * shape `{ httpHeaderAuth: { id, name } }`. Read with `credentialRefOf`.
+   */
+  credentials?: Record<string, CredentialRef>;
   /** On failure, pass the error on as an item instead of failing the execution. */
   continueOnFail?: boolean;
   disabled?: boolean;
+  /** n8n's node settings (INode), checked at save time (schemas.ts); absent means n8n's default. */
+  onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+  retryOnFail?: boolean;
+  /** 1–5 tries in all (n8n's default 3) when retryOnFail. */
+  maxTries?: number;
+  /** 0–5000 ms (n8n's default 1000) when retryOnFail. */
+  waitBetweenTries?: number;
+  alwaysOutputData?: boolean;
+  executeOnce?: boolean;
+  /** Kept for n8n's editor, never run. */
+  notes?: string;
+  notesInFlow?: boolean;
+  webhookId?: string;
+  color?: string;
+}
+
+export type CredentialRef = string | { id?: string | null; name?: string };
+
+/** The id (or, failing that, the name) a credential reference points at, or null. */
+export function credentialRefOf(ref: CredentialRef | undefined): string | null {
+  if (typeof ref === 'string') return ref === '' ? null : ref;
+  if (ref && typeof ref === 'object') return ref.id || ref.name || null;
+  return null;
 }
 
 export interface ConnectionTarget {
@@ -59,6 +85,13 @@ export interface NodeRunData {
   /** Output items per output index. */
   output: Item[][];
   error?: NodeError;
+  /** What a Code node's `console` wrote, in order (bounded). */
+  logs?: CodeLog[];
+}
+
+export interface CodeLog {
+  level: string;
+  message: string;
 }
 
 /** What the engine persists between runs; enough to resume a waiting execution. */
@@ -74,6 +107,8 @@ export interface RunState {
     inputIndex?: number;
     /** Set on the paused `wait` node itself: on resume it passes its input (or the resume items) on. */
     waiting?: boolean;
+    /** The node and output the items came from (`$prevNode`). */
+    from?: { name: string; outputIndex: number; runIndex: number };
   }>;
   /** How many times the execution paused and went on: each pause has its own resume signature. */
   waitIndex?: number;
@@ -108,11 +143,17 @@ export interface EngineDeps {
   /** Environment variables expressions may read as $env (already filtered by the allow-list). */
   env: Record<string, string>;
   expressionTimeoutMs: number;
+  /** CPU time bound of one Code node run (all its items); default DEFAULT_CODE_TIMEOUT_MS. */
+  codeTimeoutMs?: number;
+  /** Variables (`$vars`), by name. */
+  vars?: Record<string, string>;
   /** Whose expressions these are (the account): the sandbox serves tenants in turn, so one cannot starve the rest. */
   tenant?: string;
   /** Longest a `wait` node may pause; default DEFAULT_MAX_WAIT_MS. */
   maxWaitMs?: number;
 }
+
+export const DEFAULT_CODE_TIMEOUT_MS = 5_000;
 
 /** 30 days, the default bound on a `wait` (WORKFLOW_MAX_WAIT_SECONDS). */
 export const DEFAULT_MAX_WAIT_MS = 30 * 86_400_000;

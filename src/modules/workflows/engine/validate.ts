@@ -1,5 +1,6 @@
-import type { NodeRegistry } from './node-type.js';
-import { checkParameters, withDefaults } from './parameters.js';
+import { EXPRESSION_LANGUAGES, type ExpressionLanguage } from './expressions.js';
+import { inputCount, type NodeRegistry } from './node-type.js';
+import { checkParameters, UNKNOWN_PARAMETER, withDefaults } from './parameters.js';
 import type { CheckLimits, ValidationProblem, WorkflowDefinition } from './types.js';
 
 /** Every problem of a definition, each with a path like `nodes[2].parameters.path`. */
@@ -23,16 +24,24 @@ export function validateWorkflow(
     } else {
       names.set(node.name, i);
     }
-    const nodeType = registry.get(node.type);
+    const nodeType = registry.get(node.type, node.typeVersion);
     if (!nodeType) {
-      problems.push({ path: `${at}.type`, message: `unknown node type '${String(node.type)}'` });
+      problems.push({ path: `${at}.type`, message: registry.missing(node.type, node.typeVersion) });
       return;
     }
     if (node.parameters === null || typeof node.parameters !== 'object' || Array.isArray(node.parameters)) {
       problems.push({ path: `${at}.parameters`, message: 'must be an object' });
       return;
     }
-    const paramProblems = checkParameters(nodeType.schema, node.parameters, `${at}.parameters`, true);
+    const paramProblems = checkParameters(nodeType.schema, node.parameters, `${at}.parameters`, true).map(
+      (p) =>
+        p.message === UNKNOWN_PARAMETER
+          ? {
+              ...p,
+              message: `is not a parameter of ${node.type}${nodeType.versions ? ` v${node.typeVersion ?? 1}` : ''} (node '${node.name}')`,
+            }
+          : p,
+    );
     problems.push(...paramProblems);
     if (paramProblems.length === 0 && nodeType.check) {
       for (const p of nodeType.check(withDefaults(nodeType.schema, node.parameters) as never, limits)) {
@@ -47,6 +56,8 @@ export function validateWorkflow(
       problems.push({ path: `nodes[${i}]`, message: 'more than one trigger node; a workflow may have one' });
     }
   }
+
+  problems.push(...settingsProblems(def.settings));
 
   for (const [from, outputs] of Object.entries(def.connections ?? {})) {
     const at = `connections.${from}`;
@@ -68,7 +79,8 @@ export function validateWorkflow(
           return;
         }
         const target = nodes[index];
-        const inputs = (target && registry.get(target.type)?.inputs) ?? 1;
+        const targetType = target && registry.get(target.type, target.typeVersion);
+        const inputs = target && targetType ? inputCount(targetType, target.parameters ?? {}) : 1;
         if (!Number.isInteger(t.index) || t.index < 0 || t.index >= inputs) {
           problems.push({
             path: `${tp}.index`,
@@ -77,6 +89,31 @@ export function validateWorkflow(
         }
       });
     });
+  }
+  return problems;
+}
+
+/** The settings the engine reads: the expression language and the time zone of `$now`. */
+function settingsProblems(settings: Record<string, unknown> | undefined): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  const language = settings?.expressionLanguage;
+  if (language !== undefined && !EXPRESSION_LANGUAGES.includes(language as ExpressionLanguage)) {
+    problems.push({
+      path: 'settings.expressionLanguage',
+      message: `must be one of ${EXPRESSION_LANGUAGES.join(', ')}`,
+    });
+  }
+  const zone = settings?.timezone;
+  if (zone !== undefined && zone !== 'DEFAULT') {
+    try {
+      if (typeof zone !== 'string') throw new RangeError();
+      new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    } catch {
+      problems.push({
+        path: 'settings.timezone',
+        message: 'must be an IANA time zone such as Europe/Berlin',
+      });
+    }
   }
   return problems;
 }

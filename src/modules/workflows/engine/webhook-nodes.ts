@@ -1,7 +1,8 @@
 import type { Static } from 'typebox';
+import { N8nWebhookParameters, n8nWebhookResponseCode } from '../nodes/n8n/webhook.js';
 import { WebhookParameters } from '../nodes/webhook.js';
 import { withDefaults } from './parameters.js';
-import type { WorkflowDefinition } from './types.js';
+import { credentialRefOf, type WorkflowDefinition, type WorkflowNode } from './types.js';
 
 export type WebhookParams = Static<typeof WebhookParameters>;
 
@@ -29,34 +30,72 @@ export interface WebhookNodeInfo {
   };
 }
 
-/** The enabled webhook nodes of a workflow with their parameters (defaults applied). */
+/** The enabled webhook nodes of a workflow with their parameters (defaults applied), one per method. */
 export function webhookNodesOf(def: WorkflowDefinition): WebhookNodeInfo[] {
-  return def.nodes
-    .filter((n) => n.type === 'webhook' && !n.disabled)
-    .map((node) => {
-      const p = withDefaults(WebhookParameters, node.parameters) as WebhookParams;
-      const credentials = node.credentials ?? {};
-      return {
-        nodeName: node.name,
-        nodeId: node.id,
-        path: trimSlashes(String(p.path ?? '')),
-        httpMethod: p.httpMethod,
-        authentication: p.authentication,
-        credentialId: p.credential ?? credentials[p.authentication] ?? Object.values(credentials)[0] ?? null,
-        responseMode: p.responseMode,
-        responseCode: p.responseCode,
-        responseData: p.responseData,
-        options: {
-          rawBody: p.options.rawBody,
-          bodyLimitBytes: p.options.bodyLimitBytes,
-          dedupeKey: p.options.dedupeKey ?? null,
-          hmacHeader: p.options.hmacHeader,
-          hmacTimestampHeader: p.options.hmacTimestampHeader,
-          hmacRequireTimestamp: p.options.hmacRequireTimestamp,
-        },
-      };
-    });
+  const out: WebhookNodeInfo[] = [];
+  for (const node of def.nodes) {
+    if (node.disabled) continue;
+    if (node.type === 'webhook') out.push(platformWebhook(node));
+    else if (node.type === 'n8n-nodes-base.webhook') out.push(...n8nWebhook(node));
+  }
+  return out;
 }
+
+function platformWebhook(node: WorkflowNode): WebhookNodeInfo {
+  const p = withDefaults(WebhookParameters, node.parameters) as WebhookParams;
+  const credentials = node.credentials ?? {};
+  return {
+    nodeName: node.name,
+    nodeId: node.id,
+    path: trimSlashes(String(p.path ?? '')),
+    httpMethod: p.httpMethod,
+    authentication: p.authentication,
+    credentialId:
+      p.credential ??
+      credentialRefOf(credentials[p.authentication]) ??
+      credentialRefOf(Object.values(credentials)[0]),
+    responseMode: p.responseMode,
+    responseCode: p.responseCode,
+    responseData: p.responseData,
+    options: {
+      rawBody: p.options.rawBody,
+      bodyLimitBytes: p.options.bodyLimitBytes,
+      dedupeKey: p.options.dedupeKey ?? null,
+      hmacHeader: p.options.hmacHeader,
+      hmacTimestampHeader: p.options.hmacTimestampHeader,
+      hmacRequireTimestamp: p.options.hmacRequireTimestamp,
+    },
+  };
+}
+
+/** n8n's Webhook node as the same description; its credential sits under n8n's credential type name. */
+function n8nWebhook(node: WorkflowNode): WebhookNodeInfo[] {
+  const p = withDefaults(N8nWebhookParameters, node.parameters) as Static<typeof N8nWebhookParameters>;
+  const defaults = withDefaults(WebhookParameters, { path: p.path }) as WebhookParams;
+  const credentialType =
+    p.authentication === 'none'
+      ? null
+      : WEBHOOK_CREDENTIAL_TYPES[p.authentication as 'basicAuth' | 'headerAuth'];
+  const credentials = node.credentials ?? {};
+  const methods = Array.isArray(p.httpMethod) ? p.httpMethod : [p.httpMethod];
+  return methods.map((httpMethod) => ({
+    nodeName: node.name,
+    nodeId: node.id,
+    path: trimSlashes(p.path),
+    httpMethod,
+    authentication: p.authentication,
+    credentialId: credentialType
+      ? (credentialRefOf(credentials[credentialType]) ?? credentialRefOf(Object.values(credentials)[0]))
+      : null,
+    responseMode: p.responseMode,
+    responseCode: n8nWebhookResponseCode(p),
+    responseData: p.options.noResponseBody && p.responseMode === 'onReceived' ? 'noData' : p.responseData,
+    options: { ...defaults.options, rawBody: p.options.rawBody ?? false, dedupeKey: null },
+  }));
+}
+
+/** n8n's credential type per webhook authentication. */
+const WEBHOOK_CREDENTIAL_TYPES = { basicAuth: 'httpBasicAuth', headerAuth: 'httpHeaderAuth' } as const;
 
 /** `/a/b/` → `a/b`. A loop, not `/\/+$/`: that regex is quadratic on a long run of slashes. */
 export function trimSlashes(path: string): string {

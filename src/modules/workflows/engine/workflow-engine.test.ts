@@ -85,7 +85,7 @@ describe('WorkflowEngine: webhook → set → respondToWebhook', () => {
   });
 
   it('evaluates a dedupe-key expression for the service', async () => {
-    const key = await engine.evaluateExpression(def, '={{ $json.headers.`x-id` }}', {
+    const key = await engine.evaluateExpression(def, '={{ $json.headers["x-id"] }}', {
       headers: { 'x-id': 'abc' },
     });
     expect(key).toBe('abc');

@@ -1,9 +1,9 @@
 import { assertNever } from '../../../core/errors.js';
 import { defaultNodeRegistry } from '../nodes/index.js';
-import { ExpressionEvaluator } from './expressions.js';
+import { ExpressionEvaluator, type ExpressionLanguage, type NodeSnapshot } from './expressions.js';
 import { WorkflowGraph } from './graph.js';
 import { runNode } from './node-runner.js';
-import type { NodeRegistry, NodeResult } from './node-type.js';
+import { inputCount, type NodeRegistry, type NodeResult } from './node-type.js';
 import { cloneRunState, emptyRunState, latestOutputs, type PendingEntry } from './run-state.js';
 import type {
   EngineDeps,
@@ -62,7 +62,7 @@ export class WorkflowEngine {
   }
 
   triggerNodes(def: WorkflowDefinition): WorkflowNode[] {
-    return def.nodes.filter((n) => !n.disabled && this.registry.get(n.type)?.trigger === true);
+    return def.nodes.filter((n) => !n.disabled && this.registry.get(n.type, n.typeVersion)?.trigger === true);
   }
 
   /** Evaluates one expression (e.g. a webhook's dedupe key) over `json`; a plain string is returned as is. */
@@ -73,13 +73,27 @@ export class WorkflowEngine {
     ctx?: RunContext,
   ): Promise<unknown> {
     return this.evaluator.resolve(expression, {
+      ...this.workflowData(def),
       json,
       node: {},
-      workflow: { id: def.id, name: def.name },
       execution: executionInfo(ctx, 0),
-      env: this.deps.env,
       now: this.deps.now(),
     });
+  }
+
+  /** The expression data that depends on the workflow only. */
+  private workflowData(def: WorkflowDefinition) {
+    const settings = def.settings ?? {};
+    return {
+      workflow: { id: def.id, name: def.name, active: (def as { active?: boolean }).active ?? false },
+      nodeNames: def.nodes.map((n) => n.name),
+      env: this.deps.env,
+      vars: this.deps.vars ?? {},
+      language: expressionLanguageOf(def),
+      ...(typeof settings.timezone === 'string' && settings.timezone !== 'DEFAULT'
+        ? { timezone: settings.timezone }
+        : {}),
+    };
   }
 
   async run(
@@ -151,8 +165,10 @@ export class WorkflowEngine {
       if (!entry) break;
       const node = graph.node(entry.node);
       if (!node) continue;
-      const nodeType = this.registry.get(node.type);
-      const inputs = nodeType ? this.collectInputs(run, entry, nodeType.inputs ?? 1) : [entry.input];
+      const nodeType = this.registry.get(node.type, node.typeVersion);
+      const inputs = nodeType
+        ? this.collectInputs(run, entry, inputCount(nodeType, node.parameters))
+        : [entry.input];
       if (!inputs) continue; // waiting for its other input
       if (++run.runs > MAX_NODE_RUNS) {
         return this.fail(run, { message: `More than ${MAX_NODE_RUNS} node runs; is there an endless loop?` });
@@ -161,7 +177,12 @@ export class WorkflowEngine {
         this.enqueueChildren(run, node.name, [inputs[0] ?? []]);
         continue;
       }
-      if (!nodeType) return this.fail(run, { message: `Unknown node type '${node.type}'`, node: node.name });
+      if (!nodeType)
+        return this.fail(run, {
+          message: this.registry.missing(node.type, node.typeVersion),
+          node: node.name,
+        });
+      const language = expressionLanguageOf(run.def);
 
       const { runData, result } = await runNode({
         nodeType,
@@ -170,10 +191,12 @@ export class WorkflowEngine {
         deps: this.deps,
         evaluator: this.evaluator,
         data: {
-          node: latestOutputs(state),
-          workflow: { id: run.def.id, name: run.def.name },
+          ...this.workflowData(run.def),
+          node: language === 'jsonata' ? latestOutputs(state) : {},
+          nodeSnapshot: (name) => snapshotOf(run, name),
+          runIndex: state.runData[node.name]?.length ?? 0,
+          prevNode: entry.from ?? { name: '', outputIndex: 0, runIndex: 0 },
           execution: executionInfo(run.ctx, state.waitIndex ?? 0),
-          env: this.deps.env,
           now: this.deps.now(),
         },
       });
@@ -239,10 +262,16 @@ export class WorkflowEngine {
   }
 
   private enqueueChildren(run: Run, name: string, outputs: Item[][]): void {
+    const runIndex = Math.max(0, (run.state.runData[name]?.length ?? 1) - 1);
     outputs.forEach((items, outputIndex) => {
       if (items.length === 0) return;
       for (const target of run.graph.children(name, outputIndex)) {
-        run.queue.push({ node: target.node, input: items, inputIndex: target.index });
+        run.queue.push({
+          node: target.node,
+          input: items,
+          inputIndex: target.index,
+          from: { name, outputIndex, runIndex },
+        });
       }
     });
   }
@@ -299,6 +328,24 @@ export class WorkflowEngine {
       webhookResponse: run.webhookResponse,
     };
   }
+}
+
+/** `settings.expressionLanguage`: JavaScript (n8n's) unless the workflow chose JSONata. */
+export function expressionLanguageOf(def: WorkflowDefinition): ExpressionLanguage {
+  return def.settings?.expressionLanguage === 'jsonata' ? 'jsonata' : 'javascript';
+}
+
+/** A node's latest run as `$('Name')` sees it: the first output holding items (IF's true or false). */
+function snapshotOf(run: Run, name: string): NodeSnapshot | undefined {
+  const runs = run.state.runData[name];
+  const last = runs?.[runs.length - 1];
+  const node = run.graph.node(name);
+  if (!last || !node) return undefined;
+  return {
+    items: last.output.find((items) => items.length > 0) ?? [],
+    params: node.parameters,
+    runIndex: runs.length - 1,
+  };
 }
 
 function padInputs(inputs: Item[][], count: number): Item[][] {

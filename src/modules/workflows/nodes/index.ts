@@ -1,10 +1,18 @@
-import type { NodeRegistry, NodeType } from '../engine/node-type.js';
+import { NodeRegistry, type NodeType } from '../engine/node-type.js';
 import { flowPredictionNode } from './flow-prediction.js';
 import { httpRequestNode } from './http-request.js';
 import { ifNode } from './if.js';
 import { documentLoadNode, knowledgeQueryNode } from './knowledge.js';
 import { markdownNode } from './markdown.js';
 import { mergeNode } from './merge.js';
+import { codeNode } from './n8n/code.js';
+import { n8nDataNodes } from './n8n/group-data.js';
+import { n8nHttpNodes } from './n8n/group-http.js';
+import { n8nLogicNodes } from './n8n/group-logic.js';
+import { manualTriggerNode } from './n8n/manual-trigger.js';
+import { n8nRespondToWebhookNode } from './n8n/respond-to-webhook.js';
+import { n8nWaitNode } from './n8n/wait.js';
+import { n8nWebhookNode } from './n8n/webhook.js';
 import { noOpNode } from './no-op.js';
 import { respondToWebhookNode } from './respond-to-webhook.js';
 import { setNode } from './set.js';
@@ -33,6 +41,14 @@ export const allNodeTypes: NodeType[] = [
   documentLoadNode,
   knowledgeQueryNode,
   flowPredictionNode,
+  manualTriggerNode,
+  n8nWebhookNode,
+  n8nRespondToWebhookNode,
+  n8nWaitNode,
+  codeNode,
+  ...n8nLogicNodes,
+  ...n8nHttpNodes,
+  ...n8nDataNodes,
 ];
 
-export const defaultNodeRegistry: NodeRegistry = new Map(allNodeTypes.map((n) => [n.type, n]));
+export const defaultNodeRegistry = new NodeRegistry(allNodeTypes);

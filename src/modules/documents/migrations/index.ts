@@ -1,0 +1,5 @@
+import type { MigrationSet } from '../../../core/db/migrate.js';
+import * as m601 from './601-documents.js';
+
+/** The documents module's migrations, by name (the server and the CLI read this one list). */
+export const documentsMigrations: MigrationSet = { '20261125_601_documents': m601 };

@@ -1,0 +1,5 @@
+import type { MigrationSet } from '../../../core/db/migrate.js';
+import * as m701 from './701-flows.js';
+
+/** The flows module's migrations, by name (the server and the CLI read this one list). */
+export const flowsMigrations: MigrationSet = { '20261126_701_flows': m701 };

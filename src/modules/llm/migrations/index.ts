@@ -1,0 +1,5 @@
+import type { MigrationSet } from '../../../core/db/migrate.js';
+import * as m001 from './001-llm-requests.js';
+
+/** The llm module's migrations, by name (the server and the CLI read this one list). */
+export const llmMigrations: MigrationSet = { '20261125_501_llm_requests': m001 };

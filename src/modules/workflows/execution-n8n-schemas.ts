@@ -1,0 +1,107 @@
+import { Type } from 'typebox';
+import { ListQuery, listQueryOf, Nullable } from '../../core/http/schemas.js';
+import { ExecutionEntry } from './schemas.js';
+
+/**
+ * n8n's execution statuses, as its `status` filter takes them. The platform stores `new`, `running`,
+ * `success`, `error`, `waiting` and `canceled`; a run cut off by a crash is stored (and shown) as
+ * `error` with a message saying so, which `crashed` selects; nothing is ever `unknown`.
+ */
+export const N8N_EXECUTION_STATUSES = [
+  'canceled',
+  'crashed',
+  'error',
+  'new',
+  'running',
+  'success',
+  'unknown',
+  'waiting',
+] as const;
+export type N8nExecutionStatus = (typeof N8N_EXECUTION_STATUSES)[number];
+
+const IncludeData = Type.Boolean({
+  default: false,
+  description: "With the run data (`data`, n8n's structure) and the workflow as it ran (`workflowData`)",
+});
+
+/** Documented with the rules execution-service.ts (EXECUTION_LIST_SPEC) enforces. */
+export const ExecutionListQuery = listQueryOf(
+  {
+    sortable: ['id'],
+    // `includeData` is documented beside the filters; the service takes it off before the list helper.
+    filters: { workflowId: 'string', status: N8N_EXECUTION_STATUSES, includeData: 'boolean' },
+    projectable: [
+      'id',
+      'workflowId',
+      'finished',
+      'mode',
+      'status',
+      'startedAt',
+      'stoppedAt',
+      'retryOf',
+      'waitTill',
+      'data',
+    ],
+    defaultSort: 'id',
+    defaultOrder: 'desc',
+    defaultLimit: 20,
+    maxLimit: 250,
+  },
+  Type.Object(
+    {
+      ...ListQuery.properties,
+      workflowId: Type.Optional(Type.String({ minLength: 1 })),
+      status: Type.Optional(Type.String({ description: N8N_EXECUTION_STATUSES.join(' | ') })),
+      includeData: Type.Optional(IncludeData),
+    },
+    { additionalProperties: Type.String() },
+  ),
+);
+
+export const ExecutionGetQuery = Type.Object(
+  { includeData: Type.Optional(IncludeData) },
+  { additionalProperties: false },
+);
+
+/** Routes that take no query parameters: any given is a 400 naming it, never silently ignored. */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
+
+const Item = Type.Object({ json: Type.Record(Type.String(), Type.Unknown()) });
+
+/** One run of one node, as n8n's ITaskData. */
+const TaskData = Type.Object({
+  startTime: Type.Number({ description: 'Epoch milliseconds (n8n)' }),
+  executionTime: Type.Number({ description: 'milliseconds' }),
+  executionStatus: Type.Union([Type.Literal('success'), Type.Literal('error')]),
+  data: Type.Object({
+    main: Type.Array(Nullable(Type.Array(Item)), { description: 'Output items per output index' }),
+  }),
+  error: Type.Optional(Type.Unknown()),
+  logs: Type.Optional(Type.Unknown()),
+});
+
+/** n8n's `IRunExecutionData`, the part its tooling reads. */
+export const N8nExecutionData = Type.Object({
+  resultData: Type.Object({
+    runData: Type.Record(Type.String(), Type.Array(TaskData)),
+    lastNodeExecuted: Nullable(Type.String()),
+    error: Nullable(Type.Unknown()),
+  }),
+});
+
+export const ExecutionListItem = Type.Object({
+  ...ExecutionEntry.properties,
+  data: Type.Optional(N8nExecutionData),
+});
+
+export const ExecutionDetail = Type.Object({
+  ...ExecutionEntry.properties,
+  resumeUrl: Nullable(
+    Type.String({
+      description:
+        'While waiting for its resume URL: the signed URL that resumes it (as `$execution.resumeUrl`); treat it as a secret',
+    }),
+  ),
+  workflowData: Type.Optional(Type.Unknown()),
+  data: Type.Optional(N8nExecutionData),
+});

@@ -1,0 +1,15 @@
+import type { MigrationSet } from '../../../core/db/migrate.js';
+import * as m301 from './301-workflows.js';
+import * as m302 from './302-webhook-claims.js';
+import * as m303 from './303-workflow-n8n-fields.js';
+import * as m304 from './304-variables.js';
+import * as m305 from './305-tags.js';
+
+/** The workflows module's migrations, by name (the server and the CLI read this one list). */
+export const workflowsMigrations: MigrationSet = {
+  '20261123_301_workflows': m301,
+  '20261124_302_webhook_claims': m302,
+  '20261127_303_workflow_n8n_fields': m303,
+  '20261127_304_variables': m304,
+  '20261127_305_tags': m305,
+};

@@ -1,0 +1,15 @@
+import type { NodeType } from '../../engine/node-type.js';
+import { n8nFilterNodes } from './filter.js';
+import { n8nIfNodes } from './if.js';
+import { n8nSetV1Node } from './set-v1.js';
+import { n8nSetV3Nodes } from './set-v3.js';
+import { n8nSwitchNodes } from './switch.js';
+
+/** n8n's node types of this group, in n8n's type names and parameter shapes per typeVersion. */
+export const n8nLogicNodes: NodeType[] = [
+  n8nSetV1Node,
+  ...n8nSetV3Nodes,
+  ...n8nIfNodes,
+  ...n8nFilterNodes,
+  ...n8nSwitchNodes,
+];

@@ -1,0 +1,196 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Value } from 'typebox/value';
+import { defineNode, type NodeExecutionContext, NodeOperationError, output } from '../../engine/node-type.js';
+import type { Item, ValidationProblem } from '../../engine/types.js';
+import { type AppliedCredential, buildRequest, toOutbound } from './http-request-build.js';
+import { paginate } from './http-request-pagination.js';
+import { checkPaginationExpression } from './http-request-pagination-expression.js';
+import { type ReceivedResponse, responseItems, statusError } from './http-request-response.js';
+import {
+  GENERIC_AUTH_TYPES,
+  type GenericAuthType,
+  HttpRequestV4Parameters,
+  type HttpRequestV4Params,
+  type PaginationParams,
+  PaginationSettings,
+  type ResponseParams,
+} from './http-request-schema.js';
+
+const RESPONSE_DEFAULTS: ResponseParams = {
+  fullResponse: false,
+  neverError: false,
+  responseFormat: 'autodetect',
+  outputPropertyName: 'data',
+};
+
+/**
+ * n8n's HTTP Request node, typeVersion 3 and 4.0–4.4 (n8n's `HttpRequestV3` class): query, headers and
+ * body as fields or JSON, generic credential types, response formats, pagination and batching. What it
+ * cannot do here (binary data, proxies, client certificates, ignoring TLS errors, predefined
+ * credential types) is refused when the workflow is saved, never skipped.
+ */
+export const n8nHttpRequestNode = defineNode({
+  type: 'n8n-nodes-base.httpRequest',
+  versions: [3, 4, 4.1, 4.2, 4.3, 4.4],
+  schema: HttpRequestV4Parameters,
+  // Pagination expressions read `$response` and `$pageCount`, which exist only while the node pages.
+  rawParameters: ['options.pagination'],
+  check: (params) => refusals(params),
+  async execute(ctx) {
+    const items = ctx.items;
+    if (items.length === 0) return output([]);
+    const version = ctx.node.typeVersion ?? 1;
+    const first = await ctx.params(0);
+    const credential = await credentialOf(ctx, first);
+    const pagination = rawPagination(ctx.node.parameters);
+    const out: Item[] = [];
+    for (let i = 0; i < items.length; i++) {
+      const p = i === 0 ? first : await ctx.params(i);
+      const batch = p.options.batching?.batch;
+      // n8n pauses before every `batchSize`-th item; 0 counts as 1, -1 turns batching off.
+      if (
+        batch &&
+        i > 0 &&
+        batch.batchSize >= 0 &&
+        batch.batchInterval > 0 &&
+        i % Math.max(batch.batchSize, 1) === 0
+      ) {
+        await sleep(batch.batchInterval);
+      }
+      const response = { ...RESPONSE_DEFAULTS, ...p.options.response?.response };
+      const req = buildRequest(p, version, credential);
+      let responses: ReceivedResponse[];
+      if (pagination && pagination.paginationMode !== 'off') {
+        responses = await paginate(req, pagination, {
+          send: (r) => ctx.deps.http(r),
+          json: items[i]?.json ?? {},
+          version,
+          neverError: response.neverError,
+          autodetect: response.responseFormat === 'autodetect',
+        });
+      } else {
+        const res = await ctx.deps.http(toOutbound(req));
+        if ((res.status < 200 || res.status >= 300) && !response.neverError) throw statusError(res);
+        responses = [{ statusCode: res.status, headers: res.headers, text: res.body }];
+      }
+      for (const res of responses) for (const json of responseItems(res, response)) out.push({ json });
+    }
+    return output(out);
+  },
+});
+
+/** Pagination as stored (n8n reads it with `rawExpressions`), n8n's defaults applied. */
+function rawPagination(parameters: Record<string, unknown>): PaginationParams | null {
+  const options = parameters.options as { pagination?: { pagination?: unknown } } | undefined;
+  const raw = options?.pagination?.pagination;
+  if (raw === undefined || raw === null || typeof raw !== 'object') return null;
+  return Value.Default(PaginationSettings, structuredClone(raw)) as PaginationParams;
+}
+
+/** The credential for the generic auth type; n8n exports `{type: {id, name}}`, the platform `{slot: id}`. */
+async function credentialOf(
+  ctx: NodeExecutionContext<HttpRequestV4Params>,
+  p: HttpRequestV4Params,
+): Promise<AppliedCredential | null> {
+  if (p.authentication === 'none') return null;
+  const type = p.genericAuthType;
+  if (p.authentication !== 'genericCredentialType' || !isGenericAuthType(type)) {
+    throw new NodeOperationError(
+      `Authentication '${p.authentication}'${type ? ` (${type})` : ''} is not supported here`,
+    );
+  }
+  const ref: unknown = (ctx.node.credentials as Record<string, unknown> | undefined)?.[type];
+  const id =
+    typeof ref === 'string'
+      ? ref
+      : ref !== null && typeof ref === 'object' && typeof (ref as { id?: unknown }).id === 'string'
+        ? (ref as { id: string }).id
+        : undefined;
+  if (id === undefined) throw new NodeOperationError(`Node does not have any credentials set for "${type}"`);
+  return { type, data: await ctx.credential(id) };
+}
+
+const isGenericAuthType = (t: unknown): t is GenericAuthType =>
+  typeof t === 'string' && (GENERIC_AUTH_TYPES as readonly string[]).includes(t);
+
+/** What n8n can do but this platform cannot (yet, or on purpose): a 400 at save time naming each. */
+function refusals(p: HttpRequestV4Params): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  const refuse = (path: string, message: string) => problems.push({ path: `parameters.${path}`, message });
+  if (p.authentication === 'predefinedCredentialType') {
+    refuse(
+      'nodeCredentialType',
+      `predefined credential type '${p.nodeCredentialType ?? ''}' is not available here; use authentication 'genericCredentialType' with genericAuthType ${GENERIC_AUTH_TYPES.join(', ')}`,
+    );
+  } else if (p.authentication === 'genericCredentialType' && !isGenericAuthType(p.genericAuthType)) {
+    refuse(
+      'genericAuthType',
+      `'${p.genericAuthType ?? ''}' is not supported here (supported: ${GENERIC_AUTH_TYPES.join(', ')})`,
+    );
+  }
+  if (p.provideSslCertificates)
+    refuse('provideSslCertificates', 'client certificates are not supported here');
+  if (p.sendBody && p.contentType === 'binaryData') {
+    refuse('contentType', "'binaryData' is not supported: items carry no binary data here");
+  }
+  if (p.sendBody && p.contentType === 'multipart-form-data') {
+    p.bodyParameters?.parameters.forEach((row, i) => {
+      if (row.parameterType === 'formBinaryData') {
+        refuse(
+          `bodyParameters.parameters[${i}].parameterType`,
+          "'formBinaryData' is not supported: no binary data here",
+        );
+      }
+    });
+  }
+  const o = p.options;
+  if (o.response?.response.responseFormat === 'file') {
+    refuse(
+      'options.response.response.responseFormat',
+      "'file' is not supported: items carry no binary data here",
+    );
+  }
+  if (o.allowUnauthorizedCerts) {
+    refuse(
+      'options.allowUnauthorizedCerts',
+      'ignoring TLS certificate errors is not allowed: outbound calls always verify certificates',
+    );
+  }
+  if (o.proxy)
+    refuse('options.proxy', 'proxies are not supported: outbound calls go through the platform guard');
+  if (o.sendCredentialsOnCrossOriginRedirect) {
+    refuse(
+      'options.sendCredentialsOnCrossOriginRedirect',
+      'credentials are never sent on a redirect to another origin here',
+    );
+  }
+  const redirect = o.redirect?.redirect;
+  if (redirect?.followRedirects === false) {
+    refuse('options.redirect.redirect.followRedirects', 'not following redirects is not supported yet');
+  } else if (redirect && redirect.maxRedirects < 5) {
+    refuse(
+      'options.redirect.redirect.maxRedirects',
+      'a limit below the platform limit (5) is not supported yet',
+    );
+  }
+  const pagination = o.pagination?.pagination;
+  if (pagination && pagination.paginationMode !== 'off') {
+    const expressions: Array<[string, unknown]> = [
+      ['nextURL', pagination.paginationMode === 'responseContainsNextURL' ? pagination.nextURL : ''],
+      [
+        'completeExpression',
+        pagination.paginationCompleteWhen === 'other' ? pagination.completeExpression : '',
+      ],
+      ...pagination.parameters.parameters.map((r, i): [string, unknown] => [
+        `parameters.parameters[${i}].value`,
+        r.value,
+      ]),
+    ];
+    for (const [path, value] of expressions) {
+      const why = checkPaginationExpression(value);
+      if (why)
+        refuse(`options.pagination.pagination.${path}`, `pagination expression not supported here: ${why}`);
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,94 @@
+import { Type } from 'typebox';
+import { assertNever } from '../../../../core/errors.js';
+import { isValidHeader } from '../../../../core/http/header-check.js';
+import { defineNode, NodeOperationError } from '../../engine/node-type.js';
+
+/**
+ * n8n's Respond to Webhook (v1, 1.1, 1.2, 1.3): answers the webhook of a workflow whose Webhook node
+ * responds "Using 'Respond to Webhook' node", with n8n's `respondWith` kinds, `options.responseCode`,
+ * `options.responseHeaders` and `options.responseKey`. Binary and JWT answers are refused at save.
+ */
+export const N8nRespondParameters = Type.Object(
+  {
+    respondWith: Type.Enum(
+      ['allIncomingItems', 'firstIncomingItem', 'json', 'text', 'noData', 'redirect'] as const,
+      { default: 'firstIncomingItem' },
+    ),
+    responseBody: Type.Optional(Type.Unknown()),
+    redirectURL: Type.Optional(Type.String()),
+    options: Type.Object(
+      {
+        responseCode: Type.Optional(Type.Integer({ minimum: 200, maximum: 599 })),
+        responseHeaders: Type.Optional(
+          Type.Object(
+            {
+              entries: Type.Array(
+                Type.Object({ name: Type.String(), value: Type.String() }, { additionalProperties: false }),
+                { maxItems: 100 },
+              ),
+            },
+            { additionalProperties: false },
+          ),
+        ),
+        responseKey: Type.Optional(Type.String()),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const n8nRespondToWebhookNode = defineNode({
+  type: 'n8n-nodes-base.respondToWebhook',
+  versions: [1, 1.1, 1.2, 1.3],
+  schema: N8nRespondParameters,
+  async execute(ctx) {
+    const p = await ctx.params(0);
+    const headers: Record<string, string> = {};
+    for (const { name, value } of p.options.responseHeaders?.entries ?? []) {
+      if (!isValidHeader(name, value))
+        throw new NodeOperationError(`Response header '${name.slice(0, 100)}' is not a valid HTTP header`);
+      headers[name.toLowerCase()] = value;
+    }
+    const wrap = (body: unknown) => (p.options.responseKey ? { [p.options.responseKey]: body } : body);
+    let statusCode = p.options.responseCode ?? 200;
+    let body: unknown = null;
+    switch (p.respondWith) {
+      case 'firstIncomingItem':
+        body = wrap(ctx.items[0]?.json ?? {});
+        break;
+      case 'allIncomingItems':
+        body = wrap(ctx.items.map((i) => i.json));
+        break;
+      case 'json':
+        body = wrap(typeof p.responseBody === 'string' ? parseJson(p.responseBody) : (p.responseBody ?? {}));
+        break;
+      case 'text':
+        body = typeof p.responseBody === 'string' ? p.responseBody : JSON.stringify(p.responseBody ?? '');
+        headers['content-type'] ??= 'text/plain; charset=utf-8';
+        break;
+      case 'noData':
+        break;
+      case 'redirect':
+        if (!p.redirectURL || !/^https?:\/\//i.test(p.redirectURL))
+          throw new NodeOperationError('Redirect URL must be an http(s) URL');
+        statusCode = p.options.responseCode ?? 307;
+        headers.location = p.redirectURL;
+        break;
+      default:
+        assertNever(p.respondWith);
+    }
+    if (body !== null && typeof body !== 'string')
+      headers['content-type'] ??= 'application/json; charset=utf-8';
+    return { kind: 'respond', output: [ctx.items], response: { statusCode, headers, body } };
+  },
+});
+
+/** n8n's JSON response body is text the user typed: invalid JSON is the node's error, named as n8n does. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new NodeOperationError("Invalid JSON in 'Response Body' field");
+  }
+}

@@ -1,0 +1,101 @@
+import { Type } from 'typebox';
+import { isExpression } from '../../engine/expressions.js';
+import { defineNode, output } from '../../engine/node-type.js';
+import { HTTP_METHODS } from '../webhook.js';
+
+/**
+ * n8n's Webhook trigger (v1, 1.1, 2, 2.1) in n8n's parameter shape. The service registers it at
+ * `/webhook/{path}` like the platform's own `webhook` node (engine/webhook-nodes.ts maps the two onto one
+ * description). What the platform cannot do yet is refused at save, never ignored: path parameters
+ * (`users/:id`), JWT authentication, streaming responses, binary responses and the options not below.
+ */
+
+const Method = Type.Enum(HTTP_METHODS);
+
+export const N8nWebhookParameters = Type.Object(
+  {
+    path: Type.String({
+      minLength: 1,
+      maxLength: 300,
+      // No `:` segments: n8n's path parameters need routing the platform does not have yet.
+      pattern: "^/?[A-Za-z0-9._~@!$&'()*+,;=/-]+$",
+      description: 'Path parameters (users/:id) are not supported yet',
+    }),
+    httpMethod: Type.Union([Method, Type.Array(Method, { minItems: 1, uniqueItems: true })], {
+      default: 'GET',
+    }),
+    multipleMethods: Type.Optional(Type.Boolean()),
+    authentication: Type.Enum(['none', 'basicAuth', 'headerAuth'] as const, { default: 'none' }),
+    responseMode: Type.Enum(['onReceived', 'lastNode', 'responseNode'] as const, { default: 'onReceived' }),
+    /** v1 and 1.1: the code of an onReceived / lastNode answer (v2 moved it into options). */
+    responseCode: Type.Optional(Type.Integer({ minimum: 200, maximum: 599 })),
+    responseData: Type.Enum(['firstEntryJson', 'allEntries', 'noData'] as const, {
+      default: 'firstEntryJson',
+    }),
+    options: Type.Object(
+      {
+        rawBody: Type.Optional(Type.Boolean()),
+        noResponseBody: Type.Optional(Type.Boolean()),
+        responseCode: Type.Optional(
+          Type.Object(
+            {
+              values: Type.Object(
+                {
+                  responseCode: Type.Union(
+                    [Type.Integer({ minimum: 200, maximum: 599 }), Type.Literal('customCode')],
+                    {
+                      default: 200,
+                    },
+                  ),
+                  customCode: Type.Optional(Type.Integer({ minimum: 200, maximum: 599 })),
+                },
+                { additionalProperties: false },
+              ),
+            },
+            { additionalProperties: false },
+          ),
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const n8nWebhookNode = defineNode({
+  type: 'n8n-nodes-base.webhook',
+  versions: [1, 1.1, 2, 2.1],
+  schema: N8nWebhookParameters,
+  trigger: true,
+  inputs: 0,
+  check(params) {
+    const problems = [];
+    for (const [name, value] of Object.entries({ path: params.path, httpMethod: params.httpMethod })) {
+      if (isExpression(value))
+        problems.push({
+          path: `parameters.${name}`,
+          message: 'must be fixed: a webhook is registered before any run',
+        });
+    }
+    const multiple = Array.isArray(params.httpMethod);
+    if (multiple !== (params.multipleMethods === true))
+      problems.push({
+        path: 'parameters.httpMethod',
+        message: 'is a list of methods exactly when multipleMethods is true',
+      });
+    return problems;
+  },
+  async execute(ctx) {
+    return output(ctx.items);
+  },
+});
+
+/** The response code an n8n webhook answers with (v1 top-level, v2 under options). */
+export function n8nWebhookResponseCode(params: {
+  responseCode?: number;
+  options?: { responseCode?: { values: { responseCode: number | 'customCode'; customCode?: number } } };
+}): number {
+  const values = params.options?.responseCode?.values;
+  if (values) return values.responseCode === 'customCode' ? (values.customCode ?? 200) : values.responseCode;
+  return params.responseCode ?? 200;
+}

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestPlatform } from '../helpers/platform.js';
+import { testDialects } from '../helpers/services.js';
+import { activate, createCredential, createWorkflow, settled, workflowPlatform } from './support.js';
+
+/**
+ * An n8n-shaped workflow as n8n exports it (n8n's type names, versions and parameter shapes, a
+ * JavaScript expression in Set, a Code node, Respond to Webhook with code and headers), imported
+ * through the API and run through its webhook.
+ */
+function n8nExport(path: string, credentialName: string) {
+  return {
+    name: `n8n ${path}`,
+    nodes: [
+      {
+        id: '1b8e4c2a-0000-4000-8000-000000000001',
+        name: 'Webhook',
+        type: 'n8n-nodes-base.webhook',
+        typeVersion: 2,
+        position: [0, 0],
+        parameters: {
+          httpMethod: 'POST',
+          path,
+          authentication: 'headerAuth',
+          responseMode: 'responseNode',
+          options: {},
+        },
+        credentials: { httpHeaderAuth: { id: null, name: credentialName } },
+      },
+      {
+        id: '1b8e4c2a-0000-4000-8000-000000000002',
+        name: 'Edit Fields',
+        type: 'n8n-nodes-base.set',
+        typeVersion: 3.4,
+        position: [200, 0],
+        parameters: {
+          assignments: {
+            assignments: [
+              { id: 'a1', name: 'customer', value: '={{ $json.body.name.toTitleCase() }}', type: 'string' },
+              { id: 'a2', name: 'count', value: '={{ $json.body.items.length }}', type: 'number' },
+            ],
+          },
+          options: {},
+        },
+      },
+      {
+        id: '1b8e4c2a-0000-4000-8000-000000000003',
+        name: 'Code',
+        type: 'n8n-nodes-base.code',
+        typeVersion: 2,
+        position: [400, 0],
+        parameters: {
+          jsCode:
+            'const total = $("Webhook").first().json.body.items.reduce((s, i) => s + i.price, 0);\nconsole.log("total", total);\nreturn $input.all().map((item) => ({ json: { ...item.json, total } }));',
+        },
+      },
+      {
+        id: '1b8e4c2a-0000-4000-8000-000000000004',
+        name: 'Respond to Webhook',
+        type: 'n8n-nodes-base.respondToWebhook',
+        typeVersion: 1.1,
+        position: [600, 0],
+        parameters: {
+          respondWith: 'json',
+          responseBody:
+            '={{ JSON.stringify({ greeting: "Hello " + $json.customer, count: $json.count, total: $json.total }) }}',
+          options: {
+            responseCode: 201,
+            responseHeaders: { entries: [{ name: 'X-Order', value: '={{ $json.count }}' }] },
+          },
+        },
+      },
+    ],
+    connections: {
+      Webhook: { main: [[{ node: 'Edit Fields', type: 'main', index: 0 }]] },
+      'Edit Fields': { main: [[{ node: 'Code', type: 'main', index: 0 }]] },
+      Code: { main: [[{ node: 'Respond to Webhook', type: 'main', index: 0 }]] },
+    },
+    settings: { executionOrder: 'v1' },
+  };
+}
+
+describe.each(await testDialects())('an n8n export through its webhook on %s', (dialect) => {
+  let p: TestPlatform;
+  beforeAll(async () => {
+    p = await workflowPlatform(dialect);
+    await createCredential(p, 'shop header', 'httpHeaderAuth', { name: 'X-Shop-Key', value: 'k-123' });
+    await activate(p, await createWorkflow(p, n8nExport('n8n-orders', 'shop header')));
+  });
+  afterAll(() => p.close());
+
+  const call = (headers: Record<string, string>) =>
+    p.request({
+      method: 'POST',
+      url: '/webhook/n8n-orders',
+      key: null,
+      headers: { 'content-type': 'application/json', ...headers },
+      payload: { name: 'ada lovelace', items: [{ price: 2.5 }, { price: 4 }] },
+    });
+
+  it('runs Set, Code and Respond to Webhook as n8n does', async () => {
+    const res = await call({ 'x-shop-key': 'k-123' });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.headers['x-order']).toBe('2');
+    expect(res.json()).toEqual({ greeting: 'Hello Ada Lovelace', count: 2, total: 6.5 });
+  });
+
+  it("checks the webhook's header credential, referred to by name as n8n exports do", async () => {
+    expect((await call({})).statusCode).toBe(401);
+    expect((await call({ 'x-shop-key': 'wrong' })).statusCode).toBe(403);
+  });
+
+  it("keeps the Code node's console output in the execution", async () => {
+    await call({ 'x-shop-key': 'k-123' });
+    const list = (await p.request({ method: 'GET', url: '/api/v1/executions?limit=1' })).json() as {
+      data: Array<{ id: string }>;
+    };
+    const execution = (await settled(p, list.data[0]?.id ?? '')) as unknown as {
+      status: string;
+    };
+    expect(execution.status).toBe('success');
+    const full = (
+      await p.request({ method: 'GET', url: `/api/v1/executions/${list.data[0]?.id}?includeData=true` })
+    ).json() as { data: { runData?: Record<string, Array<{ logs?: unknown }>>; resultData?: unknown } };
+    expect(JSON.stringify(full.data)).toContain('"message":"total 6.5"');
+  });
+
+  it('refuses what it cannot honour, naming node, parameter and version', async () => {
+    const body = n8nExport('n8n-refused', 'shop header');
+    (body.nodes[0] as { parameters: Record<string, unknown> }).parameters.options = { ignoreBots: true };
+    (body.nodes[2] as { typeVersion: number }).typeVersion = 9;
+    const res = await p.request({ method: 'POST', url: '/api/v1/workflows', payload: body });
+    expect(res.statusCode).toBe(400);
+    const problems = JSON.stringify(res.json());
+    expect(problems).toContain('nodes[0].parameters.options.ignoreBots');
+    expect(problems).toContain("n8n-nodes-base.webhook v2 (node 'Webhook')");
+    expect(problems).toMatch(/n8n-nodes-base\.code' has no version 9 here \(supported: 1, 2\)/);
+  });
+});
