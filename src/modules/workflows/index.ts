@@ -6,6 +6,7 @@ import { createOutboundHttp } from '../../core/http/outbound.js';
 import { createQueue } from '../../core/queue/index.js';
 import { CredentialService } from './credential-service.js';
 import { CredentialStore } from './credential-store.js';
+import { DedupeStore } from './dedupe-store.js';
 import { DeliveryStore } from './delivery-store.js';
 import { DirectRunner } from './direct-run.js';
 import { configureExpressionSandbox, type EngineDeps, WorkflowEngine } from './engine/index.js';
@@ -140,6 +141,7 @@ export const workflowsModule: PlatformModule = {
     const workflowStore = new WorkflowStore(ctx.db);
     const executionStore = new ExecutionStore(ctx.db);
     const deliveries = new DeliveryStore(ctx.db);
+    const dedupe = new DedupeStore(ctx.db, () => clock.now());
     const credentials = new CredentialService(
       new CredentialStore(ctx.db),
       ctx.secrets.box('workflow-credentials'),
@@ -164,6 +166,7 @@ export const workflowsModule: PlatformModule = {
       codeTimeoutMs: config.CODE_NODE_TIMEOUT_MS,
       tenant: accountId ?? 'system',
       maxWaitMs: config.WORKFLOW_MAX_WAIT_SECONDS * 1_000,
+      dedupe,
     });
     // One engine per account (its credentials only), kept for their compiled-expression caches;
     // an explicit binding instead of AsyncLocalStorage, whose promise hooks slow every await.

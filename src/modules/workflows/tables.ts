@@ -38,6 +38,24 @@ export interface WebhooksTable {
   workflow_id: string;
   node_name: string;
   account_id: string;
+  /** Set for a path with parameters (`{webhookId}/users/:id`): its first segment. */
+  dynamic_prefix: string | null;
+}
+
+/** A key a Remove Duplicates node has seen (scope '' is the workflow's, else the node id). */
+export interface WorkflowDedupeKeysTable {
+  workflow_id: string;
+  scope: string;
+  key_hash: string;
+  created_at: string;
+}
+
+/** The highest number (`kind` 'number') or date (`kind` 'date', epoch ms) a scope has seen. */
+export interface WorkflowDedupeLatestTable {
+  workflow_id: string;
+  scope: string;
+  kind: string;
+  value: number;
 }
 
 /** Which account holds a webhook path (whatever the method, active or not). */
@@ -103,6 +121,8 @@ declare module '../../core/db/types.js' {
     workflow_versions: WorkflowVersionsTable;
     webhooks: WebhooksTable;
     webhook_claims: WebhookClaimsTable;
+    workflow_dedupe_keys: WorkflowDedupeKeysTable;
+    workflow_dedupe_latest: WorkflowDedupeLatestTable;
     credentials: CredentialsTable;
     executions: ExecutionsTable;
     webhook_deliveries: WebhookDeliveriesTable;

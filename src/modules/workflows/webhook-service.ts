@@ -28,6 +28,8 @@ export interface WebhookMatch {
   route: WebhookRoute;
   def: WorkflowDefinition;
   hook: WebhookNodeInfo;
+  /** The values of the path's parameters (`users/:id` called as `users/42` → `{id: '42'}`). */
+  params: Record<string, string>;
 }
 
 export interface WebhookServiceDeps {
@@ -51,17 +53,32 @@ const ROUTE_CACHE_MS = 1_000;
 /** Turns an inbound webhook call into an execution and its answer. */
 export class WebhookService {
   private readonly routes = new Map<string, { routes: WebhookRoute[]; at: number }>();
+  private readonly dynamicRoutes = new Map<string, { routes: WebhookRoute[]; at: number }>();
 
   constructor(private readonly deps: WebhookServiceDeps) {}
 
   invalidate(paths: string[]): void {
-    for (const path of paths) this.routes.delete(path);
+    for (const path of paths) {
+      this.routes.delete(path);
+      // A template's prefix (its webhook id) keys the cache of routes with path parameters.
+      if (path.includes(':')) this.dynamicRoutes.delete(path.split('/')[0] ?? '');
+    }
   }
 
-  /** The active webhook for a method and path; 404 if none holds the path, 405 for another method. */
+  /**
+   * The active webhook for a method and path; 404 if none holds the path, 405 for another method.
+   * A fixed path wins; else, as in n8n, the first segment is a webhook id whose paths with
+   * parameters are tried, the one with the most fixed segments first.
+   */
   async match(method: string, rawPath: string): Promise<WebhookMatch> {
     const path = trimSlashes(rawPath);
-    const routes = await this.routesFor(path);
+    let routes = await this.routesFor(path);
+    let params: Record<string, string> = {};
+    if (routes.length === 0) {
+      const dynamic = await this.dynamicMatch(path);
+      routes = dynamic.routes;
+      params = dynamic.params;
+    }
     if (routes.length === 0) {
       throw new AppError('WEBHOOK_NOT_FOUND', `No active workflow listens on /webhook/${path}`, { path });
     }
@@ -82,7 +99,38 @@ export class WebhookService {
       this.routes.delete(path);
       throw new AppError('WEBHOOK_NOT_FOUND', `No active workflow listens on /webhook/${path}`, { path });
     }
-    return { route, def, hook };
+    return { route, def, hook, params };
+  }
+
+  /** The routes of the best-matching template with parameters, and the values the path gives them. */
+  private async dynamicMatch(
+    path: string,
+  ): Promise<{ routes: WebhookRoute[]; params: Record<string, string> }> {
+    const segments = path.split('/');
+    if (segments.length < 2) return { routes: [], params: {} };
+    const candidates = await this.dynamicRoutesFor(segments[0] ?? '');
+    let best: { template: string; fixed: number } | null = null;
+    for (const route of candidates) {
+      const fixed = fixedSegmentsMatched(route.path.split('/'), segments);
+      if (fixed !== null && (!best || fixed > best.fixed)) best = { template: route.path, fixed };
+    }
+    if (!best) return { routes: [], params: {} };
+    const template = best.template.split('/');
+    const params: Record<string, string> = {};
+    template.forEach((part, i) => {
+      if (part.startsWith(':')) params[part.slice(1)] = segments[i] ?? '';
+    });
+    return { routes: candidates.filter((r) => r.path === best.template), params };
+  }
+
+  private async dynamicRoutesFor(prefix: string): Promise<WebhookRoute[]> {
+    const now = Date.now();
+    const cached = this.dynamicRoutes.get(prefix);
+    if (cached && now - cached.at < ROUTE_CACHE_MS) return cached.routes;
+    const routes = await this.deps.workflows.dynamicRoutesFor(prefix);
+    if (this.dynamicRoutes.size > 10_000) this.dynamicRoutes.clear();
+    this.dynamicRoutes.set(prefix, { routes, at: now });
+    return routes;
   }
 
   private async routesFor(path: string): Promise<WebhookRoute[]> {
@@ -118,7 +166,7 @@ export class WebhookService {
     caller: WebhookCaller,
   ): Promise<StoredResponse> {
     const { route, def, hook } = match;
-    const json = this.itemOf(request, hook, rawBody, caller.redact);
+    const json = this.itemOf(request, match, rawBody, caller.redact);
 
     const executionId = newId('exe');
     const dedupeKey = await this.dedupeKeyOf(def, hook, json, caller.identity);
@@ -211,7 +259,7 @@ export class WebhookService {
   /** The trigger item: `{headers, params, query, body}` (+ `rawBody`, base64), secrets left out. */
   private itemOf(
     request: FastifyRequest,
-    hook: WebhookNodeInfo,
+    { hook, params }: WebhookMatch,
     rawBody: Buffer,
     redact: Redactions,
   ): Record<string, Json> {
@@ -224,7 +272,7 @@ export class WebhookService {
     for (const name of redact.query) delete query[name];
     const json: Record<string, Json> = {
       headers,
-      params: {},
+      params: { ...params },
       query,
       body: (request.body ?? {}) as Json,
     };
@@ -251,4 +299,23 @@ export class WebhookService {
     // caller's stored answer.
     return createHash('sha256').update(identity).update('\n').update(text).digest('base64url');
   }
+}
+
+/**
+ * How many fixed segments of a template match a path of the same length, or null when one differs
+ * (`id/users/:id` matches `id/users/42` with 2; n8n's own check ignores position, this one does not).
+ */
+function fixedSegmentsMatched(template: string[], segments: string[]): number | null {
+  if (template.length !== segments.length) return null;
+  let fixed = 0;
+  for (let i = 0; i < template.length; i++) {
+    const part = template[i] ?? '';
+    if (part.startsWith(':')) {
+      if ((segments[i] ?? '') === '') return null;
+      continue;
+    }
+    if (part !== segments[i]) return null;
+    fixed++;
+  }
+  return fixed;
 }

@@ -103,6 +103,9 @@ function problemsOf(
 
 const tagNames = (row: Pick<WorkflowRow, 'tags'>): string[] => tagsOf(row).map((t) => t.name);
 
+/** A webhook id that can stand as one URL segment. */
+const WEBHOOK_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
 const pathsOf = (def: WorkflowDefinition): string[] => [...new Set(webhookNodesOf(def).map((h) => h.path))];
 
 type Trx = Parameters<Parameters<WorkflowStore['transaction']>[0]>[0];
@@ -286,6 +289,12 @@ export class WorkflowService {
       const key = `${hook.httpMethod} ${hook.path}`;
       if (seen.has(key)) problems.push({ path: where, message: `webhook ${key} is declared twice` });
       seen.add(key);
+      if (hook.dynamicPrefix !== null && !WEBHOOK_ID.test(hook.dynamicPrefix))
+        problems.push({
+          path: `${where}.webhookId`,
+          message:
+            'a path with parameters is reached at /webhook/{webhookId}/…: the webhook id must be letters, digits, - and _',
+        });
       const wanted = WEBHOOK_CREDENTIAL_TYPE[hook.authentication as keyof typeof WEBHOOK_CREDENTIAL_TYPE];
       if (!wanted) continue;
       if (!hook.credentialId) {
@@ -349,6 +358,7 @@ export class WorkflowService {
           workflow_id: def.id,
           node_name: hook.nodeName,
           account_id: accountId,
+          dynamic_prefix: hook.dynamicPrefix,
         });
       } catch (error) {
         // Two activations racing for one path: the loser gets the conflict.

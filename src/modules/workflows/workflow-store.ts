@@ -101,6 +101,8 @@ export class WorkflowStore {
       await trx.deleteFrom('executions').where('workflow_id', '=', id).execute();
       await trx.deleteFrom('webhook_deliveries').where('workflow_id', '=', id).execute();
       await trx.deleteFrom('workflow_versions').where('workflow_id', '=', id).execute();
+      await trx.deleteFrom('workflow_dedupe_keys').where('workflow_id', '=', id).execute();
+      await trx.deleteFrom('workflow_dedupe_latest').where('workflow_id', '=', id).execute();
     });
   }
 
@@ -167,7 +169,14 @@ export class WorkflowStore {
 
   async addWebhook(
     trx: Transaction<Database>,
-    hook: { path: string; method: string; workflow_id: string; node_name: string; account_id: string },
+    hook: {
+      path: string;
+      method: string;
+      workflow_id: string;
+      node_name: string;
+      account_id: string;
+      dynamic_prefix: string | null;
+    },
   ): Promise<void> {
     await trx.insertInto('webhooks').values(hook).execute();
   }
@@ -186,6 +195,24 @@ export class WorkflowStore {
         'workflows.version',
       ])
       .where('webhooks.path', '=', path)
+      .where('webhooks.dynamic_prefix', 'is', null)
+      .execute();
+  }
+
+  /** Every route with path parameters under a prefix (a webhook id), with the holder's current version. */
+  async dynamicRoutesFor(prefix: string): Promise<WebhookRoute[]> {
+    return this.db
+      .selectFrom('webhooks')
+      .innerJoin('workflows', 'workflows.id', 'webhooks.workflow_id')
+      .select([
+        'webhooks.path',
+        'webhooks.method',
+        'webhooks.workflow_id',
+        'webhooks.node_name',
+        'webhooks.account_id',
+        'workflows.version',
+      ])
+      .where('webhooks.dynamic_prefix', '=', prefix)
       .execute();
   }
 

@@ -106,6 +106,7 @@ async function attemptNode(args: RunNodeArgs): Promise<NodeResult> {
     params,
     deps,
     execution: data.execution,
+    workflow: { id: data.workflow.id, name: data.workflow.name },
     credential: (id) => deps.credential(id),
     runCode: (code, mode) =>
       evaluator.runCode(

@@ -27,6 +27,7 @@ export interface NodeExecutionContext<P> {
   params(index: number): Promise<P>;
   deps: EngineDeps;
   execution: { id: string; mode: string; resumeUrl: string };
+  workflow: { id: string; name: string };
   /** Decrypted credential data by id (through EngineDeps). */
   credential(id: string): Promise<Record<string, string>>;
   /**

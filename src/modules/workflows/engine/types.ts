@@ -151,6 +151,25 @@ export interface EngineDeps {
   tenant?: string;
   /** Longest a `wait` node may pause; default DEFAULT_MAX_WAIT_MS. */
   maxWaitMs?: number;
+  /** What Remove Duplicates v2 saw in earlier executions; absent, that operation fails its node. */
+  dedupe?: DedupeHistory;
+}
+
+/** Whose history: a workflow's (scope '') or one of its nodes' (scope = node id). */
+export interface DedupeScope {
+  workflowId: string;
+  scope: string;
+}
+
+/** Keys and highest values seen across executions (n8n's processed data). */
+export interface DedupeHistory {
+  count(scope: DedupeScope): Promise<number>;
+  /** Records the keys; returns those not seen before. */
+  recordKeys(scope: DedupeScope, keys: string[]): Promise<Set<string>>;
+  latest(scope: DedupeScope, kind: 'number' | 'date'): Promise<number | null>;
+  /** Stores `value` if it is higher than the stored one. */
+  raiseLatest(scope: DedupeScope, kind: 'number' | 'date', value: number): Promise<void>;
+  clear(scope: DedupeScope): Promise<void>;
 }
 
 export const DEFAULT_CODE_TIMEOUT_MS = 5_000;

@@ -10,8 +10,13 @@ export type WebhookParams = Static<typeof WebhookParameters>;
 export interface WebhookNodeInfo {
   nodeName: string;
   nodeId: string;
-  /** Normalised: no leading or trailing slash. */
+  /**
+   * Normalised: no leading or trailing slash. With path parameters, n8n's dynamic webhook:
+   * `{webhookId}/users/:id`, the template a request's path is matched against.
+   */
   path: string;
+  /** The first segment of a path with parameters (the node's webhook id), else null. */
+  dynamicPrefix: string | null;
   httpMethod: WebhookParams['httpMethod'];
   authentication: WebhookParams['authentication'];
   /** Credential id for the authentication (parameter `credential`, else node.credentials[authentication]). */
@@ -48,6 +53,7 @@ function platformWebhook(node: WorkflowNode): WebhookNodeInfo {
     nodeName: node.name,
     nodeId: node.id,
     path: trimSlashes(String(p.path ?? '')),
+    dynamicPrefix: null,
     httpMethod: p.httpMethod,
     authentication: p.authentication,
     credentialId:
@@ -78,10 +84,14 @@ function n8nWebhook(node: WorkflowNode): WebhookNodeInfo[] {
       : WEBHOOK_CREDENTIAL_TYPES[p.authentication as 'basicAuth' | 'headerAuth'];
   const credentials = node.credentials ?? {};
   const methods = Array.isArray(p.httpMethod) ? p.httpMethod : [p.httpMethod];
+  const path = trimSlashes(p.path);
+  // n8n reaches a path with parameters under the node's webhook id (every n8n export has one).
+  const dynamicPrefix = path.split('/').some((s) => s.startsWith(':')) ? (node.webhookId ?? node.id) : null;
   return methods.map((httpMethod) => ({
     nodeName: node.name,
     nodeId: node.id,
-    path: trimSlashes(p.path),
+    path: dynamicPrefix ? `${dynamicPrefix}/${path}` : path,
+    dynamicPrefix,
     httpMethod,
     authentication: p.authentication,
     credentialId: credentialType

@@ -56,6 +56,7 @@ describe('WorkflowEngine: webhook → set → respondToWebhook', () => {
         nodeName: 'Webhook',
         nodeId: 'n0',
         path: 'orders',
+        dynamicPrefix: null,
         httpMethod: 'POST',
         authentication: 'none',
         credentialId: null,

@@ -4,6 +4,8 @@ import * as m302 from './302-webhook-claims.js';
 import * as m303 from './303-workflow-n8n-fields.js';
 import * as m304 from './304-variables.js';
 import * as m305 from './305-tags.js';
+import * as m306 from './306-webhook-path-parameters.js';
+import * as m307 from './307-dedupe-history.js';
 
 /** The workflows module's migrations, by name (the server and the CLI read this one list). */
 export const workflowsMigrations: MigrationSet = {
@@ -12,4 +14,6 @@ export const workflowsMigrations: MigrationSet = {
   '20261127_303_workflow_n8n_fields': m303,
   '20261127_304_variables': m304,
   '20261127_305_tags': m305,
+  '20261128_306_webhook_path_parameters': m306,
+  '20261128_307_dedupe_history': m307,
 };

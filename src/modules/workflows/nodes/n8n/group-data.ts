@@ -4,6 +4,7 @@ import { limitNode } from './limit.js';
 import { mergeV3Node } from './merge.js';
 import { n8nNoOpNode } from './no-op.js';
 import { removeDuplicatesNode } from './remove-duplicates.js';
+import { removeDuplicatesV2Node } from './remove-duplicates-v2.js';
 import { sortNode } from './sort.js';
 import { splitOutNode } from './split-out.js';
 import { stickyNoteNode } from './sticky-note.js';
@@ -17,6 +18,7 @@ export const n8nDataNodes: NodeType[] = [
   sortNode,
   limitNode,
   removeDuplicatesNode,
+  removeDuplicatesV2Node,
   n8nNoOpNode,
   n8nStopAndErrorNode,
   stickyNoteNode,

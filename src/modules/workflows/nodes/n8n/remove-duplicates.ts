@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { defineNode, NodeOperationError, output } from '../../engine/node-type.js';
 import type { Item } from '../../engine/types.js';
 import { canonical, fieldList, flattenKeys, getField, pickFields } from './merge-json.js';
@@ -36,38 +36,46 @@ export const removeDuplicatesNode = defineNode({
   schema: RemoveDuplicatesParameters,
   async execute(ctx) {
     const p = await ctx.params(0);
-    const items = ctx.items;
-    const first = items[0];
-    if (!first) return output([]);
-    const dot = p.options.disableDotNotation !== true;
-    const keysOf = (i: Item) => (dot ? flattenKeys(i.json) : Object.keys(i.json));
-    let keys: string[];
-    if (p.compare === 'allFieldsExcept') {
-      const exclude = fieldList(p.fieldsToExclude);
-      if (exclude.length === 0)
-        throw new NodeOperationError('No fields specified. Please add a field to exclude from comparison');
-      keys = keysOf(first).filter((k) => !exclude.includes(k));
-    } else if (p.compare === 'selectedFields') {
-      keys = fieldList(p.fieldsToCompare).map((k) => k.trim());
-      if (keys.length === 0)
-        throw new NodeOperationError('No fields specified. Please add a field to compare on');
-    } else {
-      keys = [...new Set(items.flatMap(keysOf))];
-    }
-    checkFields(items, keys, dot, (ctx.node.typeVersion ?? 1) > 1);
-
-    const kept: Item[] = [];
-    const seen = new Set<string>();
-    for (const item of items) {
-      const id = canonical(keys.map((key) => getField(item.json, key, dot) ?? null));
-      if (seen.has(id)) continue;
-      seen.add(id);
-      kept.push(item);
-    }
-    if (p.options.removeOtherFields !== true) return output(kept);
-    return output(kept.map((i) => ({ json: dot ? pickFields(i.json, keys) : pickTop(i.json, keys) })));
+    return output(removeDuplicateInputItems(ctx.items, p, (ctx.node.typeVersion ?? 1) > 1));
   },
 });
+
+/** The items left when duplicates within the input are removed (v1's logic, also v2's first operation). */
+export function removeDuplicateInputItems(
+  items: Item[],
+  p: Static<typeof RemoveDuplicatesParameters>,
+  nullIsAnyType: boolean,
+): Item[] {
+  const first = items[0];
+  if (!first) return [];
+  const dot = p.options.disableDotNotation !== true;
+  const keysOf = (i: Item) => (dot ? flattenKeys(i.json) : Object.keys(i.json));
+  let keys: string[];
+  if (p.compare === 'allFieldsExcept') {
+    const exclude = fieldList(p.fieldsToExclude);
+    if (exclude.length === 0)
+      throw new NodeOperationError('No fields specified. Please add a field to exclude from comparison');
+    keys = keysOf(first).filter((k) => !exclude.includes(k));
+  } else if (p.compare === 'selectedFields') {
+    keys = fieldList(p.fieldsToCompare).map((k) => k.trim());
+    if (keys.length === 0)
+      throw new NodeOperationError('No fields specified. Please add a field to compare on');
+  } else {
+    keys = [...new Set(items.flatMap(keysOf))];
+  }
+  checkFields(items, keys, dot, nullIsAnyType);
+
+  const kept: Item[] = [];
+  const seen = new Set<string>();
+  for (const item of items) {
+    const id = canonical(keys.map((key) => getField(item.json, key, dot) ?? null));
+    if (seen.has(id)) continue;
+    seen.add(id);
+    kept.push(item);
+  }
+  if (p.options.removeOtherFields !== true) return kept;
+  return kept.map((i) => ({ json: dot ? pickFields(i.json, keys) : pickTop(i.json, keys) }));
+}
 
 function pickTop(json: Item['json'], keys: string[]): Item['json'] {
   const out: Item['json'] = {};

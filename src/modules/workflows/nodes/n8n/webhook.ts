@@ -6,8 +6,9 @@ import { HTTP_METHODS } from '../webhook.js';
 /**
  * n8n's Webhook trigger (v1, 1.1, 2, 2.1) in n8n's parameter shape. The service registers it at
  * `/webhook/{path}` like the platform's own `webhook` node (engine/webhook-nodes.ts maps the two onto one
- * description). What the platform cannot do yet is refused at save, never ignored: path parameters
- * (`users/:id`), JWT authentication, streaming responses, binary responses and the options not below.
+ * description). A path with parameters (`users/:id`) is n8n's dynamic webhook, reached under the node's
+ * webhook id. What the platform cannot do yet is refused at save, never ignored: JWT authentication,
+ * streaming responses, binary responses and the options not below.
  */
 
 const Method = Type.Enum(HTTP_METHODS);
@@ -17,9 +18,9 @@ export const N8nWebhookParameters = Type.Object(
     path: Type.String({
       minLength: 1,
       maxLength: 300,
-      // No `:` segments: n8n's path parameters need routing the platform does not have yet.
-      pattern: "^/?[A-Za-z0-9._~@!$&'()*+,;=/-]+$",
-      description: 'Path parameters (users/:id) are not supported yet',
+      pattern: "^/?[A-Za-z0-9._~@!$&'()*+,;=/:-]+$",
+      description:
+        'With path parameters (`users/:id`) the webhook is reached at /webhook/{webhookId}/users/42, as in n8n',
     }),
     httpMethod: Type.Union([Method, Type.Array(Method, { minItems: 1, uniqueItems: true })], {
       default: 'GET',
@@ -77,6 +78,7 @@ export const n8nWebhookNode = defineNode({
           message: 'must be fixed: a webhook is registered before any run',
         });
     }
+    if (!isExpression(params.path)) problems.push(...pathParameterProblems(params.path));
     const multiple = Array.isArray(params.httpMethod);
     if (multiple !== (params.multipleMethods === true))
       problems.push({
@@ -98,4 +100,25 @@ export function n8nWebhookResponseCode(params: {
   const values = params.options?.responseCode?.values;
   if (values) return values.responseCode === 'customCode' ? (values.customCode ?? 200) : values.responseCode;
   return params.responseCode ?? 200;
+}
+
+const PARAMETER_SEGMENT = /^:[A-Za-z0-9_]{1,64}$/;
+
+/** `:name` only as a whole segment, each name once (n8n's dynamic webhook paths). */
+function pathParameterProblems(path: string) {
+  const names = new Set<string>();
+  for (const segment of path.split('/')) {
+    if (!segment.includes(':')) continue;
+    if (!PARAMETER_SEGMENT.test(segment))
+      return [
+        {
+          path: 'parameters.path',
+          message: `segment '${segment}' is not a path parameter: use ':name' (letters, digits, _) as a whole segment`,
+        },
+      ];
+    if (names.has(segment))
+      return [{ path: 'parameters.path', message: `path parameter '${segment}' appears twice` }];
+    names.add(segment);
+  }
+  return [];
 }
