@@ -4,6 +4,7 @@
 // linear memory under a hard limit, and whose interpreter polls a deadline while it runs. Built-in
 // functions that loop in C without polling are bounded by the pool, which terminates this thread.
 // Plain JavaScript (not TypeScript): a worker file must load as is, both from src/ in tests and from dist/.
+import { createHash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
 import { newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core';
@@ -89,7 +90,19 @@ function defineHostFunctions(context) {
   });
   context.setProp(context.global, '__hostIntl', fn);
   fn.dispose();
+  // Digests of text (UTF-8) in hex: QuickJS has no crypto, and a JavaScript MD5/SHA would be slow here.
+  const hash = context.newFunction('__hostHash', (algorithmHandle, textHandle) => {
+    const algorithm = context.dump(algorithmHandle);
+    const text = context.dump(textHandle);
+    if (typeof text !== 'string' || !HASHES.has(algorithm))
+      return { error: context.newError('bad hash call') };
+    return context.newString(createHash(algorithm).update(text, 'utf8').digest('hex'));
+  });
+  context.setProp(context.global, '__hostHash', hash);
+  hash.dispose();
 }
+
+const HASHES = new Set(['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha3-512']);
 
 /** A fresh runtime with the guest scripts loaded; after a limit is hit the old one is thrown away. */
 function open() {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type ExpressionData, ExpressionError, ExpressionEvaluator } from './expressions.js';
 import type { Item } from './types.js';
@@ -129,6 +130,13 @@ describe('n8n expressions: JavaScript', () => {
     ['={{ "a b&c".urlEncode(true) }}', 'a%20b%26c'],
     ['={{ "héllo".base64Encode() }}', 'aMOpbGxv'],
     ['={{ "aMOpbGxv".base64Decode() }}', 'héllo'],
+    // Digests of UTF-8 text in hex, as n8n's hash(): the well-known digests of "hello", then Node's own.
+    ['={{ "hello".hash() }}', '5d41402abc4b2a76b9719d911017c592'],
+    ['={{ "hello".hash("SHA256") }}', '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824'],
+    ['={{ "hello".hash("sha1") }}', 'aaf4c61ddcc5e8a2dabede0f3b482cd9aea9434d'],
+    ['={{ "héllo".hash("md5") }}', createHash('md5').update('héllo').digest('hex')],
+    ['={{ "héllo".hash("sha3") }}', createHash('sha3-512').update('héllo').digest('hex')],
+    ['={{ "héllo".hash("base64") }}', 'aMOpbGxv'],
     ['={{ \'{"a":1}\'.parseJson().a }}', 1],
     ['={{ "true".toBoolean() }} {{ "0".toBoolean() }}', 'true false'],
     ['={{ (3.14159).round(2) }}', 3.14],
@@ -173,6 +181,8 @@ describe('n8n expressions: JavaScript', () => {
     await expect(run('={{ $("Later").first() }}')).rejects.toThrow(/hasn't been executed/);
     await expect(run('={{ $json.name. }}')).rejects.toThrow(ExpressionError);
     await expect(run('={{ "abc".toNumber() }}')).rejects.toThrow(/can't convert/);
+    await expect(run('={{ "abc".hash("crc32") }}')).rejects.toThrow(/Unknown algorithm crc32/);
+    await expect(run('={{ __hostHash("md4", "x") }}')).rejects.toThrow(/bad hash call/);
   });
 
   it('an ambiguous .item (more items than the current index pairs) says what to use instead', async () => {

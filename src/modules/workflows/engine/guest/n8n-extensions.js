@@ -35,6 +35,16 @@
     return ka.length === kb.length && ka.every((k) => deepEqual(a[k], b[k]));
   };
 
+  // n8n's `hash()` names: sha3 is SHA3-512 there too (jssha's variant).
+  const HASH_ALGORITHMS = {
+    md5: 'md5',
+    sha1: 'sha1',
+    sha224: 'sha224',
+    sha256: 'sha256',
+    sha384: 'sha384',
+    sha512: 'sha512',
+    sha3: 'sha3-512',
+  };
   const EMAIL = /([\w.+-]+@[\w-]+(?:\.[\w-]+)+)/;
   const URL_RE = /(https?:\/\/[^\s"'<>]+)/;
   const DOMAIN = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,}$/i;
@@ -202,6 +212,16 @@
     },
     base64Decode() {
       return globalThis.__base64Decode(String(this));
+    },
+    hash(algorithm = 'md5') {
+      const name = String(algorithm).toLowerCase();
+      if (name === 'base64') return globalThis.__base64Encode(String(this));
+      const digest = HASH_ALGORITHMS[name];
+      if (!digest)
+        throw new Error(
+          `Unknown algorithm ${algorithm}. Available algorithms are: ${['base64', ...Object.keys(HASH_ALGORITHMS)].join(', ')}`,
+        );
+      return globalThis.__hostHash(digest, String(this));
     },
     parseJson() {
       return JSON.parse(this);
