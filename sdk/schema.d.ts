@@ -1172,6 +1172,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/workflows/{id}/run': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Run the workflow now (manual mode, active or not), waiting for its end
+     * @description n8n's manual run: from the trigger or `startNode`, with pinned data standing in for the nodes it names. 200 with the execution and its data once it ended; 202 with the execution while it still runs after MANUAL_RUN_WAIT_MS (poll `GET /api/v1/executions/{id}`).
+     *
+     *     API keys only. Requires the scope `workflow:write`.
+     */
+    post: operations['postApiV1WorkflowsByIdRun'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/executions': {
     parameters: {
       query?: never;
@@ -8815,6 +8837,180 @@ export interface operations {
              * @description ISO 8601 UTC
              */
             updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiV1WorkflowsByIdRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': {
+          /** @description The node to start from (default: the workflow's trigger); it gets `items` as input */
+          startNode?: string;
+          /** @description The start node's input: `{json: {...}}` items or plain objects (default: one empty item) */
+          items?: {
+            [key: string]: unknown;
+          }[];
+          pinData?: {
+            [key: string]: {
+              [key: string]: unknown;
+            }[];
+          } | null;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "workflowId": "string",
+           *       "finished": true,
+           *       "mode": "string",
+           *       "status": "string",
+           *       "startedAt": "2025-01-01T00:00:00.000Z",
+           *       "stoppedAt": "2025-01-01T00:00:00.000Z",
+           *       "retryOf": "string",
+           *       "waitTill": "2025-01-01T00:00:00.000Z",
+           *       "resumeUrl": "string"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            workflowId: string;
+            finished: boolean;
+            mode: string;
+            /** @description new | running | success | error | waiting | canceled */
+            status: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            startedAt: string;
+            stoppedAt: string | null;
+            retryOf: string | null;
+            waitTill: string | null;
+            resumeUrl: string | null;
+            workflowData?: unknown;
+            data?: {
+              resultData: {
+                runData: {
+                  [key: string]: {
+                    /** @description Epoch milliseconds (n8n) */
+                    startTime: number;
+                    /** @description milliseconds */
+                    executionTime: number;
+                    executionStatus: 'success' | 'error';
+                    data: {
+                      /** @description Output items per output index */
+                      main: (
+                        | {
+                            json: {
+                              [key: string]: unknown;
+                            };
+                          }[]
+                        | null
+                      )[];
+                    };
+                    error?: unknown;
+                    logs?: unknown;
+                  }[];
+                };
+                lastNodeExecuted: string | null;
+                error: unknown | null;
+              };
+            };
+          };
+        };
+      };
+      /** @description Accepted: the work continues in the background */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "workflowId": "string",
+           *       "finished": true,
+           *       "mode": "string",
+           *       "status": "string",
+           *       "startedAt": "2025-01-01T00:00:00.000Z",
+           *       "stoppedAt": "2025-01-01T00:00:00.000Z",
+           *       "retryOf": "string",
+           *       "waitTill": "2025-01-01T00:00:00.000Z",
+           *       "resumeUrl": "string"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            workflowId: string;
+            finished: boolean;
+            mode: string;
+            /** @description new | running | success | error | waiting | canceled */
+            status: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            startedAt: string;
+            stoppedAt: string | null;
+            retryOf: string | null;
+            waitTill: string | null;
+            resumeUrl: string | null;
+            workflowData?: unknown;
+            data?: {
+              resultData: {
+                runData: {
+                  [key: string]: {
+                    /** @description Epoch milliseconds (n8n) */
+                    startTime: number;
+                    /** @description milliseconds */
+                    executionTime: number;
+                    executionStatus: 'success' | 'error';
+                    data: {
+                      /** @description Output items per output index */
+                      main: (
+                        | {
+                            json: {
+                              [key: string]: unknown;
+                            };
+                          }[]
+                        | null
+                      )[];
+                    };
+                    error?: unknown;
+                    logs?: unknown;
+                  }[];
+                };
+                lastNodeExecuted: string | null;
+                error: unknown | null;
+              };
+            };
           };
         };
       };

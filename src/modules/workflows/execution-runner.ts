@@ -34,6 +34,8 @@ export interface TriggerData {
   items: Item[];
   /** The dedupe key this delivery claimed, so its answer is stored for repeats. */
   dedupeKey?: string;
+  /** A manual run's pinned data by node name (kept with the trigger so any worker honours it). */
+  pinData?: Record<string, Item[]>;
 }
 
 export interface NewExecution {
@@ -183,6 +185,7 @@ export class ExecutionRunner {
         mode: row.mode as RunContext['mode'],
         resumeUrlBase: this.deps.resumeUrlBase,
         resumeSignature: (waitIndex) => this.deps.signer.sign(row.id, waitIndex),
+        ...(row.mode === 'manual' && trigger.pinData ? { pinData: trigger.pinData } : {}),
         ...(hook?.responseMode === 'responseNode'
           ? { onRespond: (r: WebhookResponse) => this.answerEarly(row, hook.nodeName, trigger, r) }
           : {}),

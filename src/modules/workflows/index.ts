@@ -16,6 +16,7 @@ import { ExecutionService } from './execution-service.js';
 import { ExecutionStore } from './execution-store.js';
 import { ExecutionWaiters } from './execution-waiters.js';
 import { Maintenance } from './maintenance.js';
+import { ManualRunner } from './manual-run.js';
 import { ResumeSigner } from './resume-signature.js';
 import { workflowRoutes } from './routes.js';
 import type { WorkflowBodyT } from './schemas.js';
@@ -245,6 +246,14 @@ export const workflowsModule: PlatformModule = {
       dedupeHours: config.WEBHOOK_DEDUPE_HOURS,
     });
     const executions = new ExecutionService(executionStore, runner, clock);
+    const manual = new ManualRunner({
+      workflows: workflowStore,
+      runner,
+      waiters,
+      executions,
+      engine,
+      waitMs: config.MANUAL_RUN_WAIT_MS,
+    });
     const direct = new DirectRunner({
       workflows: workflowStore,
       executions: executionStore,
@@ -267,7 +276,7 @@ export const workflowsModule: PlatformModule = {
     });
 
     internals.set(ctx, {
-      routes: { workflows, executions, credentials },
+      routes: { workflows, executions, credentials, manual },
       variables,
       tags,
       webhooks,

@@ -13,12 +13,14 @@ import {
   NoQuery,
 } from './execution-n8n-schemas.js';
 import type { ExecutionService } from './execution-service.js';
+import type { ManualRunner } from './manual-run.js';
 import {
   ActivationView,
   CredentialBody,
   CredentialView,
   DeletedView,
   ExecutionEntry,
+  ManualRunBodySchema,
   WorkflowBody,
   WorkflowListEntry,
   WorkflowListQuery,
@@ -38,6 +40,7 @@ export interface WorkflowRouteDeps {
   workflows: WorkflowService;
   executions: ExecutionService;
   credentials: CredentialService;
+  manual: ManualRunner;
 }
 
 function accountOf(request: FastifyRequest): string {
@@ -54,7 +57,7 @@ function canAct(request: FastifyRequest): boolean {
 /** The workflow automation API (n8n's public API shape). Webhooks are in webhook-routes.ts. */
 export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { workflows, executions, credentials } = deps;
+  const { workflows, executions, credentials, manual } = deps;
 
   r.get(
     '/api/v1/workflows',
@@ -155,6 +158,27 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
           : workflows.deactivate(accountOf(request), request.params.id),
     );
   }
+
+  r.post(
+    '/api/v1/workflows/:id/run',
+    {
+      config: workflow,
+      schema: {
+        tags,
+        summary: 'Run the workflow now (manual mode, active or not), waiting for its end',
+        description:
+          "n8n's manual run: from the trigger or `startNode`, with pinned data standing in for the nodes it names. 200 with the execution and its data once it ended; 202 with the execution while it still runs after MANUAL_RUN_WAIT_MS (poll `GET /api/v1/executions/{id}`).",
+        params: IdParams,
+        querystring: NoQuery,
+        body: ManualRunBodySchema,
+        response: withErrors({ 200: ExecutionDetail, 202: ExecutionDetail }),
+      },
+    },
+    async (request, reply) => {
+      const { ended, execution } = await manual.run(accountOf(request), request.params.id, request.body);
+      return reply.code(ended ? 200 : 202).send(execution);
+    },
+  );
 
   r.get(
     '/api/v1/executions',

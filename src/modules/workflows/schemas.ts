@@ -286,3 +286,32 @@ export const CredentialView = Type.Object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
+
+/** `POST /api/v1/workflows/{id}/run`: n8n's manual run. */
+export const ManualRunBodySchema = Type.Object(
+  {
+    startNode: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 128,
+        description: "The node to start from (default: the workflow's trigger); it gets `items` as input",
+      }),
+    ),
+    items: Type.Optional(
+      Type.Array(JsonObject, {
+        maxItems: 1000,
+        description:
+          "The start node's input: `{json: {...}}` items or plain objects (default: one empty item)",
+      }),
+    ),
+    pinData: Type.Optional(
+      Nullable(
+        Type.Record(Type.String({ maxLength: 128 }), Type.Array(JsonObject, { maxItems: 1000 }), {
+          description:
+            "Output per node name that replaces running it (default: the workflow's own pinData; null: none)",
+        }),
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);

@@ -193,6 +193,11 @@ export interface RunContext {
   /** Public URL base for `$execution.resumeUrl`. */
   resumeUrlBase: string;
   /**
+   * Manual runs: a node named here is not run, its output is these items (n8n's pinned data). Other
+   * modes never carry it, as n8n's production runs ignore pinned data.
+   */
+  pinData?: Record<string, Item[]>;
+  /**
    * The signature of the resume URL of the execution's `waitIndex`-th pause: only a holder of the
    * full URL may resume it. Without it the URL carries none (engine tests).
    */

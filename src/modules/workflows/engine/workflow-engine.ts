@@ -182,6 +182,11 @@ export class WorkflowEngine {
           message: this.registry.missing(node.type, node.typeVersion),
           node: node.name,
         });
+      const pinned = run.ctx.pinData?.[node.name];
+      if (pinned) {
+        this.recordPinned(run, node.name, inputs, pinned);
+        continue;
+      }
       const language = expressionLanguageOf(run.def);
 
       const { runData, result } = await runNode({
@@ -219,6 +224,21 @@ export class WorkflowEngine {
       lastItems: run.lastItems,
       webhookResponse: run.webhookResponse,
     };
+  }
+
+  /** A pinned node: its run data shows the pinned items as its output, and they flow on. */
+  private recordPinned(run: Run, name: string, inputs: Item[][], pinned: Item[]): void {
+    const list = run.state.runData[name] ?? [];
+    list.push({
+      startTime: this.deps.now().toISOString(),
+      executionTime: 0,
+      input: inputs.flat(),
+      output: [pinned],
+    });
+    run.state.runData[name] = list;
+    run.state.lastNodeExecuted = name;
+    run.lastItems = pinned;
+    this.enqueueChildren(run, name, [pinned]);
   }
 
   /** Routes a node's result; returns the outcome when the run pauses. */
