@@ -188,8 +188,11 @@ export type { OutboundRequest, OutboundResponse };
 
 export interface RunContext {
   executionId: string;
-  /** `flow` and `agent`: a flow or an agent of the platform runs the workflow and waits for its answer. */
-  mode: 'webhook' | 'manual' | 'retry' | 'trigger' | 'flow' | 'agent';
+  /**
+   * `flow` and `agent`: a flow or an agent of the platform runs the workflow and waits for its answer;
+   * `trigger`: a schedule; `error`: an error workflow; `integrated`: a sub-workflow (n8n's names).
+   */
+  mode: 'webhook' | 'manual' | 'retry' | 'trigger' | 'flow' | 'agent' | 'error' | 'integrated';
   /** Public URL base for `$execution.resumeUrl`. */
   resumeUrlBase: string;
   /**
