@@ -19,6 +19,8 @@ import { Maintenance } from './maintenance.js';
 import { ManualRunner } from './manual-run.js';
 import { ResumeSigner } from './resume-signature.js';
 import { workflowRoutes } from './routes.js';
+import { ScheduleStore } from './schedule/schedule-store.js';
+import { Scheduler } from './schedule/scheduler.js';
 import type { WorkflowBodyT } from './schemas.js';
 import { tagRoutes } from './tag-routes.js';
 import { TagService } from './tag-service.js';
@@ -45,6 +47,8 @@ export interface WorkflowsApi {
   /** Runs a workflow for a flow or an agent and waits for its answer. */
   direct: DirectRunner;
   maintenance: Maintenance;
+  /** Starts the runs of Schedule Triggers (its timer runs with the worker; `tick()` for tests). */
+  scheduler: Scheduler;
   /** Imports the JSON definitions of a folder, each once ever (first start). */
   importShipped(accountId: string, dir?: string): Promise<string[]>;
   /** Starts running queued executions in this process (recovery first). */
@@ -215,8 +219,16 @@ export const workflowsModule: PlatformModule = {
       maxCount: config.EXECUTIONS_MAX_COUNT,
       dedupeHours: config.WEBHOOK_DEDUPE_HOURS,
     });
+    const scheduler = new Scheduler({
+      store: new ScheduleStore(ctx.db),
+      workflows: workflowStore,
+      runner,
+      clock,
+      log,
+    });
     let webhooks: WebhookService | null = null;
     const workflows = new WorkflowService({
+      schedules: scheduler,
       store: workflowStore,
       credentials: new CredentialStore(ctx.db),
       engine,
@@ -262,15 +274,18 @@ export const workflowsModule: PlatformModule = {
     });
 
     let stopSchedule: (() => void) | null = null;
+    let stopScheduler: (() => Promise<void>) | null = null;
     const startWorker = async () => {
       if (stopSchedule) return;
       queue.work((job) => runner.handle(job), config.WORKFLOW_CONCURRENCY);
       const recovered = await maintenance.recover();
       if (recovered.requeued + recovered.crashed > 0) log.info(recovered, 'workflow executions recovered');
       stopSchedule = maintenance.schedule(config.EXECUTIONS_PRUNE_INTERVAL_SECONDS);
+      stopScheduler = scheduler.start();
     };
     ctx.onClose(async () => {
       stopSchedule?.();
+      await stopScheduler?.();
       await queue.close();
       await waiters.close();
     });
@@ -289,6 +304,7 @@ export const workflowsModule: PlatformModule = {
       runner,
       direct,
       maintenance,
+      scheduler,
       startWorker,
       importShipped: async (accountId, dir = config.WORKFLOWS_DIR) => {
         const imported: string[] = [];

@@ -58,6 +58,17 @@ export interface WorkflowDedupeLatestTable {
   value: number;
 }
 
+/** A Schedule Trigger rule of an active workflow (`spec`: schedule/rules.ts ScheduleSpec as JSON). */
+export interface WorkflowSchedulesTable {
+  workflow_id: string;
+  node_name: string;
+  rule_index: number;
+  account_id: string;
+  spec: string;
+  next_fire_at: string;
+  last_fire_at: string | null;
+}
+
 /** Which account holds a webhook path (whatever the method, active or not). */
 export interface WebhookClaimsTable {
   path: string;
@@ -122,6 +133,7 @@ declare module '../../core/db/types.js' {
     webhooks: WebhooksTable;
     webhook_claims: WebhookClaimsTable;
     workflow_dedupe_keys: WorkflowDedupeKeysTable;
+    workflow_schedules: WorkflowSchedulesTable;
     workflow_dedupe_latest: WorkflowDedupeLatestTable;
     credentials: CredentialsTable;
     executions: ExecutionsTable;

@@ -36,6 +36,11 @@ export interface WorkflowServiceDeps {
   engine: WorkflowEngine;
   clock: Clock;
   /** Called after webhook registrations change (drops cached routes). */
+  /** Registers and clears Schedule Trigger rules with the activation's transaction. */
+  schedules?: {
+    register(trx: Trx, accountId: string, def: WorkflowDefinition): Promise<void>;
+    clear(trx: Trx, workflowId: string): Promise<void>;
+  };
   onRoutesChanged(paths: string[]): void;
   /** Called with the tag names of a saved workflow (the account's tag list learns new ones). */
   onTagsSaved?(accountId: string, names: string[]): Promise<void>;
@@ -225,6 +230,7 @@ export class WorkflowService {
       const at = isoNow(this.deps.clock);
       await this.deps.store.transaction(async (trx) => {
         await this.deps.store.clearWebhooks(trx, id);
+        await this.deps.schedules?.clear(trx, id);
         await this.deps.store.setActive(trx, id, false, at);
       });
       this.deps.onRoutesChanged(webhookNodesOf(definitionOf(row)).map((h) => h.path));
@@ -330,7 +336,9 @@ export class WorkflowService {
     );
   }
 
+  /** Registers what starts an active workflow: its webhook paths (returned) and its schedules. */
   private async registerWebhooks(trx: Trx, accountId: string, def: WorkflowDefinition): Promise<string[]> {
+    await this.deps.schedules?.register(trx, accountId, def);
     const before = await this.deps.store.webhooksOf(trx, def.id);
     await this.deps.store.clearWebhooks(trx, def.id);
     const hooks = webhookNodesOf(def);

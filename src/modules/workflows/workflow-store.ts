@@ -103,6 +103,7 @@ export class WorkflowStore {
       await trx.deleteFrom('workflow_versions').where('workflow_id', '=', id).execute();
       await trx.deleteFrom('workflow_dedupe_keys').where('workflow_id', '=', id).execute();
       await trx.deleteFrom('workflow_dedupe_latest').where('workflow_id', '=', id).execute();
+      await trx.deleteFrom('workflow_schedules').where('workflow_id', '=', id).execute();
     });
   }
 

@@ -6,6 +6,7 @@ import * as m304 from './304-variables.js';
 import * as m305 from './305-tags.js';
 import * as m306 from './306-webhook-path-parameters.js';
 import * as m307 from './307-dedupe-history.js';
+import * as m308 from './308-schedules.js';
 
 /** The workflows module's migrations, by name (the server and the CLI read this one list). */
 export const workflowsMigrations: MigrationSet = {
@@ -16,4 +17,5 @@ export const workflowsMigrations: MigrationSet = {
   '20261127_305_tags': m305,
   '20261128_306_webhook_path_parameters': m306,
   '20261128_307_dedupe_history': m307,
+  '20261128_308_schedules': m308,
 };

@@ -28,6 +28,7 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.limit': 'Limit',
   'n8n-nodes-base.removeDuplicates': 'Remove Duplicates',
   'n8n-nodes-base.stickyNote': 'Sticky Note (kept, never run)',
+  'n8n-nodes-base.scheduleTrigger': 'Schedule Trigger',
 };
 
 export function nodeReport(registry: NodeRegistry): string {

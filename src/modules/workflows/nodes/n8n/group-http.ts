@@ -1,5 +1,6 @@
 import type { NodeType } from '../../engine/node-type.js';
 import { n8nHttpRequestNode } from './http-request.js';
+import { scheduleTriggerNode } from './schedule-trigger.js';
 
 /** n8n's node types of this group, in n8n's type names and parameter shapes per typeVersion. */
-export const n8nHttpNodes: NodeType[] = [n8nHttpRequestNode];
+export const n8nHttpNodes: NodeType[] = [n8nHttpRequestNode, scheduleTriggerNode];

@@ -1,0 +1,143 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Transaction } from 'kysely';
+import type { Clock } from '../../../core/clock.js';
+import type { Database } from '../../../core/db/types.js';
+import type { WorkflowDefinition } from '../engine/index.js';
+import { withDefaults } from '../engine/parameters.js';
+import type { ExecutionRunner } from '../execution-runner.js';
+import { ScheduleTriggerParameters, type ScheduleTriggerParams } from '../nodes/n8n/schedule-trigger.js';
+import type { WorkflowStore } from '../workflow-store.js';
+import { type IntervalRule, nextFire, type ScheduleSpec, scheduleItem, specOf } from './rules.js';
+import type { ScheduleRow, ScheduleStore } from './schedule-store.js';
+
+export const SCHEDULE_TRIGGER = 'n8n-nodes-base.scheduleTrigger';
+
+/** Longest sleep between looks at the table: how soon another process's activation is seen. */
+const POLL_MS = 1_000;
+/** Rules claimed per look; more wait for the next one, a few milliseconds later. */
+const BATCH = 100;
+
+export interface SchedulerDeps {
+  store: ScheduleStore;
+  workflows: WorkflowStore;
+  runner: ExecutionRunner;
+  clock: Clock;
+  log: FastifyBaseLogger;
+}
+
+/** The zone a workflow's schedules run in: its `settings.timezone`, else UTC. */
+export function zoneOf(def: WorkflowDefinition): string {
+  const zone = def.settings?.timezone;
+  return typeof zone === 'string' && zone !== 'DEFAULT' ? zone : 'UTC';
+}
+
+/**
+ * Starts the runs of Schedule Trigger rules. Every process with a worker looks at the due rules; a
+ * fire is claimed by a compare-and-set on its next fire time, so it starts exactly once however many
+ * processes look (on SQLite and PostgreSQL alike, with or without Redis). A fire time missed while no
+ * process ran is caught up once: the claim moves the rule to its first time after now.
+ */
+export class Scheduler {
+  private wake: (() => void) | null = null;
+
+  constructor(private readonly deps: SchedulerDeps) {}
+
+  /** Registers (or re-registers) a workflow's rules inside its activation's transaction. */
+  async register(trx: Transaction<Database>, accountId: string, def: WorkflowDefinition): Promise<void> {
+    const now = this.deps.clock.now();
+    const rows: ScheduleRow[] = [];
+    for (const node of def.nodes) {
+      if (node.type !== SCHEDULE_TRIGGER || node.disabled) continue;
+      const params = withDefaults(ScheduleTriggerParameters, node.parameters) as ScheduleTriggerParams;
+      params.rule.interval.forEach((rule, index) => {
+        const spec = specOf(rule as IntervalRule, zoneOf(def));
+        const next = nextFire(spec, now, null);
+        if (!next) return;
+        rows.push({
+          workflow_id: def.id,
+          node_name: node.name,
+          rule_index: index,
+          account_id: accountId,
+          spec: JSON.stringify(spec),
+          next_fire_at: next.toISOString(),
+          last_fire_at: null,
+        });
+      });
+    }
+    await this.deps.store.replace(trx, def.id, rows);
+    if (rows.length > 0) this.wake?.();
+  }
+
+  async clear(trx: Transaction<Database>, workflowId: string): Promise<void> {
+    await this.deps.store.clear(trx, workflowId);
+  }
+
+  /** Claims and starts every due fire; returns how many this process started. */
+  async tick(): Promise<number> {
+    const now = this.deps.clock.now();
+    let started = 0;
+    for (const row of await this.deps.store.due(now.toISOString(), BATCH)) {
+      const spec = JSON.parse(row.spec) as ScheduleSpec;
+      const dueAt = new Date(row.next_fire_at);
+      const next = nextFire(spec, now, dueAt);
+      if (!(await this.deps.store.claim(row, next?.toISOString() ?? null))) continue;
+      try {
+        if (await this.fire(row, spec, dueAt)) started++;
+      } catch (err) {
+        this.deps.log.error(
+          { err, workflowId: row.workflow_id, node: row.node_name },
+          'scheduled run not started',
+        );
+      }
+    }
+    return started;
+  }
+
+  private async fire(row: ScheduleRow, spec: ScheduleSpec, dueAt: Date): Promise<boolean> {
+    const workflow = await this.deps.workflows.get(row.account_id, row.workflow_id);
+    if (!workflow || workflow.active !== 1) return false;
+    await this.deps.runner.enqueue({
+      accountId: row.account_id,
+      workflowId: row.workflow_id,
+      version: workflow.version,
+      mode: 'trigger',
+      trigger: { nodeName: row.node_name, items: [{ json: scheduleItem(dueAt, spec.tz) }] },
+    });
+    return true;
+  }
+
+  /** Looks again at the next due time (at most POLL_MS apart) until stopped. */
+  start(): () => Promise<void> {
+    let stopped = false;
+    let timer: NodeJS.Timeout | undefined;
+    let running: Promise<void> = Promise.resolve();
+    const schedule = (ms: number) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        running = loop();
+      }, ms);
+      timer.unref();
+    };
+    const loop = async () => {
+      try {
+        await this.tick();
+      } catch (err) {
+        this.deps.log.error({ err }, 'schedule tick failed');
+      }
+      if (stopped) return;
+      const next = await this.deps.store.earliest().catch(() => null);
+      const wait = next === null ? POLL_MS : Date.parse(next) - this.deps.clock.now().getTime();
+      schedule(Math.min(POLL_MS, Math.max(5, wait)));
+    };
+    this.wake = () => {
+      if (!stopped) schedule(0);
+    };
+    schedule(0);
+    return async () => {
+      stopped = true;
+      this.wake = null;
+      clearTimeout(timer);
+      await running;
+    };
+  }
+}
