@@ -1172,6 +1172,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/workflows/{id}/listen': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Make the workflow's webhooks answer at /webhook-test/{path} for one call (active or not)
+     * @description n8n's test webhooks: the next call of one of them runs the current version with mode `test`, then they stop listening; unused ones stop after TEST_WEBHOOK_SECONDS. Listening again restarts the window.
+     *
+     *     API keys only. Requires the scope `workflow:write`.
+     */
+    post: operations['postApiV1WorkflowsByIdListen'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/workflows/{id}/run': {
     parameters: {
       query?: never;
@@ -1622,6 +1644,58 @@ export interface paths {
      *     Public: no platform credential.
      */
     patch: operations['patchWebhookByPath'];
+    trace?: never;
+  };
+  '/webhook-test/{path}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Start the workflow listening here after POST /api/v1/workflows/{id}/listen (one call, mode test)
+     * @description Authentication, response and body limit are the webhook node's: none, basic, header, query parameter, platform API key (X-API-Key) or HMAC signature of the raw body.
+     *
+     *     Public: no platform credential.
+     */
+    get: operations['getWebhookTestByPath'];
+    /**
+     * Start the workflow listening here after POST /api/v1/workflows/{id}/listen (one call, mode test)
+     * @description Authentication, response and body limit are the webhook node's: none, basic, header, query parameter, platform API key (X-API-Key) or HMAC signature of the raw body.
+     *
+     *     Public: no platform credential.
+     */
+    put: operations['putWebhookTestByPath'];
+    /**
+     * Start the workflow listening here after POST /api/v1/workflows/{id}/listen (one call, mode test)
+     * @description Authentication, response and body limit are the webhook node's: none, basic, header, query parameter, platform API key (X-API-Key) or HMAC signature of the raw body.
+     *
+     *     Public: no platform credential.
+     */
+    post: operations['postWebhookTestByPath'];
+    /**
+     * Start the workflow listening here after POST /api/v1/workflows/{id}/listen (one call, mode test)
+     * @description Authentication, response and body limit are the webhook node's: none, basic, header, query parameter, platform API key (X-API-Key) or HMAC signature of the raw body.
+     *
+     *     Public: no platform credential.
+     */
+    delete: operations['deleteWebhookTestByPath'];
+    options?: never;
+    /**
+     * Start the workflow listening here after POST /api/v1/workflows/{id}/listen (one call, mode test) (headers only)
+     * @description Authentication, response and body limit are the webhook node's: none, basic, header, query parameter, platform API key (X-API-Key) or HMAC signature of the raw body.
+     *
+     *     Public: no platform credential.
+     */
+    head: operations['headWebhookTestByPath'];
+    /**
+     * Start the workflow listening here after POST /api/v1/workflows/{id}/listen (one call, mode test)
+     * @description Authentication, response and body limit are the webhook node's: none, basic, header, query parameter, platform API key (X-API-Key) or HMAC signature of the raw body.
+     *
+     *     Public: no platform credential.
+     */
+    patch: operations['patchWebhookTestByPath'];
     trace?: never;
   };
   '/webhook-waiting/{executionId}': {
@@ -8850,6 +8924,62 @@ export interface operations {
       '5XX': components['responses']['ServerError'];
     };
   };
+  postApiV1WorkflowsByIdListen: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "expiresAt": "2025-01-01T00:00:00.000Z",
+           *       "webhooks": [
+           *         {
+           *           "method": "string",
+           *           "path": "string"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            id: string;
+            /** Format: date-time */
+            expiresAt: string;
+            webhooks: {
+              method: string;
+              /** @description /webhook-test/{path} */
+              path: string;
+            }[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
   postApiV1WorkflowsByIdRun: {
     parameters: {
       query?: never;
@@ -10752,6 +10882,192 @@ export interface operations {
       405: components['responses']['MethodNotAllowed'];
       413: components['responses']['PayloadTooLarge'];
       422: components['responses']['Unprocessable'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getWebhookTestByPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The webhook node's path */
+        path: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The workflow's answer */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example null */
+          'application/json': unknown;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  putWebhookTestByPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The webhook node's path */
+        path: string;
+      };
+      cookie?: never;
+    };
+    /** @description Any body: JSON, form, text or bytes (kept raw for signatures) */
+    requestBody?: {
+      content: {
+        /** @example null */
+        'application/json': unknown;
+      };
+    };
+    responses: {
+      /** @description The workflow's answer */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example null */
+          'application/json': unknown;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postWebhookTestByPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The webhook node's path */
+        path: string;
+      };
+      cookie?: never;
+    };
+    /** @description Any body: JSON, form, text or bytes (kept raw for signatures) */
+    requestBody?: {
+      content: {
+        /** @example null */
+        'application/json': unknown;
+      };
+    };
+    responses: {
+      /** @description The workflow's answer */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example null */
+          'application/json': unknown;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  deleteWebhookTestByPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The webhook node's path */
+        path: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The workflow's answer */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example null */
+          'application/json': unknown;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headWebhookTestByPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The webhook node's path */
+        path: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The workflow's answer */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  patchWebhookTestByPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The webhook node's path */
+        path: string;
+      };
+      cookie?: never;
+    };
+    /** @description Any body: JSON, form, text or bytes (kept raw for signatures) */
+    requestBody?: {
+      content: {
+        /** @example null */
+        'application/json': unknown;
+      };
+    };
+    responses: {
+      /** @description The workflow's answer */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example null */
+          'application/json': unknown;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };

@@ -83,6 +83,8 @@ const ConfigSchema = Type.Object({
   WEBHOOK_DEDUPE_HOURS: Type.Integer({ default: 24, minimum: 1 }),
   /** How long a webhook in lastNode/responseNode mode waits for its execution before 504. */
   WEBHOOK_RESPONSE_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 100 }),
+  /** How long `POST /api/v1/workflows/{id}/listen` keeps the test webhooks (n8n: 120 s). */
+  TEST_WEBHOOK_SECONDS: Type.Integer({ default: 120, minimum: 1, maximum: 3600 }),
   /** How long `POST /api/v1/workflows/{id}/run` waits for the run to end before answering 202. */
   MANUAL_RUN_WAIT_MS: Type.Integer({ default: 30_000, minimum: 0, maximum: 600_000 }),
   /** Longest a `wait` node may pause (refused at save and at run beyond it). */

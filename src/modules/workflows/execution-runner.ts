@@ -16,6 +16,7 @@ import {
   type WorkflowDefinition,
   type WorkflowEngine,
 } from './engine/index.js';
+import { errorPayload, errorWorkflowIdOf, findErrorWorkflow, publicUrlOf } from './error-workflow.js';
 import type { ExecutionRow, ExecutionStore } from './execution-store.js';
 import type { ExecutionWaiters } from './execution-waiters.js';
 import type { ResumeSigner } from './resume-signature.js';
@@ -66,7 +67,7 @@ export interface RunnerDeps {
 const DEFINITION_CACHE_MAX = 500;
 
 /** Modes whose trigger webhook answers: a webhook call, or a flow or an agent waiting for the output. */
-const ANSWERED_MODES: ReadonlySet<string> = new Set(['webhook', 'flow', 'agent']);
+const ANSWERED_MODES: ReadonlySet<string> = new Set(['webhook', 'test', 'flow', 'agent']);
 
 /**
  * The webhook node that answers an execution, if any. A flow or an agent always waits for the
@@ -267,6 +268,47 @@ export class ExecutionRunner {
         await this.deps.deliveries.setResponse(row.workflow_id, hook.nodeName, trigger.dedupeKey, response);
       }
     }
+    // Queued before the answer goes out, so whoever saw the failure finds the error run already.
+    if (outcome.status === 'error') await this.startErrorWorkflow(row, def, outcome);
     await this.deps.waiters.notify(row.id, response);
+  }
+
+  /** Queues the error workflow (n8n's `settings.errorWorkflow`) of a failed execution, if it has one. */
+  private async startErrorWorkflow(
+    row: ExecutionRow,
+    def: WorkflowDefinition | null,
+    outcome: ExecutionOutcome,
+  ): Promise<void> {
+    const errorWorkflowId = errorWorkflowIdOf(def, row.mode);
+    if (!def || !errorWorkflowId) return;
+    const at = { executionId: row.id, workflowId: row.workflow_id, errorWorkflowId };
+    try {
+      const lookup = await findErrorWorkflow(
+        this.deps.workflows,
+        (id, version) => this.definition(id, version),
+        row.account_id,
+        errorWorkflowId,
+      );
+      if (!lookup.found) {
+        const why = lookup.reason === 'missing' ? 'is not found' : 'has no Error Trigger node';
+        this.deps.log.warn(at, `error workflow ${why}; not started`);
+        return;
+      }
+      const { state } = outcome;
+      const item = errorPayload(
+        { row, def, error: state.error, lastNodeExecuted: state.lastNodeExecuted },
+        publicUrlOf(this.deps.resumeUrlBase),
+      );
+      await this.enqueue({
+        accountId: row.account_id,
+        workflowId: lookup.start.workflowId,
+        version: lookup.start.version,
+        mode: 'error',
+        trigger: { nodeName: lookup.start.nodeName, items: [item] },
+      });
+    } catch (error) {
+      // The failed execution is stored already; a broken error workflow start must not undo that.
+      this.deps.log.error({ err: error, ...at }, 'error workflow could not be started');
+    }
   }
 }

@@ -229,6 +229,7 @@ export const workflowsModule: PlatformModule = {
     let webhooks: WebhookService | null = null;
     const workflows = new WorkflowService({
       schedules: scheduler,
+      testWebhookSeconds: config.TEST_WEBHOOK_SECONDS,
       store: workflowStore,
       credentials: new CredentialStore(ctx.db),
       engine,

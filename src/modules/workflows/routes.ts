@@ -21,6 +21,7 @@ import {
   DeletedView,
   ExecutionEntry,
   ManualRunBodySchema,
+  TestListenView,
   WorkflowBody,
   WorkflowListEntry,
   WorkflowListQuery,
@@ -158,6 +159,24 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
           : workflows.deactivate(accountOf(request), request.params.id),
     );
   }
+
+  r.post(
+    '/api/v1/workflows/:id/listen',
+    {
+      config: workflow,
+      schema: {
+        tags,
+        summary: "Make the workflow's webhooks answer at /webhook-test/{path} for one call (active or not)",
+        description:
+          "n8n's test webhooks: the next call of one of them runs the current version with mode `test`, then they stop listening; unused ones stop after TEST_WEBHOOK_SECONDS. Listening again restarts the window.",
+        params: IdParams,
+        querystring: NoQuery,
+        body: NoBody,
+        response: withErrors({ 200: TestListenView }),
+      },
+    },
+    async (request) => workflows.listen(accountOf(request), request.params.id),
+  );
 
   r.post(
     '/api/v1/workflows/:id/run',

@@ -315,3 +315,15 @@ export const ManualRunBodySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** `POST /api/v1/workflows/{id}/listen`: where the test webhooks answer, and until when. */
+export const TestListenView = Type.Object({
+  id: Type.String(),
+  expiresAt: Type.String({ format: 'date-time' }),
+  webhooks: Type.Array(
+    Type.Object({
+      method: Type.String(),
+      path: Type.String({ description: '/webhook-test/{path}' }),
+    }),
+  ),
+});

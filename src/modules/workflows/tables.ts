@@ -69,6 +69,17 @@ export interface WorkflowSchedulesTable {
   last_fire_at: string | null;
 }
 
+/** A webhook path listening at `/webhook-test/` for one call (n8n's test webhooks). */
+export interface WorkflowTestWebhooksTable {
+  path: string;
+  method: string;
+  workflow_id: string;
+  node_name: string;
+  account_id: string;
+  dynamic_prefix: string | null;
+  expires_at: string;
+}
+
 /** Which account holds a webhook path (whatever the method, active or not). */
 export interface WebhookClaimsTable {
   path: string;
@@ -134,6 +145,7 @@ declare module '../../core/db/types.js' {
     webhook_claims: WebhookClaimsTable;
     workflow_dedupe_keys: WorkflowDedupeKeysTable;
     workflow_schedules: WorkflowSchedulesTable;
+    workflow_test_webhooks: WorkflowTestWebhooksTable;
     workflow_dedupe_latest: WorkflowDedupeLatestTable;
     credentials: CredentialsTable;
     executions: ExecutionsTable;

@@ -120,24 +120,30 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
     // The webhook is found before the body is read, so its own size limit applies.
     scope.addHook('onRequest', async (request) => {
       const path = (request.params as { '*'?: string })['*'];
-      if (request.routeOptions.url === '/webhook/*' && path !== undefined) {
-        request.webhookMatch = await deps.webhooks.match(request.method, path);
+      const url = request.routeOptions.url;
+      if ((url === '/webhook/*' || url === '/webhook-test/*') && path !== undefined) {
+        request.webhookMatch = await deps.webhooks.match(request.method, path, url === '/webhook-test/*');
       }
     });
 
     // Methods with a body and without: Fastify allows a body schema only on the former.
-    for (const [methods, withBody] of [
-      [['POST', 'PUT', 'PATCH'], true],
-      [['GET', 'HEAD', 'DELETE'], false],
+    for (const [methods, withBody, url] of [
+      [['POST', 'PUT', 'PATCH'], true, '/webhook/*'],
+      [['GET', 'HEAD', 'DELETE'], false, '/webhook/*'],
+      [['POST', 'PUT', 'PATCH'], true, '/webhook-test/*'],
+      [['GET', 'HEAD', 'DELETE'], false, '/webhook-test/*'],
     ] as const) {
       scope.route({
         method: [...methods],
-        url: '/webhook/*',
+        url,
         exposeHeadRoute: false,
         config: { public: true, limited: true },
         schema: {
           tags: ['Webhooks'],
-          summary: 'Start the active workflow whose webhook node holds this path and method',
+          summary:
+            url === '/webhook/*'
+              ? 'Start the active workflow whose webhook node holds this path and method'
+              : 'Start the workflow listening here after POST /api/v1/workflows/{id}/listen (one call, mode test)',
           description:
             "Authentication, response and body limit are the webhook node's: none, basic, header, query parameter, platform API key (X-API-Key) or HMAC signature of the raw body.",
           params: Type.Object({ '*': Type.String({ description: "The webhook node's path" }) }),

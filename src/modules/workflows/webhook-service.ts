@@ -30,6 +30,8 @@ export interface WebhookMatch {
   hook: WebhookNodeInfo;
   /** The values of the path's parameters (`users/:id` called as `users/42` → `{id: '42'}`). */
   params: Record<string, string>;
+  /** Called at `/webhook-test/`: one call of a listening workflow, mode `test`. */
+  test: boolean;
 }
 
 export interface WebhookServiceDeps {
@@ -68,27 +70,45 @@ export class WebhookService {
   /**
    * The active webhook for a method and path; 404 if none holds the path, 405 for another method.
    * A fixed path wins; else, as in n8n, the first segment is a webhook id whose paths with
-   * parameters are tried, the one with the most fixed segments first.
+   * parameters are tried, the one with the most fixed segments first. `test`: the workflows listening
+   * at `/webhook-test/` (never cached: each listens for one call).
    */
-  async match(method: string, rawPath: string): Promise<WebhookMatch> {
+  async match(method: string, rawPath: string, test = false): Promise<WebhookMatch> {
     const path = trimSlashes(rawPath);
-    let routes = await this.routesFor(path);
+    const base = test ? '/webhook-test' : '/webhook';
+    const now = this.deps.clock.now().toISOString();
+    const source = test
+      ? {
+          fixed: (p: string) => this.deps.workflows.testRoutesFor({ path: p }, now),
+          dynamic: (prefix: string) => this.deps.workflows.testRoutesFor({ prefix }, now),
+        }
+      : {
+          fixed: (p: string) => this.routesFor(p),
+          dynamic: (prefix: string) => this.dynamicRoutesFor(prefix),
+        };
+    let routes = await source.fixed(path);
     let params: Record<string, string> = {};
     if (routes.length === 0) {
-      const dynamic = await this.dynamicMatch(path);
+      const dynamic = await this.dynamicMatch(path, source.dynamic);
       routes = dynamic.routes;
       params = dynamic.params;
     }
-    if (routes.length === 0) {
-      throw new AppError('WEBHOOK_NOT_FOUND', `No active workflow listens on /webhook/${path}`, { path });
-    }
+    const notFound = () =>
+      new AppError(
+        'WEBHOOK_NOT_FOUND',
+        test
+          ? `No workflow listens on ${base}/${path}: call POST /api/v1/workflows/{id}/listen first`
+          : `No active workflow listens on ${base}/${path}`,
+        { path },
+      );
+    if (routes.length === 0) throw notFound();
     const wanted = method === 'HEAD' ? ['HEAD', 'GET'] : [method];
     const route = routes.find((r) => wanted.includes(r.method));
     if (!route) {
       const allowed = routes.map((r) => r.method).join(', ');
       throw new AppError(
         'METHOD_NOT_ALLOWED',
-        `/webhook/${path} accepts ${allowed}`,
+        `${base}/${path} accepts ${allowed}`,
         { allowed },
         { allow: allowed },
       );
@@ -97,18 +117,19 @@ export class WebhookService {
     const hook = def && webhookNodesOf(def).find((h) => h.nodeName === route.node_name);
     if (!def || !hook) {
       this.routes.delete(path);
-      throw new AppError('WEBHOOK_NOT_FOUND', `No active workflow listens on /webhook/${path}`, { path });
+      throw notFound();
     }
-    return { route, def, hook, params };
+    return { route, def, hook, params, test };
   }
 
   /** The routes of the best-matching template with parameters, and the values the path gives them. */
   private async dynamicMatch(
     path: string,
+    dynamicRoutesFor: (prefix: string) => Promise<WebhookRoute[]>,
   ): Promise<{ routes: WebhookRoute[]; params: Record<string, string> }> {
     const segments = path.split('/');
     if (segments.length < 2) return { routes: [], params: {} };
-    const candidates = await this.dynamicRoutesFor(segments[0] ?? '');
+    const candidates = await dynamicRoutesFor(segments[0] ?? '');
     let best: { template: string; fixed: number } | null = null;
     for (const route of candidates) {
       const fixed = fixedSegmentsMatched(route.path.split('/'), segments);
@@ -169,7 +190,12 @@ export class WebhookService {
     const json = this.itemOf(request, match, rawBody, caller.redact);
 
     const executionId = newId('exe');
-    const dedupeKey = await this.dedupeKeyOf(def, hook, json, caller.identity);
+    // A test listener serves one call: the first to delete its rows runs, in any process.
+    if (match.test && !(await this.deps.workflows.consumeTest(def.id, this.deps.clock.now().toISOString())))
+      throw new AppError('WEBHOOK_NOT_FOUND', 'The test webhook was used or expired: listen again', {
+        workflowId: def.id,
+      });
+    const dedupeKey = match.test ? null : await this.dedupeKeyOf(def, hook, json, caller.identity);
     if (dedupeKey) {
       const at = this.deps.clock.now();
       const since = new Date(at.getTime() - this.deps.dedupeHours * 3_600_000).toISOString();
@@ -192,7 +218,7 @@ export class WebhookService {
         accountId: route.account_id,
         workflowId: def.id,
         version: route.version,
-        mode: 'webhook',
+        mode: match.test ? 'test' : 'webhook',
         trigger: { nodeName: hook.nodeName, items: [{ json }], ...(dedupeKey ? { dedupeKey } : {}) },
       });
     } catch (error) {

@@ -35,12 +35,14 @@ export interface WorkflowServiceDeps {
   credentials: CredentialStore;
   engine: WorkflowEngine;
   clock: Clock;
-  /** Called after webhook registrations change (drops cached routes). */
   /** Registers and clears Schedule Trigger rules with the activation's transaction. */
   schedules?: {
     register(trx: Trx, accountId: string, def: WorkflowDefinition): Promise<void>;
     clear(trx: Trx, workflowId: string): Promise<void>;
   };
+  /** How long `listen` keeps a workflow's test webhooks (default 120 s, n8n's). */
+  testWebhookSeconds?: number;
+  /** Called after webhook registrations change (drops cached routes). */
   onRoutesChanged(paths: string[]): void;
   /** Called with the tag names of a saved workflow (the account's tag list learns new ones). */
   onTagsSaved?(accountId: string, names: string[]): Promise<void>;
@@ -222,6 +224,49 @@ export class WorkflowService {
     });
     this.deps.onRoutesChanged(paths);
     return workflowView(await this.mustGet(accountId, id));
+  }
+
+  /**
+   * n8n's test webhooks: the workflow's webhook nodes answer at `/webhook-test/{path}`, active or
+   * not, for one call or until the window ends; listening again restarts the window.
+   */
+  async listen(accountId: string, id: string) {
+    const row = await this.mustGet(accountId, id);
+    const def = definitionOf(row);
+    const problems = [...this.deps.engine.validate(def), ...(await this.activationProblems(accountId, def))];
+    if (problems.length > 0) throw invalid(problems);
+    const hooks = webhookNodesOf(def);
+    if (hooks.length === 0)
+      throw new AppError('VALIDATION_ERROR', `Workflow '${id}' has no webhook node to listen with`, { id });
+    const now = this.deps.clock.now();
+    const expiresAt = new Date(now.getTime() + (this.deps.testWebhookSeconds ?? 120) * 1000).toISOString();
+    await this.deps.store.transaction(async (trx) => {
+      const holders = await this.deps.store.claimPaths(trx, accountId, pathsOf(def), now.toISOString());
+      for (const path of pathsOf(def)) {
+        if (holders.get(path) !== accountId)
+          throw new AppError('CONFLICT', `Webhook path /webhook/${path} is held by another account`, {
+            path,
+          });
+      }
+      const rows = hooks.map((h) => ({
+        path: h.path,
+        method: h.httpMethod,
+        node_name: h.nodeName,
+        account_id: accountId,
+        dynamic_prefix: h.dynamicPrefix,
+        expires_at: expiresAt,
+      }));
+      const other = await this.deps.store.listenTest(trx, id, rows, now.toISOString());
+      if (other)
+        throw new AppError('CONFLICT', `Workflow '${other}' is listening on one of these test webhooks`, {
+          workflowId: other,
+        });
+    });
+    return {
+      id,
+      expiresAt,
+      webhooks: hooks.map((h) => ({ method: h.httpMethod, path: `/webhook-test/${h.path}` })),
+    };
   }
 
   async deactivate(accountId: string, id: string) {

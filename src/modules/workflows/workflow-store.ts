@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Db } from '../../core/db/database.js';
 import type { Database } from '../../core/db/types.js';
 import type { WorkflowDefinition } from './engine/index.js';
-import type { WorkflowsTable } from './tables.js';
+import type { WorkflowsTable, WorkflowTestWebhooksTable } from './tables.js';
 
 export type WorkflowRow = WorkflowsTable;
 
@@ -104,6 +104,7 @@ export class WorkflowStore {
       await trx.deleteFrom('workflow_dedupe_keys').where('workflow_id', '=', id).execute();
       await trx.deleteFrom('workflow_dedupe_latest').where('workflow_id', '=', id).execute();
       await trx.deleteFrom('workflow_schedules').where('workflow_id', '=', id).execute();
+      await trx.deleteFrom('workflow_test_webhooks').where('workflow_id', '=', id).execute();
     });
   }
 
@@ -198,6 +199,65 @@ export class WorkflowStore {
       .where('webhooks.path', '=', path)
       .where('webhooks.dynamic_prefix', 'is', null)
       .execute();
+  }
+
+  /**
+   * Makes a workflow's webhooks listen at `/webhook-test/` until `expiresAt`: its earlier listeners go,
+   * and so do expired ones of any workflow on the same path and method. Returns the workflow that
+   * still listens on one of them, if another does.
+   */
+  async listenTest(
+    trx: Transaction<Database>,
+    workflowId: string,
+    rows: Array<Omit<WorkflowTestWebhooksTable, 'workflow_id'>>,
+    now: string,
+  ): Promise<string | null> {
+    await trx.deleteFrom('workflow_test_webhooks').where('workflow_id', '=', workflowId).execute();
+    for (const row of rows) {
+      await trx
+        .deleteFrom('workflow_test_webhooks')
+        .where('path', '=', row.path)
+        .where('method', '=', row.method)
+        .where('expires_at', '<=', now)
+        .execute();
+      const holder = await trx
+        .selectFrom('workflow_test_webhooks')
+        .select('workflow_id')
+        .where('path', '=', row.path)
+        .where('method', '=', row.method)
+        .executeTakeFirst();
+      if (holder) return holder.workflow_id;
+      await trx
+        .insertInto('workflow_test_webhooks')
+        .values({ ...row, workflow_id: workflowId })
+        .execute();
+    }
+    return null;
+  }
+
+  /** The listening test routes on a fixed path, or on templates under a prefix, with the current version. */
+  async testRoutesFor(key: { path: string } | { prefix: string }, now: string): Promise<WebhookRoute[]> {
+    let query = this.db
+      .selectFrom('workflow_test_webhooks as t')
+      .innerJoin('workflows', 'workflows.id', 't.workflow_id')
+      .select(['t.path', 't.method', 't.workflow_id', 't.node_name', 't.account_id', 'workflows.version'])
+      .where('t.expires_at', '>', now);
+    query =
+      'path' in key
+        ? query.where('t.path', '=', key.path).where('t.dynamic_prefix', 'is', null)
+        : query.where('t.dynamic_prefix', '=', key.prefix);
+    return query.execute();
+  }
+
+  /** Ends a workflow's test listening; true for the one caller that found it still listening. */
+  async consumeTest(workflowId: string, now: string): Promise<boolean> {
+    const gone = await this.db
+      .deleteFrom('workflow_test_webhooks')
+      .where('workflow_id', '=', workflowId)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    await this.db.deleteFrom('workflow_test_webhooks').where('workflow_id', '=', workflowId).execute();
+    return Number(gone.numDeletedRows) > 0;
   }
 
   /** Every route with path parameters under a prefix (a webhook id), with the holder's current version. */

@@ -192,7 +192,7 @@ export interface RunContext {
    * `flow` and `agent`: a flow or an agent of the platform runs the workflow and waits for its answer;
    * `trigger`: a schedule; `error`: an error workflow; `integrated`: a sub-workflow (n8n's names).
    */
-  mode: 'webhook' | 'manual' | 'retry' | 'trigger' | 'flow' | 'agent' | 'error' | 'integrated';
+  mode: 'webhook' | 'manual' | 'retry' | 'trigger' | 'flow' | 'agent' | 'error' | 'integrated' | 'test';
   /** Public URL base for `$execution.resumeUrl`. */
   resumeUrlBase: string;
   /**

@@ -93,7 +93,7 @@ export function validateWorkflow(
   return problems;
 }
 
-/** The settings the engine reads: the expression language and the time zone of `$now`. */
+/** The settings the engine reads (expression language, time zone of `$now`) and the error workflow id. */
 function settingsProblems(settings: Record<string, unknown> | undefined): ValidationProblem[] {
   const problems: ValidationProblem[] = [];
   const language = settings?.expressionLanguage;
@@ -114,6 +114,14 @@ function settingsProblems(settings: Record<string, unknown> | undefined): Valida
         message: 'must be an IANA time zone such as Europe/Berlin',
       });
     }
+  }
+  // The id of the workflow started when an execution fails (n8n's `errorWorkflow`; `DEFAULT`: none).
+  const errorWorkflow = settings?.errorWorkflow;
+  if (errorWorkflow !== undefined && (typeof errorWorkflow !== 'string' || errorWorkflow.length > 100)) {
+    problems.push({
+      path: 'settings.errorWorkflow',
+      message: 'must be a workflow id (a string of at most 100 characters)',
+    });
   }
   return problems;
 }

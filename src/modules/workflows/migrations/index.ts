@@ -7,6 +7,7 @@ import * as m305 from './305-tags.js';
 import * as m306 from './306-webhook-path-parameters.js';
 import * as m307 from './307-dedupe-history.js';
 import * as m308 from './308-schedules.js';
+import * as m309 from './309-test-webhooks.js';
 
 /** The workflows module's migrations, by name (the server and the CLI read this one list). */
 export const workflowsMigrations: MigrationSet = {
@@ -18,4 +19,5 @@ export const workflowsMigrations: MigrationSet = {
   '20261128_306_webhook_path_parameters': m306,
   '20261128_307_dedupe_history': m307,
   '20261128_308_schedules': m308,
+  '20261128_309_test_webhooks': m309,
 };

@@ -6,6 +6,7 @@ import { documentLoadNode, knowledgeQueryNode } from './knowledge.js';
 import { markdownNode } from './markdown.js';
 import { mergeNode } from './merge.js';
 import { codeNode } from './n8n/code.js';
+import { errorTriggerNode } from './n8n/error-trigger.js';
 import { n8nDataNodes } from './n8n/group-data.js';
 import { n8nHttpNodes } from './n8n/group-http.js';
 import { n8nLogicNodes } from './n8n/group-logic.js';
@@ -42,6 +43,7 @@ export const allNodeTypes: NodeType[] = [
   knowledgeQueryNode,
   flowPredictionNode,
   manualTriggerNode,
+  errorTriggerNode,
   n8nWebhookNode,
   n8nRespondToWebhookNode,
   n8nWaitNode,

@@ -29,6 +29,7 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.removeDuplicates': 'Remove Duplicates',
   'n8n-nodes-base.stickyNote': 'Sticky Note (kept, never run)',
   'n8n-nodes-base.scheduleTrigger': 'Schedule Trigger',
+  'n8n-nodes-base.errorTrigger': 'Error Trigger',
 };
 
 export function nodeReport(registry: NodeRegistry): string {

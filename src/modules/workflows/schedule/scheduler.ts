@@ -95,7 +95,7 @@ export class Scheduler {
 
   private async fire(row: ScheduleRow, spec: ScheduleSpec, dueAt: Date): Promise<boolean> {
     const workflow = await this.deps.workflows.get(row.account_id, row.workflow_id);
-    if (!workflow || workflow.active !== 1) return false;
+    if (workflow?.active !== 1) return false;
     await this.deps.runner.enqueue({
       accountId: row.account_id,
       workflowId: row.workflow_id,
