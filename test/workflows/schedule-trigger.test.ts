@@ -162,6 +162,34 @@ describe.each(await testDialects())('Schedule Trigger on %s', (dialect) => {
     expect(await dueOf(id)).toEqual([]);
   });
 
+  it('runs a workflow with two triggers from either: its webhook and its schedule', async () => {
+    p.clock.set('2026-05-01T00:00:00Z');
+    const body = scheduled([{ field: 'minutes', minutesInterval: 10 }]);
+    body.nodes.push({
+      id: 'w1',
+      name: 'Webhook',
+      type: 'n8n-nodes-base.webhook',
+      typeVersion: 2,
+      position: [0, 200],
+      parameters: {
+        httpMethod: 'POST',
+        path: 'two-triggers',
+        responseMode: 'lastNode',
+        options: {},
+      } as never,
+    });
+    (body.connections as Record<string, unknown>).Webhook = {
+      main: [[{ node: 'Edit Fields', type: 'main', index: 0 }]],
+    };
+    const id = await createWorkflow(p, body);
+    await activate(p, id);
+    const called = await p.request({ method: 'POST', url: '/webhook/two-triggers', key: null, payload: {} });
+    expect(called.statusCode, called.body).toBe(200);
+    p.clock.set('2026-05-01T00:10:00Z');
+    const runs = await expectRuns(id, 2);
+    expect(runs.map((r) => r.mode).sort()).toEqual(['trigger', 'webhook']);
+  });
+
   it('refuses rules it cannot schedule, naming the rule', async () => {
     const cases: Array<[unknown[], string]> = [
       [[{ field: 'cronExpression', expression: 'every day' }], 'interval[0].expression'],

@@ -147,7 +147,7 @@ describe.each(await testDialects())('workflows API on %s', (dialect) => {
     expect(body.details.fields.length).toBeGreaterThanOrEqual(2);
   });
 
-  it('validation lists each problem: unknown type, duplicate name, missing target, bad parameter, two triggers', async () => {
+  it('validation lists each problem: unknown type, duplicate name, missing target, bad parameter, an input into a trigger', async () => {
     const res = await p.request({
       method: 'POST',
       url: '/api/v1/workflows',
@@ -160,7 +160,16 @@ describe.each(await testDialects())('workflows API on %s', (dialect) => {
           { name: 'D', type: 'set', parameters: { values: 'not an object' } },
           { name: 'D', type: 'noOp', parameters: {} },
         ],
-        connections: { A: { main: [[{ node: 'Ghost', type: 'main', index: 0 }]] } },
+        connections: {
+          A: {
+            main: [
+              [
+                { node: 'Ghost', type: 'main', index: 0 },
+                { node: 'B', type: 'main', index: 0 },
+              ],
+            ],
+          },
+        },
       },
     });
     expect(res.statusCode).toBe(400);
@@ -170,7 +179,7 @@ describe.each(await testDialects())('workflows API on %s', (dialect) => {
     expect(text).toMatch(/noSuchNode/);
     expect(text).toMatch(/Ghost/);
     expect(text).toMatch(/duplicate|twice|unique/i);
-    expect(text).toMatch(/trigger/i);
+    expect(text).toMatch(/node 'B' takes no input/);
     expect(problems.some((q) => q.path.includes('nodes[3]'))).toBe(true);
   });
 

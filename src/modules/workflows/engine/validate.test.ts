@@ -73,13 +73,11 @@ describe('validate', () => {
     ]);
   });
 
-  it('reports more than one trigger node', () => {
-    const def = workflow(
-      [webhookNode, { name: 'Webhook 2', type: 'webhook', parameters: { path: 'y' } }],
-      [],
-    );
-    expect(engine.validate(def)).toEqual([
-      { path: 'nodes[1]', message: 'more than one trigger node; a workflow may have one' },
+  it('accepts several trigger nodes, as n8n does, but no connection into one', () => {
+    const second = { name: 'Webhook 2', type: 'webhook', parameters: { path: 'y' } };
+    expect(engine.validate(workflow([webhookNode, second], []))).toEqual([]);
+    expect(engine.validate(workflow([webhookNode, second], [['Webhook', 'Webhook 2']]))).toEqual([
+      { path: 'connections.Webhook.main[0][0].index', message: "node 'Webhook 2' takes no input" },
     ]);
   });
 });

@@ -13,7 +13,6 @@ export function validateWorkflow(
   const nodes = Array.isArray(def.nodes) ? def.nodes : [];
   if (!Array.isArray(def.nodes)) problems.push({ path: 'nodes', message: 'must be an array' });
   const names = new Map<string, number>();
-  const triggers: number[] = [];
 
   nodes.forEach((node, i) => {
     const at = `nodes[${i}]`;
@@ -48,14 +47,7 @@ export function validateWorkflow(
         problems.push({ path: `${at}.${p.path}`, message: p.message });
       }
     }
-    if (nodeType.trigger && !node.disabled) triggers.push(i);
   });
-
-  if (triggers.length > 1) {
-    for (const i of triggers.slice(1)) {
-      problems.push({ path: `nodes[${i}]`, message: 'more than one trigger node; a workflow may have one' });
-    }
-  }
 
   problems.push(...settingsProblems(def.settings));
 
