@@ -20,6 +20,7 @@ import { errorPayload, errorWorkflowIdOf, findErrorWorkflow, publicUrlOf } from 
 import type { ExecutionRow, ExecutionStore } from './execution-store.js';
 import type { ExecutionWaiters } from './execution-waiters.js';
 import type { ResumeSigner } from './resume-signature.js';
+import { keepsExecution } from './save-policy.js';
 import { finishedResponse } from './webhook-response.js';
 import type { WorkflowStore } from './workflow-store.js';
 
@@ -271,6 +272,10 @@ export class ExecutionRunner {
     // Queued before the answer goes out, so whoever saw the failure finds the error run already.
     if (outcome.status === 'error') await this.startErrorWorkflow(row, def, outcome);
     await this.deps.waiters.notify(row.id, response);
+    // Not kept (the workflow's save settings): gone once answered. A manual run is read by its caller
+    // first (manual-run.ts deletes it then).
+    if (row.mode !== 'manual' && !keepsExecution(def, row.mode, outcome.status))
+      await this.deps.executions.delete(row.account_id, row.id);
   }
 
   /** Queues the error workflow (n8n's `settings.errorWorkflow`) of a failed execution, if it has one. */

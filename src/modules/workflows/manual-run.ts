@@ -4,6 +4,7 @@ import type { Item, Json, WorkflowDefinition, WorkflowEngine } from './engine/in
 import type { ExecutionRunner } from './execution-runner.js';
 import type { ExecutionService } from './execution-service.js';
 import type { ExecutionWaiters } from './execution-waiters.js';
+import { keepsExecution } from './save-policy.js';
 import type { WorkflowStore } from './workflow-store.js';
 
 export interface ManualRunDeps {
@@ -71,7 +72,11 @@ export class ManualRunner {
       includeData: true,
       withResumeUrl: true,
     });
-    return { ended: ENDED.has(execution.status), execution };
+    const ended = ENDED.has(execution.status);
+    // saveManualExecutions: false — the caller gets the run, the list never shows it.
+    if (ended && !keepsExecution(def, 'manual', execution.status))
+      await this.deps.executions.delete(accountId, executionId);
+    return { ended, execution };
   }
 
   /** The named node, else the workflow's one enabled trigger. */

@@ -16,6 +16,7 @@ import {
   webhookNodesOf,
 } from './definitions.js';
 import type { ValidationProblem, WorkflowDefinition, WorkflowEngine } from './engine/index.js';
+import { saveSettingProblems } from './save-policy.js';
 import { WORKFLOW_FIELDS, type WorkflowBodyT } from './schemas.js';
 import type { WorkflowRow, WorkflowStore } from './workflow-store.js';
 
@@ -105,7 +106,7 @@ function problemsOf(
           : 'must be a finite number';
     return [{ path: problem.kind === 'depth' ? 'nodes' : problem.path, message }];
   }
-  return engine.validate(def);
+  return [...engine.validate(def), ...saveSettingProblems(def.settings)];
 }
 
 const tagNames = (row: Pick<WorkflowRow, 'tags'>): string[] => tagsOf(row).map((t) => t.name);
