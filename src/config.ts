@@ -83,6 +83,10 @@ const ConfigSchema = Type.Object({
   WEBHOOK_DEDUPE_HOURS: Type.Integer({ default: 24, minimum: 1 }),
   /** How long a webhook in lastNode/responseNode mode waits for its execution before 504. */
   WEBHOOK_RESPONSE_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 100 }),
+  /** Most node runs one execution may take (a loop that never ends fails there). */
+  WORKFLOW_MAX_NODE_RUNS: Type.Integer({ default: 10_000, minimum: 10, maximum: 10_000_000 }),
+  /** How deep Execute Workflow calls may nest. */
+  WORKFLOW_MAX_CALL_DEPTH: Type.Integer({ default: 10, minimum: 1, maximum: 100 }),
   /** How long `POST /api/v1/workflows/{id}/listen` keeps the test webhooks (n8n: 120 s). */
   TEST_WEBHOOK_SECONDS: Type.Integer({ default: 120, minimum: 1, maximum: 3600 }),
   /** How long `POST /api/v1/workflows/{id}/run` waits for the run to end before answering 202. */

@@ -38,6 +38,9 @@ export interface TriggerData {
   dedupeKey?: string;
   /** A manual run's pinned data by node name (kept with the trigger so any worker honours it). */
   pinData?: Record<string, Item[]>;
+  /** A sub-workflow's nesting (1: called by a top-level run) and its caller. */
+  depth?: number;
+  parentExecutionId?: string;
 }
 
 export interface NewExecution {
@@ -109,12 +112,42 @@ function triggerOf(row: ExecutionRow): TriggerData {
  * outcome and the webhook answer, tell whoever waits. Pure of HTTP.
  */
 export class ExecutionRunner {
+  /** Executions run by `runInline`: their caller reads them before any deletion. */
+  private readonly inline = new Set<string>();
   private readonly definitions = new Map<string, WorkflowDefinition>();
 
   constructor(private readonly deps: RunnerDeps) {}
 
   /** Stores a new execution (status `new`) and queues it; after this resolves it will run. */
   async enqueue(input: NewExecution): Promise<string> {
+    const id = await this.insert(input);
+    await this.deps.queue.add(id, { executionId: id, kind: 'start' });
+    return id;
+  }
+
+  /**
+   * Runs a new execution here and now, in the caller's turn (a sub-workflow its caller waits for),
+   * and returns its row as it ended. A later pause of it resumes through the queue as usual.
+   */
+  async runInline(input: NewExecution): Promise<ExecutionRow | undefined> {
+    const id = await this.insert(input);
+    this.inline.add(id);
+    try {
+      await this.handle({ executionId: id, kind: 'start' });
+      const row = await this.deps.executions.get(id);
+      // Read by the caller first, then gone if the callee's save settings say so.
+      if (
+        row &&
+        !keepsExecution(await this.definition(row.workflow_id, row.workflow_version), row.mode, row.status)
+      )
+        await this.deps.executions.delete(row.account_id, row.id);
+      return row;
+    } finally {
+      this.inline.delete(id);
+    }
+  }
+
+  private async insert(input: NewExecution): Promise<string> {
     const id = input.id ?? newId('exe');
     const row: ExecutionRow = {
       id,
@@ -134,7 +167,6 @@ export class ExecutionRunner {
       stopped_at: null,
     };
     await this.deps.executions.insert(row);
-    await this.deps.queue.add(id, { executionId: id, kind: 'start' });
     return id;
   }
 
@@ -274,7 +306,7 @@ export class ExecutionRunner {
     await this.deps.waiters.notify(row.id, response);
     // Not kept (the workflow's save settings): gone once answered. A manual run is read by its caller
     // first (manual-run.ts deletes it then).
-    if (row.mode !== 'manual' && !keepsExecution(def, row.mode, outcome.status))
+    if (row.mode !== 'manual' && !this.inline.has(row.id) && !keepsExecution(def, row.mode, outcome.status))
       await this.deps.executions.delete(row.account_id, row.id);
   }
 

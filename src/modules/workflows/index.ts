@@ -22,6 +22,7 @@ import { workflowRoutes } from './routes.js';
 import { ScheduleStore } from './schedule/schedule-store.js';
 import { Scheduler } from './schedule/scheduler.js';
 import type { WorkflowBodyT } from './schemas.js';
+import { SubWorkflowRunner } from './sub-workflow.js';
 import { tagRoutes } from './tag-routes.js';
 import { TagService } from './tag-service.js';
 import { TagStore } from './tag-store.js';
@@ -158,6 +159,8 @@ export const workflowsModule: PlatformModule = {
       allowHosts: trustedHosts(env, config.OUTBOUND_ALLOW_HOSTS),
       timeoutMs: config.OUTBOUND_TIMEOUT_MS,
     });
+    // Bound once the runner exists (the runner needs the engines these deps build).
+    let subWorkflows: SubWorkflowRunner | null = null;
     const engineDeps = (accountId: string | null): EngineDeps => ({
       now: () => clock.now(),
       credential: async (ref) => {
@@ -171,7 +174,12 @@ export const workflowsModule: PlatformModule = {
       codeTimeoutMs: config.CODE_NODE_TIMEOUT_MS,
       tenant: accountId ?? 'system',
       maxWaitMs: config.WORKFLOW_MAX_WAIT_SECONDS * 1_000,
+      maxNodeRuns: config.WORKFLOW_MAX_NODE_RUNS,
       dedupe,
+      subWorkflow: async (call) => {
+        if (!subWorkflows || !accountId) throw new Error('Sub-workflows run only in an account’s execution');
+        return subWorkflows.call(accountId, call);
+      },
     });
     // One engine per account (its credentials only), kept for their compiled-expression caches;
     // an explicit binding instead of AsyncLocalStorage, whose promise hooks slow every await.
@@ -219,6 +227,13 @@ export const workflowsModule: PlatformModule = {
       maxCount: config.EXECUTIONS_MAX_COUNT,
       dedupeHours: config.WEBHOOK_DEDUPE_HOURS,
     });
+    subWorkflows = new SubWorkflowRunner({
+      workflows: workflowStore,
+      executions: executionStore,
+      runner,
+      maxDepth: config.WORKFLOW_MAX_CALL_DEPTH,
+    });
+    const calls = subWorkflows;
     const scheduler = new Scheduler({
       store: new ScheduleStore(ctx.db),
       workflows: workflowStore,
@@ -229,6 +244,7 @@ export const workflowsModule: PlatformModule = {
     let webhooks: WebhookService | null = null;
     const workflows = new WorkflowService({
       schedules: scheduler,
+      callCycles: (accountId, def) => calls.cycleProblems(accountId, def),
       testWebhookSeconds: config.TEST_WEBHOOK_SECONDS,
       store: workflowStore,
       credentials: new CredentialStore(ctx.db),

@@ -41,6 +41,8 @@ export interface WorkflowServiceDeps {
     register(trx: Trx, accountId: string, def: WorkflowDefinition): Promise<void>;
     clear(trx: Trx, workflowId: string): Promise<void>;
   };
+  /** Save-time problems of Execute Workflow nodes whose fixed calls come back to the workflow. */
+  callCycles?(accountId: string, def: WorkflowDefinition): Promise<ValidationProblem[]>;
   /** How long `listen` keeps a workflow's test webhooks (default 120 s, n8n's). */
   testWebhookSeconds?: number;
   /** Called after webhook registrations change (drops cached routes). */
@@ -145,6 +147,7 @@ export class WorkflowService {
   async create(accountId: string, body: WorkflowBodyT, id: string = newId('wf')) {
     const def = definitionFromBody(id, body);
     const problems = problemsOf(this.deps.engine, def, body);
+    if (problems.length === 0) problems.push(...((await this.deps.callCycles?.(accountId, def)) ?? []));
     if (problems.length > 0) throw invalid(problems);
     const at = isoNow(this.deps.clock);
     const row: WorkflowRow = {
@@ -176,6 +179,7 @@ export class WorkflowService {
     const current = await this.mustGet(accountId, id);
     const def = definitionFromBody(id, body);
     const problems = problemsOf(this.deps.engine, def, body);
+    if (problems.length === 0) problems.push(...((await this.deps.callCycles?.(accountId, def)) ?? []));
     if (current.active === 1) problems.push(...(await this.activationProblems(accountId, def)));
     if (problems.length > 0) throw invalid(problems);
     const at = isoNow(this.deps.clock);

@@ -22,6 +22,11 @@ export interface NodeSnapshot {
   items: Item[];
   params: Record<string, unknown>;
   runIndex: number;
+  /**
+   * The node's context values that are not lists or objects (`$node["Loop Over Items"].context
+   * ["noItemsLeft"]`, read by the guest's `$node`).
+   */
+  context?: Record<string, string | number | boolean | null>;
 }
 
 export interface ExpressionData {

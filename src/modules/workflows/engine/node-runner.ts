@@ -12,6 +12,7 @@ import {
   DEFAULT_CODE_TIMEOUT_MS,
   type EngineDeps,
   type Item,
+  type NodeContext,
   type NodeError,
   type NodeRunData,
   type WorkflowNode,
@@ -29,6 +30,8 @@ export interface RunNodeArgs {
   inputs: Item[][];
   deps: EngineDeps;
   evaluator: ExpressionEvaluator;
+  /** The node's context (n8n's node context), changed in place by the node; a fresh one if absent. */
+  context?: NodeContext;
   /** Expression data without `$json` (added per item). */
   data: Omit<ExpressionData, 'json'>;
 }
@@ -81,6 +84,7 @@ export async function runNode(args: RunNodeArgs): Promise<NodeRun> {
 
 async function attemptNode(args: RunNodeArgs): Promise<NodeResult> {
   const { nodeType, node, inputs, deps, evaluator, data } = args;
+  const context = args.context ?? {};
   const items = inputs[0] ?? [];
   const { resolvable, raw } = splitRaw(node.parameters, nodeType.rawParameters ?? []);
   const isStatic = !containsExpression(resolvable);
@@ -105,6 +109,7 @@ async function attemptNode(args: RunNodeArgs): Promise<NodeResult> {
     items,
     params,
     deps,
+    context,
     execution: data.execution,
     workflow: { id: data.workflow.id, name: data.workflow.name },
     credential: (id) => deps.credential(id),

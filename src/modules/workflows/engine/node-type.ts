@@ -5,6 +5,7 @@ import type {
   CodeLog,
   EngineDeps,
   Item,
+  NodeContext,
   ValidationProblem,
   WebhookResponse,
   WorkflowNode,
@@ -26,6 +27,11 @@ export interface NodeExecutionContext<P> {
   /** The node's parameters for item `index` (expressions evaluated, defaults applied, schema checked). */
   params(index: number): Promise<P>;
   deps: EngineDeps;
+  /**
+   * This node's own state across its runs in this execution (n8n's `getContext('node')`): change it in
+   * place; the engine keeps it in RunState when the run succeeds. Plain JSON only.
+   */
+  context: NodeContext;
   execution: { id: string; mode: string; resumeUrl: string };
   workflow: { id: string; name: string };
   /** Decrypted credential data by id (through EngineDeps). */

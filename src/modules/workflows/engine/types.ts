@@ -112,7 +112,17 @@ export interface RunState {
   }>;
   /** How many times the execution paused and went on: each pause has its own resume signature. */
   waitIndex?: number;
+  /**
+   * n8n's per-execution node context by node name (Loop Over Items keeps its remaining and processed
+   * items here), so a loop paused at a Wait goes on where it was, in any process. Plain JSON.
+   */
+  nodeContext?: Record<string, NodeContext>;
+  /** Node runs so far over every stretch of the execution, bounded by EngineDeps.maxNodeRuns. */
+  nodeRuns?: number;
 }
+
+/** What one node keeps for itself across its runs in one execution. */
+export type NodeContext = Record<string, Json>;
 
 /** A response a workflow sets for its webhook (respondToWebhook node). */
 export interface WebhookResponse {
@@ -153,6 +163,15 @@ export interface EngineDeps {
   maxWaitMs?: number;
   /** What Remove Duplicates v2 saw in earlier executions; absent, that operation fails its node. */
   dedupe?: DedupeHistory;
+  /** Runs another workflow of the account for an Execute Workflow node (sub-workflow.ts). */
+  subWorkflow?: (call: {
+    workflowId: string;
+    items: Item[];
+    wait: boolean;
+    parentExecutionId: string;
+  }) => Promise<Item[]>;
+  /** Most node runs one execution may take (all its stretches); default DEFAULT_MAX_NODE_RUNS. */
+  maxNodeRuns?: number;
 }
 
 /** Whose history: a workflow's (scope '') or one of its nodes' (scope = node id). */
@@ -173,6 +192,9 @@ export interface DedupeHistory {
 }
 
 export const DEFAULT_CODE_TIMEOUT_MS = 5_000;
+
+/** A guard against loops that never end (WORKFLOW_MAX_NODE_RUNS). */
+export const DEFAULT_MAX_NODE_RUNS = 10_000;
 
 /** 30 days, the default bound on a `wait` (WORKFLOW_MAX_WAIT_SECONDS). */
 export const DEFAULT_MAX_WAIT_MS = 30 * 86_400_000;

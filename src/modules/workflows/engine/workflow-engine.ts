@@ -10,6 +10,7 @@ import type {
   ExecutionOutcome,
   Item,
   Json,
+  NodeContext,
   RunContext,
   RunState,
   ValidationProblem,
@@ -17,11 +18,8 @@ import type {
   WorkflowDefinition,
   WorkflowNode,
 } from './types.js';
-import { DEFAULT_MAX_WAIT_MS } from './types.js';
+import { DEFAULT_MAX_NODE_RUNS, DEFAULT_MAX_WAIT_MS } from './types.js';
 import { validateWorkflow } from './validate.js';
-
-/** A guard against cycles that never end. */
-const MAX_NODE_RUNS = 10_000;
 
 /** A queued node run; `flushed` holds all inputs of a merge run with what it has. */
 type QueueEntry = PendingEntry & { flushed?: Item[][] };
@@ -36,7 +34,6 @@ interface Run {
   ctx: RunContext;
   lastItems: Item[];
   webhookResponse: WebhookResponse | null;
-  runs: number;
 }
 
 /**
@@ -113,7 +110,6 @@ export class WorkflowEngine {
       ctx,
       lastItems: [],
       webhookResponse: null,
-      runs: 0,
     });
   }
 
@@ -141,7 +137,6 @@ export class WorkflowEngine {
       ctx,
       lastItems: [],
       webhookResponse: null,
-      runs: 0,
     };
     for (const entry of queue) {
       if (entry.waiting) {
@@ -170,8 +165,14 @@ export class WorkflowEngine {
         ? this.collectInputs(run, entry, inputCount(nodeType, node.parameters))
         : [entry.input];
       if (!inputs) continue; // waiting for its other input
-      if (++run.runs > MAX_NODE_RUNS) {
-        return this.fail(run, { message: `More than ${MAX_NODE_RUNS} node runs; is there an endless loop?` });
+      // Counted over the whole execution, so a loop pausing at a Wait on each round is bounded too.
+      state.nodeRuns = (state.nodeRuns ?? 0) + 1;
+      const maxRuns = this.deps.maxNodeRuns ?? DEFAULT_MAX_NODE_RUNS;
+      if (state.nodeRuns > maxRuns) {
+        return this.fail(run, {
+          message: `The execution exceeded the limit of ${maxRuns} node runs (WORKFLOW_MAX_NODE_RUNS); is there an endless loop?`,
+          node: node.name,
+        });
       }
       if (node.disabled) {
         this.enqueueChildren(run, node.name, [inputs[0] ?? []]);
@@ -188,6 +189,9 @@ export class WorkflowEngine {
         continue;
       }
       const language = expressionLanguageOf(run.def);
+      // Changed in place by the node, as n8n's node context is (no copy per run: a loop's context holds
+      // all its items).
+      const context = state.nodeContext?.[node.name] ?? {};
 
       const { runData, result } = await runNode({
         nodeType,
@@ -195,6 +199,7 @@ export class WorkflowEngine {
         inputs,
         deps: this.deps,
         evaluator: this.evaluator,
+        context,
         data: {
           ...this.workflowData(run.def),
           node: language === 'jsonata' ? latestOutputs(state) : {},
@@ -210,6 +215,10 @@ export class WorkflowEngine {
       state.runData[node.name] = list;
       state.lastNodeExecuted = node.name;
       if (!result) return this.fail(run, runData.error ?? { message: 'Node failed', node: node.name });
+      if (Object.keys(context).length > 0) {
+        state.nodeContext ??= {};
+        state.nodeContext[node.name] = context;
+      }
 
       const first = result.kind === 'respond' && run.webhookResponse === null;
       const paused = this.apply(run, node.name, inputs, result);
@@ -361,11 +370,22 @@ function snapshotOf(run: Run, name: string): NodeSnapshot | undefined {
   const last = runs?.[runs.length - 1];
   const node = run.graph.node(name);
   if (!last || !node) return undefined;
+  const context = run.state.nodeContext?.[name];
   return {
     items: last.output.find((items) => items.length > 0) ?? [],
     params: node.parameters,
     runIndex: runs.length - 1,
+    ...(context ? { context: scalarsOf(context) } : {}),
   };
+}
+
+/** A node context's plain values: its lists (a loop's items) stay out of every expression's data. */
+function scalarsOf(context: NodeContext): Record<string, string | number | boolean | null> {
+  const out: Record<string, string | number | boolean | null> = {};
+  for (const [key, value] of Object.entries(context)) {
+    if (value === null || typeof value !== 'object') out[key] = value;
+  }
+  return out;
 }
 
 function padInputs(inputs: Item[][], count: number): Item[][] {

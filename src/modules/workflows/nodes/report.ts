@@ -30,6 +30,8 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.stickyNote': 'Sticky Note (kept, never run)',
   'n8n-nodes-base.scheduleTrigger': 'Schedule Trigger',
   'n8n-nodes-base.errorTrigger': 'Error Trigger',
+  'n8n-nodes-base.executeWorkflow': 'Execute Workflow (sub-workflow)',
+  'n8n-nodes-base.executeWorkflowTrigger': 'Execute Workflow Trigger (When Executed by Another Workflow)',
 };
 
 export function nodeReport(registry: NodeRegistry): string {

@@ -178,7 +178,12 @@
           const node = lookupNode(data, name);
           const list = items(node.items);
           const item = list.length === 0 ? { json: {} } : paired(list, state.itemIndex, name);
-          return { json: item.json, parameter: node.params ?? {}, runIndex: node.runIndex ?? 0 };
+          return {
+            json: item.json,
+            parameter: node.params ?? {},
+            runIndex: node.runIndex ?? 0,
+            context: node.context ?? {},
+          };
         },
         has: (_t, name) => Object.hasOwn(data.nodes ?? {}, name),
       },

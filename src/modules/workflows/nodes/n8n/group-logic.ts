@@ -3,6 +3,7 @@ import { n8nFilterNodes } from './filter.js';
 import { n8nIfNodes } from './if.js';
 import { n8nSetV1Node } from './set-v1.js';
 import { n8nSetV3Nodes } from './set-v3.js';
+import { splitInBatchesV3Node } from './split-in-batches.js';
 import { n8nSwitchNodes } from './switch.js';
 
 /** n8n's node types of this group, in n8n's type names and parameter shapes per typeVersion. */
@@ -12,4 +13,5 @@ export const n8nLogicNodes: NodeType[] = [
   ...n8nIfNodes,
   ...n8nFilterNodes,
   ...n8nSwitchNodes,
+  splitInBatchesV3Node,
 ];

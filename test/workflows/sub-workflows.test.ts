@@ -1,0 +1,216 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestPlatform } from '../helpers/platform.js';
+import { testDialects } from '../helpers/services.js';
+import { activate, createWorkflow, otherAccountKey, settled, workflowPlatform } from './support.js';
+
+const node = (name: string, type: string, parameters: Record<string, unknown>, typeVersion = 1) => ({
+  id: `${name}-id`,
+  name,
+  type: `n8n-nodes-base.${type}`,
+  typeVersion,
+  position: [0, 0],
+  parameters,
+});
+const chain = (...names: string[]) =>
+  Object.fromEntries(
+    names.slice(0, -1).map((name, i) => [name, { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] }]),
+  );
+
+/** Execute Workflow Trigger → Code (doubles `n`, or throws on `fail`). */
+const child = {
+  name: 'doubler',
+  nodes: [
+    node('Called', 'executeWorkflowTrigger', { inputSource: 'passthrough' }, 1.1),
+    node(
+      'Double',
+      'code',
+      {
+        jsCode:
+          'return $input.all().map((i) => { if (i.json.fail) throw new Error("child says no"); return { json: { n: i.json.n, doubled: i.json.n * 2 } }; });',
+      },
+      2,
+    ),
+  ],
+  connections: chain('Called', 'Double'),
+};
+
+/** Webhook → Split Out `body.items` → Execute Workflow → (answered: all items of the last node). */
+function parent(path: string, call: Record<string, unknown>) {
+  return {
+    name: `caller ${path}`,
+    nodes: [
+      node(
+        'Webhook',
+        'webhook',
+        { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+        2,
+      ),
+      node('Split Out', 'splitOut', { fieldToSplitOut: 'body.items', options: {} }),
+      node('Call', 'executeWorkflow', { options: {}, ...call }, 1.2),
+    ],
+    connections: chain('Webhook', 'Split Out', 'Call'),
+  };
+}
+
+describe.each(await testDialects())('sub-workflows (Execute Workflow) on %s', (dialect) => {
+  let p: TestPlatform;
+  let childId: string;
+  beforeAll(async () => {
+    p = await workflowPlatform(dialect, { WORKFLOW_MAX_CALL_DEPTH: '3' });
+    childId = await createWorkflow(p, child); // inactive: sub-workflows run either way
+  });
+  afterAll(() => p.close());
+
+  const ref = (id: string) => ({ __rl: true, value: id, mode: 'id', cachedResultName: 'doubler' });
+  const hook = async (path: string, call: Record<string, unknown>) => {
+    await activate(p, await createWorkflow(p, parent(path, call)));
+    return (items: unknown[]) =>
+      p.request({ method: 'POST', url: `/webhook/${path}`, key: null, payload: { items } });
+  };
+  const childRuns = async () =>
+    (
+      (
+        await p.request({ method: 'GET', url: `/api/v1/executions?workflowId=${childId}&limit=250` })
+      ).json() as {
+        data: Array<{ id: string; mode: string; status: string }>;
+      }
+    ).data;
+
+  it('runs the callee once with all items and outputs its last node', async () => {
+    const before = (await childRuns()).length;
+    const call = await hook('sub-once', { workflowId: ref(childId), mode: 'once' });
+    const res = await call([{ n: 1 }, { n: 2 }]);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual([
+      { n: 1, doubled: 2 },
+      { n: 2, doubled: 4 },
+    ]);
+    const runs = await childRuns();
+    expect(runs.length - before).toBe(1);
+    expect(runs[0]).toMatchObject({ mode: 'integrated', status: 'success' });
+  });
+
+  it('runs it once per item with mode each (v1 plain id too)', async () => {
+    const before = (await childRuns()).length;
+    const call = await hook('sub-each', { workflowId: childId, mode: 'each' });
+    expect((await call([{ n: 3 }, { n: 4 }])).json()).toEqual([
+      { n: 3, doubled: 6 },
+      { n: 4, doubled: 8 },
+    ]);
+    expect((await childRuns()).length - before).toBe(2);
+  });
+
+  it('maps the callee inputs per item (workflowInputs, defineBelow)', async () => {
+    const call = await hook('sub-mapped', {
+      workflowId: ref(childId),
+      workflowInputs: {
+        mappingMode: 'defineBelow',
+        value: { n: '={{ $json.x + 10 }}' },
+        matchingColumns: [],
+        schema: [],
+      },
+    });
+    expect((await call([{ x: 1 }])).json()).toEqual([{ n: 11, doubled: 22 }]);
+  });
+
+  it('passes its own items on without waiting, while the callee runs queued', async () => {
+    const before = (await childRuns()).length;
+    const call = await hook('sub-nowait', {
+      workflowId: ref(childId),
+      options: { waitForSubWorkflow: false },
+    });
+    expect((await call([{ n: 5 }])).json()).toEqual([{ n: 5 }]);
+    let runs = await childRuns();
+    for (let i = 0; i < 50 && runs.length === before; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      runs = await childRuns();
+    }
+    expect(runs.length - before).toBe(1);
+    expect((await settled(p, runs[0]?.id ?? '')).status).toBe('success');
+  });
+
+  it("fails the calling node with the callee's error", async () => {
+    const call = await hook('sub-fails', { workflowId: ref(childId) });
+    const res = await call([{ n: 1, fail: true }]);
+    expect(res.statusCode).toBe(422);
+    expect(res.json().message).toContain('The sub-workflow failed: child says no');
+  });
+
+  it('fails clearly for a workflow of another account or one without the trigger', async () => {
+    const foreign = await createWorkflow(p, child, await otherAccountKey(p));
+    const other = await hook('sub-foreign', { workflowId: ref(foreign) });
+    expect((await other([{ n: 1 }])).json().message).toContain(`Workflow '${foreign}' was not found`);
+    const plain = await createWorkflow(p, {
+      name: 'no trigger',
+      nodes: [node('Only', 'noOp', {})],
+      connections: {},
+    });
+    const call = await hook('sub-notrigger', { workflowId: ref(plain) });
+    expect((await call([{ n: 1 }])).json().message).toContain('has no Execute Workflow Trigger node');
+  });
+
+  it('refuses fixed calls that come back at save, and stops dynamic recursion at the depth limit', async () => {
+    const a = await createWorkflow(p, {
+      name: 'a',
+      nodes: [node('Start', 'executeWorkflowTrigger', {})],
+      connections: {},
+    });
+    const b = await createWorkflow(p, {
+      name: 'b',
+      nodes: [
+        node('Start', 'executeWorkflowTrigger', {}),
+        node('Call A', 'executeWorkflow', { workflowId: ref(a) }, 1.2),
+      ],
+      connections: chain('Start', 'Call A'),
+    });
+    const back = await p.request({
+      method: 'PUT',
+      url: `/api/v1/workflows/${a}`,
+      payload: {
+        name: 'a',
+        nodes: [
+          node('Start', 'executeWorkflowTrigger', {}),
+          node('Call B', 'executeWorkflow', { workflowId: ref(b) }, 1.2),
+        ],
+        connections: chain('Start', 'Call B'),
+      },
+    });
+    expect(back.statusCode).toBe(400);
+    expect(JSON.stringify(back.json())).toContain(`calls workflow '${b}', which calls this workflow again`);
+
+    // Recursion through an expression: stopped at WORKFLOW_MAX_CALL_DEPTH (3) as a failed node.
+    const recursive = await createWorkflow(p, {
+      name: 'recursive',
+      nodes: [
+        node('Start', 'executeWorkflowTrigger', {}),
+        node(
+          'Again',
+          'executeWorkflow',
+          { workflowId: { __rl: true, value: '={{ $workflow.id }}', mode: 'id' } },
+          1.2,
+        ),
+      ],
+      connections: chain('Start', 'Again'),
+    });
+    const call = await hook('sub-recursive', { workflowId: ref(recursive) });
+    const res = await call([{ n: 1 }]);
+    expect(res.statusCode).toBe(422);
+    expect(res.json().message).toContain('nest deeper than 3 calls');
+  });
+
+  it('refuses sources other than the database, and a missing id, at save', async () => {
+    for (const [call, message] of [
+      [{ source: 'url', workflowUrl: 'https://example.com/wf.json' }, 'parameters.workflowUrl'],
+      [{ source: 'parameter' }, "'parameter' is not supported here"],
+      [{}, 'parameters.workflowId'],
+    ] as const) {
+      const res = await p.request({
+        method: 'POST',
+        url: '/api/v1/workflows',
+        payload: parent('sub-bad', call),
+      });
+      expect(res.statusCode, JSON.stringify(call)).toBe(400);
+      expect(JSON.stringify(res.json()), JSON.stringify(call)).toContain(message);
+    }
+  });
+});
