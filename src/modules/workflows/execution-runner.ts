@@ -220,6 +220,7 @@ export class ExecutionRunner {
         resumeUrlBase: this.deps.resumeUrlBase,
         resumeSignature: (waitIndex) => this.deps.signer.sign(row.id, waitIndex),
         ...(row.mode === 'manual' && trigger.pinData ? { pinData: trigger.pinData } : {}),
+        ...deadlineOf(def),
         ...(hook?.responseMode === 'responseNode'
           ? { onRespond: (r: WebhookResponse) => this.answerEarly(row, hook.nodeName, trigger, r) }
           : {}),
@@ -348,4 +349,11 @@ export class ExecutionRunner {
       this.deps.log.error({ err: error, ...at }, 'error workflow could not be started');
     }
   }
+}
+
+/** The workflow's `settings.executionTimeout` (seconds; -1 or absent: none) from now on. */
+function deadlineOf(def: WorkflowDefinition): Pick<RunContext, 'deadline'> {
+  const seconds = def.settings?.executionTimeout;
+  if (typeof seconds !== 'number' || seconds <= 0) return {};
+  return { deadline: { at: Date.now() + seconds * 1000, seconds } };
 }

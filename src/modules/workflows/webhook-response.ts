@@ -24,6 +24,13 @@ export function finishedResponse(
 ): StoredResponse {
   if (outcome.webhookResponse) return { kind: 'reply', ...outcome.webhookResponse };
   if (outcome.status === 'error') return errorResponse(def, outcome, executionId);
+  if (outcome.status === 'canceled')
+    return {
+      kind: 'error',
+      code: 'UNPROCESSABLE',
+      message: `The execution was stopped before it answered: ${outcome.state.error?.message ?? 'canceled'}`,
+      details: { executionId },
+    };
   if (outcome.status === 'waiting') {
     return {
       kind: 'reply',

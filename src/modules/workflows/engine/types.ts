@@ -131,7 +131,7 @@ export interface WebhookResponse {
   body: unknown;
 }
 
-export type ExecutionStatus = 'success' | 'error' | 'waiting';
+export type ExecutionStatus = 'success' | 'error' | 'waiting' | 'canceled';
 
 export interface ExecutionOutcome {
   status: ExecutionStatus;
@@ -217,6 +217,11 @@ export interface RunContext {
   mode: 'webhook' | 'manual' | 'retry' | 'trigger' | 'flow' | 'agent' | 'error' | 'integrated' | 'test';
   /** Public URL base for `$execution.resumeUrl`. */
   resumeUrlBase: string;
+  /**
+   * Wall-clock time (ms since the epoch) after which no further node starts: the run ends `canceled`
+   * (the workflow's `settings.executionTimeout`). A node already running finishes within its own bounds.
+   */
+  deadline?: { at: number; seconds: number };
   /**
    * Manual runs: a node named here is not run, its output is these items (n8n's pinned data). Other
    * modes never carry it, as n8n's production runs ignore pinned data.

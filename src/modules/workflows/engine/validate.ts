@@ -107,6 +107,15 @@ function settingsProblems(settings: Record<string, unknown> | undefined): Valida
       });
     }
   }
+  const timeout = settings?.executionTimeout;
+  if (
+    timeout !== undefined &&
+    (!Number.isInteger(timeout) || (timeout as number) < -1 || (timeout as number) > 604_800)
+  )
+    problems.push({
+      path: 'settings.executionTimeout',
+      message: 'must be whole seconds from 1 to 604800 (7 days), or -1 for none',
+    });
   // The id of the workflow started when an execution fails (n8n's `errorWorkflow`; `DEFAULT`: none).
   const errorWorkflow = settings?.errorWorkflow;
   if (errorWorkflow !== undefined && (typeof errorWorkflow !== 'string' || errorWorkflow.length > 100)) {

@@ -165,6 +165,15 @@ export class WorkflowEngine {
         ? this.collectInputs(run, entry, inputCount(nodeType, node.parameters))
         : [entry.input];
       if (!inputs) continue; // waiting for its other input
+      const deadline = run.ctx.deadline;
+      if (deadline && Date.now() > deadline.at) {
+        run.queue.unshift(entry);
+        return this.fail(
+          run,
+          { message: `The execution ran past its executionTimeout (${deadline.seconds} s) and was stopped` },
+          'canceled',
+        );
+      }
       // Counted over the whole execution, so a loop pausing at a Wait on each round is bounded too.
       state.nodeRuns = (state.nodeRuns ?? 0) + 1;
       const maxRuns = this.deps.maxNodeRuns ?? DEFAULT_MAX_NODE_RUNS;
@@ -346,11 +355,15 @@ export class WorkflowEngine {
     return out;
   }
 
-  private fail(run: Run, error: { message: string; node?: string }): ExecutionOutcome {
+  private fail(
+    run: Run,
+    error: { message: string; node?: string },
+    status: 'error' | 'canceled' = 'error',
+  ): ExecutionOutcome {
     run.state.error = error;
     run.state.pending = [];
     return {
-      status: 'error',
+      status,
       state: run.state,
       waitTill: null,
       lastItems: run.lastItems,
