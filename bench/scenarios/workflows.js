@@ -81,6 +81,43 @@ async function activeEchoFlow(baseUrl, key, path, responseMode, nodes = platform
   };
 }
 
+/** Issue 18: the n8n Set scenario with its Set moved into a sub-workflow the webhook calls and waits for. */
+async function subWorkflowCall(baseUrl, key, path) {
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const callee = {
+    name: `bench callee ${path}`,
+    nodes: [
+      {
+        name: 'Called',
+        type: 'n8n-nodes-base.executeWorkflowTrigger',
+        typeVersion: 1.1,
+        position: [0, 0],
+        parameters: { inputSource: 'passthrough' },
+      },
+      { ...n8nSetNodes(path)[1], position: [200, 0] },
+    ],
+    connections: { Called: { main: [[{ node: 'Set', type: 'main', index: 0 }]] } },
+  };
+  const created = await fetch(`${baseUrl}/api/v1/workflows`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(callee),
+  });
+  if (created.status !== 201) throw new Error(`create callee: ${created.status} ${await created.text()}`);
+  const { id } = await created.json();
+  const caller = [
+    n8nWebhook(path),
+    {
+      name: 'Set',
+      type: 'n8n-nodes-base.executeWorkflow',
+      typeVersion: 1.2,
+      position: [200, 0],
+      parameters: { workflowId: { __rl: true, value: id, mode: 'id' }, options: {} },
+    },
+  ];
+  return activeEchoFlow(baseUrl, key, path, 'lastNode', caller);
+}
+
 export default [
   {
     name: 'webhook → set, lastNode (execution saved, SQLite)',
@@ -94,6 +131,10 @@ export default [
     name: 'n8n webhook → Set v3.4, JS expressions (saved, SQLite)',
     setup: ({ baseUrl, key }) =>
       activeEchoFlow(baseUrl, key, 'bench-n8n-set', 'lastNode', n8nSetNodes('bench-n8n-set')),
+  },
+  {
+    name: 'n8n webhook → Execute Workflow → Set (2 saved, SQLite)',
+    setup: ({ baseUrl, key }) => subWorkflowCall(baseUrl, key, 'bench-n8n-sub'),
   },
   {
     name: 'n8n webhook → Code node (saved, SQLite)',
