@@ -208,6 +208,35 @@ describe.skipIf(!hasPostgres)('two API processes and two workers on one PostgreS
     expect(rows.length).toBeLessThanOrEqual(8);
   }, 30_000);
 
+  it('an execution stopped through one API process stops on the worker running it (Redis)', async () => {
+    const slow = await downstream(1_000);
+    const after = await downstream(0);
+    downstreams.push(slow, after);
+    const [a, b] = cluster.apis;
+    const flow = markedFlow('stoppable', 'stoppable', 'onReceived', slow.url);
+    flow.nodes.push({
+      position: [600, 0],
+      name: 'After',
+      type: 'httpRequest',
+      parameters: { method: 'GET', url: `${after.url}/after`, query: { n: '={{ $json.n }}' } } as never,
+    });
+    (flow.connections as Record<string, unknown>).Set = {
+      main: [[{ node: 'After', type: 'main', index: 0 }]],
+    };
+    await createAndActivate(a.api, flow);
+    await webhookLive(cluster, 'stoppable');
+    const started = await hook(a.url, 'stoppable', 7);
+    const executionId = String(started?.body.executionId);
+    await eventually(async () => (slow.count('7') === 1 ? true : undefined), 10_000, 'the slow call');
+    // Stopped through the other API process: only Redis can tell the worker.
+    const stop = await b.api('POST', `/api/v1/executions/${executionId}/stop`);
+    expect(stop.status, JSON.stringify(stop.json)).toBe(200);
+    await sleep(2_000); // the slow call ends; the next nodes would run now
+    expect(after.count('7'), 'no node started after the stop').toBe(0);
+    const [row] = await cluster.query('select status from executions where id = $1', [executionId]);
+    expect(row?.status).toBe('canceled');
+  }, 30_000);
+
   it('a worker killed (SIGKILL) mid-burst: every execution ends once, its running ones as crashed', async () => {
     const slow = await downstream(800);
     downstreams.push(slow);

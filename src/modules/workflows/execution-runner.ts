@@ -114,9 +114,16 @@ function triggerOf(row: ExecutionRow): TriggerData {
 export class ExecutionRunner {
   /** Executions run by `runInline`: their caller reads them before any deletion. */
   private readonly inline = new Set<string>();
+  /** Executions running in this process, and those of them stopped through the API meanwhile. */
+  private readonly running = new Set<string>();
+  private readonly stopping = new Set<string>();
   private readonly definitions = new Map<string, WorkflowDefinition>();
 
-  constructor(private readonly deps: RunnerDeps) {}
+  constructor(private readonly deps: RunnerDeps) {
+    deps.waiters.listenStops((id) => {
+      if (this.running.has(id)) this.stopping.add(id);
+    });
+  }
 
   /** Stores a new execution (status `new`) and queues it; after this resolves it will run. */
   async enqueue(input: NewExecution): Promise<string> {
@@ -188,8 +195,12 @@ export class ExecutionRunner {
     return resumeUrlOf(this.deps.resumeUrlBase, executionId, this.deps.signer.sign(executionId, waitIndex));
   }
 
-  /** An execution was stopped: whoever waits for its answer is told now. */
+  /**
+   * An execution was stopped: the process running it starts no further node of it (over Redis when
+   * that is another process), and whoever waits for its answer is told now.
+   */
   async stopped(executionId: string): Promise<void> {
+    await this.deps.waiters.stop(executionId);
     await this.deps.waiters.notify(executionId, null);
   }
 
@@ -221,11 +232,13 @@ export class ExecutionRunner {
         resumeSignature: (waitIndex) => this.deps.signer.sign(row.id, waitIndex),
         ...(row.mode === 'manual' && trigger.pinData ? { pinData: trigger.pinData } : {}),
         ...deadlineOf(def),
+        stopRequested: () => this.stopping.has(row.id),
         ...(hook?.responseMode === 'responseNode'
           ? { onRespond: (r: WebhookResponse) => this.answerEarly(row, hook.nodeName, trigger, r) }
           : {}),
       };
       const engine = this.deps.engineFor(row.account_id);
+      this.running.add(row.id);
       outcome = await (job.kind === 'start'
         ? engine.run(def, { nodeName: trigger.nodeName, items: trigger.items }, ctx)
         : engine.resume(def, JSON.parse(row.run_data ?? 'null') as RunState, job.resumeItems ?? null, ctx));
@@ -233,6 +246,8 @@ export class ExecutionRunner {
       this.deps.log.error({ err: error, executionId: row.id }, 'execution failed to run');
       outcome = failedOutcome(error instanceof Error ? error.message : String(error));
     }
+    this.running.delete(row.id);
+    this.stopping.delete(row.id);
     await this.finish(row, def, trigger, outcome);
   }
 

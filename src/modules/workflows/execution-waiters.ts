@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 export class ExecutionWaiters {
   private readonly waiting = new Map<string, Set<(response: string | null) => void>>();
   private subscriber: Redis | null = null;
+  private onStop: ((executionId: string) => void) | null = null;
 
   constructor(
     private readonly redis: Redis | null,
@@ -16,11 +17,30 @@ export class ExecutionWaiters {
   async start(): Promise<void> {
     if (!this.redis || this.subscriber) return;
     this.subscriber = this.redis.duplicate();
-    this.subscriber.on('message', (_channel, message: string) => {
+    this.subscriber.on('message', (channel, message: string) => {
+      if (channel === this.stopChannel) {
+        this.onStop?.(message);
+        return;
+      }
       const cut = message.indexOf('\n');
       this.settle(message.slice(0, cut), message.slice(cut + 1) || null);
     });
-    await this.subscriber.subscribe(this.channel);
+    await this.subscriber.subscribe(this.channel, this.stopChannel);
+  }
+
+  private get stopChannel(): string {
+    return `${this.channel}:stop`;
+  }
+
+  /** Who hears that an execution was stopped through the API (the runner of this process). */
+  listenStops(handler: (executionId: string) => void): void {
+    this.onStop = handler;
+  }
+
+  /** Tells every process (this one at once, the others over Redis) that an execution was stopped. */
+  async stop(executionId: string): Promise<void> {
+    this.onStop?.(executionId);
+    if (this.redis) await this.redis.publish(this.stopChannel, executionId);
   }
 
   /** Resolves with the stored response JSON, or null when `timeoutMs` passes first. */

@@ -222,6 +222,8 @@ export interface RunContext {
    * (the workflow's `settings.executionTimeout`). A node already running finishes within its own bounds.
    */
   deadline?: { at: number; seconds: number };
+  /** True once the execution was stopped through the API: no further node starts. */
+  stopRequested?: () => boolean;
   /**
    * Manual runs: a node named here is not run, its output is these items (n8n's pinned data). Other
    * modes never carry it, as n8n's production runs ignore pinned data.

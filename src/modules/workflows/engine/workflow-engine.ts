@@ -165,6 +165,10 @@ export class WorkflowEngine {
         ? this.collectInputs(run, entry, inputCount(nodeType, node.parameters))
         : [entry.input];
       if (!inputs) continue; // waiting for its other input
+      if (run.ctx.stopRequested?.()) {
+        run.queue.unshift(entry);
+        return this.fail(run, { message: 'The execution was stopped' }, 'canceled');
+      }
       const deadline = run.ctx.deadline;
       if (deadline && Date.now() > deadline.at) {
         run.queue.unshift(entry);

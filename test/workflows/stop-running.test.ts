@@ -1,0 +1,71 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestPlatform } from '../helpers/platform.js';
+import { testDialects } from '../helpers/services.js';
+import { activate, createWorkflow, workflowPlatform } from './support.js';
+
+/** A downstream: `/slow` answers after 800 ms; `/after` counts its calls. */
+let server: Server;
+let base = '';
+const calls = { slow: 0, after: 0 };
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    if (req.url?.startsWith('/slow')) {
+      calls.slow++;
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":1}'), 800);
+      return;
+    }
+    calls.after++;
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"after":1}');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const node = (name: string, type: string, typeVersion: number, parameters: Record<string, unknown>) => ({
+  id: name,
+  name,
+  type: `n8n-nodes-base.${type}`,
+  typeVersion,
+  position: [0, 0],
+  parameters,
+});
+
+describe.each(await testDialects())('stopping a running execution on %s', (dialect) => {
+  let p: TestPlatform;
+  beforeAll(async () => {
+    p = await workflowPlatform(dialect);
+  });
+  afterAll(() => p.close());
+
+  it('starts no node after the stop: the call after the slow one never happens', async () => {
+    const path = `stop-${dialect}`;
+    const id = await createWorkflow(p, {
+      name: 'stoppable',
+      nodes: [
+        node('Webhook', 'webhook', 2, { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} }),
+        node('Slow', 'httpRequest', 4.2, { url: `${base}/slow`, options: {} }),
+        node('After', 'httpRequest', 4.2, { url: `${base}/after`, options: {} }),
+      ],
+      connections: {
+        Webhook: { main: [[{ node: 'Slow', type: 'main', index: 0 }]] },
+        Slow: { main: [[{ node: 'After', type: 'main', index: 0 }]] },
+      },
+    });
+    await activate(p, id);
+    const before = { ...calls };
+    const started = await p.request({ method: 'POST', url: `/webhook/${path}`, key: null, payload: {} });
+    const { executionId } = started.json() as { executionId: string };
+    for (let i = 0; i < 100 && calls.slow === before.slow; i++) await new Promise((r) => setTimeout(r, 10));
+    const stop = await p.request({ method: 'POST', url: `/api/v1/executions/${executionId}/stop` });
+    expect(stop.statusCode, stop.body).toBe(200);
+    expect(stop.json()).toMatchObject({ status: 'canceled' });
+    await new Promise((r) => setTimeout(r, 1500)); // the slow call ends; the next node would start now
+    expect(calls.slow - before.slow).toBe(1);
+    expect(calls.after - before.after).toBe(0);
+    const row = (await p.request({ method: 'GET', url: `/api/v1/executions/${executionId}` })).json();
+    expect(row).toMatchObject({ status: 'canceled' });
+  });
+});
