@@ -50,9 +50,35 @@ describe('n8n-nodes-base.sort v1', () => {
     expect(out.state.error?.message).toBe("Couldn't find the field 'zzz' in the input data");
   });
 
-  it("refuses type 'code' at save time: it needs the Code sandbox", () => {
-    expect(engine.validate(def({ type: 'code', code: 'return 0;' }))).toEqual([
-      { path: 'nodes[1].parameters.type', message: expect.stringContaining('Code') },
+  it("sorts with type 'code' by n8n's default comparator body, in the sandbox", async () => {
+    // n8n's default code: it assigns an undeclared `fieldName`, as its editor suggests.
+    const code = [
+      "fieldName = 'n';",
+      'if (a.json[fieldName] < b.json[fieldName]) {',
+      'return -1;',
+      '}',
+      'if (a.json[fieldName] > b.json[fieldName]) {',
+      'return 1;',
+      '}',
+      'return 0;',
+    ].join('\n');
+    const { json } = await run({ type: 'code', code }, items);
+    expect(json.map((j) => j.n)).toEqual(['B', 'a', 'b', 'c']);
+    const numeric = await run(
+      { type: 'code', code: 'return (b.json.a?.v ?? 0) - (a.json.a?.v ?? 0);' },
+      items,
+    );
+    expect(numeric.json.map((j) => j.n)).toEqual(['a', 'b', 'B', 'c']);
+  });
+
+  it('refuses a comparator without a return at save, as n8n does, and fails on one that throws', async () => {
+    expect(engine.validate(def({ type: 'code', code: 'a.json.n < b.json.n' }))).toEqual([
+      {
+        path: 'nodes[1].parameters.code',
+        message: "Sort code doesn't return. Please add a 'return' statement to your code",
+      },
     ]);
+    const { out } = await run({ type: 'code', code: 'throw new Error("no order"); return 0;' }, items);
+    expect(out.state.error?.message).toContain('no order');
   });
 });

@@ -21,8 +21,8 @@ export const SortParameters = Type.Object(
       { sortField: Type.Optional(Type.Array(SortField)) },
       { additionalProperties: false, default: {} },
     ),
-    /** Type `code`: a JavaScript comparator; refused until the Code sandbox exists. */
-    code: Type.Optional(Type.String()),
+    /** Type `code`: the body of a JavaScript comparator of items `a` and `b`, run in the Code sandbox. */
+    code: Type.Optional(Type.String({ maxLength: 100_000 })),
     options: Type.Object(
       { disableDotNotation: Type.Optional(Type.Boolean()) },
       { additionalProperties: false, default: {} },
@@ -31,18 +31,18 @@ export const SortParameters = Type.Object(
   { additionalProperties: false },
 );
 
-/** n8n's Sort: by fields (strings case-insensitively), or shuffled. */
+/** n8n's Sort: by fields (strings case-insensitively), shuffled, or by a JavaScript comparator. */
 export const sortNode = defineNode({
   type: 'n8n-nodes-base.sort',
   versions: [1],
   schema: SortParameters,
   check(p) {
-    return p.type === 'code'
+    // n8n's own check: a comparator that never returns sorts nothing.
+    return p.type === 'code' && !/\breturn\b/.test(p.code ?? '')
       ? [
           {
-            path: 'parameters.type',
-            message:
-              "type 'code' runs a JavaScript comparator, which needs the Code node's sandbox (not available yet)",
+            path: 'parameters.code',
+            message: "Sort code doesn't return. Please add a 'return' statement to your code",
           },
         ]
       : [];
@@ -57,7 +57,15 @@ export const sortNode = defineNode({
       }
       return output(items);
     }
-    if (p.type === 'code') throw new NodeOperationError("Sort type 'code' needs the Code node's sandbox");
+    if (p.type === 'code') {
+      // n8n runs `items.sort((a, b) => { code })` in its sloppy-mode VM; here the same in the Code node's
+      // strict sandbox, with `fieldName` declared: n8n's default code assigns it undeclared.
+      const run = await ctx.runCode(
+        `let fieldName;\nconst __sorted = $input.all();\n__sorted.sort((a, b) => {\n${p.code ?? ''}\n});\nreturn __sorted;`,
+        'runOnceForAllItems',
+      );
+      return { kind: 'output', output: [run.items], logs: run.logs };
+    }
     const dot = p.options.disableDotNotation !== true;
     const fields = p.sortFieldsUi.sortField ?? [];
     if (fields.length === 0)
