@@ -49,11 +49,11 @@ const RUNNABLE = [
   'remove-duplicates/workflow.removeDuplicates.json',
   'split-out/workflow.destinationFieldDotNotation.json',
   'aggregate/workflow.aggregate.json',
+  'sort/workflow.sort.json',
 ];
 
 /** Fixtures that need what the platform does not have yet; each must still fail today. */
 const AWAITING = [
-  { file: 'sort/workflow.sort.json', reason: "a Code node, and Sort type 'code' needs the Code sandbox" },
   { file: 'merge/workflow.append.json', reason: 'Code nodes, and Merge v2 (only v3.x is here)' },
 ];
 
