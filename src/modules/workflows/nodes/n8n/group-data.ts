@@ -2,6 +2,7 @@ import type { NodeType } from '../../engine/node-type.js';
 import { aggregateNode } from './aggregate.js';
 import { limitNode } from './limit.js';
 import { mergeV3Node } from './merge.js';
+import { mergeV2Node } from './merge-v2.js';
 import { n8nNoOpNode } from './no-op.js';
 import { removeDuplicatesNode } from './remove-duplicates.js';
 import { removeDuplicatesV2Node } from './remove-duplicates-v2.js';
@@ -13,6 +14,7 @@ import { n8nStopAndErrorNode } from './stop-and-error.js';
 /** n8n's node types of this group, in n8n's type names and parameter shapes per typeVersion. */
 export const n8nDataNodes: NodeType[] = [
   mergeV3Node,
+  mergeV2Node,
   splitOutNode,
   aggregateNode,
   sortNode,

@@ -170,7 +170,36 @@ describe('n8n-nodes-base.merge v3', () => {
   });
 
   it('reports an unknown version with the supported ones', () => {
-    const def = mergeOf({}, { a: [], b: [] }, 2.1);
-    expect(engine.validate(def)[0]?.message).toMatch(/has no version 2.1 here \(supported: 3, 3.1, 3.2\)/);
+    const def = mergeOf({}, { a: [], b: [] }, 1);
+    expect(engine.validate(def)[0]?.message).toMatch(
+      /has no version 1 here \(supported: 2, 2.1, 3, 3.1, 3.2\)/,
+    );
+  });
+
+  it('runs v2 parameters as v3 does: combine by fields, multiplex, choose branch', async () => {
+    const inputs = {
+      a: [
+        { id: 1, x: 'a' },
+        { id: 2, x: 'b' },
+      ],
+      b: [{ id: 2, y: 'B' }],
+    };
+    const byFields = await run(
+      {
+        mode: 'combine',
+        combinationMode: 'mergeByFields',
+        mergeByFields: { values: [{ field1: 'id', field2: 'id' }] },
+      },
+      inputs,
+      2.1,
+    );
+    expect(byFields.json).toEqual([{ id: 2, x: 'b', y: 'B' }]);
+    expect((await run({ mode: 'combine', combinationMode: 'multiplex' }, inputs, 2)).json).toHaveLength(2);
+    expect((await run({ mode: 'chooseBranch', output: 'input2' }, inputs, 2.1)).json).toEqual([
+      { id: 2, y: 'B' },
+    ]);
+    expect(
+      engine.validate(mergeOf({ mode: 'combine', combinationMode: 'combineByFields' }, inputs, 2)),
+    ).not.toEqual([]);
   });
 });

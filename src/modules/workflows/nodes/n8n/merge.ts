@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { assertNever } from '../../../../core/errors.js';
 import { defineNode, NodeOperationError, output } from '../../engine/node-type.js';
 import type { Item } from '../../engine/types.js';
@@ -111,54 +111,55 @@ export const mergeV3Node = defineNode({
       : [];
   },
   async execute(ctx) {
-    const p = await ctx.params(0);
-    const inputs = ctx.inputs;
-    const clash: Clash = p.options.clashHandling?.values ?? {};
-    switch (p.mode) {
-      case 'append':
-        return output(inputs.flat());
-      case 'chooseBranch': {
-        if (p.output === 'empty') return output([{ json: {} }]);
-        const chosen = inputs[p.useDataOfInput - 1];
-        if (!chosen)
-          throw new NodeOperationError(`Input ${p.useDataOfInput} doesn't exist`, {
-            description: `The node has only ${inputs.length} inputs, so selecting input ${p.useDataOfInput} is not possible.`,
-          });
-        return output(chosen);
-      }
-      case 'combineBySql':
-        throw new NodeOperationError("Merge mode 'combineBySql' (SQL Query) is not supported here");
-      case 'combine':
-        break;
-      default:
-        return assertNever(p.mode);
-    }
-    const [input1 = [], input2 = []] = inputs;
-    switch (p.combineBy) {
-      case 'combineByFields': {
-        const pairs = p.advanced
-          ? p.mergeByFields.values
-          : p.fieldsToMatchString.split(',').map((f) => ({ field1: f.trim(), field2: f.trim() }));
-        return output(
-          combineByFields(input1, input2, pairs, {
-            joinMode: p.joinMode as JoinMode,
-            outputDataFrom: p.outputDataFrom,
-            fuzzyCompare: p.options.fuzzyCompare === true,
-            dotNotation: p.options.disableDotNotation !== true,
-            multipleMatches: p.options.multipleMatches ?? 'all',
-            clash,
-          }),
-        );
-      }
-      case 'combineByPosition':
-        return output(combineByPosition(inputs, clash, p.options.includeUnpaired === true));
-      case 'combineAll':
-        return output(combineAll(input1, input2, clash));
-      default:
-        return assertNever(p.combineBy);
-    }
+    return output(mergeInputs(ctx.inputs, await ctx.params(0)));
   },
 });
+
+/** Merge v3's modes over the inputs (v2 maps its parameters onto these: merge-v2.ts). */
+export function mergeInputs(inputs: Item[][], p: Static<typeof MergeV3Parameters>): Item[] {
+  const clash: Clash = p.options.clashHandling?.values ?? {};
+  switch (p.mode) {
+    case 'append':
+      return inputs.flat();
+    case 'chooseBranch': {
+      if (p.output === 'empty') return [{ json: {} }];
+      const chosen = inputs[p.useDataOfInput - 1];
+      if (!chosen)
+        throw new NodeOperationError(`Input ${p.useDataOfInput} doesn't exist`, {
+          description: `The node has only ${inputs.length} inputs, so selecting input ${p.useDataOfInput} is not possible.`,
+        });
+      return chosen;
+    }
+    case 'combineBySql':
+      throw new NodeOperationError("Merge mode 'combineBySql' (SQL Query) is not supported here");
+    case 'combine':
+      break;
+    default:
+      return assertNever(p.mode);
+  }
+  const [input1 = [], input2 = []] = inputs;
+  switch (p.combineBy) {
+    case 'combineByFields': {
+      const pairs = p.advanced
+        ? p.mergeByFields.values
+        : p.fieldsToMatchString.split(',').map((f) => ({ field1: f.trim(), field2: f.trim() }));
+      return combineByFields(input1, input2, pairs, {
+        joinMode: p.joinMode as JoinMode,
+        outputDataFrom: p.outputDataFrom,
+        fuzzyCompare: p.options.fuzzyCompare === true,
+        dotNotation: p.options.disableDotNotation !== true,
+        multipleMatches: p.options.multipleMatches ?? 'all',
+        clash,
+      });
+    }
+    case 'combineByPosition':
+      return combineByPosition(inputs, clash, p.options.includeUnpaired === true);
+    case 'combineAll':
+      return combineAll(input1, input2, clash);
+    default:
+      return assertNever(p.combineBy);
+  }
+}
 
 /** Item i of every input merged into one; the preferred input (default: the last) wins clashes. */
 function combineByPosition(inputs: Item[][], clash: Clash, includeUnpaired: boolean): Item[] {
