@@ -83,6 +83,8 @@ const ConfigSchema = Type.Object({
   WEBHOOK_DEDUPE_HOURS: Type.Integer({ default: 24, minimum: 1 }),
   /** How long a webhook in lastNode/responseNode mode waits for its execution before 504. */
   WEBHOOK_RESPONSE_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 100 }),
+  /** Schedule Trigger rules one account's active workflows may hold. */
+  WORKFLOW_MAX_SCHEDULES: Type.Integer({ default: 100, minimum: 1, maximum: 100_000 }),
   /** Most node runs one execution may take (a loop that never ends fails there). */
   WORKFLOW_MAX_NODE_RUNS: Type.Integer({ default: 10_000, minimum: 10, maximum: 10_000_000 }),
   /** How deep Execute Workflow calls may nest. */

@@ -207,3 +207,26 @@ describe.each(await testDialects())('Schedule Trigger on %s', (dialect) => {
     }
   });
 });
+
+describe.each(await testDialects())('schedule rules per account on %s', (dialect) => {
+  let p: TestPlatform;
+  beforeAll(async () => {
+    p = await workflowPlatform(dialect, { WORKFLOW_MAX_SCHEDULES: '2' });
+  });
+  afterAll(() => p.close());
+
+  it('refuses an activation past WORKFLOW_MAX_SCHEDULES rules, counting the account’s active workflows', async () => {
+    const two = await createWorkflow(p, scheduled([{ field: 'hours' }, { field: 'days' }]));
+    await activate(p, two);
+    // Re-activating or replacing the same workflow does not count its own rules twice.
+    await activate(p, two);
+    const one = await createWorkflow(p, scheduled([{ field: 'minutes', minutesInterval: 5 }]));
+    const refused = await p.request({ method: 'POST', url: `/api/v1/workflows/${one}/activate` });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().message).toContain('at most 2 (WORKFLOW_MAX_SCHEDULES)');
+    const listed = (await p.request({ method: 'GET', url: `/api/v1/workflows/${one}` })).json();
+    expect(listed.active).toBe(false);
+    await p.request({ method: 'POST', url: `/api/v1/workflows/${two}/deactivate` });
+    await activate(p, one);
+  });
+});

@@ -236,6 +236,7 @@ export const workflowsModule: PlatformModule = {
     const calls = subWorkflows;
     const scheduler = new Scheduler({
       store: new ScheduleStore(ctx.db),
+      maxRulesPerAccount: config.WORKFLOW_MAX_SCHEDULES,
       workflows: workflowStore,
       runner,
       clock,

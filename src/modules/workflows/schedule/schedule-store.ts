@@ -14,6 +14,17 @@ export class ScheduleStore {
     if (rows.length > 0) await trx.insertInto('workflow_schedules').values(rows).execute();
   }
 
+  /** Rules an account's active workflows hold, besides those of `exceptWorkflowId`. */
+  async countOf(trx: Transaction<Database>, accountId: string, exceptWorkflowId: string): Promise<number> {
+    const row = await trx
+      .selectFrom('workflow_schedules')
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .where('account_id', '=', accountId)
+      .where('workflow_id', '!=', exceptWorkflowId)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
   async clear(trx: Transaction<Database>, workflowId: string): Promise<void> {
     await trx.deleteFrom('workflow_schedules').where('workflow_id', '=', workflowId).execute();
   }

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Transaction } from 'kysely';
 import type { Clock } from '../../../core/clock.js';
 import type { Database } from '../../../core/db/types.js';
+import { AppError } from '../../../core/errors.js';
 import type { WorkflowDefinition } from '../engine/index.js';
 import { withDefaults } from '../engine/parameters.js';
 import type { ExecutionRunner } from '../execution-runner.js';
@@ -19,6 +20,8 @@ const BATCH = 100;
 
 export interface SchedulerDeps {
   store: ScheduleStore;
+  /** Schedule rules one account's active workflows may hold (each fire is an execution). */
+  maxRulesPerAccount: number;
   workflows: WorkflowStore;
   runner: ExecutionRunner;
   clock: Clock;
@@ -63,6 +66,15 @@ export class Scheduler {
           last_fire_at: null,
         });
       });
+    }
+    if (rows.length > 0) {
+      const others = await this.deps.store.countOf(trx, accountId, def.id);
+      if (others + rows.length > this.deps.maxRulesPerAccount)
+        throw new AppError(
+          'CONFLICT',
+          `The account's active workflows would hold ${others + rows.length} schedule rules; at most ${this.deps.maxRulesPerAccount} (WORKFLOW_MAX_SCHEDULES)`,
+          { limit: this.deps.maxRulesPerAccount },
+        );
     }
     await this.deps.store.replace(trx, def.id, rows);
     if (rows.length > 0) this.wake?.();
