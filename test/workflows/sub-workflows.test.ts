@@ -214,3 +214,32 @@ describe.each(await testDialects())('sub-workflows (Execute Workflow) on %s', (d
     }
   });
 });
+
+describe.each(await testDialects())('a call tree shares one node-run bound on %s', (dialect) => {
+  let p: TestPlatform;
+  beforeAll(async () => {
+    p = await workflowPlatform(dialect, { WORKFLOW_MAX_NODE_RUNS: '20' });
+  });
+  afterAll(() => p.close());
+
+  it('counts the runs of waited callees against the caller: a fan-out past the bound fails', async () => {
+    const leaf = await createWorkflow(p, child); // 2 node runs per call
+    const body = parent('tree-fan', {
+      workflowId: { __rl: true, value: leaf, mode: 'id' },
+      mode: 'each',
+    });
+    await activate(p, await createWorkflow(p, body));
+    const call = (n: number) =>
+      p.request({
+        method: 'POST',
+        url: '/webhook/tree-fan',
+        key: null,
+        payload: { items: Array.from({ length: n }, (_, i) => ({ n: i })) },
+      });
+    // 3 runs of the caller + 2 per item: 5 items fit in 20, 12 do not.
+    expect((await call(5)).statusCode).toBe(200);
+    const over = await call(12);
+    expect(over.statusCode).toBe(422);
+    expect(over.json().message).toContain('limit of 20 node runs');
+  });
+});

@@ -41,6 +41,8 @@ export interface TriggerData {
   /** A sub-workflow's nesting (1: called by a top-level run) and its caller. */
   depth?: number;
   parentExecutionId?: string;
+  /** A waited sub-workflow: its caller's node runs so far (one bound for the call tree). */
+  nodeRunsBefore?: number;
 }
 
 export interface NewExecution {
@@ -233,6 +235,7 @@ export class ExecutionRunner {
         ...(row.mode === 'manual' && trigger.pinData ? { pinData: trigger.pinData } : {}),
         ...deadlineOf(def),
         stopRequested: () => this.stopping.has(row.id),
+        ...(trigger.nodeRunsBefore ? { nodeRunsBefore: trigger.nodeRunsBefore } : {}),
         ...(hook?.responseMode === 'responseNode'
           ? { onRespond: (r: WebhookResponse) => this.answerEarly(row, hook.nodeName, trigger, r) }
           : {}),

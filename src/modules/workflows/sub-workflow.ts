@@ -14,6 +14,8 @@ export interface SubWorkflowCall {
   wait: boolean;
   /** The calling execution (its depth is read from it). */
   parentExecutionId: string;
+  /** The caller's node runs so far: a waited callee counts on from there (one bound per call tree). */
+  nodeRunsBefore: number;
 }
 
 export interface SubWorkflowDeps {
@@ -33,7 +35,8 @@ export interface SubWorkflowDeps {
 export class SubWorkflowRunner {
   constructor(private readonly deps: SubWorkflowDeps) {}
 
-  async call(accountId: string, call: SubWorkflowCall): Promise<Item[]> {
+  /** The callee's output items, and the call tree's node runs after it (unchanged when not waiting). */
+  async call(accountId: string, call: SubWorkflowCall): Promise<{ items: Item[]; nodeRuns: number }> {
     const parent = await this.deps.executions.get(call.parentExecutionId);
     const depth = (parent ? ((JSON.parse(parent.trigger_data) as TriggerData).depth ?? 0) : 0) + 1;
     if (depth > this.deps.maxDepth)
@@ -62,11 +65,14 @@ export class SubWorkflowRunner {
     };
     if (!call.wait) {
       await this.deps.runner.enqueue(input);
-      return call.items;
+      return { items: call.items, nodeRuns: call.nodeRunsBefore };
     }
-    const done = await this.deps.runner.runInline(input);
+    const done = await this.deps.runner.runInline({
+      ...input,
+      trigger: { ...input.trigger, nodeRunsBefore: call.nodeRunsBefore },
+    });
     if (!done) throw new NodeOperationError('The sub-workflow execution is gone');
-    if (done.status === 'success') return lastOutput(done.run_data);
+    if (done.status === 'success') return ranOutput(done.run_data, call.nodeRunsBefore);
     if (done.status === 'waiting')
       throw new NodeOperationError(
         `The sub-workflow paused (execution ${done.id}); a caller that waits needs it to end: set options.waitForSubWorkflow to false`,
@@ -139,11 +145,15 @@ export function workflowIdOf(value: unknown): string | null {
   return text;
 }
 
-/** The items of the last node that ran (n8n returns the sub-workflow's last node output). */
-function lastOutput(runData: string | null): Item[] {
+/**
+ * The items of the last node that ran (n8n returns the sub-workflow's last node output) and the call
+ * tree's node runs after the callee.
+ */
+function ranOutput(runData: string | null, before: number): { items: Item[]; nodeRuns: number } {
   const state = (runData ? JSON.parse(runData) : null) as RunState | null;
+  const nodeRuns = state?.nodeRuns ?? before;
   const last = state?.lastNodeExecuted;
-  if (!state || !last) return [];
+  if (!state || !last) return { items: [], nodeRuns };
   const runs = state.runData[last] ?? [];
-  return runs[runs.length - 1]?.output[0] ?? [];
+  return { items: runs[runs.length - 1]?.output[0] ?? [], nodeRuns };
 }

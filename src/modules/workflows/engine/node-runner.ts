@@ -32,6 +32,8 @@ export interface RunNodeArgs {
   evaluator: ExpressionEvaluator;
   /** The node's context (n8n's node context), changed in place by the node; a fresh one if absent. */
   context?: NodeContext;
+  /** The execution's node-run count, for sub-workflow calls (NodeExecutionContext.nodeRuns). */
+  nodeRuns?: { used(): number; add(runs: number): void };
   /** Expression data without `$json` (added per item). */
   data: Omit<ExpressionData, 'json'>;
 }
@@ -110,6 +112,7 @@ async function attemptNode(args: RunNodeArgs): Promise<NodeResult> {
     params,
     deps,
     context,
+    nodeRuns: args.nodeRuns ?? { used: () => 0, add: () => undefined },
     execution: data.execution,
     workflow: { id: data.workflow.id, name: data.workflow.name },
     credential: (id) => deps.credential(id),

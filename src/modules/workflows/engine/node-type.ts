@@ -32,6 +32,11 @@ export interface NodeExecutionContext<P> {
    * place; the engine keeps it in RunState when the run succeeds. Plain JSON only.
    */
   context: NodeContext;
+  /**
+   * The execution's node runs so far (with those of sub-workflows it waited for): a waited
+   * sub-workflow starts from it and its runs are added back, so a call tree shares one bound.
+   */
+  nodeRuns: { used(): number; add(runs: number): void };
   execution: { id: string; mode: string; resumeUrl: string };
   workflow: { id: string; name: string };
   /** Decrypted credential data by id (through EngineDeps). */

@@ -169,7 +169,9 @@ export interface EngineDeps {
     items: Item[];
     wait: boolean;
     parentExecutionId: string;
-  }) => Promise<Item[]>;
+    /** The caller's node runs so far; a waited callee counts on from there. */
+    nodeRunsBefore: number;
+  }) => Promise<{ items: Item[]; nodeRuns: number }>;
   /** Most node runs one execution may take (all its stretches); default DEFAULT_MAX_NODE_RUNS. */
   maxNodeRuns?: number;
 }
@@ -222,6 +224,8 @@ export interface RunContext {
    * (the workflow's `settings.executionTimeout`). A node already running finishes within its own bounds.
    */
   deadline?: { at: number; seconds: number };
+  /** A waited sub-workflow: the node runs its call tree had used, which its own count starts from. */
+  nodeRunsBefore?: number;
   /** True once the execution was stopped through the API: no further node starts. */
   stopRequested?: () => boolean;
   /**

@@ -104,7 +104,7 @@ export class WorkflowEngine {
     return this.loop({
       def,
       graph,
-      state: emptyRunState(),
+      state: { ...emptyRunState(), nodeRuns: ctx.nodeRunsBefore ?? 0 },
       queue: [{ node: trigger.nodeName, input: trigger.items, inputIndex: 0 }],
       buffered: new Map(),
       ctx,
@@ -213,6 +213,12 @@ export class WorkflowEngine {
         deps: this.deps,
         evaluator: this.evaluator,
         context,
+        nodeRuns: {
+          used: () => state.nodeRuns ?? 0,
+          add: (runs) => {
+            state.nodeRuns = (state.nodeRuns ?? 0) + Math.max(0, runs);
+          },
+        },
         data: {
           ...this.workflowData(run.def),
           node: language === 'jsonata' ? latestOutputs(state) : {},

@@ -80,8 +80,19 @@ export const executeWorkflowNode = defineNode({
       const mapped = p.workflowInputs?.mappingMode === 'defineBelow' ? p.workflowInputs.value : null;
       return { id, item: mapped ? { json: mapped as Record<string, Json> } : item };
     };
-    const run = (id: string, items: Item[]) =>
-      call({ workflowId: id, items, wait, parentExecutionId: ctx.execution.id });
+    const run = async (id: string, items: Item[]) => {
+      const before = ctx.nodeRuns.used();
+      const done = await call({
+        workflowId: id,
+        items,
+        wait,
+        parentExecutionId: ctx.execution.id,
+        nodeRunsBefore: before,
+      });
+      // The callee counted on from `before`: its runs count against this execution's bound too.
+      ctx.nodeRuns.add(done.nodeRuns - before);
+      return done.items;
+    };
     if (first.mode === 'once') {
       const inputs = await Promise.all(ctx.items.map((_, i) => inputOf(i)));
       const id = inputs[0]?.id ?? workflowIdOf(first.workflowId) ?? '';
