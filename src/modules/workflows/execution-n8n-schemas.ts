@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import type { ListSpec } from '../../core/http/list-query.js';
 import { ListQuery, listQueryOf, Nullable } from '../../core/http/schemas.js';
 import { ExecutionEntry } from './schemas.js';
 
@@ -24,29 +25,32 @@ const IncludeData = Type.Boolean({
   description: "With the run data (`data`, n8n's structure) and the workflow as it ran (`workflowData`)",
 });
 
-/** Documented with the rules execution-service.ts (EXECUTION_LIST_SPEC) enforces. */
+/** The list rules of `GET /api/v1/executions`: the service enforces them, the document shows them. */
+export const EXECUTION_LIST_SPEC: ListSpec = {
+  columns: { workflowId: 'workflow_id', status: 'status' },
+  sortable: ['id'],
+  filters: { workflowId: 'string', status: N8N_EXECUTION_STATUSES },
+  projectable: [
+    'id',
+    'workflowId',
+    'finished',
+    'mode',
+    'status',
+    'startedAt',
+    'stoppedAt',
+    'retryOf',
+    'waitTill',
+    'data',
+  ],
+  defaultSort: 'id',
+  defaultOrder: 'desc',
+  defaultLimit: 20,
+  maxLimit: 250,
+};
+
 export const ExecutionListQuery = listQueryOf(
-  {
-    sortable: ['id'],
-    // `includeData` is documented beside the filters; the service takes it off before the list helper.
-    filters: { workflowId: 'string', status: N8N_EXECUTION_STATUSES, includeData: 'boolean' },
-    projectable: [
-      'id',
-      'workflowId',
-      'finished',
-      'mode',
-      'status',
-      'startedAt',
-      'stoppedAt',
-      'retryOf',
-      'waitTill',
-      'data',
-    ],
-    defaultSort: 'id',
-    defaultOrder: 'desc',
-    defaultLimit: 20,
-    maxLimit: 250,
-  },
+  // `includeData` is documented beside the filters; the service takes it off before the list helper.
+  { ...EXECUTION_LIST_SPEC, filters: { ...EXECUTION_LIST_SPEC.filters, includeData: 'boolean' } },
   Type.Object(
     {
       ...ListQuery.properties,

@@ -2,35 +2,13 @@ import { sql } from 'kysely';
 import { type Clock, isoNow } from '../../core/clock.js';
 import { runList } from '../../core/db/list.js';
 import { AppError, assertNever, notFound } from '../../core/errors.js';
-import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
+import { parseListQuery } from '../../core/http/list-query.js';
 import type { RunState } from './engine/index.js';
 import { n8nExecutionData } from './execution-n8n-data.js';
-import { N8N_EXECUTION_STATUSES, type N8nExecutionStatus } from './execution-n8n-schemas.js';
+import { EXECUTION_LIST_SPEC, type N8nExecutionStatus } from './execution-n8n-schemas.js';
 import type { ExecutionRunner, TriggerData } from './execution-runner.js';
 import { CRASH_MESSAGE, type ExecutionEntryRow, type ExecutionStore } from './execution-store.js';
 import { withoutResumeSignatures } from './resume-signature.js';
-
-const EXECUTION_LIST_SPEC: ListSpec = {
-  columns: { workflowId: 'workflow_id', status: 'status' },
-  sortable: ['id'],
-  filters: { workflowId: 'string', status: N8N_EXECUTION_STATUSES },
-  projectable: [
-    'id',
-    'workflowId',
-    'finished',
-    'mode',
-    'status',
-    'startedAt',
-    'stoppedAt',
-    'retryOf',
-    'waitTill',
-    'data',
-  ],
-  defaultSort: 'id',
-  defaultOrder: 'desc',
-  defaultLimit: 20,
-  maxLimit: 250,
-};
 
 const entry = (row: ExecutionEntryRow) => ({
   id: row.id,

@@ -144,23 +144,26 @@ export class WebhookService {
     return { routes: candidates.filter((r) => r.path === best.template), params };
   }
 
-  private async dynamicRoutesFor(prefix: string): Promise<WebhookRoute[]> {
-    const now = Date.now();
-    const cached = this.dynamicRoutes.get(prefix);
-    if (cached && now - cached.at < ROUTE_CACHE_MS) return cached.routes;
-    const routes = await this.deps.workflows.dynamicRoutesFor(prefix);
-    if (this.dynamicRoutes.size > 10_000) this.dynamicRoutes.clear();
-    this.dynamicRoutes.set(prefix, { routes, at: now });
-    return routes;
+  private dynamicRoutesFor(prefix: string): Promise<WebhookRoute[]> {
+    return this.cachedRoutes(this.dynamicRoutes, prefix, { prefix });
   }
 
-  private async routesFor(path: string): Promise<WebhookRoute[]> {
+  private routesFor(path: string): Promise<WebhookRoute[]> {
+    return this.cachedRoutes(this.routes, path, { path });
+  }
+
+  /** The active routes for a key, read at most once per ROUTE_CACHE_MS per process. */
+  private async cachedRoutes(
+    cache: Map<string, { routes: WebhookRoute[]; at: number }>,
+    name: string,
+    key: { path: string } | { prefix: string },
+  ): Promise<WebhookRoute[]> {
     const now = Date.now();
-    const cached = this.routes.get(path);
+    const cached = cache.get(name);
     if (cached && now - cached.at < ROUTE_CACHE_MS) return cached.routes;
-    const routes = await this.deps.workflows.routesFor(path);
-    if (this.routes.size > 10_000) this.routes.clear();
-    this.routes.set(path, { routes, at: now });
+    const routes = await this.deps.workflows.routesFor(key);
+    if (cache.size > 10_000) cache.clear();
+    cache.set(name, { routes, at: now });
     return routes;
   }
 

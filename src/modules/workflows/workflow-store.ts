@@ -183,9 +183,12 @@ export class WorkflowStore {
     await trx.insertInto('webhooks').values(hook).execute();
   }
 
-  /** Every method registered under a path, with the holder's current version. */
-  async routesFor(path: string): Promise<WebhookRoute[]> {
-    return this.db
+  /**
+   * The routes registered on a fixed path, or on templates with parameters under a prefix (a webhook
+   * id), every method, with the holder's current version.
+   */
+  async routesFor(key: { path: string } | { prefix: string }): Promise<WebhookRoute[]> {
+    const query = this.db
       .selectFrom('webhooks')
       .innerJoin('workflows', 'workflows.id', 'webhooks.workflow_id')
       .select([
@@ -195,10 +198,12 @@ export class WorkflowStore {
         'webhooks.node_name',
         'webhooks.account_id',
         'workflows.version',
-      ])
-      .where('webhooks.path', '=', path)
-      .where('webhooks.dynamic_prefix', 'is', null)
-      .execute();
+      ]);
+    return (
+      'path' in key
+        ? query.where('webhooks.path', '=', key.path).where('webhooks.dynamic_prefix', 'is', null)
+        : query.where('webhooks.dynamic_prefix', '=', key.prefix)
+    ).execute();
   }
 
   /**
@@ -258,23 +263,6 @@ export class WorkflowStore {
       .executeTakeFirst();
     await this.db.deleteFrom('workflow_test_webhooks').where('workflow_id', '=', workflowId).execute();
     return Number(gone.numDeletedRows) > 0;
-  }
-
-  /** Every route with path parameters under a prefix (a webhook id), with the holder's current version. */
-  async dynamicRoutesFor(prefix: string): Promise<WebhookRoute[]> {
-    return this.db
-      .selectFrom('webhooks')
-      .innerJoin('workflows', 'workflows.id', 'webhooks.workflow_id')
-      .select([
-        'webhooks.path',
-        'webhooks.method',
-        'webhooks.workflow_id',
-        'webhooks.node_name',
-        'webhooks.account_id',
-        'workflows.version',
-      ])
-      .where('webhooks.dynamic_prefix', '=', prefix)
-      .execute();
   }
 
   async markImported(trx: Transaction<Database>, workflowId: string, at: string): Promise<boolean> {
