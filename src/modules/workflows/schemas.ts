@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { MAX_OFFSET } from '../../core/http/list-query.js';
+import { type ListSpec, MAX_OFFSET } from '../../core/http/list-query.js';
 import { listQueryOf, Nullable, Timestamp } from '../../core/http/schemas.js';
 
 const Anything = Type.Unknown();
@@ -167,17 +167,20 @@ export const ActivationView = WorkflowView;
 
 export const DeletedView = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
 
-/** Documented with the rules workflow-service.ts (WORKFLOW_LIST_SPEC) enforces; test/core/openapi-lint checks them. */
+/** The list rules of `GET /api/v1/workflows`: the service enforces them, the document shows them. */
+export const WORKFLOW_LIST_SPEC: ListSpec = {
+  columns: { active: 'active', name: 'name', createdAt: 'created_at', updatedAt: 'updated_at' },
+  sortable: ['id', 'name', 'createdAt', 'updatedAt'],
+  filters: { active: 'boolean', name: 'string' },
+  projectable: WORKFLOW_FIELDS,
+  defaultSort: 'id',
+  defaultOrder: 'asc',
+  defaultLimit: 100,
+  maxLimit: 250,
+};
+
 export const WorkflowListQuery = listQueryOf(
-  {
-    sortable: ['id', 'name', 'createdAt', 'updatedAt'],
-    filters: { active: 'boolean', name: 'string' },
-    projectable: WORKFLOW_FIELDS,
-    defaultSort: 'id',
-    defaultOrder: 'asc',
-    defaultLimit: 100,
-    maxLimit: 250,
-  },
+  WORKFLOW_LIST_SPEC,
   Type.Object(
     {
       limit: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -194,38 +197,6 @@ export const WorkflowListQuery = listQueryOf(
 );
 
 export const EXECUTION_STATUSES = ['new', 'running', 'success', 'error', 'waiting', 'canceled'] as const;
-
-/** Documented with the rules execution-service.ts (EXECUTION_LIST_SPEC) enforces. */
-export const ExecutionListQuery = listQueryOf(
-  {
-    sortable: ['id'],
-    filters: { workflowId: 'string', status: EXECUTION_STATUSES },
-    projectable: [
-      'id',
-      'workflowId',
-      'finished',
-      'mode',
-      'status',
-      'startedAt',
-      'stoppedAt',
-      'retryOf',
-      'waitTill',
-    ],
-    defaultSort: 'id',
-    defaultOrder: 'desc',
-    defaultLimit: 20,
-    maxLimit: 250,
-  },
-  Type.Object(
-    {
-      limit: Type.Optional(Type.Integer({ minimum: 1 })),
-      cursor: Type.Optional(Type.String()),
-      workflowId: Type.Optional(Type.String({ minLength: 1 })),
-      status: Type.Optional(Type.String({ description: EXECUTION_STATUSES.join(' | ') })),
-    },
-    { additionalProperties: Type.String() },
-  ),
-);
 
 export const ExecutionEntry = Type.Object({
   id: Type.String(),

@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../core/db/database.js';
 import { runList } from '../../core/db/list.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { findJsonProblem, MAX_JSON_DEPTH } from '../../core/http/json-guard.js';
-import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
+import { parseListQuery } from '../../core/http/list-query.js';
 import { newId } from '../../core/ids.js';
 import type { CredentialStore } from './credential-store.js';
 import {
@@ -17,19 +17,8 @@ import {
 } from './definitions.js';
 import type { ValidationProblem, WorkflowDefinition, WorkflowEngine } from './engine/index.js';
 import { saveSettingProblems } from './save-policy.js';
-import { WORKFLOW_FIELDS, type WorkflowBodyT } from './schemas.js';
+import { WORKFLOW_LIST_SPEC, type WorkflowBodyT } from './schemas.js';
 import type { WorkflowRow, WorkflowStore } from './workflow-store.js';
-
-const WORKFLOW_LIST_SPEC: ListSpec = {
-  columns: { active: 'active', name: 'name', createdAt: 'created_at', updatedAt: 'updated_at' },
-  sortable: ['id', 'name', 'createdAt', 'updatedAt'],
-  filters: { active: 'boolean', name: 'string' },
-  projectable: WORKFLOW_FIELDS,
-  defaultSort: 'id',
-  defaultOrder: 'asc',
-  defaultLimit: 100,
-  maxLimit: 250,
-};
 
 export interface WorkflowServiceDeps {
   store: WorkflowStore;
