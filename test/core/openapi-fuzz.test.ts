@@ -506,6 +506,7 @@ const OLLAMA_PATHS = new Set(
 const OPENAI_PATHS = new Set(['/v1/chat/completions', '/v1/embeddings', '/v1/models', '/v1/models/{model}']);
 
 const DOT_SEGMENT = /\/(\.|%2e){0,2}(\/|$)/i;
+const DOTS_SEGMENT = /\/(\.|%2e){1,2}(\/|$)/i;
 
 function checkContract(op: Operation, url: string, input: Input, res: LightMyRequestResponse): void {
   const call = describeCall(op, url, input, res);
@@ -526,10 +527,11 @@ function checkContract(op: Operation, url: string, input: Input, res: LightMyReq
   // Compatible surfaces answer in their product's error body, the platform's fields beside it.
   // A path the router refused before finding the route (`/v1/models/..`, bad percent-encoding) is no
   // longer theirs: the platform answers it.
-  // A dot segment names another path whatever the answer (`?sort=%00` is refused before any route).
+  // A `.` or `..` segment names another path whatever the answer (`?sort=%00` is refused before any
+  // route); an empty one (a trailing slash) still reaches this route.
   const unrouted =
     body.code === 'ROUTE_NOT_FOUND' ||
-    DOT_SEGMENT.test(url.split('?')[0] ?? '') ||
+    DOTS_SEGMENT.test(url.split('?')[0] ?? '') ||
     /percent-encoding|path parameter/.test(String(body.message));
   const error = unrouted
     ? true
