@@ -99,6 +99,8 @@ const ConfigSchema = Type.Object({
   WEBHOOK_HMAC_TOLERANCE_SECONDS: Type.Integer({ default: 300, minimum: 1 }),
   /** Prefix of the job queue's Redis keys (BullMQ), so several platforms can share one Redis. */
   QUEUE_PREFIX: Type.String({ default: 'platform', pattern: '^[A-Za-z0-9_.-]{1,60}$' }),
+  /** With Redis: how long a job's lock lasts unrenewed, so how soon a dead worker's job moves on (BullMQ's 30 s). */
+  QUEUE_STALL_SECONDS: Type.Integer({ default: 30, minimum: 2, maximum: 600 }),
   // Downstreams of the named workflows (default: this server, where the module exists).
   WORKSPACE_API_URL: Type.String({ default: 'https://api.notion.com/v1' }),
   DOCS_API_URL: Type.String({ default: '' }),

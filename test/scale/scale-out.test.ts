@@ -53,6 +53,8 @@ describe.skipIf(!hasPostgres)('two API processes and two workers on one PostgreS
         // The deadline is wall-clock: with four fresh processes on two busy cores, a worker's first
         // sandboxed expression (`$execution.resumeUrl`) took over the default 1 s in 2 of ~8 runs.
         EXPRESSION_TIMEOUT_MS: '10000',
+        // A killed worker's jobs move on after 5 s, not BullMQ's 30 (the kill test waits for them).
+        QUEUE_STALL_SECONDS: '5',
       },
     });
     console.info(`[scale] four processes up in ${Date.now() - started} ms`);

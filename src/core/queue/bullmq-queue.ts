@@ -9,6 +9,8 @@ export interface BullQueueOptions {
   name: string;
   onError: (error: unknown, jobId: string) => void;
   observer?: JobObserver;
+  /** A job lock's lifetime (renewed at half of it while the job runs) and the stalled check's period. */
+  stallSeconds?: number;
 }
 
 /**
@@ -65,7 +67,17 @@ export class BullQueue<T> implements JobQueue<T> {
         }
         settled('completed');
       },
-      { connection: this.connection(), prefix: this.options.prefix, concurrency: Math.max(1, concurrency) },
+      {
+        connection: this.connection(),
+        prefix: this.options.prefix,
+        concurrency: Math.max(1, concurrency),
+        ...(this.options.stallSeconds
+          ? {
+              lockDuration: this.options.stallSeconds * 1000,
+              stalledInterval: this.options.stallSeconds * 1000,
+            }
+          : {}),
+      },
     );
     this.worker.on('error', (error) => this.options.onError(error, ''));
   }

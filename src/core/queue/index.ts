@@ -11,6 +11,8 @@ export interface QueueSettings {
   onError: (error: unknown, jobId: string) => void;
   /** Told about every job this process runs (the platform's `ctx.jobEvents.observe`: metrics). */
   observer?: JobObserver;
+  /** BullMQ: a job lock's lifetime and the stalled-job check's period, in seconds (default 30). */
+  stallSeconds?: number;
 }
 
 /**
@@ -26,6 +28,7 @@ export async function createQueue<T>(name: string, settings: QueueSettings): Pro
       name,
       onError: settings.onError,
       observer: settings.observer,
+      ...(settings.stallSeconds ? { stallSeconds: settings.stallSeconds } : {}),
     });
   }
   return new MemoryQueue<T>({ name, onError: settings.onError, observer: settings.observer });

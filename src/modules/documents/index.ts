@@ -62,6 +62,7 @@ export const documentsModule: PlatformModule = {
     const queue = await createQueue<ProcessJob>('document-processing', {
       redisUrl: config.REDIS_URL,
       prefix: config.QUEUE_PREFIX,
+      stallSeconds: config.QUEUE_STALL_SECONDS,
       onError: (err, jobId) => log.error({ err, jobId }, 'document processing job failed'),
       observer: ctx.jobEvents?.observe,
     });

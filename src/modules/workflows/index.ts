@@ -198,6 +198,7 @@ export const workflowsModule: PlatformModule = {
     const queue = await createQueue<ExecutionJob>('workflow-executions', {
       redisUrl: config.REDIS_URL,
       prefix: config.QUEUE_PREFIX,
+      stallSeconds: config.QUEUE_STALL_SECONDS,
       onError: (err, jobId) => log.error({ err, jobId }, 'workflow job failed'),
       observer: ctx.jobEvents?.observe,
     });
