@@ -125,6 +125,37 @@ describe.each(await testDialects())('an n8n export through its webhook on %s', (
     expect(JSON.stringify(full.data)).toContain('"message":"total 6.5"');
   });
 
+  it('honours options.ipWhitelist: addresses and CIDR ranges may call, others get 403', async () => {
+    const body = n8nExport('n8n-allowlist', 'shop header');
+    const webhook = body.nodes[0] as { parameters: Record<string, unknown> };
+    webhook.parameters.authentication = 'none';
+    webhook.parameters.options = { ipWhitelist: '10.0.0.0/8, 192.168.1.7' };
+    delete (body.nodes[0] as { credentials?: unknown }).credentials;
+    await activate(p, await createWorkflow(p, body));
+    const from = (remoteAddress: string) =>
+      p.request({
+        method: 'POST',
+        url: '/webhook/n8n-allowlist',
+        key: null,
+        remoteAddress,
+        headers: { 'content-type': 'application/json' },
+        payload: { name: 'ada', items: [] },
+      });
+    expect((await from('10.20.30.40')).statusCode).toBe(201);
+    expect((await from('192.168.1.7')).statusCode).toBe(201);
+    const refused = await from('127.0.0.1');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().message).toBe('IP is not whitelisted to access the webhook!');
+
+    const bad = n8nExport('n8n-allowlist-bad', 'shop header');
+    (bad.nodes[0] as { parameters: Record<string, unknown> }).parameters.options = {
+      ipWhitelist: '10.0.0.0/8, nope',
+    };
+    const res = await p.request({ method: 'POST', url: '/api/v1/workflows', payload: bad });
+    expect(res.statusCode).toBe(400);
+    expect(JSON.stringify(res.json())).toContain("'nope' is not an IP address or CIDR range");
+  });
+
   it('refuses what it cannot honour, naming node, parameter and version', async () => {
     const body = n8nExport('n8n-refused', 'shop header');
     (body.nodes[0] as { parameters: Record<string, unknown> }).parameters.options = { ignoreBots: true };

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../../core/clock.js';
 import { AppError } from '../../core/errors.js';
+import { ipMatcher } from '../../core/http/ip-rules.js';
 import { newId } from '../../core/ids.js';
 import { webhookNodesOf } from './definitions.js';
 import type { DeliveryStore } from './delivery-store.js';
@@ -173,6 +174,9 @@ export class WebhookService {
     match: WebhookMatch,
     rawBody: Buffer,
   ): Promise<{ response: StoredResponse; headers: Record<string, string> }> {
+    const allowed = match.hook.options.ipAllowList;
+    if (allowed && allowed.length > 0 && !ipMatcher(allowed)(request.ip))
+      throw new AppError('FORBIDDEN', 'IP is not whitelisted to access the webhook!', {});
     const caller = await authenticateWebhook(
       request,
       rawBody,

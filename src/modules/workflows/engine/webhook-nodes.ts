@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { N8nWebhookParameters, n8nWebhookResponseCode } from '../nodes/n8n/webhook.js';
+import { allowListOf, N8nWebhookParameters, n8nWebhookResponseCode } from '../nodes/n8n/webhook.js';
 import { WebhookParameters } from '../nodes/webhook.js';
 import { withDefaults } from './parameters.js';
 import { credentialRefOf, type WorkflowDefinition, type WorkflowNode } from './types.js';
@@ -32,6 +32,8 @@ export interface WebhookNodeInfo {
     hmacHeader: string;
     hmacTimestampHeader: string;
     hmacRequireTimestamp: boolean;
+    /** n8n's `ipWhitelist`: the addresses and ranges that may call (null: any). */
+    ipAllowList: string[] | null;
   };
 }
 
@@ -70,6 +72,7 @@ function platformWebhook(node: WorkflowNode): WebhookNodeInfo {
       hmacHeader: p.options.hmacHeader,
       hmacTimestampHeader: p.options.hmacTimestampHeader,
       hmacRequireTimestamp: p.options.hmacRequireTimestamp,
+      ipAllowList: null,
     },
   };
 }
@@ -100,7 +103,12 @@ function n8nWebhook(node: WorkflowNode): WebhookNodeInfo[] {
     responseMode: p.responseMode,
     responseCode: n8nWebhookResponseCode(p),
     responseData: p.options.noResponseBody && p.responseMode === 'onReceived' ? 'noData' : p.responseData,
-    options: { ...defaults.options, rawBody: p.options.rawBody ?? false, dedupeKey: null },
+    options: {
+      ...defaults.options,
+      rawBody: p.options.rawBody ?? false,
+      dedupeKey: null,
+      ipAllowList: p.options.ipWhitelist ? allowListOf(p.options.ipWhitelist) : null,
+    },
   }));
 }
 

@@ -70,6 +70,7 @@ describe('WorkflowEngine: webhook → set → respondToWebhook', () => {
           hmacHeader: 'X-Signature',
           hmacTimestampHeader: 'X-Store-Timestamp',
           hmacRequireTimestamp: false,
+          ipAllowList: null,
         },
       },
     ]);

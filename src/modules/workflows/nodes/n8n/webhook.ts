@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { isValidCidr } from '../../../../core/http/ip-rules.js';
 import { isExpression } from '../../engine/expressions.js';
 import { defineNode, output } from '../../engine/node-type.js';
 import { HTTP_METHODS } from '../webhook.js';
@@ -37,6 +38,8 @@ export const N8nWebhookParameters = Type.Object(
       {
         rawBody: Type.Optional(Type.Boolean()),
         noResponseBody: Type.Optional(Type.Boolean()),
+        /** Comma-separated addresses or CIDR ranges; others get 403 (empty: everyone). */
+        ipWhitelist: Type.Optional(Type.String({ maxLength: 4000 })),
         responseCode: Type.Optional(
           Type.Object(
             {
@@ -79,6 +82,19 @@ export const n8nWebhookNode = defineNode({
         });
     }
     if (!isExpression(params.path)) problems.push(...pathParameterProblems(params.path));
+    const allowed = params.options.ipWhitelist;
+    if (typeof allowed === 'string' && !isExpression(allowed)) {
+      const bad = allowListOf(allowed).filter((entry) => !isValidCidr(entry));
+      if (bad.length > 0)
+        problems.push({
+          path: 'parameters.options.ipWhitelist',
+          message: `${bad.map((b) => `'${b.slice(0, 60)}'`).join(', ')} is not an IP address or CIDR range`,
+        });
+    } else if (allowed !== undefined)
+      problems.push({
+        path: 'parameters.options.ipWhitelist',
+        message: 'must be fixed: it guards the webhook before any run',
+      });
     const multiple = Array.isArray(params.httpMethod);
     if (multiple !== (params.multipleMethods === true))
       problems.push({
@@ -121,4 +137,12 @@ function pathParameterProblems(path: string) {
     names.add(segment);
   }
   return [];
+}
+
+/** n8n's `ipWhitelist`: comma-separated entries, blanks ignored. */
+export function allowListOf(text: string): string[] {
+  return text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
 }
