@@ -48,7 +48,7 @@ describe.each(await testDialects())('settings.executionTimeout on %s', (dialect)
   });
   afterAll(() => p.close());
 
-  it('stops a run past its timeout before the next node, as canceled with the reason', async () => {
+  it('stops a run past its timeout while a node still runs, as canceled with the reason', async () => {
     const id = await createWorkflow(p, timed('timeout-1s', { executionTimeout: 1 }));
     await activate(p, id);
     const res = await p.request({ method: 'POST', url: '/webhook/timeout-1s', key: null, payload: {} });
@@ -66,6 +66,13 @@ describe.each(await testDialects())('settings.executionTimeout on %s', (dialect)
       'The execution ran past its executionTimeout (1 s) and was stopped',
     );
     expect(Object.keys(execution.data.resultData.runData).sort()).toEqual(['Slow', 'Webhook']);
+    // Cut off at 1 s, not after the downstream's 1.2 s: the node shows the reason and no output.
+    const slowRun = (execution.data.resultData.runData.Slow as Array<Record<string, unknown>>)[0];
+    expect(slowRun).toMatchObject({
+      error: { message: expect.stringContaining('executionTimeout'), node: 'Slow' },
+    });
+    expect(slowRun?.executionTime).toBeLessThan(1200);
+    expect(execution.data.resultData.runData.After).toBeUndefined();
   });
 
   it('lets a run within its timeout (or with -1) end normally', async () => {

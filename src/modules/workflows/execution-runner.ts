@@ -117,13 +117,16 @@ export class ExecutionRunner {
   /** Executions run by `runInline`: their caller reads them before any deletion. */
   private readonly inline = new Set<string>();
   /** Executions running in this process, and those of them stopped through the API meanwhile. */
-  private readonly running = new Set<string>();
+  private readonly running = new Map<string, AbortController>();
   private readonly stopping = new Set<string>();
   private readonly definitions = new Map<string, WorkflowDefinition>();
 
   constructor(private readonly deps: RunnerDeps) {
     deps.waiters.listenStops((id) => {
-      if (this.running.has(id)) this.stopping.add(id);
+      const running = this.running.get(id);
+      if (!running) return;
+      this.stopping.add(id);
+      running.abort();
     });
   }
 
@@ -214,10 +217,12 @@ export class ExecutionRunner {
     if (!row) {
       const seen = await executions.get(job.executionId);
       // A start job seen again while its row says running: its worker died mid-run (BullMQ handed
-      // the stalled job on). Running it twice could repeat side effects, so record the crash.
-      if (seen && job.kind === 'start' && seen.status === 'running') {
-        await executions.markCrashed([seen.id], isoNow(this.deps.clock));
-        await this.deps.waiters.notify(seen.id, null);
+      // the stalled job on). Running it twice could repeat side effects: it goes on from its
+      // checkpoint if it has one (the due-waits poll resumes it), else it is recorded crashed. (A
+      // resume job seen twice may be a duplicate of a live run, so it is left alone.)
+      if (seen && job.kind === 'start' && seen.status === 'running' && !this.running.has(seen.id)) {
+        const marked = await executions.markCrashed([seen.id], isoNow(this.deps.clock));
+        if (marked.crashed > 0) await this.deps.waiters.notify(seen.id, null);
       }
       return;
     }
@@ -240,8 +245,17 @@ export class ExecutionRunner {
           ? { onRespond: (r: WebhookResponse) => this.answerEarly(row, hook.nodeName, trigger, r) }
           : {}),
       };
+      const stop = new AbortController();
+      ctx.stopSignal = stop.signal;
+      // A waited sub-workflow has none: its caller's checkpoint covers the call, and a resumed caller
+      // calls again.
+      if (!this.inline.has(row.id)) {
+        ctx.checkpoint = (state, resumeAt) =>
+          executions.checkpoint(row.id, JSON.stringify(state), resumeAt.toISOString());
+        ctx.clearCheckpoint = () => executions.clearCheckpoint(row.id);
+      }
       const engine = this.deps.engineFor(row.account_id);
-      this.running.add(row.id);
+      this.running.set(row.id, stop);
       outcome = await (job.kind === 'start'
         ? engine.run(def, { nodeName: trigger.nodeName, items: trigger.items }, ctx)
         : engine.resume(def, JSON.parse(row.run_data ?? 'null') as RunState, job.resumeItems ?? null, ctx));

@@ -64,13 +64,16 @@ export class ExecutionStore {
 
   /** Moves an execution from one status to `running` and returns it; undefined if another worker took it. */
   async claim(id: string, from: StoredExecutionStatus): Promise<ExecutionRow | undefined> {
-    return this.db
-      .updateTable('executions')
-      .set({ status: 'running' })
-      .where('id', '=', id)
-      .where('status', '=', from)
-      .returningAll()
-      .executeTakeFirst();
+    return (
+      this.db
+        .updateTable('executions')
+        // A waiting run's time is spent; on a running row `wait_till` marks a checkpoint (below).
+        .set({ status: 'running', wait_till: null })
+        .where('id', '=', id)
+        .where('status', '=', from)
+        .returningAll()
+        .executeTakeFirst()
+    );
   }
 
   /** Stores a run's outcome; a run stopped meanwhile stays stopped (false). */
@@ -116,9 +119,42 @@ export class ExecutionStore {
   }
 
   /** Executions cut off by a crash: recorded as errors so they can be retried. */
-  async markCrashed(ids: string[], at: string): Promise<void> {
-    if (ids.length === 0) return;
+  /**
+   * A durable resume point of a running execution: its run so far and when to go on. Recovery turns a
+   * checkpointed running row into a waiting one (resumed by the due-waits poll) instead of a crash.
+   */
+  async checkpoint(id: string, runData: string, resumeAt: string): Promise<void> {
     await this.db
+      .updateTable('executions')
+      .set({ run_data: runData, wait_till: resumeAt })
+      .where('id', '=', id)
+      .where('status', '=', 'running')
+      .execute();
+  }
+
+  async clearCheckpoint(id: string): Promise<void> {
+    await this.db
+      .updateTable('executions')
+      .set({ wait_till: null })
+      .where('id', '=', id)
+      .where('status', '=', 'running')
+      .execute();
+  }
+
+  /**
+   * Running executions whose process died: a checkpointed one waits to resume from its checkpoint,
+   * the others are recorded as crashed. Returns how many of each.
+   */
+  async markCrashed(ids: string[], at: string): Promise<{ resumed: number; crashed: number }> {
+    if (ids.length === 0) return { resumed: 0, crashed: 0 };
+    const resumed = await this.db
+      .updateTable('executions')
+      .set({ status: 'waiting' })
+      .where('id', 'in', ids)
+      .where('status', '=', 'running')
+      .where('wait_till', 'is not', null)
+      .executeTakeFirst();
+    const crashed = await this.db
       .updateTable('executions')
       .set({
         status: 'error',
@@ -128,7 +164,8 @@ export class ExecutionStore {
       })
       .where('id', 'in', ids)
       .where('status', '=', 'running')
-      .execute();
+      .executeTakeFirst();
+    return { resumed: Number(resumed.numUpdatedRows), crashed: Number(crashed.numUpdatedRows) };
   }
 
   async dueWaits(now: string, limit: number): Promise<Array<{ id: string; wait_till: string }>> {

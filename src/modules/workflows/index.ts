@@ -298,7 +298,8 @@ export const workflowsModule: PlatformModule = {
       if (stopSchedule) return;
       queue.work((job) => runner.handle(job), config.WORKFLOW_CONCURRENCY);
       const recovered = await maintenance.recover();
-      if (recovered.requeued + recovered.crashed > 0) log.info(recovered, 'workflow executions recovered');
+      if (recovered.requeued + recovered.resumed + recovered.crashed > 0)
+        log.info(recovered, 'workflow executions recovered');
       stopSchedule = maintenance.schedule(config.EXECUTIONS_PRUNE_INTERVAL_SECONDS);
       stopScheduler = scheduler.start();
     };

@@ -25,20 +25,20 @@ export class Maintenance {
 
   /**
    * After a restart: executions accepted but not started run now; with the in-process queue,
-   * ones that were running died with the process and are recorded as crashed.
+   * ones that were running died with the process: recorded as crashed, or waiting to resume from
+   * their checkpoint (a retry's wait, a sub-workflow call).
    */
-  async recover(): Promise<{ requeued: number; crashed: number }> {
+  async recover(): Promise<{ requeued: number; resumed: number; crashed: number }> {
     const { executions, queue } = this.deps;
-    let crashed = 0;
+    let marked = { resumed: 0, crashed: 0 };
     if (queue.kind === 'memory') {
       const running = await executions.idsWithStatus('running');
-      await executions.markCrashed(running, isoNow(this.deps.clock));
-      crashed = running.length;
+      marked = await executions.markCrashed(running, isoNow(this.deps.clock));
     }
     const queued = await executions.idsWithStatus('new');
     // Re-adding is safe with BullMQ too: the job id is the execution id.
     for (const id of queued) await queue.add(id, { executionId: id, kind: 'start' });
-    return { requeued: queued.length, crashed };
+    return { requeued: queued.length, ...marked };
   }
 
   /** Queues resumes of waits whose time has come; the claim in the runner makes repeats harmless. */

@@ -36,6 +36,10 @@ export interface RunNodeArgs {
   nodeRuns?: { used(): number; add(runs: number): void };
   /** Expression data without `$json` (added per item). */
   data: Omit<ExpressionData, 'json'>;
+  /** Tries made before this run (a retry resumed from its checkpoint after a restart). */
+  triesBefore?: number;
+  /** Called before each retry's wait, with the tries made so far and the wait (the engine checkpoints). */
+  beforeRetry?: (tries: number, waitMs: number) => Promise<void>;
 }
 
 /** n8n's per-node settings the runner honours (stored on the node as n8n exports them). */
@@ -64,7 +68,7 @@ export async function runNode(args: RunNodeArgs): Promise<NodeRun> {
   const tries = settings.retryOnFail ? clamp(settings.maxTries ?? DEFAULT_TRIES, 1, 5) : 1;
   const startedAt = args.deps.now();
   const t0 = performance.now();
-  let attempt = 0;
+  let attempt = Math.min(args.triesBefore ?? 0, tries - 1);
   for (;;) {
     attempt++;
     try {
@@ -76,7 +80,9 @@ export async function runNode(args: RunNodeArgs): Promise<NodeRun> {
       return { runData, result };
     } catch (err) {
       if (attempt < tries) {
-        await sleep(clamp(settings.waitBetweenTries ?? DEFAULT_WAIT_MS, 0, 5_000));
+        const waitMs = clamp(settings.waitBetweenTries ?? DEFAULT_WAIT_MS, 0, 5_000);
+        await args.beforeRetry?.(attempt, waitMs);
+        await sleep(waitMs);
         continue;
       }
       return failed(args, inputs, settings, err, startedAt, t0);

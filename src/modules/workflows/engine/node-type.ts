@@ -71,6 +71,11 @@ export interface NodeType<S extends TSchema = TSchema> {
    * evaluates them itself, with variables only it has (n8n's rawExpressions).
    */
   rawParameters?: readonly string[];
+  /**
+   * Whether the run is checkpointed before this node (a long, durable step: a waited sub-workflow
+   * call), so a crash while it runs resumes the execution at this node rather than losing it.
+   */
+  checkpoint?(params: Record<string, unknown>): boolean;
   /** Extra checks beyond the schema (e.g. a dedupe key must be an expression). */
   check?(params: Static<S>, limits: CheckLimits): ValidationProblem[];
   execute(ctx: NodeExecutionContext<Static<S>>): Promise<NodeResult>;

@@ -109,6 +109,10 @@ export interface RunState {
     waiting?: boolean;
     /** The node and output the items came from (`$prevNode`). */
     from?: { name: string; outputIndex: number; runIndex: number };
+    /** A checkpointed node run (a retry's wait, a sub-workflow call): all its inputs, run as they are. */
+    inputs?: Item[][];
+    /** A retry's wait: the tries the node had made before the checkpoint. */
+    attempt?: number;
   }>;
   /** How many times the execution paused and went on: each pause has its own resume signature. */
   waitIndex?: number;
@@ -240,6 +244,15 @@ export interface RunContext {
   resumeSignature?: (waitIndex: number) => string;
   /** Called when the first respondToWebhook runs, so the webhook can be answered before the run ends. */
   onRespond?: (response: WebhookResponse) => void | Promise<void>;
+  /**
+   * Stores the run so far as a durable resume point, due at `resumeAt`, before a stretch that may be
+   * cut off by a crash (a retry's wait, a waited sub-workflow call): recovery resumes from it instead
+   * of recording the run crashed. `clearCheckpoint` drops it once that stretch is over.
+   */
+  checkpoint?: (state: RunState, resumeAt: Date) => Promise<void>;
+  clearCheckpoint?: () => Promise<void>;
+  /** Aborted when the execution is stopped through the API: a node still running is left behind. */
+  stopSignal?: AbortSignal;
 }
 
 export interface ValidationProblem {

@@ -2,7 +2,7 @@ import { assertNever } from '../../../core/errors.js';
 import { defaultNodeRegistry } from '../nodes/index.js';
 import { ExpressionEvaluator, type ExpressionLanguage, type NodeSnapshot } from './expressions.js';
 import { WorkflowGraph } from './graph.js';
-import { runNode } from './node-runner.js';
+import { type NodeRun, runNode } from './node-runner.js';
 import { inputCount, type NodeRegistry, type NodeResult } from './node-type.js';
 import { cloneRunState, emptyRunState, latestOutputs, type PendingEntry } from './run-state.js';
 import type {
@@ -139,7 +139,11 @@ export class WorkflowEngine {
       webhookResponse: null,
     };
     for (const entry of queue) {
-      if (entry.waiting) {
+      if (entry.inputs) {
+        // A checkpointed node run (a crash cut it off): it runs again with the inputs it had.
+        const { inputs, ...rest } = entry;
+        run.queue.push({ ...rest, flushed: inputs });
+      } else if (entry.waiting) {
         const items = resumeItems ?? entry.input;
         const runs = next.runData[entry.node];
         const last = runs?.[runs.length - 1];
@@ -167,16 +171,12 @@ export class WorkflowEngine {
       if (!inputs) continue; // waiting for its other input
       if (run.ctx.stopRequested?.()) {
         run.queue.unshift(entry);
-        return this.fail(run, { message: 'The execution was stopped' }, 'canceled');
+        return this.fail(run, { message: STOPPED }, 'canceled');
       }
       const deadline = run.ctx.deadline;
       if (deadline && Date.now() > deadline.at) {
         run.queue.unshift(entry);
-        return this.fail(
-          run,
-          { message: `The execution ran past its executionTimeout (${deadline.seconds} s) and was stopped` },
-          'canceled',
-        );
+        return this.fail(run, { message: timeoutMessage(deadline) }, 'canceled');
       }
       // Counted over the whole execution, so a loop pausing at a Wait on each round is bounded too.
       state.nodeRuns = (state.nodeRuns ?? 0) + 1;
@@ -206,7 +206,24 @@ export class WorkflowEngine {
       // all its items).
       const context = state.nodeContext?.[node.name] ?? {};
 
-      const { runData, result } = await runNode({
+      const startedAt = this.deps.now();
+      let checkpointed = false;
+      const checkpoint = run.ctx.checkpoint;
+      if (checkpoint && nodeType.checkpoint?.(node.parameters)) {
+        await checkpoint(this.checkpointState(run, entry, inputs), this.deps.now());
+        checkpointed = true;
+      }
+      const work = runNode({
+        triesBefore: entry.attempt,
+        ...(checkpoint
+          ? {
+              beforeRetry: async (tries: number, waitMs: number) => {
+                const at = new Date(this.deps.now().getTime() + waitMs);
+                await checkpoint(this.checkpointState(run, entry, inputs, tries), at);
+                checkpointed = true;
+              },
+            }
+          : {}),
         nodeType,
         node,
         inputs,
@@ -229,6 +246,24 @@ export class WorkflowEngine {
           now: this.deps.now(),
         },
       });
+      const ran = await interruptible(work, run.ctx);
+      if (checkpointed) await run.ctx.clearCheckpoint?.();
+      if ('interrupted' in ran) {
+        // The node cut off shows in the run data, with no output and the reason.
+        const error = { message: ran.interrupted, node: node.name };
+        const list = state.runData[node.name] ?? [];
+        list.push({
+          startTime: startedAt.toISOString(),
+          executionTime: this.deps.now().getTime() - startedAt.getTime(),
+          input: inputs.flat(),
+          output: [],
+          error,
+        });
+        state.runData[node.name] = list;
+        state.lastNodeExecuted = node.name;
+        return this.fail(run, error, 'canceled');
+      }
+      const { runData, result } = ran;
       const list = state.runData[node.name] ?? [];
       list.push(runData);
       state.runData[node.name] = list;
@@ -251,6 +286,32 @@ export class WorkflowEngine {
       waitTill: null,
       lastItems: run.lastItems,
       webhookResponse: run.webhookResponse,
+    };
+  }
+
+  /**
+   * The run as a resume point at `entry`'s node: that node first (with all its inputs, and the tries
+   * it made), then what was queued and buffered, unchanged. Its node run is not counted yet.
+   */
+  private checkpointState(run: Run, entry: QueueEntry, inputs: Item[][], tries?: number): RunState {
+    const head: PendingEntry = {
+      node: entry.node,
+      input: [],
+      inputs,
+      ...(entry.from ? { from: entry.from } : {}),
+      ...(tries ? { attempt: tries } : {}),
+    };
+    const queued = run.queue.map(
+      ({ flushed, ...rest }): PendingEntry => (flushed ? { ...rest, inputs: flushed } : rest),
+    );
+    const buffered: PendingEntry[] = [];
+    for (const [node, got] of run.buffered)
+      for (const [inputIndex, input] of got) buffered.push({ node, input, inputIndex });
+    return {
+      ...run.state,
+      error: null,
+      nodeRuns: Math.max(0, (run.state.nodeRuns ?? 1) - 1),
+      pending: [head, ...queued, ...buffered],
     };
   }
 
@@ -381,6 +442,52 @@ export class WorkflowEngine {
     };
   }
 }
+
+function timeoutMessage(deadline: { seconds: number }): string {
+  return `The execution ran past its executionTimeout (${deadline.seconds} s) and was stopped`;
+}
+
+/**
+ * A node's run, unless the execution's deadline passes or it is stopped first: then the run ends at
+ * once and the node is left to end within its own bounds (n8n cancels the node's promise likewise).
+ */
+function interruptible(work: Promise<NodeRun>, ctx: RunContext): Promise<NodeRun | { interrupted: string }> {
+  const { deadline, stopSignal } = ctx;
+  if (!deadline && !stopSignal) return work;
+  if (stopSignal?.aborted) return Promise.resolve({ interrupted: STOPPED });
+  return new Promise((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const settle = () => {
+      clearTimeout(timer);
+      stopSignal?.removeEventListener('abort', onStop);
+    };
+    const onStop = () => {
+      settle();
+      resolve({ interrupted: STOPPED });
+    };
+    if (deadline)
+      timer = setTimeout(
+        () => {
+          settle();
+          resolve({ interrupted: timeoutMessage(deadline) });
+        },
+        Math.max(0, deadline.at - Date.now()),
+      );
+    stopSignal?.addEventListener('abort', onStop, { once: true });
+    work.then(
+      (done) => {
+        settle();
+        resolve(done);
+      },
+      (error: unknown) => {
+        settle();
+        reject(error);
+      },
+    );
+  });
+}
+
+const STOPPED = 'The execution was stopped';
 
 /** `settings.expressionLanguage`: JavaScript (n8n's) unless the workflow chose JSONata. */
 export function expressionLanguageOf(def: WorkflowDefinition): ExpressionLanguage {

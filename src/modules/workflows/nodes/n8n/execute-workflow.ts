@@ -56,6 +56,9 @@ export const executeWorkflowNode = defineNode({
   type: 'n8n-nodes-base.executeWorkflow',
   versions: [1, 1.1, 1.2, 1.3],
   schema: ExecuteWorkflowParameters,
+  // A waited call can run for long: a crash meanwhile resumes the caller here, which calls again.
+  checkpoint: (params) =>
+    (params.options as { waitForSubWorkflow?: unknown } | undefined)?.waitForSubWorkflow !== false,
   check(params) {
     const problems: ValidationProblem[] = [];
     if (params.source !== 'database')
