@@ -148,6 +148,250 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/auth/setup': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Set a password from a one-time setup link, and sign in
+     * @description The token of a setup link (printed at first start, or by `platform users setup-link EMAIL`). Sets the session cookie; the link works once.
+     *
+     *     Public: no platform credential.
+     */
+    post: operations['postV1AuthSetup'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/auth/login': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign in with email and password (sets the session cookie)
+     * @description Failed attempts are limited per email and per client address (429 with Retry-After).
+     *
+     *     Public: no platform credential.
+     */
+    post: operations['postV1AuthLogin'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/auth/invites/accept': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Accept an invitation: become a member with a name and password, and sign in
+     * @description Accept an invitation: become a member with a name and password, and sign in
+     *
+     *     Public: no platform credential.
+     */
+    post: operations['postV1AuthInvitesAccept'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/auth/logout': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign out: end this session and clear its cookie
+     * @description Browser session only (the `platform_session` cookie), not an API key.
+     *
+     *     No particular scope: the operation checks what the credential may do.
+     */
+    post: operations['postV1AuthLogout'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/auth/session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The signed-in member, their account and the CSRF token
+     * @description Browser session only (the `platform_session` cookie), not an API key.
+     *
+     *     No particular scope: the operation checks what the credential may do.
+     */
+    get: operations['getV1AuthSession'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * The signed-in member, their account and the CSRF token (headers only)
+     * @description Browser session only (the `platform_session` cookie), not an API key.
+     *
+     *     No particular scope: the operation checks what the credential may do.
+     */
+    head: operations['headV1AuthSession'];
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/auth/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The signed-in member's own sessions
+     * @description Browser session only (the `platform_session` cookie), not an API key.
+     *
+     *     No particular scope: the operation checks what the credential may do.
+     */
+    get: operations['getV1AuthSessions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * The signed-in member's own sessions (headers only)
+     * @description Browser session only (the `platform_session` cookie), not an API key.
+     *
+     *     No particular scope: the operation checks what the credential may do.
+     */
+    head: operations['headV1AuthSessions'];
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/auth/sessions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * End one of your own sessions (another browser, a lost device)
+     * @description Browser session only (the `platform_session` cookie), not an API key. Another member's session is a 404.
+     *
+     *     No particular scope: the operation checks what the credential may do.
+     */
+    delete: operations['deleteV1AuthSessionsById'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/members': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's members
+     * @description The account's members
+     *
+     *     API keys only. Requires the scope `core:read`.
+     */
+    get: operations['getV1Members'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * The account's members (headers only)
+     * @description The account's members
+     *
+     *     API keys only. Requires the scope `core:read`.
+     */
+    head: operations['headV1Members'];
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/members/invites': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Invite a member by a one-time link (valid 7 days; its token shown only now)
+     * @description Owners and admins (or a key with core:admin). Nobody is invited as owner.
+     *
+     *     API keys only. Requires the scope `core:admin`.
+     */
+    post: operations['postV1MembersInvites'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/members/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a member; their sessions end at once
+     * @description Owners and admins. The owner cannot be removed.
+     *
+     *     API keys only. Requires the scope `core:admin`.
+     */
+    delete: operations['deleteV1MembersById'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a member's role (effective on their next request)
+     * @description Owners and admins. The owner cannot be changed, and nobody is made owner.
+     *
+     *     API keys only. Requires the scope `core:admin`.
+     */
+    patch: operations['patchV1MembersById'];
+    trace?: never;
+  };
   '/health': {
     parameters: {
       query?: never;
@@ -3738,6 +3982,696 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postV1AuthSetup: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "token": "string",
+         *       "password": "string"
+         *     }
+         */
+        'application/json': {
+          /** @description The token of the link */
+          token: string;
+          /** @description 12 to 256 characters; not a common password, not built from the email */
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "member": {
+           *         "id": "string",
+           *         "email": "string",
+           *         "name": "string",
+           *         "role": "owner",
+           *         "createdAt": "2025-01-01T00:00:00.000Z"
+           *       },
+           *       "csrfToken": "string",
+           *       "expiresAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            member: {
+              id: string;
+              email: string;
+              name: string;
+              /** @enum {unknown} */
+              role: 'owner' | 'admin' | 'developer' | 'viewer';
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt: string;
+            };
+            /** @description Send as X-CSRF-Token on POST, PUT, PATCH and DELETE */
+            csrfToken: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            expiresAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postV1AuthLogin: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "email": "string",
+         *       "password": "string"
+         *     }
+         */
+        'application/json': {
+          email: string;
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "member": {
+           *         "id": "string",
+           *         "email": "string",
+           *         "name": "string",
+           *         "role": "owner",
+           *         "createdAt": "2025-01-01T00:00:00.000Z"
+           *       },
+           *       "csrfToken": "string",
+           *       "expiresAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            member: {
+              id: string;
+              email: string;
+              name: string;
+              /** @enum {unknown} */
+              role: 'owner' | 'admin' | 'developer' | 'viewer';
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt: string;
+            };
+            /** @description Send as X-CSRF-Token on POST, PUT, PATCH and DELETE */
+            csrfToken: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            expiresAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postV1AuthInvitesAccept: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "token": "string",
+         *       "name": "string",
+         *       "password": "string"
+         *     }
+         */
+        'application/json': {
+          /** @description The token of the link */
+          token: string;
+          name: string;
+          /** @description 12 to 256 characters; not a common password, not built from the email */
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "member": {
+           *         "id": "string",
+           *         "email": "string",
+           *         "name": "string",
+           *         "role": "owner",
+           *         "createdAt": "2025-01-01T00:00:00.000Z"
+           *       },
+           *       "csrfToken": "string",
+           *       "expiresAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            member: {
+              id: string;
+              email: string;
+              name: string;
+              /** @enum {unknown} */
+              role: 'owner' | 'admin' | 'developer' | 'viewer';
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt: string;
+            };
+            /** @description Send as X-CSRF-Token on POST, PUT, PATCH and DELETE */
+            csrfToken: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            expiresAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postV1AuthLogout: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Signed out */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getV1AuthSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "member": {
+           *         "id": "string",
+           *         "email": "string",
+           *         "name": "string",
+           *         "role": "owner",
+           *         "createdAt": "2025-01-01T00:00:00.000Z"
+           *       },
+           *       "account": {
+           *         "id": "string",
+           *         "name": "string"
+           *       },
+           *       "csrfToken": "string",
+           *       "expiresAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            member: {
+              id: string;
+              email: string;
+              name: string;
+              /** @enum {unknown} */
+              role: 'owner' | 'admin' | 'developer' | 'viewer';
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt: string;
+            };
+            account: {
+              id: string;
+              name: string;
+            };
+            /** @description Send as X-CSRF-Token on POST, PUT, PATCH and DELETE */
+            csrfToken: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            expiresAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headV1AuthSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getV1AuthSessions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string",
+           *           "current": true,
+           *           "createdAt": "2025-01-01T00:00:00.000Z",
+           *           "lastSeenAt": "2025-01-01T00:00:00.000Z",
+           *           "expiresAt": "2025-01-01T00:00:00.000Z",
+           *           "ip": "string",
+           *           "userAgent": "string"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            data: {
+              id: string;
+              /** @description The session making this request */
+              current: boolean;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              lastSeenAt: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              expiresAt: string;
+              ip: string | null;
+              userAgent: string | null;
+            }[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headV1AuthSessions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  deleteV1AuthSessionsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Ended */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getV1Members: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string",
+           *           "email": "string",
+           *           "name": "string",
+           *           "role": "owner",
+           *           "createdAt": "2025-01-01T00:00:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            data: {
+              id: string;
+              email: string;
+              name: string;
+              /** @enum {unknown} */
+              role: 'owner' | 'admin' | 'developer' | 'viewer';
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt: string;
+            }[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headV1Members: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postV1MembersInvites: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "email": "a@a",
+         *       "role": "admin"
+         *     }
+         */
+        'application/json': {
+          /** @description name@domain */
+          email: string;
+          /**
+           * @description owner is the account’s first member and cannot be given
+           * @enum {unknown}
+           */
+          role: 'admin' | 'developer' | 'viewer';
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "email": "string",
+           *       "role": "admin",
+           *       "inviteUrl": "string",
+           *       "expiresAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            email: string;
+            /**
+             * @description owner is the account’s first member and cannot be given
+             * @enum {unknown}
+             */
+            role: 'admin' | 'developer' | 'viewer';
+            /** @description One-time link; the token in it is shown only now */
+            inviteUrl: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            expiresAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  deleteV1MembersById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  patchV1MembersById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "role": "admin"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description owner is the account’s first member and cannot be given
+           * @enum {unknown}
+           */
+          role: 'admin' | 'developer' | 'viewer';
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "email": "string",
+           *       "name": "string",
+           *       "role": "owner",
+           *       "createdAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            email: string;
+            name: string;
+            /** @enum {unknown} */
+            role: 'owner' | 'admin' | 'developer' | 'viewer';
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };

@@ -43,6 +43,16 @@ const ConfigSchema = Type.Object({
   RATE_LIMIT_PER_IP: Type.Integer({ default: 6_000, minimum: 0 }),
   RATE_LIMIT_PER_ENDPOINT: Type.Integer({ default: 1_200, minimum: 0 }),
   AUTH_FAILURES_PER_IP: Type.Integer({ default: 60, minimum: 0 }),
+  // Portal sign-in (browser sessions).
+  /** A session ends this long after sign-in, however active. */
+  SESSION_TTL_HOURS: Type.Integer({ default: 168, minimum: 1, maximum: 8_760 }),
+  /** A session unused for this long ends. */
+  SESSION_IDLE_MINUTES: Type.Integer({ default: 720, minimum: 1, maximum: 525_600 }),
+  /** Failed sign-ins per email within LOGIN_WINDOW_SECONDS before 429 (0: no limit). */
+  LOGIN_ATTEMPTS_PER_WINDOW: Type.Integer({ default: 10, minimum: 0 }),
+  /** Failed sign-ins per client address within LOGIN_WINDOW_SECONDS before 429 (0: no limit). */
+  LOGIN_ATTEMPTS_PER_IP: Type.Integer({ default: 50, minimum: 0 }),
+  LOGIN_WINDOW_SECONDS: Type.Integer({ default: 900, minimum: 1, maximum: 86_400 }),
   CUSTOMER_TOKEN_DEFAULT_TTL_SECONDS: Type.Integer({ default: 3_600, minimum: 60 }),
   CUSTOMER_TOKEN_MAX_TTL_SECONDS: Type.Integer({ default: 86_400, minimum: 60 }),
   USAGE_FLUSH_SECONDS: Type.Integer({ default: 5, minimum: 1 }),

@@ -1,6 +1,6 @@
 #!/usr/bin/env -S node --min-semi-space-size=16
 import nodeModule from 'node:module';
-import { firstKeyBox, HELP, KEYS_USAGE, listenProblem, WORKFLOWS_USAGE } from './cli/help.js';
+import { firstKeyBox, HELP, KEYS_USAGE, listenProblem, USERS_USAGE, WORKFLOWS_USAGE } from './cli/help.js';
 
 // Node ≥ 22.1 caches compiled code on disk (no-op on 20): the server and each CLI command load hundreds
 // of files. Before any import below, which are all dynamic for that reason and so that `help` loads nothing.
@@ -30,7 +30,7 @@ async function serve(noWorker: boolean): Promise<void> {
     throw error;
   });
   // Printed once, to the terminal and never to the JSON log.
-  if (boot.createdKey) print(firstKeyBox(boot.createdKey));
+  if (boot.createdKey || boot.setupUrl) print(firstKeyBox(boot.createdKey, boot.setupUrl));
   const shipped = await ctx.apis.workflows?.importShipped(boot.accountId);
   if (shipped && shipped.length > 0)
     app.log.info({ workflows: shipped }, 'shipped workflows imported (inactive)');
@@ -139,6 +139,23 @@ async function main(argv: string[]): Promise<number> {
         const auth = ctx.apis.auth;
         if (!auth) throw new Error('auth module missing');
         return keysCommand(auth, rest, print, printErr);
+      });
+    }
+    case 'users': {
+      if (asksHelp(rest)) {
+        print(USERS_USAGE);
+        return 0;
+      }
+      const [{ usersCommand }, { withPlatform }, { authModule }, { portalModule }] = await Promise.all([
+        import('./cli/users.js'),
+        import('./cli/platform.js'),
+        import('./modules/auth/index.js'),
+        import('./modules/portal/index.js'),
+      ]);
+      return withPlatform([authModule, portalModule], async (ctx) => {
+        const { auth, portal } = ctx.apis;
+        if (!auth || !portal) throw new Error('modules missing');
+        return usersCommand({ auth, portal }, rest, print, undefined, printErr);
       });
     }
     case 'backup':

@@ -11,6 +11,7 @@ export const HELP = `usage: platform <command>   (from a clone: npm run -s platf
   migrate               run database migrations (they also run at every start)
   workflows …           import FILE|DIR | export ID|--all   (see 'workflows help')
   keys …                create | list | revoke | rotate API keys   (see 'keys help')
+  users …               setup-link EMAIL | set-password EMAIL: portal sign-in   (see 'users help')
   backup FILE           an online copy of the SQLite database (PostgreSQL: prints the pg_dump advice)
   restore FILE [--force]  put a backup in place of the database (the server stopped), then migrate
   help                  this list
@@ -26,6 +27,12 @@ export const KEYS_USAGE = `usage:
   keys revoke ID
   keys rotate ID [--grace-seconds N] [--json]`;
 
+/** `users help`. */
+export const USERS_USAGE = `usage:
+  users setup-link EMAIL     print a fresh one-time link that sets the member's portal password
+                             (earlier unused links stop working)
+  users set-password EMAIL   set the member's password, read from stdin (one line); their sessions end`;
+
 /** `workflows help`. */
 export const WORKFLOWS_USAGE = `usage:
   workflows import FILE|DIR        create or replace workflows from JSON definitions (same id → replaced);
@@ -38,20 +45,35 @@ export const WORKFLOWS_USAGE = `usage:
 export const NEW_ADMIN_KEY_COMMAND =
   'npm run -s platform -- keys create --type production --role Admin --services all --name admin';
 
+/** Prints a fresh setup link for a member (the owner's, when the first one is lost). */
+export const NEW_SETUP_LINK_COMMAND = 'npm run -s platform -- users setup-link EMAIL';
+
 /**
- * The first-start key, framed so it stands out from the JSON log lines around it. Printed once, never
- * logged: the lines start with box characters, so a log reader taking lines that start with `{` skips it.
+ * The first-start key and the owner's portal setup link (either may be absent), framed so they stand
+ * out from the JSON log lines around them. Printed once, never logged: the lines start with box
+ * characters, so a log reader taking lines that start with `{` skips them.
  */
-export function firstKeyBox(key: string): string {
-  const lines = [
-    'First start: an owner account and this Admin API key (all services) were created.',
-    'It is shown only now; keep it somewhere safe:',
-    '',
-    `    ${key}`,
-    '',
-    'Lost it? This makes another (run it where the server keeps its data):',
-    `    ${NEW_ADMIN_KEY_COMMAND}`,
-  ];
+export function firstKeyBox(key: string | null, setupUrl?: string): string {
+  const keyLines = key
+    ? [
+        'First start: an owner account and this Admin API key (all services) were created.',
+        'It is shown only now; keep it somewhere safe:',
+        '',
+        `    ${key}`,
+        '',
+        'Lost it? This makes another (run it where the server keeps its data):',
+        `    ${NEW_ADMIN_KEY_COMMAND}`,
+      ]
+    : [];
+  const setupLines = setupUrl
+    ? [
+        ...(key ? [''] : []),
+        'Set the owner’s portal password with this one-time link (valid 7 days):',
+        `    ${setupUrl}`,
+        `Expired or lost? ${NEW_SETUP_LINK_COMMAND}`,
+      ]
+    : [];
+  const lines = [...keyLines, ...setupLines];
   const width = Math.max(...lines.map((l) => l.length));
   const rule = '─'.repeat(width + 2);
   return ['', `┌${rule}┐`, ...lines.map((l) => `│ ${l.padEnd(width)} │`), `└${rule}┘`, ''].join('\n');

@@ -13,6 +13,7 @@ import { documentsMigrations } from '../modules/documents/migrations/index.js';
 import { flowsMigrations } from '../modules/flows/migrations/index.js';
 import { gameMigrations } from '../modules/game/migrations/index.js';
 import { llmMigrations } from '../modules/llm/migrations/index.js';
+import { portalMigrations } from '../modules/portal/migrations/index.js';
 import { profilesMigrations } from '../modules/profiles/migrations/index.js';
 import { workflowsMigrations } from '../modules/workflows/migrations/index.js';
 
@@ -25,6 +26,7 @@ export const platformMigrations: MigrationSet = {
   ...flowsMigrations,
   ...gameMigrations,
   ...llmMigrations,
+  ...portalMigrations,
   ...profilesMigrations,
   ...workflowsMigrations,
 };

@@ -9,12 +9,15 @@ import { flowsModule } from './flows/index.js';
 import { gameModule } from './game/index.js';
 import { healthModule } from './health/index.js';
 import { llmModule } from './llm/index.js';
+import { portalModule } from './portal/index.js';
 import { profilesModule } from './profiles/index.js';
 import { workflowsModule } from './workflows/index.js';
 
 /** Every module, in dependency order: a module may use the APIs of those before it. */
 export const allModules: readonly PlatformModule[] = [
   authModule,
+  // After auth: members' sessions authenticate through its authenticator.
+  portalModule,
   healthModule,
   gameModule,
   commerceModule,

@@ -211,6 +211,26 @@ describe('generated TypeScript client (sdk/)', () => {
   });
 
   // Last: it reads what the tests above called.
+  it('portal: members and sessions', async () => {
+    const members = await api.GET('/v1/members');
+    expect(members.response.status).toBe(200);
+    const invite = await api.POST('/v1/members/invites', {
+      body: { email: 'sdk-member@example.com', role: 'viewer' },
+    });
+    expect(invite.response.status, JSON.stringify(invite.error)).toBe(201);
+    const token = invite.data?.inviteUrl.split('token=')[1] ?? '';
+    const password = 'sdk member passphrase 31';
+    const accepted = await client().POST('/v1/auth/invites/accept', {
+      body: { token, name: 'SDK', password },
+    });
+    expect(accepted.response.status, JSON.stringify(accepted.error)).toBe(200);
+    const login = await client().POST('/v1/auth/login', {
+      body: { email: 'sdk-member@example.com', password },
+    });
+    expect(login.response.status, JSON.stringify(login.error)).toBe(200);
+    expect(login.data?.member.role).toBe('viewer');
+  });
+
   it('called an operation of every tag, each answering a status its operation documents', () => {
     const tagsOf = new Map<string, string[]>();
     const all = new Set<string>();

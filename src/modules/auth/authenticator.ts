@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { ALL_SERVICES } from '../../config.js';
 import { expandScopes, type Principal } from '../../core/auth/principal.js';
@@ -8,6 +9,52 @@ import { looksLikeKey } from './key-format.js';
 import type { KeyVerifier } from './key-verifier.js';
 
 const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
+
+/** The browser session's cookie (the portal's sign-in). */
+export const SESSION_COOKIE = 'platform_session';
+export const CSRF_HEADER = 'x-csrf-token';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Checks a session cookie's value; implemented by the portal module. */
+export interface SessionVerifier {
+  /** The session's principal and the CSRF token its state-changing requests must carry; throws 401. */
+  verify(token: string, request: FastifyRequest): Promise<{ principal: Principal; csrfToken: string }>;
+}
+
+/** One cookie's value from a `Cookie` header; null when absent or empty. */
+export function readCookie(header: string | undefined, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const at = part.indexOf('=');
+    if (at < 0 || part.slice(0, at).trim() !== name) continue;
+    const value = part.slice(at + 1).trim();
+    return value.length > 0 ? value : null;
+  }
+  return null;
+}
+
+/**
+ * A browser request from another origin: its `Origin` names neither PUBLIC_URL's origin nor the
+ * Host it was sent to. Requests without `Origin` (same-origin GETs, non-browser clients) pass.
+ */
+export function crossOrigin(request: FastifyRequest, publicOrigin: string): boolean {
+  const origin = request.headers.origin;
+  if (origin === undefined) return false;
+  if (origin === publicOrigin) return false;
+  try {
+    const host = request.headers.host;
+    return !host || new URL(origin).host !== host;
+  } catch {
+    // `null` (sandboxed frames, some redirects) and malformed values are another origin.
+    return true;
+  }
+}
+
+/** Equal strings, compared in constant time over their digests. */
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
 
 /** Where a credential is read, in order: Authorization Bearer, X-WORKFLOW-API-KEY, X-N8N-API-KEY (n8n's clients), X-API-Key. */
 export function readCredential(headers: FastifyRequest['headers']): string | null {
@@ -26,10 +73,17 @@ export function readCredential(headers: FastifyRequest['headers']): string | nul
 }
 
 export class PlatformAuthenticator implements Authenticator {
+  private sessions: { verifier: SessionVerifier; publicOrigin: string } | null = null;
+
   constructor(
     private readonly keys: KeyVerifier,
     private readonly tokens: CustomerTokens,
   ) {}
+
+  /** Accepts browser sessions (the portal module), checked against PUBLIC_URL's origin. */
+  useSessions(verifier: SessionVerifier, publicUrl: string): void {
+    this.sessions = { verifier, publicOrigin: new URL(publicUrl).origin };
+  }
 
   /** An API key this process has verified before, without waiting; undefined otherwise. */
   authenticateCached(request: FastifyRequest): Principal | undefined {
@@ -40,7 +94,12 @@ export class PlatformAuthenticator implements Authenticator {
 
   async authenticate(request: FastifyRequest): Promise<Principal> {
     const credential = readCredential(request.headers);
-    if (credential === null) throw new AppError('UNAUTHORIZED', 'API key is missing');
+    if (credential === null) {
+      // A key header wins: the cookie is read only when no key is sent.
+      const session = this.sessions ? readCookie(request.headers.cookie, SESSION_COOKIE) : null;
+      if (session !== null) return this.verifySession(session, request);
+      throw new AppError('UNAUTHORIZED', 'API key is missing');
+    }
     if (looksLikeKey(credential)) return this.verifyApiKey(credential);
     if (JWT_SHAPE.test(credential)) return this.verifyToken(credential);
     throw new AppError('UNAUTHORIZED', 'API key is malformed');
@@ -49,6 +108,24 @@ export class PlatformAuthenticator implements Authenticator {
   /** Verifies a raw API key value (also used by webhooks that take `X-API-Key`). */
   async verifyApiKey(value: string): Promise<Principal> {
     return this.keys.verifyValue(value);
+  }
+
+  /** A session cookie: from this origin only, and with the CSRF token on anything that changes state. */
+  private async verifySession(token: string, request: FastifyRequest): Promise<Principal> {
+    const sessions = this.sessions;
+    if (!sessions) throw new AppError('UNAUTHORIZED', 'API key is missing');
+    if (crossOrigin(request, sessions.publicOrigin))
+      throw new AppError('FORBIDDEN', 'Cross-origin request refused: Origin does not match this server');
+    const { principal, csrfToken } = await sessions.verifier.verify(token, request);
+    if (!SAFE_METHODS.has(request.method)) {
+      const given = request.headers[CSRF_HEADER];
+      if (typeof given !== 'string' || !sameSecret(given, csrfToken))
+        throw new AppError(
+          'FORBIDDEN',
+          'CSRF token is missing or wrong: send the X-CSRF-Token header the session gave',
+        );
+    }
+    return principal;
   }
 
   private async verifyToken(token: string): Promise<Principal> {

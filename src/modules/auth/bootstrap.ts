@@ -8,6 +8,26 @@ export interface BootstrapResult {
   accountId: string;
   /** The owner's first key, when this call created it; shown once. */
   createdKey: string | null;
+  /** The one-time link that sets the owner's portal password, when this call made the owner member. */
+  setupUrl?: string;
+}
+
+/**
+ * What later modules add to the owner account (the portal: its owner member and setup link). Runs on
+ * every bootstrap, so an account made where the module was not loaded (a CLI command) gets it later.
+ */
+export type OwnerStep = (owner: { accountId: string; email: string; name: string }) => Promise<{
+  setupUrl?: string;
+}>;
+
+async function runSteps(
+  steps: readonly OwnerStep[],
+  owner: { id: string; email: string; name: string },
+): Promise<{ setupUrl?: string }> {
+  let out: { setupUrl?: string } = {};
+  for (const step of steps)
+    out = { ...out, ...(await step({ accountId: owner.id, email: owner.email, name: owner.name })) };
+  return out;
 }
 
 export class BootstrapError extends Error {}
@@ -21,9 +41,10 @@ export async function bootstrapOwner(
   keys: KeyService,
   settings: { ownerEmail: string; bootstrapKey: string },
   nowIso: string,
+  steps: readonly OwnerStep[] = [],
 ): Promise<BootstrapResult> {
   const existing = await store.firstAccount();
-  if (existing) return { accountId: existing.id, createdKey: null };
+  if (existing) return { accountId: existing.id, createdKey: null, ...(await runSteps(steps, existing)) };
   let preset: string | undefined;
   let type: 'development' | 'production' = 'production';
   if (settings.bootstrapKey) {
@@ -46,7 +67,7 @@ export async function bootstrapOwner(
     if (!isUniqueViolation(error)) throw error;
     const winner = await store.firstAccount();
     if (!winner) throw error;
-    return { accountId: winner.id, createdKey: null };
+    return { accountId: winner.id, createdKey: null, ...(await runSteps(steps, winner)) };
   }
   const created = await keys.create(
     accountId,
@@ -54,5 +75,6 @@ export async function bootstrapOwner(
     null,
     preset,
   );
-  return { accountId, createdKey: preset ? null : created.key };
+  const added = await runSteps(steps, { id: accountId, email: settings.ownerEmail, name: 'Owner' });
+  return { accountId, createdKey: preset ? null : created.key, ...added };
 }

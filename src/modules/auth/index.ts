@@ -1,7 +1,7 @@
 import type { Principal } from '../../core/auth/principal.js';
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { PlatformAuthenticator } from './authenticator.js';
-import { type BootstrapResult, bootstrapOwner } from './bootstrap.js';
+import { type BootstrapResult, bootstrapOwner, type OwnerStep } from './bootstrap.js';
 import { CustomerTokens } from './customer-tokens.js';
 import { KeyService } from './key-service.js';
 import { KeyVerifier } from './key-verifier.js';
@@ -10,7 +10,14 @@ import { authRoutes } from './routes.js';
 import { AuthStore } from './store.js';
 import { UsageLedger } from './usage.js';
 
-export { BootstrapError } from './bootstrap.js';
+export {
+  CSRF_HEADER,
+  crossOrigin,
+  readCookie,
+  SESSION_COOKIE,
+  type SessionVerifier,
+} from './authenticator.js';
+export { BootstrapError, type OwnerStep } from './bootstrap.js';
 export type { KeyService } from './key-service.js';
 
 /** What other modules (and the CLI) may use of the auth module. */
@@ -22,8 +29,12 @@ export interface AuthApi {
   verifyApiKey(value: string): Promise<Principal>;
   /** Creates the owner account and first key on an empty database. */
   bootstrap(): Promise<BootstrapResult>;
+  /** Adds a step every bootstrap runs on the owner account (a later module's own rows for it). */
+  onBootstrap(step: OwnerStep): void;
   /** The owner account (the first one made): the operator's, whose credentials operator settings name. */
   ownerAccountId(): Promise<string | null>;
+  /** An account's id and name (the portal shows it), or null. */
+  account(id: string): Promise<{ id: string; name: string } | null>;
 }
 
 declare module '../../core/context.js' {
@@ -89,19 +100,28 @@ export const authModule: PlatformModule = {
     });
     const authenticator = new PlatformAuthenticator(verifier, tokens);
     internals.set(ctx, { keys, tokens, usage });
+    const ownerSteps: OwnerStep[] = [];
     ctx.apis.auth = {
       authenticator,
       usage,
       keys,
       verifyApiKey: (value) => authenticator.verifyApiKey(value),
       ownerAccountId: async () => (await store.firstAccount())?.id ?? null,
+      account: async (id) => {
+        const row = await store.accountById(id);
+        return row ? { id: row.id, name: row.name } : null;
+      },
       bootstrap: () =>
         bootstrapOwner(
           store,
           keys,
           { ownerEmail: config.PLATFORM_OWNER_EMAIL, bootstrapKey: config.PLATFORM_BOOTSTRAP_KEY },
           clock.now().toISOString(),
+          ownerSteps,
         ),
+      onBootstrap: (step) => {
+        ownerSteps.push(step);
+      },
     };
   },
 
