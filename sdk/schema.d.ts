@@ -9995,6 +9995,19 @@ export interface operations {
                             json: {
                               [key: string]: unknown;
                             };
+                            /** @description Binary data by property name */
+                            binary?: {
+                              [key: string]: {
+                                /** @description The bytes, base64 */
+                                data: string;
+                                mimeType: string;
+                                fileName?: string;
+                                fileExtension?: string;
+                                fileType?: string;
+                                /** @description Human-readable, as n8n shows it */
+                                fileSize?: string;
+                              };
+                            };
                           }[]
                         | null
                       )[];
@@ -10062,6 +10075,19 @@ export interface operations {
                         | {
                             json: {
                               [key: string]: unknown;
+                            };
+                            /** @description Binary data by property name */
+                            binary?: {
+                              [key: string]: {
+                                /** @description The bytes, base64 */
+                                data: string;
+                                mimeType: string;
+                                fileName?: string;
+                                fileExtension?: string;
+                                fileType?: string;
+                                /** @description Human-readable, as n8n shows it */
+                                fileSize?: string;
+                              };
                             };
                           }[]
                         | null
@@ -10156,6 +10182,19 @@ export interface operations {
                           | {
                               json: {
                                 [key: string]: unknown;
+                              };
+                              /** @description Binary data by property name */
+                              binary?: {
+                                [key: string]: {
+                                  /** @description The bytes, base64 */
+                                  data: string;
+                                  mimeType: string;
+                                  fileName?: string;
+                                  fileExtension?: string;
+                                  fileType?: string;
+                                  /** @description Human-readable, as n8n shows it */
+                                  fileSize?: string;
+                                };
                               };
                             }[]
                           | null
@@ -10282,6 +10321,19 @@ export interface operations {
                         | {
                             json: {
                               [key: string]: unknown;
+                            };
+                            /** @description Binary data by property name */
+                            binary?: {
+                              [key: string]: {
+                                /** @description The bytes, base64 */
+                                data: string;
+                                mimeType: string;
+                                fileName?: string;
+                                fileExtension?: string;
+                                fileType?: string;
+                                /** @description Human-readable, as n8n shows it */
+                                fileSize?: string;
+                              };
                             };
                           }[]
                         | null

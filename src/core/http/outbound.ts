@@ -8,7 +8,7 @@ export interface OutboundRequest {
   method: string;
   url: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
   timeoutMs: number;
   /** Headers that carry a credential (besides Authorization, Cookie…): dropped on a cross-origin redirect. */
   credentialHeaders?: string[];
@@ -153,7 +153,7 @@ function send(
   target: { address: string; family: 4 | 6 },
   method: string,
   headers: Record<string, string>,
-  body: string | undefined,
+  body: string | Buffer | undefined,
   deadline: AbortSignal,
   timeoutMs: number,
   maxBytes: number,

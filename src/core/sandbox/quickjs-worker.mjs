@@ -100,6 +100,56 @@ function defineHostFunctions(context) {
   });
   context.setProp(context.global, '__hostHash', hash);
   hash.dispose();
+  // Byte conversions for the guest's small Buffer, btoa and atob: strings and numbers in and out.
+  const bytes = context.newFunction('__hostBytes', (opHandle, encodingHandle, textHandle) => {
+    try {
+      const op = context.dump(opHandle);
+      const encoding = context.dump(encodingHandle);
+      const text = context.dump(textHandle);
+      if (typeof text !== 'string' || !BYTE_ENCODINGS.has(encoding)) throw new TypeError('bad bytes call');
+      const result = hostBytes(op, encoding, text);
+      return typeof result === 'number' ? context.newNumber(result) : context.newString(result);
+    } catch (error) {
+      return { error: context.newError(describe(error)) };
+    }
+  });
+  context.setProp(context.global, '__hostBytes', bytes);
+  bytes.dispose();
+}
+
+const BYTE_ENCODINGS = new Set([
+  'utf8',
+  'utf-8',
+  'base64',
+  'base64url',
+  'hex',
+  'latin1',
+  'binary',
+  'ascii',
+  'utf16le',
+]);
+
+function hostBytes(op, encoding, text) {
+  switch (op) {
+    case 'from':
+      return Buffer.from(text, encoding).toString('base64');
+    case 'fromBytes':
+      return Buffer.from(text === '' ? [] : text.split(',').map(Number)).toString('base64');
+    case 'concat':
+      return Buffer.concat(text.split(',').map((part) => Buffer.from(part, 'base64'))).toString('base64');
+    case 'length':
+      return Buffer.from(text, 'base64').length;
+    case 'toString':
+      return Buffer.from(text, 'base64').toString(encoding);
+    case 'bytes':
+      return Array.from(Buffer.from(text, 'base64')).join(',');
+    case 'btoa':
+      return btoa(text);
+    case 'atob':
+      return atob(text);
+    default:
+      throw new TypeError('bad bytes call');
+  }
 }
 
 const HASHES = new Set(['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha3-512']);

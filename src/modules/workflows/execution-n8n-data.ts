@@ -6,7 +6,11 @@ function taskData(run: NodeRunData) {
     startTime: Date.parse(run.startTime),
     executionTime: run.executionTime,
     executionStatus: run.error ? ('error' as const) : ('success' as const),
-    data: { main: run.output.map((items) => items.map((item) => ({ json: item.json }))) },
+    data: {
+      main: run.output.map((items) =>
+        items.map((item) => (item.binary ? { json: item.json, binary: item.binary } : { json: item.json })),
+      ),
+    },
     ...(run.error ? { error: run.error } : {}),
     ...(run.logs && run.logs.length > 0 ? { logs: run.logs } : {}),
   };

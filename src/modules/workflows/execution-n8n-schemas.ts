@@ -70,7 +70,22 @@ export const ExecutionGetQuery = Type.Object(
 /** Routes that take no query parameters: any given is a 400 naming it, never silently ignored. */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
-const Item = Type.Object({ json: Type.Record(Type.String(), Type.Unknown()) });
+/** n8n's binary data of an item: the bytes (base64) and their metadata. */
+const BinaryData = Type.Object({
+  data: Type.String({ description: 'The bytes, base64' }),
+  mimeType: Type.String(),
+  fileName: Type.Optional(Type.String()),
+  fileExtension: Type.Optional(Type.String()),
+  fileType: Type.Optional(Type.String()),
+  fileSize: Type.Optional(Type.String({ description: 'Human-readable, as n8n shows it' })),
+});
+
+const Item = Type.Object({
+  json: Type.Record(Type.String(), Type.Unknown()),
+  binary: Type.Optional(
+    Type.Record(Type.String(), BinaryData, { description: 'Binary data by property name' }),
+  ),
+});
 
 /** One run of one node, as n8n's ITaskData. */
 const TaskData = Type.Object({

@@ -3,7 +3,7 @@ import type { ExecutionOutcome, WebhookNodeInfo, WorkflowDefinition } from './en
 
 /** What a webhook call answers: a reply the workflow chose, or an error in the platform's shape. */
 export type StoredResponse =
-  | { kind: 'reply'; statusCode: number; headers: Record<string, string>; body: unknown }
+  | { kind: 'reply'; statusCode: number; headers: Record<string, string>; body: unknown; bodyBase64?: string }
   | { kind: 'error'; code: ErrorCode; message: string; details: ErrorDetails };
 
 export function startedResponse(hook: WebhookNodeInfo, executionId: string): StoredResponse {
@@ -45,6 +45,24 @@ export function finishedResponse(
       statusCode: hook.responseCode,
       headers: {},
       body: { message: 'Workflow executed successfully', executionId },
+    };
+  }
+  if (hook.responseData === 'firstEntryBinary') {
+    const property = hook.responseBinaryPropertyName;
+    const binary = outcome.lastItems[0]?.binary?.[property];
+    if (!binary)
+      return {
+        kind: 'error',
+        code: 'UNPROCESSABLE',
+        message: `The last node's first item has no binary property '${property}' to answer with`,
+        details: { executionId },
+      };
+    return {
+      kind: 'reply',
+      statusCode: hook.responseCode,
+      headers: { 'content-type': binary.mimeType },
+      body: null,
+      bodyBase64: binary.data,
     };
   }
   const items = outcome.lastItems.map((i) => i.json);

@@ -102,7 +102,9 @@ function send(reply: FastifyReply, response: StoredResponse, head: boolean, extr
     // The node checks headers; one stored before it did must still not break the response head.
     if (!RESERVED_HEADERS.has(name.toLowerCase()) && isValidHeader(name, value)) reply.header(name, value);
   }
-  if (head || response.body === null || response.body === undefined) return reply.send();
+  if (head) return reply.send();
+  if (response.bodyBase64 !== undefined) return reply.send(Buffer.from(response.bodyBase64, 'base64'));
+  if (response.body === null || response.body === undefined) return reply.send();
   return reply.send(response.body);
 }
 

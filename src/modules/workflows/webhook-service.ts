@@ -7,6 +7,7 @@ import { newId } from '../../core/ids.js';
 import { webhookNodesOf } from './definitions.js';
 import type { DeliveryStore } from './delivery-store.js';
 import {
+  type BinaryData,
   type Json,
   trimSlashes,
   type WebhookNodeInfo,
@@ -22,6 +23,7 @@ import {
   type WebhookAuthDeps,
   type WebhookCaller,
 } from './webhook-auth.js';
+import { webhookBinary } from './webhook-binary.js';
 import { type StoredResponse, startedResponse } from './webhook-response.js';
 import type { WebhookRoute, WorkflowStore } from './workflow-store.js';
 
@@ -194,7 +196,7 @@ export class WebhookService {
     caller: WebhookCaller,
   ): Promise<StoredResponse> {
     const { route, def, hook } = match;
-    const json = this.itemOf(request, match, rawBody, caller.redact);
+    const { json, binary } = await this.itemOf(request, match, rawBody, caller.redact);
 
     const executionId = newId('exe');
     // A test listener serves one call: the first to delete its rows runs, in any process.
@@ -226,7 +228,11 @@ export class WebhookService {
         workflowId: def.id,
         version: route.version,
         mode: match.test ? 'test' : 'webhook',
-        trigger: { nodeName: hook.nodeName, items: [{ json }], ...(dedupeKey ? { dedupeKey } : {}) },
+        trigger: {
+          nodeName: hook.nodeName,
+          items: [binary ? { json, binary } : { json }],
+          ...(dedupeKey ? { dedupeKey } : {}),
+        },
       });
     } catch (error) {
       waiter?.cancel();
@@ -290,12 +296,12 @@ export class WebhookService {
   }
 
   /** The trigger item: `{headers, params, query, body}` (+ `rawBody`, base64), secrets left out. */
-  private itemOf(
+  private async itemOf(
     request: FastifyRequest,
     { hook, params }: WebhookMatch,
     rawBody: Buffer,
     redact: Redactions,
-  ): Record<string, Json> {
+  ): Promise<{ json: Record<string, Json>; binary?: Record<string, BinaryData> }> {
     const headers: Record<string, Json> = {};
     for (const [name, value] of Object.entries(request.headers)) {
       if (SECRET_HEADERS.includes(name) || redact.headers.includes(name) || value === undefined) continue;
@@ -309,8 +315,16 @@ export class WebhookService {
       query,
       body: (request.body ?? {}) as Json,
     };
-    if (hook.options.rawBody) json.rawBody = rawBody.toString('base64');
-    return json;
+    const { body, binary } = await webhookBinary(
+      hook,
+      rawBody,
+      request.headers['content-type'],
+      request.body,
+      request.headers['content-disposition'],
+    );
+    if (body !== undefined) json.body = body;
+    if (hook.options.rawBody && hook.options.rawBodyAs === 'json') json.rawBody = rawBody.toString('base64');
+    return binary ? { json, binary } : { json };
   }
 
   private async dedupeKeyOf(

@@ -60,6 +60,7 @@ function guestScripts(): GuestScript[] {
     // Luxon's global build defines `var luxon`; jmespath's defines `this.jmespath` on the global object.
     { name: 'luxon.js', code: packageFile('luxon', 'build/global/luxon.min.js') },
     { name: 'jmespath.js', code: packageFile('jmespath', 'jmespath.js') },
+    guest('./guest/buffer.js'),
     guest('./guest/n8n-extensions.js'),
     guest('./guest/n8n-guest.js'),
     // Last: freezes every built-in and guest function, so evaluations cannot change each other's world.

@@ -1,5 +1,6 @@
 import { MAX_JSON_DEPTH } from '../../../core/http/json-guard.js';
 import type { SandboxPool } from '../../../core/sandbox/sandbox-pool.js';
+import { binaryMetadata } from './binary.js';
 import { expressionSandbox } from './expression-sandbox.js';
 import type { Item, Json } from './types.js';
 
@@ -258,9 +259,12 @@ function guestData(data: ExpressionData, sources: string[], code: boolean) {
     }
   }
   const wantsInput = code || /\$input|\$items/.test(text);
+  const input = data.input ?? [{ json: data.json }];
   return {
     json: data.json,
-    input: wantsInput ? (data.input ?? [{ json: data.json }]) : undefined,
+    // The Code node gets the bytes (it may read or make files); an expression sees metadata only.
+    input: wantsInput ? (code ? input : withoutBytes(input)) : undefined,
+    binary: /\$binary/.test(text) ? binaryMetadata(input[data.itemIndex ?? 0]?.binary) : undefined,
     itemIndex: data.itemIndex ?? 0,
     runIndex: data.runIndex ?? 0,
     prevNode: data.prevNode,
@@ -399,6 +403,12 @@ function messageOf(err: unknown): string {
 
 function truncate(s: string, n: number): string {
   return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+/** Items with their binary properties' metadata instead of their bytes (the same list when none has any). */
+function withoutBytes(items: Item[]): Item[] {
+  if (!items.some((i) => i.binary)) return items;
+  return items.map((i) => (i.binary ? { ...i, binary: binaryMetadata(i.binary) as Item['binary'] } : i));
 }
 
 /** The expression data for item `index` of a node's input. */

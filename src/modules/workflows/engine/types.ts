@@ -66,6 +66,20 @@ export type Json = string | number | boolean | null | Json[] | { [key: string]: 
 
 export interface Item {
   json: Record<string, Json>;
+  /** n8n's binary data by property name (`data`, `file0`, …): base64 bytes and metadata. */
+  binary?: Record<string, BinaryData>;
+}
+
+/** n8n's IBinaryData in its in-memory mode. */
+export interface BinaryData {
+  /** The bytes, base64. */
+  data: string;
+  mimeType: string;
+  fileName?: string;
+  fileExtension?: string;
+  fileType?: 'image' | 'video' | 'audio' | 'text' | 'json' | 'pdf';
+  /** Human-readable, as n8n shows it (`1.2 kB`). */
+  fileSize?: string;
 }
 
 export interface NodeError {
@@ -133,6 +147,8 @@ export interface WebhookResponse {
   statusCode: number;
   headers: Record<string, string>;
   body: unknown;
+  /** A binary answer (Respond to Webhook `binary`, Webhook `firstEntryBinary`): these bytes, base64, not `body`. */
+  bodyBase64?: string;
 }
 
 export type ExecutionStatus = 'success' | 'error' | 'waiting' | 'canceled';

@@ -23,7 +23,7 @@ export interface WebhookNodeInfo {
   credentialId: string | null;
   responseMode: WebhookParams['responseMode'];
   responseCode: number;
-  responseData: WebhookParams['responseData'];
+  responseData: WebhookParams['responseData'] | 'firstEntryBinary';
   options: {
     rawBody: boolean;
     bodyLimitBytes: number;
@@ -34,7 +34,18 @@ export interface WebhookNodeInfo {
     hmacRequireTimestamp: boolean;
     /** n8n's `ipWhitelist`: the addresses and ranges that may call (null: any). */
     ipAllowList: string[] | null;
+    /**
+     * n8n's binary bodies: `always` (v1 `binaryData`), `unparsed` (v2: a body that is not JSON, a
+     * form or text) or `never` (the platform's node). Multipart files are binary for n8n's node.
+     */
+    binaryBody: 'always' | 'unparsed' | 'never';
+    /** The binary property for a body, or the prefix of uploaded files' properties; null: n8n's default. */
+    binaryPropertyName: string | null;
+    /** Where `rawBody` goes: `json.rawBody` (base64; the platform's node) or binary `data` (n8n's). */
+    rawBodyAs: 'json' | 'binary';
   };
+  /** `firstEntryBinary`: the binary property of the last node's first item that is the answer. */
+  responseBinaryPropertyName: string;
 }
 
 /** The enabled webhook nodes of a workflow with their parameters (defaults applied), one per method. */
@@ -73,7 +84,11 @@ function platformWebhook(node: WorkflowNode): WebhookNodeInfo {
       hmacTimestampHeader: p.options.hmacTimestampHeader,
       hmacRequireTimestamp: p.options.hmacRequireTimestamp,
       ipAllowList: null,
+      binaryBody: 'never',
+      binaryPropertyName: null,
+      rawBodyAs: 'json',
     },
+    responseBinaryPropertyName: 'data',
   };
 }
 
@@ -108,7 +123,11 @@ function n8nWebhook(node: WorkflowNode): WebhookNodeInfo[] {
       rawBody: p.options.rawBody ?? false,
       dedupeKey: null,
       ipAllowList: p.options.ipWhitelist ? allowListOf(p.options.ipWhitelist) : null,
+      binaryBody: p.options.binaryData ? 'always' : (node.typeVersion ?? 1) >= 2 ? 'unparsed' : 'never',
+      binaryPropertyName: p.options.binaryPropertyName ?? null,
+      rawBodyAs: 'binary',
     },
+    responseBinaryPropertyName: p.responseBinaryPropertyName ?? 'data',
   }));
 }
 

@@ -71,7 +71,11 @@ describe('WorkflowEngine: webhook → set → respondToWebhook', () => {
           hmacTimestampHeader: 'X-Store-Timestamp',
           hmacRequireTimestamp: false,
           ipAllowList: null,
+          binaryBody: 'never',
+          binaryPropertyName: null,
+          rawBodyAs: 'json',
         },
+        responseBinaryPropertyName: 'data',
       },
     ]);
   });

@@ -121,7 +121,12 @@
     'Interval',
   ];
 
-  const items = (list) => (list ?? []).map((i) => ({ json: i.json, pairedItem: i.pairedItem }));
+  const items = (list) =>
+    (list ?? []).map((i) =>
+      i.binary
+        ? { json: i.json, binary: i.binary, pairedItem: i.pairedItem }
+        : { json: i.json, pairedItem: i.pairedItem },
+    );
 
   /** The item of `list` paired with item `index` of the current node: same position, or the only one. */
   const paired = (list, index, name) => {
@@ -203,7 +208,9 @@
       get $json() {
         return state.json;
       },
-      $binary: {},
+      get $binary() {
+        return state.binary ?? state.item?.binary ?? input[state.itemIndex]?.binary ?? {};
+      },
       $input: {
         get item() {
           return state.item ?? input[state.itemIndex];
@@ -297,8 +304,13 @@
   globalThis.evaluateN8n = (requestText) => {
     const request = JSON.parse(requestText);
     const { data, limits } = request;
-    const state = { json: data.json ?? {}, itemIndex: data.itemIndex ?? 0, item: undefined };
-    state.item = { json: state.json };
+    const state = {
+      json: data.json ?? {},
+      itemIndex: data.itemIndex ?? 0,
+      item: undefined,
+      binary: data.binary,
+    };
+    state.item = data.binary ? { json: state.json, binary: data.binary } : { json: state.json };
     const ctx = contextOf(data, state);
     const values = [];
     for (let index = 0; index < request.expressions.length; index++) {
@@ -360,6 +372,25 @@
     };
   };
 
+  /** n8n's binary data on a returned item: each property `{ data: base64, mimeType, … }`. */
+  const checkBinary = (binary, what) => {
+    if (typeof binary !== 'object' || Array.isArray(binary))
+      throw new Error(`A 'binary' property isn't an object (${what})`);
+    const out = {};
+    for (const [key, file] of Object.entries(binary)) {
+      if (file === null || typeof file !== 'object' || typeof file.data !== 'string')
+        throw new Error(`Binary property '${key}' needs its bytes as a base64 string in 'data' (${what})`);
+      const entry = {
+        data: file.data,
+        mimeType: typeof file.mimeType === 'string' ? file.mimeType : 'application/octet-stream',
+      };
+      for (const meta of ['fileName', 'fileExtension', 'fileType', 'fileSize'])
+        if (typeof file[meta] === 'string') entry[meta] = file[meta];
+      out[key] = entry;
+    }
+    return out;
+  };
+
   const toItem = (value, what) => {
     if (value === null || typeof value !== 'object' || Array.isArray(value))
       throw new Error(`${what} isn't an object: return objects, or items in the form { json: { … } }`);
@@ -367,7 +398,8 @@
       const json = value.json;
       if (json === null || typeof json !== 'object' || Array.isArray(json))
         throw new Error(`A 'json' property isn't an object (${what})`);
-      return { json };
+      if (value.binary === undefined || value.binary === null) return { json };
+      return { json, binary: checkBinary(value.binary, what) };
     }
     return { json: value };
   };

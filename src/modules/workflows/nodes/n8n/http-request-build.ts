@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { binaryBytes } from '../../engine/binary.js';
 import { NodeOperationError } from '../../engine/node-type.js';
-import type { OutboundRequest } from '../../engine/types.js';
+import type { Item, OutboundRequest } from '../../engine/types.js';
 import type { GenericAuthType, HttpRequestV4Params } from './http-request-schema.js';
 
 /** A request as n8n's node prepares it (qs, headers and body kept structured for pagination merges). */
@@ -20,7 +21,16 @@ export type RequestBody =
   | { kind: 'json'; value: unknown }
   | { kind: 'form'; value: Record<string, unknown> }
   | { kind: 'multipart'; fields: Array<[string, unknown]> }
-  | { kind: 'raw'; text: string };
+  | { kind: 'raw'; text: string }
+  | { kind: 'binary'; bytes: Buffer; mimeType: string };
+
+/** A file in a multipart body (n8n's `formBinaryData` row): the bytes of an item's binary property. */
+export interface FilePart {
+  file: { bytes: Buffer; mimeType: string; fileName: string };
+}
+
+const isFilePart = (value: unknown): value is FilePart =>
+  value !== null && typeof value === 'object' && Buffer.isBuffer((value as Partial<FilePart>).file?.bytes);
 
 export interface AppliedCredential {
   type: GenericAuthType;
@@ -37,6 +47,7 @@ export function buildRequest(
   p: HttpRequestV4Params,
   version: number,
   credential: AppliedCredential | null,
+  item?: Item,
 ): PreparedRequest {
   const url = typeof p.url === 'string' ? p.url.trim() : p.url;
   if (typeof url !== 'string') {
@@ -69,7 +80,7 @@ export function buildRequest(
     return out;
   };
 
-  if (p.sendBody) req.body = buildBody(p, version, keypairs);
+  if (p.sendBody) req.body = buildBody(p, version, keypairs, item);
   if (p.sendQuery) {
     req.qs =
       p.specifyQuery === 'json'
@@ -106,11 +117,23 @@ function buildBody(
   p: HttpRequestV4Params,
   version: number,
   keypairs: (rows: Array<{ name: string; value: unknown }> | undefined) => Record<string, unknown>,
+  item: Item | undefined,
 ): RequestBody | undefined {
   const rows = p.bodyParameters?.parameters ?? [];
   let value: unknown;
+  if (p.contentType === 'binaryData') {
+    const { bytes, meta } = fileOf(item, p.inputDataFieldName);
+    return { kind: 'binary', bytes, mimeType: meta.mimeType };
+  }
   if (p.contentType === 'multipart-form-data') {
-    return { kind: 'multipart', fields: rows.map((r) => [r.name, r.value] as [string, unknown]) };
+    return {
+      kind: 'multipart',
+      fields: rows.map((r): [string, unknown] => {
+        if (r.parameterType !== 'formBinaryData') return [r.name, r.value];
+        const { bytes, meta } = fileOf(item, r.inputDataFieldName);
+        return [r.name, { file: { bytes, mimeType: meta.mimeType, fileName: meta.fileName ?? r.name } }];
+      }),
+    };
   }
   if (p.contentType === 'raw') {
     // n8n sends a raw body only with these methods.
@@ -250,12 +273,21 @@ export function stringifyQuery(qs: Record<string, unknown>, format: PreparedRequ
 }
 
 /** The wire form of a prepared request for `deps.http`. */
+/** The bytes of an item's binary property, for a request body (n8n's `inputDataFieldName`, default `data`). */
+function fileOf(item: Item | undefined, property: string | undefined) {
+  try {
+    return binaryBytes(item, property || 'data');
+  } catch (error) {
+    throw new NodeOperationError((error as Error).message);
+  }
+}
+
 export function toOutbound(req: PreparedRequest): OutboundRequest {
   const query = stringifyQuery(req.qs, req.arrayFormat);
   const url = query === '' ? req.url : `${req.url}${req.url.includes('?') ? '&' : '?'}${query}`;
   const headers = { ...req.headers };
   const has = (name: string) => Object.keys(headers).some((h) => h.toLowerCase() === name);
-  let body: string | undefined;
+  let body: string | Buffer | undefined;
   const b = req.body;
   if (b?.kind === 'json') {
     if (b.value !== undefined) {
@@ -267,15 +299,36 @@ export function toOutbound(req: PreparedRequest): OutboundRequest {
     if (!has('content-type')) headers['content-type'] = 'application/x-www-form-urlencoded';
   } else if (b?.kind === 'multipart') {
     const boundary = `--------------------------${randomBytes(12).toString('hex')}`;
-    body = '';
+    const parts: Buffer[] = [];
     for (const [name, value] of b.fields) {
       const safe = name.replace(/["\r\n]/g, '_');
-      body += `--${boundary}\r\nContent-Disposition: form-data; name="${safe}"\r\n\r\n${textOf(value)}\r\n`;
+      if (isFilePart(value)) {
+        const fileName = value.file.fileName.replace(/["\r\n]/g, '_');
+        parts.push(
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="${safe}"; filename="${fileName}"\r\nContent-Type: ${value.file.mimeType.replace(/[\r\n]/g, '')}\r\n\r\n`,
+          ),
+          value.file.bytes,
+          Buffer.from('\r\n'),
+        );
+      } else {
+        parts.push(
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="${safe}"\r\n\r\n${textOf(value)}\r\n`,
+          ),
+        );
+      }
     }
-    body += `--${boundary}--\r\n`;
+    parts.push(Buffer.from(`--${boundary}--\r\n`));
+    const bytes = Buffer.concat(parts);
+    // Text-only forms stay strings (what the pagination and `$request` read).
+    body = b.fields.some(([, v]) => isFilePart(v)) ? bytes : bytes.toString('utf8');
     headers['content-type'] = `multipart/form-data; boundary=${boundary}`;
   } else if (b?.kind === 'raw') {
     body = b.text;
+  } else if (b?.kind === 'binary') {
+    body = b.bytes;
+    if (!has('content-type')) headers['content-type'] = b.mimeType;
   }
   return {
     method: req.method,

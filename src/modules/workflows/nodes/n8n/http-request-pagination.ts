@@ -59,7 +59,13 @@ export async function paginate(
         : res.body
       : bodyAsRequestParses(res.body);
     checkIdentical(seen, res);
-    responses.push({ statusCode: res.status, headers: res.headers, text: res.body, body });
+    responses.push({
+      statusCode: res.status,
+      headers: res.headers,
+      text: res.body,
+      body,
+      ...(res.bytes ? { bytes: res.bytes } : {}),
+    });
     scope.$response = { body, headers: res.headers, statusCode: res.status };
     scope.$pageCount += 1;
     if (pagination.limitPagesFetched && pagination.maxRequests && scope.$pageCount >= pagination.maxRequests)

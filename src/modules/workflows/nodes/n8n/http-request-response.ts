@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
+import { binaryOf } from '../../engine/binary.js';
 import { NodeOperationError } from '../../engine/node-type.js';
-import type { Json, OutboundResponse } from '../../engine/types.js';
+import type { Item, Json, OutboundResponse } from '../../engine/types.js';
 import type { ResponseParams } from './http-request-schema.js';
 
 /** A response with its body; `body` is set when pagination already read it (n8n's `__bodyResolved`). */
@@ -9,6 +10,49 @@ export interface ReceivedResponse {
   headers: Record<string, string>;
   text: string;
   body?: unknown;
+  /** The bytes as received (a file response). */
+  bytes?: Buffer;
+}
+
+/** Whether the response is a file: asked for, or autodetected from its content type as n8n does. */
+export function isFileResponse(res: ReceivedResponse, options: ResponseParams): boolean {
+  if (options.responseFormat === 'file') return true;
+  if (options.responseFormat !== 'autodetect') return false;
+  const contentType = res.headers['content-type'] ?? '';
+  return (
+    !contentType.includes('application/json') && BINARY_CONTENT_TYPES.some((t) => contentType.includes(t))
+  );
+}
+
+/**
+ * n8n's file response: the input item's JSON (or the response's headers and status with
+ * fullResponse) and its binary data, plus the body under `outputPropertyName` (default `data`).
+ */
+export function fileItem(res: ReceivedResponse, options: ResponseParams, input: Item | undefined): Item {
+  const contentType = res.headers['content-type'] || 'application/octet-stream';
+  const bytes = res.bytes ?? Buffer.from(res.text, 'utf8');
+  const json: Record<string, Json> = options.fullResponse
+    ? { headers: res.headers, statusCode: res.statusCode, statusMessage: STATUS_CODES[res.statusCode] ?? '' }
+    : structuredClone(input?.json ?? {});
+  const property = options.outputPropertyName || 'data';
+  return {
+    json,
+    binary: {
+      ...(input?.binary ?? {}),
+      [property]: binaryOf(bytes, contentType, fileNameOf(res.headers['content-disposition'])),
+    },
+  };
+}
+
+/** `attachment; filename="a.pdf"` → `a.pdf`; none → undefined (n8n leaves the name out too). */
+function fileNameOf(disposition: string | undefined): string | undefined {
+  const name = disposition ? /filename\*?\s*=\s*(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition)?.[1] : undefined;
+  if (!name) return undefined;
+  try {
+    return decodeURIComponent(name.trim()).replace(/[/\\]/g, '_');
+  } catch {
+    return name.trim().replace(/[/\\]/g, '_');
+  }
 }
 
 /** Content types n8n's autodetect treats as files. */

@@ -283,8 +283,7 @@ describe('n8n-nodes-base.httpRequest v4.x', () => {
         },
       }),
     ).toEqual([
-      'parameters.contentType',
-      'parameters.options.response.response.responseFormat',
+      // Binary bodies and file responses are supported (test/workflows/n8n-binary.test.ts).
       'parameters.options.allowUnauthorizedCerts',
       'parameters.options.proxy',
       'parameters.options.redirect.redirect.followRedirects',

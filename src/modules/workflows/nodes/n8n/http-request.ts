@@ -5,7 +5,13 @@ import type { Item, ValidationProblem } from '../../engine/types.js';
 import { type AppliedCredential, buildRequest, toOutbound } from './http-request-build.js';
 import { paginate } from './http-request-pagination.js';
 import { checkPaginationExpression } from './http-request-pagination-expression.js';
-import { type ReceivedResponse, responseItems, statusError } from './http-request-response.js';
+import {
+  fileItem,
+  isFileResponse,
+  type ReceivedResponse,
+  responseItems,
+  statusError,
+} from './http-request-response.js';
 import {
   GENERIC_AUTH_TYPES,
   type GenericAuthType,
@@ -58,7 +64,7 @@ export const n8nHttpRequestNode = defineNode({
         await sleep(batch.batchInterval);
       }
       const response = { ...RESPONSE_DEFAULTS, ...p.options.response?.response };
-      const req = buildRequest(p, version, credential);
+      const req = buildRequest(p, version, credential, items[i]);
       let responses: ReceivedResponse[];
       if (pagination && pagination.paginationMode !== 'off') {
         responses = await paginate(req, pagination, {
@@ -71,9 +77,19 @@ export const n8nHttpRequestNode = defineNode({
       } else {
         const res = await ctx.deps.http(toOutbound(req));
         if ((res.status < 200 || res.status >= 300) && !response.neverError) throw statusError(res);
-        responses = [{ statusCode: res.status, headers: res.headers, text: res.body }];
+        responses = [
+          {
+            statusCode: res.status,
+            headers: res.headers,
+            text: res.body,
+            ...(res.bytes ? { bytes: res.bytes } : {}),
+          },
+        ];
       }
-      for (const res of responses) for (const json of responseItems(res, response)) out.push({ json });
+      for (const res of responses) {
+        if (isFileResponse(res, response)) out.push(fileItem(res, response, items[i]));
+        else for (const json of responseItems(res, response)) out.push({ json });
+      }
     }
     return output(out);
   },
@@ -130,26 +146,7 @@ function refusals(p: HttpRequestV4Params): ValidationProblem[] {
   }
   if (p.provideSslCertificates)
     refuse('provideSslCertificates', 'client certificates are not supported here');
-  if (p.sendBody && p.contentType === 'binaryData') {
-    refuse('contentType', "'binaryData' is not supported: items carry no binary data here");
-  }
-  if (p.sendBody && p.contentType === 'multipart-form-data') {
-    p.bodyParameters?.parameters.forEach((row, i) => {
-      if (row.parameterType === 'formBinaryData') {
-        refuse(
-          `bodyParameters.parameters[${i}].parameterType`,
-          "'formBinaryData' is not supported: no binary data here",
-        );
-      }
-    });
-  }
   const o = p.options;
-  if (o.response?.response.responseFormat === 'file') {
-    refuse(
-      'options.response.response.responseFormat',
-      "'file' is not supported: items carry no binary data here",
-    );
-  }
   if (o.allowUnauthorizedCerts) {
     refuse(
       'options.allowUnauthorizedCerts',

@@ -6,16 +6,22 @@ import { defineNode, NodeOperationError } from '../../engine/node-type.js';
 /**
  * n8n's Respond to Webhook (v1, 1.1, 1.2, 1.3): answers the webhook of a workflow whose Webhook node
  * responds "Using 'Respond to Webhook' node", with n8n's `respondWith` kinds, `options.responseCode`,
- * `options.responseHeaders` and `options.responseKey`. Binary and JWT answers are refused at save.
+ * `options.responseHeaders` and `options.responseKey`; `binary` answers with the bytes of the first
+ * item's binary property. JWT answers are refused at save.
  */
 export const N8nRespondParameters = Type.Object(
   {
     respondWith: Type.Enum(
-      ['allIncomingItems', 'firstIncomingItem', 'json', 'text', 'noData', 'redirect'] as const,
+      ['allIncomingItems', 'firstIncomingItem', 'json', 'text', 'binary', 'noData', 'redirect'] as const,
       { default: 'firstIncomingItem' },
     ),
     responseBody: Type.Optional(Type.Unknown()),
     redirectURL: Type.Optional(Type.String()),
+    /** `binary`: the first item's first binary property, or the one `inputFieldName` names. */
+    responseDataSource: Type.Optional(
+      Type.Enum(['automatically', 'set'] as const, { default: 'automatically' }),
+    ),
+    inputFieldName: Type.Optional(Type.String({ minLength: 1, maxLength: 200, default: 'data' })),
     options: Type.Object(
       {
         responseCode: Type.Optional(Type.Integer({ minimum: 200, maximum: 599 })),
@@ -53,6 +59,7 @@ export const n8nRespondToWebhookNode = defineNode({
     const wrap = (body: unknown) => (p.options.responseKey ? { [p.options.responseKey]: body } : body);
     let statusCode = p.options.responseCode ?? 200;
     let body: unknown = null;
+    let bodyBase64: string | undefined;
     switch (p.respondWith) {
       case 'firstIncomingItem':
         body = wrap(ctx.items[0]?.json ?? {});
@@ -67,6 +74,18 @@ export const n8nRespondToWebhookNode = defineNode({
         body = typeof p.responseBody === 'string' ? p.responseBody : JSON.stringify(p.responseBody ?? '');
         headers['content-type'] ??= 'text/plain; charset=utf-8';
         break;
+      case 'binary': {
+        const binary = ctx.items[0]?.binary;
+        const property =
+          p.responseDataSource === 'set' ? (p.inputFieldName ?? 'data') : Object.keys(binary ?? {})[0];
+        if (!binary || property === undefined)
+          throw new NodeOperationError('No binary data exists on the first item!');
+        const file = binary[property];
+        if (!file) throw new NodeOperationError(`The first item has no binary property '${property}'`);
+        bodyBase64 = file.data;
+        headers['content-type'] ??= file.mimeType;
+        break;
+      }
       case 'noData':
         break;
       case 'redirect':
@@ -80,7 +99,11 @@ export const n8nRespondToWebhookNode = defineNode({
     }
     if (body !== null && typeof body !== 'string')
       headers['content-type'] ??= 'application/json; charset=utf-8';
-    return { kind: 'respond', output: [ctx.items], response: { statusCode, headers, body } };
+    return {
+      kind: 'respond',
+      output: [ctx.items],
+      response: { statusCode, headers, body, ...(bodyBase64 !== undefined ? { bodyBase64 } : {}) },
+    };
   },
 });
 

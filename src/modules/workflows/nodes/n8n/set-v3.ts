@@ -8,7 +8,7 @@ import { convertField, FIELD_TYPES, type FieldType, parseJsonObject } from './se
  * n8n's Edit Fields (Set) v3.x. 3.0–3.2 list `fields.values` (a value key per type) and choose the
  * kept input fields with `include` (none among them); 3.3+ list `assignments` and keep input fields
  * only with `includeOtherFields`. 3.4 replaced the binary option `includeBinary` by `stripBinary`.
- * Items carry no binary data here, so both binary options have nothing to act on.
+ * Binary data follows n8n's rule (see `compose`).
  */
 
 const LegacyField = Type.Object(
@@ -153,7 +153,12 @@ function compose(p: SetParams, input: Item, fields: Record<string, Json>, versio
     }
   }
   for (const [name, value] of Object.entries(fields)) setPath(json, name, value, dots);
-  return { json };
+  // n8n's rule, absent options included: 3.4 keeps binary unless stripped or no input field is kept,
+  // earlier versions only with includeBinary.
+  const options = p.options as { includeBinary?: boolean; stripBinary?: boolean };
+  const keepBinary =
+    version >= 3.4 ? !options.stripBinary && include !== 'none' : options.includeBinary === true;
+  return keepBinary && input.binary ? { json, binary: structuredClone(input.binary) } : { json };
 }
 
 function setNode(versions: number[], shape: Shape) {

@@ -8,8 +8,9 @@ import { HTTP_METHODS } from '../webhook.js';
  * n8n's Webhook trigger (v1, 1.1, 2, 2.1) in n8n's parameter shape. The service registers it at
  * `/webhook/{path}` like the platform's own `webhook` node (engine/webhook-nodes.ts maps the two onto one
  * description). A path with parameters (`users/:id`) is n8n's dynamic webhook, reached under the node's
- * webhook id. What the platform cannot do yet is refused at save, never ignored: JWT authentication,
- * streaming responses, binary responses and the options not below.
+ * webhook id. Bodies it does not parse (v2; v1 with `options.binaryData`), uploaded files and
+ * `options.rawBody` arrive as binary data, as in n8n. What the platform cannot do yet is refused at
+ * save, never ignored: JWT authentication, streaming responses and the options not below.
  */
 
 const Method = Type.Enum(HTTP_METHODS);
@@ -31,12 +32,18 @@ export const N8nWebhookParameters = Type.Object(
     responseMode: Type.Enum(['onReceived', 'lastNode', 'responseNode'] as const, { default: 'onReceived' }),
     /** v1 and 1.1: the code of an onReceived / lastNode answer (v2 moved it into options). */
     responseCode: Type.Optional(Type.Integer({ minimum: 200, maximum: 599 })),
-    responseData: Type.Enum(['firstEntryJson', 'allEntries', 'noData'] as const, {
+    responseData: Type.Enum(['firstEntryJson', 'firstEntryBinary', 'allEntries', 'noData'] as const, {
       default: 'firstEntryJson',
     }),
+    /** With `firstEntryBinary`: the binary property of the last node's first item that is the answer. */
+    responseBinaryPropertyName: Type.Optional(Type.String({ minLength: 1, maxLength: 200, default: 'data' })),
     options: Type.Object(
       {
         rawBody: Type.Optional(Type.Boolean()),
+        /** v1: the whole body as binary data (v2 does so for any body it does not parse). */
+        binaryData: Type.Optional(Type.Boolean()),
+        /** The binary property a body (`data`) or the uploaded files (`data0`, `data1`, …) go to. */
+        binaryPropertyName: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
         noResponseBody: Type.Optional(Type.Boolean()),
         /** Comma-separated addresses or CIDR ranges; others get 403 (empty: everyone). */
         ipWhitelist: Type.Optional(Type.String({ maxLength: 4000 })),
@@ -95,6 +102,12 @@ export const n8nWebhookNode = defineNode({
         path: 'parameters.options.ipWhitelist',
         message: 'must be fixed: it guards the webhook before any run',
       });
+    for (const name of ['binaryPropertyName', 'binaryData'] as const)
+      if (isExpression(params.options[name]))
+        problems.push({
+          path: `parameters.options.${name}`,
+          message: 'must be fixed: it shapes the trigger item',
+        });
     const multiple = Array.isArray(params.httpMethod);
     if (multiple !== (params.multipleMethods === true))
       problems.push({
