@@ -129,6 +129,12 @@ const BYTE_ENCODINGS = new Set([
   'utf16le',
 ]);
 
+/**
+ * @param {string} op
+ * @param {BufferEncoding} encoding
+ * @param {string} text
+ * @returns {string | number}
+ */
 function hostBytes(op, encoding, text) {
   switch (op) {
     case 'from':
@@ -136,7 +142,9 @@ function hostBytes(op, encoding, text) {
     case 'fromBytes':
       return Buffer.from(text === '' ? [] : text.split(',').map(Number)).toString('base64');
     case 'concat':
-      return Buffer.concat(text.split(',').map((part) => Buffer.from(part, 'base64'))).toString('base64');
+      return Buffer.concat(
+        text.split(',').map((/** @type {string} */ part) => Buffer.from(part, 'base64')),
+      ).toString('base64');
     case 'length':
       return Buffer.from(text, 'base64').length;
     case 'toString':

@@ -7,7 +7,13 @@ import { newId } from '../../core/ids.js';
 import type { SecretBox } from '../../core/secrets.js';
 import type { CredentialPatchBodyT } from './credential-n8n-schemas.js';
 import type { CredentialStore } from './credential-store.js';
-import { CREDENTIAL_TYPES, type CredentialBodyT, type CredentialType } from './schemas.js';
+import {
+  CREDENTIAL_TYPES,
+  type CredentialBodyT,
+  type CredentialType,
+  JWT_ALGORITHMS,
+  OPTIONAL_CREDENTIAL_FIELDS,
+} from './schemas.js';
 
 export const CREDENTIAL_LIST_SPEC: ListSpec = {
   columns: { createdAt: 'created_at', updatedAt: 'updated_at' },
@@ -31,16 +37,48 @@ const view = (row: { id: string; name: string; type: string; created_at: string;
 /** Every field of the type, non-empty, and nothing else; all problems in one 400. */
 function checkData(type: CredentialType, data: Record<string, string>): void {
   const wanted: readonly string[] = CREDENTIAL_TYPES[type];
+  const optional = OPTIONAL_CREDENTIAL_FIELDS[type] ?? [];
   const problems = [
     ...wanted
       .filter((f) => typeof data[f] !== 'string' || data[f] === '')
       .map((f) => ({ field: `data.${f}`, message: `is required for type ${type}` })),
     ...Object.keys(data)
-      .filter((f) => !wanted.includes(f))
+      .filter((f) => !wanted.includes(f) && !optional.includes(f))
       .map((f) => ({ field: `data.${f}`, message: `is not a field of type ${type}` })),
+    ...(type === 'jwtAuth' ? jwtProblems(data) : []),
   ];
   if (problems.length > 0)
     throw new AppError('VALIDATION_ERROR', 'Invalid credential data', { fields: problems });
+}
+
+/**
+ * n8n's jwtAuth: `keyType` passphrase (default; needs `secret`) or pemKey (needs a PEM `privateKey`
+ * to sign, a `publicKey` to verify; at least one), and an `algorithm` (default HS256) that fits it.
+ */
+function jwtProblems(data: Record<string, string>): Array<{ field: string; message: string }> {
+  const keyType = data.keyType ?? 'passphrase';
+  const algorithm = data.algorithm ?? 'HS256';
+  const problems: Array<{ field: string; message: string }> = [];
+  if (keyType !== 'passphrase' && keyType !== 'pemKey')
+    problems.push({ field: 'data.keyType', message: "must be 'passphrase' or 'pemKey'" });
+  if (!(JWT_ALGORITHMS as readonly string[]).includes(algorithm))
+    problems.push({ field: 'data.algorithm', message: `must be one of ${JWT_ALGORITHMS.join(', ')}` });
+  else if ((keyType === 'passphrase') !== algorithm.startsWith('HS'))
+    problems.push({
+      field: 'data.algorithm',
+      message:
+        keyType === 'passphrase'
+          ? 'a passphrase signs with HS256/384/512'
+          : 'a PEM key signs with RS, ES or PS',
+    });
+  if (keyType === 'passphrase' && !data.secret)
+    problems.push({ field: 'data.secret', message: 'is required for a passphrase' });
+  if (keyType === 'pemKey' && !data.privateKey && !data.publicKey)
+    problems.push({
+      field: 'data.privateKey',
+      message: 'a PEM key needs privateKey (to sign) or publicKey (to verify)',
+    });
+  return problems;
 }
 
 /** Credentials are sealed at rest and never leave the service in clear. */
@@ -119,10 +157,11 @@ export class CredentialService {
   schemaOf(type: string) {
     if (!Object.hasOwn(CREDENTIAL_TYPES, type)) throw notFound('NOT_FOUND', 'Credential type', type);
     const fields: readonly string[] = CREDENTIAL_TYPES[type as CredentialType];
+    const optional = OPTIONAL_CREDENTIAL_FIELDS[type as CredentialType] ?? [];
     return {
       additionalProperties: false as const,
       type: 'object' as const,
-      properties: Object.fromEntries(fields.map((f) => [f, { type: 'string' as const }])),
+      properties: Object.fromEntries([...fields, ...optional].map((f) => [f, { type: 'string' as const }])),
       required: [...fields],
     };
   }

@@ -85,6 +85,7 @@ export const WEBHOOK_CREDENTIAL_TYPE = {
   headerAuth: 'httpHeaderAuth',
   queryAuth: 'httpQueryAuth',
   hmac: 'hmacSecret',
+  jwtAuth: 'jwtAuth',
 } as const;
 
 export function webhookKey(method: string, path: string): string {

@@ -240,8 +240,31 @@ export const CREDENTIAL_TYPES = {
   httpQueryAuth: ['name', 'value'],
   httpBearerAuth: ['token'],
   hmacSecret: ['secret'],
+  // n8n's JWT credential; which key field it needs depends on keyType (credential-service.ts).
+  jwtAuth: [],
 } as const;
 export type CredentialType = keyof typeof CREDENTIAL_TYPES;
+
+/** Fields a type may have besides its required ones. */
+export const OPTIONAL_CREDENTIAL_FIELDS: Partial<Record<CredentialType, readonly string[]>> = {
+  jwtAuth: ['keyType', 'secret', 'privateKey', 'publicKey', 'algorithm'],
+};
+
+/** The algorithms of n8n's JWT credential (jsonwebtoken's). */
+export const JWT_ALGORITHMS = [
+  'HS256',
+  'HS384',
+  'HS512',
+  'RS256',
+  'RS384',
+  'RS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'PS256',
+  'PS384',
+  'PS512',
+] as const;
 
 export const CredentialBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9 ._:/-]+$' }),

@@ -6,6 +6,7 @@ import { limitHeaders, tooMany, type UsageRecorder } from '../../core/http/auth-
 import type { Limiter } from '../../core/limits/limiter.js';
 import { sameSecret } from '../../core/secrets.js';
 import type { WebhookNodeInfo } from './engine/index.js';
+import { verifyJwt } from './jwt-credential.js';
 
 export interface WebhookAuthDeps {
   reveal(accountId: string, ref: string): Promise<{ type: string; data: Record<string, string> } | null>;
@@ -34,6 +35,8 @@ export interface WebhookCaller {
   identity: string;
   /** `X-RateLimit-*` of the key's daily quota (platform-key webhooks). */
   headers: Record<string, string>;
+  /** jwtAuth: the token's claims, which n8n puts in the trigger item as `jwtPayload`. */
+  jwtPayload?: Record<string, unknown>;
 }
 
 const missing = (what: string, headers: Record<string, string> = {}) =>
@@ -177,6 +180,18 @@ export async function authenticateWebhook(
     case 'hmac':
       checkHmac(request, rawBody, hook, data.secret ?? '', deps);
       return caller(none());
+    case 'jwtAuth': {
+      const value = header(request, 'authorization');
+      const token = value && /^Bearer\s+(\S+)\s*$/i.exec(value)?.[1];
+      if (!token) throw missing('Bearer token in the Authorization header');
+      let claims: Record<string, unknown>;
+      try {
+        claims = await verifyJwt(data, token);
+      } catch {
+        throw wrong('JWT (signature, algorithm or expiry)');
+      }
+      return { ...caller({ headers: ['authorization'], query: [] }), jwtPayload: claims };
+    }
     default:
       throw new AppError('INTERNAL_ERROR', `Unknown webhook authentication '${hook.authentication}'`);
   }

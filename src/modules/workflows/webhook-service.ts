@@ -197,6 +197,7 @@ export class WebhookService {
   ): Promise<StoredResponse> {
     const { route, def, hook } = match;
     const { json, binary } = await this.itemOf(request, match, rawBody, caller.redact);
+    if (caller.jwtPayload) json.jwtPayload = caller.jwtPayload as Json;
 
     const executionId = newId('exe');
     // A test listener serves one call: the first to delete its rows runs, in any process.

@@ -18,7 +18,8 @@ export interface WebhookNodeInfo {
   /** The first segment of a path with parameters (the node's webhook id), else null. */
   dynamicPrefix: string | null;
   httpMethod: WebhookParams['httpMethod'];
-  authentication: WebhookParams['authentication'];
+  /** `jwtAuth`: n8n's Webhook checking a bearer JWT against a jwtAuth credential. */
+  authentication: WebhookParams['authentication'] | 'jwtAuth';
   /** Credential id for the authentication (parameter `credential`, else node.credentials[authentication]). */
   credentialId: string | null;
   responseMode: WebhookParams['responseMode'];
@@ -99,7 +100,7 @@ function n8nWebhook(node: WorkflowNode): WebhookNodeInfo[] {
   const credentialType =
     p.authentication === 'none'
       ? null
-      : WEBHOOK_CREDENTIAL_TYPES[p.authentication as 'basicAuth' | 'headerAuth'];
+      : WEBHOOK_CREDENTIAL_TYPES[p.authentication as 'basicAuth' | 'headerAuth' | 'jwtAuth'];
   const credentials = node.credentials ?? {};
   const methods = Array.isArray(p.httpMethod) ? p.httpMethod : [p.httpMethod];
   const path = trimSlashes(p.path);
@@ -132,7 +133,11 @@ function n8nWebhook(node: WorkflowNode): WebhookNodeInfo[] {
 }
 
 /** n8n's credential type per webhook authentication. */
-const WEBHOOK_CREDENTIAL_TYPES = { basicAuth: 'httpBasicAuth', headerAuth: 'httpHeaderAuth' } as const;
+const WEBHOOK_CREDENTIAL_TYPES = {
+  basicAuth: 'httpBasicAuth',
+  headerAuth: 'httpHeaderAuth',
+  jwtAuth: 'jwtAuth',
+} as const;
 
 /** `/a/b/` → `a/b`. A loop, not `/\/+$/`: that regex is quadratic on a long run of slashes. */
 export function trimSlashes(path: string): string {

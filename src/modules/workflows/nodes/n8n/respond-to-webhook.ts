@@ -1,18 +1,30 @@
+import type { Static } from 'typebox';
 import { Type } from 'typebox';
 import { assertNever } from '../../../../core/errors.js';
 import { isValidHeader } from '../../../../core/http/header-check.js';
-import { defineNode, NodeOperationError } from '../../engine/node-type.js';
+import { defineNode, type NodeExecutionContext, NodeOperationError } from '../../engine/node-type.js';
+import { credentialRefOf } from '../../engine/types.js';
+import { type JwtCredential, signJwt } from '../../jwt-credential.js';
 
 /**
  * n8n's Respond to Webhook (v1, 1.1, 1.2, 1.3): answers the webhook of a workflow whose Webhook node
  * responds "Using 'Respond to Webhook' node", with n8n's `respondWith` kinds, `options.responseCode`,
  * `options.responseHeaders` and `options.responseKey`; `binary` answers with the bytes of the first
- * item's binary property. JWT answers are refused at save.
+ * item's binary property; `jwt` answers `{ token }` signed with the node's jwtAuth credential.
  */
 export const N8nRespondParameters = Type.Object(
   {
     respondWith: Type.Enum(
-      ['allIncomingItems', 'firstIncomingItem', 'json', 'text', 'binary', 'noData', 'redirect'] as const,
+      [
+        'allIncomingItems',
+        'firstIncomingItem',
+        'json',
+        'text',
+        'binary',
+        'jwt',
+        'noData',
+        'redirect',
+      ] as const,
       { default: 'firstIncomingItem' },
     ),
     responseBody: Type.Optional(Type.Unknown()),
@@ -22,6 +34,8 @@ export const N8nRespondParameters = Type.Object(
       Type.Enum(['automatically', 'set'] as const, { default: 'automatically' }),
     ),
     inputFieldName: Type.Optional(Type.String({ minLength: 1, maxLength: 200, default: 'data' })),
+    /** `jwt`: the claims signed with the node's jwtAuth credential (JSON text or an object). */
+    payload: Type.Optional(Type.Unknown()),
     options: Type.Object(
       {
         responseCode: Type.Optional(Type.Integer({ minimum: 200, maximum: 599 })),
@@ -86,6 +100,18 @@ export const n8nRespondToWebhookNode = defineNode({
         headers['content-type'] ??= file.mimeType;
         break;
       }
+      case 'jwt': {
+        const claims = typeof p.payload === 'string' ? parseJson(p.payload) : (p.payload ?? {});
+        if (claims === null || typeof claims !== 'object' || Array.isArray(claims))
+          throw new NodeOperationError('The JWT payload must be a JSON object');
+        const credential = await jwtCredentialOf(ctx);
+        try {
+          body = { token: await signJwt(credential, claims as Record<string, unknown>) };
+        } catch (error) {
+          throw new NodeOperationError('Error signing JWT token', { description: (error as Error).message });
+        }
+        break;
+      }
       case 'noData':
         break;
       case 'redirect':
@@ -106,6 +132,15 @@ export const n8nRespondToWebhookNode = defineNode({
     };
   },
 });
+
+/** The node's jwtAuth credential (n8n exports `{ jwtAuth: { id, name } }`). */
+async function jwtCredentialOf(
+  ctx: NodeExecutionContext<Static<typeof N8nRespondParameters>>,
+): Promise<JwtCredential> {
+  const ref = credentialRefOf(ctx.node.credentials?.jwtAuth);
+  if (!ref) throw new NodeOperationError('Node does not have any credentials set for "jwtAuth"');
+  return (await ctx.credential(ref)) as JwtCredential;
+}
 
 /** n8n's JSON response body is text the user typed: invalid JSON is the node's error, named as n8n does. */
 function parseJson(text: string): unknown {

@@ -10,7 +10,7 @@ import { HTTP_METHODS } from '../webhook.js';
  * description). A path with parameters (`users/:id`) is n8n's dynamic webhook, reached under the node's
  * webhook id. Bodies it does not parse (v2; v1 with `options.binaryData`), uploaded files and
  * `options.rawBody` arrive as binary data, as in n8n. What the platform cannot do yet is refused at
- * save, never ignored: JWT authentication, streaming responses and the options not below.
+ * save, never ignored: streaming responses and the options not below.
  */
 
 const Method = Type.Enum(HTTP_METHODS);
@@ -28,7 +28,7 @@ export const N8nWebhookParameters = Type.Object(
       default: 'GET',
     }),
     multipleMethods: Type.Optional(Type.Boolean()),
-    authentication: Type.Enum(['none', 'basicAuth', 'headerAuth'] as const, { default: 'none' }),
+    authentication: Type.Enum(['none', 'basicAuth', 'headerAuth', 'jwtAuth'] as const, { default: 'none' }),
     responseMode: Type.Enum(['onReceived', 'lastNode', 'responseNode'] as const, { default: 'onReceived' }),
     /** v1 and 1.1: the code of an onReceived / lastNode answer (v2 moved it into options). */
     responseCode: Type.Optional(Type.Integer({ minimum: 200, maximum: 599 })),
