@@ -3,6 +3,7 @@
 // call this first, so a current build starts at once instead of paying tsc's ~20 s every time.
 // The check stats every file and folder under src/ (a folder's mtime changes when a file is added,
 // removed or renamed in it) and compares the newest against dist/.build-stamp: a few milliseconds.
+// The portal (web/portal) is bundled the same way, against dist/portal/.build-stamp (build-portal.mjs).
 //
 //   node scripts/ensure-build.mjs            build if stale; a failed build exits 1
 //   node scripts/ensure-build.mjs --install  the `prepare` step of `npm install`: a failed build warns
@@ -29,6 +30,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 const stamp = path.join(dist, '.build-stamp');
 const lock = path.join(dist, '.build-lock');
+/** The portal's sources and output (scripts/build-portal.mjs, loaded only when the sources exist). */
+const portalSource = path.join(root, 'web', 'portal');
+const portalOut = path.join(dist, 'portal');
 /** Besides src/: what changes the compiler's output. */
 const INPUTS = ['tsconfig.json', 'tsconfig.build.json'];
 /** A lock older than this was left by a build that died: take it over. */
@@ -56,6 +60,35 @@ function staleness() {
     ...INPUTS.map((f) => statSync(path.join(root, f)).mtimeMs),
   );
   return inputs > built ? 'src/ changed since the last build' : null;
+}
+
+/** Why dist/portal/ is stale, or null when it is current (or there is no portal source). */
+function portalStaleness() {
+  if (!existsSync(portalSource)) return null;
+  const portalStamp = path.join(portalOut, '.build-stamp');
+  if (!existsSync(path.join(portalOut, 'index.html')) || !existsSync(portalStamp))
+    return 'no portal build yet';
+  const inputs = Math.max(
+    newestMtime(portalSource),
+    statSync(path.join(root, 'scripts', 'build-portal.mjs')).mtimeMs,
+  );
+  return inputs > statSync(portalStamp).mtimeMs ? 'web/portal changed since the last build' : null;
+}
+
+/** true when dist/portal/ is current afterwards. */
+async function bundlePortal(reason) {
+  say(`${reason}: bundling the portal (esbuild)…`);
+  const startedAt = Date.now();
+  try {
+    // Imported here: esbuild loads only when there is a portal to build.
+    const { buildPortal } = await import('./build-portal.mjs');
+    await buildPortal({ outDir: portalOut });
+  } catch (error) {
+    say(`the portal build failed: ${error instanceof Error ? error.message : String(error)}`);
+    return false;
+  }
+  say(`portal built in ${((Date.now() - startedAt) / 1000).toFixed(1)} s.`);
+  return true;
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -114,12 +147,16 @@ function build(reason) {
 }
 
 const reason = mode === '--force' ? 'build asked for' : staleness();
-if (mode === '--check') process.exit(reason ? 1 : 0);
-if (reason) {
+const portalReason = mode === '--force' && existsSync(portalSource) ? 'build asked for' : portalStaleness();
+if (mode === '--check') process.exit(reason || portalReason ? 1 : 0);
+if (reason || portalReason) {
   // Another process may have built while this one waited for the lock: check again inside it.
   const ok = await withLock(async () => {
     const still = mode === '--force' ? reason : staleness();
-    return still ? build(still) : true;
+    const portalStill = mode === '--force' ? portalReason : portalStaleness();
+    const built = still ? build(still) : true;
+    const portalBuilt = portalStill ? await bundlePortal(portalStill) : true;
+    return built && portalBuilt;
   });
   if (!ok && mode === '--install') say('npm install goes on; `npm start` will try the build again.');
   else if (!ok) process.exit(1);

@@ -392,6 +392,62 @@ export interface paths {
     patch: operations['patchV1MembersById'];
     trace?: never;
   };
+  '/portal': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The developer portal (HTML page; its routes are hash fragments, e.g. /portal/#/keys)
+     * @description Served with `Cache-Control: no-cache` and a strict Content-Security-Policy; 503 until built.
+     *
+     *     Public: no platform credential.
+     */
+    get: operations['getPortal'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * The developer portal (HTML page; its routes are hash fragments, e.g. /portal/#/keys) (headers only)
+     * @description Served with `Cache-Control: no-cache` and a strict Content-Security-Policy; 503 until built.
+     *
+     *     Public: no platform credential.
+     */
+    head: operations['headPortal'];
+    patch?: never;
+    trace?: never;
+  };
+  '/portal/assets/{path}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A file of the portal's build (content-hashed name, cached for a year)
+     * @description A file of the portal's build (content-hashed name, cached for a year)
+     *
+     *     Public: no platform credential.
+     */
+    get: operations['getPortalAssetsByPath'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * A file of the portal's build (content-hashed name, cached for a year) (headers only)
+     * @description A file of the portal's build (content-hashed name, cached for a year)
+     *
+     *     Public: no platform credential.
+     */
+    head: operations['headPortalAssetsByPath'];
+    patch?: never;
+    trace?: never;
+  };
   '/health': {
     parameters: {
       query?: never;
@@ -4673,6 +4729,103 @@ export interface operations {
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getPortal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headPortal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getPortalAssetsByPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The file name, e.g. app.3KD9X2QF.js */
+        path: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description JavaScript, CSS or a source map */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example string */
+          'text/javascript': string;
+          /** @example string */
+          'text/css': string;
+          /** @example string */
+          'application/json': string;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headPortalAssetsByPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The file name, e.g. app.3KD9X2QF.js */
+        path: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description JavaScript, CSS or a source map */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
       '5XX': components['responses']['ServerError'];
     };
   };
@@ -10565,7 +10718,13 @@ export interface operations {
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
         name?: string;
-        type?: 'httpHeaderAuth' | 'httpBasicAuth' | 'httpQueryAuth' | 'httpBearerAuth' | 'hmacSecret';
+        type?:
+          | 'httpHeaderAuth'
+          | 'httpBasicAuth'
+          | 'httpQueryAuth'
+          | 'httpBearerAuth'
+          | 'hmacSecret'
+          | 'jwtAuth';
       };
       header?: never;
       path?: never;
@@ -10635,7 +10794,13 @@ export interface operations {
         'application/json': {
           name: string;
           /** @enum {unknown} */
-          type: 'httpHeaderAuth' | 'httpBasicAuth' | 'httpQueryAuth' | 'httpBearerAuth' | 'hmacSecret';
+          type:
+            | 'httpHeaderAuth'
+            | 'httpBasicAuth'
+            | 'httpQueryAuth'
+            | 'httpBearerAuth'
+            | 'hmacSecret'
+            | 'jwtAuth';
           data: {
             [key: string]: string;
           };
@@ -10697,7 +10862,13 @@ export interface operations {
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
         name?: string;
-        type?: 'httpHeaderAuth' | 'httpBasicAuth' | 'httpQueryAuth' | 'httpBearerAuth' | 'hmacSecret';
+        type?:
+          | 'httpHeaderAuth'
+          | 'httpBasicAuth'
+          | 'httpQueryAuth'
+          | 'httpBearerAuth'
+          | 'hmacSecret'
+          | 'jwtAuth';
       };
       header?: never;
       path?: never;

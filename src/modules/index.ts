@@ -10,6 +10,7 @@ import { gameModule } from './game/index.js';
 import { healthModule } from './health/index.js';
 import { llmModule } from './llm/index.js';
 import { portalModule } from './portal/index.js';
+import { portalWebModule } from './portal-web/index.js';
 import { profilesModule } from './profiles/index.js';
 import { workflowsModule } from './workflows/index.js';
 
@@ -18,6 +19,8 @@ export const allModules: readonly PlatformModule[] = [
   authModule,
   // After auth: members' sessions authenticate through its authenticator.
   portalModule,
+  // The portal's pages (/portal): static files, signed in through the portal module's sessions.
+  portalWebModule,
   healthModule,
   gameModule,
   commerceModule,

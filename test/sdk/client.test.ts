@@ -231,6 +231,12 @@ describe('generated TypeScript client (sdk/)', () => {
     expect(login.data?.member.role).toBe('viewer');
   });
 
+  it('portal: the page itself', async () => {
+    const page = await client().GET('/portal', { parseAs: 'text' });
+    expect(page.response.status).toBe(200);
+    expect(page.data).toContain('<div id="app">');
+  });
+
   it('called an operation of every tag, each answering a status its operation documents', () => {
     const tagsOf = new Map<string, string[]>();
     const all = new Set<string>();

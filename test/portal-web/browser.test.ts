@@ -1,0 +1,510 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type Browser, type BrowserContext, type BrowserServer, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPortal } from '../../scripts/build-portal.mjs';
+import { allModules } from '../../src/modules/index.js';
+import { createPortalWebModule, portalWebModule } from '../../src/modules/portal-web/index.js';
+import { freePort } from '../helpers/listening.js';
+import { createTestPlatform, type TestPlatform } from '../helpers/platform.js';
+
+// The portal as a person uses it: Debian's Chromium on the built bundle, served by a listening
+// platform on SQLite. The steps share one owner browser context and run in order.
+const SHOTS = path.resolve('coverage', 'portal-screenshots');
+const OWNER = 'owner@localhost';
+const OWNER_PASSWORD = 'amber harbor kestrel 58';
+const VIEWER = 'viewer@example.com';
+const VIEWER_PASSWORD = 'quiet granite orchard 31';
+
+let p: TestPlatform;
+let base: string;
+let buildDir: string;
+let server: BrowserServer;
+let browser: Browser;
+let owner: BrowserContext;
+let page: Page;
+
+/** Content-Security-Policy refusals the browser reported: the bundle must need none. */
+const cspViolations: string[] = [];
+
+/** The created key's id, and its values across the steps. */
+const key = { id: '', value: '', rotated: '' };
+
+const shot = (name: string, on: Page = page) =>
+  on.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+
+/** A call of the API with a key, as a program would make it (not the browser). */
+async function callWithKey(value: string, method = 'GET', url = '/api/v1/workflows', body?: unknown) {
+  const res = await fetch(`${base}${url}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${value}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+async function newPage(context: BrowserContext): Promise<Page> {
+  const created = await context.newPage();
+  created.setDefaultTimeout(8_000);
+  // A page error (a bundle that throws, a CSP refusal) fails the step that caused it.
+  created.on('pageerror', (error) => {
+    throw error;
+  });
+  created.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text()))
+      cspViolations.push(message.text());
+  });
+  return created;
+}
+
+/** The text of the page's alert (an API error shown in words). */
+const alertText = async (on: Page) => (await on.getByRole('alert').first().textContent()) ?? '';
+
+/** Manual trigger → Edit Fields → Stop and Error: every run fails, so it can be retried. */
+const failingFlow = {
+  name: 'portal failing flow',
+  nodes: [
+    {
+      id: 'n1',
+      name: 'Start',
+      type: 'n8n-nodes-base.manualTrigger',
+      typeVersion: 1,
+      position: [0, 0],
+      parameters: {},
+    },
+    {
+      id: 'n2',
+      name: 'Edit Fields',
+      type: 'n8n-nodes-base.set',
+      typeVersion: 3.4,
+      position: [220, 0],
+      parameters: {
+        assignments: { assignments: [{ id: 'a', name: 'greeting', value: 'hello', type: 'string' }] },
+        includeOtherFields: true,
+        options: {},
+      },
+    },
+    {
+      id: 'n3',
+      name: 'Fail',
+      type: 'n8n-nodes-base.stopAndError',
+      typeVersion: 1,
+      position: [440, 0],
+      parameters: { errorMessage: 'portal test failure' },
+    },
+  ],
+  connections: {
+    Start: { main: [[{ node: 'Edit Fields', type: 'main', index: 0 }]] },
+    'Edit Fields': { main: [[{ node: 'Fail', type: 'main', index: 0 }]] },
+  },
+};
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  buildDir = mkdtempSync(path.join(tmpdir(), 'portal-build-'));
+  await buildPortal({ outDir: path.join(buildDir, 'portal') });
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  p = await createTestPlatform({
+    dialect: 'sqlite',
+    env: { PUBLIC_URL: base, MANUAL_RUN_WAIT_MS: '5000' },
+    modules: [
+      ...allModules.filter((m) => m !== portalWebModule),
+      createPortalWebModule({ dir: path.join(buildDir, 'portal') }),
+    ],
+  });
+  await p.app.listen({ port, host: '127.0.0.1' });
+  server = await chromium.launchServer({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  browser = await chromium.connect(server.wsEndpoint());
+  owner = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  page = await newPage(owner);
+}, 60_000);
+
+afterAll(async () => {
+  const pid = server?.process().pid;
+  const grace = new Promise((resolve) => setTimeout(resolve, 5_000).unref());
+  await Promise.race([
+    (async () => {
+      await browser?.close().catch(() => undefined);
+      await server?.close().catch(() => undefined);
+    })(),
+    grace,
+  ]);
+  // Still there after the grace period: the browser is killed, not left running.
+  if (pid && server.process().exitCode === null) process.kill(pid, 'SIGKILL');
+  if (p) {
+    p.app.server.closeAllConnections();
+    await p.close();
+  }
+  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+}, 30_000);
+
+describe('the developer portal in Chromium', () => {
+  it('sets the owner password from the setup link, signs out, signs in again', async () => {
+    const portal = p.ctx.apis.portal;
+    if (!portal) throw new Error('portal module missing');
+    const { url } = await portal.members.setupLink(OWNER);
+    expect(url.startsWith(`${base}/portal/#/setup?token=`)).toBe(true);
+    const served = await page.goto(url);
+    expect(served?.headers()['content-security-policy']).toContain("script-src 'self'");
+    await page.getByRole('heading', { name: "Set the owner's password" }).waitFor();
+    // The server's password rules answer in words.
+    await page.getByLabel('New password').fill('password1234');
+    await page.getByLabel('Repeat the password').fill('password1234');
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    expect(await alertText(page)).toMatch(/password/i);
+    await page.getByLabel('New password').fill(OWNER_PASSWORD);
+    await page.getByLabel('Repeat the password').fill(OWNER_PASSWORD);
+    await shot('setup');
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByLabel('Email').fill(OWNER);
+    await page.getByLabel('Password').fill('not the password 99');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    expect(await alertText(page)).toContain('Email or password is wrong');
+    await page.getByLabel('Password').fill(OWNER_PASSWORD);
+    await shot('login');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    expect(await page.getByText(`${OWNER} (owner)`).count()).toBe(1);
+  });
+
+  it('creates a key and shows its value exactly once', async () => {
+    // By keyboard: the dialog opens on Enter, Escape closes it and gives focus back to its button.
+    const createButton = page.getByRole('button', { name: 'Create key' });
+    await createButton.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog', { name: 'Create an API key' }).waitFor();
+    expect(await page.locator('dialog input:focus').count()).toBe(1);
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    expect(await page.locator('button:focus', { hasText: 'Create key' }).count()).toBe(1);
+
+    await createButton.click();
+    const dialog = page.getByRole('dialog', { name: 'Create an API key' });
+    await dialog.getByLabel('Name', { exact: true }).fill('portal key');
+    await dialog.getByLabel('development', { exact: true }).check();
+    await dialog.getByLabel('Role').selectOption('Writer');
+    await dialog.getByLabel('Daily quota (requests per UTC day)').fill('1000');
+    await shot('key-create');
+    await dialog.getByRole('button', { name: 'Create key' }).click();
+
+    const secret = page.getByRole('dialog', { name: 'Your new API key' });
+    key.value = await secret.getByLabel('Key value').inputValue();
+    expect(key.value).toMatch(/^DEV_API_/);
+    expect(await secret.getByRole('note').textContent()).toContain('only time the key is shown');
+    expect(await secret.getByRole('button', { name: 'Copy' }).count()).toBe(1);
+    await shot('key-created-once');
+    await secret.getByRole('button', { name: /close/ }).click();
+
+    const row = page.locator('tr', { has: page.getByRole('rowheader', { name: 'portal key' }) });
+    await row.waitFor();
+    key.id = String(await row.getAttribute('data-key-id'));
+    expect(await row.textContent()).toContain(key.value.slice(-4));
+    expect(await page.content()).not.toContain(key.value);
+    await page.reload();
+    await row.waitFor();
+    expect(await page.content()).not.toContain(key.value);
+    await shot('keys');
+  });
+
+  it('sorts and filters the keys table', async () => {
+    const names = () => page.locator('tbody th[scope=row]').allInnerTexts();
+    const byName = page.getByRole('button', { name: 'Name' });
+    await byName.click();
+    expect(await names()).toEqual(['bootstrap', 'portal key']);
+    expect(await page.locator('th[aria-sort]').getAttribute('aria-sort')).toBe('ascending');
+    await byName.click();
+    expect(await names()).toEqual(['portal key', 'bootstrap']);
+    expect(await page.locator('th[aria-sort]').getAttribute('aria-sort')).toBe('descending');
+    await page.getByLabel('Filter').fill('DEV_API');
+    expect(await names()).toEqual(['portal key']);
+    await page.getByLabel('Filter').fill('no such key');
+    expect(await names()).toEqual([]);
+    await page.getByText('No keys match.').waitFor();
+    await page.getByLabel('Filter').fill('');
+    expect(await names()).toHaveLength(2);
+  });
+
+  it('calls the API with the key and sees usage move on the chart', async () => {
+    await page
+      .locator('tr', { has: page.getByRole('rowheader', { name: 'portal key' }) })
+      .getByRole('link')
+      .click();
+    await page.getByRole('heading', { name: 'Usage' }).waitFor();
+    const chart = page.locator('.chart svg');
+    await chart.waitFor();
+    expect(await chart.getAttribute('data-total')).toBe('0');
+
+    for (let i = 0; i < 3; i++) expect(await callWithKey(key.value)).toBe(200);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.waitForSelector('.chart svg[data-total="3"]');
+    expect(await page.locator('[data-remaining]').first().getAttribute('data-remaining')).toBe('997');
+    await shot('usage');
+
+    // Refused requests (429) are drawn and counted apart: a key with a quota of 2, called 3 times.
+    const small = await p.createKey({
+      name: 'tiny quota',
+      type: 'development',
+      services: ['*'],
+      role: 'Reader',
+      dailyQuota: 2,
+    });
+    expect([
+      await callWithKey(small.key),
+      await callWithKey(small.key),
+      await callWithKey(small.key),
+    ]).toEqual([200, 200, 429]);
+    await page.reload();
+    await page.getByLabel('Key').selectOption(small.id);
+    await page.waitForSelector('.chart svg[data-total="2"][data-extra="1"]');
+    expect(await page.locator('.chart .bar.extra').count()).toBe(1);
+    expect(await page.locator('[data-remaining]').first().getAttribute('data-remaining')).toBe('0');
+  });
+
+  it("edits the key's role and the API answers 403 where the new role stops", async () => {
+    const created = await callWithKey(key.value, 'POST', '/api/v1/workflows', failingFlow);
+    expect(created).toBe(201);
+    await page.getByRole('link', { name: 'Keys' }).click();
+    await page.getByRole('button', { name: 'Edit portal key' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit key portal key' });
+    await dialog.getByLabel('Role').selectOption('Reader');
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const row = page.locator('tr', { has: page.getByRole('rowheader', { name: 'portal key' }) });
+    await row.getByRole('cell', { name: 'Reader', exact: true }).waitFor();
+    expect(await callWithKey(key.value, 'POST', '/api/v1/workflows', failingFlow)).toBe(403);
+    expect(await callWithKey(key.value)).toBe(200);
+  });
+
+  it('rotates the key: a new value shown once, the old one refused', async () => {
+    await page.getByRole('button', { name: 'Rotate portal key' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Rotate key portal key' });
+    await dialog.getByLabel('Grace period for the old value').selectOption('0');
+    await dialog.getByRole('button', { name: 'Rotate' }).click();
+    const secret = page.getByRole('dialog', { name: /new value/ });
+    key.rotated = await secret.getByLabel('Key value').inputValue();
+    expect(key.rotated).not.toBe(key.value);
+    await secret.getByRole('button', { name: /close/ }).click();
+    expect(await page.content()).not.toContain(key.rotated);
+    expect(await callWithKey(key.rotated)).toBe(200);
+    expect(await callWithKey(key.value)).toBe(401);
+  });
+
+  it('revokes the key after a confirmation, and the API answers 401', async () => {
+    await page.getByRole('button', { name: 'Revoke portal key' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Revoke key portal key?' });
+    await shot('key-revoke-confirm');
+    await confirm.getByRole('button', { name: 'Revoke key' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await page.getByLabel('Status').selectOption('revoked');
+    const row = page.locator('tr', { has: page.getByRole('rowheader', { name: 'portal key' }) });
+    await row.getByText('revoked', { exact: true }).waitFor();
+    expect(await callWithKey(key.rotated)).toBe(401);
+  });
+
+  it("shows workflows, a workflow's graph and executions, an execution's items, and retries it", async () => {
+    const list = await fetch(`${base}/api/v1/workflows?name=${encodeURIComponent(failingFlow.name)}`, {
+      headers: { authorization: `Bearer ${p.adminKey}` },
+    });
+    const id = ((await list.json()) as { data: Array<{ id: string }> }).data[0]?.id ?? '';
+    const run = await fetch(`${base}/api/v1/workflows/${id}/run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${p.adminKey}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(run.status).toBe(200);
+
+    await page.getByRole('link', { name: 'Workflows' }).click();
+    await page.getByRole('heading', { name: 'Workflows' }).waitFor();
+    const toggle = page.getByRole('switch', { name: `Active: ${failingFlow.name}` });
+    expect(await toggle.getAttribute('aria-checked')).toBe('false');
+    await toggle.click();
+    await page.locator('button[role=switch][aria-checked=true]').waitFor();
+    const active = async () =>
+      (
+        (await (
+          await fetch(`${base}/api/v1/workflows/${id}`, {
+            headers: { authorization: `Bearer ${p.adminKey}` },
+          })
+        ).json()) as { active: boolean }
+      ).active;
+    expect(await active()).toBe(true);
+    await toggle.click();
+    await page.locator('button[role=switch][aria-checked=false]').waitFor();
+    expect(await active()).toBe(false);
+    await shot('workflows');
+    await page.getByRole('link', { name: failingFlow.name }).click();
+    await page.getByRole('heading', { name: failingFlow.name }).waitFor();
+    expect(await page.locator('.graph g.node').count()).toBe(3);
+    expect(await page.locator('.graph path.edge').count()).toBe(2);
+    expect(await page.locator('.graph svg').getAttribute('aria-label')).toContain('Start → Edit Fields');
+    await shot('workflow');
+
+    await page.locator('table').getByRole('link').first().click();
+    await page.getByRole('heading', { name: /^Execution / }).waitFor();
+    expect(await alertText(page)).toContain('portal test failure');
+    expect(await page.getByText('"greeting": "hello"').count()).toBeGreaterThan(0);
+    await shot('execution');
+    const first = page.url();
+    await page.getByRole('button', { name: 'Retry execution' }).click();
+    await page.waitForURL((u) => u.toString() !== first);
+    await page.getByText('Retry of').waitFor();
+  });
+
+  it('streams a chat answer in the playground from a chat model (embedding models are not offered)', async () => {
+    await page.getByRole('link', { name: 'Playground' }).click();
+    const target = page.getByLabel('Model or flow');
+    await target.locator('option[value="model:builtin/extractive"]').waitFor({ state: 'attached' });
+    expect(await target.locator('option[value="model:builtin/hashed-ngrams"]').count()).toBe(0);
+    expect(await target.inputValue()).toBe('model:builtin/extractive');
+    await page.getByLabel('Message').fill('What is the platform?');
+    const streamed = page.waitForResponse((r) => r.url().endsWith('/v1/chat/completions'));
+    await page.getByRole('button', { name: 'Send' }).click();
+    const response = await streamed;
+    expect(response.status()).toBe(200);
+    expect(response.headers()['content-type']).toContain('text/event-stream');
+    await page.locator('.turn.assistant p').filter({ hasText: /[^…]/ }).waitFor();
+    await page.getByRole('button', { name: 'New chat' }).waitFor();
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await shot('playground');
+  });
+
+  it('invites a viewer, who signs in and finds the create button refused', async () => {
+    await page.getByRole('link', { name: 'Members' }).click();
+    await page.getByRole('heading', { name: 'Members' }).waitFor();
+    await page.getByLabel('Email').fill(VIEWER);
+    await page.locator('form.row-form').getByLabel('Role').selectOption('viewer');
+    await page.getByRole('button', { name: 'Create invite link' }).click();
+    const secret = page.getByRole('dialog', { name: `Invitation for ${VIEWER}` });
+    const link = await secret.getByLabel('Invite link').inputValue();
+    expect(link.startsWith(`${base}/portal/#/invite?token=`)).toBe(true);
+    await shot('member-invite');
+    await secret.getByRole('button', { name: /close/ }).click();
+
+    const viewer = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      const vpage = await newPage(viewer);
+      await vpage.goto(link);
+      await vpage.getByLabel('Your name').fill('Vera Viewer');
+      await vpage.getByLabel('New password').fill(VIEWER_PASSWORD);
+      await vpage.getByLabel('Repeat the password').fill(VIEWER_PASSWORD);
+      await shot('invite-accept', vpage);
+      await vpage.getByRole('button', { name: 'Join and sign in' }).click();
+      await vpage.getByRole('heading', { name: 'API keys' }).waitFor();
+      const create = vpage.getByRole('button', { name: 'Create key' });
+      expect(await create.isDisabled()).toBe(true);
+      const reason = await vpage.locator(`#${await create.getAttribute('aria-describedby')}`).textContent();
+      expect(reason).toContain('Your role (viewer) cannot create or change keys');
+      // The list itself needs core:admin: the API's 403 is shown in words.
+      expect(await alertText(vpage)).toMatch(/core:admin/);
+      await shot('viewer-keys', vpage);
+    } finally {
+      await viewer.close();
+    }
+    // A member once they accepted: the owner sees them with their role.
+    await page.reload();
+    await page.getByRole('rowheader', { name: VIEWER }).waitFor();
+    expect(await page.getByRole('combobox', { name: `Role of ${VIEWER}` }).inputValue()).toBe('viewer');
+    await shot('members');
+  });
+
+  it("changes a member's role, then removes them", async () => {
+    const role = page.getByRole('combobox', { name: `Role of ${VIEWER}` });
+    await role.selectOption('developer');
+    await page.getByRole('button', { name: `Save role of ${VIEWER}` }).click();
+    await page
+      .getByRole('button', { name: `Save role of ${VIEWER}` })
+      .and(page.locator(':disabled'))
+      .waitFor();
+    await page.reload();
+    expect(await page.getByRole('combobox', { name: `Role of ${VIEWER}` }).inputValue()).toBe('developer');
+    await page.getByRole('button', { name: `Remove ${VIEWER}` }).click();
+    const confirm = page.getByRole('dialog', { name: `Remove ${VIEWER}?` });
+    await confirm.getByRole('button', { name: 'Remove member' }).click();
+    await page.getByRole('rowheader', { name: VIEWER }).waitFor({ state: 'detached' });
+    // Gone for the API too: they can no longer sign in.
+    const login = await fetch(`${base}/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: VIEWER, password: VIEWER_PASSWORD }),
+    });
+    expect(login.status).toBe(401);
+  });
+
+  it('refuses a state change made with the session cookie but without the CSRF token', async () => {
+    const cookie = (await owner.cookies(base)).find((c) => c.name === 'platform_session');
+    expect(cookie?.httpOnly).toBe(true);
+    expect(cookie?.sameSite).toBe('Lax');
+    const headers = { cookie: `platform_session=${cookie?.value}`, 'content-type': 'application/json' };
+    const body = JSON.stringify({ name: 'csrf', type: 'development', services: ['core'], role: 'Reader' });
+    const refused = await fetch(`${base}/v1/api-keys`, { method: 'POST', headers, body });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { message: string }).message).toMatch(/CSRF/);
+    // The same cookie with its token is accepted: the refusal was the missing header.
+    const session = await fetch(`${base}/v1/auth/session`, { headers });
+    const { csrfToken } = (await session.json()) as { csrfToken: string };
+    const accepted = await fetch(`${base}/v1/api-keys`, {
+      method: 'POST',
+      headers: { ...headers, 'x-csrf-token': csrfToken },
+      body,
+    });
+    expect(accepted.status).toBe(201);
+  });
+
+  it('a session revoked in another browser logs this page out', async () => {
+    const other = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      const opage = await newPage(other);
+      await opage.goto(`${base}/portal/#/login`);
+      await opage.getByRole('heading', { name: 'Sign in' }).waitFor();
+      // Keyboard only: the page starts focused on its content, Tab reaches each field, Enter submits.
+      await opage.keyboard.press('Tab');
+      await opage.keyboard.type(OWNER);
+      await opage.keyboard.press('Tab');
+      await opage.keyboard.type(OWNER_PASSWORD);
+      await opage.keyboard.press('Enter');
+      await opage.getByRole('heading', { name: 'API keys' }).waitFor();
+      await opage.getByRole('link', { name: 'Sessions' }).click();
+      await opage.getByRole('heading', { name: 'Your sessions' }).waitFor();
+      await shot('sessions', opage);
+      const revoke = opage.getByRole('button', { name: 'Revoke' });
+      expect(await revoke.count()).toBeGreaterThan(0);
+      // Every other session of the owner, the first browser's among them; this one's own button is "Sign out".
+      while ((await revoke.count()) > 0) {
+        const rows = await opage.locator('tbody tr').count();
+        await revoke.first().click();
+        await opage
+          .locator('tbody tr')
+          .nth(rows - 1)
+          .waitFor({ state: 'detached' });
+      }
+    } finally {
+      await other.close();
+    }
+    await page.getByRole('link', { name: 'Workflows' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('status').textContent()).toContain('Your session has ended');
+    expect(page.url()).toContain('#/login');
+    // Signing in again returns to the page the session ended on.
+    await page.getByLabel('Email').fill(OWNER);
+    await page.getByLabel('Password').fill(OWNER_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Workflows' }).waitFor();
+  });
+
+  it('ran every page without a Content-Security-Policy refusal', () => {
+    expect(cspViolations).toEqual([]);
+  });
+});

@@ -1,0 +1,158 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { ErrorNote } from '../components/error-note.js';
+import { dateTime, duration } from '../format.js';
+import { href, navigate } from '../route.js';
+import { can, refusal, useSession } from '../session.js';
+import type { Connections, Execution, ExecutionDetail, NodeRun } from '../types.js';
+import { useLoad } from '../use-load.js';
+import { StatusBadge } from './workflow.js';
+
+type Items = Array<{ json: Record<string, unknown> }>;
+
+/** A node's input: what its parents output into it on their last run (n8n's runData keeps outputs). */
+function inputsOf(node: string, connections: Connections, runData: Record<string, NodeRun[]>): Items {
+  const items: Items = [];
+  for (const [from, kinds] of Object.entries(connections ?? {}))
+    for (const outputs of Object.values(kinds ?? {}))
+      outputs?.forEach((targets, output) => {
+        if (!(targets ?? []).some((t) => t.node === node)) return;
+        const runs = runData[from];
+        const last = runs?.[runs.length - 1];
+        items.push(...(last?.data.main[output] ?? []));
+      });
+  return items;
+}
+
+function ItemsView({ label, items }: { label: string; items: Items }) {
+  return (
+    <div class="items">
+      <h4>
+        {label} ({items.length} {items.length === 1 ? 'item' : 'items'})
+      </h4>
+      {items.length > 0 && (
+        <pre>
+          {JSON.stringify(
+            items.map((i) => i.json),
+            null,
+            2,
+          )}
+        </pre>
+      )}
+    </div>
+  );
+}
+
+export function ExecutionPage({ id }: { id: string }) {
+  const { session } = useSession();
+  const writable = can.write(session.member.role);
+  const execution = useLoad(
+    () => api<ExecutionDetail>('GET', `/api/v1/executions/${encodeURIComponent(id)}?includeData=true`),
+    [id],
+  );
+  const [retryError, setRetryError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const e = execution.data;
+  const retry = async () => {
+    setBusy(true);
+    setRetryError(null);
+    try {
+      const next = await api<Execution>('POST', `/api/v1/executions/${encodeURIComponent(id)}/retry`, {
+        body: {},
+      });
+      navigate(href('executions', next.id));
+    } catch (error) {
+      setRetryError(error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const runData = e?.data?.resultData.runData ?? {};
+  const connections = e?.workflowData?.connections ?? {};
+  const error = e?.data?.resultData.error as { message?: string } | null | undefined;
+  return (
+    <section aria-labelledby="execution-title">
+      {e && (
+        <p>
+          <a href={href('workflows', e.workflowId)}>← Workflow</a>
+        </p>
+      )}
+      <h1 id="execution-title">Execution {id}</h1>
+      <ErrorNote error={execution.error} />
+      {e && (
+        <>
+          <dl class="facts">
+            <dt>Workflow</dt>
+            <dd>{e.workflowData?.name ?? e.workflowId}</dd>
+            <dt>Status</dt>
+            <dd>
+              <StatusBadge status={e.status} />
+            </dd>
+            <dt>Mode</dt>
+            <dd>{e.mode}</dd>
+            <dt>Started</dt>
+            <dd>{dateTime(e.startedAt)}</dd>
+            <dt>Duration</dt>
+            <dd>{duration(e.startedAt, e.stoppedAt)}</dd>
+            {e.retryOf && (
+              <>
+                <dt>Retry of</dt>
+                <dd>
+                  <a href={href('executions', e.retryOf)}>{e.retryOf}</a>
+                </dd>
+              </>
+            )}
+          </dl>
+          {error?.message && (
+            <p class="error" role="alert">
+              The execution failed: {error.message}
+            </p>
+          )}
+          {e.status === 'error' && (
+            <div class="actions">
+              <button
+                type="button"
+                class="primary"
+                onClick={retry}
+                disabled={busy || !writable}
+                title={writable ? undefined : refusal(session.member.role, 'retry executions')}
+              >
+                Retry execution
+              </button>
+            </div>
+          )}
+          <ErrorNote error={retryError} />
+          <h2>Nodes</h2>
+          {Object.keys(runData).length === 0 && <p>No node ran.</p>}
+          {Object.entries(runData).map(([node, runs]) => (
+            <details key={node} class="node-run" open={Object.keys(runData).length <= 3}>
+              <summary>
+                {node}: {runs.length} {runs.length === 1 ? 'run' : 'runs'},{' '}
+                {runs.some((r) => r.executionStatus === 'error') ? 'error' : 'success'}
+              </summary>
+              {runs.map((run, i) => (
+                <div key={`${node}-${run.startTime}-${i}`} class="run">
+                  {runs.length > 1 && <h3>Run {i + 1}</h3>}
+                  <p>
+                    {run.executionTime} ms
+                    {run.error ? `, error: ${(run.error as { message?: string }).message ?? 'see data'}` : ''}
+                  </p>
+                  {i === runs.length - 1 && (
+                    <ItemsView label="Input" items={inputsOf(node, connections, runData)} />
+                  )}
+                  {run.data.main.map((items, output) => (
+                    <ItemsView
+                      key={output}
+                      label={run.data.main.length > 1 ? `Output ${output}` : 'Output'}
+                      items={items ?? []}
+                    />
+                  ))}
+                </div>
+              ))}
+            </details>
+          ))}
+        </>
+      )}
+    </section>
+  );
+}
