@@ -1,20 +1,24 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isExpression } from '../../engine/expressions.js';
 import { NodeOperationError } from '../../engine/node-type.js';
 import type { OutboundRequest, OutboundResponse } from '../../engine/types.js';
 import { type PreparedRequest, setPath, toOutbound } from './http-request-build.js';
-import {
-  evaluatePaginationValue,
-  PaginationExpressionError,
-  type PaginationScope,
-} from './http-request-pagination-expression.js';
 import { bodyAsRequestParses, isSuccess, type ReceivedResponse } from './http-request-response.js';
 import type { PaginationParams } from './http-request-schema.js';
 
+/** What n8n binds in pagination expressions besides the item's data. */
+export interface PaginationScope {
+  $response: unknown;
+  $pageCount: number;
+  $request: unknown;
+  $version: number;
+}
+
 export interface PaginationRun {
   send(req: OutboundRequest): Promise<OutboundResponse>;
-  /** The item's json, as `$json` in the pagination expressions. */
-  json: unknown;
+  /** Evaluates a pagination expression over the item in the expression sandbox, with the scope bound. */
+  evaluate(source: string, scope: PaginationScope): Promise<unknown>;
   /** The node's typeVersion, as `$version`. */
   version: number;
   neverError: boolean;
@@ -36,21 +40,22 @@ export async function paginate(
     $response: {},
     $pageCount: 0,
     $request: requestView(base),
-    $json: run.json,
     $version: run.version,
   };
   const responses: ReceivedResponse[] = [];
   const seen = { identical: 0, length: 0, hash: '' };
-  const evaluate = (value: unknown, what: string) => {
+  // n8n's expressions in full (the node's rawExpressions), in the sandbox like any other; a plain
+  // value is itself.
+  const evaluate: Evaluate = async (value, what) => {
+    if (typeof value !== 'string' || !isExpression(value)) return value;
     try {
-      return evaluatePaginationValue(value, scope);
+      return await run.evaluate(value, scope);
     } catch (err) {
-      if (!(err instanceof PaginationExpressionError)) throw err;
-      throw new NodeOperationError(`Pagination ${what}: ${err.message}`);
+      throw new NodeOperationError(`Pagination ${what}: ${(err as Error).message}`);
     }
   };
   for (;;) {
-    const req = applyPage(base, pagination, evaluate);
+    const req = await applyPage(base, pagination, evaluate, scope.$pageCount === 0);
     const res = await run.send(toOutbound(req));
     const contentType = res.headers['content-type'] ?? '';
     const body = run.autodetect
@@ -70,7 +75,7 @@ export async function paginate(
     scope.$pageCount += 1;
     if (pagination.limitPagesFetched && pagination.maxRequests && scope.$pageCount >= pagination.maxRequests)
       break;
-    if (!continues(pagination, scope, run.neverError, evaluate)) break;
+    if (!(await continues(pagination, scope, run.neverError, evaluate))) break;
     if (pagination.requestInterval > 0) await sleep(pagination.requestInterval);
     if (!isSuccess(res.status)) {
       // Non-2xx answers pass while they may end the pagination; going on past one is an error.
@@ -80,12 +85,14 @@ export async function paginate(
   return responses;
 }
 
-function continues(
+type Evaluate = (value: unknown, what: string) => Promise<unknown>;
+
+async function continues(
   pagination: PaginationParams,
   scope: PaginationScope,
   neverError: boolean,
-  evaluate: (value: unknown, what: string) => unknown,
-): boolean {
+  evaluate: Evaluate,
+): Promise<boolean> {
   const res = scope.$response as { body: unknown; statusCode: number };
   switch (pagination.paginationCompleteWhen) {
     case 'receiveSpecificStatusCodes': {
@@ -99,21 +106,24 @@ function continues(
       if (typeof expr !== 'string' || !expr.startsWith('=')) {
         throw new NodeOperationError('Invalid or empty Complete Expression');
       }
-      const complete = Boolean(evaluate(expr, 'complete expression'));
+      const complete = Boolean(await evaluate(expr, 'complete expression'));
       return !complete || (!neverError && !isSuccess(res.statusCode));
     }
   }
 }
 
 /** The request for this page: the base request with the evaluated pagination parameters merged in. */
-function applyPage(
+async function applyPage(
   base: PreparedRequest,
   pagination: PaginationParams,
-  evaluate: (value: unknown, what: string) => unknown,
-): PreparedRequest {
+  evaluate: Evaluate,
+  first: boolean,
+): Promise<PreparedRequest> {
   const req: PreparedRequest = structuredClone(base);
   if (pagination.paginationMode === 'responseContainsNextURL') {
-    const next = evaluate(pagination.nextURL, 'next URL');
+    // The first request goes to the node's URL: the next one comes from its response.
+    if (first) return req;
+    const next = await evaluate(pagination.nextURL, 'next URL');
     if (next !== undefined && next !== null) {
       let parsed: URL;
       try {
@@ -135,7 +145,7 @@ function applyPage(
       "At least one entry with 'Name' and 'Value' filled must be included in 'Parameters' to use 'Update a Parameter in Each Request' mode ",
     );
   }
-  rows.forEach((row, i) => {
+  for (const [i, row] of rows.entries()) {
     if (row.name === '') {
       throw new NodeOperationError(
         `Parameter name must be set for parameter [${i + 1}] in pagination settings`,
@@ -146,11 +156,11 @@ function applyPage(
         `Some value must be provided for parameter [${i + 1}] in pagination settings, omitting it will result in an infinite loop`,
       );
     }
-    const value = evaluate(row.value, `parameter '${row.name}'`);
+    const value = await evaluate(row.value, `parameter '${row.name}'`);
     if (row.type === 'qs') req.qs[row.name] = value;
     else if (row.type === 'headers') req.headers[row.name] = value === undefined ? '' : String(value);
     else setBodyField(req, row.name, value);
-  });
+  }
   return req;
 }
 

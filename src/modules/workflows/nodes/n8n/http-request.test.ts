@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOutboundHttp } from '../../../../core/http/outbound.js';
+import { ExpressionEvaluator } from '../../engine/expressions.js';
 import { ctx, jsonOf, testDeps, workflow } from '../../engine/testing.js';
 import type { Item, WorkflowNode } from '../../engine/types.js';
 import { WorkflowEngine } from '../../engine/workflow-engine.js';
@@ -112,7 +113,9 @@ async function run(
 
 const http = createOutboundHttp({ allowHosts: ['127.0.0.1'], timeoutMs: 5_000 });
 
-/** Pagination straight through `paginate` (the engine cannot bind `$response` yet, see AWAITING below). */
+const evaluator = new ExpressionEvaluator(1_000);
+
+/** Pagination straight through `paginate`, its expressions in the sandbox as the node runs them. */
 async function pages(
   url: string,
   pagination: Record<string, unknown>,
@@ -130,7 +133,16 @@ async function pages(
   seen.length = 0;
   const responses = await paginate(buildRequest(p, 4.2, null), settings, {
     send: http,
-    json: {},
+    evaluate: (source, scope) =>
+      evaluator.evaluate(source, {
+        json: {},
+        node: {},
+        workflow: { id: 'wf', name: 'pages' },
+        execution: { id: 'exec_1', mode: 'manual', resumeUrl: '' },
+        env: {},
+        now: new Date(),
+        extra: { ...scope },
+      }),
     version: 4.2,
     neverError: options.neverError,
     autodetect: options.responseFormat === 'autodetect',
@@ -291,16 +303,6 @@ describe('n8n-nodes-base.httpRequest v4.x', () => {
     expect(problems({ url: 'https://x.test', bogus: 1, options: { nope: true } })).toEqual(
       expect.arrayContaining(['parameters.bogus', 'parameters.options.nope']),
     );
-    expect(
-      problems({
-        url: 'https://x.test',
-        options: {
-          pagination: {
-            pagination: { parameters: { parameters: [{ name: 'p', value: '={{ $count * 3 }}' }] } },
-          },
-        },
-      }),
-    ).toEqual(['parameters.options.pagination.pagination.parameters.parameters[0].value']);
   });
 
   it('returns the full response, text as `data`, and passes errors on with neverError', async () => {
@@ -326,21 +328,45 @@ describe('n8n-nodes-base.httpRequest v4.x', () => {
     expect(passed.json[0]).toMatchObject({ statusCode: 500, body: { error: 'boom' } });
   });
 
-  it('through the engine, pagination expressions are left for the node ($response/$pageCount)', async () => {
-    // n8n reads `options.pagination` raw (`rawExpressions`): the engine leaves it to the node.
+  it('through the engine, pagination expressions are n8n JavaScript with $response/$pageCount/$version', async () => {
+    // n8n reads `options.pagination` raw (`rawExpressions`): the node evaluates it per page, in the sandbox.
     const { out } = await run({
       url: `${base}/pages`,
       options: {
         pagination: {
           pagination: {
-            parameters: { parameters: [{ type: 'qs', name: 'page', value: '={{ $pageCount + 1 }}' }] },
+            parameters: {
+              parameters: [
+                {
+                  type: 'qs',
+                  name: 'page',
+                  value: '={{ Math.max($pageCount + 1, $version >= 4 ? 1 : 9) + ($json.name.length - 3) }}',
+                },
+              ],
+            },
           },
         },
       },
     });
     expect(out.state.error).toBeNull();
     expect(out.status).toBe('success');
-    expect(seen.map((s) => s.url)).toContain('/pages?page=2');
+    expect(seen.map((s) => s.url)).toEqual([
+      '/pages?page=1',
+      '/pages?page=2',
+      '/pages?page=3',
+      '/pages?page=4',
+    ]);
+
+    // A name n8n does not bind fails the node, naming the parameter.
+    const bad = await run({
+      url: `${base}/pages`,
+      options: {
+        pagination: {
+          pagination: { parameters: { parameters: [{ type: 'qs', name: 'p', value: '={{ $count * 3 }}' }] } },
+        },
+      },
+    });
+    expect(bad.out.state.error?.message).toContain("Pagination parameter 'p'");
   });
 
   it('paginates by updating a parameter until the response is empty', async () => {

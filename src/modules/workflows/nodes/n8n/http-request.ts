@@ -4,7 +4,6 @@ import { defineNode, type NodeExecutionContext, NodeOperationError, output } fro
 import type { Item, ValidationProblem } from '../../engine/types.js';
 import { type AppliedCredential, buildRequest, toOutbound } from './http-request-build.js';
 import { paginate } from './http-request-pagination.js';
-import { checkPaginationExpression } from './http-request-pagination-expression.js';
 import {
   fileItem,
   isFileResponse,
@@ -67,9 +66,10 @@ export const n8nHttpRequestNode = defineNode({
       const req = buildRequest(p, version, credential, items[i]);
       let responses: ReceivedResponse[];
       if (pagination && pagination.paginationMode !== 'off') {
+        const index = i;
         responses = await paginate(req, pagination, {
           send: (r) => ctx.deps.http(r),
-          json: items[i]?.json ?? {},
+          evaluate: (source, scope) => ctx.evaluate(source, index, { ...scope }),
           version,
           neverError: response.neverError,
           autodetect: response.responseFormat === 'autodetect',
@@ -169,25 +169,6 @@ function refusals(p: HttpRequestV4Params): ValidationProblem[] {
       'options.redirect.redirect.maxRedirects',
       'a limit below the platform limit (5) is not supported yet',
     );
-  }
-  const pagination = o.pagination?.pagination;
-  if (pagination && pagination.paginationMode !== 'off') {
-    const expressions: Array<[string, unknown]> = [
-      ['nextURL', pagination.paginationMode === 'responseContainsNextURL' ? pagination.nextURL : ''],
-      [
-        'completeExpression',
-        pagination.paginationCompleteWhen === 'other' ? pagination.completeExpression : '',
-      ],
-      ...pagination.parameters.parameters.map((r, i): [string, unknown] => [
-        `parameters.parameters[${i}].value`,
-        r.value,
-      ]),
-    ];
-    for (const [path, value] of expressions) {
-      const why = checkPaginationExpression(value);
-      if (why)
-        refuse(`options.pagination.pagination.${path}`, `pagination expression not supported here: ${why}`);
-    }
   }
   return problems;
 }
