@@ -8,9 +8,14 @@ function taskData(run: NodeRunData) {
     executionStatus: run.error ? ('error' as const) : ('success' as const),
     data: {
       main: run.output.map((items) =>
-        items.map((item) => (item.binary ? { json: item.json, binary: item.binary } : { json: item.json })),
+        items.map((item) => ({
+          json: item.json,
+          ...(item.binary ? { binary: item.binary } : {}),
+          ...(item.pairedItem ? { pairedItem: item.pairedItem } : {}),
+        })),
       ),
     },
+    ...(run.source ? { source: run.source } : {}),
     ...(run.error ? { error: run.error } : {}),
     ...(run.logs && run.logs.length > 0 ? { logs: run.logs } : {}),
   };

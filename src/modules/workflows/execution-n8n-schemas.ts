@@ -85,7 +85,22 @@ const Item = Type.Object({
   binary: Type.Optional(
     Type.Record(Type.String(), BinaryData, { description: 'Binary data by property name' }),
   ),
+  pairedItem: Type.Optional(
+    Type.Object(
+      { item: Type.Integer(), input: Type.Optional(Type.Integer()) },
+      { description: 'The input item this one came from (n8n lineage)' },
+    ),
+  ),
 });
+
+/** Where one input of a node run came from. */
+const RunSource = Nullable(
+  Type.Object({
+    previousNode: Type.String(),
+    previousNodeOutput: Type.Integer(),
+    previousNodeRun: Type.Integer(),
+  }),
+);
 
 /** One run of one node, as n8n's ITaskData. */
 const TaskData = Type.Object({
@@ -97,6 +112,9 @@ const TaskData = Type.Object({
   }),
   error: Type.Optional(Type.Unknown()),
   logs: Type.Optional(Type.Unknown()),
+  source: Type.Optional(
+    Type.Array(RunSource, { description: 'Per input: the node run its items came from' }),
+  ),
 });
 
 /** n8n's `IRunExecutionData`, the part its tooling reads. */

@@ -36,6 +36,8 @@ export interface ExpressionData {
   node: Record<string, { json: Record<string, Json> }>;
   /** The node that ran, by name, for `$('Name')` (JavaScript); read only for the names an expression uses. */
   nodeSnapshot?: (name: string) => NodeSnapshot | undefined;
+  /** The item of a node that input item `index` comes from by pairedItem lineage (`$('Name').item`). */
+  pairedItem?: (name: string, index: number) => Item | undefined;
   /** Every node name of the workflow (to tell "doesn't exist" from "hasn't run"). */
   nodeNames?: readonly string[];
   /** The current node's input items (`$input`) and the item being resolved. */
@@ -260,7 +262,24 @@ function guestData(data: ExpressionData, sources: string[], code: boolean) {
   }
   const wantsInput = code || /\$input|\$items/.test(text);
   const input = data.input ?? [{ json: data.json }];
+  // `$('Name').item` by lineage: the current item's (an expression) or every input item's (code).
+  const paired: Record<string, Record<number, Item>> = {};
+  if (data.pairedItem) {
+    const indices = code ? input.map((_, i) => i) : [data.itemIndex ?? 0];
+    for (const name of Object.keys(nodes)) {
+      const byIndex: Record<number, Item> = {};
+      for (const i of indices) {
+        const item = data.pairedItem(name, i);
+        if (item)
+          byIndex[i] = item.binary
+            ? { json: item.json, binary: binaryMetadata(item.binary) as Item['binary'] }
+            : { json: item.json };
+      }
+      paired[name] = byIndex;
+    }
+  }
   return {
+    paired,
     json: data.json,
     // The Code node gets the bytes (it may read or make files); an expression sees metadata only.
     input: wantsInput ? (code ? input : withoutBytes(input)) : undefined,

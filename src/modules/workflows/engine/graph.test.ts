@@ -286,7 +286,9 @@ describe('wait and resume', () => {
     const out = await engine.run(def, trigger([{ json: {} }]), ctx);
     expect(out.status).toBe('waiting');
     expect(out.waitTill?.toISOString()).toBe('2030-01-02T05:04:05.000Z');
-    expect(out.state.pending).toEqual([{ node: 'Wait', input: [{ json: { b: 1 } }], waiting: true }]);
+    expect(out.state.pending).toEqual([
+      { node: 'Wait', input: [{ json: { b: 1 }, pairedItem: { item: 0 } }], waiting: true },
+    ]);
     expect(out.state.runData.After).toBeUndefined();
 
     // The state goes through storage as JSON.

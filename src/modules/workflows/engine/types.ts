@@ -68,6 +68,18 @@ export interface Item {
   json: Record<string, Json>;
   /** n8n's binary data by property name (`data`, `file0`, …): base64 bytes and metadata. */
   binary?: Record<string, BinaryData>;
+  /**
+   * n8n's lineage: the input item this output item came from (`input`: which input, when not the
+   * first). Set by the engine; `$('Node').item` follows it back.
+   */
+  pairedItem?: { item: number; input?: number };
+}
+
+/** Where one input of a node run came from (n8n's task data `source`). */
+export interface RunSource {
+  previousNode: string;
+  previousNodeOutput: number;
+  previousNodeRun: number;
 }
 
 /** n8n's IBinaryData in its in-memory mode. */
@@ -99,6 +111,8 @@ export interface NodeRunData {
   /** Output items per output index. */
   output: Item[][];
   error?: NodeError;
+  /** Per input: the node run its items came from (null: none, a trigger's input). */
+  source?: Array<RunSource | null>;
   /** What a Code node's `console` wrote, in order (bounded). */
   logs?: CodeLog[];
 }

@@ -44,7 +44,7 @@ describe('WorkflowEngine: webhook → set → respondToWebhook', () => {
       body: { body: { name: 'Ada' }, greeting: 'Hello Ada', n: 1 },
     });
     const setRun = out.state.runData.Set?.[0];
-    expect(setRun?.input).toEqual([{ json: { body: { name: 'Ada' } } }]);
+    expect(setRun?.input).toEqual([{ json: { body: { name: 'Ada' } }, pairedItem: { item: 0 } }]);
     expect(setRun?.startTime).toBe('2030-01-02T03:04:05.000Z');
     expect(setRun?.executionTime).toBeGreaterThanOrEqual(0);
     expect(Object.keys(out.state.runData)).toEqual(['Webhook', 'Set', 'Respond']);

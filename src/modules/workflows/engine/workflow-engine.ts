@@ -12,6 +12,7 @@ import type {
   Json,
   NodeContext,
   RunContext,
+  RunSource,
   RunState,
   ValidationProblem,
   WebhookResponse,
@@ -21,16 +22,17 @@ import type {
 import { DEFAULT_MAX_NODE_RUNS, DEFAULT_MAX_WAIT_MS } from './types.js';
 import { validateWorkflow } from './validate.js';
 
-/** A queued node run; `flushed` holds all inputs of a merge run with what it has. */
-type QueueEntry = PendingEntry & { flushed?: Item[][] };
+/** A queued node run; `flushed` holds all inputs of a merge run with what it has, `sources` their origins. */
+type QueueEntry = PendingEntry & { flushed?: Item[][]; sources?: Array<PendingEntry['from'] | null> };
 
 interface Run {
   def: WorkflowDefinition;
   graph: WorkflowGraph;
   state: RunState;
   queue: QueueEntry[];
-  /** Multi-input nodes (merge) holding the inputs received so far. */
+  /** Multi-input nodes (merge) holding the inputs received so far, and where each came from. */
   buffered: Map<string, Map<number, Item[]>>;
+  bufferedFrom?: Map<string, Map<number, PendingEntry['from']>>;
   ctx: RunContext;
   lastItems: Item[];
   webhookResponse: WebhookResponse | null;
@@ -144,7 +146,8 @@ export class WorkflowEngine {
         const { inputs, ...rest } = entry;
         run.queue.push({ ...rest, flushed: inputs });
       } else if (entry.waiting) {
-        const items = resumeItems ?? entry.input;
+        // The wait node's output, paired to its input as any node's.
+        const items = pairOutputs([entry.input], [resumeItems ?? entry.input])[0] ?? [];
         const runs = next.runData[entry.node];
         const last = runs?.[runs.length - 1];
         if (last) last.output = [items];
@@ -240,6 +243,7 @@ export class WorkflowEngine {
           ...this.workflowData(run.def),
           node: language === 'jsonata' ? latestOutputs(state) : {},
           nodeSnapshot: (name) => snapshotOf(run, name),
+          pairedItem: (name, index) => pairedItemOf(run.state, entry, inputs, name, index),
           runIndex: state.runData[node.name]?.length ?? 0,
           prevNode: entry.from ?? { name: '', outputIndex: 0, runIndex: 0 },
           execution: executionInfo(run.ctx, state.waitIndex ?? 0),
@@ -264,6 +268,11 @@ export class WorkflowEngine {
         return this.fail(run, error, 'canceled');
       }
       const { runData, result } = ran;
+      if (result && result.kind !== 'wait') {
+        result.output = pairOutputs(inputs, result.output);
+        runData.output = result.output;
+      }
+      runData.source = sourcesOf(entry, inputs.length);
       const list = state.runData[node.name] ?? [];
       list.push(runData);
       state.runData[node.name] = list;
@@ -345,11 +354,12 @@ export class WorkflowEngine {
       case 'wait': {
         const items = inputs[0] ?? [];
         if (result.waitTill && result.waitTill.getTime() <= this.deps.now().getTime()) {
+          const passed = pairOutputs([items], [items])[0] ?? [];
           const runs = run.state.runData[name];
           const last = runs?.[runs.length - 1];
-          if (last) last.output = [items];
-          run.lastItems = items;
-          this.enqueueChildren(run, name, [items]);
+          if (last) last.output = [passed];
+          run.lastItems = passed;
+          this.enqueueChildren(run, name, [passed]);
           return null;
         }
         run.state.pending = [
@@ -405,12 +415,18 @@ export class WorkflowEngine {
     const index = entry.inputIndex ?? 0;
     const got = run.buffered.get(entry.node) ?? new Map<number, Item[]>();
     got.set(index, [...(got.get(index) ?? []), ...entry.input]);
+    run.bufferedFrom ??= new Map();
+    const from = run.bufferedFrom.get(entry.node) ?? new Map<number, PendingEntry['from']>();
+    from.set(index, entry.from);
+    run.bufferedFrom.set(entry.node, from);
     const needed = run.graph.connectedInputs(entry.node);
     if (!needed.every((i) => got.has(i))) {
       run.buffered.set(entry.node, got);
       return null;
     }
     run.buffered.delete(entry.node);
+    run.bufferedFrom.delete(entry.node);
+    entry.sources = Array.from({ length: inputCount }, (_, i) => from.get(i) ?? null);
     return padInputs(
       Array.from({ length: inputCount }, (_, i) => got.get(i) ?? []),
       inputCount,
@@ -441,6 +457,80 @@ export class WorkflowEngine {
       webhookResponse: run.webhookResponse,
     };
   }
+}
+
+/**
+ * n8n's pairedItem, set by the engine: an output item that is one of the node's input items (IF,
+ * Filter, Switch, Sort, Limit, Merge pass them on) points at it; otherwise, as n8n assigns it for nodes
+ * that do not, every output item points at the only input item, or at the input item at its position
+ * when an output has as many items as the first input. Items are copied, never changed in place: the
+ * same object is another node's output too.
+ */
+function pairOutputs(inputs: Item[][], outputs: Item[][]): Item[][] {
+  const origin = new Map<Item, { item: number; input?: number }>();
+  let total = 0;
+  inputs.forEach((list, input) => {
+    total += list.length;
+    list.forEach((item, index) => {
+      if (!origin.has(item)) origin.set(item, input === 0 ? { item: index } : { item: index, input });
+    });
+  });
+  const firstLength = inputs[0]?.length ?? 0;
+  return outputs.map((list) =>
+    list.map((item, index) => {
+      const known = origin.get(item);
+      const pairedItem =
+        known ?? (total === 1 ? { item: 0 } : list.length === firstLength ? { item: index } : undefined);
+      if (pairedItem) return { ...item, pairedItem };
+      if (item.pairedItem === undefined) return item;
+      const { pairedItem: _stale, ...rest } = item;
+      return rest;
+    }),
+  );
+}
+
+/** Where each input of a node run came from, as n8n's task data `source`. */
+function sourcesOf(entry: QueueEntry, inputCount: number): Array<RunSource | null> {
+  const froms =
+    entry.sources ??
+    Array.from({ length: Math.max(inputCount, 1) }, (_, i) =>
+      i === (entry.inputIndex ?? 0) ? entry.from : undefined,
+    );
+  return froms.map((from) =>
+    from
+      ? { previousNode: from.name, previousNodeOutput: from.outputIndex, previousNodeRun: from.runIndex }
+      : null,
+  );
+}
+
+/**
+ * The item of node `name` that input item `index` of the running node comes from, following
+ * pairedItem and the runs' sources back (n8n's `$('Node').item`); undefined when the lineage breaks.
+ */
+function pairedItemOf(
+  state: RunState,
+  entry: QueueEntry,
+  inputs: Item[][],
+  name: string,
+  index: number,
+): Item | undefined {
+  const inputIndex = entry.sources ? 0 : (entry.inputIndex ?? 0);
+  let item = (inputs[inputIndex] ?? inputs[0])?.[index];
+  const from = entry.sources ? entry.sources[0] : entry.from;
+  let at = from ? { node: from.name, output: from.outputIndex, run: from.runIndex } : undefined;
+  for (let steps = 0; item && at && steps < 1_000; steps++) {
+    if (at.node === name) return item;
+    const paired = item.pairedItem;
+    if (!paired) return undefined;
+    const source = state.runData[at.node]?.[at.run]?.source?.[paired.input ?? 0];
+    if (!source) return undefined;
+    item =
+      state.runData[source.previousNode]?.[source.previousNodeRun]?.output[source.previousNodeOutput]?.[
+        paired.item
+      ];
+    at = { node: source.previousNode, output: source.previousNodeOutput, run: source.previousNodeRun };
+  }
+  return undefined;
 }
 
 function timeoutMessage(deadline: { seconds: number }): string {

@@ -159,7 +159,7 @@
     const list = () => items(lookupNode(data, key).items);
     return {
       get item() {
-        return paired(list(), state.itemIndex, key);
+        return data.paired?.[key]?.[state.itemIndex] ?? paired(list(), state.itemIndex, key);
       },
       first: () => list()[0],
       last: () => list().at(-1),
@@ -183,7 +183,9 @@
           if (typeof name !== 'string') return undefined;
           const node = lookupNode(data, name);
           const list = items(node.items);
-          const item = list.length === 0 ? { json: {} } : paired(list, state.itemIndex, name);
+          const item =
+            data.paired?.[name]?.[state.itemIndex] ??
+            (list.length === 0 ? { json: {} } : paired(list, state.itemIndex, name));
           return {
             json: item.json,
             parameter: node.params ?? {},
