@@ -12,6 +12,8 @@ export interface OutboundRequest {
   timeoutMs: number;
   /** Headers that carry a credential (besides Authorization, Cookie…): dropped on a cross-origin redirect. */
   credentialHeaders?: string[];
+  /** Redirects to follow, at most the client's limit; 0 answers the redirect itself. */
+  maxRedirects?: number;
 }
 
 export interface OutboundResponse {
@@ -79,12 +81,13 @@ export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
     let method = req.method.toUpperCase();
     let body = req.body;
     let headers = { ...req.headers };
+    const limit = Math.min(Math.max(0, Math.floor(req.maxRedirects ?? maxRedirects)), maxRedirects);
     for (let hop = 0; ; hop++) {
       const target = await checkedAddress(url, allow);
       const res = await send(url, target, method, headers, body, deadline, timeoutMs, maxBytes);
       const location = res.headers.location;
-      if (!REDIRECTS.has(res.status) || location === undefined) return res;
-      if (hop >= maxRedirects) throw new OutboundBlockedError(`More than ${maxRedirects} redirects`);
+      if (!REDIRECTS.has(res.status) || location === undefined || req.maxRedirects === 0) return res;
+      if (hop >= limit) throw new OutboundBlockedError(`More than ${limit} redirects`);
       const next = parseUrl(new URL(location, url).toString());
       if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
         method = 'GET';

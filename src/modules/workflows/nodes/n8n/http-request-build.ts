@@ -14,6 +14,8 @@ export interface PreparedRequest {
   timeoutMs: number;
   /** Header names carrying a credential: dropped on a cross-origin redirect, hidden in `$request`. */
   credentialHeaders: string[];
+  /** n8n's redirect option: 0 answers a redirect as it is; the platform follows at most 5. */
+  maxRedirects?: number;
   arrayFormat: 'repeat' | 'brackets' | 'indices';
 }
 
@@ -63,6 +65,7 @@ export function buildRequest(
     qs: {},
     headers: {},
     timeoutMs: p.options.timeout || DEFAULT_TIMEOUT_MS,
+    ...redirectsOf(p),
     credentialHeaders: [],
     // The array format option counts only with query parameters on; request's own default is indices.
     arrayFormat: (p.sendQuery && p.options.queryParameterArrays) || 'indices',
@@ -273,6 +276,14 @@ export function stringifyQuery(qs: Record<string, unknown>, format: PreparedRequ
 }
 
 /** The wire form of a prepared request for `deps.http`. */
+/** n8n's `options.redirect`: not following answers the 3xx itself; a count bounds the hops. */
+function redirectsOf(p: HttpRequestV4Params): { maxRedirects?: number } {
+  const redirect = p.options.redirect?.redirect;
+  if (!redirect) return {};
+  if (redirect.followRedirects === false) return { maxRedirects: 0 };
+  return { maxRedirects: Math.max(1, Math.floor(redirect.maxRedirects)) };
+}
+
 /** The bytes of an item's binary property, for a request body (n8n's `inputDataFieldName`, default `data`). */
 function fileOf(item: Item | undefined, property: string | undefined) {
   try {
@@ -337,5 +348,6 @@ export function toOutbound(req: PreparedRequest): OutboundRequest {
     timeoutMs: req.timeoutMs,
     credentialHeaders: req.credentialHeaders,
     ...(body !== undefined ? { body } : {}),
+    ...(req.maxRedirects !== undefined ? { maxRedirects: req.maxRedirects } : {}),
   };
 }

@@ -46,6 +46,12 @@ beforeAll(async () => {
       if (url.pathname === '/text')
         return void res.writeHead(200, { 'content-type': 'text/plain' }).end('hello');
       if (url.pathname === '/fail') return void json(500, { error: 'boom' });
+      // `/hop/N` redirects N times, then answers.
+      if (url.pathname.startsWith('/hop/')) {
+        const n = Number(url.pathname.slice(5));
+        if (n <= 0) return void json(200, { arrived: true });
+        return void res.writeHead(302, { location: `/hop/${n - 1}` }).end();
+      }
       if (url.pathname === '/slow') return void setTimeout(() => json(200, { late: true }), 500);
       if (url.pathname === '/pages') {
         const n = Number(url.searchParams.get('page') ?? '1');
@@ -295,14 +301,44 @@ describe('n8n-nodes-base.httpRequest v4.x', () => {
         },
       }),
     ).toEqual([
-      // Binary bodies and file responses are supported (test/workflows/n8n-binary.test.ts).
+      // Binary bodies, file responses and redirect options are supported.
       'parameters.options.allowUnauthorizedCerts',
       'parameters.options.proxy',
-      'parameters.options.redirect.redirect.followRedirects',
     ]);
     expect(problems({ url: 'https://x.test', bogus: 1, options: { nope: true } })).toEqual(
       expect.arrayContaining(['parameters.bogus', 'parameters.options.nope']),
     );
+  });
+
+  it("follows redirects as n8n's redirect option says: not at all, or up to a count (at most 5)", async () => {
+    const followed = await run({ url: `${base}/hop/2`, options: {} });
+    expect(followed.json).toEqual([{ arrived: true }]);
+
+    const stay = await run({
+      url: `${base}/hop/2`,
+      options: {
+        redirect: { redirect: { followRedirects: false } },
+        response: { response: { fullResponse: true, neverError: true } },
+      },
+    });
+    expect(stay.json[0]).toMatchObject({ statusCode: 302, headers: { location: '/hop/1' } });
+
+    const tooMany = await run({
+      url: `${base}/hop/3`,
+      options: { redirect: { redirect: { maxRedirects: 2 } } },
+    });
+    expect(tooMany.out.state.error?.message).toContain('More than 2 redirects');
+    const enough = await run({
+      url: `${base}/hop/3`,
+      options: { redirect: { redirect: { maxRedirects: 3 } } },
+    });
+    expect(enough.json).toEqual([{ arrived: true }]);
+    // n8n's default of 21 meets the platform's own limit.
+    const capped = await run({
+      url: `${base}/hop/6`,
+      options: { redirect: { redirect: { maxRedirects: 21 } } },
+    });
+    expect(capped.out.state.error?.message).toContain('More than 5 redirects');
   });
 
   it('returns the full response, text as `data`, and passes errors on with neverError', async () => {

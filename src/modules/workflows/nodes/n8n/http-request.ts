@@ -161,14 +161,5 @@ function refusals(p: HttpRequestV4Params): ValidationProblem[] {
       'credentials are never sent on a redirect to another origin here',
     );
   }
-  const redirect = o.redirect?.redirect;
-  if (redirect?.followRedirects === false) {
-    refuse('options.redirect.redirect.followRedirects', 'not following redirects is not supported yet');
-  } else if (redirect && redirect.maxRedirects < 5) {
-    refuse(
-      'options.redirect.redirect.maxRedirects',
-      'a limit below the platform limit (5) is not supported yet',
-    );
-  }
   return problems;
 }
