@@ -10161,12 +10161,23 @@ export interface operations {
                                 fileSize?: string;
                               };
                             };
+                            /** @description The input item this one came from (n8n lineage) */
+                            pairedItem?: {
+                              item: number;
+                              input?: number;
+                            };
                           }[]
                         | null
                       )[];
                     };
                     error?: unknown;
                     logs?: unknown;
+                    /** @description Per input: the node run its items came from */
+                    source?: ({
+                      previousNode: string;
+                      previousNodeOutput: number;
+                      previousNodeRun: number;
+                    } | null)[];
                   }[];
                 };
                 lastNodeExecuted: string | null;
@@ -10242,12 +10253,23 @@ export interface operations {
                                 fileSize?: string;
                               };
                             };
+                            /** @description The input item this one came from (n8n lineage) */
+                            pairedItem?: {
+                              item: number;
+                              input?: number;
+                            };
                           }[]
                         | null
                       )[];
                     };
                     error?: unknown;
                     logs?: unknown;
+                    /** @description Per input: the node run its items came from */
+                    source?: ({
+                      previousNode: string;
+                      previousNodeOutput: number;
+                      previousNodeRun: number;
+                    } | null)[];
                   }[];
                 };
                 lastNodeExecuted: string | null;
@@ -10349,12 +10371,23 @@ export interface operations {
                                   fileSize?: string;
                                 };
                               };
+                              /** @description The input item this one came from (n8n lineage) */
+                              pairedItem?: {
+                                item: number;
+                                input?: number;
+                              };
                             }[]
                           | null
                         )[];
                       };
                       error?: unknown;
                       logs?: unknown;
+                      /** @description Per input: the node run its items came from */
+                      source?: ({
+                        previousNode: string;
+                        previousNodeOutput: number;
+                        previousNodeRun: number;
+                      } | null)[];
                     }[];
                   };
                   lastNodeExecuted: string | null;
@@ -10488,12 +10521,23 @@ export interface operations {
                                 fileSize?: string;
                               };
                             };
+                            /** @description The input item this one came from (n8n lineage) */
+                            pairedItem?: {
+                              item: number;
+                              input?: number;
+                            };
                           }[]
                         | null
                       )[];
                     };
                     error?: unknown;
                     logs?: unknown;
+                    /** @description Per input: the node run its items came from */
+                    source?: ({
+                      previousNode: string;
+                      previousNodeOutput: number;
+                      previousNodeRun: number;
+                    } | null)[];
                   }[];
                 };
                 lastNodeExecuted: string | null;
