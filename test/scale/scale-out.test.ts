@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable, redisAvailable } from '../helpers/services.js';
-import { createAndActivate, eventually, sleep } from '../workflows/process/processes.js';
+import { createAndActivate, eventually, everySeconds, sleep } from '../workflows/process/processes.js';
 import {
   type Cluster,
   downstream,
@@ -172,20 +172,7 @@ describe.skipIf(!hasPostgres)('two API processes and two workers on one PostgreS
 
   it('a per-second schedule with both workers looking: each second fires once, on time', async () => {
     const [a] = cluster.apis;
-    const body = {
-      name: 'every second',
-      nodes: [
-        {
-          id: 'tick',
-          name: 'Schedule Trigger',
-          type: 'n8n-nodes-base.scheduleTrigger',
-          typeVersion: 1.2,
-          position: [0, 0],
-          parameters: { rule: { interval: [{ field: 'seconds', secondsInterval: 1 }] } },
-        },
-      ],
-      connections: {},
-    };
+    const body = everySeconds('every second', 1);
     const workflowId = await createAndActivate(a.api, body);
     await sleep(6_000);
     await a.api('POST', `/api/v1/workflows/${workflowId}/deactivate`);

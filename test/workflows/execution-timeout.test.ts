@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
-import { activate, createWorkflow, settled, workflowPlatform } from './support.js';
+import { activate, createWorkflow, n8nNode, settled, workflowPlatform } from './support.js';
 
 /** A downstream that answers after 1.2 s. */
 let slow: Server;
@@ -18,20 +18,12 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => slow.close(() => r())));
 
 function timed(path: string, settings: Record<string, unknown>) {
-  const node = (name: string, type: string, typeVersion: number, parameters: Record<string, unknown>) => ({
-    id: `${path}-${name}`,
-    name,
-    type: `n8n-nodes-base.${type}`,
-    typeVersion,
-    position: [0, 0],
-    parameters,
-  });
   return {
     name: `timed ${path}`,
     nodes: [
-      node('Webhook', 'webhook', 2, { httpMethod: 'POST', path, responseMode: 'lastNode', options: {} }),
-      node('Slow', 'httpRequest', 4.2, { url: slowUrl, options: {} }),
-      node('After', 'noOp', 1, {}),
+      n8nNode('Webhook', 'webhook', 2, { httpMethod: 'POST', path, responseMode: 'lastNode', options: {} }),
+      n8nNode('Slow', 'httpRequest', 4.2, { url: slowUrl, options: {} }),
+      n8nNode('After', 'noOp', 1, {}),
     ],
     connections: {
       Webhook: { main: [[{ node: 'Slow', type: 'main', index: 0 }]] },

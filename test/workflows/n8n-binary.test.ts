@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
-import { activate, createWorkflow, workflowPlatform } from './support.js';
+import { activate, createWorkflow, n8nNode, workflowPlatform } from './support.js';
 
 /** Eight bytes of a PNG signature and a few that are not UTF-8: any text round trip would change them. */
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0xfe, 0x00, 0x80]);
@@ -34,19 +34,10 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => downstream.close(() => r())));
 
-const node = (name: string, type: string, typeVersion: number, parameters: Record<string, unknown>) => ({
-  id: name,
-  name,
-  type: `n8n-nodes-base.${type}`,
-  typeVersion,
-  position: [0, 0],
-  parameters,
-});
-
 /** Webhook (answered by a Respond to Webhook node) → the given nodes in a chain. */
-function chain(path: string, nodes: ReturnType<typeof node>[], webhook: Record<string, unknown> = {}) {
+function chain(path: string, nodes: ReturnType<typeof n8nNode>[], webhook: Record<string, unknown> = {}) {
   const all = [
-    node('Webhook', 'webhook', 2, {
+    n8nNode('Webhook', 'webhook', 2, {
       httpMethod: 'POST',
       path,
       responseMode: 'responseNode',
@@ -61,12 +52,12 @@ function chain(path: string, nodes: ReturnType<typeof node>[], webhook: Record<s
   return { name: `binary ${path}`, nodes: all, connections };
 }
 
-const respondJson = node('Respond', 'respondToWebhook', 1.1, {
+const respondJson = n8nNode('Respond', 'respondToWebhook', 1.1, {
   respondWith: 'firstIncomingItem',
   options: {},
 });
 const respondBinary = (parameters: Record<string, unknown> = {}) =>
-  node('Respond', 'respondToWebhook', 1.1, { respondWith: 'binary', options: {}, ...parameters });
+  n8nNode('Respond', 'respondToWebhook', 1.1, { respondWith: 'binary', options: {}, ...parameters });
 
 function multipart(
   boundary: string,
@@ -118,7 +109,7 @@ describe.each(await testDialects())('n8n binary data on %s', (dialect) => {
   it('takes a body it does not parse as binary `data`, shows its metadata in $binary, and answers with the bytes', async () => {
     const echo = await deploy(
       chain('bin-echo', [
-        node('Meta', 'set', 3.4, {
+        n8nNode('Meta', 'set', 3.4, {
           assignments: {
             assignments: [
               { id: 'a', name: 'type', type: 'string', value: '={{ $binary.data.mimeType }}' },
@@ -193,8 +184,8 @@ describe.each(await testDialects())('n8n binary data on %s', (dialect) => {
   it('downloads a file with HTTP Request and sends it on as a body and as a form file', async () => {
     await deploy(
       chain('bin-relay', [
-        node('Download', 'httpRequest', 4.2, { url: `${base}/file`, options: {} }),
-        node('Send', 'httpRequest', 4.2, {
+        n8nNode('Download', 'httpRequest', 4.2, { url: `${base}/file`, options: {} }),
+        n8nNode('Send', 'httpRequest', 4.2, {
           method: 'POST',
           url: `${base}/upload`,
           sendBody: true,
@@ -212,8 +203,8 @@ describe.each(await testDialects())('n8n binary data on %s', (dialect) => {
 
     await deploy(
       chain('bin-form', [
-        node('Download', 'httpRequest', 4.2, { url: `${base}/file`, options: {} }),
-        node('Send', 'httpRequest', 4.2, {
+        n8nNode('Download', 'httpRequest', 4.2, { url: `${base}/file`, options: {} }),
+        n8nNode('Send', 'httpRequest', 4.2, {
           method: 'POST',
           url: `${base}/upload`,
           sendBody: true,
@@ -242,7 +233,7 @@ describe.each(await testDialects())('n8n binary data on %s', (dialect) => {
   it('lets the Code node read and make binary data', async () => {
     await deploy(
       chain('bin-code', [
-        node('Code', 'code', 2, {
+        n8nNode('Code', 'code', 2, {
           jsCode: [
             'const inBytes = $input.first().binary.data.data;',
             "const text = $input.first().binary.data.mimeType + ':' + inBytes.length;",
@@ -260,7 +251,7 @@ describe.each(await testDialects())('n8n binary data on %s', (dialect) => {
     // btoa/atob and Buffer's encodings agree with Node's.
     await deploy(
       chain('bin-code2', [
-        node('Code', 'code', 2, {
+        n8nNode('Code', 'code', 2, {
           jsCode: [
             'const inBytes = $input.first().binary.data.data;',
             "const text = $input.first().binary.data.mimeType + ':' + inBytes.length;",
@@ -284,7 +275,10 @@ describe.each(await testDialects())('n8n binary data on %s', (dialect) => {
       ['bin-set-none', { options: {} }, false],
     ] as const) {
       await deploy(
-        chain(path, [node('Set', 'set', 3.4, { assignments: { assignments: [] }, ...set }), respondBinary()]),
+        chain(path, [
+          n8nNode('Set', 'set', 3.4, { assignments: { assignments: [] }, ...set }),
+          respondBinary(),
+        ]),
       );
       const res = await post(path, PNG, { 'content-type': 'image/png' });
       if (kept) {
@@ -301,7 +295,7 @@ describe.each(await testDialects())('n8n binary data on %s', (dialect) => {
     await deploy({
       name: 'first entry binary',
       nodes: [
-        node('Webhook', 'webhook', 2, {
+        n8nNode('Webhook', 'webhook', 2, {
           httpMethod: 'POST',
           path: 'bin-last',
           responseMode: 'lastNode',

@@ -3,7 +3,7 @@ import { decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
-import { activate, createCredential, createWorkflow, workflowPlatform } from './support.js';
+import { activate, createCredential, createWorkflow, n8nNode, workflowPlatform } from './support.js';
 
 const SECRET = 'a shared secret long enough for HS256';
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -16,15 +16,7 @@ const node = (
   typeVersion: number,
   parameters: Record<string, unknown>,
   credentials?: Record<string, unknown>,
-) => ({
-  id: name,
-  name,
-  type: `n8n-nodes-base.${type}`,
-  typeVersion,
-  position: [0, 0],
-  parameters,
-  ...(credentials ? { credentials } : {}),
-});
+) => n8nNode(name, type, typeVersion, parameters, credentials ? { credentials } : {});
 
 describe.each(await testDialects())("n8n's JWT credential on %s", (dialect) => {
   let p: TestPlatform;

@@ -1,19 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
-import { activate, createWorkflow, workflowPlatform } from './support.js';
-
-const node = (name: string, type: string, typeVersion: number, parameters: Record<string, unknown>) => ({
-  id: name,
-  name,
-  type: `n8n-nodes-base.${type}`,
-  typeVersion,
-  position: [0, 0],
-  parameters,
-});
+import { activate, createWorkflow, n8nNode, workflowPlatform } from './support.js';
 
 const set = (name: string, fields: Record<string, string>) =>
-  node(name, 'set', 3.4, {
+  n8nNode(name, 'set', 3.4, {
     assignments: {
       assignments: Object.entries(fields).map(([field, value], i) => ({
         id: String(i),
@@ -29,18 +20,18 @@ const set = (name: string, fields: Record<string, string>) =>
  * Webhook → Split Out → Set (upper-case name) → IF (drops "a") → the node under test. Past the IF the
  * first item is "b": by position `$('Set').item` would be "A", by n8n's lineage it is "B".
  */
-function lineage(path: string, last: ReturnType<typeof node>) {
+function lineage(path: string, last: ReturnType<typeof n8nNode>) {
   const nodes = [
-    node('Webhook', 'webhook', 2, {
+    n8nNode('Webhook', 'webhook', 2, {
       httpMethod: 'POST',
       path,
       responseMode: 'lastNode',
       responseData: 'allEntries',
       options: {},
     }),
-    node('Split Out', 'splitOut', 1, { fieldToSplitOut: 'body.people', options: {} }),
+    n8nNode('Split Out', 'splitOut', 1, { fieldToSplitOut: 'body.people', options: {} }),
     set('Set', { up: '={{ $json.name.toUpperCase() }}' }),
-    node('If', 'if', 2, {
+    n8nNode('If', 'if', 2, {
       conditions: {
         options: { caseSensitive: true, leftValue: '', typeValidation: 'strict' },
         conditions: [
@@ -109,7 +100,7 @@ describe.each(await testDialects())("n8n's pairedItem lineage on %s", (dialect) 
       p,
       lineage(
         'paired-code',
-        node('Code', 'code', 2, {
+        n8nNode('Code', 'code', 2, {
           mode: 'runOnceForEachItem',
           jsCode: "return { json: { back: $('Split Out').item.json.name, here: $json.up } };",
         }),

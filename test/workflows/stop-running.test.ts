@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
-import { activate, createWorkflow, workflowPlatform } from './support.js';
+import { activate, createWorkflow, n8nNode, workflowPlatform } from './support.js';
 
 /** A downstream: `/slow` answers after 800 ms; `/after` counts its calls. */
 let server: Server;
@@ -24,15 +24,6 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-const node = (name: string, type: string, typeVersion: number, parameters: Record<string, unknown>) => ({
-  id: name,
-  name,
-  type: `n8n-nodes-base.${type}`,
-  typeVersion,
-  position: [0, 0],
-  parameters,
-});
-
 describe.each(await testDialects())('stopping a running execution on %s', (dialect) => {
   let p: TestPlatform;
   beforeAll(async () => {
@@ -45,9 +36,14 @@ describe.each(await testDialects())('stopping a running execution on %s', (diale
     const id = await createWorkflow(p, {
       name: 'stoppable',
       nodes: [
-        node('Webhook', 'webhook', 2, { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} }),
-        node('Slow', 'httpRequest', 4.2, { url: `${base}/slow`, options: {} }),
-        node('After', 'httpRequest', 4.2, { url: `${base}/after`, options: {} }),
+        n8nNode('Webhook', 'webhook', 2, {
+          httpMethod: 'POST',
+          path,
+          responseMode: 'onReceived',
+          options: {},
+        }),
+        n8nNode('Slow', 'httpRequest', 4.2, { url: `${base}/slow`, options: {} }),
+        n8nNode('After', 'httpRequest', 4.2, { url: `${base}/after`, options: {} }),
       ],
       connections: {
         Webhook: { main: [[{ node: 'Slow', type: 'main', index: 0 }]] },

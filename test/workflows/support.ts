@@ -27,6 +27,25 @@ type NodeSpec = {
   continueOnFail?: boolean;
 };
 
+/** A node in n8n's export shape (`n8n-nodes-base.{type}`, its id its name); `extra` adds settings or credentials. */
+export function n8nNode(
+  name: string,
+  type: string,
+  typeVersion: number,
+  parameters: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+) {
+  return {
+    id: name,
+    name,
+    type: `n8n-nodes-base.${type}`,
+    typeVersion,
+    position: [0, 0],
+    parameters,
+    ...extra,
+  };
+}
+
 /** A workflow body from nodes chained in order (or explicit edges `[from, to, output?]`). */
 export function flow(name: string, nodes: NodeSpec[], edges?: Array<[string, string, number?]>) {
   const pairs: Array<[string, string, number?]> =

@@ -1,9 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { ALL_SERVICES } from '../../config.js';
 import { expandScopes, type Principal } from '../../core/auth/principal.js';
 import { AppError } from '../../core/errors.js';
 import type { Authenticator } from '../../core/http/auth-hook.js';
+import { sameSecret } from '../../core/secrets.js';
 import type { CustomerTokens } from './customer-tokens.js';
 import { looksLikeKey } from './key-format.js';
 import type { KeyVerifier } from './key-verifier.js';
@@ -48,12 +48,6 @@ export function crossOrigin(request: FastifyRequest, publicOrigin: string): bool
     // `null` (sandboxed frames, some redirects) and malformed values are another origin.
     return true;
   }
-}
-
-/** Equal strings, compared in constant time over their digests. */
-function sameSecret(given: string, expected: string): boolean {
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(given), digest(expected));
 }
 
 /** Where a credential is read, in order: Authorization Bearer, X-WORKFLOW-API-KEY, X-N8N-API-KEY (n8n's clients), X-API-Key. */

@@ -118,15 +118,11 @@ export class ExecutionRunner {
   private readonly inline = new Set<string>();
   /** Executions running in this process, and those of them stopped through the API meanwhile. */
   private readonly running = new Map<string, AbortController>();
-  private readonly stopping = new Set<string>();
   private readonly definitions = new Map<string, WorkflowDefinition>();
 
   constructor(private readonly deps: RunnerDeps) {
     deps.waiters.listenStops((id) => {
-      const running = this.running.get(id);
-      if (!running) return;
-      this.stopping.add(id);
-      running.abort();
+      this.running.get(id)?.abort();
     });
   }
 
@@ -232,6 +228,7 @@ export class ExecutionRunner {
     try {
       if (!def) throw new Error(`Workflow ${row.workflow_id} version ${row.workflow_version} is gone`);
       const hook = answeringHook(def, row.mode, trigger.nodeName);
+      const stop = new AbortController();
       const ctx: RunContext = {
         executionId: row.id,
         mode: row.mode as RunContext['mode'],
@@ -239,14 +236,12 @@ export class ExecutionRunner {
         resumeSignature: (waitIndex) => this.deps.signer.sign(row.id, waitIndex),
         ...(row.mode === 'manual' && trigger.pinData ? { pinData: trigger.pinData } : {}),
         ...deadlineOf(def),
-        stopRequested: () => this.stopping.has(row.id),
+        stopSignal: stop.signal,
         ...(trigger.nodeRunsBefore ? { nodeRunsBefore: trigger.nodeRunsBefore } : {}),
         ...(hook?.responseMode === 'responseNode'
           ? { onRespond: (r: WebhookResponse) => this.answerEarly(row, hook.nodeName, trigger, r) }
           : {}),
       };
-      const stop = new AbortController();
-      ctx.stopSignal = stop.signal;
       // A waited sub-workflow has none: its caller's checkpoint covers the call, and a resumed caller
       // calls again.
       if (!this.inline.has(row.id)) {
@@ -264,7 +259,6 @@ export class ExecutionRunner {
       outcome = failedOutcome(error instanceof Error ? error.message : String(error));
     }
     this.running.delete(row.id);
-    this.stopping.delete(row.id);
     await this.finish(row, def, trigger, outcome);
   }
 

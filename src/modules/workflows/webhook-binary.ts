@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../core/errors.js';
-import { binaryOf } from './engine/binary.js';
+import { binaryOf, fileNameFromDisposition } from './engine/binary.js';
 import type { BinaryData, Json, WebhookNodeInfo } from './engine/index.js';
 
 /** At most this many files in one multipart body (each is a binary property of the trigger item). */
@@ -29,7 +29,7 @@ export async function webhookBinary(
     (binaryBody === 'always' || (binaryBody === 'unparsed' && unparsed && !keepRaw))
   ) {
     // n8n names a file it cannot name from the request by a random id.
-    const name = fileNameOf(contentDisposition) ?? randomUUID();
+    const name = fileNameFromDisposition(contentDisposition) ?? randomUUID();
     const file = binaryOf(rawBody, contentType || 'application/octet-stream', name);
     return { body: {}, binary: { [binaryPropertyName ?? 'data']: file } };
   }
@@ -83,20 +83,4 @@ async function multipart(
     }
   }
   return { body, binary };
-}
-
-/** `attachment; filename="report.pdf"` → `report.pdf` (n8n takes the request's content disposition). */
-function fileNameOf(disposition: string | undefined): string | undefined {
-  if (!disposition) return undefined;
-  const star = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(disposition)?.[1];
-  if (star) {
-    try {
-      return decodeURIComponent(star.trim());
-    } catch {
-      // fall through to the plain name
-    }
-  }
-  const plain = /filename\s*=\s*"([^"]*)"|filename\s*=\s*([^;]+)/i.exec(disposition);
-  const name = (plain?.[1] ?? plain?.[2])?.trim();
-  return name ? name.replace(/[/\\]/g, '_').slice(0, 255) : undefined;
 }

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../../src/modules/auth/key-format.js';
+import { n8nNode } from '../support.js';
 import {
   type Api,
   apiClient,
@@ -46,22 +47,6 @@ afterAll(async () => {
   await new Promise<void>((r) => downstream.close(() => r()));
 });
 
-const node = (
-  name: string,
-  type: string,
-  typeVersion: number,
-  parameters: Record<string, unknown>,
-  extra = {},
-) => ({
-  id: name,
-  name,
-  type: `n8n-nodes-base.${type}`,
-  typeVersion,
-  position: [0, 0],
-  parameters,
-  ...extra,
-});
-
 /** n8n's run data: each node's runs, with items per output. */
 type RunData = Record<string, Array<{ data: { main: Array<Array<{ json: unknown }>> } }>>;
 type Execution = { id: string; status: string; data?: { resultData: Record<string, unknown> } };
@@ -82,13 +67,13 @@ describe('checkpointed runs survive a SIGKILL (in-process queue, SQLite file)', 
     const retrying = await createAndActivate(api, {
       name: 'retry across a crash',
       nodes: [
-        node('Webhook', 'webhook', 2, {
+        n8nNode('Webhook', 'webhook', 2, {
           httpMethod: 'POST',
           path: 'retry',
           responseMode: 'onReceived',
           options: {},
         }),
-        node(
+        n8nNode(
           'Flaky',
           'httpRequest',
           4.2,
@@ -102,26 +87,26 @@ describe('checkpointed runs survive a SIGKILL (in-process queue, SQLite file)', 
     const callee = await createAndActivate(api, {
       name: 'callee',
       nodes: [
-        node('Start', 'executeWorkflowTrigger', 1.1, { inputSource: 'passthrough' }),
-        node('Hang', 'httpRequest', 4.2, { url: `${base}/hang`, options: {} }),
+        n8nNode('Start', 'executeWorkflowTrigger', 1.1, { inputSource: 'passthrough' }),
+        n8nNode('Hang', 'httpRequest', 4.2, { url: `${base}/hang`, options: {} }),
       ],
       connections: { Start: { main: [[{ node: 'Hang', type: 'main', index: 0 }]] } },
     });
     const caller = await createAndActivate(api, {
       name: 'caller',
       nodes: [
-        node('Webhook', 'webhook', 2, {
+        n8nNode('Webhook', 'webhook', 2, {
           httpMethod: 'POST',
           path: 'call',
           responseMode: 'onReceived',
           options: {},
         }),
-        node('Call', 'executeWorkflow', 1.2, {
+        n8nNode('Call', 'executeWorkflow', 1.2, {
           source: 'database',
           workflowId: { __rl: true, mode: 'id', value: callee },
           options: {},
         }),
-        node('After', 'set', 3.4, {
+        n8nNode('After', 'set', 3.4, {
           assignments: {
             assignments: [{ id: 'a', name: 'got', type: 'number', value: '={{ $json.hang }}' }],
           },

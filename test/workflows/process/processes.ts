@@ -204,3 +204,21 @@ export async function slowServer(delayMs: number) {
       }),
   };
 }
+
+/** A workflow of one Schedule Trigger firing every `seconds`, as n8n exports it. */
+export function everySeconds(name: string, seconds: number) {
+  return {
+    name,
+    nodes: [
+      {
+        id: 'tick',
+        name: 'Schedule Trigger',
+        type: 'n8n-nodes-base.scheduleTrigger',
+        typeVersion: 1.2,
+        position: [0, 0],
+        parameters: { rule: { interval: [{ field: 'seconds', secondsInterval: seconds }] } },
+      },
+    ],
+    connections: {},
+  };
+}

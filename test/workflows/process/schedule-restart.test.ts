@@ -6,6 +6,7 @@ import {
   cleanup,
   createAndActivate,
   eventually,
+  everySeconds,
   type PlatformProcess,
   sleep,
   startServer,
@@ -15,20 +16,7 @@ import {
 type Entry = { id: string; mode: string; startedAt: string };
 
 /** Every 3 seconds, as n8n exports it. */
-const everyThreeSeconds = {
-  name: 'every 3 s',
-  nodes: [
-    {
-      id: 'tick',
-      name: 'Schedule Trigger',
-      type: 'n8n-nodes-base.scheduleTrigger',
-      typeVersion: 1.2,
-      position: [0, 0],
-      parameters: { rule: { interval: [{ field: 'seconds', secondsInterval: 3 }] } },
-    },
-  ],
-  connections: {},
-};
+const everyThreeSeconds = everySeconds('every 3 s', 3);
 
 describe('a schedule across a SIGKILL (embedded default: SQLite file, in-process queue)', () => {
   afterAll(() => cleanup());

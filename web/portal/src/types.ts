@@ -1,162 +1,83 @@
-/** Shapes of the API bodies the portal reads (see the platform's OpenAPI document). */
+/**
+ * Shapes of the API bodies the portal reads, taken from the SDK's generated OpenAPI types so a
+ * change of the document shows here as a type error. Imports of types only: the bundle holds none.
+ */
+import type { paths } from '../../../sdk/schema.js';
 
-export type MemberRole = 'owner' | 'admin' | 'developer' | 'viewer';
+/** The JSON body of one response of the document. */
+type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+
+type MemberList = Json<paths['/v1/members']['get']['responses'][200]>;
+export type Member = MemberList['data'][number];
+export type MemberRole = Member['role'];
 export const MEMBER_ROLES: readonly MemberRole[] = ['owner', 'admin', 'developer', 'viewer'];
 
-export interface Member {
-  id: string;
-  email: string;
-  name: string;
-  role: MemberRole;
-  createdAt: string;
-}
+type SessionBody = Json<paths['/v1/auth/session']['get']['responses'][200]>;
+/** What sign-in, setup and invite acceptance answer; the session read adds the account. */
+export type SignedIn = Json<paths['/v1/auth/login']['post']['responses'][200]> &
+  Partial<Pick<SessionBody, 'account'>>;
 
-export interface SignedIn {
-  member: Member;
-  csrfToken: string;
-  expiresAt: string;
-  account?: { id: string; name: string };
-}
+export type SessionView = Json<paths['/v1/auth/sessions']['get']['responses'][200]>['data'][number];
 
-export interface SessionView {
-  id: string;
-  current: boolean;
-  createdAt: string;
-  lastSeenAt: string;
-  expiresAt: string;
-  ip: string | null;
-  userAgent: string | null;
-}
-
-export interface Invite {
-  id: string;
-  email: string;
-  role: MemberRole;
-  inviteUrl: string;
-  expiresAt: string;
-}
+export type Invite = Json<paths['/v1/members/invites']['post']['responses'][201]>;
 
 export const SERVICES = ['core', 'workflow', 'llm', 'flow', 'docproc', 'commerce', 'game', 'agent'] as const;
 export const KEY_ROLES = ['Reader', 'Writer', 'Admin', 'Custom'] as const;
 export type KeyRole = (typeof KEY_ROLES)[number];
-export type KeyType = 'development' | 'production';
+export type KeyType = ApiKey['type'];
 
-export interface ApiKey {
-  id: string;
-  name: string;
-  type: KeyType;
-  prefix: string;
-  last4: string;
-  services: string[];
-  role: KeyRole;
-  scopes: string[];
-  allowedIps: string[];
-  dailyQuota: number;
-  models: string[];
-  dailyTokenBudget: number | null;
-  status: 'active' | 'expired' | 'revoked';
-  expiresAt: string;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+/**
+ * A key as the key routes answer it. `Required`: the document leaves scopes, allowedIps,
+ * dailyQuota, revokedAt, lastUsedAt and updatedAt out of `required` (ApiKeyView in
+ * src/modules/auth/schemas.ts), yet every key view carries them, and lists asked without `fields`.
+ */
+export type ApiKey = Required<Json<paths['/v1/api-keys/{id}']['get']['responses'][200]>>;
+export type ApiKeyWithSecret = Required<Json<paths['/v1/api-keys']['post']['responses'][201]>>;
 
-export interface ApiKeyWithSecret extends ApiKey {
-  key: string;
-}
-
+/** A page of a cursor list (every list route answers this envelope). */
 export interface List<T> {
   data: T[];
   nextCursor: string | null;
 }
 
-export interface UsageRow {
-  keyId: string;
-  day: string;
-  service: string;
-  requests: number;
-  rejected: number;
-}
+export type Usage = Json<paths['/v1/usage']['get']['responses'][200]>;
+export type UsageRow = Usage['data'][number];
+export type TokenRow = Usage['tokens'][number];
 
-export interface TokenRow {
-  keyId: string;
-  day: string;
-  model: string;
-  requests: number;
-  promptTokens: number;
-  completionTokens: number;
-  estimatedRequests: number;
-}
-
-export interface Usage {
-  from: string;
-  to: string;
-  data: UsageRow[];
-  tokens: TokenRow[];
-  totals: { requests: number; rejected: number; promptTokens: number; completionTokens: number };
-}
-
-export interface WorkflowNode {
-  id: string;
-  name: string;
-  type: string;
-  position: [number, number];
-  disabled?: boolean;
-}
-
+/**
+ * n8n's connections: source node → connection type → output index → targets. The document types
+ * them as `unknown` (their keys are node names), so this one shape is the portal's own.
+ */
 export interface ConnectionTarget {
   node: string;
   type: string;
   index: number;
 }
-
 export type Connections = Record<string, Record<string, Array<ConnectionTarget[] | null>>>;
 
-export interface Workflow {
-  id: string;
-  name: string;
-  active: boolean;
-  nodes: WorkflowNode[];
-  connections: Connections;
-  tags: Array<{ id: string; name: string }>;
-  createdAt: string;
-  updatedAt: string;
-}
+type WorkflowBody = Json<paths['/api/v1/workflows/{id}']['get']['responses'][200]>;
+export type Workflow = Omit<WorkflowBody, 'connections'> & { connections: Connections };
+export type WorkflowNode = Workflow['nodes'][number];
+/** A row of the workflow list asked with `fields=id,name,active,tags,updatedAt`. */
+export type WorkflowSummary = Required<
+  Pick<
+    Json<paths['/api/v1/workflows']['get']['responses'][200]>['data'][number],
+    'id' | 'name' | 'active' | 'tags' | 'updatedAt'
+  >
+>;
 
-export interface Execution {
-  id: string;
-  workflowId: string;
-  finished: boolean;
-  mode: string;
-  status: string;
-  startedAt: string;
-  stoppedAt: string | null;
-  retryOf: string | null;
-}
-
+export type Execution = Json<paths['/api/v1/executions/{id}/retry']['post']['responses'][201]>;
+type ExecutionBody = Json<paths['/api/v1/executions/{id}']['get']['responses'][200]>;
 /** One run of one node, in n8n's structure (ITaskData). */
-export interface NodeRun {
-  startTime: number;
-  executionTime: number;
-  executionStatus: 'success' | 'error';
-  data: { main: Array<Array<{ json: Record<string, unknown> }> | null> };
-  error?: unknown;
-}
-
-export interface ExecutionDetail extends Execution {
+export type NodeRun = NonNullable<ExecutionBody['data']>['resultData']['runData'][string][number];
+/**
+ * An execution read with its data. The document types `workflowData` (the workflow as it ran) as
+ * `unknown`; the page reads its name, nodes and connections.
+ */
+export type ExecutionDetail = Omit<ExecutionBody, 'workflowData'> & {
   workflowData?: { name?: string; nodes?: WorkflowNode[]; connections?: Connections } | null;
-  data?: {
-    resultData: { runData: Record<string, NodeRun[]>; lastNodeExecuted: string | null; error: unknown };
-  };
-}
+};
 
-export interface Model {
-  id: string;
-  owned_by?: string;
-}
+export type Model = Json<paths['/v1/models']['get']['responses'][200]>['data'][number];
 
-export interface Chatflow {
-  id: string;
-  name: string;
-}
+export type Chatflow = Json<paths['/api/v1/chatflows']['get']['responses'][200]>[number];

@@ -43,6 +43,28 @@ export function binaryMetadata(binary: Item['binary']): Record<string, Omit<Bina
   return out;
 }
 
+/**
+ * `attachment; filename="report.pdf"` → `report.pdf` (a request's or a response's content disposition;
+ * `filename*` first); path separators never survive.
+ */
+export function fileNameFromDisposition(disposition: string | undefined): string | undefined {
+  if (!disposition) return undefined;
+  let name: string | undefined;
+  const star = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(disposition)?.[1];
+  if (star) {
+    try {
+      name = decodeURIComponent(star.trim());
+    } catch {
+      // a bad escape: the plain name, if any
+    }
+  }
+  if (name === undefined) {
+    const plain = /filename\s*=\s*"([^"]*)"|filename\s*=\s*([^;]+)/i.exec(disposition);
+    name = (plain?.[1] ?? plain?.[2])?.trim();
+  }
+  return name ? name.replace(/[/\\]/g, '_').slice(0, 255) : undefined;
+}
+
 /** n8n's coarse file types. */
 function fileTypeOf(mimeType: string): BinaryData['fileType'] | undefined {
   if (mimeType.startsWith('image/')) return 'image';

@@ -255,13 +255,11 @@ export interface RunContext {
   resumeUrlBase: string;
   /**
    * Wall-clock time (ms since the epoch) after which no further node starts: the run ends `canceled`
-   * (the workflow's `settings.executionTimeout`). A node already running finishes within its own bounds.
+   * (the workflow's `settings.executionTimeout`); a node still running then is left behind.
    */
   deadline?: { at: number; seconds: number };
   /** A waited sub-workflow: the node runs its call tree had used, which its own count starts from. */
   nodeRunsBefore?: number;
-  /** True once the execution was stopped through the API: no further node starts. */
-  stopRequested?: () => boolean;
   /**
    * Manual runs: a node named here is not run, its output is these items (n8n's pinned data). Other
    * modes never carry it, as n8n's production runs ignore pinned data.
@@ -281,7 +279,10 @@ export interface RunContext {
    */
   checkpoint?: (state: RunState, resumeAt: Date) => Promise<void>;
   clearCheckpoint?: () => Promise<void>;
-  /** Aborted when the execution is stopped through the API: a node still running is left behind. */
+  /**
+   * Aborted when the execution is stopped through the API: no further node starts, and a node still
+   * running is left behind.
+   */
   stopSignal?: AbortSignal;
 }
 

@@ -172,7 +172,7 @@ export class WorkflowEngine {
         ? this.collectInputs(run, entry, inputCount(nodeType, node.parameters))
         : [entry.input];
       if (!inputs) continue; // waiting for its other input
-      if (run.ctx.stopRequested?.()) {
+      if (run.ctx.stopSignal?.aborted) {
         run.queue.unshift(entry);
         return this.fail(run, { message: STOPPED }, 'canceled');
       }

@@ -4,14 +4,14 @@ import { ErrorNote } from '../components/error-note.js';
 import { dateTime } from '../format.js';
 import { href } from '../route.js';
 import { can, refusal, useSession } from '../session.js';
-import type { List, Workflow } from '../types.js';
+import type { List, Workflow, WorkflowSummary } from '../types.js';
 import { useLoad } from '../use-load.js';
 
-async function allWorkflows(): Promise<Workflow[]> {
-  const out: Workflow[] = [];
+async function allWorkflows(): Promise<WorkflowSummary[]> {
+  const out: WorkflowSummary[] = [];
   let cursor: string | null = null;
   for (let pages = 0; pages < 20; pages++) {
-    const page: List<Workflow> = await api(
+    const page: List<WorkflowSummary> = await api(
       'GET',
       `/api/v1/workflows${query({ limit: 250, cursor, fields: 'id,name,active,tags,updatedAt' })}`,
     );
@@ -24,7 +24,7 @@ async function allWorkflows(): Promise<Workflow[]> {
 
 /** The active switch of one workflow: activation registers its webhooks, so it can fail in words. */
 export function ActiveToggle(props: {
-  workflow: Workflow;
+  workflow: Pick<Workflow, 'id' | 'name' | 'active'>;
   onChanged: (w: Workflow) => void;
   disabled?: string;
 }) {

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { binaryOf } from '../../engine/binary.js';
+import { binaryOf, fileNameFromDisposition } from '../../engine/binary.js';
 import { NodeOperationError } from '../../engine/node-type.js';
 import type { Item, Json, OutboundResponse } from '../../engine/types.js';
 import type { ResponseParams } from './http-request-schema.js';
@@ -39,20 +39,9 @@ export function fileItem(res: ReceivedResponse, options: ResponseParams, input: 
     json,
     binary: {
       ...(input?.binary ?? {}),
-      [property]: binaryOf(bytes, contentType, fileNameOf(res.headers['content-disposition'])),
+      [property]: binaryOf(bytes, contentType, fileNameFromDisposition(res.headers['content-disposition'])),
     },
   };
-}
-
-/** `attachment; filename="a.pdf"` → `a.pdf`; none → undefined (n8n leaves the name out too). */
-function fileNameOf(disposition: string | undefined): string | undefined {
-  const name = disposition ? /filename\*?\s*=\s*(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition)?.[1] : undefined;
-  if (!name) return undefined;
-  try {
-    return decodeURIComponent(name.trim()).replace(/[/\\]/g, '_');
-  } catch {
-    return name.trim().replace(/[/\\]/g, '_');
-  }
 }
 
 /** Content types n8n's autodetect treats as files. */
