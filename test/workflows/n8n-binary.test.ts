@@ -179,6 +179,31 @@ describe.each(await testDialects())('n8n binary data on %s', (dialect) => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'VALIDATION_ERROR' });
+
+    // More files than a trigger item may carry: refused before any execution.
+    const boundary = 'many';
+    const files = Array.from({ length: 101 }, (_, i) => ({ name: `f${i}`, value: 'x', file: `${i}.txt` }));
+    const many = await post('bin-bad', multipart(boundary, files), {
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+    });
+    expect(many.statusCode).toBe(400);
+    expect(many.json().message).toContain('at most 100 files');
+  });
+
+  it('fails the Code node, not the server, on Buffer calls it cannot make', async () => {
+    await deploy(
+      chain('bin-buffer-bad', [
+        n8nNode('Code', 'code', 2, {
+          jsCode: "return [{ json: { s: Buffer.from('x', 'ebcdic').toString() } }];",
+        }),
+        respondJson,
+      ]),
+    );
+    const res = await post('bin-buffer-bad', '{}', { 'content-type': 'application/json' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().message).toContain('Unknown encoding: ebcdic');
+    const bad = await post('bin-buffer-bad', '{}', { 'content-type': 'application/json' });
+    expect(bad.statusCode).toBe(422);
   });
 
   it('downloads a file with HTTP Request and sends it on as a body and as a form file', async () => {

@@ -3,7 +3,14 @@ import { decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
-import { activate, createCredential, createWorkflow, n8nNode, workflowPlatform } from './support.js';
+import {
+  activate,
+  createCredential,
+  createWorkflow,
+  n8nNode,
+  otherAccountKey,
+  workflowPlatform,
+} from './support.js';
 
 const SECRET = 'a shared secret long enough for HS256';
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -110,6 +117,65 @@ describe.each(await testDialects())("n8n's JWT credential on %s", (dialect) => {
         typ: 'JWT',
       });
     }
+  });
+
+  it('refuses a jwt answer without a jwtAuth credential, and a credential of another account', async () => {
+    const respond = (credentials?: Record<string, unknown>) =>
+      node(
+        'Respond',
+        'respondToWebhook',
+        1.1,
+        { respondWith: 'jwt', payload: '{}', options: {} },
+        credentials,
+      );
+    const bare = await createWorkflow(p, {
+      name: 'jwt without credential',
+      nodes: [
+        node('Webhook', 'webhook', 2, {
+          httpMethod: 'POST',
+          path: 'jwt-bare',
+          responseMode: 'responseNode',
+          options: {},
+        }),
+        respond(),
+      ],
+      connections: { Webhook: { main: [[{ node: 'Respond', type: 'main', index: 0 }]] } },
+    });
+    await activate(p, bare);
+    const res = await p.request({ method: 'POST', url: '/webhook/jwt-bare', key: null, payload: {} });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().message).toContain('"jwtAuth"');
+
+    // Another account sees none of this account's credentials: a workflow referring to one saves (as an
+    // n8n import without its credentials does) but cannot be activated.
+    const other = await otherAccountKey(p);
+    const foreign = await p.request({
+      method: 'POST',
+      url: '/api/v1/workflows',
+      key: other,
+      payload: {
+        name: 'borrowed jwt',
+        nodes: [
+          node('Webhook', 'webhook', 2, {
+            httpMethod: 'POST',
+            path: 'jwt-foreign',
+            responseMode: 'responseNode',
+            options: {},
+          }),
+          respond({ jwtAuth: { id: hs, name: 'jwt hs' } }),
+        ],
+        connections: { Webhook: { main: [[{ node: 'Respond', type: 'main', index: 0 }]] } },
+      },
+    });
+    expect(foreign.statusCode).toBe(201);
+    const activated = await p.request({
+      method: 'POST',
+      url: `/api/v1/workflows/${foreign.json().id}/activate`,
+      key: other,
+    });
+    expect(activated.statusCode).toBe(400);
+    expect(JSON.stringify(activated.json())).toContain('credentials.jwtAuth');
+    expect(JSON.stringify(activated.json())).toContain('does not exist');
   });
 
   it('a Webhook with jwtAuth lets only tokens its credential signed in, and hands on their claims', async () => {
