@@ -17,6 +17,7 @@ import { refuseNulInUrl } from './core/http/nul-guard.js';
 import { registerOpenApi, registerOpenApiRoute } from './core/http/openapi.js';
 import { REDACTED_HEADERS, requestIdFrom } from './core/http/request-id.js';
 import { serverTimeouts } from './core/http/server-timeouts.js';
+import { processStreamCap, registerStreamSlots, StreamSlots } from './core/http/stream-slots.js';
 import { withStrictNumbers } from './core/http/strict-numbers.js';
 import { type CounterStore, memoryCounterStore } from './core/limits/counter-store.js';
 import { Limiter } from './core/limits/limiter.js';
@@ -114,6 +115,10 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
     ? (await import('./core/limits/redis-counter-store.js')).redisCounterStore(redis, config.REDIS_PREFIX)
     : memoryCounterStore();
   const closers: Array<() => Promise<void> | void> = [];
+  const streams = new StreamSlots(
+    config.STREAMS_PER_KEY,
+    processStreamCap(config.STREAMS_PER_PROCESS, config.STREAMS_RESERVED_SOCKETS),
+  );
   const ctx: AppContext = {
     config,
     database,
@@ -125,6 +130,7 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
     services,
     log: app.log,
     apis: {},
+    streams,
     jobEvents: new JobEvents(),
     onClose: (fn) => closers.push(fn),
   };
@@ -158,6 +164,7 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
       request.body = {};
   });
   registerErrorHandling(app);
+  registerStreamSlots(app, streams);
   registerGracefulClose(app);
   await registerOpenApi(app, VERSION);
   registerOpenApiRoute(app);

@@ -48,8 +48,13 @@ const ConfigSchema = Type.Object({
   SESSION_TTL_HOURS: Type.Integer({ default: 168, minimum: 1, maximum: 8_760 }),
   /** A session unused for this long ends. */
   SESSION_IDLE_MINUTES: Type.Integer({ default: 720, minimum: 1, maximum: 525_600 }),
-  /** Failed sign-ins per email within LOGIN_WINDOW_SECONDS before 429 (0: no limit). */
+  /**
+   * Failed sign-ins of one email from one client address within LOGIN_WINDOW_SECONDS before that
+   * client waits (1 s, doubling, up to the window); five times as many from all clients make every
+   * client wait at most LOGIN_EMAIL_MAX_DELAY_SECONDS (0: no limit). Nobody can lock a member out.
+   */
   LOGIN_ATTEMPTS_PER_WINDOW: Type.Integer({ default: 10, minimum: 0 }),
+  LOGIN_EMAIL_MAX_DELAY_SECONDS: Type.Integer({ default: 30, minimum: 1, maximum: 3_600 }),
   /** Failed sign-ins per client address within LOGIN_WINDOW_SECONDS before 429 (0: no limit). */
   LOGIN_ATTEMPTS_PER_IP: Type.Integer({ default: 50, minimum: 0 }),
   LOGIN_WINDOW_SECONDS: Type.Integer({ default: 900, minimum: 1, maximum: 86_400 }),
@@ -146,6 +151,12 @@ const ConfigSchema = Type.Object({
   METRICS_PORT: Type.Integer({ default: 0, minimum: 0, maximum: 65535 }),
   METRICS_HOST: Type.String({ default: '127.0.0.1' }),
   // Agent API.
+  /** Long-lived streams (agent WebSockets, SSE/NDJSON answers) one key (or customer) may hold open. */
+  STREAMS_PER_KEY: Type.Integer({ default: 100, minimum: 1 }),
+  /** Long-lived streams per process; 0: the open-file limit less STREAMS_RESERVED_SOCKETS (≤ 10,000). */
+  STREAMS_PER_PROCESS: Type.Integer({ default: 0, minimum: 0 }),
+  /** File descriptors kept free of streams, so /health and ordinary requests always get a socket. */
+  STREAMS_RESERVED_SOCKETS: Type.Integer({ default: 512, minimum: 16 }),
   /** Largest client message on the agents' WebSocket (larger: close 1009). */
   AGENT_WS_MAX_MESSAGE_BYTES: Type.Integer({ default: 65_536, minimum: 1_024, maximum: 16_777_216 }),
   /** A WebSocket that sends nothing for this long is closed. */

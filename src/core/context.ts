@@ -4,6 +4,7 @@ import type { Config, ServiceId } from '../config.js';
 import type { Clock } from './clock.js';
 import type { DatabaseHandle, Db } from './db/database.js';
 import type { MigrationSet } from './db/migrate.js';
+import type { StreamSlots } from './http/stream-slots.js';
 import type { Limiter } from './limits/limiter.js';
 import type { JobEvents } from './queue/job-events.js';
 import type { Secrets } from './secrets.js';
@@ -27,6 +28,8 @@ export interface AppContext {
   services: ReadonlySet<ServiceId>;
   log: FastifyBaseLogger;
   apis: Partial<ModuleApis>;
+  /** Slots for long-lived connections (WebSockets, streamed answers), per key and per process. */
+  streams?: StreamSlots;
   /**
    * The jobs this process runs: queues report to `jobEvents.observe`, the metrics subscribe.
    * Optional until app.ts builds one and the modules hand it to createQueue.

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPlatform, type TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
+import { until } from '../helpers/until.js';
 import {
   asSession,
   login,
@@ -256,18 +257,47 @@ describe.each(dialects)('portal sessions on %s', (dialect) => {
     expect((await asSession(p, other, { method: 'GET', url: '/v1/auth/session' })).statusCode).toBe(200);
   });
 
-  it('failed sign-ins are limited per email: 429 with Retry-After, even for the right password', async () => {
+  it('failed sign-ins from one client for one email make that client wait, progressively; the member is never locked out', async () => {
     const email = 'limited@example.com';
     const password = 'saffron glacier window 63';
     await memberSession(p, owner, email, 'viewer', password);
-    for (let i = 0; i < 3; i++) {
-      const res = await loginRequest(p, email, 'wrong password here', { remoteAddress: `10.1.0.${i + 1}` });
-      expect(res.statusCode).toBe(401);
-    }
-    const blocked = await loginRequest(p, email, password, { remoteAddress: '10.1.0.9' });
-    expect(blocked.statusCode).toBe(429);
-    expect(blocked.json()).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED' });
-    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    const attacker = { remoteAddress: '10.1.0.1' };
+    for (let i = 0; i < 3; i++)
+      expect((await loginRequest(p, email, 'wrong password here', attacker)).statusCode).toBe(401);
+    // Past its three free failures the guesser waits, even with the right password…
+    const waiting = await loginRequest(p, email, password, attacker);
+    expect(waiting.statusCode).toBe(429);
+    expect(waiting.json()).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED' });
+    expect(Number(waiting.headers['retry-after'])).toBe(1);
+    // …while the member, from their own address, signs in at once.
+    expect((await loginRequest(p, email, password, { remoteAddress: '10.1.0.9' })).statusCode).toBe(200);
+    // The wait ends by itself; the next failure doubles it.
+    await until(
+      async () => (await loginRequest(p, email, 'wrong password here', attacker)).statusCode === 401,
+      'the wait to end',
+    );
+    const longer = await loginRequest(p, email, password, attacker);
+    expect(longer.statusCode).toBe(429);
+    expect(Number(longer.headers['retry-after'])).toBe(2);
+  });
+
+  it('one email failing from many clients slows every client briefly, never for the window', async () => {
+    const email = 'distributed@example.com';
+    const password = 'copper lantern meadow 17';
+    await memberSession(p, owner, email, 'viewer', password);
+    // Five times the pair allowance (3) from as many addresses as it takes: each pair stays free.
+    for (let i = 0; i < 15; i++)
+      expect(
+        (await loginRequest(p, email, 'wrong password here', { remoteAddress: `10.3.${i}.1` })).statusCode,
+      ).toBe(401);
+    const slowed = await loginRequest(p, email, password, { remoteAddress: '10.3.99.1' });
+    expect(slowed.statusCode).toBe(429);
+    expect(Number(slowed.headers['retry-after'])).toBeLessThanOrEqual(30);
+    await until(
+      async () => (await loginRequest(p, email, password, { remoteAddress: '10.3.99.1' })).statusCode === 200,
+      'the member to sign in',
+      35_000,
+    );
   });
 
   it('failed sign-ins are limited per client address, whatever the email', async () => {

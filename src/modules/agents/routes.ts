@@ -5,6 +5,7 @@ import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
 import { documentedOnly } from '../../core/http/openapi-route.js';
 import { ListEnvelope, ListQuery, listQueryOf, withErrors } from '../../core/http/schemas.js';
+import { holdStreamSlot } from '../../core/http/stream-slots.js';
 import { clientGone, sendLines } from '../llm/stream-reply.js';
 import type { AgentEvent } from './agent-events.js';
 import { LIST_SPEC as AGENT_LIST_SPEC, type AgentService } from './agent-service.js';
@@ -128,6 +129,7 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
     },
     async (request, reply) => {
       const { conversationId, content, stream } = request.body;
+      if (stream) holdStreamSlot(request, reply);
       const turn = await messenger.begin(principalOf(request), request.params.agentId, {
         content,
         ...(conversationId !== undefined ? { conversationId } : {}),

@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { withErrors } from '../../core/http/schemas.js';
+import { streamHolder } from '../../core/http/stream-slots.js';
 import type { AgentMessaging } from './agent-events.js';
 import { SocketGate, type SocketIdentity } from './ws-auth.js';
 import { AgentConnection, type AgentSocket } from './ws-connection.js';
@@ -73,6 +74,9 @@ export async function agentSocketRoutes(
       preValidation: async (request: FastifyRequest) => {
         request.agentSocket = await gate.admit(request);
         request.principal = request.agentSocket.principal;
+        // The slot is the socket's: given back when it closes, whether or not the upgrade completed.
+        const release = ctx.streams?.acquire(streamHolder(request.principal, request.ip));
+        if (release) request.raw.socket.once('close', release);
       },
       handler: async () => {
         throw new AppError('VALIDATION_ERROR', 'This endpoint takes WebSocket upgrades only', {

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
+import { holdStreamSlot } from '../../core/http/stream-slots.js';
 import { clientGone, sendLines } from '../llm/stream-reply.js';
 import type { FlowService } from './flow-service.js';
 import type { FlowStore } from './flow-store.js';
@@ -142,6 +143,7 @@ export function flowRoutes(app: FastifyInstance, deps: FlowRouteDeps): void {
       },
     },
     async (request, reply) => {
+      if (request.body.streaming === true) holdStreamSlot(request, reply);
       const prediction = await predictions.predict(principalOf(request), request.params.id, request.body, {
         signal: clientGone(reply),
       });

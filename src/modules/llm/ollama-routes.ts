@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
+import { holdStreamSlot } from '../../core/http/stream-slots.js';
 import type { CallContext, ChatSession, Gateway } from './gateway.js';
 import {
   chatFromGenerate,
@@ -72,8 +73,16 @@ export function ollamaRoutes(
   const { startedAt, bodyLimit } = settings;
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const now = () => performance.now();
-  const contextOf = (request: FastifyRequest, reply: FastifyReply, endpoint: string, stream: boolean) =>
-    ({ principal: principalOf(request), endpoint, stream, signal: clientGone(reply) }) satisfies CallContext;
+  const contextOf = (request: FastifyRequest, reply: FastifyReply, endpoint: string, stream: boolean) => {
+    // A stream's slot is taken before the model is called: a refusal starts nothing upstream.
+    if (stream) holdStreamSlot(request, reply);
+    return {
+      principal: principalOf(request),
+      endpoint,
+      stream,
+      signal: clientGone(reply),
+    } satisfies CallContext;
+  };
 
   r.post(
     '/api/chat',

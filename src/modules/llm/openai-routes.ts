@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
 import { errorBody } from '../../core/http/error-handler.js';
+import { holdStreamSlot } from '../../core/http/stream-slots.js';
 import type { CallContext, ChatSession, Gateway } from './gateway.js';
 import type { ConfiguredModel } from './model-file.js';
 import { base64Embedding, chatFromOpenAi, OpenAiWriter } from './openai-format.js';
@@ -71,6 +72,7 @@ export function openAiRoutes(
     async (request, reply) => {
       const body = request.body;
       const stream = body.stream === true;
+      if (stream) holdStreamSlot(request, reply);
       const ctx = contextOf(request, reply, 'chat.completions', stream);
       const session = await gateway.chat(ctx, body.model, chatFromOpenAi(body));
       reply.headers(session.headers);

@@ -1,5 +1,6 @@
 import { type AppContext, type PlatformModule, requireApi } from '../../core/context.js';
 import { SessionCookie } from './cookies.js';
+import { LoginThrottle } from './login-throttle.js';
 import { MemberService } from './member-service.js';
 import { MemberStore } from './member-store.js';
 import { MemberTokens } from './member-tokens.js';
@@ -54,12 +55,12 @@ export const portalModule: PlatformModule = {
       sessions,
       links: new MemberTokens(memberStore, clock, config.PUBLIC_URL),
       clock,
-      limiter: ctx.limiter,
-      limits: {
+      throttle: new LoginThrottle(ctx.limiter, {
         perEmail: config.LOGIN_ATTEMPTS_PER_WINDOW,
         perIp: config.LOGIN_ATTEMPTS_PER_IP,
         windowSeconds: config.LOGIN_WINDOW_SECONDS,
-      },
+        emailMaxDelaySeconds: config.LOGIN_EMAIL_MAX_DELAY_SECONDS,
+      }),
     });
     // Sessions authenticate on every process, whichever services it serves.
     auth.authenticator.useSessions(sessions, config.PUBLIC_URL);

@@ -2,10 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../../core/clock.js';
 import { isUniqueViolation } from '../../core/db/database.js';
 import { AppError } from '../../core/errors.js';
-import { tooMany } from '../../core/http/auth-hook.js';
-import { rateLimitClient } from '../../core/http/ip-rules.js';
 import { newId } from '../../core/ids.js';
-import { andThen, type Limiter } from '../../core/limits/limiter.js';
+import type { LoginThrottle } from './login-throttle.js';
 import type { MemberRow, MemberStore } from './member-store.js';
 import type { MemberTokens } from './member-tokens.js';
 import { passwordProblem } from './password-rules.js';
@@ -24,12 +22,6 @@ export interface MemberView {
 export interface SignedIn {
   member: MemberView;
   session: NewSession;
-}
-
-export interface LoginLimits {
-  perEmail: number;
-  perIp: number;
-  windowSeconds: number;
 }
 
 export const normalEmail = (email: string): string => email.trim().toLowerCase();
@@ -61,8 +53,7 @@ export class MemberService {
       sessions: SessionService;
       links: MemberTokens;
       clock: Clock;
-      limiter: Limiter;
-      limits: LoginLimits;
+      throttle: LoginThrottle;
     },
   ) {}
 
@@ -77,29 +68,16 @@ export class MemberService {
    */
   async login(emailInput: string, password: string, request: FastifyRequest): Promise<SignedIn> {
     const email = normalEmail(emailInput);
-    const counters = this.loginCounters(email, request.ip);
-    const { limiter, limits } = this.deps;
-    for (const { name, limit } of counters)
-      await andThen(limiter.readWindow(name, limit, limits.windowSeconds), (decision) => {
-        if (!decision.allowed) throw tooMany(decision, 'Too many failed sign-ins');
-      });
+    await this.deps.throttle.check(email, request.ip);
     const member = await this.deps.store.byEmail(email);
     const ok = member?.password_hash
       ? await verifyPassword(password, member.password_hash)
       : await verifyNothing(password);
     if (!member || !ok) {
-      for (const { name, limit } of counters) await limiter.hitWindow(name, limit, limits.windowSeconds);
+      await this.deps.throttle.failed(email, request.ip);
       throw wrongLogin();
     }
     return { member: memberView(member), session: await this.deps.sessions.create(member, request) };
-  }
-
-  private loginCounters(email: string, ip: string): Array<{ name: string; limit: number }> {
-    const { perEmail, perIp } = this.deps.limits;
-    return [
-      { name: `login:email:${email}`, limit: perEmail },
-      { name: `login:ip:${rateLimitClient(ip)}`, limit: perIp },
-    ].filter((counter) => counter.limit > 0);
   }
 
   /** Sets a member's password from a setup link; their other sessions end. */
