@@ -672,6 +672,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/game/oauth/complete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Complete a session-bound connection (API keys only): the secret of the user session that came back to your return URL
+     * @description Complete a session-bound connection (API keys only): the secret of the user session that came back to your return URL
+     *
+     *     API keys only. Requires the scope `game:write`.
+     */
+    post: operations['postGameOauthComplete'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/game/oauth/start': {
     parameters: {
       query?: never;
@@ -5296,6 +5318,10 @@ export interface operations {
       query?: {
         /** @description The customer whose connection this is (their customer token then uses it); omitted: the key's account */
         customerId?: string;
+        /** @description SHA-256 (lowercase hex) of a secret kept in your user's session; required with customerId. Only that session can complete the connection (POST /game/oauth/complete), so a forwarded link connects nobody */
+        sessionBinding?: string;
+        /** @description Where the browser returns after the game platform, with `gameConnection=<id>` added (required with sessionBinding) */
+        returnUrl?: string;
       };
       header?: never;
       path?: never;
@@ -5335,6 +5361,10 @@ export interface operations {
       query?: {
         /** @description The customer whose connection this is (their customer token then uses it); omitted: the key's account */
         customerId?: string;
+        /** @description SHA-256 (lowercase hex) of a secret kept in your user's session; required with customerId. Only that session can complete the connection (POST /game/oauth/complete), so a forwarded link connects nobody */
+        sessionBinding?: string;
+        /** @description Where the browser returns after the game platform, with `gameConnection=<id>` added (required with sessionBinding) */
+        returnUrl?: string;
       };
       header?: never;
       path?: never;
@@ -5352,6 +5382,63 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postGameOauthComplete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "completion": "gcomp_00000000000000000000000000",
+         *       "sessionSecret": "string"
+         *     }
+         */
+        'application/json': {
+          /** @description The `gameConnection` the browser brought back to your return URL */
+          completion: string;
+          /** @description The secret kept in the session of the user who came back (its SHA-256 was sessionBinding) */
+          sessionSecret: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "connected": true,
+           *       "membershipId": "string",
+           *       "accessExpiresAt": "2025-01-01T00:00:00.000Z",
+           *       "refreshExpiresAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            connected: true;
+            membershipId: string;
+            /** Format: date-time */
+            accessExpiresAt: string;
+            refreshExpiresAt: string | null;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };
@@ -5440,6 +5527,13 @@ export interface operations {
           };
         };
       };
+      /** @description A session-bound flow: back to its return URL with `gameConnection` */
+      302: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
       400: components['responses']['BadRequest'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
@@ -5459,6 +5553,13 @@ export interface operations {
     responses: {
       /** @description OK */
       200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A session-bound flow: back to its return URL with `gameConnection` */
+      302: {
         headers: {
           [name: string]: unknown;
         };

@@ -42,7 +42,10 @@ export class Browser {
   async open(url: string): Promise<BrowserAnswer> {
     let answer = await this.step(url);
     for (let hops = 0; hops < 5 && answer.status >= 300 && answer.status < 400; hops += 1) {
-      answer = await this.step(new URL(String(answer.headers.location), answer.url).toString());
+      const next = new URL(String(answer.headers.location), answer.url);
+      // A redirect to the integration's own site (a return URL) leaves the platform and the game: stop.
+      if (next.hostname.endsWith('.example')) break;
+      answer = await this.step(next.toString());
     }
     return answer;
   }

@@ -3,10 +3,19 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { authModule } from '../../src/modules/auth/index.js';
 import { gameModule } from '../../src/modules/game/index.js';
 import { healthModule } from '../../src/modules/health/index.js';
+import { otherAccountKey } from '../helpers/accounts.js';
 import { createTestPlatform, type TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
 import { Browser } from './browser.js';
-import { connectAccount, connectLink } from './connect.js';
+import {
+  complete,
+  completionOf,
+  connectAccount,
+  connectLink,
+  RETURN_URL,
+  SESSION_SECRET,
+  sessionBindingOf,
+} from './connect.js';
 import { FAKE_CLIENT_ID, FAKE_CLIENT_SECRET, FakeGamePlatform } from './fake-game-platform.js';
 
 const dialects = await testDialects();
@@ -89,10 +98,11 @@ describe.each(dialects)('game OAuth on %s', (dialect) => {
       .executeTakeFirstOrThrow();
     expect(flow).toEqual({ account_id: p.accountId, customer_id: 'c1' });
 
-    // The integration sends its signed-in customer's browser to the link.
+    // The integration sends its signed-in customer's browser to the link; the browser comes back to
+    // the integration, which completes with the secret of that customer's session.
     const browser = new Browser(p, fake, '8101');
-    const done = await browser.open(link);
-    expect(done.status, done.body).toBe(200);
+    const done = await complete(p, completionOf(await browser.open(link)), SESSION_SECRET);
+    expect(done.statusCode, done.body).toBe(200);
     expect(done.json().membershipId).toBe('8101');
     const conn = await p.ctx.db
       .selectFrom('game_connections')
@@ -117,6 +127,70 @@ describe.each(dialects)('game OAuth on %s', (dialect) => {
     expect(other.json().details.authorizeUrl).toBeUndefined();
     // The key's own account connection is another one still.
     expect((await memberships()).statusCode).toBe(401);
+  });
+
+  it("a customer's link forwarded to a victim connects nobody: only the session that asked can complete it", async () => {
+    const attackerSecret = 'attacker-session';
+    const link = await connectLink(p, 'mallory', attackerSecret);
+    // The victim opens the forwarded link and signs in at the game platform as themselves…
+    const victim = new Browser(p, fake, '8201');
+    const back = await victim.open(link);
+    const completion = completionOf(back);
+    expect(
+      await p.ctx.db
+        .selectFrom('game_connections')
+        .where('customer_id', '=', 'mallory')
+        .selectAll()
+        .execute(),
+    ).toEqual([]);
+    // …and lands on the integration in their own session, whose secret is not the attacker's.
+    const refused = await complete(p, completion, 'victim-session');
+    expect(refused.statusCode, refused.body).toBe(403);
+    expect(refused.json()).toMatchObject({ code: 'FORBIDDEN', details: { reason: 'session_mismatch' } });
+    // The grant is gone: the attacker's own session cannot complete it afterwards.
+    const late = await complete(p, completion, attackerSecret);
+    expect(late.statusCode, late.body).toBe(404);
+    expect(
+      await p.ctx.db
+        .selectFrom('game_connections')
+        .where('customer_id', '=', 'mallory')
+        .selectAll()
+        .execute(),
+    ).toEqual([]);
+  });
+
+  it("a customer's link must be session-bound; a completion is one account's, once, within ten minutes", async () => {
+    const flows = await flowCount();
+    const binding = sessionBindingOf(SESSION_SECRET);
+    for (const query of [
+      'customerId=c9',
+      `customerId=c9&sessionBinding=${binding}`,
+      `customerId=c9&returnUrl=${encodeURIComponent(RETURN_URL)}`,
+      `customerId=c9&sessionBinding=${binding.toUpperCase()}&returnUrl=${encodeURIComponent(RETURN_URL)}`,
+      `customerId=c9&sessionBinding=${binding}&returnUrl=javascript:alert(1)`,
+    ]) {
+      const res = await p.request({ method: 'GET', url: `/game/oauth/authorize?${query}` });
+      expect(res.statusCode, query).toBe(400);
+      expect(res.json().code).toBe('VALIDATION_ERROR');
+    }
+    expect(await flowCount()).toBe(flows);
+
+    const completion = completionOf(await new Browser(p, fake, '8301').open(await connectLink(p, 'c9')));
+    // Another account's key does not see it.
+    const other = await otherAccountKey(p);
+    expect((await complete(p, completion, SESSION_SECRET, other)).statusCode).toBe(404);
+    for (const body of [
+      { completion },
+      { completion: 'gcomp_x', sessionSecret: 's' },
+      { completion, sessionSecret: '' },
+    ]) {
+      const res = await p.request({ method: 'POST', url: '/game/oauth/complete', payload: body });
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+    }
+    p.clock.advance(601);
+    const expired = await complete(p, completion, SESSION_SECRET);
+    expect(expired.statusCode, expired.body).toBe(400);
+    expect((await complete(p, completion, SESSION_SECRET)).statusCode).toBe(404);
   });
 
   it('refuses a malformed customerId on authorize (400), starting no flow', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Client } from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,7 +131,15 @@ describe('generated TypeScript client (sdk/)', () => {
     const manifest = await api.GET('/game/{game}/Manifest', { params: { path: { game: 'Destiny2' } } });
     expect(manifest.response.status, JSON.stringify(manifest.error)).toBe(200);
 
-    const link = await api.GET('/game/oauth/authorize', { params: { query: { customerId: 'sdk_player' } } });
+    const link = await api.GET('/game/oauth/authorize', {
+      params: {
+        query: {
+          customerId: 'sdk_player',
+          sessionBinding: createHash('sha256').update('shop session secret').digest('hex'),
+          returnUrl: 'https://shop.example/game/return',
+        },
+      },
+    });
     expect(link.response.status, JSON.stringify(link.error)).toBe(200);
     expect(link.data?.authorizeUrl.startsWith(baseUrl)).toBe(true);
   });

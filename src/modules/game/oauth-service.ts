@@ -1,16 +1,17 @@
-import type { Clock } from '../../core/clock.js';
+import { createHash } from 'node:crypto';
+import { addSeconds, type Clock } from '../../core/clock.js';
 import { AppError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import type { SecretBox } from '../../core/secrets.js';
+import { type SecretBox, sameSecret } from '../../core/secrets.js';
 import {
   type BindingCookieScope,
   bindingCookie,
   bindingNonce,
   clearedBindingCookie,
 } from './browser-binding.js';
-import type { OAuthStates } from './oauth-state.js';
+import { type OAuthStates, type SessionBinding, STATE_TTL_SECONDS } from './oauth-state.js';
 import { type GameSettings, requireSettings } from './settings.js';
-import type { GameStore, Owner } from './store.js';
+import type { GameStore, Owner, TokenColumns } from './store.js';
 import { type TokenClient, TokenRefused } from './token-client.js';
 import { tokenColumns } from './user-tokens.js';
 
@@ -47,11 +48,22 @@ export interface ConnectLink {
 export class GameOAuth {
   constructor(private readonly deps: OAuthDeps) {}
 
-  /** Step 1 (API key): a new flow for the owner (account + customer); the link is valid once, for 10 minutes. */
-  async connectLink(owner: Owner): Promise<ConnectLink> {
+  /**
+   * Step 1 (API key): a new flow for the owner (account + customer); the link is valid once, for
+   * 10 minutes. A customer's flow must be bound to the integration's user session (`binding`): a
+   * link forwarded to someone else then connects nobody, since only the session that asked for it
+   * can complete it.
+   */
+  async connectLink(owner: Owner, binding?: SessionBinding): Promise<ConnectLink> {
     const { settings, states } = this.deps;
     requireSettings(settings, OAUTH_SETTINGS);
-    const { ticket, expiresAt } = await states.issue(owner);
+    if (owner.customerId && !binding)
+      throw new AppError(
+        'VALIDATION_ERROR',
+        "A customer's connection must be bound to your user's session: add sessionBinding (SHA-256 hex of a secret kept in that session) and returnUrl",
+        { fields: [{ field: 'querystring.sessionBinding', message: 'required with customerId' }] },
+      );
+    const { ticket, expiresAt } = await states.issue(owner, binding);
     const url = new URL(`${settings.publicUrl}/game/oauth/start`);
     url.searchParams.set('ticket', ticket);
     return { authorizeUrl: url.toString(), expiresAt: expiresAt.toISOString() };
@@ -81,12 +93,23 @@ export class GameOAuth {
     return clearedBindingCookie(state.split('.')[0] ?? '', this.cookieScope(https));
   }
 
-  /** Step 3 (browser): exchanges the code and stores the tokens, sealed, for the flow's principal. */
-  async callback(code: string, state: string, cookieHeader: string | undefined): Promise<ConnectionView> {
+  /**
+   * Step 3 (browser): exchanges the code. An unbound flow stores the tokens, sealed, for its
+   * principal; a bound one parks them in a completion and sends the browser back to the
+   * integration's return URL with its id (`gameConnection`), for step 4.
+   */
+  async callback(
+    code: string,
+    state: string,
+    cookieHeader: string | undefined,
+  ): Promise<ConnectionView | { redirect: string }> {
     const { settings, store, states, tokens, box, clock } = this.deps;
     requireSettings(settings, OAUTH_SETTINGS);
     const stateId = states.verify(state);
-    const { owner, codeVerifier } = await states.consume(stateId, bindingNonce(cookieHeader, stateId));
+    const { owner, codeVerifier, binding } = await states.consume(
+      stateId,
+      bindingNonce(cookieHeader, stateId),
+    );
     let grant: Awaited<ReturnType<TokenClient['exchangeCode']>>;
     try {
       grant = await tokens.exchangeCode(code, codeVerifier);
@@ -99,6 +122,50 @@ export class GameOAuth {
     }
     const now = clock.now();
     const columns = tokenColumns(box, grant, now);
+    if (binding) {
+      const id = newId('gcomp');
+      await store.insertCompletion({
+        id,
+        account_id: owner.accountId,
+        customer_id: owner.customerId,
+        session_binding: binding.sessionBinding,
+        tokens: JSON.stringify(columns),
+        expires_at: addSeconds(now, STATE_TTL_SECONDS).toISOString(),
+        created_at: now.toISOString(),
+      });
+      const back = new URL(binding.returnUrl);
+      back.searchParams.set('gameConnection', id);
+      return { redirect: back.toString() };
+    }
+    return this.connect(owner, columns, now);
+  }
+
+  /**
+   * Step 4 (API key), bound flows: the integration, in the request of the browser that came back,
+   * presents the secret of its own user session. A match stores the connection; anything else
+   * discards the grant (one use), so a link forwarded to another person connects nobody.
+   */
+  async complete(accountId: string, completionId: string, sessionSecret: string): Promise<ConnectionView> {
+    const { store, clock } = this.deps;
+    const row = await store.consumeCompletion(completionId, accountId);
+    if (!row)
+      throw new AppError('NOT_FOUND', 'No such pending game connection (it was used, or never existed)');
+    const now = clock.now();
+    if (Date.parse(row.expires_at) <= now.getTime())
+      throw new AppError('VALIDATION_ERROR', 'This pending game connection has expired; start again', {
+        fields: [{ field: 'body.completion', message: 'expired' }],
+      });
+    const presented = createHash('sha256').update(sessionSecret, 'utf8').digest('hex');
+    if (!sameSecret(presented, row.session_binding))
+      throw new AppError('FORBIDDEN', 'This session did not start this connection: the grant is discarded', {
+        reason: 'session_mismatch',
+      });
+    const columns = JSON.parse(row.tokens) as TokenColumns;
+    return this.connect({ accountId: row.account_id, customerId: row.customer_id }, columns, now);
+  }
+
+  private async connect(owner: Owner, columns: TokenColumns, now: Date): Promise<ConnectionView> {
+    const { store } = this.deps;
     await store.upsertConnection({
       id: newId('gconn'),
       account_id: owner.accountId,

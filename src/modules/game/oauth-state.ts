@@ -8,6 +8,13 @@ import type { GameStore, Owner } from './store.js';
 /** A flow must complete within this time of the API call that started it. */
 export const STATE_TTL_SECONDS = 600;
 
+/** A flow bound to the integration's user session: the hash of that session's secret, and where to return. */
+export interface SessionBinding {
+  /** SHA-256 of the session's secret, lowercase hex. */
+  sessionBinding: string;
+  returnUrl: string;
+}
+
 /** What the browser step hands on: the signed state, the cookie nonce and the PKCE challenge. */
 export interface BrowserStart {
   stateId: string;
@@ -32,8 +39,11 @@ export class OAuthStates {
     private readonly clock: Clock,
   ) {}
 
-  /** A new flow for the principal; returns the one-time ticket of its browser link. */
-  async issue(owner: Owner): Promise<{ ticket: string; expiresAt: Date }> {
+  /**
+   * A new flow for the principal, bound to the integration's user session when `binding` is given;
+   * returns the one-time ticket of its browser link.
+   */
+  async issue(owner: Owner, binding?: SessionBinding): Promise<{ ticket: string; expiresAt: Date }> {
     const now = this.clock.now();
     const ticket = randomSecret();
     const expiresAt = addSeconds(now, STATE_TTL_SECONDS);
@@ -45,6 +55,8 @@ export class OAuthStates {
       ticket_hash: sha256Base64url(ticket),
       browser_hash: null,
       code_verifier: this.box.encrypt(randomSecret()),
+      session_binding: binding?.sessionBinding ?? null,
+      return_url: binding?.returnUrl ?? null,
       expires_at: expiresAt.toISOString(),
       created_at: now.toISOString(),
     });
@@ -98,7 +110,10 @@ export class OAuthStates {
    * the cookie of the browser that opened its link. 400 for a used or expired state, 403 for
    * another browser (the flow is spent either way, so a refused attempt cannot be retried).
    */
-  async consume(stateId: string, nonce: string | undefined): Promise<{ owner: Owner; codeVerifier: string }> {
+  async consume(
+    stateId: string,
+    nonce: string | undefined,
+  ): Promise<{ owner: Owner; codeVerifier: string; binding: SessionBinding | null }> {
     const row = await this.store.consumeState(stateId);
     if (!row) throw badState('The OAuth state was already used');
     if (Date.parse(row.expires_at) <= this.clock.now().getTime()) {
@@ -114,6 +129,10 @@ export class OAuthStates {
     return {
       owner: { accountId: row.account_id, customerId: row.customer_id },
       codeVerifier: this.box.decrypt(row.code_verifier),
+      binding:
+        row.session_binding && row.return_url
+          ? { sessionBinding: row.session_binding, returnUrl: row.return_url }
+          : null,
     };
   }
 

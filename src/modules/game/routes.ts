@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { AppError } from '../../core/errors.js';
 import { withErrors } from '../../core/http/schemas.js';
 import type { GameService } from './game-service.js';
 import type { GameOAuth } from './oauth-service.js';
@@ -9,6 +10,7 @@ import {
   ApiUsageQuery,
   AuthorizeQuery,
   CallbackQuery,
+  CompleteBody,
   ComponentsQuery,
   ConnectionView,
   ConnectLinkView,
@@ -138,11 +140,35 @@ export function gameRoutes(app: FastifyInstance, deps: { service: GameService; o
         response: withErrors({ 200: ConnectLinkView }),
       },
     },
+    async (request) => {
+      const { customerId, sessionBinding, returnUrl } = request.query;
+      if ((sessionBinding === undefined) !== (returnUrl === undefined))
+        throw new AppError('VALIDATION_ERROR', 'sessionBinding and returnUrl go together', {
+          fields: [
+            { field: `querystring.${sessionBinding ? 'returnUrl' : 'sessionBinding'}`, message: 'required' },
+          ],
+        });
+      return oauth.connectLink(
+        { accountId: ownerOf(request).accountId, customerId: customerId ?? '' },
+        sessionBinding && returnUrl ? { sessionBinding, returnUrl } : undefined,
+      );
+    },
+  );
+
+  r.post(
+    '/game/oauth/complete',
+    {
+      config: connectStart,
+      schema: {
+        tags: oauthTags,
+        summary:
+          'Complete a session-bound connection (API keys only): the secret of the user session that came back to your return URL',
+        body: CompleteBody,
+        response: withErrors({ 200: ConnectionView }),
+      },
+    },
     async (request) =>
-      oauth.connectLink({
-        accountId: ownerOf(request).accountId,
-        customerId: request.query.customerId ?? '',
-      }),
+      oauth.complete(ownerOf(request).accountId, request.body.completion, request.body.sessionSecret),
   );
 
   r.get(
@@ -178,7 +204,12 @@ export function gameRoutes(app: FastifyInstance, deps: { service: GameService; o
         summary:
           'OAuth callback: checks state and browser, exchanges the code (PKCE), stores the tokens encrypted',
         querystring: CallbackQuery,
-        response: withErrors({ 200: ConnectionView }),
+        response: withErrors({
+          200: ConnectionView,
+          302: Type.Null({
+            description: 'A session-bound flow: back to its return URL with `gameConnection`',
+          }),
+        }),
       },
     },
     async (request, reply) => {
@@ -186,7 +217,9 @@ export function gameRoutes(app: FastifyInstance, deps: { service: GameService; o
       const clear = oauth.clearCookie(request.query.state, request.protocol === 'https');
       if (clear) reply.header('set-cookie', clear);
       reply.header('cache-control', 'no-store');
-      return oauth.callback(request.query.code, request.query.state, request.headers.cookie);
+      const done = await oauth.callback(request.query.code, request.query.state, request.headers.cookie);
+      if ('redirect' in done) return reply.redirect(done.redirect, 302);
+      return done;
     },
   );
 

@@ -127,6 +127,37 @@ export const AuthorizeQuery = Type.Object(
           "The customer whose connection this is (their customer token then uses it); omitted: the key's account",
       }),
     ),
+    sessionBinding: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{64}$',
+        description:
+          "SHA-256 (lowercase hex) of a secret kept in your user's session; required with customerId. Only that session can complete the connection (POST /game/oauth/complete), so a forwarded link connects nobody",
+      }),
+    ),
+    returnUrl: Type.Optional(
+      Type.String({
+        maxLength: 2048,
+        pattern: '^https?://[^\\s]+$',
+        description:
+          'Where the browser returns after the game platform, with `gameConnection=<id>` added (required with sessionBinding)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const CompleteBody = Type.Object(
+  {
+    completion: Type.String({
+      pattern: '^gcomp_[0-9a-z]{26}$',
+      description: 'The `gameConnection` the browser brought back to your return URL',
+    }),
+    sessionSecret: Type.String({
+      minLength: 1,
+      maxLength: 512,
+      description:
+        'The secret kept in the session of the user who came back (its SHA-256 was sessionBinding)',
+    }),
   },
   { additionalProperties: false },
 );

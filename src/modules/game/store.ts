@@ -1,10 +1,16 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../core/db/database.js';
-import type { GameConnectionsTable, GameManifestsTable, GameOauthStatesTable } from './tables.js';
+import type {
+  GameConnectionsTable,
+  GameManifestsTable,
+  GameOauthCompletionsTable,
+  GameOauthStatesTable,
+} from './tables.js';
 import './tables.js';
 
 export type ConnectionRow = Selectable<GameConnectionsTable>;
 export type StateRow = Selectable<GameOauthStatesTable>;
+export type CompletionRow = Selectable<GameOauthCompletionsTable>;
 export type ManifestRow = Selectable<GameManifestsTable>;
 
 /** Who owns a connection: the key's account, and the customer of a customer token ('' if none). */
@@ -110,6 +116,21 @@ export class GameStore {
 
   async purgeStates(before: string): Promise<void> {
     await this.db.deleteFrom('game_oauth_states').where('expires_at', '<', before).execute();
+    await this.db.deleteFrom('game_oauth_completions').where('expires_at', '<', before).execute();
+  }
+
+  async insertCompletion(row: Insertable<GameOauthCompletionsTable>): Promise<void> {
+    await this.db.insertInto('game_oauth_completions').values(row).execute();
+  }
+
+  /** Deletes and returns the account's completion in one statement: it can be used once. */
+  consumeCompletion(id: string, accountId: string): Promise<CompletionRow | undefined> {
+    return this.db
+      .deleteFrom('game_oauth_completions')
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .returningAll()
+      .executeTakeFirst();
   }
 
   latestManifest(game: string): Promise<ManifestRow | undefined> {

@@ -33,6 +33,25 @@ export interface GameOauthStatesTable {
   browser_hash: string | null;
   /** The PKCE code_verifier, sealed (SecretBox); its S256 challenge goes on the authorize URL. */
   code_verifier: string;
+  /** SHA-256 (hex) of a secret the integration's user session holds; null for an unbound flow. */
+  session_binding: string | null;
+  /** Where the browser goes after the callback of a bound flow. */
+  return_url: string | null;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+}
+
+/**
+ * Grants of bound flows, parked between the callback and the integration's completion call with
+ * its user session's secret (one use; ten minutes).
+ */
+export interface GameOauthCompletionsTable {
+  id: string;
+  account_id: string;
+  customer_id: string;
+  session_binding: string;
+  /** The token columns as JSON; the tokens in it are sealed (SecretBox). */
+  tokens: string;
   expires_at: Timestamp;
   created_at: Timestamp;
 }
@@ -51,6 +70,7 @@ declare module '../../core/db/types.js' {
   interface Database {
     game_connections: GameConnectionsTable;
     game_oauth_states: GameOauthStatesTable;
+    game_oauth_completions: GameOauthCompletionsTable;
     game_manifests: GameManifestsTable;
   }
 }
