@@ -114,10 +114,10 @@ describe('sandbox pool', () => {
         () => finished.push(label),
       );
     const all = [
-      note('a1', single.call('spin', '', 200, 'a')),
-      note('a2', single.call('spin', '', 200, 'a')),
-      note('a3', single.call('spin', '', 200, 'a')),
-      note('b', single.call('echo', 'b', 2_000, 'b')),
+      note('a1', single.call('spin', '', 200, { tenant: 'a' })),
+      note('a2', single.call('spin', '', 200, { tenant: 'a' })),
+      note('a3', single.call('spin', '', 200, { tenant: 'a' })),
+      note('b', single.call('echo', 'b', 2_000, { tenant: 'b' })),
     ];
     await Promise.all(all);
     expect(finished).toEqual(['a1', 'b', 'a2', 'a3']);
