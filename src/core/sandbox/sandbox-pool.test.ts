@@ -124,6 +124,34 @@ describe('sandbox pool', () => {
     await single.close();
   });
 
+  it('starts every realm (an execution) from the pristine heap; calls of one realm may share it', async () => {
+    const first = await pool.call('leak', 'ab', 2_000, { tenant: 't', realm: 'exec-1' });
+    const again = await pool.call('leak', 'cd', 2_000, { tenant: 't', realm: 'exec-1' });
+    expect([first, again]).toEqual(['2', '4']);
+    // Another execution, of the same tenant or another, or none: nothing of exec-1's is there.
+    expect(await pool.call('leak', 'x', 2_000, { tenant: 't', realm: 'exec-2' })).toBe('1');
+    expect(await pool.call('leak', 'y', 2_000, { tenant: 'u', realm: 'exec-3' })).toBe('1');
+    expect(await pool.call('leak', 'z', 2_000)).toBe('1');
+    expect(await pool.call('leak', 'z', 2_000)).toBe('1');
+  });
+
+  it("caps the workers one tenant holds: another tenant's call finds a free one at once", async () => {
+    const capped = new SandboxPool({
+      scripts: [{ name: 'g.js', code: guest }],
+      workers: 2,
+      memoryMb: 16,
+      maxPerTenant: 1,
+    });
+    await Promise.all([capped.call('echo', 'warm', 2_000), capped.call('echo', 'warm', 2_000)]);
+    const runaways = [1, 2].map(() => capped.call('spin', '', 1_500, { tenant: 'a' }).catch(() => 'stopped'));
+    expect(capped.busyFor('a')).toBe(1);
+    const t0 = Date.now();
+    expect(await capped.call('echo', 'b', 2_000, { tenant: 'b' })).toBe('echo:b');
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(await Promise.all(runaways)).toEqual(['stopped', 'stopped']);
+    await capped.close();
+  });
+
   it('loads a guest module as the build emits it (tsc appends `export {}` to a module-typed .js file)', async () => {
     const built = new SandboxPool({
       scripts: [
