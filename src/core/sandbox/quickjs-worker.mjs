@@ -198,7 +198,12 @@ function open() {
   if (jobs.error) jobs.error.dispose();
   // Every handle the host keeps across calls (the global object, host functions) exists by now, so
   // restoring these bytes never frees memory a live host handle points to.
-  pristine = new Uint8Array(wasmMemory.buffer).slice();
+  // Only up to the last byte in use (plus a page): memory above it is zero and lies beyond the
+  // allocator's top chunk, whose header is the heap's last non-zero word, so nothing there is allocated.
+  const memory = new Uint8Array(wasmMemory.buffer);
+  let used = memory.length;
+  while (used > 0 && memory[used - 1] === 0) used--;
+  pristine = memory.slice(0, Math.min(memory.length, (Math.ceil(used / PAGE) + 1) * PAGE));
   heldBy = null;
   return { runtime, context };
 }
