@@ -13,6 +13,8 @@ globalThis.hoard = () => { const keep = []; for (;;) keep.push('x'.repeat(1 << 2
 globalThis.hugeString = () => String(' '.repeat(140000000).length);
 globalThis.recurse = () => { const f = (n) => f(n + 1) + 1; return String(f(0)); };
 globalThis.leak = (arg) => { globalThis.kept = (globalThis.kept || '') + arg; return String(globalThis.kept.length); };
+globalThis.grow = (arg) => String(('y'.repeat(1 << 20) + arg).repeat(12).length);
+globalThis.digest = (arg) => __hostHash('sha256', arg);
 globalThis.reach = () => JSON.stringify([typeof process, typeof require, typeof fetch, typeof setTimeout]);
 `;
 
@@ -134,6 +136,20 @@ describe('sandbox pool', () => {
     expect(await pool.call('leak', 'z', 2_000)).toBe('1');
     expect(await pool.call('leak', 'z', 2_000)).toBe('1');
   });
+
+  it('keeps working across many realm switches, with the heap grown and host functions called in between', async () => {
+    const { createHash } = await import('node:crypto');
+    for (let i = 0; i < 30; i++) {
+      const scope = { tenant: 't', realm: `r${i % 3}` };
+      expect(await pool.call('grow', String(i), 5_000, scope)).toBe(
+        String(12 * ((1 << 20) + String(i).length)),
+      );
+      expect(await pool.call('digest', `text ${i}`, 2_000, scope)).toBe(
+        createHash('sha256').update(`text ${i}`).digest('hex'),
+      );
+      expect(await pool.call('leak', 'abc', 2_000, { tenant: 't', realm: `other ${i}` })).toBe('3');
+    }
+  }, 60_000);
 
   it("caps the workers one tenant holds: another tenant's call finds a free one at once", async () => {
     const capped = new SandboxPool({

@@ -63,6 +63,7 @@
     (async function* () {})(),
     async () => {},
     (function () {
+      // biome-ignore lint/complexity/noArguments: a strict (module) arguments object's callee is %ThrowTypeError%.
       return Object.getOwnPropertyDescriptor(arguments, 'callee')?.get;
     })(),
     Object.getOwnPropertyDescriptor(Function.prototype, 'caller')?.get,
