@@ -34,7 +34,10 @@ describe('runaway Code nodes in the sandbox', () => {
     await deploy(p, runnerFlow('runaway-a'), p.adminKey);
     await deploy(p, runnerFlow('runaway-b'), keyB);
     // Both workers started and warm.
-    await Promise.all([hook(p, 'runaway-a', { code: 'return 1;' }), hook(p, 'runaway-b', { code: 'return 1;' })]);
+    await Promise.all([
+      hook(p, 'runaway-a', { code: 'return 1;' }),
+      hook(p, 'runaway-b', { code: 'return 1;' }),
+    ]);
   });
   afterAll(async () => {
     await p.close();
@@ -78,7 +81,9 @@ describe('runaway Code nodes in the sandbox', () => {
     // The server kept answering while the worker was stuck (the event loop never blocked).
     expect(healthy).toBeGreaterThan(5);
     for (const who of ['a', 'b', 'a']) {
-      const next = await hook(p, `runaway-${who}`, { code: `return [1, 2, 3].map((x) => x * 2).join() + ' ${who}';` });
+      const next = await hook(p, `runaway-${who}`, {
+        code: `return [1, 2, 3].map((x) => x * 2).join() + ' ${who}';`,
+      });
       expect(next.status).toBe(200);
       expect(next.json.out).toBe(`2,4,6 ${who}`);
     }
