@@ -24,6 +24,8 @@ n += [...m.values()].length;
 const st = new Set([s]);
 for (const v of st) n += v.length;
 n += [...s.matchAll(/./g)].length;
+n += [s].values().map((x) => x).toArray().length;
+n += Iterator.from({ i: 0, next() { return this.i++ ? { done: true } : { done: false, value: s }; } }).toArray().length;
 function* gen() { yield s; }
 for (const v of gen()) n += v.length;
 n += (await (async function* () { yield s; })().next()).value.length;
@@ -77,6 +79,11 @@ const CHANNELS: Channel[] = [
   iterator('Object.getPrototypeOf(new Set()[Symbol.iterator]())', '%SetIteratorPrototype%.next'),
   iterator("Object.getPrototypeOf(/x/[Symbol.matchAll](''))", '%RegExpStringIteratorPrototype%.next'),
   iterator('Object.getPrototypeOf(function* () {}).prototype', '%GeneratorPrototype%.next'),
+  iterator('Object.getPrototypeOf([].values().map((x) => x))', '%IteratorHelperPrototype%.next'),
+  iterator(
+    'Object.getPrototypeOf(Iterator.from({ next: () => ({ done: true }) }))',
+    '%WrapForValidIteratorPrototype%.next',
+  ),
   iterator('Object.getPrototypeOf(async function* () {}).prototype', '%AsyncGeneratorPrototype%.next'),
   {
     // Iterating an iterator (`[...map.values()]`) asks %IteratorPrototype% for [Symbol.iterator].

@@ -68,6 +68,13 @@
     })(),
     Object.getOwnPropertyDescriptor(Function.prototype, 'caller')?.get,
   ];
+  // Iterator helpers' own prototypes (%IteratorHelperPrototype%, %WrapForValidIteratorPrototype%).
+  if (typeof Iterator === 'function') {
+    hidden.push(
+      [].values().map((x) => x),
+      Iterator.from({ next: () => ({ done: true }) }),
+    );
+  }
   // Luxon's internal classes (Locale, formatters, zones) are reached only through instances.
   const luxon = globalThis.luxon;
   if (luxon) {
