@@ -257,6 +257,33 @@ describe('sandbox isolation: no state crosses executions, across accounts or wit
     }
   });
 
+  it('within one execution too, hidden intrinsics and Luxon internals are frozen (no hook for the next node)', async () => {
+    const out = (await run(
+      'b',
+      `const targets = {
+         arrayIterator: Object.getPrototypeOf([][Symbol.iterator]()),
+         stringIterator: Object.getPrototypeOf(''[Symbol.iterator]()),
+         mapIterator: Object.getPrototypeOf(new Map()[Symbol.iterator]()),
+         setIterator: Object.getPrototypeOf(new Set()[Symbol.iterator]()),
+         regexpStringIterator: Object.getPrototypeOf(/x/[Symbol.matchAll]('')),
+         generator: Object.getPrototypeOf(function* () {}).prototype,
+         asyncGenerator: Object.getPrototypeOf(async function* () {}).prototype,
+         generatorFunction: Object.getPrototypeOf(function* () {}),
+         asyncFunction: Object.getPrototypeOf(async function () {}),
+         iteratorHelper: Object.getPrototypeOf([].values().map((x) => x)),
+         locale: Object.getPrototypeOf(DateTime.now().loc),
+         zone: Object.getPrototypeOf(DateTime.now().setZone('Europe/Paris').zone),
+       };
+       const open = [];
+       for (const [name, t] of Object.entries(targets)) {
+         try { Object.defineProperty(t, '__planted', { value: 1 }); } catch {}
+         if (Object.hasOwn(t, '__planted')) open.push(name);
+       }
+       return open.join(',');`,
+    )) as string;
+    expect(out).toBe('');
+  });
+
   it('Math.random draws differ between executions (a fresh realm is not a replayed one)', async () => {
     const draws = new Set<string>();
     for (const who of ['a', 'b', 'a', 'b'] as const)
