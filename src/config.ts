@@ -89,6 +89,11 @@ const ConfigSchema = Type.Object({
   EXPRESSION_MEMORY_MB: Type.Integer({ default: 64, minimum: 16, maximum: 1_024 }),
   /** Worker threads evaluating expressions; each runs one evaluation at a time. */
   EXPRESSION_WORKERS: Type.Integer({ default: 2, minimum: 1, maximum: 64 }),
+  /**
+   * Most expression workers one account's calls may hold at once, so its runaway Code nodes leave the
+   * rest to other accounts; 0: all but one (at least one).
+   */
+  EXPRESSION_WORKERS_PER_ACCOUNT: Type.Integer({ default: 0, minimum: 0, maximum: 64 }),
   /** Comma-separated environment variable names expressions may read as $env. */
   EXPRESSION_ENV_ALLOWLIST: Type.String({ default: '' }),
   /** Comma-separated host names (or host:port) outbound HTTP may reach even if private. */

@@ -3,6 +3,10 @@
 // on V8 here either: V8 only relays strings in and out of QuickJS, whose heap lives in the module's own
 // linear memory under a hard limit, and whose interpreter polls a deadline while it runs. Built-in
 // functions that loop in C without polling are bounded by the pool, which terminates this thread.
+// Every execution gets a pristine realm: the whole QuickJS heap (WebAssembly linear memory) is copied
+// right after the guest scripts load, and copied back before a call of another execution (`realm`) runs,
+// so nothing one execution leaves in the guest (built-ins, hidden intrinsics, module state, caches,
+// pending jobs) exists for the next one. See docs/decisions.md, "Sandbox isolation".
 // Plain JavaScript (not TypeScript): a worker file must load as is, both from src/ in tests and from dist/.
 import { createHash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -11,7 +15,7 @@ import { newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-
 
 /** @typedef {{ name: string, code: string, module?: boolean }} GuestScript */
 /** @typedef {{ scripts: GuestScript[], memoryBytes: number, stackBytes: number }} WorkerOptions (memory: the whole WebAssembly heap) */
-/** @typedef {{ id: number, fn: string, arg: string, timeoutMs: number }} Call */
+/** @typedef {{ id: number, fn: string, arg: string, timeoutMs: number, realm: string | null }} Call (realm: whose state the call may share; null: none) */
 
 const options = /** @type {WorkerOptions} */ (workerData);
 const port = parentPort;
@@ -34,6 +38,14 @@ const quickjs = await newQuickJSWASMModuleFromVariant(
 
 /** @type {{ runtime: import('quickjs-emscripten-core').QuickJSRuntime, context: import('quickjs-emscripten-core').QuickJSContext } | null} */
 let vm = null;
+/** The linear memory as it was right after the guest scripts loaded (the pristine realm). */
+let pristine = new Uint8Array(0);
+/**
+ * Whose state the guest heap holds now: null while pristine, else the realm of the call that last ran
+ * (a fresh token for a call that shares with nobody, or after a limit).
+ * @type {string | symbol | null}
+ */
+let heldBy = null;
 
 // QuickJS has no Intl. Guests get one host function that formats with Node's Intl: it takes and returns
 // only strings and numbers, so no host object ever reaches the guest (guest scripts wrap it as `Intl`).
@@ -115,6 +127,11 @@ function defineHostFunctions(context) {
   });
   context.setProp(context.global, '__hostBytes', bytes);
   bytes.dispose();
+  // Math.random from the host: a restored heap would otherwise replay QuickJS's own generator state,
+  // the same numbers in every execution (guest/harden.js installs it as Math.random).
+  const random = context.newFunction('__hostRandom', () => context.newNumber(Math.random()));
+  context.setProp(context.global, '__hostRandom', random);
+  random.dispose();
 }
 
 const BYTE_ENCODINGS = new Set([
@@ -179,7 +196,26 @@ function open() {
   // A script may start work (a warm-up evaluation) that settles in the job queue.
   const jobs = runtime.executePendingJobs();
   if (jobs.error) jobs.error.dispose();
+  // Every handle the host keeps across calls (the global object, host functions) exists by now, so
+  // restoring these bytes never frees memory a live host handle points to.
+  // Only up to the last byte in use (plus a page): memory above it is zero and lies beyond the
+  // allocator's top chunk, whose header is the heap's last non-zero word, so nothing there is allocated.
+  const memory = new Uint8Array(wasmMemory.buffer);
+  let used = memory.length;
+  while (used > 0 && memory[used - 1] === 0) used--;
+  pristine = memory.slice(0, Math.min(memory.length, (Math.ceil(used / PAGE) + 1) * PAGE));
+  heldBy = null;
   return { runtime, context };
+}
+
+/**
+ * Puts the guest heap back as it was after loading: QuickJS's whole state (objects, atoms, the job
+ * queue, allocator) lives in linear memory, so this is a fresh realm. Memory grown since stays allocated
+ * (WebAssembly memory never shrinks) but unused: the allocator's own state is restored with the rest.
+ */
+function restore() {
+  new Uint8Array(wasmMemory.buffer).set(pristine);
+  heldBy = null;
 }
 
 /** @param {unknown} error */
@@ -203,6 +239,8 @@ function limitOf(message) {
  */
 function run(call) {
   vm ??= open();
+  if (heldBy !== null && (call.realm === null || call.realm !== heldBy)) restore();
+  heldBy = call.realm ?? Symbol('unshared');
   const { runtime, context } = vm;
   const deadline = Date.now() + call.timeoutMs;
   runtime.setInterruptHandler(() => Date.now() > deadline);
@@ -252,9 +290,10 @@ function run(call) {
   if (failure !== null) {
     // An interrupt inside a promise job can leave the chain unsettled instead of rejected.
     const limit = limitOf(failure) ?? (Date.now() > deadline ? 'time' : null);
-    // A limit can leave the heap half-built, and freeing such a runtime trips QuickJS's own assertions
-    // (an abort printed from WebAssembly): the pool ends this whole worker instead, memory and all.
-    if (limit) vm = null;
+    // A limit can leave the heap half-built (never freed: that trips QuickJS's own assertions); the next
+    // call starts from the pristine copy instead, whatever its realm. The pool ends the worker after a
+    // memory limit, to give its grown memory back.
+    if (limit) heldBy = Symbol('limit');
     return { id: call.id, ok: false, error: failure, limit };
   }
   if (typeof value !== 'string')

@@ -13,6 +13,8 @@ globalThis.hoard = () => { const keep = []; for (;;) keep.push('x'.repeat(1 << 2
 globalThis.hugeString = () => String(' '.repeat(140000000).length);
 globalThis.recurse = () => { const f = (n) => f(n + 1) + 1; return String(f(0)); };
 globalThis.leak = (arg) => { globalThis.kept = (globalThis.kept || '') + arg; return String(globalThis.kept.length); };
+globalThis.grow = (arg) => String(('y'.repeat(1 << 20) + arg).repeat(12).length);
+globalThis.digest = (arg) => __hostHash('sha256', arg);
 globalThis.reach = () => JSON.stringify([typeof process, typeof require, typeof fetch, typeof setTimeout]);
 `;
 
@@ -114,14 +116,56 @@ describe('sandbox pool', () => {
         () => finished.push(label),
       );
     const all = [
-      note('a1', single.call('spin', '', 200, 'a')),
-      note('a2', single.call('spin', '', 200, 'a')),
-      note('a3', single.call('spin', '', 200, 'a')),
-      note('b', single.call('echo', 'b', 2_000, 'b')),
+      note('a1', single.call('spin', '', 200, { tenant: 'a' })),
+      note('a2', single.call('spin', '', 200, { tenant: 'a' })),
+      note('a3', single.call('spin', '', 200, { tenant: 'a' })),
+      note('b', single.call('echo', 'b', 2_000, { tenant: 'b' })),
     ];
     await Promise.all(all);
     expect(finished).toEqual(['a1', 'b', 'a2', 'a3']);
     await single.close();
+  });
+
+  it('starts every realm (an execution) from the pristine heap; calls of one realm may share it', async () => {
+    const first = await pool.call('leak', 'ab', 2_000, { tenant: 't', realm: 'exec-1' });
+    const again = await pool.call('leak', 'cd', 2_000, { tenant: 't', realm: 'exec-1' });
+    expect([first, again]).toEqual(['2', '4']);
+    // Another execution, of the same tenant or another, or none: nothing of exec-1's is there.
+    expect(await pool.call('leak', 'x', 2_000, { tenant: 't', realm: 'exec-2' })).toBe('1');
+    expect(await pool.call('leak', 'y', 2_000, { tenant: 'u', realm: 'exec-3' })).toBe('1');
+    expect(await pool.call('leak', 'z', 2_000)).toBe('1');
+    expect(await pool.call('leak', 'z', 2_000)).toBe('1');
+  });
+
+  it('keeps working across many realm switches, with the heap grown and host functions called in between', async () => {
+    const { createHash } = await import('node:crypto');
+    for (let i = 0; i < 30; i++) {
+      const scope = { tenant: 't', realm: `r${i % 3}` };
+      expect(await pool.call('grow', String(i), 5_000, scope)).toBe(
+        String(12 * ((1 << 20) + String(i).length)),
+      );
+      expect(await pool.call('digest', `text ${i}`, 2_000, scope)).toBe(
+        createHash('sha256').update(`text ${i}`).digest('hex'),
+      );
+      expect(await pool.call('leak', 'abc', 2_000, { tenant: 't', realm: `other ${i}` })).toBe('3');
+    }
+  }, 60_000);
+
+  it("caps the workers one tenant holds: another tenant's call finds a free one at once", async () => {
+    const capped = new SandboxPool({
+      scripts: [{ name: 'g.js', code: guest }],
+      workers: 2,
+      memoryMb: 16,
+      maxPerTenant: 1,
+    });
+    await Promise.all([capped.call('echo', 'warm', 2_000), capped.call('echo', 'warm', 2_000)]);
+    const runaways = [1, 2].map(() => capped.call('spin', '', 1_500, { tenant: 'a' }).catch(() => 'stopped'));
+    expect(capped.busyFor('a')).toBe(1);
+    const t0 = Date.now();
+    expect(await capped.call('echo', 'b', 2_000, { tenant: 'b' })).toBe('echo:b');
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(await Promise.all(runaways)).toEqual(['stopped', 'stopped']);
+    await capped.close();
   });
 
   it('loads a guest module as the build emits it (tsc appends `export {}` to a module-typed .js file)', async () => {

@@ -6,6 +6,11 @@ import { Worker } from 'node:worker_threads';
  * while it interprets; a built-in that loops in C without polling is stopped by terminating its worker
  * shortly after the deadline. Memory is bounded by QuickJS's allocator inside WebAssembly, so an
  * oversized allocation fails the call instead of aborting the process.
+ *
+ * Isolation: a worker restores its guest heap to the state right after the scripts loaded before it
+ * serves a call of another realm (an execution), so no state crosses executions (quickjs-worker.mjs).
+ * Fairness: waiting calls are served one tenant (account) at a time in turn, and a tenant holds at
+ * most `maxPerTenant` workers at once, so one account's runaways leave workers for the others.
  */
 
 export interface GuestScript {
@@ -25,6 +30,18 @@ export interface SandboxPoolOptions {
   memoryMb: number;
   /** Calls waiting for a worker beyond this are refused. */
   maxQueue?: number;
+  /** Most workers one tenant's calls may hold at once (default: all); the rest wait their turn. */
+  maxPerTenant?: number;
+}
+
+export interface CallScope {
+  /** Whose work it is (an account): queues, turns and the per-tenant cap are by tenant. */
+  tenant?: string;
+  /**
+   * Which calls may see each other's guest state (an execution of that tenant); a call of another
+   * realm, or with none, starts from a pristine guest heap.
+   */
+  realm?: string | null;
 }
 
 export type SandboxLimit = 'time' | 'memory' | 'stack' | 'queue' | 'crash';
@@ -43,6 +60,7 @@ export class SandboxError extends Error {
 interface Call {
   id: number;
   tenant: string;
+  realm: string | null;
   fn: string;
   arg: string;
   timeoutMs: number;
@@ -59,6 +77,8 @@ interface Slot {
   worker: Worker;
   ready: boolean;
   call: Call | null;
+  /** The realm whose state the worker's guest heap holds (null: pristine or unknown). */
+  realm: string | null;
   killer: NodeJS.Timeout | null;
   /** Ends a worker left idle, so a burst's workers do not hold their memory for ever. */
   idle: NodeJS.Timeout | null;
@@ -85,15 +105,18 @@ export class SandboxPool {
 
   /**
    * Calls the guest function `fn` with one string argument; resolves with the string it returns.
-   * `tenant` names whose work it is (an account): waiting calls are served one tenant at a time in turn.
+   * `scope.tenant` names whose work it is (an account): waiting calls are served one tenant at a time
+   * in turn; `scope.realm` which earlier calls' guest state it may see (none by default).
    */
-  call(fn: string, arg: string, timeoutMs: number, tenant = 'default'): Promise<string> {
+  call(fn: string, arg: string, timeoutMs: number, scope: CallScope = {}): Promise<string> {
     if (this.closed) return Promise.reject(new SandboxError('the sandbox is closed', 'crash'));
     if (this.waiting >= (this.options.maxQueue ?? 10_000))
       return Promise.reject(new SandboxError('the sandbox is busy; try again', 'queue'));
+    const tenant = scope.tenant ?? 'default';
+    const realm = scope.realm ?? null;
     return new Promise<string>((resolve, reject) => {
       const queue = this.queues.get(tenant) ?? [];
-      queue.push({ id: this.nextId++, tenant, fn, arg, timeoutMs, resolve, reject });
+      queue.push({ id: this.nextId++, tenant, realm, fn, arg, timeoutMs, resolve, reject });
       this.queues.set(tenant, queue);
       this.waiting++;
       this.dispatch();
@@ -111,9 +134,21 @@ export class SandboxPool {
     await Promise.all(this.slots.splice(0).map((slot) => this.retire(slot, 'the sandbox is closed')));
   }
 
-  /** The next call in turn: the first of the tenant waiting longest for a turn, who then goes last. */
+  /** Workers busy with `tenant`'s calls. */
+  busyFor(tenant: string): number {
+    let busy = 0;
+    for (const slot of this.slots) if (slot.call?.tenant === tenant) busy++;
+    return busy;
+  }
+
+  /**
+   * The next call in turn: the first of the tenant waiting longest for a turn, who then goes last.
+   * A tenant holding its share of workers is passed over (keeping its place) until one is released.
+   */
   private next(): Call | undefined {
+    const cap = this.options.maxPerTenant ?? this.options.workers;
     for (const [tenant, queue] of this.queues) {
+      if (queue.length > 0 && this.busyFor(tenant) >= cap) continue;
       const call = queue.shift();
       this.queues.delete(tenant);
       if (!call) continue;
@@ -133,20 +168,30 @@ export class SandboxPool {
 
   private dispatch(): void {
     while (this.waiting > 0) {
-      const slot = this.slots.find((s) => s.ready && s.call === null);
-      if (!slot) {
+      const free = this.slots.filter((s) => s.ready && s.call === null);
+      if (free.length === 0) {
         if (this.slots.length < this.options.workers) this.spawn();
         return;
       }
-      const call = this.next() as Call;
+      const call = this.next();
+      if (!call) return;
+      // The worker that last served this realm can run it without restoring its heap first.
+      const slot = free.find((s) => call.realm !== null && s.realm === call.realm) ?? (free[0] as Slot);
       if (slot.idle) clearTimeout(slot.idle);
       slot.idle = null;
       slot.call = call;
+      slot.realm = call.realm;
       slot.worker.ref();
       slot.killer = setTimeout(() => {
         void this.retire(slot, `took longer than ${call.timeoutMs} ms`, 'time');
       }, call.timeoutMs + KILL_GRACE_MS);
-      slot.worker.postMessage({ id: call.id, fn: call.fn, arg: call.arg, timeoutMs: call.timeoutMs });
+      slot.worker.postMessage({
+        id: call.id,
+        fn: call.fn,
+        arg: call.arg,
+        timeoutMs: call.timeoutMs,
+        realm: call.realm,
+      });
     }
   }
 
@@ -162,7 +207,7 @@ export class SandboxPool {
       stdout: false,
       stderr: false,
     });
-    const slot: Slot = { worker, ready: false, call: null, killer: null, idle: null };
+    const slot: Slot = { worker, ready: false, call: null, realm: null, killer: null, idle: null };
     this.slots.push(slot);
     worker.unref();
     worker.on('message', (reply: Reply) => this.onReply(slot, reply));
@@ -181,9 +226,10 @@ export class SandboxPool {
     this.release(slot);
     if (reply.ok) call.resolve(reply.value);
     else call.reject(new SandboxError(messageFor(reply.error, reply.limit, call.timeoutMs), reply.limit));
-    // A limit leaves the guest heap half-built (and WebAssembly memory never shrinks): the worker is
-    // replaced rather than its runtime freed.
-    if (!reply.ok && reply.limit !== null) void this.retire(slot, `${reply.limit} limit reached`);
+    // After a limit the worker restores its pristine heap before the next call; after the memory limit
+    // it is replaced instead, as WebAssembly memory never shrinks and a burst would keep its maximum.
+    if (!reply.ok && reply.limit !== null) slot.realm = null;
+    if (!reply.ok && reply.limit === 'memory') void this.retire(slot, `${reply.limit} limit reached`);
     else this.dispatch();
   }
 

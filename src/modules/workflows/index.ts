@@ -142,7 +142,11 @@ export const workflowsModule: PlatformModule = {
 
   async init(ctx) {
     const { config, clock, log } = ctx;
-    configureExpressionSandbox({ workers: config.EXPRESSION_WORKERS, memoryMb: config.EXPRESSION_MEMORY_MB });
+    configureExpressionSandbox({
+      workers: config.EXPRESSION_WORKERS,
+      memoryMb: config.EXPRESSION_MEMORY_MB,
+      perTenant: config.EXPRESSION_WORKERS_PER_ACCOUNT,
+    });
     const env = downstreamEnv(ctx);
     const workflowStore = new WorkflowStore(ctx.db);
     const executionStore = new ExecutionStore(ctx.db);

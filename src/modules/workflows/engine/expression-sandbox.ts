@@ -13,16 +13,29 @@ import { type GuestScript, SandboxPool } from '../../../core/sandbox/sandbox-poo
 export interface ExpressionSandboxOptions {
   workers: number;
   memoryMb: number;
+  /** Most workers one account may hold at once; 0 (default): all but one, at least one. */
+  perTenant?: number;
 }
 
 const DEFAULTS: ExpressionSandboxOptions = { workers: 2, memoryMb: 64 };
+
+/** The per-account cap of workers: as configured, or all but one so another account always finds one. */
+export function workersPerTenant(sizes: ExpressionSandboxOptions): number {
+  const configured = sizes.perTenant ?? 0;
+  return Math.min(sizes.workers, configured > 0 ? configured : Math.max(1, sizes.workers - 1));
+}
 
 let options = DEFAULTS;
 let shared: SandboxPool | undefined;
 
 /** Sets the sizes from configuration; takes effect for the next worker pool (the current one is retired). */
 export function configureExpressionSandbox(next: ExpressionSandboxOptions): void {
-  if (shared && (next.workers !== options.workers || next.memoryMb !== options.memoryMb)) {
+  if (
+    shared &&
+    (next.workers !== options.workers ||
+      next.memoryMb !== options.memoryMb ||
+      workersPerTenant(next) !== workersPerTenant(options))
+  ) {
     void shared.close();
     shared = undefined;
   }
@@ -35,7 +48,12 @@ export function expressionSandbox(): SandboxPool {
 }
 
 export function createExpressionSandbox(sizes: ExpressionSandboxOptions): SandboxPool {
-  return new SandboxPool({ scripts: guestScripts(), workers: sizes.workers, memoryMb: sizes.memoryMb });
+  return new SandboxPool({
+    scripts: guestScripts(),
+    workers: sizes.workers,
+    memoryMb: sizes.memoryMb,
+    maxPerTenant: workersPerTenant(sizes),
+  });
 }
 
 let scripts: GuestScript[] | undefined;
@@ -63,7 +81,8 @@ function guestScripts(): GuestScript[] {
     guest('./guest/buffer.js'),
     guest('./guest/n8n-extensions.js'),
     guest('./guest/n8n-guest.js'),
-    // Last: freezes every built-in and guest function, so evaluations cannot change each other's world.
+    // Last: freezes every built-in, hidden intrinsic and guest function, so the calls of one execution
+    // cannot change each other's world (executions never share one: the worker restores its heap).
     guest('./guest/harden.js'),
   ];
   return scripts;

@@ -1,5 +1,5 @@
 import { MAX_JSON_DEPTH } from '../../../core/http/json-guard.js';
-import type { SandboxPool } from '../../../core/sandbox/sandbox-pool.js';
+import type { CallScope, SandboxPool } from '../../../core/sandbox/sandbox-pool.js';
 import { binaryMetadata } from './binary.js';
 import { expressionSandbox } from './expression-sandbox.js';
 import type { Item, Json } from './types.js';
@@ -11,8 +11,9 @@ import type { Item, Json } from './types.js';
  * runs on the server's V8 heap or event loop: both run inside a QuickJS isolate on a worker thread
  * (expression-sandbox.ts), where a deadline bounds CPU time even inside built-in functions (the worker is
  * terminated if one does not yield), an allocator limit bounds memory, regular expressions are
- * QuickJS's, interrupted by the same deadline, and every built-in is frozen (guest/harden.js), so one
- * evaluation cannot change what the next one sees. The Code node's JavaScript runs there too.
+ * QuickJS's, interrupted by the same deadline, every built-in is frozen (guest/harden.js), and each
+ * execution starts from a pristine guest heap, so no execution sees what another one left behind or holds
+ * (the calls carry the account and the execution: sandbox-pool.ts). The Code node's JavaScript runs there too.
  */
 
 export type ExpressionLanguage = 'javascript' | 'jsonata';
@@ -121,7 +122,7 @@ export class CodeError extends Error {
 export class ExpressionEvaluator {
   constructor(
     private readonly timeoutMs: number,
-    /** The sandbox queues per tenant and serves tenants in turn. */
+    /** Whose expressions these are (the account): the sandbox queues, serves and caps per tenant. */
     private readonly tenant = 'default',
     private readonly sandbox: Pick<SandboxPool, 'call'> = expressionSandbox(),
   ) {}
@@ -172,12 +173,21 @@ export class ExpressionEvaluator {
           itemIndex?: number;
         };
     try {
-      answer = JSON.parse(await this.sandbox.call('runCode', request, limits.timeoutMs, this.tenant));
+      answer = JSON.parse(await this.sandbox.call('runCode', request, limits.timeoutMs, this.scopeOf(data)));
     } catch (err) {
       throw new CodeError(messageOf(err), [], undefined);
     }
     if (!answer.ok) throw new CodeError(answer.message, answer.logs, answer.itemIndex);
     return { items: answer.items, logs: answer.logs };
+  }
+
+  /**
+   * Whose the call is, and which calls may share its guest state: those of the same execution only
+   * (an evaluation outside one, e.g. a webhook's dedupe key, shares with none).
+   */
+  private scopeOf(data: ExpressionData): CallScope {
+    const id = data.execution.id;
+    return { tenant: this.tenant, realm: id ? `${this.tenant}\u0000${id}` : null };
   }
 
   private async evaluateAll(sources: string[], data: ExpressionData): Promise<unknown[]> {
@@ -218,7 +228,7 @@ export class ExpressionEvaluator {
           language === 'jsonata' ? 'evaluateExpressions' : 'evaluateN8n',
           request,
           this.timeoutMs,
-          this.tenant,
+          this.scopeOf(data),
         ),
       ) as GuestAnswer;
     } catch (err) {

@@ -1,7 +1,9 @@
 // Runs inside the QuickJS sandbox, last: freezes every object reachable from the global object (built-in
-// prototypes, Luxon, JSONata, jmespath, the guest's own functions). One worker's context serves many
-// workflows and tenants in turn; without this, an expression such as
-// `Array.prototype.map = …` or `JSON.parse = …` would change what the next evaluation sees.
+// prototypes, Luxon, JSONata, jmespath, the guest's own functions) and from the hidden intrinsics no
+// property walk from the global object reaches (iterator and generator prototypes, %ThrowTypeError%,
+// Luxon's internal classes). Each execution starts from the heap as it is after this script (the worker
+// restores it), so freezing is what keeps the Code nodes and expressions of one execution from changing
+// each other's built-ins (`Array.prototype.map = …`, `JSON.parse = …`).
 // Like SES's "override mistake" repair, a few inherited data properties that code commonly assigns on
 // its own objects (toString, constructor, message, name …) become accessors whose setter defines an own
 // property, so `obj.toString = f` still works on a plain object after its prototype is frozen.
@@ -19,8 +21,71 @@
     'apply',
   ];
 
+  // Math.random from the host: QuickJS's generator state would be restored, and replayed, with the heap.
+  const hostRandom = globalThis.__hostRandom;
+  Object.defineProperty(Math, 'random', {
+    value: function random() {
+      return hostRandom();
+    },
+    writable: true,
+    configurable: true,
+  });
+
+  // Luxon's Settings are module state behind static setters (freezing the class leaves them working):
+  // the default zone, locale, clock, throwOnInvalid … stay Luxon's defaults; code passes its own instead.
+  const settings = globalThis.luxon?.Settings;
+  if (settings) {
+    for (const key of Reflect.ownKeys(settings)) {
+      const desc = Object.getOwnPropertyDescriptor(settings, key);
+      if (!desc?.set) continue;
+      Object.defineProperty(settings, key, {
+        get: desc.get,
+        set() {
+          throw new TypeError(`Luxon's Settings.${String(key)} cannot be changed in this sandbox`);
+        },
+        enumerable: desc.enumerable,
+        configurable: false,
+      });
+    }
+  }
+
+  // Intrinsics that exist without a name on the global object; each is walked (prototype, constructor,
+  // methods) like the rest.
+  const hidden = [
+    [][Symbol.iterator](),
+    ''[Symbol.iterator](),
+    new Map()[Symbol.iterator](),
+    new Set()[Symbol.iterator](),
+    /x/[Symbol.matchAll](''),
+    function* () {},
+    (function* () {})(),
+    async function* () {},
+    (async function* () {})(),
+    async () => {},
+    (function () {
+      // biome-ignore lint/complexity/noArguments: a strict (module) arguments object's callee is %ThrowTypeError%.
+      return Object.getOwnPropertyDescriptor(arguments, 'callee')?.get;
+    })(),
+    Object.getOwnPropertyDescriptor(Function.prototype, 'caller')?.get,
+  ];
+  // Iterator helpers' own prototypes (%IteratorHelperPrototype%, %WrapForValidIteratorPrototype%).
+  if (typeof Iterator === 'function') {
+    hidden.push(
+      [].values().map((x) => x),
+      Iterator.from({ next: () => ({ done: true }) }),
+    );
+  }
+  // Luxon's internal classes (Locale, formatters, zones) are reached only through instances.
+  const luxon = globalThis.luxon;
+  if (luxon) {
+    const dt = luxon.DateTime.fromISO('2020-01-02T03:04:05', { zone: 'UTC' });
+    hidden.push(dt.loc, dt.zone, luxon.Duration.fromObject({ hours: 1 }).loc);
+    hidden.push(luxon.DateTime.fromISO('nope').invalid, luxon.FixedOffsetZone.instance(60));
+  }
+  const roots = hidden.filter((x) => x !== undefined && x !== null).map((x) => Object.getPrototypeOf(x));
+
   const seen = new Set();
-  const stack = [globalThis];
+  const stack = [globalThis, ...roots];
 
   const repair = (obj) => {
     for (const name of OVERRIDABLE) {

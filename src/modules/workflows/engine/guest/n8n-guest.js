@@ -299,6 +299,9 @@
     if (!fn) {
       // A newline before the closing parenthesis: a trailing `// comment` must not swallow it.
       fn = new Function(...NAMES, `return (${code}\n);`);
+      // Reachable as `arguments.callee`: frozen, so one evaluation cannot plant on what the next calls.
+      Object.freeze(fn.prototype);
+      Object.freeze(fn);
       if (compiled.size >= CACHE_MAX) compiled.delete(compiled.keys().next().value);
       compiled.set(code, fn);
     }
