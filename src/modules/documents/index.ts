@@ -68,7 +68,10 @@ export const documentsModule: PlatformModule = {
       const call = { principal, endpoint: 'documents.embed', stream: false, signal: NO_SIGNAL };
       return (await llm.gateway.embed(call, model, texts)).embeddings;
     };
-    const admit = (principal: Principal, model: string) => llm.gateway.admit(principal, model, 'embedding');
+    // An unknown model is left to fail the job with its reason, as the processing API documents.
+    const admit = async (principal: Principal, model: string) => {
+      if (llm.registry.get(model)) await llm.gateway.admit(principal, model, 'embedding');
+    };
     const knowledge = new KnowledgeService(store, embed, config.KNOWLEDGE_EMBEDDING_MODEL);
     const invalidate = (accountId: string, topic: string) => knowledge.invalidate(accountId, topic);
     const queue = await createQueue<ProcessJob>('document-processing', {
