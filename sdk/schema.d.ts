@@ -353,7 +353,7 @@ export interface paths {
     put?: never;
     /**
      * Invite a member by a one-time link (valid 7 days; its token shown only now)
-     * @description Owners and admins (or a key with core:admin). Nobody is invited as owner.
+     * @description Owners and admins, or a key that holds everything the member would: every scope of the role on all services, production, without address rules, model list or token budget. Nobody is invited as owner.
      *
      *     API keys only. Requires the scope `core:admin`.
      */
@@ -385,7 +385,7 @@ export interface paths {
     head?: never;
     /**
      * Change a member's role (effective on their next request)
-     * @description Owners and admins. The owner cannot be changed, and nobody is made owner.
+     * @description Owners and admins (a key: as for invites, for the old role and the new). The owner cannot be changed, and nobody is made owner.
      *
      *     API keys only. Requires the scope `core:admin`.
      */

@@ -79,6 +79,7 @@ export async function* runTurn(
     const found = await searchKnowledge(
       deps.tools.knowledge,
       principal.accountId,
+      principal.keyId,
       agent.knowledgeTopics,
       input.content,
       RETRIEVAL_TOP_K,
@@ -205,6 +206,7 @@ async function execute(
   try {
     const outcome = await runTool(deps, tool.name, call.arguments, {
       accountId: input.principal.accountId,
+      payerKeyId: input.principal.keyId,
       userId: input.userId,
       topics: input.agent.knowledgeTopics,
     });

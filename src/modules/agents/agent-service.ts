@@ -1,3 +1,4 @@
+import { assertMayRunWorkflows } from '../../core/auth/ceiling.js';
 import { mayUseModel, type Principal } from '../../core/auth/principal.js';
 import type { Clock } from '../../core/clock.js';
 import { runList } from '../../core/db/list.js';
@@ -162,7 +163,13 @@ export class AgentService {
     if (seen.has('knowledge_search') && def.knowledgeTopics.length === 0)
       problems.push({ field: 'tools', message: 'knowledge_search needs knowledgeTopics to search' });
     if (problems.length > 0) throw validationError('Invalid agent', problems);
+    // An agent acts with the rights of whoever saves it, for whoever talks to it: it may use only
+    // the models its saver may, and run only workflows its saver may run directly.
     if (!mayUseModel(principal, def.model))
       throw new AppError('FORBIDDEN', `This key may not use model "${def.model}"`, { model: def.model });
+    assertMayRunWorkflows(
+      principal,
+      def.tools.map(toolName).flatMap((name) => (name.startsWith('workflow:') ? [name.slice(9)] : [])),
+    );
   }
 }

@@ -18,6 +18,8 @@ export interface ToolDeps {
 /** Whose turn it is: the tools act for this account and the conversation's user. */
 export interface ToolContext {
   accountId: string;
+  /** The key that sent the message: what the tools spend of the models is charged to it. */
+  payerKeyId: string | null;
   userId: string | null;
   topics: string[];
 }
@@ -28,14 +30,17 @@ export interface ToolOutcome {
   sources: SourceView[];
 }
 
+/** The query's embedding is charged to `payerKeyId` (the key of whoever sent the message). */
 export async function searchKnowledge(
   knowledge: KnowledgeService,
   accountId: string,
+  payerKeyId: string | null,
   topics: string[],
   query: string,
   topK: number,
 ): Promise<SourceView[]> {
   const { results } = await knowledge.query(accountId, {
+    payerKeyId,
     query: query.slice(0, 4_000),
     topK,
     topics,
@@ -65,6 +70,7 @@ export async function runTool(
       const sources = await searchKnowledge(
         deps.knowledge,
         context.accountId,
+        context.payerKeyId,
         context.topics,
         String(args.query),
         topK,

@@ -1,6 +1,6 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import { ALL_SERVICES } from '../../config.js';
-import { expandScopes, type Principal } from '../../core/auth/principal.js';
+import { excessScopes } from '../../core/auth/ceiling.js';
+import type { Principal } from '../../core/auth/principal.js';
 import type { Clock } from '../../core/clock.js';
 import { AppError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
@@ -41,8 +41,9 @@ export class CustomerTokens {
     if (issuer.kind !== 'api_key' || !issuer.keyId) {
       throw new AppError('FORBIDDEN', 'Only an API key can mint customer tokens');
     }
-    const held = new Set(expandScopes(issuer, ALL_SERVICES));
-    const excess = input.scopes.filter((s) => !held.has(s));
+    // The platform's one ceiling rule (core/auth/ceiling.ts); the key's models, token budget and
+    // address rules bind the token when it is used (authenticator.ts), its expiry here.
+    const excess = excessScopes(issuer, input.scopes);
     if (excess.length > 0) {
       throw new AppError('FORBIDDEN', 'A token cannot carry scopes its key does not hold', {
         scopes: excess,

@@ -27,6 +27,11 @@ export interface AuthApi {
   keys: KeyService;
   /** Verifies a raw API key value, e.g. a webhook's `X-API-Key`; throws 401. */
   verifyApiKey(value: string): Promise<Principal>;
+  /**
+   * A key's principal by id, as it is now (cached; 401 once revoked or expired): who pays for work
+   * a key started and that runs later, e.g. a queued document job (its models, token budget).
+   */
+  keyPrincipal(keyId: string): Promise<Principal>;
   /** Creates the owner account and first key on an empty database. */
   bootstrap(): Promise<BootstrapResult>;
   /** Adds a step every bootstrap runs on the owner account (a later module's own rows for it). */
@@ -106,6 +111,7 @@ export const authModule: PlatformModule = {
       usage,
       keys,
       verifyApiKey: (value) => authenticator.verifyApiKey(value),
+      keyPrincipal: async (keyId) => verifier.principalOf(await verifier.verifyId(keyId)),
       ownerAccountId: async () => (await store.firstAccount())?.id ?? null,
       account: async (id) => {
         const row = await store.accountById(id);

@@ -1,19 +1,10 @@
 import { ALL_SERVICES } from '../../config.js';
-import {
-  expandScopes,
-  type KeyType,
-  MODEL_SCOPE_PREFIX,
-  type Principal,
-  type Role,
-} from '../../core/auth/principal.js';
+import { assertWithinCeiling, type Bounds, type Grant } from '../../core/auth/ceiling.js';
+import { MODEL_SCOPE_PREFIX, type Principal } from '../../core/auth/principal.js';
 import { AppError } from '../../core/errors.js';
-import { cidrsWithin, isValidCidr } from '../../core/http/ip-rules.js';
+import { isValidCidr } from '../../core/http/ip-rules.js';
 
-export interface Grant {
-  role: Role;
-  services: readonly string[];
-  scopes: readonly string[];
-}
+export type { Grant } from '../../core/auth/ceiling.js';
 
 type Problem = { field: string; message: string };
 
@@ -52,72 +43,19 @@ export function validateGrant(grant: Grant, allowedIps: readonly string[] | unde
 }
 
 /** The limits of a key besides its grant: what a managing key may not exceed either. */
-export interface KeyBounds {
-  type: KeyType;
-  expiresAtMs: number;
-  /** Effective requests per UTC day. */
-  dailyQuota: number;
-  /** CIDRs; empty = any address. */
-  allowedIps: readonly string[];
-  /** Models of the llm service (its `models` and model scopes together); null = any. */
-  models: readonly string[] | null;
-  /** Language-model tokens per UTC day; null = none. */
-  dailyTokenBudget: number | null;
-}
+export type KeyBounds = Bounds;
 
 /**
  * A caller may not create, change, rotate or revoke a key that exceeds it: scopes it does not
  * hold, or (for a key caller, whose bounds are given) a production type from a development key,
  * a later expiry, a higher daily quota, addresses outside its own rules, models outside its own
  * (or any model, when it has a list), or a larger token budget (or none, when it has one).
- * Throws FORBIDDEN.
+ * The platform's one ceiling check (core/auth/ceiling.ts). Throws FORBIDDEN.
  */
 export function assertWithinCaller(
   key: Grant & Partial<KeyBounds>,
   caller: Principal | null,
   callerBounds: KeyBounds | null = null,
 ): void {
-  if (!caller) return;
-  const held = new Set(expandScopes(caller, ALL_SERVICES));
-  const wanted = expandScopes(key, ALL_SERVICES);
-  const excess = wanted.filter((s) => !held.has(s));
-  if (excess.length > 0) {
-    throw new AppError('FORBIDDEN', 'A key cannot grant or manage scopes it does not hold', {
-      scopes: excess,
-    });
-  }
-  if (!callerBounds) return;
-  const exceeds: string[] = [];
-  if (key.type === 'production' && callerBounds.type === 'development') exceeds.push('type');
-  if (key.expiresAtMs !== undefined && key.expiresAtMs > callerBounds.expiresAtMs) exceeds.push('expiresAt');
-  if (key.dailyQuota !== undefined && key.dailyQuota > callerBounds.dailyQuota) exceeds.push('dailyQuota');
-  if (key.allowedIps !== undefined && !cidrsWithin(key.allowedIps, callerBounds.allowedIps))
-    exceeds.push('allowedIps');
-  const callerModels = callerBounds.models;
-  if (
-    callerModels !== null &&
-    key.models !== undefined &&
-    (key.models === null || key.models.some((model) => !callerModels.includes(model)))
-  )
-    exceeds.push('models');
-  const callerBudget = callerBounds.dailyTokenBudget;
-  if (
-    callerBudget !== null &&
-    key.dailyTokenBudget !== undefined &&
-    (key.dailyTokenBudget === null || key.dailyTokenBudget > callerBudget)
-  )
-    exceeds.push('dailyTokenBudget');
-  if (exceeds.length > 0) {
-    throw new AppError('FORBIDDEN', `A key cannot exceed the key that manages it (${exceeds.join(', ')})`, {
-      exceeds,
-      caller: {
-        type: callerBounds.type,
-        expiresAt: new Date(callerBounds.expiresAtMs).toISOString(),
-        dailyQuota: callerBounds.dailyQuota,
-        allowedIps: callerBounds.allowedIps,
-        models: callerBounds.models,
-        dailyTokenBudget: callerBounds.dailyTokenBudget,
-      },
-    });
-  }
+  assertWithinCeiling(key, caller, callerBounds, 'A key');
 }

@@ -21,6 +21,8 @@ export interface ProcessJob {
   chunkSize: number;
   chunkOverlap: number;
   embeddingModel: string;
+  /** The key charged for the embeddings (its models and token budget); null or absent: the account. */
+  payerKeyId?: string | null;
 }
 
 const WAIT_POLL_MS = 50;

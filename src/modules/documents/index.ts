@@ -1,7 +1,9 @@
+import type { Principal } from '../../core/auth/principal.js';
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { createOutboundHttp } from '../../core/http/outbound.js';
 import { createQueue } from '../../core/queue/index.js';
 import { blocksToMarkdown } from '../workflows/index.js';
+import { accountPayer, type Payer } from './charging.js';
 import { DocumentService, type documentView, OPERATIONS, type ProcessJob } from './document-service.js';
 import { KnowledgeService } from './knowledge-service.js';
 import { type LoadInput, loadDocument } from './loaders/index.js';
@@ -30,10 +32,10 @@ export interface DocumentsApi {
   /**
    * Loads, chunks, embeds and indexes a document, waiting up to DOCUMENT_PROCESS_WAIT_MS; the same
    * content already in the topic is the existing document (`created: false`), processed only if it
-   * is not indexed yet.
+   * is not indexed yet. The embeddings are charged to the caller's key (charging.ts).
    */
   ingest(
-    accountId: string,
+    caller: Principal,
     input: IngestInput,
   ): Promise<{ created: boolean; processed: boolean; document: ReturnType<typeof documentView> }>;
 }
@@ -45,6 +47,8 @@ declare module '../../core/context.js' {
 }
 
 const internals = new WeakMap<AppContext, DocumentRouteDeps>();
+/** Embedding calls of jobs and queries are not tied to a client connection. */
+const NO_SIGNAL = new AbortController().signal;
 
 export const documentsModule: PlatformModule = {
   name: 'documents',
@@ -56,7 +60,18 @@ export const documentsModule: PlatformModule = {
     const llm = ctx.apis.llm;
     if (!llm) throw new Error('The documents module needs the llm module');
     const store = new DocumentStore(ctx.db, ctx.database.dialect);
-    const embed: Embedder = async (texts, model) => (await llm.embedTexts(texts, { model })).embeddings;
+    // Every embedding goes through the gateway and is charged to whoever asked (charging.ts).
+    const principalOf = async (payer: Payer): Promise<Principal> =>
+      payer.keyId && ctx.apis.auth ? ctx.apis.auth.keyPrincipal(payer.keyId) : accountPayer(payer.accountId);
+    const embed: Embedder = async (texts, model, payer) => {
+      const principal = await principalOf(payer);
+      const call = { principal, endpoint: 'documents.embed', stream: false, signal: NO_SIGNAL };
+      return (await llm.gateway.embed(call, model, texts)).embeddings;
+    };
+    // An unknown model is left to fail the job with its reason, as the processing API documents.
+    const admit = async (principal: Principal, model: string) => {
+      if (llm.registry.get(model)) await llm.gateway.admit(principal, model, 'embedding');
+    };
     const knowledge = new KnowledgeService(store, embed, config.KNOWLEDGE_EMBEDDING_MODEL);
     const invalidate = (accountId: string, topic: string) => knowledge.invalidate(accountId, topic);
     const queue = await createQueue<ProcessJob>('document-processing', {
@@ -121,13 +136,16 @@ export const documentsModule: PlatformModule = {
       // Base64 inflates a document by a third.
       bodyLimit: Math.ceil(config.DOCUMENT_MAX_BYTES * 1.4) + 65_536,
       waitMs: config.DOCUMENT_PROCESS_WAIT_MS,
+      admit,
       defaults: {
         chunkSize: config.DOCUMENT_CHUNK_SIZE,
         chunkOverlap: config.DOCUMENT_CHUNK_OVERLAP,
         embeddingModel: config.KNOWLEDGE_EMBEDDING_MODEL,
       },
     });
-    const ingest: DocumentsApi['ingest'] = async (accountId, input) => {
+    const ingest: DocumentsApi['ingest'] = async (caller, input) => {
+      const accountId = caller.accountId;
+      await admit(caller, config.KNOWLEDGE_EMBEDDING_MODEL);
       const loaded = await load(
         { source: input.source, content: input.content, ...(input.title ? { title: input.title } : {}) },
         accountId,
@@ -152,6 +170,7 @@ export const documentsModule: PlatformModule = {
         chunkSize,
         chunkOverlap: Math.min(config.DOCUMENT_CHUNK_OVERLAP, Math.floor(chunkSize / 2)),
         embeddingModel: config.KNOWLEDGE_EMBEDDING_MODEL,
+        payerKeyId: caller.keyId,
       };
       const id = saved.document.documentId;
       const done = await documents.processAndWait(accountId, id, job, config.DOCUMENT_PROCESS_WAIT_MS);

@@ -21,6 +21,8 @@ export interface KnowledgeQuery {
   mode: QueryMode;
   minScore?: number;
   embeddingModel?: string;
+  /** The key charged for embedding the query (charging.ts); absent or null: the account. */
+  payerKeyId?: string | null;
 }
 
 /**
@@ -123,7 +125,10 @@ export class KnowledgeService {
         byModel.set(model, [...(byModel.get(model) ?? []), this.vectors.key(accountId, topic)]);
       }
       for (const [model, keys] of byModel) {
-        const [queryVector] = await this.embed([q.query], model);
+        const [queryVector] = await this.embed([q.query], model, {
+          accountId,
+          keyId: q.payerKeyId ?? null,
+        });
         vector.push(...this.vectors.search(keys, queryVector ?? [], depth));
       }
       vector = vector.sort((a, b) => b.score - a.score || (a.chunkId < b.chunkId ? -1 : 1)).slice(0, depth);

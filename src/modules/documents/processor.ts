@@ -1,12 +1,13 @@
 import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
+import type { Payer } from './charging.js';
 import { splitPages } from './chunker.js';
 import type { ProcessJob } from './document-service.js';
 import type { DocumentStore } from './store.js';
 import { VectorIndex } from './vector-index.js';
 
-/** Embeds texts with a registry model (the gateway's module API). */
-export type Embedder = (texts: string[], model: string) => Promise<number[][]>;
+/** Embeds texts with a registry model through the gateway, charged to the payer (charging.ts). */
+export type Embedder = (texts: string[], model: string, payer: Payer) => Promise<number[][]>;
 
 const EMBED_BATCH = 64;
 
@@ -82,6 +83,7 @@ export class DocumentProcessor {
         const vectors = await this.embed(
           batch.map((c) => c.text),
           job.embeddingModel,
+          { accountId: job.accountId, keyId: job.payerKeyId ?? null },
         );
         const last = i + EMBED_BATCH >= chunks.length;
         await this.store.setEmbeddings(

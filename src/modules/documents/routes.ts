@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { hasScope } from '../../core/auth/principal.js';
+import { hasScope, type Principal } from '../../core/auth/principal.js';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
 import { ListEnvelope, listQueryOf, withErrors } from '../../core/http/schemas.js';
@@ -28,6 +28,8 @@ export interface DocumentRouteDeps {
   bodyLimit: number;
   /** How long `process?wait=true` holds the request. */
   waitMs: number;
+  /** Refuses a model the caller may not use, or a spent token budget, before a job is queued. */
+  admit(principal: Principal, model: string): Promise<void>;
   defaults: { chunkSize: number; chunkOverlap: number; embeddingModel: string };
 }
 
@@ -183,7 +185,10 @@ export function documentRoutes(app: FastifyInstance, deps: DocumentRouteDeps): v
         chunkSize,
         chunkOverlap: body.chunkOverlap ?? Math.min(deps.defaults.chunkOverlap, Math.floor(chunkSize / 2)),
         embeddingModel: body.embeddingModel ?? deps.defaults.embeddingModel,
+        // The embeddings are the calling key's: its models and its token budget (charging.ts).
+        payerKeyId: principalOf(request).keyId,
       };
+      if (job.operations.includes('embed')) await deps.admit(principalOf(request), job.embeddingModel);
       if (request.query.wait) {
         const done = await documents.processAndWait(account(request), request.params.id, job, deps.waitMs);
         if (done) return reply.code(200).send(done);
@@ -226,6 +231,7 @@ export function documentRoutes(app: FastifyInstance, deps: DocumentRouteDeps): v
     async (request) => {
       const b = request.body;
       return knowledge.query(knowledgeReader(request), {
+        payerKeyId: principalOf(request).keyId,
         query: b.query,
         topK: b.topK ?? 5,
         mode: b.mode ?? 'hybrid',

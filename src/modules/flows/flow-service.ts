@@ -1,3 +1,4 @@
+import { assertMayRunWorkflows } from '../../core/auth/ceiling.js';
 import { mayUseModel, type Principal } from '../../core/auth/principal.js';
 import type { Clock } from '../../core/clock.js';
 import { AppError, notFound, validationError } from '../../core/errors.js';
@@ -133,6 +134,9 @@ export class FlowService {
     if (found.length > 0) throw validationError('Invalid flow', found);
     if (def.kind !== 'workflow' && def.model && !mayUseModel(principal, def.model))
       throw new AppError('FORBIDDEN', `This key may not use model "${def.model}"`, { model: def.model });
+    // A workflow flow runs its workflow for every caller of the flow: only someone who may run it
+    // directly may save one (and every caller's webhook authentication is that saver's decision).
+    if (def.kind === 'workflow' && def.workflowId) assertMayRunWorkflows(principal, [def.workflowId]);
   }
 }
 

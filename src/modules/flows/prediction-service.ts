@@ -134,8 +134,7 @@ export class PredictionService {
       return { ...common, sourceDocuments: [], headers: {}, executionId, tokens: whole(text, store) };
     }
 
-    const sourceDocuments =
-      def.kind === 'rag' ? await this.retrieve(principal.accountId, body.question, def) : [];
+    const sourceDocuments = def.kind === 'rag' ? await this.retrieve(principal, body.question, def) : [];
     const context = [extra, ...sourceDocuments.map(passageText)].filter((t) => t !== '').join('\n\n');
     const messages = buildMessages({
       systemPrompt: def.systemPrompt,
@@ -184,14 +183,16 @@ export class PredictionService {
     );
   }
 
+  /** Retrieval's query embedding is the caller's, like the answer (its models and token budget). */
   private async retrieve(
-    accountId: string,
+    principal: Principal,
     question: string,
     def: FlowDefinition,
   ): Promise<SourceDocument[]> {
     if (!this.deps.knowledge)
       throw new AppError('SERVICE_UNAVAILABLE', 'The knowledge base is not enabled on this server');
-    const { results } = await this.deps.knowledge.query(accountId, {
+    const { results } = await this.deps.knowledge.query(principal.accountId, {
+      payerKeyId: principal.keyId,
       // The knowledge API's own cap on a query: a long question searches with its beginning.
       query: question.slice(0, MAX_RETRIEVAL_QUERY),
       topK: def.topK,

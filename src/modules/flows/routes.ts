@@ -227,7 +227,7 @@ export function flowRoutes(app: FastifyInstance, deps: FlowRouteDeps): void {
         },
       },
       async (request) =>
-        deps.upserts.upsert(account(request), request.params.id, request.body as UpsertInput),
+        deps.upserts.upsert(principalOf(request), request.params.id, request.body as UpsertInput),
     );
   });
 }

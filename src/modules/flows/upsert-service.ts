@@ -1,3 +1,4 @@
+import type { Principal } from '../../core/auth/principal.js';
 import { AppError, validationError } from '../../core/errors.js';
 import type { DocumentsApi, IngestInput } from '../documents/index.js';
 import type { FlowService } from './flow-service.js';
@@ -39,7 +40,9 @@ export class UpsertService {
     private readonly documents: DocumentsApi | null,
   ) {}
 
-  async upsert(accountId: string, flowId: string, input: UpsertInput) {
+  /** The embeddings are charged to the caller's key, within its models (the documents module's ingest). */
+  async upsert(caller: Principal, flowId: string, input: UpsertInput) {
+    const accountId = caller.accountId;
     const { definition } = await this.flows.load(accountId, flowId);
     if (definition.kind !== 'rag')
       throw validationError(
@@ -63,7 +66,7 @@ export class UpsertService {
     let updated = 0;
     let chunks = 0;
     for (const entry of entries) {
-      const { created, processed, document } = await this.documents.ingest(accountId, entry);
+      const { created, processed, document } = await this.documents.ingest(caller, entry);
       if (!processed) {
         skipped++;
         continue;

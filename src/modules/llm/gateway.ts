@@ -93,6 +93,15 @@ export class Gateway {
     return model;
   }
 
+  /**
+   * What every call checks before it starts, for work that calls later (a queued job): the model is
+   * the principal's to use, and its token budget is not spent. Throws the call's own errors.
+   */
+  async admit(principal: Principal, name: string, kind: ModelKind): Promise<void> {
+    this.resolve(principal, name, kind);
+    await this.checkBudget(principal);
+  }
+
   /** Refuses a key whose token budget for the day is spent; returns the budget headers otherwise. */
   private async checkBudget(principal: Principal): Promise<Record<string, string>> {
     const budget = principal.dailyTokenBudget;

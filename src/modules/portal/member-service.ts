@@ -1,4 +1,6 @@
 import type { FastifyRequest } from 'fastify';
+import { assertMayGrantUnbounded } from '../../core/auth/ceiling.js';
+import type { Principal } from '../../core/auth/principal.js';
 import type { Clock } from '../../core/clock.js';
 import { isUniqueViolation } from '../../core/db/database.js';
 import { AppError } from '../../core/errors.js';
@@ -8,7 +10,7 @@ import type { MemberRow, MemberStore } from './member-store.js';
 import type { MemberTokens } from './member-tokens.js';
 import { passwordProblem } from './password-rules.js';
 import { hashPassword, verifyNothing, verifyPassword } from './passwords.js';
-import type { NewSession, SessionService } from './session-service.js';
+import { memberGrant, type NewSession, type SessionService } from './session-service.js';
 import type { MemberRole } from './tables.js';
 
 export interface MemberView {
@@ -134,12 +136,18 @@ export class MemberService {
     return { member: memberView(member), session: await this.deps.sessions.create(member, request) };
   }
 
+  /**
+   * `caller` (null: the CLI) must hold what the member would: a key may invite only with every
+   * scope of the role on all services and no bounds a member would escape (memberCeiling).
+   */
   async invite(
     accountId: string,
     input: { email: string; role: MemberRole },
     createdBy: string | null,
+    caller: Principal | null,
   ): Promise<{ id: string; email: string; role: MemberRole; inviteUrl: string; expiresAt: string }> {
     if (input.role === 'owner') throw this.noOwner('role');
+    if (caller) assertMayGrantUnbounded(caller, memberGrant(input.role), `An invite as ${input.role}`);
     const email = normalEmail(input.email);
     if (await this.deps.store.byEmail(email)) throw this.taken(email);
     const link = await this.deps.links.issue({
@@ -152,20 +160,33 @@ export class MemberService {
     return { id: link.id, email, role: input.role, inviteUrl: link.url, expiresAt: link.expiresAt };
   }
 
-  async changeRole(accountId: string, id: string, role: MemberRole): Promise<MemberView> {
+  /** The caller must hold both the member's role and the new one: nobody manages above themselves. */
+  async changeRole(
+    accountId: string,
+    id: string,
+    role: MemberRole,
+    caller: Principal | null,
+  ): Promise<MemberView> {
     if (role === 'owner') throw this.noOwner('role');
     const member = await this.deps.store.byId(accountId, id);
     if (!member) throw memberNotFound(id);
     if (member.role === 'owner') throw this.ownerFixed();
+    if (caller) {
+      assertMayGrantUnbounded(caller, memberGrant(member.role), `Managing a member who is ${member.role}`);
+      assertMayGrantUnbounded(caller, memberGrant(role), `The role ${role}`);
+    }
     const now = this.nowIso();
     await this.deps.store.setRole(member.id, role, now);
     return memberView({ ...member, role });
   }
 
-  async remove(accountId: string, id: string): Promise<void> {
+  /** Removing is managing: the caller must hold the member's role, as for a role change. */
+  async remove(accountId: string, id: string, caller: Principal | null): Promise<void> {
     const member = await this.deps.store.byId(accountId, id);
     if (!member) throw memberNotFound(id);
     if (member.role === 'owner') throw this.ownerFixed();
+    if (caller)
+      assertMayGrantUnbounded(caller, memberGrant(member.role), `Managing a member who is ${member.role}`);
     await this.deps.sessions.endAllOf(member.id);
     await this.deps.store.remove(member.id);
   }

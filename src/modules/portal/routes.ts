@@ -230,7 +230,8 @@ export function portalRoutes(app: FastifyInstance, deps: PortalRouteDeps): void 
       schema: {
         tags: memberTags,
         summary: 'Invite a member by a one-time link (valid 7 days; its token shown only now)',
-        description: 'Owners and admins (or a key with core:admin). Nobody is invited as owner.',
+        description:
+          'Owners and admins, or a key that holds everything the member would: every scope of the role on all services, production, without address rules, model list or token budget. Nobody is invited as owner.',
         body: InviteBody,
         response: withErrors({ 201: InviteView, 409: ErrorBody }),
       },
@@ -238,7 +239,7 @@ export function portalRoutes(app: FastifyInstance, deps: PortalRouteDeps): void 
     async (request, reply) => {
       const p = caller(request);
       const by = p.kind === 'session' ? (sessions.find(request)?.memberId ?? null) : null;
-      const invite = await members.invite(p.accountId, request.body, by);
+      const invite = await members.invite(p.accountId, request.body, by, p);
       reply.code(201);
       return invite;
     },
@@ -251,13 +252,17 @@ export function portalRoutes(app: FastifyInstance, deps: PortalRouteDeps): void 
       schema: {
         tags: memberTags,
         summary: "Change a member's role (effective on their next request)",
-        description: 'Owners and admins. The owner cannot be changed, and nobody is made owner.',
+        description:
+          'Owners and admins (a key: as for invites, for the old role and the new). The owner cannot be changed, and nobody is made owner.',
         params: IdParams,
         body: UpdateMemberBody,
         response: withErrors({ 200: MemberView }),
       },
     },
-    async (request) => members.changeRole(caller(request).accountId, request.params.id, request.body.role),
+    async (request) => {
+      const p = caller(request);
+      return members.changeRole(p.accountId, request.params.id, request.body.role, p);
+    },
   );
 
   r.delete(
@@ -273,7 +278,8 @@ export function portalRoutes(app: FastifyInstance, deps: PortalRouteDeps): void 
       },
     },
     async (request, reply) => {
-      await members.remove(caller(request).accountId, request.params.id);
+      const p = caller(request);
+      await members.remove(p.accountId, request.params.id, p);
       return reply.code(204).send(null);
     },
   );

@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import type { Grant } from '../../core/auth/ceiling.js';
 import type { Principal, Role } from '../../core/auth/principal.js';
 import type { Clock } from '../../core/clock.js';
 import { AppError, assertNever } from '../../core/errors.js';
@@ -48,6 +49,14 @@ export function platformRole(role: MemberRole): Role {
     default:
       return assertNever(role);
   }
+}
+
+/**
+ * What a member's session grants: their role's operations on every service (and no bounds). An
+ * invite or role change is checked against it (core/auth/ceiling.ts).
+ */
+export function memberGrant(role: MemberRole): Grant {
+  return { role: platformRole(role), services: ['*'], scopes: [] };
 }
 
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
