@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTestPlatform, type TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
+import { until } from '../helpers/until.js';
 import { type LlmTestbed, startLlmTestbed } from '../llm/support.js';
 import { echoReply } from '../support/fake-llm/index.js';
 import {
@@ -547,18 +548,26 @@ describe.each(await testDialects())('agents: WebSocket limits on %s', (dialect) 
   });
 
   it('a client that does not read: closed with 1008 past AGENT_WS_MAX_BUFFERED_BYTES', async () => {
+    // The server's side of the connection, to wait on what it has buffered (not on a fixed time).
+    let serverSide: Socket | undefined;
+    p.app.server.once('upgrade', (_request: IncomingMessage, socket: Socket) => {
+      serverSide = socket;
+    });
     const c = await connect(origin, p.adminKey);
     c.client._socket.pause();
     // Pongs pile up in the kernel's buffers, then in the server's.
     const pings = Buffer.from(JSON.stringify({ type: 'ping' }));
     for (let i = 0; i < 150_000; i++) c.client.send(pings);
-    // Long enough for a loaded machine to answer enough of them to pass the limit.
-    await new Promise((r) => setTimeout(r, 5_000));
+    await until(
+      () => (serverSide?.writableLength ?? 0) > 16_384,
+      'the server to buffer past the limit',
+      80_000,
+    );
     c.client._socket.resume();
     const closed = await c.closed;
     expect(closed.code).toBe(1008);
     expect(c.frames.length).toBeLessThan(150_000);
-  }, 30_000);
+  }, 90_000);
 
   it('a customer token that expires: closed with 4001 at the next send', async () => {
     const minted = await p.request({
