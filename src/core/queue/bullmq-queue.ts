@@ -1,7 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
+import { AppError } from '../errors.js';
 import { type JobHandler, type JobObserver, type JobQueue, notifyObserver } from './job-queue.js';
+import { blockingRedisOptions, redisOptions } from './redis-options.js';
 
 export interface BullQueueOptions {
   redisUrl: string;
@@ -11,6 +13,20 @@ export interface BullQueueOptions {
   observer?: JobObserver;
   /** A job lock's lifetime (renewed at half of it while the job runs) and the stalled check's period. */
   stallSeconds?: number;
+  /** Longest a command (an add) may take before Redis counts as unreachable (REDIS_COMMAND_TIMEOUT_MS). */
+  commandTimeoutMs?: number;
+}
+
+/** What a caller is told when a job cannot be added: retry shortly (Retry-After, seconds). */
+export const QUEUE_RETRY_AFTER_SECONDS = 5;
+
+export function queueUnavailable(reason: string): AppError {
+  return new AppError(
+    'SERVICE_UNAVAILABLE',
+    'The job queue (Redis) is unreachable; nothing was started, retry shortly',
+    { dependency: 'queue', reason },
+    { 'retry-after': String(QUEUE_RETRY_AFTER_SECONDS) },
+  );
 }
 
 /**
@@ -24,22 +40,50 @@ export class BullQueue<T> implements JobQueue<T> {
   private worker: Worker | null = null;
 
   constructor(private readonly options: BullQueueOptions) {
-    this.queue = new Queue(options.name, { connection: this.connection(), prefix: options.prefix });
+    const queueConnection = this.connection(redisOptions(this.commandTimeoutMs));
+    this.queue = new Queue(options.name, { connection: queueConnection, prefix: options.prefix });
+    // BullMQ re-emits its connection's errors; unheard, an 'error' event would end the process.
+    this.queue.on('error', (error) => options.onError(error, ''));
   }
 
-  private connection(): Redis {
-    // Blocking worker commands must not time out: BullMQ requires maxRetriesPerRequest null.
-    const redis = new Redis(this.options.redisUrl, { maxRetriesPerRequest: null });
+  private get commandTimeoutMs(): number {
+    return this.options.commandTimeoutMs ?? 2_000;
+  }
+
+  private connection(settings: RedisOptions): Redis {
+    const redis = new Redis(this.options.redisUrl, settings);
+    // Reconnects are the client's job (retryStrategy); an unheard 'error' event must not throw.
+    redis.on('error', () => undefined);
     this.connections.push(redis);
     return redis;
   }
 
+  /**
+   * Bounded: an unreachable Redis is a 503 (`SERVICE_UNAVAILABLE`, dependency `queue`) after the
+   * command timeout at most, not a caller held until Redis returns. The add may still reach Redis
+   * later (it was sent before Redis stopped answering): callers make a late job harmless (the
+   * execution it names is canceled first, see webhook-service.ts).
+   */
   async add(jobId: string, data: T): Promise<void> {
-    await this.queue.add('job', data, {
-      jobId,
-      removeOnComplete: true,
-      removeOnFail: { age: 24 * 3600, count: 1000 },
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(queueUnavailable('timeout')), this.commandTimeoutMs + 500);
     });
+    try {
+      await Promise.race([
+        this.queue.add('job', data, {
+          jobId,
+          removeOnComplete: true,
+          removeOnFail: { age: 24 * 3600, count: 1000 },
+        }),
+        late,
+      ]);
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      throw queueUnavailable(error instanceof Error ? error.message : String(error));
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   work(handler: JobHandler<T>, concurrency: number): void {
@@ -68,7 +112,8 @@ export class BullQueue<T> implements JobQueue<T> {
         settled('completed');
       },
       {
-        connection: this.connection(),
+        // Blocking reads must not time out: BullMQ requires maxRetriesPerRequest null.
+        connection: this.connection(blockingRedisOptions()),
         prefix: this.options.prefix,
         concurrency: Math.max(1, concurrency),
         ...(this.options.stallSeconds

@@ -218,7 +218,10 @@ export class ExecutionRunner {
       // resume job seen twice may be a duplicate of a live run, so it is left alone.)
       if (seen && job.kind === 'start' && seen.status === 'running' && !this.running.has(seen.id)) {
         const marked = await executions.markCrashed([seen.id], isoNow(this.deps.clock));
-        if (marked.crashed > 0) await this.deps.waiters.notify(seen.id, null);
+        if (marked.crashed > 0) {
+          await this.releaseCrashed(seen);
+          await this.deps.waiters.notify(seen.id, null);
+        }
       }
       return;
     }
@@ -260,6 +263,16 @@ export class ExecutionRunner {
     }
     this.running.delete(row.id);
     await this.finish(row, def, trigger, outcome);
+  }
+
+  /**
+   * A crashed webhook run's dedupe claim is freed, as a failed run's is: its caller was answered
+   * 502 and a retry with the same key runs (the crashed run stays recorded for the operator).
+   */
+  private async releaseCrashed(row: ExecutionRow): Promise<void> {
+    const trigger = triggerOf(row);
+    if (row.mode !== 'webhook' || !trigger.dedupeKey) return;
+    await this.deps.deliveries.release(row.workflow_id, trigger.nodeName, trigger.dedupeKey, row.id);
   }
 
   /** A respondToWebhook ran: store and deliver the answer now; the run goes on. */
