@@ -59,7 +59,10 @@ function makeAjv(options: AjvOptions): Ajv {
 async function connectRedis(url: string, commandTimeoutMs: number): Promise<Redis> {
   const { Redis } = await import('ioredis');
   const { redisOptions } = await import('./core/queue/redis-options.js');
-  return new Redis(url, redisOptions(commandTimeoutMs));
+  const redis = new Redis(url, redisOptions(commandTimeoutMs));
+  // Reconnecting is the client's job; whether Redis answers, the health probe's (core/queue) to say.
+  redis.on('error', () => undefined);
+  return redis;
 }
 
 /** Builds the whole platform: core plugins first, then each enabled module. */

@@ -50,6 +50,7 @@ export async function withPlatform<T>(
           (await import('../core/queue/redis-options.js')).redisOptions(config.REDIS_COMMAND_TIMEOUT_MS),
         )
       : null;
+    redis?.on('error', () => undefined);
     if (redis)
       closers.push(async () => {
         await redis.quit().catch(() => undefined);

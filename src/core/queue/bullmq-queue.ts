@@ -17,6 +17,8 @@ export interface BullQueueOptions {
   commandTimeoutMs?: number;
 }
 
+const CONNECTION_ERROR_EVERY_MS = 10_000;
+
 /** What a caller is told when a job cannot be added: retry shortly (Retry-After, seconds). */
 export const QUEUE_RETRY_AFTER_SECONDS = 5;
 
@@ -38,12 +40,21 @@ export class BullQueue<T> implements JobQueue<T> {
   private readonly queue: Queue;
   private readonly connections: Redis[] = [];
   private worker: Worker | null = null;
+  private lastConnectionError = 0;
 
   constructor(private readonly options: BullQueueOptions) {
     const queueConnection = this.connection(redisOptions(this.commandTimeoutMs));
     this.queue = new Queue(options.name, { connection: queueConnection, prefix: options.prefix });
     // BullMQ re-emits its connection's errors; unheard, an 'error' event would end the process.
-    this.queue.on('error', (error) => options.onError(error, ''));
+    this.queue.on('error', (error) => this.connectionError(error));
+  }
+
+  /** Connection trouble repeats every reconnect attempt: told at most once per CONNECTION_ERROR_EVERY_MS. */
+  private connectionError(error: unknown): void {
+    const now = Date.now();
+    if (now - this.lastConnectionError < CONNECTION_ERROR_EVERY_MS) return;
+    this.lastConnectionError = now;
+    this.options.onError(error, '');
   }
 
   private get commandTimeoutMs(): number {
@@ -124,7 +135,7 @@ export class BullQueue<T> implements JobQueue<T> {
           : {}),
       },
     );
-    this.worker.on('error', (error) => this.options.onError(error, ''));
+    this.worker.on('error', (error) => this.connectionError(error));
   }
 
   async waiting(): Promise<number> {
