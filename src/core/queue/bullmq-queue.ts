@@ -3,6 +3,7 @@ import { Queue, Worker } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { AppError } from '../errors.js';
 import { type JobHandler, type JobObserver, type JobQueue, notifyObserver } from './job-queue.js';
+import { queueUnavailable } from './queue-unavailable.js';
 import { blockingRedisOptions, redisOptions } from './redis-options.js';
 
 export interface BullQueueOptions {
@@ -18,18 +19,6 @@ export interface BullQueueOptions {
 }
 
 const CONNECTION_ERROR_EVERY_MS = 10_000;
-
-/** What a caller is told when a job cannot be added: retry shortly (Retry-After, seconds). */
-export const QUEUE_RETRY_AFTER_SECONDS = 5;
-
-export function queueUnavailable(reason: string): AppError {
-  return new AppError(
-    'SERVICE_UNAVAILABLE',
-    'The job queue (Redis) is unreachable; nothing was started, retry shortly',
-    { dependency: 'queue', reason },
-    { 'retry-after': String(QUEUE_RETRY_AFTER_SECONDS) },
-  );
-}
 
 /**
  * The shared queue: jobs live in Redis, so any `platform worker` process may run them and a job

@@ -4,7 +4,7 @@ import type { Clock } from '../../core/clock.js';
 import { AppError } from '../../core/errors.js';
 import { ipMatcher } from '../../core/http/ip-rules.js';
 import { newId } from '../../core/ids.js';
-import { queueUnavailable } from '../../core/queue/bullmq-queue.js';
+import { queueUnavailable } from '../../core/queue/queue-unavailable.js';
 import { webhookNodesOf } from './definitions.js';
 import type { DeliveryStore } from './delivery-store.js';
 import {
