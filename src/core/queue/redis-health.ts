@@ -23,7 +23,12 @@ export class RedisHealth {
     private readonly timeoutMs: number,
   ) {
     // The connection's own events settle it sooner when they can: a refused or dropped connection.
-    client.on('close', () => this.set('down'));
+    client.on('close', () =>
+      // A quit (shutdown) closes too, then ends: only a close that will reconnect is an outage.
+      setImmediate(() => {
+        if (client.status !== 'end') this.set('down');
+      }),
+    );
     client.on('ready', () => void this.probe());
     client.on('end', () => this.stop());
     this.timer = setInterval(() => void this.probe(), PROBE_EVERY_MS);
