@@ -17,7 +17,7 @@ import {
   type WorkflowEngine,
 } from './engine/index.js';
 import { errorPayload, errorWorkflowIdOf, findErrorWorkflow, publicUrlOf } from './error-workflow.js';
-import type { ExecutionRow, ExecutionStore } from './execution-store.js';
+import { type ExecutionRow, type ExecutionStore, QUEUE_OUTAGE_MESSAGE } from './execution-store.js';
 import type { ExecutionWaiters } from './execution-waiters.js';
 import type { ResumeSigner } from './resume-signature.js';
 import { keepsExecution } from './save-policy.js';
@@ -129,8 +129,29 @@ export class ExecutionRunner {
   /** Stores a new execution (status `new`) and queues it; after this resolves it will run. */
   async enqueue(input: NewExecution): Promise<string> {
     const id = await this.insert(input);
-    await this.deps.queue.add(id, { executionId: id, kind: 'start' });
+    try {
+      await this.deps.queue.add(id, { executionId: id, kind: 'start' });
+    } catch (error) {
+      if (!(await this.takenAnyway(id))) throw error;
+    }
     return id;
+  }
+
+  /**
+   * After a failed add (Redis unreachable): the job may still reach Redis (sent before it stopped
+   * answering). The execution is canceled unless a worker took it already, so it never runs after
+   * its caller was told it failed, nor stays `new`; true when a worker took it (it runs).
+   */
+  private async takenAnyway(id: string): Promise<boolean> {
+    try {
+      const at = isoNow(this.deps.clock);
+      if (await this.deps.executions.cancelUnstarted(id, at, QUEUE_OUTAGE_MESSAGE)) return false;
+      const row = await this.deps.executions.get(id);
+      return row !== undefined && row.status !== 'canceled';
+    } catch {
+      // The database does not answer either: nothing is known to run.
+      return false;
+    }
   }
 
   /**

@@ -250,13 +250,11 @@ export class WebhookService {
         },
       });
     } catch (error) {
-      // The row may be stored and its job may still reach Redis (an add sent before Redis stopped
-      // answering): cancel it unless a worker took it already, in which case the call goes on.
-      if (!(await this.tookAnyway(executionId))) {
-        waiter?.cancel();
-        if (dedupeKey) await this.release(def.id, hook.nodeName, dedupeKey, executionId);
-        throw error;
-      }
+      // Not queued: the runner canceled the execution (a late job of it runs nothing), so a retry
+      // with the same key must run.
+      waiter?.cancel();
+      if (dedupeKey) await this.release(def.id, hook.nodeName, dedupeKey, executionId);
+      throw error;
     }
     if (!waiter) {
       const response = startedResponse(hook, executionId);
@@ -271,19 +269,6 @@ export class WebhookService {
       false,
       dedupeKey ? { def, hook, dedupeKey } : null,
     );
-  }
-
-  /** After a failed enqueue: true when a worker took the execution anyway (it runs; wait for it). */
-  private async tookAnyway(executionId: string): Promise<boolean> {
-    try {
-      const at = this.deps.clock.now().toISOString();
-      if (await this.deps.executions.cancelUnstarted(executionId, at, QUEUE_OUTAGE_MESSAGE)) return false;
-      const row = await this.deps.executions.get(executionId);
-      return row !== undefined && row.status !== 'canceled';
-    } catch {
-      // The database does not answer either: nothing is known to run.
-      return false;
-    }
   }
 
   /** Frees a dedupe claim so the sender's retry runs; a failure leaves it to expire. */
