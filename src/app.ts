@@ -57,9 +57,13 @@ function makeAjv(options: AjvOptions): Ajv {
 }
 
 /** The Redis client loads only when Redis is configured: the embedded default does not carry it. */
-async function connectRedis(url: string): Promise<Redis> {
+async function connectRedis(url: string, commandTimeoutMs: number): Promise<Redis> {
   const { Redis } = await import('ioredis');
-  return new Redis(url, { maxRetriesPerRequest: 2 });
+  const { redisOptions } = await import('./core/queue/redis-options.js');
+  const redis = new Redis(url, redisOptions(commandTimeoutMs));
+  // Reconnecting is the client's job; whether Redis answers, the health probe's (core/queue) to say.
+  redis.on('error', () => undefined);
+  return redis;
 }
 
 /** Builds the whole platform: core plugins first, then each enabled module. */
@@ -110,9 +114,16 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
   const ownsDatabase = !options.database;
   if (!options.skipMigrations) await migrateToLatest(database.db, allMigrations(modules));
 
-  const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL) : null;
+  const redis = config.REDIS_URL
+    ? await connectRedis(config.REDIS_URL, config.REDIS_COMMAND_TIMEOUT_MS)
+    : null;
   const store: CounterStore = redis
-    ? (await import('./core/limits/redis-counter-store.js')).redisCounterStore(redis, config.REDIS_PREFIX)
+    ? (await import('./core/limits/redis-counter-store.js')).failoverRedisCounterStore(
+        redis,
+        config.REDIS_PREFIX,
+        config.REDIS_COMMAND_TIMEOUT_MS,
+        app.log,
+      )
     : memoryCounterStore();
   const closers: Array<() => Promise<void> | void> = [];
   const streams = new StreamSlots(

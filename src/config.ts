@@ -14,6 +14,8 @@ const ConfigSchema = Type.Object({
   REDIS_URL: Type.String({ default: '' }),
   /** Prefix of every Redis counter key and pub/sub channel, so several platforms can share one Redis. */
   REDIS_PREFIX: Type.String({ default: 'platform:', pattern: '^[A-Za-z0-9_.:-]{1,60}$' }),
+  /** Longest a Redis command may take; past it Redis counts as unreachable (docs/operations.md, Faults). */
+  REDIS_COMMAND_TIMEOUT_MS: Type.Integer({ default: 2_000, minimum: 100, maximum: 60_000 }),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
     default: 'info',
   }),
@@ -103,6 +105,11 @@ const ConfigSchema = Type.Object({
   WEBHOOK_DEDUPE_HOURS: Type.Integer({ default: 24, minimum: 1 }),
   /** How long a webhook in lastNode/responseNode mode waits for its execution before 504. */
   WEBHOOK_RESPONSE_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 100 }),
+  /**
+   * While the queue (Redis) is unreachable, how long a webhook caller waits for an execution that has
+   * not started before 503: the execution is then canceled, so a retry runs it once.
+   */
+  WEBHOOK_QUEUE_OUTAGE_MS: Type.Integer({ default: 8_000, minimum: 100, maximum: 600_000 }),
   /** Schedule Trigger rules one account's active workflows may hold. */
   WORKFLOW_MAX_SCHEDULES: Type.Integer({ default: 100, minimum: 1, maximum: 100_000 }),
   /** Most node runs one execution may take (a loop that never ends fails there). */

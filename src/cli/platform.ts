@@ -45,8 +45,12 @@ export async function withPlatform<T>(
     await migrateToLatest(database.db, platformMigrations);
     // Shared with the server, so a revocation here reaches its key caches (the Redis pub/sub hop).
     const redis = config.REDIS_URL
-      ? new (await import('ioredis')).Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 })
+      ? new (await import('ioredis')).Redis(
+          config.REDIS_URL,
+          (await import('../core/queue/redis-options.js')).redisOptions(config.REDIS_COMMAND_TIMEOUT_MS),
+        )
       : null;
+    redis?.on('error', () => undefined);
     if (redis)
       closers.push(async () => {
         await redis.quit().catch(() => undefined);

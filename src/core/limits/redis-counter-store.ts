@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { redisHealthOf } from '../queue/redis-health.js';
 import type { CounterStore, WindowCount } from './counter-store.js';
+import { FailoverCounterStore } from './failover-counter-store.js';
 
 // The counters never refuse on their own: limits differ per key, so callers compare.
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
@@ -50,6 +52,30 @@ export function redisCounterStore(client: Redis, prefix = 'platform:'): CounterS
         points: UNLIMITED,
         duration,
         keyPrefix: `${prefix}rl:w${duration}`,
+        // Not connected: fail at once (the failover store counts in memory), never wait in a queue.
+        rejectIfRedisNotReady: true,
       }),
+  );
+}
+
+/**
+ * The counters of a platform on Redis: shared while Redis answers, per process while it does not
+ * (a warning when it goes, a line when it is back; `platform_rate_limit_local_total` counts).
+ */
+export function failoverRedisCounterStore(
+  client: Redis,
+  prefix: string,
+  commandTimeoutMs: number,
+  log: { warn(msg: string): void; info(msg: string): void },
+): CounterStore {
+  return new FailoverCounterStore(
+    redisCounterStore(client, prefix),
+    redisHealthOf(client, commandTimeoutMs),
+    {
+      onSwitch: (status) =>
+        status === 'down'
+          ? log.warn('Redis does not answer: rate limits count per process until it does')
+          : log.info('Redis answers again: rate limits are shared again'),
+    },
   );
 }

@@ -8,6 +8,7 @@ import { registerBullCollector } from './bullmq.js';
 import { type PoolLike, registerDatabaseCollectors, registerPoolCollector } from './collectors.js';
 import { instrumentHttp } from './http.js';
 import { registerJobMetrics } from './jobs.js';
+import { registerRedisMetrics } from './redis.js';
 
 export { refusalReason, UNMATCHED_ROUTE } from './http.js';
 
@@ -35,6 +36,10 @@ export async function createMetricsRegistry(ctx: AppContext): Promise<Registry> 
     ...(workflows ? ['workflow-executions'] : []),
     ...(documents ? ['document-processing'] : []),
   ];
+  if (ctx.redis) {
+    const { redisHealthOf } = await import('../queue/redis-health.js');
+    registerRedisMetrics(registry, redisHealthOf(ctx.redis, ctx.config.REDIS_COMMAND_TIMEOUT_MS));
+  }
   if (ctx.redis && queues.length > 0) {
     const close = await registerBullCollector(registry, {
       redis: ctx.redis,

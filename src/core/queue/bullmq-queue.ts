@@ -1,7 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
+import { AppError } from '../errors.js';
 import { type JobHandler, type JobObserver, type JobQueue, notifyObserver } from './job-queue.js';
+import { queueUnavailable } from './queue-unavailable.js';
+import { blockingRedisOptions, redisOptions } from './redis-options.js';
 
 export interface BullQueueOptions {
   redisUrl: string;
@@ -11,7 +14,11 @@ export interface BullQueueOptions {
   observer?: JobObserver;
   /** A job lock's lifetime (renewed at half of it while the job runs) and the stalled check's period. */
   stallSeconds?: number;
+  /** Longest a command (an add) may take before Redis counts as unreachable (REDIS_COMMAND_TIMEOUT_MS). */
+  commandTimeoutMs?: number;
 }
+
+const CONNECTION_ERROR_EVERY_MS = 10_000;
 
 /**
  * The shared queue: jobs live in Redis, so any `platform worker` process may run them and a job
@@ -22,24 +29,61 @@ export class BullQueue<T> implements JobQueue<T> {
   private readonly queue: Queue;
   private readonly connections: Redis[] = [];
   private worker: Worker | null = null;
+  private lastConnectionError = 0;
 
   constructor(private readonly options: BullQueueOptions) {
-    this.queue = new Queue(options.name, { connection: this.connection(), prefix: options.prefix });
+    const queueConnection = this.connection(redisOptions(this.commandTimeoutMs));
+    this.queue = new Queue(options.name, { connection: queueConnection, prefix: options.prefix });
+    // BullMQ re-emits its connection's errors; unheard, an 'error' event would end the process.
+    this.queue.on('error', (error) => this.connectionError(error));
   }
 
-  private connection(): Redis {
-    // Blocking worker commands must not time out: BullMQ requires maxRetriesPerRequest null.
-    const redis = new Redis(this.options.redisUrl, { maxRetriesPerRequest: null });
+  /** Connection trouble repeats every reconnect attempt: told at most once per CONNECTION_ERROR_EVERY_MS. */
+  private connectionError(error: unknown): void {
+    const now = Date.now();
+    if (now - this.lastConnectionError < CONNECTION_ERROR_EVERY_MS) return;
+    this.lastConnectionError = now;
+    this.options.onError(error, '');
+  }
+
+  private get commandTimeoutMs(): number {
+    return this.options.commandTimeoutMs ?? 2_000;
+  }
+
+  private connection(settings: RedisOptions): Redis {
+    const redis = new Redis(this.options.redisUrl, settings);
+    // Reconnects are the client's job (retryStrategy); an unheard 'error' event must not throw.
+    redis.on('error', () => undefined);
     this.connections.push(redis);
     return redis;
   }
 
+  /**
+   * Bounded: an unreachable Redis is a 503 (`SERVICE_UNAVAILABLE`, dependency `queue`) after the
+   * command timeout at most, not a caller held until Redis returns. The add may still reach Redis
+   * later (it was sent before Redis stopped answering): callers make a late job harmless (the
+   * execution it names is canceled first, see webhook-service.ts).
+   */
   async add(jobId: string, data: T): Promise<void> {
-    await this.queue.add('job', data, {
-      jobId,
-      removeOnComplete: true,
-      removeOnFail: { age: 24 * 3600, count: 1000 },
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(queueUnavailable('timeout')), this.commandTimeoutMs + 500);
     });
+    try {
+      await Promise.race([
+        this.queue.add('job', data, {
+          jobId,
+          removeOnComplete: true,
+          removeOnFail: { age: 24 * 3600, count: 1000 },
+        }),
+        late,
+      ]);
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      throw queueUnavailable(error instanceof Error ? error.message : String(error));
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   work(handler: JobHandler<T>, concurrency: number): void {
@@ -68,7 +112,8 @@ export class BullQueue<T> implements JobQueue<T> {
         settled('completed');
       },
       {
-        connection: this.connection(),
+        // Blocking reads must not time out: BullMQ requires maxRetriesPerRequest null.
+        connection: this.connection(blockingRedisOptions()),
         prefix: this.options.prefix,
         concurrency: Math.max(1, concurrency),
         ...(this.options.stallSeconds
@@ -79,7 +124,7 @@ export class BullQueue<T> implements JobQueue<T> {
           : {}),
       },
     );
-    this.worker.on('error', (error) => this.options.onError(error, ''));
+    this.worker.on('error', (error) => this.connectionError(error));
   }
 
   async waiting(): Promise<number> {

@@ -13,6 +13,8 @@ export interface QueueSettings {
   observer?: JobObserver;
   /** BullMQ: a job lock's lifetime and the stalled-job check's period, in seconds (default 30). */
   stallSeconds?: number;
+  /** BullMQ: longest a command (an add) may take before Redis counts as unreachable. */
+  commandTimeoutMs?: number;
 }
 
 /**
@@ -29,6 +31,7 @@ export async function createQueue<T>(name: string, settings: QueueSettings): Pro
       onError: settings.onError,
       observer: settings.observer,
       ...(settings.stallSeconds ? { stallSeconds: settings.stallSeconds } : {}),
+      ...(settings.commandTimeoutMs ? { commandTimeoutMs: settings.commandTimeoutMs } : {}),
     });
   }
   return new MemoryQueue<T>({ name, onError: settings.onError, observer: settings.observer });

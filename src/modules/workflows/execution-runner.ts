@@ -17,7 +17,7 @@ import {
   type WorkflowEngine,
 } from './engine/index.js';
 import { errorPayload, errorWorkflowIdOf, findErrorWorkflow, publicUrlOf } from './error-workflow.js';
-import type { ExecutionRow, ExecutionStore } from './execution-store.js';
+import { type ExecutionRow, type ExecutionStore, QUEUE_OUTAGE_MESSAGE } from './execution-store.js';
 import type { ExecutionWaiters } from './execution-waiters.js';
 import type { ResumeSigner } from './resume-signature.js';
 import { keepsExecution } from './save-policy.js';
@@ -129,8 +129,29 @@ export class ExecutionRunner {
   /** Stores a new execution (status `new`) and queues it; after this resolves it will run. */
   async enqueue(input: NewExecution): Promise<string> {
     const id = await this.insert(input);
-    await this.deps.queue.add(id, { executionId: id, kind: 'start' });
+    try {
+      await this.deps.queue.add(id, { executionId: id, kind: 'start' });
+    } catch (error) {
+      if (!(await this.takenAnyway(id))) throw error;
+    }
     return id;
+  }
+
+  /**
+   * After a failed add (Redis unreachable): the job may still reach Redis (sent before it stopped
+   * answering). The execution is canceled unless a worker took it already, so it never runs after
+   * its caller was told it failed, nor stays `new`; true when a worker took it (it runs).
+   */
+  private async takenAnyway(id: string): Promise<boolean> {
+    try {
+      const at = isoNow(this.deps.clock);
+      if (await this.deps.executions.cancelUnstarted(id, at, QUEUE_OUTAGE_MESSAGE)) return false;
+      const row = await this.deps.executions.get(id);
+      return row !== undefined && row.status !== 'canceled';
+    } catch {
+      // The database does not answer either: nothing is known to run.
+      return false;
+    }
   }
 
   /**
@@ -218,7 +239,10 @@ export class ExecutionRunner {
       // resume job seen twice may be a duplicate of a live run, so it is left alone.)
       if (seen && job.kind === 'start' && seen.status === 'running' && !this.running.has(seen.id)) {
         const marked = await executions.markCrashed([seen.id], isoNow(this.deps.clock));
-        if (marked.crashed > 0) await this.deps.waiters.notify(seen.id, null);
+        if (marked.crashed > 0) {
+          await this.releaseCrashed(seen);
+          await this.deps.waiters.notify(seen.id, null);
+        }
       }
       return;
     }
@@ -260,6 +284,16 @@ export class ExecutionRunner {
     }
     this.running.delete(row.id);
     await this.finish(row, def, trigger, outcome);
+  }
+
+  /**
+   * A crashed webhook run's dedupe claim is freed, as a failed run's is: its caller was answered
+   * 502 and a retry with the same key runs (the crashed run stays recorded for the operator).
+   */
+  private async releaseCrashed(row: ExecutionRow): Promise<void> {
+    const trigger = triggerOf(row);
+    if (row.mode !== 'webhook' || !trigger.dedupeKey) return;
+    await this.deps.deliveries.release(row.workflow_id, trigger.nodeName, trigger.dedupeKey, row.id);
   }
 
   /** A respondToWebhook ran: store and deliver the answer now; the run goes on. */

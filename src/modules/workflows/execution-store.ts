@@ -25,6 +25,10 @@ export type ExecutionEntryRow = Pick<ExecutionRow, (typeof ENTRY_COLUMNS)[number
 /** What a run cut off by a crash is recorded with; n8n's `crashed` status filter selects on it. */
 export const CRASH_MESSAGE = 'The process running this execution stopped (crashed) before it finished';
 
+/** What an execution canceled for want of the queue is recorded with (its caller got 503). */
+export const QUEUE_OUTAGE_MESSAGE =
+  'Not started: the job queue (Redis) was unreachable, so its caller was answered 503 and may retry';
+
 export interface ExecutionResult {
   status: StoredExecutionStatus;
   run_data: string;
@@ -213,5 +217,29 @@ export class ExecutionStore {
       .select(sql<number>`count(*)`.as('n'))
       .executeTakeFirstOrThrow();
     return Number(row.n);
+  }
+
+  /** Where executions stand, for waiters that may have missed the news (a Redis outage). */
+  async outcomes(ids: string[]): Promise<Array<Pick<ExecutionRow, 'id' | 'status' | 'response'>>> {
+    if (ids.length === 0) return [];
+    return this.db
+      .selectFrom('executions')
+      .select(['id', 'status', 'response'])
+      .where('id', 'in', ids)
+      .execute();
+  }
+
+  /**
+   * Cancels an execution no worker has taken (still `new`), so a job of it that reaches the queue
+   * late runs nothing; false when a worker took it first (or it is gone).
+   */
+  async cancelUnstarted(id: string, at: string, message: string): Promise<boolean> {
+    const done = await this.db
+      .updateTable('executions')
+      .set({ status: 'canceled', finished: 0, stopped_at: at, error_message: message })
+      .where('id', '=', id)
+      .where('status', '=', 'new')
+      .executeTakeFirst();
+    return Number(done.numUpdatedRows) > 0;
   }
 }

@@ -203,10 +203,15 @@ export const workflowsModule: PlatformModule = {
       redisUrl: config.REDIS_URL,
       prefix: config.QUEUE_PREFIX,
       stallSeconds: config.QUEUE_STALL_SECONDS,
+      commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
       onError: (err, jobId) => log.error({ err, jobId }, 'workflow job failed'),
       observer: ctx.jobEvents?.observe,
     });
-    const waiters = new ExecutionWaiters(ctx.redis, `${config.QUEUE_PREFIX}:workflow-executions:done`);
+    const waiters = new ExecutionWaiters(ctx.redis, `${config.QUEUE_PREFIX}:workflow-executions:done`, {
+      read: (ids) => executionStore.outcomes(ids),
+      commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+      onError: (err, what) => log.warn({ err }, `workflow waiters: ${what} failed`),
+    });
     await waiters.start();
     const signer = new ResumeSigner(ctx.secrets.derive('workflow:resume-urls'));
     const runner = new ExecutionRunner({
@@ -278,6 +283,7 @@ export const workflowsModule: PlatformModule = {
       },
       clock,
       responseTimeoutMs: config.WEBHOOK_RESPONSE_TIMEOUT_MS,
+      queueOutageMs: config.WEBHOOK_QUEUE_OUTAGE_MS,
       dedupeHours: config.WEBHOOK_DEDUPE_HOURS,
     });
     const executions = new ExecutionService(executionStore, runner, clock);

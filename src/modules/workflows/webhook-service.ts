@@ -4,6 +4,7 @@ import type { Clock } from '../../core/clock.js';
 import { AppError } from '../../core/errors.js';
 import { ipMatcher } from '../../core/http/ip-rules.js';
 import { newId } from '../../core/ids.js';
+import { queueUnavailable } from '../../core/queue/queue-unavailable.js';
 import { webhookNodesOf } from './definitions.js';
 import type { DeliveryStore } from './delivery-store.js';
 import {
@@ -15,7 +16,7 @@ import {
   type WorkflowEngine,
 } from './engine/index.js';
 import type { ExecutionRunner } from './execution-runner.js';
-import type { ExecutionStore } from './execution-store.js';
+import { CRASH_MESSAGE, type ExecutionStore, QUEUE_OUTAGE_MESSAGE } from './execution-store.js';
 import type { ExecutionWaiters } from './execution-waiters.js';
 import {
   authenticateWebhook,
@@ -47,8 +48,16 @@ export interface WebhookServiceDeps {
   auth: WebhookAuthDeps;
   clock: Clock;
   responseTimeoutMs: number;
+  /** While Redis is down, how long a caller waits for an execution no worker has taken (then 503). */
+  queueOutageMs: number;
   dedupeHours: number;
 }
+
+/** How often a waiting call looks whether the queue is down and its execution still unstarted. */
+const OUTAGE_CHECK_MS = 500;
+
+/** The dedupe claim a call holds, freed when its execution is canceled for want of the queue. */
+type Claim = { def: WorkflowDefinition; hook: WebhookNodeInfo; dedupeKey: string } | null;
 
 /** Request headers never stored in execution data: they hold secrets. */
 const SECRET_HEADERS = ['authorization', 'cookie', 'x-api-key', 'x-workflow-api-key', 'proxy-authorization'];
@@ -217,7 +226,12 @@ export class WebhookService {
         at.toISOString(),
         since,
       );
-      if (earlier) return this.repeat(hook, earlier.executionId, earlier.response);
+      if (earlier) return this.repeat(hook, earlier.executionId, earlier.response, { def, hook, dedupeKey });
+    }
+    // Nothing can be queued while Redis does not answer: say so now, with nothing started.
+    if (this.deps.waiters.redisDown()) {
+      if (dedupeKey) await this.release(def.id, hook.nodeName, dedupeKey, executionId);
+      throw queueUnavailable('unreachable');
     }
 
     const answers = hook.responseMode !== 'onReceived';
@@ -236,8 +250,10 @@ export class WebhookService {
         },
       });
     } catch (error) {
+      // Not queued: the runner canceled the execution (a late job of it runs nothing), so a retry
+      // with the same key must run.
       waiter?.cancel();
-      if (dedupeKey) await this.deps.deliveries.release(def.id, hook.nodeName, dedupeKey, executionId);
+      if (dedupeKey) await this.release(def.id, hook.nodeName, dedupeKey, executionId);
       throw error;
     }
     if (!waiter) {
@@ -247,7 +263,17 @@ export class WebhookService {
       }
       return response;
     }
-    return this.awaitResponse(executionId, waiter.promise);
+    return this.awaitResponse(
+      executionId,
+      waiter.promise,
+      false,
+      dedupeKey ? { def, hook, dedupeKey } : null,
+    );
+  }
+
+  /** Frees a dedupe claim so the sender's retry runs; a failure leaves it to expire. */
+  private async release(workflowId: string, nodeName: string, key: string, executionId: string) {
+    await this.deps.deliveries.release(workflowId, nodeName, key, executionId).catch(() => undefined);
   }
 
   /** A repeated delivery: the first one's answer, waiting for it if the first is still running. */
@@ -255,27 +281,42 @@ export class WebhookService {
     hook: WebhookNodeInfo,
     executionId: string,
     stored: string | null,
+    claim: Claim,
   ): Promise<StoredResponse> {
     if (stored) return JSON.parse(stored) as StoredResponse;
     // The first delivery's answer is being written: for onReceived it is known already.
     if (hook.responseMode === 'onReceived') return startedResponse(hook, executionId);
     const waiter = this.deps.waiters.wait(executionId, this.deps.responseTimeoutMs);
-    return this.awaitResponse(executionId, waiter.promise, true);
+    return this.awaitResponse(executionId, waiter.promise, true, claim);
   }
 
+  /**
+   * The execution's answer. Waiting is bounded: by WEBHOOK_RESPONSE_TIMEOUT_MS (504, it keeps
+   * running) and, while Redis does not answer, by WEBHOOK_QUEUE_OUTAGE_MS for an execution no worker
+   * has taken (503: it is canceled and its claim freed, so a retry runs it once).
+   */
   private async awaitResponse(
     executionId: string,
     pending: Promise<string | null>,
-    checkFirst = false,
+    checkFirst: boolean,
+    claim: Claim,
   ): Promise<StoredResponse> {
     if (checkFirst) {
       const row = await this.deps.executions.get(executionId);
       if (row?.response) return JSON.parse(row.response) as StoredResponse;
     }
-    const response = (await pending) ?? (await this.deps.executions.get(executionId))?.response ?? null;
+    const watch = this.watchOutage(executionId, claim);
+    let response: string | null;
+    try {
+      response = await Promise.race([pending, watch.unavailable]);
+    } finally {
+      watch.stop();
+    }
+    response ??= (await this.deps.executions.get(executionId))?.response ?? null;
     if (response) return JSON.parse(response) as StoredResponse;
     const row = await this.deps.executions.get(executionId);
     if (row?.status === 'canceled') {
+      if (row.error_message === QUEUE_OUTAGE_MESSAGE) throw queueUnavailable('unreachable');
       return {
         kind: 'error',
         code: 'UNPROCESSABLE',
@@ -284,6 +325,16 @@ export class WebhookService {
       };
     }
     if (row && row.status === 'error') {
+      // The worker died mid-run (recorded by the stalled-job check): the platform failed, not the
+      // caller's request or the workflow; 502 as from a gateway whose upstream went away.
+      if (row.error_message === CRASH_MESSAGE) {
+        return {
+          kind: 'error',
+          code: 'UPSTREAM_ERROR',
+          message: 'The worker running the execution stopped (crashed) before it answered; retry the call',
+          details: { executionId, reason: 'worker-crashed' },
+        };
+      }
       return {
         kind: 'error',
         code: 'UNPROCESSABLE',
@@ -294,6 +345,42 @@ export class WebhookService {
     throw new AppError('GATEWAY_TIMEOUT', 'The workflow did not answer in time; it keeps running', {
       executionId,
     });
+  }
+
+  /**
+   * Resolves `unavailable` (with null: no answer) once Redis has been down and the execution still
+   * unstarted for WEBHOOK_QUEUE_OUTAGE_MS since the wait began; the execution is canceled first, so
+   * a late job of it runs nothing.
+   */
+  private watchOutage(executionId: string, claim: Claim): { unavailable: Promise<null>; stop(): void } {
+    const since = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const unavailable = new Promise<null>((resolve) => {
+      const check = async () => {
+        if (stopped) return;
+        if (this.deps.waiters.redisDown() && Date.now() - since >= this.deps.queueOutageMs) {
+          const at = this.deps.clock.now().toISOString();
+          const canceled = await this.deps.executions
+            .cancelUnstarted(executionId, at, QUEUE_OUTAGE_MESSAGE)
+            .catch(() => false);
+          if (canceled) {
+            if (claim) await this.release(claim.def.id, claim.hook.nodeName, claim.dedupeKey, executionId);
+            resolve(null);
+            return;
+          }
+        }
+        if (!stopped) timer = setTimeout(() => void check(), OUTAGE_CHECK_MS);
+      };
+      timer = setTimeout(() => void check(), OUTAGE_CHECK_MS);
+    });
+    return {
+      unavailable,
+      stop: () => {
+        stopped = true;
+        clearTimeout(timer);
+      },
+    };
   }
 
   /** The trigger item: `{headers, params, query, body}` (+ `rawBody`, base64), secrets left out. */
