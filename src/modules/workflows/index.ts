@@ -10,8 +10,10 @@ import { DedupeStore } from './dedupe-store.js';
 import { DeliveryStore } from './delivery-store.js';
 import { DirectRunner } from './direct-run.js';
 import { configureExpressionSandbox, type EngineDeps, WorkflowEngine } from './engine/index.js';
+import { DbExecutionCountStore, RedisExecutionCountStore } from './execution-count-store.js';
+import { ExecutionQuota } from './execution-quota.js';
 import { ExecutionResumer } from './execution-resumer.js';
-import { type ExecutionJob, ExecutionRunner } from './execution-runner.js';
+import { accountOfJob, type ExecutionJob, ExecutionRunner } from './execution-runner.js';
 import { ExecutionService } from './execution-service.js';
 import { ExecutionStore } from './execution-store.js';
 import { ExecutionWaiters } from './execution-waiters.js';
@@ -201,7 +203,17 @@ export const workflowsModule: PlatformModule = {
       stallSeconds: config.QUEUE_STALL_SECONDS,
       onError: (err, jobId) => log.error({ err, jobId }, 'workflow job failed'),
       observer: ctx.jobEvents?.observe,
+      // Accounts served round-robin, each with at most this many executions running.
+      fairness: { groupOf: accountOfJob, perGroup: config.WORKFLOW_ACCOUNT_CONCURRENCY },
     });
+    const quota = new ExecutionQuota(
+      ctx.redis
+        ? new RedisExecutionCountStore(ctx.redis, config.REDIS_PREFIX)
+        : new DbExecutionCountStore(ctx.db),
+      { daily: config.WORKFLOW_DAILY_EXECUTIONS, byAccount: config.WORKFLOW_DAILY_EXECUTION_OVERRIDES },
+      clock,
+      log,
+    );
     const waiters = new ExecutionWaiters(ctx.redis, `${config.QUEUE_PREFIX}:workflow-executions:done`);
     await waiters.start();
     const signer = new ResumeSigner(ctx.secrets.derive('workflow:resume-urls'));
@@ -217,6 +229,7 @@ export const workflowsModule: PlatformModule = {
       log,
       resumeUrlBase: `${config.PUBLIC_URL.replace(/\/+$/, '')}/webhook-waiting`,
       signer,
+      quota,
     });
     const maintenance = new Maintenance({
       executions: executionStore,
