@@ -79,7 +79,7 @@ const ConfigSchema = Type.Object({
    */
   WORKFLOW_ACCOUNT_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 10_000 }),
   /** Executions one account may start per UTC day, every mode counted (0: no quota). */
-  WORKFLOW_DAILY_EXECUTIONS: Type.Integer({ default: 10_000, minimum: 0 }),
+  WORKFLOW_DAILY_EXECUTIONS: Type.Integer({ default: 50_000, minimum: 0 }),
   /** Per-account quotas that replace the default: `acct_1=50000,acct_2=100` (0: none). */
   WORKFLOW_DAILY_EXECUTIONS_BY_ACCOUNT: Type.String({ default: '', maxLength: 100_000 }),
   /** Run queued executions in this process (`serve --no-worker` turns it off). */

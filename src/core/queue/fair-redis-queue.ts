@@ -142,8 +142,9 @@ export class FairRedisQueue<T> implements JobQueue<T> {
   }
 
   private redis(): Redis {
-    // Commands wait out a reconnect rather than fail at once (the dispatcher retries on error anyway).
-    this.client ??= new Redis(this.options.redisUrl, { maxRetriesPerRequest: null });
+    // No blocking commands here: during an outage a command fails after a few reconnect attempts
+    // (an add's caller gets the error; the dispatcher looks again a second later).
+    this.client ??= new Redis(this.options.redisUrl, { maxRetriesPerRequest: 2 });
     return this.client;
   }
 
