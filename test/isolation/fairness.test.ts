@@ -276,4 +276,36 @@ describe.each(variants)('fair sharing of execution capacity on $label', ({ diale
     p.clock.set('2026-03-11T00:00:05Z');
     expect((await call(p, 'a-plain')).statusCode).toBe(200);
   });
+
+  it("a sub-workflow call past the quota fails its caller's node with the quota's message", async () => {
+    const p = await platform({ WORKFLOW_DAILY_EXECUTIONS: '1' });
+    const a = await otherAccountKey(p);
+    const callee = await createWorkflow(
+      p,
+      {
+        name: 'callee',
+        nodes: [n8nNode('Called', 'executeWorkflowTrigger', 1.1, { inputSource: 'passthrough' })],
+        connections: {},
+      },
+      a,
+    );
+    await deploy(p, a, {
+      name: 'caller',
+      nodes: [
+        hook('a-one-call', 'lastNode'),
+        n8nNode('Waited', 'executeWorkflow', 1.2, {
+          workflowId: { __rl: true, value: callee, mode: 'id' },
+          options: {},
+        }),
+      ],
+      connections: { Webhook: edge('Waited') },
+    });
+    // The caller is the day's one execution; its callee would be the second.
+    const answer = await call(p, 'a-one-call');
+    expect(answer.statusCode, answer.body).toBe(422);
+    expect(answer.json().message).toMatch(/daily execution quota of 1/);
+    const runs = await executions(p, a);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ status: 'error', mode: 'webhook' });
+  });
 });
