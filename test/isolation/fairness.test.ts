@@ -252,7 +252,11 @@ describe.each(variants)('fair sharing of execution capacity on $label', ({ diale
     await deploy(p, a, plain('a-plain'));
     const refused = await call(p, 'a-plain');
     expect(refused.statusCode, refused.body).toBe(429);
-    expect(refused.json()).toMatchObject({ error: true, code: 'RATE_LIMIT_EXCEEDED' });
+    expect(refused.json()).toMatchObject({
+      error: true,
+      code: 'RATE_LIMIT_EXCEEDED',
+      details: { limit: 6, quota: 'daily-executions' },
+    });
     const midnight = nextUtcMidnight(p.clock.now());
     expect(Number(refused.headers['retry-after'])).toBe(
       midnight - Math.floor(p.clock.now().getTime() / 1000),

@@ -17,7 +17,7 @@ export function quotaExceeded(limit: number, now: Date): AppError {
   return new AppError(
     'RATE_LIMIT_EXCEEDED',
     `The account's daily execution quota of ${limit} is spent; retry after ${retryAfter} s (the next UTC day)`,
-    { executionQuota: limit, reset },
+    { limit, reset, quota: 'daily-executions' },
     { 'retry-after': String(retryAfter) },
   );
 }
