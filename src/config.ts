@@ -74,8 +74,9 @@ const ConfigSchema = Type.Object({
   EXECUTIONS_PRUNE_INTERVAL_SECONDS: Type.Integer({ default: 3_600, minimum: 1 }),
   WORKFLOW_CONCURRENCY: Type.Integer({ default: 10, minimum: 1 }),
   /**
-   * Executions of one account running at once (per process in-process; across all workers with
-   * Redis). Below WORKFLOW_CONCURRENCY, so one account's runaway work leaves slots to the others.
+   * Executions of one account running at once per worker process (with Redis counted in Redis: this
+   * times the live workers, across all of them). Below WORKFLOW_CONCURRENCY, so one account's
+   * runaway work leaves slots to the others.
    */
   WORKFLOW_ACCOUNT_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 10_000 }),
   /** Executions one account may start per UTC day, every mode counted (0: no quota). */

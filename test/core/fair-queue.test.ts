@@ -119,7 +119,7 @@ describe.each(kinds)('the fair queue ($label)', ({ make }) => {
 });
 
 describe.skipIf(!hasRedis)('the fair Redis queue across processes', () => {
-  it("a killed process's slot comes back when its lease expires, and its job runs elsewhere", async () => {
+  it("a killed worker's leases and share expire: its job runs elsewhere, within the account's cap", async () => {
     const prefix = uniqueName('fq');
     prefixes.push(prefix);
     const holder = spawn(
@@ -141,26 +141,42 @@ describe.skipIf(!hasRedis)('the fair Redis queue across processes', () => {
       fairness: { groupOf: (j) => j.group, perGroup: 1 },
       stallSeconds: 2,
     });
+    const gates = new Map<string, () => void>();
     try {
       await queue.add('held', { group: 'A', name: 'held' });
       await until('the holder took the job', () => out.includes('took held'));
       const ran: string[] = [];
       queue.work(async (job) => {
         ran.push(job.name);
+        if (job.group === 'A') await new Promise<void>((resolve) => gates.set(job.name, resolve));
       }, 5);
+      // Two live workers, 1 each: A may run 2 in all — the holder's and one here; B has its own.
       await queue.add('next', { group: 'A', name: 'next' });
+      await queue.add('third', { group: 'A', name: 'third' });
       await queue.add('other', { group: 'B', name: 'other' });
-      // B has its own slot; A's one slot is the holder's, wherever the next job is looked at.
-      await until('B ran', () => ran.includes('other'));
-      await new Promise((r) => setTimeout(r, 500));
-      expect(ran).toEqual(['other']);
+      await until('next and other ran', () => ran.includes('next') && ran.includes('other'));
+      expect(await queue.waiting()).toBe(1);
+      expect(ran).not.toContain('third');
       const killedAt = Date.now();
       holder.kill('SIGKILL');
-      // The lease (2 s) expires: the held job runs here (its owner re-checks it), then A's next one.
-      await until('A after the lease', () => ran.includes('next') && ran.includes('held'), 15_000);
-      expect(ran).toEqual(['other', 'held', 'next']);
+      // The holder's heartbeat and lease (2 s) expire: one worker left, so A's cap is 1 and 'next'
+      // holds it; once it ends, the held job (back at the front of A) runs here, then 'third'.
+      // The held job is back in A's list (2 waiting), not run: A's one slot is taken.
+      for (let end = Date.now() + 15_000; (await queue.waiting()) < 2; ) {
+        if (Date.now() > end) throw new Error('the held lease did not expire');
+        await new Promise((r) => setTimeout(r, 20));
+      }
       expect(Date.now() - killedAt).toBeLessThan(10_000);
+      expect(ran).not.toContain('held');
+      gates.get('next')?.();
+      await until('held', () => ran.includes('held'), 15_000);
+      expect(ran).not.toContain('third');
+      gates.get('held')?.();
+      await until('third', () => ran.includes('third'), 15_000);
+      expect(ran.slice(0, 2).sort()).toEqual(['next', 'other']);
+      expect(ran.slice(2)).toEqual(['held', 'third']);
     } finally {
+      for (const gate of gates.values()) gate();
       if (holder.exitCode === null && holder.signalCode === null) holder.kill('SIGKILL');
       await queue.close();
     }

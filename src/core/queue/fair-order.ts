@@ -2,7 +2,7 @@
 export interface Fairness<T> {
   /** The job's group; jobs of one group share `perGroup` slots. */
   groupOf(data: T): string;
-  /** Jobs of one group running at once (in this process; with Redis, across every process). */
+  /** Jobs of one group running at once per worker process (with Redis, counted across all of them). */
   perGroup: number;
 }
 

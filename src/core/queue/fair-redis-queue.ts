@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import type { Fairness } from './fair-order.js';
@@ -17,7 +18,8 @@ export interface FairRedisQueueOptions<T> {
 /*
  * Keys under `{prefix}:{name}:fair:` — `jobs` (hash: id → {g, d, t}), `p:{group}` (list: waiting ids),
  * `ring` (list) + `ringset` (set): groups with waiting jobs in turn order, `l:{group}` (zset: running
- * ids → lease expiry), `leases` (zset: "group\nid" → expiry, to reap), `waiting` (counter). Each
+ * ids → lease expiry), `leases` (zset: "group\nid" → expiry, to reap), `workers` (zset: live
+ * worker processes → heartbeat expiry), `waiting` (counter). Each
  * script is atomic, so every process sees one order and one count of running jobs per group.
  * Expiry uses Redis's clock (TIME): processes' clocks may differ.
  */
@@ -34,15 +36,18 @@ redis.call('PUBLISH', base .. 'wake', '1')
 return 1`;
 
 /**
- * ARGV: base, leaseMs, perGroup. Reaps expired leases first (their jobs go back to the front of
- * their group: a dead process's job runs again elsewhere), then serves the next group in turn with a
- * free slot. Returns {id, group, payload} or nil.
+ * ARGV: base, leaseMs, perGroup, workerId. Reaps expired leases first (their jobs go back to the
+ * front of their group: a dead process's job runs again elsewhere), then serves the next group in
+ * turn with a free slot: fewer than perGroup × live workers running (a group's share per worker,
+ * counted where it survives a crash). Returns {id, group, payload} or nil.
  */
 const TAKE = `
 local base = ARGV[1]
 ${NOW_MS}
 local lease = tonumber(ARGV[2])
-local per = tonumber(ARGV[3])
+redis.call('ZADD', base .. 'workers', now + lease, ARGV[4])
+redis.call('ZREMRANGEBYSCORE', base .. 'workers', '-inf', now)
+local per = tonumber(ARGV[3]) * math.max(1, redis.call('ZCARD', base .. 'workers'))
 local expired = redis.call('ZRANGEBYSCORE', base .. 'leases', '-inf', now, 'LIMIT', 0, 100)
 for _, member in ipairs(expired) do
   local cut = string.find(member, '\\n', 1, true)
@@ -80,12 +85,16 @@ for i = 1, turns do
 end
 return nil`;
 
-/** ARGV: base, leaseMs, then group, id pairs. Extends the leases this process still holds. */
+/**
+ * ARGV: base, leaseMs, workerId, then group, id pairs. Extends this worker's heartbeat and the
+ * leases it still holds.
+ */
 const RENEW = `
 local base = ARGV[1]
 ${NOW_MS}
 local until_ = now + tonumber(ARGV[2])
-for i = 3, #ARGV, 2 do
+if ARGV[3] ~= '' then redis.call('ZADD', base .. 'workers', until_, ARGV[3]) end
+for i = 4, #ARGV, 2 do
   local g, id = ARGV[i], ARGV[i + 1]
   if redis.call('ZSCORE', base .. 'l:' .. g, id) then
     redis.call('ZADD', base .. 'l:' .. g, until_, id)
@@ -95,6 +104,9 @@ end
 return 1`;
 
 /** ARGV: base, group, id. The job ended: its slot and its id are free. */
+/** ARGV: base, workerId. A worker that stops is no longer counted. */
+const LEAVE = `redis.call('ZREM', ARGV[1] .. 'workers', ARGV[2]) return 1`;
+
 const DONE = `
 local base = ARGV[1]
 redis.call('ZREM', base .. 'l:' .. ARGV[2], ARGV[3])
@@ -115,7 +127,8 @@ interface Running {
 
 /**
  * The shared fair queue: waiting jobs per group (account) in Redis, served round-robin by group
- * with at most `perGroup` running per group across every process. A running job holds a lease
+ * with at most `perGroup` × (live worker processes) running per group, counted in Redis so the
+ * count survives a crash (a worker's heartbeat and its jobs' leases expire). A running job holds a lease
  * renewed while it runs; a process that dies stops renewing, and once the lease expires its job
  * goes back to the front of its group for another process (as BullMQ's stalled-job check does).
  * BullMQ itself has per-group fairness only in its paid edition, hence this layer.
@@ -135,6 +148,8 @@ export class FairRedisQueue<T> implements JobQueue<T> {
   private woken = false;
   private loopDone: Promise<void> = Promise.resolve();
   private renewTimer: NodeJS.Timeout | undefined;
+  /** This process as a worker: counted while its heartbeat (renewed with its leases) lasts. */
+  private readonly workerId = randomUUID();
 
   constructor(private readonly options: FairRedisQueueOptions<T>) {
     this.base = `${options.prefix}:${options.name}:fair:`;
@@ -178,6 +193,10 @@ export class FairRedisQueue<T> implements JobQueue<T> {
     await this.loopDone;
     await Promise.allSettled([...this.running.values()].map((r) => r.promise));
     clearInterval(this.renewTimer);
+    if (this.handler)
+      await this.redis()
+        .eval(LEAVE, 0, this.base, this.workerId)
+        .catch(() => undefined);
     await Promise.allSettled([this.client?.quit(), this.subscriber?.quit()]);
   }
 
@@ -220,6 +239,7 @@ export class FairRedisQueue<T> implements JobQueue<T> {
           this.base,
           this.leaseMs,
           Math.max(1, this.options.fairness.perGroup),
+          this.workerId,
         )) as [string, string, string] | null;
       } catch (error) {
         this.options.onError(error, '');
@@ -273,7 +293,7 @@ export class FairRedisQueue<T> implements JobQueue<T> {
     try {
       if (requeue) {
         // An expired lease is how a job goes back: expire it now.
-        await this.redis().eval(RENEW, 0, this.base, -1, group, jobId);
+        await this.redis().eval(RENEW, 0, this.base, -1, '', group, jobId);
       } else {
         await this.redis().eval(DONE, 0, this.base, group, jobId);
       }
@@ -284,11 +304,10 @@ export class FairRedisQueue<T> implements JobQueue<T> {
   }
 
   private renew(): void {
-    if (this.running.size === 0) return;
     const args: string[] = [];
     for (const [jobId, { group }] of this.running) args.push(group, jobId);
     this.redis()
-      .eval(RENEW, 0, this.base, this.leaseMs, ...args)
+      .eval(RENEW, 0, this.base, this.leaseMs, this.workerId, ...args)
       .catch((error: unknown) => this.options.onError(error, ''));
   }
 }
