@@ -11,13 +11,13 @@ export interface ExecutionQuotaSettings {
 }
 
 /** The 429 of a spent daily execution quota: `Retry-After` until the UTC day turns. */
-export function quotaExceeded(limit: number, now: Date): AppError {
+export function quotaExceeded(limit: number, now: Date, mode: string): AppError {
   const reset = nextUtcMidnight(now);
   const retryAfter = Math.max(1, reset - Math.floor(now.getTime() / 1000));
   return new AppError(
     'RATE_LIMIT_EXCEEDED',
     `The account's daily execution quota of ${limit} is spent; retry after ${retryAfter} s (the next UTC day)`,
-    { limit, reset, quota: 'daily-executions' },
+    { limit, reset, quota: 'daily-executions', mode },
     { 'retry-after': String(retryAfter) },
   );
 }
@@ -57,8 +57,9 @@ export class ExecutionQuota {
         .catch((err: unknown) => this.log.warn({ err }, 'execution counters not pruned'));
     }
     if ((await this.store.take(accountId, day, limit)) !== null) return;
-    this.log.warn({ accountId, mode, limit }, 'execution refused: daily execution quota spent');
-    throw quotaExceeded(limit, now);
+    // Not logged here: a caller gets the 429, and the starters without one (schedules, error
+    // workflows) log the refusal with what they were starting.
+    throw quotaExceeded(limit, now, mode);
   }
 
   /** Today's use and limit (0: none). */

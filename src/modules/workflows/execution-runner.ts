@@ -389,7 +389,7 @@ export class ExecutionRunner {
       });
     } catch (error) {
       // The failed execution is stored already; a broken error workflow start must not undo that.
-      // A spent quota is a warning (execution-quota.ts logged the refusal): nothing is broken.
+      // A spent quota is a warning, not a failure: nothing is broken, and no caller hears of it.
       if (isAppError(error) && error.code === 'RATE_LIMIT_EXCEEDED')
         this.deps.log.warn(
           { ...at, reason: error.message },
