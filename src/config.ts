@@ -80,6 +80,16 @@ const ConfigSchema = Type.Object({
   EXECUTIONS_MAX_COUNT: Type.Integer({ default: 100_000, minimum: 1 }),
   EXECUTIONS_PRUNE_INTERVAL_SECONDS: Type.Integer({ default: 3_600, minimum: 1 }),
   WORKFLOW_CONCURRENCY: Type.Integer({ default: 10, minimum: 1 }),
+  /**
+   * Executions of one account running at once per worker process (with Redis counted in Redis: this
+   * times the live workers, across all of them). Below WORKFLOW_CONCURRENCY, so one account's
+   * runaway work leaves slots to the others.
+   */
+  WORKFLOW_ACCOUNT_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 10_000 }),
+  /** Executions one account may start per UTC day, every mode counted (0: no quota). */
+  WORKFLOW_DAILY_EXECUTIONS: Type.Integer({ default: 50_000, minimum: 0 }),
+  /** Per-account quotas that replace the default: `acct_1=50000,acct_2=100` (0: none). */
+  WORKFLOW_DAILY_EXECUTIONS_BY_ACCOUNT: Type.String({ default: '', maxLength: 100_000 }),
   /** Run queued executions in this process (`serve --no-worker` turns it off). */
   WORKFLOW_WORKER: Type.Boolean({ default: true }),
   WORKFLOWS_DIR: Type.String({ default: './workflows' }),
@@ -213,6 +223,8 @@ export type Config = Static<typeof ConfigSchema> & {
   EXPRESSION_ENV: Record<string, string>;
   /** The language-model registry: built-in models, MODELS_FILE, then LLM_MODELS. */
   MODELS: ConfiguredModel[];
+  /** WORKFLOW_DAILY_EXECUTIONS_BY_ACCOUNT, parsed: account id → daily executions (0: none). */
+  WORKFLOW_DAILY_EXECUTION_OVERRIDES: Record<string, number>;
 };
 
 export const ALL_SERVICES = [
@@ -250,6 +262,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     const value = name ? env[name] : undefined;
     if (value !== undefined) config.EXPRESSION_ENV[name] = value;
   }
+  config.WORKFLOW_DAILY_EXECUTION_OVERRIDES = accountQuotas(config.WORKFLOW_DAILY_EXECUTIONS_BY_ACCOUNT);
   if (!config.PUBLIC_URL) config.PUBLIC_URL = `http://localhost:${config.PORT}`;
   try {
     config.MODELS = loadModelEntries({
@@ -265,6 +278,21 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`Invalid model registry: ${(error as Error).message}`);
   }
   return config;
+}
+
+/** `acct_1=50000, acct_2=0` → `{acct_1: 50000, acct_2: 0}`; anything else is a configuration error. */
+function accountQuotas(text: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of text.split(',').map((p) => p.trim())) {
+    if (!part) continue;
+    const match = /^([A-Za-z0-9_-]{1,100})\s*=\s*(\d{1,12})$/.exec(part);
+    if (!match)
+      throw new ConfigError(
+        `Invalid configuration:\n  WORKFLOW_DAILY_EXECUTIONS_BY_ACCOUNT: '${part}' is not account_id=count`,
+      );
+    out[match[1] as string] = Number(match[2]);
+  }
+  return out;
 }
 
 /** Reads `.env` (if present) into process.env, then parses. Only the CLI entry calls this. */

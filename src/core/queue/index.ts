@@ -1,10 +1,12 @@
+import type { Fairness } from './fair-order.js';
 import type { JobObserver, JobQueue } from './job-queue.js';
 import { MemoryQueue } from './memory-queue.js';
 
+export type { Fairness } from './fair-order.js';
 export { JobEvents } from './job-events.js';
 export type { JobHandler, JobObserver, JobOutcome, JobQueue, JobSettled } from './job-queue.js';
 
-export interface QueueSettings {
+export interface QueueSettings<T = unknown> {
   /** Empty: the in-process queue. */
   redisUrl: string;
   prefix: string;
@@ -15,13 +17,30 @@ export interface QueueSettings {
   stallSeconds?: number;
   /** BullMQ: longest a command (an add) may take before Redis counts as unreachable. */
   commandTimeoutMs?: number;
+  /**
+   * Per-group slots with groups served round-robin (workflow executions: per account). With Redis,
+   * the shared fair queue (fair-redis-queue.ts) instead of BullMQ's FIFO.
+   */
+  fairness?: Fairness<T>;
 }
 
 /**
  * One queue per kind of job; BullMQ when Redis is configured, else in-process. BullMQ and its
  * Redis client load only then: the embedded default does not carry them in memory.
  */
-export async function createQueue<T>(name: string, settings: QueueSettings): Promise<JobQueue<T>> {
+export async function createQueue<T>(name: string, settings: QueueSettings<T>): Promise<JobQueue<T>> {
+  if (settings.redisUrl && settings.fairness) {
+    const { FairRedisQueue } = await import('./fair-redis-queue.js');
+    return new FairRedisQueue<T>({
+      redisUrl: settings.redisUrl,
+      prefix: settings.prefix,
+      name,
+      onError: settings.onError,
+      observer: settings.observer,
+      fairness: settings.fairness,
+      ...(settings.stallSeconds ? { stallSeconds: settings.stallSeconds } : {}),
+    });
+  }
   if (settings.redisUrl) {
     const { BullQueue } = await import('./bullmq-queue.js');
     return new BullQueue<T>({
@@ -34,5 +53,10 @@ export async function createQueue<T>(name: string, settings: QueueSettings): Pro
       ...(settings.commandTimeoutMs ? { commandTimeoutMs: settings.commandTimeoutMs } : {}),
     });
   }
-  return new MemoryQueue<T>({ name, onError: settings.onError, observer: settings.observer });
+  return new MemoryQueue<T>({
+    name,
+    onError: settings.onError,
+    observer: settings.observer,
+    ...(settings.fairness ? { fairness: settings.fairness } : {}),
+  });
 }

@@ -1,30 +1,40 @@
 import { performance } from 'node:perf_hooks';
+import { type Fairness, FairOrder } from './fair-order.js';
 import { type JobHandler, type JobObserver, type JobQueue, notifyObserver } from './job-queue.js';
 
-export interface MemoryQueueOptions {
+export interface MemoryQueueOptions<T> {
   name: string;
   onError: (error: unknown, jobId: string) => void;
   observer?: JobObserver;
+  /** Per-group slots, groups served round-robin; absent: one FIFO. */
+  fairness?: Fairness<T>;
 }
 
-/** The single-node queue: a FIFO in this process with a concurrency limit. */
+/** `addedAt`: performance.now() at add, for the wait time (a monotonic clock: no BullMQ stamp here). */
+type Pending<T> = { id: string; data: T; addedAt: number };
+
+/** The single-node queue: waiting jobs in this process (FIFO, or round-robin by group) under a concurrency limit. */
 export class MemoryQueue<T> implements JobQueue<T> {
   readonly kind = 'memory' as const;
-  /** `addedAt`: performance.now() at add, for the wait time (a monotonic clock: no BullMQ stamp here). */
-  private readonly pending: Array<{ id: string; data: T; addedAt: number }> = [];
+  private readonly pending: FairOrder<Pending<T>>;
   private readonly known = new Set<string>();
   private readonly running = new Set<Promise<void>>();
   private handler: JobHandler<T> | null = null;
   private concurrency = 1;
   private closed = false;
 
-  constructor(private readonly options: MemoryQueueOptions) {}
+  constructor(private readonly options: MemoryQueueOptions<T>) {
+    this.pending = new FairOrder(
+      options.fairness ? Math.max(1, options.fairness.perGroup) : Number.POSITIVE_INFINITY,
+    );
+  }
 
   async add(jobId: string, data: T): Promise<void> {
     if (this.closed) throw new Error('Queue is closed');
     if (this.known.has(jobId)) return;
     this.known.add(jobId);
-    this.pending.push({ id: jobId, data, addedAt: performance.now() });
+    const group = this.options.fairness?.groupOf(data) ?? '';
+    this.pending.push(group, { id: jobId, data, addedAt: performance.now() });
     this.pump();
   }
 
@@ -35,12 +45,12 @@ export class MemoryQueue<T> implements JobQueue<T> {
   }
 
   async waiting(): Promise<number> {
-    return this.pending.length;
+    return this.pending.waiting;
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    this.pending.length = 0;
+    this.pending.clear();
     await Promise.allSettled([...this.running]);
   }
 
@@ -48,8 +58,10 @@ export class MemoryQueue<T> implements JobQueue<T> {
     const handler = this.handler;
     if (!handler) return;
     const { name, onError, observer } = this.options;
-    while (!this.closed && this.running.size < this.concurrency && this.pending.length > 0) {
-      const job = this.pending.shift() as { id: string; data: T; addedAt: number };
+    while (!this.closed && this.running.size < this.concurrency) {
+      const next = this.pending.take();
+      if (!next) return;
+      const { group, job } = next;
       const startedAt = performance.now();
       const settled = (outcome: 'completed' | 'failed') =>
         notifyObserver(observer, {
@@ -69,6 +81,7 @@ export class MemoryQueue<T> implements JobQueue<T> {
         .finally(() => {
           this.running.delete(run);
           this.known.delete(job.id);
+          this.pending.done(group);
           this.pump();
         });
       this.running.add(run);

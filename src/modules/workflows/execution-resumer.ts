@@ -58,6 +58,7 @@ export class ExecutionResumer {
     await this.queue.add(`${executionId}:resume:webhook:${waitIndex}`, {
       executionId,
       kind: 'resume',
+      accountId: row.account_id,
       resumeItems: [{ json }],
     });
   }

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type Clock, isoNow } from '../../core/clock.js';
+import { isAppError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { JobQueue } from '../../core/queue/index.js';
 import type { CredentialService } from './credential-service.js';
@@ -17,6 +18,7 @@ import {
   type WorkflowEngine,
 } from './engine/index.js';
 import { errorPayload, errorWorkflowIdOf, findErrorWorkflow, publicUrlOf } from './error-workflow.js';
+import type { ExecutionQuota } from './execution-quota.js';
 import { type ExecutionRow, type ExecutionStore, QUEUE_OUTAGE_MESSAGE } from './execution-store.js';
 import type { ExecutionWaiters } from './execution-waiters.js';
 import type { ResumeSigner } from './resume-signature.js';
@@ -27,6 +29,11 @@ import type { WorkflowStore } from './workflow-store.js';
 export interface ExecutionJob {
   executionId: string;
   kind: 'start' | 'resume';
+  /**
+   * Whose execution: the queue serves accounts round-robin with a slot cap each. Jobs queued before
+   * this field existed share one group ('').
+   */
+  accountId?: string;
   /** Items of a resume-URL call; absent when the wait time came. */
   resumeItems?: Item[];
 }
@@ -68,7 +75,12 @@ export interface RunnerDeps {
   log: FastifyBaseLogger;
   resumeUrlBase: string;
   signer: ResumeSigner;
+  /** The daily execution quota every new execution is counted against (absent: none). */
+  quota?: ExecutionQuota;
 }
+
+/** The queue's group of an execution job: its account. */
+export const accountOfJob = (job: ExecutionJob): string => job.accountId ?? '';
 
 const DEFINITION_CACHE_MAX = 500;
 
@@ -126,11 +138,14 @@ export class ExecutionRunner {
     });
   }
 
-  /** Stores a new execution (status `new`) and queues it; after this resolves it will run. */
+  /**
+   * Stores a new execution (status `new`) and queues it; after this resolves it will run. Throws
+   * the 429 of a spent daily execution quota before anything is stored.
+   */
   async enqueue(input: NewExecution): Promise<string> {
     const id = await this.insert(input);
     try {
-      await this.deps.queue.add(id, { executionId: id, kind: 'start' });
+      await this.deps.queue.add(id, { executionId: id, kind: 'start', accountId: input.accountId });
     } catch (error) {
       if (!(await this.takenAnyway(id))) throw error;
     }
@@ -176,7 +191,9 @@ export class ExecutionRunner {
     }
   }
 
+  /** Every new execution passes here (queued or inline): the one place the quota counts. */
   private async insert(input: NewExecution): Promise<string> {
+    await this.deps.quota?.admit(input.accountId, input.mode);
     const id = input.id ?? newId('exe');
     const row: ExecutionRow = {
       id,
@@ -406,7 +423,13 @@ export class ExecutionRunner {
       });
     } catch (error) {
       // The failed execution is stored already; a broken error workflow start must not undo that.
-      this.deps.log.error({ err: error, ...at }, 'error workflow could not be started');
+      // A spent quota is a warning, not a failure: nothing is broken, and no caller hears of it.
+      if (isAppError(error) && error.code === 'RATE_LIMIT_EXCEEDED')
+        this.deps.log.warn(
+          { ...at, reason: error.message },
+          'error workflow not started: daily execution quota spent',
+        );
+      else this.deps.log.error({ err: error, ...at }, 'error workflow could not be started');
     }
   }
 }

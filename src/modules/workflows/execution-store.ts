@@ -118,8 +118,16 @@ export class ExecutionStore {
   }
 
   async idsWithStatus(status: StoredExecutionStatus): Promise<string[]> {
-    const rows = await this.db.selectFrom('executions').select('id').where('status', '=', status).execute();
-    return rows.map((r) => r.id);
+    return (await this.withStatus(status)).map((r) => r.id);
+  }
+
+  /** Ids with their accounts (a queued job names its account: the queue is fair by account). */
+  async withStatus(status: StoredExecutionStatus): Promise<Array<{ id: string; account_id: string }>> {
+    return this.db
+      .selectFrom('executions')
+      .select(['id', 'account_id'])
+      .where('status', '=', status)
+      .execute();
   }
 
   /** Executions cut off by a crash: recorded as errors so they can be retried. */
@@ -172,16 +180,19 @@ export class ExecutionStore {
     return { resumed: Number(resumed.numUpdatedRows), crashed: Number(crashed.numUpdatedRows) };
   }
 
-  async dueWaits(now: string, limit: number): Promise<Array<{ id: string; wait_till: string }>> {
+  async dueWaits(
+    now: string,
+    limit: number,
+  ): Promise<Array<{ id: string; account_id: string; wait_till: string }>> {
     const rows = await this.db
       .selectFrom('executions')
-      .select(['id', 'wait_till'])
+      .select(['id', 'account_id', 'wait_till'])
       .where('status', '=', 'waiting')
       .where('wait_till', 'is not', null)
       .where('wait_till', '<=', now)
       .limit(limit)
       .execute();
-    return rows.map((r) => ({ id: r.id, wait_till: r.wait_till as string }));
+    return rows.map((r) => ({ id: r.id, account_id: r.account_id, wait_till: r.wait_till as string }));
   }
 
   /** Removes finished executions older than `before`, then all but the newest `keep`. */

@@ -10,8 +10,10 @@ import { DedupeStore } from './dedupe-store.js';
 import { DeliveryStore } from './delivery-store.js';
 import { DirectRunner } from './direct-run.js';
 import { configureExpressionSandbox, type EngineDeps, WorkflowEngine } from './engine/index.js';
+import { DbExecutionCountStore, RedisExecutionCountStore } from './execution-count-store.js';
+import { ExecutionQuota } from './execution-quota.js';
 import { ExecutionResumer } from './execution-resumer.js';
-import { type ExecutionJob, ExecutionRunner } from './execution-runner.js';
+import { accountOfJob, type ExecutionJob, ExecutionRunner } from './execution-runner.js';
 import { ExecutionService } from './execution-service.js';
 import { ExecutionStore } from './execution-store.js';
 import { ExecutionWaiters } from './execution-waiters.js';
@@ -206,7 +208,17 @@ export const workflowsModule: PlatformModule = {
       commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
       onError: (err, jobId) => log.error({ err, jobId }, 'workflow job failed'),
       observer: ctx.jobEvents?.observe,
+      // Accounts served round-robin, each with at most this many executions running.
+      fairness: { groupOf: accountOfJob, perGroup: config.WORKFLOW_ACCOUNT_CONCURRENCY },
     });
+    const quota = new ExecutionQuota(
+      ctx.redis
+        ? new RedisExecutionCountStore(ctx.redis, config.REDIS_PREFIX)
+        : new DbExecutionCountStore(ctx.db),
+      { daily: config.WORKFLOW_DAILY_EXECUTIONS, byAccount: config.WORKFLOW_DAILY_EXECUTION_OVERRIDES },
+      clock,
+      log,
+    );
     const waiters = new ExecutionWaiters(ctx.redis, `${config.QUEUE_PREFIX}:workflow-executions:done`, {
       read: (ids) => executionStore.outcomes(ids),
       commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
@@ -226,6 +238,7 @@ export const workflowsModule: PlatformModule = {
       log,
       resumeUrlBase: `${config.PUBLIC_URL.replace(/\/+$/, '')}/webhook-waiting`,
       signer,
+      quota,
     });
     const maintenance = new Maintenance({
       executions: executionStore,

@@ -35,17 +35,22 @@ export class Maintenance {
       const running = await executions.idsWithStatus('running');
       marked = await executions.markCrashed(running, isoNow(this.deps.clock));
     }
-    const queued = await executions.idsWithStatus('new');
-    // Re-adding is safe with BullMQ too: the job id is the execution id.
-    for (const id of queued) await queue.add(id, { executionId: id, kind: 'start' });
+    const queued = await executions.withStatus('new');
+    // Re-adding is safe with Redis too: the job id is the execution id.
+    for (const { id, account_id } of queued)
+      await queue.add(id, { executionId: id, kind: 'start', accountId: account_id });
     return { requeued: queued.length, ...marked };
   }
 
   /** Queues resumes of waits whose time has come; the claim in the runner makes repeats harmless. */
   async resumeDue(): Promise<number> {
     const due = await this.deps.executions.dueWaits(isoNow(this.deps.clock), 500);
-    for (const { id, wait_till } of due) {
-      await this.deps.queue.add(`${id}:resume:${wait_till}`, { executionId: id, kind: 'resume' });
+    for (const { id, account_id, wait_till } of due) {
+      await this.deps.queue.add(`${id}:resume:${wait_till}`, {
+        executionId: id,
+        kind: 'resume',
+        accountId: account_id,
+      });
     }
     return due.length;
   }

@@ -137,6 +137,14 @@ export interface WorkflowImportsTable {
   imported_at: Timestamp;
 }
 
+/** Executions an account started on a UTC day (the daily execution quota's counter without Redis). */
+export interface WorkflowExecutionCountsTable {
+  account_id: string;
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  count: number;
+}
+
 declare module '../../core/db/types.js' {
   interface Database {
     workflows: WorkflowsTable;
@@ -145,6 +153,7 @@ declare module '../../core/db/types.js' {
     webhook_claims: WebhookClaimsTable;
     workflow_dedupe_keys: WorkflowDedupeKeysTable;
     workflow_schedules: WorkflowSchedulesTable;
+    workflow_execution_counts: WorkflowExecutionCountsTable;
     workflow_test_webhooks: WorkflowTestWebhooksTable;
     workflow_dedupe_latest: WorkflowDedupeLatestTable;
     credentials: CredentialsTable;

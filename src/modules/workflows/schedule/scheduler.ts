@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Transaction } from 'kysely';
 import type { Clock } from '../../../core/clock.js';
 import type { Database } from '../../../core/db/types.js';
-import { AppError } from '../../../core/errors.js';
+import { AppError, isAppError } from '../../../core/errors.js';
 import type { WorkflowDefinition } from '../engine/index.js';
 import { withDefaults } from '../engine/parameters.js';
 import type { ExecutionRunner } from '../execution-runner.js';
@@ -96,10 +96,14 @@ export class Scheduler {
       try {
         if (await this.fire(row, spec, dueAt)) started++;
       } catch (err) {
-        this.deps.log.error(
-          { err, workflowId: row.workflow_id, node: row.node_name },
-          'scheduled run not started',
-        );
+        const at = { accountId: row.account_id, workflowId: row.workflow_id, node: row.node_name };
+        // A spent daily quota skips this fire (the rule moved on already); the next fire tries again.
+        if (isAppError(err) && err.code === 'RATE_LIMIT_EXCEEDED')
+          this.deps.log.warn(
+            { ...at, dueAt: row.next_fire_at, reason: err.message },
+            'scheduled run skipped: daily execution quota spent',
+          );
+        else this.deps.log.error({ err, ...at }, 'scheduled run not started');
       }
     }
     return started;

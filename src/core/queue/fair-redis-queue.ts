@@ -1,0 +1,313 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
+import type { Fairness } from './fair-order.js';
+import { type JobHandler, type JobObserver, type JobQueue, notifyObserver } from './job-queue.js';
+
+export interface FairRedisQueueOptions<T> {
+  redisUrl: string;
+  prefix: string;
+  name: string;
+  onError: (error: unknown, jobId: string) => void;
+  observer?: JobObserver;
+  fairness: Fairness<T>;
+  /** A lease's lifetime unrenewed: how soon a dead process's job goes to another (default 30 s). */
+  stallSeconds?: number;
+}
+
+/*
+ * Keys under `{prefix}:{name}:fair:` — `jobs` (hash: id → {g, d, t}), `p:{group}` (list: waiting ids),
+ * `ring` (list) + `ringset` (set): groups with waiting jobs in turn order, `l:{group}` (zset: running
+ * ids → lease expiry), `leases` (zset: "group\nid" → expiry, to reap), `workers` (zset: live
+ * worker processes → heartbeat expiry), `waiting` (counter). Each
+ * script is atomic, so every process sees one order and one count of running jobs per group.
+ * Expiry uses Redis's clock (TIME): processes' clocks may differ.
+ */
+const NOW_MS = `local t = redis.call('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+/** ARGV: base, id, group, payload. 1 added, 0 known already (waiting or running). */
+const ADD = `
+local base = ARGV[1]
+if redis.call('HSETNX', base .. 'jobs', ARGV[2], ARGV[4]) == 0 then return 0 end
+redis.call('RPUSH', base .. 'p:' .. ARGV[3], ARGV[2])
+redis.call('INCR', base .. 'waiting')
+if redis.call('SADD', base .. 'ringset', ARGV[3]) == 1 then redis.call('RPUSH', base .. 'ring', ARGV[3]) end
+redis.call('PUBLISH', base .. 'wake', '1')
+return 1`;
+
+/**
+ * ARGV: base, leaseMs, perGroup, workerId. Reaps expired leases first (their jobs go back to the
+ * front of their group: a dead process's job runs again elsewhere), then serves the next group in
+ * turn with a free slot: fewer than perGroup × live workers running (a group's share per worker,
+ * counted where it survives a crash). Returns {id, group, payload} or nil.
+ */
+const TAKE = `
+local base = ARGV[1]
+${NOW_MS}
+local lease = tonumber(ARGV[2])
+redis.call('ZADD', base .. 'workers', now + lease, ARGV[4])
+redis.call('ZREMRANGEBYSCORE', base .. 'workers', '-inf', now)
+local per = tonumber(ARGV[3]) * math.max(1, redis.call('ZCARD', base .. 'workers'))
+local expired = redis.call('ZRANGEBYSCORE', base .. 'leases', '-inf', now, 'LIMIT', 0, 100)
+for _, member in ipairs(expired) do
+  local cut = string.find(member, '\\n', 1, true)
+  local g = string.sub(member, 1, cut - 1)
+  local id = string.sub(member, cut + 1)
+  redis.call('ZREM', base .. 'leases', member)
+  redis.call('ZREM', base .. 'l:' .. g, id)
+  if redis.call('HEXISTS', base .. 'jobs', id) == 1 then
+    redis.call('LPUSH', base .. 'p:' .. g, id)
+    redis.call('INCR', base .. 'waiting')
+    if redis.call('SADD', base .. 'ringset', g) == 1 then redis.call('LPUSH', base .. 'ring', g) end
+  end
+end
+local turns = redis.call('LLEN', base .. 'ring')
+for i = 1, turns do
+  local g = redis.call('LPOP', base .. 'ring')
+  if not g then return nil end
+  local waiting = base .. 'p:' .. g
+  if redis.call('LLEN', waiting) == 0 then
+    redis.call('SREM', base .. 'ringset', g)
+  elseif redis.call('ZCARD', base .. 'l:' .. g) >= per then
+    redis.call('RPUSH', base .. 'ring', g)
+  else
+    local id = redis.call('LPOP', waiting)
+    redis.call('DECR', base .. 'waiting')
+    redis.call('ZADD', base .. 'l:' .. g, now + lease, id)
+    redis.call('ZADD', base .. 'leases', now + lease, g .. '\\n' .. id)
+    if redis.call('LLEN', waiting) > 0 then redis.call('RPUSH', base .. 'ring', g)
+    else redis.call('SREM', base .. 'ringset', g) end
+    local payload = redis.call('HGET', base .. 'jobs', id)
+    if payload then return {id, g, payload} end
+    redis.call('ZREM', base .. 'l:' .. g, id)
+    redis.call('ZREM', base .. 'leases', g .. '\\n' .. id)
+  end
+end
+return nil`;
+
+/**
+ * ARGV: base, leaseMs, workerId, then group, id pairs. Extends this worker's heartbeat and the
+ * leases it still holds.
+ */
+const RENEW = `
+local base = ARGV[1]
+${NOW_MS}
+local until_ = now + tonumber(ARGV[2])
+if ARGV[3] ~= '' then redis.call('ZADD', base .. 'workers', until_, ARGV[3]) end
+for i = 4, #ARGV, 2 do
+  local g, id = ARGV[i], ARGV[i + 1]
+  if redis.call('ZSCORE', base .. 'l:' .. g, id) then
+    redis.call('ZADD', base .. 'l:' .. g, until_, id)
+    redis.call('ZADD', base .. 'leases', until_, g .. '\\n' .. id)
+  end
+end
+return 1`;
+
+/** ARGV: base, group, id. The job ended: its slot and its id are free. */
+/** ARGV: base, workerId. A worker that stops is no longer counted. */
+const LEAVE = `redis.call('ZREM', ARGV[1] .. 'workers', ARGV[2]) return 1`;
+
+const DONE = `
+local base = ARGV[1]
+redis.call('ZREM', base .. 'l:' .. ARGV[2], ARGV[3])
+redis.call('ZREM', base .. 'leases', ARGV[2] .. '\\n' .. ARGV[3])
+redis.call('HDEL', base .. 'jobs', ARGV[3])
+redis.call('PUBLISH', base .. 'wake', '1')
+return 1`;
+
+/** Longest a process with free slots sleeps between looks (leases of dead processes expire meanwhile). */
+const IDLE_LOOK_MS = 1_000;
+/** After a Redis error, the dispatcher looks again this much later (ioredis reconnects meanwhile). */
+const ERROR_PAUSE_MS = 1_000;
+
+interface Running {
+  group: string;
+  promise: Promise<void>;
+}
+
+/**
+ * The shared fair queue: waiting jobs per group (account) in Redis, served round-robin by group
+ * with at most `perGroup` × (live worker processes) running per group, counted in Redis so the
+ * count survives a crash (a worker's heartbeat and its jobs' leases expire). A running job holds a lease
+ * renewed while it runs; a process that dies stops renewing, and once the lease expires its job
+ * goes back to the front of its group for another process (as BullMQ's stalled-job check does).
+ * BullMQ itself has per-group fairness only in its paid edition, hence this layer.
+ */
+export class FairRedisQueue<T> implements JobQueue<T> {
+  readonly kind = 'bullmq' as const;
+  private readonly base: string;
+  private readonly leaseMs: number;
+  private client: Redis | null = null;
+  private subscriber: Redis | null = null;
+  private readonly running = new Map<string, Running>();
+  private handler: JobHandler<T> | null = null;
+  private concurrency = 1;
+  private closed = false;
+  private wakeUp: (() => void) | null = null;
+  /** A wake-up that came while the dispatcher was not pausing: its next pause returns at once. */
+  private woken = false;
+  private loopDone: Promise<void> = Promise.resolve();
+  private renewTimer: NodeJS.Timeout | undefined;
+  /** This process as a worker: counted while its heartbeat (renewed with its leases) lasts. */
+  private readonly workerId = randomUUID();
+
+  constructor(private readonly options: FairRedisQueueOptions<T>) {
+    this.base = `${options.prefix}:${options.name}:fair:`;
+    this.leaseMs = (options.stallSeconds ?? 30) * 1000;
+  }
+
+  private redis(): Redis {
+    // No blocking commands here: during an outage a command fails after a few reconnect attempts
+    // (an add's caller gets the error; the dispatcher looks again a second later).
+    this.client ??= new Redis(this.options.redisUrl, { maxRetriesPerRequest: 2 });
+    return this.client;
+  }
+
+  async add(jobId: string, data: T): Promise<void> {
+    if (this.closed) throw new Error('Queue is closed');
+    const group = this.options.fairness.groupOf(data);
+    const payload = JSON.stringify({ d: data, t: Date.now() });
+    await this.redis().eval(ADD, 0, this.base, jobId, group, payload);
+  }
+
+  work(handler: JobHandler<T>, concurrency: number): void {
+    if (this.handler) return;
+    this.handler = handler;
+    this.concurrency = Math.max(1, concurrency);
+    this.subscriber = new Redis(this.options.redisUrl, { maxRetriesPerRequest: null });
+    this.subscriber.on('message', () => this.wake());
+    this.subscriber.on('error', (error) => this.options.onError(error, ''));
+    this.subscriber.subscribe(`${this.base}wake`).catch((error) => this.options.onError(error, ''));
+    this.renewTimer = setInterval(() => this.renew(), Math.max(500, Math.floor(this.leaseMs / 3)));
+    this.renewTimer.unref();
+    this.loopDone = this.dispatch();
+  }
+
+  async waiting(): Promise<number> {
+    return Number((await this.redis().get(`${this.base}waiting`)) ?? 0);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.wake();
+    await this.loopDone;
+    await Promise.allSettled([...this.running.values()].map((r) => r.promise));
+    clearInterval(this.renewTimer);
+    if (this.handler)
+      await this.redis()
+        .eval(LEAVE, 0, this.base, this.workerId)
+        .catch(() => undefined);
+    await Promise.allSettled([this.client?.quit(), this.subscriber?.quit()]);
+  }
+
+  private wake(): void {
+    const wake = this.wakeUp;
+    this.wakeUp = null;
+    if (wake) wake();
+    else this.woken = true;
+  }
+
+  /** Resolves on a wake-up (a job added or ended anywhere, a slot freed here) or after `ms`. */
+  private pause(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wakeUp = null;
+        resolve();
+      }, ms);
+      this.wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private async dispatch(): Promise<void> {
+    while (!this.closed) {
+      if (this.running.size >= this.concurrency) {
+        await this.pause(IDLE_LOOK_MS);
+        continue;
+      }
+      let taken: [string, string, string] | null;
+      try {
+        taken = (await this.redis().eval(
+          TAKE,
+          0,
+          this.base,
+          this.leaseMs,
+          Math.max(1, this.options.fairness.perGroup),
+          this.workerId,
+        )) as [string, string, string] | null;
+      } catch (error) {
+        this.options.onError(error, '');
+        await this.pause(ERROR_PAUSE_MS);
+        continue;
+      }
+      if (!taken) {
+        await this.pause(IDLE_LOOK_MS);
+        continue;
+      }
+      if (this.closed) {
+        // Taken after close began: handed back at once rather than after the lease expires.
+        await this.release(taken[1], taken[0], true);
+        return;
+      }
+      this.start(taken[0], taken[1], taken[2]);
+    }
+  }
+
+  private start(jobId: string, group: string, payload: string): void {
+    const handler = this.handler as JobHandler<T>;
+    const { d: data, t: addedAt } = JSON.parse(payload) as { d: T; t: number };
+    const startedAt = performance.now();
+    const settled = (outcome: 'completed' | 'failed') =>
+      notifyObserver(this.options.observer, {
+        queue: this.options.name,
+        outcome,
+        // Stamped by the adding process's clock; another host's may differ.
+        waitSeconds: Math.max(0, (Date.now() - addedAt) / 1000),
+        runSeconds: (performance.now() - startedAt) / 1000,
+      });
+    const promise = Promise.resolve()
+      .then(() => handler(data, jobId))
+      .then(
+        () => settled('completed'),
+        (error: unknown) => {
+          settled('failed');
+          this.options.onError(error, jobId);
+        },
+      )
+      .finally(async () => {
+        await this.release(group, jobId, false);
+        this.running.delete(jobId);
+        this.wake();
+      });
+    this.running.set(jobId, { group, promise });
+  }
+
+  /** Frees the job's slot; `requeue`: it did not run, it waits again at the front of its group. */
+  private async release(group: string, jobId: string, requeue: boolean): Promise<void> {
+    try {
+      if (requeue) {
+        // An expired lease is how a job goes back: expire it now.
+        await this.redis().eval(RENEW, 0, this.base, -1, '', group, jobId);
+      } else {
+        await this.redis().eval(DONE, 0, this.base, group, jobId);
+      }
+    } catch (error) {
+      // Redis unreachable: the lease expires on its own; the job's state is in the database.
+      this.options.onError(error, jobId);
+    }
+  }
+
+  private renew(): void {
+    const args: string[] = [];
+    for (const [jobId, { group }] of this.running) args.push(group, jobId);
+    this.redis()
+      .eval(RENEW, 0, this.base, this.leaseMs, this.workerId, ...args)
+      .catch((error: unknown) => this.options.onError(error, ''));
+  }
+}

@@ -1,0 +1,18 @@
+// A worker process of the fair Redis queue that takes jobs and never finishes them: the test kills
+// it (SIGKILL) to show that its leases expire and its account's slot comes back.
+import { FairRedisQueue } from '../../../src/core/queue/fair-redis-queue.js';
+
+const [redisUrl, prefix] = process.argv.slice(2) as [string, string];
+const queue = new FairRedisQueue<{ group: string }>({
+  redisUrl,
+  prefix,
+  name: 'jobs',
+  onError: () => {},
+  fairness: { groupOf: (data) => data.group, perGroup: 1 },
+  stallSeconds: 2,
+});
+queue.work(async (_data, jobId) => {
+  process.stdout.write(`took ${jobId}\n`);
+  await new Promise(() => {});
+}, 1);
+process.stdout.write('ready\n');
