@@ -1,8 +1,10 @@
 import { ALL_SERVICES } from '../../config.js';
 import {
   expandScopes,
+  isCapabilityScope,
   type KeyType,
   MODEL_SCOPE_PREFIX,
+  mayUseAnyCredential,
   type Principal,
   type Role,
 } from '../../core/auth/principal.js';
@@ -23,16 +25,17 @@ export function validateGrant(grant: Grant, allowedIps: readonly string[] | unde
   if (grant.services.includes('*') && grant.services.length > 1) {
     problems.push({ field: 'services', message: "'*' (all services) stands alone" });
   }
+  // Capability scopes (credentials:use) go with any role; the rules below are about the others.
+  const scopes = grant.scopes.filter((scope) => !isCapabilityScope(scope));
   if (grant.role === 'Custom') {
-    if (grant.scopes.length === 0)
-      problems.push({ field: 'scopes', message: 'the Custom role needs scopes' });
+    if (scopes.length === 0) problems.push({ field: 'scopes', message: 'the Custom role needs scopes' });
     // Model scopes only narrow the llm service: alone they would make a key that can do nothing.
-    else if (grant.scopes.every((scope) => scope.startsWith(MODEL_SCOPE_PREFIX)))
+    else if (scopes.every((scope) => scope.startsWith(MODEL_SCOPE_PREFIX)))
       problems.push({
         field: 'scopes',
         message: 'model scopes restrict llm, they grant nothing: add a service:operation scope',
       });
-    for (const scope of grant.scopes) {
+    for (const scope of scopes) {
       const [service = ''] = scope.split(':');
       const known = service === '*' || (ALL_SERVICES as readonly string[]).includes(service);
       if (!known) problems.push({ field: 'scopes', message: `'${scope}' names an unknown service` });
@@ -40,8 +43,11 @@ export function validateGrant(grant: Grant, allowedIps: readonly string[] | unde
         problems.push({ field: 'scopes', message: `'${scope}' is for a service the key does not have` });
       }
     }
-  } else if (grant.scopes.length > 0) {
-    problems.push({ field: 'scopes', message: 'scopes are set only with the Custom role' });
+  } else if (scopes.length > 0) {
+    problems.push({
+      field: 'scopes',
+      message: 'scopes other than credentials:use are set only with the Custom role',
+    });
   }
   for (const cidr of allowedIps ?? []) {
     if (!isValidCidr(cidr))
@@ -120,4 +126,12 @@ export function assertWithinCaller(
       },
     });
   }
+}
+
+/** A caller gives `credentials:use` only when it holds it (Admin or the scope). Throws FORBIDDEN. */
+export function assertCapabilitiesWithinCaller(scopes: readonly string[], caller: Principal | null): void {
+  if (caller && scopes.some(isCapabilityScope) && !mayUseAnyCredential(caller))
+    throw new AppError('FORBIDDEN', 'A key cannot grant credentials:use without holding it', {
+      scopes: scopes.filter(isCapabilityScope),
+    });
 }
