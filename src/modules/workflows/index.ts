@@ -135,6 +135,18 @@ export async function readDefinitions(
   return out;
 }
 
+/** Whether `key:<id>` or `member:<id>` names a live key or a member of the account. */
+async function knownPrincipal(ctx: AppContext, accountId: string, actor: string): Promise<boolean> {
+  const [kind, id = ''] = actor.split(':');
+  if (kind === 'key') {
+    const key = await ctx.apis.auth?.keys.get(accountId, id).catch(() => null);
+    return key !== null && key !== undefined && key.status === 'active';
+  }
+  if (kind === 'member')
+    return ((await ctx.apis.portal?.members.list(accountId)) ?? []).some((m) => m.id === id);
+  return false;
+}
+
 export const workflowsModule: PlatformModule = {
   name: 'workflows',
   services: ['workflow'],
@@ -163,8 +175,8 @@ export const workflowsModule: PlatformModule = {
     let subWorkflows: SubWorkflowRunner | null = null;
     const engineDeps = (accountId: string | null): EngineDeps => ({
       now: () => clock.now(),
-      credential: async (ref) => {
-        const found = accountId ? await credentials.reveal(accountId, ref) : null;
+      credential: async (ref, workflowId) => {
+        const found = accountId ? await credentials.revealForWorkflow(accountId, ref, workflowId) : null;
         if (!found) throw new Error(`Credential '${ref}' not found`);
         return found.data;
       },
@@ -311,7 +323,13 @@ export const workflowsModule: PlatformModule = {
     });
 
     internals.set(ctx, {
-      routes: { workflows, executions, credentials, manual },
+      routes: {
+        workflows,
+        executions,
+        credentials,
+        manual,
+        knownPrincipal: (accountId, actor) => knownPrincipal(ctx, accountId, actor),
+      },
       variables,
       tags,
       webhooks,
