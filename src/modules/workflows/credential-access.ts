@@ -1,6 +1,9 @@
 import { mayUseAnyCredential, type Principal } from '../../core/auth/principal.js';
 import { AppError } from '../../core/errors.js';
 import type { CredentialStore } from './credential-store.js';
+import { credentialRefs } from './definitions.js';
+import type { WorkflowDefinition } from './engine/index.js';
+import { NodeOperationError } from './engine/node-type.js';
 
 /**
  * Who owns a credential or acts for a workflow (n8n's sharing model, with keys and members as
@@ -83,4 +86,21 @@ export async function unusableRefs(
     const row = rows.find((r) => r.id === ref) ?? rows.find((r) => r.name === ref);
     return row !== undefined && !mayUse(actor, row.owner, row.sharedWith);
   });
+}
+
+/**
+ * Who starts a workflow chooses its input, which expressions may turn into a request's URL: a
+ * manual run (items, pinned data) and a sub-workflow call need the right to use every credential of
+ * the workflow they start, as saving it does.
+ */
+export function callerChecks(store: Pick<CredentialStore, 'owners' | 'savedBy'>) {
+  return {
+    manualRun: (accountId: string, principal: Principal | null, def: WorkflowDefinition) =>
+      assertCredentialsUsable(store, accountId, savedByOf(principal), credentialRefs(def)),
+    subWorkflow: async (accountId: string, callerWorkflowId: string, callee: WorkflowDefinition) => {
+      const caller = (await store.savedBy(accountId, callerWorkflowId)) ?? ACCOUNT_ACTOR;
+      const refused = await unusableRefs(store, accountId, caller, credentialRefs(callee));
+      if (refused.length > 0) throw new NodeOperationError(notUsable(caller, refused).message);
+    },
+  };
 }

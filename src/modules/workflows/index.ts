@@ -4,6 +4,7 @@ import type { AppContext, PlatformModule } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { createOutboundHttp } from '../../core/http/outbound.js';
 import { createQueue } from '../../core/queue/index.js';
+import { callerChecks } from './credential-access.js';
 import { CredentialService } from './credential-service.js';
 import { CredentialStore } from './credential-store.js';
 import { DedupeStore } from './dedupe-store.js';
@@ -160,8 +161,9 @@ export const workflowsModule: PlatformModule = {
     const executionStore = new ExecutionStore(ctx.db);
     const deliveries = new DeliveryStore(ctx.db);
     const dedupe = new DedupeStore(ctx.db, () => clock.now());
+    const credentialStore = new CredentialStore(ctx.db);
     const credentials = new CredentialService(
-      new CredentialStore(ctx.db),
+      credentialStore,
       ctx.secrets.box('workflow-credentials'),
       clock,
     );
@@ -245,6 +247,7 @@ export const workflowsModule: PlatformModule = {
       executions: executionStore,
       runner,
       maxDepth: config.WORKFLOW_MAX_CALL_DEPTH,
+      assertCallerMayUse: callerChecks(credentialStore).subWorkflow,
     });
     const calls = subWorkflows;
     const scheduler = new Scheduler({
@@ -261,7 +264,7 @@ export const workflowsModule: PlatformModule = {
       callCycles: (accountId, def) => calls.cycleProblems(accountId, def),
       testWebhookSeconds: config.TEST_WEBHOOK_SECONDS,
       store: workflowStore,
-      credentials: new CredentialStore(ctx.db),
+      credentials: credentialStore,
       engine,
       clock,
       onRoutesChanged: (paths) => webhooks?.invalidate(paths),
@@ -296,6 +299,7 @@ export const workflowsModule: PlatformModule = {
       executions,
       engine,
       waitMs: config.MANUAL_RUN_WAIT_MS,
+      assertCallerMayUse: callerChecks(credentialStore).manualRun,
     });
     const direct = new DirectRunner({
       workflows: workflowStore,

@@ -204,7 +204,12 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
       },
     },
     async (request, reply) => {
-      const { ended, execution } = await manual.run(accountOf(request), request.params.id, request.body);
+      const { ended, execution } = await manual.run(
+        accountOf(request),
+        request.params.id,
+        request.body,
+        request.principal,
+      );
       return reply.code(ended ? 200 : 202).send(execution);
     },
   );
