@@ -365,6 +365,64 @@ describe.each(await testDialects())('credentials are used only as shared, on %s'
     expect((await save(legacyFlow, writer.key)).statusCode).toBe(403);
   });
 
+  it('a Writer key’s workflow cannot call another’s workflow that holds a credential, with input it chooses', async () => {
+    // The admin's sub-workflow sends its credential to the URL its caller passes.
+    const callee = await createWorkflow(p, {
+      name: 'callee with a credential',
+      nodes: [
+        {
+          id: 'c',
+          name: 'Called',
+          type: 'n8n-nodes-base.executeWorkflowTrigger',
+          typeVersion: 1.1,
+          position: [0, 0],
+          parameters: { inputSource: 'passthrough' },
+        },
+        { ...credentialFlow('x', '={{ $json.url }}', adminCred).nodes[1] },
+      ],
+      connections: { Called: { main: [[{ node: 'Call', type: 'main', index: 0 }]] } },
+    });
+    const caller = await save(
+      {
+        name: 'caller',
+        nodes: [
+          credentialFlow('x', 'http://unused', adminCred).nodes[0],
+          {
+            id: 's',
+            name: 'Set',
+            type: 'n8n-nodes-base.set',
+            typeVersion: 3.4,
+            position: [200, 0],
+            parameters: {
+              assignments: {
+                assignments: [{ id: 'u', name: 'url', value: `${downstream.url}/steal-sub`, type: 'string' }],
+              },
+              options: {},
+            },
+          },
+          {
+            id: 'e',
+            name: 'Run callee',
+            type: 'n8n-nodes-base.executeWorkflow',
+            typeVersion: 1.2,
+            position: [400, 0],
+            parameters: { workflowId: { __rl: true, value: callee, mode: 'id' }, options: {} },
+          },
+        ],
+        connections: {
+          Start: { main: [[{ node: 'Set', type: 'main', index: 0 }]] },
+          Set: { main: [[{ node: 'Run callee', type: 'main', index: 0 }]] },
+        },
+      },
+      writer.key,
+    );
+    expect(caller.statusCode, caller.body).toBe(201);
+    const execution = (await run(caller.json().id, writer.key)).json() as Execution;
+    expect(execution.status).toBe('error');
+    expect(JSON.stringify(execution.data.resultData.error)).toMatch(/may not use credential/);
+    expect(downstream.seen.filter((s) => s.path === '/steal-sub')).toHaveLength(0);
+  });
+
   it('a server echoing the injected credential in its error: the execution’s error does not hold it', async () => {
     const id = await createWorkflow(p, credentialFlow('echo', `${downstream.url}/deny`, adminCred));
     const execution = (await run(id)).json() as Execution;
