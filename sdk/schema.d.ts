@@ -1746,6 +1746,62 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/credentials/{id}/share': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Whom a credential is shared with
+     * @description Whom a credential is shared with
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    get: operations['getApiV1CredentialsByIdShare'];
+    /**
+     * Share a credential with keys or members of the account (n8n’s share; replaces the list)
+     * @description The workflows these principals save may use the credential. Only its owner, or a key with credentials:use (Admin), may share it. An empty list withdraws every share.
+     *
+     *     API keys only. Requires the scope `workflow:write`.
+     */
+    put: operations['putApiV1CredentialsByIdShare'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * Whom a credential is shared with (headers only)
+     * @description Whom a credential is shared with
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    head: operations['headApiV1CredentialsByIdShare'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/credentials/{id}/transfer': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Give a credential to another owner (n8n’s transfer)
+     * @description Give a credential to another owner (n8n’s transfer)
+     *
+     *     API keys only. Requires the scope `workflow:write`.
+     */
+    put: operations['putApiV1CredentialsByIdTransfer'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/variables': {
     parameters: {
       query?: never;
@@ -3366,7 +3422,7 @@ export interface operations {
           )[];
           /** @enum {unknown} */
           role: 'Reader' | 'Writer' | 'Admin' | 'Custom';
-          /** @description Only with the Custom role, which needs at least one `service:operation` scope; each scope names a service of the key (or `*`). `llm:model:<name>` scopes only narrow the llm service. */
+          /** @description Only with the Custom role, which needs at least one `service:operation` scope; each scope names a service of the key (or `*`). `llm:model:<name>` scopes only narrow the llm service. `credentials:use` (any role): the key may use every credential of the account, not only its own and shared ones. */
           scopes?: string[];
           allowedIps?: string[];
           /** Format: date-time */
@@ -10858,7 +10914,7 @@ export interface operations {
         offset?: number;
         sort?: 'id' | 'name' | 'createdAt';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include (id is always kept): id, name, type, createdAt, updatedAt */
+        /** @description Comma-separated fields to include (id is always kept): id, name, type, owner, createdAt, updatedAt */
         fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
@@ -10898,6 +10954,8 @@ export interface operations {
               id: string;
               name?: string;
               type?: string;
+              /** @description Who created it and may share it: key:<id>, member:<id>, or account (the operator; credentials made before owners) */
+              owner?: string;
               /**
                * Format: date-time
                * @description ISO 8601 UTC
@@ -10964,6 +11022,7 @@ export interface operations {
            *       "id": "string",
            *       "name": "string",
            *       "type": "string",
+           *       "owner": "string",
            *       "createdAt": "2025-01-01T00:00:00.000Z",
            *       "updatedAt": "2025-01-01T00:00:00.000Z"
            *     }
@@ -10972,6 +11031,8 @@ export interface operations {
             id: string;
             name: string;
             type: string;
+            /** @description Who created it and may share it: key:<id>, member:<id>, or account (the operator; credentials made before owners) */
+            owner: string;
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -11002,7 +11063,7 @@ export interface operations {
         offset?: number;
         sort?: 'id' | 'name' | 'createdAt';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include (id is always kept): id, name, type, createdAt, updatedAt */
+        /** @description Comma-separated fields to include (id is always kept): id, name, type, owner, createdAt, updatedAt */
         fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
@@ -11057,6 +11118,7 @@ export interface operations {
            *       "id": "string",
            *       "name": "string",
            *       "type": "string",
+           *       "owner": "string",
            *       "createdAt": "2025-01-01T00:00:00.000Z",
            *       "updatedAt": "2025-01-01T00:00:00.000Z"
            *     }
@@ -11065,6 +11127,8 @@ export interface operations {
             id: string;
             name: string;
             type: string;
+            /** @description Who created it and may share it: key:<id>, member:<id>, or account (the operator; credentials made before owners) */
+            owner: string;
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -11108,6 +11172,7 @@ export interface operations {
            *       "id": "string",
            *       "name": "string",
            *       "type": "string",
+           *       "owner": "string",
            *       "createdAt": "2025-01-01T00:00:00.000Z",
            *       "updatedAt": "2025-01-01T00:00:00.000Z"
            *     }
@@ -11116,6 +11181,8 @@ export interface operations {
             id: string;
             name: string;
             type: string;
+            /** @description Who created it and may share it: key:<id>, member:<id>, or account (the operator; credentials made before owners) */
+            owner: string;
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -11202,6 +11269,7 @@ export interface operations {
            *       "id": "string",
            *       "name": "string",
            *       "type": "string",
+           *       "owner": "string",
            *       "createdAt": "2025-01-01T00:00:00.000Z",
            *       "updatedAt": "2025-01-01T00:00:00.000Z"
            *     }
@@ -11210,6 +11278,8 @@ export interface operations {
             id: string;
             name: string;
             type: string;
+            /** @description Who created it and may share it: key:<id>, member:<id>, or account (the operator; credentials made before owners) */
+            owner: string;
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -11308,6 +11378,197 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiV1CredentialsByIdShare: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "owner": "string",
+           *       "sharedWith": [
+           *         "string"
+           *       ]
+           *     }
+           */
+          'application/json': {
+            id: string;
+            owner: string;
+            sharedWith: string[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  putApiV1CredentialsByIdShare: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "shareWithIds": [
+         *         "key:A"
+         *       ]
+         *     }
+         */
+        'application/json': {
+          shareWithIds: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "owner": "string",
+           *       "sharedWith": [
+           *         "string"
+           *       ]
+           *     }
+           */
+          'application/json': {
+            id: string;
+            owner: string;
+            sharedWith: string[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiV1CredentialsByIdShare: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  putApiV1CredentialsByIdTransfer: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "destinationProjectId": "key:A"
+         *     }
+         */
+        'application/json': {
+          /** @description key:<id>, member:<id>, or account */
+          destinationProjectId: string | 'account';
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "type": "string",
+           *       "owner": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            type: string;
+            /** @description Who created it and may share it: key:<id>, member:<id>, or account (the operator; credentials made before owners) */
+            owner: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };

@@ -23,7 +23,7 @@ describe.each(await testDialects())('credentials on %s', (dialect) => {
     const res = await create({ name: 'signing', type: 'hmacSecret', data: { secret: 'top-secret-value' } });
     expect(res.statusCode).toBe(201);
     const cred = res.json() as Record<string, unknown>;
-    expect(Object.keys(cred).sort()).toEqual(['createdAt', 'id', 'name', 'type', 'updatedAt']);
+    expect(Object.keys(cred).sort()).toEqual(['createdAt', 'id', 'name', 'owner', 'type', 'updatedAt']);
     expect(res.body).not.toContain('top-secret-value');
     const got = await p.request({ method: 'GET', url: `/api/v1/credentials/${cred.id}` });
     expect(got.body).not.toContain('top-secret-value');

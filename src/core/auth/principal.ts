@@ -35,6 +35,21 @@ export interface Principal {
    * rotated key, at the end of its grace period. What it creates (customer tokens) ends then too.
    */
   credentialEndsAtMs?: number;
+  /** The signed-in member, for a session: what it creates (credentials, workflows) is owned by it. */
+  memberId?: string;
+}
+
+/**
+ * A capability scope, allowed on a key of any role: use every credential of the account in the
+ * workflows it saves or runs, not only those it owns or that are shared with it. Admin holds it.
+ */
+export const CREDENTIALS_USE_SCOPE = 'credentials:use';
+export const CAPABILITY_SCOPES: readonly string[] = [CREDENTIALS_USE_SCOPE];
+export const isCapabilityScope = (scope: string): boolean => CAPABILITY_SCOPES.includes(scope);
+
+/** Whether the principal may use every credential of its account; null (the CLI, the operator) may. */
+export function mayUseAnyCredential(principal: Pick<Principal, 'role' | 'scopes'> | null): boolean {
+  return principal === null || principal.role === 'Admin' || principal.scopes.includes(CREDENTIALS_USE_SCOPE);
 }
 
 /** Custom scopes that name a model restrict the `llm` service to it; they grant no operation. */

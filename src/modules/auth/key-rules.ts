@@ -1,6 +1,11 @@
 import { ALL_SERVICES } from '../../config.js';
 import { assertWithinCeiling, type Bounds, type Grant } from '../../core/auth/ceiling.js';
-import { MODEL_SCOPE_PREFIX, type Principal } from '../../core/auth/principal.js';
+import {
+  isCapabilityScope,
+  MODEL_SCOPE_PREFIX,
+  mayUseAnyCredential,
+  type Principal,
+} from '../../core/auth/principal.js';
 import { AppError } from '../../core/errors.js';
 import { isValidCidr } from '../../core/http/ip-rules.js';
 
@@ -14,16 +19,17 @@ export function validateGrant(grant: Grant, allowedIps: readonly string[] | unde
   if (grant.services.includes('*') && grant.services.length > 1) {
     problems.push({ field: 'services', message: "'*' (all services) stands alone" });
   }
+  // Capability scopes (credentials:use) go with any role; the rules below are about the others.
+  const scopes = grant.scopes.filter((scope) => !isCapabilityScope(scope));
   if (grant.role === 'Custom') {
-    if (grant.scopes.length === 0)
-      problems.push({ field: 'scopes', message: 'the Custom role needs scopes' });
+    if (scopes.length === 0) problems.push({ field: 'scopes', message: 'the Custom role needs scopes' });
     // Model scopes only narrow the llm service: alone they would make a key that can do nothing.
-    else if (grant.scopes.every((scope) => scope.startsWith(MODEL_SCOPE_PREFIX)))
+    else if (scopes.every((scope) => scope.startsWith(MODEL_SCOPE_PREFIX)))
       problems.push({
         field: 'scopes',
         message: 'model scopes restrict llm, they grant nothing: add a service:operation scope',
       });
-    for (const scope of grant.scopes) {
+    for (const scope of scopes) {
       const [service = ''] = scope.split(':');
       const known = service === '*' || (ALL_SERVICES as readonly string[]).includes(service);
       if (!known) problems.push({ field: 'scopes', message: `'${scope}' names an unknown service` });
@@ -31,8 +37,11 @@ export function validateGrant(grant: Grant, allowedIps: readonly string[] | unde
         problems.push({ field: 'scopes', message: `'${scope}' is for a service the key does not have` });
       }
     }
-  } else if (grant.scopes.length > 0) {
-    problems.push({ field: 'scopes', message: 'scopes are set only with the Custom role' });
+  } else if (scopes.length > 0) {
+    problems.push({
+      field: 'scopes',
+      message: 'scopes other than credentials:use are set only with the Custom role',
+    });
   }
   for (const cidr of allowedIps ?? []) {
     if (!isValidCidr(cidr))
@@ -58,4 +67,12 @@ export function assertWithinCaller(
   callerBounds: KeyBounds | null = null,
 ): void {
   assertWithinCeiling(key, caller, callerBounds, 'A key');
+}
+
+/** A caller gives `credentials:use` only when it holds it (Admin or the scope). Throws FORBIDDEN. */
+export function assertCapabilitiesWithinCaller(scopes: readonly string[], caller: Principal | null): void {
+  if (caller && scopes.some(isCapabilityScope) && !mayUseAnyCredential(caller))
+    throw new AppError('FORBIDDEN', 'A key cannot grant credentials:use without holding it', {
+      scopes: scopes.filter(isCapabilityScope),
+    });
 }

@@ -1,12 +1,18 @@
 import { LRUCache } from 'lru-cache';
-import { modelsOf, type Principal, ROLES } from '../../core/auth/principal.js';
+import { isCapabilityScope, modelsOf, type Principal, ROLES } from '../../core/auth/principal.js';
 import { addSeconds, type Clock } from '../../core/clock.js';
 import { runList } from '../../core/db/list.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { type ListQuery, type ListSpec, parseListQuery } from '../../core/http/list-query.js';
 import { newId } from '../../core/ids.js';
 import { generateKey, hashKey, KEY_PREFIX } from './key-format.js';
-import { assertWithinCaller, type Grant, type KeyBounds, validateGrant } from './key-rules.js';
+import {
+  assertCapabilitiesWithinCaller,
+  assertWithinCaller,
+  type Grant,
+  type KeyBounds,
+  validateGrant,
+} from './key-rules.js';
 import { ApiKeyView, type ApiKeyViewT, type CreateKeyInput, type UpdateKeyInput } from './schemas.js';
 import type { AuthStore, KeyRow } from './store.js';
 
@@ -151,6 +157,7 @@ export class KeyService {
     const grant = { role: input.role, services: input.services, scopes: input.scopes ?? [] };
     validateGrant(grant, input.allowedIps);
     assertWithinCaller(grant, caller);
+    assertCapabilitiesWithinCaller(grant.scopes, caller);
     const bounds = await this.callerBounds(caller);
     const now = this.deps.clock.now();
     const maxExpiry = addSeconds(now, DEFAULT_EXPIRY_SECONDS[input.type]);
@@ -284,10 +291,12 @@ export class KeyService {
     const role = patch.role ?? row.role;
     const services = patch.services ?? (JSON.parse(row.services) as string[]);
     // Leaving Custom drops its scopes; entering it needs them.
-    const scopes = patch.scopes ?? (role === 'Custom' ? (JSON.parse(row.scopes) as string[]) : []);
+    const kept = JSON.parse(row.scopes) as string[];
+    const scopes = patch.scopes ?? (role === 'Custom' ? kept : kept.filter(isCapabilityScope));
     const grant = { role, services, scopes };
     validateGrant(grant, patch.allowedIps);
     assertWithinCaller(grant, caller);
+    assertCapabilitiesWithinCaller(scopes, caller);
     const next: KeyRow = {
       ...row,
       name: patch.name ?? row.name,

@@ -26,7 +26,7 @@ const OperationScope = Type.String({ pattern: '^[a-z*]+:(read|write|delete|admin
  * model; grants nothing on its own).
  */
 const Scope = Type.String({
-  pattern: '^(?:[a-z*]+:(?:read|write|delete|admin)|llm:model:[A-Za-z0-9._:/@+-]{1,100})$',
+  pattern: '^(?:[a-z*]+:(?:read|write|delete|admin)|llm:model:[A-Za-z0-9._:/@+-]{1,100}|credentials:use)$',
   maxLength: 110,
 });
 /**
@@ -57,7 +57,8 @@ export const CreateKeyBody = Type.Object(
         uniqueItems: true,
         description:
           'Only with the Custom role, which needs at least one `service:operation` scope; each scope names ' +
-          'a service of the key (or `*`). `llm:model:<name>` scopes only narrow the llm service.',
+          'a service of the key (or `*`). `llm:model:<name>` scopes only narrow the llm service. ' +
+          '`credentials:use` (any role): the key may use every credential of the account, not only its own and shared ones.',
       }),
     ),
     allowedIps: Type.Optional(Type.Array(Cidr, { maxItems: 100 })),

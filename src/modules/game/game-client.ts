@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'bungie-api-ts/core';
 import { AppError } from '../../core/errors.js';
+import { safeCause } from '../../core/redact.js';
 import type { OutboundThrottle } from './outbound-throttle.js';
 import type { GameSettings } from './settings.js';
 import { AUTH_CODES, SUCCESS, THROTTLE_CODES } from './upstream-codes.js';
@@ -58,6 +59,7 @@ export class GameClient {
         release();
       }
       const { status, envelope } = answer;
+      const secrets = [this.settings.apiKey, call.accessToken];
       const code = Number(envelope.ErrorCode ?? 0);
       if (code === SUCCESS && status < 400) return envelope.Response as T;
 
@@ -66,7 +68,7 @@ export class GameClient {
         const waitMs =
           seconds > 0 ? seconds * 1000 : Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** attempt);
         if (attempt >= THROTTLE_RETRIES || waitMs > MAX_THROTTLE_WAIT_MS) {
-          throw upstreamError(status, envelope, 'The game platform is throttling requests', {
+          throw upstreamError(status, envelope, 'The game platform is throttling requests', secrets, {
             'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))),
           });
         }
@@ -77,7 +79,7 @@ export class GameClient {
       if (call.accessToken && (AUTH_CODES.has(code) || status === 401)) {
         throw new GameTokenRejected(code, status);
       }
-      throw upstreamError(status, envelope, 'The game platform answered with an error');
+      throw upstreamError(status, envelope, 'The game platform answered with an error', secrets);
     }
   }
 
@@ -108,10 +110,12 @@ export class GameClient {
   }
 }
 
+/** The upstream's error as the caller sees it: its codes, and its message without the keys it was sent. */
 function upstreamError(
   status: number,
   envelope: Envelope,
   message: string,
+  secrets: Array<string | undefined>,
   headers: Record<string, string> = {},
 ): AppError {
   return new AppError(
@@ -120,7 +124,7 @@ function upstreamError(
     {
       upstreamCode: Number(envelope.ErrorCode ?? 0),
       upstreamStatus: envelope.ErrorStatus ?? null,
-      upstreamMessage: envelope.Message ?? null,
+      upstreamMessage: typeof envelope.Message === 'string' ? safeCause(envelope.Message, secrets) : null,
       httpStatus: status,
     },
     headers,

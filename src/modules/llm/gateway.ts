@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mayUseModel, type Principal } from '../../core/auth/principal.js';
 import { AppError } from '../../core/errors.js';
 import type { Limiter } from '../../core/limits/limiter.js';
+import { safeCause } from '../../core/redact.js';
 import { estimateTokens } from './builtin/tokens.js';
 import type { AnswerCache } from './cache.js';
 import type { ConfiguredModel } from './model-file.js';
@@ -70,8 +71,22 @@ const promptText = (request: Omit<ChatRequest, 'model'>) => request.messages.map
 export class Gateway {
   /** Models that answered recently in this process, for `/api/ps`: name → last use (epoch ms). */
   readonly recentlyUsed = new Map<string, number>();
+  /** Provider keys read from credentials in this process: redacted from every error, as configured ones are. */
+  private readonly resolvedKeys = new Set<string>();
 
   constructor(private readonly deps: GatewayDeps) {}
+
+  /** Every provider key this gateway knows (configured or resolved): none may reach a caller or a log. */
+  private knownKeys(): string[] {
+    const keys = [...this.resolvedKeys];
+    for (const model of this.deps.registry.all()) if (model.apiKey) keys.push(model.apiKey);
+    return keys;
+  }
+
+  /** An upstream's message as the caller's error may carry it: no known key, one short line. */
+  private causeOf(error: UpstreamError): string {
+    return safeCause(error.message, this.knownKeys());
+  }
 
   get registry(): ModelRegistry {
     return this.deps.registry;
@@ -121,6 +136,9 @@ export class Gateway {
     if (!model.apiKeyCredential || model.apiKey) return model;
     const apiKey = await this.deps.credentials(model.apiKeyCredential);
     if (!apiKey) throw new UpstreamError(`credential '${model.apiKeyCredential}' not found`, true);
+    // Bounded: rotation adds keys, and old ones stay worth redacting for a while.
+    if (this.resolvedKeys.size >= 100) this.resolvedKeys.clear();
+    this.resolvedKeys.add(apiKey);
     return { ...model, apiKey };
   }
 
@@ -152,13 +170,13 @@ export class Gateway {
     const upstream = error instanceof UpstreamError ? error : null;
     const appError =
       upstream && !upstream.retryable && upstream.status !== undefined && CALLER_FAULT.has(upstream.status)
-        ? new AppError('VALIDATION_ERROR', `The model refused the request: ${upstream.message}`, {
+        ? new AppError('VALIDATION_ERROR', `The model refused the request: ${this.causeOf(upstream)}`, {
             upstreamStatus: upstream.status,
             tried,
           })
         : new AppError(
             'UPSTREAM_ERROR',
-            `No model could answer: ${upstream ? upstream.message : 'the request failed'}`,
+            `No model could answer: ${upstream ? this.causeOf(upstream) : 'the request failed'}`,
             { tried, ...(upstream?.status ? { upstreamStatus: upstream.status } : {}) },
           );
     this.record(ctx, requested, {
@@ -306,7 +324,7 @@ export class Gateway {
       outcome = ctx.signal.aborted ? 'canceled' : 'error';
       errorCode = 'UPSTREAM_ERROR';
       if (error instanceof AppError) throw error;
-      const why = error instanceof UpstreamError ? error.message : 'unexpected error';
+      const why = error instanceof UpstreamError ? this.causeOf(error) : 'unexpected error';
       throw new AppError('UPSTREAM_ERROR', `The model failed mid-answer: ${why}`, { model: model.name });
     } finally {
       if (outcome === 'success') call.attempt.done();

@@ -210,7 +210,8 @@ export function showOf(model: ConfiguredModel, modifiedAt: string) {
   const description =
     model.provider === 'builtin'
       ? (BUILTIN_DESCRIPTIONS[model.upstreamModel] ?? 'Built-in model')
-      : `${model.upstreamModel} on the ${model.provider} provider at ${model.baseUrl ?? ''}`;
+      : // Never the base URL: it names the operator's internal network (and may carry credentials).
+        `${model.upstreamModel} on the ${model.provider} provider`;
   const info: Record<string, unknown> = {
     'general.architecture': model.provider === 'builtin' ? model.upstreamModel : model.provider,
     'general.basename': model.upstreamModel,

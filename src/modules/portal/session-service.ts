@@ -130,6 +130,7 @@ export class SessionService {
       models: null,
       dailyTokenBudget: null,
       ipAllowed: null,
+      memberId: row.member_id,
     };
     return { principal, csrfToken: this.csrfFor(token) };
   }

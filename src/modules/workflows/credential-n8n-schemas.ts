@@ -34,3 +34,29 @@ export const CredentialDataSchema = Type.Object({
   properties: Type.Record(Type.String(), Type.Object({ type: Type.Literal('string') })),
   required: Type.Array(Type.String()),
 });
+
+/** A principal of the account: `key:<id>` or `member:<id>` (n8n shares with projects; here with keys and members). */
+const PrincipalRef = Type.String({ pattern: '^(key|member):[A-Za-z0-9_-]{1,100}$', maxLength: 110 });
+
+/** n8n's `PUT /credentials/{id}/share`: the whole list of principals it is shared with (the owner stays). */
+export const CredentialShareBody = Type.Object(
+  { shareWithIds: Type.Array(PrincipalRef, { maxItems: 100, uniqueItems: true }) },
+  { additionalProperties: false },
+);
+export type CredentialShareBodyT = Static<typeof CredentialShareBody>;
+
+/** n8n's `PUT /credentials/{id}/transfer`: the new owner (`account` gives it to the account). */
+export const CredentialTransferBody = Type.Object(
+  {
+    destinationProjectId: Type.Union([PrincipalRef, Type.Literal('account')], {
+      description: 'key:<id>, member:<id>, or account',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const CredentialSharesView = Type.Object({
+  id: Type.String(),
+  owner: Type.String(),
+  sharedWith: Type.Array(Type.String()),
+});

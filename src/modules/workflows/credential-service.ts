@@ -1,3 +1,4 @@
+import type { Principal } from '../../core/auth/principal.js';
 import { type Clock, isoNow } from '../../core/clock.js';
 import { isUniqueViolation } from '../../core/db/database.js';
 import { runList } from '../../core/db/list.js';
@@ -5,8 +6,9 @@ import { AppError, notFound } from '../../core/errors.js';
 import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
 import { newId } from '../../core/ids.js';
 import type { SecretBox } from '../../core/secrets.js';
+import { ACCOUNT_ACTOR, actorOf, mayManage, mayUse, notUsableAtRun } from './credential-access.js';
 import type { CredentialPatchBodyT } from './credential-n8n-schemas.js';
-import type { CredentialStore } from './credential-store.js';
+import type { CredentialRow, CredentialStore } from './credential-store.js';
 import {
   CREDENTIAL_TYPES,
   type CredentialBodyT,
@@ -19,17 +21,25 @@ export const CREDENTIAL_LIST_SPEC: ListSpec = {
   columns: { createdAt: 'created_at', updatedAt: 'updated_at' },
   sortable: ['id', 'name', 'createdAt'],
   filters: { name: 'string', type: Object.keys(CREDENTIAL_TYPES) },
-  projectable: ['id', 'name', 'type', 'createdAt', 'updatedAt'],
+  projectable: ['id', 'name', 'type', 'owner', 'createdAt', 'updatedAt'],
   defaultSort: 'id',
   defaultOrder: 'asc',
   defaultLimit: 100,
   maxLimit: 250,
 };
 
-const view = (row: { id: string; name: string; type: string; created_at: string; updated_at: string }) => ({
+const view = (row: {
+  id: string;
+  name: string;
+  type: string;
+  owner: string;
+  created_at: string;
+  updated_at: string;
+}) => ({
   id: row.id,
   name: row.name,
   type: row.type,
+  owner: row.owner,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -89,7 +99,8 @@ export class CredentialService {
     private readonly clock: Clock,
   ) {}
 
-  async create(accountId: string, body: CredentialBodyT) {
+  /** Owned by its creator (`principal`; none: the operator, for the account). */
+  async create(accountId: string, body: CredentialBodyT, principal: Principal | null = null) {
     checkData(body.type, body.data);
     const at = isoNow(this.clock);
     const row = {
@@ -98,6 +109,7 @@ export class CredentialService {
       name: body.name,
       type: body.type,
       data: this.box.encrypt(JSON.stringify(body.data)),
+      owner: actorOf(principal),
       created_at: at,
       updated_at: at,
     };
@@ -126,9 +138,13 @@ export class CredentialService {
    * n8n's PATCH: a new name and/or data (sealed again, checked against the type as on create);
    * the type stays. Data replaces the stored fields, or with `isPartialData` is merged into them.
    */
-  async update(accountId: string, id: string, body: CredentialPatchBodyT) {
-    const row = await this.store.find(accountId, id);
-    if (!row || row.id !== id) throw notFound('CREDENTIAL_NOT_FOUND', 'Credential', id);
+  async update(
+    accountId: string,
+    id: string,
+    body: CredentialPatchBodyT,
+    principal: Principal | null = null,
+  ) {
+    const row = await this.managed(accountId, id, principal);
     if (body.type !== undefined && body.type !== row.type) {
       throw new AppError('VALIDATION_ERROR', 'A credential keeps its type', {
         fields: [{ field: 'type', message: `is ${row.type}; create a new credential for another type` }],
@@ -166,13 +182,103 @@ export class CredentialService {
     };
   }
 
-  async delete(accountId: string, id: string) {
-    const shown = await this.get(accountId, id);
+  async delete(accountId: string, id: string, principal: Principal | null = null) {
+    const row = await this.managed(accountId, id, principal);
     await this.store.delete(accountId, id);
-    return shown;
+    return view(row);
   }
 
-  /** The clear data of a credential, by id or name, for the engine and webhook checks. */
+  /** A credential `principal` may change: its owner's, or any with credentials:use (Admin). */
+  private async managed(accountId: string, id: string, principal: Principal | null): Promise<CredentialRow> {
+    const row = await this.store.find(accountId, id);
+    if (!row || row.id !== id) throw notFound('CREDENTIAL_NOT_FOUND', 'Credential', id);
+    if (!mayManage(principal, row.owner))
+      throw new AppError(
+        'FORBIDDEN',
+        `Credential '${id}' belongs to ${row.owner}: only its owner or a key with credentials:use may change, share or delete it`,
+        { id, owner: row.owner },
+      );
+    return row;
+  }
+
+  /**
+   * n8n's `PUT /credentials/{id}/share`: the principals (`key:<id>`, `member:<id>`) that may use the
+   * credential besides its owner, replacing the previous list. Keys and members of other accounts
+   * are refused as unknown (checked by `known`).
+   */
+  async share(
+    accountId: string,
+    id: string,
+    shareWithIds: string[],
+    principal: Principal | null,
+    known: (accountId: string, actor: string) => Promise<boolean>,
+  ) {
+    const row = await this.managed(accountId, id, principal);
+    const wanted = [...new Set(shareWithIds)].filter((p) => p !== row.owner);
+    await this.mustBeKnown(accountId, wanted, known, 'shareWithIds');
+    await this.store.replaceShares(accountId, id, wanted, isoNow(this.clock));
+    return { id, owner: row.owner, sharedWith: wanted };
+  }
+
+  /** n8n's `PUT /credentials/{id}/transfer`: a new owner (`key:<id>`, `member:<id>` or `account`). */
+  async transfer(
+    accountId: string,
+    id: string,
+    destination: string,
+    principal: Principal | null,
+    known: (accountId: string, actor: string) => Promise<boolean>,
+  ) {
+    const row = await this.managed(accountId, id, principal);
+    if (destination !== ACCOUNT_ACTOR)
+      await this.mustBeKnown(accountId, [destination], known, 'destinationProjectId');
+    const at = isoNow(this.clock);
+    await this.store.transfer(accountId, id, destination, at);
+    return view({ ...row, owner: destination, updated_at: at });
+  }
+
+  /** Principals with whom a credential is shared. */
+  async sharedWith(accountId: string, id: string): Promise<string[]> {
+    await this.get(accountId, id);
+    return [...((await this.store.sharesOf([id])).get(id) ?? [])].sort();
+  }
+
+  private async mustBeKnown(
+    accountId: string,
+    actors: string[],
+    known: (accountId: string, actor: string) => Promise<boolean>,
+    field: string,
+  ): Promise<void> {
+    const unknown: string[] = [];
+    for (const actor of actors) if (!(await known(accountId, actor))) unknown.push(actor);
+    if (unknown.length > 0)
+      throw new AppError('VALIDATION_ERROR', 'Share with keys or members of this account', {
+        fields: unknown.map((u) => ({
+          field,
+          message: `'${u}' is not a key (key:<id>) or member (member:<id>) of this account`,
+        })),
+      });
+  }
+
+  /**
+   * The clear data of a credential for a running workflow: only when the principal whose rights it
+   * runs with (who saved it) may use it now. A share withdrawn since the save fails the node.
+   */
+  async revealForWorkflow(
+    accountId: string,
+    ref: string,
+    workflowId: string,
+  ): Promise<{ type: string; data: Record<string, string> } | null> {
+    const row = await this.store.find(accountId, ref);
+    if (!row) return null;
+    const actor = (await this.store.savedBy(accountId, workflowId)) ?? ACCOUNT_ACTOR;
+    if (actor !== ACCOUNT_ACTOR && row.owner !== actor) {
+      const shared = (await this.store.sharesOf([row.id])).get(row.id) ?? new Set<string>();
+      if (!mayUse(actor, row.owner, shared)) throw notUsableAtRun(ref, actor);
+    }
+    return { type: row.type, data: JSON.parse(this.box.decrypt(row.data)) as Record<string, string> };
+  }
+
+  /** The clear data of a credential, by id or name, for the platform's own uses and webhook checks. */
   async reveal(
     accountId: string,
     ref: string,

@@ -4,6 +4,7 @@ import type { AppContext, PlatformModule } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { createOutboundHttp } from '../../core/http/outbound.js';
 import { createQueue } from '../../core/queue/index.js';
+import { callerChecks } from './credential-access.js';
 import { CredentialService } from './credential-service.js';
 import { CredentialStore } from './credential-store.js';
 import { DedupeStore } from './dedupe-store.js';
@@ -137,6 +138,18 @@ export async function readDefinitions(
   return out;
 }
 
+/** Whether `key:<id>` or `member:<id>` names a live key or a member of the account. */
+async function knownPrincipal(ctx: AppContext, accountId: string, actor: string): Promise<boolean> {
+  const [kind, id = ''] = actor.split(':');
+  if (kind === 'key') {
+    const key = await ctx.apis.auth?.keys.get(accountId, id).catch(() => null);
+    return key !== null && key !== undefined && key.status === 'active';
+  }
+  if (kind === 'member')
+    return ((await ctx.apis.portal?.members.list(accountId)) ?? []).some((m) => m.id === id);
+  return false;
+}
+
 export const workflowsModule: PlatformModule = {
   name: 'workflows',
   services: ['workflow'],
@@ -154,8 +167,9 @@ export const workflowsModule: PlatformModule = {
     const executionStore = new ExecutionStore(ctx.db);
     const deliveries = new DeliveryStore(ctx.db);
     const dedupe = new DedupeStore(ctx.db, () => clock.now());
+    const credentialStore = new CredentialStore(ctx.db);
     const credentials = new CredentialService(
-      new CredentialStore(ctx.db),
+      credentialStore,
       ctx.secrets.box('workflow-credentials'),
       clock,
     );
@@ -169,8 +183,8 @@ export const workflowsModule: PlatformModule = {
     let subWorkflows: SubWorkflowRunner | null = null;
     const engineDeps = (accountId: string | null): EngineDeps => ({
       now: () => clock.now(),
-      credential: async (ref) => {
-        const found = accountId ? await credentials.reveal(accountId, ref) : null;
+      credential: async (ref, workflowId) => {
+        const found = accountId ? await credentials.revealForWorkflow(accountId, ref, workflowId) : null;
         if (!found) throw new Error(`Credential '${ref}' not found`);
         return found.data;
       },
@@ -255,6 +269,7 @@ export const workflowsModule: PlatformModule = {
       executions: executionStore,
       runner,
       maxDepth: config.WORKFLOW_MAX_CALL_DEPTH,
+      assertCallerMayUse: callerChecks(credentialStore).subWorkflow,
     });
     const calls = subWorkflows;
     const scheduler = new Scheduler({
@@ -271,7 +286,7 @@ export const workflowsModule: PlatformModule = {
       callCycles: (accountId, def) => calls.cycleProblems(accountId, def),
       testWebhookSeconds: config.TEST_WEBHOOK_SECONDS,
       store: workflowStore,
-      credentials: new CredentialStore(ctx.db),
+      credentials: credentialStore,
       engine,
       clock,
       onRoutesChanged: (paths) => webhooks?.invalidate(paths),
@@ -307,6 +322,7 @@ export const workflowsModule: PlatformModule = {
       executions,
       engine,
       waitMs: config.MANUAL_RUN_WAIT_MS,
+      assertCallerMayUse: callerChecks(credentialStore).manualRun,
     });
     const direct = new DirectRunner({
       workflows: workflowStore,
@@ -334,7 +350,13 @@ export const workflowsModule: PlatformModule = {
     });
 
     internals.set(ctx, {
-      routes: { workflows, executions, credentials, manual },
+      routes: {
+        workflows,
+        executions,
+        credentials,
+        manual,
+        knownPrincipal: (accountId, actor) => knownPrincipal(ctx, accountId, actor),
+      },
       variables,
       tags,
       webhooks,

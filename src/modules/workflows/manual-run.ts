@@ -1,3 +1,4 @@
+import type { Principal } from '../../core/auth/principal.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { Item, Json, WorkflowDefinition, WorkflowEngine } from './engine/index.js';
@@ -15,6 +16,11 @@ export interface ManualRunDeps {
   engine: WorkflowEngine;
   /** How long the call waits for the run to end before answering 202. */
   waitMs: number;
+  /**
+   * Refuses a caller who may not use every credential of the workflow: a manual run chooses its
+   * input (items, pinned data, start node), which expressions may turn into a request's URL.
+   */
+  assertCallerMayUse?(accountId: string, principal: Principal | null, def: WorkflowDefinition): Promise<void>;
 }
 
 export interface ManualRunBody {
@@ -35,11 +41,12 @@ const ENDED = new Set(['success', 'error', 'canceled', 'crashed']);
 export class ManualRunner {
   constructor(private readonly deps: ManualRunDeps) {}
 
-  async run(accountId: string, workflowId: string, body: ManualRunBody) {
+  async run(accountId: string, workflowId: string, body: ManualRunBody, principal: Principal | null = null) {
     const row = await this.deps.workflows.get(accountId, workflowId);
     if (!row) throw notFound('WORKFLOW_NOT_FOUND', 'Workflow', workflowId);
     const def = await this.deps.runner.definition(row.id, row.version);
     if (!def) throw notFound('WORKFLOW_NOT_FOUND', 'Workflow', workflowId);
+    await this.deps.assertCallerMayUse?.(accountId, principal, def);
     const startNode = this.startNodeOf(def, body.startNode);
     const stored =
       row.pin_data === null ? null : (JSON.parse(row.pin_data) as Record<string, unknown[]> | null);

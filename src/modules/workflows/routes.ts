@@ -3,7 +3,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { hasScope } from '../../core/auth/principal.js';
 import { IdParams, ListEnvelope, listQueryOf, withErrors } from '../../core/http/schemas.js';
-import { CredentialDataSchema, CredentialPatchBody, CredentialTypeParams } from './credential-n8n-schemas.js';
+import {
+  CredentialDataSchema,
+  CredentialPatchBody,
+  CredentialShareBody,
+  CredentialSharesView,
+  CredentialTransferBody,
+  CredentialTypeParams,
+} from './credential-n8n-schemas.js';
 import { CREDENTIAL_LIST_SPEC, type CredentialService } from './credential-service.js';
 import {
   ExecutionDetail,
@@ -42,6 +49,8 @@ export interface WorkflowRouteDeps {
   executions: ExecutionService;
   credentials: CredentialService;
   manual: ManualRunner;
+  /** Whether `key:<id>` / `member:<id>` is a principal of the account (what credentials are shared with). */
+  knownPrincipal(accountId: string, actor: string): Promise<boolean>;
 }
 
 function accountOf(request: FastifyRequest): string {
@@ -88,7 +97,7 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
     },
     async (request, reply) => {
       reply.code(201);
-      return workflows.create(accountOf(request), request.body);
+      return workflows.create(accountOf(request), request.body, undefined, request.principal);
     },
   );
 
@@ -120,7 +129,8 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
         response: withErrors({ 200: WorkflowView }),
       },
     },
-    async (request) => workflows.replace(accountOf(request), request.params.id, request.body),
+    async (request) =>
+      workflows.replace(accountOf(request), request.params.id, request.body, request.principal),
   );
 
   r.delete(
@@ -194,7 +204,12 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
       },
     },
     async (request, reply) => {
-      const { ended, execution } = await manual.run(accountOf(request), request.params.id, request.body);
+      const { ended, execution } = await manual.run(
+        accountOf(request),
+        request.params.id,
+        request.body,
+        request.principal,
+      );
       return reply.code(ended ? 200 : 202).send(execution);
     },
   );
@@ -297,7 +312,7 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
     },
     async (request, reply) => {
       reply.code(201);
-      return credentials.create(accountOf(request), request.body);
+      return credentials.create(accountOf(request), request.body, request.principal);
     },
   );
 
@@ -343,7 +358,8 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
         response: withErrors({ 200: CredentialView }),
       },
     },
-    async (request) => credentials.update(accountOf(request), request.params.id, request.body),
+    async (request) =>
+      credentials.update(accountOf(request), request.params.id, request.body, request.principal),
   );
 
   r.get(
@@ -373,6 +389,74 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
         response: withErrors({ 200: CredentialView }),
       },
     },
-    async (request) => credentials.delete(accountOf(request), request.params.id),
+    async (request) => credentials.delete(accountOf(request), request.params.id, request.principal),
+  );
+
+  r.put(
+    '/api/v1/credentials/:id/share',
+    {
+      config: workflow,
+      schema: {
+        tags: credentialTags,
+        summary: 'Share a credential with keys or members of the account (n8n’s share; replaces the list)',
+        description:
+          'The workflows these principals save may use the credential. Only its owner, or a key with ' +
+          'credentials:use (Admin), may share it. An empty list withdraws every share.',
+        params: IdParams,
+        querystring: NoQuery,
+        body: CredentialShareBody,
+        response: withErrors({ 200: CredentialSharesView }),
+      },
+    },
+    async (request) =>
+      credentials.share(
+        accountOf(request),
+        request.params.id,
+        request.body.shareWithIds,
+        request.principal,
+        deps.knownPrincipal,
+      ),
+  );
+
+  r.get(
+    '/api/v1/credentials/:id/share',
+    {
+      config: workflow,
+      schema: {
+        tags: credentialTags,
+        summary: 'Whom a credential is shared with',
+        params: IdParams,
+        querystring: NoQuery,
+        response: withErrors({ 200: CredentialSharesView }),
+      },
+    },
+    async (request) => {
+      const shown = await credentials.get(accountOf(request), request.params.id);
+      const sharedWith = await credentials.sharedWith(accountOf(request), request.params.id);
+      return { id: shown.id, owner: shown.owner, sharedWith };
+    },
+  );
+
+  r.put(
+    '/api/v1/credentials/:id/transfer',
+    {
+      config: workflow,
+      schema: {
+        tags: credentialTags,
+        summary: 'Give a credential to another owner (n8n’s transfer)',
+        params: IdParams,
+        querystring: NoQuery,
+        body: CredentialTransferBody,
+        response: withErrors({ 200: CredentialView }),
+      },
+    },
+    async (request) =>
+      credentials.transfer(
+        accountOf(request),
+        request.params.id,
+        request.body.destinationProjectId,
+        request.principal,
+        deps.knownPrincipal,
+      ),
   );
 }

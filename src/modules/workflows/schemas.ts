@@ -277,6 +277,10 @@ export const CredentialView = Type.Object({
   id: Type.String(),
   name: Type.String(),
   type: Type.String(),
+  owner: Type.String({
+    description:
+      'Who created it and may share it: key:<id>, member:<id>, or account (the operator; credentials made before owners)',
+  }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });

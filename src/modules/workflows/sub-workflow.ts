@@ -24,6 +24,11 @@ export interface SubWorkflowDeps {
   runner: ExecutionRunner;
   /** How deep calls may nest (a workflow calling itself through an expression ends here). */
   maxDepth: number;
+  /**
+   * Refuses a call whose caller may not use every credential of the callee: the caller chooses the
+   * callee's input, which its expressions may turn into a request's URL. Throws the node's error.
+   */
+  assertCallerMayUse?(accountId: string, callerWorkflowId: string, callee: WorkflowDefinition): Promise<void>;
 }
 
 /**
@@ -46,6 +51,7 @@ export class SubWorkflowRunner {
     const row = await this.deps.workflows.get(accountId, call.workflowId);
     const def = row ? await this.deps.runner.definition(row.id, row.version) : null;
     if (!row || !def) throw new NodeOperationError(`Workflow '${call.workflowId}' was not found`);
+    if (parent) await this.deps.assertCallerMayUse?.(accountId, parent.workflow_id, def);
     const trigger = def.nodes.find((n) => n.type === EXECUTE_WORKFLOW_TRIGGER && !n.disabled);
     if (!trigger)
       throw new NodeOperationError(

@@ -18,6 +18,12 @@ export interface WorkflowsTable {
   meta: JsonText | null;
   /** n8n's versionId: a UUID, new on every save unless the body gives one. */
   version_id: string;
+  /**
+   * Whose credential rights the workflow runs with: who saved its current version (`key:<id>`,
+   * `member:<id>`), or `account` when that principal could use every credential (and for workflows
+   * saved before owners existed).
+   */
+  saved_by: string;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -94,8 +100,19 @@ export interface CredentialsTable {
   type: string;
   /** AES-256-GCM sealed JSON. */
   data: string;
+  /** Who created it: `key:<id>`, `member:<id>`, or `account` (the operator; credentials made before owners). */
+  owner: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** A credential shared with another principal of its account (n8n's shared credentials). */
+export interface CredentialSharesTable {
+  credential_id: string;
+  /** `key:<id>` or `member:<id>`. */
+  principal: string;
+  account_id: string;
+  created_at: Timestamp;
 }
 
 /** `canceled`: stopped through the API before it ended (n8n's name). */
@@ -157,6 +174,7 @@ declare module '../../core/db/types.js' {
     workflow_test_webhooks: WorkflowTestWebhooksTable;
     workflow_dedupe_latest: WorkflowDedupeLatestTable;
     credentials: CredentialsTable;
+    credential_shares: CredentialSharesTable;
     executions: ExecutionsTable;
     webhook_deliveries: WebhookDeliveriesTable;
     workflow_imports: WorkflowImportsTable;

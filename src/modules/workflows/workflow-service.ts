@@ -1,3 +1,4 @@
+import type { Principal } from '../../core/auth/principal.js';
 import { type Clock, isoNow } from '../../core/clock.js';
 import { isUniqueViolation } from '../../core/db/database.js';
 import { runList } from '../../core/db/list.js';
@@ -5,6 +6,7 @@ import { AppError, notFound } from '../../core/errors.js';
 import { findJsonProblem, MAX_JSON_DEPTH } from '../../core/http/json-guard.js';
 import { parseListQuery } from '../../core/http/list-query.js';
 import { newId } from '../../core/ids.js';
+import { assertCredentialsUsable, savedByOf, unusableRefs } from './credential-access.js';
 import type { CredentialStore } from './credential-store.js';
 import {
   credentialRefs,
@@ -133,11 +135,19 @@ export class WorkflowService {
     return problemsOf(this.deps.engine, definitionFromBody(body.id ?? 'wf_check', body), body);
   }
 
-  async create(accountId: string, body: WorkflowBodyT, id: string = newId('wf')) {
+  /** Saved by `principal` (none: the operator): the workflow runs with its credential rights. */
+  async create(
+    accountId: string,
+    body: WorkflowBodyT,
+    id: string = newId('wf'),
+    principal: Principal | null = null,
+  ) {
     const def = definitionFromBody(id, body);
     const problems = problemsOf(this.deps.engine, def, body);
     if (problems.length === 0) problems.push(...((await this.deps.callCycles?.(accountId, def)) ?? []));
     if (problems.length > 0) throw invalid(problems);
+    const savedBy = savedByOf(principal);
+    await assertCredentialsUsable(this.deps.credentials, accountId, savedBy, credentialRefs(def));
     const at = isoNow(this.deps.clock);
     const row: WorkflowRow = {
       id,
@@ -149,6 +159,7 @@ export class WorkflowService {
       connections: JSON.stringify(def.connections),
       settings: JSON.stringify(def.settings ?? {}),
       ...n8nColumnsFromBody(body),
+      saved_by: savedBy,
       created_at: at,
       updated_at: at,
     };
@@ -164,12 +175,16 @@ export class WorkflowService {
     return this.get(accountId, id);
   }
 
-  async replace(accountId: string, id: string, body: WorkflowBodyT) {
+  /** The new version runs with the credential rights of `principal`, who saved it (none: the operator). */
+  async replace(accountId: string, id: string, body: WorkflowBodyT, principal: Principal | null = null) {
     const current = await this.mustGet(accountId, id);
     const def = definitionFromBody(id, body);
+    const savedBy = savedByOf(principal);
     const problems = problemsOf(this.deps.engine, def, body);
     if (problems.length === 0) problems.push(...((await this.deps.callCycles?.(accountId, def)) ?? []));
-    if (current.active === 1) problems.push(...(await this.activationProblems(accountId, def)));
+    if (problems.length > 0) throw invalid(problems);
+    await assertCredentialsUsable(this.deps.credentials, accountId, savedBy, credentialRefs(def));
+    if (current.active === 1) problems.push(...(await this.activationProblems(accountId, def, savedBy)));
     if (problems.length > 0) throw invalid(problems);
     const at = isoNow(this.deps.clock);
     const paths = await this.deps.store.transaction(async (trx) => {
@@ -183,6 +198,7 @@ export class WorkflowService {
           connections: JSON.stringify(def.connections),
           settings: JSON.stringify(def.settings ?? {}),
           ...n8nColumnsFromBody(body),
+          saved_by: savedBy,
           updated_at: at,
         },
         def,
@@ -208,7 +224,10 @@ export class WorkflowService {
   async activate(accountId: string, id: string) {
     const row = await this.mustGet(accountId, id);
     const def = definitionOf(row);
-    const problems = [...this.deps.engine.validate(def), ...(await this.activationProblems(accountId, def))];
+    const problems = [
+      ...this.deps.engine.validate(def),
+      ...(await this.activationProblems(accountId, def, row.saved_by)),
+    ];
     if (problems.length > 0) throw invalid(problems);
     const at = isoNow(this.deps.clock);
     const paths = await this.deps.store.transaction(async (trx) => {
@@ -227,7 +246,10 @@ export class WorkflowService {
   async listen(accountId: string, id: string) {
     const row = await this.mustGet(accountId, id);
     const def = definitionOf(row);
-    const problems = [...this.deps.engine.validate(def), ...(await this.activationProblems(accountId, def))];
+    const problems = [
+      ...this.deps.engine.validate(def),
+      ...(await this.activationProblems(accountId, def, row.saved_by)),
+    ];
     if (problems.length > 0) throw invalid(problems);
     const hooks = webhookNodesOf(def);
     if (hooks.length === 0)
@@ -317,7 +339,11 @@ export class WorkflowService {
   }
 
   /** What must hold before a workflow may run: its credentials exist and fit, paths unique within it. */
-  private async activationProblems(accountId: string, def: WorkflowDefinition): Promise<ValidationProblem[]> {
+  private async activationProblems(
+    accountId: string,
+    def: WorkflowDefinition,
+    savedBy: string,
+  ): Promise<ValidationProblem[]> {
     const problems: ValidationProblem[] = [];
     const refs = credentialRefs(def);
     const found = await this.deps.credentials.existing(
@@ -328,6 +354,12 @@ export class WorkflowService {
       if (!found.has(ref))
         problems.push({ path, message: `credential '${ref}' does not exist; create it first` });
     }
+    // A share withdrawn since the save: the workflow would fail at its first use of the credential.
+    for (const { ref, path } of await unusableRefs(this.deps.credentials, accountId, savedBy, refs))
+      problems.push({
+        path,
+        message: `credential '${ref}' is not shared with ${savedBy}, who saved this workflow`,
+      });
     const seen = new Set<string>();
     for (const hook of webhookNodesOf(def)) {
       const where = `nodes[${def.nodes.findIndex((n) => n.name === hook.nodeName)}]`;

@@ -5,6 +5,7 @@
  */
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import { headerSecrets, safeCause } from '../../../core/redact.js';
 import { UpstreamError } from '../types.js';
 
 /** The longest NDJSON line or SSE line the providers accept (a chunk is a few hundred bytes). */
@@ -171,7 +172,8 @@ export class UpstreamCall {
       req.on('error', (error) => {
         if (call) return; // the body reader reports it
         cleanUp();
-        reject(failure ?? new UpstreamError(`${label} upstream unreachable: ${error.message}`, true));
+        // The code, not the message: Node's message names the internal address (`connect ECONNREFUSED host:port`).
+        reject(failure ?? new UpstreamError(`${label} upstream unreachable (${errorCode(error)})`, true));
       });
       req.end(options.body);
     });
@@ -262,7 +264,18 @@ export class UpstreamCall {
     return Buffer.concat(chunks, size).toString('utf8');
   }
 
-  /** Reads a non-2xx answer and turns it into the error the provider rejects with. */
+  /**
+   * Text from the upstream (an error message), as callers and logs may see it: the request's own
+   * secrets (its Authorization / X-API-Key values) and anything shaped like a key removed, one short line.
+   */
+  scrub(text: string): string {
+    return safeCause(text, headerSecrets(this.options.headers));
+  }
+
+  /**
+   * Reads a non-2xx answer and turns it into the error the provider rejects with: the status and a
+   * short, scrubbed cause (an upstream may echo the key it was sent), never the whole body.
+   */
   async httpError(extractMessage: (body: unknown) => string | undefined): Promise<UpstreamError> {
     const status = this.status;
     let detail: string | undefined;
@@ -277,13 +290,20 @@ export class UpstreamCall {
       // The status says enough when the body cannot be read.
     }
     const retryable = status === 429 || status >= 500;
-    const message = `${this.options.label} upstream answered ${status}${detail ? `: ${detail}` : ''}`;
+    const cause = detail ? this.scrub(detail) : '';
+    const message = `${this.options.label} upstream answered ${status}${cause ? `: ${cause}` : ''}`;
     return new UpstreamError(message, retryable, status);
   }
 }
 
 function withLength(headers: Record<string, string>, body: string): Record<string, string> {
   return { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+}
+
+/** A socket error's code (`ECONNREFUSED`, `ENOTFOUND`, …), or a generic word. */
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code) ? code : 'connection failed';
 }
 
 function abortedError(label: string): UpstreamError {
@@ -395,7 +415,7 @@ export function parseJson(text: string, label: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new UpstreamError(`${label} upstream sent invalid JSON: ${text.slice(0, 120)}`, true);
+    throw new UpstreamError(`${label} upstream sent invalid JSON: ${safeCause(text.slice(0, 120))}`, true);
   }
 }
 

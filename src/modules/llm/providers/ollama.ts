@@ -129,7 +129,10 @@ async function* readChatStream(call: UpstreamCall): AsyncGenerator<ChatEvent, vo
       throw new UpstreamError(`${LABEL} upstream sent a line that is not an object`, true);
     }
     if (chunk.error !== undefined) {
-      throw new UpstreamError(`${LABEL} upstream failed: ${upstreamErrorText(chunk.error)}`, true);
+      throw new UpstreamError(
+        `${LABEL} upstream failed: ${call.scrub(upstreamErrorText(chunk.error))}`,
+        true,
+      );
     }
     const message = chunk.message;
     if (message) {

@@ -210,7 +210,10 @@ async function* readChatStream(call: UpstreamCall): AsyncGenerator<ChatEvent, vo
       throw new UpstreamError(`${LABEL} upstream sent an event that is not an object`, true);
     }
     if (event.event === 'error' || (chunk.error !== undefined && chunk.error !== null)) {
-      throw new UpstreamError(`${LABEL} upstream failed: ${upstreamErrorText(chunk.error ?? chunk)}`, true);
+      throw new UpstreamError(
+        `${LABEL} upstream failed: ${call.scrub(upstreamErrorText(chunk.error ?? chunk))}`,
+        true,
+      );
     }
     if (chunk.usage) usage = openAiUsage(chunk.usage);
     const choice = chunk.choices?.[0];

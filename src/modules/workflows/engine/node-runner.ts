@@ -121,7 +121,7 @@ async function attemptNode(args: RunNodeArgs): Promise<NodeResult> {
     nodeRuns: args.nodeRuns ?? { used: () => 0, add: () => undefined },
     execution: data.execution,
     workflow: { id: data.workflow.id, name: data.workflow.name },
-    credential: (id) => deps.credential(id),
+    credential: (id) => deps.credential(id, data.workflow.id),
     runCode: (code, mode) =>
       evaluator.runCode(
         code,

@@ -180,8 +180,11 @@ export interface ExecutionOutcome {
 /** Where the engine is given what it may not reach itself. */
 export interface EngineDeps {
   now(): Date;
-  /** Decrypted credential data by id; throws if unknown. */
-  credential(id: string): Promise<Record<string, string>>;
+  /**
+   * Decrypted credential data by id, for a node of `workflowId`; throws if unknown, or if the
+   * workflow (whoever saved it) may not use it.
+   */
+  credential(id: string, workflowId: string): Promise<Record<string, string>>;
   /** Outbound HTTP, guarded against private addresses. */
   http(request: OutboundRequest): Promise<OutboundResponse>;
   /** Environment variables expressions may read as $env (already filtered by the allow-list). */

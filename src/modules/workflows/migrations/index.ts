@@ -9,6 +9,7 @@ import * as m307 from './307-dedupe-history.js';
 import * as m308 from './308-schedules.js';
 import * as m309 from './309-test-webhooks.js';
 import * as m310 from './310-execution-quota.js';
+import * as m314 from './314-credential-sharing.js';
 
 /** The workflows module's migrations, by name (the server and the CLI read this one list). */
 export const workflowsMigrations: MigrationSet = {
@@ -22,4 +23,5 @@ export const workflowsMigrations: MigrationSet = {
   '20261128_308_schedules': m308,
   '20261128_309_test_webhooks': m309,
   '20261129_310_execution_quota': m310,
+  '20261129_314_credential_sharing': m314,
 };

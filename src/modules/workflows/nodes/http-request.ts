@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
 import { assertNever } from '../../../core/errors.js';
+import { redactSecrets } from '../../../core/redact.js';
+import { credentialSecrets } from '../credential-redaction.js';
 import { defineNode, NodeOperationError, output } from '../engine/node-type.js';
 import type { Item, Json } from '../engine/types.js';
 
@@ -64,8 +66,11 @@ export const httpRequestNode = defineNode({
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(p.headers)) headers[k.toLowerCase()] = v;
       const credentialHeaders: string[] = [];
+      let secrets: string[] = [];
       if (p.credential !== undefined) {
-        const auth = authHeaders(await ctx.credential(p.credential));
+        const data = await ctx.credential(p.credential);
+        secrets = credentialSecrets(data);
+        const auth = authHeaders(data);
         Object.assign(headers, auth);
         credentialHeaders.push(...Object.keys(auth));
       }
@@ -83,8 +88,10 @@ export const httpRequestNode = defineNode({
         ...(body !== undefined ? { body } : {}),
       });
       if ((res.status < 200 || res.status >= 300) && !p.neverError) {
+        // The body may echo what the credential injected: the error keeps the status, not the secret.
+        // Redacted before the cut, so no prefix of a secret is left at the end.
         throw new NodeOperationError(`Request failed with status ${res.status}`, {
-          description: res.body.slice(0, 1000),
+          description: redactSecrets(res.body, secrets).slice(0, 1000),
         });
       }
       const parsed = parseBody(p.responseFormat, res.body);

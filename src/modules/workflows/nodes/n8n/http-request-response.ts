@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import { redactSecrets } from '../../../../core/redact.js';
 import { binaryOf, fileNameFromDisposition } from '../../engine/binary.js';
 import { NodeOperationError } from '../../engine/node-type.js';
 import type { Item, Json, OutboundResponse } from '../../engine/types.js';
@@ -88,13 +89,14 @@ const STATUS_MESSAGES: Record<number, string> = {
 export const isSuccess = (status: number) => status >= 200 && status < 300;
 
 /** The node error for a non-2xx answer without `neverError`. */
-export function statusError(res: OutboundResponse): NodeOperationError {
+export function statusError(res: OutboundResponse, secrets: readonly string[] = []): NodeOperationError {
   const fallback =
     res.status >= 500
       ? 'The service was not able to process your request'
       : 'Your request is invalid or could not be processed by the service';
   return new NodeOperationError(STATUS_MESSAGES[res.status] ?? fallback, {
-    description: `${res.status} - ${JSON.stringify(res.body.slice(0, 1000))}`,
+    // Redacted before the cut (a server may echo the credential it was sent).
+    description: `${res.status} - ${JSON.stringify(redactSecrets(res.body, secrets).slice(0, 1000))}`,
   });
 }
 

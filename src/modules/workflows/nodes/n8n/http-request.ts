@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Value } from 'typebox/value';
+import { credentialSecrets, withoutSecrets } from '../../credential-redaction.js';
 import { defineNode, type NodeExecutionContext, NodeOperationError, output } from '../../engine/node-type.js';
 import type { Item, ValidationProblem } from '../../engine/types.js';
 import { type AppliedCredential, buildRequest, toOutbound } from './http-request-build.js';
@@ -47,53 +48,70 @@ export const n8nHttpRequestNode = defineNode({
     const version = ctx.node.typeVersion ?? 1;
     const first = await ctx.params(0);
     const credential = await credentialOf(ctx, first);
-    const pagination = rawPagination(ctx.node.parameters);
-    const out: Item[] = [];
-    for (let i = 0; i < items.length; i++) {
-      const p = i === 0 ? first : await ctx.params(i);
-      const batch = p.options.batching?.batch;
-      // n8n pauses before every `batchSize`-th item; 0 counts as 1, -1 turns batching off.
-      if (
-        batch &&
-        i > 0 &&
-        batch.batchSize >= 0 &&
-        batch.batchInterval > 0 &&
-        i % Math.max(batch.batchSize, 1) === 0
-      ) {
-        await sleep(batch.batchInterval);
-      }
-      const response = { ...RESPONSE_DEFAULTS, ...p.options.response?.response };
-      const req = buildRequest(p, version, credential, items[i]);
-      let responses: ReceivedResponse[];
-      if (pagination && pagination.paginationMode !== 'off') {
-        const index = i;
-        responses = await paginate(req, pagination, {
-          send: (r) => ctx.deps.http(r),
-          evaluate: (source, scope) => ctx.evaluate(source, index, { ...scope }),
-          version,
-          neverError: response.neverError,
-          autodetect: response.responseFormat === 'autodetect',
-        });
-      } else {
-        const res = await ctx.deps.http(toOutbound(req));
-        if ((res.status < 200 || res.status >= 300) && !response.neverError) throw statusError(res);
-        responses = [
-          {
-            statusCode: res.status,
-            headers: res.headers,
-            text: res.body,
-            ...(res.bytes ? { bytes: res.bytes } : {}),
-          },
-        ];
-      }
-      for (const res of responses) {
-        if (isFileResponse(res, response)) out.push(fileItem(res, response, items[i]));
-        else for (const json of responseItems(res, response)) out.push({ json });
-      }
+    try {
+      return await requestAll(ctx, items, first, credential, version);
+    } catch (error) {
+      // An answer may echo what the credential injected: the error keeps the status, not the secret.
+      throw withoutSecrets(error, credentialSecrets(credential?.data));
     }
-    return output(out);
   },
 });
+
+/** Every item's request (and pages), in order. */
+async function requestAll(
+  ctx: NodeExecutionContext<HttpRequestV4Params>,
+  items: Item[],
+  first: HttpRequestV4Params,
+  credential: AppliedCredential | null,
+  version: number,
+) {
+  const pagination = rawPagination(ctx.node.parameters);
+  const out: Item[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const p = i === 0 ? first : await ctx.params(i);
+    const batch = p.options.batching?.batch;
+    // n8n pauses before every `batchSize`-th item; 0 counts as 1, -1 turns batching off.
+    if (
+      batch &&
+      i > 0 &&
+      batch.batchSize >= 0 &&
+      batch.batchInterval > 0 &&
+      i % Math.max(batch.batchSize, 1) === 0
+    ) {
+      await sleep(batch.batchInterval);
+    }
+    const response = { ...RESPONSE_DEFAULTS, ...p.options.response?.response };
+    const req = buildRequest(p, version, credential, items[i]);
+    let responses: ReceivedResponse[];
+    if (pagination && pagination.paginationMode !== 'off') {
+      const index = i;
+      responses = await paginate(req, pagination, {
+        send: (r) => ctx.deps.http(r),
+        evaluate: (source, scope) => ctx.evaluate(source, index, { ...scope }),
+        version,
+        neverError: response.neverError,
+        autodetect: response.responseFormat === 'autodetect',
+      });
+    } else {
+      const res = await ctx.deps.http(toOutbound(req));
+      if ((res.status < 200 || res.status >= 300) && !response.neverError)
+        throw statusError(res, credentialSecrets(credential?.data));
+      responses = [
+        {
+          statusCode: res.status,
+          headers: res.headers,
+          text: res.body,
+          ...(res.bytes ? { bytes: res.bytes } : {}),
+        },
+      ];
+    }
+    for (const res of responses) {
+      if (isFileResponse(res, response)) out.push(fileItem(res, response, items[i]));
+      else for (const json of responseItems(res, response)) out.push({ json });
+    }
+  }
+  return output(out);
+}
 
 /** Pagination as stored (n8n reads it with `rawExpressions`), n8n's defaults applied. */
 function rawPagination(parameters: Record<string, unknown>): PaginationParams | null {
