@@ -105,7 +105,14 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
   );
 
   const database =
-    options.database ?? (await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR }));
+    options.database ??
+    (await openDatabase({
+      databaseUrl: config.DATABASE_URL,
+      dataDir: config.DATA_DIR,
+      waitMs: config.DATABASE_WAIT_MS,
+      statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+      log: app.log,
+    }));
   const ownsDatabase = !options.database;
   if (!options.skipMigrations) await migrateToLatest(database.db, allMigrations(modules));
 
@@ -157,7 +164,7 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
     if (request.body === undefined && request.method !== 'GET' && request.method !== 'DELETE')
       request.body = {};
   });
-  registerErrorHandling(app);
+  registerErrorHandling(app, { retryAfterSeconds: config.UNAVAILABLE_RETRY_AFTER_SECONDS });
   registerGracefulClose(app);
   await registerOpenApi(app, VERSION);
   registerOpenApiRoute(app);
