@@ -153,6 +153,7 @@ export class ResilientPool {
 export class ResilientClient {
   private inTransaction = false;
   private broken = false;
+  private released = false;
 
   constructor(
     private readonly client: pg.PoolClient,
@@ -162,6 +163,7 @@ export class ResilientClient {
   reset(): void {
     this.inTransaction = false;
     this.broken = false;
+    this.released = false;
   }
 
   // Kysely passes a cursor object (not text) when it streams; that goes through untouched.
@@ -198,8 +200,11 @@ export class ResilientClient {
         alone &&
         !pgConnectionSurvives(reason) &&
         (isRead(text) || pgRejectedBeforeRunning(error) || this.neverSent(error))
-      )
+      ) {
+        // The dead connection goes back first: with a pool of one, the retry needs its slot.
+        this.release();
         return this.owner.runAlone(text, values, Date.now() + this.owner.waitMs);
+      }
       const committed = /^\s*(commit|end)\b/i.test(text) || (alone && !isRead(text)) ? 'unknown' : false;
       throw new DatabaseUnavailableError(`The database is unavailable (${reason})`, reason, committed, {
         cause: error,
@@ -214,6 +219,8 @@ export class ResilientClient {
   }
 
   release(): void {
+    if (this.released) return;
+    this.released = true;
     // A dead connection is destroyed, not handed to the next caller.
     this.client.release(this.broken ? true : undefined);
   }
