@@ -12,6 +12,7 @@ import {
   createAndActivate,
   eventually,
   type PlatformProcess,
+  slowServer,
   startProcess,
   tempDir,
 } from '../workflows/process/processes.js';
@@ -58,13 +59,16 @@ function expectRideThrough(procs: PlatformProcess[], answers: Answer[]): void {
 describe('PostgreSQL restarts under webhook load', () => {
   let server: PrivatePostgres;
   let admin: pg.Pool;
+  let downstream: Awaited<ReturnType<typeof slowServer>>;
 
   beforeAll(async () => {
     server = await startPrivatePostgres();
     admin = new pg.Pool({ connectionString: server.url, max: 1 });
+    downstream = await slowServer(300);
   }, 90_000);
   afterAll(async () => {
     await admin?.end();
+    await downstream?.close();
     await cleanup();
     await server?.close();
   }, 60_000);
@@ -81,16 +85,20 @@ describe('PostgreSQL restarts under webhook load', () => {
 
   /** The `n` of each stored execution of the workflow, and how many are not finished. */
   async function stored(rows: pg.Pool, workflowId: string) {
-    const { rows: found } = await rows.query<{ status: string; trigger_data: string }>(
-      'select status, trigger_data from executions where workflow_id = $1',
-      [workflowId],
-    );
+    const { rows: found } = await rows.query<{
+      status: string;
+      trigger_data: string;
+      error_message: string | null;
+    }>('select status, trigger_data, error_message from executions where workflow_id = $1', [workflowId]);
     return {
       ns: found.map(
-        (r) => (JSON.parse(r.trigger_data) as { items: Array<{ json: { body: { n: number } } }> }).items[0]?.json.body.n,
+        (r) =>
+          (JSON.parse(r.trigger_data) as { items: Array<{ json: { body: { n: number } } }> }).items[0]?.json
+            .body.n,
       ) as number[],
       open: found.filter((r) => r.status === 'new' || r.status === 'running').length,
       statuses: found.map((r) => r.status),
+      errors: [...new Set(found.map((r) => r.error_message).filter(Boolean))],
     };
   }
 
@@ -102,7 +110,11 @@ describe('PostgreSQL restarts under webhook load', () => {
     const load = webhookLoad(urls, hookPath, 6);
     const accepted = (after: number) => (answers: Answer[]) =>
       answers.some((a) => a.status === 200 && a.startedAt >= after);
-    await load.until((answers) => answers.filter((a) => a.status === 200).length >= 20, 30_000, 'a warm load');
+    await load.until(
+      (answers) => answers.filter((a) => a.status === 200).length >= 20,
+      30_000,
+      'a warm load',
+    );
 
     await server.restartFast();
     const back1 = Date.now();
@@ -143,6 +155,11 @@ describe('PostgreSQL restarts under webhook load', () => {
     expect(counts.lost, 'accepted calls without an execution').toEqual([]);
     expect(counts.duplicated, 'calls with two executions').toEqual([]);
     expect(counts.unknown).toEqual([]);
+    const byStatus: Record<string, number> = {};
+    for (const s of settled.statuses) byStatus[s] = (byStatus[s] ?? 0) + 1;
+    console.info(
+      `[faults] executions by status: ${JSON.stringify(byStatus)} ${JSON.stringify(settled.errors)}`,
+    );
     return { counts, statuses: settled.statuses };
   }
 
@@ -152,7 +169,9 @@ describe('PostgreSQL restarts under webhook load', () => {
     console.info(
       `[faults] ${what}: ${answers.length} calls, ${refused.length} × 503 (${[
         ...new Set(refused.map((a) => a.dependency)),
-      ].join(',')}), slowest answer ${slowest} ms, first accepted after the server's return: ${recoveryMs.join(
+      ].join(
+        ',',
+      )}), slowest answer ${slowest} ms, first accepted after the server's return: ${recoveryMs.join(
         ' ms, ',
       )} ms`,
     );
@@ -172,7 +191,10 @@ describe('PostgreSQL restarts under webhook load', () => {
     try {
       const found = await proc.waitFor(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/, START_TIMEOUT_MS);
       const base = found[1] as string;
-      const workflowId = await createAndActivate(apiClient(base, key), acceptedFlow('fault-single', 'fault-single'));
+      const workflowId = await createAndActivate(
+        apiClient(base, key),
+        acceptedFlow('fault-single', 'fault-single', downstream.url),
+      );
       const { answers, back2, recoveryMs } = await faultRun([base], 'fault-single');
       report('serve', answers, recoveryMs);
       expectRideThrough([proc], answers);
@@ -213,7 +235,10 @@ describe('PostgreSQL restarts under webhook load', () => {
         const worker = startProcess(['worker'], { ...shared, DATA_DIR: path.join(dir, 'worker') });
         procs.push(worker);
         await worker.waitFor(/workflow worker started/, START_TIMEOUT_MS);
-        const workflowId = await createAndActivate(apiClient(base, key), acceptedFlow('fault-scale', 'fault-scale'));
+        const workflowId = await createAndActivate(
+          apiClient(base, key),
+          acceptedFlow('fault-scale', 'fault-scale', downstream.url),
+        );
         const { answers, back2, recoveryMs } = await faultRun([base], 'fault-scale');
         report('serve --no-worker + worker', answers, recoveryMs);
         expectRideThrough(procs, answers);

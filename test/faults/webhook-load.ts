@@ -11,15 +11,32 @@ export interface Answer {
   ms: number;
 }
 
-/** webhook (answers when received) → Set `{n}`: each stored execution says which call made it. */
-export function acceptedFlow(name: string, path: string) {
+/**
+ * webhook (answers when received) → GET a slow downstream → Set `{n}`: executions are running when
+ * the fault comes, and each stored one says which call made it.
+ */
+export function acceptedFlow(name: string, path: string, downstreamUrl: string) {
   return {
     name,
     nodes: [
-      { name: 'Webhook', type: 'webhook', position: [0, 0], parameters: { path, responseMode: 'onReceived' } },
-      { name: 'Set', type: 'set', position: [200, 0], parameters: { values: { n: '={{ $json.body.n }}' } } },
+      {
+        name: 'Webhook',
+        type: 'webhook',
+        position: [0, 0],
+        parameters: { path, responseMode: 'onReceived' },
+      },
+      {
+        name: 'Call',
+        type: 'httpRequest',
+        position: [200, 0],
+        parameters: { method: 'GET', url: `${downstreamUrl}/call`, query: { n: '={{ $json.body.n }}' } },
+      },
+      { name: 'Set', type: 'set', position: [400, 0], parameters: { values: { n: '={{ $json.n }}' } } },
     ],
-    connections: { Webhook: { main: [[{ node: 'Set', type: 'main', index: 0 }]] } },
+    connections: {
+      Webhook: { main: [[{ node: 'Call', type: 'main', index: 0 }]] },
+      Call: { main: [[{ node: 'Set', type: 'main', index: 0 }]] },
+    },
   };
 }
 
@@ -36,7 +53,15 @@ export function webhookLoad(urls: string[], path: string, concurrency: number, c
       const n = next++;
       const base = urls[(n + lane) % urls.length] as string;
       const startedAt = Date.now();
-      const answer: Answer = { n, status: 0, retryAfter: null, code: null, dependency: null, startedAt, ms: 0 };
+      const answer: Answer = {
+        n,
+        status: 0,
+        retryAfter: null,
+        code: null,
+        dependency: null,
+        startedAt,
+        ms: 0,
+      };
       try {
         const res = await fetch(`${base}/webhook/${path}`, {
           method: 'POST',
