@@ -457,7 +457,7 @@ export interface paths {
     };
     /**
      * Health report
-     * @description Health report
+     * @description databaseStatus `error` (and 503) while the database does not answer within 2 s; queueStatus reports the queue's Redis (`none` without one).
      *
      *     Public: no platform credential.
      */
@@ -468,7 +468,7 @@ export interface paths {
     options?: never;
     /**
      * Health report (headers only)
-     * @description Health report
+     * @description databaseStatus `error` (and 503) while the database does not answer within 2 s; queueStatus reports the queue's Redis (`none` without one).
      *
      *     Public: no platform credential.
      */
@@ -4849,7 +4849,8 @@ export interface operations {
            *       "status": "ok",
            *       "timestamp": "2025-01-01T00:00:00.000Z",
            *       "version": "string",
-           *       "databaseStatus": "ok"
+           *       "databaseStatus": "ok",
+           *       "queueStatus": "ok"
            *     }
            */
           'application/json': {
@@ -4858,6 +4859,7 @@ export interface operations {
             timestamp: string;
             version: string;
             databaseStatus: 'ok' | 'error';
+            queueStatus: 'ok' | 'unavailable' | 'none';
           };
         };
       };
@@ -4874,6 +4876,7 @@ export interface operations {
             timestamp: string;
             version: string;
             databaseStatus: 'ok' | 'error';
+            queueStatus: 'ok' | 'unavailable' | 'none';
           };
         };
       };
