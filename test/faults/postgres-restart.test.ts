@@ -127,6 +127,13 @@ describe('PostgreSQL restarts under webhook load', () => {
       30_000,
       'callers told 503 while the server is down',
     );
+    // A load balancer's probe takes the process out while the database is gone, and quickly.
+    const probedAt = Date.now();
+    const health = await fetch(`${urls[0]}/health`);
+    expect(health.status).toBe(503);
+    expect(health.headers.get('retry-after')).not.toBeNull();
+    expect(await health.json()).toMatchObject({ status: 'degraded', databaseStatus: 'error' });
+    expect(Date.now() - probedAt).toBeLessThan(3_000);
     await server.start();
     const back2 = Date.now();
     const first2 = await load.until(accepted(back2), 30_000, 'a webhook accepted after the start');

@@ -132,3 +132,31 @@ export function dependencyFault(error: unknown): DependencyFault | null {
   }
   return null;
 }
+
+/**
+ * Whether a failed write certainly left nothing behind, so doing it again is safe: the database layer
+ * says it did not commit, or SQLite refused it (SQLite rolls back the statement it could not write).
+ */
+export function failedCleanly(error: unknown): boolean {
+  if (error instanceof DatabaseUnavailableError) return error.committed === false;
+  return dependencyFault(error) !== null;
+}
+
+/**
+ * A write of background work (no caller waits on its bound) done again, 250 ms to 2 s apart, while it
+ * fails cleanly on a dependency fault, for up to `maxMs`: a worker's finished run is stored once the
+ * database is back instead of being lost with its outcome.
+ */
+export async function whenStored<T>(write: () => Promise<T>, maxMs = 60_000): Promise<T> {
+  const end = Date.now() + maxMs;
+  let delay = 250;
+  for (;;) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!failedCleanly(error) || Date.now() + delay > end) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, 2_000);
+    }
+  }
+}
