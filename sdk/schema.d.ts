@@ -457,7 +457,7 @@ export interface paths {
     };
     /**
      * Health report
-     * @description Health report
+     * @description databaseStatus `error` (and 503) while the database does not answer within 2 s; queueStatus reports the queue's Redis (`none` without one).
      *
      *     Public: no platform credential.
      */
@@ -468,7 +468,7 @@ export interface paths {
     options?: never;
     /**
      * Health report (headers only)
-     * @description Health report
+     * @description databaseStatus `error` (and 503) while the database does not answer within 2 s; queueStatus reports the queue's Redis (`none` without one).
      *
      *     Public: no platform credential.
      */
@@ -4927,7 +4927,8 @@ export interface operations {
            *       "status": "ok",
            *       "timestamp": "2025-01-01T00:00:00.000Z",
            *       "version": "string",
-           *       "databaseStatus": "ok"
+           *       "databaseStatus": "ok",
+           *       "queueStatus": "ok"
            *     }
            */
           'application/json': {
@@ -4936,6 +4937,7 @@ export interface operations {
             timestamp: string;
             version: string;
             databaseStatus: 'ok' | 'error';
+            queueStatus: 'ok' | 'unavailable' | 'none';
           };
         };
       };
@@ -4952,6 +4954,7 @@ export interface operations {
             timestamp: string;
             version: string;
             databaseStatus: 'ok' | 'error';
+            queueStatus: 'ok' | 'unavailable' | 'none';
           };
         };
       };

@@ -9,6 +9,7 @@ import { type DatabaseHandle, openDatabase } from './core/db/database.js';
 import { migrateToLatest } from './core/db/migrate.js';
 import { createAuthHook } from './core/http/auth-hook.js';
 import { registerDeprecation } from './core/http/deprecation.js';
+import { refuseEmptyPathParams } from './core/http/empty-params.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './core/http/error-handler.js';
 import { registerGracefulClose } from './core/http/graceful-close.js';
 import { trustProxyOption } from './core/http/ip-rules.js';
@@ -110,7 +111,14 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
   );
 
   const database =
-    options.database ?? (await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR }));
+    options.database ??
+    (await openDatabase({
+      databaseUrl: config.DATABASE_URL,
+      dataDir: config.DATA_DIR,
+      waitMs: config.DATABASE_WAIT_MS,
+      statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+      log: app.log,
+    }));
   const ownsDatabase = !options.database;
   if (!options.skipMigrations) await migrateToLatest(database.db, allMigrations(modules));
 
@@ -152,6 +160,8 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
   });
   // Before any other hook reads the path (the webhook look-up runs on it, unauthenticated).
   app.addHook('onRequest', refuseNulInUrl);
+  // An empty path parameter (`/v1/api-keys/`, `//`) is a 404 on every route, not the collection.
+  refuseEmptyPathParams(app);
   app.addHook('onRoute', (route) => {
     const cfg = route.config as { auth?: unknown; public?: boolean } | undefined;
     if (!cfg?.auth && !cfg?.public && !route.url.startsWith('/reference')) {
@@ -174,7 +184,7 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
     if (request.body === undefined && request.method !== 'GET' && request.method !== 'DELETE')
       request.body = {};
   });
-  registerErrorHandling(app);
+  registerErrorHandling(app, { retryAfterSeconds: config.UNAVAILABLE_RETRY_AFTER_SECONDS });
   registerStreamSlots(app, streams);
   registerGracefulClose(app);
   await registerOpenApi(app, VERSION);

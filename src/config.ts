@@ -11,6 +11,15 @@ const ConfigSchema = Type.Object({
   PUBLIC_URL: Type.String({ default: '' }),
   DATA_DIR: Type.String({ default: './data' }),
   DATABASE_URL: Type.String({ default: '' }),
+  /**
+   * How long a request waits for the database (a free pooled connection, or the server back after a
+   * restart) before it is answered 503 with Retry-After. Bounds every answer during an outage.
+   */
+  DATABASE_WAIT_MS: Type.Integer({ default: 5_000, minimum: 100, maximum: 60_000 }),
+  /** PostgreSQL statement_timeout of the platform's sessions (0: none); a slower statement is a 503. */
+  DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 0 }),
+  /** The Retry-After (seconds) of a 503 for a dependency that is down (database, disk). */
+  UNAVAILABLE_RETRY_AFTER_SECONDS: Type.Integer({ default: 2, minimum: 1, maximum: 3_600 }),
   REDIS_URL: Type.String({ default: '' }),
   /** Prefix of every Redis counter key and pub/sub channel, so several platforms can share one Redis. */
   REDIS_PREFIX: Type.String({ default: 'platform:', pattern: '^[A-Za-z0-9_.:-]{1,60}$' }),

@@ -15,11 +15,13 @@ const asksHelp = (args: string[]) => args[0] === 'help' || args[0] === '--help';
 class CliError extends Error {}
 
 async function serve(noWorker: boolean): Promise<void> {
-  const [{ default: closeWithGrace }, { buildApp }, { loadConfig }] = await Promise.all([
-    import('close-with-grace'),
-    import('./app.js'),
-    import('./config.js'),
-  ]);
+  const [{ default: closeWithGrace }, { buildApp }, { loadConfig }, { handleProcessErrors }] =
+    await Promise.all([
+      import('close-with-grace'),
+      import('./app.js'),
+      import('./config.js'),
+      import('./core/process-faults.js'),
+    ]);
   const config = loadConfig();
   if (noWorker) config.WORKFLOW_WORKER = false;
   const { app, ctx } = await buildApp({ config });
@@ -34,10 +36,18 @@ async function serve(noWorker: boolean): Promise<void> {
   const shipped = await ctx.apis.workflows?.importShipped(boot.accountId);
   if (shipped && shipped.length > 0)
     app.log.info({ workflows: shipped }, 'shipped workflows imported (inactive)');
-  const grace = closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS }, async ({ err, signal }) => {
-    if (err) app.log.error({ err }, 'shutting down after error');
-    else app.log.info({ signal }, 'shutting down');
-    await app.close();
+  // Uncaught errors are handled below: a dependency's fault (PostgreSQL restarting) must not end it.
+  const grace = closeWithGrace(
+    { delay: config.SHUTDOWN_GRACE_MS, skip: ['uncaughtException', 'unhandledRejection'] },
+    async ({ signal }) => {
+      app.log.info({ signal }, 'shutting down');
+      await app.close();
+    },
+  );
+  const unhandle = handleProcessErrors({
+    log: app.log,
+    shutdown: () => app.close(),
+    graceMs: config.SHUTDOWN_GRACE_MS,
   });
   try {
     await app.listen({ port: config.PORT, host: config.HOST });
@@ -45,6 +55,7 @@ async function serve(noWorker: boolean): Promise<void> {
     const problem = listenProblem(error, config.PORT, config.HOST);
     if (!problem) throw error;
     grace.uninstall();
+    unhandle();
     await app.close();
     throw new CliError(problem);
   }
@@ -57,11 +68,13 @@ async function main(argv: string[]): Promise<number> {
       await serve(rest.includes('--no-worker'));
       return -1;
     case 'worker': {
-      const [{ default: closeWithGrace }, { buildApp }, { loadConfig }] = await Promise.all([
-        import('close-with-grace'),
-        import('./app.js'),
-        import('./config.js'),
-      ]);
+      const [{ default: closeWithGrace }, { buildApp }, { loadConfig }, { handleProcessErrors }] =
+        await Promise.all([
+          import('close-with-grace'),
+          import('./app.js'),
+          import('./config.js'),
+          import('./core/process-faults.js'),
+        ]);
       const config = { ...loadConfig(), WORKFLOW_WORKER: true, PLATFORM_SERVICES: 'workflow' };
       if (!config.REDIS_URL) {
         print('platform worker needs REDIS_URL: without it, `serve` runs executions in-process.');
@@ -70,9 +83,13 @@ async function main(argv: string[]): Promise<number> {
       // The worker serves no HTTP: the app must not register /metrics on a port nobody listens on.
       const { app, ctx } = await buildApp({ config: { ...config, METRICS_ENABLED: false } });
       await app.ready();
-      closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS }, async () => {
-        await app.close();
-      });
+      closeWithGrace(
+        { delay: config.SHUTDOWN_GRACE_MS, skip: ['uncaughtException', 'unhandledRejection'] },
+        async () => {
+          await app.close();
+        },
+      );
+      handleProcessErrors({ log: app.log, shutdown: () => app.close(), graceMs: config.SHUTDOWN_GRACE_MS });
       if (config.METRICS_ENABLED) {
         const { serveWorkerMetrics } = await import('./core/metrics/index.js');
         await serveWorkerMetrics(ctx);

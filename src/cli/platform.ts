@@ -36,7 +36,12 @@ export async function withPlatform<T>(
 ): Promise<T> {
   const config: Config = { ...settings, LOG_LEVEL: 'silent', WORKFLOW_WORKER: false };
   const services = enabledServices(config);
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  const database = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    waitMs: config.DATABASE_WAIT_MS,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+  });
   const closers: Array<() => Promise<void> | void> = [async () => database.close()];
   const close = async () => {
     for (const fn of closers.reverse()) await fn();

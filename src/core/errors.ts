@@ -81,6 +81,18 @@ export const validationError = (
   fields: Array<{ field: string; message: string }>,
 ): AppError => new AppError('VALIDATION_ERROR', message, { fields });
 
+/**
+ * The 503 of a dependency that is down for now: details name it (`database`, `disk`, `queue`), and
+ * Retry-After says when to try again.
+ */
+export const unavailable = (dependency: string, reason: string, retryAfterSeconds: number): AppError =>
+  new AppError(
+    'SERVICE_UNAVAILABLE',
+    `The ${dependency} is unavailable (${reason}); try again shortly`,
+    { dependency, reason, retryAfterSeconds },
+    { 'retry-after': String(retryAfterSeconds) },
+  );
+
 export function assertNever(value: never): never {
   throw new Error(`Unhandled value: ${JSON.stringify(value)}`);
 }

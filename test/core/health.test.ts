@@ -27,8 +27,19 @@ describe.each(dialects)('GET /health on %s', (dialect) => {
       });
       expect(ok.statusCode).toBe(200);
       const body = ok.json();
-      expect(Object.keys(body).sort()).toEqual(['databaseStatus', 'status', 'timestamp', 'version']);
-      expect(body).toMatchObject({ status: 'ok', databaseStatus: 'ok', version: pkg.version });
+      expect(Object.keys(body).sort()).toEqual([
+        'databaseStatus',
+        'queueStatus',
+        'status',
+        'timestamp',
+        'version',
+      ]);
+      expect(body).toMatchObject({
+        status: 'ok',
+        databaseStatus: 'ok',
+        queueStatus: 'none',
+        version: pkg.version,
+      });
       expect(body.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(Date.parse(body.timestamp)).toBeGreaterThanOrEqual(before - 1000);
 

@@ -1,6 +1,10 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statfsSync } from 'node:fs';
 import path from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { ClientConfig } from 'pg';
+import { watchAvailability } from './availability.js';
+import { ResilientPool } from './resilient-pool.js';
+import { RetryingKysely } from './retrying-kysely.js';
 import { openRawSqlite, type RawSqlite, type RawStatement, type SqliteDriverName } from './sqlite-driver.js';
 import type { Database, Dialect } from './types.js';
 
@@ -9,8 +13,18 @@ export type Db = Kysely<Database>;
 export interface DatabaseHandle {
   db: Db;
   dialect: Dialect;
-  /** Answers when the database responds; used by /health. */
-  ping(): Promise<boolean>;
+  /**
+   * Whether the database answers, within `timeoutMs` (default 2 s); used by /health. False at once
+   * while the database is known to be down, and on SQLite while its disk has no room left.
+   */
+  ping(timeoutMs?: number): Promise<boolean>;
+  /** False from a lost connection until the database answers again (always true on SQLite). */
+  available(): boolean;
+  /**
+   * Calls `listener` each time the database answers again after it was lost (PostgreSQL only):
+   * work the fault interrupted is taken up then. Returns the unsubscribe function.
+   */
+  onRecovered(listener: () => void): () => void;
   /**
    * SQLite only: a number that changes whenever another connection (another process, or another
    * handle on the same file) has committed a change since it was last read; this connection's
@@ -34,11 +48,30 @@ export interface DatabaseOptions {
   /** PostgreSQL schema to use (created if missing); tests give each suite its own. */
   pgSchema?: string;
   pgPoolSize?: number;
+  /** How long an operation waits for a connection (the server back, a free slot) before a 503. */
+  waitMs?: number;
+  /** PostgreSQL's statement_timeout for the platform's sessions; 0: none. */
+  statementTimeoutMs?: number;
+  /** Where the database going away and coming back is logged. */
+  log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
 }
+
+/** Free bytes under which SQLite is reported down: its next write would fail with SQLITE_FULL. */
+const MIN_FREE_BYTES = 256 * 1024;
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl.startsWith('postgres')) return openPostgres(options);
   return openSqlite(options.dataDir);
+}
+
+/** Whether the disk holding `dir` has room for SQLite's next writes; true where it cannot be told. */
+function hasRoom(dir: string): boolean {
+  try {
+    const stats = statfsSync(dir);
+    return stats.bavail * stats.bsize >= MIN_FREE_BYTES;
+  } catch {
+    return true;
+  }
 }
 
 /**
@@ -90,11 +123,13 @@ async function openSqlite(dataDir: string): Promise<DatabaseHandle> {
     ping: async () => {
       try {
         select1.get([]);
-        return true;
+        return file === ':memory:' || hasRoom(dataDir);
       } catch {
         return false;
       }
     },
+    available: () => true,
+    onRecovered: () => () => undefined,
     dataVersion,
     sqliteDriver: raw.driver,
     close: () => db.destroy(),
@@ -131,29 +166,34 @@ async function openPostgres(options: DatabaseOptions): Promise<DatabaseHandle> {
   const { default: pg } = await import('pg');
   // COUNT(*) and SUM() come back as bigint strings from pg; numbers stay within 2^53 here.
   pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
-  const pool = new pg.Pool({
+  const waitMs = options.waitMs ?? 5_000;
+  const settings: ClientConfig = {
     connectionString: options.databaseUrl,
-    max: options.pgPoolSize ?? 10,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: waitMs,
+    // A server that vanished without closing the socket (a network cut) is noticed.
+    keepAlive: true,
+    ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
-  });
-  // An idle client that loses its server must not crash the process.
-  pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  };
+  const pool = new pg.Pool({ ...settings, max: options.pgPoolSize ?? 10 });
+  const watch = watchAvailability(() => new pg.Client(settings), options.log);
+  const resilient = new ResilientPool(pool, { waitMs, onFault: watch.fault });
+  const db = new RetryingKysely<Database>(
+    { dialect: new PostgresDialect({ pool: resilient as never }) },
+    waitMs,
+  );
   if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
   return {
     db,
     dialect: 'postgres',
     pool,
-    ping: async () => {
-      try {
-        await sql`select 1`.execute(db);
-        return true;
-      } catch {
-        return false;
-      }
+    ping: (timeoutMs = 2_000) => (watch.available() ? watch.probe(timeoutMs) : Promise.resolve(false)),
+    available: watch.available,
+    onRecovered: watch.onRecovered,
+    close: async () => {
+      watch.close();
+      await db.destroy();
     },
-    close: () => db.destroy(),
   };
 }
 

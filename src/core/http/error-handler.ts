@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { dependencyFault } from '../db/faults.js';
+import { AppError, ERROR_STATUS, type ErrorCode, unavailable } from '../errors.js';
 import { trackAllowedMethods } from './allowed-methods.js';
 import { requestIdFrom } from './request-id.js';
 
@@ -143,9 +144,21 @@ function validationFields(issues: ValidationIssue[], context: string) {
   }));
 }
 
-/** Turns anything thrown into the platform's error body; 5xx never leak internals. */
-export function toAppError(error: FastifyError | Error): AppError {
+/** Retry-After of a dependency's 503 when the app does not say (registerErrorHandling's option). */
+const DEFAULT_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * Turns anything thrown into the platform's error body; 5xx never leak internals. A dependency that
+ * is down (database unreachable or restarting, no free connection, disk full) is a 503 with
+ * Retry-After naming it: the caller may simply try again.
+ */
+export function toAppError(
+  error: FastifyError | Error,
+  retryAfterSeconds = DEFAULT_RETRY_AFTER_SECONDS,
+): AppError {
   if (error instanceof AppError) return error;
+  const fault = dependencyFault(error);
+  if (fault) return unavailable(fault.dependency, fault.reason, retryAfterSeconds);
   const fe = error as FastifyError;
   if (fe.validation) {
     return new AppError('VALIDATION_ERROR', `Invalid ${fe.validationContext ?? 'request'}`, {
@@ -218,10 +231,15 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
   socket.destroy(error);
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  options: { retryAfterSeconds?: number } = {},
+): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const appError = toAppError(error);
-    if (appError.status >= 500 && appError.code === 'INTERNAL_ERROR')
+    const appError = toAppError(error, options.retryAfterSeconds);
+    if (appError.code === 'SERVICE_UNAVAILABLE' && appError.details.dependency)
+      request.log.warn({ ...appError.details, err: error }, 'dependency unavailable');
+    else if (appError.status >= 500 && appError.code === 'INTERNAL_ERROR')
       request.log.error({ err: error }, 'unhandled');
     else if (appError.status >= 500)
       request.log.error({ code: appError.code, msg: appError.message }, 'failed');

@@ -54,6 +54,10 @@ function decodeCursor(raw: string): Cursor | null {
     if (typeof sort !== 'string' || (order !== 'asc' && order !== 'desc') || typeof id !== 'string')
       return null;
     if (value !== null && typeof value !== 'string' && typeof value !== 'number') return null;
+    // A forged cursor may carry a NUL, which PostgreSQL refuses in text (a 500 there, not a 400):
+    // no stored value holds one, so such a cursor was made by no page.
+    if (sort.includes('\u0000') || id.includes('\u0000')) return null;
+    if (typeof value === 'string' && value.includes('\u0000')) return null;
     return { sort, order, value, id };
   } catch {
     return null;

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type Clock, isoNow } from '../../core/clock.js';
+import { whenStored } from '../../core/db/faults.js';
 import { isAppError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { JobQueue } from '../../core/queue/index.js';
@@ -353,14 +354,17 @@ export class ExecutionRunner {
     }
     const { response } = stored;
     const stopped = outcome.status === 'waiting' ? null : isoNow(this.deps.clock);
-    const kept = await this.deps.executions.finish(row.id, {
-      status: outcome.status,
-      run_data: stored.runData,
-      error_message: outcome.state.error?.message ?? null,
-      response,
-      wait_till: outcome.waitTill ? outcome.waitTill.toISOString() : null,
-      stopped_at: stopped,
-    });
+    // The run is over: its outcome waits out a database outage rather than being lost with it.
+    const kept = await whenStored(() =>
+      this.deps.executions.finish(row.id, {
+        status: outcome.status,
+        run_data: stored.runData,
+        error_message: outcome.state.error?.message ?? null,
+        response,
+        wait_till: outcome.waitTill ? outcome.waitTill.toISOString() : null,
+        stopped_at: stopped,
+      }),
+    );
     if (!kept) {
       // Stopped through the API while it ran: its result is dropped, and a retry of the delivery runs.
       if (trigger.dedupeKey && hook) {

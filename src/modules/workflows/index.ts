@@ -215,12 +215,18 @@ export const workflowsModule: PlatformModule = {
     };
     /** Validation and dedupe keys need no credentials. */
     const engine = new WorkflowEngine(engineDeps(null));
+    let maintenance: Maintenance | null = null;
     const queue = await createQueue<ExecutionJob>('workflow-executions', {
       redisUrl: config.REDIS_URL,
       prefix: config.QUEUE_PREFIX,
       stallSeconds: config.QUEUE_STALL_SECONDS,
       commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
-      onError: (err, jobId) => log.error({ err, jobId }, 'workflow job failed'),
+      onError: (err, jobId) => {
+        // Interrupted by a dependency's fault: taken up again once it is back (maintenance.ts).
+        if (maintenance?.noteFailure(err, jobId))
+          log.warn({ err, jobId }, 'workflow job interrupted by a fault');
+        else log.error({ err, jobId }, 'workflow job failed');
+      },
       observer: ctx.jobEvents?.observe,
       // Accounts served round-robin, each with at most this many executions running.
       fairness: { groupOf: accountOfJob, perGroup: config.WORKFLOW_ACCOUNT_CONCURRENCY },
@@ -254,7 +260,7 @@ export const workflowsModule: PlatformModule = {
       signer,
       quota,
     });
-    const maintenance = new Maintenance({
+    maintenance = new Maintenance({
       executions: executionStore,
       deliveries,
       queue,
@@ -263,7 +269,9 @@ export const workflowsModule: PlatformModule = {
       maxAgeDays: config.EXECUTIONS_MAX_AGE_DAYS,
       maxCount: config.EXECUTIONS_MAX_COUNT,
       dedupeHours: config.WEBHOOK_DEDUPE_HOURS,
+      rerun: (job) => runner.handle(job),
     });
+    const upkeep = maintenance;
     subWorkflows = new SubWorkflowRunner({
       workflows: workflowStore,
       executions: executionStore,
@@ -336,10 +344,20 @@ export const workflowsModule: PlatformModule = {
     const startWorker = async () => {
       if (stopSchedule) return;
       queue.work((job) => runner.handle(job), config.WORKFLOW_CONCURRENCY);
-      const recovered = await maintenance.recover();
+      const recovered = await upkeep.recover();
       if (recovered.requeued + recovered.resumed + recovered.crashed > 0)
         log.info(recovered, 'workflow executions recovered');
-      stopSchedule = maintenance.schedule(config.EXECUTIONS_PRUNE_INTERVAL_SECONDS);
+      // After a database outage too, not only at start: what the fault interrupted goes on.
+      const unwatch = ctx.database.onRecovered(() => {
+        upkeep
+          .afterReconnect()
+          .catch((err: unknown) => log.error({ err }, 'recovery after reconnect failed'));
+      });
+      const stopMaintenance = upkeep.schedule(config.EXECUTIONS_PRUNE_INTERVAL_SECONDS);
+      stopSchedule = () => {
+        unwatch();
+        stopMaintenance();
+      };
       stopScheduler = scheduler.start();
     };
     ctx.onClose(async () => {
@@ -368,7 +386,7 @@ export const workflowsModule: PlatformModule = {
       credentials,
       runner,
       direct,
-      maintenance,
+      maintenance: upkeep,
       scheduler,
       startWorker,
       importShipped: async (accountId, dir = config.WORKFLOWS_DIR) => {
