@@ -67,13 +67,20 @@ describe('sandbox audit: host functions', () => {
   it('refuses oversized byte conversions with a clear error, without running the worker out of memory', async () => {
     for (const body of [
       "return [{ json: { n: Buffer.from('x'.repeat(2e7), 'utf16le').length } }];",
-      "return [{ json: { n: Buffer.concat(Array(1e6).fill(Buffer.from('AAA'))).length } }];",
+      "return [{ json: { n: Buffer.concat(Array(2.2e6).fill(Buffer.from('AAA'))).length } }];",
       "return [{ json: { n: Buffer.from('QUFB'.repeat(3e6), 'base64').toJSON().data.length } }];",
     ]) {
       const out = await code(accountA, body);
       expect(out.ok).toBe(false);
       expect(out.ok ? '' : out.message).toMatch(/too large/);
     }
+    // Within the bound, a million parts convert (this ran the worker's V8 heap out of memory before).
+    expect(
+      await code(
+        accountA,
+        "return [{ json: { n: Buffer.concat(Array(1e6).fill(Buffer.from('AAA'))).length } }];",
+      ),
+    ).toEqual({ ok: true, json: [{ n: 3e6 }] });
     // Ordinary sizes still convert.
     expect(
       await code(

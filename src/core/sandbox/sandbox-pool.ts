@@ -228,8 +228,11 @@ export class SandboxPool {
     else call.reject(new SandboxError(messageFor(reply.error, reply.limit, call.timeoutMs), reply.limit));
     // After a limit the worker restores its pristine heap before the next call; after the memory limit
     // it is replaced instead, as WebAssembly memory never shrinks and a burst would keep its maximum.
+    // A worker that reports itself broken (a WebAssembly trap left state outside the heap it restores,
+    // see quickjs-worker.mjs) is replaced too.
     if (!reply.ok && reply.limit !== null) slot.realm = null;
-    if (!reply.ok && reply.limit === 'memory') void this.retire(slot, `${reply.limit} limit reached`);
+    if (!reply.ok && (reply.limit === 'memory' || reply.limit === 'crash'))
+      void this.retire(slot, `${reply.limit} limit reached`);
     else this.dispatch();
   }
 
