@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createExpressionSandbox } from '../../src/modules/workflows/engine/expression-sandbox.js';
 import { type ExpressionData, ExpressionEvaluator } from '../../src/modules/workflows/engine/expressions.js';
+import { predictAfter } from './math-random-predictor.js';
 
 /**
  * The sandbox audit (issue 27, item 1), tried as an outside attacker with two accounts: what crosses
@@ -89,6 +90,26 @@ describe('sandbox audit: host functions', () => {
       ),
     ).toEqual({ ok: true, json: [{ s: 'aMOpbGxvAQL/', n: 9, d: 9, u: 'hi' }] });
   }, 60_000);
+});
+
+describe('sandbox audit: state outside the guest heap', () => {
+  it("one account cannot foresee another's Math.random from its own draws on the same worker", async () => {
+    const attack = await code(
+      accountA,
+      'return [{ json: { draws: Array.from({ length: 200 }, () => Math.random()) } }];',
+    );
+    const victim = await code(
+      accountB,
+      'return [{ json: { draws: Array.from({ length: 3 }, () => Math.random()) } }];',
+    );
+    if (!attack.ok || !victim.ok) throw new Error('the Code nodes failed');
+    const draws = attack.json[0]?.draws as number[];
+    const secret = victim.json[0]?.draws as number[];
+    // V8's generator (the worker's, shared by every call) is linear: 200 draws gave its state away, and
+    // with it the victim's next values (a token or password made with Math.random).
+    const foreseen = predictAfter(draws, 64) ?? [];
+    expect(foreseen.filter((value) => secret.includes(value))).toEqual([]);
+  });
 });
 
 describe('sandbox audit: what a guest sends back', () => {
