@@ -8,7 +8,7 @@
 // so nothing one execution leaves in the guest (built-ins, hidden intrinsics, module state, caches,
 // pending jobs) exists for the next one. See docs/decisions.md, "Sandbox isolation".
 // Plain JavaScript (not TypeScript): a worker file must load as is, both from src/ in tests and from dist/.
-import { createHash } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
 import { newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core';
@@ -161,8 +161,25 @@ function defineHostFunctions(context) {
     return typeof result === 'number' ? context.newNumber(result) : context.newString(hostText(result));
   });
   // Math.random from the host: a restored heap would otherwise replay QuickJS's own generator state,
-  // the same numbers in every execution (guest/harden.js installs it as Math.random).
-  defineHost(context, '__hostRandom', () => context.newNumber(Math.random()));
+  // the same numbers in every execution (guest/harden.js installs it as Math.random). Not V8's own
+  // Math.random: its xorshift128+ state is shared by every call on this worker and linear, so a few
+  // hundred draws of one account give it away, and with it the next account's numbers.
+  defineHost(context, '__hostRandom', () => context.newNumber(secureRandom()));
+}
+
+/** Random words from the operating system's generator, drawn 2 KiB at a time. */
+const randomWords = new Uint32Array(512);
+let randomNext = randomWords.length;
+
+/** A double in [0, 1) with 53 random bits from a CSPRNG. */
+function secureRandom() {
+  if (randomNext >= randomWords.length) {
+    randomFillSync(randomWords);
+    randomNext = 0;
+  }
+  const high = /** @type {number} */ (randomWords[randomNext++]) >>> 5;
+  const low = /** @type {number} */ (randomWords[randomNext++]) >>> 6;
+  return (high * 67108864 + low) / 9007199254740992;
 }
 
 const BYTE_ENCODINGS = new Set([
