@@ -193,4 +193,25 @@ describe('sandbox pool', () => {
     await small.close();
     expect((await rejection(small.call('echo', '4', 2_000))).message).toMatch(/closed/);
   });
+
+  it('a full queue refuses the tenant that holds most of it, not another tenant', async () => {
+    const small = new SandboxPool({
+      scripts: [{ name: 'g.js', code: guest }],
+      workers: 1,
+      memoryMb: 16,
+      maxQueue: 20,
+    });
+    // Tenant a holds the worker until its deadline and fills the whole queue behind it (one execution's
+    // items evaluated in parallel can do that), then tenant b asks for one call.
+    const busy = small.call('spin', '', 300, { tenant: 'a' });
+    const flood = Array.from({ length: 25 }, (_, i) => small.call('echo', `a${i}`, 2_000, { tenant: 'a' }));
+    const outcomes = Promise.allSettled([busy, ...flood]);
+    const other = small.call('echo', 'b', 2_000, { tenant: 'b' });
+    expect((await Promise.allSettled([other]))[0]).toEqual({ status: 'fulfilled', value: 'echo:b' });
+    const settled = await outcomes;
+    const refused = settled.filter((r) => r.status === 'rejected' && r.reason.limit === 'queue');
+    // a's calls past the bound, and the newest of its queued ones, which gave b its place.
+    expect(refused).toHaveLength(7);
+    await small.close();
+  });
 });
