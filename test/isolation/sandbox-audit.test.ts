@@ -65,6 +65,14 @@ describe('sandbox audit: host functions', () => {
     expect(await code(accountA, DEEP)).toEqual({ ok: true, json: [{ depth: 1500 }] });
   }, 60_000);
 
+  it('a text the host cannot copy out of a full guest heap fails the call, not reads as empty', async () => {
+    // 25 million two-byte characters fill the heap: their UTF-8 copy for the host does not fit.
+    const out = await code(accountA, "return [{ json: { h: 'é'.repeat(2.5e7).hash('sha256') } }];");
+    const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+    expect(out).not.toEqual({ ok: true, json: [{ h: EMPTY_SHA256 }] });
+    expect(out.ok).toBe(false);
+  }, 30_000);
+
   it('refuses oversized byte conversions with a clear error, without running the worker out of memory', async () => {
     for (const body of [
       "return [{ json: { n: Buffer.from('x'.repeat(2e7), 'utf16le').length } }];",
