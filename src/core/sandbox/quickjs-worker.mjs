@@ -124,6 +124,23 @@ function defineHost(context, name, body) {
   fn.dispose();
 }
 
+/**
+ * A guest value as the host sees it. quickjs-emscripten copies a string out as UTF-8 inside the guest
+ * heap and reads a failed copy (the heap full) as '': an empty answer for a non-empty string is that.
+ * @param {import('quickjs-emscripten-core').QuickJSContext} context
+ * @param {import('quickjs-emscripten-core').QuickJSHandle} handle
+ */
+function guestValue(context, handle) {
+  const value = context.dump(handle);
+  if (value === '' && context.typeof(handle) === 'string') {
+    const length = context.getProp(handle, 'length');
+    const size = context.getNumber(length);
+    length.dispose();
+    if (size > 0) throw new RangeError('the text does not fit in the sandbox memory');
+  }
+  return value;
+}
+
 /** A string for the guest: refuses one larger than any byte conversion may answer. @param {string} text */
 function hostText(text) {
   if (text.length > MAX_HOST_TEXT) throw new RangeError('the data is too large for this conversion');
@@ -133,7 +150,7 @@ function hostText(text) {
 /** @param {import('quickjs-emscripten-core').QuickJSContext} context */
 function defineHostFunctions(context) {
   defineHost(context, '__hostIntl', (...args) => {
-    const [kind, locale, opts, value] = args.map((h) => context.dump(h));
+    const [kind, locale, opts, value] = args.map((h) => guestValue(context, h));
     if (
       typeof kind !== 'string' ||
       typeof locale !== 'string' ||
@@ -146,7 +163,7 @@ function defineHostFunctions(context) {
   // Digests of text (UTF-8) in hex: QuickJS has no crypto, and a JavaScript MD5/SHA would be slow here.
   defineHost(context, '__hostHash', (algorithmHandle, textHandle) => {
     const algorithm = context.dump(algorithmHandle);
-    const text = context.dump(textHandle);
+    const text = guestValue(context, textHandle);
     if (typeof text !== 'string' || !HASHES.has(algorithm)) throw new TypeError('bad hash call');
     return context.newString(createHash(algorithm).update(text, 'utf8').digest('hex'));
   });
@@ -155,7 +172,7 @@ function defineHostFunctions(context) {
   defineHost(context, '__hostBytes', (opHandle, encodingHandle, textHandle) => {
     const op = context.dump(opHandle);
     const encoding = context.dump(encodingHandle);
-    const text = context.dump(textHandle);
+    const text = guestValue(context, textHandle);
     if (typeof text !== 'string' || !BYTE_ENCODINGS.has(encoding)) throw new TypeError('bad bytes call');
     const result = hostBytes(op, encoding, hostText(text));
     return typeof result === 'number' ? context.newNumber(result) : context.newString(hostText(result));
@@ -356,7 +373,12 @@ function run(call) {
       for (;;) {
         const state = context.getPromiseState(handle);
         if (state.type === 'fulfilled') {
-          value = context.dump(state.value);
+          try {
+            value = guestValue(context, state.value);
+          } catch {
+            // The answer did not fit beside the heap's contents to be copied out.
+            failure = 'out of memory';
+          }
           if (!state.notAPromise) state.value.dispose();
           break;
         }
