@@ -135,6 +135,8 @@ describe('sandbox pool', () => {
     expect(await pool.call('leak', 'y', 2_000, { tenant: 'u', realm: 'exec-3' })).toBe('1');
     expect(await pool.call('leak', 'z', 2_000)).toBe('1');
     expect(await pool.call('leak', 'z', 2_000)).toBe('1');
+    // And a call outside any execution leaves nothing for the next execution either.
+    expect(await pool.call('leak', 'w', 2_000, { tenant: 'u', realm: 'exec-4' })).toBe('1');
   });
 
   it('keeps working across many realm switches, with the heap grown and host functions called in between', async () => {
