@@ -400,10 +400,9 @@ function run(call) {
       }
       handle.dispose();
     }
-  } catch (error) {
+  } catch {
     // Only the runtime itself throws here (the guest's errors come back as handles): a trap, or a state
     // no later call can trust.
-    failure = describe(error);
     broken = true;
   } finally {
     try {
@@ -414,12 +413,9 @@ function run(call) {
   }
   if (broken) {
     heldBy = Symbol('broken');
-    return {
-      id: call.id,
-      ok: false,
-      error: `the sandbox failed: ${bounded(failure ?? 'trap')}`,
-      limit: 'crash',
-    };
+    // A trap is most often an allocation that failed on the host's side of a call, the heap being full.
+    const error = 'the sandbox failed during this call (most likely out of memory) and was restarted';
+    return { id: call.id, ok: false, error, limit: 'crash' };
   }
   if (failure !== null) {
     failure = bounded(failure);
