@@ -135,6 +135,8 @@ describe('sandbox pool', () => {
     expect(await pool.call('leak', 'y', 2_000, { tenant: 'u', realm: 'exec-3' })).toBe('1');
     expect(await pool.call('leak', 'z', 2_000)).toBe('1');
     expect(await pool.call('leak', 'z', 2_000)).toBe('1');
+    // And a call outside any execution leaves nothing for the next execution either.
+    expect(await pool.call('leak', 'w', 2_000, { tenant: 'u', realm: 'exec-4' })).toBe('1');
   });
 
   it('keeps working across many realm switches, with the heap grown and host functions called in between', async () => {
@@ -192,5 +194,26 @@ describe('sandbox pool', () => {
     expect(await Promise.all(queued)).toEqual(['echo:1', 'echo:2']);
     await small.close();
     expect((await rejection(small.call('echo', '4', 2_000))).message).toMatch(/closed/);
+  });
+
+  it('a full queue refuses the tenant that holds most of it, not another tenant', async () => {
+    const small = new SandboxPool({
+      scripts: [{ name: 'g.js', code: guest }],
+      workers: 1,
+      memoryMb: 16,
+      maxQueue: 20,
+    });
+    // Tenant a holds the worker until its deadline and fills the whole queue behind it (one execution's
+    // items evaluated in parallel can do that), then tenant b asks for one call.
+    const busy = small.call('spin', '', 300, { tenant: 'a' });
+    const flood = Array.from({ length: 25 }, (_, i) => small.call('echo', `a${i}`, 2_000, { tenant: 'a' }));
+    const outcomes = Promise.allSettled([busy, ...flood]);
+    const other = small.call('echo', 'b', 2_000, { tenant: 'b' });
+    expect((await Promise.allSettled([other]))[0]).toEqual({ status: 'fulfilled', value: 'echo:b' });
+    const settled = await outcomes;
+    const refused = settled.filter((r) => r.status === 'rejected' && r.reason.limit === 'queue');
+    // a's calls past the bound, and the newest of its queued ones, which gave b its place.
+    expect(refused).toHaveLength(7);
+    await small.close();
   });
 });

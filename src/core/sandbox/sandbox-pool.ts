@@ -110,10 +110,10 @@ export class SandboxPool {
    */
   call(fn: string, arg: string, timeoutMs: number, scope: CallScope = {}): Promise<string> {
     if (this.closed) return Promise.reject(new SandboxError('the sandbox is closed', 'crash'));
-    if (this.waiting >= (this.options.maxQueue ?? 10_000))
-      return Promise.reject(new SandboxError('the sandbox is busy; try again', 'queue'));
     const tenant = scope.tenant ?? 'default';
     const realm = scope.realm ?? null;
+    if (this.waiting >= (this.options.maxQueue ?? 10_000) && !this.makeRoomFor(tenant))
+      return Promise.reject(new SandboxError('the sandbox is busy; try again', 'queue'));
     return new Promise<string>((resolve, reject) => {
       const queue = this.queues.get(tenant) ?? [];
       queue.push({ id: this.nextId++, tenant, realm, fn, arg, timeoutMs, resolve, reject });
@@ -157,6 +157,22 @@ export class SandboxPool {
       return call;
     }
     return undefined;
+  }
+
+  /**
+   * The queue is full: the tenant waiting with the most calls gives up its newest one, unless that is
+   * `tenant` itself (or holds no more than it). One account filling the queue (an execution's items
+   * evaluated in parallel can) is then refused its excess, never another account its first call.
+   */
+  private makeRoomFor(tenant: string): boolean {
+    const own = this.queues.get(tenant)?.length ?? 0;
+    let largest: Call[] | undefined;
+    for (const queue of this.queues.values()) if (!largest || queue.length > largest.length) largest = queue;
+    if (!largest || largest.length <= own + 1) return false;
+    const evicted = largest.pop() as Call;
+    this.waiting--;
+    evicted.reject(new SandboxError('the sandbox is busy; try again', 'queue'));
+    return true;
   }
 
   private drain(): Call[] {
@@ -228,8 +244,11 @@ export class SandboxPool {
     else call.reject(new SandboxError(messageFor(reply.error, reply.limit, call.timeoutMs), reply.limit));
     // After a limit the worker restores its pristine heap before the next call; after the memory limit
     // it is replaced instead, as WebAssembly memory never shrinks and a burst would keep its maximum.
+    // A worker that reports itself broken (a WebAssembly trap left state outside the heap it restores,
+    // see quickjs-worker.mjs) is replaced too.
     if (!reply.ok && reply.limit !== null) slot.realm = null;
-    if (!reply.ok && reply.limit === 'memory') void this.retire(slot, `${reply.limit} limit reached`);
+    if (!reply.ok && (reply.limit === 'memory' || reply.limit === 'crash'))
+      void this.retire(slot, `${reply.limit} limit reached`);
     else this.dispatch();
   }
 

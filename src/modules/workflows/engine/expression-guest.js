@@ -61,8 +61,11 @@
   globalThis.__limitError = (err) =>
     err instanceof InternalError && /^(interrupted|out of memory|stack overflow)/.test(String(err.message));
 
-  const messageOf = (err) =>
-    err && typeof err === 'object' && 'message' in err ? String(err.message) : String(err);
+  // At most 2,000 characters: the message reaches the server's main thread, logs and execution records.
+  const messageOf = (err) => {
+    const text = err && typeof err === 'object' && 'message' in err ? String(err.message) : String(err);
+    return text.length > 2_000 ? `${text.slice(0, 2_000)}…` : text;
+  };
 
   globalThis.evaluateExpressions = async (requestText) => {
     const request = JSON.parse(requestText);

@@ -83,10 +83,16 @@
     return JSON.stringify(v);
   };
 
-  // A syntax error says so: QuickJS's own messages ("invalid property name") do not.
+  // A syntax error says so: QuickJS's own messages ("invalid property name") do not. At most 2,000
+  // characters: the message reaches the server's main thread, its logs and the execution record.
+  const MAX_MESSAGE = 2_000;
   const messageOf = (err) => {
-    if (!(err && typeof err === 'object' && 'message' in err)) return String(err);
-    return err instanceof SyntaxError ? `SyntaxError: ${err.message}` : String(err.message);
+    const text = !(err && typeof err === 'object' && 'message' in err)
+      ? String(err)
+      : err instanceof SyntaxError
+        ? `SyntaxError: ${err.message}`
+        : String(err.message);
+    return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text;
   };
 
   // --- n8n's variables ---
