@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
+import { AppError } from '../errors.js';
 import type { Fairness } from './fair-order.js';
 import { type JobHandler, type JobObserver, type JobQueue, notifyObserver } from './job-queue.js';
+import { queueUnavailable } from './queue-unavailable.js';
+import { blockingRedisOptions, redisOptions } from './redis-options.js';
 
 export interface FairRedisQueueOptions<T> {
   redisUrl: string;
@@ -13,6 +16,8 @@ export interface FairRedisQueueOptions<T> {
   fairness: Fairness<T>;
   /** A lease's lifetime unrenewed: how soon a dead process's job goes to another (default 30 s). */
   stallSeconds?: number;
+  /** Longest a command (an add) may take before Redis counts as unreachable (default 2 s). */
+  commandTimeoutMs?: number;
 }
 
 /*
@@ -140,6 +145,8 @@ export class FairRedisQueue<T> implements JobQueue<T> {
   private client: Redis | null = null;
   private subscriber: Redis | null = null;
   private readonly running = new Map<string, Running>();
+  /** Jobs whose release failed (Redis unreachable): released again before the next take. */
+  private readonly unreleased = new Map<string, { group: string; requeue: boolean }>();
   private handler: JobHandler<T> | null = null;
   private concurrency = 1;
   private closed = false;
@@ -157,24 +164,50 @@ export class FairRedisQueue<T> implements JobQueue<T> {
   }
 
   private redis(): Redis {
-    // No blocking commands here: during an outage a command fails after a few reconnect attempts
-    // (an add's caller gets the error; the dispatcher looks again a second later).
-    this.client ??= new Redis(this.options.redisUrl, { maxRetriesPerRequest: 2 });
+    // No blocking commands here: during an outage a command fails after the command timeout (an
+    // add's caller gets a 503; the dispatcher looks again a second later).
+    if (!this.client) {
+      this.client = new Redis(this.options.redisUrl, redisOptions(this.commandTimeoutMs));
+      // Reconnects are the client's job (retryStrategy); an unheard 'error' event must not throw.
+      this.client.on('error', () => undefined);
+    }
     return this.client;
   }
 
+  private get commandTimeoutMs(): number {
+    return this.options.commandTimeoutMs ?? 2_000;
+  }
+
+  /**
+   * Bounded: an unreachable Redis is a 503 (`SERVICE_UNAVAILABLE`, dependency `queue`) after the
+   * command timeout at most. The add may still reach Redis later: callers make a late job harmless
+   * (the execution it names is canceled first, see execution-runner.ts).
+   */
   async add(jobId: string, data: T): Promise<void> {
     if (this.closed) throw new Error('Queue is closed');
     const group = this.options.fairness.groupOf(data);
     const payload = JSON.stringify({ d: data, t: Date.now() });
-    await this.redis().eval(ADD, 0, this.base, jobId, group, payload);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(queueUnavailable('timeout')), this.commandTimeoutMs + 500);
+    });
+    try {
+      await Promise.race([this.redis().eval(ADD, 0, this.base, jobId, group, payload), late]);
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      throw queueUnavailable(error instanceof Error ? error.message : String(error));
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   work(handler: JobHandler<T>, concurrency: number): void {
     if (this.handler) return;
     this.handler = handler;
     this.concurrency = Math.max(1, concurrency);
-    this.subscriber = new Redis(this.options.redisUrl, { maxRetriesPerRequest: null });
+    // Subscribed for wake-ups only (the dispatcher also looks every second); ioredis subscribes
+    // again after a reconnect.
+    this.subscriber = new Redis(this.options.redisUrl, blockingRedisOptions());
     this.subscriber.on('message', () => this.wake());
     this.subscriber.on('error', (error) => this.options.onError(error, ''));
     this.subscriber.subscribe(`${this.base}wake`).catch((error) => this.options.onError(error, ''));
@@ -227,6 +260,10 @@ export class FairRedisQueue<T> implements JobQueue<T> {
 
   private async dispatch(): Promise<void> {
     while (!this.closed) {
+      if (this.unreleased.size > 0 && !(await this.releaseLate())) {
+        await this.pause(ERROR_PAUSE_MS);
+        continue;
+      }
       if (this.running.size >= this.concurrency) {
         await this.pause(IDLE_LOOK_MS);
         continue;
@@ -298,9 +335,22 @@ export class FairRedisQueue<T> implements JobQueue<T> {
         await this.redis().eval(DONE, 0, this.base, group, jobId);
       }
     } catch (error) {
-      // Redis unreachable: the lease expires on its own; the job's state is in the database.
+      // Redis unreachable: released again as soon as it answers (before this worker takes another
+      // job), so a slot does not stay taken until its lease expires; a Redis restarted from a
+      // snapshot would otherwise hold the account at its cap and run the job again after that.
+      this.unreleased.set(jobId, { group, requeue });
       this.options.onError(error, jobId);
     }
+  }
+
+  /** Releases that failed during an outage, retried in order; false while Redis still fails. */
+  private async releaseLate(): Promise<boolean> {
+    for (const [jobId, { group, requeue }] of this.unreleased) {
+      this.unreleased.delete(jobId);
+      await this.release(group, jobId, requeue);
+      if (this.unreleased.has(jobId)) return false;
+    }
+    return true;
   }
 
   private renew(): void {

@@ -39,6 +39,7 @@ export async function createQueue<T>(name: string, settings: QueueSettings<T>): 
       observer: settings.observer,
       fairness: settings.fairness,
       ...(settings.stallSeconds ? { stallSeconds: settings.stallSeconds } : {}),
+      ...(settings.commandTimeoutMs ? { commandTimeoutMs: settings.commandTimeoutMs } : {}),
     });
   }
   if (settings.redisUrl) {
