@@ -166,7 +166,7 @@ function compileRe2(plan: Plan): RE2JS | null {
 }
 
 const SURROGATE = /[\uD800-\uDFFF]/;
-const NON_ASCII = /[^\u0000-\u007F]/;
+const NON_ASCII = /[\u0080-\uFFFF]/;
 const OTHER_LINE_END = /[\r\u2028\u2029]/;
 
 /**
