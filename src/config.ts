@@ -84,6 +84,15 @@ const ConfigSchema = Type.Object({
   EXPRESSION_MEMORY_MB: Type.Integer({ default: 64, minimum: 16, maximum: 1_024 }),
   /** Worker threads evaluating expressions; each runs one evaluation at a time. */
   EXPRESSION_WORKERS: Type.Integer({ default: 2, minimum: 1, maximum: 64 }),
+  /**
+   * A user's regular expression that only JavaScript's backtracking engine can run (backreferences,
+   * lookaround) is stopped after this long on its worker thread; the node fails naming the condition.
+   */
+  REGEX_TIMEOUT_MS: Type.Integer({ default: 500, minimum: 10, maximum: 60_000 }),
+  /** Worker threads for such regular expressions (and for linear-time matches too large for the event loop). */
+  REGEX_WORKERS: Type.Integer({ default: 2, minimum: 1, maximum: 64 }),
+  /** Longest regular expression a node parameter may hold, in characters. */
+  REGEX_MAX_LENGTH: Type.Integer({ default: 10_000, minimum: 1, maximum: 1_000_000 }),
   /** Comma-separated environment variable names expressions may read as $env. */
   EXPRESSION_ENV_ALLOWLIST: Type.String({ default: '' }),
   /** Comma-separated host names (or host:port) outbound HTTP may reach even if private. */

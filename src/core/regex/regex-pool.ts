@@ -22,6 +22,7 @@ export interface RegexPoolOptions {
 
 interface Slot {
   worker: Worker;
+  /** Booting (loading the engines) or running a test: the deadline starts when it is ready. */
   busy: boolean;
 }
 
@@ -69,21 +70,38 @@ export class RegexPool {
 
   private pump(): void {
     while (this.queue.length > 0) {
-      const slot = this.slots.find((s) => !s.busy) ?? this.spawn();
-      if (!slot) return;
+      const slot = this.slots.find((s) => !s.busy);
+      if (!slot) {
+        // Start another thread when every one is busy; it takes the queue's head once it has booted.
+        if (this.slots.length < this.options.workers) this.spawn();
+        return;
+      }
       this.dispatch(slot, this.queue.shift() as Pending);
     }
   }
 
-  private spawn(): Slot | undefined {
-    if (this.slots.length >= this.options.workers) return undefined;
+  private spawn(): void {
     const worker = new Worker(WORKER_URL, {
       resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb, maxYoungGenerationSizeMb: 16 },
     });
     worker.unref();
-    const slot: Slot = { worker, busy: false };
+    const slot: Slot = { worker, busy: true };
     this.slots.push(slot);
-    return slot;
+    const booted = (msg: { ready?: boolean }) => {
+      if (!msg.ready) return;
+      worker.off('message', booted);
+      worker.off('error', failed);
+      slot.busy = false;
+      this.pump();
+    };
+    // A thread that cannot start (its engine failed to load) fails what waits, rather than respawning.
+    const failed = (err: Error) => {
+      this.retire(slot);
+      if (this.slots.length > 0) return;
+      for (const pending of this.queue.splice(0)) pending.resolve({ kind: 'error', message: err.message });
+    };
+    worker.on('message', booted);
+    worker.once('error', failed);
   }
 
   private retire(slot: Slot): void {

@@ -47,7 +47,7 @@ export interface UserRegexOptions extends RegexPoolOptions {
 
 const DEFAULTS: UserRegexOptions = {
   workers: 2,
-  timeoutMs: 1_000,
+  timeoutMs: 500,
   heapMb: 128,
   maxPatternLength: 10_000,
   inlineBudget: 200_000,
@@ -58,7 +58,10 @@ let pool: RegexPool | undefined;
 
 /** Sizes and bounds from configuration; the worker pool is replaced on its next use. */
 export function configureUserRegex(next: Partial<UserRegexOptions>): void {
+  const before = options;
   options = { ...options, ...next };
+  const same = (['workers', 'timeoutMs', 'heapMb'] as const).every((k) => before[k] === options[k]);
+  if (same) return;
   const old = pool;
   pool = undefined;
   void old?.close();

@@ -4,6 +4,7 @@ import type { AppContext, PlatformModule } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { createOutboundHttp } from '../../core/http/outbound.js';
 import { createQueue } from '../../core/queue/index.js';
+import { configureUserRegex } from '../../core/regex/user-regex.js';
 import { CredentialService } from './credential-service.js';
 import { CredentialStore } from './credential-store.js';
 import { DedupeStore } from './dedupe-store.js';
@@ -143,6 +144,11 @@ export const workflowsModule: PlatformModule = {
   async init(ctx) {
     const { config, clock, log } = ctx;
     configureExpressionSandbox({ workers: config.EXPRESSION_WORKERS, memoryMb: config.EXPRESSION_MEMORY_MB });
+    configureUserRegex({
+      workers: config.REGEX_WORKERS,
+      timeoutMs: config.REGEX_TIMEOUT_MS,
+      maxPatternLength: config.REGEX_MAX_LENGTH,
+    });
     const env = downstreamEnv(ctx);
     const workflowStore = new WorkflowStore(ctx.db);
     const executionStore = new ExecutionStore(ctx.db);
