@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { isValidHeader } from '../../core/http/header-check.js';
 import { assertSafeJson } from '../../core/http/json-guard.js';
+import { decodeUtf8Sliced, JSON_INLINE_BYTES, parseJsonSliced } from '../../core/http/json-sliced.js';
 import { withErrors } from '../../core/http/schemas.js';
 import type { ExecutionResumer } from './execution-resumer.js';
 import type { StoredResponse } from './webhook-response.js';
@@ -70,10 +71,14 @@ const tooLarge = (limit: number) =>
   });
 
 /** JSON, form or text as the content type says; other types arrive as null (the raw body is kept). */
-function parseBody(raw: Buffer, contentType: string | undefined): unknown {
+async function parseBody(raw: Buffer, contentType: string | undefined): Promise<unknown> {
   const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (raw.length === 0) return {};
   if (type === '' || type === 'application/json' || type.endsWith('+json')) {
+    // A large body (a webhook may accept up to 100 MB) is parsed in slices, leaving the event loop free.
+    if (raw.length > JSON_INLINE_BYTES) {
+      return parseJsonSliced(await decodeUtf8Sliced(raw, true), { refuseProto: false });
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw.toString('utf8'));
