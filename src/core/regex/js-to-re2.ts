@@ -36,7 +36,7 @@ const isPunct = (c: string) => /^[!-/:-@[-`{-~]$/.test(c);
 export function jsToRe2(source: string, flags: string): Re2Translation | null {
   if (flags.includes('v') || (flags.includes('i') && flags.includes('u'))) return null;
   try {
-    const body = new Walker(source, flags.includes('u'), flags.includes('s')).pattern();
+    const body = new Walker(source, flags.includes('u'), flags.includes('s'), flags.includes('i')).pattern();
     return {
       pattern: flags.includes('y') ? `\\A(?:${body})` : body,
       multiline: flags.includes('m'),
@@ -55,7 +55,14 @@ class Walker {
     private readonly src: string,
     private readonly unicode: boolean,
     private readonly dotAll: boolean,
+    /** Case folding differs outside ASCII (`/\u017f/i` does not match `s` in JavaScript, does in RE2). */
+    private readonly ignoreCase: boolean,
   ) {}
+
+  private code(code: number): string {
+    if (this.ignoreCase && code > 0x7f) throw new Untranslatable();
+    return hex(code);
+  }
 
   pattern(): string {
     let out = '';
@@ -159,7 +166,7 @@ class Walker {
         const digits = this.src.slice(this.i, this.i + 2);
         if (digits.length !== 2 || !isHex(digits)) throw new Untranslatable();
         this.i += 2;
-        return hex(Number.parseInt(digits, 16));
+        return this.code(Number.parseInt(digits, 16));
       }
       case 'u':
         return this.unicodeEscape();
@@ -183,7 +190,7 @@ class Walker {
       const digits = end < 0 ? '' : this.src.slice(this.i + 1, end);
       if (!this.unicode || !isHex(digits) || digits.length > 6) throw new Untranslatable();
       this.i = end + 1;
-      return hex(Number.parseInt(digits, 16));
+      return this.code(Number.parseInt(digits, 16));
     }
     const digits = this.src.slice(this.i, this.i + 4);
     if (digits.length !== 4 || !isHex(digits)) throw new Untranslatable();
@@ -191,7 +198,7 @@ class Walker {
     const code = Number.parseInt(digits, 16);
     // Surrogate halves (and pairs written as two escapes) mean code units, not code points.
     if (code >= 0xd800 && code <= 0xdfff) throw new Untranslatable();
-    return hex(code);
+    return this.code(code);
   }
 
   /** `[...]` after its `[`: items re-emitted one by one, a `-` kept as a range only between two single characters. */

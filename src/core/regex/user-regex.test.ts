@@ -49,6 +49,8 @@ const PATTERNS = [
   '/(a+)+$/',
   '/é/i',
   '/k/i',
+  '/\\u017f/i',
+  '/[\\x00-\\xff]s/i',
   '/./u',
   '^.$',
   '/\\u{1F600}/u',
@@ -84,6 +86,8 @@ const INPUTS = [
   'aaaaaaaaaaaaaaaaaaaa!',
   'É',
   '\u212a',
+  's',
+  'Ss',
   '😀',
   'x😀',
 ];
