@@ -118,6 +118,13 @@ export async function decodeUtf8Sliced(bytes: Uint8Array, lenient = false): Prom
   return parts.join('');
 }
 
+interface Member {
+  keyStart: number;
+  keyEnd: number;
+  start: number;
+  end: number;
+}
+
 const join = (path: string, key: string | number) => (path ? `${path}.${key}` : String(key));
 
 class Builder {
@@ -163,58 +170,123 @@ class Builder {
   }
 
   /** The guard of small bodies, on one slice; a problem is reported under the slice's own path. */
-  private guard(value: unknown, path: string): void {
+  private guard(value: unknown, path: string, rename: (first: string) => string = (f) => f): void {
     try {
       assertSafeJson(value);
     } catch (err) {
       const details = (err as AppError).details as { fields?: Array<{ field: string }> } | undefined;
-      for (const f of details?.fields ?? [])
-        f.field = f.field.replace(/^body/, path ? `body.${path}` : 'body');
+      for (const f of details?.fields ?? []) {
+        const [, first = '', rest = ''] = /^body\.?([^.]*)(.*)$/.exec(f.field) ?? [];
+        const inner = first === '' ? '' : `${rename(first)}${rest}`;
+        f.field = ['body', path, inner].filter((part) => part !== '').join('.');
+      }
       throw err;
     }
     if (this.options.refuseProto) refuseProto(value);
   }
 
-  private async array(start: number, end: number, path: string): Promise<unknown[]> {
-    const out: unknown[] = [];
+  /**
+   * The members of a container, each `[start, end]` of its value (and of its key in an object), one at
+   * a time. Runs of small members are parsed together, one native call per slice; a large container
+   * member is built on its own, recursively.
+   */
+  private *members(start: number, end: number, keyed: boolean): Generator<Member> {
     let i = skipSpace(this.text, start + 1);
-    if (i === end) return out;
+    if (i === end) return;
     for (;;) {
+      let keyStart = i;
+      let keyEnd = i;
+      if (keyed) {
+        if (this.text.charCodeAt(i) !== 0x22) throw invalid();
+        keyStart = i;
+        keyEnd = this.close[i] as number;
+        i = skipSpace(this.text, keyEnd + 1);
+        if (this.text.charCodeAt(i) !== 0x3a) throw invalid();
+        i = skipSpace(this.text, i + 1);
+      }
       const last = this.valueEnd(i);
-      out.push(await this.build(i, last, join(path, out.length)));
+      yield { keyStart, keyEnd, start: i, end: last };
       i = skipSpace(this.text, last + 1);
       const sep = this.text.charCodeAt(i);
-      if (i === end && sep === 0x5d) return out;
+      if (i === end && sep === (keyed ? 0x7d : 0x5d)) return;
       if (sep !== 0x2c) throw invalid();
       i = skipSpace(this.text, i + 1);
       if (i >= end) throw invalid();
     }
   }
 
+  private isLarge(m: Member): boolean {
+    const c = this.text.charCodeAt(m.start);
+    return m.end - m.start >= this.sliceChars && (c === 0x5b || c === 0x7b);
+  }
+
+  private async array(start: number, end: number, path: string): Promise<unknown[]> {
+    const out: unknown[] = [];
+    /** The pending run of small members: from its first member's start to its last's end. */
+    let from = -1;
+    let to = -1;
+    const flush = async () => {
+      if (from < 0) return;
+      const base = out.length;
+      const batch = this.nativeWrapped('[', from, to, ']') as unknown[];
+      this.guard(batch, path, (first) => String(Number(first) + base));
+      for (const v of batch) out.push(v);
+      from = -1;
+      await this.tick();
+    };
+    for (const m of this.members(start, end, false)) {
+      if (this.isLarge(m)) {
+        await flush();
+        out.push(await this.build(m.start, m.end, join(path, out.length)));
+        continue;
+      }
+      if (from >= 0 && m.end - from >= this.sliceChars) await flush();
+      if (from < 0) from = m.start;
+      to = m.end;
+    }
+    await flush();
+    return out;
+  }
+
   private async object(start: number, end: number, path: string): Promise<Record<string, unknown>> {
     const out: Record<string, unknown> = {};
-    let i = skipSpace(this.text, start + 1);
-    if (i === end) return out;
-    for (;;) {
-      if (this.text.charCodeAt(i) !== 0x22) throw invalid();
-      const keyEnd = this.close[i] as number;
-      const key = this.native(i, keyEnd) as string;
-      i = skipSpace(this.text, keyEnd + 1);
-      if (this.text.charCodeAt(i) !== 0x3a) throw invalid();
-      i = skipSpace(this.text, i + 1);
-      const last = this.valueEnd(i);
-      if (key.includes('\u0000')) this.guard({ [key]: null }, path);
-      const value = await this.build(i, last, join(path, key));
+    // As JSON.parse: `__proto__` is an own property, not the prototype; a repeated key keeps its place.
+    const set = (key: string, value: unknown) => {
       // The members' own contents were checked as slices; here only this level's key.
       if (this.options.refuseProto && isProtoMember(key, value)) throw forbidden();
-      // As JSON.parse: `__proto__` is an own property, not the prototype.
       Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-      i = skipSpace(this.text, last + 1);
-      const sep = this.text.charCodeAt(i);
-      if (i === end && sep === 0x7d) return out;
-      if (sep !== 0x2c) throw invalid();
-      i = skipSpace(this.text, i + 1);
-      if (i >= end) throw invalid();
+    };
+    let from = -1;
+    let to = -1;
+    const flush = async () => {
+      if (from < 0) return;
+      const batch = this.nativeWrapped('{', from, to, '}') as Record<string, unknown>;
+      this.guard(batch, path);
+      for (const key of Object.keys(batch)) set(key, batch[key]);
+      from = -1;
+      await this.tick();
+    };
+    for (const m of this.members(start, end, true)) {
+      if (this.isLarge(m)) {
+        await flush();
+        const name = this.native(m.keyStart, m.keyEnd) as string;
+        if (name.includes('\u0000')) this.guard({ [name]: null }, path);
+        set(name, await this.build(m.start, m.end, join(path, name)));
+        continue;
+      }
+      if (from >= 0 && m.end - from >= this.sliceChars) await flush();
+      if (from < 0) from = m.keyStart;
+      to = m.end;
+    }
+    await flush();
+    return out;
+  }
+
+  private nativeWrapped(open: string, start: number, end: number, close: string): unknown {
+    try {
+      return JSON.parse(`${open}${this.text.slice(start, end + 1)}${close}`);
+    } catch {
+      throw invalid();
     }
   }
 }
