@@ -99,6 +99,11 @@ const ConfigSchema = Type.Object({
   OUTBOUND_ALLOW_HOSTS: Type.String({ default: '' }),
   OUTBOUND_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
   WEBHOOK_BODY_LIMIT_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024 }),
+  /**
+   * Largest JSON or form body a webhook parses into items, whatever the node's `bodyLimitBytes` (up to
+   * 100 MB, for bytes kept whole): a parsed body is objects the server's thread handles at every step.
+   */
+  WEBHOOK_JSON_LIMIT_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024, maximum: 104_857_600 }),
   WEBHOOK_DEDUPE_HOURS: Type.Integer({ default: 24, minimum: 1 }),
   /** How long a webhook in lastNode/responseNode mode waits for its execution before 504. */
   WEBHOOK_RESPONSE_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 100 }),

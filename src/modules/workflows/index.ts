@@ -357,6 +357,7 @@ export const workflowsModule: PlatformModule = {
       webhooks: deps.webhooks,
       resumer: deps.resumer,
       defaultBodyLimit: ctx.config.WEBHOOK_BODY_LIMIT_BYTES,
+      parsedBodyLimit: ctx.config.WEBHOOK_JSON_LIMIT_BYTES,
     });
   },
 };
