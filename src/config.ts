@@ -115,12 +115,26 @@ const ConfigSchema = Type.Object({
    * rest to other accounts; 0: all but one (at least one).
    */
   EXPRESSION_WORKERS_PER_ACCOUNT: Type.Integer({ default: 0, minimum: 0, maximum: 64 }),
+  /**
+   * A user's regular expression that only JavaScript's backtracking engine can run (backreferences,
+   * lookaround) is stopped after this long on its worker thread; the node fails naming the condition.
+   */
+  REGEX_TIMEOUT_MS: Type.Integer({ default: 500, minimum: 10, maximum: 60_000 }),
+  /** Worker threads for such regular expressions (and for linear-time matches too large for the event loop). */
+  REGEX_WORKERS: Type.Integer({ default: 2, minimum: 1, maximum: 64 }),
+  /** Longest regular expression a node parameter may hold, in characters. */
+  REGEX_MAX_LENGTH: Type.Integer({ default: 10_000, minimum: 1, maximum: 1_000_000 }),
   /** Comma-separated environment variable names expressions may read as $env. */
   EXPRESSION_ENV_ALLOWLIST: Type.String({ default: '' }),
   /** Comma-separated host names (or host:port) outbound HTTP may reach even if private. */
   OUTBOUND_ALLOW_HOSTS: Type.String({ default: '' }),
   OUTBOUND_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
   WEBHOOK_BODY_LIMIT_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024 }),
+  /**
+   * Largest JSON or form body a webhook parses into items, whatever the node's `bodyLimitBytes` (up to
+   * 100 MB, for bytes kept whole): a parsed body is objects the server's thread handles at every step.
+   */
+  WEBHOOK_JSON_LIMIT_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024, maximum: 104_857_600 }),
   WEBHOOK_DEDUPE_HOURS: Type.Integer({ default: 24, minimum: 1 }),
   /** How long a webhook in lastNode/responseNode mode waits for its execution before 504. */
   WEBHOOK_RESPONSE_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 100 }),

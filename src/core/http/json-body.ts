@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { assertSafeJson } from './json-guard.js';
+import { decodeUtf8Sliced, JSON_INLINE_BYTES, parseJsonSliced } from './json-sliced.js';
 
 type BodyParser = (
   request: FastifyRequest,
@@ -12,12 +13,22 @@ type BodyParser = (
  * The platform's JSON body parser. An empty body sent as JSON (clients that set the header on every
  * call, DELETE included) is no body, not a parse error; anything else goes to Fastify's parser and
  * its prototype-poisoning checks, then the depth/NUL/Infinity guard. Bytes are decoded strictly:
- * invalid UTF-8 is a 400, not text silently holding U+FFFD.
+ * invalid UTF-8 is a 400, not text silently holding U+FFFD. A body above JSON_INLINE_BYTES is decoded
+ * and parsed in slices (json-sliced.ts) with the same checks, so it never holds the event loop.
  */
 export function strictJsonParser(app: FastifyInstance): BodyParser {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   const utf8 = new TextDecoder('utf-8', { fatal: true });
   return (request, body, done) => {
+    if ((body as Buffer).length > JSON_INLINE_BYTES) {
+      decodeUtf8Sliced(body as Buffer)
+        .then((text) => parseJsonSliced(text, { refuseProto: true }))
+        .then(
+          (parsed) => done(null, parsed),
+          (error: Error) => done(error, undefined),
+        );
+      return;
+    }
     let text: string;
     try {
       text = utf8.decode(body as Buffer);

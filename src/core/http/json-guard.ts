@@ -20,11 +20,55 @@ const join = (path: string, key: string | number) => (path ? `${path}.${key}` : 
  * The first value of a parsed JSON body the platform refuses, walked without recursion:
  * nesting past `max`; a NUL (U+0000) in a key or a string, which PostgreSQL cannot store in text;
  * a number that overflowed to ±Infinity (`1e400`), which JSON.stringify would turn into null.
+ * The walk builds no path (a string per value made 1 MB of `[0,0,…]` take half a second); only when
+ * something is found is the walk repeated with paths, to name it.
  */
 export function findJsonProblem(value: unknown, max = MAX_JSON_DEPTH): JsonProblem | null {
-  const stack: Array<[unknown, number, string]> = [[value, 1, '']];
+  const found = firstProblem(value, max);
+  if (!found || found === 'depth') return found ? { kind: 'depth' } : null;
+  return locate(value, found);
+}
+
+const badLeaf = (v: unknown) =>
+  typeof v === 'string' ? v.includes(NUL) : typeof v === 'number' && !Number.isFinite(v);
+
+/** The offending value (or key holder), or 'depth'; null when the body is fine. */
+function firstProblem(value: unknown, max: number): 'depth' | { at: unknown } | null {
+  if (badLeaf(value)) return { at: value };
+  const nodes: unknown[] = [value];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop();
+    const depth = depths.pop() as number;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > max) return 'depth';
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const child: unknown = node[i];
+        if (child !== null && typeof child === 'object') {
+          nodes.push(child);
+          depths.push(depth + 1);
+        } else if (badLeaf(child)) return { at: node };
+      }
+      continue;
+    }
+    for (const key in node) {
+      const child: unknown = (node as Record<string, unknown>)[key];
+      if (key.includes(NUL)) return { at: node };
+      if (child !== null && typeof child === 'object') {
+        nodes.push(child);
+        depths.push(depth + 1);
+      } else if (badLeaf(child)) return { at: node };
+    }
+  }
+  return null;
+}
+
+/** The path of the problem inside `holder` (found by identity), walked again with paths. */
+function locate(value: unknown, found: { at: unknown }): JsonProblem | null {
+  const stack: Array<[unknown, string]> = [[value, '']];
   while (stack.length > 0) {
-    const [node, depth, path] = stack.pop() as [unknown, number, string];
+    const [node, path] = stack.pop() as [unknown, string];
     if (typeof node === 'string') {
       if (node.includes(NUL)) return { kind: 'nul', path };
       continue;
@@ -34,14 +78,17 @@ export function findJsonProblem(value: unknown, max = MAX_JSON_DEPTH): JsonProbl
       continue;
     }
     if (node === null || typeof node !== 'object') continue;
-    if (depth > max) return { kind: 'depth' };
+    const holder = node === found.at;
     if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) stack.push([node[i], depth + 1, join(path, i)]);
+      for (let i = 0; i < node.length; i++) {
+        if (holder || (node[i] !== null && typeof node[i] === 'object')) stack.push([node[i], join(path, i)]);
+      }
       continue;
     }
-    for (const [key, child] of Object.entries(node)) {
+    for (const key in node) {
       if (key.includes(NUL)) return { kind: 'nul', path: join(path, key.replaceAll(NUL, '\\u0000')) };
-      stack.push([child, depth + 1, join(path, key)]);
+      const child: unknown = (node as Record<string, unknown>)[key];
+      if (holder || (child !== null && typeof child === 'object')) stack.push([child, join(path, key)]);
     }
   }
   return null;

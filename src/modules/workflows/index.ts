@@ -4,6 +4,7 @@ import type { AppContext, PlatformModule } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { createOutboundHttp } from '../../core/http/outbound.js';
 import { createQueue } from '../../core/queue/index.js';
+import { configureUserRegex } from '../../core/regex/user-regex.js';
 import { callerChecks } from './credential-access.js';
 import { CredentialService } from './credential-service.js';
 import { CredentialStore } from './credential-store.js';
@@ -161,6 +162,11 @@ export const workflowsModule: PlatformModule = {
       workers: config.EXPRESSION_WORKERS,
       memoryMb: config.EXPRESSION_MEMORY_MB,
       perTenant: config.EXPRESSION_WORKERS_PER_ACCOUNT,
+    });
+    configureUserRegex({
+      workers: config.REGEX_WORKERS,
+      timeoutMs: config.REGEX_TIMEOUT_MS,
+      maxPatternLength: config.REGEX_MAX_LENGTH,
     });
     const env = downstreamEnv(ctx);
     const workflowStore = new WorkflowStore(ctx.db);
@@ -414,6 +420,7 @@ export const workflowsModule: PlatformModule = {
       webhooks: deps.webhooks,
       resumer: deps.resumer,
       defaultBodyLimit: ctx.config.WEBHOOK_BODY_LIMIT_BYTES,
+      parsedBodyLimit: ctx.config.WEBHOOK_JSON_LIMIT_BYTES,
     });
   },
 };

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { isValidHeader } from '../../core/http/header-check.js';
 import { assertSafeJson } from '../../core/http/json-guard.js';
+import { decodeUtf8Sliced, JSON_INLINE_BYTES, parseJsonSliced } from '../../core/http/json-sliced.js';
 import { withErrors } from '../../core/http/schemas.js';
 import type { ExecutionResumer } from './execution-resumer.js';
 import type { StoredResponse } from './webhook-response.js';
@@ -22,6 +23,8 @@ export interface WebhookRouteDeps {
   resumer: ExecutionResumer;
   /** Body limit of the resume URL and of requests before their webhook is known. */
   defaultBodyLimit: number;
+  /** Largest JSON or form body parsed into items (WEBHOOK_JSON_LIMIT_BYTES), whatever the node's limit. */
+  parsedBodyLimit: number;
 }
 
 /** Headers a workflow may not set on its answer: Fastify and the socket own them. */
@@ -69,11 +72,24 @@ const tooLarge = (limit: number) =>
     limit,
   });
 
+const mediaType = (contentType: string | undefined) =>
+  (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+const isJsonType = (type: string) => type === '' || type === 'application/json' || type.endsWith('+json');
+/** Bodies parsed into objects (JSON, forms), as opposed to text or bytes kept whole. */
+const isParsedType = (contentType: string | undefined) => {
+  const type = mediaType(contentType);
+  return isJsonType(type) || type === 'application/x-www-form-urlencoded';
+};
+
 /** JSON, form or text as the content type says; other types arrive as null (the raw body is kept). */
-function parseBody(raw: Buffer, contentType: string | undefined): unknown {
-  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+async function parseBody(raw: Buffer, contentType: string | undefined): Promise<unknown> {
+  const type = mediaType(contentType);
   if (raw.length === 0) return {};
-  if (type === '' || type === 'application/json' || type.endsWith('+json')) {
+  if (isJsonType(type)) {
+    // A large body (a webhook may accept up to 100 MB) is parsed in slices, leaving the event loop free.
+    if (raw.length > JSON_INLINE_BYTES) {
+      return parseJsonSliced(await decodeUtf8Sliced(raw, true), { refuseProto: false });
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw.toString('utf8'));
@@ -112,9 +128,23 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', async (request: FastifyRequest, payload: NodeJS.ReadableStream) => {
-      const limit = request.webhookMatch?.hook.options.bodyLimitBytes ?? deps.defaultBodyLimit;
+      const nodeLimit = request.webhookMatch?.hook.options.bodyLimitBytes ?? deps.defaultBodyLimit;
+      // A parsed body becomes objects that every later step (the execution's data, expressions) handles
+      // on the server's thread: its size is bounded apart from the bytes a webhook may take.
+      const parsed = isParsedType(request.headers['content-type']);
+      const limit = parsed ? Math.min(nodeLimit, deps.parsedBodyLimit) : nodeLimit;
       const declared = Number(request.headers['content-length'] ?? 0) || 0;
-      const raw = await readLimited(payload, limit, declared);
+      let raw: Buffer;
+      try {
+        raw = await readLimited(payload, limit, declared);
+      } catch (error) {
+        if (!parsed || limit === nodeLimit || (error as AppError).code !== 'PAYLOAD_TOO_LARGE') throw error;
+        throw new AppError(
+          'PAYLOAD_TOO_LARGE',
+          `A JSON or form body is larger than webhooks parse (${limit} bytes); send larger data as binary (application/octet-stream), up to this webhook's ${nodeLimit} bytes`,
+          { limit, webhookLimit: nodeLimit },
+        );
+      }
       request.rawBody = raw;
       return parseBody(raw, request.headers['content-type']);
     });

@@ -140,19 +140,25 @@ export function filterProblems(value: unknown, path: string): ValidationProblem[
   return problems;
 }
 
-/** Evaluates a (resolved) filter for one item: all (`and`) or any (`or`) condition holds. */
-export function evaluateFilter(
+/**
+ * Evaluates a (resolved) filter for one item: all (`and`) or any (`or`) condition holds, stopping at
+ * the first that decides (as `every`/`some`). Async: a regex condition may run on a worker thread.
+ */
+export async function evaluateFilter(
   filter: FilterValueT,
   itemIndex: number,
   fallback: FilterFallback = {},
-): boolean {
+): Promise<boolean> {
   const stored = filter.options;
   const caseSensitive = stored ? stored.caseSensitive === true : fallback.ignoreCase !== true;
   const strict = stored ? stored.typeValidation === 'strict' : fallback.looseTypeValidation !== true;
   const version = stored?.version ?? 1;
-  const test = (c: Condition, index: number) =>
-    evaluateCondition(c, { caseSensitive, strict, version, index, itemIndex });
-  return filter.combinator === 'or' ? filter.conditions.some(test) : filter.conditions.every(test);
+  const any = filter.combinator === 'or';
+  for (const [index, c] of filter.conditions.entries()) {
+    const holds = await evaluateCondition(c, { caseSensitive, strict, version, index, itemIndex });
+    if (holds === any) return any;
+  }
+  return !any;
 }
 
 interface ConditionContext {
@@ -195,7 +201,7 @@ function rightTypeOf(operator: Condition['operator']): FilterType {
   return operator.type;
 }
 
-function evaluateCondition(c: Condition, ctx: ConditionContext): boolean {
+function evaluateCondition(c: Condition, ctx: ConditionContext): boolean | Promise<boolean> {
   const { operator } = c;
   const rightType = operator.rightType ?? rightTypeOf(operator);
   const left = parseFilterValue(c.leftValue, operator.type, ctx.strict, ctx.version);
@@ -212,7 +218,12 @@ function evaluateCondition(c: Condition, ctx: ConditionContext): boolean {
   return compare(operator, left.value, right.valid ? right.value : undefined, ctx);
 }
 
-function compare(operator: Condition['operator'], l: unknown, r: unknown, ctx: ConditionContext): boolean {
+function compare(
+  operator: Condition['operator'],
+  l: unknown,
+  r: unknown,
+  ctx: ConditionContext,
+): boolean | Promise<boolean> {
   const exists = l !== undefined && l !== null && !Number.isNaN(l);
   const op = operator.operation;
   if (op === 'exists') return exists;
@@ -244,7 +255,12 @@ function compare(operator: Condition['operator'], l: unknown, r: unknown, ctx: C
   throw new NodeOperationError(`Unknown filter operator "${operator.type}:${op}"`);
 }
 
-function compareStrings(op: string, l: unknown, r: unknown, ctx: ConditionContext): boolean {
+function compareStrings(
+  op: string,
+  l: unknown,
+  r: unknown,
+  ctx: ConditionContext,
+): boolean | Promise<boolean> {
   const regex = op === 'regex' || op === 'notRegex';
   const fold = (v: unknown) =>
     !ctx.caseSensitive && !regex && typeof v === 'string' ? v.toLocaleLowerCase() : v;
@@ -274,7 +290,7 @@ function compareStrings(op: string, l: unknown, r: unknown, ctx: ConditionContex
     case 'regex':
       return filterRegexTest(right, left, !ctx.caseSensitive, ctx);
     case 'notRegex':
-      return !filterRegexTest(right, left, !ctx.caseSensitive, ctx);
+      return filterRegexTest(right, left, !ctx.caseSensitive, ctx).then((matched) => !matched);
   }
   throw new NodeOperationError(`Unknown filter operator "string:${op}"`);
 }

@@ -53,7 +53,7 @@ export async function splitByConditions(ctx: NodeExecutionContext<unknown>): Pro
       const p = (await ctx.params(i)) as ConditionParameters;
       const loose = p.looseTypeValidation ?? p.options.looseTypeValidation;
       const fallback = { ignoreCase: p.options.ignoreCase, looseTypeValidation: loose };
-      (evaluateFilter(p.conditions, i, fallback) ? pass : fail).push(item);
+      ((await evaluateFilter(p.conditions, i, fallback)) ? pass : fail).push(item);
     } catch (err) {
       if (ctx.node.continueOnFail !== true) throw err;
       fail.push(item);

@@ -98,6 +98,16 @@ describe('n8n-nodes-base.set v3.x', () => {
     expect(bad.state.error?.message).toBe("The 'JSON Output' in item 0 does not contain a valid JSON object");
   });
 
+  it('repairs trailing commas in raw JSON in linear time', async () => {
+    const out = await runSet({ mode: 'raw', jsonOutput: '{"a": [1, 2,], "b": 3,},,' }, input);
+    expect(jsonOf(out.state, 'Set')).toEqual([{ a: [1, 2], b: 3 }]);
+    // `/,+$/` took seconds on a long run of commas that does not end the text.
+    const started = Date.now();
+    const bad = await runSet({ mode: 'raw', jsonOutput: `{${','.repeat(200_000)}x` }, input);
+    expect(bad.state.error?.message).toBe("The 'JSON Output' in item 0 contains invalid JSON");
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
   it('reads 3.0–3.2 fields.values with include none', async () => {
     const out = await runSet(
       {

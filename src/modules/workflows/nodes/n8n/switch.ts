@@ -88,14 +88,14 @@ function outputIndex(value: unknown, outputs: number): number {
 }
 
 /** Routes one item by the rules; returns the output indexes it goes to. */
-function route(p: SwitchParams, itemIndex: number, outputs: number): number[] {
+async function route(p: SwitchParams, itemIndex: number, outputs: number): Promise<number[]> {
   const loose =
     (p as { looseTypeValidation?: boolean }).looseTypeValidation ??
     (p.options as { looseTypeValidation?: boolean }).looseTypeValidation;
   const fallback = { ignoreCase: p.options.ignoreCase, looseTypeValidation: loose };
   const targets: number[] = [];
   for (const [r, rule] of p.rules.values.entries()) {
-    if (!evaluateFilter(rule.conditions, itemIndex, fallback)) continue;
+    if (!(await evaluateFilter(rule.conditions, itemIndex, fallback))) continue;
     targets.push(r);
     if (p.options.allMatchingOutputs !== true) return targets;
   }
@@ -131,7 +131,7 @@ function switchNode(versions: number[], looseAtTopLevel: boolean) {
           if (p.mode === 'expression') {
             outputs[outputIndex(p.output, outputs.length)]?.push(item);
           } else {
-            for (const o of route(p, i, outputs.length)) outputs[o]?.push(item);
+            for (const o of await route(p, i, outputs.length)) outputs[o]?.push(item);
           }
         } catch (err) {
           if (ctx.node.continueOnFail !== true) throw err;
