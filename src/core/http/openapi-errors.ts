@@ -123,6 +123,8 @@ const DOMAIN_STATUSES: Record<string, number[]> = {
   'PATCH /api/agents/{agentId}': [404],
   'POST /api/agents/{agentId}/messages': [409],
   'POST /api/conversations': [404],
+  // A pending connection that was used, expired elsewhere or never existed (docs/game.md, step 4b).
+  'POST /game/oauth/complete': [404],
 };
 
 /** The error statuses of an operation, from how the route is protected and what it takes. */
