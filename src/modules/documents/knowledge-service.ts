@@ -79,16 +79,17 @@ class VectorCache {
     for (const documentId of await this.store.indexedDocumentIds(accountId, topic)) {
       let after = -1;
       for (;;) {
-        const rows = await this.store.embeddedChunks(documentId, after, LOAD_PAGE);
-        if (rows.length === 0) break;
-        model ??= rows[0]?.embedding_model ?? null;
-        this.index.add(
-          staging,
-          rows.map((r) => ({ id: r.id, vector: VectorIndex.fromBytes(r.embedding as Buffer) })),
-        );
-        after = rows.at(-1)!.chunk_index;
+        const page = await this.store.embeddedChunks(documentId, after, LOAD_PAGE);
+        if (page.last === null) break;
+        model ??= page.rows.find((r) => r.embedding_model)?.embedding_model ?? null;
+        if (page.rows.length > 0)
+          this.index.add(
+            staging,
+            page.rows.map((r) => ({ id: r.id, vector: VectorIndex.fromBytes(r.embedding as Buffer) })),
+          );
+        after = page.last;
         await nextTurn();
-        if (rows.length < LOAD_PAGE) break;
+        if (!page.more) break;
       }
     }
     this.index.move(staging, key);

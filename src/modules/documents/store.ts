@@ -121,21 +121,32 @@ export class DocumentStore {
    * 40,000 chunks held every request for seconds.
    */
   async clearChunks(documentId: string): Promise<void> {
+    // A cursor on the chunk index: asking again for "the first 100 left" would make PostgreSQL walk
+    // every dead index entry of the batches before (quadratic in the document's size).
+    let after = -1;
     for (;;) {
       const rows = await this.db
         .selectFrom('chunks')
-        .select('id')
+        .select(['id', 'chunk_index'])
         .where('document_id', '=', documentId)
+        .where('chunk_index', '>', after)
+        .orderBy('chunk_index')
         .limit(WRITE_BATCH)
         .execute();
-      if (rows.length === 0) return;
+      if (rows.length === 0) break;
       const ids = rows.map((r) => r.id);
       await this.db.transaction().execute(async (trx) => {
         await trx.deleteFrom('chunk_vectors').where('chunk_id', 'in', ids).execute();
         await trx.deleteFrom('chunks').where('id', 'in', ids).execute();
       });
+      after = rows.at(-1)!.chunk_index;
       await nextTurn();
     }
+    // Whatever a cursor could miss (an interrupted run's duplicate indexes): none, or a few.
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('chunk_vectors').where('document_id', '=', documentId).execute();
+      await trx.deleteFrom('chunks').where('document_id', '=', documentId).execute();
+    });
   }
 
   /**
@@ -204,19 +215,35 @@ export class DocumentStore {
   }
 
   /**
-   * A document's embedded chunks after chunk `afterIndex`, `limit` at most, in index order (read by
-   * the (document_id, chunk_index) index: each page costs its own rows, not a sort of the topic).
+   * A document's embedded chunks after chunk `afterIndex`, `limit` at most, in index order: the chunk
+   * page by the (document_id, chunk_index) index, then their vectors by key. Each page costs its own
+   * rows on both databases (a join let PostgreSQL hash the whole vector table for every page).
    */
-  embeddedChunks(documentId: string, afterIndex: number, limit: number) {
-    return this.db
+  async embeddedChunks(documentId: string, afterIndex: number, limit: number) {
+    const chunks = await this.db
       .selectFrom('chunks')
-      .innerJoin('chunk_vectors', 'chunk_vectors.chunk_id', 'chunks.id')
-      .select(['chunks.id', 'chunks.chunk_index', 'chunk_vectors.embedding', 'chunks.embedding_model'])
-      .where('chunks.document_id', '=', documentId)
-      .where('chunks.chunk_index', '>', afterIndex)
-      .orderBy('chunks.chunk_index')
+      .select(['id', 'chunk_index', 'embedding_model'])
+      .where('document_id', '=', documentId)
+      .where('chunk_index', '>', afterIndex)
+      .orderBy('chunk_index')
       .limit(limit)
       .execute();
+    if (chunks.length === 0) return { last: null, rows: [] };
+    const vectors = await this.db
+      .selectFrom('chunk_vectors')
+      .select(['chunk_id', 'embedding'])
+      .where(
+        'chunk_id',
+        'in',
+        chunks.map((c) => c.id),
+      )
+      .execute();
+    const byId = new Map(vectors.map((v) => [v.chunk_id, v.embedding]));
+    const rows = chunks.flatMap((c) => {
+      const embedding = byId.get(c.id);
+      return embedding ? [{ id: c.id, embedding, embedding_model: c.embedding_model }] : [];
+    });
+    return { last: chunks.at(-1)!.chunk_index, rows, more: chunks.length === limit };
   }
 
   /** A topic's version: changes whenever its indexed chunks change (count and newest update). */
