@@ -54,6 +54,9 @@ export class DocumentStore {
 
   /** The document and its pages, in one transaction: never a document without its text. */
   async insert(row: DocumentRow, pages: DocumentPagesTable[]): Promise<void> {
+    // Turns of the event loop around the write: a 20 MB document's hashing before it, its write, and
+    // its answer's serialisation after it are each tens of milliseconds; together they would add up.
+    await nextTurn();
     await this.db.transaction().execute(async (trx) => {
       await trx.insertInto('documents').values(row).execute();
       for (let i = 0; i < pages.length; i += 100)
@@ -62,6 +65,7 @@ export class DocumentStore {
           .values(pages.slice(i, i + 100))
           .execute();
     });
+    await nextTurn();
   }
 
   async setStatus(id: string, status: string, fields: Partial<DocumentRow> = {}): Promise<void> {
