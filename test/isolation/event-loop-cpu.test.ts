@@ -116,12 +116,12 @@ async function get(base: string, key: string, url: string) {
 
 /** Processes the document and waits until it is indexed (or failed), polling like a client would. */
 async function processToIndexed(base: string, key: string, id: string) {
-  // Small chunks: a large store (~20,000 chunks) for the search that follows.
+  // Small chunks: a large store (~45,000 chunks) for the search that follows.
   const started = await post(
     base,
     key,
     `/api/documents/${id}/process`,
-    JSON.stringify({ chunkSize: 400, chunkOverlap: 0 }),
+    JSON.stringify({ chunkSize: 200, chunkOverlap: 0 }),
   );
   expect(started.status, JSON.stringify(started.json)).toBe(202);
   for (;;) {
@@ -154,7 +154,7 @@ describe.each(await testDialects())(
         return processToIndexed(base, p.adminKey, loaded.json.documentId as string);
       });
       expect(doc).toMatchObject({ status: 'indexed', error: null });
-      expect(doc.chunkCount).toBeGreaterThan(15_000);
+      expect(doc.chunkCount).toBeGreaterThan(35_000);
       expect(health.count).toBeGreaterThan(5);
       expect(health.maxMs).toBeLessThan(HEALTH_BOUND_MS);
     }, 300_000);
