@@ -212,6 +212,15 @@ const ConfigSchema = Type.Object({
   AGENT_WS_MAX_BUFFERED_BYTES: Type.Integer({ default: 1_048_576, minimum: 16_384 }),
   /** Conversation messages an agent sees besides the new one. */
   AGENT_HISTORY_MESSAGES: Type.Integer({ default: 20, minimum: 0, maximum: 200 }),
+  // CPU work whose size a caller controls (documents, built-in models): worker threads (docs/security.md).
+  /** Worker threads of the CPU pool; 0: one fewer than the machine's cores, 1 to 4. */
+  CPU_WORKERS: Type.Integer({ default: 0, minimum: 0, maximum: 64 }),
+  /** Heap limit of each CPU worker; a call that needs more fails alone (its worker is replaced). */
+  CPU_WORKER_HEAP_MB: Type.Integer({ default: 512, minimum: 64, maximum: 16_384 }),
+  /** A CPU call still running after this long is stopped (its worker terminated). */
+  CPU_TASK_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 100, maximum: 3_600_000 }),
+  /** Calls waiting for a CPU worker beyond this are refused (503). */
+  CPU_MAX_QUEUE: Type.Integer({ default: 1_000, minimum: 1, maximum: 1_000_000 }),
   // Documents and knowledge base.
   /** Largest document a load accepts (fetched, or sent inline; base64 PDFs count decoded). */
   DOCUMENT_MAX_BYTES: Type.Integer({ default: 20_971_520, minimum: 1024 }),

@@ -163,6 +163,8 @@ export class DocumentService {
   async chunks(accountId: string, id: string) {
     const row = await this.store.get(accountId, id);
     if (!row) throw notFound('DOCUMENT_NOT_FOUND', 'Document', id);
+    // `loaded`: no chunks yet, or chunks being written or deleted (the processor's commit point).
+    if (row.status === 'loaded') return { data: [] };
     const chunks = await this.store.chunksOf(id).orderBy('chunk_index').execute();
     return {
       data: chunks.map((c) => ({

@@ -1,9 +1,11 @@
 import type { Principal } from '../../core/auth/principal.js';
 import type { AppContext, PlatformModule } from '../../core/context.js';
+import { cpuPoolOf } from '../../core/cpu/index.js';
 import { createOutboundHttp } from '../../core/http/outbound.js';
 import { createQueue } from '../../core/queue/index.js';
 import { blocksToMarkdown } from '../workflows/index.js';
 import { accountPayer, type Payer } from './charging.js';
+import { DocumentCpu } from './document-cpu.js';
 import { DocumentService, type documentView, OPERATIONS, type ProcessJob } from './document-service.js';
 import { KnowledgeService } from './knowledge-service.js';
 import { type LoadInput, loadDocument } from './loaders/index.js';
@@ -81,7 +83,8 @@ export const documentsModule: PlatformModule = {
       onError: (err, jobId) => log.error({ err, jobId }, 'document processing job failed'),
       observer: ctx.jobEvents?.observe,
     });
-    const processor = new DocumentProcessor(store, embed, clock, invalidate);
+    const cpu = new DocumentCpu({ pool: cpuPoolOf(ctx), timeoutMs: config.CPU_TASK_TIMEOUT_MS });
+    const processor = new DocumentProcessor(store, cpu, embed, clock, invalidate);
     const documents = new DocumentService(store, queue, clock, invalidate);
     if (config.WORKFLOW_WORKER) {
       queue.work((job) => processor.handle(job), config.DOCUMENT_CONCURRENCY);
@@ -128,6 +131,7 @@ export const documentsModule: PlatformModule = {
         timeoutMs: config.OUTBOUND_TIMEOUT_MS,
         pdf: { timeoutMs: config.PDF_TIMEOUT_MS, maxPages: config.PDF_MAX_PAGES },
         workspace: workspace(accountId),
+        text: (text, mimeType) => cpu.normalise(text, mimeType),
       });
     internals.set(ctx, {
       documents,

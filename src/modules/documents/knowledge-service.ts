@@ -25,15 +25,25 @@ export interface KnowledgeQuery {
   payerKeyId?: string | null;
 }
 
+/** Vectors read per page when a topic's index is (re)built: a few milliseconds each. */
+const LOAD_PAGE = 1_000;
+/** Characters of a query that are read (the HTTP route allows no more; the retriever may pass more). */
+const MAX_QUERY_CHARS = 4_000;
+
+/** A turn of the event loop between pages of a load. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
  * Vectors of each (account, topic) in an in-process index, reloaded when the topic's version (count and
  * newest change of its indexed documents) moves: coherent across processes at the cost of one small
- * aggregate query per topic per query.
+ * aggregate query per topic per query. A (re)load reads a page of vectors at a time with a turn of the
+ * event loop between, into a key aside that goes live when complete; concurrent queries share one load.
  */
 class VectorCache {
   private readonly index = new VectorIndex();
   private readonly versions = new Map<string, string>();
   private readonly models = new Map<string, string>();
+  private readonly loading = new Map<string, Promise<void>>();
 
   constructor(private readonly store: DocumentStore) {}
 
@@ -48,17 +58,46 @@ class VectorCache {
   /** The topic's index, fresh; returns the topic's embedding model (null when nothing is embedded). */
   async ensure(accountId: string, topic: string): Promise<string | null> {
     const key = this.key(accountId, topic);
-    const version = await this.store.topicVersion(accountId, topic);
-    if (this.versions.get(key) === version) return this.models.get(key) ?? null;
-    const rows = await this.store.embeddedChunks(accountId, topic);
-    this.index.drop(key);
-    const items = rows.map((r) => ({ id: r.id, vector: VectorIndex.fromBytes(r.embedding as Buffer) }));
-    if (items.length > 0) this.index.add(key, items);
-    const model = rows[0]?.embedding_model ?? null;
+    for (;;) {
+      const version = await this.store.topicVersion(accountId, topic);
+      if (this.versions.get(key) === version) return this.models.get(key) ?? null;
+      const running = this.loading.get(key);
+      if (running) {
+        await running;
+        continue;
+      }
+      const load = this.load(accountId, topic, key, version).finally(() => this.loading.delete(key));
+      this.loading.set(key, load);
+      await load;
+      return this.models.get(key) ?? null;
+    }
+  }
+
+  private async load(accountId: string, topic: string, key: string, version: string): Promise<void> {
+    const staging = `${key}\u0000loading`;
+    this.index.drop(staging);
+    this.index.add(staging, []);
+    let model: string | null = null;
+    for (const documentId of await this.store.indexedDocumentIds(accountId, topic)) {
+      let after = -1;
+      for (;;) {
+        const page = await this.store.embeddedChunks(documentId, after, LOAD_PAGE);
+        if (page.last === null) break;
+        model ??= page.rows.find((r) => r.embedding_model)?.embedding_model ?? null;
+        if (page.rows.length > 0)
+          this.index.add(
+            staging,
+            page.rows.map((r) => ({ id: r.id, vector: VectorIndex.fromBytes(r.embedding as Buffer) })),
+          );
+        after = page.last;
+        await nextTurn();
+        if (!page.more) break;
+      }
+    }
+    this.index.move(staging, key);
     if (model) this.models.set(key, model);
     else this.models.delete(key);
     this.versions.set(key, version);
-    return model;
   }
 
   search(keys: string[], vector: number[], k: number): RankedChunk[] {
@@ -94,8 +133,9 @@ export class KnowledgeService {
     }));
   }
 
-  async query(accountId: string, q: KnowledgeQuery) {
+  async query(accountId: string, query: KnowledgeQuery) {
     const started = performance.now();
+    const q = { ...query, query: query.query.slice(0, MAX_QUERY_CHARS) };
     const topics = q.topics && q.topics.length > 0 ? [...new Set(q.topics)] : null;
     const depth = Math.max(q.topK, FUSION_DEPTH);
     const wantKeyword = q.mode !== 'vector';

@@ -1,15 +1,19 @@
 import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { Payer } from './charging.js';
-import { splitPages } from './chunker.js';
+import type { DocumentCpu } from './document-cpu.js';
 import type { ProcessJob } from './document-service.js';
 import type { DocumentStore } from './store.js';
+import type { ChunksTable } from './tables.js';
 import { VectorIndex } from './vector-index.js';
 
 /** Embeds texts with a registry model through the gateway, charged to the payer (charging.ts). */
 export type Embedder = (texts: string[], model: string, payer: Payer) => Promise<number[][]>;
 
 const EMBED_BATCH = 64;
+
+/** A turn of the event loop between embedding batches (an inline embedder never leaves it otherwise). */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function unit(vector: readonly number[]): number[] {
   let norm = 0;
@@ -19,13 +23,18 @@ function unit(vector: readonly number[]): number[] {
 }
 
 /**
- * Runs a document's processing job: chunk (replacing its chunks atomically), embed in batches, index.
- * The document's status follows each step; a failure marks it `failed` with the reason. The job's
- * parameters are read from the document, so a request made while it ran is honoured by one more run.
+ * Runs a document's processing job: chunk (replacing its chunks), embed in batches, index. The document's
+ * status follows each step; a failure marks it `failed` with the reason. The job's parameters are read
+ * from the document, so a request made while it ran is honoured by one more run.
+ *
+ * Nothing here holds the event loop for long: chunking runs in a CPU worker, and chunks are written a
+ * batch per transaction. While they are written the document is `loaded` with no chunks counted (out of
+ * search and chunk listings); it becomes `chunked` once all are in, and a failure removes what was written.
  */
 export class DocumentProcessor {
   constructor(
     private readonly store: DocumentStore,
+    private readonly cpu: DocumentCpu,
     private readonly embed: Embedder,
     private readonly clock: Clock,
     private readonly onIndexChanged: (accountId: string, topic: string) => void,
@@ -61,39 +70,82 @@ export class DocumentProcessor {
     if (!doc) return;
     const ops = new Set(job.operations);
     if (ops.has('chunk')) {
-      const pages = await this.store.pages(doc.id);
-      const chunks = splitPages(
-        pages.map((p) => ({ pageNumber: p.page_number, text: p.text })),
+      const pages = (await this.store.pages(doc.id)).map((p) => ({
+        pageNumber: p.page_number,
+        text: p.text,
+      }));
+      const packed = await this.cpu.chunk(
+        pages,
         { chunkSize: job.chunkSize, chunkOverlap: job.chunkOverlap },
-      ).map((c) => ({ ...c, id: newId('chk') }));
-      await this.store.replaceChunks(doc, chunks, {
-        status: 'chunked',
+        doc.account_id,
+      );
+      const count = packed.termEnds.length;
+      await this.store.setStatus(doc.id, 'loaded', {
         error: null,
-        chunk_count: chunks.length,
+        chunk_count: 0,
+        embedding_model: null,
+        updated_at: this.now(),
+      });
+      this.onIndexChanged(doc.account_id, doc.topic);
+      const rowAt = (i: number): ChunksTable => {
+        const page = pages[packed.bounds[i * 3]!]!;
+        return {
+          id: newId('chk'),
+          document_id: doc.id,
+          account_id: doc.account_id,
+          topic: doc.topic,
+          chunk_index: i,
+          page_number: page.pageNumber,
+          start_offset: packed.bounds[i * 3 + 1]!,
+          end_offset: packed.bounds[i * 3 + 2]!,
+          text: page.text.slice(packed.bounds[i * 3 + 1]!, packed.bounds[i * 3 + 2]!),
+          terms: packed.terms.slice(i === 0 ? 0 : packed.termEnds[i - 1]!, packed.termEnds[i]!),
+          embedding_model: null,
+        };
+      };
+      try {
+        await this.store.clearChunks(doc.id);
+        await this.store.insertChunks(count, rowAt);
+      } catch (error) {
+        // Never a half-written document: what was written goes, and the caller marks it failed.
+        await this.store.clearChunks(doc.id).catch(() => undefined);
+        throw error;
+      }
+      await this.store.setStatus(doc.id, 'chunked', {
+        error: null,
+        chunk_count: count,
         embedding_model: null,
         updated_at: this.now(),
       });
       this.onIndexChanged(doc.account_id, doc.topic);
     }
     if (ops.has('embed')) {
-      const chunks = await this.store.chunksOf(doc.id).orderBy('chunk_index').execute();
-      if (chunks.length === 0) throw new Error('the document has no chunks: chunk it first');
-      for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
-        const batch = chunks.slice(i, i + EMBED_BATCH);
+      // A batch of chunks at a time, read by index: a large document's text is never all in one read.
+      let batch = await this.store.chunksOf(doc.id).orderBy('chunk_index').limit(EMBED_BATCH).execute();
+      if (batch.length === 0) throw new Error('the document has no chunks: chunk it first');
+      while (batch.length > 0) {
         const vectors = await this.embed(
           batch.map((c) => c.text),
           job.embeddingModel,
           { accountId: job.accountId, keyId: job.payerKeyId ?? null },
         );
-        const last = i + EMBED_BATCH >= chunks.length;
+        const after = batch.at(-1)!.chunk_index;
+        await nextTurn();
+        const next = await this.store
+          .chunksOf(doc.id)
+          .where('chunk_index', '>', after)
+          .orderBy('chunk_index')
+          .limit(EMBED_BATCH)
+          .execute();
         await this.store.setEmbeddings(
           doc.id,
           job.embeddingModel,
           batch.map((c, j) => ({ id: c.id, embedding: VectorIndex.toBytes(unit(vectors[j] ?? [])) })),
-          last
+          next.length === 0
             ? { status: 'embedded', embedding_model: job.embeddingModel, error: null, updated_at: this.now() }
             : {},
         );
+        batch = next;
       }
     }
     if (ops.has('index')) {

@@ -1,13 +1,17 @@
 import { sql } from 'kysely';
 import type { Db } from '../../core/db/database.js';
 import type { Dialect } from '../../core/db/types.js';
-import { words } from './bm25.js';
 import type { ProcessJob } from './document-service.js';
 import type { ChunksTable, DocumentPagesTable, DocumentsTable } from './tables.js';
-import type { TextChunk } from './types.js';
 import './tables.js';
 
 export type DocumentRow = DocumentsTable;
+
+/** Chunk rows per write transaction: a few milliseconds each on SQLite, so requests run between them. */
+const WRITE_BATCH = 100;
+
+/** A turn of the event loop: I/O and timers run before the next batch. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Queries on the documents module's own tables. */
 export class DocumentStore {
@@ -50,6 +54,9 @@ export class DocumentStore {
 
   /** The document and its pages, in one transaction: never a document without its text. */
   async insert(row: DocumentRow, pages: DocumentPagesTable[]): Promise<void> {
+    // Turns of the event loop around the write: a 20 MB document's hashing before it, its write, and
+    // its answer's serialisation after it are each tens of milliseconds; together they would add up.
+    await nextTurn();
     await this.db.transaction().execute(async (trx) => {
       await trx.insertInto('documents').values(row).execute();
       for (let i = 0; i < pages.length; i += 100)
@@ -58,6 +65,7 @@ export class DocumentStore {
           .values(pages.slice(i, i + 100))
           .execute();
     });
+    await nextTurn();
   }
 
   async setStatus(id: string, status: string, fields: Partial<DocumentRow> = {}): Promise<void> {
@@ -90,49 +98,73 @@ export class DocumentStore {
     return rows.map((r) => JSON.parse(r.processing as string) as ProcessJob);
   }
 
-  /** Deletes a document with its pages and chunks; the chunk ids go, for the vector cache. */
-  async delete(accountId: string, id: string): Promise<string[]> {
-    return this.db.transaction().execute(async (trx) => {
-      const chunkIds = await trx.selectFrom('chunks').select('id').where('document_id', '=', id).execute();
+  /**
+   * Deletes a document with its pages and chunks. The chunks go a batch per transaction (a large
+   * document has tens of thousands, with their full-text entries): the document first leaves search
+   * and listings of chunks (`loaded`, no chunks counted), so no one sees it half deleted.
+   */
+  async delete(accountId: string, id: string): Promise<void> {
+    await this.db
+      .updateTable('documents')
+      .set({ status: 'loaded', chunk_count: 0 })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .execute();
+    await this.clearChunks(id);
+    await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('chunk_vectors').where('document_id', '=', id).execute();
       await trx.deleteFrom('chunks').where('document_id', '=', id).execute();
       await trx.deleteFrom('document_pages').where('document_id', '=', id).execute();
       await trx.deleteFrom('documents').where('account_id', '=', accountId).where('id', '=', id).execute();
-      return chunkIds.map((c) => c.id);
     });
   }
 
-  /** Replaces a document's chunks atomically (processing again never leaves a mix). */
-  async replaceChunks(
-    doc: DocumentRow,
-    chunks: Array<TextChunk & { id: string }>,
-    updated: Partial<DocumentRow>,
-  ): Promise<string[]> {
-    return this.db.transaction().execute(async (trx) => {
-      const old = await trx.selectFrom('chunks').select('id').where('document_id', '=', doc.id).execute();
-      await trx.deleteFrom('chunk_vectors').where('document_id', '=', doc.id).execute();
-      await trx.deleteFrom('chunks').where('document_id', '=', doc.id).execute();
-      const rows: ChunksTable[] = chunks.map((c) => ({
-        id: c.id,
-        document_id: doc.id,
-        account_id: doc.account_id,
-        topic: doc.topic,
-        chunk_index: c.index,
-        page_number: c.pageNumber,
-        start_offset: c.startOffset,
-        end_offset: c.endOffset,
-        text: c.text,
-        terms: words(c.text).join(' '),
-        embedding_model: null,
-      }));
-      for (let i = 0; i < rows.length; i += 100)
-        await trx
-          .insertInto('chunks')
-          .values(rows.slice(i, i + 100))
-          .execute();
-      await trx.updateTable('documents').set(updated).where('id', '=', doc.id).execute();
-      return old.map((o) => o.id);
+  /**
+   * Deletes a document's chunks and their vectors, `WRITE_BATCH` per transaction with a turn of the
+   * event loop between: on SQLite every statement runs on the server's thread, and one transaction of
+   * 40,000 chunks held every request for seconds.
+   */
+  async clearChunks(documentId: string): Promise<void> {
+    // A cursor on the chunk index: asking again for "the first 100 left" would make PostgreSQL walk
+    // every dead index entry of the batches before (quadratic in the document's size).
+    let after = -1;
+    for (;;) {
+      const rows = await this.db
+        .selectFrom('chunks')
+        .select(['id', 'chunk_index'])
+        .where('document_id', '=', documentId)
+        .where('chunk_index', '>', after)
+        .orderBy('chunk_index')
+        .limit(WRITE_BATCH)
+        .execute();
+      if (rows.length === 0) break;
+      const ids = rows.map((r) => r.id);
+      await this.db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('chunk_vectors').where('chunk_id', 'in', ids).execute();
+        await trx.deleteFrom('chunks').where('id', 'in', ids).execute();
+      });
+      after = rows.at(-1)!.chunk_index;
+      await nextTurn();
+    }
+    // Whatever a cursor could miss (an interrupted run's duplicate indexes): none, or a few.
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('chunk_vectors').where('document_id', '=', documentId).execute();
+      await trx.deleteFrom('chunks').where('document_id', '=', documentId).execute();
     });
+  }
+
+  /**
+   * Writes `count` chunks of a document (`rowAt(i)` builds the i-th), `WRITE_BATCH` per transaction
+   * with a turn of the event loop between. The caller hides the document while it writes and marks it
+   * chunked (or clears what was written) after: the document's row is the commit point.
+   */
+  async insertChunks(count: number, rowAt: (index: number) => ChunksTable): Promise<void> {
+    for (let from = 0; from < count; from += WRITE_BATCH) {
+      const rows: ChunksTable[] = [];
+      for (let i = from; i < Math.min(count, from + WRITE_BATCH); i++) rows.push(rowAt(i));
+      await this.db.insertInto('chunks').values(rows).execute();
+      await nextTurn();
+    }
   }
 
   chunksOf(documentId: string) {
@@ -173,18 +205,49 @@ export class DocumentStore {
     });
   }
 
-  /** Embedded chunks of a topic, for the in-process vector index. */
-  embeddedChunks(accountId: string, topic: string) {
-    return this.db
-      .selectFrom('chunks')
-      .innerJoin('documents', 'documents.id', 'chunks.document_id')
-      .innerJoin('chunk_vectors', 'chunk_vectors.chunk_id', 'chunks.id')
-      .select(['chunks.id', 'chunk_vectors.embedding', 'chunks.embedding_model'])
-      .where('chunks.account_id', '=', accountId)
-      .where('chunks.topic', '=', topic)
-      .where('documents.status', '=', 'indexed')
-      .orderBy('chunks.id')
+  /** Indexed documents of a topic, for loading its vectors document by document. */
+  async indexedDocumentIds(accountId: string, topic: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('documents')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('topic', '=', topic)
+      .where('status', '=', 'indexed')
+      .orderBy('id')
       .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * A document's embedded chunks after chunk `afterIndex`, `limit` at most, in index order: the chunk
+   * page by the (document_id, chunk_index) index, then their vectors by key. Each page costs its own
+   * rows on both databases (a join let PostgreSQL hash the whole vector table for every page).
+   */
+  async embeddedChunks(documentId: string, afterIndex: number, limit: number) {
+    const chunks = await this.db
+      .selectFrom('chunks')
+      .select(['id', 'chunk_index', 'embedding_model'])
+      .where('document_id', '=', documentId)
+      .where('chunk_index', '>', afterIndex)
+      .orderBy('chunk_index')
+      .limit(limit)
+      .execute();
+    if (chunks.length === 0) return { last: null, rows: [] };
+    const vectors = await this.db
+      .selectFrom('chunk_vectors')
+      .select(['chunk_id', 'embedding'])
+      .where(
+        'chunk_id',
+        'in',
+        chunks.map((c) => c.id),
+      )
+      .execute();
+    const byId = new Map(vectors.map((v) => [v.chunk_id, v.embedding]));
+    const rows = chunks.flatMap((c) => {
+      const embedding = byId.get(c.id);
+      return embedding ? [{ id: c.id, embedding, embedding_model: c.embedding_model }] : [];
+    });
+    return { last: chunks.at(-1)!.chunk_index, rows, more: chunks.length === limit };
   }
 
   /** A topic's version: changes whenever its indexed chunks change (count and newest update). */

@@ -182,6 +182,14 @@ export class VectorIndex {
     return removed;
   }
 
+  /** Puts the vectors of `from` under `to` (replacing what `to` held): a key built aside goes live at once. */
+  move(from: string, to: string): void {
+    const rows = this.keys.get(from);
+    this.keys.delete(from);
+    if (rows) this.keys.set(to, rows);
+    else this.keys.delete(to);
+  }
+
   /** Forgets `key` and its vectors. */
   drop(key: string): boolean {
     return this.keys.delete(key);

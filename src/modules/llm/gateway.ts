@@ -3,7 +3,7 @@ import { mayUseModel, type Principal } from '../../core/auth/principal.js';
 import { AppError } from '../../core/errors.js';
 import type { Limiter } from '../../core/limits/limiter.js';
 import { safeCause } from '../../core/redact.js';
-import { estimateTokens } from './builtin/tokens.js';
+import { estimateTokens, estimateTokensYielding, sumTokensYielding } from './builtin/tokens.js';
 import type { AnswerCache } from './cache.js';
 import type { ConfiguredModel } from './model-file.js';
 import type { ModelRegistry } from './registry.js';
@@ -62,7 +62,12 @@ export interface GatewayDeps {
 /** Upstream statuses that are the caller's fault (context too long, bad parameters): passed on as 400. */
 const CALLER_FAULT = new Set([400, 413, 422]);
 
-const promptText = (request: Omit<ChatRequest, 'model'>) => request.messages.map((m) => m.content).join('\n');
+/** The prompt's estimated tokens (counted across event-loop turns: a prompt may be 20 MB). */
+const promptTokensOf = (request: Omit<ChatRequest, 'model'>) =>
+  estimateTokensYielding(
+    request.messages.map((m) => m.content),
+    '\n',
+  );
 
 /**
  * The gateway's use-cases: resolve and authorize the model, enforce the key's token budget, try
@@ -305,7 +310,7 @@ export class Gateway {
           if (event.toolCalls) completionChars += JSON.stringify(event.toolCalls);
         } else {
           usage = event.usage ?? {
-            promptTokens: estimateTokens(promptText(call.request)),
+            promptTokens: await promptTokensOf(call.request),
             completionTokens: estimateTokens(completionChars),
             estimated: true,
           };
@@ -334,7 +339,7 @@ export class Gateway {
       }
       if (!usage) {
         usage = {
-          promptTokens: estimateTokens(promptText(call.request)),
+          promptTokens: await promptTokensOf(call.request),
           completionTokens: estimateTokens(completionChars),
           estimated: true,
         };
@@ -380,7 +385,7 @@ export class Gateway {
           model,
           ctx.signal,
         );
-        const promptTokens = result.promptTokens ?? input.reduce((n, text) => n + estimateTokens(text), 0);
+        const promptTokens = result.promptTokens ?? (await sumTokensYielding(input));
         const elapsed = this.deps.now() - started;
         this.recentlyUsed.set(candidate.name, Date.now());
         this.record(ctx, first.name, {

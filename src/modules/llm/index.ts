@@ -1,4 +1,5 @@
 import type { AppContext, PlatformModule } from '../../core/context.js';
+import { cpuPoolOf } from '../../core/cpu/index.js';
 import { strictJsonParser } from '../../core/http/json-body.js';
 import { BuiltinProvider } from './builtin/index.js';
 import { AnswerCache } from './cache.js';
@@ -74,7 +75,12 @@ export const llmModule: PlatformModule = {
     const config = ctx.config;
     const registry = new ModelRegistry(config.MODELS);
     let retriever: Retriever | null = null;
-    const builtin = new BuiltinProvider({ retriever: () => retriever, log: ctx.log });
+    const builtin = new BuiltinProvider({
+      retriever: () => retriever,
+      log: ctx.log,
+      // Large conversations and embedding batches are worked on off the event loop.
+      cpu: { pool: cpuPoolOf(ctx), timeoutMs: config.CPU_TASK_TIMEOUT_MS },
+    });
     const ollama = new OllamaProvider();
     const openai = new OpenAiProvider();
     ctx.onClose(async () => {

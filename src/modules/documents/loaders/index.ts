@@ -31,7 +31,12 @@ export interface LoaderDeps {
   pdf: PdfOptions;
   /** Reads a workspace page; absent when the caller has no workspace credential. */
   workspace?: (pageId: string) => Promise<WorkspacePage>;
+  /** Normalises a text or Markdown document (the module runs large ones in a CPU worker). */
+  text?: (text: string, mimeType: 'text/plain' | 'text/markdown') => Promise<LoadedDocument>;
 }
+
+const inlineText = async (text: string, mimeType: 'text/plain' | 'text/markdown') =>
+  textDocument(text, mimeType);
 
 export async function loadDocument(input: LoadInput, deps: LoaderDeps): Promise<LoadedDocument> {
   const doc = await loadBySource(input, deps);
@@ -49,7 +54,7 @@ async function loadBySource(input: LoadInput, deps: LoaderDeps): Promise<LoadedD
     case 'markdown': {
       const content = required(input.content, 'content', source);
       checkSize(content, deps.maxBytes);
-      return textDocument(content, source === 'text' ? 'text/plain' : 'text/markdown');
+      return (deps.text ?? inlineText)(content, source === 'text' ? 'text/plain' : 'text/markdown');
     }
     case 'html': {
       const content = required(input.content, 'content', source);
@@ -73,7 +78,7 @@ async function loadBySource(input: LoadInput, deps: LoaderDeps): Promise<LoadedD
       }
       const page = await deps.workspace(pageId);
       checkSize(page.markdown, deps.maxBytes);
-      const doc = textDocument(page.markdown, 'text/markdown');
+      const doc = await (deps.text ?? inlineText)(page.markdown, 'text/markdown');
       return { ...doc, title: page.title.trim() || doc.title };
     }
     default:
@@ -90,9 +95,9 @@ async function loadUrl(url: URL, deps: LoaderDeps): Promise<LoadedDocument> {
     case 'html':
       return htmlToDocument(decodeText(fetched, kind), url.toString(), deps.pdf.timeoutMs);
     case 'markdown':
-      return textDocument(decodeText(fetched, kind), 'text/markdown');
+      return (deps.text ?? inlineText)(decodeText(fetched, kind), 'text/markdown');
     case 'text':
-      return textDocument(decodeText(fetched, kind), 'text/plain');
+      return (deps.text ?? inlineText)(decodeText(fetched, kind), 'text/plain');
     default:
       return assertNever(kind);
   }

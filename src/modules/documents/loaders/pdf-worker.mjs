@@ -5,6 +5,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { extractText, getDocumentProxy, getMeta } from 'unpdf';
 import { decodedSize } from './pdf-expansion.mjs';
 
+/** PDF.js gives runs of spaces and trailing blanks where a layout had columns; keep lines, drop the rest. */
+const tidy = (text) =>
+  text
+    .replace(/[^\S\n]+/g, ' ')
+    .replace(/ ?\n ?/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+
 /** @param {{bytes: Uint8Array; maxPages: number; maxDecodedBytes: number}} input */
 async function read({ bytes, maxPages, maxDecodedBytes }) {
   if (decodedSize(bytes, maxDecodedBytes) === null) return { ok: false, kind: 'too-large-decoded' };
@@ -27,7 +35,7 @@ async function read({ bytes, maxPages, maxDecodedBytes }) {
     } catch {
       // Broken metadata does not make the text unreadable.
     }
-    return { ok: true, title, pages: text };
+    return { ok: true, title, pages: text.map(tidy) };
   } catch (err) {
     return { ok: false, kind: 'unreadable', message: String(err?.message ?? err) };
   } finally {

@@ -56,17 +56,10 @@ export async function pdfToDocument(bytes: Uint8Array, options: PdfOptions): Pro
   return {
     title: result.title,
     mimeType: 'application/pdf',
-    pages: result.pages.map((text, i) => ({ pageNumber: i + 1, text: tidy(text) })),
+    // Tidied in the worker: a large PDF's text is megabytes of regular-expression work.
+    pages: result.pages.map((text, i) => ({ pageNumber: i + 1, text })),
   };
 }
-
-/** PDF.js gives runs of spaces and trailing blanks where a layout had columns; keep lines, drop the rest. */
-const tidy = (text: string): string =>
-  text
-    .replace(/[^\S\n]+/g, ' ')
-    .replace(/ ?\n ?/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
 
 function runWorker(bytes: Uint8Array, options: PdfOptions): Promise<WorkerResult> {
   // A copy the worker owns: the caller's buffer may be a slice of a shared pool, and PDF.js detaches it.

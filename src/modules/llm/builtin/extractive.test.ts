@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatEvent, ChatMessage, ChatRequest, ModelEntry, Passage, Retriever } from '../types.js';
-import { MAX_CANDIDATES, NOTHING_FOUND } from './extractive.js';
+import { MAX_CANDIDATES, MAX_CONTEXT_CHARS, NOTHING_FOUND } from './extractive.js';
 import { BuiltinProvider } from './index.js';
 import { splitSentences } from './sentences.js';
 import { estimateTokens } from './tokens.js';
@@ -225,6 +225,17 @@ describe('builtin/extractive', () => {
     expect((await collect(await provider.chat(question(early), extractive, signal))).text).toBe(
       'The secret password is swordfish.\n\nSources: message 0',
     );
+  });
+
+  it('reads a huge lone message in bounded parts: context from its start, the question from its end', async () => {
+    const filler = 'Meadows are green in spring and quiet in winter. '.repeat(20_000);
+    const content = `The granite tower stands in Oslo. ${filler}\nWhere does the granite tower stand?`;
+    expect(content.length).toBeGreaterThan(MAX_CONTEXT_CHARS * 4);
+    const request: ChatRequest = { model: 'extractive', messages: [{ role: 'user', content }], options: {} };
+    const started = performance.now();
+    const { text } = await collect(await provider.chat(request, extractive, signal));
+    expect(text).toBe('The granite tower stands in Oslo.\n\nSources: message 0');
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it('refuses to embed', async () => {

@@ -27,7 +27,9 @@
  * model cannot decide to call a tool. The answer streams as one delta per sentence, then the sources,
  * then `done` with estimated usage; `options.maxTokens` cuts the text answer (`doneReason: 'length'`).
  *
- * Work is bounded: at most 2,000 candidate sentences and 200,000 characters are considered.
+ * Work is bounded: at most 2,000 candidate sentences and 200,000 characters are considered (and the last
+ * 10,000 characters of a lone message for its question). The provider runs that work (`answerQuotes`) in
+ * a CPU worker when the conversation is large; retrieval stays on the main thread (it is I/O).
  */
 import type { ChatEvent, ChatMessage, ChatRequest, Passage, Retriever } from '../types.js';
 import { UpstreamError } from '../types.js';
@@ -40,6 +42,8 @@ export const NOTHING_FOUND =
 
 export const MAX_CANDIDATES = 2_000;
 export const MAX_CONTEXT_CHARS = 200_000;
+/** Where a lone huge message's question (its last sentence) is looked for. */
+const QUESTION_TAIL_CHARS = 10_000;
 const MAX_QUOTED = 3;
 const RETRIEVER_LIMIT = 8;
 /** Weight of word overlap against embedding cosine in a sentence's score. */
@@ -77,23 +81,58 @@ interface Candidate extends Quote {
   score: number;
 }
 
+/** What the CPU part of an answer needs: the conversation, and the passages retrieval found (if any). */
+export interface AnswerInput {
+  /** Role and text only: images and tool calls stay on the main thread. */
+  messages: Array<{ role: ChatMessage['role']; content: string }>;
+  queryIndex: number;
+  /** The retriever's passages (null: no retriever, or no account). */
+  passages: Quote[] | null;
+  grounding: { question: string; passages: Quote[] } | null;
+}
+
+export interface AnswerOutput {
+  quotes: Quote[];
+  promptTokens: number;
+}
+
+/**
+ * Runs `answerQuotes` somewhere: inline (small inputs, unit tests) or in a CPU worker, where a large
+ * conversation costs that thread, never the event loop.
+ */
+export type AnswerRunner = (input: AnswerInput, signal: AbortSignal) => Promise<AnswerOutput>;
+
+export const answerInline: AnswerRunner = async (input, signal) => {
+  throwIfAborted(signal);
+  return answerQuotes(input);
+};
+
 /** Streams the extractive answer to the request's last user message. */
 export async function extractiveChat(
   request: ChatRequest,
   context: ExtractiveContext,
   signal: AbortSignal,
+  run: AnswerRunner = answerInline,
 ): Promise<AsyncIterable<ChatEvent>> {
   throwIfAborted(signal);
   const queryIndex = lastUserIndex(request.messages);
   const query = queryIndex >= 0 ? request.messages[queryIndex]!.content : '';
-  const quotes = request.grounding
-    ? groundedQuotes(request.grounding, signal)
-    : query.trim() === ''
-      ? []
-      : await findQuotes(query, queryIndex, request.messages, context, signal);
+  const passages = request.grounding || query.trim() === '' ? null : await retrieve(query, context, signal);
+  const { quotes, promptTokens } = await run(
+    {
+      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+      queryIndex,
+      passages,
+      grounding: request.grounding
+        ? {
+            question: request.grounding.question,
+            passages: request.grounding.passages.map((p) => ({ text: p.text, source: p.source })),
+          }
+        : null,
+    },
+    signal,
+  );
   throwIfAborted(signal);
-
-  const promptTokens = request.messages.reduce((sum, m) => sum + estimateTokens(m.content), 0);
   const { chunks, doneReason } =
     request.format === undefined
       ? textChunks(quotes, request.options.maxTokens)
@@ -101,29 +140,44 @@ export async function extractiveChat(
   return stream(chunks, doneReason, promptTokens, signal);
 }
 
-/** The sentences that answer `query` best, in their original order (empty when nothing does). */
-export async function findQuotes(
+/** The knowledge base's passages for the query, when there is a retriever and an account. */
+async function retrieve(
   query: string,
-  queryIndex: number,
-  messages: ChatMessage[],
   context: ExtractiveContext,
   signal: AbortSignal,
-): Promise<Quote[]> {
-  let candidates: Candidate[] = [];
-  if (context.retriever && context.accountId !== null) {
-    let passages: Passage[];
-    try {
-      passages = await context.retriever.retrieve(query, {
-        accountId: context.accountId,
-        limit: RETRIEVER_LIMIT,
-        signal,
-      });
-    } catch (error) {
-      throwIfAborted(signal);
-      throw new UpstreamError(`builtin/extractive: retrieval failed: ${(error as Error).message}`, true, 503);
-    }
-    candidates = candidatesFrom(passages.map((p) => ({ text: p.text, source: p.source })));
+): Promise<Quote[] | null> {
+  if (!context.retriever || context.accountId === null) return null;
+  try {
+    const passages: Passage[] = await context.retriever.retrieve(query, {
+      accountId: context.accountId,
+      limit: RETRIEVER_LIMIT,
+      signal,
+    });
+    return passages.map((p) => ({ text: p.text, source: p.source }));
+  } catch (error) {
+    throwIfAborted(signal);
+    throw new UpstreamError(`builtin/extractive: retrieval failed: ${(error as Error).message}`, true, 503);
   }
+}
+
+/** The quotes that answer the conversation, and its estimated prompt tokens: pure CPU, no I/O. */
+export function answerQuotes(input: AnswerInput): AnswerOutput {
+  const { messages, queryIndex } = input;
+  const promptTokens = messages.reduce((sum, m) => sum + estimateTokens(m.content), 0);
+  const query = queryIndex >= 0 ? (messages[queryIndex]?.content ?? '') : '';
+  if (input.grounding) return { quotes: groundedQuotes(input.grounding), promptTokens };
+  if (query.trim() === '') return { quotes: [], promptTokens };
+  return { quotes: findQuotes(query, queryIndex, messages, input.passages), promptTokens };
+}
+
+/** The sentences that answer `query` best, in their original order (empty when nothing does). */
+function findQuotes(
+  query: string,
+  queryIndex: number,
+  messages: AnswerInput['messages'],
+  passages: Quote[] | null,
+): Quote[] {
+  let candidates: Candidate[] = passages ? candidatesFrom(passages) : [];
   let question = query;
   if (candidates.length === 0) {
     const texts = messages.flatMap((m, index) =>
@@ -132,25 +186,25 @@ export async function findQuotes(
     candidates = candidatesFrom(texts);
   }
   if (candidates.length === 0) {
-    // A lone message holds its own context: its last sentence asks, the ones before answer
-    // (a completion forwarded by a workflow arrives like this).
-    const sentences = splitSentences(query);
-    if (sentences.length > 1) {
-      question = sentences.at(-1) ?? query;
-      candidates = candidatesFrom([
-        { text: sentences.slice(0, -1).join(' '), source: `message ${queryIndex}` },
-      ]);
+    // A lone message holds its own context: its last sentence asks, the ones before answer (a
+    // completion forwarded by a workflow arrives like this). Only the context's first characters are
+    // read, and the question is looked for in the message's tail: a huge message costs no more.
+    const tail = query.length > MAX_CONTEXT_CHARS + QUESTION_TAIL_CHARS;
+    const head = splitSentences(tail ? query.slice(0, MAX_CONTEXT_CHARS) : query);
+    const last = tail ? splitSentences(query.slice(-QUESTION_TAIL_CHARS)).at(-1) : head.at(-1);
+    const context = tail ? head : head.slice(0, -1);
+    if (last !== undefined && context.length > 0) {
+      question = last;
+      candidates = candidatesFrom([{ text: context.join(' '), source: `message ${queryIndex}` }]);
     }
   }
-  throwIfAborted(signal);
-  return rank(question, candidates, signal);
+  return rank(question, candidates);
 }
 
 /** The caller retrieved already: its passages are the only candidates, its question the query. */
-function groundedQuotes(grounding: NonNullable<ChatRequest['grounding']>, signal: AbortSignal): Quote[] {
+function groundedQuotes(grounding: NonNullable<AnswerInput['grounding']>): Quote[] {
   if (grounding.question.trim() === '') return [];
-  const candidates = candidatesFrom(grounding.passages.map((p) => ({ text: p.text, source: p.source })));
-  return rank(grounding.question, candidates, signal);
+  return rank(grounding.question, candidatesFrom(grounding.passages));
 }
 
 function candidatesFrom(texts: { text: string; source: string; role?: ChatMessage['role'] }[]): Candidate[] {
@@ -177,7 +231,7 @@ function candidatesFrom(texts: { text: string; source: string; role?: ChatMessag
   return candidates;
 }
 
-function rank(query: string, candidates: Candidate[], signal: AbortSignal): Quote[] {
+function rank(query: string, candidates: Candidate[]): Quote[] {
   if (candidates.length === 0) return [];
   // A question of function words only ("what is it?") has nothing to look for.
   const terms = [...new Set(wordTokens(query))].filter((w) => !STOPWORDS.has(w));
@@ -196,7 +250,6 @@ function rank(query: string, candidates: Candidate[], signal: AbortSignal): Quot
   const queryVector = embedHashedNgrams(query);
 
   for (let i = 0; i < candidates.length; i++) {
-    if (i % 200 === 0) throwIfAborted(signal);
     const candidate = candidates[i]!;
     let shared = 0;
     for (let t = 0; t < terms.length; t++) if (candidate.terms.has(terms[t]!)) shared += idf[t]!;

@@ -3,6 +3,8 @@
  * two embedders (`hashed-ngrams`, lexical and instant, the default; `use-lite`, semantic, optional
  * packages, loaded on first use) and an extractive answerer (`extractive`) that quotes, never generates.
  */
+
+import { type CpuPool, CpuTaskError, cpuTask } from '../../../core/cpu/index.js';
 import type {
   ChatEvent,
   ChatProvider,
@@ -14,7 +16,14 @@ import type {
   Retriever,
 } from '../types.js';
 import { UpstreamError } from '../types.js';
-import { extractiveChat } from './extractive.js';
+import type { embedHashed } from './builtin-tasks.js';
+import {
+  type AnswerInput,
+  type AnswerOutput,
+  type AnswerRunner,
+  answerInline,
+  extractiveChat,
+} from './extractive.js';
 import { embedHashedNgrams, HASHED_NGRAMS_DIMENSIONS } from './hashed-ngrams.js';
 import { USE_LITE_DIMENSIONS, UseLiteEmbedder, type UseLiteOptions } from './use-lite.js';
 
@@ -37,7 +46,20 @@ export interface BuiltinProviderOptions {
   retriever?: () => Retriever | null;
   log?: { warn(obj: unknown, msg: string): void };
   useLite?: UseLiteOptions;
+  /** Where large inputs are worked on (absent: on the calling thread, as unit tests do). */
+  cpu?: { pool: CpuPool; timeoutMs: number };
 }
+
+const TASKS = new URL('./builtin-tasks.js', import.meta.url);
+const answerTask = cpuTask<AnswerInput, AnswerOutput>(TASKS, 'answer');
+const embedTask = cpuTask<string[], ReturnType<typeof embedHashed>>(TASKS, 'embedHashed');
+/**
+ * Inputs up to this many characters are worked on inline (a few milliseconds: cheaper than the hop to a
+ * worker); larger ones go to the CPU pool.
+ */
+const INLINE_CHARS = 65_536;
+
+const charsOf = (texts: readonly string[]): number => texts.reduce((n, t) => n + t.length, 0);
 
 export class BuiltinProvider implements ChatProvider {
   private readonly useLite: UseLiteEmbedder;
@@ -65,7 +87,42 @@ export class BuiltinProvider implements ChatProvider {
         'builtin/extractive: request names no account, so the retriever is skipped',
       );
     }
-    return extractiveChat(request, { retriever, accountId }, signal);
+    return extractiveChat(request, { retriever, accountId }, signal, this.answerRunner(entry, accountId));
+  }
+
+  /** Answers inline when the conversation is small, else in a CPU worker. */
+  private answerRunner(entry: ModelEntry, accountId: string | null): AnswerRunner {
+    const cpu = this.options.cpu;
+    if (!cpu) return answerInline;
+    return (input, signal) =>
+      charsOf(input.messages.map((m) => m.content)) +
+        charsOf((input.grounding?.passages ?? []).map((p) => p.text)) <=
+      INLINE_CHARS
+        ? answerInline(input, signal)
+        : cpu.pool
+            .run(answerTask, input, {
+              timeoutMs: cpu.timeoutMs,
+              signal,
+              ...(accountId ? { tenant: accountId } : {}),
+            })
+            .catch((error: unknown) => {
+              throw upstreamOf(error, entry, signal);
+            });
+  }
+
+  /** Hashed n-gram vectors: inline for small batches, in a CPU worker for large ones. */
+  private async embedHashed(texts: string[], entry: ModelEntry, signal: AbortSignal): Promise<number[][]> {
+    const cpu = this.options.cpu;
+    if (!cpu || charsOf(texts) <= INLINE_CHARS) return embedInSlices(texts, signal);
+    const flat = await cpu.pool
+      .run(embedTask, texts, { timeoutMs: cpu.timeoutMs, signal })
+      .catch((error: unknown) => {
+        throw upstreamOf(error, entry, signal);
+      });
+    const out: number[][] = [];
+    for (let i = 0; i < texts.length; i++)
+      out.push(Array.from(flat.subarray(i * HASHED_NGRAMS_DIMENSIONS, (i + 1) * HASHED_NGRAMS_DIMENSIONS)));
+    return out;
   }
 
   async embed(request: EmbedRequest, entry: ModelEntry, signal: AbortSignal): Promise<EmbedResult> {
@@ -80,7 +137,7 @@ export class BuiltinProvider implements ChatProvider {
     const embeddings =
       model.upstreamModel === 'use-lite'
         ? await this.useLite.embed(request.input, signal)
-        : await embedInSlices(request.input, signal);
+        : await this.embedHashed(request.input, entry, signal);
     // No tokenizer here: the gateway estimates the count and marks it so.
     return { embeddings, promptTokens: null };
   }
@@ -107,10 +164,10 @@ function accountOf(request: ChatRequest): string | null {
     : null;
 }
 
-/** Texts per slice of a hashed-n-gram batch: a 20 MB request would otherwise hold the event loop ~0.4 s. */
+/** Texts per slice of an inline hashed-n-gram batch. */
 const SLICE = 64;
 
-/** Embeds on the main thread in slices, yielding between them (and stopping when the caller left). */
+/** Embeds on this thread in slices, yielding between them (and stopping when the caller left). */
 async function embedInSlices(input: readonly string[], signal: AbortSignal): Promise<number[][]> {
   const out: number[][] = [];
   for (let i = 0; i < input.length; i += SLICE) {
@@ -119,4 +176,17 @@ async function embedInSlices(input: readonly string[], signal: AbortSignal): Pro
     for (const text of input.slice(i, i + SLICE)) out.push(Array.from(embedHashedNgrams(text)));
   }
   return out;
+}
+
+/** A CPU bound that stopped a built-in model, in the gateway's terms (413: the caller's input is the cause). */
+function upstreamOf(error: unknown, entry: ModelEntry, signal: AbortSignal): unknown {
+  if (!(error instanceof CpuTaskError)) return error;
+  if (error.limit === 'aborted') return signal.reason ?? error;
+  if (error.limit === 'time' || error.limit === 'memory')
+    return new UpstreamError(
+      `${entry.name}: the input is too large to work on (${error.message})`,
+      false,
+      413,
+    );
+  return new UpstreamError(`${entry.name}: ${error.message}`, true, 503);
 }
