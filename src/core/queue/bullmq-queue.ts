@@ -1,9 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
-import { AppError } from '../errors.js';
 import { type JobHandler, type JobObserver, type JobQueue, notifyObserver } from './job-queue.js';
-import { queueUnavailable } from './queue-unavailable.js';
+import { boundedAdd } from './queue-unavailable.js';
 import { blockingRedisOptions, redisOptions } from './redis-options.js';
 
 export interface BullQueueOptions {
@@ -65,25 +64,14 @@ export class BullQueue<T> implements JobQueue<T> {
    * execution it names is canceled first, see webhook-service.ts).
    */
   async add(jobId: string, data: T): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(queueUnavailable('timeout')), this.commandTimeoutMs + 500);
-    });
-    try {
-      await Promise.race([
-        this.queue.add('job', data, {
-          jobId,
-          removeOnComplete: true,
-          removeOnFail: { age: 24 * 3600, count: 1000 },
-        }),
-        late,
-      ]);
-    } catch (error) {
-      if (error instanceof AppError) throw error;
-      throw queueUnavailable(error instanceof Error ? error.message : String(error));
-    } finally {
-      clearTimeout(timer);
-    }
+    await boundedAdd(
+      this.queue.add('job', data, {
+        jobId,
+        removeOnComplete: true,
+        removeOnFail: { age: 24 * 3600, count: 1000 },
+      }),
+      this.commandTimeoutMs,
+    );
   }
 
   work(handler: JobHandler<T>, concurrency: number): void {

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import { AppError } from '../errors.js';
 import type { Fairness } from './fair-order.js';
 import { type JobHandler, type JobObserver, type JobQueue, notifyObserver } from './job-queue.js';
-import { queueUnavailable } from './queue-unavailable.js';
+import { boundedAdd } from './queue-unavailable.js';
 import { blockingRedisOptions, redisOptions } from './redis-options.js';
 
 export interface FairRedisQueueOptions<T> {
@@ -187,18 +186,7 @@ export class FairRedisQueue<T> implements JobQueue<T> {
     if (this.closed) throw new Error('Queue is closed');
     const group = this.options.fairness.groupOf(data);
     const payload = JSON.stringify({ d: data, t: Date.now() });
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(queueUnavailable('timeout')), this.commandTimeoutMs + 500);
-    });
-    try {
-      await Promise.race([this.redis().eval(ADD, 0, this.base, jobId, group, payload), late]);
-    } catch (error) {
-      if (error instanceof AppError) throw error;
-      throw queueUnavailable(error instanceof Error ? error.message : String(error));
-    } finally {
-      clearTimeout(timer);
-    }
+    await boundedAdd(this.redis().eval(ADD, 0, this.base, jobId, group, payload), this.commandTimeoutMs);
   }
 
   work(handler: JobHandler<T>, concurrency: number): void {
