@@ -219,7 +219,7 @@ export const workflowsModule: PlatformModule = {
       }
       return engine;
     };
-    /** Validation and dedupe keys need no credentials. */
+    /** Validation needs no credentials (nor an account: it runs at save, not in an execution). */
     const engine = new WorkflowEngine(engineDeps(null));
     let maintenance: Maintenance | null = null;
     const queue = await createQueue<ExecutionJob>('workflow-executions', {
@@ -314,7 +314,7 @@ export const workflowsModule: PlatformModule = {
       deliveries,
       runner,
       waiters,
-      engine,
+      engineFor,
       auth: {
         reveal: (a, r) => credentials.reveal(a, r),
         verifyApiKey: (v) => auth.verifyApiKey(v),

@@ -44,7 +44,8 @@ export interface WebhookServiceDeps {
   deliveries: DeliveryStore;
   runner: ExecutionRunner;
   waiters: ExecutionWaiters;
-  engine: WorkflowEngine;
+  /** The account's engine: a dedupe key's expression runs in that account's sandbox share. */
+  engineFor(accountId: string): WorkflowEngine;
   auth: WebhookAuthDeps;
   clock: Clock;
   responseTimeoutMs: number;
@@ -214,7 +215,9 @@ export class WebhookService {
       throw new AppError('WEBHOOK_NOT_FOUND', 'The test webhook was used or expired: listen again', {
         workflowId: def.id,
       });
-    const dedupeKey = match.test ? null : await this.dedupeKeyOf(def, hook, json, caller.identity);
+    const dedupeKey = match.test
+      ? null
+      : await this.dedupeKeyOf(route.account_id, def, hook, json, caller.identity);
     if (dedupeKey) {
       const at = this.deps.clock.now();
       const since = new Date(at.getTime() - this.deps.dedupeHours * 3_600_000).toISOString();
@@ -416,6 +419,7 @@ export class WebhookService {
   }
 
   private async dedupeKeyOf(
+    accountId: string,
     def: WorkflowDefinition,
     hook: WebhookNodeInfo,
     json: Record<string, Json>,
@@ -424,7 +428,7 @@ export class WebhookService {
     if (!hook.options.dedupeKey) return null;
     let value: unknown;
     try {
-      value = await this.deps.engine.evaluateExpression(def, hook.options.dedupeKey, json);
+      value = await this.deps.engineFor(accountId).evaluateExpression(def, hook.options.dedupeKey, json);
     } catch {
       return null;
     }

@@ -97,7 +97,10 @@ export const executeWorkflowNode = defineNode({
       return done.items;
     };
     if (first.mode === 'once') {
-      const inputs = await Promise.all(ctx.items.map((_, i) => inputOf(i)));
+      // One item at a time: each is a sandbox call, and thousands at once would fill the sandbox's
+      // queue (refused as busy) rather than wait their turn.
+      const inputs: Array<Awaited<ReturnType<typeof inputOf>>> = [];
+      for (let i = 0; i < ctx.items.length; i++) inputs.push(await inputOf(i));
       const id = inputs[0]?.id ?? workflowIdOf(first.workflowId) ?? '';
       const result = await run(id, inputs.length > 0 ? inputs.map((i) => i.item) : [{ json: {} }]);
       return output(wait ? result : ctx.items);
