@@ -12,6 +12,25 @@ export const PLATFORM_NODE_FLAGS =
   /node ((?:--\S+ )*)dist\/main\.js/.exec(startScript)?.[1].trim().split(' ') ?? [];
 
 /** Forks a server that reports its port over IPC (as run.js does). */
+/**
+ * The settings of a bench platform child: SQLite in a data folder of its own, no Redis, no quota or
+ * rate limit in the way of the load; `extra` adds settings or overrides these.
+ */
+export function platformEnv(dataDir, key, extra = {}) {
+  return {
+    DATA_DIR: dataDir,
+    DATABASE_URL: '',
+    REDIS_URL: '',
+    LOG_LEVEL: 'warn',
+    PORT: '0',
+    PLATFORM_BOOTSTRAP_KEY: key,
+    QUOTA_DAILY_PRODUCTION: '100000000',
+    RATE_LIMIT_PER_IP: '0',
+    RATE_LIMIT_PER_ENDPOINT: '0',
+    ...extra,
+  };
+}
+
 export function start(script, env, execArgv = []) {
   return new Promise((resolve, reject) => {
     const child = fork(script, [], {

@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import WebSocket from 'ws';
 import { generateKey } from '../../dist/modules/auth/key-format.js';
-import { PLATFORM_NODE_FLAGS, rssMb, start, stop, waitHealthy } from '../children.js';
+import { PLATFORM_NODE_FLAGS, platformEnv, rssMb, start, stop, waitHealthy } from '../children.js';
 import { client, fmt, median, signed, sleep } from '../kit.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -266,16 +266,7 @@ export async function report() {
     const key = generateKey('production');
     platform = await start(
       path.join(bench, 'platform-server.js'),
-      {
-        DATA_DIR: dataDir,
-        DATABASE_URL: '',
-        REDIS_URL: '',
-        LOG_LEVEL: 'warn',
-        PORT: '0',
-        PLATFORM_BOOTSTRAP_KEY: key,
-        QUOTA_DAILY_PRODUCTION: '100000000',
-        RATE_LIMIT_PER_IP: '0',
-        RATE_LIMIT_PER_ENDPOINT: '0',
+      platformEnv(dataDir, key, {
         AGENT_HISTORY_MESSAGES: String(HISTORY),
         OPENAI_API_KEY: 'bench',
         LLM_MODELS: JSON.stringify([
@@ -287,7 +278,7 @@ export async function report() {
             timeoutMs: 10000,
           },
         ]),
-      },
+      }),
       PLATFORM_NODE_FLAGS,
     );
     const url = `http://127.0.0.1:${platform.port}`;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKey } from '../../dist/modules/auth/key-format.js';
-import { PLATFORM_NODE_FLAGS, start, stop, waitHealthy } from '../children.js';
+import { PLATFORM_NODE_FLAGS, platformEnv, start, stop, waitHealthy } from '../children.js';
 import { fmt, percentile, sleep } from '../kit.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -88,17 +88,7 @@ export async function report() {
     const key = generateKey('production');
     platform = await start(
       path.join(bench, 'platform-server.js'),
-      {
-        DATA_DIR: dataDir,
-        DATABASE_URL: '',
-        REDIS_URL: '',
-        LOG_LEVEL: 'warn',
-        PORT: '0',
-        PLATFORM_BOOTSTRAP_KEY: key,
-        QUOTA_DAILY_PRODUCTION: '100000000',
-        RATE_LIMIT_PER_IP: '0',
-        RATE_LIMIT_PER_ENDPOINT: '0',
-      },
+      platformEnv(dataDir, key),
       PLATFORM_NODE_FLAGS,
     );
     const baseUrl = `http://127.0.0.1:${platform.port}`;

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { generateKey } from '../../dist/modules/auth/key-format.js';
-import { PLATFORM_NODE_FLAGS, rssMb, start, stop, waitHealthy } from '../children.js';
+import { PLATFORM_NODE_FLAGS, platformEnv, rssMb, start, stop, waitHealthy } from '../children.js';
 import { client, fmt, ingestCorpus, median, signed } from '../kit.js';
 import { queryMaker, vocabulary } from '../knowledge-corpus.js';
 
@@ -191,16 +191,7 @@ export async function report() {
     const key = generateKey('production');
     platform = await start(
       path.join(bench, 'platform-server.js'),
-      {
-        DATA_DIR: dataDir,
-        DATABASE_URL: '',
-        REDIS_URL: '',
-        LOG_LEVEL: 'warn',
-        PORT: '0',
-        PLATFORM_BOOTSTRAP_KEY: key,
-        QUOTA_DAILY_PRODUCTION: '100000000',
-        RATE_LIMIT_PER_IP: '0',
-        RATE_LIMIT_PER_ENDPOINT: '0',
+      platformEnv(dataDir, key, {
         OPENAI_API_KEY: 'bench',
         LLM_MODELS: JSON.stringify([
           {
@@ -211,7 +202,7 @@ export async function report() {
             timeoutMs: 10000,
           },
         ]),
-      },
+      }),
       [...PLATFORM_NODE_FLAGS, ...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [])],
     );
     const url = `http://127.0.0.1:${platform.port}`;

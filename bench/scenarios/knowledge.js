@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKey } from '../../dist/modules/auth/key-format.js';
-import { PLATFORM_NODE_FLAGS, rssMb, start, stop, waitHealthy } from '../children.js';
+import { PLATFORM_NODE_FLAGS, platformEnv, rssMb, start, stop, waitHealthy } from '../children.js';
 import { client, fmt, ingestCorpus, percentile } from '../kit.js';
 import { queryMaker, vocabulary } from '../knowledge-corpus.js';
 
@@ -87,21 +87,10 @@ export async function report() {
   let platform;
   try {
     const key = generateKey('production');
-    platform = await start(
-      path.join(bench, 'platform-server.js'),
-      {
-        DATA_DIR: dataDir,
-        DATABASE_URL: '',
-        REDIS_URL: '',
-        LOG_LEVEL: 'warn',
-        PORT: '0',
-        PLATFORM_BOOTSTRAP_KEY: key,
-        QUOTA_DAILY_PRODUCTION: '100000000',
-        RATE_LIMIT_PER_IP: '0',
-        RATE_LIMIT_PER_ENDPOINT: '0',
-      },
-      [...PLATFORM_NODE_FLAGS, ...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [])],
-    );
+    platform = await start(path.join(bench, 'platform-server.js'), platformEnv(dataDir, key), [
+      ...PLATFORM_NODE_FLAGS,
+      ...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []),
+    ]);
     const baseUrl = `http://127.0.0.1:${platform.port}`;
     await waitHealthy(baseUrl);
     const call = client(baseUrl, key);

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { generateKey } from '../../dist/modules/auth/key-format.js';
 import { embedHashedNgrams } from '../../dist/modules/llm/builtin/hashed-ngrams.js';
-import { PLATFORM_NODE_FLAGS, start, stop, waitHealthy } from '../children.js';
+import { PLATFORM_NODE_FLAGS, platformEnv, start, stop, waitHealthy } from '../children.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bench = path.join(here, '..');
@@ -243,16 +243,7 @@ export async function report() {
     const key = generateKey('production');
     platform = await start(
       path.join(bench, 'platform-server.js'),
-      {
-        DATA_DIR: dataDir,
-        DATABASE_URL: '',
-        REDIS_URL: '',
-        LOG_LEVEL: 'warn',
-        PORT: '0',
-        PLATFORM_BOOTSTRAP_KEY: key,
-        QUOTA_DAILY_PRODUCTION: '100000000',
-        RATE_LIMIT_PER_IP: '0',
-        RATE_LIMIT_PER_ENDPOINT: '0',
+      platformEnv(dataDir, key, {
         OPENAI_API_KEY: 'bench',
         LLM_MODELS: JSON.stringify([
           {
@@ -263,7 +254,7 @@ export async function report() {
             timeoutMs: 10000,
           },
         ]),
-      },
+      }),
       [...PLATFORM_NODE_FLAGS, ...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [])],
     );
     const platformUrl = `http://127.0.0.1:${platform.port}`;
