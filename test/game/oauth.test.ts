@@ -187,6 +187,13 @@ describe.each(dialects)('game OAuth on %s', (dialect) => {
       const res = await p.request({ method: 'POST', url: '/game/oauth/complete', payload: body });
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
     }
+    // Only the integration's keys complete, with write rights: a customer token or a Reader key cannot.
+    const token = await tokenFor('c9');
+    expect((await complete(p, completion, SESSION_SECRET, token)).statusCode).toBe(403);
+    const reader = (
+      await p.createKey({ name: 'reader', type: 'development', services: ['game'], role: 'Reader' })
+    ).key;
+    expect((await complete(p, completion, SESSION_SECRET, reader)).statusCode).toBe(403);
     p.clock.advance(601);
     const expired = await complete(p, completion, SESSION_SECRET);
     expect(expired.statusCode, expired.body).toBe(400);
