@@ -90,8 +90,8 @@ const STREAM_TYPES = /^(text\/event-stream|application\/x-ndjson)\b/i;
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The process's stream slots (set on every request); see holdStreamSlot. */
-    streamSlots: StreamSlots | null;
+    /** The process's stream slots; see holdStreamSlot. */
+    readonly streamSlots: StreamSlots | null;
   }
 }
 
@@ -117,9 +117,9 @@ export function holdStreamSlot(request: FastifyRequest, reply: FastifyReply): vo
  * destroyed unread.
  */
 export function registerStreamSlots(app: FastifyInstance, slots: StreamSlots): void {
-  app.decorateRequest('streamSlots', null);
-  app.addHook('onRequest', async (request) => {
-    request.streamSlots = slots;
+  // A getter, not an onRequest hook: nothing added to every request's path.
+  app.decorateRequest('streamSlots', {
+    getter: () => slots,
   });
   app.addHook('onSend', async (request, reply, payload) => {
     if (!(payload instanceof Readable) || holding.has(request)) return payload;
