@@ -4,7 +4,7 @@ import {
   CRASH_MESSAGE,
   type ExecutionRow,
   ExecutionStore,
-} from '../../src/modules/workflows/execution-store.js';
+} from '../../src/modules/workflows/executions/store.js';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
 import { createWorkflow, workflowPlatform } from './support.js';

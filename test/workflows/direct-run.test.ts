@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
-import type { DirectRunner } from '../../src/modules/workflows/direct-run.js';
+import type { DirectRunner } from '../../src/modules/workflows/executions/direct-run.js';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
 import { createWorkflow, flow, otherAccountKey, settled, workflowPlatform } from './support.js';

@@ -3,7 +3,7 @@ import {
   DbExecutionCountStore,
   type ExecutionCountStore,
   RedisExecutionCountStore,
-} from '../../src/modules/workflows/execution-count-store.js';
+} from '../../src/modules/workflows/executions/count-store.js';
 import { type TestPlatform, testRedis } from '../helpers/platform.js';
 import { redisAvailable, testDialects, uniqueName } from '../helpers/services.js';
 import { workflowPlatform } from './support.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseUnavailableError } from '../../src/core/db/faults.js';
 import { newId } from '../../src/core/ids.js';
-import type { Maintenance } from '../../src/modules/workflows/maintenance.js';
+import type { Maintenance } from '../../src/modules/workflows/executions/maintenance.js';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
 import { createWorkflow, flow, workflowPlatform } from './support.js';

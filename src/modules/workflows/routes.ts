@@ -10,17 +10,18 @@ import {
   CredentialSharesView,
   CredentialTransferBody,
   CredentialTypeParams,
-} from './credential-n8n-schemas.js';
-import { CREDENTIAL_LIST_SPEC, type CredentialService } from './credential-service.js';
+} from './credentials/n8n-schemas.js';
+import { CREDENTIAL_LIST_SPEC, type CredentialService } from './credentials/service.js';
+import type { WorkflowService } from './definitions/service.js';
+import type { ManualRunner } from './executions/manual-run.js';
 import {
   ExecutionDetail,
   ExecutionGetQuery,
   ExecutionListItem,
   ExecutionListQuery,
   NoQuery,
-} from './execution-n8n-schemas.js';
-import type { ExecutionService } from './execution-service.js';
-import type { ManualRunner } from './manual-run.js';
+} from './executions/n8n-schemas.js';
+import type { ExecutionService } from './executions/service.js';
 import {
   ActivationView,
   CredentialBody,
@@ -34,7 +35,6 @@ import {
   WorkflowListQuery,
   WorkflowView,
 } from './schemas.js';
-import type { WorkflowService } from './workflow-service.js';
 
 /** The workflow API: the per-endpoint window applies (README), besides the key's daily quota. */
 const workflow = { auth: { service: 'workflow', endpointLimit: true } } as const;

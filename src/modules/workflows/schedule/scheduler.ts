@@ -3,11 +3,11 @@ import type { Transaction } from 'kysely';
 import type { Clock } from '../../../core/clock.js';
 import type { Database } from '../../../core/db/types.js';
 import { AppError, isAppError } from '../../../core/errors.js';
+import type { WorkflowStore } from '../definitions/store.js';
 import type { WorkflowDefinition } from '../engine/index.js';
 import { withDefaults } from '../engine/parameters.js';
-import type { ExecutionRunner } from '../execution-runner.js';
+import type { ExecutionRunner } from '../executions/runner.js';
 import { ScheduleTriggerParameters, type ScheduleTriggerParams } from '../nodes/n8n/schedule-trigger.js';
-import type { WorkflowStore } from '../workflow-store.js';
 import { type IntervalRule, nextFire, type ScheduleSpec, scheduleItem, specOf } from './rules.js';
 import type { ScheduleRow, ScheduleStore } from './schedule-store.js';
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Value } from 'typebox/value';
-import { credentialSecrets, withoutSecrets } from '../../credential-redaction.js';
+import { credentialSecrets, withoutSecrets } from '../../credentials/redaction.js';
 import { defineNode, type NodeExecutionContext, NodeOperationError, output } from '../../engine/node-type.js';
 import type { Item, ValidationProblem } from '../../engine/types.js';
 import { type AppliedCredential, buildRequest, toOutbound } from './http-request-build.js';

@@ -2,9 +2,9 @@ import type { Static } from 'typebox';
 import { Type } from 'typebox';
 import { assertNever } from '../../../../core/errors.js';
 import { isValidHeader } from '../../../../core/http/header-check.js';
+import { type JwtCredential, signJwt } from '../../credentials/jwt.js';
 import { defineNode, type NodeExecutionContext, NodeOperationError } from '../../engine/node-type.js';
 import { credentialRefOf } from '../../engine/types.js';
-import { type JwtCredential, signJwt } from '../../jwt-credential.js';
 
 /**
  * n8n's Respond to Webhook (v1, 1.1, 1.2, 1.3): answers the webhook of a workflow whose Webhook node

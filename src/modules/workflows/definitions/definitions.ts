@@ -1,0 +1,105 @@
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  credentialRefOf,
+  isExpression,
+  webhookNodesOf as parseWebhookNodes,
+  type WebhookNodeInfo,
+  type WorkflowDefinition,
+  type WorkflowNode,
+} from '../engine/index.js';
+import type { WorkflowBodyT } from '../schemas.js';
+import type { WorkflowRow } from './store.js';
+
+/** A stored row as the engine's definition. */
+export function definitionOf(row: WorkflowRow): WorkflowDefinition {
+  return {
+    id: row.id,
+    name: row.name,
+    nodes: JSON.parse(row.nodes) as WorkflowNode[],
+    connections: JSON.parse(row.connections) as WorkflowDefinition['connections'],
+    settings: JSON.parse(row.settings) as Record<string, unknown>,
+  };
+}
+
+/** A request body as a definition: node ids and positions filled in, empty outputs kept as []. */
+export function definitionFromBody(id: string, body: WorkflowBodyT): WorkflowDefinition {
+  // The body schema refuses fields n8n's nodes do not have, so the rest are kept as given.
+  const nodes: WorkflowNode[] = body.nodes.map(({ id: nodeId, position, parameters, ...rest }) => ({
+    id: nodeId ?? randomUUID(),
+    ...rest,
+    position: position ?? [0, 0],
+    parameters: parameters ?? {},
+  }));
+  const connections: WorkflowDefinition['connections'] = {};
+  for (const [from, value] of Object.entries(body.connections)) {
+    connections[from] = { main: value.main.map((targets) => targets ?? []) };
+  }
+  return { id, name: body.name, nodes, connections, settings: body.settings ?? {} };
+}
+
+/** n8n's workflow-level fields of a body as stored columns; a save without a versionId gets a new one. */
+export function n8nColumnsFromBody(
+  body: WorkflowBodyT,
+): Pick<WorkflowRow, 'tags' | 'pin_data' | 'static_data' | 'meta' | 'version_id'> {
+  const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+  const names = [...new Set((body.tags ?? []).map((t) => t.name))];
+  return {
+    tags: JSON.stringify(names),
+    pin_data: json(body.pinData),
+    static_data: json(body.staticData),
+    meta: json(body.meta),
+    version_id: body.versionId ?? randomUUID(),
+  };
+}
+
+/** A tag's id: derived from its name, so the same name is the same tag in every workflow. */
+export function tagIdOf(name: string): string {
+  return `tag_${createHash('sha256').update(name).digest('base64url').slice(0, 16)}`;
+}
+
+/** A workflow's tags in n8n's shape, `[{ id, name }]`. */
+export function tagsOf(row: Pick<WorkflowRow, 'tags'>): Array<{ id: string; name: string }> {
+  return (JSON.parse(row.tags) as string[]).map((name) => ({ id: tagIdOf(name), name }));
+}
+
+/** Credentials a workflow refers to (by id or name), with where. */
+export function credentialRefs(def: WorkflowDefinition): Array<{ ref: string; path: string }> {
+  const refs: Array<{ ref: string; path: string }> = [];
+  def.nodes.forEach((node, i) => {
+    if (node.disabled) return;
+    for (const [slot, given] of Object.entries(node.credentials ?? {})) {
+      const ref = credentialRefOf(given);
+      if (ref) refs.push({ ref, path: `nodes[${i}].credentials.${slot}` });
+    }
+    const param = node.parameters.credential;
+    if (typeof param === 'string' && param !== '' && !isExpression(param)) {
+      refs.push({ ref: param, path: `nodes[${i}].parameters.credential` });
+    }
+  });
+  return refs;
+}
+
+/** What each webhook authentication needs of its credential. */
+export const WEBHOOK_CREDENTIAL_TYPE = {
+  basicAuth: 'httpBasicAuth',
+  headerAuth: 'httpHeaderAuth',
+  queryAuth: 'httpQueryAuth',
+  hmac: 'hmacSecret',
+  jwtAuth: 'jwtAuth',
+} as const;
+
+export function webhookKey(method: string, path: string): string {
+  return `${method} ${path}`;
+}
+
+const hooksByDefinition = new WeakMap<WorkflowDefinition, WebhookNodeInfo[]>();
+
+/** A definition's webhook nodes, parsed once per (cached, immutable) definition object. */
+export function webhookNodesOf(def: WorkflowDefinition): WebhookNodeInfo[] {
+  let hooks = hooksByDefinition.get(def);
+  if (!hooks) {
+    hooks = parseWebhookNodes(def);
+    hooksByDefinition.set(def, hooks);
+  }
+  return hooks;
+}

@@ -1,0 +1,454 @@
+import type { Principal } from '../../../core/auth/principal.js';
+import { type Clock, isoNow } from '../../../core/clock.js';
+import { isUniqueViolation } from '../../../core/db/database.js';
+import { runList } from '../../../core/db/list.js';
+import { AppError, notFound } from '../../../core/errors.js';
+import { findJsonProblem, MAX_JSON_DEPTH } from '../../../core/http/json-guard.js';
+import { parseListQuery } from '../../../core/http/list-query.js';
+import { newId } from '../../../core/ids.js';
+import { assertCredentialsUsable, savedByOf, unusableRefs } from '../credentials/access.js';
+import type { CredentialStore } from '../credentials/store.js';
+import type { ValidationProblem, WorkflowDefinition, WorkflowEngine } from '../engine/index.js';
+import { saveSettingProblems } from '../executions/save-policy.js';
+import { WORKFLOW_LIST_SPEC, type WorkflowBodyT } from '../schemas.js';
+import {
+  credentialRefs,
+  definitionFromBody,
+  definitionOf,
+  n8nColumnsFromBody,
+  tagsOf,
+  WEBHOOK_CREDENTIAL_TYPE,
+  webhookNodesOf,
+} from './definitions.js';
+import type { WorkflowRow, WorkflowStore } from './store.js';
+
+export interface WorkflowServiceDeps {
+  store: WorkflowStore;
+  credentials: CredentialStore;
+  engine: WorkflowEngine;
+  clock: Clock;
+  /** Registers and clears Schedule Trigger rules with the activation's transaction. */
+  schedules?: {
+    register(trx: Trx, accountId: string, def: WorkflowDefinition): Promise<void>;
+    clear(trx: Trx, workflowId: string): Promise<void>;
+  };
+  /** Save-time problems of Execute Workflow nodes whose fixed calls come back to the workflow. */
+  callCycles?(accountId: string, def: WorkflowDefinition): Promise<ValidationProblem[]>;
+  /** How long `listen` keeps a workflow's test webhooks (default 120 s, n8n's). */
+  testWebhookSeconds?: number;
+  /** Called after webhook registrations change (drops cached routes). */
+  onRoutesChanged(paths: string[]): void;
+  /** Called with the tag names of a saved workflow (the account's tag list learns new ones). */
+  onTagsSaved?(accountId: string, names: string[]): Promise<void>;
+}
+
+const parsed = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
+
+/** A workflow in n8n's shape (its public API's workflow object), for GET and list entries alike. */
+export function workflowView(row: WorkflowRow) {
+  const def = definitionOf(row);
+  const active = row.active === 1;
+  return {
+    id: row.id,
+    name: row.name,
+    active,
+    isArchived: false,
+    versionId: row.version_id,
+    triggerCount: active ? webhookNodesOf(def).length : 0,
+    nodes: def.nodes,
+    connections: def.connections,
+    settings: def.settings ?? {},
+    staticData: parsed(row.static_data) as string | Record<string, unknown> | null,
+    // Absent: {} as n8n answers; an explicit null stays null.
+    pinData: (row.pin_data === null ? {} : JSON.parse(row.pin_data)) as Record<string, unknown> | null,
+    meta: parsed(row.meta) as Record<string, unknown> | null,
+    tags: tagsOf(row),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/**
+ * What `workflows export` writes: n8n's download shape, which imports again unchanged (the
+ * server's own bookkeeping — createdAt, updatedAt, triggerCount — is left out).
+ */
+function exportOf(row: WorkflowRow) {
+  const { id, name, active, nodes, connections, settings, staticData, pinData, meta, tags, versionId } =
+    workflowView(row);
+  return { id, name, active, nodes, connections, settings, staticData, pinData, meta, tags, versionId };
+}
+
+/**
+ * Every problem of a definition about to be saved: it must also read back as it was given. HTTP
+ * bodies were checked at the edge; files the CLI imports get the same check here.
+ */
+function problemsOf(
+  engine: WorkflowEngine,
+  def: WorkflowDefinition,
+  body: WorkflowBodyT,
+): ValidationProblem[] {
+  const { pinData, staticData, meta, tags } = body;
+  const { nodes, connections, settings } = def;
+  const problem = findJsonProblem({ nodes, connections, settings, pinData, staticData, meta, tags });
+  if (problem) {
+    const message =
+      problem.kind === 'depth'
+        ? `must not nest deeper than ${MAX_JSON_DEPTH} levels`
+        : problem.kind === 'nul'
+          ? 'must not contain the NUL character (U+0000)'
+          : 'must be a finite number';
+    return [{ path: problem.kind === 'depth' ? 'nodes' : problem.path, message }];
+  }
+  return [...engine.validate(def), ...saveSettingProblems(def.settings)];
+}
+
+const tagNames = (row: Pick<WorkflowRow, 'tags'>): string[] => tagsOf(row).map((t) => t.name);
+
+/** A webhook id that can stand as one URL segment. */
+const WEBHOOK_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+const pathsOf = (def: WorkflowDefinition): string[] => [...new Set(webhookNodesOf(def).map((h) => h.path))];
+
+type Trx = Parameters<Parameters<WorkflowStore['transaction']>[0]>[0];
+
+function invalid(problems: ValidationProblem[]): AppError {
+  return new AppError('VALIDATION_ERROR', `The workflow is not valid: ${problems.length} problem(s)`, {
+    problems,
+  });
+}
+
+/** Workflows: create, replace, delete, activate (registering webhook paths), import and export. */
+export class WorkflowService {
+  constructor(private readonly deps: WorkflowServiceDeps) {}
+
+  async list(accountId: string, rawQuery: Record<string, unknown>) {
+    const query = parseListQuery(rawQuery, WORKFLOW_LIST_SPEC);
+    return runList(this.deps.store.listQuery(accountId), query, WORKFLOW_LIST_SPEC, workflowView);
+  }
+
+  async get(accountId: string, id: string) {
+    return workflowView(await this.mustGet(accountId, id));
+  }
+
+  /** The problems a definition would be refused for (empty: valid), without saving it. */
+  check(body: WorkflowBodyT & { id?: string }): ValidationProblem[] {
+    return problemsOf(this.deps.engine, definitionFromBody(body.id ?? 'wf_check', body), body);
+  }
+
+  /** Saved by `principal` (none: the operator): the workflow runs with its credential rights. */
+  async create(
+    accountId: string,
+    body: WorkflowBodyT,
+    id: string = newId('wf'),
+    principal: Principal | null = null,
+  ) {
+    const def = definitionFromBody(id, body);
+    const problems = problemsOf(this.deps.engine, def, body);
+    if (problems.length === 0) problems.push(...((await this.deps.callCycles?.(accountId, def)) ?? []));
+    if (problems.length > 0) throw invalid(problems);
+    const savedBy = savedByOf(principal);
+    await assertCredentialsUsable(this.deps.credentials, accountId, savedBy, credentialRefs(def));
+    const at = isoNow(this.deps.clock);
+    const row: WorkflowRow = {
+      id,
+      account_id: accountId,
+      name: def.name,
+      active: 0,
+      version: 1,
+      nodes: JSON.stringify(def.nodes),
+      connections: JSON.stringify(def.connections),
+      settings: JSON.stringify(def.settings ?? {}),
+      ...n8nColumnsFromBody(body),
+      saved_by: savedBy,
+      created_at: at,
+      updated_at: at,
+    };
+    try {
+      await this.deps.store.insert(row, def);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError('CONFLICT', `Workflow '${id}' already exists`, { id });
+      throw error;
+    }
+    // Saving claims its paths where free; activation is refused where another account holds one.
+    await this.deps.store.transaction((trx) => this.deps.store.claimPaths(trx, accountId, pathsOf(def), at));
+    await this.deps.onTagsSaved?.(accountId, tagNames(row));
+    return this.get(accountId, id);
+  }
+
+  /** The new version runs with the credential rights of `principal`, who saved it (none: the operator). */
+  async replace(accountId: string, id: string, body: WorkflowBodyT, principal: Principal | null = null) {
+    const current = await this.mustGet(accountId, id);
+    const def = definitionFromBody(id, body);
+    const savedBy = savedByOf(principal);
+    const problems = problemsOf(this.deps.engine, def, body);
+    if (problems.length === 0) problems.push(...((await this.deps.callCycles?.(accountId, def)) ?? []));
+    if (problems.length > 0) throw invalid(problems);
+    await assertCredentialsUsable(this.deps.credentials, accountId, savedBy, credentialRefs(def));
+    if (current.active === 1) problems.push(...(await this.activationProblems(accountId, def, savedBy)));
+    if (problems.length > 0) throw invalid(problems);
+    const at = isoNow(this.deps.clock);
+    const paths = await this.deps.store.transaction(async (trx) => {
+      await this.deps.store.replace(
+        trx,
+        {
+          id,
+          name: def.name,
+          version: current.version + 1,
+          nodes: JSON.stringify(def.nodes),
+          connections: JSON.stringify(def.connections),
+          settings: JSON.stringify(def.settings ?? {}),
+          ...n8nColumnsFromBody(body),
+          saved_by: savedBy,
+          updated_at: at,
+        },
+        def,
+      );
+      await this.deps.store.claimPaths(trx, accountId, pathsOf(def), at);
+      await this.releaseUnused(trx, accountId, pathsOf(definitionOf(current)));
+      return current.active === 1 ? this.registerWebhooks(trx, accountId, def) : [];
+    });
+    this.deps.onRoutesChanged(paths);
+    await this.deps.onTagsSaved?.(accountId, tagNames(n8nColumnsFromBody(body)));
+    return this.get(accountId, id);
+  }
+
+  async delete(accountId: string, id: string) {
+    const row = await this.mustGet(accountId, id);
+    await this.deps.store.delete(id);
+    const paths = pathsOf(definitionOf(row));
+    await this.deps.store.transaction((trx) => this.releaseUnused(trx, accountId, paths));
+    this.deps.onRoutesChanged(paths);
+    return workflowView(row);
+  }
+
+  async activate(accountId: string, id: string) {
+    const row = await this.mustGet(accountId, id);
+    const def = definitionOf(row);
+    const problems = [
+      ...this.deps.engine.validate(def),
+      ...(await this.activationProblems(accountId, def, row.saved_by)),
+    ];
+    if (problems.length > 0) throw invalid(problems);
+    const at = isoNow(this.deps.clock);
+    const paths = await this.deps.store.transaction(async (trx) => {
+      const registered = await this.registerWebhooks(trx, accountId, def);
+      if (row.active !== 1) await this.deps.store.setActive(trx, id, true, at);
+      return registered;
+    });
+    this.deps.onRoutesChanged(paths);
+    return workflowView(await this.mustGet(accountId, id));
+  }
+
+  /**
+   * n8n's test webhooks: the workflow's webhook nodes answer at `/webhook-test/{path}`, active or
+   * not, for one call or until the window ends; listening again restarts the window.
+   */
+  async listen(accountId: string, id: string) {
+    const row = await this.mustGet(accountId, id);
+    const def = definitionOf(row);
+    const problems = [
+      ...this.deps.engine.validate(def),
+      ...(await this.activationProblems(accountId, def, row.saved_by)),
+    ];
+    if (problems.length > 0) throw invalid(problems);
+    const hooks = webhookNodesOf(def);
+    if (hooks.length === 0)
+      throw new AppError('VALIDATION_ERROR', `Workflow '${id}' has no webhook node to listen with`, { id });
+    const now = this.deps.clock.now();
+    const expiresAt = new Date(now.getTime() + (this.deps.testWebhookSeconds ?? 120) * 1000).toISOString();
+    await this.deps.store.transaction(async (trx) => {
+      const holders = await this.deps.store.claimPaths(trx, accountId, pathsOf(def), now.toISOString());
+      for (const path of pathsOf(def)) {
+        if (holders.get(path) !== accountId)
+          throw new AppError('CONFLICT', `Webhook path /webhook/${path} is held by another account`, {
+            path,
+          });
+      }
+      const rows = hooks.map((h) => ({
+        path: h.path,
+        method: h.httpMethod,
+        node_name: h.nodeName,
+        account_id: accountId,
+        dynamic_prefix: h.dynamicPrefix,
+        expires_at: expiresAt,
+      }));
+      const other = await this.deps.store.listenTest(trx, id, rows, now.toISOString());
+      if (other)
+        throw new AppError('CONFLICT', `Workflow '${other}' is listening on one of these test webhooks`, {
+          workflowId: other,
+        });
+    });
+    return {
+      id,
+      expiresAt,
+      webhooks: hooks.map((h) => ({ method: h.httpMethod, path: `/webhook-test/${h.path}` })),
+    };
+  }
+
+  async deactivate(accountId: string, id: string) {
+    const row = await this.mustGet(accountId, id);
+    if (row.active === 1) {
+      const at = isoNow(this.deps.clock);
+      await this.deps.store.transaction(async (trx) => {
+        await this.deps.store.clearWebhooks(trx, id);
+        await this.deps.schedules?.clear(trx, id);
+        await this.deps.store.setActive(trx, id, false, at);
+      });
+      this.deps.onRoutesChanged(webhookNodesOf(definitionOf(row)).map((h) => h.path));
+    }
+    return workflowView(await this.mustGet(accountId, id));
+  }
+
+  /**
+   * Imports a definition once: a workflow id imported before (even if since deleted) is skipped,
+   * so shipped workflows arrive on first start and never come back after a deletion.
+   */
+  async importOnce(
+    accountId: string,
+    body: WorkflowBodyT & { id?: string },
+  ): Promise<'imported' | 'skipped'> {
+    const id = body.id ?? newId('wf');
+    const at = isoNow(this.deps.clock);
+    const fresh = await this.deps.store.transaction((trx) => this.deps.store.markImported(trx, id, at));
+    if (!fresh || (await this.deps.store.exists(id))) return 'skipped';
+    await this.create(accountId, body, id);
+    return 'imported';
+  }
+
+  /** Imports or replaces (CLI `workflows import`): same id → replaced, else created. */
+  async upsert(accountId: string, body: WorkflowBodyT & { id?: string }): Promise<'created' | 'replaced'> {
+    if (body.id && (await this.deps.store.get(accountId, body.id))) {
+      await this.replace(accountId, body.id, body);
+      return 'replaced';
+    }
+    if (body.id && (await this.deps.store.exists(body.id)))
+      throw new AppError('CONFLICT', `Workflow '${body.id}' belongs to another account`, { id: body.id });
+    await this.create(accountId, body, body.id);
+    return 'created';
+  }
+
+  async export(accountId: string | null, id: string | null): Promise<unknown[]> {
+    const rows = await this.deps.store.all(accountId);
+    return rows.filter((r) => id === null || r.id === id).map(exportOf);
+  }
+
+  private async mustGet(accountId: string, id: string): Promise<WorkflowRow> {
+    const row = await this.deps.store.get(accountId, id);
+    if (!row) throw notFound('WORKFLOW_NOT_FOUND', 'Workflow', id);
+    return row;
+  }
+
+  /** What must hold before a workflow may run: its credentials exist and fit, paths unique within it. */
+  private async activationProblems(
+    accountId: string,
+    def: WorkflowDefinition,
+    savedBy: string,
+  ): Promise<ValidationProblem[]> {
+    const problems: ValidationProblem[] = [];
+    const refs = credentialRefs(def);
+    const found = await this.deps.credentials.existing(
+      accountId,
+      refs.map((r) => r.ref),
+    );
+    for (const { ref, path } of refs) {
+      if (!found.has(ref))
+        problems.push({ path, message: `credential '${ref}' does not exist; create it first` });
+    }
+    // A share withdrawn since the save: the workflow would fail at its first use of the credential.
+    for (const { ref, path } of await unusableRefs(this.deps.credentials, accountId, savedBy, refs))
+      problems.push({
+        path,
+        message: `credential '${ref}' is not shared with ${savedBy}, who saved this workflow`,
+      });
+    const seen = new Set<string>();
+    for (const hook of webhookNodesOf(def)) {
+      const where = `nodes[${def.nodes.findIndex((n) => n.name === hook.nodeName)}]`;
+      const key = `${hook.httpMethod} ${hook.path}`;
+      if (seen.has(key)) problems.push({ path: where, message: `webhook ${key} is declared twice` });
+      seen.add(key);
+      if (hook.dynamicPrefix !== null && !WEBHOOK_ID.test(hook.dynamicPrefix))
+        problems.push({
+          path: `${where}.webhookId`,
+          message:
+            'a path with parameters is reached at /webhook/{webhookId}/…: the webhook id must be letters, digits, - and _',
+        });
+      const wanted = WEBHOOK_CREDENTIAL_TYPE[hook.authentication as keyof typeof WEBHOOK_CREDENTIAL_TYPE];
+      if (!wanted) continue;
+      if (!hook.credentialId) {
+        problems.push({
+          path: `${where}.parameters.credential`,
+          message: `${hook.authentication} needs a credential`,
+        });
+        continue;
+      }
+      const cred = await this.deps.credentials.find(accountId, hook.credentialId);
+      if (cred && cred.type !== wanted) {
+        problems.push({
+          path: `${where}.parameters.credential`,
+          message: `${hook.authentication} needs a credential of type ${wanted}, not ${cred.type}`,
+        });
+      }
+    }
+    return problems;
+  }
+
+  /** Releases the account's claims on those of `paths` that none of its workflows declares now. */
+  private async releaseUnused(trx: Trx, accountId: string, paths: string[]): Promise<void> {
+    if (paths.length === 0) return;
+    const declared = new Set<string>();
+    for (const row of await this.deps.store.nodesOf(trx, accountId)) {
+      const nodes = JSON.parse(row.nodes) as WorkflowDefinition['nodes'];
+      for (const path of pathsOf({ id: row.id, name: '', nodes, connections: {} })) declared.add(path);
+    }
+    await this.deps.store.releasePaths(
+      trx,
+      accountId,
+      paths.filter((p) => !declared.has(p)),
+    );
+  }
+
+  /** Registers what starts an active workflow: its webhook paths (returned) and its schedules. */
+  private async registerWebhooks(trx: Trx, accountId: string, def: WorkflowDefinition): Promise<string[]> {
+    await this.deps.schedules?.register(trx, accountId, def);
+    const before = await this.deps.store.webhooksOf(trx, def.id);
+    await this.deps.store.clearWebhooks(trx, def.id);
+    const hooks = webhookNodesOf(def);
+    // A path is one account's, whatever the method and even while its workflow is inactive: another
+    // account's caller must never reach this account's workflow by a URL it was given for theirs.
+    const holders = await this.deps.store.claimPaths(trx, accountId, pathsOf(def), isoNow(this.deps.clock));
+    for (const path of pathsOf(def)) {
+      if (holders.get(path) !== accountId) {
+        throw new AppError('CONFLICT', `Webhook path /webhook/${path} is held by another account`, { path });
+      }
+    }
+    for (const hook of hooks) {
+      const holder = await this.deps.store.holderOf(trx, hook.path, hook.httpMethod);
+      if (holder) {
+        throw new AppError(
+          'CONFLICT',
+          `Webhook ${hook.httpMethod} /webhook/${hook.path} is held by active workflow '${holder.workflow_id}'`,
+          { path: hook.path, method: hook.httpMethod, workflowId: holder.workflow_id },
+        );
+      }
+      try {
+        await this.deps.store.addWebhook(trx, {
+          path: hook.path,
+          method: hook.httpMethod,
+          workflow_id: def.id,
+          node_name: hook.nodeName,
+          account_id: accountId,
+          dynamic_prefix: hook.dynamicPrefix,
+        });
+      } catch (error) {
+        // Two activations racing for one path: the loser gets the conflict.
+        if (isUniqueViolation(error))
+          throw new AppError('CONFLICT', `Webhook ${hook.httpMethod} /webhook/${hook.path} is taken`, {
+            path: hook.path,
+            method: hook.httpMethod,
+          });
+        throw error;
+      }
+    }
+    return [...new Set([...before.map((b) => b.path), ...hooks.map((h) => h.path)])];
+  }
+}

@@ -1,0 +1,167 @@
+import { sql } from 'kysely';
+import { type Clock, isoNow } from '../../../core/clock.js';
+import { runList } from '../../../core/db/list.js';
+import { AppError, assertNever, notFound } from '../../../core/errors.js';
+import { parseListQuery } from '../../../core/http/list-query.js';
+import type { RunState } from '../engine/index.js';
+import { n8nExecutionData } from './n8n-data.js';
+import { EXECUTION_LIST_SPEC, type N8nExecutionStatus } from './n8n-schemas.js';
+import { withoutResumeSignatures } from './resume-signature.js';
+import type { ExecutionRunner, TriggerData } from './runner.js';
+import { CRASH_MESSAGE, type ExecutionEntryRow, type ExecutionStore } from './store.js';
+
+const entry = (row: ExecutionEntryRow) => ({
+  id: row.id,
+  workflowId: row.workflow_id,
+  finished: row.finished === 1,
+  mode: row.mode,
+  status: row.status,
+  startedAt: row.started_at,
+  stoppedAt: row.stopped_at,
+  retryOf: row.retry_of,
+  waitTill: row.wait_till,
+});
+
+const stateOf = (row: { run_data?: string | null }) =>
+  row.run_data ? (JSON.parse(row.run_data) as RunState) : null;
+
+/** n8n's status names on the stored statuses (a crash is stored as an error saying so). */
+function whereStatus<Q extends ReturnType<ExecutionStore['listQuery']>>(
+  qb: Q,
+  status: N8nExecutionStatus,
+): Q {
+  switch (status) {
+    case 'crashed':
+      return qb.where('status', '=', 'error').where('error_message', '=', CRASH_MESSAGE) as Q;
+    case 'unknown':
+      // n8n's status for a run it lost track of; the platform always knows (crashes are recorded).
+      return qb.where(sql<boolean>`1 = 0`) as Q;
+    case 'canceled':
+    case 'error':
+    case 'new':
+    case 'running':
+    case 'success':
+    case 'waiting':
+      return qb.where('status', '=', status) as Q;
+    default:
+      return assertNever(status);
+  }
+}
+
+export class ExecutionService {
+  constructor(
+    private readonly store: ExecutionStore,
+    private readonly runner: ExecutionRunner,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Newest first; `workflowId`, `status` (n8n's names), `limit` (20, max 250), `cursor`, and
+   * `includeData` (n8n's: each entry with its run data). Run data may hold resume URLs, so
+   * their signatures are blanked unless `withResumeUrl` (workflow:write).
+   */
+  async list(accountId: string, rawQuery: Record<string, unknown>, withResumeUrl = false) {
+    const { includeData, ...rest } = rawQuery;
+    const query = parseListQuery(rest, EXECUTION_LIST_SPEC);
+    const { status, ...filters } = query.filters;
+    let base = this.store.listQuery(accountId, includeData === true);
+    if (status !== undefined) base = whereStatus(base, status as N8nExecutionStatus);
+    const toItem = (row: ExecutionEntryRow) =>
+      includeData === true
+        ? { ...entry(row), data: n8nExecutionData(stateOf(row), row.error_message ?? null) }
+        : entry(row);
+    const page = await runList(base, { ...query, filters }, EXECUTION_LIST_SPEC, toItem);
+    return includeData === true && !withResumeUrl ? withoutResumeSignatures(page) : page;
+  }
+
+  /**
+   * `includeData`: with the run data in n8n's structure and the workflow as it ran (n8n's default:
+   * without). `withResumeUrl`: the caller may act on the execution (workflow:write); a reader never gets it.
+   */
+  async get(accountId: string, id: string, options: { includeData?: boolean; withResumeUrl?: boolean } = {}) {
+    const { includeData = false, withResumeUrl = false } = options;
+    const row = await this.store.getFor(accountId, id);
+    if (!row) throw notFound('EXECUTION_NOT_FOUND', 'Execution', id);
+    const state = stateOf(row);
+    // The author sees the signed URL a waiting execution resumes on; a webhook caller never does, and
+    // neither does a read-only key: holding the URL is the power to approve.
+    const resumeUrl =
+      withResumeUrl && row.status === 'waiting' && row.wait_till === null
+        ? this.runner.resumeUrl(row.id, state?.waitIndex ?? 0)
+        : null;
+    const view = {
+      ...entry(row),
+      resumeUrl,
+      ...(includeData
+        ? {
+            workflowData: await this.runner.definition(row.workflow_id, row.workflow_version),
+            data: n8nExecutionData(state, row.error_message),
+          }
+        : {}),
+    };
+    return withResumeUrl ? view : withoutResumeSignatures(view);
+  }
+
+  async delete(accountId: string, id: string) {
+    const shown = await this.store.getFor(accountId, id);
+    if (!shown) throw notFound('EXECUTION_NOT_FOUND', 'Execution', id);
+    if (shown.status === 'new' || shown.status === 'running') {
+      throw new AppError(
+        'CONFLICT',
+        `Execution '${id}' is ${shown.status}; stop it first (POST /api/v1/executions/${id}/stop)`,
+        { id },
+      );
+    }
+    await this.store.delete(accountId, id);
+    return { id, deleted: true as const };
+  }
+
+  /**
+   * Stops an execution that has not ended — queued, running (its result is then dropped) or
+   * waiting — as `canceled`, so it can be deleted or retried.
+   */
+  async stop(accountId: string, id: string) {
+    const row = await this.store.getFor(accountId, id);
+    if (!row) throw notFound('EXECUTION_NOT_FOUND', 'Execution', id);
+    const stopped = await this.store.stop(accountId, id, isoNow(this.clock), 'The execution was stopped');
+    if (!stopped) {
+      const now = await this.store.getFor(accountId, id);
+      throw new AppError('CONFLICT', `Execution '${id}' has already ended (${now?.status ?? 'deleted'})`, {
+        id,
+        status: now?.status ?? null,
+      });
+    }
+    await this.runner.stopped(id);
+    const after = await this.store.getFor(accountId, id);
+    if (!after) throw notFound('EXECUTION_NOT_FOUND', 'Execution', id);
+    return entry(after);
+  }
+
+  /** A new execution (mode `retry`) of a failed or stopped one, from the same trigger data and workflow version. */
+  async retry(accountId: string, id: string) {
+    const row = await this.store.getFor(accountId, id);
+    if (!row) throw notFound('EXECUTION_NOT_FOUND', 'Execution', id);
+    if (row.status !== 'error' && row.status !== 'canceled') {
+      throw new AppError(
+        'CONFLICT',
+        `Only failed or stopped executions can be retried; this one is ${row.status}`,
+        {
+          id,
+          status: row.status,
+        },
+      );
+    }
+    const trigger = JSON.parse(row.trigger_data) as TriggerData;
+    const newId = await this.runner.enqueue({
+      accountId,
+      workflowId: row.workflow_id,
+      version: row.workflow_version,
+      mode: 'retry',
+      trigger: { nodeName: trigger.nodeName, items: trigger.items },
+      retryOf: row.id,
+    });
+    const created = await this.store.getFor(accountId, newId);
+    if (!created) throw new Error('retry execution vanished');
+    return entry(created);
+  }
+}

@@ -1,0 +1,106 @@
+import type { ErrorCode, ErrorDetails } from '../../../core/errors.js';
+import type { ExecutionOutcome, WebhookNodeInfo, WorkflowDefinition } from '../engine/index.js';
+
+/** What a webhook call answers: a reply the workflow chose, or an error in the platform's shape. */
+export type StoredResponse =
+  | { kind: 'reply'; statusCode: number; headers: Record<string, string>; body: unknown; bodyBase64?: string }
+  | { kind: 'error'; code: ErrorCode; message: string; details: ErrorDetails };
+
+export function startedResponse(hook: WebhookNodeInfo, executionId: string): StoredResponse {
+  return {
+    kind: 'reply',
+    statusCode: hook.responseCode,
+    headers: {},
+    body: hook.responseData === 'noData' ? null : { message: 'Workflow was started', executionId },
+  };
+}
+
+/** The answer of a `lastNode` or `responseNode` webhook once its execution stopped. */
+export function finishedResponse(
+  def: WorkflowDefinition,
+  hook: WebhookNodeInfo,
+  outcome: ExecutionOutcome,
+  executionId: string,
+): StoredResponse {
+  if (outcome.webhookResponse) return { kind: 'reply', ...outcome.webhookResponse };
+  if (outcome.status === 'error') return errorResponse(def, outcome, executionId);
+  if (outcome.status === 'canceled')
+    return {
+      kind: 'error',
+      code: 'UNPROCESSABLE',
+      message: `The execution was stopped before it answered: ${outcome.state.error?.message ?? 'canceled'}`,
+      details: { executionId },
+    };
+  if (outcome.status === 'waiting') {
+    return {
+      kind: 'reply',
+      statusCode: 202,
+      headers: {},
+      body: { message: 'Workflow is waiting', executionId },
+    };
+  }
+  if (hook.responseMode === 'responseNode') {
+    return {
+      kind: 'reply',
+      statusCode: hook.responseCode,
+      headers: {},
+      body: { message: 'Workflow executed successfully', executionId },
+    };
+  }
+  if (hook.responseData === 'firstEntryBinary') {
+    const property = hook.responseBinaryPropertyName;
+    const binary = outcome.lastItems[0]?.binary?.[property];
+    if (!binary)
+      return {
+        kind: 'error',
+        code: 'UNPROCESSABLE',
+        message: `The last node's first item has no binary property '${property}' to answer with`,
+        details: { executionId },
+      };
+    return {
+      kind: 'reply',
+      statusCode: hook.responseCode,
+      headers: { 'content-type': binary.mimeType },
+      body: null,
+      bodyBase64: binary.data,
+    };
+  }
+  const items = outcome.lastItems.map((i) => i.json);
+  const body =
+    hook.responseData === 'noData' ? null : hook.responseData === 'allEntries' ? items : (items[0] ?? {});
+  return { kind: 'reply', statusCode: hook.responseCode, headers: {}, body };
+}
+
+/**
+ * A failed run: a `validate` node's problems are the caller's fault (400); a failed outbound call is
+ * a downstream's (502); any other failure the workflow raised is 422 with the node and message.
+ */
+function errorResponse(
+  def: WorkflowDefinition,
+  outcome: ExecutionOutcome,
+  executionId: string,
+): StoredResponse {
+  const error = outcome.state.error ?? { message: 'Workflow failed' };
+  const node = error.node ? def.nodes.find((n) => n.name === error.node) : undefined;
+  if (error.problems && error.problems.length > 0) {
+    return {
+      kind: 'error',
+      code: 'VALIDATION_ERROR',
+      message: error.message,
+      details: {
+        executionId,
+        fields: error.problems.map((p) => ({ field: p.path, message: p.message })),
+      },
+    };
+  }
+  const details = { executionId, node: error.node ?? null, reason: error.message };
+  if (node?.type === 'httpRequest') {
+    return {
+      kind: 'error',
+      code: 'UPSTREAM_ERROR',
+      message: `A downstream call failed: ${error.message}`,
+      details,
+    };
+  }
+  return { kind: 'error', code: 'UNPROCESSABLE', message: `The workflow failed: ${error.message}`, details };
+}

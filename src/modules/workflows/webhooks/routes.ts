@@ -1,0 +1,235 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../../../core/errors.js';
+import { isValidHeader } from '../../../core/http/header-check.js';
+import { assertSafeJson } from '../../../core/http/json-guard.js';
+import { decodeUtf8Sliced, JSON_INLINE_BYTES, parseJsonSliced } from '../../../core/http/json-sliced.js';
+import { withErrors } from '../../../core/http/schemas.js';
+import type { ExecutionResumer } from '../executions/resumer.js';
+import type { StoredResponse } from './response.js';
+import type { WebhookMatch, WebhookService } from './service.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    webhookMatch?: WebhookMatch;
+    rawBody?: Buffer;
+    /** The pause a resume URL's verified signature is for. */
+    resumeWaitIndex?: number;
+  }
+}
+
+export interface WebhookRouteDeps {
+  webhooks: WebhookService;
+  resumer: ExecutionResumer;
+  /** Body limit of the resume URL and of requests before their webhook is known. */
+  defaultBodyLimit: number;
+  /** Largest JSON or form body parsed into items (WEBHOOK_JSON_LIMIT_BYTES), whatever the node's limit. */
+  parsedBodyLimit: number;
+}
+
+/** Headers a workflow may not set on its answer: Fastify and the socket own them. */
+const RESERVED_HEADERS = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+]);
+
+/** Reads a body as bytes up to `limit`; beyond it, 413 (the rest is drained, not kept). */
+function readLimited(payload: NodeJS.ReadableStream, limit: number, declared: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    if (declared > limit) {
+      payload.resume();
+      reject(tooLarge(limit));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    payload.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        chunks.length = 0;
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    payload.on('end', () => {
+      if (!failed) resolve(Buffer.concat(chunks));
+    });
+    payload.on('error', (error) => {
+      if (!failed) reject(error);
+    });
+  });
+}
+
+const tooLarge = (limit: number) =>
+  new AppError('PAYLOAD_TOO_LARGE', `The body is larger than this webhook accepts (${limit} bytes)`, {
+    limit,
+  });
+
+const mediaType = (contentType: string | undefined) =>
+  (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+const isJsonType = (type: string) => type === '' || type === 'application/json' || type.endsWith('+json');
+/** Bodies parsed into objects (JSON, forms), as opposed to text or bytes kept whole. */
+const isParsedType = (contentType: string | undefined) => {
+  const type = mediaType(contentType);
+  return isJsonType(type) || type === 'application/x-www-form-urlencoded';
+};
+
+/** JSON, form or text as the content type says; other types arrive as null (the raw body is kept). */
+async function parseBody(raw: Buffer, contentType: string | undefined): Promise<unknown> {
+  const type = mediaType(contentType);
+  if (raw.length === 0) return {};
+  if (isJsonType(type)) {
+    // A large body (a webhook may accept up to 100 MB) is parsed in slices, leaving the event loop free.
+    if (raw.length > JSON_INLINE_BYTES) {
+      return parseJsonSliced(await decodeUtf8Sliced(raw, true), { refuseProto: false });
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new AppError('VALIDATION_ERROR', 'The body is not valid JSON', {});
+    }
+    assertSafeJson(parsed);
+    return parsed;
+  }
+  if (type === 'application/x-www-form-urlencoded')
+    return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
+  if (type.startsWith('text/') || type === 'application/xml') return raw.toString('utf8');
+  return null;
+}
+
+function send(reply: FastifyReply, response: StoredResponse, head: boolean, extra: Record<string, string>) {
+  if (response.kind === 'error') {
+    throw new AppError(response.code, response.message, response.details, { ...extra });
+  }
+  reply.headers(extra);
+  reply.code(response.statusCode);
+  // The workflow's own body, whatever its status: the route's 4xx/5xx schema is the platform's error
+  // shape, which a workflow's 404 or 503 answer need not have.
+  reply.serializer((payload: unknown) => JSON.stringify(payload));
+  for (const [name, value] of Object.entries(response.headers)) {
+    // The node checks headers; one stored before it did must still not break the response head.
+    if (!RESERVED_HEADERS.has(name.toLowerCase()) && isValidHeader(name, value)) reply.header(name, value);
+  }
+  if (head) return reply.send();
+  if (response.bodyBase64 !== undefined) return reply.send(Buffer.from(response.bodyBase64, 'base64'));
+  if (response.body === null || response.body === undefined) return reply.send();
+  return reply.send(response.body);
+}
+
+export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): void {
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', async (request: FastifyRequest, payload: NodeJS.ReadableStream) => {
+      const nodeLimit = request.webhookMatch?.hook.options.bodyLimitBytes ?? deps.defaultBodyLimit;
+      // A parsed body becomes objects that every later step (the execution's data, expressions) handles
+      // on the server's thread: its size is bounded apart from the bytes a webhook may take.
+      const parsed = isParsedType(request.headers['content-type']);
+      const limit = parsed ? Math.min(nodeLimit, deps.parsedBodyLimit) : nodeLimit;
+      const declared = Number(request.headers['content-length'] ?? 0) || 0;
+      let raw: Buffer;
+      try {
+        raw = await readLimited(payload, limit, declared);
+      } catch (error) {
+        if (!parsed || limit === nodeLimit || (error as AppError).code !== 'PAYLOAD_TOO_LARGE') throw error;
+        throw new AppError(
+          'PAYLOAD_TOO_LARGE',
+          `A JSON or form body is larger than webhooks parse (${limit} bytes); send larger data as binary (application/octet-stream), up to this webhook's ${nodeLimit} bytes`,
+          { limit, webhookLimit: nodeLimit },
+        );
+      }
+      request.rawBody = raw;
+      return parseBody(raw, request.headers['content-type']);
+    });
+
+    // The webhook is found before the body is read, so its own size limit applies.
+    scope.addHook('onRequest', async (request) => {
+      const path = (request.params as { '*'?: string })['*'];
+      const url = request.routeOptions.url;
+      if ((url === '/webhook/*' || url === '/webhook-test/*') && path !== undefined) {
+        request.webhookMatch = await deps.webhooks.match(request.method, path, url === '/webhook-test/*');
+      }
+    });
+
+    // Methods with a body and without: Fastify allows a body schema only on the former.
+    for (const [methods, withBody, url] of [
+      [['POST', 'PUT', 'PATCH'], true, '/webhook/*'],
+      [['GET', 'HEAD', 'DELETE'], false, '/webhook/*'],
+      [['POST', 'PUT', 'PATCH'], true, '/webhook-test/*'],
+      [['GET', 'HEAD', 'DELETE'], false, '/webhook-test/*'],
+    ] as const) {
+      scope.route({
+        method: [...methods],
+        url,
+        exposeHeadRoute: false,
+        config: { public: true, limited: true },
+        schema: {
+          tags: ['Webhooks'],
+          summary:
+            url === '/webhook/*'
+              ? 'Start the active workflow whose webhook node holds this path and method'
+              : 'Start the workflow listening here after POST /api/v1/workflows/{id}/listen (one call, mode test)',
+          description:
+            "Authentication, response and body limit are the webhook node's: none, basic, header, query parameter, platform API key (X-API-Key) or HMAC signature of the raw body.",
+          params: Type.Object({ '*': Type.String({ description: "The webhook node's path" }) }),
+          ...(withBody
+            ? {
+                body: Type.Unknown({
+                  description: 'Any body: JSON, form, text or bytes (kept raw for signatures)',
+                }),
+              }
+            : {}),
+          response: withErrors({ 200: Type.Unknown({ description: "The workflow's answer" }) }),
+        },
+        handler: async (request, reply) => {
+          const match = request.webhookMatch;
+          if (!match) throw new AppError('WEBHOOK_NOT_FOUND', 'No active workflow listens here');
+          const { response, headers } = await deps.webhooks.handle(
+            request,
+            match,
+            request.rawBody ?? Buffer.alloc(0),
+          );
+          return send(reply, response, request.method === 'HEAD', headers);
+        },
+      });
+    }
+
+    scope.route({
+      method: 'POST',
+      url: '/webhook-waiting/:executionId',
+      exposeHeadRoute: false,
+      config: { public: true, limited: true },
+      schema: {
+        tags: ['Webhooks'],
+        summary:
+          "Resume an execution paused at a wait node set to resume by webhook; the call's data flows on",
+        description:
+          "The full URL is the workflow's `$execution.resumeUrl` (also shown on the waiting execution): the signature is an HMAC of the execution and its pause under a server key. Without it 401, a wrong one 403.",
+        params: Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 100 }) }),
+        querystring: Type.Object(
+          { signature: Type.Optional(Type.String({ maxLength: 200 })) },
+          { additionalProperties: Type.String() },
+        ),
+        body: Type.Unknown({ description: 'Passed on as the wait node’s output' }),
+        response: withErrors({ 200: Type.Object({ message: Type.String(), executionId: Type.String() }) }),
+      },
+      onRequest: async (request) => {
+        const { executionId } = request.params as { executionId: string };
+        const { signature } = request.query as { signature?: string };
+        request.resumeWaitIndex = deps.resumer.authorize(executionId, signature);
+      },
+      handler: async (request) => {
+        const { executionId } = request.params as { executionId: string };
+        await deps.resumer.resumeByWebhook(executionId, request.resumeWaitIndex ?? -1, request);
+        return { message: 'Execution resumed', executionId };
+      },
+    });
+  });
+}

@@ -1,0 +1,455 @@
+import { createHash } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { Clock } from '../../../core/clock.js';
+import { AppError } from '../../../core/errors.js';
+import { ipMatcher } from '../../../core/http/ip-rules.js';
+import { newId } from '../../../core/ids.js';
+import { queueUnavailable } from '../../../core/queue/queue-unavailable.js';
+import { webhookNodesOf } from '../definitions/definitions.js';
+import type { WebhookRoute, WorkflowStore } from '../definitions/store.js';
+import {
+  type BinaryData,
+  type Json,
+  trimSlashes,
+  type WebhookNodeInfo,
+  type WorkflowDefinition,
+  type WorkflowEngine,
+} from '../engine/index.js';
+import type { ExecutionRunner } from '../executions/runner.js';
+import { CRASH_MESSAGE, type ExecutionStore, QUEUE_OUTAGE_MESSAGE } from '../executions/store.js';
+import type { ExecutionWaiters } from '../executions/waiters.js';
+import { authenticateWebhook, type Redactions, type WebhookAuthDeps, type WebhookCaller } from './auth.js';
+import { webhookBinary } from './binary.js';
+import type { DeliveryStore } from './delivery-store.js';
+import { type StoredResponse, startedResponse } from './response.js';
+
+export interface WebhookMatch {
+  route: WebhookRoute;
+  def: WorkflowDefinition;
+  hook: WebhookNodeInfo;
+  /** The values of the path's parameters (`users/:id` called as `users/42` → `{id: '42'}`). */
+  params: Record<string, string>;
+  /** Called at `/webhook-test/`: one call of a listening workflow, mode `test`. */
+  test: boolean;
+}
+
+export interface WebhookServiceDeps {
+  workflows: WorkflowStore;
+  executions: ExecutionStore;
+  deliveries: DeliveryStore;
+  runner: ExecutionRunner;
+  waiters: ExecutionWaiters;
+  /** The account's engine: a dedupe key's expression runs in that account's sandbox share. */
+  engineFor(accountId: string): WorkflowEngine;
+  auth: WebhookAuthDeps;
+  clock: Clock;
+  responseTimeoutMs: number;
+  /** While Redis is down, how long a caller waits for an execution no worker has taken (then 503). */
+  queueOutageMs: number;
+  dedupeHours: number;
+}
+
+/** How often a waiting call looks whether the queue is down and its execution still unstarted. */
+const OUTAGE_CHECK_MS = 500;
+
+/** The dedupe claim a call holds, freed when its execution is canceled for want of the queue. */
+type Claim = { def: WorkflowDefinition; hook: WebhookNodeInfo; dedupeKey: string } | null;
+
+/** Request headers never stored in execution data: they hold secrets. */
+const SECRET_HEADERS = ['authorization', 'cookie', 'x-api-key', 'x-workflow-api-key', 'proxy-authorization'];
+/** Another process's (de)activation is seen within this time; this process's at once. */
+const ROUTE_CACHE_MS = 1_000;
+
+/** Turns an inbound webhook call into an execution and its answer. */
+export class WebhookService {
+  private readonly routes = new Map<string, { routes: WebhookRoute[]; at: number }>();
+  private readonly dynamicRoutes = new Map<string, { routes: WebhookRoute[]; at: number }>();
+
+  constructor(private readonly deps: WebhookServiceDeps) {}
+
+  invalidate(paths: string[]): void {
+    for (const path of paths) {
+      this.routes.delete(path);
+      // A template's prefix (its webhook id) keys the cache of routes with path parameters.
+      if (path.includes(':')) this.dynamicRoutes.delete(path.split('/')[0] ?? '');
+    }
+  }
+
+  /**
+   * The active webhook for a method and path; 404 if none holds the path, 405 for another method.
+   * A fixed path wins; else, as in n8n, the first segment is a webhook id whose paths with
+   * parameters are tried, the one with the most fixed segments first. `test`: the workflows listening
+   * at `/webhook-test/` (never cached: each listens for one call).
+   */
+  async match(method: string, rawPath: string, test = false): Promise<WebhookMatch> {
+    const path = trimSlashes(rawPath);
+    const base = test ? '/webhook-test' : '/webhook';
+    const now = this.deps.clock.now().toISOString();
+    const source = test
+      ? {
+          fixed: (p: string) => this.deps.workflows.testRoutesFor({ path: p }, now),
+          dynamic: (prefix: string) => this.deps.workflows.testRoutesFor({ prefix }, now),
+        }
+      : {
+          fixed: (p: string) => this.routesFor(p),
+          dynamic: (prefix: string) => this.dynamicRoutesFor(prefix),
+        };
+    let routes = await source.fixed(path);
+    let params: Record<string, string> = {};
+    if (routes.length === 0) {
+      const dynamic = await this.dynamicMatch(path, source.dynamic);
+      routes = dynamic.routes;
+      params = dynamic.params;
+    }
+    const notFound = () =>
+      new AppError(
+        'WEBHOOK_NOT_FOUND',
+        test
+          ? `No workflow listens on ${base}/${path}: call POST /api/v1/workflows/{id}/listen first`
+          : `No active workflow listens on ${base}/${path}`,
+        { path },
+      );
+    if (routes.length === 0) throw notFound();
+    const wanted = method === 'HEAD' ? ['HEAD', 'GET'] : [method];
+    const route = routes.find((r) => wanted.includes(r.method));
+    if (!route) {
+      const allowed = routes.map((r) => r.method).join(', ');
+      throw new AppError(
+        'METHOD_NOT_ALLOWED',
+        `${base}/${path} accepts ${allowed}`,
+        { allowed },
+        { allow: allowed },
+      );
+    }
+    const def = await this.deps.runner.definition(route.workflow_id, route.version);
+    const hook = def && webhookNodesOf(def).find((h) => h.nodeName === route.node_name);
+    if (!def || !hook) {
+      this.routes.delete(path);
+      throw notFound();
+    }
+    return { route, def, hook, params, test };
+  }
+
+  /** The routes of the best-matching template with parameters, and the values the path gives them. */
+  private async dynamicMatch(
+    path: string,
+    dynamicRoutesFor: (prefix: string) => Promise<WebhookRoute[]>,
+  ): Promise<{ routes: WebhookRoute[]; params: Record<string, string> }> {
+    const segments = path.split('/');
+    if (segments.length < 2) return { routes: [], params: {} };
+    const candidates = await dynamicRoutesFor(segments[0] ?? '');
+    let best: { template: string; fixed: number } | null = null;
+    for (const route of candidates) {
+      const fixed = fixedSegmentsMatched(route.path.split('/'), segments);
+      if (fixed !== null && (!best || fixed > best.fixed)) best = { template: route.path, fixed };
+    }
+    if (!best) return { routes: [], params: {} };
+    const template = best.template.split('/');
+    const params: Record<string, string> = {};
+    template.forEach((part, i) => {
+      if (part.startsWith(':')) params[part.slice(1)] = segments[i] ?? '';
+    });
+    return { routes: candidates.filter((r) => r.path === best.template), params };
+  }
+
+  private dynamicRoutesFor(prefix: string): Promise<WebhookRoute[]> {
+    return this.cachedRoutes(this.dynamicRoutes, prefix, { prefix });
+  }
+
+  private routesFor(path: string): Promise<WebhookRoute[]> {
+    return this.cachedRoutes(this.routes, path, { path });
+  }
+
+  /** The active routes for a key, read at most once per ROUTE_CACHE_MS per process. */
+  private async cachedRoutes(
+    cache: Map<string, { routes: WebhookRoute[]; at: number }>,
+    name: string,
+    key: { path: string } | { prefix: string },
+  ): Promise<WebhookRoute[]> {
+    const now = Date.now();
+    const cached = cache.get(name);
+    if (cached && now - cached.at < ROUTE_CACHE_MS) return cached.routes;
+    const routes = await this.deps.workflows.routesFor(key);
+    if (cache.size > 10_000) cache.clear();
+    cache.set(name, { routes, at: now });
+    return routes;
+  }
+
+  /** The webhook's answer, and headers the caller gets whatever it is (the key's quota). */
+  async handle(
+    request: FastifyRequest,
+    match: WebhookMatch,
+    rawBody: Buffer,
+  ): Promise<{ response: StoredResponse; headers: Record<string, string> }> {
+    const allowed = match.hook.options.ipAllowList;
+    if (allowed && allowed.length > 0 && !ipMatcher(allowed)(request.ip))
+      throw new AppError('FORBIDDEN', 'IP is not whitelisted to access the webhook!', {});
+    const caller = await authenticateWebhook(
+      request,
+      rawBody,
+      match.hook,
+      match.route.account_id,
+      this.deps.auth,
+    );
+    return { response: await this.run(request, match, rawBody, caller), headers: caller.headers };
+  }
+
+  private async run(
+    request: FastifyRequest,
+    match: WebhookMatch,
+    rawBody: Buffer,
+    caller: WebhookCaller,
+  ): Promise<StoredResponse> {
+    const { route, def, hook } = match;
+    const { json, binary } = await this.itemOf(request, match, rawBody, caller.redact);
+    if (caller.jwtPayload) json.jwtPayload = caller.jwtPayload as Json;
+
+    const executionId = newId('exe');
+    // A test listener serves one call: the first to delete its rows runs, in any process.
+    if (match.test && !(await this.deps.workflows.consumeTest(def.id, this.deps.clock.now().toISOString())))
+      throw new AppError('WEBHOOK_NOT_FOUND', 'The test webhook was used or expired: listen again', {
+        workflowId: def.id,
+      });
+    const dedupeKey = match.test
+      ? null
+      : await this.dedupeKeyOf(route.account_id, def, hook, json, caller.identity);
+    if (dedupeKey) {
+      const at = this.deps.clock.now();
+      const since = new Date(at.getTime() - this.deps.dedupeHours * 3_600_000).toISOString();
+      const earlier = await this.deps.deliveries.claim(
+        def.id,
+        hook.nodeName,
+        dedupeKey,
+        executionId,
+        at.toISOString(),
+        since,
+      );
+      if (earlier) return this.repeat(hook, earlier.executionId, earlier.response, { def, hook, dedupeKey });
+    }
+    // Nothing can be queued while Redis does not answer: say so now, with nothing started.
+    if (this.deps.waiters.redisDown()) {
+      if (dedupeKey) await this.release(def.id, hook.nodeName, dedupeKey, executionId);
+      throw queueUnavailable('unreachable');
+    }
+
+    const answers = hook.responseMode !== 'onReceived';
+    const waiter = answers ? this.deps.waiters.wait(executionId, this.deps.responseTimeoutMs) : null;
+    try {
+      await this.deps.runner.enqueue({
+        id: executionId,
+        accountId: route.account_id,
+        workflowId: def.id,
+        version: route.version,
+        mode: match.test ? 'test' : 'webhook',
+        trigger: {
+          nodeName: hook.nodeName,
+          items: [binary ? { json, binary } : { json }],
+          ...(dedupeKey ? { dedupeKey } : {}),
+        },
+      });
+    } catch (error) {
+      // Not queued: the runner canceled the execution (a late job of it runs nothing), so a retry
+      // with the same key must run.
+      waiter?.cancel();
+      if (dedupeKey) await this.release(def.id, hook.nodeName, dedupeKey, executionId);
+      throw error;
+    }
+    if (!waiter) {
+      const response = startedResponse(hook, executionId);
+      if (dedupeKey) {
+        await this.deps.deliveries.setResponse(def.id, hook.nodeName, dedupeKey, JSON.stringify(response));
+      }
+      return response;
+    }
+    return this.awaitResponse(
+      executionId,
+      waiter.promise,
+      false,
+      dedupeKey ? { def, hook, dedupeKey } : null,
+    );
+  }
+
+  /** Frees a dedupe claim so the sender's retry runs; a failure leaves it to expire. */
+  private async release(workflowId: string, nodeName: string, key: string, executionId: string) {
+    await this.deps.deliveries.release(workflowId, nodeName, key, executionId).catch(() => undefined);
+  }
+
+  /** A repeated delivery: the first one's answer, waiting for it if the first is still running. */
+  private async repeat(
+    hook: WebhookNodeInfo,
+    executionId: string,
+    stored: string | null,
+    claim: Claim,
+  ): Promise<StoredResponse> {
+    if (stored) return JSON.parse(stored) as StoredResponse;
+    // The first delivery's answer is being written: for onReceived it is known already.
+    if (hook.responseMode === 'onReceived') return startedResponse(hook, executionId);
+    const waiter = this.deps.waiters.wait(executionId, this.deps.responseTimeoutMs);
+    return this.awaitResponse(executionId, waiter.promise, true, claim);
+  }
+
+  /**
+   * The execution's answer. Waiting is bounded: by WEBHOOK_RESPONSE_TIMEOUT_MS (504, it keeps
+   * running) and, while Redis does not answer, by WEBHOOK_QUEUE_OUTAGE_MS for an execution no worker
+   * has taken (503: it is canceled and its claim freed, so a retry runs it once).
+   */
+  private async awaitResponse(
+    executionId: string,
+    pending: Promise<string | null>,
+    checkFirst: boolean,
+    claim: Claim,
+  ): Promise<StoredResponse> {
+    if (checkFirst) {
+      const row = await this.deps.executions.get(executionId);
+      if (row?.response) return JSON.parse(row.response) as StoredResponse;
+    }
+    const watch = this.watchOutage(executionId, claim);
+    let response: string | null;
+    try {
+      response = await Promise.race([pending, watch.unavailable]);
+    } finally {
+      watch.stop();
+    }
+    response ??= (await this.deps.executions.get(executionId))?.response ?? null;
+    if (response) return JSON.parse(response) as StoredResponse;
+    const row = await this.deps.executions.get(executionId);
+    if (row?.status === 'canceled') {
+      if (row.error_message === QUEUE_OUTAGE_MESSAGE) throw queueUnavailable('unreachable');
+      return {
+        kind: 'error',
+        code: 'UNPROCESSABLE',
+        message: 'The execution was stopped before it answered',
+        details: { executionId },
+      };
+    }
+    if (row && row.status === 'error') {
+      // The worker died mid-run (recorded by the stalled-job check): the platform failed, not the
+      // caller's request or the workflow; 502 as from a gateway whose upstream went away.
+      if (row.error_message === CRASH_MESSAGE) {
+        return {
+          kind: 'error',
+          code: 'UPSTREAM_ERROR',
+          message: 'The worker running the execution stopped (crashed) before it answered; retry the call',
+          details: { executionId, reason: 'worker-crashed' },
+        };
+      }
+      return {
+        kind: 'error',
+        code: 'UNPROCESSABLE',
+        message: row.error_message ?? 'The workflow failed',
+        details: { executionId },
+      };
+    }
+    throw new AppError('GATEWAY_TIMEOUT', 'The workflow did not answer in time; it keeps running', {
+      executionId,
+    });
+  }
+
+  /**
+   * Resolves `unavailable` (with null: no answer) once Redis has been down and the execution still
+   * unstarted for WEBHOOK_QUEUE_OUTAGE_MS since the wait began; the execution is canceled first, so
+   * a late job of it runs nothing.
+   */
+  private watchOutage(executionId: string, claim: Claim): { unavailable: Promise<null>; stop(): void } {
+    const since = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const unavailable = new Promise<null>((resolve) => {
+      const check = async () => {
+        if (stopped) return;
+        if (this.deps.waiters.redisDown() && Date.now() - since >= this.deps.queueOutageMs) {
+          const at = this.deps.clock.now().toISOString();
+          const canceled = await this.deps.executions
+            .cancelUnstarted(executionId, at, QUEUE_OUTAGE_MESSAGE)
+            .catch(() => false);
+          if (canceled) {
+            if (claim) await this.release(claim.def.id, claim.hook.nodeName, claim.dedupeKey, executionId);
+            resolve(null);
+            return;
+          }
+        }
+        if (!stopped) timer = setTimeout(() => void check(), OUTAGE_CHECK_MS);
+      };
+      timer = setTimeout(() => void check(), OUTAGE_CHECK_MS);
+    });
+    return {
+      unavailable,
+      stop: () => {
+        stopped = true;
+        clearTimeout(timer);
+      },
+    };
+  }
+
+  /** The trigger item: `{headers, params, query, body}` (+ `rawBody`, base64), secrets left out. */
+  private async itemOf(
+    request: FastifyRequest,
+    { hook, params }: WebhookMatch,
+    rawBody: Buffer,
+    redact: Redactions,
+  ): Promise<{ json: Record<string, Json>; binary?: Record<string, BinaryData> }> {
+    const headers: Record<string, Json> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (SECRET_HEADERS.includes(name) || redact.headers.includes(name) || value === undefined) continue;
+      headers[name] = Array.isArray(value) ? value : String(value);
+    }
+    const query = { ...(request.query as Record<string, Json>) };
+    for (const name of redact.query) delete query[name];
+    const json: Record<string, Json> = {
+      headers,
+      params: { ...params },
+      query,
+      body: (request.body ?? {}) as Json,
+    };
+    const { body, binary } = await webhookBinary(
+      hook,
+      rawBody,
+      request.headers['content-type'],
+      request.body,
+      request.headers['content-disposition'],
+    );
+    if (body !== undefined) json.body = body;
+    if (hook.options.rawBody && hook.options.rawBodyAs === 'json') json.rawBody = rawBody.toString('base64');
+    return binary ? { json, binary } : { json };
+  }
+
+  private async dedupeKeyOf(
+    accountId: string,
+    def: WorkflowDefinition,
+    hook: WebhookNodeInfo,
+    json: Record<string, Json>,
+    identity: string,
+  ): Promise<string | null> {
+    if (!hook.options.dedupeKey) return null;
+    let value: unknown;
+    try {
+      value = await this.deps.engineFor(accountId).evaluateExpression(def, hook.options.dedupeKey, json);
+    } catch {
+      return null;
+    }
+    if (value === null || value === undefined || value === '') return null;
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    // Per caller: another caller sending the same key runs its own delivery and never gets this
+    // caller's stored answer.
+    return createHash('sha256').update(identity).update('\n').update(text).digest('base64url');
+  }
+}
+
+/**
+ * How many fixed segments of a template match a path of the same length, or null when one differs
+ * (`id/users/:id` matches `id/users/42` with 2; n8n's own check ignores position, this one does not).
+ */
+function fixedSegmentsMatched(template: string[], segments: string[]): number | null {
+  if (template.length !== segments.length) return null;
+  let fixed = 0;
+  for (let i = 0; i < template.length; i++) {
+    const part = template[i] ?? '';
+    if (part.startsWith(':')) {
+      if ((segments[i] ?? '') === '') return null;
+      continue;
+    }
+    if (part !== segments[i]) return null;
+    fixed++;
+  }
+  return fixed;
+}
