@@ -3,7 +3,7 @@ import { newId } from '../../../core/ids.js';
 import { webhookNodesOf } from '../definitions/definitions.js';
 import type { WorkflowStore } from '../definitions/store.js';
 import type { Json, WebhookNodeInfo, WorkflowDefinition } from '../engine/index.js';
-import type { StoredResponse } from '../webhooks/response.js';
+import { type StoredResponse, unansweredResponse } from '../webhooks/response.js';
 import type { ExecutionRunner } from './runner.js';
 import type { ExecutionStore } from './store.js';
 import type { ExecutionWaiters } from './waiters.js';
@@ -72,7 +72,10 @@ export class DirectRunner {
     }
     const stored = (await waiter.promise) ?? (await this.deps.executions.get(executionId))?.response ?? null;
     if (stored) return { executionId, response: JSON.parse(stored) as StoredResponse };
-    return { executionId, response: await this.unanswered(executionId) };
+    return {
+      executionId,
+      response: unansweredResponse(executionId, await this.deps.executions.get(executionId)),
+    };
   }
 
   /** The workflow's current version and its first enabled webhook node, or null if not the account's. */
@@ -85,29 +88,5 @@ export class DirectRunner {
     const def = await this.deps.runner.definition(row.id, row.version);
     if (!def) return null;
     return { version: row.version, def, hook: webhookNodesOf(def)[0] };
-  }
-
-  /** No stored answer: the execution was stopped, failed outside any node, or is still running. */
-  private async unanswered(executionId: string): Promise<StoredResponse> {
-    const row = await this.deps.executions.get(executionId);
-    if (row?.status === 'canceled') {
-      return {
-        kind: 'error',
-        code: 'UNPROCESSABLE',
-        message: 'The execution was stopped before it answered',
-        details: { executionId },
-      };
-    }
-    if (row?.status === 'error') {
-      return {
-        kind: 'error',
-        code: 'UNPROCESSABLE',
-        message: row.error_message ?? 'The workflow failed',
-        details: { executionId },
-      };
-    }
-    throw new AppError('GATEWAY_TIMEOUT', 'The workflow did not answer in time; it keeps running', {
-      executionId,
-    });
   }
 }

@@ -1,18 +1,10 @@
-import type { FastifyRequest } from 'fastify';
 import { AppError, notFound } from '../../../core/errors.js';
 import type { JobQueue } from '../../../core/queue/index.js';
 import type { Json, RunState } from '../engine/index.js';
+import { headersAsData, type WebhookCall } from '../webhooks/call.js';
 import type { ResumeSigner } from './resume-signature.js';
 import type { ExecutionJob } from './runner.js';
 import type { ExecutionStore } from './store.js';
-
-const SECRET_HEADERS = new Set([
-  'authorization',
-  'cookie',
-  'x-api-key',
-  'x-workflow-api-key',
-  'proxy-authorization',
-]);
 
 /** Resumes executions paused at a `wait` node set to resume by its (signed) URL. */
 export class ExecutionResumer {
@@ -35,7 +27,11 @@ export class ExecutionResumer {
     return waitIndex;
   }
 
-  async resumeByWebhook(executionId: string, waitIndex: number, request: FastifyRequest): Promise<void> {
+  async resumeByWebhook(
+    executionId: string,
+    waitIndex: number,
+    call: Pick<WebhookCall, 'headers' | 'query' | 'body'>,
+  ): Promise<void> {
     const row = await this.executions.get(executionId);
     const state = row?.status === 'waiting' && row.run_data ? (JSON.parse(row.run_data) as RunState) : null;
     // Only the pause the URL was made for, and only waits without a time; anything else looks unknown.
@@ -48,13 +44,12 @@ export class ExecutionResumer {
         waitTill: row.wait_till,
       });
     }
-    const headers: Record<string, Json> = {};
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (!SECRET_HEADERS.has(name) && value !== undefined)
-        headers[name] = Array.isArray(value) ? value : String(value);
-    }
-    const { signature: _secret, ...query } = request.query as Record<string, Json>;
-    const json: Record<string, Json> = { headers, query, body: (request.body ?? {}) as Json };
+    const { signature: _secret, ...query } = call.query as Record<string, Json>;
+    const json: Record<string, Json> = {
+      headers: headersAsData(call),
+      query,
+      body: (call.body ?? {}) as Json,
+    };
     await this.queue.add(`${executionId}:resume:webhook:${waitIndex}`, {
       executionId,
       kind: 'resume',

@@ -1,5 +1,4 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
 import { hasScope, hasService, type Principal } from '../../../core/auth/principal.js';
 import { AppError, isAppError } from '../../../core/errors.js';
 import { limitHeaders, tooMany, type UsageRecorder } from '../../../core/http/auth-hook.js';
@@ -7,6 +6,7 @@ import type { Limiter } from '../../../core/limits/limiter.js';
 import { sameSecret } from '../../../core/secrets.js';
 import { verifyJwt } from '../credentials/jwt.js';
 import type { WebhookNodeInfo } from '../engine/index.js';
+import { headerOf as header, type WebhookCall } from './call.js';
 
 export interface WebhookAuthDeps {
   reveal(accountId: string, ref: string): Promise<{ type: string; data: Record<string, string> } | null>;
@@ -51,11 +51,11 @@ const wrong = (what: string) => new AppError('FORBIDDEN', `Invalid webhook crede
  * quota, counted in the same ledger with the same headers.
  */
 async function authenticateKey(
-  request: FastifyRequest,
+  call: WebhookCall,
   accountId: string,
   deps: WebhookAuthDeps,
 ): Promise<WebhookCaller> {
-  const value = header(request, 'x-api-key');
+  const value = header(call, 'x-api-key');
   if (!value) throw missing('X-API-Key header');
   let principal: Principal;
   try {
@@ -70,8 +70,10 @@ async function authenticateKey(
     refusal = new AppError('FORBIDDEN', "This key may not start this account's workflows");
   } else if (!hasScope(principal, 'workflow', 'write')) {
     refusal = new AppError('FORBIDDEN', 'Missing scope workflow:write', { requiredScope: 'workflow:write' });
-  } else if (principal.ipAllowed && !principal.ipAllowed(request.ip)) {
-    refusal = new AppError('FORBIDDEN', 'Client address is not allowed for this key', { ip: request.ip });
+  } else if (principal.ipAllowed && !principal.ipAllowed(call.clientAddress)) {
+    refusal = new AppError('FORBIDDEN', 'Client address is not allowed for this key', {
+      ip: call.clientAddress,
+    });
   }
   if (refusal) {
     // As on the API: a refused request shows the quota but does not use it.
@@ -94,17 +96,11 @@ const none = (): Redactions => ({ headers: [], query: [] });
  * tolerance, so a captured delivery cannot be replayed later (the timestamp cannot be stripped: the
  * signature would no longer match). `hmacRequireTimestamp` refuses deliveries without one.
  */
-function checkHmac(
-  request: FastifyRequest,
-  rawBody: Buffer,
-  hook: WebhookNodeInfo,
-  secret: string,
-  deps: WebhookAuthDeps,
-): void {
+function checkHmac(call: WebhookCall, hook: WebhookNodeInfo, secret: string, deps: WebhookAuthDeps): void {
   const { hmacHeader, hmacTimestampHeader, hmacRequireTimestamp } = hook.options;
-  const given = header(request, hmacHeader);
+  const given = header(call, hmacHeader);
   if (!given) throw missing(`${hmacHeader} header`);
-  const stamp = header(request, hmacTimestampHeader);
+  const stamp = header(call, hmacTimestampHeader);
   if (stamp === undefined && hmacRequireTimestamp) throw missing(`${hmacTimestampHeader} header`);
   const mac = createHmac('sha256', secret);
   if (stamp !== undefined) {
@@ -118,7 +114,7 @@ function checkHmac(
     }
     mac.update(`${stamp.trim()}.`);
   }
-  const expected = mac.update(rawBody).digest();
+  const expected = mac.update(call.rawBody).digest();
   const signature = Buffer.from(given.trim(), 'base64');
   // Length first: timingSafeEqual needs equal lengths, and a wrong length is no secret.
   if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) {
@@ -126,24 +122,19 @@ function checkHmac(
   }
 }
 
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name.toLowerCase()];
-  return Array.isArray(value) ? value[0] : value;
-}
-
 /**
  * The webhook node's own authentication. Missing credentials → 401, wrong ones → 403; either way
  * before any execution exists.
  */
 export async function authenticateWebhook(
-  request: FastifyRequest,
-  rawBody: Buffer,
+  call: WebhookCall,
   hook: WebhookNodeInfo,
   accountId: string,
   deps: WebhookAuthDeps,
 ): Promise<WebhookCaller> {
-  if (hook.authentication === 'none') return { redact: none(), identity: `ip:${request.ip}`, headers: {} };
-  if (hook.authentication === 'apiKey') return authenticateKey(request, accountId, deps);
+  if (hook.authentication === 'none')
+    return { redact: none(), identity: `ip:${call.clientAddress}`, headers: {} };
+  if (hook.authentication === 'apiKey') return authenticateKey(call, accountId, deps);
   const credential = hook.credentialId ? await deps.reveal(accountId, hook.credentialId) : null;
   // Activation checks the credential exists; deleted since → refuse rather than run unprotected.
   if (!credential) throw new AppError('SERVICE_UNAVAILABLE', "The webhook's credential is missing");
@@ -155,7 +146,7 @@ export async function authenticateWebhook(
   });
   switch (hook.authentication) {
     case 'basicAuth': {
-      const value = header(request, 'authorization');
+      const value = header(call, 'authorization');
       const realm = { 'www-authenticate': 'Basic realm="Webhook"' };
       if (!value?.startsWith('Basic ')) throw missing('Basic authorization', realm);
       const decoded = Buffer.from(value.slice(6).trim(), 'base64').toString('utf8');
@@ -164,24 +155,23 @@ export async function authenticateWebhook(
     }
     case 'headerAuth': {
       const name = data.name ?? '';
-      const value = header(request, name);
+      const value = header(call, name);
       if (value === undefined || value === '') throw missing(`${name} header`);
       if (!sameSecret(value, data.value ?? '')) throw wrong(`${name} header`);
       return caller({ headers: [name.toLowerCase()], query: [] });
     }
     case 'queryAuth': {
       const name = data.name ?? '';
-      const query = request.query as Record<string, unknown>;
-      const value = query[name];
+      const value = call.query[name];
       if (typeof value !== 'string' || value === '') throw missing(`query parameter ${name}`);
       if (!sameSecret(value, data.value ?? '')) throw wrong(`query parameter ${name}`);
       return caller({ headers: [], query: [name] });
     }
     case 'hmac':
-      checkHmac(request, rawBody, hook, data.secret ?? '', deps);
+      checkHmac(call, hook, data.secret ?? '', deps);
       return caller(none());
     case 'jwtAuth': {
-      const value = header(request, 'authorization');
+      const value = header(call, 'authorization');
       const token = value && /^Bearer\s+(\S+)\s*$/i.exec(value)?.[1];
       if (!token) throw missing('Bearer token in the Authorization header');
       let claims: Record<string, unknown>;

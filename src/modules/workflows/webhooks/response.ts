@@ -1,5 +1,7 @@
-import type { ErrorCode, ErrorDetails } from '../../../core/errors.js';
+import { AppError, type ErrorCode, type ErrorDetails } from '../../../core/errors.js';
+import { queueUnavailable } from '../../../core/queue/queue-unavailable.js';
 import type { ExecutionOutcome, WebhookNodeInfo, WorkflowDefinition } from '../engine/index.js';
+import { CRASH_MESSAGE, type ExecutionRow, QUEUE_OUTAGE_MESSAGE } from '../executions/store.js';
 
 /** What a webhook call answers: a reply the workflow chose, or an error in the platform's shape. */
 export type StoredResponse =
@@ -103,4 +105,42 @@ function errorResponse(
     };
   }
   return { kind: 'error', code: 'UNPROCESSABLE', message: `The workflow failed: ${error.message}`, details };
+}
+
+/**
+ * The answer of an execution that stored none (a webhook call's or a direct run's, once its waiter
+ * gave up or was told "no answer"): stopped (422, or 503 when it was canceled for want of the
+ * queue), failed outside any node (422; 502 when its worker crashed), or still running (504).
+ */
+export function unansweredResponse(executionId: string, row: ExecutionRow | undefined): StoredResponse {
+  if (row?.status === 'canceled') {
+    if (row.error_message === QUEUE_OUTAGE_MESSAGE) throw queueUnavailable('unreachable');
+    return {
+      kind: 'error',
+      code: 'UNPROCESSABLE',
+      message: 'The execution was stopped before it answered',
+      details: { executionId },
+    };
+  }
+  if (row?.status === 'error') {
+    // The worker died mid-run (recorded by the stalled-job check): the platform failed, not the
+    // caller's request or the workflow; 502 as from a gateway whose upstream went away.
+    if (row.error_message === CRASH_MESSAGE) {
+      return {
+        kind: 'error',
+        code: 'UPSTREAM_ERROR',
+        message: 'The worker running the execution stopped (crashed) before it answered; retry the call',
+        details: { executionId, reason: 'worker-crashed' },
+      };
+    }
+    return {
+      kind: 'error',
+      code: 'UNPROCESSABLE',
+      message: row.error_message ?? 'The workflow failed',
+      details: { executionId },
+    };
+  }
+  throw new AppError('GATEWAY_TIMEOUT', 'The workflow did not answer in time; it keeps running', {
+    executionId,
+  });
 }

@@ -6,6 +6,7 @@ import { assertSafeJson } from '../../../core/http/json-guard.js';
 import { decodeUtf8Sliced, JSON_INLINE_BYTES, parseJsonSliced } from '../../../core/http/json-sliced.js';
 import { withErrors } from '../../../core/http/schemas.js';
 import type { ExecutionResumer } from '../executions/resumer.js';
+import type { WebhookCall } from './call.js';
 import type { StoredResponse } from './response.js';
 import type { WebhookMatch, WebhookService } from './service.js';
 
@@ -105,6 +106,19 @@ async function parseBody(raw: Buffer, contentType: string | undefined): Promise<
   return null;
 }
 
+/** The call as a plain value: what every part below the route works with. */
+function callOf(request: FastifyRequest, path: string): WebhookCall {
+  return {
+    method: request.method,
+    path,
+    headers: request.headers,
+    query: { ...(request.query as Record<string, unknown>) },
+    rawBody: request.rawBody ?? Buffer.alloc(0),
+    body: request.body,
+    clientAddress: request.ip,
+  };
+}
+
 function send(reply: FastifyReply, response: StoredResponse, head: boolean, extra: Record<string, string>) {
   if (response.kind === 'error') {
     throw new AppError(response.code, response.message, response.details, { ...extra });
@@ -191,11 +205,8 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
         handler: async (request, reply) => {
           const match = request.webhookMatch;
           if (!match) throw new AppError('WEBHOOK_NOT_FOUND', 'No active workflow listens here');
-          const { response, headers } = await deps.webhooks.handle(
-            request,
-            match,
-            request.rawBody ?? Buffer.alloc(0),
-          );
+          const path = (request.params as { '*': string })['*'];
+          const { response, headers } = await deps.webhooks.handle(callOf(request, path), match);
           return send(reply, response, request.method === 'HEAD', headers);
         },
       });
@@ -227,7 +238,8 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
       },
       handler: async (request) => {
         const { executionId } = request.params as { executionId: string };
-        await deps.resumer.resumeByWebhook(executionId, request.resumeWaitIndex ?? -1, request);
+        const call = callOf(request, executionId);
+        await deps.resumer.resumeByWebhook(executionId, request.resumeWaitIndex ?? -1, call);
         return { message: 'Execution resumed', executionId };
       },
     });

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../../../core/clock.js';
 import { AppError } from '../../../core/errors.js';
 import { ipMatcher } from '../../../core/http/ip-rules.js';
@@ -16,12 +15,13 @@ import {
   type WorkflowEngine,
 } from '../engine/index.js';
 import type { ExecutionRunner } from '../executions/runner.js';
-import { CRASH_MESSAGE, type ExecutionStore, QUEUE_OUTAGE_MESSAGE } from '../executions/store.js';
+import { type ExecutionStore, QUEUE_OUTAGE_MESSAGE } from '../executions/store.js';
 import type { ExecutionWaiters } from '../executions/waiters.js';
 import { authenticateWebhook, type Redactions, type WebhookAuthDeps, type WebhookCaller } from './auth.js';
 import { webhookBinary } from './binary.js';
+import { headersAsData, type WebhookCall } from './call.js';
 import type { DeliveryStore } from './delivery-store.js';
-import { type StoredResponse, startedResponse } from './response.js';
+import { type StoredResponse, startedResponse, unansweredResponse } from './response.js';
 
 export interface WebhookMatch {
   route: WebhookRoute;
@@ -55,8 +55,6 @@ const OUTAGE_CHECK_MS = 500;
 /** The dedupe claim a call holds, freed when its execution is canceled for want of the queue. */
 type Claim = { def: WorkflowDefinition; hook: WebhookNodeInfo; dedupeKey: string } | null;
 
-/** Request headers never stored in execution data: they hold secrets. */
-const SECRET_HEADERS = ['authorization', 'cookie', 'x-api-key', 'x-workflow-api-key', 'proxy-authorization'];
 /** Another process's (de)activation is seen within this time; this process's at once. */
 const ROUTE_CACHE_MS = 1_000;
 
@@ -177,31 +175,19 @@ export class WebhookService {
 
   /** The webhook's answer, and headers the caller gets whatever it is (the key's quota). */
   async handle(
-    request: FastifyRequest,
+    call: WebhookCall,
     match: WebhookMatch,
-    rawBody: Buffer,
   ): Promise<{ response: StoredResponse; headers: Record<string, string> }> {
     const allowed = match.hook.options.ipAllowList;
-    if (allowed && allowed.length > 0 && !ipMatcher(allowed)(request.ip))
+    if (allowed && allowed.length > 0 && !ipMatcher(allowed)(call.clientAddress))
       throw new AppError('FORBIDDEN', 'IP is not whitelisted to access the webhook!', {});
-    const caller = await authenticateWebhook(
-      request,
-      rawBody,
-      match.hook,
-      match.route.account_id,
-      this.deps.auth,
-    );
-    return { response: await this.run(request, match, rawBody, caller), headers: caller.headers };
+    const caller = await authenticateWebhook(call, match.hook, match.route.account_id, this.deps.auth);
+    return { response: await this.run(call, match, caller), headers: caller.headers };
   }
 
-  private async run(
-    request: FastifyRequest,
-    match: WebhookMatch,
-    rawBody: Buffer,
-    caller: WebhookCaller,
-  ): Promise<StoredResponse> {
+  private async run(call: WebhookCall, match: WebhookMatch, caller: WebhookCaller): Promise<StoredResponse> {
     const { route, def, hook } = match;
-    const { json, binary } = await this.itemOf(request, match, rawBody, caller.redact);
+    const { json, binary } = await this.itemOf(call, match, caller.redact);
     if (caller.jwtPayload) json.jwtPayload = caller.jwtPayload as Json;
 
     const executionId = newId('exe');
@@ -312,37 +298,7 @@ export class WebhookService {
     }
     response ??= (await this.deps.executions.get(executionId))?.response ?? null;
     if (response) return JSON.parse(response) as StoredResponse;
-    const row = await this.deps.executions.get(executionId);
-    if (row?.status === 'canceled') {
-      if (row.error_message === QUEUE_OUTAGE_MESSAGE) throw queueUnavailable('unreachable');
-      return {
-        kind: 'error',
-        code: 'UNPROCESSABLE',
-        message: 'The execution was stopped before it answered',
-        details: { executionId },
-      };
-    }
-    if (row && row.status === 'error') {
-      // The worker died mid-run (recorded by the stalled-job check): the platform failed, not the
-      // caller's request or the workflow; 502 as from a gateway whose upstream went away.
-      if (row.error_message === CRASH_MESSAGE) {
-        return {
-          kind: 'error',
-          code: 'UPSTREAM_ERROR',
-          message: 'The worker running the execution stopped (crashed) before it answered; retry the call',
-          details: { executionId, reason: 'worker-crashed' },
-        };
-      }
-      return {
-        kind: 'error',
-        code: 'UNPROCESSABLE',
-        message: row.error_message ?? 'The workflow failed',
-        details: { executionId },
-      };
-    }
-    throw new AppError('GATEWAY_TIMEOUT', 'The workflow did not answer in time; it keeps running', {
-      executionId,
-    });
+    return unansweredResponse(executionId, await this.deps.executions.get(executionId));
   }
 
   /**
@@ -383,33 +339,28 @@ export class WebhookService {
 
   /** The trigger item: `{headers, params, query, body}` (+ `rawBody`, base64), secrets left out. */
   private async itemOf(
-    request: FastifyRequest,
+    call: WebhookCall,
     { hook, params }: WebhookMatch,
-    rawBody: Buffer,
     redact: Redactions,
   ): Promise<{ json: Record<string, Json>; binary?: Record<string, BinaryData> }> {
-    const headers: Record<string, Json> = {};
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (SECRET_HEADERS.includes(name) || redact.headers.includes(name) || value === undefined) continue;
-      headers[name] = Array.isArray(value) ? value : String(value);
-    }
-    const query = { ...(request.query as Record<string, Json>) };
+    const query = { ...(call.query as Record<string, Json>) };
     for (const name of redact.query) delete query[name];
     const json: Record<string, Json> = {
-      headers,
+      headers: headersAsData(call, redact.headers),
       params: { ...params },
       query,
-      body: (request.body ?? {}) as Json,
+      body: (call.body ?? {}) as Json,
     };
     const { body, binary } = await webhookBinary(
       hook,
-      rawBody,
-      request.headers['content-type'],
-      request.body,
-      request.headers['content-disposition'],
+      call.rawBody,
+      call.headers['content-type'],
+      call.body,
+      call.headers['content-disposition'],
     );
     if (body !== undefined) json.body = body;
-    if (hook.options.rawBody && hook.options.rawBodyAs === 'json') json.rawBody = rawBody.toString('base64');
+    if (hook.options.rawBody && hook.options.rawBodyAs === 'json')
+      json.rawBody = call.rawBody.toString('base64');
     return binary ? { json, binary } : { json };
   }
 
