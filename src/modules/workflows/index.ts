@@ -14,6 +14,7 @@ import { configureExpressionSandbox, type EngineDeps, WorkflowEngine } from './e
 import { DbExecutionCountStore, RedisExecutionCountStore } from './executions/count-store.js';
 import { DedupeStore } from './executions/dedupe-store.js';
 import { DirectRunner } from './executions/direct-run.js';
+import { subscribeAll } from './executions/lifecycle-subscribers.js';
 import { Maintenance } from './executions/maintenance.js';
 import { ManualRunner } from './executions/manual-run.js';
 import { ExecutionQuota } from './executions/quota.js';
@@ -252,19 +253,31 @@ export const workflowsModule: PlatformModule = {
     });
     await waiters.start();
     const signer = new ResumeSigner(ctx.secrets.derive('workflow:resume-urls'));
+    const resumeUrlBase = `${config.PUBLIC_URL.replace(/\/+$/, '')}/webhook-waiting`;
     const runner = new ExecutionRunner({
       executions: executionStore,
       workflows: workflowStore,
       deliveries,
-      credentials,
       engineFor,
       queue,
       waiters,
       clock,
       log,
-      resumeUrlBase: `${config.PUBLIC_URL.replace(/\/+$/, '')}/webhook-waiting`,
+      resumeUrlBase,
       signer,
       quota,
+    });
+    subscribeAll(runner.hooks, {
+      executions: executionStore,
+      deliveries,
+      waiters,
+      clock,
+      workflows: workflowStore,
+      definition: (id, version) => runner.definition(id, version),
+      enqueue: (input) => runner.enqueue(input),
+      resumeUrlBase,
+      log,
+      runsInline: (id) => runner.runsInline(id),
     });
     maintenance = new Maintenance({
       executions: executionStore,

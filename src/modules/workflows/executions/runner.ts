@@ -1,10 +1,6 @@
-import type { FastifyBaseLogger } from 'fastify';
 import { type Clock, isoNow } from '../../../core/clock.js';
-import { whenStored } from '../../../core/db/faults.js';
-import { isAppError } from '../../../core/errors.js';
 import { newId } from '../../../core/ids.js';
 import type { JobQueue } from '../../../core/queue/index.js';
-import type { CredentialService } from '../credentials/service.js';
 import { webhookNodesOf } from '../definitions/definitions.js';
 import type { WorkflowStore } from '../definitions/store.js';
 import {
@@ -20,7 +16,8 @@ import {
 } from '../engine/index.js';
 import type { DeliveryStore } from '../webhooks/delivery-store.js';
 import { finishedResponse } from '../webhooks/response.js';
-import { errorPayload, errorWorkflowIdOf, findErrorWorkflow, publicUrlOf } from './error-workflow.js';
+import { ExecutionLifecycleHooks } from './lifecycle-hooks.js';
+import type { Log } from './log.js';
 import type { ExecutionQuota } from './quota.js';
 import type { ResumeSigner } from './resume-signature.js';
 import { keepsExecution } from './save-policy.js';
@@ -67,13 +64,12 @@ export interface RunnerDeps {
   executions: ExecutionStore;
   workflows: WorkflowStore;
   deliveries: DeliveryStore;
-  credentials: CredentialService;
   /** The engine of one account: it reads only that account's credentials. */
   engineFor(accountId: string): WorkflowEngine;
   queue: JobQueue<ExecutionJob>;
   waiters: ExecutionWaiters;
   clock: Clock;
-  log: FastifyBaseLogger;
+  log: Log;
   resumeUrlBase: string;
   signer: ResumeSigner;
   /** The daily execution quota every new execution is counted against (absent: none). */
@@ -132,6 +128,11 @@ export class ExecutionRunner {
   /** Executions running in this process, and those of them stopped through the API meanwhile. */
   private readonly running = new Map<string, AbortController>();
   private readonly definitions = new Map<string, WorkflowDefinition>();
+  /**
+   * What happens around a run: persistence, webhook answers, error workflows, waiters and the save
+   * policy subscribe here (lifecycle-subscribers.ts); the runner only announces.
+   */
+  readonly hooks = new ExecutionLifecycleHooks();
 
   constructor(private readonly deps: RunnerDeps) {
     deps.waiters.listenStops((id) => {
@@ -244,6 +245,11 @@ export class ExecutionRunner {
     await this.deps.waiters.notify(executionId, null);
   }
 
+  /** Whether an execution runs inline (`runInline`): its caller reads it before any deletion. */
+  runsInline(executionId: string): boolean {
+    return this.inline.has(executionId);
+  }
+
   /** The queue's job handler. */
   async handle(job: ExecutionJob): Promise<void> {
     const { executions } = this.deps;
@@ -292,6 +298,7 @@ export class ExecutionRunner {
         ctx.clearCheckpoint = () => executions.clearCheckpoint(row.id);
       }
       const engine = this.deps.engineFor(row.account_id);
+      await this.hooks.run('executionStarted', { row, def, trigger, kind: job.kind });
       this.running.set(row.id, stop);
       outcome = await (job.kind === 'start'
         ? engine.run(def, { nodeName: trigger.nodeName, items: trigger.items }, ctx)
@@ -314,7 +321,7 @@ export class ExecutionRunner {
     await this.deps.deliveries.release(row.workflow_id, trigger.nodeName, trigger.dedupeKey, row.id);
   }
 
-  /** A respondToWebhook ran: store and deliver the answer now; the run goes on. */
+  /** A respondToWebhook ran: its answer is stored and delivered now (the hooks' subscribers); the run goes on. */
   private async answerEarly(
     row: ExecutionRow,
     nodeName: string,
@@ -322,13 +329,10 @@ export class ExecutionRunner {
     response: WebhookResponse,
   ): Promise<void> {
     const stored = JSON.stringify({ kind: 'reply', ...response });
-    await this.deps.executions.setResponse(row.id, stored);
-    if (trigger.dedupeKey) {
-      await this.deps.deliveries.setResponse(row.workflow_id, nodeName, trigger.dedupeKey, stored);
-    }
-    await this.deps.waiters.notify(row.id, stored);
+    await this.hooks.run('webhookResponded', { row, trigger, nodeName, response, stored });
   }
 
+  /** The run ended (or paused): its outcome, serialised once, goes to the hooks' subscribers. */
   private async finish(
     row: ExecutionRow,
     def: WorkflowDefinition | null,
@@ -352,89 +356,16 @@ export class ExecutionRunner {
       outcome = failedOutcome(`The execution's data cannot be stored: ${reason}`);
       stored = serialize(outcome);
     }
-    const { response } = stored;
-    const stopped = outcome.status === 'waiting' ? null : isoNow(this.deps.clock);
-    // The run is over: its outcome waits out a database outage rather than being lost with it.
-    const kept = await whenStored(() =>
-      this.deps.executions.finish(row.id, {
-        status: outcome.status,
-        run_data: stored.runData,
-        error_message: outcome.state.error?.message ?? null,
-        response,
-        wait_till: outcome.waitTill ? outcome.waitTill.toISOString() : null,
-        stopped_at: stopped,
-      }),
-    );
-    if (!kept) {
-      // Stopped through the API while it ran: its result is dropped, and a retry of the delivery runs.
-      if (trigger.dedupeKey && hook) {
-        await this.deps.deliveries.release(row.workflow_id, hook.nodeName, trigger.dedupeKey, row.id);
-      }
-      await this.deps.waiters.notify(row.id, null);
-      return;
-    }
-    if (response && trigger.dedupeKey && hook) {
-      const failed = outcome.status === 'error' && !outcome.state.error?.problems?.length;
-      // A failed run (other than a bad body) must not be replayed to the sender's retries for 24 h:
-      // the claim is released so the retry runs again.
-      if (failed) {
-        await this.deps.deliveries.release(row.workflow_id, hook.nodeName, trigger.dedupeKey, row.id);
-      } else {
-        await this.deps.deliveries.setResponse(row.workflow_id, hook.nodeName, trigger.dedupeKey, response);
-      }
-    }
-    // Queued before the answer goes out, so whoever saw the failure finds the error run already.
-    if (outcome.status === 'error') await this.startErrorWorkflow(row, def, outcome);
-    await this.deps.waiters.notify(row.id, response);
-    // Not kept (the workflow's save settings): gone once answered. A manual run is read by its caller
-    // first (manual-run.ts deletes it then).
-    if (row.mode !== 'manual' && !this.inline.has(row.id) && !keepsExecution(def, row.mode, outcome.status))
-      await this.deps.executions.delete(row.account_id, row.id);
-  }
-
-  /** Queues the error workflow (n8n's `settings.errorWorkflow`) of a failed execution, if it has one. */
-  private async startErrorWorkflow(
-    row: ExecutionRow,
-    def: WorkflowDefinition | null,
-    outcome: ExecutionOutcome,
-  ): Promise<void> {
-    const errorWorkflowId = errorWorkflowIdOf(def, row.mode);
-    if (!def || !errorWorkflowId) return;
-    const at = { executionId: row.id, workflowId: row.workflow_id, errorWorkflowId };
-    try {
-      const lookup = await findErrorWorkflow(
-        this.deps.workflows,
-        (id, version) => this.definition(id, version),
-        row.account_id,
-        errorWorkflowId,
-      );
-      if (!lookup.found) {
-        const why = lookup.reason === 'missing' ? 'is not found' : 'has no Error Trigger node';
-        this.deps.log.warn(at, `error workflow ${why}; not started`);
-        return;
-      }
-      const { state } = outcome;
-      const item = errorPayload(
-        { row, def, error: state.error, lastNodeExecuted: state.lastNodeExecuted },
-        publicUrlOf(this.deps.resumeUrlBase),
-      );
-      await this.enqueue({
-        accountId: row.account_id,
-        workflowId: lookup.start.workflowId,
-        version: lookup.start.version,
-        mode: 'error',
-        trigger: { nodeName: lookup.start.nodeName, items: [item] },
-      });
-    } catch (error) {
-      // The failed execution is stored already; a broken error workflow start must not undo that.
-      // A spent quota is a warning, not a failure: nothing is broken, and no caller hears of it.
-      if (isAppError(error) && error.code === 'RATE_LIMIT_EXCEEDED')
-        this.deps.log.warn(
-          { ...at, reason: error.message },
-          'error workflow not started: daily execution quota spent',
-        );
-      else this.deps.log.error({ err: error, ...at }, 'error workflow could not be started');
-    }
+    await this.hooks.run('executionFinished', {
+      row,
+      def,
+      trigger,
+      outcome,
+      hook,
+      response: stored.response,
+      runData: stored.runData,
+      dropped: false,
+    });
   }
 }
 
