@@ -3,28 +3,21 @@ import path from 'node:path';
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { createOutboundHttp } from '../../core/http/outbound.js';
-import { createQueue } from '../../core/queue/index.js';
 import { configureUserRegex } from '../../core/regex/user-regex.js';
-import { callerChecks } from './credentials/access.js';
 import { CredentialService } from './credentials/service.js';
 import { CredentialStore } from './credentials/store.js';
 import { WorkflowService } from './definitions/service.js';
 import { WorkflowStore } from './definitions/store.js';
-import { configureExpressionSandbox, type EngineDeps, WorkflowEngine } from './engine/index.js';
-import { DbExecutionCountStore, RedisExecutionCountStore } from './executions/count-store.js';
+import { configureExpressionSandbox } from './engine/index.js';
 import { DedupeStore } from './executions/dedupe-store.js';
-import { DirectRunner } from './executions/direct-run.js';
-import { subscribeAll } from './executions/lifecycle-subscribers.js';
-import { Maintenance } from './executions/maintenance.js';
-import { ManualRunner } from './executions/manual-run.js';
-import { ExecutionQuota } from './executions/quota.js';
+import type { DirectRunner } from './executions/direct-run.js';
+import { createExecutions } from './executions/index.js';
+import type { Maintenance } from './executions/maintenance.js';
 import { ResumeSigner } from './executions/resume-signature.js';
-import { ExecutionResumer } from './executions/resumer.js';
-import { accountOfJob, type ExecutionJob, ExecutionRunner } from './executions/runner.js';
-import { ExecutionService } from './executions/service.js';
+import type { ExecutionResumer } from './executions/resumer.js';
+import type { ExecutionRunner } from './executions/runner.js';
+import type { ExecutionService } from './executions/service.js';
 import { ExecutionStore } from './executions/store.js';
-import { SubWorkflowRunner } from './executions/sub-workflow.js';
-import { ExecutionWaiters } from './executions/waiters.js';
 import { workflowRoutes } from './routes.js';
 import { ScheduleStore } from './schedule/schedule-store.js';
 import { Scheduler } from './schedule/scheduler.js';
@@ -32,7 +25,6 @@ import type { WorkflowBodyT } from './schemas.js';
 import { tagRoutes } from './tags/routes.js';
 import { TagService } from './tags/service.js';
 import { TagStore } from './tags/store.js';
-import { VariablesEngine } from './variables/engine.js';
 import { variableRoutes } from './variables/routes.js';
 import { VariableService } from './variables/service.js';
 import { VariableStore } from './variables/store.js';
@@ -173,7 +165,6 @@ export const workflowsModule: PlatformModule = {
     const workflowStore = new WorkflowStore(ctx.db);
     const executionStore = new ExecutionStore(ctx.db);
     const deliveries = new DeliveryStore(ctx.db);
-    const dedupe = new DedupeStore(ctx.db, () => clock.now());
     const credentialStore = new CredentialStore(ctx.db);
     const credentials = new CredentialService(
       credentialStore,
@@ -182,123 +173,31 @@ export const workflowsModule: PlatformModule = {
     );
     const variables = new VariableService(new VariableStore(ctx.db), clock);
     const tags = new TagService(new TagStore(ctx.db), clock);
-    const http = createOutboundHttp({
-      allowHosts: trustedHosts(env, config.OUTBOUND_ALLOW_HOSTS),
-      timeoutMs: config.OUTBOUND_TIMEOUT_MS,
-    });
-    // Bound once the runner exists (the runner needs the engines these deps build).
-    let subWorkflows: SubWorkflowRunner | null = null;
-    const engineDeps = (accountId: string | null): EngineDeps => ({
-      now: () => clock.now(),
-      credential: async (ref, workflowId) => {
-        const found = accountId ? await credentials.revealForWorkflow(accountId, ref, workflowId) : null;
-        if (!found) throw new Error(`Credential '${ref}' not found`);
-        return found.data;
+    const executions = await createExecutions({
+      db: ctx.db,
+      redis: ctx.redis,
+      clock,
+      log,
+      stores: {
+        executions: executionStore,
+        workflows: workflowStore,
+        deliveries,
+        credentials: credentialStore,
+        dedupe: new DedupeStore(ctx.db, () => clock.now()),
       },
-      http,
+      credentials,
+      variables,
+      http: createOutboundHttp({
+        allowHosts: trustedHosts(env, config.OUTBOUND_ALLOW_HOSTS),
+        timeoutMs: config.OUTBOUND_TIMEOUT_MS,
+      }),
       env,
-      expressionTimeoutMs: config.EXPRESSION_TIMEOUT_MS,
-      codeTimeoutMs: config.CODE_NODE_TIMEOUT_MS,
-      tenant: accountId ?? 'system',
-      maxWaitMs: config.WORKFLOW_MAX_WAIT_SECONDS * 1_000,
-      maxNodeRuns: config.WORKFLOW_MAX_NODE_RUNS,
-      dedupe,
-      subWorkflow: async (call) => {
-        if (!subWorkflows || !accountId) throw new Error('Sub-workflows run only in an account’s execution');
-        return subWorkflows.call(accountId, call);
-      },
+      signer: new ResumeSigner(ctx.secrets.derive('workflow:resume-urls')),
+      limits: config,
+      ...(ctx.jobEvents ? { jobEvents: ctx.jobEvents } : {}),
+      onDatabaseRecovered: (listener) => ctx.database.onRecovered(listener),
     });
-    // One engine per account (its credentials only), kept for their compiled-expression caches;
-    // an explicit binding instead of AsyncLocalStorage, whose promise hooks slow every await.
-    const engines = new Map<string, WorkflowEngine>();
-    const engineFor = (accountId: string): WorkflowEngine => {
-      let engine = engines.get(accountId);
-      if (!engine) {
-        if (engines.size >= 1_000) engines.delete(engines.keys().next().value as string);
-        engine = new VariablesEngine(engineDeps(accountId), variables, accountId);
-        engines.set(accountId, engine);
-      }
-      return engine;
-    };
-    /** Validation needs no credentials (nor an account: it runs at save, not in an execution). */
-    const engine = new WorkflowEngine(engineDeps(null));
-    let maintenance: Maintenance | null = null;
-    const queue = await createQueue<ExecutionJob>('workflow-executions', {
-      redisUrl: config.REDIS_URL,
-      prefix: config.QUEUE_PREFIX,
-      stallSeconds: config.QUEUE_STALL_SECONDS,
-      commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
-      onError: (err, jobId) => {
-        // Interrupted by a dependency's fault: taken up again once it is back (maintenance.ts).
-        if (maintenance?.noteFailure(err, jobId))
-          log.warn({ err, jobId }, 'workflow job interrupted by a fault');
-        else log.error({ err, jobId }, 'workflow job failed');
-      },
-      observer: ctx.jobEvents?.observe,
-      // Accounts served round-robin, each with at most this many executions running.
-      fairness: { groupOf: accountOfJob, perGroup: config.WORKFLOW_ACCOUNT_CONCURRENCY },
-    });
-    const quota = new ExecutionQuota(
-      ctx.redis
-        ? new RedisExecutionCountStore(ctx.redis, config.REDIS_PREFIX)
-        : new DbExecutionCountStore(ctx.db),
-      { daily: config.WORKFLOW_DAILY_EXECUTIONS, byAccount: config.WORKFLOW_DAILY_EXECUTION_OVERRIDES },
-      clock,
-      log,
-    );
-    const waiters = new ExecutionWaiters(ctx.redis, `${config.QUEUE_PREFIX}:workflow-executions:done`, {
-      read: (ids) => executionStore.outcomes(ids),
-      commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
-      onError: (err, what) => log.warn({ err }, `workflow waiters: ${what} failed`),
-    });
-    await waiters.start();
-    const signer = new ResumeSigner(ctx.secrets.derive('workflow:resume-urls'));
-    const resumeUrlBase = `${config.PUBLIC_URL.replace(/\/+$/, '')}/webhook-waiting`;
-    const runner = new ExecutionRunner({
-      executions: executionStore,
-      workflows: workflowStore,
-      deliveries,
-      engineFor,
-      queue,
-      waiters,
-      clock,
-      log,
-      resumeUrlBase,
-      signer,
-      quota,
-    });
-    subscribeAll(runner.hooks, {
-      executions: executionStore,
-      deliveries,
-      waiters,
-      clock,
-      workflows: workflowStore,
-      definition: (id, version) => runner.definition(id, version),
-      enqueue: (input) => runner.enqueue(input),
-      resumeUrlBase,
-      log,
-      runsInline: (id) => runner.runsInline(id),
-    });
-    maintenance = new Maintenance({
-      executions: executionStore,
-      deliveries,
-      queue,
-      clock,
-      log,
-      maxAgeDays: config.EXECUTIONS_MAX_AGE_DAYS,
-      maxCount: config.EXECUTIONS_MAX_COUNT,
-      dedupeHours: config.WEBHOOK_DEDUPE_HOURS,
-      rerun: (job) => runner.handle(job),
-    });
-    const upkeep = maintenance;
-    subWorkflows = new SubWorkflowRunner({
-      workflows: workflowStore,
-      executions: executionStore,
-      runner,
-      maxDepth: config.WORKFLOW_MAX_CALL_DEPTH,
-      assertCallerMayUse: callerChecks(credentialStore).subWorkflow,
-    });
-    const calls = subWorkflows;
+    const { runner, waiters } = executions;
     const scheduler = new Scheduler({
       store: new ScheduleStore(ctx.db),
       maxRulesPerAccount: config.WORKFLOW_MAX_SCHEDULES,
@@ -307,27 +206,15 @@ export const workflowsModule: PlatformModule = {
       clock,
       log,
     });
-    let webhooks: WebhookService | null = null;
-    const workflows = new WorkflowService({
-      schedules: scheduler,
-      callCycles: (accountId, def) => calls.cycleProblems(accountId, def),
-      testWebhookSeconds: config.TEST_WEBHOOK_SECONDS,
-      store: workflowStore,
-      credentials: credentialStore,
-      engine,
-      clock,
-      onRoutesChanged: (paths) => webhooks?.invalidate(paths),
-      onTagsSaved: (accountId, names) => tags.ensure(accountId, names),
-    });
     const auth = ctx.apis.auth;
     if (!auth) throw new Error('The workflows module needs the auth module');
-    webhooks = new WebhookService({
+    const webhooks = new WebhookService({
       workflows: workflowStore,
       executions: executionStore,
       deliveries,
       runner,
       waiters,
-      engineFor,
+      engineFor: (accountId) => executions.engineFor(accountId),
       auth: {
         reveal: (a, r) => credentials.reveal(a, r),
         verifyApiKey: (v) => auth.verifyApiKey(v),
@@ -341,71 +228,48 @@ export const workflowsModule: PlatformModule = {
       queueOutageMs: config.WEBHOOK_QUEUE_OUTAGE_MS,
       dedupeHours: config.WEBHOOK_DEDUPE_HOURS,
     });
-    const executions = new ExecutionService(executionStore, runner, clock);
-    const manual = new ManualRunner({
-      workflows: workflowStore,
-      runner,
-      waiters,
-      executions,
-      engine,
-      waitMs: config.MANUAL_RUN_WAIT_MS,
-      assertCallerMayUse: callerChecks(credentialStore).manualRun,
-    });
-    const direct = new DirectRunner({
-      workflows: workflowStore,
-      executions: executionStore,
-      runner,
-      waiters,
+    const workflows = new WorkflowService({
+      schedules: scheduler,
+      callCycles: (accountId, def) => executions.subWorkflows.cycleProblems(accountId, def),
+      testWebhookSeconds: config.TEST_WEBHOOK_SECONDS,
+      store: workflowStore,
+      credentials: credentialStore,
+      engine: executions.engine,
+      clock,
+      onRoutesChanged: (paths) => webhooks.invalidate(paths),
+      onTagsSaved: (accountId, names) => tags.ensure(accountId, names),
     });
 
-    let stopSchedule: (() => void) | null = null;
-    let stopScheduler: (() => Promise<void>) | null = null;
+    const stopScheduler: Array<() => Promise<void>> = [];
     const startWorker = async () => {
-      if (stopSchedule) return;
-      queue.work((job) => runner.handle(job), config.WORKFLOW_CONCURRENCY);
-      const recovered = await upkeep.recover();
-      if (recovered.requeued + recovered.resumed + recovered.crashed > 0)
-        log.info(recovered, 'workflow executions recovered');
-      // After a database outage too, not only at start: what the fault interrupted goes on.
-      const unwatch = ctx.database.onRecovered(() => {
-        upkeep
-          .afterReconnect()
-          .catch((err: unknown) => log.error({ err }, 'recovery after reconnect failed'));
-      });
-      const stopMaintenance = upkeep.schedule(config.EXECUTIONS_PRUNE_INTERVAL_SECONDS);
-      stopSchedule = () => {
-        unwatch();
-        stopMaintenance();
-      };
-      stopScheduler = scheduler.start();
+      if (!(await executions.startWorker())) return;
+      stopScheduler.push(scheduler.start());
     };
     ctx.onClose(async () => {
-      stopSchedule?.();
-      await stopScheduler?.();
-      await queue.close();
-      await waiters.close();
+      for (const stop of stopScheduler.splice(0)) await stop();
+      await executions.close();
     });
 
     internals.set(ctx, {
       routes: {
         workflows,
-        executions,
+        executions: executions.service,
         credentials,
-        manual,
+        manual: executions.manual,
         knownPrincipal: (accountId, actor) => knownPrincipal(ctx, accountId, actor),
       },
       variables,
       tags,
       webhooks,
-      resumer: new ExecutionResumer(executionStore, queue, signer),
+      resumer: executions.resumer,
     });
     ctx.apis.workflows = {
       workflows,
-      executions,
+      executions: executions.service,
       credentials,
       runner,
-      direct,
-      maintenance: upkeep,
+      direct: executions.direct,
+      maintenance: executions.maintenance,
       scheduler,
       startWorker,
       importShipped: async (accountId, dir = config.WORKFLOWS_DIR) => {

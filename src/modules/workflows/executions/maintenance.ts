@@ -1,8 +1,8 @@
-import type { FastifyBaseLogger } from 'fastify';
 import { type Clock, isoNow } from '../../../core/clock.js';
 import { dependencyFault } from '../../../core/db/faults.js';
 import type { JobQueue } from '../../../core/queue/index.js';
 import type { DeliveryStore } from '../webhooks/delivery-store.js';
+import type { Log } from './log.js';
 import type { ExecutionJob } from './runner.js';
 import type { ExecutionStore } from './store.js';
 
@@ -11,12 +11,32 @@ export interface MaintenanceDeps {
   deliveries: DeliveryStore;
   queue: JobQueue<ExecutionJob>;
   clock: Clock;
-  log: FastifyBaseLogger;
+  log: Log;
   maxAgeDays: number;
   maxCount: number;
   dedupeHours: number;
   /** The runner's job handler: a job a dependency's fault interrupted is handed to it again. */
   rerun?: (job: ExecutionJob) => Promise<void>;
+  /** The jobs a fault interrupted, as the queue's error hook noted them (shared with the queue). */
+  interrupted?: InterruptedJobs;
+}
+
+/**
+ * Executions whose job failed because the database (or its disk) or Redis was down, by execution
+ * id: the queue's error hook notes them, maintenance takes them up again once the fault is over.
+ */
+export class InterruptedJobs {
+  readonly byExecution = new Map<string, ExecutionJob['kind']>();
+
+  /** Remembers a job a dependency's fault interrupted; false for any other failure. */
+  note(error: unknown, jobId: string): boolean {
+    if (!dependencyFault(error)) return false;
+    // Job ids: the execution id for a start, `<id>:resume:…` for a resume.
+    const [executionId, resume] = jobId.split(':');
+    if (!executionId) return false;
+    if (!this.byExecution.has(executionId)) this.byExecution.set(executionId, resume ? 'resume' : 'start');
+    return true;
+  }
 }
 
 /** How often jobs interrupted by a fault are tried again while some are left (disk full, Redis). */
@@ -28,10 +48,14 @@ const INTERRUPTED_RETRY_MS = 2_000;
  */
 export class Maintenance {
   /** Executions whose job failed because the database (or its disk) was down, by execution id. */
-  private readonly interrupted = new Map<string, ExecutionJob['kind']>();
+  private readonly interrupted: Map<string, ExecutionJob['kind']>;
+  private readonly jobs: InterruptedJobs;
   private retrying: Promise<number> | null = null;
 
-  constructor(private readonly deps: MaintenanceDeps) {}
+  constructor(private readonly deps: MaintenanceDeps) {
+    this.jobs = deps.interrupted ?? new InterruptedJobs();
+    this.interrupted = this.jobs.byExecution;
+  }
 
   /**
    * The queue's error hook: a job that failed because a dependency was down is remembered and run
@@ -39,12 +63,8 @@ export class Maintenance {
    * `running` (the outcome could not be stored) or `waiting`. Returns whether it was remembered.
    */
   noteFailure(error: unknown, jobId: string): boolean {
-    if (!this.deps.rerun || !dependencyFault(error)) return false;
-    // Job ids: the execution id for a start, `<id>:resume:…` for a resume.
-    const [executionId, resume] = jobId.split(':');
-    if (!executionId) return false;
-    if (!this.interrupted.has(executionId)) this.interrupted.set(executionId, resume ? 'resume' : 'start');
-    return true;
+    if (!this.deps.rerun) return false;
+    return this.jobs.note(error, jobId);
   }
 
   /** How many interrupted executions wait to be taken up again. */

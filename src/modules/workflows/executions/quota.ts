@@ -1,7 +1,7 @@
-import type { FastifyBaseLogger } from 'fastify';
 import { type Clock, nextUtcMidnight, utcDay } from '../../../core/clock.js';
 import { AppError } from '../../../core/errors.js';
 import type { ExecutionCountStore } from './count-store.js';
+import type { Log } from './log.js';
 
 export interface ExecutionQuotaSettings {
   /** Executions per account per UTC day (0: no quota). */
@@ -35,7 +35,7 @@ export class ExecutionQuota {
     private readonly store: ExecutionCountStore,
     private readonly settings: ExecutionQuotaSettings,
     private readonly clock: Clock,
-    private readonly log: FastifyBaseLogger,
+    private readonly log: Log,
   ) {}
 
   limitOf(accountId: string): number {

@@ -1,4 +1,3 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Transaction } from 'kysely';
 import type { Clock } from '../../../core/clock.js';
 import type { Database } from '../../../core/db/types.js';
@@ -6,6 +5,7 @@ import { AppError, isAppError } from '../../../core/errors.js';
 import type { WorkflowStore } from '../definitions/store.js';
 import type { WorkflowDefinition } from '../engine/index.js';
 import { withDefaults } from '../engine/parameters.js';
+import type { Log } from '../executions/log.js';
 import type { ExecutionRunner } from '../executions/runner.js';
 import { ScheduleTriggerParameters, type ScheduleTriggerParams } from '../nodes/n8n/schedule-trigger.js';
 import { type IntervalRule, nextFire, type ScheduleSpec, scheduleItem, specOf } from './rules.js';
@@ -25,7 +25,7 @@ export interface SchedulerDeps {
   workflows: WorkflowStore;
   runner: ExecutionRunner;
   clock: Clock;
-  log: FastifyBaseLogger;
+  log: Log;
 }
 
 /** The zone a workflow's schedules run in: its `settings.timezone`, else UTC. */
