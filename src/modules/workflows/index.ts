@@ -21,6 +21,7 @@ import { ExecutionStore } from './execution-store.js';
 import { ExecutionWaiters } from './execution-waiters.js';
 import { Maintenance } from './maintenance.js';
 import { ManualRunner } from './manual-run.js';
+import { defaultNodeRegistry } from './nodes/index.js';
 import { ResumeSigner } from './resume-signature.js';
 import { workflowRoutes } from './routes.js';
 import { ScheduleStore } from './schedule/schedule-store.js';
@@ -214,13 +215,13 @@ export const workflowsModule: PlatformModule = {
       let engine = engines.get(accountId);
       if (!engine) {
         if (engines.size >= 1_000) engines.delete(engines.keys().next().value as string);
-        engine = new VariablesEngine(engineDeps(accountId), variables, accountId);
+        engine = new VariablesEngine(engineDeps(accountId), defaultNodeRegistry, variables, accountId);
         engines.set(accountId, engine);
       }
       return engine;
     };
     /** Validation needs no credentials (nor an account: it runs at save, not in an execution). */
-    const engine = new WorkflowEngine(engineDeps(null));
+    const engine = new WorkflowEngine(engineDeps(null), defaultNodeRegistry);
     let maintenance: Maintenance | null = null;
     const queue = await createQueue<ExecutionJob>('workflow-executions', {
       redisUrl: config.REDIS_URL,

@@ -1,5 +1,4 @@
 /** What the workflow service uses from the engine. */
-export { allNodeTypes, defaultNodeRegistry } from '../nodes/index.js';
 export { configureExpressionSandbox } from './expression-sandbox.js';
 export { ExpressionError, isExpression } from './expressions.js';
 export type { NodeExecutionContext, NodeRegistry, NodeResult, NodeType } from './node-type.js';

@@ -1,5 +1,4 @@
 import { assertNever } from '../../../core/errors.js';
-import { defaultNodeRegistry } from '../nodes/index.js';
 import { ExpressionEvaluator, type ExpressionLanguage, type NodeSnapshot } from './expressions.js';
 import { WorkflowGraph } from './graph.js';
 import { type NodeRun, runNode } from './node-runner.js';
@@ -46,9 +45,10 @@ interface Run {
 export class WorkflowEngine {
   private readonly evaluator: ExpressionEvaluator;
 
+  /** `registry`: the node types this engine runs (the service passes the catalogue, tests their own). */
   constructor(
     private readonly deps: EngineDeps,
-    private readonly registry: NodeRegistry = defaultNodeRegistry,
+    private readonly registry: NodeRegistry,
   ) {
     this.evaluator = new ExpressionEvaluator(deps.expressionTimeoutMs, deps.tenant);
   }
