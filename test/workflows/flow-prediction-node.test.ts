@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Item } from '../../src/modules/workflows/engine/index.js';
 import { workflow } from '../../src/modules/workflows/engine/testing.js';
+import { defaultNodeRegistry } from '../../src/modules/workflows/nodes/index.js';
 import { namedDeps, runContext, TOKENS, WorkflowEngine } from './named/harness.js';
 import { type FakeServer, startFakeFlow } from './support/fakes/index.js';
 
@@ -15,7 +16,7 @@ describe('flowPrediction node', () => {
       flows: ['flow-42', 'support bot'],
       answer: (q, flowId) => `${flowId} says: ${q}`,
     });
-    engine = new WorkflowEngine(namedDeps({ FLOW_URL: fake.url }));
+    engine = new WorkflowEngine(namedDeps({ FLOW_URL: fake.url }), defaultNodeRegistry);
   });
   afterAll(() => fake.close());
 
@@ -91,10 +92,13 @@ describe('flowPrediction node', () => {
       message: 'The flow service refused: Chatflow nope not found',
     });
 
-    const wrongKey = new WorkflowEngine({
-      ...namedDeps({ FLOW_URL: fake.url }),
-      credential: async () => ({ token: 'not-the-key' }),
-    });
+    const wrongKey = new WorkflowEngine(
+      {
+        ...namedDeps({ FLOW_URL: fake.url }),
+        credential: async () => ({ token: 'not-the-key' }),
+      },
+      defaultNodeRegistry,
+    );
     const denied = await run({ flowId: 'flow-42', question: 'x' }, [{}], wrongKey);
     expect(denied.state.error).toMatchObject({
       node: 'Ask',
@@ -103,7 +107,7 @@ describe('flowPrediction node', () => {
   });
 
   it('baseUrl overrides FLOW_URL; with neither the node says what to set', async () => {
-    const noUrl = new WorkflowEngine(namedDeps({}));
+    const noUrl = new WorkflowEngine(namedDeps({}), defaultNodeRegistry);
     const missing = await run({ flowId: 'flow-42', question: 'x' }, [{}], noUrl);
     expect(missing.state.error?.message).toBe('No flow service: set FLOW_URL or the baseUrl parameter');
 

@@ -12,6 +12,7 @@ import { configureExpressionSandbox } from './engine/index.js';
 import { DedupeStore } from './executions/dedupe-store.js';
 import type { DirectRunner } from './executions/direct-run.js';
 import { createExecutions } from './executions/index.js';
+import { defaultNodeRegistry } from './nodes/index.js';
 import type { Maintenance } from './executions/maintenance.js';
 import { ResumeSigner } from './executions/resume-signature.js';
 import type { ExecutionResumer } from './executions/resumer.js';
@@ -187,6 +188,7 @@ export const workflowsModule: PlatformModule = {
       },
       credentials,
       variables,
+      nodes: defaultNodeRegistry,
       http: createOutboundHttp({
         allowHosts: trustedHosts(env, config.OUTBOUND_ALLOW_HOSTS),
         timeoutMs: config.OUTBOUND_TIMEOUT_MS,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowDefinition } from '../../../src/modules/workflows/engine/types.js';
+import { defaultNodeRegistry } from '../../../src/modules/workflows/nodes/index.js';
 import { type FakeServer, startFakeDocproc } from '../support/fakes/index.js';
 import {
   answerOf,
@@ -26,7 +27,7 @@ describe('document-processing', () => {
   beforeAll(async () => {
     def = await loadWorkflow('document-processing');
     docproc = await startFakeDocproc({ token: TOKENS.docproc });
-    engine = new WorkflowEngine(namedDeps({ DOCPROC_URL: docproc.url }));
+    engine = new WorkflowEngine(namedDeps({ DOCPROC_URL: docproc.url }), defaultNodeRegistry);
   });
   afterAll(() => docproc.close());
 

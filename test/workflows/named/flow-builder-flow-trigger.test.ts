@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowDefinition } from '../../../src/modules/workflows/engine/types.js';
+import { defaultNodeRegistry } from '../../../src/modules/workflows/nodes/index.js';
 import { type FakeServer, startFakeFlow } from '../support/fakes/index.js';
 import {
   answerOf,
@@ -19,7 +20,7 @@ describe('flow-builder-flow-trigger', () => {
   beforeAll(async () => {
     def = await loadWorkflow('flow-builder-flow-trigger');
     flow = await startFakeFlow({ token: TOKENS.flow, flows: ['flow-42', 'support bot'] });
-    engine = new WorkflowEngine(namedDeps({ FLOW_URL: flow.url }));
+    engine = new WorkflowEngine(namedDeps({ FLOW_URL: flow.url }), defaultNodeRegistry);
   });
   afterAll(() => flow.close());
 

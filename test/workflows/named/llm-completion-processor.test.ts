@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowDefinition } from '../../../src/modules/workflows/engine/types.js';
+import { defaultNodeRegistry } from '../../../src/modules/workflows/nodes/index.js';
 import { type AllFakes, startAllFakes } from '../support/fakes/index.js';
 import {
   answerOf,
@@ -27,7 +28,7 @@ describe('llm-completion-processor', () => {
   beforeAll(async () => {
     def = await loadWorkflow('llm-completion-processor');
     fakes = await startAllFakes(TOKENS);
-    engine = new WorkflowEngine(namedDeps(fakes.env));
+    engine = new WorkflowEngine(namedDeps(fakes.env), defaultNodeRegistry);
   });
   afterAll(() => fakes.close());
 
@@ -169,13 +170,16 @@ describe('llm-completion-processor', () => {
   });
 
   it('a callback to a private address is refused by the outbound guard', async () => {
-    const guarded = new WorkflowEngine({
-      ...namedDeps(fakes.env),
-      http: (await import('../../../src/core/http/outbound.js')).createOutboundHttp({
-        allowHosts: [],
-        timeoutMs: 2_000,
-      }),
-    });
+    const guarded = new WorkflowEngine(
+      {
+        ...namedDeps(fakes.env),
+        http: (await import('../../../src/core/http/outbound.js')).createOutboundHttp({
+          allowHosts: [],
+          timeoutMs: 2_000,
+        }),
+      },
+      defaultNodeRegistry,
+    );
     const outcome = await runWebhook(guarded, def, { ...base, destination: 'http://169.254.169.254/latest' });
     expect(outcome.status).toBe('error');
     expect(outcome.state.error?.node).toBe('To callback');

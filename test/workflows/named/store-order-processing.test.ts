@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowDefinition } from '../../../src/modules/workflows/engine/types.js';
+import { defaultNodeRegistry } from '../../../src/modules/workflows/nodes/index.js';
 import { type FakeServer, startFakeOrders } from '../support/fakes/index.js';
 import {
   dedupeKeyOf,
@@ -30,7 +31,7 @@ describe('store-order-processing', () => {
   beforeAll(async () => {
     def = await loadWorkflow('store-order-processing');
     orders = await startFakeOrders({ token: TOKENS.platform });
-    engine = new WorkflowEngine(namedDeps({ ORDERS_URL: orders.url }));
+    engine = new WorkflowEngine(namedDeps({ ORDERS_URL: orders.url }), defaultNodeRegistry);
   });
   afterAll(() => orders.close());
 

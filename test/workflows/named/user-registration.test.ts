@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowDefinition } from '../../../src/modules/workflows/engine/types.js';
+import { defaultNodeRegistry } from '../../../src/modules/workflows/nodes/index.js';
 import { type FakeServer, startFakeUsers } from '../support/fakes/index.js';
 import {
   answerOf,
@@ -22,7 +23,7 @@ describe('user-registration', () => {
   beforeAll(async () => {
     def = await loadWorkflow('user-registration');
     users = await startFakeUsers({ token: TOKENS.platform });
-    engine = new WorkflowEngine(namedDeps({ USERS_URL: users.url }));
+    engine = new WorkflowEngine(namedDeps({ USERS_URL: users.url }), defaultNodeRegistry);
   });
   afterAll(() => users.close());
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf } from '../../../src/modules/workflows/engine/testing.js';
 import type { WorkflowDefinition } from '../../../src/modules/workflows/engine/types.js';
+import { defaultNodeRegistry } from '../../../src/modules/workflows/nodes/index.js';
 import {
   type FakeDocs,
   type FakeServer,
@@ -59,6 +60,7 @@ describe('workspace-to-docs', () => {
     docproc = await startFakeDocproc({ token: TOKENS.docproc });
     engine = new WorkflowEngine(
       namedDeps({ WORKSPACE_API_URL: workspace.url, DOCS_API_URL: docs.url, DOCPROC_URL: docproc.url }),
+      defaultNodeRegistry,
     );
   });
   afterAll(async () => {
@@ -177,6 +179,7 @@ describe('workspace-to-docs', () => {
     try {
       const hugeEngine = new WorkflowEngine(
         namedDeps({ WORKSPACE_API_URL: huge.url, DOCS_API_URL: docs.url }),
+        defaultNodeRegistry,
       );
       const published = docs.received.length;
       const outcome = await runWebhook(hugeEngine, def, { pageId: 'page-huge', destination: 'huge' });

@@ -9,6 +9,7 @@ import type {
   WorkflowDefinition,
 } from '../../../src/modules/workflows/engine/types.js';
 import { WorkflowEngine } from '../../../src/modules/workflows/engine/workflow-engine.js';
+import { defaultNodeRegistry } from '../../../src/modules/workflows/nodes/index.js';
 
 /**
  * Real n8n exports (test/fixtures/n8n/, provenance in SOURCES.md) run through the engine as n8n's own
@@ -46,7 +47,7 @@ export async function runFixture(
   over: Partial<EngineDeps> = {},
   items: Item[] = [{ json: {} }],
 ): Promise<{ outcome: ExecutionOutcome; outputs: Record<string, Array<Record<string, Json>>> }> {
-  const engine = new WorkflowEngine(testDeps(over));
+  const engine = new WorkflowEngine(testDeps(over), defaultNodeRegistry);
   const problems = engine.validate(def);
   if (problems.length > 0) throw new Error(`fixture does not validate: ${JSON.stringify(problems)}`);
   const [start] = engine.triggerNodes(def);

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { defaultNodeRegistry } from '../nodes/index.js';
 import { WorkflowGraph } from './graph.js';
 import { ctx, jsonOf, testDeps, trigger, webhookNode, workflow } from './testing.js';
 import { WorkflowEngine } from './workflow-engine.js';
 
-const engine = new WorkflowEngine(testDeps());
+const engine = new WorkflowEngine(testDeps(), defaultNodeRegistry);
 const set = (name: string, values: Record<string, unknown>) => ({
   name,
   type: 'set',

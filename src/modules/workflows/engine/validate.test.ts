@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { defaultNodeRegistry } from '../nodes/index.js';
 import { testDeps, webhookNode, workflow } from './testing.js';
 import { WorkflowEngine } from './workflow-engine.js';
 
-const engine = new WorkflowEngine(testDeps());
+const engine = new WorkflowEngine(testDeps(), defaultNodeRegistry);
 
 describe('validate', () => {
   it('reports an unknown node type', () => {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { defaultNodeRegistry } from '../nodes/index.js';
 import { webhookNodesOf } from './index.js';
 import { ctx, jsonOf, testDeps, trigger, webhookNode, workflow } from './testing.js';
 import { WorkflowEngine } from './workflow-engine.js';
 
-const engine = new WorkflowEngine(testDeps());
+const engine = new WorkflowEngine(testDeps(), defaultNodeRegistry);
 
 describe('WorkflowEngine: webhook → set → respondToWebhook', () => {
   const def = workflow(

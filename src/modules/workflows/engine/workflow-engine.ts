@@ -1,18 +1,32 @@
 import { assertNever } from '../../../core/errors.js';
-import { defaultNodeRegistry } from '../nodes/index.js';
-import { ExpressionEvaluator, type ExpressionLanguage, type NodeSnapshot } from './expressions.js';
+import { checkpointState, NodeCheckpoints } from './checkpoints.js';
+import { ExpressionEvaluator } from './expressions.js';
 import { WorkflowGraph } from './graph.js';
-import { type NodeRun, runNode } from './node-runner.js';
-import { inputCount, type NodeRegistry, type NodeResult } from './node-type.js';
+import { pairedItemOf, pairOutputs, sourcesOf } from './item-pairing.js';
+import { type NodeRun, type RunNodeArgs, runNode } from './node-runner.js';
+import { inputCount, type NodeRegistry, type NodeResult, type NodeType } from './node-type.js';
+import { executionInfo, expressionLanguageOf, workflowData } from './run-expression-data.js';
+import { countNodeRun, interruptible, stopReason } from './run-guards.js';
+import { type QueueEntry, RunQueue } from './run-queue.js';
+import {
+  interruptedRun,
+  keepContext,
+  latestRunIndex,
+  pinnedRun,
+  recordRun,
+  setLatestOutput,
+  snapshotOf,
+} from './run-records.js';
 import { cloneRunState, emptyRunState, latestOutputs, type PendingEntry } from './run-state.js';
 import type {
   EngineDeps,
   ExecutionOutcome,
+  ExecutionStatus,
   Item,
   Json,
   NodeContext,
+  NodeError,
   RunContext,
-  RunSource,
   RunState,
   ValidationProblem,
   WebhookResponse,
@@ -22,33 +36,39 @@ import type {
 import { DEFAULT_MAX_NODE_RUNS, DEFAULT_MAX_WAIT_MS } from './types.js';
 import { validateWorkflow } from './validate.js';
 
-/** A queued node run; `flushed` holds all inputs of a merge run with what it has, `sources` their origins. */
-type QueueEntry = PendingEntry & { flushed?: Item[][]; sources?: Array<PendingEntry['from'] | null> };
-
+/** One execution as it runs: what the engine's parts share. */
 interface Run {
   def: WorkflowDefinition;
   graph: WorkflowGraph;
   state: RunState;
-  queue: QueueEntry[];
-  /** Multi-input nodes (merge) holding the inputs received so far, and where each came from. */
-  buffered: Map<string, Map<number, Item[]>>;
-  bufferedFrom?: Map<string, Map<number, PendingEntry['from']>>;
+  queue: RunQueue;
   ctx: RunContext;
   lastItems: Item[];
   webhookResponse: WebhookResponse | null;
 }
 
+/** A node run whose inputs have all arrived; `nodeType` undefined: no such type is installed. */
+interface Step {
+  entry: QueueEntry;
+  node: WorkflowNode;
+  nodeType: NodeType | undefined;
+  inputs: Item[][];
+}
+
 /**
  * The orchestrator: starts at the trigger, runs nodes breadth-first along connections (a node with two
  * inputs waits for both), stops at the first failure (unless continueOnFail) or at a `wait` node.
- * Pure of HTTP and storage: outbound calls, credentials and the clock come in through EngineDeps.
+ * Pure of HTTP and storage: outbound calls, credentials and the clock come in through EngineDeps. Its
+ * parts: what runs next (run-queue), the guards (run-guards), item lineage (item-pairing), resume
+ * points (checkpoints) and the run data (run-records).
  */
 export class WorkflowEngine {
   private readonly evaluator: ExpressionEvaluator;
 
+  /** `registry`: the node types this engine runs (the service passes the catalogue, tests their own). */
   constructor(
     private readonly deps: EngineDeps,
-    private readonly registry: NodeRegistry = defaultNodeRegistry,
+    private readonly registry: NodeRegistry,
   ) {
     this.evaluator = new ExpressionEvaluator(deps.expressionTimeoutMs, deps.tenant);
   }
@@ -72,27 +92,12 @@ export class WorkflowEngine {
     ctx?: RunContext,
   ): Promise<unknown> {
     return this.evaluator.resolve(expression, {
-      ...this.workflowData(def),
+      ...workflowData(def, this.deps),
       json,
       node: {},
       execution: executionInfo(ctx, 0),
       now: this.deps.now(),
     });
-  }
-
-  /** The expression data that depends on the workflow only. */
-  private workflowData(def: WorkflowDefinition) {
-    const settings = def.settings ?? {};
-    return {
-      workflow: { id: def.id, name: def.name, active: (def as { active?: boolean }).active ?? false },
-      nodeNames: def.nodes.map((n) => n.name),
-      env: this.deps.env,
-      vars: this.deps.vars ?? {},
-      language: expressionLanguageOf(def),
-      ...(typeof settings.timezone === 'string' && settings.timezone !== 'DEFAULT'
-        ? { timezone: settings.timezone }
-        : {}),
-    };
   }
 
   async run(
@@ -103,16 +108,9 @@ export class WorkflowEngine {
     const graph = new WorkflowGraph(def);
     if (!graph.node(trigger.nodeName))
       throw new Error(`No node '${trigger.nodeName}' in workflow '${def.id}'`);
-    return this.loop({
-      def,
-      graph,
-      state: { ...emptyRunState(), nodeRuns: ctx.nodeRunsBefore ?? 0 },
-      queue: [{ node: trigger.nodeName, input: trigger.items, inputIndex: 0 }],
-      buffered: new Map(),
-      ctx,
-      lastItems: [],
-      webhookResponse: null,
-    });
+    const run = newRun(def, graph, { ...emptyRunState(), nodeRuns: ctx.nodeRunsBefore ?? 0 }, ctx);
+    run.queue.push({ node: trigger.nodeName, input: trigger.items, inputIndex: 0 });
+    return this.loop(run);
   }
 
   /**
@@ -126,329 +124,206 @@ export class WorkflowEngine {
     ctx: RunContext,
   ): Promise<ExecutionOutcome> {
     const next = cloneRunState(state);
-    const queue = next.pending;
+    const pending = next.pending;
     next.pending = [];
     // A new stretch of the run: the resume URL the last pause handed out no longer works.
     next.waitIndex = (state.waitIndex ?? 0) + 1;
-    const run: Run = {
-      def,
-      graph: new WorkflowGraph(def),
-      state: next,
-      queue: [],
-      buffered: new Map(),
-      ctx,
-      lastItems: [],
-      webhookResponse: null,
-    };
-    for (const entry of queue) {
-      if (entry.inputs) {
-        // A checkpointed node run (a crash cut it off): it runs again with the inputs it had.
-        const { inputs, ...rest } = entry;
-        run.queue.push({ ...rest, flushed: inputs });
-      } else if (entry.waiting) {
-        // The wait node's output, paired to its input as any node's.
-        const items = pairOutputs([entry.input], [resumeItems ?? entry.input])[0] ?? [];
-        const runs = next.runData[entry.node];
-        const last = runs?.[runs.length - 1];
-        if (last) last.output = [items];
-        run.lastItems = items;
-        this.enqueueChildren(run, entry.node, [items]);
-      } else {
-        run.queue.push(entry);
-      }
-    }
+    const run = newRun(def, new WorkflowGraph(def), next, ctx);
+    for (const entry of pending) this.requeue(run, entry, resumeItems);
     return this.loop(run);
   }
 
+  /** Puts a resume entry back on the queue; the paused wait node's output goes on to its children. */
+  private requeue(run: Run, entry: PendingEntry, resumeItems: Item[] | null): void {
+    if (entry.inputs) {
+      // A checkpointed node run (a crash cut it off): it runs again with the inputs it had.
+      const { inputs, ...rest } = entry;
+      run.queue.push({ ...rest, flushed: inputs });
+    } else if (entry.waiting) {
+      // The wait node's output, paired to its input as any node's.
+      const items = pairOutputs([entry.input], [resumeItems ?? entry.input])[0] ?? [];
+      setLatestOutput(run.state, entry.node, items);
+      this.passOn(run, entry.node, [items]);
+    } else {
+      run.queue.push(entry);
+    }
+  }
+
+  /** Runs node after node until the queue is empty (success), a guard or a node ends the run, or it pauses. */
   private async loop(run: Run): Promise<ExecutionOutcome> {
-    const { graph, state } = run;
-    for (;;) {
-      const entry = this.nextEntry(run);
-      if (!entry) break;
-      const node = graph.node(entry.node);
+    for (let step = this.nextStep(run); step; step = this.nextStep(run)) {
+      const ended = this.guard(run, step) ?? (await this.take(run, step));
+      if (ended) return ended;
+    }
+    return this.end(run, 'success');
+  }
+
+  /** The next node run whose inputs have all arrived, or undefined when nothing is left to run. */
+  private nextStep(run: Run): Step | undefined {
+    for (let entry = run.queue.next(); entry; entry = run.queue.next()) {
+      const node = run.graph.node(entry.node);
       if (!node) continue;
       const nodeType = this.registry.get(node.type, node.typeVersion);
       const inputs = nodeType
-        ? this.collectInputs(run, entry, inputCount(nodeType, node.parameters))
+        ? run.queue.inputsOf(entry, inputCount(nodeType, node.parameters))
         : [entry.input];
-      if (!inputs) continue; // waiting for its other input
-      if (run.ctx.stopSignal?.aborted) {
-        run.queue.unshift(entry);
-        return this.fail(run, { message: STOPPED }, 'canceled');
-      }
-      const deadline = run.ctx.deadline;
-      if (deadline && Date.now() > deadline.at) {
-        run.queue.unshift(entry);
-        return this.fail(run, { message: timeoutMessage(deadline) }, 'canceled');
-      }
-      // Counted over the whole execution, so a loop pausing at a Wait on each round is bounded too.
-      state.nodeRuns = (state.nodeRuns ?? 0) + 1;
-      const maxRuns = this.deps.maxNodeRuns ?? DEFAULT_MAX_NODE_RUNS;
-      if (state.nodeRuns > maxRuns) {
-        return this.fail(run, {
-          message: `The execution exceeded the limit of ${maxRuns} node runs (WORKFLOW_MAX_NODE_RUNS); is there an endless loop?`,
-          node: node.name,
-        });
-      }
-      if (node.disabled) {
-        this.enqueueChildren(run, node.name, [inputs[0] ?? []]);
-        continue;
-      }
-      if (!nodeType)
-        return this.fail(run, {
-          message: this.registry.missing(node.type, node.typeVersion),
-          node: node.name,
-        });
-      const pinned = run.ctx.pinData?.[node.name];
-      if (pinned) {
-        this.recordPinned(run, node.name, inputs, pinned);
-        continue;
-      }
-      const language = expressionLanguageOf(run.def);
-      // Changed in place by the node, as n8n's node context is (no copy per run: a loop's context holds
-      // all its items).
-      const context = state.nodeContext?.[node.name] ?? {};
-
-      const startedAt = this.deps.now();
-      let checkpointed = false;
-      const checkpoint = run.ctx.checkpoint;
-      if (checkpoint && nodeType.checkpoint?.(node.parameters)) {
-        await checkpoint(this.checkpointState(run, entry, inputs), this.deps.now());
-        checkpointed = true;
-      }
-      const work = runNode({
-        triesBefore: entry.attempt,
-        ...(checkpoint
-          ? {
-              beforeRetry: async (tries: number, waitMs: number) => {
-                const at = new Date(this.deps.now().getTime() + waitMs);
-                await checkpoint(this.checkpointState(run, entry, inputs, tries), at);
-                checkpointed = true;
-              },
-            }
-          : {}),
-        nodeType,
-        node,
-        inputs,
-        deps: this.deps,
-        evaluator: this.evaluator,
-        context,
-        nodeRuns: {
-          used: () => state.nodeRuns ?? 0,
-          add: (runs) => {
-            state.nodeRuns = (state.nodeRuns ?? 0) + Math.max(0, runs);
-          },
-        },
-        data: {
-          ...this.workflowData(run.def),
-          node: language === 'jsonata' ? latestOutputs(state) : {},
-          nodeSnapshot: (name) => snapshotOf(run, name),
-          pairedItem: (name, index) => pairedItemOf(run.state, entry, inputs, name, index),
-          runIndex: state.runData[node.name]?.length ?? 0,
-          prevNode: entry.from ?? { name: '', outputIndex: 0, runIndex: 0 },
-          execution: executionInfo(run.ctx, state.waitIndex ?? 0),
-          now: this.deps.now(),
-        },
-      });
-      const ran = await interruptible(work, run.ctx);
-      if (checkpointed) await run.ctx.clearCheckpoint?.();
-      if ('interrupted' in ran) {
-        // The node cut off shows in the run data, with no output and the reason.
-        const error = { message: ran.interrupted, node: node.name };
-        const list = state.runData[node.name] ?? [];
-        list.push({
-          startTime: startedAt.toISOString(),
-          executionTime: this.deps.now().getTime() - startedAt.getTime(),
-          input: inputs.flat(),
-          output: [],
-          error,
-        });
-        state.runData[node.name] = list;
-        state.lastNodeExecuted = node.name;
-        return this.fail(run, error, 'canceled');
-      }
-      const { runData, result } = ran;
-      if (result && result.kind !== 'wait') {
-        result.output = pairOutputs(inputs, result.output);
-        runData.output = result.output;
-      }
-      runData.source = sourcesOf(entry, inputs.length);
-      const list = state.runData[node.name] ?? [];
-      list.push(runData);
-      state.runData[node.name] = list;
-      state.lastNodeExecuted = node.name;
-      if (!result) return this.fail(run, runData.error ?? { message: 'Node failed', node: node.name });
-      if (Object.keys(context).length > 0) {
-        state.nodeContext ??= {};
-        state.nodeContext[node.name] = context;
-      }
-
-      const first = result.kind === 'respond' && run.webhookResponse === null;
-      const paused = this.apply(run, node.name, inputs, result);
-      // The caller may answer the webhook now, while the rest of the workflow runs on.
-      if (first && run.webhookResponse) await run.ctx.onRespond?.(run.webhookResponse);
-      if (paused) return paused;
+      if (inputs) return { entry, node, nodeType, inputs };
     }
-    return {
-      status: 'success',
-      state,
-      waitTill: null,
-      lastItems: run.lastItems,
-      webhookResponse: run.webhookResponse,
-    };
+    return undefined;
   }
 
-  /**
-   * The run as a resume point at `entry`'s node: that node first (with all its inputs, and the tries
-   * it made), then what was queued and buffered, unchanged. Its node run is not counted yet.
-   */
-  private checkpointState(run: Run, entry: QueueEntry, inputs: Item[][], tries?: number): RunState {
-    const head: PendingEntry = {
-      node: entry.node,
-      input: [],
-      inputs,
-      ...(entry.from ? { from: entry.from } : {}),
-      ...(tries ? { attempt: tries } : {}),
-    };
-    const queued = run.queue.map(
-      ({ flushed, ...rest }): PendingEntry => (flushed ? { ...rest, inputs: flushed } : rest),
+  /** Before each node run: the stop signal, the deadline, then the node-run limit (which counts it). */
+  private guard(run: Run, step: Step): ExecutionOutcome | null {
+    const stopped = stopReason(run.ctx);
+    if (stopped) return this.fail(run, { message: stopped }, 'canceled');
+    const limit = countNodeRun(run.state, this.deps.maxNodeRuns ?? DEFAULT_MAX_NODE_RUNS);
+    return limit ? this.fail(run, { message: limit, node: step.node.name }) : null;
+  }
+
+  /** A disabled node passes its input on, a pinned node its pinned items; any other node runs. */
+  private async take(run: Run, step: Step): Promise<ExecutionOutcome | null> {
+    const { node, nodeType, inputs } = step;
+    if (node.disabled) {
+      this.pushChildren(run, node.name, [inputs[0] ?? []]);
+      return null;
+    }
+    if (!nodeType)
+      return this.fail(run, { message: this.registry.missing(node.type, node.typeVersion), node: node.name });
+    const pinned = run.ctx.pinData?.[node.name];
+    if (!pinned) return this.execute(run, step, nodeType);
+    recordRun(run.state, node.name, pinnedRun(this.deps.now(), inputs, pinned));
+    this.passOn(run, node.name, [pinned]);
+    return null;
+  }
+
+  /** Runs the node (checkpointed where the node or its retries ask), unless a stop or the deadline cuts it off. */
+  private async execute(run: Run, step: Step, nodeType: NodeType): Promise<ExecutionOutcome | null> {
+    const { entry, node, inputs } = step;
+    // Changed in place by the node, as n8n's node context is (no copy per run: a loop's context holds
+    // all its items).
+    const context = run.state.nodeContext?.[node.name] ?? {};
+    const startedAt = this.deps.now();
+    const checkpoints = new NodeCheckpoints(
+      run.ctx,
+      () => this.deps.now(),
+      (tries) => checkpointState(run.state, run.queue, entry, inputs, tries),
     );
-    const buffered: PendingEntry[] = [];
-    for (const [node, got] of run.buffered)
-      for (const [inputIndex, input] of got) buffered.push({ node, input, inputIndex });
+    await checkpoints.beforeNode(() => nodeType.checkpoint?.(node.parameters) === true);
+    const work = runNode({ ...this.nodeRunArgs(run, step, nodeType, context), ...checkpoints.retryHook() });
+    const ran = await interruptible(work, run.ctx);
+    await checkpoints.clear();
+    if (!('interrupted' in ran)) return this.settle(run, step, ran, context);
+    // The node cut off shows in the run data, with no output and the reason.
+    const error = { message: ran.interrupted, node: node.name };
+    recordRun(run.state, node.name, interruptedRun(startedAt, this.deps.now(), inputs, error));
+    return this.fail(run, error, 'canceled');
+  }
+
+  private nodeRunArgs(run: Run, step: Step, nodeType: NodeType, context: NodeContext): RunNodeArgs {
+    const { state } = run;
     return {
-      ...run.state,
-      error: null,
-      nodeRuns: Math.max(0, (run.state.nodeRuns ?? 1) - 1),
-      pending: [head, ...queued, ...buffered],
+      triesBefore: step.entry.attempt,
+      nodeType,
+      node: step.node,
+      inputs: step.inputs,
+      deps: this.deps,
+      evaluator: this.evaluator,
+      context,
+      nodeRuns: {
+        used: () => state.nodeRuns ?? 0,
+        add: (runs) => {
+          state.nodeRuns = (state.nodeRuns ?? 0) + Math.max(0, runs);
+        },
+      },
+      data: this.nodeData(run, step),
     };
   }
 
-  /** A pinned node: its run data shows the pinned items as its output, and they flow on. */
-  private recordPinned(run: Run, name: string, inputs: Item[][], pinned: Item[]): void {
-    const list = run.state.runData[name] ?? [];
-    list.push({
-      startTime: this.deps.now().toISOString(),
-      executionTime: 0,
-      input: inputs.flat(),
-      output: [pinned],
-    });
-    run.state.runData[name] = list;
-    run.state.lastNodeExecuted = name;
-    run.lastItems = pinned;
-    this.enqueueChildren(run, name, [pinned]);
+  /** The expression data of a node run, but `$json` (added per item). */
+  private nodeData(run: Run, { entry, node, inputs }: Step): RunNodeArgs['data'] {
+    const { state } = run;
+    return {
+      ...workflowData(run.def, this.deps),
+      node: expressionLanguageOf(run.def) === 'jsonata' ? latestOutputs(state) : {},
+      nodeSnapshot: (name) => snapshotOf(state, run.graph, name),
+      pairedItem: (name, index) => pairedItemOf(state, entry, inputs, name, index),
+      runIndex: state.runData[node.name]?.length ?? 0,
+      prevNode: entry.from ?? { name: '', outputIndex: 0, runIndex: 0 },
+      execution: executionInfo(run.ctx, state.waitIndex ?? 0),
+      now: this.deps.now(),
+    };
+  }
+
+  /** Records a node run (its outputs paired to its inputs), then routes its result; a failure ends the run. */
+  private async settle(
+    run: Run,
+    step: Step,
+    ran: NodeRun,
+    context: NodeContext,
+  ): Promise<ExecutionOutcome | null> {
+    const { entry, node, inputs } = step;
+    const { runData, result } = ran;
+    if (result && result.kind !== 'wait') {
+      result.output = pairOutputs(inputs, result.output);
+      runData.output = result.output;
+    }
+    runData.source = sourcesOf(entry, inputs.length);
+    recordRun(run.state, node.name, runData);
+    if (!result) return this.fail(run, runData.error ?? { message: 'Node failed', node: node.name });
+    keepContext(run.state, node.name, context);
+    const first = result.kind === 'respond' && run.webhookResponse === null;
+    const paused = this.apply(run, node.name, inputs, result);
+    // The caller may answer the webhook now, while the rest of the workflow runs on.
+    if (first && run.webhookResponse) await run.ctx.onRespond?.(run.webhookResponse);
+    return paused;
   }
 
   /** Routes a node's result; returns the outcome when the run pauses. */
   private apply(run: Run, name: string, inputs: Item[][], result: NodeResult): ExecutionOutcome | null {
     switch (result.kind) {
       case 'output':
-        run.lastItems = result.output.flat();
-        this.enqueueChildren(run, name, result.output);
+        this.passOn(run, name, result.output);
         return null;
       case 'respond':
         run.webhookResponse ??= result.response;
-        run.lastItems = result.output.flat();
-        this.enqueueChildren(run, name, result.output);
+        this.passOn(run, name, result.output);
         return null;
-      case 'wait': {
-        const items = inputs[0] ?? [];
-        if (result.waitTill && result.waitTill.getTime() <= this.deps.now().getTime()) {
-          const passed = pairOutputs([items], [items])[0] ?? [];
-          const runs = run.state.runData[name];
-          const last = runs?.[runs.length - 1];
-          if (last) last.output = [passed];
-          run.lastItems = passed;
-          this.enqueueChildren(run, name, [passed]);
-          return null;
-        }
-        run.state.pending = [
-          { node: name, input: items, waiting: true },
-          ...run.queue,
-          ...this.drainBuffered(run),
-        ];
-        return {
-          status: 'waiting',
-          state: run.state,
-          waitTill: result.waitTill,
-          lastItems: items,
-          webhookResponse: run.webhookResponse,
-        };
-      }
+      case 'wait':
+        return this.wait(run, name, inputs[0] ?? [], result.waitTill);
       default:
         return assertNever(result);
     }
   }
 
-  private enqueueChildren(run: Run, name: string, outputs: Item[][]): void {
-    const runIndex = Math.max(0, (run.state.runData[name]?.length ?? 1) - 1);
-    outputs.forEach((items, outputIndex) => {
-      if (items.length === 0) return;
-      for (const target of run.graph.children(name, outputIndex)) {
-        run.queue.push({
-          node: target.node,
-          input: items,
-          inputIndex: target.index,
-          from: { name, outputIndex, runIndex },
-        });
-      }
-    });
-  }
-
-  /** The next queued entry; when the queue is empty, a merge still missing an input runs with what it has. */
-  private nextEntry(run: Run): QueueEntry | undefined {
-    const entry = run.queue.shift();
-    if (entry) return entry;
-    const first = run.buffered.keys().next();
-    if (first.done) return undefined;
-    const name = first.value;
-    const inputs = run.buffered.get(name) ?? new Map<number, Item[]>();
-    run.buffered.delete(name);
-    const count = Math.max(0, ...inputs.keys()) + 1;
-    return { node: name, input: [], flushed: Array.from({ length: count }, (_, i) => inputs.get(i) ?? []) };
-  }
-
-  /** Inputs per index for a node, or null while a multi-input node still waits for another input. */
-  private collectInputs(run: Run, entry: QueueEntry, inputCount: number): Item[][] | null {
-    if (entry.flushed) return padInputs(entry.flushed, inputCount);
-    if (inputCount <= 1) return [entry.input];
-    const index = entry.inputIndex ?? 0;
-    const got = run.buffered.get(entry.node) ?? new Map<number, Item[]>();
-    got.set(index, [...(got.get(index) ?? []), ...entry.input]);
-    run.bufferedFrom ??= new Map();
-    const from = run.bufferedFrom.get(entry.node) ?? new Map<number, PendingEntry['from']>();
-    from.set(index, entry.from);
-    run.bufferedFrom.set(entry.node, from);
-    const needed = run.graph.connectedInputs(entry.node);
-    if (!needed.every((i) => got.has(i))) {
-      run.buffered.set(entry.node, got);
+  /** A wait whose time has already come passes its items on; any other pauses the run at its node. */
+  private wait(run: Run, name: string, items: Item[], waitTill: Date | null): ExecutionOutcome | null {
+    if (waitTill && waitTill.getTime() <= this.deps.now().getTime()) {
+      const passed = pairOutputs([items], [items])[0] ?? [];
+      setLatestOutput(run.state, name, passed);
+      this.passOn(run, name, [passed]);
       return null;
     }
-    run.buffered.delete(entry.node);
-    run.bufferedFrom.delete(entry.node);
-    entry.sources = Array.from({ length: inputCount }, (_, i) => from.get(i) ?? null);
-    return padInputs(
-      Array.from({ length: inputCount }, (_, i) => got.get(i) ?? []),
-      inputCount,
-    );
+    run.state.pending = [{ node: name, input: items, waiting: true }, ...run.queue.drain()];
+    return { ...this.end(run, 'waiting'), waitTill, lastItems: items };
   }
 
-  private drainBuffered(run: Run): PendingEntry[] {
-    const out: PendingEntry[] = [];
-    for (const [node, inputs] of run.buffered) {
-      for (const [inputIndex, input] of inputs) out.push({ node, input, inputIndex });
-    }
-    run.buffered.clear();
-    return out;
+  /** `outputs` of node `name` become the run's last items and go on to the nodes they feed. */
+  private passOn(run: Run, name: string, outputs: Item[][]): void {
+    run.lastItems = outputs.flat();
+    this.pushChildren(run, name, outputs);
   }
 
-  private fail(
-    run: Run,
-    error: { message: string; node?: string },
-    status: 'error' | 'canceled' = 'error',
-  ): ExecutionOutcome {
+  private pushChildren(run: Run, name: string, outputs: Item[][]): void {
+    run.queue.pushChildren(name, outputs, latestRunIndex(run.state, name));
+  }
+
+  private fail(run: Run, error: NodeError, status: 'error' | 'canceled' = 'error'): ExecutionOutcome {
     run.state.error = error;
     run.state.pending = [];
+    return this.end(run, status);
+  }
+
+  private end(run: Run, status: ExecutionStatus): ExecutionOutcome {
     return {
       status,
       state: run.state,
@@ -459,175 +334,6 @@ export class WorkflowEngine {
   }
 }
 
-/**
- * n8n's pairedItem, set by the engine: an output item that is one of the node's input items (IF,
- * Filter, Switch, Sort, Limit, Merge pass them on) points at it; otherwise, as n8n assigns it for nodes
- * that do not, every output item points at the only input item, or at the input item at its position
- * when an output has as many items as the first input. Items are copied, never changed in place: the
- * same object is another node's output too.
- */
-function pairOutputs(inputs: Item[][], outputs: Item[][]): Item[][] {
-  const origin = new Map<Item, { item: number; input?: number }>();
-  let total = 0;
-  inputs.forEach((list, input) => {
-    total += list.length;
-    list.forEach((item, index) => {
-      if (!origin.has(item)) origin.set(item, input === 0 ? { item: index } : { item: index, input });
-    });
-  });
-  const firstLength = inputs[0]?.length ?? 0;
-  return outputs.map((list) =>
-    list.map((item, index) => {
-      const known = origin.get(item);
-      const pairedItem =
-        known ?? (total === 1 ? { item: 0 } : list.length === firstLength ? { item: index } : undefined);
-      if (pairedItem) return { ...item, pairedItem };
-      if (item.pairedItem === undefined) return item;
-      const { pairedItem: _stale, ...rest } = item;
-      return rest;
-    }),
-  );
-}
-
-/** Where each input of a node run came from, as n8n's task data `source`. */
-function sourcesOf(entry: QueueEntry, inputCount: number): Array<RunSource | null> {
-  const froms =
-    entry.sources ??
-    Array.from({ length: Math.max(inputCount, 1) }, (_, i) =>
-      i === (entry.inputIndex ?? 0) ? entry.from : undefined,
-    );
-  return froms.map((from) =>
-    from
-      ? { previousNode: from.name, previousNodeOutput: from.outputIndex, previousNodeRun: from.runIndex }
-      : null,
-  );
-}
-
-/**
- * The item of node `name` that input item `index` of the running node comes from, following
- * pairedItem and the runs' sources back (n8n's `$('Node').item`); undefined when the lineage breaks.
- */
-function pairedItemOf(
-  state: RunState,
-  entry: QueueEntry,
-  inputs: Item[][],
-  name: string,
-  index: number,
-): Item | undefined {
-  const inputIndex = entry.sources ? 0 : (entry.inputIndex ?? 0);
-  let item = (inputs[inputIndex] ?? inputs[0])?.[index];
-  const from = entry.sources ? entry.sources[0] : entry.from;
-  let at = from ? { node: from.name, output: from.outputIndex, run: from.runIndex } : undefined;
-  for (let steps = 0; item && at && steps < 1_000; steps++) {
-    if (at.node === name) return item;
-    const paired = item.pairedItem;
-    if (!paired) return undefined;
-    const source = state.runData[at.node]?.[at.run]?.source?.[paired.input ?? 0];
-    if (!source) return undefined;
-    item =
-      state.runData[source.previousNode]?.[source.previousNodeRun]?.output[source.previousNodeOutput]?.[
-        paired.item
-      ];
-    at = { node: source.previousNode, output: source.previousNodeOutput, run: source.previousNodeRun };
-  }
-  return undefined;
-}
-
-function timeoutMessage(deadline: { seconds: number }): string {
-  return `The execution ran past its executionTimeout (${deadline.seconds} s) and was stopped`;
-}
-
-/**
- * A node's run, unless the execution's deadline passes or it is stopped first: then the run ends at
- * once and the node is left to end within its own bounds (n8n cancels the node's promise likewise).
- */
-function interruptible(work: Promise<NodeRun>, ctx: RunContext): Promise<NodeRun | { interrupted: string }> {
-  const { deadline, stopSignal } = ctx;
-  if (!deadline && !stopSignal) return work;
-  if (stopSignal?.aborted) return Promise.resolve({ interrupted: STOPPED });
-  return new Promise((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined;
-    const settle = () => {
-      clearTimeout(timer);
-      stopSignal?.removeEventListener('abort', onStop);
-    };
-    const onStop = () => {
-      settle();
-      resolve({ interrupted: STOPPED });
-    };
-    if (deadline)
-      timer = setTimeout(
-        () => {
-          settle();
-          resolve({ interrupted: timeoutMessage(deadline) });
-        },
-        Math.max(0, deadline.at - Date.now()),
-      );
-    stopSignal?.addEventListener('abort', onStop, { once: true });
-    work.then(
-      (done) => {
-        settle();
-        resolve(done);
-      },
-      (error: unknown) => {
-        settle();
-        reject(error);
-      },
-    );
-  });
-}
-
-const STOPPED = 'The execution was stopped';
-
-/** `settings.expressionLanguage`: JavaScript (n8n's) unless the workflow chose JSONata. */
-export function expressionLanguageOf(def: WorkflowDefinition): ExpressionLanguage {
-  return def.settings?.expressionLanguage === 'jsonata' ? 'jsonata' : 'javascript';
-}
-
-/** A node's latest run as `$('Name')` sees it: the first output holding items (IF's true or false). */
-function snapshotOf(run: Run, name: string): NodeSnapshot | undefined {
-  const runs = run.state.runData[name];
-  const last = runs?.[runs.length - 1];
-  const node = run.graph.node(name);
-  if (!last || !node) return undefined;
-  const context = run.state.nodeContext?.[name];
-  return {
-    items: last.output.find((items) => items.length > 0) ?? [],
-    params: node.parameters,
-    runIndex: runs.length - 1,
-    ...(context ? { context: scalarsOf(context) } : {}),
-  };
-}
-
-/** A node context's plain values: its lists (a loop's items) stay out of every expression's data. */
-function scalarsOf(context: NodeContext): Record<string, string | number | boolean | null> {
-  const out: Record<string, string | number | boolean | null> = {};
-  for (const [key, value] of Object.entries(context)) {
-    if (value === null || typeof value !== 'object') out[key] = value;
-  }
-  return out;
-}
-
-function padInputs(inputs: Item[][], count: number): Item[][] {
-  const out = inputs.slice(0, Math.max(count, 1));
-  while (out.length < count) out.push([]);
-  return out;
-}
-
-function executionInfo(
-  ctx: RunContext | undefined,
-  waitIndex: number,
-): { id: string; mode: string; resumeUrl: string } {
-  if (!ctx) return { id: '', mode: 'manual', resumeUrl: '' };
-  return {
-    id: ctx.executionId,
-    mode: ctx.mode,
-    resumeUrl: resumeUrlOf(ctx.resumeUrlBase, ctx.executionId, ctx.resumeSignature?.(waitIndex)),
-  };
-}
-
-/** `{base}/{executionId}?signature=…`: what `$execution.resumeUrl` and the execution view show. */
-export function resumeUrlOf(base: string, executionId: string, signature: string | undefined): string {
-  const url = `${base.replace(/\/+$/, '')}/${executionId}`;
-  return signature ? `${url}?signature=${signature}` : url;
+function newRun(def: WorkflowDefinition, graph: WorkflowGraph, state: RunState, ctx: RunContext): Run {
+  return { def, graph, state, queue: new RunQueue(graph), ctx, lastItems: [], webhookResponse: null };
 }

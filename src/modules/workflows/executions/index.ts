@@ -9,7 +9,7 @@ import { callerChecks } from '../credentials/access.js';
 import type { CredentialService } from '../credentials/service.js';
 import type { CredentialStore } from '../credentials/store.js';
 import type { WorkflowStore } from '../definitions/store.js';
-import { type EngineDeps, WorkflowEngine } from '../engine/index.js';
+import { type EngineDeps, type NodeRegistry, WorkflowEngine } from '../engine/index.js';
 import { VariablesEngine } from '../variables/engine.js';
 import type { VariableService } from '../variables/service.js';
 import type { DeliveryStore } from '../webhooks/delivery-store.js';
@@ -72,6 +72,8 @@ export interface ExecutionResources {
   };
   credentials: CredentialService;
   variables: VariableService;
+  /** The node types the engines run (the catalogue; tests may pass fewer). */
+  nodes: NodeRegistry;
   /** The engine's outbound HTTP client and its `$env`. */
   http: OutboundHttp;
   env: Record<string, string>;
@@ -112,7 +114,7 @@ export class Executions {
     interrupted: InterruptedJobs,
   ) {
     const { stores, limits, clock, log } = res;
-    this.engine = new WorkflowEngine(this.engineDeps(null));
+    this.engine = new WorkflowEngine(this.engineDeps(null), res.nodes);
     this.quota = new ExecutionQuota(
       res.redis
         ? new RedisExecutionCountStore(res.redis, limits.REDIS_PREFIX)
@@ -195,7 +197,7 @@ export class Executions {
     let engine = this.engines.get(accountId);
     if (!engine) {
       if (this.engines.size >= ENGINES_MAX) this.engines.delete(this.engines.keys().next().value as string);
-      engine = new VariablesEngine(this.engineDeps(accountId), this.res.variables, accountId);
+      engine = new VariablesEngine(this.engineDeps(accountId), this.res.nodes, this.res.variables, accountId);
       this.engines.set(accountId, engine);
     }
     return engine;

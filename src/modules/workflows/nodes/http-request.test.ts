@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOutboundHttp } from '../../../core/http/outbound.js';
 import { ctx, jsonOf, testDeps, trigger, webhookNode, workflow } from '../engine/testing.js';
 import { WorkflowEngine } from '../engine/workflow-engine.js';
+import { defaultNodeRegistry } from './index.js';
 
 let server: Server;
 let base: string;
@@ -45,7 +46,10 @@ afterAll(async () => {
 });
 
 const engineWith = (allowHosts: string[]) =>
-  new WorkflowEngine(testDeps({ http: createOutboundHttp({ allowHosts, timeoutMs: 5_000 }) }));
+  new WorkflowEngine(
+    testDeps({ http: createOutboundHttp({ allowHosts, timeoutMs: 5_000 }) }),
+    defaultNodeRegistry,
+  );
 
 const def = (parameters: Record<string, unknown>) =>
   workflow([webhookNode, { name: 'Call', type: 'httpRequest', parameters }], [['Webhook', 'Call']]);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ctx, jsonOf, testDeps, trigger, webhookNode, workflow } from '../engine/testing.js';
 import type { Json } from '../engine/types.js';
 import { WorkflowEngine } from '../engine/workflow-engine.js';
+import { defaultNodeRegistry } from './index.js';
 import { blocksToMarkdown } from './markdown.js';
 
 const rt = (text: string, annotations: Record<string, boolean> = {}, href?: string) => ({
@@ -110,7 +111,7 @@ describe('markdown node', () => {
       ],
       [['Webhook', 'MD']],
     );
-    const out = await new WorkflowEngine(testDeps()).run(
+    const out = await new WorkflowEngine(testDeps(), defaultNodeRegistry).run(
       def,
       trigger([{ json: { page: { results: [block('heading_1', { rich_text: [rt('Hi')] })] } } }]),
       ctx,

@@ -4,7 +4,7 @@ import { ctx, jsonOf, testDeps, trigger, webhookNode, workflow } from '../engine
 import { WorkflowEngine } from '../engine/workflow-engine.js';
 import { defaultNodeRegistry } from './index.js';
 
-const engine = new WorkflowEngine(testDeps());
+const engine = new WorkflowEngine(testDeps(), defaultNodeRegistry);
 
 /** Runs webhook → node(parameters) and returns the outcome. */
 async function runOne(type: string, parameters: Record<string, unknown>, items = [{ json: {} }]) {

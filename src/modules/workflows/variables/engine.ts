@@ -1,4 +1,4 @@
-import { type EngineDeps, WorkflowEngine } from '../engine/index.js';
+import { type EngineDeps, type NodeRegistry, WorkflowEngine } from '../engine/index.js';
 import type { VariableService } from './service.js';
 
 /**
@@ -8,15 +8,19 @@ import type { VariableService } from './service.js';
 export class VariablesEngine extends WorkflowEngine {
   constructor(
     deps: EngineDeps,
+    registry: NodeRegistry,
     private readonly variables: VariableService,
     private readonly accountId: string,
   ) {
-    super({
-      ...deps,
-      get vars() {
-        return variables.cachedVarsOf(accountId);
+    super(
+      {
+        ...deps,
+        get vars() {
+          return variables.cachedVarsOf(accountId);
+        },
       },
-    });
+      registry,
+    );
   }
 
   override async run(...args: Parameters<WorkflowEngine['run']>): ReturnType<WorkflowEngine['run']> {

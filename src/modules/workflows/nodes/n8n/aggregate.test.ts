@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { ctx, jsonOf, testDeps, workflow } from '../../engine/testing.js';
 import type { Item } from '../../engine/types.js';
 import { WorkflowEngine } from '../../engine/workflow-engine.js';
+import { defaultNodeRegistry } from '../index.js';
 
-const engine = new WorkflowEngine(testDeps());
+const engine = new WorkflowEngine(testDeps(), defaultNodeRegistry);
 
 async function run(parameters: Record<string, unknown>, items: Item[]) {
   const def = workflow(

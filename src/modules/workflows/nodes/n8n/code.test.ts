@@ -5,8 +5,8 @@ import type { Item } from '../../engine/types.js';
 import { WorkflowEngine } from '../../engine/workflow-engine.js';
 import { defaultNodeRegistry } from '../index.js';
 
-const engine = new WorkflowEngine(testDeps({ codeTimeoutMs: 2_000 }));
-const tight = new WorkflowEngine(testDeps({ codeTimeoutMs: 300 }));
+const engine = new WorkflowEngine(testDeps({ codeTimeoutMs: 2_000 }), defaultNodeRegistry);
+const tight = new WorkflowEngine(testDeps({ codeTimeoutMs: 300 }), defaultNodeRegistry);
 
 const start = { name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1 };
 const items: Item[] = [{ json: { name: 'ada', n: 1 } }, { json: { name: 'grace', n: 2 } }];

@@ -7,6 +7,7 @@ import { ExpressionEvaluator } from '../../engine/expressions.js';
 import { ctx, jsonOf, testDeps, workflow } from '../../engine/testing.js';
 import type { Item, WorkflowNode } from '../../engine/types.js';
 import { WorkflowEngine } from '../../engine/workflow-engine.js';
+import { defaultNodeRegistry } from '../index.js';
 import { buildRequest } from './http-request-build.js';
 import { paginate } from './http-request-pagination.js';
 import { responseItems } from './http-request-response.js';
@@ -91,6 +92,7 @@ const engine = new WorkflowEngine(
       return c;
     },
   }),
+  defaultNodeRegistry,
 );
 
 const def = (

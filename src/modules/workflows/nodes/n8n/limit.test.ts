@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ctx, jsonOf, testDeps, workflow } from '../../engine/testing.js';
 import { WorkflowEngine } from '../../engine/workflow-engine.js';
+import { defaultNodeRegistry } from '../index.js';
 
-const engine = new WorkflowEngine(testDeps());
+const engine = new WorkflowEngine(testDeps(), defaultNodeRegistry);
 const items = [1, 2, 3, 4].map((n) => ({ json: { n } }));
 
 /** Limit, NoOp, Stop and Error, Sticky Note: the small n8n nodes of this group. */

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { ctx, jsonOf, testDeps, workflow } from '../../engine/testing.js';
 import type { Json } from '../../engine/types.js';
 import { WorkflowEngine } from '../../engine/workflow-engine.js';
+import { defaultNodeRegistry } from '../index.js';
 
-const engine = new WorkflowEngine(testDeps());
+const engine = new WorkflowEngine(testDeps(), defaultNodeRegistry);
 const split = (field: string) => ({
   name: `in_${field}`,
   type: 'n8n-nodes-base.splitOut',

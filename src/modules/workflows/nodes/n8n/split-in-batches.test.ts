@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { ctx, jsonOf, testDeps, workflow } from '../../engine/testing.js';
 import type { Item, RunState } from '../../engine/types.js';
 import { WorkflowEngine } from '../../engine/workflow-engine.js';
+import { defaultNodeRegistry } from '../index.js';
 
-const engine = new WorkflowEngine(testDeps());
+const engine = new WorkflowEngine(testDeps(), defaultNodeRegistry);
 const items = (...ns: number[]): Item[] => ns.map((n) => ({ json: { n } }));
 
 const trigger = { name: 'T', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1 };
@@ -235,7 +236,7 @@ describe('the node-run limit (EngineDeps.maxNodeRuns)', () => {
   );
 
   it('fails the run naming the limit when exceeded', async () => {
-    const small = new WorkflowEngine(testDeps({ maxNodeRuns: 25 }));
+    const small = new WorkflowEngine(testDeps({ maxNodeRuns: 25 }), defaultNodeRegistry);
     const out = await small.run(endless, { nodeName: 'T', items: items(1) }, ctx);
     expect(out.status).toBe('error');
     expect(out.state.error?.message).toBe(
@@ -249,13 +250,13 @@ describe('the node-run limit (EngineDeps.maxNodeRuns)', () => {
   it('lets a run of exactly the limit finish', async () => {
     const def = simpleLoop({ batchSize: 1 });
     // T, 3 × (Loop + Body), the final Loop run and Final: 9 runs.
-    const exact = await new WorkflowEngine(testDeps({ maxNodeRuns: 9 })).run(
+    const exact = await new WorkflowEngine(testDeps({ maxNodeRuns: 9 }), defaultNodeRegistry).run(
       def,
       { nodeName: 'T', items: items(1, 2, 3) },
       ctx,
     );
     expect(exact.status).toBe('success');
-    const over = await new WorkflowEngine(testDeps({ maxNodeRuns: 8 })).run(
+    const over = await new WorkflowEngine(testDeps({ maxNodeRuns: 8 }), defaultNodeRegistry).run(
       def,
       { nodeName: 'T', items: items(1, 2, 3) },
       ctx,
@@ -284,7 +285,7 @@ describe('the node-run limit (EngineDeps.maxNodeRuns)', () => {
         ['Wait', 'Loop'],
       ],
     );
-    const small = new WorkflowEngine(testDeps({ maxNodeRuns: 6 }));
+    const small = new WorkflowEngine(testDeps({ maxNodeRuns: 6 }), defaultNodeRegistry);
     let out = await small.run(def, { nodeName: 'T', items: items(1, 2, 3, 4) }, ctx);
     while (out.status === 'waiting') out = await small.resume(def, out.state, null, ctx);
     expect(out.status).toBe('error');
