@@ -106,8 +106,10 @@ describe.skipIf(!hasRedis).each(processDialect)('BullMQ across processes on %s',
       10_000,
       'six queued executions',
     );
+    // Nothing runs them: still queued, none taken. No event marks "the API process did not take a
+    // job"; this short pause only gives a wrong consumer the time to show itself (on a slow machine it
+    // can miss one, never fail a correct platform).
     await sleep(500);
-    // Nothing runs them: still queued, none taken.
     const all = await api('GET', '/api/v1/executions?limit=50');
     expect(all.json.data.map((e: Exe) => e.status)).toEqual(Array(6).fill('new'));
 

@@ -11,7 +11,6 @@ import {
   createAndActivate,
   eventually,
   type PlatformProcess,
-  sleep,
   startServer,
   tempDir,
 } from './processes.js';
@@ -49,7 +48,12 @@ afterAll(async () => {
 
 /** n8n's run data: each node's runs, with items per output. */
 type RunData = Record<string, Array<{ data: { main: Array<Array<{ json: unknown }>> } }>>;
-type Execution = { id: string; status: string; data?: { resultData: Record<string, unknown> } };
+type Execution = {
+  id: string;
+  status: string;
+  waitTill?: string | null;
+  data?: { resultData: Record<string, unknown> };
+};
 
 async function executionsOf(api: Api, workflowId: string): Promise<Execution[]> {
   const res = await api('GET', `/api/v1/executions?workflowId=${workflowId}&includeData=true`);
@@ -129,7 +133,18 @@ describe('checkpointed runs survive a SIGKILL (in-process queue, SQLite file)', 
       10_000,
       'both calls',
     );
-    await sleep(300); // the retry's checkpoint is written before its wait
+    // The retry's checkpoint is written after the failed try, before its wait: both running runs
+    // show the time they resume at once checkpointed.
+    await eventually(
+      async () => {
+        const runs = [...(await executionsOf(api, retrying)), ...(await executionsOf(api, caller))];
+        return runs.length === 2 && runs.every((e) => e.status === 'running' && e.waitTill)
+          ? true
+          : undefined;
+      },
+      20_000,
+      'both runs checkpointed',
+    );
     await server.kill('SIGKILL');
 
     server = await startServer(['serve'], env);

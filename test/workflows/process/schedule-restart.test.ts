@@ -35,7 +35,9 @@ describe('a schedule across a SIGKILL (embedded default: SQLite file, in-process
 
     await server.kill('SIGKILL');
     const killedAt = Date.now();
-    await sleep(7_000); // two or three due times pass with no process running
+    // Two or three due times pass with no process running: a stretch of downtime the scenario needs,
+    // not a wait for something to happen.
+    await sleep(7_000);
 
     // Due times from here on are the new process's own (it may fire some while it starts up).
     const restartedAt = Date.now();
