@@ -226,7 +226,7 @@ describe.skipIf(!hasPostgres)('two API processes and two workers on one PostgreS
     await webhookLive(cluster, 'stoppable');
     const started = await hook(a.url, 'stoppable', 7);
     const executionId = String(started?.body.executionId);
-    await eventually(async () => (slow.count('7') === 1 ? true : undefined), 10_000, 'the slow call');
+    await eventually(async () => (slow.count('7') === 1 ? true : undefined), 30_000, 'the slow call');
     // Stopped through the other API process: only Redis can tell the worker.
     const stop = await b.api('POST', `/api/v1/executions/${executionId}/stop`);
     expect(stop.status, JSON.stringify(stop.json)).toBe(200);
@@ -277,7 +277,7 @@ describe.skipIf(!hasPostgres)('two API processes and two workers on one PostgreS
     // On a slow machine the victim may get its first job only after the last call: the queue then
     // still holds work for seconds, so the kill still cuts runs short.
     if (!killedAt) {
-      await eventually(async () => (victimBusy() ? true : undefined), 10_000, 'runs on the victim');
+      await eventually(async () => (victimBusy() ? true : undefined), 30_000, 'runs on the victim');
       kill();
     }
     await Promise.all(pending);

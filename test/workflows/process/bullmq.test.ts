@@ -103,7 +103,7 @@ describe.skipIf(!hasRedis).each(processDialect)('BullMQ across processes on %s',
         const queued = await api('GET', '/api/v1/executions?status=new&limit=50');
         return queued.json.data.length === 6 ? true : undefined;
       },
-      10_000,
+      30_000,
       'six queued executions',
     );
     // Nothing runs them: still queued, none taken. No event marks "the API process did not take a
@@ -125,7 +125,7 @@ describe.skipIf(!hasRedis).each(processDialect)('BullMQ across processes on %s',
           const res = await api('GET', `/api/v1/executions/${id}`);
           return ['new', 'running'].includes(res.json.status) ? undefined : (res.json as Exe);
         },
-        10_000,
+        30_000,
         `execution ${id}`,
       );
       expect(exe).toMatchObject({ status: 'success', mode: 'webhook' });

@@ -130,7 +130,7 @@ describe('checkpointed runs survive a SIGKILL (in-process queue, SQLite file)', 
     // The first try failed (its retry waits 3 s) and the callee's call hangs: kill now.
     await eventually(
       async () => (calls.flaky === 1 && calls.hang === 1 ? true : undefined),
-      10_000,
+      30_000,
       'both calls',
     );
     // The retry's checkpoint is written after the failed try, before its wait: both running runs

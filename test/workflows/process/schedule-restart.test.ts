@@ -31,7 +31,7 @@ describe('a schedule across a SIGKILL (embedded default: SQLite file, in-process
       (
         (await api('GET', `/api/v1/executions?workflowId=${workflowId}&limit=250`)).json.data as Entry[]
       ).filter((e) => e.mode === 'trigger');
-    await eventually(async () => ((await runs()).length >= 1 ? true : undefined), 10_000, 'a first fire');
+    await eventually(async () => ((await runs()).length >= 1 ? true : undefined), 30_000, 'a first fire');
 
     await server.kill('SIGKILL');
     const killedAt = Date.now();
