@@ -9,6 +9,7 @@ import { DatabaseUnavailableError } from '../../src/core/db/faults.js';
 import { toAppError } from '../../src/core/http/error-handler.js';
 import { isPassingFault } from '../../src/core/process-faults.js';
 import { PG_URL, postgresAvailable, uniqueName } from '../helpers/services.js';
+import { until } from '../helpers/until.js';
 
 const pgUp = await postgresAvailable();
 const admin = pgUp ? new pg.Pool({ connectionString: PG_URL, max: 2 }) : null;
@@ -27,6 +28,31 @@ async function closedPort(): Promise<number> {
 
 async function terminate(pid: number): Promise<void> {
   await admin?.query('select pg_terminate_backend($1)', [pid]);
+}
+
+/** Until the backend `pid` runs a query whose text contains `text` (its `state` is `active`). */
+async function untilRunning(pid: number, text: string): Promise<void> {
+  await until(
+    async () =>
+      ((
+        await admin?.query(
+          "select 1 from pg_stat_activity where pid = $1 and state = 'active' and query like $2",
+          [pid, `%${text}%`],
+        )
+      )?.rowCount ?? 0) > 0,
+    `backend ${pid} running ${text}`,
+    20_000,
+  );
+}
+
+/** Until the backend `pid` is gone (terminated). */
+async function untilGone(pid: number): Promise<void> {
+  await until(
+    async () =>
+      ((await admin?.query('select 1 from pg_stat_activity where pid = $1', [pid]))?.rowCount ?? 1) === 0,
+    `backend ${pid} to end`,
+    20_000,
+  );
 }
 
 async function backendPid(database: DatabaseHandle): Promise<number> {
@@ -127,7 +153,7 @@ describe.runIf(pgUp)('PostgreSQL connections lost under the platform', () => {
     try {
       const pid = await backendPid(database);
       const slow = sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.5)`.execute(database.db);
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await untilRunning(pid, 'pg_sleep');
       await terminate(pid);
       const { rows } = await slow;
       expect(rows[0]?.pid).toBeTypeOf('number');
@@ -149,7 +175,7 @@ describe.runIf(pgUp)('PostgreSQL connections lost under the platform', () => {
           const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
           await terminate(rows[0]?.pid as number);
           // Idle in the transaction while the server ends it: pg emits `error` on the client.
-          await new Promise((resolve) => setTimeout(resolve, 200));
+          await untilGone(rows[0]?.pid as number);
           await sql`insert into t values (2)`.execute(trx);
         }
       });
@@ -183,11 +209,13 @@ describe.runIf(pgUp)('PostgreSQL connections lost under the platform', () => {
         release = resolve;
       });
       // The one connection is busy for longer than a request waits.
+      let holding = false;
       const holder = database.db.transaction().execute(async (trx) => {
         await sql`select 1`.execute(trx);
+        holding = true;
         await held;
       });
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await until(() => holding, 'the transaction to hold the connection', 20_000);
       const started = Date.now();
       const res = await app.inject({ method: 'GET', url: '/v1/api-keys', headers: { authorization } });
       const took = Date.now() - started;

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPlatform, type TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
+import { until } from '../helpers/until.js';
 import { SharedDatabase } from './support/shared-db.js';
 
 // A key verified once is served from the verification cache (no checksum, hash or database
@@ -8,7 +9,6 @@ import { SharedDatabase } from './support/shared-db.js';
 // hide a change.
 
 const dialects = await testDialects();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const nextTurn = () => new Promise((r) => setImmediate(r));
 
 describe.each(dialects)('cached key verification on %s', (dialect) => {
@@ -111,11 +111,11 @@ describe.each(dialects)('cached key verification on %s', (dialect) => {
     expect((await view()).json().lastUsedAt).toBeNull();
     expect((await usage(key)).statusCode).toBe(200);
     // lastUsedAt is written off the request path: poll until the write has landed.
-    let lastUsedAt: unknown = null;
-    for (let i = 0; i < 100 && lastUsedAt === null; i++) {
-      await sleep(10);
-      lastUsedAt = (await view()).json().lastUsedAt;
-    }
+    const lastUsedAt = await until(
+      async () => (await view()).json().lastUsedAt ?? undefined,
+      'lastUsedAt written',
+      20_000,
+    );
     expect(lastUsedAt).toBe(p.clock.now().toISOString());
   });
 

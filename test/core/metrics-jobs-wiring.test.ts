@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { until } from '../helpers/until.js';
 import { activate, createWorkflow, echoFlow, workflowPlatform } from '../workflows/support.js';
 
 /** The value of one sample of a Prometheus text exposition, selected by name and labels. */
@@ -25,11 +26,14 @@ describe('job metrics in the running platform', () => {
       });
       expect(res.statusCode).toBe(200);
       const labels = { queue: 'workflow-executions', outcome: 'completed' };
-      let text = '';
-      for (let i = 0; i < 50 && sample(text, 'platform_jobs_total', labels) === undefined; i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        text = (await p.request({ method: 'GET', url: '/metrics' })).body;
-      }
+      const text = await until(
+        async () => {
+          const body = (await p.request({ method: 'GET', url: '/metrics' })).body;
+          return sample(body, 'platform_jobs_total', labels) === undefined ? undefined : body;
+        },
+        'the job in the series',
+        20_000,
+      );
       expect(sample(text, 'platform_jobs_total', labels)).toBe(1);
       expect(sample(text, 'platform_job_run_seconds_count', labels)).toBe(1);
       expect(sample(text, 'platform_job_wait_seconds_count', labels)).toBe(1);

@@ -5,6 +5,7 @@ import { registerJobMetrics } from '../../src/core/metrics/jobs.js';
 import { createQueue, JobEvents, type JobQueue, type JobSettled } from '../../src/core/queue/index.js';
 import { createTestPlatform, testRedis } from '../helpers/platform.js';
 import { REDIS_URL, redisAvailable, uniqueName } from '../helpers/services.js';
+import { until } from '../helpers/until.js';
 
 const redisUp = await redisAvailable();
 const prefixes: string[] = [];
@@ -136,7 +137,7 @@ describe('job metrics of the in-process queue', () => {
       }, 1);
       await queue.add('a', 'a');
       await queue.add('b', 'b');
-      for (let i = 0; i < 100 && finished.length < 2; i++) await sleep(10);
+      await until(() => finished.length >= 2, 'both jobs', 20_000);
       expect(finished).toEqual(['a', 'b']);
     } finally {
       await queue.close();

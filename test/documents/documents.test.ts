@@ -4,6 +4,7 @@ import { buildPdf } from '../../src/modules/documents/loaders/pdf-fixture.js';
 import { otherAccountKey } from '../helpers/accounts.js';
 import { createTestPlatform, type TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
+import { until } from '../helpers/until.js';
 import { type DocView, load, loaded, processed, query } from './support.js';
 
 const FOX = `# Foxes
@@ -252,15 +253,16 @@ describe.each(await testDialects())('documents and knowledge base on %s', (diale
       .where('id', '=', doc.id)
       .execute();
     expect(await p.ctx.apis.documents?.documents.recover()).toBeGreaterThanOrEqual(1);
-    const deadline = Date.now() + 10_000;
-    let view = doc;
-    while (Date.now() < deadline) {
-      view = (
-        await p.request({ method: 'GET', url: `/api/documents/${doc.id}?fields=status,processing` })
-      ).json() as DocView;
-      if (view.status === 'indexed' && !view.processing) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const view = await until(
+      async () => {
+        const shown = (
+          await p.request({ method: 'GET', url: `/api/documents/${doc.id}?fields=status,processing` })
+        ).json() as DocView;
+        return shown.status === 'indexed' && !shown.processing ? shown : undefined;
+      },
+      'the recovered document indexed',
+      20_000,
+    );
     expect(view).toMatchObject({ status: 'indexed', processing: false });
   });
 

@@ -177,6 +177,7 @@ describe.skipIf(!runnable).each(['paused', 'restarted'] as const)(
       if (how === 'paused') redis.pause();
       else await redis.shutdown();
       const downAt = Date.now();
+      // The outage lasts OUTAGE_MS: a stretch of time the scenario sets, not a wait for something.
       await new Promise((r) => setTimeout(r, OUTAGE_MS));
       if (how === 'paused') redis.resume();
       else await redis.restart();

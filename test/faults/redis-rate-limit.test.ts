@@ -76,7 +76,7 @@ describe.skipIf(!runnable)('rate limits while Redis is down', () => {
     // Redis answers again: the counters are shared again.
     await eventually(
       async () => ((await metric('platform_redis_up')) === 1 ? true : undefined),
-      10_000,
+      30_000,
       'redis up',
     );
     expect((await list('10.0.0.3')).statusCode).toBe(200);

@@ -319,7 +319,7 @@ describe.each(await testDialects())('flows: prediction on %s', (dialect) => {
     }
     expect(seen).toContain('"event":"start"');
     controller.abort();
-    await bed.ollama.untilAborted(1, 5_000);
+    await bed.ollama.untilAborted(1);
   });
 
   it('rateLimit: limitMax per window per calling key, then 429 with limitMsg', async () => {

@@ -5,7 +5,7 @@
 export async function until<T>(
   probe: () => Promise<T | undefined | false> | T | undefined | false,
   what = 'a condition',
-  timeoutMs = 10_000,
+  timeoutMs = 20_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/listening.js';
 import { createTestPlatform, type TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Issue 27, item 2: CPU work whose size a caller controls never holds the event loop. A real platform
@@ -37,6 +38,8 @@ function prose(bytes: number): string {
 }
 
 interface Probe {
+  /** How many answers came so far. */
+  answered(): number;
   stop(): Promise<{ count: number; maxMs: number }>;
 }
 
@@ -62,6 +65,7 @@ function probeHealth(base: string): Probe {
     }
   })();
   return {
+    answered: () => count,
     async stop() {
       running = false;
       await loop;
@@ -74,7 +78,7 @@ function probeHealth(base: string): Probe {
 async function whileProbing<T>(base: string, work: () => Promise<T>) {
   const probe = probeHealth(base);
   // The first answer proves the probe runs before the work starts.
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await until(() => probe.answered() > 0, 'a first /health answer', 20_000);
   try {
     const result = await work();
     const health = await probe.stop();

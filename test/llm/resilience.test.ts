@@ -145,7 +145,7 @@ describe('gateway resilience', () => {
     const reader = res.body?.getReader();
     await reader?.read();
     controller.abort();
-    await bed.ollama.untilAborted(1, 3_000);
+    await bed.ollama.untilAborted(1);
     expect(bed.ollama.aborted).toBe(1);
     await expect.poll(async () => (await lastCalls(1))[0]?.status, { timeout: 3_000 }).toBe('canceled');
   });

@@ -174,8 +174,18 @@ describe.skipIf(!hasPostgres)('two API processes and two workers on one PostgreS
     const [a] = cluster.apis;
     const body = everySeconds('every second', 1);
     const workflowId = await createAndActivate(a.api, body);
-    await sleep(6_000);
+    const fires = async () =>
+      (
+        (await cluster.query('select count(*) as n from executions where workflow_id = $1 and mode = $2', [
+          workflowId,
+          'trigger',
+        ])) as Array<{ n: string }>
+      )[0]?.n;
+    await eventually(async () => (Number(await fires()) >= 5 ? true : undefined), 20_000, 'five fires');
     await a.api('POST', `/api/v1/workflows/${workflowId}/deactivate`);
+    // A second fired twice would land just after the first: nothing marks "the other worker has
+    // looked at its last due second", so a short pause before counting (on a slow machine it can
+    // miss a duplicate, never fail a correct schedule).
     await sleep(1_500);
     const rows = (await cluster.query(
       'select trigger_data, started_at from executions where workflow_id = $1 and mode = $2',
@@ -190,7 +200,7 @@ describe.skipIf(!hasPostgres)('two API processes and two workers on one PostgreS
       .map((r, i) => Date.parse(r.started_at) - Date.parse(String(due[i])))
       .sort((x, y) => x - y);
     console.info(
-      `[scale] ${rows.length} fires in 6 s; lateness ms: median ${lateness[lateness.length >> 1]}, max ${lateness.at(-1)}`,
+      `[scale] ${rows.length} fires; lateness ms: median ${lateness[lateness.length >> 1]}, max ${lateness.at(-1)}`,
     );
     expect(new Set(due).size, 'no second fired twice').toBe(rows.length);
     expect(rows.length).toBeGreaterThanOrEqual(4);
@@ -216,11 +226,19 @@ describe.skipIf(!hasPostgres)('two API processes and two workers on one PostgreS
     await webhookLive(cluster, 'stoppable');
     const started = await hook(a.url, 'stoppable', 7);
     const executionId = String(started?.body.executionId);
-    await eventually(async () => (slow.count('7') === 1 ? true : undefined), 10_000, 'the slow call');
+    await eventually(async () => (slow.count('7') === 1 ? true : undefined), 30_000, 'the slow call');
     // Stopped through the other API process: only Redis can tell the worker.
     const stop = await b.api('POST', `/api/v1/executions/${executionId}/stop`);
     expect(stop.status, JSON.stringify(stop.json)).toBe(200);
-    await sleep(2_000); // the slow call ends; the next nodes would run now
+    // The slow call ends; the next nodes would run now. The worker is another process: nothing it
+    // shows marks "read the answer and started no node", so once the call is answered a short
+    // pause before looking (on a slow machine it can miss a late node, never fail a correct stop).
+    await eventually(
+      async () => (slow.calls.some((c) => c.n === '7' && c.done) ? true : undefined),
+      20_000,
+      'the slow call answered',
+    );
+    await sleep(500);
     expect(after.count('7'), 'no node started after the stop').toBe(0);
     const [row] = await cluster.query('select status from executions where id = $1', [executionId]);
     expect(row?.status).toBe('canceled');
@@ -259,7 +277,7 @@ describe.skipIf(!hasPostgres)('two API processes and two workers on one PostgreS
     // On a slow machine the victim may get its first job only after the last call: the queue then
     // still holds work for seconds, so the kill still cuts runs short.
     if (!killedAt) {
-      await eventually(async () => (victimBusy() ? true : undefined), 10_000, 'runs on the victim');
+      await eventually(async () => (victimBusy() ? true : undefined), 30_000, 'runs on the victim');
       kill();
     }
     await Promise.all(pending);

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobsEnded } from '../helpers/metrics.js';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
+import { until } from '../helpers/until.js';
 import { activate, createWorkflow, otherAccountKey, settled, workflowPlatform } from './support.js';
 
 const PUBLIC_URL = 'https://flows.example.com';
@@ -83,7 +85,7 @@ interface Execution {
 describe.each(await testDialects())('error workflows (settings.errorWorkflow) on %s', (dialect) => {
   let p: TestPlatform;
   beforeAll(async () => {
-    p = await workflowPlatform(dialect, { PUBLIC_URL });
+    p = await workflowPlatform(dialect, { PUBLIC_URL, METRICS_ENABLED: 'true' });
   });
   afterAll(() => p.close());
 
@@ -111,7 +113,9 @@ describe.each(await testDialects())('error workflows (settings.errorWorkflow) on
     const res = await p.request({ method: 'POST', url: `/webhook/${path}`, key: null, payload: { n } });
     return res;
   };
-  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  /** Until `count` more execution jobs have ended than `from`: their error workflows, if any, are queued. */
+  const jobsEndedPast = (from: number, count: number) =>
+    until(async () => (await jobsEnded(p)) >= from + count, `${count} runs to end`, 20_000);
 
   it('a failed execution starts the inactive error workflow with n8n’s error payload', async () => {
     const handler = await createWorkflow(p, errorFlow('on failure'));
@@ -144,9 +148,10 @@ describe.each(await testDialects())('error workflows (settings.errorWorkflow) on
   it('a successful execution starts nothing', async () => {
     const handler = await createWorkflow(p, errorFlow('never needed'));
     await watched('ew-fine', handler, false);
+    const ended = await jobsEnded(p);
     const res = await call('ew-fine', 1);
     expect(res.statusCode, res.body).toBe(200);
-    await pause(150);
+    await jobsEndedPast(ended, 1);
     expect(await executionsOf(handler)).toEqual([]);
   });
 
@@ -170,11 +175,13 @@ describe.each(await testDialects())('error workflows (settings.errorWorkflow) on
 
     await watched('ew-loop', first);
     await watched('ew-self', itself);
+    const ended = await jobsEnded(p);
     await call('ew-loop', 1);
     await call('ew-self', 2);
     expect(await onlyRunOf(first)).toMatchObject({ mode: 'error', status: 'error' });
     expect(await onlyRunOf(itself)).toMatchObject({ mode: 'error', status: 'error' });
-    await pause(200);
+    // The two failed calls and their two error runs have ended: any further error run is queued.
+    await jobsEndedPast(ended, 4);
     expect(await executionsOf(second)).toEqual([]);
     expect(await executionsOf(first)).toHaveLength(1);
     expect(await executionsOf(itself)).toHaveLength(1);

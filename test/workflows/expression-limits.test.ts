@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExpressionEvaluator } from '../../src/modules/workflows/engine/expressions.js';
 import type { TestPlatform } from '../helpers/platform.js';
+import { until } from '../helpers/until.js';
 import { activate, createWorkflow, flow, settled, workflowPlatform } from './support.js';
 
 // The audit's runaway expressions (issue 19, item 1), in JSONata (which a workflow may still choose) and
@@ -79,12 +80,23 @@ describe('runaway expressions fail their own execution, never the server', () =>
     '%s: the execution fails with a limit error; /health answers meanwhile',
     async (name) => {
       const running = call(`runaway-${name}`);
-      await new Promise((r) => setTimeout(r, 100));
       let healthChecks = 0;
       let done = false;
       void running.finally(() => {
         done = true;
       });
+      // The expression runs (or has already ended) before /health is asked.
+      await until(
+        async () =>
+          done ||
+          (
+            (await p.request({ method: 'GET', url: '/api/v1/executions?status=running' })).json() as {
+              data: unknown[];
+            }
+          ).data.length > 0,
+        'the runaway execution to start',
+        20_000,
+      );
       // The event loop is free: /health answers again and again while the expression runs.
       while (!done && healthChecks < 5) {
         const health = await p.request({ method: 'GET', url: '/health', key: null });

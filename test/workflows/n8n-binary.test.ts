@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
+import { until } from '../helpers/until.js';
 import { activate, createWorkflow, n8nNode, workflowPlatform } from './support.js';
 
 /** Eight bytes of a PNG signature and a few that are not UTF-8: any text round trip would change them. */
@@ -92,16 +93,20 @@ describe.each(await testDialects())('n8n binary data on %s', (dialect) => {
   /** The first output item of `node` in the workflow's latest execution, in n8n's run data shape. */
   async function lastItem(workflowId: string, nodeName: string) {
     // The Respond node answers before the run is stored: wait for it to end.
-    for (let i = 0; i < 200; i++) {
-      const list = await p.request({
-        method: 'GET',
-        url: `/api/v1/executions?workflowId=${workflowId}&includeData=true&limit=1`,
-      });
-      const [latest] = list.json().data;
-      if (latest?.status === 'success') return latest.data.resultData.runData[nodeName][0].data.main[0][0];
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    throw new Error(`no finished execution of ${workflowId}`);
+    return until(
+      async () => {
+        const list = await p.request({
+          method: 'GET',
+          url: `/api/v1/executions?workflowId=${workflowId}&includeData=true&limit=1`,
+        });
+        const [latest] = list.json().data;
+        return latest?.status === 'success'
+          ? latest.data.resultData.runData[nodeName][0].data.main[0][0]
+          : undefined;
+      },
+      `a finished execution of ${workflowId}`,
+      20_000,
+    );
   }
   const post = (path: string, payload: Buffer | string, headers: Record<string, string>) =>
     p.request({ method: 'POST', url: `/webhook/${path}`, key: null, payload, headers });

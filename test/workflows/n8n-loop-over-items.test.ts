@@ -187,7 +187,7 @@ describe.each(await testDialects())('n8n Loop Over Items over HTTP on %s', (dial
       p.clock.advance(31);
       expect(await p.ctx.apis.workflows?.maintenance.resumeDue()).toBe(1);
     }
-    const done = await settled(p, executionId, 5_000, ['waiting']);
+    const done = await settled(p, executionId, 20_000, ['waiting']);
     expect(done.status).toBe('success');
     const { runData } = runDataOf(done);
     expect(runData.Done?.[0]?.data.main[0]?.map((i) => i.json)).toEqual([
@@ -199,9 +199,9 @@ describe.each(await testDialects())('n8n Loop Over Items over HTTP on %s', (dial
 
   /** Polls until the execution waits with `count` runs of its Wait node. */
   async function waitingAt(executionId: string, count: number): Promise<Record<string, unknown>> {
-    const end = Date.now() + 5_000;
+    const end = Date.now() + 20_000;
     for (;;) {
-      const exe = await settled(p, executionId, 5_000, []);
+      const exe = await settled(p, executionId, 20_000, []);
       if (exe.status === 'waiting' && (runDataOf(exe).runData.Wait ?? []).length === count) return exe;
       if (exe.status !== 'waiting' || Date.now() > end)
         throw new Error(`not waiting at pause ${count}: ${JSON.stringify(exe.status)}`);

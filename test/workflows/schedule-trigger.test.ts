@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
+import { until } from '../helpers/until.js';
 import { activate, createWorkflow, workflowPlatform } from './support.js';
 
 /** Schedule Trigger → Edit Fields, as n8n exports it. */
@@ -64,10 +65,15 @@ describe.each(await testDialects())('Schedule Trigger on %s', (dialect) => {
     ).data;
   /** Ticks until `count` runs exist (the worker's own timer may have started some), then once more. */
   const expectRuns = async (workflowId: string, count: number): Promise<Listed[]> => {
-    for (let i = 0; i < 100 && (await runsOf(workflowId)).length < count; i++) {
-      await scheduler().tick();
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await until(
+      async () => {
+        if ((await runsOf(workflowId)).length >= count) return true;
+        await scheduler().tick();
+        return false;
+      },
+      `${count} runs of ${workflowId}`,
+      20_000,
+    );
     await scheduler().tick();
     const runs = await runsOf(workflowId);
     expect(runs).toHaveLength(count);

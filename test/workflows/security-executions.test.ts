@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authSuite } from '../helpers/auth-suite.js';
+import { jobsEnded } from '../helpers/metrics.js';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
+import { until } from '../helpers/until.js';
 import { activate, createWorkflow, flow, otherAccountKey, settled, workflowPlatform } from './support.js';
 
 describe.each(await testDialects())(
@@ -10,7 +12,10 @@ describe.each(await testDialects())(
     let p: TestPlatform;
 
     beforeAll(async () => {
-      p = await workflowPlatform(dialect, { WORKFLOW_MAX_WAIT_SECONDS: String(7 * 86_400) });
+      p = await workflowPlatform(dialect, {
+        WORKFLOW_MAX_WAIT_SECONDS: String(7 * 86_400),
+        METRICS_ENABLED: 'true',
+      });
     });
     afterAll(async () => {
       await p.close();
@@ -79,23 +84,23 @@ describe.each(await testDialects())(
         const ok = await resume(`${url.pathname}${url.search}`, { approved: true });
         expect(ok.statusCode).toBe(200);
         // It pauses again at the second wait: the first URL no longer resumes it, the new one does.
-        let again = await p.request({ method: 'GET', url: `/api/v1/executions/${executionId}` });
-        const pausedAgain = () => {
-          const shown = again.json() as { status: string; resumeUrl: string | null };
-          return shown.status === 'waiting' && shown.resumeUrl !== resumeUrl;
-        };
-        for (let i = 0; i < 250 && !pausedAgain(); i++) {
-          await new Promise((r) => setTimeout(r, 20));
-          again = await p.request({ method: 'GET', url: `/api/v1/executions/${executionId}` });
-        }
-        const next = again.json() as { status: string; resumeUrl: string };
+        const next = await until(
+          async () => {
+            const shown = (
+              await p.request({ method: 'GET', url: `/api/v1/executions/${executionId}` })
+            ).json() as { status: string; resumeUrl: string };
+            return shown.status === 'waiting' && shown.resumeUrl !== resumeUrl ? shown : undefined;
+          },
+          'the pause at the second wait',
+          20_000,
+        );
         expect(next.status).toBe('waiting');
         expect(next.resumeUrl).not.toBe(resumeUrl);
         const replay = await resume(`${url.pathname}${url.search}`, { approved: false });
         expect(replay.statusCode).toBe(404);
         const nextUrl = new URL(next.resumeUrl);
         expect((await resume(`${nextUrl.pathname}${nextUrl.search}`)).statusCode).toBe(200);
-        expect((await settled(p, executionId, 5_000, ['waiting'])).status).toBe('success');
+        expect((await settled(p, executionId, 20_000, ['waiting'])).status).toBe('success');
       });
     });
 
@@ -262,14 +267,16 @@ describe.each(await testDialects())(
             { name: 'Call', type: 'httpRequest', parameters: { url: `http://127.0.0.1:${port}/` } },
           ]);
           await activate(p, await createWorkflow(p, body));
+          const ended = await jobsEnded(p);
           const answer = p.app.inject({ method: 'POST', url: '/webhook/slow-run', payload: {} });
-          let running: { id: string } | undefined;
-          for (let i = 0; i < 200 && !running; i++) {
-            const list = await p.request({ method: 'GET', url: '/api/v1/executions?status=running' });
-            running = (list.json() as { data: Array<{ id: string }> }).data[0];
-            if (!running) await new Promise((r) => setTimeout(r, 10));
-          }
-          if (!running) throw new Error('no running execution');
+          const running = await until(
+            async () => {
+              const list = await p.request({ method: 'GET', url: '/api/v1/executions?status=running' });
+              return (list.json() as { data: Array<{ id: string }> }).data[0];
+            },
+            'a running execution',
+            20_000,
+          );
           const blocked = await p.request({ method: 'DELETE', url: `/api/v1/executions/${running.id}` });
           expect(blocked.statusCode).toBe(409);
           const stop = await p.request({
@@ -282,7 +289,8 @@ describe.each(await testDialects())(
           expect(res.statusCode).toBe(422);
           expect(res.json()).toMatchObject({ error: true, details: { executionId: running.id } });
           release?.();
-          await new Promise((r) => setTimeout(r, 100));
+          // The late result came back and was dropped once the run's job has ended.
+          await until(async () => (await jobsEnded(p)) > ended, 'the stopped run to end', 20_000);
           expect((await settled(p, running.id)).status).toBe('canceled');
           const del = await p.request({ method: 'DELETE', url: `/api/v1/executions/${running.id}` });
           expect(del.statusCode).toBe(200);

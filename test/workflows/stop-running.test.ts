@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobsEnded } from '../helpers/metrics.js';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
+import { until } from '../helpers/until.js';
 import { activate, createWorkflow, n8nNode, workflowPlatform } from './support.js';
 
 /** A downstream: `/slow` answers after 800 ms; `/after` counts its calls. */
@@ -27,7 +29,7 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 describe.each(await testDialects())('stopping a running execution on %s', (dialect) => {
   let p: TestPlatform;
   beforeAll(async () => {
-    p = await workflowPlatform(dialect);
+    p = await workflowPlatform(dialect, { METRICS_ENABLED: 'true' });
   });
   afterAll(() => p.close());
 
@@ -52,13 +54,16 @@ describe.each(await testDialects())('stopping a running execution on %s', (diale
     });
     await activate(p, id);
     const before = { ...calls };
+    const ended = await jobsEnded(p);
     const started = await p.request({ method: 'POST', url: `/webhook/${path}`, key: null, payload: {} });
     const { executionId } = started.json() as { executionId: string };
-    for (let i = 0; i < 100 && calls.slow === before.slow; i++) await new Promise((r) => setTimeout(r, 10));
+    await until(() => calls.slow > before.slow, 'the slow call', 20_000);
     const stop = await p.request({ method: 'POST', url: `/api/v1/executions/${executionId}/stop` });
     expect(stop.statusCode, stop.body).toBe(200);
     expect(stop.json()).toMatchObject({ status: 'canceled' });
-    await new Promise((r) => setTimeout(r, 1500)); // the slow call ends; the next node would start now
+    // The run's job ends once the slow call is over (or cut short): a node it started would have
+    // started by then.
+    await until(async () => (await jobsEnded(p)) > ended, 'the stopped run to end', 20_000);
     expect(calls.slow - before.slow).toBe(1);
     expect(calls.after - before.after).toBe(0);
     const row = (await p.request({ method: 'GET', url: `/api/v1/executions/${executionId}` })).json();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
+import { until } from '../helpers/until.js';
 import { activate, createWorkflow, otherAccountKey, settled, workflowPlatform } from './support.js';
 
 const node = (name: string, type: string, parameters: Record<string, unknown>, typeVersion = 1) => ({
@@ -120,11 +121,14 @@ describe.each(await testDialects())('sub-workflows (Execute Workflow) on %s', (d
       options: { waitForSubWorkflow: false },
     });
     expect((await call([{ n: 5 }])).json()).toEqual([{ n: 5 }]);
-    let runs = await childRuns();
-    for (let i = 0; i < 50 && runs.length === before; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      runs = await childRuns();
-    }
+    const runs = await until(
+      async () => {
+        const now = await childRuns();
+        return now.length > before ? now : undefined;
+      },
+      'the queued callee run',
+      20_000,
+    );
     expect(runs.length - before).toBe(1);
     expect((await settled(p, runs[0]?.id ?? '')).status).toBe('success');
   });

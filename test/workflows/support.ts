@@ -104,7 +104,7 @@ export async function createCredential(
 export async function settled(
   p: TestPlatform,
   id: string,
-  timeoutMs = 5_000,
+  timeoutMs = 20_000,
   /** Statuses to wait past besides new and running (e.g. `waiting` after a resume was queued). */
   also: string[] = [],
 ): Promise<Record<string, unknown>> {

@@ -507,7 +507,7 @@ describe.each(await testDialects())('webhooks on %s', (dialect) => {
         payload: { answer: 42 },
       });
       expect(resumed.statusCode).toBe(200);
-      const done = await settled(p, executionId, 5_000, ['waiting']);
+      const done = await settled(p, executionId, 20_000, ['waiting']);
       expect(done.status).toBe('success');
       const runData = (
         done.data as {
@@ -546,7 +546,7 @@ describe.each(await testDialects())('webhooks on %s', (dialect) => {
       expect(await maintenance?.resumeDue()).toBe(0);
       p.clock.advance(2 * 3600 + 1);
       expect(await maintenance?.resumeDue()).toBeGreaterThanOrEqual(1);
-      expect((await settled(p, executionId, 5_000, ['waiting'])).status).toBe('success');
+      expect((await settled(p, executionId, 20_000, ['waiting'])).status).toBe('success');
     });
   });
 });

@@ -128,6 +128,8 @@ describe('createOutboundHttp', () => {
       await expect(small(req(`http://127.0.0.1:${port}/big-at-once`))).rejects.toThrow(
         /larger than 1000 bytes/,
       );
+      // An uncaught error would come from the cut stream after the rejection; nothing observable
+      // marks "no error is coming", so a short pause: on a slow machine it can miss one, never fail.
       await new Promise((r) => setTimeout(r, 50));
     } finally {
       process.off('uncaughtException', onUncaught);

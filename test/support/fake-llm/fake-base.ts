@@ -51,6 +51,8 @@ export interface FakeLlmServer extends FakeKnobs {
   readonly aborted: number;
   /** TCP connections accepted (keep-alive clients reuse them). */
   readonly connections: number;
+  /** Responses the fake sent to their end (handed to the socket whole). */
+  readonly finished: number;
   /** Model names the fake serves (mutable). */
   models: string[];
   /** The next `count` POST requests (the model calls) answer `status` with the format's error body. */
@@ -117,6 +119,7 @@ export async function startFake(format: FakeFormat, models: string[]): Promise<F
   const wakers = new Set<() => void>();
   let aborted = 0;
   let connections = 0;
+  let finished = 0;
   let closing = false;
   const abortWaiters = new Set<() => void>();
 
@@ -130,11 +133,14 @@ export async function startFake(format: FakeFormat, models: string[]): Promise<F
     get connections() {
       return connections;
     },
+    get finished() {
+      return finished;
+    },
     models,
     failNext(status, count = 1, message) {
       for (let i = 0; i < count; i++) failures.push({ status, message });
     },
-    untilAborted(count = 1, timeoutMs = 2000) {
+    untilAborted(count = 1, timeoutMs = 20_000) {
       return new Promise<void>((resolve, reject) => {
         const check = (): void => {
           if (aborted >= count) {
@@ -157,6 +163,7 @@ export async function startFake(format: FakeFormat, models: string[]): Promise<F
       failures.length = 0;
       aborted = 0;
       connections = 0;
+      finished = 0;
     },
     close: async () => {
       closing = true;
@@ -171,6 +178,9 @@ export async function startFake(format: FakeFormat, models: string[]): Promise<F
   const server = createServer((req, res) => {
     let cutOnPurpose = false;
     let closed = false;
+    res.on('finish', () => {
+      finished += 1;
+    });
     res.on('close', () => {
       closed = true;
       if (!res.writableFinished && !cutOnPurpose && !closing) {

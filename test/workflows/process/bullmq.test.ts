@@ -103,11 +103,13 @@ describe.skipIf(!hasRedis).each(processDialect)('BullMQ across processes on %s',
         const queued = await api('GET', '/api/v1/executions?status=new&limit=50');
         return queued.json.data.length === 6 ? true : undefined;
       },
-      10_000,
+      30_000,
       'six queued executions',
     );
+    // Nothing runs them: still queued, none taken. No event marks "the API process did not take a
+    // job"; this short pause only gives a wrong consumer the time to show itself (on a slow machine it
+    // can miss one, never fail a correct platform).
     await sleep(500);
-    // Nothing runs them: still queued, none taken.
     const all = await api('GET', '/api/v1/executions?limit=50');
     expect(all.json.data.map((e: Exe) => e.status)).toEqual(Array(6).fill('new'));
 
@@ -123,7 +125,7 @@ describe.skipIf(!hasRedis).each(processDialect)('BullMQ across processes on %s',
           const res = await api('GET', `/api/v1/executions/${id}`);
           return ['new', 'running'].includes(res.json.status) ? undefined : (res.json as Exe);
         },
-        10_000,
+        30_000,
         `execution ${id}`,
       );
       expect(exe).toMatchObject({ status: 'success', mode: 'webhook' });

@@ -11,7 +11,6 @@ import {
   createAndActivate,
   eventually,
   type PlatformProcess,
-  sleep,
   startServer,
   tempDir,
 } from './processes.js';
@@ -49,7 +48,12 @@ afterAll(async () => {
 
 /** n8n's run data: each node's runs, with items per output. */
 type RunData = Record<string, Array<{ data: { main: Array<Array<{ json: unknown }>> } }>>;
-type Execution = { id: string; status: string; data?: { resultData: Record<string, unknown> } };
+type Execution = {
+  id: string;
+  status: string;
+  waitTill?: string | null;
+  data?: { resultData: Record<string, unknown> };
+};
 
 async function executionsOf(api: Api, workflowId: string): Promise<Execution[]> {
   const res = await api('GET', `/api/v1/executions?workflowId=${workflowId}&includeData=true`);
@@ -126,10 +130,21 @@ describe('checkpointed runs survive a SIGKILL (in-process queue, SQLite file)', 
     // The first try failed (its retry waits 3 s) and the callee's call hangs: kill now.
     await eventually(
       async () => (calls.flaky === 1 && calls.hang === 1 ? true : undefined),
-      10_000,
+      30_000,
       'both calls',
     );
-    await sleep(300); // the retry's checkpoint is written before its wait
+    // The retry's checkpoint is written after the failed try, before its wait: both running runs
+    // show the time they resume at once checkpointed.
+    await eventually(
+      async () => {
+        const runs = [...(await executionsOf(api, retrying)), ...(await executionsOf(api, caller))];
+        return runs.length === 2 && runs.every((e) => e.status === 'running' && e.waitTill)
+          ? true
+          : undefined;
+      },
+      20_000,
+      'both runs checkpointed',
+    );
     await server.kill('SIGKILL');
 
     server = await startServer(['serve'], env);
@@ -165,5 +180,5 @@ describe('checkpointed runs survive a SIGKILL (in-process queue, SQLite file)', 
     expect(calleeRuns.map((e) => e.status).sort()).toEqual(['error', 'success']);
     expect(calls.hang).toBe(2);
     await server.kill('SIGTERM');
-  }, 60_000);
+  }, 180_000); // two process starts, each up to a minute on a loaded machine
 });

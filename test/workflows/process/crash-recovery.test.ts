@@ -78,7 +78,7 @@ describe('a server killed mid-burst (in-process queue, SQLite file)', () => {
       await sleep(30);
     }
     // On a slow machine the whole burst may be out first: the queue then still has work for seconds.
-    await eventually(async () => (killTime() ? true : undefined), 10_000, 'requests in flight downstream');
+    await eventually(async () => (killTime() ? true : undefined), 30_000, 'requests in flight downstream');
     const killedAt = Date.now();
     await server.kill('SIGKILL');
     await Promise.all(calls);
@@ -132,7 +132,7 @@ describe('a server killed mid-burst (in-process queue, SQLite file)', () => {
         const res = await api('GET', `/api/v1/executions/${retried.json.id}?includeData=true`);
         return ['new', 'running'].includes(res.json.status) ? undefined : res.json;
       },
-      10_000,
+      30_000,
       'the retry to stop',
     );
     expect(retry).toMatchObject({ status: 'success', mode: 'retry', retryOf: crashedId, finished: true });

@@ -78,7 +78,7 @@ export function startProcess(args: string[], env: Record<string, string>): Platf
     child,
     output: () => out,
     exited,
-    async waitFor(pattern, timeoutMs = 20_000) {
+    async waitFor(pattern, timeoutMs = 60_000) {
       const end = Date.now() + timeoutMs;
       for (;;) {
         const found = pattern.exec(out);

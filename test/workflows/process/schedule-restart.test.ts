@@ -31,11 +31,13 @@ describe('a schedule across a SIGKILL (embedded default: SQLite file, in-process
       (
         (await api('GET', `/api/v1/executions?workflowId=${workflowId}&limit=250`)).json.data as Entry[]
       ).filter((e) => e.mode === 'trigger');
-    await eventually(async () => ((await runs()).length >= 1 ? true : undefined), 10_000, 'a first fire');
+    await eventually(async () => ((await runs()).length >= 1 ? true : undefined), 30_000, 'a first fire');
 
     await server.kill('SIGKILL');
     const killedAt = Date.now();
-    await sleep(7_000); // two or three due times pass with no process running
+    // Two or three due times pass with no process running: a stretch of downtime the scenario needs,
+    // not a wait for something to happen.
+    await sleep(7_000);
 
     // Due times from here on are the new process's own (it may fire some while it starts up).
     const restartedAt = Date.now();

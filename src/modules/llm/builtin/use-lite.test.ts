@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { until } from '../../../../test/helpers/until.js';
 import type { ModelEntry } from '../types.js';
 import { cosine } from './hashed-ngrams.js';
 import { BuiltinProvider } from './index.js';
@@ -74,8 +75,7 @@ describe('builtin/use-lite', () => {
     try {
       await idle.embed(['hello'], signal);
       expect(idle.workerAlive).toBe(true);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(idle.workerAlive).toBe(false);
+      await until(() => !idle.workerAlive, 'the idle worker to end', 20_000);
       await idle.embed(['hello again'], signal);
       expect(idle.workersStarted).toBe(2);
     } finally {

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../../../test/helpers/until.js';
 import {
   echoChunks,
   FAKE_OLLAMA_TIMINGS,
@@ -210,10 +211,13 @@ describe('OllamaProvider.chat', () => {
 
   it('reuses its keep-alive connection across requests, even when the body ends after the final chunk', async () => {
     fake.endDelayMs = 30;
+    const before = fake.finished;
     for (let i = 0; i < 3; i++) {
       await collect(await provider.chat(request(`n${i}`), entry(), new AbortController().signal));
-      // Past the end of the body: the drained socket is back in the pool.
-      await new Promise((resolve) => setTimeout(resolve, 80));
+      // Past the end of the body: the fake has sent it whole, and one turn of the event loop later
+      // (its poll phase reads the end) the drained socket is back in the pool.
+      await until(() => fake.finished >= before + i + 1, 'the end of the body', 20_000);
+      await new Promise((resolve) => setImmediate(resolve));
     }
     await provider.embed({ model: 'nomic-embed-text', input: ['x'] }, entry(), new AbortController().signal);
     expect(fake.requests).toHaveLength(4);
@@ -346,8 +350,12 @@ describe('OllamaProvider.chat failures', () => {
   it('rejects at once when the signal aborts before the headers', async () => {
     fake.delayHeadersMs = 5000;
     const controller = new AbortController();
+    const sent = fake.requests.length;
     const pending = provider.chat(request('hi'), entry({ timeoutMs: 10_000 }), controller.signal);
-    setTimeout(() => controller.abort(), 50);
+    // Aborted once the request has reached the fake (it holds the headers for 5 s).
+    void until(() => fake.requests.length > sent, 'the request at the fake', 20_000).then(() =>
+      controller.abort(),
+    );
     const error = await failure(pending);
     expect(error.message).toContain('aborted');
     await fake.untilAborted();

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../../../test/helpers/until.js';
 import {
   type FakeLlmServer,
   fakeEmbedding,
@@ -213,10 +214,13 @@ describe('OpenAiProvider.chat', () => {
 
   it('reuses its keep-alive connection across requests, even when the body ends after the final chunk', async () => {
     fake.endDelayMs = 30;
+    const before = fake.finished;
     for (let i = 0; i < 3; i++) {
       await collect(await provider.chat(request(`n${i}`), entry(), signal()));
-      // Past the end of the body: the drained socket is back in the pool.
-      await new Promise((resolve) => setTimeout(resolve, 80));
+      // Past the end of the body: the fake has sent it whole, and one turn of the event loop later
+      // (its poll phase reads the end) the drained socket is back in the pool.
+      await until(() => fake.finished >= before + i + 1, 'the end of the body', 20_000);
+      await new Promise((resolve) => setImmediate(resolve));
     }
     await provider.embed({ model: 'text-embedding-3-small', input: ['x'] }, entry(), signal());
     expect(fake.requests).toHaveLength(4);
