@@ -66,7 +66,7 @@ describe('the SQLite driver choice', () => {
     const result = JSON.parse(stdout.trim()) as { name: string; message: string };
     expect(result.name).toBe(new SqliteDriverMissing(null).name);
     expect(result.message).toMatch(/optional better-sqlite3 driver, which is not installed/);
-    expect(result.message).toMatch(/Node 22\.16 or later/);
+    expect(result.message).toMatch(/Use Node 24/);
     expect(result.message).toMatch(/DATABASE_URL/);
   });
 });

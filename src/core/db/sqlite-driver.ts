@@ -2,7 +2,7 @@
  * One SQLite connection, on Node's built-in `node:sqlite` or on the optional better-sqlite3 driver.
  *
  * `node:sqlite` runs the database wherever it can: it loads without a flag from Node 22.13 (23.4), and
- * the platform also needs `StatementSync#columns()` and `backup()` (22.16, 23.11), so the choice is made
+ * the platform also needs `StatementSync#columns()` and `backup()` (23.11 and 23.8; some 22.x have them), so the choice is made
  * on those features, not on a version number. Everywhere else (Node 20, early 22) the native
  * better-sqlite3 runs it: an optionalDependency, so `npm install` on Node 22 and 24 succeeds without a
  * C/C++ toolchain; when it is missing where it is needed, opening a database says so (SqliteDriverMissing).
@@ -46,7 +46,7 @@ export class SqliteDriverMissing extends Error {
     super(
       `SQLite on Node ${process.versions.node} needs the optional better-sqlite3 driver, which is not ` +
         'installed (it builds from source when no prebuilt binary is found, which needs a C/C++ toolchain ' +
-        'and Python). Use Node 22.16 or later (its built-in node:sqlite runs the database), install the ' +
+        'and Python). Use Node 24 (its built-in node:sqlite runs the database), install the ' +
         'driver (`npm install better-sqlite3`), or set DATABASE_URL to a PostgreSQL database.',
       { cause },
     );
