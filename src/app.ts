@@ -14,6 +14,7 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './co
 import { registerGracefulClose } from './core/http/graceful-close.js';
 import { trustProxyOption } from './core/http/ip-rules.js';
 import { strictJsonParser } from './core/http/json-body.js';
+import { lazyCompilers } from './core/http/lazy-compile.js';
 import { refuseNulInUrl } from './core/http/nul-guard.js';
 import { registerOpenApi, registerOpenApiRoute } from './core/http/openapi.js';
 import { REDACTED_HEADERS, requestIdFrom } from './core/http/request-id.js';
@@ -43,6 +44,11 @@ export interface BuildOptions {
 export interface Platform {
   app: FastifyInstance;
   ctx: AppContext;
+  /**
+   * Compiles the route schemas not compiled yet (each compiles on its route's first use: lazy-compile.ts);
+   * returns how many. Tests call it to find a schema that does not compile.
+   */
+  compileSchemas: () => number;
 }
 
 function makeAjv(options: AjvOptions): Ajv {
@@ -73,8 +79,11 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
   const clock = options.clock ?? systemClock;
   const services = enabledServices(config);
   const modules = options.modules ?? allModules;
+  // Validators and serializers compile on their route's first request, not before listen.
+  const lazy = lazyCompilers();
 
   const app = Fastify({
+    schemaController: { compilersFactory: { buildSerializer: lazy.serializerFactory } },
     logger:
       options.logger === false
         ? false
@@ -104,10 +113,12 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
   // headers arrive as strings, so they are coerced, numbers only from plain decimal digits.
   const bodyAjv = makeAjv({ coerceTypes: false });
   const textAjv = makeAjv({ coerceTypes: 'array' });
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body'
-      ? bodyAjv.compile(schema as object)
-      : withStrictNumbers(textAjv.compile(schema as object), schema),
+  app.setValidatorCompiler(
+    lazy.validator(({ schema, httpPart }: { schema: unknown; httpPart?: string | undefined }) =>
+      httpPart === 'body'
+        ? bodyAjv.compile(schema as object)
+        : withStrictNumbers(textAjv.compile(schema as object), schema),
+    ),
   );
 
   const database =
@@ -219,5 +230,5 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
     if (redis) await redis.quit().catch(() => undefined);
     if (ownsDatabase) await database.close();
   });
-  return { app, ctx };
+  return { app, ctx, compileSchemas: lazy.compileAll };
 }

@@ -14,17 +14,39 @@ const asksHelp = (args: string[]) => args[0] === 'help' || args[0] === '--help';
 /** An error already worded for a person: printed as is, no stack trace. */
 class CliError extends Error {}
 
+/**
+ * The expression sandbox's first worker, started before the app is built and not awaited: it boots (a
+ * thread, QuickJS's WebAssembly, the guest scripts: about a second of CPU) on another core while this
+ * one loads the modules, so the first webhook after a start does not wait for it (issue 29). The sizes
+ * are the workflows module's (it configures the same ones again at init, which keeps this pool).
+ */
+async function warmExpressionSandbox(config: import('./config.js').Config): Promise<void> {
+  const { enabledServices } = await import('./config.js');
+  if (!enabledServices(config).has('workflow')) return;
+  const sandbox = await import('./modules/workflows/engine/expression-sandbox.js');
+  sandbox.configureExpressionSandbox({
+    workers: config.EXPRESSION_WORKERS,
+    memoryMb: config.EXPRESSION_MEMORY_MB,
+    perTenant: config.EXPRESSION_WORKERS_PER_ACCOUNT,
+  });
+  sandbox.expressionSandbox().warm(1);
+}
+
 async function serve(noWorker: boolean): Promise<void> {
-  const [{ default: closeWithGrace }, { buildApp }, { loadConfig }, { handleProcessErrors }] =
-    await Promise.all([
-      import('close-with-grace'),
-      import('./app.js'),
-      import('./config.js'),
-      import('./core/process-faults.js'),
-    ]);
+  const loading = Promise.all([
+    import('close-with-grace'),
+    import('./app.js'),
+    import('./core/process-faults.js'),
+  ]);
+  loading.catch(() => undefined); // awaited below; a settings error may end this function first
+  const { loadConfig } = await import('./config.js');
   const config = loadConfig();
   if (noWorker) config.WORKFLOW_WORKER = false;
+  // Not awaited before the app: a failure here only means the first expression starts a worker itself.
+  const warming = warmExpressionSandbox(config).catch(() => undefined);
+  const [{ default: closeWithGrace }, { buildApp }, { handleProcessErrors }] = await loading;
   const { app, ctx } = await buildApp({ config });
+  await warming;
   const auth = ctx.apis.auth;
   if (!auth) throw new Error('auth module missing');
   const boot = await auth.bootstrap().catch(async (error: unknown) => {

@@ -2,7 +2,12 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSyn
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Config, loadConfig } from '../config.js';
-import { openRawSqlite, type SqliteDriverName, sqliteDriverName } from '../core/db/sqlite-driver.js';
+import {
+  loadBetterSqlite,
+  openRawSqlite,
+  type SqliteDriverName,
+  sqliteDriverName,
+} from '../core/db/sqlite-driver.js';
 
 type Print = (line: string) => void;
 
@@ -136,7 +141,7 @@ async function onlineBackup(
     }
     return;
   }
-  const { default: SQLite } = await import('better-sqlite3');
+  const SQLite = await loadBetterSqlite();
   const db = new SQLite(source, { fileMustExist: true, timeout: 5000, readonly });
   try {
     await db.backup(target, { progress: () => ONE_STEP });

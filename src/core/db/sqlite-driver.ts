@@ -1,13 +1,15 @@
 /**
- * One SQLite connection, on better-sqlite3 or on Node's built-in `node:sqlite`.
+ * One SQLite connection, on Node's built-in `node:sqlite` or on the optional better-sqlite3 driver.
  *
- * better-sqlite3 12 (the last major that builds for Node 20) aborts the process on Node 24: Node 24's
- * `ObjectWrap` removes an environment cleanup hook when a wrapped statement is collected, and the
- * check that hook removal makes fails inside a GC callback (`Assertion failed: (env) != nullptr` in
- * `RemoveEnvironmentCleanupHook`, WiseLibs/better-sqlite3#1515). better-sqlite3 13 fixes it but needs
- * Node 22. So Node 24 and later use `node:sqlite` (FTS5 included), Node 20 and 22 better-sqlite3,
- * which loads its native addon only when a connection opens. `PLATFORM_SQLITE_DRIVER=node|better`
- * overrides the choice (`node` needs Node 22.13 or later).
+ * `node:sqlite` runs the database wherever it can: it loads without a flag from Node 22.13 (23.4), and
+ * the platform also needs `StatementSync#columns()` and `backup()` (23.11 and 23.8; some 22.x have them), so the choice is made
+ * on those features, not on a version number. Everywhere else (Node 20, early 22) the native
+ * better-sqlite3 runs it: an optionalDependency, so `npm install` on Node 22 and 24 succeeds without a
+ * C/C++ toolchain; when it is missing where it is needed, opening a database says so (SqliteDriverMissing).
+ * better-sqlite3 12 (the last major that builds for Node 20) also aborts the process on Node 24 (Node
+ * 24's `ObjectWrap` removes an environment cleanup hook inside a GC callback: `Assertion failed: (env)
+ * != nullptr`, WiseLibs/better-sqlite3#1515), one more reason never to pick it where `node:sqlite` works.
+ * `PLATFORM_SQLITE_DRIVER=node|better` overrides the choice.
  */
 
 /** Pages per backup step: all of them (node:sqlite refuses -1). */
@@ -38,12 +40,58 @@ export interface RawSqlite {
   close(): void;
 }
 
+/** The error of a database that needs better-sqlite3 where it is not installed. */
+export class SqliteDriverMissing extends Error {
+  constructor(cause: unknown) {
+    super(
+      `SQLite on Node ${process.versions.node} needs the optional better-sqlite3 driver, which is not ` +
+        'installed (it builds from source when no prebuilt binary is found, which needs a C/C++ toolchain ' +
+        'and Python). Use Node 24 (its built-in node:sqlite runs the database), install the ' +
+        'driver (`npm install better-sqlite3`), or set DATABASE_URL to a PostgreSQL database.',
+      { cause },
+    );
+    this.name = 'SqliteDriverMissing';
+  }
+}
+
+let builtIn: boolean | undefined;
+
+/** Whether this Node's `node:sqlite` loads without a flag and has what the platform uses. */
+export function nodeSqliteUsable(): boolean {
+  if (builtIn !== undefined) return builtIn;
+  try {
+    // Synchronous and free when absent (Node 20, or 22.12 without --experimental-sqlite).
+    const sqlite = process.getBuiltinModule?.('node:sqlite') as typeof import('node:sqlite') | undefined;
+    builtIn =
+      typeof sqlite?.backup === 'function' && typeof sqlite.StatementSync?.prototype?.columns === 'function';
+  } catch {
+    builtIn = false;
+  }
+  return builtIn;
+}
+
 export function sqliteDriverName(env: NodeJS.ProcessEnv = process.env): SqliteDriverName {
   const wanted = env.PLATFORM_SQLITE_DRIVER;
   if (wanted === 'node') return 'node:sqlite';
   if (wanted === 'better') return 'better-sqlite3';
-  const major = Number(process.versions.node.split('.')[0]);
-  return major >= 24 ? 'node:sqlite' : 'better-sqlite3';
+  return nodeSqliteUsable() ? 'node:sqlite' : 'better-sqlite3';
+}
+
+/** better-sqlite3's constructor, loaded on first use; SqliteDriverMissing when it did not install. */
+export async function loadBetterSqlite(): Promise<typeof import('better-sqlite3')> {
+  try {
+    return (await import('better-sqlite3')).default;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    // Not installed (optional, skipped or failed), or installed without its compiled addon.
+    if (
+      code === 'ERR_MODULE_NOT_FOUND' ||
+      code === 'MODULE_NOT_FOUND' ||
+      /bindings|\.node\b/.test(String(error))
+    )
+      throw new SqliteDriverMissing(error);
+    throw error;
+  }
 }
 
 export async function openRawSqlite(
@@ -57,7 +105,7 @@ export async function openRawSqlite(
 }
 
 async function openBetterSqlite(file: string, readonly: boolean): Promise<RawSqlite> {
-  const { default: SQLite } = await import('better-sqlite3');
+  const SQLite = await loadBetterSqlite();
   const raw = new SQLite(file, readonly ? { readonly: true, fileMustExist: true } : {});
   return {
     driver: 'better-sqlite3',

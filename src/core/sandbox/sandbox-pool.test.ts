@@ -217,3 +217,39 @@ describe('sandbox pool', () => {
     await small.close();
   });
 });
+
+describe('sandbox pool start-up', () => {
+  it('warms a worker ahead of any call; the first call waits for it rather than booting another', async () => {
+    const warmed = new SandboxPool({
+      scripts: [{ name: 'guest.js', code: guest }],
+      workers: 2,
+      memoryMb: 32,
+    });
+    try {
+      warmed.warm(1);
+      expect(warmed.size).toBe(1);
+      // Arrives while the warmed worker boots: it is served by that worker, no second one starts.
+      await expect(warmed.call('echo', 'first', 5000)).resolves.toBe('echo:first');
+      expect(warmed.size).toBe(1);
+      warmed.warm(5);
+      expect(warmed.size).toBe(2);
+    } finally {
+      await warmed.close();
+    }
+  });
+
+  it('starts a worker per waiting call, up to its size, when none is starting', async () => {
+    const cold = new SandboxPool({ scripts: [{ name: 'guest.js', code: guest }], workers: 2, memoryMb: 32 });
+    try {
+      const calls = [
+        cold.call('echo', 'a', 5000),
+        cold.call('echo', 'b', 5000),
+        cold.call('echo', 'c', 5000),
+      ];
+      expect(cold.size).toBe(2);
+      await expect(Promise.all(calls)).resolves.toEqual(['echo:a', 'echo:b', 'echo:c']);
+    } finally {
+      await cold.close();
+    }
+  });
+});

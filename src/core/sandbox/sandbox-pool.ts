@@ -123,6 +123,17 @@ export class SandboxPool {
     });
   }
 
+  /**
+   * Starts up to `count` workers now, in the background (nothing to await): a process that will run
+   * expressions soon (the server, at start) has them booted by its first call, which otherwise waits
+   * for a worker's start (a thread, QuickJS's WebAssembly and the guest scripts: about a second of CPU).
+   * A call arriving meanwhile waits for the worker starting, as any call does. A warmed worker left
+   * unused ends after the idle time, as a used one does.
+   */
+  warm(count = 1): void {
+    while (!this.closed && this.slots.length < Math.min(count, this.options.workers)) this.spawn();
+  }
+
   /** Workers currently alive (for tests and metrics). */
   get size(): number {
     return this.slots.length;
@@ -186,7 +197,10 @@ export class SandboxPool {
     while (this.waiting > 0) {
       const free = this.slots.filter((s) => s.ready && s.call === null);
       if (free.length === 0) {
-        if (this.slots.length < this.options.workers) this.spawn();
+        // One more worker only when those starting are fewer than the calls waiting: a call that
+        // arrives while a warmed worker boots waits for it rather than booting another beside it.
+        const starting = this.slots.filter((s) => !s.ready).length;
+        if (starting < this.waiting && this.slots.length < this.options.workers) this.spawn();
         return;
       }
       const call = this.next();
@@ -235,6 +249,8 @@ export class SandboxPool {
     if ('ready' in reply) {
       slot.ready = true;
       this.dispatch();
+      // Started ahead of any call (warm) and none waiting: idle from now.
+      if (slot.call === null && !slot.idle) this.release(slot);
       return;
     }
     const call = slot.call;
