@@ -9,7 +9,7 @@ import type { KnowledgeService } from '../documents/knowledge-service.js';
 import type { Gateway } from '../llm/gateway.js';
 import type { Passage } from '../llm/types.js';
 import type { Json } from '../workflows/engine/index.js';
-import type { StoredResponse } from '../workflows/webhooks/response.js';
+import type { StoredResponse } from '../workflows/index.js';
 import { type FlowDefinition, templateOf } from './definition.js';
 import type { FlowLookups, FlowService } from './flow-service.js';
 import type { FlowMessageRow, FlowStore } from './flow-store.js';

@@ -37,6 +37,8 @@ import { workflowsMigrations } from './migrations/index.js';
 
 /** Notion-style blocks to Markdown (the `markdown` node's converter), for the knowledge base's workspace source. */
 export { blocksToMarkdown } from './nodes/markdown.js';
+/** What a workflow run answers a webhook call or a direct run (flows and agents read it). */
+export type { StoredResponse } from './webhooks/response.js';
 
 export interface WorkflowsApi {
   workflows: WorkflowService;
