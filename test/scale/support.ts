@@ -20,7 +20,7 @@ import {
 /** The host part of each worker's PUBLIC_URL: it shows in `$execution.resumeUrl`, so a run names its worker. */
 export const WORKER_MARKERS = ['http://worker-a.scale.invalid', 'http://worker-b.scale.invalid'] as const;
 
-const START_TIMEOUT_MS = 60_000;
+const START_TIMEOUT_MS = 180_000;
 
 export type ApiProcess = PlatformProcess & { url: string; api: Api };
 
@@ -106,7 +106,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     DATA_DIR: path.join(dir, `worker-${i}`),
     PUBLIC_URL: WORKER_MARKERS[i],
   });
-  // Four processes compiling TypeScript at once on a busy machine: allow more than startServer's 20 s.
+  // Four processes compiling TypeScript at once on a busy machine (load 30-50 here): allow three minutes.
   const api = async (): Promise<ApiProcess> => {
     const proc = startProcess(['serve', '--no-worker'], apiEnv);
     procs.push(proc);
