@@ -9,6 +9,7 @@ import { buildApp } from '../../src/app.js';
 import { NEW_ADMIN_KEY_COMMAND } from '../../src/cli/help.js';
 import { parseConfig } from '../../src/config.js';
 import { generateKey } from '../../src/modules/auth/key-format.js';
+import { until } from '../helpers/until.js';
 
 const run = promisify(execFile);
 const MAIN = path.resolve('src/main.ts');
@@ -133,8 +134,8 @@ describe('command line', () => {
       stdout += chunk;
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    for (let i = 0; i < 100 && !stdout.includes('Server listening'); i++)
-      await new Promise((r) => setTimeout(r, 100));
+    // A start from the sources (tsx) on a loaded machine can take far longer than the 10 s this waited.
+    await until(() => stdout.includes('Server listening'), 'the server to listen', 90_000);
     const key = /PROD_API_[0-9A-Za-z]+/.exec(stdout)?.[0];
     expect(key).toBeDefined();
     const res = await fetch(`http://127.0.0.1:${port}/v1/api-keys`, {
