@@ -135,7 +135,8 @@ describe('command line', () => {
       stdout += chunk;
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    await until(() => stdout.includes('Server listening'), 'the server to listen', 60_000);
+    // A start from the sources (tsx) on a loaded machine can take far longer than the 10 s this waited.
+    await until(() => stdout.includes('Server listening'), 'the server to listen', 90_000);
     const key = /PROD_API_[0-9A-Za-z]+/.exec(stdout)?.[0];
     expect(key).toBeDefined();
     const res = await fetch(`http://127.0.0.1:${port}/v1/api-keys`, {
