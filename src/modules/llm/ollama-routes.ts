@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
+import { clientGone, sendBody, sendLines } from '../../core/http/stream-reply.js';
 import { holdStreamSlot } from '../../core/http/stream-slots.js';
 import type { CallContext, ChatSession, Gateway } from './gateway.js';
 import {
@@ -28,7 +29,6 @@ import {
   OllamaVersionResponse,
   withOllamaErrors,
 } from './ollama-schemas.js';
-import { clientGone, sendBody, sendLines } from './stream-reply.js';
 
 /** The Ollama API version whose wire format these routes speak (what `/api/version` reports). */
 export const OLLAMA_COMPAT_VERSION = '0.12.6';

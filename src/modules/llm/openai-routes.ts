@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
 import { errorBody } from '../../core/http/error-handler.js';
+import { clientGone, sendBody, sendLines } from '../../core/http/stream-reply.js';
 import { holdStreamSlot } from '../../core/http/stream-slots.js';
 import type { CallContext, ChatSession, Gateway } from './gateway.js';
 import type { ConfiguredModel } from './model-file.js';
@@ -17,7 +18,6 @@ import {
   OpenAiModelList,
   withOpenAiErrors,
 } from './openai-schemas.js';
-import { clientGone, sendBody, sendLines } from './stream-reply.js';
 
 const tags = ['Language models: OpenAI API'];
 const call = { auth: { service: 'llm' }, errorFormat: 'openai' } as const;
