@@ -13590,8 +13590,30 @@ export interface operations {
           } & {
             [key: string]: unknown;
           })[];
-          tool_choice?: unknown;
+          tool_choice?:
+            | ('auto' | 'none' | 'required')
+            | ({
+                /** @enum {string} */
+                type: 'function';
+                function: {
+                  name: string;
+                } & {
+                  [key: string]: unknown;
+                };
+              } & {
+                [key: string]: unknown;
+              })
+            | null;
+          parallel_tool_calls?: boolean | null;
+          logprobs?: boolean | null;
+          top_logprobs?: number | null;
+          reasoning_effort?: ('minimal' | 'low' | 'medium' | 'high') | null;
           user?: string;
+          metadata?: {
+            [key: string]: string;
+          } | null;
+          store?: boolean | null;
+          service_tier?: ('auto' | 'default' | 'flex' | 'scale' | 'priority') | null;
         } & {
           [key: string]: unknown;
         };

@@ -131,16 +131,25 @@ describe('Ollama API through the official ollama client', () => {
     expect(version.version).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
-  it('unknown model: 404 in Ollama’s error shape, which the client throws with its message', async () => {
+  it('unknown model: 404 in Ollama’s error shape, which the client throws with its message, naming the usable models', async () => {
     await expect(
       client.chat({ model: 'nope', messages: [{ role: 'user', content: 'x' }] }),
     ).rejects.toMatchObject({
       status_code: 404,
-      error: 'model "nope" not found',
+      error: expect.stringMatching(
+        /^model "nope" not found; this key may use: .*llama3\.2.*\(GET \/v1\/models/,
+      ),
     });
     const raw = await post(bed, '/api/chat', { model: 'nope', messages: [] });
     expect(raw.status).toBe(404);
-    expect(raw.json()).toMatchObject({ error: 'model "nope" not found', code: 'MODEL_NOT_FOUND' });
+    const body = raw.json() as { error: string; code: string; details: { available: string[] } };
+    expect(body).toMatchObject({
+      error: expect.stringMatching(/^model "nope" not found/),
+      code: 'MODEL_NOT_FOUND',
+    });
+    // Chat models only: an embedding model would not answer this call either.
+    expect(body.details.available).toContain('llama3.2');
+    expect(body.details.available).not.toContain('nomic-embed-text');
   });
 
   it('the built-in extractive model quotes the conversation and says it does not generate', async () => {

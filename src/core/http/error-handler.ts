@@ -6,10 +6,11 @@ import { trackAllowedMethods } from './allowed-methods.js';
 import { requestIdFrom } from './request-id.js';
 
 /**
- * Whose error body a route answers with. Compatible surfaces answer in the body their clients parse
- * (DESIGN.md, "Compatible surfaces"), with the platform's fields beside it.
+ * Whose error body a route answers with: `platform`, or a name a compatible surface registered with
+ * `registerErrorFormat` (DESIGN.md, "Compatible surfaces"). Core names no product: each adapter
+ * registers its own renderer.
  */
-export type ErrorFormat = 'platform' | 'ollama' | 'openai' | 'flowise';
+export type ErrorFormat = string;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -17,16 +18,51 @@ declare module 'fastify' {
   }
 }
 
-const OPENAI_TYPES: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  403: 'permission_error',
-  404: 'invalid_request_error',
-  409: 'invalid_request_error',
-  413: 'invalid_request_error',
-  415: 'invalid_request_error',
-  429: 'rate_limit_error',
-};
+/** The platform's fields, which every compatible body carries beside the product's own. */
+export interface PlatformErrorFields {
+  code: ErrorCode;
+  message: string;
+  details: Record<string, unknown>;
+  requestId: string;
+}
+
+/**
+ * Renders another product's error body. `message` already names the offending fields (other
+ * products' clients show only the message); `platform` holds the fields to spread beside.
+ */
+export type ErrorRenderer = (
+  error: AppError,
+  message: string,
+  platform: PlatformErrorFields,
+) => Record<string, unknown>;
+
+interface RegisteredFormat {
+  render: ErrorRenderer;
+  /** The shared OpenAPI component its error bodies are written once under (`OllamaError`). */
+  schemaName: string;
+}
+
+const formats = new Map<string, RegisteredFormat>();
+
+/**
+ * A compatible surface registers its error body under the name its routes give as
+ * `config.errorFormat`. Registering a name twice with another renderer is a programming error.
+ */
+export function registerErrorFormat(
+  name: string,
+  render: ErrorRenderer,
+  options: { schemaName: string },
+): void {
+  if (name === 'platform') throw new Error("'platform' is the platform's own error format");
+  const existing = formats.get(name);
+  if (existing && existing.render !== render) throw new Error(`error format '${name}' is registered twice`);
+  formats.set(name, { render, schemaName: options.schemaName });
+}
+
+/** The OpenAPI component name of a registered compatible format, or null (the platform's body). */
+export function errorFormatSchemaName(name: string | undefined): string | null {
+  return (name && formats.get(name)?.schemaName) || null;
+}
 
 /**
  * Other products' clients show only the message: a validation error names its fields in it
@@ -41,29 +77,13 @@ function withFieldNames(error: AppError): string {
   return `${error.message}: ${named.join('; ')}`;
 }
 
-/** The error body of a format: the platform's own, or another product's with the platform's fields added. */
+/** The error body of a format: the platform's own, or a registered product's with the platform's fields added. */
 export function errorBody(format: ErrorFormat, error: AppError, requestId: string): Record<string, unknown> {
-  const message = format === 'platform' ? error.message : withFieldNames(error);
-  const platform = { code: error.code, message, details: error.details, requestId };
-  switch (format) {
-    case 'ollama':
-      return { error: message, ...platform };
-    case 'flowise':
-      // Flowise's InternalFlowiseError body; `error: true` keeps it the platform's shape too.
-      return { statusCode: error.status, success: false, error: true, ...platform };
-    case 'openai':
-      return {
-        error: {
-          message,
-          type: OPENAI_TYPES[error.status] ?? (error.status >= 500 ? 'api_error' : 'invalid_request_error'),
-          param: null,
-          code: error.code.toLowerCase(),
-        },
-        ...platform,
-      };
-    default:
-      return { error: true, ...platform };
-  }
+  const registered = format === 'platform' ? undefined : formats.get(format);
+  if (!registered)
+    return { error: true, code: error.code, message: error.message, details: error.details, requestId };
+  const message = withFieldNames(error);
+  return registered.render(error, message, { code: error.code, message, details: error.details, requestId });
 }
 
 interface ErrorBodyShape {

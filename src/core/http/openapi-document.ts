@@ -91,14 +91,12 @@ function optionalBody(op: Operation): void {
   if (objectLike && !required) body.required = false;
 }
 
-const COMPATIBLE_ERRORS = { ollama: 'OllamaError', openai: 'OpenAIError', flowise: 'FlowiseError' } as const;
-
 /**
- * A compatible surface's error body (Ollama's, OpenAI's, Flowise's, with the platform's fields)
- * is written once in `components.schemas` and referenced, like the platform's own.
+ * A compatible surface's error body (a registered format's, with the platform's fields) is written
+ * once in `components.schemas` under the name the format registered, and referenced, like the
+ * platform's own.
  */
-function shareCompatibleErrors(format: keyof typeof COMPATIBLE_ERRORS, op: Operation, schemas: Json): void {
-  const name = COMPATIBLE_ERRORS[format];
+function shareCompatibleErrors(name: string, op: Operation, schemas: Json): void {
   for (const [status, response] of Object.entries(op.responses ?? {})) {
     const media = (response.content as Record<string, { schema?: Json }> | undefined)?.['application/json'];
     if (!/^[45]/.test(status) || !media?.schema) continue;

@@ -2,6 +2,7 @@ import type { FastifySchema, RouteOptions } from 'fastify';
 import type { TSchema } from 'typebox';
 import { operationFor } from '../auth/principal.js';
 import type { RouteAuth } from './auth-hook.js';
+import { errorFormatSchemaName } from './error-handler.js';
 import { documentedSchemaOf, ErrorBody, ListQuery } from './schemas.js';
 
 /**
@@ -15,8 +16,11 @@ export interface RouteFacts {
   limited: boolean;
   /** Customer tokens are accepted besides API keys. */
   customerToken: boolean;
-  /** Answers in another product's error body: its own error schemas stay (a shared component each). */
-  compatible: 'ollama' | 'openai' | 'flowise' | null;
+  /**
+   * Answers in another product's error body (a format registered with `registerErrorFormat`): the
+   * name of the shared component its error schemas are written once under (`OllamaError`), or null.
+   */
+  compatible: string | null;
   hasBody: boolean;
   /** The body is JSON (a 415 for anything else); webhooks take any media type. */
   jsonBody: boolean;
@@ -166,8 +170,7 @@ export function transformRoute({
   // A webhook takes any body (JSON, form, text, bytes), kept raw for its signature check.
   if (url.startsWith('/webhook/') && own.body !== undefined) out.consumes = ['application/json', '*/*'];
 
-  const format = config.errorFormat;
-  const compatible = format === 'ollama' || format === 'openai' || format === 'flowise' ? format : null;
+  const compatible = errorFormatSchemaName(config.errorFormat);
   const errorStatuses: string[] = [];
   if (own.response) {
     const response: Record<string, unknown> = {};

@@ -4,8 +4,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
+import { type ErrorRenderer, registerErrorFormat } from '../../core/http/error-handler.js';
+import { clientGone, sendLines } from '../../core/http/stream-reply.js';
 import { holdStreamSlot } from '../../core/http/stream-slots.js';
-import { clientGone, sendLines } from '../llm/stream-reply.js';
 import type { FlowService } from './flow-service.js';
 import type { FlowStore } from './flow-store.js';
 import { flowiseEvents, metadataOf } from './flowise-stream.js';
@@ -40,7 +41,16 @@ const tags = ['Flows (Flowise API)'];
 const flow = { auth: { service: 'flow' }, errorFormat: 'flowise' } as const;
 const MAX_UPLOAD_FILES = 20;
 
+/** Flowise's InternalFlowiseError body; `error: true` keeps it the platform's shape too. */
+const renderFlowiseError: ErrorRenderer = (error, _message, platform) => ({
+  statusCode: error.status,
+  success: false,
+  error: true,
+  ...platform,
+});
+
 export function flowRoutes(app: FastifyInstance, deps: FlowRouteDeps): void {
+  registerErrorFormat('flowise', renderFlowiseError, { schemaName: 'FlowiseError' });
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { flows, predictions } = deps;
   const account = (request: FastifyRequest) => principalOf(request).accountId;

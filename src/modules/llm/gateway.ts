@@ -51,13 +51,17 @@ export type CredentialResolver = (ref: string) => Promise<string | null>;
 
 export interface GatewayDeps {
   registry: ModelRegistry;
-  providers: Record<ProviderKind, ChatProvider>;
+  /** The created providers by kind (every configured model's provider is here: checked at boot). */
+  providers: ReadonlyMap<ProviderKind, ChatProvider>;
   limiter: Limiter;
   log: LlmRequestLog;
   cache: AnswerCache | null;
   credentials: CredentialResolver;
   now: () => number;
 }
+
+/** How many usable models a MODEL_NOT_FOUND names (the listing endpoints have them all). */
+const MODELS_NAMED = 20;
 
 /** Upstream statuses that are the caller's fault (context too long, bad parameters): passed on as 400. */
 const CALLER_FAULT = new Set([400, 413, 422]);
@@ -100,7 +104,20 @@ export class Gateway {
   /** The model a principal asked for, or the error its clients understand. */
   resolve(principal: Principal, name: string, kind: ModelKind): ConfiguredModel {
     const model = this.deps.registry.get(name);
-    if (!model) throw new AppError('MODEL_NOT_FOUND', `model "${name}" not found`, { model: name });
+    if (!model) {
+      // An error that helps: the models this key may use (of the asked kind), or where to list them.
+      const usable = this.deps.registry.visibleTo(principal, kind).map((m) => m.name);
+      const shown = usable.slice(0, MODELS_NAMED);
+      const more = usable.length > shown.length ? ` and ${usable.length - shown.length} more` : '';
+      const hint =
+        usable.length === 0
+          ? 'this key may use no model of this kind'
+          : `this key may use: ${shown.join(', ')}${more} (GET /v1/models or /api/tags lists them)`;
+      throw new AppError('MODEL_NOT_FOUND', `model "${name}" not found; ${hint}`, {
+        model: name,
+        available: shown,
+      });
+    }
     if (!mayUseModel(principal, model.name))
       throw new AppError('FORBIDDEN', `This key may not use model "${model.name}"`, { model: model.name });
     if (model.kind !== kind) {
@@ -135,6 +152,17 @@ export class Gateway {
     const budget = principal.dailyTokenBudget;
     if (!principal.keyId || budget === null || budget === undefined || tokens <= 0) return;
     await this.deps.limiter.chargeTokens(principal.keyId, tokens, budget);
+  }
+
+  private refusal(model: ConfiguredModel, request: Omit<ChatRequest, 'model'>) {
+    const provider = this.deps.providers.get(model.provider);
+    return provider?.unsupported?.({ ...request, model: model.upstreamModel }) ?? null;
+  }
+
+  private providerOf(model: ConfiguredModel): ChatProvider {
+    const provider = this.deps.providers.get(model.provider);
+    if (!provider) throw new UpstreamError(`no provider '${model.provider}' is running`, false);
+    return provider;
   }
 
   private async withKey(model: ConfiguredModel): Promise<ConfiguredModel> {
@@ -197,6 +225,16 @@ export class Gateway {
   /** Opens a chat: the first model (or fallback) that produces its first event answers. */
   async chat(ctx: CallContext, name: string, request: Omit<ChatRequest, 'model'>): Promise<ChatSession> {
     const first = this.resolve(ctx.principal, name, 'chat');
+    // Nothing is accepted and dropped: a field the model's provider cannot honour is a 400 naming it.
+    const refused = this.refusal(first, request);
+    if (refused)
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `Invalid body: ${refused.field} ${refused.reason} (${first.name})`,
+        {
+          fields: [{ field: refused.field, message: refused.reason }],
+        },
+      );
     const budgetHeaderValues = await this.checkBudget(ctx.principal);
     const started = this.deps.now();
     const cacheKey = this.cacheKeyOf(ctx, first, request);
@@ -224,12 +262,14 @@ export class Gateway {
     let lastError: unknown = null;
     for (const candidate of this.deps.registry.chain(first)) {
       if (ctx.signal.aborted) break;
+      // A fallback whose provider would drop a field the caller sent is not tried.
+      if (candidate !== first && this.refusal(candidate, request)) continue;
       tried.push(candidate.name);
       const attempt = attemptOf(ctx.signal);
       const signal = attempt.signal;
       try {
         const model = await this.withKey(candidate);
-        const provider = this.deps.providers[model.provider];
+        const provider = this.providerOf(model);
         const iterable = await provider.chat(
           { ...request, model: model.upstreamModel, accountId: ctx.principal.accountId },
           model,
@@ -380,7 +420,7 @@ export class Gateway {
       tried.push(candidate.name);
       try {
         const model = await this.withKey(candidate);
-        const result = await this.deps.providers[model.provider].embed(
+        const result = await this.providerOf(model).embed(
           { model: model.upstreamModel, input, ...options },
           model,
           ctx.signal,

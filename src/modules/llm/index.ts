@@ -1,17 +1,15 @@
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { cpuPoolOf } from '../../core/cpu/index.js';
 import { strictJsonParser } from '../../core/http/json-body.js';
-import { BuiltinProvider } from './builtin/index.js';
 import { AnswerCache } from './cache.js';
 import { Gateway } from './gateway.js';
 import { ollamaRoutes } from './ollama-routes.js';
 import { openAiRoutes } from './openai-routes.js';
-import { OllamaProvider } from './providers/ollama.js';
-import { OpenAiProvider } from './providers/openai.js';
+import { PROVIDER_CATALOGUE } from './providers/catalogue.js';
 import { ModelRegistry } from './registry.js';
 import { LlmRequestLog } from './request-log.js';
 import { requestsRoutes } from './requests-routes.js';
-import type { EmbedResult, Retriever } from './types.js';
+import type { ChatProvider, EmbedResult, Retriever } from './types.js';
 import './tables.js';
 import { llmMigrations } from './migrations/index.js';
 
@@ -71,22 +69,22 @@ export const llmModule: PlatformModule = {
   services: ['llm'],
   migrations: llmMigrations,
 
-  init(ctx) {
+  async init(ctx) {
     const config = ctx.config;
     const registry = new ModelRegistry(config.MODELS);
     let retriever: Retriever | null = null;
-    const builtin = new BuiltinProvider({
+    const deps = {
       retriever: () => retriever,
       log: ctx.log,
       // Large conversations and embedding batches are worked on off the event loop.
       cpu: { pool: cpuPoolOf(ctx), timeoutMs: config.CPU_TASK_TIMEOUT_MS },
-    });
-    const ollama = new OllamaProvider();
-    const openai = new OpenAiProvider();
+    };
+    // One of each provider of the catalogue (the built-in models are always in the registry).
+    const providers = new Map<string, ChatProvider>();
+    for (const definition of PROVIDER_CATALOGUE)
+      providers.set(definition.kind, await definition.create(deps));
     ctx.onClose(async () => {
-      ollama.close();
-      openai.close();
-      await builtin.close();
+      for (const provider of providers.values()) await provider.close?.();
     });
     const log = new LlmRequestLog(ctx.db, ctx.clock, (err) =>
       ctx.log.error({ err }, 'llm request log flush failed'),
@@ -96,7 +94,7 @@ export const llmModule: PlatformModule = {
     ctx.onClose(() => log.stop());
     const gateway = new Gateway({
       registry,
-      providers: { builtin, ollama, openai },
+      providers,
       limiter: ctx.limiter,
       log,
       cache:
@@ -117,8 +115,9 @@ export const llmModule: PlatformModule = {
           throw new Error(
             `embedding model '${options.model ?? DEFAULT_EMBEDDING_MODEL}' is not in the registry`,
           );
-        const providers = { builtin, ollama, openai };
-        return providers[model.provider].embed(
+        const provider = providers.get(model.provider);
+        if (!provider) throw new Error(`no provider '${model.provider}' is running`);
+        return provider.embed(
           { model: model.upstreamModel, input: texts },
           model,
           options.signal ?? new AbortController().signal,

@@ -77,7 +77,13 @@ describe('model registry configuration', () => {
       /\(chat\) falls back/,
     );
     expect(problem(entry({ provider: 'ollama', fallbacks: ['m'] }))).toMatch(/falls back to itself/);
-    expect(problem(entry({ provider: 'azure' }))).toMatch(/invalid model entries/);
+    expect(problem(entry({ provider: 'azure' }))).toMatch(
+      /unknown provider 'azure' \(known: builtin, ollama, openai\)/,
+    );
+    // A provider's own settings come from its catalogue entry: the built-in models take no server.
+    expect(problem(entry({ provider: 'builtin', upstreamModel: 'extractive', baseUrl: 'http://x' }))).toMatch(
+      /the builtin provider does not take 'baseUrl'/,
+    );
     expect(problem(entry({ provider: 'openai', apiKeyEnv: 'MISSING_KEY' }))).toMatch(
       /MISSING_KEY, which is not set/,
     );

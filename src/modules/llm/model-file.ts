@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { parse as parseYaml } from 'yaml';
-import type { ModelEntry } from './types.js';
+import { PROVIDER_CATALOGUE, providerDefinition } from './providers/catalogue.js';
+import { RemoteProviderSettings } from './providers/settings.js';
+import type { ModelEntry, ProviderDefaults } from './types.js';
 
 const ModelName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._:/@+-]+$' });
 
@@ -10,7 +12,8 @@ const ModelName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z
 const ModelFileEntry = Type.Object(
   {
     name: ModelName,
-    provider: Type.Enum(['ollama', 'openai', 'builtin'] as const),
+    /** A kind of the provider catalogue (providers/catalogue.ts). */
+    provider: Type.String({ minLength: 1, maxLength: 50 }),
     upstreamModel: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     kind: Type.Optional(Type.Enum(['chat', 'embedding'] as const)),
     contextWindow: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000_000 })),
@@ -25,11 +28,8 @@ const ModelFileEntry = Type.Object(
     ),
     fallbacks: Type.Optional(Type.Array(ModelName, { maxItems: 10 })),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
-    baseUrl: Type.Optional(Type.String({ pattern: '^https?://', maxLength: 2000 })),
-    /** Name of the environment variable holding the provider's API key. */
-    apiKeyEnv: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', maxLength: 100 })),
-    /** Name or id of an encrypted credential of the owner account holding the API key. */
-    apiKeyCredential: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    /** Provider settings: which of them an entry may set is its provider's `configSchema`. */
+    ...RemoteProviderSettings,
     dimensions: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_536 })),
   },
   { additionalProperties: false },
@@ -81,15 +81,11 @@ export const BUILTIN_MODELS: readonly ConfiguredModel[] = [
 
 const BUILTIN_IDS = new Set(BUILTIN_MODELS.map((m) => m.upstreamModel));
 
-export interface ModelSources {
+export interface ModelSources extends ProviderDefaults {
   /** Path of a JSON or YAML file (`MODELS_FILE`); empty for none. */
   file: string;
   /** JSON array of entries (`LLM_MODELS`) that add to or replace the file's, by name. */
   inline: string;
-  /** Default base URLs and key for entries that name none. */
-  ollamaUrl: string;
-  openAiBaseUrl: string;
-  openAiApiKey: string;
   defaultTimeoutMs: number;
   /** The environment, for `apiKeyEnv`. */
   env: Record<string, string | undefined>;
@@ -113,32 +109,33 @@ function entriesOf(document: unknown, where: string): ModelFileEntryT[] {
   return Array.isArray(document) ? document : document.models;
 }
 
-/** Trailing slashes off, by a loop: `/\/+$/` is quadratic on a long run of slashes. */
-function trimSlash(url: string): string {
-  let end = url.length;
-  while (end > 0 && url[end - 1] === '/') end--;
-  return url.slice(0, end);
-}
+const COMMON_FIELDS = new Set(
+  Object.keys(ModelFileEntry.properties).filter((k) => !(k in RemoteProviderSettings)),
+);
 
 function complete(raw: ModelFileEntryT, sources: ModelSources, where: string): ConfiguredModel {
+  const definition = providerDefinition(raw.provider);
+  if (!definition)
+    throw new Error(
+      `${where}: model '${raw.name}' names an unknown provider '${raw.provider}' (known: ${PROVIDER_CATALOGUE.map((p) => p.kind).join(', ')})`,
+    );
+  const own = Object.fromEntries(Object.entries(raw).filter(([k]) => !COMMON_FIELDS.has(k)));
+  for (const field of Object.keys(own))
+    if (!(field in definition.configSchema.properties))
+      throw new Error(`${where}: model '${raw.name}': the ${raw.provider} provider does not take '${field}'`);
+  if (!Value.Check(definition.configSchema, own))
+    throw new Error(`${where}: model '${raw.name}' has invalid ${raw.provider} settings`);
   const upstreamModel = raw.upstreamModel ?? raw.name;
   if (raw.provider === 'builtin' && !BUILTIN_IDS.has(upstreamModel.replace(/^builtin\//, ''))) {
     throw new Error(`${where}: model '${raw.name}' names an unknown built-in model '${upstreamModel}'`);
   }
   const builtin = BUILTIN_MODELS.find((m) => m.upstreamModel === upstreamModel.replace(/^builtin\//, ''));
-  let apiKey: string | undefined;
+  const defaults = definition.defaults?.(raw, sources) ?? {};
+  let apiKey = defaults.apiKey;
   if (raw.apiKeyEnv) {
     apiKey = sources.env[raw.apiKeyEnv];
     if (!apiKey)
       throw new Error(`${where}: model '${raw.name}' reads its key from ${raw.apiKeyEnv}, which is not set`);
-  } else if (
-    raw.provider === 'openai' &&
-    !raw.apiKeyCredential &&
-    sources.openAiApiKey &&
-    // OPENAI_API_KEY goes only to OPENAI_BASE_URL: a local vLLM must not receive the OpenAI key.
-    (raw.baseUrl === undefined || trimSlash(raw.baseUrl) === trimSlash(sources.openAiBaseUrl))
-  ) {
-    apiKey = sources.openAiApiKey;
   }
   const entry: ConfiguredModel = {
     name: raw.name,
@@ -152,8 +149,7 @@ function complete(raw: ModelFileEntryT, sources: ModelSources, where: string): C
   if (raw.pricing) entry.pricing = raw.pricing;
   const dimensions = raw.dimensions ?? builtin?.dimensions;
   if (dimensions) entry.dimensions = dimensions;
-  if (raw.provider === 'ollama') entry.baseUrl = trimSlash(raw.baseUrl ?? sources.ollamaUrl);
-  if (raw.provider === 'openai') entry.baseUrl = trimSlash(raw.baseUrl ?? sources.openAiBaseUrl);
+  if (defaults.baseUrl) entry.baseUrl = defaults.baseUrl;
   if (apiKey) entry.apiKey = apiKey;
   if (raw.apiKeyCredential) entry.apiKeyCredential = raw.apiKeyCredential;
   return entry;

@@ -2,6 +2,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
+import { type ErrorRenderer, registerErrorFormat } from '../../core/http/error-handler.js';
+import { clientGone, sendBody, sendLines } from '../../core/http/stream-reply.js';
 import { holdStreamSlot } from '../../core/http/stream-slots.js';
 import type { CallContext, ChatSession, Gateway } from './gateway.js';
 import {
@@ -28,7 +30,6 @@ import {
   OllamaVersionResponse,
   withOllamaErrors,
 } from './ollama-schemas.js';
-import { clientGone, sendBody, sendLines } from './stream-reply.js';
 
 /** The Ollama API version whose wire format these routes speak (what `/api/version` reports). */
 export const OLLAMA_COMPAT_VERSION = '0.12.6';
@@ -39,6 +40,9 @@ const tags = ['Language models: Ollama API'];
 const call = { auth: { service: 'llm' }, errorFormat: 'ollama' } as const;
 /** `/api/show` is a POST that reads: a Reader key may ask it. */
 const read = { auth: { service: 'llm', operation: 'read' }, errorFormat: 'ollama' } as const;
+
+/** Ollama's error body (`{"error": "…"}`, what its clients show), with the platform's fields beside it. */
+const renderOllamaError: ErrorRenderer = (_error, message, platform) => ({ error: message, ...platform });
 
 /** A stream ends with an `{"error": …}` line when the model fails after its first byte. */
 async function* ndjson(session: ChatSession, writer: OllamaWriter): AsyncGenerator<string> {
@@ -70,6 +74,7 @@ export function ollamaRoutes(
   gateway: Gateway,
   settings: { startedAt: string; bodyLimit: number },
 ): void {
+  registerErrorFormat('ollama', renderOllamaError, { schemaName: 'OllamaError' });
   const { startedAt, bodyLimit } = settings;
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const now = () => performance.now();

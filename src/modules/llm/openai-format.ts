@@ -2,7 +2,15 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError } from '../../core/errors.js';
 import type { ConfiguredModel } from './model-file.js';
 import type { OpenAiChatBodyT, OpenAiMessageT } from './openai-schemas.js';
-import type { ChatEvent, ChatMessage, ChatOptions, ChatRequest, ToolCall, ToolSpec } from './types.js';
+import type {
+  ChatEvent,
+  ChatMessage,
+  ChatOptions,
+  ChatRequest,
+  OpenAiExtras,
+  ToolCall,
+  ToolSpec,
+} from './types.js';
 
 const DATA_URL = /^data:[^;,]+;base64,/;
 
@@ -69,17 +77,48 @@ export function chatFromOpenAi(body: OpenAiChatBodyT): Omit<ChatRequest, 'model'
   if (body.top_p != null) options.topP = body.top_p;
   const maxTokens = body.max_completion_tokens ?? body.max_tokens;
   if (maxTokens != null) options.maxTokens = maxTokens;
+  const extras: OpenAiExtras = {};
+  if (body.max_completion_tokens != null) extras.maxCompletionTokens = true;
+  if (body.user != null) extras.user = body.user;
+  if (body.metadata != null) extras.metadata = body.metadata;
+  if (body.store != null) extras.store = body.store;
+  if (body.service_tier != null) extras.serviceTier = body.service_tier;
+  if (body.reasoning_effort != null) extras.reasoningEffort = body.reasoning_effort;
+  if (body.parallel_tool_calls != null) extras.parallelToolCalls = body.parallel_tool_calls;
+  // Log probabilities would have to travel back through every event: refused rather than answered null.
+  if (body.logprobs === true) throw invalid('logprobs', 'is not supported by this gateway');
+  if (body.top_logprobs != null && body.top_logprobs > 0)
+    throw invalid('top_logprobs', 'is not supported by this gateway');
   if (body.stop != null) options.stop = typeof body.stop === 'string' ? [body.stop] : body.stop;
   if (body.seed != null) options.seed = body.seed;
   if (body.presence_penalty != null) options.presencePenalty = body.presence_penalty;
   if (body.frequency_penalty != null) options.frequencyPenalty = body.frequency_penalty;
   const out: Omit<ChatRequest, 'model'> = { messages, options };
   if (body.tools?.length) out.tools = body.tools as ToolSpec[];
+  const choice = body.tool_choice;
+  if (choice != null) {
+    if (typeof choice === 'object') {
+      const name = choice.function.name;
+      if (!out.tools?.some((t) => t.function.name === name))
+        throw invalid('tool_choice.function.name', `names '${name}', which is not in tools`);
+      out.toolChoice = { name };
+    } else {
+      if (choice === 'required' && !out.tools)
+        throw invalid('tool_choice', "is 'required' but no tools were sent");
+      out.toolChoice = choice;
+    }
+  }
   const format = body.response_format;
   if (format?.type === 'json_object') out.format = 'json';
   else if (format?.type === 'json_schema') {
     if (!format.json_schema?.schema) throw invalid('response_format.json_schema.schema', 'is required');
     out.format = format.json_schema.schema as Record<string, unknown>;
+    if (format.json_schema.name != null) extras.schemaName = format.json_schema.name;
+    if (format.json_schema.strict !== undefined) extras.schemaStrict = format.json_schema.strict;
+  }
+  for (const _ in extras) {
+    out.openAi = extras;
+    break;
   }
   return out;
 }

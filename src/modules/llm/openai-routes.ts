@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
-import { errorBody } from '../../core/http/error-handler.js';
+import { type ErrorRenderer, errorBody, registerErrorFormat } from '../../core/http/error-handler.js';
+import { clientGone, sendBody, sendLines } from '../../core/http/stream-reply.js';
 import { holdStreamSlot } from '../../core/http/stream-slots.js';
 import type { CallContext, ChatSession, Gateway } from './gateway.js';
 import type { ConfiguredModel } from './model-file.js';
@@ -17,9 +18,30 @@ import {
   OpenAiModelList,
   withOpenAiErrors,
 } from './openai-schemas.js';
-import { clientGone, sendBody, sendLines } from './stream-reply.js';
 
 const tags = ['Language models: OpenAI API'];
+
+const OPENAI_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'invalid_request_error',
+  409: 'invalid_request_error',
+  413: 'invalid_request_error',
+  415: 'invalid_request_error',
+  429: 'rate_limit_error',
+};
+
+/** OpenAI's error body (what its clients parse), with the platform's fields beside it. */
+const renderOpenAiError: ErrorRenderer = (error, message, platform) => ({
+  error: {
+    message,
+    type: OPENAI_TYPES[error.status] ?? (error.status >= 500 ? 'api_error' : 'invalid_request_error'),
+    param: null,
+    code: error.code.toLowerCase(),
+  },
+  ...platform,
+});
 const call = { auth: { service: 'llm' }, errorFormat: 'openai' } as const;
 
 /** Server-sent events; a failure after the first byte is an `error` event, then the stream ends. */
@@ -52,6 +74,7 @@ export function openAiRoutes(
   gateway: Gateway,
   settings: { startedAt: string; bodyLimit: number },
 ): void {
+  registerErrorFormat('openai', renderOpenAiError, { schemaName: 'OpenAIError' });
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const created = Math.floor(Date.parse(settings.startedAt) / 1000);
   const contextOf = (request: FastifyRequest, reply: FastifyReply, endpoint: string, stream: boolean) =>

@@ -82,8 +82,36 @@ export const OpenAiChatBody = Type.Object(
     n: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 1 }), Type.Null()])),
     response_format: Type.Optional(ResponseFormat),
     tools: Type.Optional(Type.Array(ToolSchema, { maxItems: 128 })),
-    tool_choice: Type.Optional(Type.Unknown()),
+    tool_choice: Type.Optional(
+      Type.Union([
+        Type.Enum(['auto', 'none', 'required'] as const),
+        Type.Object(
+          {
+            type: Type.Literal('function'),
+            function: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, open),
+          },
+          open,
+        ),
+        Type.Null(),
+      ]),
+    ),
+    parallel_tool_calls: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    logprobs: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    top_logprobs: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 20 }), Type.Null()])),
+    reasoning_effort: Type.Optional(
+      Type.Union([Type.Enum(['minimal', 'low', 'medium', 'high'] as const), Type.Null()]),
+    ),
     user: Type.Optional(Type.String({ maxLength: 256 })),
+    metadata: Type.Optional(
+      Type.Union([
+        Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 512 }), { maxProperties: 16 }),
+        Type.Null(),
+      ]),
+    ),
+    store: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    service_tier: Type.Optional(
+      Type.Union([Type.Enum(['auto', 'default', 'flex', 'scale', 'priority'] as const), Type.Null()]),
+    ),
   },
   open,
 );

@@ -4,7 +4,8 @@
  */
 
 export type ModelKind = 'chat' | 'embedding';
-export type ProviderKind = 'ollama' | 'openai' | 'builtin';
+/** A provider's name in the catalogue (`providers/catalogue.ts`): `ollama`, `openai`, `builtin`, … */
+export type ProviderKind = string;
 
 /** Prices in US dollars per million tokens (for usage reports; never billed here). */
 export interface ModelPricing {
@@ -73,11 +74,42 @@ export interface ChatOptions {
   extra?: Record<string, unknown>;
 }
 
+/** Whether and which tool the model must call (OpenAI's `tool_choice`). */
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+/**
+ * OpenAI request fields the other dialects have no word for. A provider that honours them sends
+ * them on; one that cannot says so in `unsupported` and the caller gets a 400 naming the field.
+ */
+export interface OpenAiExtras {
+  user?: string;
+  metadata?: Record<string, string>;
+  store?: boolean;
+  serviceTier?: string;
+  reasoningEffort?: string;
+  parallelToolCalls?: boolean;
+  /** The client wrote `max_completion_tokens` (reasoning models refuse `max_tokens`). */
+  maxCompletionTokens?: boolean;
+  /** `response_format.json_schema`'s name and strictness. */
+  schemaName?: string;
+  schemaStrict?: boolean | null;
+}
+
+/** A request field a provider cannot honour: the gateway answers 400 naming it, nothing is dropped. */
+export interface Unsupported {
+  /** The body field as the client wrote it (`body.tool_choice`). */
+  field: string;
+  reason: string;
+}
+
 export interface ChatRequest {
   /** The provider's model name (the registry entry's `upstreamModel`). */
   model: string;
   messages: ChatMessage[];
   tools?: ToolSpec[];
+  toolChoice?: ToolChoice;
+  /** Fields of the OpenAI dialect (see OpenAiExtras). */
+  openAi?: OpenAiExtras;
   /** `json` for any JSON object, or a JSON schema the answer must follow. */
   format?: 'json' | Record<string, unknown>;
   options: ChatOptions;
@@ -155,10 +187,52 @@ export interface EmbedResult {
  * `signal` must abort the upstream request (the client went away).
  */
 export interface ChatProvider {
+  /** The first field of `request` this provider would drop, if any (checked before it is called). */
+  unsupported?(request: ChatRequest): Unsupported | null;
   chat(request: ChatRequest, entry: ModelEntry, signal: AbortSignal): Promise<AsyncIterable<ChatEvent>>;
   embed(request: EmbedRequest, entry: ModelEntry, signal: AbortSignal): Promise<EmbedResult>;
   /** Frees connections and workers at shutdown. */
   close?(): void | Promise<void>;
+}
+
+/** What the module gives a provider when it creates it. */
+export interface ProviderDeps {
+  /** The knowledge base's retriever, once it registered one (the built-in extractive model asks). */
+  retriever: () => Retriever | null;
+  log: { warn(obj: unknown, msg: string): void };
+  /** Where large inputs are worked on off the event loop. */
+  cpu?: { pool: import('../../core/cpu/index.js').CpuPool; timeoutMs: number };
+}
+
+/** Where a model entry's defaults come from (the server's settings). */
+export interface ProviderDefaults {
+  ollamaUrl: string;
+  openAiBaseUrl: string;
+  openAiApiKey: string;
+}
+
+/**
+ * One provider of the catalogue: its name, the settings of a model entry it takes besides the
+ * common ones, and how it is made. A new provider is one file exporting this and one line in
+ * `providers/catalogue.ts`.
+ */
+export interface ProviderDefinition {
+  kind: ProviderKind;
+  /**
+   * The provider-specific fields a model entry may carry (`baseUrl`, `apiKeyEnv`,
+   * `apiKeyCredential`); an entry that sets a field its provider does not take is refused at boot.
+   */
+  configSchema: import('typebox').TObject;
+  /** The base URL and key an entry that names none gets (none: the provider needs neither). */
+  defaults?(
+    entry: { baseUrl?: string; apiKeyCredential?: string },
+    settings: ProviderDefaults,
+  ): {
+    baseUrl?: string;
+    apiKey?: string;
+  };
+  /** Made once per server; loads its implementation only then. */
+  create(deps: ProviderDeps): Promise<ChatProvider>;
 }
 
 /** A passage an extractive answer can quote. */

@@ -14,6 +14,7 @@ import type {
   ModelEntry,
   ModelKind,
   Retriever,
+  Unsupported,
 } from '../types.js';
 import { UpstreamError } from '../types.js';
 import type { embedHashed } from './builtin-tasks.js';
@@ -67,6 +68,25 @@ export class BuiltinProvider implements ChatProvider {
 
   constructor(private readonly options: BuiltinProviderOptions = {}) {
     this.useLite = new UseLiteEmbedder(options.useLite);
+  }
+
+  /** The built-in models call no tools and keep nothing: OpenAI-only fields are refused by name. */
+  unsupported(request: ChatRequest): Unsupported | null {
+    const choice = request.toolChoice;
+    if (choice !== undefined && choice !== 'auto' && choice !== 'none')
+      return { field: 'body.tool_choice', reason: 'a built-in model calls no tools' };
+    const x = request.openAi;
+    if (!x) return null;
+    if (x.reasoningEffort !== undefined)
+      return { field: 'body.reasoning_effort', reason: 'a built-in model does not reason' };
+    if (x.user !== undefined) return { field: 'body.user', reason: 'a built-in model takes no end-user id' };
+    if (x.metadata !== undefined)
+      return { field: 'body.metadata', reason: 'a built-in model keeps no metadata' };
+    if (x.store !== undefined)
+      return { field: 'body.store', reason: 'a built-in model stores no completions' };
+    if (x.serviceTier !== undefined)
+      return { field: 'body.service_tier', reason: 'a built-in model has no service tiers' };
+    return null;
   }
 
   async chat(

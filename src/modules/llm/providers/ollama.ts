@@ -2,6 +2,7 @@
  * Talks to an Ollama server (`/api/chat` NDJSON, `/api/embed`). The gateway always streams from it;
  * the service buffers for clients that asked for one object.
  */
+import { Type } from 'typebox';
 import {
   type ChatEvent,
   type ChatMessage,
@@ -10,12 +11,15 @@ import {
   type EmbedRequest,
   type EmbedResult,
   type ModelEntry,
+  type ProviderDefinition,
   type TokenUsage,
   type ToolCall,
+  type Unsupported,
   UpstreamError,
   type UpstreamTimings,
 } from '../types.js';
 import { JsonUpstream, parseJson, type UpstreamCall, upstreamErrorText } from './http-stream.js';
+import { RemoteProviderSettings, trimSlash } from './settings.js';
 
 const LABEL = 'Ollama';
 export const DEFAULT_OLLAMA_URL = 'http://127.0.0.1:11434';
@@ -44,9 +48,21 @@ interface OllamaChatChunk {
   eval_duration?: number;
 }
 
+/** An Ollama server: `baseUrl` defaults to OLLAMA_URL. */
+export const ollamaProviderDefinition: ProviderDefinition = {
+  kind: 'ollama',
+  configSchema: Type.Object(RemoteProviderSettings),
+  defaults: (entry, settings) => ({ baseUrl: trimSlash(entry.baseUrl ?? settings.ollamaUrl) }),
+  create: async () => new OllamaProvider(),
+};
+
 export class OllamaProvider extends JsonUpstream implements ChatProvider {
   constructor() {
     super(KIND);
+  }
+
+  unsupported(request: ChatRequest): Unsupported | null {
+    return ollamaUnsupported(request);
   }
 
   async chat(
@@ -78,13 +94,38 @@ export class OllamaProvider extends JsonUpstream implements ChatProvider {
 }
 
 /** The `/api/chat` body for a neutral request (always streamed). */
+/**
+ * OpenAI fields an Ollama server has no word for. `reasoning_effort` becomes `think`'s level,
+ * `max_completion_tokens` is `num_predict`, `tool_choice` `none` sends no tools; the rest are refused.
+ */
+export function ollamaUnsupported(request: ChatRequest): Unsupported | null {
+  const x = request.openAi;
+  const choice = request.toolChoice;
+  if (choice !== undefined && choice !== 'auto' && choice !== 'none')
+    return { field: 'body.tool_choice', reason: 'an Ollama model cannot be made to call a tool' };
+  if (!x) return null;
+  if (x.parallelToolCalls === false)
+    return { field: 'body.parallel_tool_calls', reason: 'an Ollama model may call several tools at once' };
+  if (x.user !== undefined) return { field: 'body.user', reason: 'an Ollama server takes no end-user id' };
+  if (x.metadata !== undefined)
+    return { field: 'body.metadata', reason: 'an Ollama server keeps no metadata' };
+  if (x.store !== undefined) return { field: 'body.store', reason: 'an Ollama server stores no completions' };
+  if (x.serviceTier !== undefined)
+    return { field: 'body.service_tier', reason: 'an Ollama server has no service tiers' };
+  if (x.reasoningEffort === 'minimal')
+    return { field: 'body.reasoning_effort', reason: "an Ollama model thinks at 'low', 'medium' or 'high'" };
+  return null;
+}
+
 export function ollamaChatBody(request: ChatRequest): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: request.model,
     messages: request.messages.map(ollamaMessage),
     stream: true,
   };
-  if (request.tools?.length) body.tools = request.tools;
+  if (request.tools?.length && request.toolChoice !== 'none') body.tools = request.tools;
+  const effort = request.openAi?.reasoningEffort;
+  if (effort !== undefined) body.think = effort;
   if (request.format !== undefined) body.format = request.format;
   if (request.keepAlive !== undefined) body.keep_alive = request.keepAlive;
   if (request.think !== undefined) body.think = request.think;

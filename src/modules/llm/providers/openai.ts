@@ -2,6 +2,7 @@
  * Talks to OpenAI and OpenAI-compatible servers (`/chat/completions` over SSE, `/embeddings`). The
  * gateway always streams from it, with `stream_options.include_usage` so token counts come back.
  */
+import { Type } from 'typebox';
 import {
   type ChatEvent,
   type ChatMessage,
@@ -10,11 +11,13 @@ import {
   type EmbedRequest,
   type EmbedResult,
   type ModelEntry,
+  type ProviderDefinition,
   type TokenUsage,
   type ToolCall,
   UpstreamError,
 } from '../types.js';
 import { JsonUpstream, parseJson, SseParser, type UpstreamCall, upstreamErrorText } from './http-stream.js';
+import { RemoteProviderSettings, trimSlash } from './settings.js';
 
 const LABEL = 'OpenAI';
 export const DEFAULT_OPENAI_URL = 'https://api.openai.com/v1';
@@ -52,6 +55,22 @@ interface PendingToolCall {
   name: string;
   arguments: string;
 }
+
+/**
+ * OpenAI or an OpenAI-compatible server: `baseUrl` defaults to OPENAI_BASE_URL, and OPENAI_API_KEY
+ * goes only there (a local vLLM must not receive the OpenAI key).
+ */
+export const openAiProviderDefinition: ProviderDefinition = {
+  kind: 'openai',
+  configSchema: Type.Object(RemoteProviderSettings),
+  defaults(entry, settings) {
+    const baseUrl = trimSlash(entry.baseUrl ?? settings.openAiBaseUrl);
+    const ownKey =
+      !entry.apiKeyCredential && settings.openAiApiKey && baseUrl === trimSlash(settings.openAiBaseUrl);
+    return ownKey ? { baseUrl, apiKey: settings.openAiApiKey } : { baseUrl };
+  },
+  create: async () => new OpenAiProvider(),
+};
 
 export class OpenAiProvider extends JsonUpstream implements ChatProvider {
   constructor() {
@@ -115,18 +134,34 @@ export function openAiChatBody(request: ChatRequest): Record<string, unknown> {
     stream: true,
     stream_options: { include_usage: true },
   };
+  const x = request.openAi ?? {};
   if (request.tools?.length) body.tools = request.tools;
+  const choice = request.toolChoice;
+  if (choice !== undefined)
+    body.tool_choice =
+      typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
+  if (x.parallelToolCalls !== undefined) body.parallel_tool_calls = x.parallelToolCalls;
   if (request.format === 'json') body.response_format = { type: 'json_object' };
   else if (request.format !== undefined) {
     body.response_format = {
       type: 'json_schema',
-      json_schema: { name: 'response', schema: request.format, strict: true },
+      json_schema: {
+        name: x.schemaName ?? 'response',
+        schema: request.format,
+        strict: x.schemaStrict === undefined ? true : x.schemaStrict,
+      },
     };
   }
+  if (x.reasoningEffort !== undefined) body.reasoning_effort = x.reasoningEffort;
+  if (x.user !== undefined) body.user = x.user;
+  if (x.metadata !== undefined) body.metadata = x.metadata;
+  if (x.store !== undefined) body.store = x.store;
+  if (x.serviceTier !== undefined) body.service_tier = x.serviceTier;
   const o = request.options;
   if (o.temperature !== undefined) body.temperature = o.temperature;
   if (o.topP !== undefined) body.top_p = o.topP;
-  if (o.maxTokens !== undefined) body.max_tokens = o.maxTokens;
+  if (o.maxTokens !== undefined)
+    body[x.maxCompletionTokens ? 'max_completion_tokens' : 'max_tokens'] = o.maxTokens;
   if (o.stop?.length) body.stop = o.stop;
   if (o.seed !== undefined) body.seed = o.seed;
   if (o.presencePenalty !== undefined) body.presence_penalty = o.presencePenalty;

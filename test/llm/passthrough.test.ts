@@ -1,0 +1,136 @@
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LlmTestbed, startLlmTestbed } from './support.js';
+
+const weather = {
+  type: 'function' as const,
+  function: { name: 'weather', description: 'the weather', parameters: { type: 'object', properties: {} } },
+};
+
+/**
+ * Issue 32, item 1: every field the official `openai` client sends reaches the provider (the fake
+ * upstream records what it received) or is refused with a 400 naming it.
+ */
+describe('nothing accepted and dropped: OpenAI fields through the official openai client', () => {
+  let bed: LlmTestbed;
+  let client: OpenAI;
+  const lastSent = () => bed.openai.requests.at(-1)?.body as Record<string, unknown>;
+  const lastOllama = () => bed.ollama.requests.at(-1)?.body as Record<string, unknown>;
+
+  beforeAll(async () => {
+    bed = await startLlmTestbed('sqlite');
+    client = new OpenAI({ baseURL: `${bed.url}/v1`, apiKey: bed.p.adminKey, maxRetries: 0 });
+  });
+  afterAll(() => bed?.close());
+
+  it('an OpenAI upstream receives tool_choice, parallel_tool_calls, reasoning_effort, user, metadata, store, service_tier and max_completion_tokens as sent', async () => {
+    await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'all the options' }],
+      tools: [weather],
+      tool_choice: { type: 'function', function: { name: 'weather' } },
+      parallel_tool_calls: false,
+      reasoning_effort: 'low',
+      user: 'end-user-7',
+      metadata: { team: 'blue' },
+      store: true,
+      service_tier: 'flex',
+      max_completion_tokens: 77,
+    });
+    const sent = lastSent();
+    expect(sent.tool_choice).toEqual({ type: 'function', function: { name: 'weather' } });
+    expect(sent.parallel_tool_calls).toBe(false);
+    expect(sent.reasoning_effort).toBe('low');
+    expect(sent.user).toBe('end-user-7');
+    expect(sent.metadata).toEqual({ team: 'blue' });
+    expect(sent.store).toBe(true);
+    expect(sent.service_tier).toBe('flex');
+    // Not rewritten to max_tokens, which reasoning models refuse.
+    expect(sent.max_completion_tokens).toBe(77);
+    expect(sent.max_tokens).toBeUndefined();
+  });
+
+  it('tool_choice none reaches an OpenAI upstream; an Ollama upstream gets no tools at all', async () => {
+    await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'no tools please' }],
+      tools: [weather],
+      tool_choice: 'none',
+    });
+    expect(lastSent().tool_choice).toBe('none');
+    await client.chat.completions.create({
+      model: 'llama3.2',
+      messages: [{ role: 'user', content: 'no tools please' }],
+      tools: [weather],
+      tool_choice: 'none',
+    });
+    expect(lastOllama().tools).toBeUndefined();
+  });
+
+  it('the json_schema name and strictness arrive as sent', async () => {
+    await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'json please' }],
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'city', strict: false, schema: { type: 'object', properties: {} } },
+      },
+    });
+    expect(lastSent().response_format).toMatchObject({
+      type: 'json_schema',
+      json_schema: { name: 'city', strict: false },
+    });
+  });
+
+  it('an Ollama model: reasoning_effort becomes think, max_completion_tokens num_predict', async () => {
+    await client.chat.completions.create({
+      model: 'llama3.2',
+      messages: [{ role: 'user', content: 'think hard' }],
+      reasoning_effort: 'high',
+      max_completion_tokens: 12,
+    });
+    expect(lastOllama().think).toBe('high');
+    expect((lastOllama().options as Record<string, unknown>).num_predict).toBe(12);
+  });
+
+  const refused = async (body: Record<string, unknown>) => {
+    const before = bed.ollama.requests.length + bed.openai.requests.length;
+    const error = await client.chat.completions
+      .create({ messages: [{ role: 'user', content: 'x' }], ...body } as never)
+      .then(
+        () => null,
+        (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+      );
+    expect(error?.status).toBe(400);
+    // Nothing reached a model.
+    expect(bed.ollama.requests.length + bed.openai.requests.length).toBe(before);
+    return error?.message ?? '';
+  };
+
+  it('a field the model cannot honour is a 400 naming it, not a 200 without it', async () => {
+    expect(await refused({ model: 'llama3.2', user: 'u1' })).toMatch(/body\.user/);
+    expect(await refused({ model: 'llama3.2', tools: [weather], tool_choice: 'required' })).toMatch(
+      /body\.tool_choice/,
+    );
+    expect(await refused({ model: 'llama3.2', parallel_tool_calls: false })).toMatch(/parallel_tool_calls/);
+    expect(await refused({ model: 'builtin/extractive', reasoning_effort: 'low' })).toMatch(
+      /reasoning_effort/,
+    );
+    expect(await refused({ model: 'gpt-4o-mini', logprobs: true })).toMatch(/body\.logprobs/);
+  });
+
+  it('bad input: a tool_choice naming a tool that was not sent, a wrong type, n = 1000', async () => {
+    expect(
+      await refused({
+        model: 'gpt-4o-mini',
+        tools: [weather],
+        tool_choice: { type: 'function', function: { name: 'nope' } },
+      }),
+    ).toMatch(/tool_choice\.function\.name/);
+    expect(await refused({ model: 'gpt-4o-mini', tool_choice: 'required' })).toMatch(/tool_choice/);
+    expect(await refused({ model: 'gpt-4o-mini', parallel_tool_calls: 'yes' })).toMatch(
+      /parallel_tool_calls/,
+    );
+    expect(await refused({ model: 'gpt-4o-mini', n: 1000 })).toMatch(/body\.n/);
+  });
+});
