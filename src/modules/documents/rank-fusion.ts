@@ -13,10 +13,13 @@ export interface FusedChunk {
 
 /**
  * Fuses `lists` (each best first) with the usual constant `k` = 60; results are sorted by score descending,
- * then chunk id ascending. A chunk listed twice in one list counts once, at its better rank.
+ * then chunk id ascending. A chunk listed twice in one list counts once, at its better rank. `weights`
+ * (one per list, 1 each by default) scale each list's contribution: weighted reciprocal-rank fusion.
  */
-export function fuseRanks(lists: RankedChunk[][], k = 60): FusedChunk[] {
+export function fuseRanks(lists: RankedChunk[][], k = 60, weights?: readonly number[]): FusedChunk[] {
   if (!Number.isFinite(k) || k < 0) throw new RangeError(`the fusion constant must be 0 or more, not ${k}`);
+  if (weights && (weights.length !== lists.length || weights.some((w) => !Number.isFinite(w) || w < 0)))
+    throw new RangeError('fusion weights must be one finite number of 0 or more per list');
   const fused = new Map<string, FusedChunk>();
   for (const [list, hits] of lists.entries()) {
     for (const [position, { chunkId }] of hits.entries()) {
@@ -31,7 +34,8 @@ export function fuseRanks(lists: RankedChunk[][], k = 60): FusedChunk[] {
   }
   // Sum in list order once ranks are known, so the floating-point result never depends on map order.
   for (const entry of fused.values()) {
-    for (const rank of entry.ranks) if (rank !== null) entry.score += 1 / (k + rank);
+    for (const [list, rank] of entry.ranks.entries())
+      if (rank !== null) entry.score += (weights?.[list] ?? 1) / (k + rank);
   }
   return [...fused.values()].sort(
     (a, b) => b.score - a.score || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0),

@@ -238,6 +238,7 @@ export function documentRoutes(app: FastifyInstance, deps: DocumentRouteDeps): v
         ...(b.topics ? { topics: b.topics } : {}),
         ...(b.minScore !== undefined ? { minScore: b.minScore } : {}),
         ...(b.embeddingModel ? { embeddingModel: b.embeddingModel } : {}),
+        ...(b.weights ? { weights: b.weights } : {}),
       });
     },
   );
