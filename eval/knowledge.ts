@@ -11,7 +11,7 @@
  * for a plain BM25 library (wink-bm25-text-search, a devDependency used only here) over the same chunks;
  * and the answerer's answer rate (the answer quotes the phrase), abstention rate on unanswerable
  * questions and mean answer length in words. `EVAL_DIALECT=postgres` runs on PostgreSQL instead;
- * `EVAL_JSON=1` prints the figures as JSON.
+ * `EVAL_JSON=1` prints the figures as JSON, `EVAL_VERBOSE=1` the answerer's misses.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -170,6 +170,9 @@ async function main(): Promise<void> {
       relevantOf.set(q.q, relevant);
     }
 
+    // EVAL_WEIGHTS=keyword,vector tries fusion weights other than the defaults.
+    const [kw, vw] = (process.env.EVAL_WEIGHTS ?? '').split(',').map(Number);
+    const weights = kw !== undefined && vw !== undefined && vw >= 0 ? { keyword: kw, vector: vw } : null;
     const retrieval: Record<string, Scores> = {};
     for (const mode of MODES) {
       const scores: Scores[] = [];
@@ -179,6 +182,7 @@ async function main(): Promise<void> {
           mode,
           topK: DEPTH,
           topics: ['eval'],
+          ...(weights && mode === 'hybrid' ? { weights } : {}),
         });
         scores.push(
           judge(

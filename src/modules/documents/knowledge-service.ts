@@ -1,7 +1,7 @@
 import { AppError } from '../../core/errors.js';
 import { bm25, bm25Bound, queryTerms } from './bm25.js';
 import type { Embedder } from './processor.js';
-import { fuseRanks } from './rank-fusion.js';
+import { fuseRanks, fuseScores } from './rank-fusion.js';
 import type { DocumentStore } from './store.js';
 import type { RankedChunk } from './types.js';
 import { VectorIndex } from './vector-index.js';
@@ -25,11 +25,14 @@ const FUSION_DEPTH = 50;
 export const MAX_TOP_K = 200;
 
 /**
- * Weights of weighted reciprocal-rank fusion: a chunk scores Σ weight / (60 + rank) over the lists it is
- * in. Keyword ranks count more: the default embedder is lexical too, so its list mostly agrees with
- * BM25's, and where it does not it is more often wrong (measured by `npm run eval:knowledge`).
+ * Weights of the hybrid fusion. By default each list's scores are scaled to [0, 1] and a chunk scores
+ * Σ weight × scaled score (`fuseScores`); with `fusion: 'rank'`, Σ weight / (60 + rank) (weighted
+ * reciprocal-rank fusion). Keyword scores count more: the default embedder is lexical too, so its list
+ * mostly agrees with BM25's, and where it does not it is more often wrong; these weights made the hybrid
+ * at least as good as the better side on `npm run eval:knowledge` (docs/decisions.md has the figures).
  */
-export const DEFAULT_FUSION_WEIGHTS = { keyword: 1, vector: 0.5 } as const;
+export const DEFAULT_FUSION_WEIGHTS = { keyword: 1, vector: 0.3 } as const;
+export const FUSIONS = ['score', 'rank'] as const;
 export interface FusionWeights {
   keyword: number;
   vector: number;
@@ -44,6 +47,8 @@ export interface KnowledgeQuery {
   embeddingModel?: string;
   /** Overrides `DEFAULT_FUSION_WEIGHTS` for this query (hybrid mode). */
   weights?: Partial<FusionWeights>;
+  /** How the hybrid mode fuses its lists: normalised scores (default) or reciprocal ranks. */
+  fusion?: (typeof FUSIONS)[number];
   /** The key charged for embedding the query (charging.ts); absent or null: the account. */
   payerKeyId?: string | null;
 }
@@ -210,7 +215,11 @@ export class KnowledgeService {
     }>;
     if (q.mode === 'hybrid') {
       const weights = { ...DEFAULT_FUSION_WEIGHTS, ...q.weights };
-      ranked = fuseRanks([keyword, vector], 60, [weights.keyword, weights.vector]).map((f) => ({
+      const fuse =
+        q.fusion === 'rank'
+          ? fuseRanks([keyword, vector], 60, [weights.keyword, weights.vector])
+          : fuseScores([keyword, vector], [weights.keyword, weights.vector]);
+      ranked = fuse.map((f) => ({
         chunkId: f.chunkId,
         score: f.score,
         keywordRank: f.ranks[0] ?? null,

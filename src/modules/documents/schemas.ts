@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { IdParams, ListQuery, Nullable, Timestamp } from '../../core/http/schemas.js';
 import { DOCUMENT_STATUSES, OPERATIONS } from './document-service.js';
-import { MAX_TOP_K, QUERY_MODES } from './knowledge-service.js';
+import { FUSIONS, MAX_TOP_K, QUERY_MODES } from './knowledge-service.js';
 import { DOCUMENT_SOURCES } from './types.js';
 
 const Topic = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._:/@+-]+$' });
@@ -126,10 +126,15 @@ export const QueryBody = Type.Object(
         },
         {
           additionalProperties: false,
-          description:
-            'Hybrid mode: weights of weighted reciprocal-rank fusion (default keyword 1, vector 0.5)',
+          description: 'Hybrid mode: the weight of each side in the fusion (default keyword 1, vector 0.3)',
         },
       ),
+    ),
+    fusion: Type.Optional(
+      Type.Enum(FUSIONS, {
+        description:
+          'Hybrid mode: `score` (normalised scores, weighted; default) or `rank` (weighted reciprocal ranks)',
+      }),
     ),
   },
   { additionalProperties: false },
