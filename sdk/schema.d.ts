@@ -2593,8 +2593,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Search indexed chunks: hybrid (BM25 + vectors, rank fusion), vector or keyword
-     * @description Search indexed chunks: hybrid (BM25 + vectors, rank fusion), vector or keyword
+     * Search indexed chunks: hybrid (BM25 + vectors, weighted fusion), vector or keyword
+     * @description Search indexed chunks: hybrid (BM25 + vectors, weighted fusion), vector or keyword
      *
      *     API keys only. No particular scope: the operation checks what the credential may do.
      */
@@ -14757,6 +14757,16 @@ export interface operations {
           mode?: 'hybrid' | 'vector' | 'keyword';
           minScore?: number;
           embeddingModel?: string;
+          /** @description Hybrid mode: the weight of each side in the fusion (default keyword 1, vector 0.3) */
+          weights?: {
+            keyword?: number;
+            vector?: number;
+          };
+          /**
+           * @description Hybrid mode: `score` (normalised scores, weighted; default) or `rank` (weighted reciprocal ranks)
+           * @enum {unknown}
+           */
+          fusion?: 'score' | 'rank';
         };
       };
     };

@@ -1,31 +1,68 @@
 /**
  * Keyword ranking in process: the database finds the chunks that contain a query term (FTS5 or
- * tsvector), this ranks them with BM25, so SQLite and PostgreSQL return the same order.
+ * tsvector) and counts each term's document frequency; this ranks them with Okapi BM25 (k1 1.2, b 0.75),
+ * so SQLite and PostgreSQL return the same order. Stop words are dropped from queries (not from the
+ * index: a phrase still finds its chunk by its other words).
  */
 const WORD = /[\p{L}\p{N}]+/gu;
 const MAX_QUERY_TERMS = 32;
-const K1 = 1.2;
-const B = 0.75;
+/** BM25's term-frequency saturation. */
+export const BM25_K1 = 1.2;
+/** BM25's length normalisation (0: none, 1: full). */
+export const BM25_B = 0.75;
+
+/**
+ * English function words (the language of the default setting): they occur in most chunks, so they
+ * tell nothing about which to rank first, and matching them made every chunk a candidate.
+ */
+export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a about above after again against all am an and any are as at be because been before being below ' +
+    'between both but by can could did do does doing down during each few for from further had has have ' +
+    'having he her here hers herself him himself his how i if in into is it its itself just me more most ' +
+    'my myself no nor not now of off on once only or other our ours ourselves out over own same she ' +
+    'should so some such than that the their theirs them themselves then there these they this those ' +
+    'through to too under until up very was we were what when where which while who whom why will with ' +
+    'would you your yours yourself yourselves s t d ll re ve m'
+  ).split(' '),
+);
 
 /** Lower-cased words of a text, accents kept off as FTS5's `remove_diacritics` does. */
 export function words(text: string): string[] {
   return text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().match(WORD) ?? [];
 }
 
-/** The distinct terms of a query, at most 32 (a query is a question, not a document). */
-export function queryTerms(query: string): string[] {
-  return [...new Set(words(query))].slice(0, MAX_QUERY_TERMS);
+/**
+ * The distinct terms of a query that are worth looking for, at most 32 (a query is a question, not a
+ * document): stop words are dropped, so a query of stop words only looks for nothing.
+ */
+export function queryTerms(query: string, stopWords: ReadonlySet<string> = ENGLISH_STOP_WORDS): string[] {
+  const out = new Set<string>();
+  for (const w of words(query)) {
+    if (stopWords.has(w)) continue;
+    out.add(w);
+    if (out.size >= MAX_QUERY_TERMS) break;
+  }
+  return [...out];
+}
+
+/** BM25's idf of a term in `df` of `n` chunks (never negative). */
+export function idf(df: number, n: number): number {
+  return Math.log(1 + (Math.max(n, df) - df + 0.5) / (df + 0.5));
 }
 
 /**
  * BM25 of each candidate, from its stored words (`terms`, space-separated: tokenised once, at
- * indexing). `totalChunks` is the corpus size; document frequencies are counted over the candidates
- * (exact when the candidate cap was not reached).
+ * indexing). `totalChunks` is the corpus size and `df` each term's document frequency in it (counted by
+ * the index); a term without a count is counted over the candidates. `averageLength` is the corpus's
+ * mean chunk length in words (the candidates' when absent).
  */
 export function bm25(
   terms: string[],
   candidates: Array<{ id: string; terms: string }>,
   totalChunks: number,
+  df: ReadonlyMap<string, number> = new Map(),
+  averageLength?: number,
 ): Array<{ chunkId: string; score: number }> {
   if (candidates.length === 0) return [];
   const wanted = new Set(terms);
@@ -36,20 +73,28 @@ export function bm25(
     for (const w of list) if (wanted.has(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
     return { id: c.id, counts, length: list.length };
   });
-  const avg = tokenized.reduce((n, t) => n + t.length, 0) / tokenized.length || 1;
+  const avg =
+    averageLength && averageLength > 0
+      ? averageLength
+      : tokenized.reduce((n, t) => n + t.length, 0) / tokenized.length || 1;
   const n = Math.max(totalChunks, candidates.length);
-  const idf = new Map<string, number>();
+  const weights = new Map<string, number>();
   for (const term of terms) {
-    let df = 0;
-    for (const t of tokenized) if (t.counts.has(term)) df++;
-    idf.set(term, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
+    let count = df.get(term);
+    if (count === undefined) {
+      count = 0;
+      for (const t of tokenized) if (t.counts.has(term)) count++;
+    }
+    weights.set(term, idf(count, n));
   }
   const scored = tokenized.map((t) => {
     let score = 0;
     for (const term of terms) {
       const tf = t.counts.get(term) ?? 0;
       if (tf === 0) continue;
-      score += (idf.get(term) ?? 0) * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * t.length) / avg)));
+      score +=
+        (weights.get(term) ?? 0) *
+        ((tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * t.length) / avg)));
     }
     return { chunkId: t.id, score };
   });
@@ -57,4 +102,11 @@ export function bm25(
   return scored
     .filter((s) => s.score > 0)
     .sort((a, b) => Math.round((b.score - a.score) * 1e9) || (a.chunkId < b.chunkId ? -1 : 1));
+}
+
+/** The most a chunk can score from these terms (each at saturation, in the shortest possible chunk). */
+export function bm25Bound(terms: string[], df: ReadonlyMap<string, number>, n: number): number {
+  let bound = 0;
+  for (const term of terms) bound += idf(df.get(term) ?? 0, n) * (BM25_K1 + 1);
+  return bound;
 }

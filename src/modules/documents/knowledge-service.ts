@@ -1,7 +1,7 @@
 import { AppError } from '../../core/errors.js';
-import { bm25, queryTerms } from './bm25.js';
+import { bm25, bm25Bound, queryTerms } from './bm25.js';
 import type { Embedder } from './processor.js';
-import { fuseRanks } from './rank-fusion.js';
+import { fuseRanks, fuseScores } from './rank-fusion.js';
 import type { DocumentStore } from './store.js';
 import type { RankedChunk } from './types.js';
 import { VectorIndex } from './vector-index.js';
@@ -9,10 +9,34 @@ import { VectorIndex } from './vector-index.js';
 export const QUERY_MODES = ['hybrid', 'vector', 'keyword'] as const;
 export type QueryMode = (typeof QUERY_MODES)[number];
 
-/** Keyword candidates the database returns per query (the BM25 pass reads at most these). */
-const KEYWORD_CANDIDATES = 2_000;
-/** How deep each list goes before fusion. */
+/**
+ * Keyword search ranks every chunk that matches, then cuts (knowledge-service.ts `keyword`): each query
+ * term's document frequency is counted on the index (up to `DF_CAP`); the rarest terms whose matches
+ * add up to at most `OR_BUDGET` are fetched whole; chunks that hold none of them but all of the query's
+ * terms are added (up to `ALL_CAP`), and the ranking is exact when the k-th score beats the best a chunk
+ * of the remaining (frequent) terms alone could reach. Otherwise those terms' first matches are added too.
+ */
+const DF_CAP = 20_000;
+const OR_BUDGET = 4_000;
+const ALL_CAP = 2_000;
+/** How deep each list goes before fusion (at least the query's topK). */
 const FUSION_DEPTH = 50;
+/** The largest `topK` a query may ask for. */
+export const MAX_TOP_K = 200;
+
+/**
+ * Weights of the hybrid fusion. By default each list's scores are scaled to [0, 1] and a chunk scores
+ * Σ weight × scaled score (`fuseScores`); with `fusion: 'rank'`, Σ weight / (60 + rank) (weighted
+ * reciprocal-rank fusion). Keyword scores count more: the default embedder is lexical too, so its list
+ * mostly agrees with BM25's, and where it does not it is more often wrong; these weights made the hybrid
+ * at least as good as the better side on `npm run eval:knowledge` (docs/decisions.md has the figures).
+ */
+export const DEFAULT_FUSION_WEIGHTS = { keyword: 1, vector: 0.3 } as const;
+export const FUSIONS = ['score', 'rank'] as const;
+export interface FusionWeights {
+  keyword: number;
+  vector: number;
+}
 
 export interface KnowledgeQuery {
   query: string;
@@ -21,6 +45,10 @@ export interface KnowledgeQuery {
   mode: QueryMode;
   minScore?: number;
   embeddingModel?: string;
+  /** Overrides `DEFAULT_FUSION_WEIGHTS` for this query (hybrid mode). */
+  weights?: Partial<FusionWeights>;
+  /** How the hybrid mode fuses its lists: normalised scores (default) or reciprocal ranks. */
+  fusion?: (typeof FUSIONS)[number];
   /** The key charged for embedding the query (charging.ts); absent or null: the account. */
   payerKeyId?: string | null;
 }
@@ -106,16 +134,26 @@ class VectorCache {
   }
 }
 
+/** The keyword pass's bounds (`DF_CAP`, `OR_BUDGET`, `ALL_CAP` by default; tests make them small). */
+export interface KeywordBounds {
+  dfCap: number;
+  orBudget: number;
+  allCap: number;
+}
+
 /** Hybrid retrieval over an account's indexed chunks: BM25 keywords, cosine vectors, rank fusion. */
 export class KnowledgeService {
   private readonly vectors: VectorCache;
+  private readonly bounds: KeywordBounds;
 
   constructor(
     private readonly store: DocumentStore,
     private readonly embed: Embedder,
     private readonly defaultModel: string,
+    bounds: Partial<KeywordBounds> = {},
   ) {
     this.vectors = new VectorCache(store);
+    this.bounds = { dfCap: DF_CAP, orBudget: OR_BUDGET, allCap: ALL_CAP, ...bounds };
   }
 
   invalidate(accountId: string, topic: string): void {
@@ -142,12 +180,7 @@ export class KnowledgeService {
     const wantVector = q.mode !== 'keyword';
 
     let keyword: RankedChunk[] = [];
-    if (wantKeyword) {
-      const terms = queryTerms(q.query);
-      const candidates = await this.store.keywordCandidates(accountId, topics, terms, KEYWORD_CANDIDATES);
-      const total = await this.store.indexedChunkCount(accountId, topics);
-      keyword = bm25(terms, candidates, total).slice(0, depth);
-    }
+    if (wantKeyword) keyword = await this.keyword(accountId, topics, q.query, depth);
 
     let vector: RankedChunk[] = [];
     if (wantVector) {
@@ -181,7 +214,12 @@ export class KnowledgeService {
       vectorRank: number | null;
     }>;
     if (q.mode === 'hybrid') {
-      ranked = fuseRanks([keyword, vector]).map((f) => ({
+      const weights = { ...DEFAULT_FUSION_WEIGHTS, ...q.weights };
+      const fuse =
+        q.fusion === 'rank'
+          ? fuseRanks([keyword, vector], 60, [weights.keyword, weights.vector])
+          : fuseScores([keyword, vector], [weights.keyword, weights.vector]);
+      ranked = fuse.map((f) => ({
         chunkId: f.chunkId,
         score: f.score,
         keywordRank: f.ranks[0] ?? null,
@@ -206,6 +244,52 @@ export class KnowledgeService {
       return d ? [{ ...d, score: r.score, keywordRank: r.keywordRank, vectorRank: r.vectorRank }] : [];
     });
     return { results, tookMs: Math.round((performance.now() - started) * 100) / 100, mode: q.mode };
+  }
+
+  /**
+   * The `depth` best chunks by BM25 among every indexed chunk of the topics that holds a query term.
+   * Terms are fetched rarest first (see `OR_BUDGET`); a query of stop words only finds nothing.
+   */
+  private async keyword(
+    accountId: string,
+    topics: string[] | null,
+    query: string,
+    depth: number,
+  ): Promise<RankedChunk[]> {
+    const terms = queryTerms(query);
+    if (terms.length === 0) return [];
+    const { dfCap, orBudget, allCap } = this.bounds;
+    const df = await this.store.termCounts(accountId, topics, terms, dfCap);
+    const present = terms.filter((t) => (df.get(t) ?? 0) > 0).sort((a, b) => df.get(a)! - df.get(b)!);
+    if (present.length === 0) return [];
+    const selective: string[] = [];
+    let budget = orBudget;
+    for (const term of present) {
+      const n = df.get(term)!;
+      if (n > budget) break;
+      selective.push(term);
+      budget -= n;
+    }
+    const frequent = present.slice(selective.length);
+    const candidates = new Map<string, { id: string; terms: string }>();
+    const add = (rows: Array<{ id: string; terms: string }>) => {
+      for (const row of rows) candidates.set(row.id, row);
+    };
+    add(await this.store.keywordCandidates(accountId, topics, selective, 'any', orBudget));
+    const total = await this.store.indexedChunkCount(accountId, topics);
+    const rank = () => bm25(present, [...candidates.values()], total, df);
+    if (frequent.length === 0) return rank().slice(0, depth);
+    if (present.length > 1)
+      add(await this.store.keywordCandidates(accountId, topics, present, 'all', allCap));
+    let ranked = rank();
+    // A chunk not fetched holds only frequent terms: if the k-th score beats the most those can give,
+    // the ranking is exact; otherwise the frequent terms' first matches join (best effort).
+    const kth = ranked[depth - 1]?.score ?? 0;
+    if (kth < bm25Bound(frequent, df, total)) {
+      add(await this.store.keywordCandidates(accountId, topics, frequent, 'any', orBudget));
+      ranked = rank();
+    }
+    return ranked.slice(0, depth);
   }
 
   get embeddingModel(): string {

@@ -11,6 +11,11 @@ import { VectorIndex } from './vector-index.js';
 export type Embedder = (texts: string[], model: string, payer: Payer) => Promise<number[][]>;
 
 const EMBED_BATCH = 64;
+/**
+ * Chunks written since the planner's statistics were last refreshed that make the next refresh due:
+ * after a bulk ingest PostgreSQL would otherwise plan keyword queries for an empty table.
+ */
+const ANALYZE_EVERY = 5_000;
 
 /** A turn of the event loop between embedding batches (an inline embedder never leaves it otherwise). */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -32,6 +37,9 @@ function unit(vector: readonly number[]): number[] {
  * search and chunk listings); it becomes `chunked` once all are in, and a failure removes what was written.
  */
 export class DocumentProcessor {
+  private writtenSinceAnalyze = 0;
+  private analyzing: Promise<void> | null = null;
+
   constructor(
     private readonly store: DocumentStore,
     private readonly cpu: DocumentCpu,
@@ -156,6 +164,17 @@ export class DocumentProcessor {
       // Keyword search works on chunks alone (the full-text index follows the rows); vectors when embedded.
       await this.store.setStatus(current.id, 'indexed', { error: null, updated_at: this.now() });
       this.onIndexChanged(current.account_id, current.topic);
+      this.writtenSinceAnalyze += current.chunk_count;
+      if (this.writtenSinceAnalyze >= ANALYZE_EVERY && !this.analyzing) {
+        this.writtenSinceAnalyze = 0;
+        // In the background: statistics are an optimisation, never a reason to fail or delay a job.
+        this.analyzing = this.store
+          .analyze()
+          .catch(() => undefined)
+          .finally(() => {
+            this.analyzing = null;
+          });
+      }
     }
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fuseRanks } from './rank-fusion.js';
+import { fuseRanks, fuseScores } from './rank-fusion.js';
 import type { RankedChunk } from './types.js';
 
 /** A best-first list from ids; the scores are irrelevant to fusion, so they are made up (and misleading). */
@@ -62,5 +62,35 @@ describe('fuseRanks', () => {
   it('rejects a negative or non-finite constant', () => {
     expect(() => fuseRanks([list('a')], -1)).toThrow(RangeError);
     expect(() => fuseRanks([list('a')], Number.NaN)).toThrow(RangeError);
+  });
+});
+
+describe('fuseScores', () => {
+  it('scales each list to [0, 1] and weighs it: a clear winner of the heavier list stays first', () => {
+    const keyword = [
+      { chunkId: 'a', score: 9 },
+      { chunkId: 'b', score: 3 },
+      { chunkId: 'c', score: 1 },
+    ];
+    const vector = [
+      { chunkId: 'c', score: 0.52 },
+      { chunkId: 'b', score: 0.51 },
+      { chunkId: 'a', score: 0.5 },
+    ];
+    const fused = fuseScores([keyword, vector], [1, 0.3]);
+    // b: 0.25 + 0.3 × 0.5; c: 0 + 0.3 × 1.
+    expect(fused.map((f) => f.chunkId)).toEqual(['a', 'b', 'c']);
+    expect(fused[0]).toEqual({ chunkId: 'a', score: 1, ranks: [1, 3] });
+    expect(fused[1]!.score).toBeCloseTo(0.4, 9);
+    // Weight 0 leaves the order of the other list.
+    expect(fuseScores([keyword, vector], [0, 1]).map((f) => f.chunkId)).toEqual(['c', 'b', 'a']);
+  });
+
+  it('gives a list of one, or of equal scores, full marks, and refuses bad weights', () => {
+    expect(fuseScores([[{ chunkId: 'x', score: 0.1 }], []], [0.5, 1])).toEqual([
+      { chunkId: 'x', score: 0.5, ranks: [1, null] },
+    ]);
+    expect(() => fuseScores([[]], [-1])).toThrow(RangeError);
+    expect(() => fuseScores([[], []], [1])).toThrow(RangeError);
   });
 });

@@ -13,10 +13,13 @@ export interface FusedChunk {
 
 /**
  * Fuses `lists` (each best first) with the usual constant `k` = 60; results are sorted by score descending,
- * then chunk id ascending. A chunk listed twice in one list counts once, at its better rank.
+ * then chunk id ascending. A chunk listed twice in one list counts once, at its better rank. `weights`
+ * (one per list, 1 each by default) scale each list's contribution: weighted reciprocal-rank fusion.
  */
-export function fuseRanks(lists: RankedChunk[][], k = 60): FusedChunk[] {
+export function fuseRanks(lists: RankedChunk[][], k = 60, weights?: readonly number[]): FusedChunk[] {
   if (!Number.isFinite(k) || k < 0) throw new RangeError(`the fusion constant must be 0 or more, not ${k}`);
+  if (weights && (weights.length !== lists.length || weights.some((w) => !Number.isFinite(w) || w < 0)))
+    throw new RangeError('fusion weights must be one finite number of 0 or more per list');
   const fused = new Map<string, FusedChunk>();
   for (const [list, hits] of lists.entries()) {
     for (const [position, { chunkId }] of hits.entries()) {
@@ -31,7 +34,43 @@ export function fuseRanks(lists: RankedChunk[][], k = 60): FusedChunk[] {
   }
   // Sum in list order once ranks are known, so the floating-point result never depends on map order.
   for (const entry of fused.values()) {
-    for (const rank of entry.ranks) if (rank !== null) entry.score += 1 / (k + rank);
+    for (const [list, rank] of entry.ranks.entries())
+      if (rank !== null) entry.score += (weights?.[list] ?? 1) / (k + rank);
+  }
+  return [...fused.values()].sort(
+    (a, b) => b.score - a.score || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0),
+  );
+}
+
+/**
+ * Normalised score fusion: each list's scores are scaled to [0, 1] by its own best and worst (a list
+ * of one scores 1), then a chunk scores Σ weight × scaled score over the lists it is in. Unlike rank
+ * fusion it keeps how far apart the hits of a list are: a clear keyword winner stays ahead of a vector
+ * list of near-ties. Sorted by score descending, then chunk id; `ranks` as in `fuseRanks`.
+ */
+export function fuseScores(lists: RankedChunk[][], weights: readonly number[]): FusedChunk[] {
+  if (weights.length !== lists.length || weights.some((w) => !Number.isFinite(w) || w < 0))
+    throw new RangeError('fusion weights must be one finite number of 0 or more per list');
+  const fused = new Map<string, FusedChunk>();
+  for (const [list, hits] of lists.entries()) {
+    if (hits.length === 0) continue;
+    let best = -Infinity;
+    let worst = Infinity;
+    for (const h of hits) {
+      best = Math.max(best, h.score);
+      worst = Math.min(worst, h.score);
+    }
+    const span = best - worst;
+    for (const [position, { chunkId, score }] of hits.entries()) {
+      let entry = fused.get(chunkId);
+      if (!entry) {
+        entry = { chunkId, score: 0, ranks: lists.map(() => null) };
+        fused.set(chunkId, entry);
+      }
+      if (entry.ranks[list] !== null) continue;
+      entry.ranks[list] = position + 1;
+      entry.score += weights[list]! * (span > 0 ? (score - worst) / span : 1);
+    }
   }
   return [...fused.values()].sort(
     (a, b) => b.score - a.score || (a.chunkId < b.chunkId ? -1 : a.chunkId > b.chunkId ? 1 : 0),

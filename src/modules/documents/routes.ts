@@ -223,7 +223,7 @@ export function documentRoutes(app: FastifyInstance, deps: DocumentRouteDeps): v
       config: knowledgeRead,
       schema: {
         tags: knowledgeTags,
-        summary: 'Search indexed chunks: hybrid (BM25 + vectors, rank fusion), vector or keyword',
+        summary: 'Search indexed chunks: hybrid (BM25 + vectors, weighted fusion), vector or keyword',
         body: QueryBody,
         response: withErrors({ 200: QueryView }),
       },
@@ -238,6 +238,8 @@ export function documentRoutes(app: FastifyInstance, deps: DocumentRouteDeps): v
         ...(b.topics ? { topics: b.topics } : {}),
         ...(b.minScore !== undefined ? { minScore: b.minScore } : {}),
         ...(b.embeddingModel ? { embeddingModel: b.embeddingModel } : {}),
+        ...(b.weights ? { weights: b.weights } : {}),
+        ...(b.fusion ? { fusion: b.fusion } : {}),
       });
     },
   );

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { IdParams, ListQuery, Nullable, Timestamp } from '../../core/http/schemas.js';
 import { DOCUMENT_STATUSES, OPERATIONS } from './document-service.js';
-import { QUERY_MODES } from './knowledge-service.js';
+import { FUSIONS, MAX_TOP_K, QUERY_MODES } from './knowledge-service.js';
 import { DOCUMENT_SOURCES } from './types.js';
 
 const Topic = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._:/@+-]+$' });
@@ -113,11 +113,29 @@ export const TopicList = Type.Array(
 export const QueryBody = Type.Object(
   {
     query: Type.String({ minLength: 1, maxLength: 4000 }),
-    topK: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+    topK: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOP_K })),
     topics: Type.Optional(Type.Array(Topic, { minItems: 1, maxItems: 50, uniqueItems: true })),
     mode: Type.Optional(Type.Enum(QUERY_MODES)),
     minScore: Type.Optional(Type.Number()),
     embeddingModel: Type.Optional(ModelName),
+    weights: Type.Optional(
+      Type.Object(
+        {
+          keyword: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+          vector: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+        },
+        {
+          additionalProperties: false,
+          description: 'Hybrid mode: the weight of each side in the fusion (default keyword 1, vector 0.3)',
+        },
+      ),
+    ),
+    fusion: Type.Optional(
+      Type.Enum(FUSIONS, {
+        description:
+          'Hybrid mode: `score` (normalised scores, weighted; default) or `rank` (weighted reciprocal ranks)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -297,37 +297,71 @@ export class DocumentStore {
   }
 
   /**
-   * Chunks matching any of the terms (FTS5 on SQLite, the GIN-indexed tsvector on PostgreSQL), at most
-   * `cap`, in index order (SQLite then stops at the cap without sorting every match). The database
-   * filters; the service ranks (BM25 in process), so both databases give the same results while a query
-   * matches at most `cap` chunks, and a common term over a huge topic reads at most `cap` rows.
+   * How many of the account's chunks (in these topics) contain each term, counted on the full-text index
+   * up to `cap` (a count at the cap means "at least"). One bounded index read per term.
+   */
+  async termCounts(
+    accountId: string,
+    topics: string[] | null,
+    terms: string[],
+    cap: number,
+  ): Promise<Map<string, number>> {
+    const inTopics = topics ? sql`and c.topic in (${sql.join(topics)})` : sql``;
+    const counts = new Map<string, number>();
+    for (const term of terms) {
+      const matches =
+        this.dialect === 'sqlite'
+          ? sql`select 1 from chunks_fts join chunks c on c.rowid = chunks_fts.rowid
+              where chunks_fts match ${ftsTerms([term], 'OR')} and c.account_id = ${accountId} ${inTopics} limit ${cap}`
+          : sql`select 1 from chunks c
+              where c.tsv @@ to_tsquery('simple', ${tsTerms([term], '|')}) and c.account_id = ${accountId} ${inTopics} limit ${cap}`;
+      const row = await sql<{ n: number | string }>`select count(*) as n from (${matches}) m`.execute(
+        this.db,
+      );
+      counts.set(term, Number(row.rows[0]?.n ?? 0));
+    }
+    return counts;
+  }
+
+  /**
+   * Indexed chunks matching the terms (FTS5 on SQLite, the GIN-indexed tsvector on PostgreSQL): `any`
+   * of them or `all` of them, at most `cap`, in index order. The database filters; the service ranks
+   * (BM25 in process), so both databases give the same results for the same candidates. The service
+   * picks the terms so that the cap is not reached where it matters (knowledge-service.ts).
    */
   async keywordCandidates(
     accountId: string,
     topics: string[] | null,
     terms: string[],
+    match: 'any' | 'all',
     cap: number,
   ): Promise<Array<{ id: string; terms: string }>> {
-    if (terms.length === 0) return [];
+    if (terms.length === 0 || cap <= 0) return [];
     const inTopics = topics ? sql`and c.topic in (${sql.join(topics)})` : sql``;
     if (this.dialect === 'sqlite') {
-      // Each term quoted: user text is never FTS5 syntax.
-      const match = terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
       const rows = await sql<{ id: string; terms: string }>`
         select c.id as id, c.terms as terms
         from chunks_fts join chunks c on c.rowid = chunks_fts.rowid
         join documents d on d.id = c.document_id
-        where chunks_fts match ${match} and c.account_id = ${accountId} and d.status = 'indexed' ${inTopics}
+        where chunks_fts match ${ftsTerms(terms, match === 'any' ? 'OR' : 'AND')} and c.account_id = ${accountId} and d.status = 'indexed' ${inTopics}
         order by chunks_fts.rowid limit ${cap}`.execute(this.db);
       return rows.rows;
     }
-    const tsquery = terms.join(' | ');
     const rows = await sql<{ id: string; terms: string }>`
       select c.id as id, c.terms as terms
       from chunks c join documents d on d.id = c.document_id
-      where c.tsv @@ to_tsquery('simple', ${tsquery}) and c.account_id = ${accountId} and d.status = 'indexed' ${inTopics}
+      where c.tsv @@ to_tsquery('simple', ${tsTerms(terms, match === 'any' ? '|' : '&')}) and c.account_id = ${accountId} and d.status = 'indexed' ${inTopics}
       order by c.id limit ${cap}`.execute(this.db);
     return rows.rows;
+  }
+
+  /**
+   * Refreshes the planner's statistics of the chunk tables: after a bulk ingest PostgreSQL otherwise
+   * plans the keyword query as if the table were empty and ignores the full-text index.
+   */
+  async analyze(): Promise<void> {
+    if (this.dialect === 'postgres') await sql`analyze chunks, documents, chunk_vectors`.execute(this.db);
+    else await sql`analyze`.execute(this.db);
   }
 
   /** Indexed chunks in these topics (BM25's N). */
@@ -359,4 +393,17 @@ export class DocumentStore {
       .where('chunks.id', 'in', ids)
       .execute();
   }
+}
+
+/** An FTS5 query of the terms, each quoted: user text is never FTS5 syntax. */
+function ftsTerms(terms: string[], op: 'OR' | 'AND'): string {
+  return terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(` ${op} `);
+}
+
+/**
+ * A tsquery of the terms, each quoted as a lexeme (`'word'`): the terms are words of letters and
+ * digits, and quoting keeps any of them from reading as an operator.
+ */
+function tsTerms(terms: string[], op: '|' | '&'): string {
+  return terms.map((t) => `'${t.replaceAll("'", "''").replaceAll('\\', '\\\\')}'`).join(` ${op} `);
 }

@@ -6,8 +6,11 @@
  * (`^ca`, `cat`, `at$`), so inflections and typos still share most features. Each feature is hashed
  * (FNV-1a 32-bit + murmur3's finaliser) to one of 384 dimensions, with a sign from another hash bit so
  * collisions cancel on average instead of piling up. Weight: sublinear tf (1 + ln tf) × a per-kind weight
- * (words above bigrams above character grams). The vector is L2-normalised; a text with no word gives
- * the zero vector (cosine 0 with everything), never NaN.
+ * (words above bigrams above character grams) × a term weight: function words ("the", "of", "what"),
+ * which occur in nearly every text and so tell nothing apart, weigh `STOP_WEIGHT` and give no character
+ * grams, and a bigram weighs as its weaker word — a static stand-in for IDF that needs no corpus, so a
+ * vector never changes once stored. The vector is L2-normalised; a text with no word gives the zero
+ * vector (cosine 0 with everything), never NaN.
  *
  * Only the first 100,000 characters of a text are read, which bounds the time of any one call.
  */
@@ -19,6 +22,21 @@ export const HASHED_NGRAMS_MAX_CHARS = 100_000;
 const WORD_WEIGHT = 1;
 const BIGRAM_WEIGHT = 0.6;
 const TRIGRAM_WEIGHT = 0.3;
+/** Weight of a function word relative to any other word (its character grams are left out). */
+const STOP_WEIGHT = 0.1;
+
+/** English function words: in nearly every text, so they say nothing about what a text is about. */
+export const FUNCTION_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a about above after again against all am an and any are as at be because been before being below ' +
+    'between both but by can could did do does doing down during each few for from further had has have ' +
+    'having he her here hers herself him himself his how i if in into is it its itself just me more most ' +
+    'my myself no nor not now of off on once only or other our ours ourselves out over own please same she ' +
+    'should so some such tell than that the their theirs them themselves then there these they this those ' +
+    'through to too under until up us very was we were what when where which while who whom whose why will ' +
+    'with would you your yours yourself yourselves s t d ll re ve m'
+  ).split(' '),
+);
 /** Distinct seeds keep a word, a bigram and a character gram from sharing a hash by construction. */
 const WORD_SEED = 0x811c9dc5;
 const BIGRAM_SEED = 0x6a09e667;
@@ -125,13 +143,20 @@ export function embedHashedNgrams(text: string): Float32Array {
   table.reset(chars + 2 * words.length + 1);
 
   let previous = 0;
+  let previousWeight = 1;
   for (let w = 0; w < words.length; w++) {
     const word = words[w]!;
+    const weight = FUNCTION_WORDS.has(word) ? STOP_WEIGHT : 1;
     const wordHash = fnv1a(word, WORD_SEED);
-    table.add(mix(wordHash), WORD_WEIGHT);
-    if (w > 0) table.add(mix(Math.imul(previous ^ BIGRAM_SEED, 0x01000193) ^ mix(wordHash)), BIGRAM_WEIGHT);
+    table.add(mix(wordHash), WORD_WEIGHT * weight);
+    if (w > 0)
+      table.add(
+        mix(Math.imul(previous ^ BIGRAM_SEED, 0x01000193) ^ mix(wordHash)),
+        BIGRAM_WEIGHT * Math.min(weight, previousWeight),
+      );
     previous = wordHash;
-    addCharGrams(word);
+    previousWeight = weight;
+    if (weight === 1) addCharGrams(word);
   }
 
   const vector = new Float64Array(HASHED_NGRAMS_DIMENSIONS);

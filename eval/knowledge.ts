@@ -1,0 +1,263 @@
+/**
+ * `npm run eval:knowledge`: judges the knowledge base by numbers on a labeled set made for this
+ * repository (eval/knowledge/): a fictional shop's help centre (help-center.md, one document per `# `
+ * section) among this project's own docs (test/fixtures/documents/corpus/), and questions with the phrase
+ * a passage must contain to answer them (questions.json; `answer: null` marks a question nothing answers).
+ *
+ * Everything goes through the public API of a platform on the embedded default (SQLite in memory, the
+ * default embedder, default chunking): documents are loaded and processed, then each question is asked in
+ * each mode and to `builtin/extractive`. A chunk is relevant when it contains the question's phrase.
+ * Prints, per mode: nDCG@10, Recall@10 and Recall@50 (share of the relevant chunks found), MRR; the same
+ * for a plain BM25 library (wink-bm25-text-search, a devDependency used only here) over the same chunks;
+ * and the answerer's answer rate (the answer quotes the phrase), abstention rate on unanswerable
+ * questions and mean answer length in words. `EVAL_DIALECT=postgres` runs on PostgreSQL instead;
+ * `EVAL_JSON=1` prints the figures as JSON, `EVAL_VERBOSE=1` the answerer's misses.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { NOTHING_FOUND } from '../src/modules/llm/builtin/extractive.js';
+import { createTestPlatform, type TestPlatform } from '../test/helpers/platform.js';
+
+const here = import.meta.dirname;
+const DATA = path.join(here, 'knowledge');
+const DOCS = path.join(here, '..', 'test', 'fixtures', 'documents', 'corpus');
+const MODES = ['keyword', 'vector', 'hybrid'] as const;
+const DEPTH = 50;
+
+interface Question {
+  q: string;
+  answer: string | null;
+}
+interface Chunk {
+  chunkId: string;
+  text: string;
+}
+
+const normal = (text: string) => text.toLowerCase().replace(/\s+/g, ' ');
+
+function documents(): Array<{ title: string; content: string; file: string }> {
+  const help = readFileSync(path.join(DATA, 'help-center.md'), 'utf8')
+    .split(/^# /m)
+    .filter((s) => s.trim() !== '')
+    .map((section) => {
+      const title = section.slice(0, section.indexOf('\n')).trim();
+      return { title, content: `# ${section.trim()}\n`, file: `help-center.md#${title}` };
+    });
+  const docs = readdirSync(DOCS)
+    .sort()
+    .map((file) => ({ title: file, content: readFileSync(path.join(DOCS, file), 'utf8'), file }));
+  return [...help, ...docs];
+}
+
+async function ok<T>(
+  p: TestPlatform,
+  method: 'GET' | 'POST',
+  url: string,
+  payload?: Record<string, unknown>,
+): Promise<T> {
+  const res = await p.request({ method, url, ...(payload === undefined ? {} : { payload }) });
+  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+  return res.json() as T;
+}
+
+async function ingest(p: TestPlatform): Promise<Chunk[]> {
+  const chunks: Chunk[] = [];
+  for (const doc of documents()) {
+    const loaded = await ok<{ documentId: string }>(p, 'POST', '/api/documents/load', {
+      source: 'markdown',
+      content: doc.content,
+      title: doc.title,
+      topic: 'eval',
+      metadata: { file: doc.file },
+    });
+    await ok(p, 'POST', `/api/documents/${loaded.documentId}/process?wait=true`, {});
+    const view = await ok<{ status: string }>(p, 'GET', `/api/documents/${loaded.documentId}?fields=status`);
+    if (view.status !== 'indexed') throw new Error(`${doc.file} is ${view.status}`);
+    const list = await ok<{ data: Chunk[] }>(p, 'GET', `/api/documents/${loaded.documentId}/chunks`);
+    chunks.push(...list.data);
+  }
+  return chunks;
+}
+
+interface Scores {
+  ndcg10: number;
+  recall10: number;
+  recall50: number;
+  mrr: number;
+}
+
+/** Binary-relevance metrics of one ranking. */
+function judge(ranking: string[], relevant: Set<string>): Scores {
+  let dcg = 0;
+  let ideal = 0;
+  for (let i = 0; i < 10; i++) {
+    if (ranking[i] !== undefined && relevant.has(ranking[i]!)) dcg += 1 / Math.log2(i + 2);
+    if (i < relevant.size) ideal += 1 / Math.log2(i + 2);
+  }
+  const found = (k: number) => ranking.slice(0, k).filter((id) => relevant.has(id)).length / relevant.size;
+  const first = ranking.findIndex((id) => relevant.has(id));
+  return {
+    ndcg10: ideal === 0 ? 0 : dcg / ideal,
+    recall10: found(10),
+    recall50: found(50),
+    mrr: first < 0 ? 0 : 1 / (first + 1),
+  };
+}
+
+function mean(list: Scores[]): Scores {
+  const sum = (key: keyof Scores) => list.reduce((n, s) => n + s[key], 0) / (list.length || 1);
+  return { ndcg10: sum('ndcg10'), recall10: sum('recall10'), recall50: sum('recall50'), mrr: sum('mrr') };
+}
+
+interface WinkEngine {
+  defineConfig(config: { fldWeights: Record<string, number> }): void;
+  definePrepTasks(tasks: Array<(input: never) => unknown>): void;
+  addDoc(doc: Record<string, string>, id: string): void;
+  consolidate(): void;
+  search(query: string, limit?: number): Array<[string, number]>;
+}
+
+/** The baseline: wink-bm25-text-search with its documented preparation (lower case, words, no stop words, stems). */
+function baseline(chunks: Chunk[]): (query: string) => string[] {
+  const require = createRequire(import.meta.url);
+  let bm25: () => WinkEngine;
+  let nlp: {
+    string: Record<string, (s: string) => never>;
+    tokens: Record<string, (t: string[]) => never>;
+  };
+  try {
+    bm25 = require('wink-bm25-text-search');
+    nlp = require('wink-nlp-utils');
+  } catch {
+    throw new Error('the baseline needs the devDependency wink-bm25-text-search: npm install');
+  }
+  const engine = bm25();
+  engine.defineConfig({ fldWeights: { body: 1 } });
+  engine.definePrepTasks([
+    nlp.string.lowerCase!,
+    nlp.string.removeExtraSpaces!,
+    nlp.string.tokenize0!,
+    nlp.tokens.removeWords!,
+    nlp.tokens.stem!,
+  ]);
+  for (const chunk of chunks) engine.addDoc({ body: chunk.text }, chunk.chunkId);
+  engine.consolidate();
+  return (query) => engine.search(query, DEPTH).map(([id]) => id);
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+const f3 = (x: number) => x.toFixed(3);
+
+async function main(): Promise<void> {
+  const dialect = process.env.EVAL_DIALECT === 'postgres' ? 'postgres' : 'sqlite';
+  const questions = (
+    JSON.parse(readFileSync(path.join(DATA, 'questions.json'), 'utf8')) as {
+      questions: Question[];
+    }
+  ).questions;
+  const p = await createTestPlatform({ dialect });
+  try {
+    const started = performance.now();
+    const chunks = await ingest(p);
+    const ingestMs = performance.now() - started;
+    const answerable = questions.filter((q): q is Question & { answer: string } => q.answer !== null);
+    const relevantOf = new Map<string, Set<string>>();
+    for (const q of answerable) {
+      const phrase = normal(q.answer);
+      const relevant = new Set(chunks.filter((c) => normal(c.text).includes(phrase)).map((c) => c.chunkId));
+      if (relevant.size === 0) throw new Error(`no chunk holds the answer of "${q.q}": "${q.answer}"`);
+      relevantOf.set(q.q, relevant);
+    }
+
+    // EVAL_WEIGHTS=keyword,vector tries fusion weights other than the defaults.
+    const [kw, vw] = (process.env.EVAL_WEIGHTS ?? '').split(',').map(Number);
+    const weights = kw !== undefined && vw !== undefined && vw >= 0 ? { keyword: kw, vector: vw } : null;
+    const retrieval: Record<string, Scores> = {};
+    for (const mode of MODES) {
+      const scores: Scores[] = [];
+      for (const q of answerable) {
+        const res = await ok<{ results: Array<{ chunkId: string }> }>(p, 'POST', '/api/knowledge/query', {
+          query: q.q,
+          mode,
+          topK: DEPTH,
+          topics: ['eval'],
+          ...(weights && mode === 'hybrid' ? { weights } : {}),
+        });
+        scores.push(
+          judge(
+            res.results.map((r) => r.chunkId),
+            relevantOf.get(q.q)!,
+          ),
+        );
+      }
+      retrieval[mode] = mean(scores);
+    }
+    const search = baseline(chunks);
+    retrieval['wink-bm25-text-search'] = mean(
+      answerable.map((q) => judge(search(q.q), relevantOf.get(q.q)!)),
+    );
+
+    let right = 0;
+    let abstainedAnswerable = 0;
+    let abstainedUnanswerable = 0;
+    let words = 0;
+    let answered = 0;
+    const misses: string[] = [];
+    for (const q of questions) {
+      const res = await ok<{ message: { content: string } }>(p, 'POST', '/api/chat', {
+        model: 'builtin/extractive',
+        stream: false,
+        messages: [{ role: 'user', content: q.q }],
+      });
+      const content = res.message.content;
+      const abstained = content.startsWith(NOTHING_FOUND.slice(0, 30));
+      const body = content.split('\n\nSources:')[0] ?? '';
+      if (q.answer === null) {
+        if (abstained) abstainedUnanswerable++;
+        else misses.push(`answered the unanswerable "${q.q}": ${body.slice(0, 120)}`);
+        continue;
+      }
+      if (abstained) {
+        abstainedAnswerable++;
+        misses.push(`abstained on "${q.q}"`);
+        continue;
+      }
+      answered++;
+      words += body.split(/\s+/).filter(Boolean).length;
+      if (normal(body).includes(normal(q.answer))) right++;
+      else misses.push(`wrong answer to "${q.q}": ${body.slice(0, 120)}`);
+    }
+    const unanswerable = questions.length - answerable.length;
+    const answerer = {
+      answerRate: right / answerable.length,
+      abstainedOnAnswerable: abstainedAnswerable / answerable.length,
+      abstainedOnUnanswerable: abstainedUnanswerable / unanswerable,
+      meanWords: words / (answered || 1),
+    };
+
+    if (process.env.EVAL_JSON) {
+      console.log(JSON.stringify({ dialect, chunks: chunks.length, retrieval, answerer }, null, 2));
+      return;
+    }
+    console.log(
+      `knowledge eval (${dialect}): ${chunks.length} chunks from ${documents().length} documents ingested in ` +
+        `${(ingestMs / 1000).toFixed(1)} s; ${answerable.length} answerable and ${unanswerable} unanswerable questions`,
+    );
+    console.log('retrieval           nDCG@10  Recall@10  Recall@50  MRR');
+    for (const [name, s] of Object.entries(retrieval))
+      console.log(
+        `${name.padEnd(22)}${f3(s.ndcg10)}    ${f3(s.recall10)}      ${f3(s.recall50)}      ${f3(s.mrr)}`,
+      );
+    console.log(
+      `answerer (builtin/extractive): right answers ${pct(answerer.answerRate)} of answerable, ` +
+        `abstained on ${pct(answerer.abstainedOnUnanswerable)} of unanswerable and ${pct(answerer.abstainedOnAnswerable)} ` +
+        `of answerable, ${answerer.meanWords.toFixed(1)} words per answer on average`,
+    );
+    if (process.env.EVAL_VERBOSE) for (const miss of misses) console.log(`  - ${miss}`);
+  } finally {
+    await p.close();
+  }
+}
+
+await main();
