@@ -54,7 +54,7 @@ export function webhookNodesOf(def: WorkflowDefinition): WebhookNodeInfo[] {
   const out: WebhookNodeInfo[] = [];
   for (const node of def.nodes) {
     if (node.disabled) continue;
-    if (node.type === 'webhook') out.push(platformWebhook(node));
+    if (node.type === 'n8n-nodes-platform.webhook') out.push(platformWebhook(node));
     else if (node.type === 'n8n-nodes-base.webhook') out.push(...n8nWebhook(node));
   }
   return out;

@@ -19,7 +19,7 @@ export const FlowPredictionParameters = Type.Object({
 
 /** Asks a flow (`POST /api/v1/prediction/{flowId}`), one prediction per item; the output is its answer. */
 export const flowPredictionNode = defineNode({
-  type: 'flowPrediction',
+  type: 'n8n-nodes-platform.flowPrediction',
   schema: FlowPredictionParameters,
   async execute(ctx) {
     const out: Item[] = [];

@@ -54,7 +54,7 @@ function parseBody(format: 'json' | 'text', text: string): Json {
 
 /** One outbound request per item, through the guarded `deps.http` only. */
 export const httpRequestNode = defineNode({
-  type: 'httpRequest',
+  type: 'n8n-nodes-platform.httpRequest',
   schema: HttpRequestParameters,
   async execute(ctx) {
     const out: Item[] = [];

@@ -10,7 +10,7 @@ export const IfParameters = Type.Object({
 
 /** Routes each item to output 0 (conditions hold) or output 1 (they do not). */
 export const ifNode = defineNode({
-  type: 'if',
+  type: 'n8n-nodes-platform.if',
   schema: IfParameters,
   outputs: () => 2,
   async execute(ctx) {

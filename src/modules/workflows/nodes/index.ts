@@ -4,7 +4,6 @@ import { httpRequestNode } from './http-request.js';
 import { ifNode } from './if.js';
 import { documentLoadNode, knowledgeQueryNode } from './knowledge.js';
 import { markdownNode } from './markdown.js';
-import { mergeNode } from './merge.js';
 import { codeNode } from './n8n/code.js';
 import { errorTriggerNode } from './n8n/error-trigger.js';
 import { n8nDataNodes } from './n8n/group-data.js';
@@ -14,29 +13,18 @@ import { manualTriggerNode } from './n8n/manual-trigger.js';
 import { n8nRespondToWebhookNode } from './n8n/respond-to-webhook.js';
 import { n8nWaitNode } from './n8n/wait.js';
 import { n8nWebhookNode } from './n8n/webhook.js';
-import { noOpNode } from './no-op.js';
-import { respondToWebhookNode } from './respond-to-webhook.js';
-import { setNode } from './set.js';
 import { splitItemsNode } from './split-items.js';
-import { stopAndErrorNode } from './stop-and-error.js';
 import { switchNode } from './switch.js';
 import { validateNode } from './validate.js';
-import { waitNode } from './wait.js';
 import { webhookNode } from './webhook.js';
 
 /** Every node type the platform knows, by type name. */
 export const allNodeTypes: NodeType[] = [
   webhookNode,
-  respondToWebhookNode,
   httpRequestNode,
-  setNode,
   ifNode,
   switchNode,
-  mergeNode,
   splitItemsNode,
-  waitNode,
-  noOpNode,
-  stopAndErrorNode,
   markdownNode,
   validateNode,
   documentLoadNode,

@@ -37,7 +37,7 @@ export const KnowledgeQueryParameters = Type.Object({
 
 /** Loads a document into the knowledge base (and by default processes it), one per item. */
 export const documentLoadNode = defineNode({
-  type: 'documentLoad',
+  type: 'n8n-nodes-platform.documentLoad',
   schema: DocumentLoadParameters,
   async execute(ctx) {
     const out: Item[] = [];
@@ -64,7 +64,7 @@ export const documentLoadNode = defineNode({
 
 /** Searches the knowledge base; one item per result. */
 export const knowledgeQueryNode = defineNode({
-  type: 'knowledgeQuery',
+  type: 'n8n-nodes-platform.knowledgeQuery',
   schema: KnowledgeQueryParameters,
   async execute(ctx) {
     const out: Item[] = [];

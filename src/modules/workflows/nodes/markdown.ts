@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
 import { defineNode, output } from '../engine/node-type.js';
 import type { Item, Json } from '../engine/types.js';
-import { setPath } from './set.js';
 import { getPath } from './split-items.js';
 
 export const MarkdownParameters = Type.Object({
@@ -123,7 +122,7 @@ function trimTrailingNewlines(text: string): string {
 
 /** Converts each item's block array into Markdown at `destinationField`. */
 export const markdownNode = defineNode({
-  type: 'markdown',
+  type: 'n8n-nodes-platform.markdown',
   schema: MarkdownParameters,
   async execute(ctx) {
     const out: Item[] = [];
@@ -136,3 +135,21 @@ export const markdownNode = defineNode({
     return output(out);
   },
 });
+
+const FORBIDDEN = new Set(['__proto__', 'prototype', 'constructor']);
+
+/** Sets `a.b.c` in `target`, creating objects on the way; refuses prototype keys. */
+export function setPath(target: Record<string, Json>, path: string, value: Json): void {
+  const keys = path.split('.');
+  let cur: Record<string, Json> = target;
+  keys.forEach((key, i) => {
+    if (FORBIDDEN.has(key)) throw new Error(`Field name '${path}' is not allowed`);
+    if (i === keys.length - 1) {
+      cur[key] = value;
+      return;
+    }
+    const next = cur[key];
+    if (next === null || typeof next !== 'object' || Array.isArray(next)) cur[key] = {};
+    cur = cur[key] as Record<string, Json>;
+  });
+}

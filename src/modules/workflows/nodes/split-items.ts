@@ -23,7 +23,7 @@ export function getPath(json: Json | undefined, path: string): Json | undefined 
 
 /** One item per element of an array field. */
 export const splitItemsNode = defineNode({
-  type: 'splitItems',
+  type: 'n8n-nodes-platform.splitItems',
   schema: SplitItemsParameters,
   async execute(ctx) {
     const out: Item[] = [];

@@ -19,7 +19,7 @@ const ruleCount = (params: Record<string, unknown>) =>
 
 /** Routes each item by the first (or every) rule it matches. */
 export const switchNode = defineNode({
-  type: 'switch',
+  type: 'n8n-nodes-platform.switch',
   schema: SwitchParameters,
   outputs: (params) => ruleCount(params) + (params.fallbackOutput === 'extra' ? 1 : 0),
   async execute(ctx) {

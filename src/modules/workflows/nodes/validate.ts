@@ -49,7 +49,7 @@ function typeOk(type: FieldType, v: Json): boolean {
 
 /** Checks fields of each item; fails with every problem listed (a 400 for a webhook body), else passes items on. */
 export const validateNode = defineNode({
-  type: 'validate',
+  type: 'n8n-nodes-platform.validate',
   schema: ValidateParameters,
   async execute(ctx) {
     const problems: ValidationProblem[] = [];

@@ -51,7 +51,7 @@ export const WebhookParameters = Type.Object({
  * the run here; the node passes it on unchanged.
  */
 export const webhookNode = defineNode({
-  type: 'webhook',
+  type: 'n8n-nodes-platform.webhook',
   schema: WebhookParameters,
   trigger: true,
   inputs: 0,
