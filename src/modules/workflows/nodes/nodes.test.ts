@@ -19,7 +19,8 @@ const problemsOf = (type: string, params: Record<string, unknown>) => {
   const nodeType = defaultNodeRegistry.get(node.type, node.typeVersion);
   if (!nodeType) throw new Error(type);
   const problems = checkParameters(nodeType.schema, node.parameters, 'parameters', true);
-  if (problems.length > 0 || !nodeType.check) return problems.map((p) => p.path);
+  // A union (Merge v3's `mode`) may name one path twice.
+  if (problems.length > 0 || !nodeType.check) return [...new Set(problems.map((p) => p.path))];
   const limits = { maxWaitMs: 86_400_000, now: new Date() };
   return nodeType.check(withDefaults(nodeType.schema, node.parameters) as never, limits).map((p) => p.path);
 };
