@@ -8,6 +8,7 @@ import {
   type WorkflowNode,
 } from './engine/index.js';
 import { resolveAliases } from './nodes/aliases.js';
+import { defaultNodeRegistry } from './nodes/index.js';
 import type { WorkflowBodyT } from './schemas.js';
 import type { WorkflowRow } from './workflow-store.js';
 
@@ -101,7 +102,7 @@ const hooksByDefinition = new WeakMap<WorkflowDefinition, WebhookNodeInfo[]>();
 export function webhookNodesOf(def: WorkflowDefinition): WebhookNodeInfo[] {
   let hooks = hooksByDefinition.get(def);
   if (!hooks) {
-    hooks = parseWebhookNodes(def);
+    hooks = parseWebhookNodes(def, defaultNodeRegistry);
     hooksByDefinition.set(def, hooks);
   }
   return hooks;

@@ -1,10 +1,7 @@
-import type { Static } from 'typebox';
-import { allowListOf, N8nWebhookParameters, n8nWebhookResponseCode } from '../nodes/n8n/webhook.js';
-import { WebhookParameters } from '../nodes/webhook.js';
-import { withDefaults } from './parameters.js';
-import { credentialRefOf, type WorkflowDefinition, type WorkflowNode } from './types.js';
+import type { NodeRegistry } from './node-type.js';
+import type { WorkflowDefinition } from './types.js';
 
-export type WebhookParams = Static<typeof WebhookParameters>;
+export type WebhookHttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
 
 /** A webhook node's parsed parameters, as the service registers and answers it. */
 export interface WebhookNodeInfo {
@@ -17,14 +14,14 @@ export interface WebhookNodeInfo {
   path: string;
   /** The first segment of a path with parameters (the node's webhook id), else null. */
   dynamicPrefix: string | null;
-  httpMethod: WebhookParams['httpMethod'];
+  httpMethod: WebhookHttpMethod;
   /** `jwtAuth`: n8n's Webhook checking a bearer JWT against a jwtAuth credential. */
-  authentication: WebhookParams['authentication'] | 'jwtAuth';
+  authentication: 'none' | 'basicAuth' | 'headerAuth' | 'queryAuth' | 'apiKey' | 'hmac' | 'jwtAuth';
   /** Credential id for the authentication (parameter `credential`, else node.credentials[authentication]). */
   credentialId: string | null;
-  responseMode: WebhookParams['responseMode'];
+  responseMode: 'onReceived' | 'lastNode' | 'responseNode';
   responseCode: number;
-  responseData: WebhookParams['responseData'] | 'firstEntryBinary';
+  responseData: 'firstEntryJson' | 'allEntries' | 'noData' | 'firstEntryBinary';
   options: {
     rawBody: boolean;
     bodyLimitBytes: number;
@@ -49,95 +46,19 @@ export interface WebhookNodeInfo {
   responseBinaryPropertyName: string;
 }
 
-/** The enabled webhook nodes of a workflow with their parameters (defaults applied), one per method. */
-export function webhookNodesOf(def: WorkflowDefinition): WebhookNodeInfo[] {
+/**
+ * The enabled webhook nodes of a workflow with their parameters (defaults applied), one per method.
+ * Each webhook node type parses its own parameters (`NodeType.webhook`); the engine knows none of them.
+ */
+export function webhookNodesOf(def: WorkflowDefinition, registry: NodeRegistry): WebhookNodeInfo[] {
   const out: WebhookNodeInfo[] = [];
   for (const node of def.nodes) {
     if (node.disabled) continue;
-    if (node.type === 'n8n-nodes-platform.webhook') out.push(platformWebhook(node));
-    else if (node.type === 'n8n-nodes-base.webhook') out.push(...n8nWebhook(node));
+    const parse = registry.get(node.type, node.typeVersion)?.webhook?.parse;
+    if (parse) out.push(...parse(node));
   }
   return out;
 }
-
-function platformWebhook(node: WorkflowNode): WebhookNodeInfo {
-  const p = withDefaults(WebhookParameters, node.parameters) as WebhookParams;
-  const credentials = node.credentials ?? {};
-  return {
-    nodeName: node.name,
-    nodeId: node.id,
-    path: trimSlashes(String(p.path ?? '')),
-    dynamicPrefix: null,
-    httpMethod: p.httpMethod,
-    authentication: p.authentication,
-    credentialId:
-      p.credential ??
-      credentialRefOf(credentials[p.authentication]) ??
-      credentialRefOf(Object.values(credentials)[0]),
-    responseMode: p.responseMode,
-    responseCode: p.responseCode,
-    responseData: p.responseData,
-    options: {
-      rawBody: p.options.rawBody,
-      bodyLimitBytes: p.options.bodyLimitBytes,
-      dedupeKey: p.options.dedupeKey ?? null,
-      hmacHeader: p.options.hmacHeader,
-      hmacTimestampHeader: p.options.hmacTimestampHeader,
-      hmacRequireTimestamp: p.options.hmacRequireTimestamp,
-      ipAllowList: null,
-      binaryBody: 'never',
-      binaryPropertyName: null,
-      rawBodyAs: 'json',
-    },
-    responseBinaryPropertyName: 'data',
-  };
-}
-
-/** n8n's Webhook node as the same description; its credential sits under n8n's credential type name. */
-function n8nWebhook(node: WorkflowNode): WebhookNodeInfo[] {
-  const p = withDefaults(N8nWebhookParameters, node.parameters) as Static<typeof N8nWebhookParameters>;
-  const defaults = withDefaults(WebhookParameters, { path: p.path }) as WebhookParams;
-  const credentialType =
-    p.authentication === 'none'
-      ? null
-      : WEBHOOK_CREDENTIAL_TYPES[p.authentication as 'basicAuth' | 'headerAuth' | 'jwtAuth'];
-  const credentials = node.credentials ?? {};
-  const methods = Array.isArray(p.httpMethod) ? p.httpMethod : [p.httpMethod];
-  const path = trimSlashes(p.path);
-  // n8n reaches a path with parameters under the node's webhook id (every n8n export has one).
-  const dynamicPrefix = path.split('/').some((s) => s.startsWith(':')) ? (node.webhookId ?? node.id) : null;
-  return methods.map((httpMethod) => ({
-    nodeName: node.name,
-    nodeId: node.id,
-    path: dynamicPrefix ? `${dynamicPrefix}/${path}` : path,
-    dynamicPrefix,
-    httpMethod,
-    authentication: p.authentication,
-    credentialId: credentialType
-      ? (credentialRefOf(credentials[credentialType]) ?? credentialRefOf(Object.values(credentials)[0]))
-      : null,
-    responseMode: p.responseMode,
-    responseCode: n8nWebhookResponseCode(p),
-    responseData: p.options.noResponseBody && p.responseMode === 'onReceived' ? 'noData' : p.responseData,
-    options: {
-      ...defaults.options,
-      rawBody: p.options.rawBody ?? false,
-      dedupeKey: null,
-      ipAllowList: p.options.ipWhitelist ? allowListOf(p.options.ipWhitelist) : null,
-      binaryBody: p.options.binaryData ? 'always' : (node.typeVersion ?? 1) >= 2 ? 'unparsed' : 'never',
-      binaryPropertyName: p.options.binaryPropertyName ?? null,
-      rawBodyAs: 'binary',
-    },
-    responseBinaryPropertyName: p.responseBinaryPropertyName ?? 'data',
-  }));
-}
-
-/** n8n's credential type per webhook authentication. */
-const WEBHOOK_CREDENTIAL_TYPES = {
-  basicAuth: 'httpBasicAuth',
-  headerAuth: 'httpHeaderAuth',
-  jwtAuth: 'jwtAuth',
-} as const;
 
 /** `/a/b/` → `a/b`. A loop, not `/\/+$/`: that regex is quadratic on a long run of slashes. */
 export function trimSlashes(path: string): string {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defaultNodeRegistry } from '../nodes/index.js';
 import { webhookNodesOf } from './index.js';
 import { ctx, jsonOf, testDeps, trigger, webhookNode, workflow } from './testing.js';
 import { WorkflowEngine } from './workflow-engine.js';
@@ -51,7 +52,7 @@ describe('WorkflowEngine: webhook → set → respondToWebhook', () => {
   });
 
   it('gives the service the webhook nodes with defaults', () => {
-    expect(webhookNodesOf(def)).toEqual([
+    expect(webhookNodesOf(def, defaultNodeRegistry)).toEqual([
       {
         nodeName: 'Webhook',
         nodeId: 'n0',

@@ -1,6 +1,9 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { isExpression } from '../engine/expressions.js';
 import { defineNode, output } from '../engine/node-type.js';
+import { withDefaults } from '../engine/parameters.js';
+import { credentialRefOf, type WorkflowNode } from '../engine/types.js';
+import { trimSlashes, type WebhookNodeInfo } from '../engine/webhook-nodes.js';
 
 export const WEBHOOK_AUTHENTICATIONS = [
   'none',
@@ -55,6 +58,7 @@ export const webhookNode = defineNode({
   schema: WebhookParameters,
   trigger: true,
   inputs: 0,
+  webhook: { parse: (node) => [platformWebhook(node)] },
   check(params) {
     const key = params.options?.dedupeKey;
     return key !== undefined && !isExpression(key)
@@ -65,3 +69,39 @@ export const webhookNode = defineNode({
     return output(ctx.items);
   },
 });
+
+export type WebhookParams = Static<typeof WebhookParameters>;
+
+/** The node's parameters (defaults applied) as the service registers and answers it. */
+function platformWebhook(node: WorkflowNode): WebhookNodeInfo {
+  const p = withDefaults(WebhookParameters, node.parameters) as WebhookParams;
+  const credentials = node.credentials ?? {};
+  return {
+    nodeName: node.name,
+    nodeId: node.id,
+    path: trimSlashes(String(p.path ?? '')),
+    dynamicPrefix: null,
+    httpMethod: p.httpMethod,
+    authentication: p.authentication,
+    credentialId:
+      p.credential ??
+      credentialRefOf(credentials[p.authentication]) ??
+      credentialRefOf(Object.values(credentials)[0]),
+    responseMode: p.responseMode,
+    responseCode: p.responseCode,
+    responseData: p.responseData,
+    options: {
+      rawBody: p.options.rawBody,
+      bodyLimitBytes: p.options.bodyLimitBytes,
+      dedupeKey: p.options.dedupeKey ?? null,
+      hmacHeader: p.options.hmacHeader,
+      hmacTimestampHeader: p.options.hmacTimestampHeader,
+      hmacRequireTimestamp: p.options.hmacRequireTimestamp,
+      ipAllowList: null,
+      binaryBody: 'never',
+      binaryPropertyName: null,
+      rawBodyAs: 'json',
+    },
+    responseBinaryPropertyName: 'data',
+  };
+}

@@ -1,12 +1,15 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { isValidCidr } from '../../../../core/http/ip-rules.js';
 import { isExpression } from '../../engine/expressions.js';
 import { defineNode, output } from '../../engine/node-type.js';
-import { HTTP_METHODS } from '../webhook.js';
+import { withDefaults } from '../../engine/parameters.js';
+import { credentialRefOf, type WorkflowNode } from '../../engine/types.js';
+import { trimSlashes, type WebhookNodeInfo } from '../../engine/webhook-nodes.js';
+import { HTTP_METHODS, WebhookParameters, type WebhookParams } from '../webhook.js';
 
 /**
  * n8n's Webhook trigger (v1, 1.1, 2, 2.1) in n8n's parameter shape. The service registers it at
- * `/webhook/{path}` like the platform's own `webhook` node (engine/webhook-nodes.ts maps the two onto one
+ * `/webhook/{path}` like the platform's own `webhook` node (each parses its parameters into one
  * description). A path with parameters (`users/:id`) is n8n's dynamic webhook, reached under the node's
  * webhook id. Bodies it does not parse (v2; v1 with `options.binaryData`), uploaded files and
  * `options.rawBody` arrive as binary data, as in n8n. What the platform cannot do yet is refused at
@@ -79,6 +82,7 @@ export const n8nWebhookNode = defineNode({
   schema: N8nWebhookParameters,
   trigger: true,
   inputs: 0,
+  webhook: { parse: n8nWebhook },
   check(params) {
     const problems = [];
     for (const [name, value] of Object.entries({ path: params.path, httpMethod: params.httpMethod })) {
@@ -159,3 +163,49 @@ export function allowListOf(text: string): string[] {
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
 }
+
+/** n8n's Webhook node as the same description; its credential sits under n8n's credential type name. */
+function n8nWebhook(node: WorkflowNode): WebhookNodeInfo[] {
+  const p = withDefaults(N8nWebhookParameters, node.parameters) as Static<typeof N8nWebhookParameters>;
+  const defaults = withDefaults(WebhookParameters, { path: p.path }) as WebhookParams;
+  const credentialType =
+    p.authentication === 'none'
+      ? null
+      : WEBHOOK_CREDENTIAL_TYPES[p.authentication as 'basicAuth' | 'headerAuth' | 'jwtAuth'];
+  const credentials = node.credentials ?? {};
+  const methods = Array.isArray(p.httpMethod) ? p.httpMethod : [p.httpMethod];
+  const path = trimSlashes(p.path);
+  // n8n reaches a path with parameters under the node's webhook id (every n8n export has one).
+  const dynamicPrefix = path.split('/').some((s) => s.startsWith(':')) ? (node.webhookId ?? node.id) : null;
+  return methods.map((httpMethod) => ({
+    nodeName: node.name,
+    nodeId: node.id,
+    path: dynamicPrefix ? `${dynamicPrefix}/${path}` : path,
+    dynamicPrefix,
+    httpMethod,
+    authentication: p.authentication,
+    credentialId: credentialType
+      ? (credentialRefOf(credentials[credentialType]) ?? credentialRefOf(Object.values(credentials)[0]))
+      : null,
+    responseMode: p.responseMode,
+    responseCode: n8nWebhookResponseCode(p),
+    responseData: p.options.noResponseBody && p.responseMode === 'onReceived' ? 'noData' : p.responseData,
+    options: {
+      ...defaults.options,
+      rawBody: p.options.rawBody ?? false,
+      dedupeKey: null,
+      ipAllowList: p.options.ipWhitelist ? allowListOf(p.options.ipWhitelist) : null,
+      binaryBody: p.options.binaryData ? 'always' : (node.typeVersion ?? 1) >= 2 ? 'unparsed' : 'never',
+      binaryPropertyName: p.options.binaryPropertyName ?? null,
+      rawBodyAs: 'binary',
+    },
+    responseBinaryPropertyName: p.responseBinaryPropertyName ?? 'data',
+  }));
+}
+
+/** n8n's credential type per webhook authentication. */
+const WEBHOOK_CREDENTIAL_TYPES = {
+  basicAuth: 'httpBasicAuth',
+  headerAuth: 'httpHeaderAuth',
+  jwtAuth: 'jwtAuth',
+} as const;
