@@ -42,7 +42,7 @@ import './tables.js';
 import { workflowsMigrations } from './migrations/index.js';
 
 /** Notion-style blocks to Markdown (the `markdown` node's converter), for the knowledge base's workspace source. */
-export { blocksToMarkdown } from './nodes/markdown.js';
+export { blocksToMarkdown } from './nodes/platform/markdown/index.js';
 
 export interface WorkflowsApi {
   workflows: WorkflowService;

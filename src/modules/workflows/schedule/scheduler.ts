@@ -6,7 +6,10 @@ import { AppError, isAppError } from '../../../core/errors.js';
 import type { WorkflowDefinition } from '../engine/index.js';
 import { withDefaults } from '../engine/parameters.js';
 import type { ExecutionRunner } from '../execution-runner.js';
-import { ScheduleTriggerParameters, type ScheduleTriggerParams } from '../nodes/n8n/schedule-trigger.js';
+import {
+  ScheduleTriggerParameters,
+  type ScheduleTriggerParams,
+} from '../nodes/n8n/schedule-trigger/index.js';
 import type { WorkflowStore } from '../workflow-store.js';
 import { type IntervalRule, nextFire, type ScheduleSpec, scheduleItem, specOf } from './rules.js';
 import type { ScheduleRow, ScheduleStore } from './schedule-store.js';

@@ -1,10 +1,10 @@
 import type { NodeType } from '../../engine/node-type.js';
-import { n8nFilterNodes } from './filter.js';
-import { n8nIfNodes } from './if.js';
-import { n8nSetV1Node } from './set-v1.js';
-import { n8nSetV3Nodes } from './set-v3.js';
-import { splitInBatchesV3Node } from './split-in-batches.js';
-import { n8nSwitchNodes } from './switch.js';
+import { n8nFilterNodes } from './filter/index.js';
+import { n8nIfNodes } from './if/index.js';
+import { n8nSetV3Nodes } from './set/index.js';
+import { n8nSetV1Node } from './set/v1.js';
+import { splitInBatchesV3Node } from './split-in-batches/index.js';
+import { n8nSwitchNodes } from './switch/index.js';
 
 /** n8n's node types of this group, in n8n's type names and parameter shapes per typeVersion. */
 export const n8nLogicNodes: NodeType[] = [
