@@ -7,10 +7,10 @@ import type {
   Item,
   NodeContext,
   ValidationProblem,
+  WebhookNodeInfo,
   WebhookResponse,
   WorkflowNode,
 } from './types.js';
-import type { WebhookNodeInfo } from './webhook-nodes.js';
 
 /** What a node's `execute` returns: items per output, or a pause, or a webhook response. */
 export type NodeResult =
