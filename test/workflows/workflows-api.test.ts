@@ -25,12 +25,59 @@ describe.each(await testDialects())('workflows API on %s', (dialect) => {
     const wf = res.json() as Record<string, unknown> & { nodes: Array<Record<string, unknown>> };
     expect(wf.id).toMatch(/^wf_/);
     expect(wf.active).toBe(false);
-    expect(wf.nodes[0]).toMatchObject({ name: 'Webhook', type: 'webhook', position: [0, 0] });
+    // Short names are import-time aliases: the saved workflow holds the prefixed or n8n type.
+    expect(wf.nodes[0]).toMatchObject({
+      name: 'Webhook',
+      type: 'n8n-nodes-platform.webhook',
+      typeVersion: 1,
+      position: [0, 0],
+    });
     expect(typeof wf.nodes[0]?.id).toBe('string');
     expect(wf.connections).toEqual({ Webhook: { main: [[{ node: 'Set', type: 'main', index: 0 }]] } });
     const got = await p.request({ method: 'GET', url: `/api/v1/workflows/${wf.id}` });
     expect(got.statusCode).toBe(200);
     expect(got.json()).toEqual(wf);
+  });
+
+  it("stores a short node name as n8n's type and version, its parameters in n8n's shape", async () => {
+    const res = await p.request({ method: 'POST', url: '/api/v1/workflows', payload: echoFlow('aliased') });
+    expect(res.statusCode).toBe(201);
+    const wf = res.json() as { id: string; nodes: Array<Record<string, unknown>> };
+    expect(wf.nodes[1]).toMatchObject({
+      name: 'Set',
+      type: 'n8n-nodes-base.set',
+      typeVersion: 3.4,
+      parameters: {
+        mode: 'manual',
+        includeOtherFields: true,
+        assignments: {
+          assignments: [
+            { name: 'echoed', value: '={{ $json.body.message }}' },
+            { name: 'ok', value: true, type: 'boolean' },
+          ],
+        },
+      },
+    });
+    // An update with short names is resolved the same way.
+    const put = await p.request({
+      method: 'PUT',
+      url: `/api/v1/workflows/${wf.id}`,
+      payload: echoFlow('aliased'),
+    });
+    expect(put.statusCode).toBe(200);
+    const types = (put.json() as { nodes: Array<{ type: string }> }).nodes.map((n) => n.type);
+    expect(types).toEqual(['n8n-nodes-platform.webhook', 'n8n-nodes-base.set']);
+  });
+
+  it('refuses an unknown node type with a 400 naming it, alias or not', async () => {
+    const body = echoFlow('unknown-type');
+    const res = await p.request({
+      method: 'POST',
+      url: '/api/v1/workflows',
+      payload: { ...body, nodes: [body.nodes[0], { ...body.nodes[1], type: 'setFields' }] },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toMatch(/unknown node type 'setFields'/);
   });
 
   it('takes the key in X-WORKFLOW-API-KEY', async () => {

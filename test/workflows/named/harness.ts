@@ -98,7 +98,7 @@ export { WorkflowEngine };
 
 /** The webhook node's dedupe-key expression. */
 export function dedupeKeyOf(def: WorkflowDefinition): string {
-  const options = def.nodes.find((n) => n.type === 'webhook')?.parameters.options as
+  const options = def.nodes.find((n) => n.type === 'n8n-nodes-platform.webhook')?.parameters.options as
     | { dedupeKey?: string }
     | undefined;
   if (!options?.dedupeKey) throw new Error(`${def.name} has no dedupe key`);

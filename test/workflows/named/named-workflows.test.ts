@@ -1,4 +1,6 @@
 import { createHmac } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestPlatform } from '../../helpers/platform.js';
 import { testDialects } from '../../helpers/services.js';
@@ -52,6 +54,21 @@ describe.each(await testDialects())('the six named workflows on %s', (dialect) =
       const res = await p.request({ method: 'GET', url: `/api/v1/workflows/${id(slug)}` });
       expect(res.statusCode, slug).toBe(200);
       expect(res.json()).toMatchObject({ name: slug, active: false });
+    }
+  });
+
+  it("hold only n8n's node types and the platform's prefixed ones, stored as shipped", async () => {
+    for (const slug of NAMES) {
+      const file = JSON.parse(await readFile(path.join('workflows', `${slug}.json`), 'utf8')) as {
+        nodes: Array<{ type: string; typeVersion: number }>;
+      };
+      const res = await p.request({ method: 'GET', url: `/api/v1/workflows/${id(slug)}` });
+      const stored = (res.json() as { nodes: Array<{ type: string; typeVersion: number }> }).nodes;
+      for (const node of [...file.nodes, ...stored]) {
+        expect(node.type, slug).toMatch(/^n8n-nodes-(base|platform)\./);
+        expect(typeof node.typeVersion, slug).toBe('number');
+      }
+      expect(stored.map((n) => n.type)).toEqual(file.nodes.map((n) => n.type));
     }
   });
 

@@ -7,6 +7,8 @@ import {
   type WorkflowDefinition,
   type WorkflowNode,
 } from '../engine/index.js';
+import { resolveAliases } from '../nodes/aliases.js';
+import { defaultNodeRegistry } from '../nodes/index.js';
 import type { WorkflowBodyT } from '../schemas.js';
 import type { WorkflowRow } from './store.js';
 
@@ -15,7 +17,8 @@ export function definitionOf(row: WorkflowRow): WorkflowDefinition {
   return {
     id: row.id,
     name: row.name,
-    nodes: JSON.parse(row.nodes) as WorkflowNode[],
+    // A row saved before the one dialect may hold short names: read as what they stand for.
+    nodes: resolveAliases({ nodes: JSON.parse(row.nodes) as WorkflowNode[] }).nodes,
     connections: JSON.parse(row.connections) as WorkflowDefinition['connections'],
     settings: JSON.parse(row.settings) as Record<string, unknown>,
   };
@@ -34,7 +37,8 @@ export function definitionFromBody(id: string, body: WorkflowBodyT): WorkflowDef
   for (const [from, value] of Object.entries(body.connections)) {
     connections[from] = { main: value.main.map((targets) => targets ?? []) };
   }
-  return { id, name: body.name, nodes, connections, settings: body.settings ?? {} };
+  // The platform's short node names are import-time aliases: a saved workflow holds n8n's types.
+  return resolveAliases({ id, name: body.name, nodes, connections, settings: body.settings ?? {} });
 }
 
 /** n8n's workflow-level fields of a body as stored columns; a save without a versionId gets a new one. */
@@ -98,7 +102,7 @@ const hooksByDefinition = new WeakMap<WorkflowDefinition, WebhookNodeInfo[]>();
 export function webhookNodesOf(def: WorkflowDefinition): WebhookNodeInfo[] {
   let hooks = hooksByDefinition.get(def);
   if (!hooks) {
-    hooks = parseWebhookNodes(def);
+    hooks = parseWebhookNodes(def, defaultNodeRegistry);
     hooksByDefinition.set(def, hooks);
   }
   return hooks;

@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Db } from '../../../core/db/database.js';
 import type { Database } from '../../../core/db/types.js';
 import type { WorkflowDefinition } from '../engine/index.js';
+import { resolveAliases } from '../nodes/aliases.js';
 import type { WorkflowsTable, WorkflowTestWebhooksTable } from '../tables.js';
 
 export type WorkflowRow = WorkflowsTable;
@@ -90,7 +91,8 @@ export class WorkflowStore {
       .where('workflow_id', '=', id)
       .where('version', '=', version)
       .executeTakeFirst();
-    return row ? (JSON.parse(row.definition) as WorkflowDefinition) : null;
+    // A version saved before the one dialect may hold short node names: read as what they stand for.
+    return row ? resolveAliases(JSON.parse(row.definition) as WorkflowDefinition) : null;
   }
 
   /** Deletes a workflow and its webhooks; versions stay while executions point at them. */

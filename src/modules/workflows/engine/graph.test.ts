@@ -248,7 +248,7 @@ describe('failures', () => {
     );
     const out = await engine.run(d, trigger(), ctx);
     expect(out.status).toBe('error');
-    expect(out.state.error?.message).toMatch(/parameters\.responseCode/);
+    expect(out.state.error?.message).toMatch(/parameters\.options\.responseCode/);
   });
 
   it('an endless loop of nodes is cut off', async () => {

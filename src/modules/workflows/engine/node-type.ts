@@ -7,6 +7,7 @@ import type {
   Item,
   NodeContext,
   ValidationProblem,
+  WebhookNodeInfo,
   WebhookResponse,
   WorkflowNode,
 } from './types.js';
@@ -76,6 +77,12 @@ export interface NodeType<S extends TSchema = TSchema> {
    * call), so a crash while it runs resumes the execution at this node rather than losing it.
    */
   checkpoint?(params: Record<string, unknown>): boolean;
+  /**
+   * A webhook trigger: how its (stored) parameters register and answer — path, methods,
+   * authentication, response mode, body options. The service asks the registry through
+   * `webhookNodesOf`, so the engine imports no node file.
+   */
+  webhook?: { parse(node: WorkflowNode): WebhookNodeInfo[] };
   /** Extra checks beyond the schema (e.g. a dedupe key must be an expression). */
   check?(params: Static<S>, limits: CheckLimits): ValidationProblem[];
   execute(ctx: NodeExecutionContext<Static<S>>): Promise<NodeResult>;

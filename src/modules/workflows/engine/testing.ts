@@ -1,4 +1,5 @@
 /** Helpers for the engine's and nodes' tests: a definition builder and plain deps. */
+import { resolveAliases } from '../nodes/aliases.js';
 import type { EngineDeps, Item, RunContext, WorkflowDefinition, WorkflowNode } from './types.js';
 
 export const fixedNow = new Date('2030-01-02T03:04:05.000Z');
@@ -31,7 +32,10 @@ type NodeSpec = Omit<WorkflowNode, 'id' | 'position' | 'parameters'> & {
   parameters?: Record<string, unknown>;
 };
 
-/** Builds a definition from nodes and `[from, to, outputIndex?, inputIndex?]` edges. */
+/**
+ * Builds a definition from nodes and `[from, to, outputIndex?, inputIndex?]` edges. Short node names
+ * are resolved as a definition the service accepts (a saved workflow holds n8n's types).
+ */
 export function workflow(
   nodes: NodeSpec[],
   edges: Array<[string, string, number?, number?]>,
@@ -44,12 +48,12 @@ export function workflow(
     while (main.length <= out) main.push([]);
     main[out]?.push({ node: to, type: 'main', index: input });
   }
-  return {
+  return resolveAliases({
     id: 'wf_1',
     name: 'Test',
     nodes: nodes.map((n, i) => ({ id: `n${i}`, position: [i * 200, 0], parameters: {}, ...n })),
     connections,
-  };
+  });
 }
 
 export const trigger = (items: Item[] = [{ json: { body: { name: 'Ada' } } }]) => ({

@@ -52,7 +52,7 @@ describe('WorkflowEngine: webhook → set → respondToWebhook', () => {
   });
 
   it('gives the service the webhook nodes with defaults', () => {
-    expect(webhookNodesOf(def)).toEqual([
+    expect(webhookNodesOf(def, defaultNodeRegistry)).toEqual([
       {
         nodeName: 'Webhook',
         nodeId: 'n0',

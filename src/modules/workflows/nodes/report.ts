@@ -39,7 +39,7 @@ export function nodeReport(registry: NodeRegistry): string {
   const platform: string[] = [];
   for (const t of registry.types) {
     if (t.versions) n8n.set(t.type, [...(n8n.get(t.type) ?? []), ...t.versions]);
-    else platform.push(t.type);
+    else platform.push(t.type.replace('n8n-nodes-platform.', ''));
   }
   const rows = [...n8n.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
@@ -53,7 +53,7 @@ export function nodeReport(registry: NodeRegistry): string {
     '| --- | --- | --- |',
     ...rows,
     '',
-    `Platform node types (short names, the platform's own parameter shapes): ${platform
+    `Platform node types (prefix \`n8n-nodes-platform.\`, the platform's own parameter shapes): ${platform
       .sort()
       .map((t) => `\`${t}\``)
       .join(', ')}.`,

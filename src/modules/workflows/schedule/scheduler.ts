@@ -7,7 +7,10 @@ import type { WorkflowDefinition } from '../engine/index.js';
 import { withDefaults } from '../engine/parameters.js';
 import type { Log } from '../executions/log.js';
 import type { ExecutionRunner } from '../executions/runner.js';
-import { ScheduleTriggerParameters, type ScheduleTriggerParams } from '../nodes/n8n/schedule-trigger.js';
+import {
+  ScheduleTriggerParameters,
+  type ScheduleTriggerParams,
+} from '../nodes/n8n/schedule-trigger/index.js';
 import { type IntervalRule, nextFire, type ScheduleSpec, scheduleItem, specOf } from './rules.js';
 import type { ScheduleRow, ScheduleStore } from './schedule-store.js';
 

@@ -96,7 +96,7 @@ function errorResponse(
     };
   }
   const details = { executionId, node: error.node ?? null, reason: error.message };
-  if (node?.type === 'httpRequest') {
+  if (node?.type === 'n8n-nodes-platform.httpRequest') {
     return {
       kind: 'error',
       code: 'UPSTREAM_ERROR',

@@ -1,0 +1,84 @@
+import { NodeRegistry, type NodeType } from '../engine/node-type.js';
+import { aggregateNode } from './n8n/aggregate/index.js';
+import { codeNode } from './n8n/code/index.js';
+import { errorTriggerNode } from './n8n/error-trigger/index.js';
+import { executeWorkflowNode } from './n8n/execute-workflow/index.js';
+import { executeWorkflowTriggerNode } from './n8n/execute-workflow-trigger/index.js';
+import { n8nFilterNodes } from './n8n/filter/index.js';
+import { n8nHttpRequestNode } from './n8n/http-request/index.js';
+import { n8nIfNodes } from './n8n/if/index.js';
+import { limitNode } from './n8n/limit/index.js';
+import { manualTriggerNode } from './n8n/manual-trigger/index.js';
+import { mergeV3Node } from './n8n/merge/index.js';
+import { mergeV2Node } from './n8n/merge/v2.js';
+import { n8nNoOpNode } from './n8n/no-op/index.js';
+import { removeDuplicatesNode } from './n8n/remove-duplicates/index.js';
+import { removeDuplicatesV2Node } from './n8n/remove-duplicates/v2.js';
+import { n8nRespondToWebhookNode } from './n8n/respond-to-webhook/index.js';
+import { scheduleTriggerNode } from './n8n/schedule-trigger/index.js';
+import { n8nSetV3Nodes } from './n8n/set/index.js';
+import { n8nSetV1Node } from './n8n/set/v1.js';
+import { sortNode } from './n8n/sort/index.js';
+import { splitInBatchesV3Node } from './n8n/split-in-batches/index.js';
+import { splitOutNode } from './n8n/split-out/index.js';
+import { stickyNoteNode } from './n8n/sticky-note/index.js';
+import { n8nStopAndErrorNode } from './n8n/stop-and-error/index.js';
+import { n8nSwitchNodes } from './n8n/switch/index.js';
+import { n8nWaitNode } from './n8n/wait/index.js';
+import { n8nWebhookNode } from './n8n/webhook/index.js';
+import { flowPredictionNode } from './platform/flow-prediction/index.js';
+import { httpRequestNode } from './platform/http-request/index.js';
+import { ifNode } from './platform/if/index.js';
+import { documentLoadNode, knowledgeQueryNode } from './platform/knowledge/index.js';
+import { markdownNode } from './platform/markdown/index.js';
+import { splitItemsNode } from './platform/split-items/index.js';
+import { switchNode } from './platform/switch/index.js';
+import { validateNode } from './platform/validate/index.js';
+import { webhookNode } from './platform/webhook/index.js';
+
+/**
+ * Every node type the platform knows, one entry per folder, alphabetical by type name: n8n's
+ * (`n8n-nodes-base.*`, each version set from its folder's `versions`) then the platform's own
+ * (`n8n-nodes-platform.*`). A new node type is a folder under `n8n/` or `platform/` and one line here.
+ */
+export const allNodeTypes: NodeType[] = [
+  aggregateNode,
+  codeNode,
+  errorTriggerNode,
+  executeWorkflowNode,
+  executeWorkflowTriggerNode,
+  ...n8nFilterNodes,
+  n8nHttpRequestNode,
+  ...n8nIfNodes,
+  limitNode,
+  manualTriggerNode,
+  mergeV2Node,
+  mergeV3Node,
+  n8nNoOpNode,
+  removeDuplicatesNode,
+  removeDuplicatesV2Node,
+  n8nRespondToWebhookNode,
+  scheduleTriggerNode,
+  n8nSetV1Node,
+  ...n8nSetV3Nodes,
+  sortNode,
+  splitInBatchesV3Node,
+  splitOutNode,
+  stickyNoteNode,
+  n8nStopAndErrorNode,
+  ...n8nSwitchNodes,
+  n8nWaitNode,
+  n8nWebhookNode,
+  documentLoadNode,
+  flowPredictionNode,
+  httpRequestNode,
+  ifNode,
+  knowledgeQueryNode,
+  markdownNode,
+  splitItemsNode,
+  switchNode,
+  validateNode,
+  webhookNode,
+];
+
+export const defaultNodeRegistry = new NodeRegistry(allNodeTypes);

@@ -1,0 +1,200 @@
+import { NodeOperationError } from '../../../engine/node-type.js';
+import type { Item, Json } from '../../../engine/types.js';
+import { getField, isDeepEqual, isObject, type JsonObject, mergeJson } from './json.js';
+
+/** n8n's clash handling of Merge: which input wins a clashing field, and how nested fields merge. */
+export interface Clash {
+  resolveClash?: string;
+  mergeMode?: 'deepMerge' | 'shallowMerge';
+  overrideEmpty?: boolean;
+}
+
+export type JoinMode = 'keepMatches' | 'keepNonMatches' | 'keepEverything' | 'enrichInput1' | 'enrichInput2';
+
+export interface MatchOptions {
+  joinMode: JoinMode;
+  outputDataFrom: 'both' | 'input1' | 'input2';
+  fuzzyCompare: boolean;
+  dotNotation: boolean;
+  multipleMatches: 'all' | 'first';
+  clash: Clash;
+}
+
+export const mergeInto = (clash: Clash, target: JsonObject, sources: JsonObject[]): JsonObject =>
+  mergeJson(target, sources, {
+    deep: clash.mergeMode !== 'shallowMerge',
+    keepFilled: clash.overrideEmpty === true,
+  });
+
+export const withSuffix = (items: Item[], suffix: string): Item[] =>
+  items.map((i) => ({
+    json: Object.fromEntries(Object.entries(i.json).map(([k, v]) => [`${k}_${suffix}`, v])),
+  }));
+
+const falsy = (v: Json | undefined) =>
+  v === undefined ||
+  v === null ||
+  v === '' ||
+  (Array.isArray(v) && v.length === 0) ||
+  (isObject(v) && Object.keys(v).length === 0);
+
+const TRUE_WORDS = ['true', 'yes', 'on', '1'];
+const FALSE_WORDS = ['false', 'no', 'off', '0'];
+
+/** n8n's fuzzy compare: empty values match each other, numbers and booleans match their text. */
+function fuzzyEqual(a: Json | undefined, b: Json | undefined): boolean {
+  if (falsy(a) && falsy(b)) return true;
+  if (typeof a === 'number' && typeof b === 'string') return String(a) === b;
+  if (typeof a === 'string' && typeof b === 'number') return a === String(b);
+  if (typeof a === 'boolean' && typeof b === 'string')
+    return (a ? TRUE_WORDS : FALSE_WORDS).includes(b.toLowerCase());
+  if (typeof a === 'string' && typeof b === 'boolean')
+    return (b ? TRUE_WORDS : FALSE_WORDS).includes(a.toLowerCase());
+  if (typeof a === 'string' && b !== null && typeof b === 'object') return a === JSON.stringify(b);
+  if (typeof b === 'string' && a !== null && typeof a === 'object') return b === JSON.stringify(a);
+  return isDeepEqual(a, b);
+}
+
+/** Field pairs to match on; n8n's errors for blank names. */
+export function checkPairs(pairs: Array<{ field1: string; field2: string }>): void {
+  const [only] = pairs;
+  if (pairs.length === 1 && only?.field1 === '' && only.field2 === '')
+    throw new NodeOperationError(
+      'You need to define at least one pair of fields in "Fields to Match" to match on',
+    );
+  pairs.forEach((pair, i) => {
+    if (pair.field1 === '' || pair.field2 === '')
+      throw new NodeOperationError(
+        `You need to define both fields in "Fields to Match" for pair ${i + 1}, field 1 = '${pair.field1}' field 2 = '${pair.field2}'`,
+      );
+  });
+}
+
+interface Matched {
+  entry: Item;
+  matches: Item[];
+}
+
+function findMatches(
+  input1: Item[],
+  input2: Item[],
+  pairs: Array<{ field1: string; field2: string }>,
+  o: MatchOptions,
+) {
+  const equal = o.fuzzyCompare ? fuzzyEqual : isDeepEqual;
+  const matched: Matched[] = [];
+  const unmatched1: Item[] = [];
+  const hit = new Set<number>();
+  for (const entry of input1) {
+    const wanted = pairs.map((p) => ({
+      field: p.field2,
+      value: getField(entry.json, p.field1, o.dotNotation),
+    }));
+    if (wanted.some((w) => w.value === undefined)) {
+      unmatched1.push(entry);
+      continue;
+    }
+    const found: number[] = [];
+    for (const [i, other] of input2.entries()) {
+      if (!wanted.every((w) => equal(w.value, getField(other.json, w.field, o.dotNotation)))) continue;
+      found.push(i);
+      if (o.multipleMatches === 'first') break;
+    }
+    for (const i of found) hit.add(i);
+    const matches = found.map((i) => input2[i] as Item);
+    if (matches.length === 0) unmatched1.push(entry);
+    else if (o.outputDataFrom === 'both' || o.joinMode === 'enrichInput1' || o.joinMode === 'enrichInput2')
+      for (const m of matches) matched.push({ entry, matches: [m] });
+    else matched.push({ entry, matches });
+  }
+  return {
+    matched,
+    matched2: input2.filter((_, i) => hit.has(i)),
+    unmatched1,
+    unmatched2: input2.filter((_, i) => !hit.has(i)),
+  };
+}
+
+function mergeMatched(matched: Matched[], clash: Clash, joinMode: JoinMode): Item[] {
+  const resolve = clash.resolveClash || (joinMode === 'enrichInput2' ? 'preferInput1' : 'preferLast');
+  return matched.map(({ entry, matches }) => {
+    if (resolve === 'addSuffix') {
+      const [e] = withSuffix([entry], '1') as [Item];
+      return {
+        json: mergeInto(
+          clash,
+          e.json,
+          withSuffix(matches, '2').map((m) => m.json),
+        ),
+      };
+    }
+    if (resolve === 'preferInput1') {
+      const [firstMatch, ...rest] = matches as [Item, ...Item[]];
+      return { json: mergeInto(clash, firstMatch.json, [...rest.map((m) => m.json), entry.json]) };
+    }
+    return {
+      json: mergeInto(
+        clash,
+        entry.json,
+        matches.map((m) => m.json),
+      ),
+    };
+  });
+}
+
+/** Merge v3 "Combine → Matching Fields": joins input 1 and input 2 on field values. */
+export function combineByFields(
+  input1: Item[],
+  input2: Item[],
+  pairs: Array<{ field1: string; field2: string }>,
+  o: MatchOptions,
+): Item[] {
+  checkPairs(pairs);
+  const { joinMode, outputDataFrom } = o;
+  if (input1.length === 0 || input2.length === 0) {
+    if (joinMode === 'keepNonMatches' && input1.length === 0 && outputDataFrom === 'input1') return [];
+    if (joinMode === 'keepNonMatches' && input2.length === 0 && outputDataFrom === 'input2') return [];
+    if (joinMode === 'keepMatches') return [];
+    if (joinMode === 'enrichInput1' && input1.length === 0) return [];
+    if (joinMode === 'enrichInput2' && input2.length === 0) return [];
+    return [...input1, ...input2];
+  }
+  const m = findMatches(input1, input2, pairs, o);
+  const suffix = o.clash.resolveClash === 'addSuffix';
+  switch (joinMode) {
+    case 'keepMatches':
+    case 'keepEverything': {
+      let out: Item[] =
+        outputDataFrom === 'input1'
+          ? m.matched.map((x) => x.entry)
+          : outputDataFrom === 'input2'
+            ? m.matched2
+            : mergeMatched(m.matched, o.clash, joinMode);
+      if (joinMode === 'keepEverything') {
+        out = [
+          ...out,
+          ...(suffix ? withSuffix(m.unmatched1, '1') : m.unmatched1),
+          ...(suffix ? withSuffix(m.unmatched2, '2') : m.unmatched2),
+        ];
+      }
+      return out;
+    }
+    case 'keepNonMatches':
+      if (outputDataFrom === 'input1') return m.unmatched1;
+      if (outputDataFrom === 'input2') return m.unmatched2;
+      return [
+        ...m.unmatched1.map((i) => ({ json: { ...i.json, _source: 'input1' } })),
+        ...m.unmatched2.map((i) => ({ json: { ...i.json, _source: 'input2' } })),
+      ];
+    case 'enrichInput1':
+      return [
+        ...mergeMatched(m.matched, o.clash, joinMode),
+        ...(suffix ? withSuffix(m.unmatched1, '1') : m.unmatched1),
+      ];
+    case 'enrichInput2':
+      return [
+        ...mergeMatched(m.matched, o.clash, joinMode),
+        ...(suffix ? withSuffix(m.unmatched2, '2') : m.unmatched2),
+      ];
+  }
+}

@@ -1,0 +1,189 @@
+import { type Static, Type } from 'typebox';
+import { assertNever } from '../../../../../core/errors.js';
+import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
+import type { Item } from '../../../engine/types.js';
+import { type Clash, combineByFields, type JoinMode, mergeInto, withSuffix } from './combine.js';
+
+const ClashHandling = Type.Object(
+  {
+    values: Type.Object(
+      {
+        resolveClash: Type.Optional(
+          Type.Union([
+            Type.Literal(''),
+            Type.Literal('addSuffix'),
+            Type.Literal('preferInput1'),
+            Type.Literal('preferLast'),
+          ]),
+        ),
+        mergeMode: Type.Optional(Type.Union([Type.Literal('deepMerge'), Type.Literal('shallowMerge')])),
+        overrideEmpty: Type.Optional(Type.Boolean()),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const MergeV3Parameters = Type.Object(
+  {
+    mode: Type.Union(
+      [
+        Type.Literal('append'),
+        Type.Literal('combine'),
+        Type.Literal('combineBySql'),
+        Type.Literal('chooseBranch'),
+      ],
+      { default: 'append' },
+    ),
+    combineBy: Type.Union(
+      [Type.Literal('combineByFields'), Type.Literal('combineByPosition'), Type.Literal('combineAll')],
+      { default: 'combineByFields' },
+    ),
+    /** How many inputs the node has (append, combine by position, choose branch); fixed at save time. */
+    numberInputs: Type.Integer({ minimum: 2, maximum: 10, default: 2 }),
+    joinMode: Type.Union(
+      [
+        Type.Literal('keepMatches'),
+        Type.Literal('keepNonMatches'),
+        Type.Literal('keepEverything'),
+        Type.Literal('enrichInput1'),
+        Type.Literal('enrichInput2'),
+      ],
+      { default: 'keepMatches' },
+    ),
+    advanced: Type.Boolean({ default: false }),
+    fieldsToMatchString: Type.String({ default: '' }),
+    mergeByFields: Type.Object(
+      {
+        values: Type.Array(
+          Type.Object(
+            { field1: Type.String({ default: '' }), field2: Type.String({ default: '' }) },
+            { additionalProperties: false },
+          ),
+        ),
+      },
+      { additionalProperties: false, default: { values: [{ field1: '', field2: '' }] } },
+    ),
+    outputDataFrom: Type.Union([Type.Literal('both'), Type.Literal('input1'), Type.Literal('input2')], {
+      default: 'both',
+    }),
+    chooseBranchMode: Type.Literal('waitForAll', { default: 'waitForAll' }),
+    output: Type.Union([Type.Literal('specifiedInput'), Type.Literal('empty')], {
+      default: 'specifiedInput',
+    }),
+    useDataOfInput: Type.Integer({ minimum: 1, default: 1 }),
+    /** combineBySql's query: refused (see check). */
+    query: Type.Optional(Type.String()),
+    options: Type.Object(
+      {
+        clashHandling: Type.Optional(ClashHandling),
+        fuzzyCompare: Type.Optional(Type.Boolean()),
+        disableDotNotation: Type.Optional(Type.Boolean()),
+        multipleMatches: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('first')])),
+        includeUnpaired: Type.Optional(Type.Boolean()),
+        emptyQueryResult: Type.Optional(Type.String()),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** n8n's Merge v3: joins 2–10 inputs once every connected input has arrived. */
+export const mergeV3Node = defineNode({
+  type: 'n8n-nodes-base.merge',
+  versions: [3, 3.1, 3.2],
+  schema: MergeV3Parameters,
+  inputs: (params) => {
+    const n = params.numberInputs;
+    return typeof n === 'number' && Number.isInteger(n) && n >= 2 && n <= 10 ? n : 2;
+  },
+  check(p) {
+    return p.mode === 'combineBySql'
+      ? [
+          {
+            path: 'parameters.mode',
+            message:
+              "mode 'combineBySql' (SQL Query) is not supported here: it runs an SQL engine over the inputs; use mode 'combine' instead",
+          },
+        ]
+      : [];
+  },
+  async execute(ctx) {
+    return output(mergeInputs(ctx.inputs, await ctx.params(0)));
+  },
+});
+
+/** Merge v3's modes over the inputs (v2 maps its parameters onto these: merge-v2.ts). */
+export function mergeInputs(inputs: Item[][], p: Static<typeof MergeV3Parameters>): Item[] {
+  const clash: Clash = p.options.clashHandling?.values ?? {};
+  switch (p.mode) {
+    case 'append':
+      return inputs.flat();
+    case 'chooseBranch': {
+      if (p.output === 'empty') return [{ json: {} }];
+      const chosen = inputs[p.useDataOfInput - 1];
+      if (!chosen)
+        throw new NodeOperationError(`Input ${p.useDataOfInput} doesn't exist`, {
+          description: `The node has only ${inputs.length} inputs, so selecting input ${p.useDataOfInput} is not possible.`,
+        });
+      return chosen;
+    }
+    case 'combineBySql':
+      throw new NodeOperationError("Merge mode 'combineBySql' (SQL Query) is not supported here");
+    case 'combine':
+      break;
+    default:
+      return assertNever(p.mode);
+  }
+  const [input1 = [], input2 = []] = inputs;
+  switch (p.combineBy) {
+    case 'combineByFields': {
+      const pairs = p.advanced
+        ? p.mergeByFields.values
+        : p.fieldsToMatchString.split(',').map((f) => ({ field1: f.trim(), field2: f.trim() }));
+      return combineByFields(input1, input2, pairs, {
+        joinMode: p.joinMode as JoinMode,
+        outputDataFrom: p.outputDataFrom,
+        fuzzyCompare: p.options.fuzzyCompare === true,
+        dotNotation: p.options.disableDotNotation !== true,
+        multipleMatches: p.options.multipleMatches ?? 'all',
+        clash,
+      });
+    }
+    case 'combineByPosition':
+      return combineByPosition(inputs, clash, p.options.includeUnpaired === true);
+    case 'combineAll':
+      return combineAll(input1, input2, clash);
+    default:
+      return assertNever(p.combineBy);
+  }
+}
+
+/** Item i of every input merged into one; the preferred input (default: the last) wins clashes. */
+function combineByPosition(inputs: Item[][], clash: Clash, includeUnpaired: boolean): Item[] {
+  const suffix = clash.resolveClash === 'addSuffix';
+  const preferred = clash.resolveClash?.startsWith('preferInput')
+    ? Number(clash.resolveClash.replace('preferInput', '')) - 1
+    : inputs.length - 1;
+  const lists = suffix ? inputs.map((input, i) => withSuffix(input, String(i + 1))) : inputs;
+  const lengths = lists.map((l) => l.length);
+  const count = includeUnpaired ? Math.max(0, ...lengths) : Math.min(...lengths);
+  const out: Item[] = [];
+  for (let i = 0; i < count; i++) {
+    const rest = lists.filter((_, n) => suffix || n !== preferred).map((l) => l[i]?.json ?? {});
+    const first = suffix ? [] : [lists[preferred]?.[i]?.json ?? {}];
+    out.push({ json: mergeInto(clash, {}, [...rest, ...first]) });
+  }
+  return out;
+}
+
+/** Every pairing of an input 1 item with an input 2 item (cross join). */
+function combineAll(input1: Item[], input2: Item[], clash: Clash): Item[] {
+  let [a, b] = clash.resolveClash === 'preferInput1' ? [input2, input1] : [input1, input2];
+  if (clash.resolveClash === 'addSuffix') [a, b] = [withSuffix(a, '1'), withSuffix(b, '2')];
+  const out: Item[] = [];
+  for (const x of a) for (const y of b) out.push({ json: mergeInto(clash, x.json, [y.json]) });
+  return out;
+}

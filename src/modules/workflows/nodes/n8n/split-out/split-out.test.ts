@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { ctx, jsonOf, testDeps, workflow } from '../../../engine/testing.js';
+import type { Item } from '../../../engine/types.js';
+import { WorkflowEngine } from '../../../engine/workflow-engine.js';
+import { defaultNodeRegistry } from '../../index.js';
+
+const engine = new WorkflowEngine(testDeps(), defaultNodeRegistry);
+
+async function run(parameters: Record<string, unknown>, items: Item[]) {
+  const def = workflow(
+    [
+      { name: 'T', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1 },
+      { name: 'S', type: 'n8n-nodes-base.splitOut', typeVersion: 1, parameters },
+    ],
+    [['T', 'S']],
+  );
+  expect(engine.validate(def)).toEqual([]);
+  const out = await engine.run(def, { nodeName: 'T', items }, ctx);
+  return { out, json: jsonOf(out.state, 'S') };
+}
+
+const order = { json: { id: 7, lines: [{ sku: 'a' }, { sku: 'b' }], tags: ['x', 'y'], meta: { k: 1 } } };
+
+describe('n8n-nodes-base.splitOut v1', () => {
+  it('makes one item per element; object elements become the item', async () => {
+    expect((await run({ fieldToSplitOut: 'lines' }, [order])).json).toEqual([{ sku: 'a' }, { sku: 'b' }]);
+  });
+
+  it('splits several fields side by side into named destinations, keeping selected fields', async () => {
+    const { json } = await run(
+      {
+        fieldToSplitOut: 'lines, $json.tags',
+        include: 'selectedOtherFields',
+        fieldsToInclude: 'id',
+        options: { destinationFieldName: 'line, tag' },
+      },
+      [order],
+    );
+    expect(json).toEqual([
+      { line: { sku: 'a' }, tag: 'x', id: 7 },
+      { line: { sku: 'b' }, tag: 'y', id: 7 },
+    ]);
+  });
+
+  it('keeps all other fields and reads nested paths unless dot notation is off', async () => {
+    const nested = [{ json: { a: { list: [1, 2] }, keep: true } }];
+    expect((await run({ fieldToSplitOut: 'a.list', include: 'allOtherFields' }, nested)).json).toEqual([
+      { 'a.list': 1, a: {}, keep: true },
+      { 'a.list': 2, a: {}, keep: true },
+    ]);
+    const items = [{ json: { a: { list: [1, 2] }, 'a.list': [9] } }];
+    const flat = await run({ fieldToSplitOut: 'a.list', options: { disableDotNotation: true } }, items);
+    expect(flat.json).toEqual([{ 'a.list': 9 }]);
+  });
+
+  it('splits an object field into its values and a scalar into one item', async () => {
+    expect((await run({ fieldToSplitOut: 'meta' }, [order])).json).toEqual([{ meta: 1 }]);
+    expect((await run({ fieldToSplitOut: 'id' }, [order])).json).toEqual([{ id: 7 }]);
+  });
+
+  it('refuses a prototype key as destination, and a mismatched number of destinations', async () => {
+    const proto = await run({ fieldToSplitOut: 'tags', options: { destinationFieldName: '__proto__.x' } }, [
+      order,
+    ]);
+    expect(proto.out.state.error?.message).toBe('Invalid destination field name');
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+    const count = await run({ fieldToSplitOut: 'tags', options: { destinationFieldName: 'a, b' } }, [order]);
+    expect(count.out.state.error?.message).toMatch(/same number of destination fields/);
+  });
+
+  it('refuses binary options and unknown parameters at save time', () => {
+    const def = (parameters: Record<string, unknown>) =>
+      workflow([{ name: 'S', type: 'n8n-nodes-base.splitOut', typeVersion: 1, parameters }], []);
+    expect(engine.validate(def({ fieldToSplitOut: 'a', options: { includeBinary: true } }))[0]?.path).toBe(
+      'nodes[0].parameters.options.includeBinary',
+    );
+    expect(engine.validate(def({ fieldToSplitOut: '$binary' }))[0]?.message).toMatch(/binary/);
+    expect(engine.validate(def({ fieldToSplitOut: 'a', fieldToSplit: 'b' })).map((p) => p.path)).toContain(
+      'nodes[0].parameters.fieldToSplit',
+    );
+  });
+});

@@ -1,0 +1,211 @@
+import { type Static, Type } from 'typebox';
+import { isValidCidr } from '../../../../../core/http/ip-rules.js';
+import { isExpression } from '../../../engine/expressions.js';
+import { defineNode, output } from '../../../engine/node-type.js';
+import { withDefaults } from '../../../engine/parameters.js';
+import { credentialRefOf, type WorkflowNode } from '../../../engine/types.js';
+import { trimSlashes, type WebhookNodeInfo } from '../../../engine/webhook-nodes.js';
+import { HTTP_METHODS, WebhookParameters, type WebhookParams } from '../../platform/webhook/index.js';
+
+/**
+ * n8n's Webhook trigger (v1, 1.1, 2, 2.1) in n8n's parameter shape. The service registers it at
+ * `/webhook/{path}` like the platform's own `webhook` node (each parses its parameters into one
+ * description). A path with parameters (`users/:id`) is n8n's dynamic webhook, reached under the node's
+ * webhook id. Bodies it does not parse (v2; v1 with `options.binaryData`), uploaded files and
+ * `options.rawBody` arrive as binary data, as in n8n. What the platform cannot do yet is refused at
+ * save, never ignored: streaming responses and the options not below.
+ */
+
+const Method = Type.Enum(HTTP_METHODS);
+
+export const N8nWebhookParameters = Type.Object(
+  {
+    path: Type.String({
+      minLength: 1,
+      maxLength: 300,
+      pattern: "^/?[A-Za-z0-9._~@!$&'()*+,;=/:-]+$",
+      description:
+        'With path parameters (`users/:id`) the webhook is reached at /webhook/{webhookId}/users/42, as in n8n',
+    }),
+    httpMethod: Type.Union([Method, Type.Array(Method, { minItems: 1, uniqueItems: true })], {
+      default: 'GET',
+    }),
+    multipleMethods: Type.Optional(Type.Boolean()),
+    authentication: Type.Enum(['none', 'basicAuth', 'headerAuth', 'jwtAuth'] as const, { default: 'none' }),
+    responseMode: Type.Enum(['onReceived', 'lastNode', 'responseNode'] as const, { default: 'onReceived' }),
+    /** v1 and 1.1: the code of an onReceived / lastNode answer (v2 moved it into options). */
+    responseCode: Type.Optional(Type.Integer({ minimum: 200, maximum: 599 })),
+    responseData: Type.Enum(['firstEntryJson', 'firstEntryBinary', 'allEntries', 'noData'] as const, {
+      default: 'firstEntryJson',
+    }),
+    /** With `firstEntryBinary`: the binary property of the last node's first item that is the answer. */
+    responseBinaryPropertyName: Type.Optional(Type.String({ minLength: 1, maxLength: 200, default: 'data' })),
+    options: Type.Object(
+      {
+        rawBody: Type.Optional(Type.Boolean()),
+        /** v1: the whole body as binary data (v2 does so for any body it does not parse). */
+        binaryData: Type.Optional(Type.Boolean()),
+        /** The binary property a body (`data`) or the uploaded files (`data0`, `data1`, …) go to. */
+        binaryPropertyName: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        noResponseBody: Type.Optional(Type.Boolean()),
+        /** Comma-separated addresses or CIDR ranges; others get 403 (empty: everyone). */
+        ipWhitelist: Type.Optional(Type.String({ maxLength: 4000 })),
+        responseCode: Type.Optional(
+          Type.Object(
+            {
+              values: Type.Object(
+                {
+                  responseCode: Type.Union(
+                    [Type.Integer({ minimum: 200, maximum: 599 }), Type.Literal('customCode')],
+                    {
+                      default: 200,
+                    },
+                  ),
+                  customCode: Type.Optional(Type.Integer({ minimum: 200, maximum: 599 })),
+                },
+                { additionalProperties: false },
+              ),
+            },
+            { additionalProperties: false },
+          ),
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const n8nWebhookNode = defineNode({
+  type: 'n8n-nodes-base.webhook',
+  versions: [1, 1.1, 2, 2.1],
+  schema: N8nWebhookParameters,
+  trigger: true,
+  inputs: 0,
+  webhook: { parse: n8nWebhook },
+  check(params) {
+    const problems = [];
+    for (const [name, value] of Object.entries({ path: params.path, httpMethod: params.httpMethod })) {
+      if (isExpression(value))
+        problems.push({
+          path: `parameters.${name}`,
+          message: 'must be fixed: a webhook is registered before any run',
+        });
+    }
+    if (!isExpression(params.path)) problems.push(...pathParameterProblems(params.path));
+    const allowed = params.options.ipWhitelist;
+    if (typeof allowed === 'string' && !isExpression(allowed)) {
+      const bad = allowListOf(allowed).filter((entry) => !isValidCidr(entry));
+      if (bad.length > 0)
+        problems.push({
+          path: 'parameters.options.ipWhitelist',
+          message: `${bad.map((b) => `'${b.slice(0, 60)}'`).join(', ')} is not an IP address or CIDR range`,
+        });
+    } else if (allowed !== undefined)
+      problems.push({
+        path: 'parameters.options.ipWhitelist',
+        message: 'must be fixed: it guards the webhook before any run',
+      });
+    for (const name of ['binaryPropertyName', 'binaryData'] as const)
+      if (isExpression(params.options[name]))
+        problems.push({
+          path: `parameters.options.${name}`,
+          message: 'must be fixed: it shapes the trigger item',
+        });
+    const multiple = Array.isArray(params.httpMethod);
+    if (multiple !== (params.multipleMethods === true))
+      problems.push({
+        path: 'parameters.httpMethod',
+        message: 'is a list of methods exactly when multipleMethods is true',
+      });
+    return problems;
+  },
+  async execute(ctx) {
+    return output(ctx.items);
+  },
+});
+
+/** The response code an n8n webhook answers with (v1 top-level, v2 under options). */
+export function n8nWebhookResponseCode(params: {
+  responseCode?: number;
+  options?: { responseCode?: { values: { responseCode: number | 'customCode'; customCode?: number } } };
+}): number {
+  const values = params.options?.responseCode?.values;
+  if (values) return values.responseCode === 'customCode' ? (values.customCode ?? 200) : values.responseCode;
+  return params.responseCode ?? 200;
+}
+
+const PARAMETER_SEGMENT = /^:[A-Za-z0-9_]{1,64}$/;
+
+/** `:name` only as a whole segment, each name once (n8n's dynamic webhook paths). */
+function pathParameterProblems(path: string) {
+  const names = new Set<string>();
+  for (const segment of path.split('/')) {
+    if (!segment.includes(':')) continue;
+    if (!PARAMETER_SEGMENT.test(segment))
+      return [
+        {
+          path: 'parameters.path',
+          message: `segment '${segment}' is not a path parameter: use ':name' (letters, digits, _) as a whole segment`,
+        },
+      ];
+    if (names.has(segment))
+      return [{ path: 'parameters.path', message: `path parameter '${segment}' appears twice` }];
+    names.add(segment);
+  }
+  return [];
+}
+
+/** n8n's `ipWhitelist`: comma-separated entries, blanks ignored. */
+export function allowListOf(text: string): string[] {
+  return text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+}
+
+/** n8n's Webhook node as the same description; its credential sits under n8n's credential type name. */
+function n8nWebhook(node: WorkflowNode): WebhookNodeInfo[] {
+  const p = withDefaults(N8nWebhookParameters, node.parameters) as Static<typeof N8nWebhookParameters>;
+  const defaults = withDefaults(WebhookParameters, { path: p.path }) as WebhookParams;
+  const credentialType =
+    p.authentication === 'none'
+      ? null
+      : WEBHOOK_CREDENTIAL_TYPES[p.authentication as 'basicAuth' | 'headerAuth' | 'jwtAuth'];
+  const credentials = node.credentials ?? {};
+  const methods = Array.isArray(p.httpMethod) ? p.httpMethod : [p.httpMethod];
+  const path = trimSlashes(p.path);
+  // n8n reaches a path with parameters under the node's webhook id (every n8n export has one).
+  const dynamicPrefix = path.split('/').some((s) => s.startsWith(':')) ? (node.webhookId ?? node.id) : null;
+  return methods.map((httpMethod) => ({
+    nodeName: node.name,
+    nodeId: node.id,
+    path: dynamicPrefix ? `${dynamicPrefix}/${path}` : path,
+    dynamicPrefix,
+    httpMethod,
+    authentication: p.authentication,
+    credentialId: credentialType
+      ? (credentialRefOf(credentials[credentialType]) ?? credentialRefOf(Object.values(credentials)[0]))
+      : null,
+    responseMode: p.responseMode,
+    responseCode: n8nWebhookResponseCode(p),
+    responseData: p.options.noResponseBody && p.responseMode === 'onReceived' ? 'noData' : p.responseData,
+    options: {
+      ...defaults.options,
+      rawBody: p.options.rawBody ?? false,
+      dedupeKey: null,
+      ipAllowList: p.options.ipWhitelist ? allowListOf(p.options.ipWhitelist) : null,
+      binaryBody: p.options.binaryData ? 'always' : (node.typeVersion ?? 1) >= 2 ? 'unparsed' : 'never',
+      binaryPropertyName: p.options.binaryPropertyName ?? null,
+      rawBodyAs: 'binary',
+    },
+    responseBinaryPropertyName: p.responseBinaryPropertyName ?? 'data',
+  }));
+}
+
+/** n8n's credential type per webhook authentication. */
+const WEBHOOK_CREDENTIAL_TYPES = {
+  basicAuth: 'httpBasicAuth',
+  headerAuth: 'httpHeaderAuth',
+  jwtAuth: 'jwtAuth',
+} as const;
