@@ -3,7 +3,7 @@ import { type Clock, isoNow } from '../../core/clock.js';
 import { whenStored } from '../../core/db/faults.js';
 import { isAppError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import type { JobQueue } from '../../core/queue/index.js';
+import type { JobPayload, JobQueue, jobs } from '../../core/queue/index.js';
 import type { CredentialService } from './credential-service.js';
 import { webhookNodesOf } from './definitions.js';
 import type { DeliveryStore } from './delivery-store.js';
@@ -27,17 +27,8 @@ import { keepsExecution } from './save-policy.js';
 import { finishedResponse } from './webhook-response.js';
 import type { WorkflowStore } from './workflow-store.js';
 
-export interface ExecutionJob {
-  executionId: string;
-  kind: 'start' | 'resume';
-  /**
-   * Whose execution: the queue serves accounts round-robin with a slot cap each. Jobs queued before
-   * this field existed share one group ('').
-   */
-  accountId?: string;
-  /** Items of a resume-URL call; absent when the wait time came. */
-  resumeItems?: Item[];
-}
+/** Declared in the job catalogue (core/queue/jobs.ts), with its schema, timeout and attempts. */
+export type ExecutionJob = JobPayload<typeof jobs.workflowExecution>;
 
 export interface TriggerData {
   nodeName: string;

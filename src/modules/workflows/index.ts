@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { createOutboundHttp } from '../../core/http/outbound.js';
-import { createQueue } from '../../core/queue/index.js';
+import { createQueue, jobs } from '../../core/queue/index.js';
 import { configureUserRegex } from '../../core/regex/user-regex.js';
 import { callerChecks } from './credential-access.js';
 import { CredentialService } from './credential-service.js';
@@ -15,7 +15,7 @@ import { configureExpressionSandbox, type EngineDeps, WorkflowEngine } from './e
 import { DbExecutionCountStore, RedisExecutionCountStore } from './execution-count-store.js';
 import { ExecutionQuota } from './execution-quota.js';
 import { ExecutionResumer } from './execution-resumer.js';
-import { accountOfJob, type ExecutionJob, ExecutionRunner } from './execution-runner.js';
+import { accountOfJob, ExecutionRunner } from './execution-runner.js';
 import { ExecutionService } from './execution-service.js';
 import { ExecutionStore } from './execution-store.js';
 import { ExecutionWaiters } from './execution-waiters.js';
@@ -222,7 +222,7 @@ export const workflowsModule: PlatformModule = {
     /** Validation needs no credentials (nor an account: it runs at save, not in an execution). */
     const engine = new WorkflowEngine(engineDeps(null));
     let maintenance: Maintenance | null = null;
-    const queue = await createQueue<ExecutionJob>('workflow-executions', {
+    const queue = await createQueue(jobs.workflowExecution, {
       redisUrl: config.REDIS_URL,
       prefix: config.QUEUE_PREFIX,
       stallSeconds: config.QUEUE_STALL_SECONDS,
