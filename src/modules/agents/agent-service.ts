@@ -6,7 +6,7 @@ import { AppError, notFound, validationError } from '../../core/errors.js';
 import type { ListSpec } from '../../core/http/list-query.js';
 import { parseListQuery } from '../../core/http/list-query.js';
 import { newId } from '../../core/ids.js';
-import type { DefinitionLookups } from '../flows/lookups.js';
+import type { DefinitionLookups } from '../flows/index.js';
 import type { AgentRow, AgentStore } from './agent-store.js';
 import type { AgentCreateBodyT, AgentPatchBodyT } from './schemas.js';
 import { BUILTIN_TOOLS, schemaProblem, type ToolDefinition, toolName } from './tool-specs.js';

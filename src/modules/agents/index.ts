@@ -1,6 +1,6 @@
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
-import { definitionLookups } from '../flows/lookups.js';
+import { definitionLookups } from '../flows/index.js';
 import type { AgentMessaging } from './agent-events.js';
 import { AgentService } from './agent-service.js';
 import { AgentStore } from './agent-store.js';

@@ -1,6 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
-import type { ToolSpec } from '../llm/types.js';
+import type { ToolSpec } from '../llm/index.js';
 
 export const BUILTIN_TOOLS = ['knowledge_search', 'user_profile', 'blend_recommendations'] as const;
 

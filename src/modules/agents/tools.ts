@@ -1,9 +1,9 @@
-import type { KnowledgeService } from '../documents/knowledge-service.js';
+import type { KnowledgeSearch } from '../documents/index.js';
 import type { SourceView } from './agent-events.js';
 
 /** What the tools reach in other modules, each possibly disabled on this server. */
 export interface ToolDeps {
-  knowledge: KnowledgeService | null;
+  knowledge: KnowledgeSearch | null;
   /** The user's profile, or null when there is none. */
   profile(accountId: string, userId: string): Promise<unknown | null>;
   recommendations(
@@ -32,7 +32,7 @@ export interface ToolOutcome {
 
 /** The query's embedding is charged to `payerKeyId` (the key of whoever sent the message). */
 export async function searchKnowledge(
-  knowledge: KnowledgeService,
+  knowledge: KnowledgeSearch,
   accountId: string,
   payerKeyId: string | null,
   topics: string[],

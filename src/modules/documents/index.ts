@@ -27,6 +27,9 @@ export interface IngestInput {
   chunkSize?: number;
 }
 
+/** What flows and agents use of the knowledge base: a query (its service class stays this module's). */
+export type KnowledgeSearch = Pick<KnowledgeService, 'query'>;
+
 /** What other modules (flows, agents, workflow nodes) use of the knowledge base. */
 export interface DocumentsApi {
   documents: DocumentService;

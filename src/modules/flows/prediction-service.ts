@@ -5,9 +5,8 @@ import { AppError, type ErrorCode, validationError } from '../../core/errors.js'
 import { tooMany } from '../../core/http/auth-hook.js';
 import { newId } from '../../core/ids.js';
 import type { Limiter } from '../../core/limits/limiter.js';
-import type { KnowledgeService } from '../documents/knowledge-service.js';
-import type { Gateway } from '../llm/gateway.js';
-import type { Passage } from '../llm/types.js';
+import type { KnowledgeSearch } from '../documents/index.js';
+import type { ChatGateway, Passage } from '../llm/index.js';
 import type { Json } from '../workflows/engine/index.js';
 import type { StoredResponse } from '../workflows/webhook-response.js';
 import { type FlowDefinition, templateOf } from './definition.js';
@@ -54,8 +53,8 @@ export interface PredictionDeps {
   flows: FlowService;
   store: FlowStore;
   lookups: FlowLookups;
-  gateway: Gateway;
-  knowledge: KnowledgeService | null;
+  gateway: ChatGateway;
+  knowledge: KnowledgeSearch | null;
   workflows: WorkflowRunner | null;
   limiter: Limiter;
   clock: Clock;

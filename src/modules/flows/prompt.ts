@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../llm/types.js';
+import type { ChatMessage } from '../llm/index.js';
 
 export interface Turn {
   role: 'user' | 'assistant';

@@ -17,7 +17,10 @@ import { llmMigrations } from './migrations/index.js';
 
 export type { Gateway } from './gateway.js';
 export type { ModelRegistry } from './registry.js';
-export type { Passage, Retriever } from './types.js';
+export type { ChatMessage, Passage, Retriever, ToolCall, ToolSpec } from './types.js';
+
+/** What flows and agents use of the gateway: a chat call (its service class stays this module's). */
+export type ChatGateway = Pick<Gateway, 'chat'>;
 
 /** What other modules (the knowledge base, flows, agents) use of the language-model gateway. */
 export interface LlmApi {
