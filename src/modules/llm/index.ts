@@ -4,6 +4,7 @@ import { strictJsonParser } from '../../core/http/json-body.js';
 import { BuiltinProvider } from './builtin/index.js';
 import { AnswerCache } from './cache.js';
 import { Gateway } from './gateway.js';
+import { configuredModels } from './model-file.js';
 import { ollamaRoutes } from './ollama-routes.js';
 import { openAiRoutes } from './openai-routes.js';
 import { OllamaProvider } from './providers/ollama.js';
@@ -76,7 +77,7 @@ export const llmModule: PlatformModule = {
 
   init(ctx) {
     const config = ctx.config;
-    const registry = new ModelRegistry(config.MODELS);
+    const registry = new ModelRegistry(configuredModels(config));
     let retriever: Retriever | null = null;
     const builtin = new BuiltinProvider({
       retriever: () => retriever,
