@@ -9,7 +9,7 @@ import { requestIdFrom } from './request-id.js';
  * Whose error body a route answers with. Compatible surfaces answer in the body their clients parse
  * (DESIGN.md, "Compatible surfaces"), with the platform's fields beside it.
  */
-export type ErrorFormat = 'platform' | 'ollama' | 'openai' | 'flowise';
+type ErrorFormat = 'platform' | 'ollama' | 'openai' | 'flowise';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -74,7 +74,7 @@ interface ErrorBodyShape {
   requestId: string;
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   const format = request.routeOptions?.config?.errorFormat;
   if (format && format !== 'platform') {
     for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);

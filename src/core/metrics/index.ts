@@ -11,8 +11,6 @@ import { instrumentHttp } from './http.js';
 import { registerJobMetrics } from './jobs.js';
 import { registerRedisMetrics } from './redis.js';
 
-export { refusalReason, UNMATCHED_ROUTE } from './http.js';
-
 /**
  * The PostgreSQL pool behind a database handle, when the handle exposes it as `pool` (SQLite has
  * one connection and no pool). Read structurally: the handle's interface does not promise it.

@@ -13,7 +13,7 @@ import {
 import { boundedAdd } from './queue-unavailable.js';
 import { blockingRedisOptions, redisOptions } from './redis-options.js';
 
-export interface BullQueueOptions<T> {
+interface BullQueueOptions<T> {
   redisUrl: string;
   prefix: string;
   /** The job's declaration (jobs.ts): its name, payload schema, timeout and attempts. */

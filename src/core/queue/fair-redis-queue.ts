@@ -14,7 +14,7 @@ import {
 import { boundedAdd } from './queue-unavailable.js';
 import { blockingRedisOptions, redisOptions } from './redis-options.js';
 
-export interface FairRedisQueueOptions<T> {
+interface FairRedisQueueOptions<T> {
   redisUrl: string;
   prefix: string;
   /** The job's declaration (jobs.ts): its name, payload schema, timeout and attempts. */

@@ -3,7 +3,6 @@ import type { JobDefinition } from './job-definition.js';
 import type { JobObserver, JobQueue } from './job-queue.js';
 import { MemoryQueue } from './memory-queue.js';
 
-export type { Fairness } from './fair-order.js';
 export {
   defineJob,
   type JobDefinition,
@@ -12,10 +11,10 @@ export {
   JobTimeoutError,
 } from './job-definition.js';
 export { JobEvents } from './job-events.js';
-export type { JobHandler, JobObserver, JobOutcome, JobQueue, JobRun, JobSettled } from './job-queue.js';
+export type { JobQueue, JobSettled } from './job-queue.js';
 export { jobs } from './jobs.js';
 
-export interface QueueSettings<T = unknown> {
+interface QueueSettings<T = unknown> {
   /** Empty: the in-process queue. */
   redisUrl: string;
   prefix: string;

@@ -2,7 +2,7 @@ import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 
 /** What declares a kind of job (trigger.dev's `workerCatalog` entries): see jobs.ts for the catalogue. */
-export interface JobSpec<S extends TSchema> {
+interface JobSpec<S extends TSchema> {
   /** The queue's name: its Redis keys and the `queue` label of the job metrics. */
   name: string;
   /** What a job carries; checked when it is added and again when a worker reads it back. */

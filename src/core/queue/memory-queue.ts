@@ -10,7 +10,7 @@ import {
   runJob,
 } from './job-queue.js';
 
-export interface MemoryQueueOptions<T> {
+interface MemoryQueueOptions<T> {
   /** The job's declaration (jobs.ts): its name, payload schema, timeout and attempts. */
   job: JobDefinition<T>;
   onError: (error: unknown, jobId: string) => void;

@@ -19,7 +19,7 @@ export interface TurnResult {
   usage: Usage;
 }
 
-export interface TurnInput {
+interface TurnInput {
   principal: Principal;
   agent: AgentDefinition;
   userId: string | null;

@@ -13,7 +13,7 @@ import './tables.js';
 import { agentsMigrations } from './migrations/index.js';
 
 /** What other modules (user profiles, workflows) use of the agent API. */
-export interface AgentsApi {
+interface AgentsApi {
   agents: AgentService;
   messaging: AgentMessaging;
   /** Records a new user's welcome message (a conversation no agent holds yet). */

@@ -16,7 +16,7 @@ export interface ToolDeps {
 }
 
 /** Whose turn it is: the tools act for this account and the conversation's user. */
-export interface ToolContext {
+interface ToolContext {
   accountId: string;
   /** The key that sent the message: what the tools spend of the models is charged to it. */
   payerKeyId: string | null;
@@ -25,7 +25,7 @@ export interface ToolContext {
 }
 
 /** A tool's answer, and the passages it found (they join the message's sources). */
-export interface ToolOutcome {
+interface ToolOutcome {
   output: unknown;
   sources: SourceView[];
 }

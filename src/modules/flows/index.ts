@@ -12,7 +12,7 @@ import './tables.js';
 import { flowsMigrations } from './migrations/index.js';
 
 /** What other modules (the workflow node, agents) use of flows. */
-export interface FlowsApi {
+interface FlowsApi {
   flows: FlowService;
   predictions: PredictionService;
 }

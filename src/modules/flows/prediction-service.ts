@@ -17,7 +17,7 @@ import { buildMessages, type Turn, turnsFromHistory } from './prompt.js';
 import type { PredictionBodyT } from './schemas.js';
 
 /** Runs a workflow for a flow and waits for its answer (the workflows module's direct runner). */
-export interface WorkflowRunner {
+interface WorkflowRunner {
   run(input: {
     accountId: string;
     workflowId: string;
@@ -49,7 +49,7 @@ export interface Prediction {
   tokens: AsyncGenerator<string, void, undefined>;
 }
 
-export interface PredictionDeps {
+interface PredictionDeps {
   flows: FlowService;
   store: FlowStore;
   lookups: FlowLookups;
@@ -292,7 +292,7 @@ function passageText(doc: SourceDocument): string {
 }
 
 /** A workflow's answer as text: its text-like field, else the JSON itself. */
-export function answerText(body: unknown): string {
+function answerText(body: unknown): string {
   if (typeof body === 'string') return body;
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     for (const field of TEXT_FIELDS) {
