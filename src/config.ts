@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
-import { type ConfiguredModel, loadModelEntries } from './modules/llm/model-file.js';
 
 /** Every setting of the platform, parsed once at boot. Nothing else reads process.env. */
 const ConfigSchema = Type.Object({
@@ -253,8 +252,11 @@ const ConfigSchema = Type.Object({
 export type Config = Static<typeof ConfigSchema> & {
   /** The variables EXPRESSION_ENV_ALLOWLIST names, with their values: what expressions see as $env. */
   EXPRESSION_ENV: Record<string, string>;
-  /** The language-model registry: built-in models, MODELS_FILE, then LLM_MODELS. */
-  MODELS: ConfiguredModel[];
+  /**
+   * The environment these settings were read from, for the models file's `apiKeyEnv` entries: the
+   * llm module loads MODELS_FILE and LLM_MODELS (modules/llm/model-file.ts), not this file.
+   */
+  MODELS_ENV: Readonly<Record<string, string | undefined>>;
   /** WORKFLOW_DAILY_EXECUTIONS_BY_ACCOUNT, parsed: account id → daily executions (0: none). */
   WORKFLOW_DAILY_EXECUTION_OVERRIDES: Record<string, number>;
 };
@@ -296,19 +298,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   config.WORKFLOW_DAILY_EXECUTION_OVERRIDES = accountQuotas(config.WORKFLOW_DAILY_EXECUTIONS_BY_ACCOUNT);
   if (!config.PUBLIC_URL) config.PUBLIC_URL = `http://localhost:${config.PORT}`;
-  try {
-    config.MODELS = loadModelEntries({
-      file: config.MODELS_FILE,
-      inline: config.LLM_MODELS,
-      ollamaUrl: config.OLLAMA_URL,
-      openAiBaseUrl: config.OPENAI_BASE_URL,
-      openAiApiKey: config.OPENAI_API_KEY,
-      defaultTimeoutMs: config.LLM_TIMEOUT_MS,
-      env,
-    });
-  } catch (error) {
-    throw new ConfigError(`Invalid model registry: ${(error as Error).message}`);
-  }
+  config.MODELS_ENV = env;
   return config;
 }
 

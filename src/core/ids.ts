@@ -21,7 +21,3 @@ const ulid = monotonicFactory(pooledRandom);
 export function newId(prefix: string): string {
   return `${prefix}_${ulid().toLowerCase()}`;
 }
-
-export function hasPrefix(id: string, prefix: string): boolean {
-  return id.startsWith(`${prefix}_`) && id.length === prefix.length + 27;
-}

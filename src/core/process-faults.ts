@@ -20,7 +20,7 @@ export function isPassingFault(error: unknown): boolean {
   return error.name === 'MaxRetriesPerRequestError' || REDIS_DOWN.test(error.message);
 }
 
-export interface FaultHandlingOptions {
+interface FaultHandlingOptions {
   log: Log;
   /** Closes the app; bounded by `graceMs`, then the process exits with 1. */
   shutdown(): Promise<void>;

@@ -9,7 +9,7 @@ export const REDACTED = '[redacted]';
 /** Values shorter than this are not searched for (a 1-character "secret" would erase the text). */
 const MIN_SECRET_LENGTH = 4;
 /** How much of an upstream's own message a caller may see. */
-export const MAX_CAUSE_CHARS = 200;
+const MAX_CAUSE_CHARS = 200;
 
 /** Headers whose values are secrets wherever they appear. */
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'cookie']);

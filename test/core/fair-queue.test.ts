@@ -6,6 +6,7 @@ import type { JobQueue } from '../../src/core/queue/index.js';
 import { MemoryQueue } from '../../src/core/queue/memory-queue.js';
 import { testRedis } from '../helpers/platform.js';
 import { REDIS_URL, redisAvailable, uniqueName } from '../helpers/services.js';
+import { testJobs } from './support/test-jobs.js';
 
 /**
  * The fair queues on their own: round-robin by group, at most `perGroup` running per group, and with
@@ -43,7 +44,7 @@ const kinds: Array<{ label: string; make: (perGroup: number) => JobQueue<Job> }>
     label: 'in-process',
     make: (perGroup) =>
       new MemoryQueue<Job>({
-        name: 'jobs',
+        job: testJobs.grouped,
         onError: () => {},
         fairness: { groupOf: (j) => j.group, perGroup },
       }),
@@ -58,7 +59,7 @@ if (hasRedis)
       return new FairRedisQueue<Job>({
         redisUrl: REDIS_URL,
         prefix,
-        name: 'jobs',
+        job: testJobs.grouped,
         onError: () => {},
         fairness: { groupOf: (j) => j.group, perGroup },
       });
@@ -136,7 +137,7 @@ describe.skipIf(!hasRedis)('the fair Redis queue across processes', () => {
     const queue = new FairRedisQueue<Job>({
       redisUrl: REDIS_URL,
       prefix,
-      name: 'jobs',
+      job: testJobs.grouped,
       onError: () => {},
       fairness: { groupOf: (j) => j.group, perGroup: 1 },
       stallSeconds: 2,

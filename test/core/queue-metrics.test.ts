@@ -6,6 +6,7 @@ import { createQueue, JobEvents, type JobQueue, type JobSettled } from '../../sr
 import { createTestPlatform, testRedis } from '../helpers/platform.js';
 import { REDIS_URL, redisAvailable, uniqueName } from '../helpers/services.js';
 import { until } from '../helpers/until.js';
+import { testJobs } from './support/test-jobs.js';
 
 const redisUp = await redisAvailable();
 const prefixes: string[] = [];
@@ -90,7 +91,7 @@ describe('job metrics of the in-process queue', () => {
     const p = await createTestPlatform({ dialect: 'sqlite', env: { WORKFLOW_WORKER: 'false' } });
     const events = new JobEvents();
     const errors: string[] = [];
-    const queue = await createQueue<{ fail: boolean }>('metrics-test', {
+    const queue = await createQueue(testJobs.failing, {
       redisUrl: '',
       prefix: 'unused',
       onError: (_err, jobId) => errors.push(jobId),
@@ -123,7 +124,7 @@ describe('job metrics of the in-process queue', () => {
 
   it('an observer that throws loses the data point, never the job', async () => {
     const finished: string[] = [];
-    const queue = await createQueue<string>('metrics-test', {
+    const queue = await createQueue(testJobs.text, {
       redisUrl: '',
       prefix: 'unused',
       onError: (err) => finished.push(`error: ${String(err)}`),
@@ -152,7 +153,7 @@ describe.runIf(redisUp)('job metrics of the BullMQ queue', () => {
     const events = new JobEvents();
     const registry = new Registry();
     const unsubscribe = events.subscribe(registerJobMetrics(registry));
-    const queue = await createQueue<{ fail: boolean }>('metrics-test', {
+    const queue = await createQueue(testJobs.failing, {
       redisUrl: REDIS_URL,
       prefix,
       onError: () => undefined,

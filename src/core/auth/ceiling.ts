@@ -38,7 +38,7 @@ export function excessScopes(caller: Principal, wanted: Grant | readonly string[
 }
 
 /** Which of `wanted`'s bounds reach past `ceiling` (fields given as undefined are not compared). */
-export function exceededBounds(wanted: Partial<Bounds>, ceiling: Bounds): string[] {
+function exceededBounds(wanted: Partial<Bounds>, ceiling: Bounds): string[] {
   const exceeds: string[] = [];
   if (wanted.type === 'production' && ceiling.type === 'development') exceeds.push('type');
   if (wanted.expiresAtMs !== undefined && wanted.expiresAtMs > ceiling.expiresAtMs) exceeds.push('expiresAt');
@@ -132,7 +132,7 @@ export function assertMayGrantUnbounded(caller: Principal, grant: Grant, what: s
  * directly: `workflow:write`, as `POST /api/v1/workflows/{id}/run` does. Whoever saves a flow or an
  * agent that runs workflows must hold it; the flow or agent then runs them for its callers.
  */
-export const RUN_WORKFLOW = { service: 'workflow', operation: 'write' } as const;
+const RUN_WORKFLOW = { service: 'workflow', operation: 'write' } as const;
 
 export function assertMayRunWorkflows(caller: Principal, workflowIds: readonly string[]): void {
   if (workflowIds.length === 0 || hasScope(caller, RUN_WORKFLOW.service, RUN_WORKFLOW.operation)) return;

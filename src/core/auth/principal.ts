@@ -43,8 +43,8 @@ export interface Principal {
  * A capability scope, allowed on a key of any role: use every credential of the account in the
  * workflows it saves or runs, not only those it owns or that are shared with it. Admin holds it.
  */
-export const CREDENTIALS_USE_SCOPE = 'credentials:use';
-export const CAPABILITY_SCOPES: readonly string[] = [CREDENTIALS_USE_SCOPE];
+const CREDENTIALS_USE_SCOPE = 'credentials:use';
+const CAPABILITY_SCOPES: readonly string[] = [CREDENTIALS_USE_SCOPE];
 export const isCapabilityScope = (scope: string): boolean => CAPABILITY_SCOPES.includes(scope);
 
 /** Whether the principal may use every credential of its account; null (the CLI, the operator) may. */

@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
  */
 
 /** A function a task module exports: `(input: I) => O | Promise<O>`, run in a worker. */
-export interface CpuTask<I, O> {
+interface CpuTask<I, O> {
   /** The module's URL, spelled `.js` (from the sources, the worker's loader finds the `.ts`). */
   module: string;
   fn: string;
@@ -22,7 +22,7 @@ export function cpuTask<I, O>(module: URL, fn: string): CpuTask<I, O> {
   return { module: module.href, fn };
 }
 
-export interface CpuPoolOptions {
+interface CpuPoolOptions {
   /** Worker threads at most (each runs one call at a time); they start on demand. */
   workers: number;
   /** Heap limit of each worker (V8 old generation), in MiB. */
@@ -33,7 +33,7 @@ export interface CpuPoolOptions {
   idleMs?: number;
 }
 
-export interface CpuRunOptions {
+interface CpuRunOptions {
   /** The worker running the call is terminated this long after the call started. */
   timeoutMs: number;
   /** Whose work it is (an account): waiting calls are served one tenant at a time in turn. */
@@ -44,7 +44,7 @@ export interface CpuRunOptions {
   transfer?: ArrayBuffer[];
 }
 
-export type CpuLimit = 'time' | 'memory' | 'queue' | 'crash' | 'aborted';
+type CpuLimit = 'time' | 'memory' | 'queue' | 'crash' | 'aborted';
 
 export class CpuTaskError extends Error {
   constructor(

@@ -3,19 +3,12 @@ import type { Config } from '../../config.js';
 import type { AppContext } from '../context.js';
 import { CpuPool } from './cpu-pool.js';
 
-export {
-  type CpuLimit,
-  CpuPool,
-  type CpuRunOptions,
-  type CpuTask,
-  CpuTaskError,
-  cpuTask,
-} from './cpu-pool.js';
+export { CpuPool, CpuTaskError, cpuTask } from './cpu-pool.js';
 
 const pools = new WeakMap<AppContext, CpuPool>();
 
 /** CPU_WORKERS, or (0) one thread fewer than the machine has, at least 1 and at most 4. */
-export function cpuWorkers(config: Pick<Config, 'CPU_WORKERS'>): number {
+function cpuWorkers(config: Pick<Config, 'CPU_WORKERS'>): number {
   if (config.CPU_WORKERS > 0) return config.CPU_WORKERS;
   return Math.max(1, Math.min(4, availableParallelism() - 1));
 }

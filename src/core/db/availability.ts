@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { pgConnectionSurvives } from './faults.js';
 
-export interface Availability {
+interface Availability {
   /** A fault seen on any connection; one that says the server is gone starts the watch. */
   fault(reason: string): void;
   available(): boolean;

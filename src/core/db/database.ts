@@ -40,7 +40,7 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export interface DatabaseOptions {
+interface DatabaseOptions {
   /** `postgres://…` selects PostgreSQL; empty selects SQLite. */
   databaseUrl: string;
   /** Folder of the SQLite file (`platform.db`). `:memory:` keeps it in memory. */

@@ -6,9 +6,9 @@
  */
 
 /** What the caller is told is missing: the database, or the disk a file was being written to. */
-export type FaultyDependency = 'database' | 'disk';
+type FaultyDependency = 'database' | 'disk';
 
-export interface DependencyFault {
+interface DependencyFault {
   dependency: FaultyDependency;
   /** Short, for the error's details and the log: `unreachable`, `disk full`, `busy`, … */
   reason: string;
@@ -137,7 +137,7 @@ export function dependencyFault(error: unknown): DependencyFault | null {
  * Whether a failed write certainly left nothing behind, so doing it again is safe: the database layer
  * says it did not commit, or SQLite refused it (SQLite rolls back the statement it could not write).
  */
-export function failedCleanly(error: unknown): boolean {
+function failedCleanly(error: unknown): boolean {
   if (error instanceof DatabaseUnavailableError) return error.committed === false;
   return dependencyFault(error) !== null;
 }

@@ -1,7 +1,7 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
 import { encodeCursor, type ListQuery, type ListSpec, project } from '../http/list-query.js';
 
-export interface ListPage<T> {
+interface ListPage<T> {
   data: Partial<T>[];
   nextCursor: string | null;
 }

@@ -6,7 +6,7 @@ import {
   pgRejectedBeforeRunning,
 } from './faults.js';
 
-export interface ResilientPoolOptions {
+interface ResilientPoolOptions {
   /** How long an operation waits for a connection (a free slot, or the server back) before it fails. */
   waitMs: number;
   /** Told of every fault seen, so the handle can report the database down and watch for its return. */
@@ -150,7 +150,7 @@ export class ResilientPool {
 }
 
 /** A checked-out client: Kysely sees only `query` and `release`. */
-export class ResilientClient {
+class ResilientClient {
   private inTransaction = false;
   private broken = false;
   private released = false;

@@ -55,7 +55,7 @@ declare module 'fastify' {
   }
 }
 
-export interface AuthHookDeps {
+interface AuthHookDeps {
   authenticator: Authenticator;
   limiter: Limiter;
   usage: UsageRecorder;
@@ -68,7 +68,7 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
-export function setLimitHeaders(reply: FastifyReply, decision: LimitDecision): void {
+function setLimitHeaders(reply: FastifyReply, decision: LimitDecision): void {
   reply.header('x-ratelimit-limit', decision.limit);
   reply.header('x-ratelimit-remaining', decision.remaining);
   reply.header('x-ratelimit-reset', decision.reset);

@@ -94,7 +94,7 @@ interface ErrorBodyShape {
   requestId: string;
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   const format = request.routeOptions?.config?.errorFormat;
   if (format && format !== 'platform') {
     for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);

@@ -6,10 +6,7 @@ import { AppError } from '../errors.js';
  */
 export const MAX_JSON_DEPTH = 128;
 
-export type JsonProblem =
-  | { kind: 'depth' }
-  | { kind: 'nul'; path: string }
-  | { kind: 'infinite'; path: string };
+type JsonProblem = { kind: 'depth' } | { kind: 'nul'; path: string } | { kind: 'infinite'; path: string };
 
 const NUL = '\u0000';
 

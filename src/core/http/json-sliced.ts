@@ -18,7 +18,7 @@ const SLICE_CHARS = 64 * 1024;
 /** Work between two turns of the event loop. */
 const SLICE_MS = 5;
 
-export interface SlicedJsonOptions {
+interface SlicedJsonOptions {
   /** Refuse `__proto__` keys and `constructor.prototype` as Fastify's parser does (API routes). */
   refuseProto: boolean;
   /** Text parsed natively in one call (tests make it small). */

@@ -15,7 +15,7 @@ export interface OpenApiObject extends Json {
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
 /** `post /api/v1/workflows/{id}/activate` → `postApiV1WorkflowsByIdActivate`: stable and readable. */
-export function operationIdOf(method: string, path: string): string {
+function operationIdOf(method: string, path: string): string {
   const words = path
     .split('/')
     .filter(Boolean)

@@ -2,7 +2,7 @@ import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import type { RouteFacts } from './openapi-route.js';
 
 /** The one error body of the platform, with `code` closed to the list of src/core/errors.ts. */
-export const ERROR_SCHEMA = {
+const ERROR_SCHEMA = {
   type: 'object',
   description:
     'Every error of the platform. `code` names the case (one status per code); `details` holds what the ' +

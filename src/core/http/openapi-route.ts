@@ -37,7 +37,7 @@ export const FACTS_KEY = 'x-platform-route';
  * them with its own messages (a money amount's two decimals, a country code): Ajv runs with
  * `strict: false` and ignores the key; the document shows the rules in place of it.
  */
-export const DOCUMENTED_ONLY = 'x-documented';
+const DOCUMENTED_ONLY = 'x-documented';
 
 /** `Type.Number({ minimum: 0, ...documentedOnly({ multipleOf: 0.01 }) })`: see DOCUMENTED_ONLY. */
 export const documentedOnly = (rules: Record<string, unknown>) => ({ [DOCUMENTED_ONLY]: rules });

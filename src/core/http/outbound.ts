@@ -40,7 +40,7 @@ export class OutboundTimeoutError extends Error {
   }
 }
 
-export interface OutboundOptions {
+interface OutboundOptions {
   /** Hosts (or host:port) exempt from the address check, e.g. `127.0.0.1:4010`, `internal.example`. */
   allowHosts: string[];
   /** Upper bound on any request's time limit (a request may ask for less). */

@@ -62,7 +62,7 @@ export function streamHolder(principal: Principal | null | undefined, ip: string
 }
 
 /** The soft limit on open files of this process, where the platform can read it (Linux). */
-export function openFileLimit(): number | null {
+function openFileLimit(): number | null {
   try {
     const line = readFileSync('/proc/self/limits', 'utf8')
       .split('\n')

@@ -31,7 +31,7 @@ function patternOf(node: SchemaNode): RegExp | null {
 }
 
 /** Returns a check of the raw values, or null when the schema has no numeric property. */
-export function strictNumberCheck(schema: unknown): ((data: unknown) => ErrorObject[]) | null {
+function strictNumberCheck(schema: unknown): ((data: unknown) => ErrorObject[]) | null {
   const properties = (schema as SchemaNode | null)?.properties;
   if (!properties) return null;
   const checks = Object.entries(properties)

@@ -1,7 +1,7 @@
 import type { RedisHealth, RedisStatus } from '../queue/redis-health.js';
 import { type CounterStore, memoryCounterStore, type WindowCount } from './counter-store.js';
 
-export interface FailoverEvents {
+interface FailoverEvents {
   /** Redis stopped answering (`down`) or answers again (`up`): counting moved accordingly. */
   onSwitch?(status: RedisStatus): void;
 }

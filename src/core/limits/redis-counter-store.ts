@@ -43,7 +43,7 @@ class RlfCounterStore implements CounterStore {
 }
 
 /** `prefix` is REDIS_PREFIX: counters of platforms sharing one Redis stay apart. */
-export function redisCounterStore(client: Redis, prefix = 'platform:'): CounterStore {
+function redisCounterStore(client: Redis, prefix = 'platform:'): CounterStore {
   return new RlfCounterStore(
     'redis',
     (duration) =>

@@ -5,7 +5,7 @@ import { Gauge, type Registry } from 'prom-client';
 /** BullMQ's job states worth watching; completed jobs are removed at once (core/queue/bullmq-queue.ts). */
 const STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 
-export interface BullCollectorOptions {
+interface BullCollectorOptions {
   redis: Redis;
   /** QUEUE_PREFIX: the queues' keys, as the platform's queues name them. */
   prefix: string;

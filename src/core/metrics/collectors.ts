@@ -13,7 +13,7 @@ export interface PoolLike {
   readonly waitingCount: number;
 }
 
-export interface DatabaseCollectorOptions {
+interface DatabaseCollectorOptions {
   db: Db;
   clock: Clock;
   log: FastifyBaseLogger;

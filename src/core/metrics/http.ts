@@ -6,7 +6,7 @@ import { isAppError } from '../errors.js';
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /** Requests no route matched (404s, scans): one label value, never the raw URL. */
-export const UNMATCHED_ROUTE = '(unmatched)';
+const UNMATCHED_ROUTE = '(unmatched)';
 
 /** Seconds; from a cached key's sub-millisecond answer to a model's long completion. */
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
@@ -15,7 +15,7 @@ const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
  * Why a 429 was sent, from the errors the limiters throw. The messages are the platform's own
  * (core/http/auth-hook.ts `tooMany`, the token budget, the game throttle); a new one lands in `other`.
  */
-export function refusalReason(error: unknown): string {
+function refusalReason(error: unknown): string {
   if (!isAppError(error)) return 'other';
   if ('tokenBudget' in error.details) return 'token_budget';
   if ('queueMax' in error.details) return 'upstream_queue';

@@ -4,13 +4,12 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { AppContext } from '../context.js';
 import type { DatabaseHandle } from '../db/database.js';
 import { ErrorBody } from '../http/schemas.js';
+import { jobs } from '../queue/jobs.js';
 import { registerBullCollector } from './bullmq.js';
 import { type PoolLike, registerDatabaseCollectors, registerPoolCollector } from './collectors.js';
 import { instrumentHttp } from './http.js';
 import { registerJobMetrics } from './jobs.js';
 import { registerRedisMetrics } from './redis.js';
-
-export { refusalReason, UNMATCHED_ROUTE } from './http.js';
 
 /**
  * The PostgreSQL pool behind a database handle, when the handle exposes it as `pool` (SQLite has
@@ -31,10 +30,10 @@ export async function createMetricsRegistry(ctx: AppContext): Promise<Registry> 
   if (ctx.database.dialect === 'postgres') registerPoolCollector(registry, () => poolOf(ctx.database));
   const onJob = registerJobMetrics(registry);
   if (ctx.jobEvents) ctx.onClose(ctx.jobEvents.subscribe(onJob));
-  // The queue names core/queue's callers give (modules/workflows, modules/documents).
+  // The queues of the enabled modules, by their names in the job catalogue.
   const queues = [
-    ...(workflows ? ['workflow-executions'] : []),
-    ...(documents ? ['document-processing'] : []),
+    ...(workflows ? [jobs.workflowExecution.name] : []),
+    ...(documents ? [jobs.documentProcessing.name] : []),
   ];
   if (ctx.redis) {
     const { redisHealthOf } = await import('../queue/redis-health.js');

@@ -1,14 +1,23 @@
 import { performance } from 'node:perf_hooks';
-import { Queue, Worker } from 'bullmq';
+import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
-import { type JobHandler, type JobObserver, type JobQueue, notifyObserver } from './job-queue.js';
+import { type JobDefinition, JobPayloadError } from './job-definition.js';
+import {
+  type JobHandler,
+  type JobObserver,
+  type JobQueue,
+  mayRetry,
+  notifyObserver,
+  runJob,
+} from './job-queue.js';
 import { boundedAdd } from './queue-unavailable.js';
 import { blockingRedisOptions, redisOptions } from './redis-options.js';
 
-export interface BullQueueOptions {
+interface BullQueueOptions<T> {
   redisUrl: string;
   prefix: string;
-  name: string;
+  /** The job's declaration (jobs.ts): its name, payload schema, timeout and attempts. */
+  job: JobDefinition<T>;
   onError: (error: unknown, jobId: string) => void;
   observer?: JobObserver;
   /** A job lock's lifetime (renewed at half of it while the job runs) and the stalled check's period. */
@@ -30,9 +39,9 @@ export class BullQueue<T> implements JobQueue<T> {
   private worker: Worker | null = null;
   private lastConnectionError = 0;
 
-  constructor(private readonly options: BullQueueOptions) {
+  constructor(private readonly options: BullQueueOptions<T>) {
     const queueConnection = this.connection(redisOptions(this.commandTimeoutMs));
-    this.queue = new Queue(options.name, { connection: queueConnection, prefix: options.prefix });
+    this.queue = new Queue(options.job.name, { connection: queueConnection, prefix: options.prefix });
     // BullMQ re-emits its connection's errors; unheard, an 'error' event would end the process.
     this.queue.on('error', (error) => this.connectionError(error));
   }
@@ -64,9 +73,12 @@ export class BullQueue<T> implements JobQueue<T> {
    * execution it names is canceled first, see webhook-service.ts).
    */
   async add(jobId: string, data: T): Promise<void> {
+    const checked = this.options.job.parse(data, jobId);
     await boundedAdd(
-      this.queue.add('job', data, {
+      this.queue.add('job', checked, {
         jobId,
+        // BullMQ retries a failed run at once (no backoff) until the job's attempts are spent.
+        attempts: this.options.job.attempts,
         removeOnComplete: true,
         removeOnFail: { age: 24 * 3600, count: 1000 },
       }),
@@ -76,8 +88,9 @@ export class BullQueue<T> implements JobQueue<T> {
 
   work(handler: JobHandler<T>, concurrency: number): void {
     if (this.worker) return;
+    const definition = this.options.job;
     this.worker = new Worker(
-      this.options.name,
+      definition.name,
       async (job) => {
         const startedAt = performance.now();
         // Wall clocks: `timestamp` is stamped by the process that added the job, `processedOn` by
@@ -85,16 +98,20 @@ export class BullQueue<T> implements JobQueue<T> {
         const waitSeconds = Math.max(0, ((job.processedOn ?? Date.now()) - job.timestamp) / 1000);
         const settled = (outcome: 'completed' | 'failed') =>
           notifyObserver(this.options.observer, {
-            queue: this.options.name,
+            queue: definition.name,
             outcome,
             waitSeconds,
             runSeconds: (performance.now() - startedAt) / 1000,
           });
+        const attempt = job.attemptsMade + 1;
         try {
-          await handler(job.data as T, String(job.id));
+          // job.data is what Redis gave back: runJob checks it against the schema first.
+          await runJob(definition, handler, job.data, String(job.id), attempt);
         } catch (error) {
           settled('failed');
-          this.options.onError(error, String(job.id));
+          // Told once, when the job has failed for good; a bad payload is not retried.
+          if (!mayRetry(definition, error, attempt)) this.options.onError(error, String(job.id));
+          if (error instanceof JobPayloadError) throw new UnrecoverableError(error.message);
           throw error;
         }
         settled('completed');

@@ -2,14 +2,23 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import type { Fairness } from './fair-order.js';
-import { type JobHandler, type JobObserver, type JobQueue, notifyObserver } from './job-queue.js';
+import { type JobDefinition, JobPayloadError } from './job-definition.js';
+import {
+  type JobHandler,
+  type JobObserver,
+  type JobQueue,
+  mayRetry,
+  notifyObserver,
+  runJob,
+} from './job-queue.js';
 import { boundedAdd } from './queue-unavailable.js';
 import { blockingRedisOptions, redisOptions } from './redis-options.js';
 
-export interface FairRedisQueueOptions<T> {
+interface FairRedisQueueOptions<T> {
   redisUrl: string;
   prefix: string;
-  name: string;
+  /** The job's declaration (jobs.ts): its name, payload schema, timeout and attempts. */
+  job: JobDefinition<T>;
   onError: (error: unknown, jobId: string) => void;
   observer?: JobObserver;
   fairness: Fairness<T>;
@@ -20,7 +29,7 @@ export interface FairRedisQueueOptions<T> {
 }
 
 /*
- * Keys under `{prefix}:{name}:fair:` — `jobs` (hash: id → {g, d, t}), `p:{group}` (list: waiting ids),
+ * Keys under `{prefix}:{name}:fair:` — `jobs` (hash: id → {d: payload, t: added at, a: attempt}), `p:{group}` (list: waiting ids),
  * `ring` (list) + `ringset` (set): groups with waiting jobs in turn order, `l:{group}` (zset: running
  * ids → lease expiry), `leases` (zset: "group\nid" → expiry, to reap), `workers` (zset: live
  * worker processes → heartbeat expiry), `waiting` (counter). Each
@@ -107,10 +116,10 @@ for i = 4, #ARGV, 2 do
 end
 return 1`;
 
-/** ARGV: base, group, id. The job ended: its slot and its id are free. */
 /** ARGV: base, workerId. A worker that stops is no longer counted. */
 const LEAVE = `redis.call('ZREM', ARGV[1] .. 'workers', ARGV[2]) return 1`;
 
+/** ARGV: base, group, id. The job ended: its slot and its id are free. */
 const DONE = `
 local base = ARGV[1]
 redis.call('ZREM', base .. 'l:' .. ARGV[2], ARGV[3])
@@ -118,6 +127,29 @@ redis.call('ZREM', base .. 'leases', ARGV[2] .. '\\n' .. ARGV[3])
 redis.call('HDEL', base .. 'jobs', ARGV[3])
 redis.call('PUBLISH', base .. 'wake', '1')
 return 1`;
+
+/**
+ * ARGV: base, group, id, payload. A failed run with attempts left: its slot is free and the job, with
+ * its payload (the next attempt's number), waits again at the back of its group.
+ */
+const RETRY = `
+local base = ARGV[1]
+redis.call('ZREM', base .. 'l:' .. ARGV[2], ARGV[3])
+redis.call('ZREM', base .. 'leases', ARGV[2] .. '\\n' .. ARGV[3])
+if redis.call('HEXISTS', base .. 'jobs', ARGV[3]) == 0 then return 0 end
+redis.call('HSET', base .. 'jobs', ARGV[3], ARGV[4])
+redis.call('RPUSH', base .. 'p:' .. ARGV[2], ARGV[3])
+redis.call('INCR', base .. 'waiting')
+if redis.call('SADD', base .. 'ringset', ARGV[2]) == 1 then redis.call('RPUSH', base .. 'ring', ARGV[2]) end
+redis.call('PUBLISH', base .. 'wake', '1')
+return 1`;
+
+/** What a job's hash entry holds: the payload, when it was added (ms) and its attempt (absent: 1). */
+interface Stored {
+  d: unknown;
+  t: number;
+  a?: number;
+}
 
 /** Longest a process with free slots sleeps between looks (leases of dead processes expire meanwhile). */
 const IDLE_LOOK_MS = 1_000;
@@ -145,7 +177,7 @@ export class FairRedisQueue<T> implements JobQueue<T> {
   private subscriber: Redis | null = null;
   private readonly running = new Map<string, Running>();
   /** Jobs whose release failed (Redis unreachable): released again before the next take. */
-  private readonly unreleased = new Map<string, { group: string; requeue: boolean }>();
+  private readonly unreleased = new Map<string, { group: string; requeue: boolean; retry?: string }>();
   private handler: JobHandler<T> | null = null;
   private concurrency = 1;
   private closed = false;
@@ -158,7 +190,7 @@ export class FairRedisQueue<T> implements JobQueue<T> {
   private readonly workerId = randomUUID();
 
   constructor(private readonly options: FairRedisQueueOptions<T>) {
-    this.base = `${options.prefix}:${options.name}:fair:`;
+    this.base = `${options.prefix}:${options.job.name}:fair:`;
     this.leaseMs = (options.stallSeconds ?? 30) * 1000;
   }
 
@@ -184,8 +216,9 @@ export class FairRedisQueue<T> implements JobQueue<T> {
    */
   async add(jobId: string, data: T): Promise<void> {
     if (this.closed) throw new Error('Queue is closed');
-    const group = this.options.fairness.groupOf(data);
-    const payload = JSON.stringify({ d: data, t: Date.now() });
+    const checked = this.options.job.parse(data, jobId);
+    const group = this.options.fairness.groupOf(checked);
+    const payload = JSON.stringify({ d: checked, t: Date.now() } satisfies Stored);
     await boundedAdd(this.redis().eval(ADD, 0, this.base, jobId, group, payload), this.commandTimeoutMs);
   }
 
@@ -284,39 +317,53 @@ export class FairRedisQueue<T> implements JobQueue<T> {
     }
   }
 
+  /** Never throws: whatever was read back, a bad one fails its job only (not the dispatcher). */
   private start(jobId: string, group: string, payload: string): void {
     const handler = this.handler as JobHandler<T>;
-    const { d: data, t: addedAt } = JSON.parse(payload) as { d: T; t: number };
+    const { job } = this.options;
+    const stored = readStored(payload);
+    const attempt = stored?.a ?? 1;
     const startedAt = performance.now();
     const settled = (outcome: 'completed' | 'failed') =>
       notifyObserver(this.options.observer, {
-        queue: this.options.name,
+        queue: job.name,
         outcome,
         // Stamped by the adding process's clock; another host's may differ.
-        waitSeconds: Math.max(0, (Date.now() - addedAt) / 1000),
+        waitSeconds: stored ? Math.max(0, (Date.now() - stored.t) / 1000) : 0,
         runSeconds: (performance.now() - startedAt) / 1000,
       });
-    const promise = Promise.resolve()
-      .then(() => handler(data, jobId))
+    let retry: string | undefined;
+    const run = stored
+      ? runJob(job, handler, stored.d, jobId, attempt)
+      : Promise.reject(new JobPayloadError(job.name, jobId, ['/ is not the JSON of a queued job']));
+    const promise = run
       .then(
         () => settled('completed'),
         (error: unknown) => {
           settled('failed');
-          this.options.onError(error, jobId);
+          if (stored && mayRetry(job, error, attempt))
+            retry = JSON.stringify({ ...stored, a: attempt + 1 } satisfies Stored);
+          // Told once, when the job has failed for good.
+          else this.options.onError(error, jobId);
         },
       )
       .finally(async () => {
-        await this.release(group, jobId, false);
+        await this.release(group, jobId, false, retry);
         this.running.delete(jobId);
         this.wake();
       });
     this.running.set(jobId, { group, promise });
   }
 
-  /** Frees the job's slot; `requeue`: it did not run, it waits again at the front of its group. */
-  private async release(group: string, jobId: string, requeue: boolean): Promise<void> {
+  /**
+   * Frees the job's slot; `requeue`: it did not run, it waits again at the front of its group;
+   * `retry`: it failed with attempts left, it waits again at the back with this payload.
+   */
+  private async release(group: string, jobId: string, requeue: boolean, retry?: string): Promise<void> {
     try {
-      if (requeue) {
+      if (retry !== undefined) {
+        await this.redis().eval(RETRY, 0, this.base, group, jobId, retry);
+      } else if (requeue) {
         // An expired lease is how a job goes back: expire it now.
         await this.redis().eval(RENEW, 0, this.base, -1, '', group, jobId);
       } else {
@@ -326,16 +373,16 @@ export class FairRedisQueue<T> implements JobQueue<T> {
       // Redis unreachable: released again as soon as it answers (before this worker takes another
       // job), so a slot does not stay taken until its lease expires; a Redis restarted from a
       // snapshot would otherwise hold the account at its cap and run the job again after that.
-      this.unreleased.set(jobId, { group, requeue });
+      this.unreleased.set(jobId, { group, requeue, ...(retry !== undefined ? { retry } : {}) });
       this.options.onError(error, jobId);
     }
   }
 
   /** Releases that failed during an outage, retried in order; false while Redis still fails. */
   private async releaseLate(): Promise<boolean> {
-    for (const [jobId, { group, requeue }] of this.unreleased) {
+    for (const [jobId, { group, requeue, retry }] of this.unreleased) {
       this.unreleased.delete(jobId);
-      await this.release(group, jobId, requeue);
+      await this.release(group, jobId, requeue, retry);
       if (this.unreleased.has(jobId)) return false;
     }
     return true;
@@ -347,5 +394,21 @@ export class FairRedisQueue<T> implements JobQueue<T> {
     this.redis()
       .eval(RENEW, 0, this.base, this.leaseMs, this.workerId, ...args)
       .catch((error: unknown) => this.options.onError(error, ''));
+  }
+}
+
+/** A job's hash entry, or null when it is not one (corrupt, or written by something else). */
+function readStored(payload: string): Stored | null {
+  try {
+    const stored = JSON.parse(payload) as unknown;
+    if (stored === null || typeof stored !== 'object' || !('d' in stored)) return null;
+    const { t, a } = stored as { t?: unknown; a?: unknown };
+    return {
+      d: (stored as { d: unknown }).d,
+      t: typeof t === 'number' ? t : Date.now(),
+      ...(typeof a === 'number' && Number.isInteger(a) && a >= 1 ? { a } : {}),
+    };
+  } catch {
+    return null;
   }
 }

@@ -1,12 +1,20 @@
 import type { Fairness } from './fair-order.js';
+import type { JobDefinition } from './job-definition.js';
 import type { JobObserver, JobQueue } from './job-queue.js';
 import { MemoryQueue } from './memory-queue.js';
 
-export type { Fairness } from './fair-order.js';
+export {
+  defineJob,
+  type JobDefinition,
+  type JobPayload,
+  JobPayloadError,
+  JobTimeoutError,
+} from './job-definition.js';
 export { JobEvents } from './job-events.js';
-export type { JobHandler, JobObserver, JobOutcome, JobQueue, JobSettled } from './job-queue.js';
+export type { JobQueue, JobSettled } from './job-queue.js';
+export { jobs } from './jobs.js';
 
-export interface QueueSettings<T = unknown> {
+interface QueueSettings<T = unknown> {
   /** Empty: the in-process queue. */
   redisUrl: string;
   prefix: string;
@@ -25,16 +33,20 @@ export interface QueueSettings<T = unknown> {
 }
 
 /**
- * One queue per kind of job; BullMQ when Redis is configured, else in-process. BullMQ and its
- * Redis client load only then: the embedded default does not carry them in memory.
+ * One queue per kind of job, declared in the catalogue (jobs.ts); BullMQ when Redis is configured,
+ * else in-process. BullMQ and its Redis client load only then: the embedded default does not carry
+ * them in memory.
  */
-export async function createQueue<T>(name: string, settings: QueueSettings<T>): Promise<JobQueue<T>> {
+export async function createQueue<T>(
+  job: JobDefinition<T>,
+  settings: QueueSettings<T>,
+): Promise<JobQueue<T>> {
   if (settings.redisUrl && settings.fairness) {
     const { FairRedisQueue } = await import('./fair-redis-queue.js');
     return new FairRedisQueue<T>({
       redisUrl: settings.redisUrl,
       prefix: settings.prefix,
-      name,
+      job,
       onError: settings.onError,
       observer: settings.observer,
       fairness: settings.fairness,
@@ -47,7 +59,7 @@ export async function createQueue<T>(name: string, settings: QueueSettings<T>): 
     return new BullQueue<T>({
       redisUrl: settings.redisUrl,
       prefix: settings.prefix,
-      name,
+      job,
       onError: settings.onError,
       observer: settings.observer,
       ...(settings.stallSeconds ? { stallSeconds: settings.stallSeconds } : {}),
@@ -55,7 +67,7 @@ export async function createQueue<T>(name: string, settings: QueueSettings<T>): 
     });
   }
   return new MemoryQueue<T>({
-    name,
+    job,
     onError: settings.onError,
     observer: settings.observer,
     ...(settings.fairness ? { fairness: settings.fairness } : {}),

@@ -1,7 +1,7 @@
 import { AppError } from '../errors.js';
 
 /** What a caller is told when a job cannot be added: retry shortly (Retry-After, seconds). */
-export const QUEUE_RETRY_AFTER_SECONDS = 5;
+const QUEUE_RETRY_AFTER_SECONDS = 5;
 
 export function queueUnavailable(reason: string): AppError {
   return new AppError(

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 
-export interface RegexJob {
+interface RegexJob {
   /** `js`: V8's backtracking RegExp; `re2`: the linear engine, for work too large for the server's thread. */
   engine: 'js' | 're2';
   source: string;
@@ -8,7 +8,7 @@ export interface RegexJob {
   input: string;
 }
 
-export type RegexOutcome =
+type RegexOutcome =
   | { kind: 'result'; matched: boolean }
   | { kind: 'timeout' }
   | { kind: 'memory' }

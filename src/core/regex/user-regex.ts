@@ -25,7 +25,7 @@ export interface UserRegex {
   toString(): string;
 }
 
-export type RegexFailure = 'syntax' | 'too-long' | 'timeout' | 'memory';
+type RegexFailure = 'syntax' | 'too-long' | 'timeout' | 'memory';
 
 /** A pattern refused, or a test that could not finish in its bounds; callers word it for their users. */
 export class UserRegexError extends Error {
@@ -38,7 +38,7 @@ export class UserRegexError extends Error {
   }
 }
 
-export interface UserRegexOptions extends RegexPoolOptions {
+interface UserRegexOptions extends RegexPoolOptions {
   /** Longest pattern accepted, in characters. */
   maxPatternLength: number;
   /** Pattern length × input length above which even the linear engine runs on a worker. */
@@ -65,10 +65,6 @@ export function configureUserRegex(next: Partial<UserRegexOptions>): void {
   const old = pool;
   pool = undefined;
   void old?.close();
-}
-
-export function userRegexOptions(): UserRegexOptions {
-  return options;
 }
 
 /** Stops the worker threads (tests, shutdown); the next test starts new ones. */
@@ -99,7 +95,7 @@ export function parseUserRegex(pattern: string, ignoreCase = false): UserRegex {
 }
 
 /** A pattern and flags as JavaScript's RegExp takes them; validated (compiling is linear, matching is not). */
-export function compileUserRegex(source: string, flags: string): UserRegex {
+function compileUserRegex(source: string, flags: string): UserRegex {
   if (!FLAGS.test(flags))
     throw new UserRegexError('syntax', `Invalid flags supplied to RegExp constructor '${flags}'`);
   try {

@@ -21,7 +21,7 @@ export interface GuestScript {
   module?: boolean;
 }
 
-export interface SandboxPoolOptions {
+interface SandboxPoolOptions {
   /** Scripts evaluated, in order, in every fresh guest context; they define the callable functions. */
   scripts: readonly GuestScript[];
   /** Worker threads (each one QuickJS runtime, one call at a time). */
@@ -44,7 +44,7 @@ export interface CallScope {
   realm?: string | null;
 }
 
-export type SandboxLimit = 'time' | 'memory' | 'stack' | 'queue' | 'crash';
+type SandboxLimit = 'time' | 'memory' | 'stack' | 'queue' | 'crash';
 
 export class SandboxError extends Error {
   constructor(

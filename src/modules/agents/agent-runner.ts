@@ -1,7 +1,6 @@
 import type { Principal } from '../../core/auth/principal.js';
 import { newId } from '../../core/ids.js';
-import type { Gateway } from '../llm/gateway.js';
-import type { ChatMessage, ToolCall } from '../llm/types.js';
+import type { ChatGateway, ChatMessage, ToolCall } from '../llm/index.js';
 import type { SourceView, StepView, Usage } from './agent-events.js';
 import type { AgentDefinition } from './agent-service.js';
 import { type ResolvedTool, resolveTools } from './tool-specs.js';
@@ -20,7 +19,7 @@ export interface TurnResult {
   usage: Usage;
 }
 
-export interface TurnInput {
+interface TurnInput {
   principal: Principal;
   agent: AgentDefinition;
   userId: string | null;
@@ -31,7 +30,7 @@ export interface TurnInput {
 }
 
 export interface RunnerDeps {
-  gateway: Gateway;
+  gateway: ChatGateway;
   tools: ToolDeps;
   /** Whether the model can call tools (the built-in models cannot). */
   callsTools(model: string): boolean;

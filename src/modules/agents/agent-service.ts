@@ -6,7 +6,7 @@ import { AppError, notFound, validationError } from '../../core/errors.js';
 import type { ListSpec } from '../../core/http/list-query.js';
 import { parseListQuery } from '../../core/http/list-query.js';
 import { newId } from '../../core/ids.js';
-import type { DefinitionLookups } from '../flows/lookups.js';
+import type { DefinitionLookups } from '../flows/index.js';
 import type { AgentRow, AgentStore } from './agent-store.js';
 import type { AgentCreateBodyT, AgentPatchBodyT } from './schemas.js';
 import { BUILTIN_TOOLS, schemaProblem, type ToolDefinition, toolName } from './tool-specs.js';
@@ -22,7 +22,7 @@ export interface AgentDefinition {
 }
 
 /** What saving an agent checks against other modules (the same as a flow's). */
-export type AgentLookups = DefinitionLookups;
+type AgentLookups = DefinitionLookups;
 
 export const LIST_SPEC: ListSpec = {
   columns: { name: 'name', createdAt: 'created_at' },
@@ -35,7 +35,7 @@ export const LIST_SPEC: ListSpec = {
   maxLimit: 200,
 };
 
-export function agentView(row: AgentRow, def: AgentDefinition = parseAgent(row)) {
+function agentView(row: AgentRow, def: AgentDefinition = parseAgent(row)) {
   return {
     id: row.id,
     name: def.name,
@@ -50,7 +50,7 @@ export function agentView(row: AgentRow, def: AgentDefinition = parseAgent(row))
   };
 }
 
-export function parseAgent(row: AgentRow): AgentDefinition {
+function parseAgent(row: AgentRow): AgentDefinition {
   return JSON.parse(row.definition) as AgentDefinition;
 }
 

@@ -31,7 +31,7 @@ export const MESSAGE_LIST: ListSpec = {
   maxLimit: 200,
 };
 
-export function conversationView(row: ConversationRow) {
+function conversationView(row: ConversationRow) {
   return {
     id: row.id,
     agentId: row.agent_id,
@@ -43,7 +43,7 @@ export function conversationView(row: ConversationRow) {
   };
 }
 
-export function messageView(row: MessageRow): MessageView {
+function messageView(row: MessageRow): MessageView {
   return {
     id: row.id,
     conversationId: row.conversation_id,

@@ -1,6 +1,6 @@
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
-import { definitionLookups } from '../flows/lookups.js';
+import { definitionLookups } from '../flows/index.js';
 import type { AgentMessaging } from './agent-events.js';
 import { AgentService } from './agent-service.js';
 import { AgentStore } from './agent-store.js';
@@ -13,7 +13,7 @@ import './tables.js';
 import { agentsMigrations } from './migrations/index.js';
 
 /** What other modules (user profiles, workflows) use of the agent API. */
-export interface AgentsApi {
+interface AgentsApi {
   agents: AgentService;
   messaging: AgentMessaging;
   /** Records a new user's welcome message (a conversation no agent holds yet). */

@@ -14,7 +14,7 @@ import type { AgentStore } from './agent-store.js';
 import { type ConversationService, userOf } from './conversation-service.js';
 
 /** A turn whose user message is stored: run it for its events and its stored answer. */
-export interface Turn {
+interface Turn {
   conversationId: string;
   userMessage: MessageView;
   run(

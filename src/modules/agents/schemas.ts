@@ -1,10 +1,10 @@
 import { type Static, Type } from 'typebox';
-import { ListQuery, Nullable, Timestamp } from '../../core/http/schemas.js';
+import { Nullable, Timestamp } from '../../core/http/schemas.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 
 /** A tool by name, or a workflow tool with the schema its arguments must follow. */
-export const ToolSpecBody = Type.Union([
+const ToolSpecBody = Type.Union([
   Type.String({
     minLength: 1,
     maxLength: 120,
@@ -95,9 +95,9 @@ export const ConversationView = Type.Object({
   updatedAt: Timestamp,
 });
 
-export const Usage = Type.Object({ promptTokens: Type.Integer(), completionTokens: Type.Integer() });
+const Usage = Type.Object({ promptTokens: Type.Integer(), completionTokens: Type.Integer() });
 
-export const Source = Type.Object({
+const Source = Type.Object({
   documentId: Type.String(),
   title: Nullable(Type.String()),
   topic: Type.String(),
@@ -106,7 +106,7 @@ export const Source = Type.Object({
   text: Type.String(),
 });
 
-export const Step = Type.Object({
+const Step = Type.Object({
   type: Type.Enum(['retrieval', 'tool_call', 'model'] as const),
   name: Type.String(),
   input: Type.Unknown(),
@@ -114,7 +114,7 @@ export const Step = Type.Object({
   ms: Type.Number(),
 });
 
-export const MessageView = Type.Object({
+const MessageView = Type.Object({
   id: Type.String(),
   conversationId: Type.String(),
   role: Type.Enum(['user', 'assistant', 'tool'] as const),
@@ -135,9 +135,6 @@ export const ConversationDetail = Type.Object({
   messages: MessagePage,
 });
 
-export const ConversationListQuery = ListQuery;
-export const MessageListQuery = ListQuery;
-
 export const SendBody = Type.Object(
   {
     conversationId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
@@ -146,7 +143,6 @@ export const SendBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export type SendBodyT = Static<typeof SendBody>;
 
 export const SendAnswer = Type.Object({
   conversationId: Type.String(),

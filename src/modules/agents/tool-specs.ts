@@ -1,6 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
-import type { ToolSpec } from '../llm/types.js';
+import type { ToolSpec } from '../llm/index.js';
 
 export const BUILTIN_TOOLS = ['knowledge_search', 'user_profile', 'blend_recommendations'] as const;
 
@@ -49,7 +49,7 @@ const BUILTIN_SPECS: Record<
 };
 
 /** The function name a model sees: OpenAI allows `[A-Za-z0-9_-]{1,64}`, so `workflow:<id>` becomes `workflow_<id>`. */
-export function functionNameOf(name: string): string {
+function functionNameOf(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
 }
 

@@ -1,9 +1,9 @@
-import type { KnowledgeService } from '../documents/knowledge-service.js';
+import type { KnowledgeSearch } from '../documents/index.js';
 import type { SourceView } from './agent-events.js';
 
 /** What the tools reach in other modules, each possibly disabled on this server. */
 export interface ToolDeps {
-  knowledge: KnowledgeService | null;
+  knowledge: KnowledgeSearch | null;
   /** The user's profile, or null when there is none. */
   profile(accountId: string, userId: string): Promise<unknown | null>;
   recommendations(
@@ -16,7 +16,7 @@ export interface ToolDeps {
 }
 
 /** Whose turn it is: the tools act for this account and the conversation's user. */
-export interface ToolContext {
+interface ToolContext {
   accountId: string;
   /** The key that sent the message: what the tools spend of the models is charged to it. */
   payerKeyId: string | null;
@@ -25,14 +25,14 @@ export interface ToolContext {
 }
 
 /** A tool's answer, and the passages it found (they join the message's sources). */
-export interface ToolOutcome {
+interface ToolOutcome {
   output: unknown;
   sources: SourceView[];
 }
 
 /** The query's embedding is charged to `payerKeyId` (the key of whoever sent the message). */
 export async function searchKnowledge(
-  knowledge: KnowledgeService,
+  knowledge: KnowledgeSearch,
   accountId: string,
   payerKeyId: string | null,
   topics: string[],

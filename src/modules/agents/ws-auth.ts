@@ -23,7 +23,7 @@ export interface SocketIdentity {
 }
 
 /** Where the credential of an upgrade is: a header, else a `bearer.<token>` subprotocol (browsers). */
-export function credentialHeaders(request: FastifyRequest): CredentialHeaders | null {
+function credentialHeaders(request: FastifyRequest): CredentialHeaders | null {
   const headers: CredentialHeaders = {};
   for (const name of CREDENTIAL_HEADERS) {
     const value = request.headers[name];

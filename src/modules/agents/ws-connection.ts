@@ -21,7 +21,7 @@ export interface AgentSocket {
 
 const OPEN = 1;
 /** How often an open connection's credential is verified again (also before every send). */
-export const REVERIFY_EVERY_MS = 15_000;
+const REVERIFY_EVERY_MS = 15_000;
 const SHUTDOWN_GRACE_MS = 1_000;
 /** setTimeout's ceiling: a later expiry is left to the periodic check. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -35,7 +35,7 @@ interface InFlight {
   cancelled: Promise<{ cancelled: true }>;
 }
 
-export interface ConnectionDeps {
+interface ConnectionDeps {
   ctx: AppContext;
   gate: SocketGate;
   messaging: AgentMessaging;

@@ -38,12 +38,12 @@ export type ClientMessage =
   | { type: 'ping' };
 
 /** A refused client message: what the `error` frame says, with the clientMessageId when one was readable. */
-export interface ProtocolRefusal {
+interface ProtocolRefusal {
   message: string;
   clientMessageId?: string;
 }
 
-export type Parsed = { ok: true; value: ClientMessage } | { ok: false; refusal: ProtocolRefusal };
+type Parsed = { ok: true; value: ClientMessage } | { ok: false; refusal: ProtocolRefusal };
 
 const FIELDS: Record<ClientMessage['type'], readonly string[]> = {
   'message.send': ['type', 'clientMessageId', 'agentId', 'conversationId', 'content'],

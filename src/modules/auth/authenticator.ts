@@ -12,17 +12,17 @@ const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
 
 /** The browser session's cookie (the portal's sign-in). */
 export const SESSION_COOKIE = 'platform_session';
-export const CSRF_HEADER = 'x-csrf-token';
+const CSRF_HEADER = 'x-csrf-token';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Checks a session cookie's value; implemented by the portal module. */
-export interface SessionVerifier {
+interface SessionVerifier {
   /** The session's principal and the CSRF token its state-changing requests must carry; throws 401. */
   verify(token: string, request: FastifyRequest): Promise<{ principal: Principal; csrfToken: string }>;
 }
 
 /** One cookie's value from a `Cookie` header; null when absent or empty. */
-export function readCookie(header: string | undefined, name: string): string | null {
+function readCookie(header: string | undefined, name: string): string | null {
   if (!header) return null;
   for (const part of header.split(';')) {
     const at = part.indexOf('=');
@@ -51,7 +51,7 @@ export function crossOrigin(request: FastifyRequest, publicOrigin: string): bool
 }
 
 /** Where a credential is read, in order: Authorization Bearer, X-WORKFLOW-API-KEY, X-N8N-API-KEY (n8n's clients), X-API-Key. */
-export function readCredential(headers: FastifyRequest['headers']): string | null {
+function readCredential(headers: FastifyRequest['headers']): string | null {
   const authorization = headers.authorization;
   if (typeof authorization === 'string' && authorization.length > 0) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);

@@ -14,7 +14,7 @@ const AUDIENCE = 'api-platform:customer';
  * What a token says. A JWT's payload is only encoded, so it holds nothing the customer should
  * not read: no account id (the account is the issuing key's, found server-side).
  */
-export interface TokenClaims {
+interface TokenClaims {
   customerId: string;
   keyId: string;
   /** The issuing key's value when the token was minted (`VerifiedKey.tokenBinding`). */

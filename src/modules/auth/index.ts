@@ -10,13 +10,7 @@ import { authRoutes } from './routes.js';
 import { AuthStore } from './store.js';
 import { UsageLedger } from './usage.js';
 
-export {
-  CSRF_HEADER,
-  crossOrigin,
-  readCookie,
-  SESSION_COOKIE,
-  type SessionVerifier,
-} from './authenticator.js';
+export { crossOrigin, SESSION_COOKIE } from './authenticator.js';
 export { BootstrapError, type OwnerStep } from './bootstrap.js';
 export type { KeyService } from './key-service.js';
 

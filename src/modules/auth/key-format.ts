@@ -36,7 +36,7 @@ export function generateKey(type: KeyType): string {
   return `${prefix}${body}${checksum(prefix, body)}`;
 }
 
-export type ParsedKey = { ok: true; type: KeyType } | { ok: false; reason: 'malformed' | 'checksum' };
+type ParsedKey = { ok: true; type: KeyType } | { ok: false; reason: 'malformed' | 'checksum' };
 
 /** Checks shape and checksum without any database look-up. */
 export function parseKey(value: string): ParsedKey {

@@ -17,7 +17,7 @@ import { ApiKeyView, type ApiKeyViewT, type CreateKeyInput, type UpdateKeyInput 
 import type { AuthStore, KeyRow } from './store.js';
 
 const DAY = 86_400;
-export const DEFAULT_EXPIRY_SECONDS = { production: 365 * DAY, development: 90 * DAY } as const;
+const DEFAULT_EXPIRY_SECONDS = { production: 365 * DAY, development: 90 * DAY } as const;
 
 export const KEY_LIST_SPEC: ListSpec = {
   columns: { createdAt: 'created_at', expiresAt: 'expires_at', lastUsedAt: 'last_used_at' },
@@ -35,7 +35,7 @@ export const KEY_LIST_SPEC: ListSpec = {
   maxLimit: 200,
 };
 
-export interface KeyServiceDeps {
+interface KeyServiceDeps {
   store: AuthStore;
   clock: Clock;
   quotas: { development: number; production: number };

@@ -42,7 +42,7 @@ interface PresentedKey {
   readonly graceUntilMs: number;
 }
 
-export interface KeyVerifierOptions {
+interface KeyVerifierOptions {
   store: AuthStore;
   clock: Clock;
   quotaFor(row: KeyRow): number;

@@ -8,7 +8,7 @@ const ServiceName = Type.Enum([...ALL_SERVICES, '*'] as const);
 const Role = Type.Enum(ROLES);
 const KeyTypeSchema = Type.Enum(['development', 'production'] as const);
 /** Names of `llm` models, as keys and their scopes list them. */
-export const MODEL_NAME_PATTERN = '^[A-Za-z0-9._:/@+-]+$';
+const MODEL_NAME_PATTERN = '^[A-Za-z0-9._:/@+-]+$';
 const ModelName = Type.String({ minLength: 1, maxLength: 100, pattern: MODEL_NAME_PATTERN });
 const Models = Type.Array(ModelName, {
   maxItems: 100,

@@ -4,7 +4,7 @@ import type { AccountsTable, ApiKeysTable } from './tables.js';
 import './tables.js';
 
 export type KeyRow = Selectable<ApiKeysTable>;
-export type AccountRow = Selectable<AccountsTable>;
+type AccountRow = Selectable<AccountsTable>;
 
 /** Queries on the auth module's own tables. */
 export class AuthStore {

@@ -37,7 +37,7 @@ export interface ApiKeysTable {
   updated_at: Timestamp;
 }
 
-export interface UsageDailyTable {
+interface UsageDailyTable {
   key_id: string;
   account_id: string;
   day: string;

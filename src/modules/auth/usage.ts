@@ -18,7 +18,7 @@ const DAY_MS = 86_400_000;
 const MAX_RANGE_DAYS = 366;
 
 /** Language-model tokens of one key, day and model (the llm module reports them). */
-export interface TokenUsageRow {
+interface TokenUsageRow {
   keyId: string;
   day: string;
   model: string;
@@ -29,7 +29,7 @@ export interface TokenUsageRow {
   estimatedRequests: number;
 }
 
-export type TokenUsageSource = (
+type TokenUsageSource = (
   accountId: string,
   filter: { keyId?: string; from: string; to: string },
 ) => Promise<TokenUsageRow[]>;

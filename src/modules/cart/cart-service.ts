@@ -5,7 +5,7 @@ import { fromMinor } from '../../core/money.js';
 import type { CommerceApi, Product, ProductVariant } from '../commerce/index.js';
 import type { Address } from './address.js';
 import { checkAddress } from './address.js';
-import type { CartItemRow, CartRow, CartStore } from './cart-store.js';
+import type { CartRow, CartStore } from './cart-store.js';
 import type { DiscountStore } from './discount-store.js';
 import { amountOf, type DiscountRow, REASONS, whyNot } from './discounts.js';
 import type { InventoryStore, Shortage } from './inventory-store.js';
@@ -18,7 +18,7 @@ export interface Actor {
   customerId: string;
 }
 
-export interface Customizations {
+interface Customizations {
   fragrance?: string;
   fragranceId?: string;
   giftWrapped?: boolean;
@@ -30,7 +30,7 @@ interface StoredCustomizations extends Customizations {
   giftWrapped: boolean;
 }
 
-export interface CartSettings {
+interface CartSettings {
   currency: string;
   /** Minor units per wrapped unit. */
   giftWrapFee: number;
@@ -42,7 +42,7 @@ export interface CartSettings {
   maxRenewals: number;
 }
 
-export interface CartServiceDeps {
+interface CartServiceDeps {
   carts: CartStore;
   discounts: DiscountStore;
   inventory: InventoryStore;
@@ -537,5 +537,3 @@ class Shortfall extends Error {
 function keyOf(c: StoredCustomizations): string {
   return JSON.stringify([c.fragrance ?? null, c.fragranceId ?? null, c.giftWrapped, c.giftMessage ?? null]);
 }
-
-export type { CartItemRow };

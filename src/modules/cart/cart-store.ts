@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../core/db/database.js';
 import type { CartItemsTable, CartsTable } from './tables.js';
 
 export type CartRow = CartsTable;
-export type CartItemRow = CartItemsTable;
+type CartItemRow = CartItemsTable;
 
 export class CartStore {
   constructor(private readonly db: Db) {}

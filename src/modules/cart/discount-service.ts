@@ -33,7 +33,7 @@ export const DISCOUNT_LIST_SPEC: ListSpec = {
   maxLimit: 250,
 };
 
-export const discountView = (d: DiscountRow) => ({
+const discountView = (d: DiscountRow) => ({
   id: d.id,
   code: d.code,
   description: d.description,

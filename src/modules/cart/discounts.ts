@@ -3,7 +3,7 @@ import { roundDiv } from './totals.js';
 
 export type DiscountRow = DiscountCodesTable;
 
-export type NotApplicable = 'not_started' | 'expired' | 'exhausted' | 'minimum_not_met';
+type NotApplicable = 'not_started' | 'expired' | 'exhausted' | 'minimum_not_met';
 
 /** Why a code cannot apply now to a cart of this subtotal (minor units), or null when it can. */
 export function whyNot(d: DiscountRow, now: string, subtotal: number): NotApplicable | null {

@@ -12,7 +12,7 @@ import './tables.js';
 import { cartMigrations } from './migrations/index.js';
 
 /** What operations and other modules may use of the cart module. */
-export interface CartApi {
+interface CartApi {
   /** Releases every checkout reservation past its time (the periodic sweep); returns their checkout ids. */
   releaseExpiredReservations(): Promise<string[]>;
   /**

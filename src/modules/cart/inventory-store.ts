@@ -8,7 +8,7 @@ export interface Shortage {
   available: number;
 }
 
-export interface StockLevel {
+interface StockLevel {
   variantId: string;
   onHand: number;
   reserved: number;

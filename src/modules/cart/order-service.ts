@@ -68,7 +68,7 @@ const view = (row: OrdersTable) => {
   };
 };
 
-export interface OrderServiceDeps {
+interface OrderServiceDeps {
   db: Db;
   inventory: InventoryStore;
   discounts: DiscountStore;

@@ -7,7 +7,7 @@ import { COUNTRY_CODE_PATTERN } from './address.js';
 const MONEY = documentedOnly({ multipleOf: 0.01 });
 const MONEY_UP_TO_9_DIGITS = documentedOnly({ multipleOf: 0.01, maximum: 999_999_999.99 });
 
-export const CustomizationsBody = Type.Object(
+const CustomizationsBody = Type.Object(
   {
     fragrance: Type.Optional(Type.String({ maxLength: 100 })),
     fragranceId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),

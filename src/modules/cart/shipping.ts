@@ -20,7 +20,7 @@ const zones = shippingTable.zones as Record<string, Zone>;
 export const FREE_SHIPPING_THRESHOLD = shippingTable.freeShippingThreshold;
 
 /** The zone of an address: the first whose countries (and states) match; `*` matches any country. */
-export function zoneOf(address: Address): { name: string; zone: Zone } {
+function zoneOf(address: Address): { name: string; zone: Zone } {
   const country = address.country.toUpperCase();
   const state = address.state?.toUpperCase();
   for (const [name, zone] of Object.entries(zones)) {
@@ -33,7 +33,7 @@ export function zoneOf(address: Address): { name: string; zone: Zone } {
 }
 
 /** `days` business days after `from` (weekends skipped), as a UTC date. */
-export function addBusinessDays(from: Date, days: number): Date {
+function addBusinessDays(from: Date, days: number): Date {
   const d = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate()));
   let left = days;
   while (left > 0) {
@@ -47,7 +47,7 @@ export function addBusinessDays(from: Date, days: number): Date {
 const label = (d: Date) =>
   d.toLocaleDateString('en-US', { weekday: 'short', month: 'short', day: 'numeric', timeZone: 'UTC' });
 
-export interface Estimate {
+interface Estimate {
   method: string;
   carrier: string;
   /** Minor units. */

@@ -44,7 +44,7 @@ export interface DiscountCodesTable {
   created_at: Timestamp;
 }
 
-export interface CartDiscountsTable {
+interface CartDiscountsTable {
   cart_id: string;
   discount_id: string;
   applied_at: Timestamp;
@@ -64,7 +64,7 @@ export interface CartItemsTable {
 }
 
 /** Units held for a prepared checkout until it expires, is renewed or is turned into an order. */
-export interface ReservationsTable {
+interface ReservationsTable {
   checkout_id: string;
   variant_id: string;
   quantity: number;

@@ -1,6 +1,6 @@
 /** Cart arithmetic in integer minor units; one rounding rule: half away from zero, per line. */
 
-export interface PricedLine {
+interface PricedLine {
   /** Unit price in minor units. */
   unitPrice: number;
   quantity: number;
@@ -8,7 +8,7 @@ export interface PricedLine {
   wrapFee: number;
 }
 
-export interface Totals {
+interface Totals {
   itemCount: number;
   subtotal: number;
   discountTotal: number;
@@ -20,10 +20,6 @@ export interface Totals {
   lineTaxes: number[];
 }
 
-export function roundHalfAwayFromZero(value: number): number {
-  return Math.sign(value) * Math.round(Math.abs(value));
-}
-
 /** `n / d` rounded half away from zero, in exact integer arithmetic (n, d integers, d > 0). */
 export function roundDiv(n: number, d: number): number {
   const q = Math.floor((2 * Math.abs(n) + d) / (2 * d));
@@ -31,8 +27,8 @@ export function roundDiv(n: number, d: number): number {
 }
 
 /** A rate as whole parts per million, so tax is computed without binary fractions (7.25 % → 72,500). */
-export const PPM = 1_000_000;
-export const toPpm = (rate: number): number => Math.round(rate * PPM);
+const PPM = 1_000_000;
+const toPpm = (rate: number): number => Math.round(rate * PPM);
 
 /**
  * Tax is computed per line on the line's amount and summed, so totals equal the sum of their lines.

@@ -3,7 +3,7 @@ import { percent, pyramidOf, round, weighted } from './composition.js';
 import rules from './data/analysis-rules.json' with { type: 'json' };
 import type { Intensity, Pyramid, ResolvedNote } from './domain.js';
 
-export interface ExpertAnalysis {
+interface ExpertAnalysis {
   notes: string;
   longevity: string;
   sillage: string;
@@ -15,7 +15,6 @@ export interface ExpertAnalysis {
   sillageScore: number;
 }
 
-export const ANALYSIS_RULES = rules;
 type Level = keyof typeof rules.pyramid;
 const LEVELS: Array<{ level: Level; volatility: 'top' | 'middle' | 'base' }> = [
   { level: 'top', volatility: 'top' },
@@ -27,7 +26,7 @@ const band = (bands: ReadonlyArray<{ upTo: number; label: string }>, score: numb
   (bands.find((b) => score < b.upTo) ?? bands[bands.length - 1])?.label ?? '';
 
 /** 0 for light, 0.5 for medium, 1 for strong. */
-export const intensityLevel = (intensity: Intensity): number => (rules.intensityWeight[intensity] - 1) / 2;
+const intensityLevel = (intensity: Intensity): number => (rules.intensityWeight[intensity] - 1) / 2;
 
 /** The expert analysis: a rules engine over the pyramid, intensity and pairings (thresholds in analysis-rules.json). */
 export function analyseBlend(
@@ -106,7 +105,7 @@ export function analyseBlend(
 }
 
 /** Complementary notes of the main notes that the blend lacks, the most recommended first. */
-export function missingComplements(
+function missingComplements(
   notes: readonly ResolvedNote[],
   catalog: Catalog,
 ): Array<{ name: string; partner: string }> {

@@ -32,7 +32,7 @@ export interface Actor {
   owner: string;
 }
 
-export interface BlendServiceDeps {
+interface BlendServiceDeps {
   store: BlendStore;
   products: ProductStore;
   catalog: Catalog;

@@ -4,10 +4,10 @@ import type { Product, ProductType, ProductVariant, Pyramid } from './domain.js'
 import type { ProductsTable, ProductVariantsTable } from './tables.js';
 import './tables.js';
 
-export type ProductRow = Selectable<ProductsTable>;
+type ProductRow = Selectable<ProductsTable>;
 type VariantRow = Selectable<ProductVariantsTable>;
 
-export function toVariant(row: VariantRow): ProductVariant {
+function toVariant(row: VariantRow): ProductVariant {
   return {
     id: row.id,
     productId: row.product_id,

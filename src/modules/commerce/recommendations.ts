@@ -46,9 +46,9 @@ export interface Recommendation {
 }
 
 /** Families a first-time customer is offered: one fresh, one floral, one woody, one aromatic. */
-export const STARTER_CATEGORIES = ['cat_citrus', 'cat_floral', 'cat_woody', 'cat_aromatic'];
+const STARTER_CATEGORIES = ['cat_citrus', 'cat_floral', 'cat_woody', 'cat_aromatic'];
 /** The reference pyramid a recommendation aims for. */
-export const BALANCED = { top: 0.25, heart: 0.4, base: 0.35 } as const;
+const BALANCED = { top: 0.25, heart: 0.4, base: 0.35 } as const;
 const MAX_RECOMMENDATIONS = 6;
 const LEVEL_SHARE: Record<Volatility, number> = {
   top: BALANCED.top,
@@ -255,7 +255,7 @@ function compose(
 }
 
 /** Stage shares split across the stage's notes in hundredths; the last note absorbs rounding, so the sum is 1. */
-export function withRatios(notes: readonly Note[]): ResolvedNote[] {
+function withRatios(notes: readonly Note[]): ResolvedNote[] {
   const present = new Set(notes.map((n) => n.volatility));
   const total = [...present].reduce((a, v) => a + LEVEL_SHARE[v], 0);
   const raw: NoteRatio[] = [];

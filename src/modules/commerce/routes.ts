@@ -34,7 +34,7 @@ const tags = ['Commerce: custom blends'];
 const productTags = ['Commerce: products'];
 
 /** The customer of a customer token, or the key's own account (DESIGN.md). */
-export function actorOf(request: FastifyRequest): Actor {
+function actorOf(request: FastifyRequest): Actor {
   const p = request.principal;
   if (!p) throw new Error('auth hook did not run');
   return { accountId: p.accountId, owner: p.customerId ?? p.accountId };

@@ -11,14 +11,14 @@ import {
 } from './domain.js';
 
 /** Grams of wax a wick burns per hour, by wax type. */
-export const BURN_RATE_G_PER_HOUR: Record<string, number> = {
+const BURN_RATE_G_PER_HOUR: Record<string, number> = {
   soy: 7,
   'coconut-soy': 6.5,
   paraffin: 8,
   beeswax: 5,
 };
 /** Millilitres a reed diffuser evaporates per day. */
-export const DIFFUSER_ML_PER_DAY = 1.5;
+const DIFFUSER_ML_PER_DAY = 1.5;
 /** The fragrance load each product type is designed around; the throw scales with load / typical. */
 const TYPICAL_LOAD: Record<Product['type'], number> = {
   candle: 0.08,
@@ -39,7 +39,7 @@ export function compatibilityScore(pyramid: Pyramid, product: Pick<Product, 'ide
   return round(Math.min(1, Math.max(0, 1 - d / 2)));
 }
 
-export function compatibilityDescription(score: number): string {
+function compatibilityDescription(score: number): string {
   if (score >= 0.85)
     return 'Excellent match: the blend’s pyramid is close to what this product renders best.';
   if (score >= 0.7) return 'Good match: the blend performs well in this product with small trade-offs.';
@@ -48,7 +48,7 @@ export function compatibilityDescription(score: number): string {
   return 'Poor match: the blend’s structure works against this product; consider another format.';
 }
 
-export interface SimulationInput {
+interface SimulationInput {
   blendName: string;
   notes: readonly ResolvedNote[];
   product: Product;
@@ -96,7 +96,7 @@ export function simulateProduct(input: SimulationInput) {
 }
 
 /** Burn time of a candle (wax weight ÷ burn rate × wicks), or the life of other formats. */
-export function lifetime(product: Product, variant: ProductVariant | undefined, pyramid: Pyramid): string {
+function lifetime(product: Product, variant: ProductVariant | undefined, pyramid: Pyramid): string {
   const v = { ...product.properties, ...(variant?.properties ?? {}) };
   const label = variant ? ` (${variant.name})` : '';
   switch (product.type) {
@@ -156,7 +156,7 @@ function usageAdvice(product: Product, environment: Environment): string {
 }
 
 /** The weighted mix of the families' colours, then each family's colour, heaviest first (hex). */
-export function palette(notes: readonly ResolvedNote[], catalog: Catalog): string[] {
+function palette(notes: readonly ResolvedNote[], catalog: Catalog): string[] {
   const byCategory = [...weights(notes, (n) => n.note.categoryId).entries()].sort(
     (a, b) => b[1] - a[1] || a[0].localeCompare(b[0]),
   );

@@ -1,6 +1,6 @@
 import type { Bool, JsonText, Timestamp } from '../../core/db/types.js';
 
-export interface ScentCategoriesTable {
+interface ScentCategoriesTable {
   id: string;
   name: string;
   description: string;
@@ -15,7 +15,7 @@ export interface ScentCategoriesTable {
   position: number;
 }
 
-export interface ScentNotesTable {
+interface ScentNotesTable {
   id: string;
   name: string;
   description: string;
@@ -74,7 +74,7 @@ export interface BlendsTable {
   updated_at: Timestamp;
 }
 
-export interface BlendUsageTable {
+interface BlendUsageTable {
   id: string;
   blend_id: string;
   product_id: string;

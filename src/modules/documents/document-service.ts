@@ -4,7 +4,7 @@ import { runList } from '../../core/db/list.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
 import { newId } from '../../core/ids.js';
-import type { JobQueue } from '../../core/queue/index.js';
+import type { JobPayload, JobQueue, jobs } from '../../core/queue/index.js';
 import type { DocumentRow, DocumentStore } from './store.js';
 import { DOCUMENT_SOURCES, type DocumentSource, type LoadedDocument } from './types.js';
 
@@ -13,17 +13,11 @@ export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 export const OPERATIONS = ['chunk', 'embed', 'index'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
-/** What a processing job carries; also kept on the document until the job ends (crash recovery). */
-export interface ProcessJob {
-  documentId: string;
-  accountId: string;
-  operations: Operation[];
-  chunkSize: number;
-  chunkOverlap: number;
-  embeddingModel: string;
-  /** The key charged for the embeddings (its models and token budget); null or absent: the account. */
-  payerKeyId?: string | null;
-}
+/**
+ * What a processing job carries (declared in the job catalogue, core/queue/jobs.ts); also kept on the
+ * document until the job ends (crash recovery).
+ */
+export type ProcessJob = JobPayload<typeof jobs.documentProcessing>;
 
 const WAIT_POLL_MS = 50;
 

@@ -2,11 +2,11 @@ import type { Principal } from '../../core/auth/principal.js';
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { cpuPoolOf } from '../../core/cpu/index.js';
 import { createOutboundHttp } from '../../core/http/outbound.js';
-import { createQueue } from '../../core/queue/index.js';
+import { createQueue, jobs } from '../../core/queue/index.js';
 import { blocksToMarkdown } from '../workflows/index.js';
 import { accountPayer, type Payer } from './charging.js';
 import { DocumentCpu } from './document-cpu.js';
-import { DocumentService, type documentView, OPERATIONS, type ProcessJob } from './document-service.js';
+import { DocumentService, type documentView, OPERATIONS } from './document-service.js';
 import { KnowledgeService } from './knowledge-service.js';
 import { type LoadInput, loadDocument } from './loaders/index.js';
 import { DocumentProcessor, type Embedder } from './processor.js';
@@ -26,6 +26,9 @@ export interface IngestInput {
   metadata?: Record<string, unknown>;
   chunkSize?: number;
 }
+
+/** What flows and agents use of the knowledge base: a query (its service class stays this module's). */
+export type KnowledgeSearch = Pick<KnowledgeService, 'query'>;
 
 /** What other modules (flows, agents, workflow nodes) use of the knowledge base. */
 export interface DocumentsApi {
@@ -76,7 +79,7 @@ export const documentsModule: PlatformModule = {
     };
     const knowledge = new KnowledgeService(store, embed, config.KNOWLEDGE_EMBEDDING_MODEL);
     const invalidate = (accountId: string, topic: string) => knowledge.invalidate(accountId, topic);
-    const queue = await createQueue<ProcessJob>('document-processing', {
+    const queue = await createQueue(jobs.documentProcessing, {
       redisUrl: config.REDIS_URL,
       prefix: config.QUEUE_PREFIX,
       stallSeconds: config.QUEUE_STALL_SECONDS,

@@ -12,14 +12,14 @@ import type { FlowBodyT } from './schemas.js';
 export type FlowLookups = DefinitionLookups;
 
 /** Flows an account may hold: the list is answered whole, as Flowise does, so it must stay small. */
-export const MAX_FLOWS_PER_ACCOUNT = 1_000;
+const MAX_FLOWS_PER_ACCOUNT = 1_000;
 
-export interface LoadedFlow {
+interface LoadedFlow {
   row: FlowRow;
   definition: FlowDefinition;
 }
 
-export function flowView(row: FlowRow, def: FlowDefinition) {
+function flowView(row: FlowRow, def: FlowDefinition) {
   return {
     id: row.id,
     name: def.name,

@@ -5,7 +5,7 @@ import type { Prediction } from './prediction-service.js';
  * One frame as Flowise writes it: an ignored `message:` field, then the event as JSON on one `data:`
  * line. The SDK reads only `data:` lines and JSON-parses them whole, so a frame never spans lines.
  */
-export function frame(event: string, data: unknown): string {
+function frame(event: string, data: unknown): string {
   return `message:\ndata:${JSON.stringify({ event, data })}\n\n`;
 }
 

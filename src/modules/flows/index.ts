@@ -5,11 +5,14 @@ import { definitionLookups } from './lookups.js';
 import { PredictionService } from './prediction-service.js';
 import { type FlowRouteDeps, flowRoutes } from './routes.js';
 import { UpsertService } from './upsert-service.js';
+
+export { type DefinitionLookups, definitionLookups } from './lookups.js';
+
 import './tables.js';
 import { flowsMigrations } from './migrations/index.js';
 
 /** What other modules (the workflow node, agents) use of flows. */
-export interface FlowsApi {
+interface FlowsApi {
   flows: FlowService;
   predictions: PredictionService;
 }

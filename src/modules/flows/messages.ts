@@ -26,7 +26,7 @@ export function messageFilterOf(query: MessageQueryT): MessageFilter {
   return filter;
 }
 
-export function messageView(row: FlowMessageRow) {
+function messageView(row: FlowMessageRow) {
   return {
     id: row.id,
     role: row.role as 'userMessage' | 'apiMessage',

@@ -5,9 +5,8 @@ import { AppError, type ErrorCode, validationError } from '../../core/errors.js'
 import { tooMany } from '../../core/http/auth-hook.js';
 import { newId } from '../../core/ids.js';
 import type { Limiter } from '../../core/limits/limiter.js';
-import type { KnowledgeService } from '../documents/knowledge-service.js';
-import type { Gateway } from '../llm/gateway.js';
-import type { Passage } from '../llm/types.js';
+import type { KnowledgeSearch } from '../documents/index.js';
+import type { ChatGateway, Passage } from '../llm/index.js';
 import type { Json } from '../workflows/engine/index.js';
 import type { StoredResponse } from '../workflows/index.js';
 import { type FlowDefinition, templateOf } from './definition.js';
@@ -18,7 +17,7 @@ import { buildMessages, type Turn, turnsFromHistory } from './prompt.js';
 import type { PredictionBodyT } from './schemas.js';
 
 /** Runs a workflow for a flow and waits for its answer (the workflows module's direct runner). */
-export interface WorkflowRunner {
+interface WorkflowRunner {
   run(input: {
     accountId: string;
     workflowId: string;
@@ -50,12 +49,12 @@ export interface Prediction {
   tokens: AsyncGenerator<string, void, undefined>;
 }
 
-export interface PredictionDeps {
+interface PredictionDeps {
   flows: FlowService;
   store: FlowStore;
   lookups: FlowLookups;
-  gateway: Gateway;
-  knowledge: KnowledgeService | null;
+  gateway: ChatGateway;
+  knowledge: KnowledgeSearch | null;
   workflows: WorkflowRunner | null;
   limiter: Limiter;
   clock: Clock;
@@ -293,7 +292,7 @@ function passageText(doc: SourceDocument): string {
 }
 
 /** A workflow's answer as text: its text-like field, else the JSON itself. */
-export function answerText(body: unknown): string {
+function answerText(body: unknown): string {
   if (typeof body === 'string') return body;
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     for (const field of TEXT_FIELDS) {

@@ -1,11 +1,11 @@
-import type { ChatMessage } from '../llm/types.js';
+import type { ChatMessage } from '../llm/index.js';
 
 export interface Turn {
   role: 'user' | 'assistant';
   content: string;
 }
 
-export interface PromptInput {
+interface PromptInput {
   systemPrompt: string;
   template: string;
   question: string;
@@ -23,7 +23,7 @@ function varText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-export function historyText(history: Turn[]): string {
+function historyText(history: Turn[]): string {
   return history.map((t) => `${t.role === 'user' ? 'User' : 'Assistant'}: ${t.content}`).join('\n');
 }
 

@@ -132,7 +132,7 @@ export const PredictionBody = Type.Object(
 );
 export type PredictionBodyT = Static<typeof PredictionBody>;
 
-export const SourceDocument = Type.Object({
+const SourceDocument = Type.Object({
   pageContent: Type.String(),
   metadata: Type.Object(
     {
@@ -226,7 +226,6 @@ export const UpsertBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export type UpsertBodyT = Static<typeof UpsertBody>;
 
 export const UpsertView = Type.Object({
   numAdded: Type.Integer(),
@@ -244,7 +243,7 @@ export const UpsertView = Type.Object({
 });
 
 /** Flowise's error body with the platform's fields beside it. */
-export const FlowiseErrorBody = Type.Object(
+const FlowiseErrorBody = Type.Object(
   {
     statusCode: Type.Integer(),
     success: Type.Literal(false),

@@ -20,7 +20,7 @@ export interface UpsertInput {
 }
 
 /** The loader a file goes through, by its extension or media type; null when none reads it. */
-export function sourceOfFile(file: Pick<UpsertFile, 'name' | 'type'>): IngestInput['source'] | null {
+function sourceOfFile(file: Pick<UpsertFile, 'name' | 'type'>): IngestInput['source'] | null {
   const name = file.name.toLowerCase();
   const type = file.type.toLowerCase().split(';')[0]?.trim() ?? '';
   if (name.endsWith('.pdf') || type === 'application/pdf') return 'pdf';

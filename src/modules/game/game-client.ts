@@ -6,7 +6,7 @@ import type { GameSettings } from './settings.js';
 import { AUTH_CODES, SUCCESS, THROTTLE_CODES } from './upstream-codes.js';
 import { type PathSegment, upstreamPath } from './upstream-path.js';
 
-export interface GameCall {
+interface GameCall {
   /** Segments of the path under GAME_API_URL, unencoded: the client encodes each one. */
   path: readonly PathSegment[];
   query?: Record<string, string | undefined>;
@@ -26,7 +26,7 @@ export class GameTokenRejected extends Error {
 }
 
 /** Retries after a throttle answer, and the longest upstream wait worth holding a request for. */
-export const THROTTLE_RETRIES = 3;
+const THROTTLE_RETRIES = 3;
 const MAX_THROTTLE_WAIT_MS = 10_000;
 const BACKOFF_BASE_MS = 250;
 const BACKOFF_MAX_MS = 4_000;

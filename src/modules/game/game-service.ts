@@ -4,14 +4,14 @@ import { type GameSettings, requireSettings } from './settings.js';
 import type { Owner } from './store.js';
 import type { UserTokens } from './user-tokens.js';
 
-export interface ProfileQuery {
+interface ProfileQuery {
   game: string;
   membershipType: number;
   membershipId: string;
   components: string;
 }
 
-export interface VendorsQuery extends ProfileQuery {
+interface VendorsQuery extends ProfileQuery {
   characterId: string;
   filter?: number;
 }

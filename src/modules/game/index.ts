@@ -13,14 +13,11 @@ import { LocalSlots, RedisSlots, type SlotStore } from './throttle-slots.js';
 import { TokenClient } from './token-client.js';
 import { UserTokens } from './user-tokens.js';
 
-export { GameClient } from './game-client.js';
-export type { GameService } from './game-service.js';
-
 /** The window of the outbound throttle: GAME_RATE_PER_SECOND requests per second. */
-export const THROTTLE_WINDOW_MS = 1_000;
+const THROTTLE_WINDOW_MS = 1_000;
 
 /** What other modules (e.g. workflow nodes) may use of the game module. */
-export interface GameApi {
+interface GameApi {
   client: GameClient;
   service: GameService;
 }

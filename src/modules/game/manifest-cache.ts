@@ -4,7 +4,7 @@ import type { GameClient } from './game-client.js';
 import type { GameStore } from './store.js';
 
 /** How long a cached manifest is served before the upstream version is checked again. */
-export const MANIFEST_CHECK_SECONDS = 300;
+const MANIFEST_CHECK_SECONDS = 300;
 
 /**
  * The manifest of each game, cached in the database by its content version: served from the

@@ -15,14 +15,14 @@ import type { GameStore, Owner, TokenColumns } from './store.js';
 import { type TokenClient, TokenRefused } from './token-client.js';
 import { tokenColumns } from './user-tokens.js';
 
-export interface ConnectionView {
+interface ConnectionView {
   connected: true;
   membershipId: string;
   accessExpiresAt: string;
   refreshExpiresAt: string | null;
 }
 
-export interface OAuthDeps {
+interface OAuthDeps {
   settings: GameSettings;
   store: GameStore;
   states: OAuthStates;
@@ -34,7 +34,7 @@ export interface OAuthDeps {
 const OAUTH_SETTINGS = ['apiKey', 'clientId', 'clientSecret'] as const;
 
 /** What the API caller gets to start a connection: a one-time link for the user's browser. */
-export interface ConnectLink {
+interface ConnectLink {
   authorizeUrl: string;
   expiresAt: string;
 }

@@ -16,7 +16,7 @@ export interface SessionBinding {
 }
 
 /** What the browser step hands on: the signed state, the cookie nonce and the PKCE challenge. */
-export interface BrowserStart {
+interface BrowserStart {
   stateId: string;
   state: string;
   nonce: string;

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../../core/errors.js';
 import type { SlotStore, TakeResult } from './throttle-slots.js';
 
-export interface ThrottleOptions {
+interface ThrottleOptions {
   /** Requests that may wait for a slot; one more is refused with 429. */
   queueMax: number;
   /** Used when the shared store fails (e.g. Redis down): per-process limiting goes on. */
@@ -11,7 +11,7 @@ export interface ThrottleOptions {
 }
 
 /** Call when the request has been answered (or has failed): the slot then cools down. */
-export type Release = () => void;
+type Release = () => void;
 
 interface Waiter {
   resolve: (release: Release) => void;

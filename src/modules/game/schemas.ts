@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 
 /** Game titles served under `/{game}/…` upstream. */
-export const GAMES = ['Destiny2'] as const;
+const GAMES = ['Destiny2'] as const;
 
 /** DestinyComponentType names (bungie-api-ts); numbers are accepted too. */
 const COMPONENT_NAMES = [

@@ -9,9 +9,9 @@ import type {
 import './tables.js';
 
 export type ConnectionRow = Selectable<GameConnectionsTable>;
-export type StateRow = Selectable<GameOauthStatesTable>;
-export type CompletionRow = Selectable<GameOauthCompletionsTable>;
-export type ManifestRow = Selectable<GameManifestsTable>;
+type StateRow = Selectable<GameOauthStatesTable>;
+type CompletionRow = Selectable<GameOauthCompletionsTable>;
+type ManifestRow = Selectable<GameManifestsTable>;
 
 /** Who owns a connection: the key's account, and the customer of a customer token ('' if none). */
 export interface Owner {

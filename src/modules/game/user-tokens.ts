@@ -6,9 +6,9 @@ import type { ConnectionRow, GameStore, Owner, TokenColumns } from './store.js';
 import { type TokenClient, type TokenGrant, TokenRefused } from './token-client.js';
 
 /** Access tokens are renewed this long before they expire. */
-export const RENEW_BEFORE_SECONDS = 60;
+const RENEW_BEFORE_SECONDS = 60;
 
-export interface UserTokenDeps {
+interface UserTokenDeps {
   store: GameStore;
   box: SecretBox;
   tokens: TokenClient;

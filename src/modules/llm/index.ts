@@ -3,6 +3,7 @@ import { cpuPoolOf } from '../../core/cpu/index.js';
 import { strictJsonParser } from '../../core/http/json-body.js';
 import { AnswerCache } from './cache.js';
 import { Gateway } from './gateway.js';
+import { configuredModels } from './model-file.js';
 import { ollamaRoutes } from './ollama-routes.js';
 import { openAiRoutes } from './openai-routes.js';
 import { PROVIDER_CATALOGUE } from './providers/catalogue.js';
@@ -15,7 +16,10 @@ import { llmMigrations } from './migrations/index.js';
 
 export type { Gateway } from './gateway.js';
 export type { ModelRegistry } from './registry.js';
-export type { Passage, Retriever } from './types.js';
+export type { ChatMessage, Passage, Retriever, ToolCall, ToolSpec } from './types.js';
+
+/** What flows and agents use of the gateway: a chat call (its service class stays this module's). */
+export type ChatGateway = Pick<Gateway, 'chat'>;
 
 /** What other modules (the knowledge base, flows, agents) use of the language-model gateway. */
 export interface LlmApi {
@@ -71,7 +75,7 @@ export const llmModule: PlatformModule = {
 
   async init(ctx) {
     const config = ctx.config;
-    const registry = new ModelRegistry(config.MODELS);
+    const registry = new ModelRegistry(configuredModels(config));
     let retriever: Retriever | null = null;
     const deps = {
       retriever: () => retriever,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../config.js';
+import { configuredModels } from './model-file.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'models-'));
 const file = (name: string, text: string) => {
@@ -10,10 +11,10 @@ const file = (name: string, text: string) => {
   writeFileSync(at, text);
   return at;
 };
-const models = (env: Record<string, string>) => parseConfig(env).MODELS;
+const models = (env: Record<string, string>) => configuredModels(parseConfig(env));
 const problem = (env: Record<string, string>) => {
   try {
-    parseConfig(env);
+    configuredModels(parseConfig(env));
   } catch (error) {
     return (error as Error).message;
   }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { parse as parseYaml } from 'yaml';
+import { type Config, ConfigError } from '../../config.js';
 import { PROVIDER_CATALOGUE, providerDefinition } from './providers/catalogue.js';
 import { RemoteProviderSettings } from './providers/settings.js';
 import type { ModelEntry, ProviderDefaults } from './types.js';
@@ -172,6 +173,23 @@ function checkFallbacks(models: Map<string, ConfiguredModel>): void {
  * The registry's entries: the built-in models, then the file's, then `LLM_MODELS`, later ones
  * replacing earlier ones of the same name. Throws with every problem named (the server does not start).
  */
+/** The registry's models from the settings (built-in, MODELS_FILE, then LLM_MODELS); a ConfigError names a problem. */
+export function configuredModels(config: Config): ConfiguredModel[] {
+  try {
+    return loadModelEntries({
+      file: config.MODELS_FILE,
+      inline: config.LLM_MODELS,
+      ollamaUrl: config.OLLAMA_URL,
+      openAiBaseUrl: config.OPENAI_BASE_URL,
+      openAiApiKey: config.OPENAI_API_KEY,
+      defaultTimeoutMs: config.LLM_TIMEOUT_MS,
+      env: config.MODELS_ENV,
+    });
+  } catch (error) {
+    throw new ConfigError(`Invalid model registry: ${(error as Error).message}`);
+  }
+}
+
 export function loadModelEntries(sources: ModelSources): ConfiguredModel[] {
   const models = new Map<string, ConfiguredModel>(BUILTIN_MODELS.map((m) => [m.name, m]));
   if (sources.file) {

@@ -14,8 +14,6 @@ import {
   type StaticFile,
 } from './static-files.js';
 
-export { PORTAL_SECURITY_HEADERS } from './static-files.js';
-
 /** The repository root: the nearest folder above this file with a package.json (from src/ or dist/). */
 function repositoryRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));

@@ -9,7 +9,7 @@ import { type PortalRouteDeps, portalRoutes } from './routes.js';
 import { SessionService } from './session-service.js';
 import { SessionStore } from './session-store.js';
 
-export type { MemberService, MemberView } from './member-service.js';
+export type { MemberService } from './member-service.js';
 
 /** What other modules (and the CLI) may use of the portal's accounts. */
 export interface PortalApi {

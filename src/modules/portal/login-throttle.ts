@@ -2,7 +2,7 @@ import { tooMany } from '../../core/http/auth-hook.js';
 import { rateLimitClient } from '../../core/http/ip-rules.js';
 import type { LimitDecision, Limiter } from '../../core/limits/limiter.js';
 
-export interface LoginLimits {
+interface LoginLimits {
   /** Failures of one email from one client address before that pair waits. */
   perEmail: number;
   /** Failures from one client address, whatever the email, before it is refused for the window. */

@@ -26,11 +26,9 @@ export interface SignedIn {
   session: NewSession;
 }
 
-export const normalEmail = (email: string): string => email.trim().toLowerCase();
+const normalEmail = (email: string): string => email.trim().toLowerCase();
 
-export const memberView = (
-  row: Pick<MemberRow, 'id' | 'email' | 'name' | 'role' | 'created_at'>,
-): MemberView => ({
+const memberView = (row: Pick<MemberRow, 'id' | 'email' | 'name' | 'role' | 'created_at'>): MemberView => ({
   id: row.id,
   email: row.email,
   name: row.name,

@@ -7,7 +7,7 @@ import { hashToken } from './session-service.js';
 import type { MemberRole, MemberTokenKind } from './tables.js';
 
 /** How long setup and invite links work. */
-export const LINK_TTL_HOURS = 7 * 24;
+const LINK_TTL_HOURS = 7 * 24;
 
 const PAGE: Record<MemberTokenKind, string> = { setup: 'setup', invite: 'invite' };
 

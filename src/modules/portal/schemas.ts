@@ -1,4 +1,4 @@
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import { Nullable, Timestamp } from '../../core/http/schemas.js';
 import { PASSWORD_MAX, PASSWORD_MIN } from './password-rules.js';
 import { MEMBER_ROLES } from './tables.js';
@@ -76,7 +76,6 @@ export const InviteBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export type InviteInput = Static<typeof InviteBody>;
 
 export const InviteView = Type.Object({
   id: Type.String(),

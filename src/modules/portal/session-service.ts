@@ -14,7 +14,7 @@ const TOUCH_EVERY_MS = 60_000;
 /** Expired sessions are swept at most this often, on a sign-in. */
 const SWEEP_EVERY_MS = 3_600_000;
 
-export interface SessionSettings {
+interface SessionSettings {
   ttlHours: number;
   idleMinutes: number;
 }
@@ -28,7 +28,7 @@ export interface NewSession {
 }
 
 /** The session a request was authenticated by, for the portal's own routes. */
-export interface CurrentSession {
+interface CurrentSession {
   id: string;
   memberId: string;
   accountId: string;
@@ -37,7 +37,7 @@ export interface CurrentSession {
 }
 
 /** A member's role as the platform's: owner/admin act as Admin, developer as Writer, viewer as Reader. */
-export function platformRole(role: MemberRole): Role {
+function platformRole(role: MemberRole): Role {
   switch (role) {
     case 'owner':
     case 'admin':

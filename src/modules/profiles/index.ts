@@ -6,10 +6,10 @@ import type { ProfileViewT } from './schemas.js';
 import './tables.js';
 import { profilesMigrations } from './migrations/index.js';
 
-export type ProfileView = ProfileViewT;
+type ProfileView = ProfileViewT;
 
 /** What other modules (commerce's recommendations, the agents' `user_profile` tool) use of profiles. */
-export interface ProfilesApi {
+interface ProfilesApi {
   /** The user's profile in the account, null without one. */
   get(accountId: string, userId: string): Promise<ProfileView | null>;
 }

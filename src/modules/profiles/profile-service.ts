@@ -9,7 +9,7 @@ import type {
   RegisterInput,
 } from './schemas.js';
 
-export interface ProfileServiceDeps {
+interface ProfileServiceDeps {
   store: ProfileStore;
   clock: Clock;
   /** Throws 400 naming each preference the catalog does not know; absent without commerce. */

@@ -1,12 +1,13 @@
 // A worker process of the fair Redis queue that takes jobs and never finishes them: the test kills
 // it (SIGKILL) to show that its leases expire and its account's slot comes back.
 import { FairRedisQueue } from '../../../src/core/queue/fair-redis-queue.js';
+import { testJobs } from './test-jobs.js';
 
 const [redisUrl, prefix] = process.argv.slice(2) as [string, string];
-const queue = new FairRedisQueue<{ group: string }>({
+const queue = new FairRedisQueue({
   redisUrl,
   prefix,
-  name: 'jobs',
+  job: testJobs.grouped,
   onError: () => {},
   fairness: { groupOf: (data) => data.group, perGroup: 1 },
   stallSeconds: 2,

@@ -3,7 +3,7 @@ import type { Config } from '../../../config.js';
 import type { Clock } from '../../../core/clock.js';
 import type { Db } from '../../../core/db/database.js';
 import type { OutboundHttp } from '../../../core/http/outbound.js';
-import { createQueue, type JobQueue } from '../../../core/queue/index.js';
+import { createQueue, type JobQueue, jobs } from '../../../core/queue/index.js';
 import type { JobEvents } from '../../../core/queue/job-events.js';
 import { callerChecks } from '../credentials/access.js';
 import type { CredentialService } from '../credentials/service.js';
@@ -259,7 +259,7 @@ export class Executions {
 export async function createExecutions(res: ExecutionResources): Promise<Executions> {
   const { limits, log } = res;
   const interrupted = new InterruptedJobs();
-  const queue = await createQueue<ExecutionJob>('workflow-executions', {
+  const queue = await createQueue(jobs.workflowExecution, {
     redisUrl: limits.REDIS_URL,
     prefix: limits.QUEUE_PREFIX,
     stallSeconds: limits.QUEUE_STALL_SECONDS,

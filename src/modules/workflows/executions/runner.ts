@@ -1,6 +1,6 @@
 import { type Clock, isoNow } from '../../../core/clock.js';
 import { newId } from '../../../core/ids.js';
-import type { JobQueue } from '../../../core/queue/index.js';
+import type { JobPayload, JobQueue, jobs } from '../../../core/queue/index.js';
 import { webhookNodesOf } from '../definitions/definitions.js';
 import type { WorkflowStore } from '../definitions/store.js';
 import {
@@ -24,17 +24,8 @@ import { keepsExecution } from './save-policy.js';
 import { type ExecutionRow, type ExecutionStore, QUEUE_OUTAGE_MESSAGE } from './store.js';
 import type { ExecutionWaiters } from './waiters.js';
 
-export interface ExecutionJob {
-  executionId: string;
-  kind: 'start' | 'resume';
-  /**
-   * Whose execution: the queue serves accounts round-robin with a slot cap each. Jobs queued before
-   * this field existed share one group ('').
-   */
-  accountId?: string;
-  /** Items of a resume-URL call; absent when the wait time came. */
-  resumeItems?: Item[];
-}
+/** Declared in the job catalogue (core/queue/jobs.ts), with its schema, timeout and attempts. */
+export type ExecutionJob = JobPayload<typeof jobs.workflowExecution>;
 
 export interface TriggerData {
   nodeName: string;
