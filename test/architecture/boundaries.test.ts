@@ -116,3 +116,18 @@ describe('the layers of src/', () => {
     expect(importedFiles.map((i) => i.fileName)).toEqual(['./a.js', './b.js', './c.js', './d.js']);
   });
 });
+
+describe('docs/architecture.md', () => {
+  it('draws the module graph the code has (npm run architecture redraws it)', async () => {
+    const { execFile } = await import('node:child_process');
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        ['scripts/architecture.mjs', '--check'],
+        (_err, _out, stderr) => resolve({ code: child.exitCode, stderr }),
+      );
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  });
+});
