@@ -2,7 +2,7 @@ import type { ServiceId } from '../../config.js';
 
 export const ROLES = ['Reader', 'Writer', 'Admin', 'Custom'] as const;
 export type Role = (typeof ROLES)[number];
-export const OPERATIONS = ['read', 'write', 'delete', 'admin'] as const;
+const OPERATIONS = ['read', 'write', 'delete', 'admin'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 export type KeyType = 'development' | 'production';
 

@@ -19,7 +19,7 @@ declare module 'fastify' {
 }
 
 /** The platform's fields, which every compatible body carries beside the product's own. */
-export interface PlatformErrorFields {
+interface PlatformErrorFields {
   code: ErrorCode;
   message: string;
   details: Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { AppError } from '../errors.js';
 
-export type FilterType = 'string' | 'boolean' | 'integer' | readonly string[];
+type FilterType = 'string' | 'boolean' | 'integer' | readonly string[];
 
 /** What a collection allows: the shared list parameters are checked against it. */
 export interface ListSpec {

@@ -17,14 +17,14 @@ export interface JobQueue<T> {
 }
 
 /** What a run knows of itself: its attempt (1 for the first) and a signal aborted at its timeout. */
-export interface JobRun {
+interface JobRun {
   attempt: number;
   signal: AbortSignal;
 }
 
 export type JobHandler<T> = (data: T, jobId: string, run: JobRun) => Promise<void>;
 
-export type JobOutcome = 'completed' | 'failed';
+type JobOutcome = 'completed' | 'failed';
 
 /** One job this process ran, reported when its handler settled. */
 export interface JobSettled {

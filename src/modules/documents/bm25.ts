@@ -7,15 +7,15 @@
 const WORD = /[\p{L}\p{N}]+/gu;
 const MAX_QUERY_TERMS = 32;
 /** BM25's term-frequency saturation. */
-export const BM25_K1 = 1.2;
+const BM25_K1 = 1.2;
 /** BM25's length normalisation (0: none, 1: full). */
-export const BM25_B = 0.75;
+const BM25_B = 0.75;
 
 /**
  * English function words (the language of the default setting): they occur in most chunks, so they
  * tell nothing about which to rank first, and matching them made every chunk a candidate.
  */
-export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set(
+const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set(
   (
     'a about above after again against all am an and any are as at be because been before being below ' +
     'between both but by can could did do does doing down during each few for from further had has have ' +
@@ -47,7 +47,7 @@ export function queryTerms(query: string, stopWords: ReadonlySet<string> = ENGLI
 }
 
 /** BM25's idf of a term in `df` of `n` chunks (never negative). */
-export function idf(df: number, n: number): number {
+function idf(df: number, n: number): number {
   return Math.log(1 + (Math.max(n, df) - df + 0.5) / (df + 0.5));
 }
 

@@ -11,11 +11,6 @@ export interface Payer {
   keyId: string | null;
 }
 
-export const payerOf = (principal: Pick<Principal, 'accountId' | 'keyId'>): Payer => ({
-  accountId: principal.accountId,
-  keyId: principal.keyId,
-});
-
 /**
  * The account as a principal for accounting only: no service, so it can do nothing but be charged
  * and recorded (it has no budget, and any model, as the account's members do).

@@ -9,9 +9,8 @@ import type { DocumentRow, DocumentStore } from './store.js';
 import { DOCUMENT_SOURCES, type DocumentSource, type LoadedDocument } from './types.js';
 
 export const DOCUMENT_STATUSES = ['loaded', 'chunked', 'embedded', 'indexed', 'failed'] as const;
-export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
+type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 export const OPERATIONS = ['chunk', 'embed', 'index'] as const;
-export type Operation = (typeof OPERATIONS)[number];
 
 /**
  * What a processing job carries (declared in the job catalogue, core/queue/jobs.ts); also kept on the
@@ -77,7 +76,7 @@ export function documentView(row: DocumentRow, pages?: Array<{ page_number: numb
   };
 }
 
-export function contentHashOf(doc: LoadedDocument): string {
+function contentHashOf(doc: LoadedDocument): string {
   const hash = createHash('sha256');
   for (const page of doc.pages) hash.update(page.text).update('\f');
   return hash.digest('hex');

@@ -7,7 +7,7 @@ import type { RankedChunk } from './types.js';
 import { VectorIndex } from './vector-index.js';
 
 export const QUERY_MODES = ['hybrid', 'vector', 'keyword'] as const;
-export type QueryMode = (typeof QUERY_MODES)[number];
+type QueryMode = (typeof QUERY_MODES)[number];
 
 /**
  * Keyword search ranks every chunk that matches, then cuts (knowledge-service.ts `keyword`): each query
@@ -31,9 +31,9 @@ export const MAX_TOP_K = 200;
  * mostly agrees with BM25's, and where it does not it is more often wrong; these weights made the hybrid
  * at least as good as the better side on `npm run eval:knowledge` (docs/decisions.md has the figures).
  */
-export const DEFAULT_FUSION_WEIGHTS = { keyword: 1, vector: 0.3 } as const;
+const DEFAULT_FUSION_WEIGHTS = { keyword: 1, vector: 0.3 } as const;
 export const FUSIONS = ['score', 'rank'] as const;
-export interface FusionWeights {
+interface FusionWeights {
   keyword: number;
   vector: number;
 }

@@ -1,5 +1,5 @@
-import { type Static, Type } from 'typebox';
-import { IdParams, ListQuery, Nullable, Timestamp } from '../../core/http/schemas.js';
+import { Type } from 'typebox';
+import { IdParams, Nullable, Timestamp } from '../../core/http/schemas.js';
 import { DOCUMENT_STATUSES, OPERATIONS } from './document-service.js';
 import { FUSIONS, MAX_TOP_K, QUERY_MODES } from './knowledge-service.js';
 import { DOCUMENT_SOURCES } from './types.js';
@@ -18,7 +18,6 @@ export const LoadBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export type LoadBodyT = Static<typeof LoadBody>;
 
 const Page = Type.Object({ pageNumber: Type.Integer(), text: Type.String() });
 
@@ -47,7 +46,6 @@ export const DocumentView = Type.Object(
   { required: ['id', 'documentId', 'source', 'mimeType', 'topic', 'status', 'createdAt'] },
 );
 
-export const DocumentListQuery = ListQuery;
 export const DocumentParams = IdParams;
 export const DocumentGetQuery = Type.Object(
   {

@@ -2,7 +2,7 @@ import type { FlowBodyT, OverridableField } from './schemas.js';
 
 export type FlowKind = 'llm' | 'rag' | 'workflow';
 
-export interface RateLimitSetting {
+interface RateLimitSetting {
   limitMax: number;
   limitDuration: number;
   limitMsg?: string;

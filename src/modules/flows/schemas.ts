@@ -2,7 +2,7 @@ import { type Static, type TSchema, Type } from 'typebox';
 import { Nullable } from '../../core/http/schemas.js';
 
 /** Definition fields `overrideConfig` may change, when the flow lists them in `overridableFields`. */
-export const OVERRIDABLE_FIELDS = [
+const OVERRIDABLE_FIELDS = [
   'systemPrompt',
   'promptTemplate',
   'model',

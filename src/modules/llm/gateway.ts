@@ -47,7 +47,7 @@ export interface EmbedAnswer extends EmbedResult {
 }
 
 /** Resolves an `apiKeyCredential` to the key it holds (the owner account's encrypted credential). */
-export type CredentialResolver = (ref: string) => Promise<string | null>;
+type CredentialResolver = (ref: string) => Promise<string | null>;
 
 export interface GatewayDeps {
   registry: ModelRegistry;

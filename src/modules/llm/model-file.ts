@@ -48,7 +48,7 @@ export interface ConfiguredModel extends ModelEntry {
 }
 
 /** The built-in models: no server, no download. Their names say what they are. */
-export const BUILTIN_MODELS: readonly ConfiguredModel[] = [
+const BUILTIN_MODELS: readonly ConfiguredModel[] = [
   {
     name: 'builtin/hashed-ngrams',
     provider: 'builtin',
@@ -82,7 +82,7 @@ export const BUILTIN_MODELS: readonly ConfiguredModel[] = [
 
 const BUILTIN_IDS = new Set(BUILTIN_MODELS.map((m) => m.upstreamModel));
 
-export interface ModelSources extends ProviderDefaults {
+interface ModelSources extends ProviderDefaults {
   /** Path of a JSON or YAML file (`MODELS_FILE`); empty for none. */
   file: string;
   /** JSON array of entries (`LLM_MODELS`) that add to or replace the file's, by name. */
@@ -190,7 +190,7 @@ export function configuredModels(config: Config): ConfiguredModel[] {
   }
 }
 
-export function loadModelEntries(sources: ModelSources): ConfiguredModel[] {
+function loadModelEntries(sources: ModelSources): ConfiguredModel[] {
   const models = new Map<string, ConfiguredModel>(BUILTIN_MODELS.map((m) => [m.name, m]));
   if (sources.file) {
     let text: string;

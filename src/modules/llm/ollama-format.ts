@@ -6,7 +6,7 @@ import type { ChatEvent, ChatMessage, ChatOptions, ChatRequest, ToolCall, ToolSp
 type OllamaOptionsT = NonNullable<OllamaChatBodyT['options']>;
 
 /** Ollama's sampling options in the neutral form; the rest pass through to an Ollama upstream. */
-export function optionsFromOllama(options: OllamaOptionsT | undefined): ChatOptions {
+function optionsFromOllama(options: OllamaOptionsT | undefined): ChatOptions {
   if (!options) return {};
   const {
     temperature,
@@ -171,11 +171,11 @@ export function loadAnswer(model: ConfiguredModel, kind: 'chat' | 'generate'): R
 
 // ---- model listings ----
 
-export function digestOf(model: ConfiguredModel): string {
+function digestOf(model: ConfiguredModel): string {
   return createHash('sha256').update(`${model.provider}:${model.upstreamModel}`).digest('hex');
 }
 
-export function detailsOf(model: ConfiguredModel) {
+function detailsOf(model: ConfiguredModel) {
   return {
     parent_model: '',
     format: model.provider,

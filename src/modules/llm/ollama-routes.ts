@@ -32,7 +32,7 @@ import {
 } from './ollama-schemas.js';
 
 /** The Ollama API version whose wire format these routes speak (what `/api/version` reports). */
-export const OLLAMA_COMPAT_VERSION = '0.12.6';
+const OLLAMA_COMPAT_VERSION = '0.12.6';
 /** How long `/api/ps` lists a model after it last answered, as Ollama's default keep-alive. */
 const PS_WINDOW_MS = 5 * 60_000;
 

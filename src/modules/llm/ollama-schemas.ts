@@ -22,7 +22,7 @@ const OllamaToolCall = Type.Object(
   open,
 );
 
-export const OllamaMessage = Type.Object(
+const OllamaMessage = Type.Object(
   {
     role: Type.Enum(['system', 'user', 'assistant', 'tool'] as const),
     content: Type.Optional(Type.String()),
@@ -50,7 +50,7 @@ export const ToolSchema = Type.Object(
   open,
 );
 
-export const OllamaOptions = Type.Object(
+const OllamaOptions = Type.Object(
   {
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
     top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
@@ -237,7 +237,7 @@ export const OllamaShowResponse = Type.Object(
 export const OllamaVersionResponse = Type.Object({ version: Type.String() });
 
 /** Ollama's error body, with the platform's fields beside it. */
-export const OllamaErrorBody = Type.Object(
+const OllamaErrorBody = Type.Object(
   {
     error: Type.String(),
     code: Type.String(),

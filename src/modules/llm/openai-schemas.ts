@@ -30,7 +30,7 @@ const OpenAiToolCall = Type.Object(
   open,
 );
 
-export const OpenAiMessage = Type.Object(
+const OpenAiMessage = Type.Object(
   {
     role: Type.Enum(['system', 'developer', 'user', 'assistant', 'tool'] as const),
     content: Type.Optional(
@@ -130,8 +130,6 @@ export const OpenAiEmbeddingsBody = Type.Object(
   open,
 );
 
-export const ModelIdParams = Type.Object({ model: Type.String({ minLength: 1, maxLength: 200 }) });
-
 // ---- responses ----
 
 const Usage = Type.Object(
@@ -183,7 +181,7 @@ export const OpenAiModel = Type.Object(
 export const OpenAiModelList = Type.Object({ object: Type.Literal('list'), data: Type.Array(OpenAiModel) });
 
 /** OpenAI's error body, with the platform's fields beside it. */
-export const OpenAiErrorBody = Type.Object(
+const OpenAiErrorBody = Type.Object(
   {
     error: Type.Object(
       {

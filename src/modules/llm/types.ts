@@ -8,7 +8,7 @@ export type ModelKind = 'chat' | 'embedding';
 export type ProviderKind = string;
 
 /** Prices in US dollars per million tokens (for usage reports; never billed here). */
-export interface ModelPricing {
+interface ModelPricing {
   inputPerMillion: number;
   outputPerMillion: number;
 }
@@ -75,7 +75,7 @@ export interface ChatOptions {
 }
 
 /** Whether and which tool the model must call (OpenAI's `tool_choice`). */
-export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
+type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
 /**
  * OpenAI request fields the other dialects have no word for. A provider that honours them sends
@@ -196,7 +196,7 @@ export interface ChatProvider {
 }
 
 /** What the module gives a provider when it creates it. */
-export interface ProviderDeps {
+interface ProviderDeps {
   /** The knowledge base's retriever, once it registered one (the built-in extractive model asks). */
   retriever: () => Retriever | null;
   log: { warn(obj: unknown, msg: string): void };

@@ -14,10 +14,10 @@ const preferenceFields = {
 };
 
 /** A change of preferences: each key sent replaces that list; keys not sent stay. */
-export const PreferencesPatch = Type.Partial(Type.Object(preferenceFields), { additionalProperties: false });
+const PreferencesPatch = Type.Partial(Type.Object(preferenceFields), { additionalProperties: false });
 export type PreferencesPatchT = Static<typeof PreferencesPatch>;
 
-export const PreferencesView = Type.Object(preferenceFields);
+const PreferencesView = Type.Object(preferenceFields);
 export type Preferences = Static<typeof PreferencesView>;
 
 export const RegisterBody = Type.Object(

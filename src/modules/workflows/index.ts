@@ -118,7 +118,7 @@ async function definitionFiles(dir: string): Promise<string[]> {
     .map((n) => path.join(dir, n));
 }
 
-export async function readDefinitions(
+async function readDefinitions(
   target: string,
 ): Promise<Array<{ file: string; body: WorkflowBodyT & { id?: string } }>> {
   const files = await definitionFiles(target);

@@ -9,7 +9,7 @@ const JsonObject = Type.Record(Type.String(), Anything);
 const Coordinate = Type.Number({ minimum: -1e9, maximum: 1e9 });
 
 /** n8n's `onError` settings (INode.onError); `continueOnFail: true` is the old spelling of the second. */
-export const ON_ERROR = ['stopWorkflow', 'continueRegularOutput', 'continueErrorOutput'] as const;
+const ON_ERROR = ['stopWorkflow', 'continueRegularOutput', 'continueErrorOutput'] as const;
 const OnError = Type.Union(ON_ERROR.map((v) => Type.Literal(v)));
 
 /** A credential by id or name, or n8n's export shape `{ id, name }` (id null when exported without one). */
@@ -45,7 +45,7 @@ const nodeSettings = {
 };
 
 /** A node as n8n exports it; a field n8n's nodes do not have is refused, never dropped. */
-export const NodeSchema = Type.Object(
+const NodeSchema = Type.Object(
   {
     id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     name: Type.String({ minLength: 1, maxLength: 128 }),
@@ -64,7 +64,7 @@ const ConnectionTarget = Type.Object({
   type: Type.Literal('main'),
   index: Type.Integer({ minimum: 0 }),
 });
-export const ConnectionsSchema = Type.Record(
+const ConnectionsSchema = Type.Record(
   Type.String(),
   Type.Object({ main: Type.Array(Nullable(Type.Array(ConnectionTarget))) }),
 );
@@ -134,7 +134,7 @@ const NodeView = Type.Object({
   ...nodeSettings,
 });
 
-export const TagView = Type.Object({ id: Type.String(), name: Type.String() });
+const TagView = Type.Object({ id: Type.String(), name: Type.String() });
 
 /** A workflow in n8n's shape (its public API's workflow object); list entries are the same. */
 export const WorkflowView = Type.Object({
@@ -158,9 +158,7 @@ export const WorkflowView = Type.Object({
 export const WorkflowListEntry = WorkflowView;
 
 /** Fields a list may project (`fields=`): every field of the view. */
-export const WORKFLOW_FIELDS = Object.keys(WorkflowView.properties) as Array<
-  keyof typeof WorkflowView.properties
->;
+const WORKFLOW_FIELDS = Object.keys(WorkflowView.properties) as Array<keyof typeof WorkflowView.properties>;
 
 /** Activate and deactivate answer with the workflow, as n8n's do (id, name, active, updatedAt among it). */
 export const ActivationView = WorkflowView;
@@ -196,7 +194,7 @@ export const WorkflowListQuery = listQueryOf(
   ),
 );
 
-export const EXECUTION_STATUSES = ['new', 'running', 'success', 'error', 'waiting', 'canceled'] as const;
+const EXECUTION_STATUSES = ['new', 'running', 'success', 'error', 'waiting', 'canceled'] as const;
 
 export const ExecutionEntry = Type.Object({
   id: Type.String(),
@@ -208,30 +206,6 @@ export const ExecutionEntry = Type.Object({
   stoppedAt: Nullable(Timestamp),
   retryOf: Nullable(Type.String()),
   waitTill: Nullable(Timestamp),
-});
-
-const NodeRun = Type.Object({
-  startTime: Type.String(),
-  executionTime: Type.Number({ description: 'milliseconds' }),
-  input: Anything,
-  output: Anything,
-  error: Type.Optional(Anything),
-});
-
-export const ExecutionView = Type.Object({
-  ...ExecutionEntry.properties,
-  resumeUrl: Nullable(
-    Type.String({
-      description:
-        'While waiting for its resume URL: the signed URL that resumes it (as `$execution.resumeUrl`); treat it as a secret',
-    }),
-  ),
-  workflowData: Anything,
-  data: Type.Object({
-    runData: Type.Record(Type.String(), Type.Array(NodeRun)),
-    lastNodeExecuted: Nullable(Type.String()),
-    error: Anything,
-  }),
 });
 
 export const CREDENTIAL_TYPES = {

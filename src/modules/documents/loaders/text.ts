@@ -14,7 +14,7 @@ export function textDocument(text: string, mimeType: 'text/plain' | 'text/markdo
 }
 
 /** The first Markdown heading, else the first non-blank line, cut to 120 characters; null for no text. */
-export function guessTitle(text: string): string | null {
+function guessTitle(text: string): string | null {
   const heading = HEADING.exec(text)?.[1]?.trim();
   if (heading) return shorten(heading);
   const line = text

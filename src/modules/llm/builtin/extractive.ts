@@ -70,7 +70,7 @@ export interface ExtractiveContext {
   accountId: string | null;
 }
 
-export interface Quote {
+interface Quote {
   text: string;
   source: string;
 }
@@ -270,7 +270,7 @@ function rank(query: string, candidates: Candidate[]): Quote[] {
 }
 
 /** Distinct sources of the quotes, in order of first appearance. */
-export function sourcesOf(quotes: Quote[]): string[] {
+function sourcesOf(quotes: Quote[]): string[] {
   return [...new Set(quotes.map((q) => q.source))];
 }
 

@@ -26,7 +26,7 @@ const TRIGRAM_WEIGHT = 0.3;
 const STOP_WEIGHT = 0.1;
 
 /** English function words: in nearly every text, so they say nothing about what a text is about. */
-export const FUNCTION_WORDS: ReadonlySet<string> = new Set(
+const FUNCTION_WORDS: ReadonlySet<string> = new Set(
   (
     'a about above after again against all am an and any are as at be because been before being below ' +
     'between both but by can could did do does doing down during each few for from further had has have ' +

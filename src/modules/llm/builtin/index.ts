@@ -28,7 +28,7 @@ import {
 import { embedHashedNgrams, HASHED_NGRAMS_DIMENSIONS } from './hashed-ngrams.js';
 import { USE_LITE_DIMENSIONS, UseLiteEmbedder, type UseLiteOptions } from './use-lite.js';
 
-export interface BuiltinModel {
+interface BuiltinModel {
   /** The `upstreamModel` of a registry entry on the `builtin` provider. */
   upstreamModel: 'hashed-ngrams' | 'use-lite' | 'extractive';
   kind: ModelKind;
@@ -36,7 +36,7 @@ export interface BuiltinModel {
 }
 
 /** What the registry can list by default (as `builtin/<upstreamModel>`). */
-export const BUILTIN_MODELS: readonly BuiltinModel[] = [
+const BUILTIN_MODELS: readonly BuiltinModel[] = [
   { upstreamModel: 'hashed-ngrams', kind: 'embedding', dimensions: HASHED_NGRAMS_DIMENSIONS },
   { upstreamModel: 'use-lite', kind: 'embedding', dimensions: USE_LITE_DIMENSIONS },
   { upstreamModel: 'extractive', kind: 'chat' },

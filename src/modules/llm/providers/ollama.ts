@@ -22,7 +22,7 @@ import { JsonUpstream, parseJson, type UpstreamCall, upstreamErrorText } from '.
 import { RemoteProviderSettings, trimSlash } from './settings.js';
 
 const LABEL = 'Ollama';
-export const DEFAULT_OLLAMA_URL = 'http://127.0.0.1:11434';
+const DEFAULT_OLLAMA_URL = 'http://127.0.0.1:11434';
 const KIND = {
   label: LABEL,
   defaultBaseUrl: DEFAULT_OLLAMA_URL,
@@ -98,7 +98,7 @@ export class OllamaProvider extends JsonUpstream implements ChatProvider {
  * OpenAI fields an Ollama server has no word for. `reasoning_effort` becomes `think`'s level,
  * `max_completion_tokens` is `num_predict`, `tool_choice` `none` sends no tools; the rest are refused.
  */
-export function ollamaUnsupported(request: ChatRequest): Unsupported | null {
+function ollamaUnsupported(request: ChatRequest): Unsupported | null {
   const x = request.openAi;
   const choice = request.toolChoice;
   if (choice !== undefined && choice !== 'auto' && choice !== 'none')
@@ -117,7 +117,7 @@ export function ollamaUnsupported(request: ChatRequest): Unsupported | null {
   return null;
 }
 
-export function ollamaChatBody(request: ChatRequest): Record<string, unknown> {
+function ollamaChatBody(request: ChatRequest): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: request.model,
     messages: request.messages.map(ollamaMessage),

@@ -20,7 +20,7 @@ import { JsonUpstream, parseJson, SseParser, type UpstreamCall, upstreamErrorTex
 import { RemoteProviderSettings, trimSlash } from './settings.js';
 
 const LABEL = 'OpenAI';
-export const DEFAULT_OPENAI_URL = 'https://api.openai.com/v1';
+const DEFAULT_OPENAI_URL = 'https://api.openai.com/v1';
 const KIND = {
   label: LABEL,
   defaultBaseUrl: DEFAULT_OPENAI_URL,
@@ -127,7 +127,7 @@ export class OpenAiProvider extends JsonUpstream implements ChatProvider {
 }
 
 /** The `/chat/completions` body for a neutral request (always streamed, with usage). */
-export function openAiChatBody(request: ChatRequest): Record<string, unknown> {
+function openAiChatBody(request: ChatRequest): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: request.model,
     messages: openAiMessages(request.messages),

@@ -40,7 +40,7 @@ export function mayManage(principal: Principal | null, owner: string): boolean {
 }
 
 /** The save-time refusal: which references, where, and what to do about it. */
-export function notUsable(actor: string, refused: Array<{ ref: string; path: string }>): AppError {
+function notUsable(actor: string, refused: Array<{ ref: string; path: string }>): AppError {
   const names = [...new Set(refused.map((r) => `'${r.ref}'`))].join(', ');
   return new AppError(
     'FORBIDDEN',

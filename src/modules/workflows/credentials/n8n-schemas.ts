@@ -43,7 +43,6 @@ export const CredentialShareBody = Type.Object(
   { shareWithIds: Type.Array(PrincipalRef, { maxItems: 100, uniqueItems: true }) },
   { additionalProperties: false },
 );
-export type CredentialShareBodyT = Static<typeof CredentialShareBody>;
 
 /** n8n's `PUT /credentials/{id}/transfer`: the new owner (`account` gives it to the account). */
 export const CredentialTransferBody = Type.Object(

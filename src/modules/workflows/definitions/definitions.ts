@@ -92,10 +92,6 @@ export const WEBHOOK_CREDENTIAL_TYPE = {
   jwtAuth: 'jwtAuth',
 } as const;
 
-export function webhookKey(method: string, path: string): string {
-  return `${method} ${path}`;
-}
-
 const hooksByDefinition = new WeakMap<WorkflowDefinition, WebhookNodeInfo[]>();
 
 /** A definition's webhook nodes, parsed once per (cached, immutable) definition object. */

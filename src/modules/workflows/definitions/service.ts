@@ -45,7 +45,7 @@ export interface WorkflowServiceDeps {
 const parsed = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
 
 /** A workflow in n8n's shape (its public API's workflow object), for GET and list entries alike. */
-export function workflowView(row: WorkflowRow) {
+function workflowView(row: WorkflowRow) {
   const def = definitionOf(row);
   const active = row.active === 1;
   return {

@@ -20,7 +20,7 @@ export interface ExpressionSandboxOptions {
 const DEFAULTS: ExpressionSandboxOptions = { workers: 2, memoryMb: 64 };
 
 /** The per-account cap of workers: as configured, or all but one so another account always finds one. */
-export function workersPerTenant(sizes: ExpressionSandboxOptions): number {
+function workersPerTenant(sizes: ExpressionSandboxOptions): number {
   const configured = sizes.perTenant ?? 0;
   return Math.min(sizes.workers, configured > 0 ? configured : Math.max(1, sizes.workers - 1));
 }

@@ -251,7 +251,7 @@ function record(startedAt: Date, t0: number, input: Item[], output: Item[][]): N
   };
 }
 
-export function toNodeError(err: unknown, nodeName: string): NodeError {
+function toNodeError(err: unknown, nodeName: string): NodeError {
   if (err instanceof NodeOperationError) {
     return {
       message: err.message,

@@ -52,7 +52,7 @@ export interface ConnectionTarget {
 }
 
 /** `{[fromNodeName]: {main: [[target, …] per output index]}}` */
-export type Connections = Record<string, { main: ConnectionTarget[][] }>;
+type Connections = Record<string, { main: ConnectionTarget[][] }>;
 
 export interface WorkflowDefinition {
   id: string;

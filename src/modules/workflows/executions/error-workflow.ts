@@ -7,7 +7,7 @@ import type { ExecutionRow } from './store.js';
  * starts from its Error Trigger node with one item describing the failure.
  */
 
-export const ERROR_TRIGGER_TYPE = 'n8n-nodes-base.errorTrigger';
+const ERROR_TRIGGER_TYPE = 'n8n-nodes-base.errorTrigger';
 
 /** n8n's editor saves "No Workflow" as `DEFAULT`; an empty id means none as well. */
 const NO_ERROR_WORKFLOW: ReadonlySet<string> = new Set(['', 'DEFAULT']);
@@ -56,7 +56,7 @@ export function errorPayload(failed: FailedExecution, publicUrl: string): Item {
 }
 
 /** Where an error workflow starts: its current version, from its Error Trigger node. */
-export interface ErrorWorkflowStart {
+interface ErrorWorkflowStart {
   workflowId: string;
   version: number;
   nodeName: string;

@@ -30,7 +30,7 @@ import { SubWorkflowRunner } from './sub-workflow.js';
 import { ExecutionWaiters } from './waiters.js';
 
 /** The settings the executions room reads (parsed once, at boot). */
-export type ExecutionLimits = Pick<
+type ExecutionLimits = Pick<
   Config,
   | 'PUBLIC_URL'
   | 'REDIS_URL'

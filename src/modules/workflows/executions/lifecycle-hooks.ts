@@ -7,14 +7,14 @@ import type {
 import type { ExecutionRow } from './store.js';
 
 /** Where a run's trigger came from, as stored with the execution (see runner.ts). */
-export interface RunTrigger {
+interface RunTrigger {
   nodeName: string;
   /** The dedupe key the webhook delivery claimed, so its answer is stored for repeats. */
   dedupeKey?: string;
 }
 
 /** A run taken off the queue, about to run or resume. */
-export interface StartedRun {
+interface StartedRun {
   row: ExecutionRow;
   def: WorkflowDefinition | null;
   trigger: RunTrigger;
@@ -22,7 +22,7 @@ export interface StartedRun {
 }
 
 /** A respondToWebhook node answered while the run goes on. */
-export interface RespondedRun {
+interface RespondedRun {
   row: ExecutionRow;
   trigger: RunTrigger;
   nodeName: string;

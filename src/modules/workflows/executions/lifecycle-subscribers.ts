@@ -19,10 +19,7 @@ import type { ExecutionWaiters } from './waiters.js';
  */
 
 /** Persistence: the run's outcome and early answers are stored with the execution. */
-export function persistence(
-  hooks: ExecutionLifecycleHooks,
-  deps: { executions: ExecutionStore; clock: Clock },
-) {
+function persistence(hooks: ExecutionLifecycleHooks, deps: { executions: ExecutionStore; clock: Clock }) {
   hooks.addHandler('webhookResponded', async ({ row, stored }) => {
     await deps.executions.setResponse(row.id, stored);
   });
@@ -46,7 +43,7 @@ export function persistence(
 }
 
 /** Webhook answers: a deduplicated delivery's answer is kept for the sender's repeats, or freed. */
-export function webhookAnswers(hooks: ExecutionLifecycleHooks, deps: { deliveries: DeliveryStore }) {
+function webhookAnswers(hooks: ExecutionLifecycleHooks, deps: { deliveries: DeliveryStore }) {
   hooks.addHandler('webhookResponded', async ({ row, trigger, nodeName, stored }) => {
     if (trigger.dedupeKey)
       await deps.deliveries.setResponse(row.workflow_id, nodeName, trigger.dedupeKey, stored);
@@ -67,7 +64,7 @@ export function webhookAnswers(hooks: ExecutionLifecycleHooks, deps: { deliverie
   });
 }
 
-export interface ErrorWorkflowDeps {
+interface ErrorWorkflowDeps {
   workflows: WorkflowStore;
   definition(workflowId: string, version: number): Promise<WorkflowDefinition | null>;
   enqueue(input: NewExecution): Promise<string>;
@@ -79,7 +76,7 @@ export interface ErrorWorkflowDeps {
  * Error workflows: a failed execution queues its error workflow (n8n's `settings.errorWorkflow`),
  * before the answer goes out, so whoever saw the failure finds the error run already.
  */
-export function errorWorkflows(hooks: ExecutionLifecycleHooks, deps: ErrorWorkflowDeps) {
+function errorWorkflows(hooks: ExecutionLifecycleHooks, deps: ErrorWorkflowDeps) {
   hooks.addHandler('executionFinished', async (run) => {
     if (!run.dropped && run.outcome.status === 'error') await startErrorWorkflow(run, deps);
   });
@@ -124,7 +121,7 @@ async function startErrorWorkflow(
 }
 
 /** Waiters: whoever waits for the run's answer (a webhook call, a flow, a manual run) is told. */
-export function waiterNotices(hooks: ExecutionLifecycleHooks, deps: { waiters: ExecutionWaiters }) {
+function waiterNotices(hooks: ExecutionLifecycleHooks, deps: { waiters: ExecutionWaiters }) {
   hooks.addHandler('webhookResponded', async ({ row, stored }) => {
     await deps.waiters.notify(row.id, stored);
   });
@@ -138,7 +135,7 @@ export function waiterNotices(hooks: ExecutionLifecycleHooks, deps: { waiters: E
  * manual run is read by its caller first (manual-run.ts deletes it then), and so is a run made
  * inline (`runsInline`: a waited sub-workflow).
  */
-export function savePolicy(
+function savePolicy(
   hooks: ExecutionLifecycleHooks,
   deps: { executions: ExecutionStore; runsInline(executionId: string): boolean },
 ) {

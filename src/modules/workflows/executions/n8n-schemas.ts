@@ -8,7 +8,7 @@ import { ExecutionEntry } from '../schemas.js';
  * `success`, `error`, `waiting` and `canceled`; a run cut off by a crash is stored (and shown) as
  * `error` with a message saying so, which `crashed` selects; nothing is ever `unknown`.
  */
-export const N8N_EXECUTION_STATUSES = [
+const N8N_EXECUTION_STATUSES = [
   'canceled',
   'crashed',
   'error',
@@ -118,7 +118,7 @@ const TaskData = Type.Object({
 });
 
 /** n8n's `IRunExecutionData`, the part its tooling reads. */
-export const N8nExecutionData = Type.Object({
+const N8nExecutionData = Type.Object({
   resultData: Type.Object({
     runData: Type.Record(Type.String(), Type.Array(TaskData)),
     lastNodeExecuted: Nullable(Type.String()),

@@ -11,7 +11,7 @@ export interface ExecutionQuotaSettings {
 }
 
 /** The 429 of a spent daily execution quota: `Retry-After` until the UTC day turns. */
-export function quotaExceeded(limit: number, now: Date, mode: string): AppError {
+function quotaExceeded(limit: number, now: Date, mode: string): AppError {
   const reset = nextUtcMidnight(now);
   const retryAfter = Math.max(1, reset - Math.floor(now.getTime() / 1000));
   return new AppError(

@@ -4,8 +4,8 @@ import { NodeOperationError } from '../engine/node-type.js';
 import type { ExecutionRunner, TriggerData } from './runner.js';
 import type { ExecutionStore } from './store.js';
 
-export const EXECUTE_WORKFLOW = 'n8n-nodes-base.executeWorkflow';
-export const EXECUTE_WORKFLOW_TRIGGER = 'n8n-nodes-base.executeWorkflowTrigger';
+const EXECUTE_WORKFLOW = 'n8n-nodes-base.executeWorkflow';
+const EXECUTE_WORKFLOW_TRIGGER = 'n8n-nodes-base.executeWorkflowTrigger';
 
 /** What an Execute Workflow node asks for: run `workflowId` with `items`, waiting for its output or not. */
 export interface SubWorkflowCall {
@@ -132,7 +132,7 @@ export class SubWorkflowRunner {
 }
 
 /** The workflow id an Execute Workflow node names without an expression (v1: a string; later: a locator). */
-export function staticCalleeOf(node: WorkflowDefinition['nodes'][number]): string | null {
+function staticCalleeOf(node: WorkflowDefinition['nodes'][number]): string | null {
   if (node.type !== EXECUTE_WORKFLOW || node.disabled) return null;
   const params = node.parameters as { source?: unknown; workflowId?: unknown };
   if (params.source !== undefined && params.source !== 'database') return null;

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { type RedisHealth, redisHealthOf } from '../../../core/queue/redis-health.js';
 
 /** Where an execution stands, as the database says (status and stored answer). */
-export interface StoredOutcome {
+interface StoredOutcome {
   id: string;
   status: string;
   response: string | null;

@@ -142,9 +142,6 @@ const ALIASES: Record<string, (p: Parameters) => Translation> = {
   splitItems: platform('splitItems'),
 };
 
-/** The short names resolved at import. */
-export const NODE_ALIASES: readonly string[] = Object.keys(ALIASES);
-
 /** A node with its alias resolved (the same object when its type is no alias). */
 export function resolveNodeAlias(node: WorkflowNode): WorkflowNode {
   const translate = typeof node.type === 'string' && Object.hasOwn(ALIASES, node.type) && ALIASES[node.type];

@@ -14,7 +14,7 @@ import {
 import { type IntervalRule, nextFire, type ScheduleSpec, scheduleItem, specOf } from './rules.js';
 import type { ScheduleRow, ScheduleStore } from './schedule-store.js';
 
-export const SCHEDULE_TRIGGER = 'n8n-nodes-base.scheduleTrigger';
+const SCHEDULE_TRIGGER = 'n8n-nodes-base.scheduleTrigger';
 
 /** Longest sleep between looks at the table: how soon another process's activation is seen. */
 const POLL_MS = 1_000;
@@ -32,7 +32,7 @@ export interface SchedulerDeps {
 }
 
 /** The zone a workflow's schedules run in: its `settings.timezone`, else UTC. */
-export function zoneOf(def: WorkflowDefinition): string {
+function zoneOf(def: WorkflowDefinition): string {
   const zone = def.settings?.timezone;
   return typeof zone === 'string' && zone !== 'DEFAULT' ? zone : 'UTC';
 }

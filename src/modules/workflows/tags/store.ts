@@ -2,7 +2,7 @@ import type { Db } from '../../../core/db/database.js';
 import type { Timestamp } from '../../../core/db/types.js';
 
 /** n8n's tags of one account (migration 305). */
-export interface WorkflowTagsTable {
+interface WorkflowTagsTable {
   account_id: string;
   id: string;
   name: string;

@@ -2,7 +2,7 @@ import type { Db } from '../../../core/db/database.js';
 import type { Timestamp } from '../../../core/db/types.js';
 
 /** n8n's variables of one account (migration 304). */
-export interface WorkflowVariablesTable {
+interface WorkflowVariablesTable {
   id: string;
   account_id: string;
   key: string;

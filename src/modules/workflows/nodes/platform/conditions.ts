@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { assertNever } from '../../../../core/errors.js';
 
-export const OPERATIONS = [
+const OPERATIONS = [
   'equals',
   'notEquals',
   'gt',
@@ -17,7 +17,7 @@ export const OPERATIONS = [
   'isTrue',
   'isFalse',
 ] as const;
-export type Operation = (typeof OPERATIONS)[number];
+type Operation = (typeof OPERATIONS)[number];
 
 /** `value1 <operation> value2`; value1 is usually an expression (`={{ $json.total }}`). */
 export const Condition = Type.Object({
@@ -44,7 +44,7 @@ function equal(a: unknown, b: unknown): boolean {
   return a === b || (typeof a !== typeof b && a !== undefined && b !== undefined && String(a) === String(b));
 }
 
-export function test(c: ConditionT): boolean {
+function test(c: ConditionT): boolean {
   const { value1: a, value2: b } = c;
   switch (c.operation) {
     case 'equals':

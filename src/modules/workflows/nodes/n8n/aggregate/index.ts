@@ -14,7 +14,7 @@ const FieldToAggregate = Type.Object(
 
 const Fields = Type.Union([Type.String(), Type.Array(Type.String())], { default: '' });
 
-export const AggregateParameters = Type.Object(
+const AggregateParameters = Type.Object(
   {
     aggregate: Type.Union([Type.Literal('aggregateIndividualFields'), Type.Literal('aggregateAllItemData')], {
       default: 'aggregateIndividualFields',

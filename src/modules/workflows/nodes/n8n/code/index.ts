@@ -7,7 +7,7 @@ import { defineNode, NodeOperationError, output } from '../../../engine/node-typ
  * memory bound, once over all items or once per item, and what it writes to `console` is kept in the
  * node's run data. Python is refused at save time (no Python runtime here).
  */
-export const CodeParameters = Type.Object(
+const CodeParameters = Type.Object(
   {
     mode: Type.Enum(['runOnceForAllItems', 'runOnceForEachItem'] as const, {
       default: 'runOnceForAllItems',

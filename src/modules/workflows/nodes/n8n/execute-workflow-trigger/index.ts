@@ -9,7 +9,7 @@ const InputField = Type.Object(
   { additionalProperties: false },
 );
 
-export const ExecuteWorkflowTriggerParameters = Type.Object(
+const ExecuteWorkflowTriggerParameters = Type.Object(
   {
     /** v1 exports carry n8n's own misspelt event name. */
     events: Type.Optional(Type.Literal('worklfow_call')),

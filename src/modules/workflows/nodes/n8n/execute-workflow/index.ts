@@ -19,7 +19,7 @@ const WorkflowRef = Type.Union([
   ),
 ]);
 
-export const ExecuteWorkflowParameters = Type.Object(
+const ExecuteWorkflowParameters = Type.Object(
   {
     /** Only `database` (a workflow of the account) is run here; the others are refused at save. */
     source: Type.Enum(['database', 'localFile', 'parameter', 'url'] as const, { default: 'database' }),

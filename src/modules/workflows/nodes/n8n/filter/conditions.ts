@@ -11,7 +11,7 @@ import { parseFilterValue } from './values.js';
  */
 
 /** The operations n8n's editor offers per operator type. */
-export const FILTER_OPERATIONS = {
+const FILTER_OPERATIONS = {
   any: ['exists', 'notExists'],
   string: [
     'exists',
@@ -60,7 +60,7 @@ export const FILTER_OPERATIONS = {
   object: ['exists', 'notExists', 'empty', 'notEmpty'],
 } as const;
 
-export type FilterType = keyof typeof FILTER_OPERATIONS;
+type FilterType = keyof typeof FILTER_OPERATIONS;
 const TYPES = Object.keys(FILTER_OPERATIONS) as FilterType[];
 const OPERATIONS = [...new Set(Object.values(FILTER_OPERATIONS).flat())];
 
@@ -93,7 +93,7 @@ const FilterCondition = Type.Object(
  * What n8n evaluates with. The editor copies the node's "Ignore Case" and "Less Strict Type
  * Validation" switches in here, and n8n's executeFilter reads only these stored values.
  */
-export const FilterOptions = Type.Object(
+const FilterOptions = Type.Object(
   {
     caseSensitive: Type.Optional(Type.Boolean()),
     /** The editor's placeholder for a new condition's left value; n8n does not evaluate it either. */

@@ -35,7 +35,7 @@ const TopLevelLoose = Type.Object(
 );
 
 /** Both shapes, as execute reads them. */
-export interface ConditionParameters {
+interface ConditionParameters {
   conditions: FilterValueT;
   looseTypeValidation?: boolean;
   options: { ignoreCase?: boolean; looseTypeValidation?: boolean };

@@ -70,7 +70,7 @@ export function toBoolean(value: unknown): Parsed {
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** A date in any form n8n reads; a date without a time is local midnight, as Luxon has it. */
-export function toDate(value: unknown): Parsed {
+function toDate(value: unknown): Parsed {
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? invalid : ok(value);
   const text = String(value).trim();
   const day = DATE_ONLY.exec(text);

@@ -19,7 +19,7 @@ export interface PreparedRequest {
   arrayFormat: 'repeat' | 'brackets' | 'indices';
 }
 
-export type RequestBody =
+type RequestBody =
   | { kind: 'json'; value: unknown }
   | { kind: 'form'; value: Record<string, unknown> }
   | { kind: 'multipart'; fields: Array<[string, unknown]> }
@@ -27,7 +27,7 @@ export type RequestBody =
   | { kind: 'binary'; bytes: Buffer; mimeType: string };
 
 /** A file in a multipart body (n8n's `formBinaryData` row): the bytes of an item's binary property. */
-export interface FilePart {
+interface FilePart {
   file: { bytes: Buffer; mimeType: string; fileName: string };
 }
 
@@ -257,7 +257,7 @@ const textOf = (v: unknown): string =>
 const headerValue = (v: unknown): string => textOf(v);
 
 /** The qs library's encoding: arrays by `format`, objects as `a[b]`, null as an empty value. */
-export function stringifyQuery(qs: Record<string, unknown>, format: PreparedRequest['arrayFormat']): string {
+function stringifyQuery(qs: Record<string, unknown>, format: PreparedRequest['arrayFormat']): string {
   const out: string[] = [];
   const add = (key: string, v: unknown) => {
     if (v === undefined) return;

@@ -8,7 +8,7 @@ import { bodyAsRequestParses, isSuccess, type ReceivedResponse } from './respons
 import type { PaginationParams } from './schema.js';
 
 /** What n8n binds in pagination expressions besides the item's data. */
-export interface PaginationScope {
+interface PaginationScope {
   $response: unknown;
   $pageCount: number;
   $request: unknown;

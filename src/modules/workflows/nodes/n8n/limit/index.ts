@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { defineNode, output } from '../../../engine/node-type.js';
 
-export const LimitParameters = Type.Object(
+const LimitParameters = Type.Object(
   {
     maxItems: Type.Integer({ minimum: 1, default: 1 }),
     keep: Type.Union([Type.Literal('firstItems'), Type.Literal('lastItems')], { default: 'firstItems' }),

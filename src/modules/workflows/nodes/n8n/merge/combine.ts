@@ -56,7 +56,7 @@ function fuzzyEqual(a: Json | undefined, b: Json | undefined): boolean {
 }
 
 /** Field pairs to match on; n8n's errors for blank names. */
-export function checkPairs(pairs: Array<{ field1: string; field2: string }>): void {
+function checkPairs(pairs: Array<{ field1: string; field2: string }>): void {
   const [only] = pairs;
   if (pairs.length === 1 && only?.field1 === '' && only.field2 === '')
     throw new NodeOperationError(

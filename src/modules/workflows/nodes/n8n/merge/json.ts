@@ -14,7 +14,7 @@ export const isObject = (v: unknown): v is JsonObject =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** `a.b[0].c` → ['a', 'b', '0', 'c'] */
-export function pathKeys(path: string): string[] {
+function pathKeys(path: string): string[] {
   const keys: string[] = [];
   for (const part of path.split('.')) {
     const re = /\[(\d+)\]/g;

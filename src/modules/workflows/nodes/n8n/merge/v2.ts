@@ -6,7 +6,7 @@ import { MergeV3Parameters, mergeInputs } from './index.js';
 const v3 = MergeV3Parameters.properties;
 
 /** n8n's Merge v2 (2, 2.1) parameters: v3's modes under older names, two inputs. */
-export const MergeV2Parameters = Type.Object(
+const MergeV2Parameters = Type.Object(
   {
     mode: Type.Enum(['append', 'combine', 'chooseBranch'] as const, { default: 'append' }),
     combinationMode: Type.Enum(['mergeByFields', 'mergeByPosition', 'multiplex'] as const, {
@@ -57,7 +57,7 @@ const COMBINE_BY = {
 } as const;
 
 /** The v3 parameters that do what a v2 node's do (two inputs; v2's `preferInput2` is v3's `preferLast`). */
-export function asV3(p: V2): V3 {
+function asV3(p: V2): V3 {
   const { clashHandling, ...options } = p.options;
   const clash = clashHandling?.values;
   const resolveClash = clash?.resolveClash === 'preferInput2' ? 'preferLast' : clash?.resolveClash;

@@ -9,7 +9,7 @@ const v1 = RemoveDuplicatesParameters.properties;
 const DEFAULT_HISTORY = 10_000;
 const MAX_HISTORY = 1_000_000;
 
-export const RemoveDuplicatesV2Parameters = Type.Object(
+const RemoveDuplicatesV2Parameters = Type.Object(
   {
     operation: Type.Enum(
       [

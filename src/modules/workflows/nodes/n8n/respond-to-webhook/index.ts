@@ -12,7 +12,7 @@ import { credentialRefOf } from '../../../engine/types.js';
  * `options.responseHeaders` and `options.responseKey`; `binary` answers with the bytes of the first
  * item's binary property; `jwt` answers `{ token }` signed with the node's jwtAuth credential.
  */
-export const N8nRespondParameters = Type.Object(
+const N8nRespondParameters = Type.Object(
   {
     respondWith: Type.Enum(
       [

@@ -12,7 +12,7 @@ const SEGMENT = /[^.[\]]+|\[(?:(\d+)|(["'])((?:(?!\2)[^\\]|\\.)*?)\2)\]/g;
 
 type Container = Record<string, Json> | Json[];
 
-export function toPath(name: string, target: unknown, dotNotation: boolean): string[] {
+function toPath(name: string, target: unknown, dotNotation: boolean): string[] {
   const whole =
     !dotNotation ||
     !/[.[]/.test(name) ||

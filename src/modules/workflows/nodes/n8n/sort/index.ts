@@ -12,7 +12,7 @@ const SortField = Type.Object(
   { additionalProperties: false },
 );
 
-export const SortParameters = Type.Object(
+const SortParameters = Type.Object(
   {
     type: Type.Union([Type.Literal('simple'), Type.Literal('random'), Type.Literal('code')], {
       default: 'simple',

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { defineNode, output } from '../../../engine/node-type.js';
 import type { Item, Json, NodeContext } from '../../../engine/types.js';
 
-export const SplitInBatchesV3Parameters = Type.Object(
+const SplitInBatchesV3Parameters = Type.Object(
   {
     /** The editor's notice; n8n exports carry it as ''. */
     splitInBatchesNotice: Type.Optional(Type.String()),

@@ -3,7 +3,7 @@ import { defineNode, NodeOperationError, output } from '../../../engine/node-typ
 import type { Item, Json } from '../../../engine/types.js';
 import { fieldList, getField, isObject, type JsonObject, setField, unsetField } from '../merge/json.js';
 
-export const SplitOutParameters = Type.Object(
+const SplitOutParameters = Type.Object(
   {
     /** Field(s) holding the list, comma-separated; `$json.` prefixes are accepted. */
     fieldToSplitOut: Type.String({ minLength: 1 }),

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
 
-export const StickyNoteParameters = Type.Object(
+const StickyNoteParameters = Type.Object(
   {
     content: Type.String({
       default:

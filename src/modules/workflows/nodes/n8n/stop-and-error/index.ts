@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
 
-export const StopAndErrorParameters = Type.Object(
+const StopAndErrorParameters = Type.Object(
   {
     errorType: Type.Union([Type.Literal('errorMessage'), Type.Literal('errorObject')], {
       default: 'errorMessage',

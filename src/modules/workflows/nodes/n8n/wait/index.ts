@@ -10,7 +10,7 @@ const UNIT_MS = { seconds: 1_000, minutes: 60_000, hours: 3_600_000, days: 86_40
  * (`$execution.resumeUrl`) is called. A wait beyond WORKFLOW_MAX_WAIT_SECONDS is refused at save (static) or fails the node; n8n's
  * form resume and the webhook resume's extra options are refused at save.
  */
-export const N8nWaitParameters = Type.Object(
+const N8nWaitParameters = Type.Object(
   {
     resume: Type.Enum(['timeInterval', 'specificTime', 'webhook'] as const, { default: 'timeInterval' }),
     amount: Type.Number({ minimum: 0, default: 1 }),

@@ -18,7 +18,7 @@ import { HTTP_METHODS, WebhookParameters, type WebhookParams } from '../../platf
 
 const Method = Type.Enum(HTTP_METHODS);
 
-export const N8nWebhookParameters = Type.Object(
+const N8nWebhookParameters = Type.Object(
   {
     path: Type.String({
       minLength: 1,
@@ -126,7 +126,7 @@ export const n8nWebhookNode = defineNode({
 });
 
 /** The response code an n8n webhook answers with (v1 top-level, v2 under options). */
-export function n8nWebhookResponseCode(params: {
+function n8nWebhookResponseCode(params: {
   responseCode?: number;
   options?: { responseCode?: { values: { responseCode: number | 'customCode'; customCode?: number } } };
 }): number {
@@ -157,7 +157,7 @@ function pathParameterProblems(path: string) {
 }
 
 /** n8n's `ipWhitelist`: comma-separated entries, blanks ignored. */
-export function allowListOf(text: string): string[] {
+function allowListOf(text: string): string[] {
   return text
     .split(',')
     .map((entry) => entry.trim())

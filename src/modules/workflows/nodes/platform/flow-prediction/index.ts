@@ -6,7 +6,7 @@ import { PlatformCallFields, platformPost } from '../platform-call.js';
 /** The platform's flows (`flow`, Flowise's prediction API), at `FLOW_URL` (platform-call.ts). */
 const FLOW = { service: 'flow', label: 'flow service', urlEnv: 'FLOW_URL' } as const;
 
-export const FlowPredictionParameters = Type.Object({
+const FlowPredictionParameters = Type.Object({
   flowId: Type.String({ minLength: 1 }),
   question: Type.String({ minLength: 1 }),
   /** The conversation whose memory the flow uses (`overrideConfig.sessionId`); default the chat id. */

@@ -5,7 +5,7 @@ import { credentialSecrets } from '../../../credentials/redaction.js';
 import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
 
-export const HttpRequestParameters = Type.Object({
+const HttpRequestParameters = Type.Object({
   method: Type.Enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const, { default: 'GET' }),
   url: Type.String({ minLength: 1, pattern: '^https?://' }),
   headers: Type.Record(Type.String(), Type.String(), { default: {} }),

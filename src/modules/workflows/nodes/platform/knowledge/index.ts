@@ -12,7 +12,7 @@ const DOCPROC = { service: 'docproc', label: 'document service', urlEnv: 'DOCPRO
 const post = <P>(ctx: NodeExecutionContext<P>, p: PlatformCallParams, path: string, body: unknown) =>
   platformPost(ctx, DOCPROC, p, path, body);
 
-export const DocumentLoadParameters = Type.Object({
+const DocumentLoadParameters = Type.Object({
   source: Type.Enum(['url', 'text', 'markdown', 'html', 'pdf'] as const),
   url: Type.Optional(Type.String({ minLength: 1 })),
   content: Type.Optional(Type.String({ minLength: 1 })),
@@ -26,7 +26,7 @@ export const DocumentLoadParameters = Type.Object({
   ...PlatformCallFields,
 });
 
-export const KnowledgeQueryParameters = Type.Object({
+const KnowledgeQueryParameters = Type.Object({
   query: Type.String({ minLength: 1 }),
   topK: Type.Integer({ minimum: 1, maximum: 50, default: 5 }),
   topics: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),

@@ -3,7 +3,7 @@ import { defineNode, output } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
 import { getPath } from '../split-items/index.js';
 
-export const MarkdownParameters = Type.Object({
+const MarkdownParameters = Type.Object({
   /** Dot path of the block array in each item (Notion-style blocks, e.g. `results`). */
   field: Type.String({ minLength: 1, default: 'blocks' }),
   destinationField: Type.String({ minLength: 1, default: 'markdown' }),
@@ -14,7 +14,7 @@ const obj = (v: Json | undefined): Obj => (v !== null && typeof v === 'object' &
 const arr = (v: Json | undefined): Json[] => (Array.isArray(v) ? v : []);
 
 /** Rich text with annotations (bold, italic, strikethrough, code) and links → inline Markdown. */
-export function richTextToMarkdown(richText: Json | undefined): string {
+function richTextToMarkdown(richText: Json | undefined): string {
   return arr(richText)
     .map((rt) => {
       const r = obj(rt);
@@ -139,7 +139,7 @@ export const markdownNode = defineNode({
 const FORBIDDEN = new Set(['__proto__', 'prototype', 'constructor']);
 
 /** Sets `a.b.c` in `target`, creating objects on the way; refuses prototype keys. */
-export function setPath(target: Record<string, Json>, path: string, value: Json): void {
+function setPath(target: Record<string, Json>, path: string, value: Json): void {
   const keys = path.split('.');
   let cur: Record<string, Json> = target;
   keys.forEach((key, i) => {

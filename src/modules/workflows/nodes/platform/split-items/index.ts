@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { defineNode, output } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
 
-export const SplitItemsParameters = Type.Object({
+const SplitItemsParameters = Type.Object({
   /** Dot path of the array to split, e.g. `body.lines`. */
   field: Type.String({ minLength: 1 }),
   /** Put each element under this field; by default an object element becomes the item, others go to `value`. */

@@ -3,7 +3,7 @@ import { defineNode, output } from '../../../engine/node-type.js';
 import type { Item } from '../../../engine/types.js';
 import { Combine, Condition, matches } from '../conditions.js';
 
-export const SwitchParameters = Type.Object({
+const SwitchParameters = Type.Object({
   /** Rule i sends matching items to output i. */
   rules: Type.Array(Type.Object({ conditions: Type.Array(Condition, { minItems: 1 }), combine: Combine }), {
     minItems: 1,

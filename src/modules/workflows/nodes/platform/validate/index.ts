@@ -4,10 +4,10 @@ import { defineNode, NodeOperationError, output } from '../../../engine/node-typ
 import type { Item, Json, ValidationProblem } from '../../../engine/types.js';
 import { getPath } from '../split-items/index.js';
 
-export const FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'email'] as const;
+const FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'email'] as const;
 type FieldType = (typeof FIELD_TYPES)[number];
 
-export const ValidateParameters = Type.Object({
+const ValidateParameters = Type.Object({
   /** Dot path under each item's json where the checked object lives (e.g. `body`); empty = the item. */
   source: Type.String({ default: '' }),
   fields: Type.Array(

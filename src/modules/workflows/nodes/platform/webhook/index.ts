@@ -5,16 +5,9 @@ import { withDefaults } from '../../../engine/parameters.js';
 import { credentialRefOf, type WorkflowNode } from '../../../engine/types.js';
 import { trimSlashes, type WebhookNodeInfo } from '../../../engine/webhook-nodes.js';
 
-export const WEBHOOK_AUTHENTICATIONS = [
-  'none',
-  'basicAuth',
-  'headerAuth',
-  'queryAuth',
-  'apiKey',
-  'hmac',
-] as const;
-export const WEBHOOK_RESPONSE_MODES = ['onReceived', 'lastNode', 'responseNode'] as const;
-export const WEBHOOK_RESPONSE_DATA = ['firstEntryJson', 'allEntries', 'noData'] as const;
+const WEBHOOK_AUTHENTICATIONS = ['none', 'basicAuth', 'headerAuth', 'queryAuth', 'apiKey', 'hmac'] as const;
+const WEBHOOK_RESPONSE_MODES = ['onReceived', 'lastNode', 'responseNode'] as const;
+const WEBHOOK_RESPONSE_DATA = ['firstEntryJson', 'allEntries', 'noData'] as const;
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 
 export const WebhookParameters = Type.Object({
