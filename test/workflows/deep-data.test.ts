@@ -70,7 +70,8 @@ describe('deeply nested data', () => {
 
   it('a workflow whose parameters nest past the limit → 400 naming the limit; a reasonable depth is kept', async () => {
     const body = (x: string) =>
-      `{"name":"d","nodes":[{"name":"A","type":"noOp","position":[0,0],"parameters":{"x":${x}}}],"connections":{}}`;
+      // Respond to Webhook's body takes any JSON (n8n's No Operation, the old test's node, takes no parameter).
+      `{"name":"d","nodes":[{"name":"A","type":"n8n-nodes-base.respondToWebhook","typeVersion":1.1,"position":[0,0],"parameters":{"respondWith":"json","responseBody":${x}}}],"connections":{}}`;
     for (const x of [deepArray(200), deepArray(5000), deepObject(5000)]) {
       const res = await post('/api/v1/workflows', body(x));
       expect(res.statusCode).toBe(400);

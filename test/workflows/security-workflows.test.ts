@@ -97,8 +97,9 @@ describe.each(await testDialects())(
             payload: responder('informational', code),
           });
           expect(res.statusCode).toBe(400);
+          // The short name is stored as n8n's Respond to Webhook, whose code sits under `options`.
           expect(res.json().details.problems).toContainEqual(
-            expect.objectContaining({ path: 'nodes[1].parameters.responseCode' }),
+            expect.objectContaining({ path: 'nodes[1].parameters.options.responseCode' }),
           );
         }
         const hook = await p.request({

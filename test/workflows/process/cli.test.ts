@@ -107,8 +107,9 @@ describe('platform workflows import / export', () => {
     const exported = JSON.parse(one.stdout);
     expect(exported).toMatchObject({ id: 'wf_cli_one', name: 'one, renamed', active: false });
     expect(exported.nodes.map((n: { name: string; type: string }) => [n.name, n.type])).toEqual([
-      ['Webhook', 'webhook'],
-      ['Set', 'set'],
+      // Imported with the short names, stored (and exported) in n8n's dialect.
+      ['Webhook', 'n8n-nodes-platform.webhook'],
+      ['Set', 'n8n-nodes-base.set'],
     ]);
     expect(exported.nodes[0].parameters).toMatchObject({ path: 'cli-one', responseMode: 'lastNode' });
     expect(exported.connections).toEqual(renamed.connections);

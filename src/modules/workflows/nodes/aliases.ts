@@ -148,7 +148,17 @@ export function resolveNodeAlias(node: WorkflowNode): WorkflowNode {
   if (!translate) return node;
   const { type, typeVersion, parameters } = translate(isObject(node.parameters) ? node.parameters : {});
   // Parameters that are not an object stay as given, so validation refuses them as before.
-  return { ...node, type, typeVersion, parameters: isObject(node.parameters) ? parameters : node.parameters };
+  const resolved: Record<string, unknown> = {};
+  // `typeVersion` right after `type`, where a node saved in n8n's dialect holds it: an export of a
+  // resolved node imports again byte for byte.
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'typeVersion') continue;
+    if (key === 'type') {
+      resolved.type = type;
+      resolved.typeVersion = typeVersion;
+    } else resolved[key] = key === 'parameters' && isObject(node.parameters) ? parameters : value;
+  }
+  return resolved as unknown as WorkflowNode;
 }
 
 /** A definition whose nodes hold only n8n's and the platform's prefixed type names. */
