@@ -1,11 +1,13 @@
 import { sql } from 'kysely';
 import type { Db } from '../../core/db/database.js';
 import type { Dialect } from '../../core/db/types.js';
-import type { ProcessJob } from './document-service.js';
+import type { JobPayload, jobs } from '../../core/queue/index.js';
 import type { ChunksTable, DocumentPagesTable, DocumentsTable } from './tables.js';
 import './tables.js';
 
 export type DocumentRow = DocumentsTable;
+/** A processing job's payload (declared in the job catalogue). */
+type ProcessJob = JobPayload<typeof jobs.documentProcessing>;
 
 /** Chunk rows per write transaction: a few milliseconds each on SQLite, so requests run between them. */
 const WRITE_BATCH = 100;

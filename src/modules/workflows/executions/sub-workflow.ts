@@ -1,6 +1,7 @@
 import type { WorkflowStore } from '../definitions/store.js';
 import type { Item, RunState, ValidationProblem, WorkflowDefinition } from '../engine/index.js';
 import { NodeOperationError } from '../engine/node-type.js';
+import { workflowIdOf } from '../nodes/n8n/execute-workflow/workflow-ref.js';
 import type { ExecutionRunner, TriggerData } from './runner.js';
 import type { ExecutionStore } from './store.js';
 
@@ -138,17 +139,6 @@ function staticCalleeOf(node: WorkflowDefinition['nodes'][number]): string | nul
   if (params.source !== undefined && params.source !== 'database') return null;
   const id = workflowIdOf(params.workflowId);
   return id === null || id.startsWith('=') ? null : id;
-}
-
-/** n8n's workflow reference: a plain id, or a resource locator `{__rl, value, mode}` (by id, list or URL). */
-export function workflowIdOf(value: unknown): string | null {
-  if (typeof value === 'string') return value;
-  if (value === null || typeof value !== 'object') return null;
-  const { value: id, mode } = value as { value?: unknown; mode?: unknown };
-  if (typeof id !== 'string' && typeof id !== 'number') return null;
-  const text = String(id);
-  if (mode === 'url') return /\/workflow\/([^/?#]+)/.exec(text)?.[1] ?? text;
-  return text;
 }
 
 /**

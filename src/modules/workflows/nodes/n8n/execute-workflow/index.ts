@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { isExpression } from '../../../engine/expressions.js';
 import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
 import type { Item, Json, ValidationProblem } from '../../../engine/types.js';
-import { workflowIdOf } from '../../../executions/sub-workflow.js';
+import { workflowIdOf } from './workflow-ref.js';
 
 /** n8n's resource locator for a workflow (v1.1+), or v1's plain id. */
 const WorkflowRef = Type.Union([
