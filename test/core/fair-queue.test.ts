@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FairRedisQueue } from '../../src/core/queue/fair-redis-queue.js';
 import type { JobQueue } from '../../src/core/queue/index.js';
 import { MemoryQueue } from '../../src/core/queue/memory-queue.js';
-import { testRedis } from '../helpers/platform.js';
+import { deleteRedisPrefixes } from '../helpers/platform.js';
 import { REDIS_URL, redisAvailable, uniqueName } from '../helpers/services.js';
 import { testJobs } from './support/test-jobs.js';
 
@@ -19,16 +19,7 @@ const children: ChildProcess[] = [];
 afterAll(async () => {
   for (const child of children)
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  if (prefixes.length === 0) return;
-  const redis = testRedis();
-  try {
-    for (const prefix of prefixes) {
-      const keys = await redis.keys(`${prefix}:*`);
-      if (keys.length > 0) await redis.del(...keys);
-    }
-  } finally {
-    redis.disconnect();
-  }
+  await deleteRedisPrefixes(prefixes);
 });
 
 async function until(what: string, check: () => boolean, ms = 20_000): Promise<void> {

@@ -11,7 +11,7 @@ import {
   JobTimeoutError,
   jobs,
 } from '../../src/core/queue/index.js';
-import { testRedis } from '../helpers/platform.js';
+import { deleteRedisPrefixes } from '../helpers/platform.js';
 import { REDIS_URL, redisAvailable, uniqueName } from '../helpers/services.js';
 import { until } from '../helpers/until.js';
 
@@ -23,16 +23,7 @@ import { until } from '../helpers/until.js';
 const hasRedis = await redisAvailable();
 const prefixes: string[] = [];
 afterAll(async () => {
-  if (prefixes.length === 0) return;
-  const redis = testRedis();
-  try {
-    for (const prefix of prefixes) {
-      const keys = await redis.keys(`${prefix}:*`);
-      if (keys.length > 0) await redis.del(...keys);
-    }
-  } finally {
-    redis.disconnect();
-  }
+  await deleteRedisPrefixes(prefixes);
 });
 
 const Payload = Type.Object({ group: Type.String(), n: Type.Integer() });

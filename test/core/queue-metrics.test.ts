@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createMetricsRegistry } from '../../src/core/metrics/index.js';
 import { registerJobMetrics } from '../../src/core/metrics/jobs.js';
 import { createQueue, JobEvents, type JobQueue, type JobSettled } from '../../src/core/queue/index.js';
-import { createTestPlatform, testRedis } from '../helpers/platform.js';
+import { createTestPlatform, deleteRedisPrefixes } from '../helpers/platform.js';
 import { REDIS_URL, redisAvailable, uniqueName } from '../helpers/services.js';
 import { until } from '../helpers/until.js';
 import { testJobs } from './support/test-jobs.js';
@@ -12,16 +12,7 @@ const redisUp = await redisAvailable();
 const prefixes: string[] = [];
 
 afterAll(async () => {
-  if (prefixes.length === 0) return;
-  const redis = testRedis();
-  try {
-    for (const prefix of prefixes) {
-      const keys = await redis.keys(`${prefix}:*`);
-      if (keys.length > 0) await redis.del(...keys);
-    }
-  } finally {
-    redis.disconnect();
-  }
+  await deleteRedisPrefixes(prefixes);
 });
 
 /** The value of one series in Prometheus text, or undefined when the series is absent. */

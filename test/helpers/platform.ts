@@ -114,3 +114,17 @@ export async function createTestPlatform(options: TestPlatformOptions): Promise<
 export function testRedis(): Redis {
   return new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
 }
+
+/** Deletes every Redis key under the given prefixes (queues a test made under names of its own). */
+export async function deleteRedisPrefixes(prefixes: readonly string[]): Promise<void> {
+  if (prefixes.length === 0) return;
+  const redis = testRedis();
+  try {
+    for (const prefix of prefixes) {
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length > 0) await redis.del(...keys);
+    }
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nextUtcMidnight } from '../../src/core/clock.js';
 import type { Dialect } from '../../src/core/db/types.js';
-import { type TestPlatform, testRedis } from '../helpers/platform.js';
+import { deleteRedisPrefixes, type TestPlatform } from '../helpers/platform.js';
 import { redisAvailable, testDialects } from '../helpers/services.js';
 import { createWorkflow, n8nNode, otherAccountKey, workflowPlatform } from '../workflows/support.js';
 
@@ -26,16 +26,7 @@ if (dialects.includes('postgres') && (await redisAvailable()))
 
 const prefixes: string[] = [];
 afterAll(async () => {
-  if (prefixes.length === 0) return;
-  const redis = testRedis();
-  try {
-    for (const prefix of prefixes) {
-      const keys = await redis.keys(`${prefix}:*`);
-      if (keys.length > 0) await redis.del(...keys);
-    }
-  } finally {
-    redis.disconnect();
-  }
+  await deleteRedisPrefixes(prefixes);
 });
 
 /** Records who called, in arrival order (the order executions reached their HTTP Request node). */
