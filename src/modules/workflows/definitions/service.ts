@@ -221,7 +221,8 @@ export class WorkflowService {
     return workflowView(row);
   }
 
-  async activate(accountId: string, id: string) {
+  /** The stored workflow and its definition, refused with every problem that keeps it from running. */
+  private async runnable(accountId: string, id: string) {
     const row = await this.mustGet(accountId, id);
     const def = definitionOf(row);
     const problems = [
@@ -229,6 +230,11 @@ export class WorkflowService {
       ...(await this.activationProblems(accountId, def, row.saved_by)),
     ];
     if (problems.length > 0) throw invalid(problems);
+    return { row, def };
+  }
+
+  async activate(accountId: string, id: string) {
+    const { row, def } = await this.runnable(accountId, id);
     const at = isoNow(this.deps.clock);
     const paths = await this.deps.store.transaction(async (trx) => {
       const registered = await this.registerWebhooks(trx, accountId, def);
@@ -244,13 +250,7 @@ export class WorkflowService {
    * not, for one call or until the window ends; listening again restarts the window.
    */
   async listen(accountId: string, id: string) {
-    const row = await this.mustGet(accountId, id);
-    const def = definitionOf(row);
-    const problems = [
-      ...this.deps.engine.validate(def),
-      ...(await this.activationProblems(accountId, def, row.saved_by)),
-    ];
-    if (problems.length > 0) throw invalid(problems);
+    const { def } = await this.runnable(accountId, id);
     const hooks = webhookNodesOf(def);
     if (hooks.length === 0)
       throw new AppError('VALIDATION_ERROR', `Workflow '${id}' has no webhook node to listen with`, { id });
