@@ -10605,7 +10605,7 @@ export interface operations {
   getApiV1ExecutionsById: {
     parameters: {
       query?: {
-        /** @description With the run data (`data`, n8n's structure) and the workflow as it ran (`workflowData`) */
+        /** @description With the run data (`data`, n8n's structure) and the workflow as it ran (`workflowData`). Default: false with n8n's `X-N8N-API-KEY` and the platform's headers, true with the specification's `X-WORKFLOW-API-KEY` (its execution detail carries both) */
         includeData?: boolean;
       };
       header?: never;
@@ -10757,7 +10757,7 @@ export interface operations {
   headApiV1ExecutionsById: {
     parameters: {
       query?: {
-        /** @description With the run data (`data`, n8n's structure) and the workflow as it ran (`workflowData`) */
+        /** @description With the run data (`data`, n8n's structure) and the workflow as it ran (`workflowData`). Default: false with n8n's `X-N8N-API-KEY` and the platform's headers, true with the specification's `X-WORKFLOW-API-KEY` (its execution detail carries both) */
         includeData?: boolean;
       };
       header?: never;

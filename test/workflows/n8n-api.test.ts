@@ -99,6 +99,47 @@ describe.each(await testDialects())("n8n's public API where it differs, on %s", 
     });
   });
 
+  describe("the specification's reading for X-WORKFLOW-API-KEY, n8n's for X-N8N-API-KEY", () => {
+    const as = (header: string, url: string) =>
+      p.request({ method: 'GET', url, key: null, headers: { [header]: p.adminKey } });
+
+    it('workflow list entries: five fields for the specification, whole workflows for n8n', async () => {
+      const spec = (await as('x-workflow-api-key', '/api/v1/workflows')).json() as {
+        data: Array<Record<string, unknown>>;
+      };
+      expect(spec.data.length).toBeGreaterThanOrEqual(2);
+      for (const e of spec.data)
+        expect(Object.keys(e).sort()).toEqual(['active', 'createdAt', 'id', 'name', 'updatedAt']);
+      const n8n = (await as('x-n8n-api-key', '/api/v1/workflows')).json() as {
+        data: Array<Record<string, unknown>>;
+      };
+      for (const e of n8n.data) expect(e).toHaveProperty('nodes');
+      // An explicit `fields` wins for either caller.
+      const asked = (await as('x-workflow-api-key', '/api/v1/workflows?fields=name')).json() as {
+        data: Array<Record<string, unknown>>;
+      };
+      for (const e of asked.data) expect(Object.keys(e).sort()).toEqual(['id', 'name']);
+      // The detail view keeps nodes and connections for both.
+      const one = (await as('x-workflow-api-key', `/api/v1/workflows/${okFlow}`)).json();
+      expect(one).toHaveProperty('nodes');
+      expect(one).toHaveProperty('connections');
+    });
+
+    it('execution detail: with workflowData and data for the specification, without for n8n', async () => {
+      const spec = (await as('x-workflow-api-key', `/api/v1/executions/${okExecution}`)).json() as Execution;
+      expect(spec.workflowData?.id).toBe(okFlow);
+      expect(spec.data?.resultData.lastNodeExecuted).toBe('Set');
+      const n8n = (await as('x-n8n-api-key', `/api/v1/executions/${okExecution}`)).json();
+      expect(n8n).not.toHaveProperty('data');
+      expect(n8n).not.toHaveProperty('workflowData');
+      // includeData=false is honoured for the specification's caller too.
+      const lean = (
+        await as('x-workflow-api-key', `/api/v1/executions/${okExecution}?includeData=false`)
+      ).json();
+      expect(lean).not.toHaveProperty('data');
+    });
+  });
+
   describe('executions', () => {
     it('without includeData: no run data, no workflow (n8n’s default)', async () => {
       const one = (await p.request({ method: 'GET', url: `/api/v1/executions/${okExecution}` })).json();

@@ -59,6 +59,19 @@ function accountOf(request: FastifyRequest): string {
   return principal.accountId;
 }
 
+/**
+ * Whether the caller is the specification's own client: its key came in `X-WORKFLOW-API-KEY` (and no
+ * `Authorization` header took precedence). Those callers get the specification's shapes (workflow list
+ * entries with five fields, execution detail with its data); n8n's clients (`X-N8N-API-KEY`) and the
+ * platform's own headers get n8n's (docs/decisions.md, "Two readings of /api/v1").
+ */
+function specCaller(request: FastifyRequest): boolean {
+  return request.headers.authorization === undefined && request.headers['x-workflow-api-key'] !== undefined;
+}
+
+/** The specification's workflow list entry: id, name, active, createdAt, updatedAt, unless `fields` asks otherwise. */
+const SPEC_LIST_FIELDS = 'id,name,active,createdAt,updatedAt';
+
 /** May act on executions (workflow:write): sees resume URLs, which are the power to approve. */
 function canAct(request: FastifyRequest): boolean {
   return request.principal !== null && hasScope(request.principal, 'workflow', 'write');
@@ -80,7 +93,11 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
         response: withErrors({ 200: ListEnvelope(WorkflowListEntry) }),
       },
     },
-    async (request) => workflows.list(accountOf(request), request.query),
+    async (request) => {
+      const query = request.query as Record<string, unknown>;
+      const specShape = specCaller(request) && query.fields === undefined;
+      return workflows.list(accountOf(request), specShape ? { ...query, fields: SPEC_LIST_FIELDS } : query);
+    },
   );
 
   r.post(
@@ -243,7 +260,7 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
     },
     async (request) =>
       executions.get(accountOf(request), request.params.id, {
-        includeData: request.query.includeData === true,
+        includeData: request.query.includeData ?? specCaller(request),
         withResumeUrl: canAct(request),
       }),
   );

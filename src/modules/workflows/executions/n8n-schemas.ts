@@ -21,8 +21,8 @@ const N8N_EXECUTION_STATUSES = [
 export type N8nExecutionStatus = (typeof N8N_EXECUTION_STATUSES)[number];
 
 const IncludeData = Type.Boolean({
-  default: false,
-  description: "With the run data (`data`, n8n's structure) and the workflow as it ran (`workflowData`)",
+  description:
+    "With the run data (`data`, n8n's structure) and the workflow as it ran (`workflowData`). Default: false with n8n's `X-N8N-API-KEY` and the platform's headers, true with the specification's `X-WORKFLOW-API-KEY` (its execution detail carries both)",
 });
 
 /** The list rules of `GET /api/v1/executions`: the service enforces them, the document shows them. */
