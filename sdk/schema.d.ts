@@ -1972,6 +1972,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/audit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A security audit of the account (n8n's report shape)
+     * @description n8n's risk reports (credentials, database, nodes, filesystem, instance) over the account's workflows, credentials and executions, with the platform's own findings (API keys without IP rules). Only reports with findings are present; `[]` when there are none. Needs `workflow:admin`.
+     *
+     *     API keys only. Requires the scope `workflow:admin`.
+     */
+    post: operations['postApiV1Audit'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/webhook/{path}': {
     parameters: {
       query?: never;
@@ -12233,6 +12255,163 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiV1Audit: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': {
+          additionalOptions?: {
+            /** @description Days without an execution after which a workflow counts as abandoned (90) */
+            daysAbandonedWorkflow?: number;
+            categories?: ('credentials' | 'database' | 'nodes' | 'filesystem' | 'instance')[];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example {} */
+          'application/json':
+            | {
+                'Credentials Risk Report'?: {
+                  /** @description A risk category of the report */
+                  risk: 'credentials' | 'database' | 'nodes' | 'filesystem' | 'instance';
+                  sections: {
+                    title: string;
+                    description: string;
+                    recommendation: string;
+                    location?: {
+                      /** @description `node`, `credential` (n8n) or `apiKey` (the platform) */
+                      kind: string;
+                      id?: string;
+                      name?: string;
+                      workflowId?: string;
+                      workflowName?: string;
+                      nodeId?: string;
+                      nodeName?: string;
+                      nodeType?: string;
+                    }[];
+                    settings?: {
+                      [key: string]: unknown;
+                    };
+                  }[];
+                };
+                'Database Risk Report'?: {
+                  /** @description A risk category of the report */
+                  risk: 'credentials' | 'database' | 'nodes' | 'filesystem' | 'instance';
+                  sections: {
+                    title: string;
+                    description: string;
+                    recommendation: string;
+                    location?: {
+                      /** @description `node`, `credential` (n8n) or `apiKey` (the platform) */
+                      kind: string;
+                      id?: string;
+                      name?: string;
+                      workflowId?: string;
+                      workflowName?: string;
+                      nodeId?: string;
+                      nodeName?: string;
+                      nodeType?: string;
+                    }[];
+                    settings?: {
+                      [key: string]: unknown;
+                    };
+                  }[];
+                };
+                'Nodes Risk Report'?: {
+                  /** @description A risk category of the report */
+                  risk: 'credentials' | 'database' | 'nodes' | 'filesystem' | 'instance';
+                  sections: {
+                    title: string;
+                    description: string;
+                    recommendation: string;
+                    location?: {
+                      /** @description `node`, `credential` (n8n) or `apiKey` (the platform) */
+                      kind: string;
+                      id?: string;
+                      name?: string;
+                      workflowId?: string;
+                      workflowName?: string;
+                      nodeId?: string;
+                      nodeName?: string;
+                      nodeType?: string;
+                    }[];
+                    settings?: {
+                      [key: string]: unknown;
+                    };
+                  }[];
+                };
+                'Filesystem Risk Report'?: {
+                  /** @description A risk category of the report */
+                  risk: 'credentials' | 'database' | 'nodes' | 'filesystem' | 'instance';
+                  sections: {
+                    title: string;
+                    description: string;
+                    recommendation: string;
+                    location?: {
+                      /** @description `node`, `credential` (n8n) or `apiKey` (the platform) */
+                      kind: string;
+                      id?: string;
+                      name?: string;
+                      workflowId?: string;
+                      workflowName?: string;
+                      nodeId?: string;
+                      nodeName?: string;
+                      nodeType?: string;
+                    }[];
+                    settings?: {
+                      [key: string]: unknown;
+                    };
+                  }[];
+                };
+                'Instance Risk Report'?: {
+                  /** @description A risk category of the report */
+                  risk: 'credentials' | 'database' | 'nodes' | 'filesystem' | 'instance';
+                  sections: {
+                    title: string;
+                    description: string;
+                    recommendation: string;
+                    location?: {
+                      /** @description `node`, `credential` (n8n) or `apiKey` (the platform) */
+                      kind: string;
+                      id?: string;
+                      name?: string;
+                      workflowId?: string;
+                      workflowName?: string;
+                      nodeId?: string;
+                      nodeName?: string;
+                      nodeType?: string;
+                    }[];
+                    settings?: {
+                      [key: string]: unknown;
+                    };
+                  }[];
+                };
+              }
+            | unknown[];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };

@@ -4,6 +4,8 @@ import type { AppContext, PlatformModule } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { createOutboundHttp } from '../../core/http/outbound.js';
 import { configureUserRegex } from '../../core/regex/user-regex.js';
+import { auditRoutes } from './audit/routes.js';
+import { AuditService } from './audit/service.js';
 import { CredentialService } from './credentials/service.js';
 import { CredentialStore } from './credentials/store.js';
 import { WorkflowService } from './definitions/service.js';
@@ -70,6 +72,7 @@ interface Internals {
   tags: TagService;
   webhooks: WebhookService;
   resumer: ExecutionResumer;
+  audit: AuditService;
 }
 const internals = new WeakMap<AppContext, Internals>();
 
@@ -147,6 +150,25 @@ async function knownPrincipal(ctx: AppContext, accountId: string, actor: string)
   if (kind === 'member')
     return ((await ctx.apis.portal?.members.list(accountId)) ?? []).some((m) => m.id === id);
   return false;
+}
+
+/** The account's active keys with no IP rule, read through the auth module's key list, page by page. */
+async function keysWithoutIpRules(ctx: AppContext, accountId: string) {
+  const keys = ctx.apis.auth?.keys;
+  const out: Array<{ id: string; name: string }> = [];
+  if (!keys) return out;
+  let cursor: string | null = null;
+  do {
+    const page: { data: Array<Record<string, unknown>>; nextCursor: string | null } = await keys.list(
+      accountId,
+      { limit: 200, ...(cursor ? { cursor } : {}) },
+    );
+    for (const k of page.data)
+      if (k.status === 'active' && Array.isArray(k.allowedIps) && k.allowedIps.length === 0)
+        out.push({ id: String(k.id), name: String(k.name) });
+    cursor = page.nextCursor;
+  } while (cursor);
+  return out;
 }
 
 export const workflowsModule: PlatformModule = {
@@ -268,6 +290,19 @@ export const workflowsModule: PlatformModule = {
       tags,
       webhooks,
       resumer: executions.resumer,
+      audit: new AuditService({
+        db: ctx.db,
+        workflows: workflowStore,
+        clock,
+        keysWithoutIpRules: (accountId) => keysWithoutIpRules(ctx, accountId),
+        securitySettings: {
+          outboundAllowHosts: config.OUTBOUND_ALLOW_HOSTS.split(',').filter((h) => h.trim() !== ''),
+          expressionEnvAllowlist: Object.keys(config.EXPRESSION_ENV),
+          codeNodeTimeoutMs: config.CODE_NODE_TIMEOUT_MS,
+          expressionTimeoutMs: config.EXPRESSION_TIMEOUT_MS,
+          webhookHmacToleranceSeconds: config.WEBHOOK_HMAC_TOLERANCE_SECONDS,
+        },
+      }),
     });
     ctx.apis.workflows = {
       workflows,
@@ -299,6 +334,7 @@ export const workflowsModule: PlatformModule = {
     workflowRoutes(app, deps.routes);
     variableRoutes(app, deps.variables);
     tagRoutes(app, deps.tags);
+    auditRoutes(app, deps.audit);
     webhookRoutes(app, {
       webhooks: deps.webhooks,
       resumer: deps.resumer,
