@@ -127,7 +127,10 @@ describe('n8n expressions: JavaScript', () => {
     ['={{ "12.5".toNumber() + 1 }}', 13.5],
     ['={{ "12.5".isNumeric() }}', true],
     ['={{ "<p>Hi <b>there</b></p>".removeTags() }}', 'Hi there'],
-    ['={{ "a b&c".urlEncode(true) }}', 'a%20b%26c'],
+    ['={{ "a b&c".urlEncode() }}', 'a%20b%26c'],
+    // n8n: `true` keeps the characters of URI syntax (encodeURI), the default encodes them too.
+    ['={{ "a b&c".urlEncode(true) }}', 'a%20b&c'],
+    ['={{ "a%3Db%20c".urlDecode() }} | {{ "a%3Db%20c".urlDecode(true) }}', 'a=b c | a%3Db c'],
     ['={{ "héllo".base64Encode() }}', 'aMOpbGxv'],
     ['={{ "aMOpbGxv".base64Decode() }}', 'héllo'],
     // Digests of UTF-8 text in hex, as n8n's hash(): the well-known digests of "hello", then Node's own.
@@ -160,7 +163,8 @@ describe('n8n expressions: JavaScript', () => {
     ['={{ ({ a: 1, b: 2 }).removeField("a") }}', { b: 2 }],
     ['={{ ({ a: 1 }).keys() }}', ['a']],
     ['={{ ({ a: 1 }).merge({ a: 2, b: 3 }) }}', { a: 1, b: 3 }],
-    ['={{ ({ a: "x y" }).urlEncode() }}', 'a=x%20y'],
+    // WHATWG form encoding, as URLSearchParams writes it.
+    ['={{ ({ a: "x y", b: "hello!()" }).urlEncode() }}', 'a=x+y&b=hello%21%28%29'],
     ['={{ ({ a: [1] }).toJsonString() }}', '{"a":[1]}'],
   ])('data transformation functions: %s → %j', async (expr, expected) => {
     expect(await run(expr)).toEqual(expected);
@@ -180,7 +184,7 @@ describe('n8n expressions: JavaScript', () => {
     await expect(run('={{ $("Nope").first() }}')).rejects.toThrow(/doesn't exist/);
     await expect(run('={{ $("Later").first() }}')).rejects.toThrow(/hasn't been executed/);
     await expect(run('={{ $json.name. }}')).rejects.toThrow(ExpressionError);
-    await expect(run('={{ "abc".toNumber() }}')).rejects.toThrow(/can't convert/);
+    await expect(run('={{ "abc".toNumber() }}')).rejects.toThrow(/cannot convert to number/);
     await expect(run('={{ "abc".hash("crc32") }}')).rejects.toThrow(/Unknown algorithm crc32/);
     await expect(run('={{ __hostHash("md4", "x") }}')).rejects.toThrow(/bad hash call/);
   });
