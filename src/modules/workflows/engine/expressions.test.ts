@@ -260,6 +260,11 @@ describe('n8n expressions: JavaScript', () => {
       '2024-03-31T18:49:00.000Z',
     );
     expect(await run('={{ "2024-01-01T00:00:00.000Z".toInt() }}')).toBe(1704067200000);
+    expect(
+      await run(
+        '={{ DateTime.now().plus(5, "minutes").isInNext(10) }} {{ DateTime.now().minus(1, "hour").isInNext(10) }}',
+      ),
+    ).toBe('true false');
   });
 
   it('numberList() is bounded: a list past 1,000,000 numbers fails with a clear message', async () => {

@@ -738,6 +738,12 @@
       const x = luxonOf(date);
       return luxonMinus.call(now, durationOf(amount, unit)) <= x && x <= now;
     },
+    // A platform addition beside n8n's set: isInLast's mirror.
+    isInNext(date, [amount = 0, unit = 'minutes']) {
+      const now = DateTime.now();
+      const x = luxonOf(date);
+      return now <= x && x <= luxonPlus.call(now, durationOf(amount, unit));
+    },
     isWeekend: (date) => luxonOf(date).weekday >= 6,
     minus: shift(-1),
     plus: shift(1),
