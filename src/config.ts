@@ -125,6 +125,8 @@ const ConfigSchema = Type.Object({
   REGEX_MAX_LENGTH: Type.Integer({ default: 10_000, minimum: 1, maximum: 1_000_000 }),
   /** Comma-separated environment variable names expressions may read as $env. */
   EXPRESSION_ENV_ALLOWLIST: Type.String({ default: '' }),
+  /** IANA zone of expression dates ($now, DateTime, toDateTime()) in a workflow without `settings.timezone` (n8n's name). */
+  GENERIC_TIMEZONE: Type.String({ default: 'UTC', minLength: 1, maxLength: 100 }),
   /** Comma-separated host names (or host:port) outbound HTTP may reach even if private. */
   OUTBOUND_ALLOW_HOSTS: Type.String({ default: '' }),
   OUTBOUND_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),

@@ -182,6 +182,7 @@ export const workflowsModule: PlatformModule = {
       workers: config.EXPRESSION_WORKERS,
       memoryMb: config.EXPRESSION_MEMORY_MB,
       perTenant: config.EXPRESSION_WORKERS_PER_ACCOUNT,
+      timezone: config.GENERIC_TIMEZONE,
     });
     configureUserRegex({
       workers: config.REGEX_WORKERS,

@@ -15,6 +15,8 @@ export interface ExpressionSandboxOptions {
   memoryMb: number;
   /** Most workers one account may hold at once; 0 (default): all but one, at least one. */
   perTenant?: number;
+  /** The instance's time zone (IANA) for expressions of a workflow without `settings.timezone`; UTC by default. */
+  timezone?: string;
 }
 
 const DEFAULTS: ExpressionSandboxOptions = { workers: 2, memoryMb: 64 };
@@ -30,6 +32,8 @@ let shared: SandboxPool | undefined;
 
 /** Sets the sizes from configuration; takes effect for the next worker pool (the current one is retired). */
 export function configureExpressionSandbox(next: ExpressionSandboxOptions): void {
+  if (next.timezone !== undefined && !isTimeZone(next.timezone))
+    throw new Error(`GENERIC_TIMEZONE: '${next.timezone}' is not an IANA time zone (e.g. Europe/Berlin)`);
   if (
     shared &&
     (next.workers !== options.workers ||
@@ -40,6 +44,20 @@ export function configureExpressionSandbox(next: ExpressionSandboxOptions): void
     shared = undefined;
   }
   options = next;
+}
+
+/** The zone of expression dates when the workflow names none (`GENERIC_TIMEZONE`, as in n8n). */
+export function defaultTimezone(): string {
+  return options.timezone ?? 'UTC';
+}
+
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function expressionSandbox(): SandboxPool {

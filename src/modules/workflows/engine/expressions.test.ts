@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { configureExpressionSandbox } from './expression-sandbox.js';
 import { type ExpressionData, ExpressionError, ExpressionEvaluator } from './expressions.js';
 import type { Item } from './types.js';
 
@@ -127,7 +128,10 @@ describe('n8n expressions: JavaScript', () => {
     ['={{ "12.5".toNumber() + 1 }}', 13.5],
     ['={{ "12.5".isNumeric() }}', true],
     ['={{ "<p>Hi <b>there</b></p>".removeTags() }}', 'Hi there'],
-    ['={{ "a b&c".urlEncode(true) }}', 'a%20b%26c'],
+    ['={{ "a b&c".urlEncode() }}', 'a%20b%26c'],
+    // n8n: `true` keeps the characters of URI syntax (encodeURI), the default encodes them too.
+    ['={{ "a b&c".urlEncode(true) }}', 'a%20b&c'],
+    ['={{ "a%3Db%20c".urlDecode() }} | {{ "a%3Db%20c".urlDecode(true) }}', 'a=b c | a%3Db c'],
     ['={{ "héllo".base64Encode() }}', 'aMOpbGxv'],
     ['={{ "aMOpbGxv".base64Decode() }}', 'héllo'],
     // Digests of UTF-8 text in hex, as n8n's hash(): the well-known digests of "hello", then Node's own.
@@ -160,7 +164,8 @@ describe('n8n expressions: JavaScript', () => {
     ['={{ ({ a: 1, b: 2 }).removeField("a") }}', { b: 2 }],
     ['={{ ({ a: 1 }).keys() }}', ['a']],
     ['={{ ({ a: 1 }).merge({ a: 2, b: 3 }) }}', { a: 1, b: 3 }],
-    ['={{ ({ a: "x y" }).urlEncode() }}', 'a=x%20y'],
+    // WHATWG form encoding, as URLSearchParams writes it.
+    ['={{ ({ a: "x y", b: "hello!()" }).urlEncode() }}', 'a=x+y&b=hello%21%28%29'],
     ['={{ ({ a: [1] }).toJsonString() }}', '{"a":[1]}'],
   ])('data transformation functions: %s → %j', async (expr, expected) => {
     expect(await run(expr)).toEqual(expected);
@@ -180,9 +185,95 @@ describe('n8n expressions: JavaScript', () => {
     await expect(run('={{ $("Nope").first() }}')).rejects.toThrow(/doesn't exist/);
     await expect(run('={{ $("Later").first() }}')).rejects.toThrow(/hasn't been executed/);
     await expect(run('={{ $json.name. }}')).rejects.toThrow(ExpressionError);
-    await expect(run('={{ "abc".toNumber() }}')).rejects.toThrow(/can't convert/);
+    await expect(run('={{ "abc".toNumber() }}')).rejects.toThrow(/cannot convert to number/);
     await expect(run('={{ "abc".hash("crc32") }}')).rejects.toThrow(/Unknown algorithm crc32/);
     await expect(run('={{ __hostHash("md4", "x") }}')).rejects.toThrow(/bad hash call/);
+  });
+
+  it("dates are in the workflow's time zone: $now, $today, DateTime.local(), toDateTime()", async () => {
+    const berlin = { timezone: 'Europe/Berlin' };
+    expect(await run('={{ $now.toISO() }}', berlin)).toBe('2030-01-02T04:04:05.000+01:00');
+    expect(await run('={{ $today.toISO() }}', berlin)).toBe('2030-01-02T00:00:00.000+01:00');
+    expect(await run('={{ DateTime.local(2024, 7, 1).toISO() }}', berlin)).toBe(
+      '2024-07-01T00:00:00.000+02:00',
+    );
+    expect(await run('={{ "2024-03-30T18:49".toDateTime().toISO() }}', berlin)).toBe(
+      '2024-03-30T18:49:00.000+01:00',
+    );
+    expect(await run('={{ (1704085200).toDateTime("s").hour }}', berlin)).toBe(6);
+    expect(await run('={{ (45345).toDateTime("excel").toISO() }}', berlin)).toBe(
+      '2024-02-23T01:00:00.000+01:00',
+    );
+    expect(await run('={{ (1708695471000000).toDateTime("us").toISO() }}', berlin)).toBe(
+      '2024-02-23T14:37:51.000+01:00',
+    );
+    // Without a zone of its own, a workflow's dates are the instance's (GENERIC_TIMEZONE, UTC here).
+    expect(await run('={{ DateTime.local(2024, 7, 1).toISO() }}')).toBe('2024-07-01T00:00:00.000Z');
+    // The zone belongs to the evaluation: the next one, of another workflow, does not inherit it.
+    expect(await run('={{ $now.zoneName }}', { timezone: 'Asia/Tokyo' })).toBe('Asia/Tokyo');
+    expect(await run('={{ $now.zoneName }}')).toBe('UTC');
+  });
+
+  it('an instance time zone that is not an IANA zone stops the configuration', () => {
+    expect(() => configureExpressionSandbox({ workers: 2, memoryMb: 64, timezone: 'Mars/Olympus' })).toThrow(
+      /GENERIC_TIMEZONE: 'Mars\/Olympus' is not an IANA time zone/,
+    );
+  });
+
+  it('$evaluateExpression, $jmespath, $min/$max and the functions without a receiver', async () => {
+    expect(await run('={{ $evaluateExpression("{{ 1 + 2 }}") }}')).toBe(3);
+    expect(await run('={{ $evaluateExpression("Hi {{ $json.name }}") }}')).toBe('Hi ada lovelace');
+    expect(await run('={{ $evaluateExpression("{{ $json.name }}", 1) }}')).toBe('grace hopper');
+    await expect(run('={{ $evaluateExpression("{{ 1 }}", 9) }}')).rejects.toThrow(/no input item 9/);
+    expect(await run('={{ $jmespath($json, "tags[1]") }}')).toBe('b');
+    expect(await run('={{ $min(3, 1, 2) }} {{ $max(3, 1, 2) }} {{ $average(1, 2) }}')).toBe('1 3 1.5');
+    expect(await run('={{ zip(["a", "b"], [1, 2]) }}')).toEqual({ a: 1, b: 2 });
+    await expect(run('={{ zip(["a"], [1, 2]) }}')).rejects.toThrow(/not of equal length/);
+    await expect(run('={{ $ifEmpty(1) }}')).rejects.toThrow(/expected two arguments/);
+    await expect(run('={{ $if(true) }}')).rejects.toThrow(/at least 2 parameters/);
+  });
+
+  it("n8n's edges: errors where n8n raises them, recursive compact(), merge() precedence", async () => {
+    expect(await run('={{ [{ a: 1, b: [null, { c: "" , d: 2 }] }, {}, "nil"].compact() }}')).toEqual([
+      { a: 1, b: [{ d: 2 }] },
+    ]);
+    expect(await run('={{ [{ a: 1 }, { a: 2, b: 2 }].merge([{ a: 9, c: 3 }, { b: 9 }]) }}')).toEqual({
+      a: 2,
+      b: 2,
+      c: 3,
+    });
+    expect(await run('={{ "$1,5".toFloat === undefined }}')).toBe(false);
+    await expect(run('={{ "1,5".toFloat() }}')).rejects.toThrow(/expected \. as decimal separator/);
+    expect(await run('={{ "€ 12.50".toFloat() }} {{ "$42".toInt() }} {{ "ff".toInt(16) }}')).toBe(
+      '12.5 42 255',
+    );
+    await expect(run('={{ "abc".toInt() }}')).rejects.toThrow(/cannot convert to integer/);
+    await expect(run('={{ (1.5).isEven() }}')).rejects.toThrow(/only callable on integers/);
+    await expect(run('={{ (5).toDateTime("days") }}')).rejects.toThrow(/Unsupported format 'days'/);
+    await expect(run('={{ [1, 2].chunk(0) }}')).rejects.toThrow(/positive whole number/);
+    await expect(run('={{ ({ a: 1 }).removeFieldsContaining("") }}')).rejects.toThrow(/non-empty string/);
+    // A function of another type names the types that have it.
+    await expect(run('={{ "abc".keys() }}')).rejects.toThrow(/keys\(\) is only callable on type "Object"/);
+    await expect(run('={{ (1).isEmpty() }}')).rejects.toThrow(/isEmpty\(\) is only callable on types/);
+    // An ISO date string is a date to n8n's functions.
+    expect(await run('={{ "2024-03-30T18:49:00.000Z".plus(1, "day").toISOString() }}')).toBe(
+      '2024-03-31T18:49:00.000Z',
+    );
+    expect(await run('={{ "2024-01-01T00:00:00.000Z".toInt() }}')).toBe(1704067200000);
+    expect(
+      await run(
+        '={{ DateTime.now().plus(5, "minutes").isInNext(10) }} {{ DateTime.now().minus(1, "hour").isInNext(10) }}',
+      ),
+    ).toBe('true false');
+  });
+
+  it('numberList() is bounded: a list past 1,000,000 numbers fails with a clear message', async () => {
+    expect(await run('={{ numberList(3, 1) }}')).toEqual([3, 2, 1]);
+    await expect(run('={{ numberList(1, 1e12) }}')).rejects.toThrow(/at most 1,000,000 numbers/);
+    await expect(
+      tight.evaluate('={{ numberList(1, 1e6).map((n) => numberList(1, 1e6)) }}', data()),
+    ).rejects.toThrow(LIMIT);
+    expect(await ev.evaluate('={{ 1 + 1 }}', data())).toBe(2);
   });
 
   it('an ambiguous .item (more items than the current index pairs) says what to use instead', async () => {

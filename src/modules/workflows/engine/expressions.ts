@@ -1,7 +1,7 @@
 import { MAX_JSON_DEPTH } from '../../../core/http/json-guard.js';
 import type { CallScope, SandboxPool } from '../../../core/sandbox/sandbox-pool.js';
 import { binaryMetadata } from './binary.js';
-import { expressionSandbox } from './expression-sandbox.js';
+import { defaultTimezone, expressionSandbox } from './expression-sandbox.js';
 import type { Item, Json } from './types.js';
 
 /**
@@ -53,7 +53,10 @@ export interface ExpressionData {
   env: Record<string, string>;
   vars?: Record<string, string>;
   now: Date;
-  /** IANA zone of `$now`/`$today` (the workflow's `settings.timezone`); default UTC. */
+  /**
+   * IANA zone of expression dates — `$now`, `$today`, Luxon's local time (`DateTime.local()`,
+   * `toDateTime()`): the workflow's `settings.timezone`; else the instance's (`GENERIC_TIMEZONE`, UTC).
+   */
   timezone?: string;
   language?: ExpressionLanguage;
   /** Extra variables for this evaluation only (`$response`, `$pageCount`, `$request`). */
@@ -270,7 +273,8 @@ function guestData(data: ExpressionData, sources: string[], code: boolean) {
       if (snapshot) nodes[name] = snapshot;
     }
   }
-  const wantsInput = code || /\$input|\$items/.test(text);
+  // `$evaluateExpression(text, itemIndex)` may read another input item.
+  const wantsInput = code || /\$input|\$items|\$evaluateExpression/.test(text);
   const input = data.input ?? [{ json: data.json }];
   // `$('Name').item` by lineage: the current item's (an expression) or every input item's (code).
   const paired: Record<string, Record<number, Item>> = {};
@@ -305,7 +309,7 @@ function guestData(data: ExpressionData, sources: string[], code: boolean) {
     env: data.env,
     vars: data.vars ?? {},
     now: data.now.toISOString(),
-    timezone: data.timezone,
+    timezone: data.timezone ?? defaultTimezone(),
     extra: data.extra,
   };
 }

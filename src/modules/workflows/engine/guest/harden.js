@@ -32,7 +32,8 @@
   });
 
   // Luxon's Settings are module state behind static setters (freezing the class leaves them working):
-  // the default zone, locale, clock, throwOnInvalid … stay Luxon's defaults; code passes its own instead.
+  // guest code cannot change them. The default zone is the workflow's, set by the evaluator before each
+  // call through the setter n8n-extensions.js kept; locale, clock, throwOnInvalid … stay Luxon's defaults.
   const settings = globalThis.luxon?.Settings;
   if (settings) {
     for (const key of Reflect.ownKeys(settings)) {

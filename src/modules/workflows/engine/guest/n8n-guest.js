@@ -6,6 +6,11 @@
 (() => {
   const { DateTime, Duration, Interval } = luxon;
   const toDateTime = globalThis.__toDateTime;
+  // From n8n-extensions.js: n8n's functions without a receiver, and Luxon's default zone (kept from guest code).
+  const fns = globalThis.__n8nFunctions;
+  const setDefaultZone = globalThis.__setDefaultZone;
+  delete globalThis.__n8nFunctions;
+  delete globalThis.__setDefaultZone;
 
   // --- base64 over UTF-8 (QuickJS has no btoa/atob) ---
   const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -123,6 +128,15 @@
     '$pageCount',
     '$request',
     '$version',
+    '$evaluateExpression',
+    '$not',
+    '$average',
+    'min',
+    'max',
+    'average',
+    'numberList',
+    'zip',
+    'not',
     'DateTime',
     'Duration',
     'Interval',
@@ -257,19 +271,31 @@
       get $today() {
         return nowDt().startOf('day');
       },
-      $if: (condition, a, b) => (condition ? a : b),
-      $ifEmpty: (value, alternative) => {
-        const empty =
-          value === undefined ||
-          value === null ||
-          value === '' ||
-          (Array.isArray(value) && value.length === 0) ||
-          (typeof value === 'object' && value !== null && Object.keys(value).length === 0);
-        return empty ? alternative : value;
+      // n8n rewrites $if into `test ? a : b` (only one branch runs); here both arguments are evaluated.
+      $if: (...args) => {
+        if (args.length < 2)
+          throw new Error('$if requires at least 2 parameters: test, value_if_true[, and value_if_false]');
+        return args[0] ? args[1] : args.length > 2 ? args[2] : false;
       },
-      $jmespath: (obj, expression) => jmespath.search(obj, expression),
-      $max: (...n) => Math.max(...n),
-      $min: (...n) => Math.min(...n),
+      $ifEmpty: fns.ifEmpty,
+      $jmespath: (obj, expression) => {
+        if (typeof expression !== 'string')
+          throw new Error('$jmespath(): the second argument must be a JMESPath expression (text)');
+        return jmespath.search(obj, expression);
+      },
+      $max: fns.max,
+      $min: fns.min,
+      $average: fns.average,
+      $not: fns.not,
+      min: fns.min,
+      max: fns.max,
+      average: fns.average,
+      numberList: fns.numberList,
+      zip: fns.zip,
+      not: fns.not,
+      get $evaluateExpression() {
+        return (expression, itemIndex) => evaluateNested(data, state, expression, itemIndex);
+      },
       $parameter: data.params ?? {},
       $response: data.extra?.$response,
       $pageCount: data.extra?.$pageCount,
@@ -292,6 +318,69 @@
       setAll: (o) => Object.assign(store, o),
       getAll: () => ({ ...store }),
     };
+  };
+
+  /** Index of the `}}` closing code that starts at `from` (outside strings and braces the code opened), or -1. */
+  const closingOf = (text, from) => {
+    let depth = 0;
+    let quote = '';
+    for (let i = from; i < text.length; i++) {
+      const c = text[i];
+      if (quote) {
+        if (c === '\\') i++;
+        else if (c === quote) quote = '';
+        continue;
+      }
+      if (c === '"' || c === "'" || c === '`') quote = c;
+      else if (c === '{') depth++;
+      else if (c === '}') {
+        if (depth === 0 && text[i + 1] === '}') return i;
+        if (depth > 0) depth--;
+      }
+    }
+    return text.indexOf('}}', from);
+  };
+
+  /** `a {{ x }} b` → literal/code parts, as the host splits a parameter's template. */
+  const splitTemplate = (text) => {
+    const parts = [];
+    let rest = text;
+    for (;;) {
+      const open = rest.indexOf('{{');
+      if (open < 0) break;
+      const close = closingOf(rest, open + 2);
+      if (close < 0) break;
+      parts.push({ literal: rest.slice(0, open), code: rest.slice(open + 2, close) });
+      rest = rest.slice(close + 2);
+    }
+    if (rest !== '' || parts.length === 0) parts.push({ literal: rest, code: null });
+    return parts;
+  };
+
+  /** The value of a template (`{{ code }}` alone gives the code's value; text around it gives text). */
+  const evaluateParts = (ctx, parts) => {
+    const whole = parts.length === 1 && parts[0].literal.trim() === '' && parts[0].code !== null;
+    if (whole) return compileExpression(parts[0].code).apply(ctx, argsOf(ctx, parts[0].code));
+    let text = '';
+    for (const part of parts) {
+      text += part.literal;
+      if (part.code !== null)
+        text += stringify(compileExpression(part.code).apply(ctx, argsOf(ctx, part.code)));
+    }
+    return text;
+  };
+
+  /** n8n's `$evaluateExpression(text, itemIndex?)`: a template evaluated over the same data. */
+  const evaluateNested = (data, state, expression, itemIndex) => {
+    if (typeof expression !== 'string') throw new Error('$evaluateExpression(): the expression must be text');
+    const text = expression.startsWith('=') ? expression.slice(1) : expression;
+    let nested = state;
+    if (itemIndex !== undefined && itemIndex !== state.itemIndex) {
+      const item = data.input?.[itemIndex];
+      if (!item) throw new Error(`$evaluateExpression(): there is no input item ${itemIndex}`);
+      nested = { json: item.json ?? {}, itemIndex, item, binary: item.binary };
+    }
+    return evaluateParts(contextOf(data, nested), splitTemplate(text));
   };
 
   /** The values of NAMES for `code`: the ones its text cannot name stay undefined (never built). */
@@ -317,6 +406,7 @@
   globalThis.evaluateN8n = (requestText) => {
     const request = JSON.parse(requestText);
     const { data, limits } = request;
+    setDefaultZone(data.timezone);
     const state = {
       json: data.json ?? {},
       itemIndex: data.itemIndex ?? 0,
@@ -329,21 +419,11 @@
     for (let index = 0; index < request.expressions.length; index++) {
       const parts = request.expressions[index];
       try {
-        const whole = parts.length === 1 && parts[0].literal.trim() === '' && parts[0].code !== null;
-        if (whole) {
-          const code = parts[0].code;
-          const v = toJson(compileExpression(code).apply(ctx, argsOf(ctx, code)), limits);
-          values.push(v === undefined ? {} : { v });
-        } else {
-          let text = '';
-          for (const part of parts) {
-            text += part.literal;
-            if (part.code !== null)
-              text += stringify(compileExpression(part.code).apply(ctx, argsOf(ctx, part.code)));
-          }
-          if (text.length > limits.resultChars) throw new Error('result is too large');
-          values.push({ v: text });
-        }
+        const value = evaluateParts(ctx, parts);
+        if (typeof value === 'string' && value.length > limits.resultChars)
+          throw new Error('result is too large');
+        const v = toJson(value, limits);
+        values.push(v === undefined ? {} : { v });
       } catch (err) {
         if (globalThis.__limitError(err)) throw err;
         return JSON.stringify({ ok: false, index, message: messageOf(err) });
@@ -420,6 +500,7 @@
   globalThis.runCode = async (requestText) => {
     const request = JSON.parse(requestText);
     const { data, limits } = request;
+    setDefaultZone(data.timezone);
     const logs = [];
     const input = items(data.input);
     const state = { json: undefined, itemIndex: 0, item: undefined };
