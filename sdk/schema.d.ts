@@ -2415,6 +2415,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Anthropic Messages API (server-sent events with stream: true)
+     * @description Anthropic Messages API (server-sent events with stream: true)
+     *
+     *     API keys only. Requires the scope `llm:write`.
+     */
+    post: operations['postV1Messages'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/messages/count_tokens': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The prompt's tokens (the gateway's estimate, about four characters a token)
+     * @description The prompt's tokens (the gateway's estimate, about four characters a token)
+     *
+     *     API keys only. Requires the scope `llm:read`.
+     */
+    post: operations['postV1MessagesCountTokens'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/llm/requests': {
     parameters: {
       query?: never;
@@ -3119,6 +3163,23 @@ export interface components {
         type: string;
         param: string | null;
         code: string | null;
+      } & {
+        [key: string]: unknown;
+      };
+      code: string;
+      message: string;
+      details: {
+        [key: string]: unknown;
+      };
+      requestId: string;
+    };
+    /** @description Anthropic's error body; the platform's fields beside it */
+    AnthropicError: {
+      /** @enum {string} */
+      type: 'error';
+      error: {
+        type: string;
+        message: string;
       } & {
         [key: string]: unknown;
       };
@@ -14141,6 +14202,384 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+    };
+  };
+  postV1Messages: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "model": "string",
+         *       "messages": [
+         *         {
+         *           "role": "user",
+         *           "content": "string"
+         *         }
+         *       ],
+         *       "max_tokens": 1
+         *     }
+         */
+        'application/json': {
+          model: string;
+          messages: ({
+            /** @enum {unknown} */
+            role: 'user' | 'assistant';
+            content:
+              | string
+              | ({
+                  type: string;
+                  text?: string;
+                  source?: {
+                    type: string;
+                    media_type?: string;
+                    data?: string;
+                    url?: string;
+                  } & {
+                    [key: string]: unknown;
+                  };
+                  id?: string;
+                  name?: string;
+                  input?: {
+                    [key: string]: unknown;
+                  };
+                  tool_use_id?: string;
+                  content?:
+                    | string
+                    | ({
+                        type: string;
+                        text?: string;
+                        source?: {
+                          type: string;
+                          media_type?: string;
+                          data?: string;
+                          url?: string;
+                        } & {
+                          [key: string]: unknown;
+                        };
+                        cache_control?: {
+                          [key: string]: unknown;
+                        } | null;
+                      } & {
+                        [key: string]: unknown;
+                      })[];
+                  is_error?: boolean;
+                  thinking?: string;
+                  signature?: string;
+                  cache_control?: {
+                    [key: string]: unknown;
+                  } | null;
+                } & {
+                  [key: string]: unknown;
+                })[];
+          } & {
+            [key: string]: unknown;
+          })[];
+          system?:
+            | string
+            | ({
+                /** @enum {string} */
+                type: 'text';
+                text: string;
+                cache_control?: {
+                  [key: string]: unknown;
+                } | null;
+              } & {
+                [key: string]: unknown;
+              })[];
+          tools?: ({
+            name: string;
+            description?: string;
+            input_schema?: {
+              [key: string]: unknown;
+            };
+            type?: string;
+            cache_control?: {
+              [key: string]: unknown;
+            } | null;
+          } & {
+            [key: string]: unknown;
+          })[];
+          tool_choice?: {
+            /** @enum {unknown} */
+            type: 'auto' | 'any' | 'tool' | 'none';
+            name?: string;
+            disable_parallel_tool_use?: boolean;
+          } & {
+            [key: string]: unknown;
+          };
+          thinking?: {
+            /** @enum {unknown} */
+            type: 'enabled' | 'disabled';
+            budget_tokens?: number;
+          } & {
+            [key: string]: unknown;
+          };
+          max_tokens: number;
+          stream?: boolean;
+          temperature?: number;
+          top_p?: number;
+          top_k?: number;
+          stop_sequences?: string[];
+          metadata?: {
+            user_id?: string | null;
+          } & {
+            [key: string]: unknown;
+          };
+          /** @enum {unknown} */
+          service_tier?: 'auto' | 'standard_only';
+          output_config?: {
+            effort?: ('low' | 'medium' | 'high' | 'xhigh' | 'max') | null;
+            format?:
+              | ({
+                  /** @enum {string} */
+                  type: 'json_schema';
+                  schema: {
+                    [key: string]: unknown;
+                  };
+                } & {
+                  [key: string]: unknown;
+                })
+              | null;
+          } & {
+            [key: string]: unknown;
+          };
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description With `stream: true`, server-sent events: message_start, content_block_start/delta/stop, message_delta, message_stop, ping */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "type": "message",
+           *       "role": "assistant",
+           *       "model": "string",
+           *       "content": [
+           *         {
+           *           "type": "string"
+           *         }
+           *       ],
+           *       "stop_reason": "string",
+           *       "stop_sequence": "string",
+           *       "usage": {
+           *         "input_tokens": 0,
+           *         "output_tokens": 0
+           *       }
+           *     }
+           */
+          'application/json': {
+            id: string;
+            /** @enum {string} */
+            type: 'message';
+            /** @enum {string} */
+            role: 'assistant';
+            model: string;
+            content: ({
+              type: string;
+            } & {
+              [key: string]: unknown;
+            })[];
+            stop_reason: string | null;
+            stop_sequence: string | null;
+            usage: {
+              input_tokens: number;
+              output_tokens: number;
+            } & {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description Anthropic's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AnthropicError'];
+        };
+      };
+      /** @description Anthropic's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AnthropicError'];
+        };
+      };
+    };
+  };
+  postV1MessagesCountTokens: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "model": "string",
+         *       "messages": [
+         *         {
+         *           "role": "user",
+         *           "content": "string"
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': {
+          model: string;
+          messages: ({
+            /** @enum {unknown} */
+            role: 'user' | 'assistant';
+            content:
+              | string
+              | ({
+                  type: string;
+                  text?: string;
+                  source?: {
+                    type: string;
+                    media_type?: string;
+                    data?: string;
+                    url?: string;
+                  } & {
+                    [key: string]: unknown;
+                  };
+                  id?: string;
+                  name?: string;
+                  input?: {
+                    [key: string]: unknown;
+                  };
+                  tool_use_id?: string;
+                  content?:
+                    | string
+                    | ({
+                        type: string;
+                        text?: string;
+                        source?: {
+                          type: string;
+                          media_type?: string;
+                          data?: string;
+                          url?: string;
+                        } & {
+                          [key: string]: unknown;
+                        };
+                        cache_control?: {
+                          [key: string]: unknown;
+                        } | null;
+                      } & {
+                        [key: string]: unknown;
+                      })[];
+                  is_error?: boolean;
+                  thinking?: string;
+                  signature?: string;
+                  cache_control?: {
+                    [key: string]: unknown;
+                  } | null;
+                } & {
+                  [key: string]: unknown;
+                })[];
+          } & {
+            [key: string]: unknown;
+          })[];
+          system?:
+            | string
+            | ({
+                /** @enum {string} */
+                type: 'text';
+                text: string;
+                cache_control?: {
+                  [key: string]: unknown;
+                } | null;
+              } & {
+                [key: string]: unknown;
+              })[];
+          tools?: ({
+            name: string;
+            description?: string;
+            input_schema?: {
+              [key: string]: unknown;
+            };
+            type?: string;
+            cache_control?: {
+              [key: string]: unknown;
+            } | null;
+          } & {
+            [key: string]: unknown;
+          })[];
+          tool_choice?: {
+            /** @enum {unknown} */
+            type: 'auto' | 'any' | 'tool' | 'none';
+            name?: string;
+            disable_parallel_tool_use?: boolean;
+          } & {
+            [key: string]: unknown;
+          };
+          thinking?: {
+            /** @enum {unknown} */
+            type: 'enabled' | 'disabled';
+            budget_tokens?: number;
+          } & {
+            [key: string]: unknown;
+          };
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "input_tokens": 0
+           *     }
+           */
+          'application/json': {
+            input_tokens: number;
+          };
+        };
+      };
+      /** @description Anthropic's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AnthropicError'];
+        };
+      };
+      /** @description Anthropic's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AnthropicError'];
+        };
       };
     };
   };

@@ -1,6 +1,7 @@
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { cpuPoolOf } from '../../core/cpu/index.js';
 import { strictJsonParser } from '../../core/http/json-body.js';
+import { anthropicRoutes } from './anthropic-routes.js';
 import { AnswerCache } from './cache.js';
 import { Gateway } from './gateway.js';
 import { configuredModels } from './model-file.js';
@@ -148,6 +149,7 @@ export const llmModule: PlatformModule = {
       ollamaRoutes(scope, deps.gateway, settings);
     });
     openAiRoutes(app, deps.gateway, settings);
+    anthropicRoutes(app, deps.gateway, settings);
     requestsRoutes(app, deps.log);
   },
 };

@@ -79,11 +79,15 @@ describe('model registry configuration', () => {
     );
     expect(problem(entry({ provider: 'ollama', fallbacks: ['m'] }))).toMatch(/falls back to itself/);
     expect(problem(entry({ provider: 'azure' }))).toMatch(
-      /unknown provider 'azure' \(known: builtin, ollama, openai\)/,
+      /unknown provider 'azure' \(known: builtin, ollama, openai, anthropic\)/,
     );
     // A provider's own settings come from its catalogue entry: the built-in models take no server.
     expect(problem(entry({ provider: 'builtin', upstreamModel: 'extractive', baseUrl: 'http://x' }))).toMatch(
       /the builtin provider does not take 'baseUrl'/,
+    );
+    // `version` (anthropic-version) is the anthropic provider's only.
+    expect(problem(entry({ provider: 'ollama', version: '2023-06-01' }))).toMatch(
+      /the ollama provider does not take 'version'/,
     );
     expect(problem(entry({ provider: 'openai', apiKeyEnv: 'MISSING_KEY' }))).toMatch(
       /MISSING_KEY, which is not set/,

@@ -31,6 +31,8 @@ const ModelFileEntry = Type.Object(
     timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
     /** Provider settings: which of them an entry may set is its provider's `configSchema`. */
     ...RemoteProviderSettings,
+    /** API version of providers that take one (anthropic's `anthropic-version`). */
+    version: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' })),
     dimensions: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_536 })),
   },
   { additionalProperties: false },
@@ -111,7 +113,7 @@ function entriesOf(document: unknown, where: string): ModelFileEntryT[] {
 }
 
 const COMMON_FIELDS = new Set(
-  Object.keys(ModelFileEntry.properties).filter((k) => !(k in RemoteProviderSettings)),
+  Object.keys(ModelFileEntry.properties).filter((k) => !(k in RemoteProviderSettings) && k !== 'version'),
 );
 
 function complete(raw: ModelFileEntryT, sources: ModelSources, where: string): ConfiguredModel {
@@ -153,6 +155,7 @@ function complete(raw: ModelFileEntryT, sources: ModelSources, where: string): C
   if (defaults.baseUrl) entry.baseUrl = defaults.baseUrl;
   if (apiKey) entry.apiKey = apiKey;
   if (raw.apiKeyCredential) entry.apiKeyCredential = raw.apiKeyCredential;
+  if (raw.version) entry.version = raw.version;
   return entry;
 }
 

@@ -33,6 +33,8 @@ export interface ModelEntry {
   apiKey?: string;
   /** Embedding dimensions, when known (built-in models always know). */
   dimensions?: number;
+  /** The API version a provider that has one is called with (anthropic: `anthropic-version`). */
+  version?: string;
 }
 
 export interface ToolCall {
@@ -95,6 +97,12 @@ export interface OpenAiExtras {
   schemaStrict?: boolean | null;
 }
 
+/** Anthropic request fields the other dialects have no word for. */
+export interface AnthropicExtras {
+  /** `thinking.budget_tokens`: how many tokens the model may think with (`think` is true). */
+  thinkingBudget?: number;
+}
+
 /** A request field a provider cannot honour: the gateway answers 400 naming it, nothing is dropped. */
 export interface Unsupported {
   /** The body field as the client wrote it (`body.tool_choice`). */
@@ -110,6 +118,8 @@ export interface ChatRequest {
   toolChoice?: ToolChoice;
   /** Fields of the OpenAI dialect (see OpenAiExtras). */
   openAi?: OpenAiExtras;
+  /** Fields of the Anthropic dialect (see AnthropicExtras). */
+  anthropic?: AnthropicExtras;
   /** `json` for any JSON object, or a JSON schema the answer must follow. */
   format?: 'json' | Record<string, unknown>;
   options: ChatOptions;

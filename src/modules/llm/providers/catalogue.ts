@@ -1,4 +1,5 @@
 import type { ProviderDefinition } from '../types.js';
+import { anthropicProviderDefinition } from './anthropic.js';
 import { builtinProviderDefinition } from './builtin.js';
 import { ollamaProviderDefinition } from './ollama.js';
 import { openAiProviderDefinition } from './openai.js';
@@ -11,6 +12,7 @@ export const PROVIDER_CATALOGUE: readonly ProviderDefinition[] = [
   builtinProviderDefinition,
   ollamaProviderDefinition,
   openAiProviderDefinition,
+  anthropicProviderDefinition,
 ];
 
 export function providerDefinition(kind: string): ProviderDefinition | undefined {
