@@ -5,10 +5,13 @@ import { errorTriggerNode } from './n8n/error-trigger/index.js';
 import { executeWorkflowNode } from './n8n/execute-workflow/index.js';
 import { executeWorkflowTriggerNode } from './n8n/execute-workflow-trigger/index.js';
 import { n8nFilterNodes } from './n8n/filter/index.js';
+import { n8nHtmlNode } from './n8n/html/index.js';
+import { n8nHtmlExtractNode } from './n8n/html-extract/index.js';
 import { n8nHttpRequestNode } from './n8n/http-request/index.js';
 import { n8nIfNodes } from './n8n/if/index.js';
 import { limitNode } from './n8n/limit/index.js';
 import { manualTriggerNode } from './n8n/manual-trigger/index.js';
+import { n8nMarkdownNode } from './n8n/markdown/index.js';
 import { mergeV3Node } from './n8n/merge/index.js';
 import { mergeV2Node } from './n8n/merge/v2.js';
 import { n8nNoOpNode } from './n8n/no-op/index.js';
@@ -26,6 +29,7 @@ import { n8nStopAndErrorNode } from './n8n/stop-and-error/index.js';
 import { n8nSwitchNodes } from './n8n/switch/index.js';
 import { n8nWaitNode } from './n8n/wait/index.js';
 import { n8nWebhookNode } from './n8n/webhook/index.js';
+import { n8nXmlNode } from './n8n/xml/index.js';
 import { flowPredictionNode } from './platform/flow-prediction/index.js';
 import { httpRequestNode } from './platform/http-request/index.js';
 import { ifNode } from './platform/if/index.js';
@@ -48,10 +52,13 @@ export const allNodeTypes: NodeType[] = [
   executeWorkflowNode,
   executeWorkflowTriggerNode,
   ...n8nFilterNodes,
+  n8nHtmlNode,
+  n8nHtmlExtractNode,
   n8nHttpRequestNode,
   ...n8nIfNodes,
   limitNode,
   manualTriggerNode,
+  n8nMarkdownNode,
   mergeV2Node,
   mergeV3Node,
   n8nNoOpNode,
@@ -69,6 +76,7 @@ export const allNodeTypes: NodeType[] = [
   ...n8nSwitchNodes,
   n8nWaitNode,
   n8nWebhookNode,
+  n8nXmlNode,
   documentLoadNode,
   flowPredictionNode,
   httpRequestNode,
