@@ -45,6 +45,7 @@ const RUNNABLE = [
   'xml/workflow.xml.json',
   'xml/workflow.xml-valid-data.json',
   'markdown/workflow.markdown.json',
+  'convert-to-file/toText.workflow.json',
 ];
 
 /** Fixtures the platform cannot pass yet; each must still fail today (the test says why). */
