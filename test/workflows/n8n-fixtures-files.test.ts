@@ -49,7 +49,18 @@ const RUNNABLE = [
 ];
 
 /** Fixtures the platform cannot pass yet; each must still fail today (the test says why). */
-const AWAITING: Array<{ file: string; reason: string }> = [];
+const AWAITING: Array<{ file: string; reason: string }> = [
+  {
+    file: 'compression/workflow.compression.json',
+    reason:
+      'reads /home/me/Desktop/lorem.txt through Read/Write Files from Disk (not built); n8n checks the result in its test code, not in pinData',
+  },
+  {
+    file: 'move-binary-data/MoveBinaryData.workflow.json',
+    reason:
+      'reads C:\\Test\\sample.json through the legacy Read Binary File node (not built); n8n checks the result in its test code, not in pinData',
+  },
+];
 
 describe('n8n format and file node fixtures', () => {
   it.each(RUNNABLE)('%s: pinned nodes output exactly the pinned items', async (file) => {

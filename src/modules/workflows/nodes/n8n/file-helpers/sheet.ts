@@ -68,7 +68,8 @@ function rowsToObjects(grid: Cell[][], o: SheetReadOptions): Array<Record<string
 function excelCell(cell: ExcelJS.Cell, o: SheetReadOptions): Cell {
   const v = cell.value;
   if (v === null || v === undefined) return null;
-  if (o.readAsString) return cell.text;
+  // Spreadsheets show booleans as TRUE/FALSE; exceljs's text says true/false.
+  if (o.readAsString) return typeof v === 'boolean' ? (v ? 'TRUE' : 'FALSE') : cell.text;
   if (v instanceof Date) return o.rawData ? v.toISOString() : cell.text || v.toISOString();
   if (typeof v === 'object') {
     if ('result' in v) return (v.result as Cell) ?? null;
@@ -234,6 +235,6 @@ export function writeOds(rows: Array<Record<string, Json>>, o: SheetWriteOptions
 export function writeHtmlTable(rows: Array<Record<string, Json>>, o: SheetWriteOptions): string {
   const grid = gridOf(rows, o);
   const tr = (r: Cell[]) =>
-    `<tr>${r.map((c) => `<td>${c === null ? '' : esc(String(c))}</td>`).join('')}</tr>`;
+    `<tr>${r.map((c) => `<td>${c === null ? '' : typeof c === 'boolean' ? (c ? 'TRUE' : 'FALSE') : esc(String(c))}</td>`).join('')}</tr>`;
   return `<html><head><meta charset="utf-8"/><title>${esc(o.sheetName || 'Sheet')}</title></head><body><table>${grid.map(tr).join('')}</table></body></html>`;
 }
