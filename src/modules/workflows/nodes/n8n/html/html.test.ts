@@ -55,7 +55,7 @@ describe('n8n-nodes-base.html', () => {
       extractionValues: { values: [{ key: 'p', cssSelector: 'p' }] },
     });
     expect(out.status).toBe('error');
-    expect(out.state.error?.message).toBe('The HTML is too large (10 MB; at most 5 MB here)');
+    expect(out.state.error?.message).toBe('The HTML is too large (10 MB; at most 2 MB here)');
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 

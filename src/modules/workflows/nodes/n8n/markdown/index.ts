@@ -158,10 +158,10 @@ export const n8nMarkdownNode = defineNode({
       const json = structuredClone(item.json);
       let result: string;
       if (p.mode === 'htmlToMarkdown') {
-        assertSize('HTML', Buffer.byteLength(p.html), FILE_LIMITS.htmlBytes);
+        assertSize('HTML', Buffer.byteLength(p.html), FILE_LIMITS.markdownBytes);
         result = NodeHtmlMarkdown.translate(p.html, htmlToMarkdownOptions(p.options as Options));
       } else {
-        assertSize('Markdown', Buffer.byteLength(p.markdown), FILE_LIMITS.htmlBytes);
+        assertSize('Markdown', Buffer.byteLength(p.markdown), FILE_LIMITS.markdownBytes);
         const converter = new showdown.Converter();
         for (const [key, value] of Object.entries(p.options)) converter.setOption(key, value);
         result = converter.makeHtml(p.markdown);
