@@ -1,16 +1,24 @@
 import { NodeRegistry, type NodeType } from '../engine/node-type.js';
 import { aggregateNode } from './n8n/aggregate/index.js';
 import { codeNode } from './n8n/code/index.js';
+import { n8nCompressionNode } from './n8n/compression/index.js';
+import { n8nConvertToFileNode } from './n8n/convert-to-file/index.js';
 import { errorTriggerNode } from './n8n/error-trigger/index.js';
 import { executeWorkflowNode } from './n8n/execute-workflow/index.js';
 import { executeWorkflowTriggerNode } from './n8n/execute-workflow-trigger/index.js';
+import { n8nExtractFromFileNode } from './n8n/extract-from-file/index.js';
 import { n8nFilterNodes } from './n8n/filter/index.js';
+import { n8nHtmlNode } from './n8n/html/index.js';
+import { n8nHtmlExtractNode } from './n8n/html-extract/index.js';
 import { n8nHttpRequestNode } from './n8n/http-request/index.js';
+import { n8nICalNode } from './n8n/i-calendar/index.js';
 import { n8nIfNodes } from './n8n/if/index.js';
 import { limitNode } from './n8n/limit/index.js';
 import { manualTriggerNode } from './n8n/manual-trigger/index.js';
+import { n8nMarkdownNode } from './n8n/markdown/index.js';
 import { mergeV3Node } from './n8n/merge/index.js';
 import { mergeV2Node } from './n8n/merge/v2.js';
+import { n8nMoveBinaryDataNode } from './n8n/move-binary-data/index.js';
 import { n8nNoOpNode } from './n8n/no-op/index.js';
 import { removeDuplicatesNode } from './n8n/remove-duplicates/index.js';
 import { removeDuplicatesV2Node } from './n8n/remove-duplicates/v2.js';
@@ -21,11 +29,13 @@ import { n8nSetV1Node } from './n8n/set/v1.js';
 import { sortNode } from './n8n/sort/index.js';
 import { splitInBatchesV3Node } from './n8n/split-in-batches/index.js';
 import { splitOutNode } from './n8n/split-out/index.js';
+import { n8nSpreadsheetFileNode } from './n8n/spreadsheet-file/index.js';
 import { stickyNoteNode } from './n8n/sticky-note/index.js';
 import { n8nStopAndErrorNode } from './n8n/stop-and-error/index.js';
 import { n8nSwitchNodes } from './n8n/switch/index.js';
 import { n8nWaitNode } from './n8n/wait/index.js';
 import { n8nWebhookNode } from './n8n/webhook/index.js';
+import { n8nXmlNode } from './n8n/xml/index.js';
 import { flowPredictionNode } from './platform/flow-prediction/index.js';
 import { httpRequestNode } from './platform/http-request/index.js';
 import { ifNode } from './platform/if/index.js';
@@ -44,16 +54,24 @@ import { webhookNode } from './platform/webhook/index.js';
 export const allNodeTypes: NodeType[] = [
   aggregateNode,
   codeNode,
+  n8nCompressionNode,
+  n8nConvertToFileNode,
   errorTriggerNode,
   executeWorkflowNode,
   executeWorkflowTriggerNode,
+  n8nExtractFromFileNode,
   ...n8nFilterNodes,
+  n8nHtmlNode,
+  n8nHtmlExtractNode,
   n8nHttpRequestNode,
+  n8nICalNode,
   ...n8nIfNodes,
   limitNode,
   manualTriggerNode,
+  n8nMarkdownNode,
   mergeV2Node,
   mergeV3Node,
+  n8nMoveBinaryDataNode,
   n8nNoOpNode,
   removeDuplicatesNode,
   removeDuplicatesV2Node,
@@ -64,11 +82,13 @@ export const allNodeTypes: NodeType[] = [
   sortNode,
   splitInBatchesV3Node,
   splitOutNode,
+  n8nSpreadsheetFileNode,
   stickyNoteNode,
   n8nStopAndErrorNode,
   ...n8nSwitchNodes,
   n8nWaitNode,
   n8nWebhookNode,
+  n8nXmlNode,
   documentLoadNode,
   flowPredictionNode,
   httpRequestNode,

@@ -32,6 +32,17 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.errorTrigger': 'Error Trigger',
   'n8n-nodes-base.executeWorkflow': 'Execute Workflow (sub-workflow)',
   'n8n-nodes-base.executeWorkflowTrigger': 'Execute Workflow Trigger (When Executed by Another Workflow)',
+  'n8n-nodes-base.html': 'HTML',
+  'n8n-nodes-base.htmlExtract': 'HTML Extract (legacy)',
+  'n8n-nodes-base.xml': 'XML',
+  'n8n-nodes-base.markdown': 'Markdown',
+  'n8n-nodes-base.convertToFile': 'Convert to File',
+  'n8n-nodes-base.extractFromFile': 'Extract from File',
+  'n8n-nodes-base.spreadsheetFile': 'Spreadsheet File (legacy)',
+  'n8n-nodes-base.moveBinaryData': 'Move Binary Data (Convert to/from binary data, legacy)',
+  'n8n-nodes-base.readPDF': 'Read PDF (legacy)',
+  'n8n-nodes-base.iCal': 'iCalendar (legacy)',
+  'n8n-nodes-base.compression': 'Compression',
 };
 
 export function nodeReport(registry: NodeRegistry): string {

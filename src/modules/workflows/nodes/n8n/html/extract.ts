@@ -1,0 +1,101 @@
+import * as cheerio from 'cheerio';
+import { convert } from 'html-to-text';
+import { NodeOperationError } from '../../../engine/node-type.js';
+import type { Json } from '../../../engine/types.js';
+import { assertSize, FILE_LIMITS } from '../file-helpers/limits.js';
+
+/** One extraction of n8n's HTML node (and the legacy HTML Extract): a key and where to find its value. */
+export interface ExtractionValue {
+  key: string;
+  cssSelector: string;
+  returnValue?: 'attribute' | 'html' | 'text' | 'value';
+  attribute?: string;
+  skipSelectors?: string;
+  returnArray?: boolean;
+}
+
+export interface ExtractOptions {
+  trimValues?: boolean;
+  cleanUpText?: boolean;
+}
+
+type Selection = ReturnType<cheerio.CheerioAPI>;
+
+/**
+ * n8n's `getValue`: text is cheerio's `.text()` up to v1.1, then html-to-text's rendering (headings
+ * upper-cased, links with their URL, `skipSelectors` skipped); `trimValues` and `cleanUpText` as n8n
+ * applies them. `legacyTrim`: HTML Extract and HTML v1 trim unless `trimValues` is false.
+ */
+function extractOne(
+  $el: Selection,
+  v: ExtractionValue,
+  options: ExtractOptions,
+  version: number,
+  legacyTrim: boolean,
+): string | undefined {
+  let value: string | undefined;
+  switch (v.returnValue ?? 'text') {
+    case 'attribute':
+      value = $el.attr(v.attribute ?? '');
+      break;
+    case 'html':
+      value = $el.html() || undefined;
+      break;
+    case 'value': {
+      const val = $el.val();
+      value = Array.isArray(val) ? val.join(',') : val;
+      break;
+    }
+    default:
+      if (version <= 1.1) value = $el.text() || (legacyTrim ? '' : undefined);
+      else {
+        const skip = v.skipSelectors
+          ? v.skipSelectors.split(',').map((s) => ({ selector: s.trim(), format: 'skip' }))
+          : undefined;
+        value = convert($el.html() || '', skip ? { selectors: skip } : undefined);
+      }
+  }
+  if (value === undefined) return value;
+  if (legacyTrim ? options.trimValues !== false : options.trimValues) value = value.trim();
+  if (options.cleanUpText)
+    value = value
+      .replace(/^\s+|\s+$/g, '')
+      .replace(/(\r\n|\n|\r)/gm, '')
+      .replace(/\s+/g, ' ');
+  return value;
+}
+
+/** Extracts every value from one HTML document; one output item's JSON. */
+export function extractFromHtml(
+  html: string,
+  values: ExtractionValue[],
+  options: ExtractOptions,
+  version: number,
+  legacyTrim: boolean,
+): Record<string, Json> {
+  assertSize('HTML', Buffer.byteLength(html), FILE_LIMITS.htmlBytes);
+  const $ = cheerio.load(html);
+  const json: Record<string, Json> = {};
+  for (const v of values) {
+    let $el: Selection;
+    try {
+      $el = $(v.cssSelector);
+    } catch (error) {
+      throw new NodeOperationError(`Invalid CSS selector '${v.cssSelector}'`, {
+        description: (error as Error).message,
+      });
+    }
+    if (v.returnArray) {
+      const list: Json[] = [];
+      $el.each((_, el) => {
+        const one = extractOne($(el), v, options, version, legacyTrim);
+        list.push(one === undefined ? null : one);
+      });
+      json[v.key] = list;
+    } else {
+      const one = extractOne($el, v, options, version, legacyTrim);
+      if (one !== undefined) json[v.key] = one;
+    }
+  }
+  return json;
+}
