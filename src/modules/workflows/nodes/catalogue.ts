@@ -28,11 +28,9 @@ import { n8nWaitNode } from './n8n/wait/index.js';
 import { n8nWebhookNode } from './n8n/webhook/index.js';
 import { flowPredictionNode } from './platform/flow-prediction/index.js';
 import { httpRequestNode } from './platform/http-request/index.js';
-import { ifNode } from './platform/if/index.js';
 import { documentLoadNode, knowledgeQueryNode } from './platform/knowledge/index.js';
 import { markdownNode } from './platform/markdown/index.js';
 import { splitItemsNode } from './platform/split-items/index.js';
-import { switchNode } from './platform/switch/index.js';
 import { validateNode } from './platform/validate/index.js';
 import { webhookNode } from './platform/webhook/index.js';
 
@@ -72,11 +70,9 @@ export const allNodeTypes: NodeType[] = [
   documentLoadNode,
   flowPredictionNode,
   httpRequestNode,
-  ifNode,
   knowledgeQueryNode,
   markdownNode,
   splitItemsNode,
-  switchNode,
   validateNode,
   webhookNode,
 ];
