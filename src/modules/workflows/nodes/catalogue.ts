@@ -28,7 +28,7 @@ import { n8nWaitNode } from './n8n/wait/index.js';
 import { n8nWebhookNode } from './n8n/webhook/index.js';
 import { flowPredictionNode } from './platform/flow-prediction/index.js';
 import { httpRequestNode } from './platform/http-request/index.js';
-import { documentLoadNode, knowledgeQueryNode } from './platform/knowledge/index.js';
+import { documentLoadNode, knowledgeQueryNode } from './platform/document-load/index.js';
 import { markdownNode } from './platform/markdown/index.js';
 import { splitItemsNode } from './platform/split-items/index.js';
 import { validateNode } from './platform/validate/index.js';
