@@ -117,6 +117,16 @@ export interface NodeRunData {
   logs?: CodeLog[];
 }
 
+/** A node run the engine recorded, as `RunContext.onNodeFinished` hears of it. */
+export interface NodeFinished {
+  nodeName: string;
+  nodeType: string;
+  /** Its index among the node's runs in this execution (a loop runs a node more than once). */
+  runIndex: number;
+  /** The run as stored in the run data: times, input, output, error. */
+  data: NodeRunData;
+}
+
 export interface CodeLog {
   level: string;
   message: string;
@@ -275,6 +285,12 @@ export interface RunContext {
   resumeSignature?: (waitIndex: number) => string;
   /** Called when the first respondToWebhook runs, so the webhook can be answered before the run ends. */
   onRespond?: (response: WebhookResponse) => void | Promise<void>;
+  /**
+   * Called after each node run is recorded and its result routed (n8n's `nodeExecuteAfter`): a run
+   * that failed or was cut off too, a pinned node's; not a disabled node (it does not run). Awaited,
+   * so the run goes on after it.
+   */
+  onNodeFinished?: (event: NodeFinished) => void | Promise<void>;
   /**
    * Stores the run so far as a durable resume point, due at `resumeAt`, before a stretch that may be
    * cut off by a crash (a retry's wait, a waited sub-workflow call): recovery resumes from it instead

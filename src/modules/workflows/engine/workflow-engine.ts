@@ -193,6 +193,7 @@ export class WorkflowEngine {
     if (!pinned) return this.execute(run, step, nodeType);
     recordRun(run.state, node.name, pinnedRun(this.deps.now(), inputs, pinned));
     this.passOn(run, node.name, [pinned]);
+    await this.nodeFinished(run, node);
     return null;
   }
 
@@ -216,6 +217,7 @@ export class WorkflowEngine {
     // The node cut off shows in the run data, with no output and the reason.
     const error = { message: ran.interrupted, node: node.name };
     recordRun(run.state, node.name, interruptedRun(startedAt, this.deps.now(), inputs, error));
+    await this.nodeFinished(run, node);
     return this.fail(run, error, 'canceled');
   }
 
@@ -269,13 +271,25 @@ export class WorkflowEngine {
     }
     runData.source = sourcesOf(entry, inputs.length);
     recordRun(run.state, node.name, runData);
-    if (!result) return this.fail(run, runData.error ?? { message: 'Node failed', node: node.name });
+    if (!result) {
+      await this.nodeFinished(run, node);
+      return this.fail(run, runData.error ?? { message: 'Node failed', node: node.name });
+    }
     keepContext(run.state, node.name, context);
     const first = result.kind === 'respond' && run.webhookResponse === null;
     const paused = this.apply(run, node.name, inputs, result);
     // The caller may answer the webhook now, while the rest of the workflow runs on.
     if (first && run.webhookResponse) await run.ctx.onRespond?.(run.webhookResponse);
+    await this.nodeFinished(run, node);
     return paused;
+  }
+
+  /** Tells the run's owner of the node's latest recorded run (`RunContext.onNodeFinished`). */
+  private async nodeFinished(run: Run, node: WorkflowNode): Promise<void> {
+    const runIndex = latestRunIndex(run.state, node.name);
+    const data = run.state.runData[node.name]?.[runIndex];
+    if (data && run.ctx.onNodeFinished)
+      await run.ctx.onNodeFinished({ nodeName: node.name, nodeType: node.type, runIndex, data });
   }
 
   /** Routes a node's result; returns the outcome when the run pauses. */

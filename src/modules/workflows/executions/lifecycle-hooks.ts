@@ -1,5 +1,6 @@
 import type {
   ExecutionOutcome,
+  NodeFinished,
   WebhookNodeInfo,
   WebhookResponse,
   WorkflowDefinition,
@@ -31,6 +32,11 @@ interface RespondedRun {
   stored: string;
 }
 
+/** A node of a run ran (or was cut off, or gave its pinned items): its run as recorded. */
+export interface FinishedNode extends NodeFinished {
+  row: ExecutionRow;
+}
+
 /** A run that ended (or paused at a wait), its outcome serialised for storage. */
 export interface FinishedRun {
   row: ExecutionRow;
@@ -52,6 +58,7 @@ export interface FinishedRun {
 export interface LifecycleEvents {
   executionStarted: StartedRun;
   webhookResponded: RespondedRun;
+  nodeFinished: FinishedNode;
   executionFinished: FinishedRun;
 }
 
@@ -61,7 +68,7 @@ export type LifecycleHandler<E extends keyof LifecycleEvents> = (
 
 /**
  * The runner's lifecycle hooks (n8n's `ExecutionLifecycleHooks`): the runner announces a run's
- * start, an early webhook answer and its end; persistence, webhook answers, error workflows,
+ * start, an early webhook answer, each node's end (the engine tells it) and the run's end; persistence, webhook answers, error workflows,
  * waiters and the save policy subscribe. Handlers of one event run one after another in the order
  * they were added, so a later one sees what an earlier one decided (`FinishedRun.dropped`).
  */
@@ -69,6 +76,7 @@ export class ExecutionLifecycleHooks {
   private readonly handlers: { [E in keyof LifecycleEvents]: LifecycleHandler<E>[] } = {
     executionStarted: [],
     webhookResponded: [],
+    nodeFinished: [],
     executionFinished: [],
   };
 

@@ -6,6 +6,7 @@ import type { WorkflowStore } from '../definitions/store.js';
 import {
   type ExecutionOutcome,
   type Item,
+  type NodeFinished,
   type RunContext,
   type RunState,
   resumeUrlOf,
@@ -280,6 +281,7 @@ export class ExecutionRunner {
         ...(hook?.responseMode === 'responseNode'
           ? { onRespond: (r: WebhookResponse) => this.answerEarly(row, hook.nodeName, trigger, r) }
           : {}),
+        onNodeFinished: (node) => this.nodeFinished(row, node),
       };
       // A waited sub-workflow has none: its caller's checkpoint covers the call, and a resumed caller
       // calls again.
@@ -321,6 +323,21 @@ export class ExecutionRunner {
   ): Promise<void> {
     const stored = JSON.stringify({ kind: 'reply', ...response });
     await this.hooks.run('webhookResponded', { row, trigger, nodeName, response, stored });
+  }
+
+  /**
+   * A node ran: the hooks' subscribers hear of it. Their bookkeeping must not decide the run, so a
+   * subscriber that throws is logged and the run goes on.
+   */
+  private async nodeFinished(row: ExecutionRow, node: NodeFinished): Promise<void> {
+    try {
+      await this.hooks.run('nodeFinished', { row, ...node });
+    } catch (error) {
+      this.deps.log.error(
+        { err: error, executionId: row.id, node: node.nodeName },
+        'nodeFinished handler failed',
+      );
+    }
   }
 
   /** The run ended (or paused): its outcome, serialised once, goes to the hooks' subscribers. */

@@ -1,4 +1,5 @@
 import type { WorkflowDefinition, WorkflowNode } from '../engine/types.js';
+import { ifParameters, switchParameters } from './condition-aliases.js';
 
 /**
  * One node dialect: a saved workflow holds n8n's type names (`n8n-nodes-base.set` with its
@@ -121,6 +122,11 @@ function stopAndError(p: Parameters): Translation {
   return { type: 'n8n-nodes-base.stopAndError', typeVersion: 1, parameters };
 }
 
+/** `if` → If v2.2 and `switch` → Switch v3.2, conditions as n8n's filter (condition-aliases.ts). */
+const conditional =
+  (type: string, typeVersion: number, translate: (p: Parameters) => Parameters | null) =>
+  (p: Parameters): Translation => ({ type, typeVersion, parameters: translate(p) ?? p });
+
 const ALIASES: Record<string, (p: Parameters) => Translation> = {
   // n8n's nodes with the same behaviour.
   noOp: (parameters) => ({ type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters }),
@@ -129,11 +135,14 @@ const ALIASES: Record<string, (p: Parameters) => Translation> = {
   merge,
   set,
   respondToWebhook,
-  // The platform's own nodes (docs/decisions.md says why webhook, httpRequest, if and switch are here).
+  if: conditional('n8n-nodes-base.if', 2.2, ifParameters),
+  switch: conditional('n8n-nodes-base.switch', 3.2, switchParameters),
+  // Rows saved while if and switch were platform nodes (same parameters as the short names).
+  [`${PLATFORM_PREFIX}if`]: conditional('n8n-nodes-base.if', 2.2, ifParameters),
+  [`${PLATFORM_PREFIX}switch`]: conditional('n8n-nodes-base.switch', 3.2, switchParameters),
+  // The platform's own nodes (docs/decisions.md says why webhook and httpRequest are here).
   webhook: platform('webhook'),
   httpRequest: platform('httpRequest'),
-  if: platform('if'),
-  switch: platform('switch'),
   validate: platform('validate'),
   markdown: platform('markdown'),
   documentLoad: platform('documentLoad'),

@@ -36,13 +36,13 @@ import { n8nSwitchNodes } from './n8n/switch/index.js';
 import { n8nWaitNode } from './n8n/wait/index.js';
 import { n8nWebhookNode } from './n8n/webhook/index.js';
 import { n8nXmlNode } from './n8n/xml/index.js';
+
+import { documentLoadNode } from './platform/document-load/index.js';
 import { flowPredictionNode } from './platform/flow-prediction/index.js';
 import { httpRequestNode } from './platform/http-request/index.js';
-import { ifNode } from './platform/if/index.js';
-import { documentLoadNode, knowledgeQueryNode } from './platform/knowledge/index.js';
+import { knowledgeQueryNode } from './platform/knowledge-query/index.js';
 import { markdownNode } from './platform/markdown/index.js';
 import { splitItemsNode } from './platform/split-items/index.js';
-import { switchNode } from './platform/switch/index.js';
 import { validateNode } from './platform/validate/index.js';
 import { webhookNode } from './platform/webhook/index.js';
 
@@ -92,11 +92,9 @@ export const allNodeTypes: NodeType[] = [
   documentLoadNode,
   flowPredictionNode,
   httpRequestNode,
-  ifNode,
   knowledgeQueryNode,
   markdownNode,
   splitItemsNode,
-  switchNode,
   validateNode,
   webhookNode,
 ];

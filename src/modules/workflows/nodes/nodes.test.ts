@@ -47,7 +47,12 @@ describe('parameter schemas', () => {
     ['set', { values: 'x' }, ['parameters.values']],
     ['set', { keepOnlySet: 'yes' }, ['parameters.keepOnlySet']],
     ['if', { conditions: [] }, ['parameters.conditions']],
-    ['if', { conditions: [{ value1: 1, operation: 'like' }] }, ['parameters.conditions[0].operation']],
+    // Resolved to n8n's If: the operation is its filter condition's operator.
+    [
+      'if',
+      { conditions: [{ value1: 1, operation: 'like' }] },
+      ['parameters.conditions.conditions[0].operator.operation'],
+    ],
     ['switch', { rules: [] }, ['parameters.rules']],
     ['merge', { mode: 'zip' }, ['parameters.mode']],
     ['splitItems', {}, ['parameters.field']],
@@ -63,8 +68,6 @@ describe('parameter schemas', () => {
     const minimal: Record<string, Record<string, unknown>> = {
       webhook: { path: 'a' },
       httpRequest: { url: 'https://example.test' },
-      if: { conditions: [{ value1: 1, operation: 'isTrue' }] },
-      switch: { rules: [{ conditions: [{ value1: 1, operation: 'isTrue' }] }] },
       splitItems: { field: 'a' },
       stopAndError: { errorMessage: 'x' },
       validate: { fields: [{ field: 'a', type: 'string' }] },

@@ -1,16 +1,8 @@
 import { Type } from 'typebox';
-import { defineNode, type NodeExecutionContext, output } from '../../../engine/node-type.js';
+import { defineNode, output } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
-import { PlatformCallFields, type PlatformCallParams, platformPost } from '../platform-call.js';
-
-/**
- * Nodes over the knowledge base (`docproc`), called like any other platform service (platform-call.ts):
- * at `DOCPROC_URL` with a credential holding a platform key of `docproc`.
- */
-const DOCPROC = { service: 'docproc', label: 'document service', urlEnv: 'DOCPROC_URL' } as const;
-
-const post = <P>(ctx: NodeExecutionContext<P>, p: PlatformCallParams, path: string, body: unknown) =>
-  platformPost(ctx, DOCPROC, p, path, body);
+import { docprocPost as post } from '../docproc-call.js';
+import { PlatformCallFields } from '../platform-call.js';
 
 const DocumentLoadParameters = Type.Object({
   source: Type.Enum(['url', 'text', 'markdown', 'html', 'pdf'] as const),
@@ -23,15 +15,6 @@ const DocumentLoadParameters = Type.Object({
   process: Type.Boolean({ default: true }),
   chunkSize: Type.Optional(Type.Integer({ minimum: 50, maximum: 20_000 })),
   embeddingModel: Type.Optional(Type.String({ minLength: 1 })),
-  ...PlatformCallFields,
-});
-
-const KnowledgeQueryParameters = Type.Object({
-  query: Type.String({ minLength: 1 }),
-  topK: Type.Integer({ minimum: 1, maximum: 50, default: 5 }),
-  topics: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
-  mode: Type.Enum(['hybrid', 'vector', 'keyword'] as const, { default: 'hybrid' }),
-  minScore: Type.Optional(Type.Number()),
   ...PlatformCallFields,
 });
 
@@ -57,23 +40,6 @@ export const documentLoadNode = defineNode({
         result = (await post(ctx, p, `/api/documents/${id}/process?wait=true`, body)) as Record<string, Json>;
       }
       out.push({ json: result });
-    }
-    return output(out);
-  },
-});
-
-/** Searches the knowledge base; one item per result. */
-export const knowledgeQueryNode = defineNode({
-  type: 'n8n-nodes-platform.knowledgeQuery',
-  schema: KnowledgeQueryParameters,
-  async execute(ctx) {
-    const out: Item[] = [];
-    const items = ctx.items.length > 0 ? ctx.items : [{ json: {} }];
-    for (let i = 0; i < items.length; i++) {
-      const p = await ctx.params(i);
-      const { credential: _c, baseUrl: _b, timeout: _t, ...query } = p;
-      const answer = (await post(ctx, p, '/api/knowledge/query', query)) as { results?: Json[] };
-      for (const result of answer.results ?? []) out.push({ json: result as Record<string, Json> });
     }
     return output(out);
   },
