@@ -1,6 +1,7 @@
 import { NodeRegistry, type NodeType } from '../engine/node-type.js';
 import { aggregateNode } from './n8n/aggregate/index.js';
 import { codeNode } from './n8n/code/index.js';
+import { n8nDateTimeNodes } from './n8n/date-time/index.js';
 import { errorTriggerNode } from './n8n/error-trigger/index.js';
 import { executeWorkflowNode } from './n8n/execute-workflow/index.js';
 import { executeWorkflowTriggerNode } from './n8n/execute-workflow-trigger/index.js';
@@ -14,6 +15,7 @@ import { mergeV2Node } from './n8n/merge/v2.js';
 import { n8nNoOpNode } from './n8n/no-op/index.js';
 import { removeDuplicatesNode } from './n8n/remove-duplicates/index.js';
 import { removeDuplicatesV2Node } from './n8n/remove-duplicates/v2.js';
+import { renameKeysNode } from './n8n/rename-keys/index.js';
 import { n8nRespondToWebhookNode } from './n8n/respond-to-webhook/index.js';
 import { scheduleTriggerNode } from './n8n/schedule-trigger/index.js';
 import { n8nSetV3Nodes } from './n8n/set/index.js';
@@ -23,6 +25,7 @@ import { splitInBatchesV3Node } from './n8n/split-in-batches/index.js';
 import { splitOutNode } from './n8n/split-out/index.js';
 import { stickyNoteNode } from './n8n/sticky-note/index.js';
 import { n8nStopAndErrorNode } from './n8n/stop-and-error/index.js';
+import { summarizeNode } from './n8n/summarize/index.js';
 import { n8nSwitchNodes } from './n8n/switch/index.js';
 import { n8nWaitNode } from './n8n/wait/index.js';
 import { n8nWebhookNode } from './n8n/webhook/index.js';
@@ -44,6 +47,7 @@ import { webhookNode } from './platform/webhook/index.js';
 export const allNodeTypes: NodeType[] = [
   aggregateNode,
   codeNode,
+  ...n8nDateTimeNodes,
   errorTriggerNode,
   executeWorkflowNode,
   executeWorkflowTriggerNode,
@@ -57,6 +61,7 @@ export const allNodeTypes: NodeType[] = [
   n8nNoOpNode,
   removeDuplicatesNode,
   removeDuplicatesV2Node,
+  renameKeysNode,
   n8nRespondToWebhookNode,
   scheduleTriggerNode,
   n8nSetV1Node,
@@ -66,6 +71,7 @@ export const allNodeTypes: NodeType[] = [
   splitOutNode,
   stickyNoteNode,
   n8nStopAndErrorNode,
+  summarizeNode,
   ...n8nSwitchNodes,
   n8nWaitNode,
   n8nWebhookNode,

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { expectedOutputs, loadFixture, runFixture } from './support/n8n-fixtures.js';
+
+/**
+ * n8n's own test workflows for the transform nodes (Date & Time, Summarize, Item Lists, Rename Keys,
+ * Compare Datasets, Execution Data, Debug Helper; provenance in test/fixtures/n8n/SOURCES-transform.md),
+ * run as n8n's harness runs them: every node named in pinData must output exactly the pinned items.
+ */
+const RUNNABLE = [
+  'rename-keys/RenameKeys.workflow.json',
+  'date-time/workflow.includeInputFields_v2.json',
+  'summarize/workflow.summarize.json',
+];
+
+/**
+ * Fixtures that cannot pass yet, each with its reason; each must still fail today (so the list cannot
+ * rot silently): when one starts passing, move it to RUNNABLE.
+ */
+const AWAITING: Array<{ file: string; reason: string }> = [];
+
+describe('n8n fixtures: transform nodes', () => {
+  it.each(RUNNABLE)('%s gives the pinned output', async (file) => {
+    const def = loadFixture(file);
+    const expected = expectedOutputs(def);
+    expect(Object.keys(expected).length).toBeGreaterThan(0);
+    const { outcome, outputs } = await runFixture(def);
+    expect(outcome.state.error).toBeNull();
+    for (const [node, items] of Object.entries(expected)) expect(outputs[node], node).toEqual(items);
+  });
+
+  it.each(AWAITING)('$file awaits: $reason', async ({ file }) => {
+    const def = loadFixture(file);
+    const run = await runFixture(def).then(
+      ({ outcome, outputs }) =>
+        outcome.state.error === null &&
+        Object.entries(expectedOutputs(def)).every(
+          ([node, items]) => JSON.stringify(outputs[node]) === JSON.stringify(items),
+        ),
+      () => false,
+    );
+    expect(run).toBe(false);
+  });
+});
