@@ -8,6 +8,7 @@ import { executeWorkflowTriggerNode } from './n8n/execute-workflow-trigger/index
 import { n8nFilterNodes } from './n8n/filter/index.js';
 import { n8nHttpRequestNode } from './n8n/http-request/index.js';
 import { n8nIfNodes } from './n8n/if/index.js';
+import { itemListsNode } from './n8n/item-lists/index.js';
 import { limitNode } from './n8n/limit/index.js';
 import { manualTriggerNode } from './n8n/manual-trigger/index.js';
 import { mergeV3Node } from './n8n/merge/index.js';
@@ -54,6 +55,7 @@ export const allNodeTypes: NodeType[] = [
   ...n8nFilterNodes,
   n8nHttpRequestNode,
   ...n8nIfNodes,
+  itemListsNode,
   limitNode,
   manualTriggerNode,
   mergeV2Node,
