@@ -51,6 +51,7 @@ const RUNNABLE = [
   'item-lists/workflow.limit.json',
   'item-lists/workflow.summarize.json',
   'item-lists/workflow.splitOutItems.json',
+  'debug-helper/ThrowAnError.workflow.json',
 ];
 
 /**

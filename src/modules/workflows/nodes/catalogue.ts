@@ -1,10 +1,13 @@
 import { NodeRegistry, type NodeType } from '../engine/node-type.js';
 import { aggregateNode } from './n8n/aggregate/index.js';
 import { codeNode } from './n8n/code/index.js';
+import { compareDatasetsNode } from './n8n/compare-datasets/index.js';
 import { n8nDateTimeNodes } from './n8n/date-time/index.js';
+import { debugHelperNode } from './n8n/debug-helper/index.js';
 import { errorTriggerNode } from './n8n/error-trigger/index.js';
 import { executeWorkflowNode } from './n8n/execute-workflow/index.js';
 import { executeWorkflowTriggerNode } from './n8n/execute-workflow-trigger/index.js';
+import { executionDataNode } from './n8n/execution-data/index.js';
 import { n8nFilterNodes } from './n8n/filter/index.js';
 import { n8nHttpRequestNode } from './n8n/http-request/index.js';
 import { n8nIfNodes } from './n8n/if/index.js';
@@ -13,6 +16,7 @@ import { limitNode } from './n8n/limit/index.js';
 import { manualTriggerNode } from './n8n/manual-trigger/index.js';
 import { mergeV3Node } from './n8n/merge/index.js';
 import { mergeV2Node } from './n8n/merge/v2.js';
+import { trainingCustomerDatastoreNode, trainingCustomerMessengerNode } from './n8n/n8n-training/index.js';
 import { n8nNoOpNode } from './n8n/no-op/index.js';
 import { removeDuplicatesNode } from './n8n/remove-duplicates/index.js';
 import { removeDuplicatesV2Node } from './n8n/remove-duplicates/v2.js';
@@ -48,10 +52,13 @@ import { webhookNode } from './platform/webhook/index.js';
 export const allNodeTypes: NodeType[] = [
   aggregateNode,
   codeNode,
+  compareDatasetsNode,
   ...n8nDateTimeNodes,
+  debugHelperNode,
   errorTriggerNode,
   executeWorkflowNode,
   executeWorkflowTriggerNode,
+  executionDataNode,
   ...n8nFilterNodes,
   n8nHttpRequestNode,
   ...n8nIfNodes,
@@ -60,6 +67,8 @@ export const allNodeTypes: NodeType[] = [
   manualTriggerNode,
   mergeV2Node,
   mergeV3Node,
+  trainingCustomerDatastoreNode,
+  trainingCustomerMessengerNode,
   n8nNoOpNode,
   removeDuplicatesNode,
   removeDuplicatesV2Node,
