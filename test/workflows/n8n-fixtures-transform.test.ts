@@ -52,6 +52,8 @@ const RUNNABLE = [
   'item-lists/workflow.summarize.json',
   'item-lists/workflow.splitOutItems.json',
   'debug-helper/ThrowAnError.workflow.json',
+  'date-time/workflow.nullDate_v2.json',
+  'execution-data/ExecutionData.workflow.json',
 ];
 
 /**
