@@ -60,7 +60,13 @@ const RUNNABLE = [
  * Fixtures that cannot pass yet, each with its reason; each must still fail today (so the list cannot
  * rot silently): when one starts passing, move it to RUNNABLE.
  */
-const AWAITING: Array<{ file: string; reason: string }> = [];
+const AWAITING: Array<{ file: string; reason: string }> = [
+  {
+    file: 'date-time/workflow.timestamp_v2.json',
+    reason:
+      "its Date & Time v2 nodes carry `additionalFields`, a parameter of an early v2 draft that n8n's v2 no longer defines (n8n ignores it); refused here as every unknown parameter is",
+  },
+];
 
 describe('n8n fixtures: transform nodes', () => {
   it.each(RUNNABLE)('%s gives the pinned output', async (file) => {
