@@ -7,21 +7,33 @@ import { errorTriggerNode } from './n8n/error-trigger/index.js';
 import { executeWorkflowNode } from './n8n/execute-workflow/index.js';
 import { executeWorkflowTriggerNode } from './n8n/execute-workflow-trigger/index.js';
 import { n8nExtractFromFileNode } from './n8n/extract-from-file/index.js';
+
+import { compareDatasetsNode } from './n8n/compare-datasets/index.js';
+import { n8nDateTimeNodes } from './n8n/date-time/index.js';
+import { debugHelperNode } from './n8n/debug-helper/index.js';
+import { errorTriggerNode } from './n8n/error-trigger/index.js';
+import { executeWorkflowNode } from './n8n/execute-workflow/index.js';
+import { executeWorkflowTriggerNode } from './n8n/execute-workflow-trigger/index.js';
+import { executionDataNode } from './n8n/execution-data/index.js';
 import { n8nFilterNodes } from './n8n/filter/index.js';
 import { n8nHtmlNode } from './n8n/html/index.js';
 import { n8nHtmlExtractNode } from './n8n/html-extract/index.js';
 import { n8nHttpRequestNode } from './n8n/http-request/index.js';
 import { n8nICalNode } from './n8n/i-calendar/index.js';
 import { n8nIfNodes } from './n8n/if/index.js';
+import { itemListsNode } from './n8n/item-lists/index.js';
 import { limitNode } from './n8n/limit/index.js';
 import { manualTriggerNode } from './n8n/manual-trigger/index.js';
 import { n8nMarkdownNode } from './n8n/markdown/index.js';
 import { mergeV3Node } from './n8n/merge/index.js';
 import { mergeV2Node } from './n8n/merge/v2.js';
 import { n8nMoveBinaryDataNode } from './n8n/move-binary-data/index.js';
+
+import { trainingCustomerDatastoreNode, trainingCustomerMessengerNode } from './n8n/n8n-training/index.js';
 import { n8nNoOpNode } from './n8n/no-op/index.js';
 import { removeDuplicatesNode } from './n8n/remove-duplicates/index.js';
 import { removeDuplicatesV2Node } from './n8n/remove-duplicates/v2.js';
+import { renameKeysNode } from './n8n/rename-keys/index.js';
 import { n8nRespondToWebhookNode } from './n8n/respond-to-webhook/index.js';
 import { scheduleTriggerNode } from './n8n/schedule-trigger/index.js';
 import { n8nSetV3Nodes } from './n8n/set/index.js';
@@ -32,6 +44,7 @@ import { splitOutNode } from './n8n/split-out/index.js';
 import { n8nSpreadsheetFileNode } from './n8n/spreadsheet-file/index.js';
 import { stickyNoteNode } from './n8n/sticky-note/index.js';
 import { n8nStopAndErrorNode } from './n8n/stop-and-error/index.js';
+import { summarizeNode } from './n8n/summarize/index.js';
 import { n8nSwitchNodes } from './n8n/switch/index.js';
 import { n8nWaitNode } from './n8n/wait/index.js';
 import { n8nWebhookNode } from './n8n/webhook/index.js';
@@ -60,21 +73,34 @@ export const allNodeTypes: NodeType[] = [
   executeWorkflowNode,
   executeWorkflowTriggerNode,
   n8nExtractFromFileNode,
+
+  compareDatasetsNode,
+  ...n8nDateTimeNodes,
+  debugHelperNode,
+  errorTriggerNode,
+  executeWorkflowNode,
+  executeWorkflowTriggerNode,
+  executionDataNode,
   ...n8nFilterNodes,
   n8nHtmlNode,
   n8nHtmlExtractNode,
   n8nHttpRequestNode,
   n8nICalNode,
   ...n8nIfNodes,
+  itemListsNode,
   limitNode,
   manualTriggerNode,
   n8nMarkdownNode,
   mergeV2Node,
   mergeV3Node,
   n8nMoveBinaryDataNode,
+
+  trainingCustomerDatastoreNode,
+  trainingCustomerMessengerNode,
   n8nNoOpNode,
   removeDuplicatesNode,
   removeDuplicatesV2Node,
+  renameKeysNode,
   n8nRespondToWebhookNode,
   scheduleTriggerNode,
   n8nSetV1Node,
@@ -85,6 +111,7 @@ export const allNodeTypes: NodeType[] = [
   n8nSpreadsheetFileNode,
   stickyNoteNode,
   n8nStopAndErrorNode,
+  summarizeNode,
   ...n8nSwitchNodes,
   n8nWaitNode,
   n8nWebhookNode,

@@ -1,0 +1,160 @@
+import type { Item, Json } from '../../../engine/types.js';
+import { getField, isDeepEqual, type JsonObject, setField } from '../merge/json.js';
+
+/** n8n's Compare Datasets logic (GenericFunctions.ts): match, then split into four outputs. */
+
+export interface PairToMatch {
+  field1: string;
+  field2: string;
+}
+
+export interface CompareOptions {
+  skipFields?: string;
+  disableDotNotation?: boolean;
+  multipleMatches?: 'first' | 'all';
+  fuzzyCompare?: boolean;
+  resolve: string;
+  preferWhenMix?: string;
+  exceptWhenMix?: string | string[];
+}
+
+type Equal = (a: Json | undefined, b: Json | undefined) => boolean;
+
+const isFalsy = (v: Json | undefined) => v === null || v === '' || (Array.isArray(v) && v.length === 0);
+
+function parsedEquals(text: string, value: Json): boolean {
+  try {
+    return isDeepEqual(JSON.parse(text) as Json, value);
+  } catch {
+    return false;
+  }
+}
+
+/** Strict deep equality, or n8n's fuzzy rules: empties alike, '1' = 1, 'true' = true, JSON text = value. */
+export function comparer(fuzzy: boolean): Equal {
+  return (a, b) => {
+    if (!fuzzy) return isDeepEqual(a, b);
+    if (a !== null && b !== null && typeof a === typeof b) return isDeepEqual(a, b);
+    if (isFalsy(a) && isFalsy(b)) return true;
+    if ((isFalsy(a) && b === undefined) || (a === undefined && isFalsy(b))) return true;
+    if (typeof a === 'number' && typeof b === 'string') return String(a) === b;
+    if (typeof a === 'string' && typeof b === 'number') return a === String(b);
+    if (a !== null && typeof a === 'object' && typeof b === 'string') return parsedEquals(b, a);
+    if (b !== null && typeof a === 'string' && typeof b === 'object') return parsedEquals(a, b);
+    for (const [x, y] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      if (typeof x !== 'boolean') continue;
+      if (typeof y === 'string' && (y.toLowerCase() === String(x) || y === (x ? '1' : '0'))) return true;
+      if (typeof y === 'number' && y === (x ? 1 : 0)) return true;
+    }
+    return isDeepEqual(a, b);
+  };
+}
+
+/** n8n's `value || null`: every falsy value (0, false, '') is shown as null. */
+const orNull = (v: Json | undefined): Json => (v ? v : null);
+
+function compareItems(
+  a: Item,
+  b: Item,
+  pairs: PairToMatch[],
+  resolve: string,
+  skip: string[],
+  equal: Equal,
+): Item {
+  const keys: JsonObject = {};
+  for (const { field1 } of pairs) if (a.json[field1] !== undefined) keys[field1] = a.json[field1] as Json;
+  const keysA = Object.keys(a.json);
+  const keysB = Object.keys(b.json);
+  const same: JsonObject = {};
+  for (const key of keysA)
+    if (keysB.includes(key) && equal(a.json[key], b.json[key])) same[key] = a.json[key] as Json;
+  const all = [...new Set([...keysA, ...keysB])];
+  const different: JsonObject = {};
+  const skipped: JsonObject = {};
+  for (const key of all.filter((k) => !(k in same))) {
+    if (resolve === 'preferInput1') different[key] = orNull(a.json[key]);
+    else if (resolve === 'preferInput2') different[key] = orNull(b.json[key]);
+    else {
+      const pair = { input1: orNull(a.json[key]), input2: orNull(b.json[key]) };
+      if (skip.includes(key)) skipped[key] = pair;
+      else different[key] = pair;
+    }
+  }
+  return { json: { keys, same, different, ...(Object.keys(skipped).length > 0 ? { skipped } : {}) } };
+}
+
+function combineItems(a: Item, b: Item, prefer: string, except: string | string[], dot: boolean): Item {
+  const [entry, match] = prefer === 'input2' ? [b, a] : [a, b];
+  const json = structuredClone(entry.json);
+  const fields = Array.isArray(except) ? except : except ? except.split(',').map((f) => f.trim()) : [];
+  for (const field of fields) {
+    if (!dot) json[field] = match.json[field] ?? null;
+    else setField(json, field, orNull(getField(match.json, field)));
+  }
+  return { json };
+}
+
+function omit(json: JsonObject, fields: string[]): JsonObject {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(json)) if (!fields.includes(k)) out[k] = v;
+  return out;
+}
+
+/** [in A only, same, different, in B only]. */
+export function findMatches(
+  input1: Item[],
+  input2: Item[],
+  pairs: PairToMatch[],
+  o: CompareOptions,
+): Item[][] {
+  const equal = comparer(o.fuzzyCompare === true);
+  const dot = o.disableDotNotation !== true;
+  const all = o.multipleMatches === 'all';
+  const skip = (o.skipFields ?? '').split(',').map((f) => f.trim());
+  const read = (json: JsonObject, field: string) => (dot ? getField(json, field) : json[field]);
+  const unmatched1: Item[] = [];
+  const matched: Array<{ entry: Item; matches: Item[] }> = [];
+  const seen2 = new Set<number>();
+  for (const entry of input1) {
+    const lookup = pairs.map((p) => ({ field: p.field2, value: read(entry.json, p.field1) }));
+    if (lookup.some((l) => l.value === undefined)) {
+      unmatched1.push(entry);
+      continue;
+    }
+    const matches: Item[] = [];
+    for (let i = 0; i < input2.length; i++) {
+      const candidate = input2[i] as Item;
+      if (!lookup.every((l) => equal(l.value, read(candidate.json, l.field)))) continue;
+      matches.push(candidate);
+      seen2.add(i);
+      if (!all) break;
+    }
+    if (matches.length > 0) matched.push({ entry, matches });
+    else unmatched1.push(entry);
+  }
+  const same: Item[] = [];
+  const different: Item[] = [];
+  for (const { entry, matches } of matched) {
+    let kept: Item | undefined;
+    for (const match of matches) {
+      const a = skip.length > 0 ? omit(entry.json, skip) : entry.json;
+      const b = skip.length > 0 ? omit(match.json, skip) : match.json;
+      const equalItems = o.fuzzyCompare ? Object.keys(a).every((k) => equal(a[k], b[k])) : equal(a, b);
+      if (equalItems) {
+        kept ??= o.fuzzyCompare && o.resolve === 'preferInput2' ? match : entry;
+        continue;
+      }
+      if (o.resolve === 'preferInput1') different.push(entry);
+      else if (o.resolve === 'preferInput2') different.push(match);
+      else if (o.resolve === 'mix')
+        different.push(combineItems(entry, match, o.preferWhenMix ?? 'input1', o.exceptWhenMix ?? '', dot));
+      else different.push(compareItems(entry, match, pairs, o.resolve, skip, equal));
+    }
+    if (kept && Object.keys(kept.json).length > 0) same.push(kept);
+  }
+  const unmatched2 = input2.filter((_, i) => !seen2.has(i));
+  return [unmatched1, same, different, unmatched2];
+}
