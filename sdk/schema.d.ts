@@ -10929,7 +10929,9 @@ export interface operations {
           | 'httpQueryAuth'
           | 'httpBearerAuth'
           | 'hmacSecret'
-          | 'jwtAuth';
+          | 'jwtAuth'
+          | 'totpApi'
+          | 'crypto';
       };
       header?: never;
       path?: never;
@@ -11007,7 +11009,9 @@ export interface operations {
             | 'httpQueryAuth'
             | 'httpBearerAuth'
             | 'hmacSecret'
-            | 'jwtAuth';
+            | 'jwtAuth'
+            | 'totpApi'
+            | 'crypto';
           data: {
             [key: string]: string;
           };
@@ -11078,7 +11082,9 @@ export interface operations {
           | 'httpQueryAuth'
           | 'httpBearerAuth'
           | 'hmacSecret'
-          | 'jwtAuth';
+          | 'jwtAuth'
+          | 'totpApi'
+          | 'crypto';
       };
       header?: never;
       path?: never;

@@ -1,15 +1,25 @@
 import { NodeRegistry, type NodeType } from '../engine/node-type.js';
 import { aggregateNode } from './n8n/aggregate/index.js';
 import { codeNode } from './n8n/code/index.js';
+import { cronNode } from './n8n/cron/index.js';
+import { cryptoV2Node } from './n8n/crypto/index.js';
+import { cryptoV1Node } from './n8n/crypto/v1.js';
 import { errorTriggerNode } from './n8n/error-trigger/index.js';
 import { executeWorkflowNode } from './n8n/execute-workflow/index.js';
 import { executeWorkflowTriggerNode } from './n8n/execute-workflow-trigger/index.js';
 import { n8nFilterNodes } from './n8n/filter/index.js';
+import { filterV1Node } from './n8n/filter/v1.js';
+import { functionNode } from './n8n/function/index.js';
+import { functionItemNode } from './n8n/function-item/index.js';
 import { n8nHttpRequestNode } from './n8n/http-request/index.js';
 import { n8nIfNodes } from './n8n/if/index.js';
+import { ifV1Node } from './n8n/if/v1.js';
+import { intervalNode } from './n8n/interval/index.js';
+import { jwtNode } from './n8n/jwt/index.js';
 import { limitNode } from './n8n/limit/index.js';
 import { manualTriggerNode } from './n8n/manual-trigger/index.js';
 import { mergeV3Node } from './n8n/merge/index.js';
+import { mergeV1Node } from './n8n/merge/v1.js';
 import { mergeV2Node } from './n8n/merge/v2.js';
 import { n8nNoOpNode } from './n8n/no-op/index.js';
 import { removeDuplicatesNode } from './n8n/remove-duplicates/index.js';
@@ -20,10 +30,15 @@ import { n8nSetV3Nodes } from './n8n/set/index.js';
 import { n8nSetV1Node } from './n8n/set/v1.js';
 import { sortNode } from './n8n/sort/index.js';
 import { splitInBatchesV3Node } from './n8n/split-in-batches/index.js';
+import { splitInBatchesV1Node, splitInBatchesV2Node } from './n8n/split-in-batches/v1-v2.js';
 import { splitOutNode } from './n8n/split-out/index.js';
+import { startNode } from './n8n/start/index.js';
 import { stickyNoteNode } from './n8n/sticky-note/index.js';
 import { n8nStopAndErrorNode } from './n8n/stop-and-error/index.js';
 import { n8nSwitchNodes } from './n8n/switch/index.js';
+import { switchV1Node } from './n8n/switch/v1.js';
+import { switchV2Node } from './n8n/switch/v2.js';
+import { totpNode } from './n8n/totp/index.js';
 import { n8nWaitNode } from './n8n/wait/index.js';
 import { n8nWebhookNode } from './n8n/webhook/index.js';
 import { flowPredictionNode } from './platform/flow-prediction/index.js';
@@ -44,14 +59,24 @@ import { webhookNode } from './platform/webhook/index.js';
 export const allNodeTypes: NodeType[] = [
   aggregateNode,
   codeNode,
+  cronNode,
+  cryptoV1Node,
+  cryptoV2Node,
   errorTriggerNode,
   executeWorkflowNode,
   executeWorkflowTriggerNode,
   ...n8nFilterNodes,
+  filterV1Node,
+  functionNode,
+  functionItemNode,
   n8nHttpRequestNode,
   ...n8nIfNodes,
+  ifV1Node,
+  intervalNode,
+  jwtNode,
   limitNode,
   manualTriggerNode,
+  mergeV1Node,
   mergeV2Node,
   mergeV3Node,
   n8nNoOpNode,
@@ -62,11 +87,17 @@ export const allNodeTypes: NodeType[] = [
   n8nSetV1Node,
   ...n8nSetV3Nodes,
   sortNode,
+  splitInBatchesV1Node,
+  splitInBatchesV2Node,
   splitInBatchesV3Node,
   splitOutNode,
+  startNode,
   stickyNoteNode,
   n8nStopAndErrorNode,
   ...n8nSwitchNodes,
+  switchV1Node,
+  switchV2Node,
+  totpNode,
   n8nWaitNode,
   n8nWebhookNode,
   documentLoadNode,

@@ -32,6 +32,14 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.errorTrigger': 'Error Trigger',
   'n8n-nodes-base.executeWorkflow': 'Execute Workflow (sub-workflow)',
   'n8n-nodes-base.executeWorkflowTrigger': 'Execute Workflow Trigger (When Executed by Another Workflow)',
+  'n8n-nodes-base.start': 'Start (legacy)',
+  'n8n-nodes-base.cron': 'Cron (legacy)',
+  'n8n-nodes-base.interval': 'Interval (legacy)',
+  'n8n-nodes-base.function': 'Function (legacy)',
+  'n8n-nodes-base.functionItem': 'Function Item (legacy)',
+  'n8n-nodes-base.crypto': 'Crypto',
+  'n8n-nodes-base.jwt': 'JWT',
+  'n8n-nodes-base.totp': 'TOTP',
 };
 
 export function nodeReport(registry: NodeRegistry): string {
