@@ -11012,7 +11012,9 @@ export interface operations {
           | 'httpQueryAuth'
           | 'httpBearerAuth'
           | 'hmacSecret'
-          | 'jwtAuth';
+          | 'jwtAuth'
+          | 'totpApi'
+          | 'crypto';
       };
       header?: never;
       path?: never;
@@ -11090,7 +11092,9 @@ export interface operations {
             | 'httpQueryAuth'
             | 'httpBearerAuth'
             | 'hmacSecret'
-            | 'jwtAuth';
+            | 'jwtAuth'
+            | 'totpApi'
+            | 'crypto';
           data: {
             [key: string]: string;
           };
@@ -11161,7 +11165,9 @@ export interface operations {
           | 'httpQueryAuth'
           | 'httpBearerAuth'
           | 'hmacSecret'
-          | 'jwtAuth';
+          | 'jwtAuth'
+          | 'totpApi'
+          | 'crypto';
       };
       header?: never;
       path?: never;

@@ -216,12 +216,17 @@ export const CREDENTIAL_TYPES = {
   hmacSecret: ['secret'],
   // n8n's JWT credential; which key field it needs depends on keyType (credential-service.ts).
   jwtAuth: [],
+  // n8n's TOTP credential: `label` (issuer:username) and a base32 `secret`.
+  totpApi: ['label', 'secret'],
+  // n8n's Crypto credential (Crypto v2): hmacSecret for hmac, signPrivateKey for sign; either may be absent.
+  crypto: [],
 } as const;
 export type CredentialType = keyof typeof CREDENTIAL_TYPES;
 
 /** Fields a type may have besides its required ones. */
 export const OPTIONAL_CREDENTIAL_FIELDS: Partial<Record<CredentialType, readonly string[]>> = {
   jwtAuth: ['keyType', 'secret', 'privateKey', 'publicKey', 'algorithm'],
+  crypto: ['hmacSecret', 'signPrivateKey'],
 };
 
 /** The algorithms of n8n's JWT credential (jsonwebtoken's). */

@@ -13,20 +13,20 @@ export interface JwtCredential {
 const algorithmOf = (c: JwtCredential) => c.algorithm ?? 'HS256';
 
 /** A PEM pasted on one line (n8n's credential form allows it): the base64 body back on lines. */
-function pem(text: string): string {
+export function pem(text: string): string {
   const match = /^(-----BEGIN [A-Z ]+-----)\s*([\s\S]+?)\s*(-----END [A-Z ]+-----)\s*$/.exec(text.trim());
   if (!match) return text;
   const body = (match[2] ?? '').replace(/\s+/g, '');
   return `${match[1]}\n${body.match(/.{1,64}/g)?.join('\n') ?? ''}\n${match[3]}\n`;
 }
 
-function signingKey(c: JwtCredential): Uint8Array | KeyObject {
+export function signingKey(c: JwtCredential): Uint8Array | KeyObject {
   if ((c.keyType ?? 'passphrase') === 'passphrase') return new TextEncoder().encode(c.secret ?? '');
   if (!c.privateKey) throw new Error('The credential has no private key to sign with');
   return createPrivateKey(pem(c.privateKey));
 }
 
-function verifyingKey(c: JwtCredential): Uint8Array | KeyObject {
+export function verifyingKey(c: JwtCredential): Uint8Array | KeyObject {
   if ((c.keyType ?? 'passphrase') === 'passphrase') return new TextEncoder().encode(c.secret ?? '');
   if (c.publicKey) return createPublicKey(pem(c.publicKey));
   if (c.privateKey) return createPublicKey(createPrivateKey(pem(c.privateKey)));

@@ -3,6 +3,10 @@ import { aggregateNode } from './n8n/aggregate/index.js';
 import { codeNode } from './n8n/code/index.js';
 import { n8nCompressionNode } from './n8n/compression/index.js';
 import { n8nConvertToFileNode } from './n8n/convert-to-file/index.js';
+
+import { cronNode } from './n8n/cron/index.js';
+import { cryptoV2Node } from './n8n/crypto/index.js';
+import { cryptoV1Node } from './n8n/crypto/v1.js';
 import { errorTriggerNode } from './n8n/error-trigger/index.js';
 import { executeWorkflowNode } from './n8n/execute-workflow/index.js';
 import { executeWorkflowTriggerNode } from './n8n/execute-workflow-trigger/index.js';
@@ -18,14 +22,23 @@ import { executionDataNode } from './n8n/execution-data/index.js';
 import { n8nFilterNodes } from './n8n/filter/index.js';
 import { n8nHtmlNode } from './n8n/html/index.js';
 import { n8nHtmlExtractNode } from './n8n/html-extract/index.js';
+
+import { filterV1Node } from './n8n/filter/v1.js';
+import { functionNode } from './n8n/function/index.js';
+import { functionItemNode } from './n8n/function-item/index.js';
 import { n8nHttpRequestNode } from './n8n/http-request/index.js';
 import { n8nICalNode } from './n8n/i-calendar/index.js';
 import { n8nIfNodes } from './n8n/if/index.js';
 import { itemListsNode } from './n8n/item-lists/index.js';
+
+import { ifV1Node } from './n8n/if/v1.js';
+import { intervalNode } from './n8n/interval/index.js';
+import { jwtNode } from './n8n/jwt/index.js';
 import { limitNode } from './n8n/limit/index.js';
 import { manualTriggerNode } from './n8n/manual-trigger/index.js';
 import { n8nMarkdownNode } from './n8n/markdown/index.js';
 import { mergeV3Node } from './n8n/merge/index.js';
+import { mergeV1Node } from './n8n/merge/v1.js';
 import { mergeV2Node } from './n8n/merge/v2.js';
 import { n8nMoveBinaryDataNode } from './n8n/move-binary-data/index.js';
 
@@ -40,12 +53,18 @@ import { n8nSetV3Nodes } from './n8n/set/index.js';
 import { n8nSetV1Node } from './n8n/set/v1.js';
 import { sortNode } from './n8n/sort/index.js';
 import { splitInBatchesV3Node } from './n8n/split-in-batches/index.js';
+import { splitInBatchesV1Node, splitInBatchesV2Node } from './n8n/split-in-batches/v1-v2.js';
 import { splitOutNode } from './n8n/split-out/index.js';
 import { n8nSpreadsheetFileNode } from './n8n/spreadsheet-file/index.js';
+
+import { startNode } from './n8n/start/index.js';
 import { stickyNoteNode } from './n8n/sticky-note/index.js';
 import { n8nStopAndErrorNode } from './n8n/stop-and-error/index.js';
 import { summarizeNode } from './n8n/summarize/index.js';
 import { n8nSwitchNodes } from './n8n/switch/index.js';
+import { switchV1Node } from './n8n/switch/v1.js';
+import { switchV2Node } from './n8n/switch/v2.js';
+import { totpNode } from './n8n/totp/index.js';
 import { n8nWaitNode } from './n8n/wait/index.js';
 import { n8nWebhookNode } from './n8n/webhook/index.js';
 import { n8nXmlNode } from './n8n/xml/index.js';
@@ -69,6 +88,10 @@ export const allNodeTypes: NodeType[] = [
   codeNode,
   n8nCompressionNode,
   n8nConvertToFileNode,
+
+  cronNode,
+  cryptoV1Node,
+  cryptoV2Node,
   errorTriggerNode,
   executeWorkflowNode,
   executeWorkflowTriggerNode,
@@ -84,6 +107,10 @@ export const allNodeTypes: NodeType[] = [
   ...n8nFilterNodes,
   n8nHtmlNode,
   n8nHtmlExtractNode,
+
+  filterV1Node,
+  functionNode,
+  functionItemNode,
   n8nHttpRequestNode,
   n8nICalNode,
   ...n8nIfNodes,
@@ -91,6 +118,13 @@ export const allNodeTypes: NodeType[] = [
   limitNode,
   manualTriggerNode,
   n8nMarkdownNode,
+
+  ifV1Node,
+  intervalNode,
+  jwtNode,
+  limitNode,
+  manualTriggerNode,
+  mergeV1Node,
   mergeV2Node,
   mergeV3Node,
   n8nMoveBinaryDataNode,
@@ -106,13 +140,20 @@ export const allNodeTypes: NodeType[] = [
   n8nSetV1Node,
   ...n8nSetV3Nodes,
   sortNode,
+  splitInBatchesV1Node,
+  splitInBatchesV2Node,
   splitInBatchesV3Node,
   splitOutNode,
   n8nSpreadsheetFileNode,
+
+  startNode,
   stickyNoteNode,
   n8nStopAndErrorNode,
   summarizeNode,
   ...n8nSwitchNodes,
+  switchV1Node,
+  switchV2Node,
+  totpNode,
   n8nWaitNode,
   n8nWebhookNode,
   n8nXmlNode,

@@ -43,6 +43,15 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.readPDF': 'Read PDF (legacy)',
   'n8n-nodes-base.iCal': 'iCalendar (legacy)',
   'n8n-nodes-base.compression': 'Compression',
+
+  'n8n-nodes-base.start': 'Start (legacy)',
+  'n8n-nodes-base.cron': 'Cron (legacy)',
+  'n8n-nodes-base.interval': 'Interval (legacy)',
+  'n8n-nodes-base.function': 'Function (legacy)',
+  'n8n-nodes-base.functionItem': 'Function Item (legacy)',
+  'n8n-nodes-base.crypto': 'Crypto',
+  'n8n-nodes-base.jwt': 'JWT',
+  'n8n-nodes-base.totp': 'TOTP',
 };
 
 export function nodeReport(registry: NodeRegistry): string {

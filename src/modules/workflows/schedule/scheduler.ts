@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import type { Static } from 'typebox';
 import type { Clock } from '../../../core/clock.js';
 import type { Database } from '../../../core/db/types.js';
 import { AppError, isAppError } from '../../../core/errors.js';
@@ -7,6 +8,8 @@ import type { WorkflowDefinition } from '../engine/index.js';
 import { withDefaults } from '../engine/parameters.js';
 import type { Log } from '../executions/log.js';
 import type { ExecutionRunner } from '../executions/runner.js';
+import { CronParameters, cronExpressionOf } from '../nodes/n8n/cron/index.js';
+import { IntervalParameters, intervalCron } from '../nodes/n8n/interval/index.js';
 import {
   ScheduleTriggerParameters,
   type ScheduleTriggerParams,
@@ -15,6 +18,26 @@ import { type IntervalRule, nextFire, type ScheduleSpec, scheduleItem, specOf } 
 import type { ScheduleRow, ScheduleStore } from './schedule-store.js';
 
 const SCHEDULE_TRIGGER = 'n8n-nodes-base.scheduleTrigger';
+
+/** A timed trigger's rules: Schedule Trigger's own, or the legacy Cron's and Interval's as cron rules. */
+function legacyRulesOf(type: string, parameters: Record<string, unknown>): IntervalRule[] {
+  if (type === SCHEDULE_TRIGGER)
+    return (withDefaults(ScheduleTriggerParameters, parameters) as ScheduleTriggerParams).rule
+      .interval as IntervalRule[];
+  if (type === 'n8n-nodes-base.cron')
+    return (withDefaults(CronParameters, parameters) as Static<typeof CronParameters>).triggerTimes.item.map(
+      (t) => ({
+        field: 'cronExpression',
+        expression: cronExpressionOf(t),
+      }),
+    );
+  if (type === 'n8n-nodes-base.interval') {
+    const p = withDefaults(IntervalParameters, parameters) as Static<typeof IntervalParameters>;
+    const expression = intervalCron(p.interval, p.unit);
+    return expression ? [{ field: 'cronExpression', expression }] : [];
+  }
+  return [];
+}
 
 /** Longest sleep between looks at the table: how soon another process's activation is seen. */
 const POLL_MS = 1_000;
@@ -53,10 +76,9 @@ export class Scheduler {
     const now = this.deps.clock.now();
     const rows: ScheduleRow[] = [];
     for (const node of def.nodes) {
-      if (node.type !== SCHEDULE_TRIGGER || node.disabled) continue;
-      const params = withDefaults(ScheduleTriggerParameters, node.parameters) as ScheduleTriggerParams;
-      params.rule.interval.forEach((rule, index) => {
-        const spec = specOf(rule as IntervalRule, zoneOf(def));
+      if (node.disabled) continue;
+      legacyRulesOf(node.type, node.parameters).forEach((rule, index) => {
+        const spec = specOf(rule, zoneOf(def));
         const next = nextFire(spec, now, null);
         if (!next) return;
         rows.push({
