@@ -296,7 +296,8 @@ function stems(text: string): string[] {
 
 /** The content stems of a question: its words less the function words and the asking, stemmed. */
 function questionTerms(question: string): string[] {
-  const asked = question.replace(ASKING_PHRASE, ' ').replace(HOW_MEASURE, ' ');
+  // Only the words the embedder reads are looked at: a huge question costs no more.
+  const asked = question.slice(0, QUESTION_TAIL_CHARS).replace(ASKING_PHRASE, ' ').replace(HOW_MEASURE, ' ');
   return [
     ...new Set(
       wordTokens(asked)
