@@ -16,7 +16,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { NOTHING_FOUND } from '../src/modules/llm/builtin/extractive.js';
+import { NOTHING_FOUND, NOTHING_FOUND_IN_KNOWLEDGE } from '../src/modules/llm/builtin/extractive.js';
 import { createTestPlatform, type TestPlatform } from '../test/helpers/platform.js';
 
 const here = import.meta.dirname;
@@ -211,7 +211,7 @@ async function main(): Promise<void> {
         messages: [{ role: 'user', content: q.q }],
       });
       const content = res.message.content;
-      const abstained = content.startsWith(NOTHING_FOUND.slice(0, 30));
+      const abstained = content === NOTHING_FOUND || content === NOTHING_FOUND_IN_KNOWLEDGE;
       const body = content.split('\n\nSources:')[0] ?? '';
       if (q.answer === null) {
         if (abstained) abstainedUnanswerable++;

@@ -232,6 +232,9 @@ const ConfigSchema = Type.Object({
   DOCUMENT_CHUNK_SIZE: Type.Integer({ default: 1_000, minimum: 50, maximum: 20_000 }),
   DOCUMENT_CHUNK_OVERLAP: Type.Integer({ default: 150, minimum: 0, maximum: 10_000 }),
   KNOWLEDGE_EMBEDDING_MODEL: Type.String({ default: 'builtin/hashed-ngrams' }),
+  /** Language the keyword index stems words in (`none`: as written); per topic: `topic=language,…`. */
+  KNOWLEDGE_LANGUAGE: Type.String({ default: 'english' }),
+  KNOWLEDGE_TOPIC_LANGUAGES: Type.String({ default: '' }),
   /** How long `POST /api/documents/{id}/process?wait=true` holds the request before answering 202. */
   DOCUMENT_PROCESS_WAIT_MS: Type.Integer({ default: 110_000, minimum: 100, maximum: 3_600_000 }),
   /** Documents processed at once per process. */

@@ -3,7 +3,8 @@
  * synthetic English-like documents (bench/knowledge-corpus.js) through the public API — load, process,
  * poll until indexed — to 10,000 chunks, then measures keyword, vector and hybrid query latency (client
  * side and the server's own `tookMs`), then grows the topic to BENCH_KB_CHUNKS (default 100,000) and
- * measures again. BENCH_KB_CPU_PROF=<dir> makes the child write a CPU profile there.
+ * measures again. BENCH_KB_CPU_PROF=<dir> makes the child write a CPU profile there;
+ * BENCH_KB_DATABASE_URL a PostgreSQL database to run on instead of SQLite.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -87,7 +88,11 @@ export async function report() {
   let platform;
   try {
     const key = generateKey('production');
-    platform = await start(path.join(bench, 'platform-server.js'), platformEnv(dataDir, key), [
+    // BENCH_KB_DATABASE_URL=postgres://… measures on PostgreSQL (an empty database) instead of SQLite.
+    const database = process.env.BENCH_KB_DATABASE_URL
+      ? { DATABASE_URL: process.env.BENCH_KB_DATABASE_URL }
+      : {};
+    platform = await start(path.join(bench, 'platform-server.js'), platformEnv(dataDir, key, database), [
       ...PLATFORM_NODE_FLAGS,
       ...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []),
     ]);
@@ -114,7 +119,7 @@ export async function report() {
     }
     const rss = rssMb(platform.child.pid);
     const ingestLine =
-      `knowledge ingest (${MODEL}, chunkSize ${CHUNK_SIZE}, overlap ${CHUNK_OVERLAP}, SQLite, ${IN_FLIGHT} documents in flight): ` +
+      `knowledge ingest (${MODEL}, chunkSize ${CHUNK_SIZE}, overlap ${CHUNK_OVERLAP}, ${database.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}, ${IN_FLIGHT} documents in flight): ` +
       `${fmt(first.rate)} chunks/s to ${fmt(firstChunks)} (${firstDocs} documents, ${fmt(first.seconds, 1)} s)` +
       (second
         ? `; ${fmt(second.rate)} chunks/s from there to ${fmt(state.chunks)} (${state.next} documents, ${fmt(second.seconds, 1)} s)`

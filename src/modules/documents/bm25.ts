@@ -1,9 +1,12 @@
 /**
  * Keyword ranking in process: the database finds the chunks that contain a query term (FTS5 or
  * tsvector) and counts each term's document frequency; this ranks them with Okapi BM25 (k1 1.2, b 0.75),
- * so SQLite and PostgreSQL return the same order. Stop words are dropped from queries (not from the
- * index: a phrase still finds its chunk by its other words).
+ * so SQLite and PostgreSQL return the same order. Words are stemmed in the document's language on both
+ * sides (language.ts). Stop words are dropped from queries (not from the index: a phrase still finds its
+ * chunk by its other words).
  */
+import { stemmerOf } from './language.js';
+
 const WORD = /[\p{L}\p{N}]+/gu;
 const MAX_QUERY_TERMS = 32;
 /** BM25's term-frequency saturation. */
@@ -32,18 +35,30 @@ export function words(text: string): string[] {
   return text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().match(WORD) ?? [];
 }
 
+/** A text's index terms in a language: its words, stemmed (language.ts). */
+export function indexTerms(language: string): (text: string) => string[] {
+  const stem = stemmerOf(language);
+  return (text) => words(text).map(stem);
+}
+
 /**
  * The distinct terms of a query that are worth looking for, at most 32 (a query is a question, not a
- * document): stop words are dropped, so a query of stop words only looks for nothing.
+ * document): stop words are dropped, so a query of stop words only looks for nothing. Each word is
+ * stemmed in every language the searched chunks are indexed in (usually one), so it finds them all.
  */
-export function queryTerms(query: string, stopWords: ReadonlySet<string> = ENGLISH_STOP_WORDS): string[] {
+export function queryTerms(
+  query: string,
+  languages: readonly string[] = ['none'],
+  stopWords: ReadonlySet<string> = ENGLISH_STOP_WORDS,
+): string[] {
+  const stems = languages.map(stemmerOf);
   const out = new Set<string>();
   for (const w of words(query)) {
     if (stopWords.has(w)) continue;
-    out.add(w);
+    for (const stem of stems) out.add(stem(w));
     if (out.size >= MAX_QUERY_TERMS) break;
   }
-  return [...out];
+  return [...out].slice(0, MAX_QUERY_TERMS);
 }
 
 /** BM25's idf of a term in `df` of `n` chunks (never negative). */

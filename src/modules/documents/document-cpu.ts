@@ -15,11 +15,12 @@ const INLINE_CHARS = 65_536;
 export class DocumentCpu {
   constructor(private readonly cpu: { pool: CpuPool; timeoutMs: number } | null) {}
 
-  chunk(pages: LoadedPage[], options: ChunkOptions, tenant: string): Promise<PackedChunks> {
+  chunk(pages: LoadedPage[], options: ChunkOptions, language: string, tenant: string): Promise<PackedChunks> {
     const chars = pages.reduce((n, p) => n + p.text.length, 0);
-    if (!this.cpu || chars <= INLINE_CHARS) return Promise.resolve(chunkDocument({ pages, options }));
+    if (!this.cpu || chars <= INLINE_CHARS)
+      return Promise.resolve(chunkDocument({ pages, options, language }));
     return this.cpu.pool
-      .run(chunkTask, { pages, options }, { timeoutMs: this.cpu.timeoutMs, tenant })
+      .run(chunkTask, { pages, options, language }, { timeoutMs: this.cpu.timeoutMs, tenant })
       .catch((error: unknown) => {
         throw domainError(error, 'document');
       });

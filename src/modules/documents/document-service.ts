@@ -118,6 +118,8 @@ export class DocumentService {
       error: null,
       chunk_count: 0,
       embedding_model: null,
+      // Set when it is chunked (its topic's language then).
+      language: 'none',
       processing: null,
       created_at: now,
       updated_at: now,

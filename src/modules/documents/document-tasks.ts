@@ -3,7 +3,7 @@
  * its chunks for the full-text index, and normalising a large text. A 20 MB document costs a worker
  * about a second; on the event loop it would hold every other request that long.
  */
-import { words } from './bm25.js';
+import { indexTerms } from './bm25.js';
 import { type ChunkOptions, splitPages } from './chunker.js';
 import { textDocument } from './loaders/text.js';
 import type { LoadedDocument, LoadedPage } from './types.js';
@@ -19,8 +19,14 @@ export interface PackedChunks {
   termEnds: Int32Array;
 }
 
-export function chunkDocument(input: { pages: LoadedPage[]; options: ChunkOptions }): PackedChunks {
+export function chunkDocument(input: {
+  pages: LoadedPage[];
+  options: ChunkOptions;
+  /** The language its terms are stemmed in (language.ts). */
+  language: string;
+}): PackedChunks {
   const { pages, options } = input;
+  const terms = indexTerms(input.language);
   const pageIndex = new Map(pages.map((p, i) => [p.pageNumber, i]));
   const chunks = splitPages(pages, options);
   const bounds = new Int32Array(chunks.length * 3);
@@ -32,7 +38,7 @@ export function chunkDocument(input: { pages: LoadedPage[]; options: ChunkOption
     bounds[i * 3] = pageIndex.get(c.pageNumber) ?? 0;
     bounds[i * 3 + 1] = c.startOffset;
     bounds[i * 3 + 2] = c.endOffset;
-    const t = words(c.text).join(' ');
+    const t = terms(c.text).join(' ');
     parts.push(t);
     length += t.length;
     termEnds[i] = length;

@@ -8,6 +8,7 @@ import { accountPayer, type Payer } from './charging.js';
 import { DocumentCpu } from './document-cpu.js';
 import { DocumentService, type documentView, OPERATIONS } from './document-service.js';
 import { KnowledgeService } from './knowledge-service.js';
+import { topicLanguages } from './language.js';
 import { type LoadInput, loadDocument } from './loaders/index.js';
 import { DocumentProcessor, type Embedder } from './processor.js';
 import { type DocumentRouteDeps, documentRoutes } from './routes.js';
@@ -87,7 +88,14 @@ export const documentsModule: PlatformModule = {
       observer: ctx.jobEvents?.observe,
     });
     const cpu = new DocumentCpu({ pool: cpuPoolOf(ctx), timeoutMs: config.CPU_TASK_TIMEOUT_MS });
-    const processor = new DocumentProcessor(store, cpu, embed, clock, invalidate);
+    const processor = new DocumentProcessor(
+      store,
+      cpu,
+      embed,
+      clock,
+      invalidate,
+      topicLanguages(config.KNOWLEDGE_LANGUAGE, config.KNOWLEDGE_TOPIC_LANGUAGES),
+    );
     const documents = new DocumentService(store, queue, clock, invalidate);
     if (config.WORKFLOW_WORKER) {
       queue.work((job) => processor.handle(job), config.DOCUMENT_CONCURRENCY);

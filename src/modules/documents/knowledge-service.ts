@@ -256,7 +256,9 @@ export class KnowledgeService {
     query: string,
     depth: number,
   ): Promise<RankedChunk[]> {
-    const terms = queryTerms(query);
+    const languages = await this.store.languagesOf(accountId, topics);
+    if (languages.length === 0) return [];
+    const terms = queryTerms(query, languages);
     if (terms.length === 0) return [];
     const { dfCap, orBudget, allCap } = this.bounds;
     const df = await this.store.termCounts(accountId, topics, terms, dfCap);

@@ -46,6 +46,8 @@ export class DocumentProcessor {
     private readonly embed: Embedder,
     private readonly clock: Clock,
     private readonly onIndexChanged: (accountId: string, topic: string) => void,
+    /** The language a topic's chunks are indexed in (language.ts; English unless configured). */
+    private readonly languageOf: (topic: string) => string = () => 'english',
   ) {}
 
   async handle(job: ProcessJob): Promise<void> {
@@ -82,9 +84,11 @@ export class DocumentProcessor {
         pageNumber: p.page_number,
         text: p.text,
       }));
+      const language = this.languageOf(doc.topic);
       const packed = await this.cpu.chunk(
         pages,
         { chunkSize: job.chunkSize, chunkOverlap: job.chunkOverlap },
+        language,
         doc.account_id,
       );
       const count = packed.termEnds.length;
@@ -122,6 +126,7 @@ export class DocumentProcessor {
       await this.store.setStatus(doc.id, 'chunked', {
         error: null,
         chunk_count: count,
+        language,
         embedding_model: null,
         updated_at: this.now(),
       });

@@ -298,6 +298,19 @@ export class DocumentStore {
     return rows.map((r) => r.embedding_model as string);
   }
 
+  /** The languages the account's indexed documents (in these topics) are indexed in (language.ts). */
+  async languagesOf(accountId: string, topics: string[] | null): Promise<string[]> {
+    let q = this.db
+      .selectFrom('documents')
+      .select('language')
+      .distinct()
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'indexed');
+    if (topics) q = q.where('topic', 'in', topics);
+    const rows = await q.execute();
+    return rows.map((r) => r.language).sort();
+  }
+
   /**
    * How many of the account's chunks (in these topics) contain each term, counted on the full-text index
    * up to `cap` (a count at the cap means "at least"). One bounded index read per term.

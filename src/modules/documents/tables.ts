@@ -17,6 +17,8 @@ export interface DocumentsTable {
   error: string | null;
   chunk_count: number;
   embedding_model: string | null;
+  /** The language its chunks' terms are stemmed in (language.ts); `none` before stemming existed. */
+  language: string;
   /** JSON of the queued or running processing job, until it ends (crash recovery). */
   processing: JsonText | null;
   created_at: Timestamp;
@@ -39,7 +41,7 @@ export interface ChunksTable {
   start_offset: number;
   end_offset: number;
   text: string;
-  /** The chunk's words, space-separated (what both full-text indexes read). */
+  /** The chunk's words, stemmed in its document's language, space-separated (both full-text indexes read this). */
   terms: string;
   /** The model of the chunk's vector (in `chunk_vectors`); null until embedded. */
   embedding_model: string | null;

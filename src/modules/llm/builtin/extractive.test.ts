@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatEvent, ChatMessage, ChatRequest, ModelEntry, Passage, Retriever } from '../types.js';
-import { MAX_CANDIDATES, MAX_CONTEXT_CHARS, NOTHING_FOUND } from './extractive.js';
+import {
+  MAX_CANDIDATES,
+  MAX_CONTEXT_CHARS,
+  NOTHING_FOUND,
+  NOTHING_FOUND_IN_KNOWLEDGE,
+} from './extractive.js';
 import { BuiltinProvider } from './index.js';
 import { splitSentences } from './sentences.js';
 import { estimateTokens } from './tokens.js';
@@ -99,12 +104,14 @@ describe('builtin/extractive', () => {
     const { text } = await collect(
       await provider.chat(ask('How tall is the Eiffel Tower?'), extractive, signal),
     );
-    expect(text).toBe('The Eiffel Tower is in Paris. The tower is 330 metres tall.\n\nSources: message 0');
+    expect(text).toBe(
+      'The Eiffel Tower is in Paris. The tower is 330 metres tall.\n\nSources: message 0 (from the conversation)',
+    );
 
     const { text: capital } = await collect(
       await provider.chat(ask('What is the capital of France?'), extractive, signal),
     );
-    expect(capital).toBe('Paris is the capital of France.\n\nSources: message 0');
+    expect(capital).toBe('Paris is the capital of France.\n\nSources: message 0 (from the conversation)');
   });
 
   it('names each message it quotes and never quotes the question itself', async () => {
@@ -117,7 +124,7 @@ describe('builtin/extractive', () => {
       await provider.chat(ask('When did Etna erupt?', {}, history), extractive, signal),
     );
     expect(text).toContain('Etna erupted most recently in 2024.');
-    expect(text).toMatch(/\n\nSources: (message 2, )?message 3$/);
+    expect(text).toMatch(/\n\nSources: (message 2, )?message 3 \(from the conversation\)$/);
     expect(text).not.toContain('When did');
   });
 
@@ -143,7 +150,10 @@ describe('builtin/extractive', () => {
     const { events, text } = await collect(await provider.chat(request, extractive, signal));
     const deltas = events.filter((e) => e.type === 'delta');
     expect(deltas.length).toBeGreaterThanOrEqual(3);
-    expect(deltas.at(-1)).toEqual({ type: 'delta', content: '\n\nSources: message 0' });
+    expect(deltas.at(-1)).toEqual({
+      type: 'delta',
+      content: '\n\nSources: message 0 (from the conversation)',
+    });
     expect(deltas.every((d) => d.toolCalls === undefined)).toBe(true);
     const done = events.at(-1);
     expect(done).toEqual({
@@ -163,12 +173,16 @@ describe('builtin/extractive', () => {
       const { text } = await collect(
         await provider.chat(ask('How tall is the tower?', { format }), extractive, signal),
       );
-      expect(JSON.parse(text)).toEqual({ answer: 'The tower is 330 metres tall.', sources: ['message 0'] });
+      expect(JSON.parse(text)).toEqual({
+        answer: 'The tower is 330 metres tall.',
+        sources: ['message 0'],
+        from: 'conversation',
+      });
     }
     const { text } = await collect(
       await provider.chat(ask('Who is the pope?', { format: 'json' }), extractive, signal),
     );
-    expect(JSON.parse(text)).toEqual({ answer: NOTHING_FOUND, sources: [] });
+    expect(JSON.parse(text)).toEqual({ answer: NOTHING_FOUND, sources: [], from: 'conversation' });
   });
 
   it('cuts the answer at maxTokens and says so', async () => {
@@ -223,7 +237,7 @@ describe('builtin/extractive', () => {
     });
     expect((await collect(await provider.chat(question(late), extractive, signal))).text).toBe(NOTHING_FOUND);
     expect((await collect(await provider.chat(question(early), extractive, signal))).text).toBe(
-      'The secret password is swordfish.\n\nSources: message 0',
+      'The secret password is swordfish.\n\nSources: message 0 (from the conversation)',
     );
   });
 
@@ -234,7 +248,7 @@ describe('builtin/extractive', () => {
     const request: ChatRequest = { model: 'extractive', messages: [{ role: 'user', content }], options: {} };
     const started = performance.now();
     const { text } = await collect(await provider.chat(request, extractive, signal));
-    expect(text).toBe('The granite tower stands in Oslo.\n\nSources: message 0');
+    expect(text).toBe('The granite tower stands in Oslo.\n\nSources: message 0 (from the conversation)');
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 
@@ -266,6 +280,12 @@ describe('builtin/extractive with a registered retriever', () => {
     },
     { text: 'Refunds for returns reach your card within 5 days.', source: 'FAQ', score: 1 },
   ];
+  const lone = (question: string): ChatRequest => ({
+    model: 'extractive',
+    messages: [{ role: 'user', content: question }],
+    options: {},
+    accountId: 'acc_1',
+  });
 
   it("quotes the account's documents with their titles as sources", async () => {
     const retriever = new ListRetriever(passages);
@@ -274,11 +294,11 @@ describe('builtin/extractive with a registered retriever', () => {
       retriever: () => retriever,
       log: { warn: (_obj, msg) => warnings.push(msg) },
     });
-    const request = { ...ask('How many days do I have for returns?'), accountId: 'acc_1' };
+    const request = lone('How many days do I have for returns?');
     const { text } = await collect(await provider.chat(request, extractive, signal));
+    // The sentence that answers, not its neighbour from another document.
     expect(text).toBe(
-      'Returns are accepted within 30 days. Refunds for returns reach your card within 5 days.\n\n' +
-        'Sources: Shop policy, FAQ',
+      'Returns are accepted within 30 days.\n\nSources: Shop policy (from the knowledge base)',
     );
     expect(retriever.calls).toEqual([
       { query: 'How many days do I have for returns?', accountId: 'acc_1', limit: 8 },
@@ -286,11 +306,11 @@ describe('builtin/extractive with a registered retriever', () => {
     expect(warnings).toEqual([]);
   });
 
-  it('falls back to the conversation when the retriever finds nothing', async () => {
+  it('falls back to a lone message that holds its own context when the retriever finds nothing', async () => {
     const provider = new BuiltinProvider({ retriever: () => new ListRetriever([]) });
-    const request = { ...ask('How tall is the tower?'), accountId: 'acc_1' };
+    const request = lone('The tower is 330 metres tall. It opened in 1889. How tall is the tower?');
     const { text } = await collect(await provider.chat(request, extractive, signal));
-    expect(text).toBe('The tower is 330 metres tall.\n\nSources: message 0');
+    expect(text).toBe('The tower is 330 metres tall.\n\nSources: message 0 (from the conversation)');
   });
 
   it('does not search documents for a request that names no account', async () => {
@@ -315,11 +335,166 @@ describe('builtin/extractive with a registered retriever', () => {
       },
     };
     const provider = new BuiltinProvider({ retriever: () => failing });
-    const request = { ...ask('How tall is the tower?'), accountId: 'acc_1' };
+    const request = lone('How tall is the tower?');
     await expect(provider.chat(request, extractive, signal)).rejects.toMatchObject({
       name: 'UpstreamError',
       retryable: true,
       message: expect.stringContaining('index offline'),
     });
+  });
+});
+
+describe('builtin/extractive answers honestly', () => {
+  const provider = new BuiltinProvider();
+  const SHOP = [
+    '# Shipping',
+    'We ship to all fifty states, to Puerto Rico and to military addresses.',
+    'Orders of $60 or more ship free with standard shipping.',
+    '## Express',
+    'Express delivery takes two business days.',
+    '# Returns',
+    'Unused candles can be returned within 30 days of delivery.',
+  ].join('\n');
+  const shop = (question: string): ChatRequest => ({
+    model: 'extractive',
+    messages: [
+      { role: 'system', content: SHOP },
+      { role: 'user', content: question },
+    ],
+    options: {},
+  });
+
+  it('abstains when the telling word of the question is nowhere, even if common ones are', async () => {
+    for (const question of [
+      'Do you ship to Canada?',
+      'Can I pay with Bitcoin?',
+      'Is there a student discount?',
+    ]) {
+      const { text } = await collect(await provider.chat(shop(question), extractive, signal));
+      expect(text, question).toBe(NOTHING_FOUND);
+    }
+  });
+
+  it('quotes the one sentence that answers, never a heading, never glued to one', async () => {
+    const { text } = await collect(
+      await provider.chat(shop('How long does express delivery take?'), extractive, signal),
+    );
+    expect(text).toBe(
+      'Express delivery takes two business days.\n\nSources: message 0 (from the conversation)',
+    );
+    const returns = await collect(
+      await provider.chat(shop('Can unused candles be returned?'), extractive, signal),
+    );
+    expect(returns.text).toBe(
+      'Unused candles can be returned within 30 days of delivery.\n\nSources: message 0 (from the conversation)',
+    );
+    const headingOnly = await collect(await provider.chat(shop('Shipping?'), extractive, signal));
+    expect(headingOnly.text).not.toMatch(/^#|Shipping\s*\n/);
+  });
+
+  it('matches words by their stem ("shipping" finds "ship")', async () => {
+    const { text } = await collect(
+      await provider.chat(shop('Which orders get free shipping?'), extractive, signal),
+    );
+    expect(text).toBe(
+      'Orders of $60 or more ship free with standard shipping.\n\nSources: message 0 (from the conversation)',
+    );
+  });
+});
+
+describe('builtin/extractive: the conversation or the knowledge base', () => {
+  const kb: Passage[] = [
+    { text: '# Foxes\nA fox eats mice under the snow in winter.', source: 'Foxes', score: 1 },
+    { text: 'Owls hunt voles at night.', source: 'Owls', score: 0.5 },
+  ];
+  const retriever = () => {
+    const calls: string[] = [];
+    const r: Retriever = {
+      retrieve: async (query) => {
+        calls.push(query);
+        return kb;
+      },
+    };
+    return { r, calls };
+  };
+
+  it('answers from the conversation when it carries context, without searching the knowledge base', async () => {
+    const { r, calls } = retriever();
+    const provider = new BuiltinProvider({ retriever: () => r });
+    const request: ChatRequest = {
+      model: 'extractive',
+      messages: [
+        { role: 'system', content: 'Orders ship in 2 days. Returns are free.' },
+        { role: 'user', content: 'When do orders ship?' },
+      ],
+      options: {},
+      accountId: 'acc_1',
+    };
+    const { text } = await collect(await provider.chat(request, extractive, signal));
+    expect(text).toBe('Orders ship in 2 days.\n\nSources: message 0 (from the conversation)');
+    expect(calls).toEqual([]);
+  });
+
+  it('searches the knowledge base when the context is empty, and says so', async () => {
+    const { r, calls } = retriever();
+    const provider = new BuiltinProvider({ retriever: () => r });
+    const request: ChatRequest = {
+      model: 'extractive',
+      messages: [{ role: 'user', content: 'What does a fox eat in winter?' }],
+      options: {},
+      accountId: 'acc_1',
+    };
+    const { text } = await collect(await provider.chat(request, extractive, signal));
+    expect(text).toBe(
+      'A fox eats mice under the snow in winter.\n\nSources: Foxes (from the knowledge base)',
+    );
+    expect(calls).toEqual(['What does a fox eat in winter?']);
+    const json = await collect(await provider.chat({ ...request, format: 'json' }, extractive, signal));
+    expect(JSON.parse(json.text)).toEqual({
+      answer: 'A fox eats mice under the snow in winter.',
+      sources: ['Foxes'],
+      from: 'knowledge base',
+    });
+    const none = await collect(
+      await provider.chat(
+        { ...request, messages: [{ role: 'user', content: 'Do you sell wax melts?' }] },
+        extractive,
+        signal,
+      ),
+    );
+    expect(none.text).toBe(NOTHING_FOUND_IN_KNOWLEDGE);
+  });
+
+  it('searches only the knowledge base when asked, with a context present', async () => {
+    const { r, calls } = retriever();
+    const provider = new BuiltinProvider({ retriever: () => r });
+    const base: ChatRequest = {
+      model: 'extractive',
+      messages: [
+        { role: 'system', content: 'A fox in the zoo eats pellets.' },
+        { role: 'user', content: 'What does a fox eat in winter?' },
+      ],
+      options: { extra: { knowledge_base: true } },
+      accountId: 'acc_1',
+    };
+    const asked = await collect(await provider.chat(base, extractive, signal));
+    expect(asked.text).toBe(
+      'A fox eats mice under the snow in winter.\n\nSources: Foxes (from the knowledge base)',
+    );
+    const named: ChatRequest = {
+      ...base,
+      options: {},
+      messages: [
+        base.messages[0]!,
+        { role: 'user', content: 'Search the knowledge base: what does a fox eat?' },
+      ],
+    };
+    const inWords = await collect(await provider.chat(named, extractive, signal));
+    expect(inWords.text).toMatch(
+      /^A fox eats mice under the snow in winter\.\n\nSources: Foxes \(from the knowledge base\)$/,
+    );
+    const plain = await collect(await provider.chat({ ...base, options: {} }, extractive, signal));
+    expect(plain.text).toBe('A fox in the zoo eats pellets.\n\nSources: message 0 (from the conversation)');
+    expect(calls).toHaveLength(2);
   });
 });
