@@ -1,38 +1,31 @@
 import { NodeRegistry, type NodeType } from '../engine/node-type.js';
 import { aggregateNode } from './n8n/aggregate/index.js';
 import { codeNode } from './n8n/code/index.js';
+import { compareDatasetsNode } from './n8n/compare-datasets/index.js';
 import { n8nCompressionNode } from './n8n/compression/index.js';
 import { n8nConvertToFileNode } from './n8n/convert-to-file/index.js';
-
 import { cronNode } from './n8n/cron/index.js';
 import { cryptoV2Node } from './n8n/crypto/index.js';
 import { cryptoV1Node } from './n8n/crypto/v1.js';
-import { errorTriggerNode } from './n8n/error-trigger/index.js';
-import { executeWorkflowNode } from './n8n/execute-workflow/index.js';
-import { executeWorkflowTriggerNode } from './n8n/execute-workflow-trigger/index.js';
-import { n8nExtractFromFileNode } from './n8n/extract-from-file/index.js';
-
-import { compareDatasetsNode } from './n8n/compare-datasets/index.js';
 import { n8nDateTimeNodes } from './n8n/date-time/index.js';
 import { debugHelperNode } from './n8n/debug-helper/index.js';
 import { errorTriggerNode } from './n8n/error-trigger/index.js';
 import { executeWorkflowNode } from './n8n/execute-workflow/index.js';
 import { executeWorkflowTriggerNode } from './n8n/execute-workflow-trigger/index.js';
 import { executionDataNode } from './n8n/execution-data/index.js';
+import { n8nExtractFromFileNode } from './n8n/extract-from-file/index.js';
 import { n8nFilterNodes } from './n8n/filter/index.js';
-import { n8nHtmlNode } from './n8n/html/index.js';
-import { n8nHtmlExtractNode } from './n8n/html-extract/index.js';
-
 import { filterV1Node } from './n8n/filter/v1.js';
 import { functionNode } from './n8n/function/index.js';
 import { functionItemNode } from './n8n/function-item/index.js';
+import { n8nHtmlNode } from './n8n/html/index.js';
+import { n8nHtmlExtractNode } from './n8n/html-extract/index.js';
 import { n8nHttpRequestNode } from './n8n/http-request/index.js';
 import { n8nICalNode } from './n8n/i-calendar/index.js';
 import { n8nIfNodes } from './n8n/if/index.js';
-import { itemListsNode } from './n8n/item-lists/index.js';
-
 import { ifV1Node } from './n8n/if/v1.js';
 import { intervalNode } from './n8n/interval/index.js';
+import { itemListsNode } from './n8n/item-lists/index.js';
 import { jwtNode } from './n8n/jwt/index.js';
 import { limitNode } from './n8n/limit/index.js';
 import { manualTriggerNode } from './n8n/manual-trigger/index.js';
@@ -41,7 +34,6 @@ import { mergeV3Node } from './n8n/merge/index.js';
 import { mergeV1Node } from './n8n/merge/v1.js';
 import { mergeV2Node } from './n8n/merge/v2.js';
 import { n8nMoveBinaryDataNode } from './n8n/move-binary-data/index.js';
-
 import { trainingCustomerDatastoreNode, trainingCustomerMessengerNode } from './n8n/n8n-training/index.js';
 import { n8nNoOpNode } from './n8n/no-op/index.js';
 import { removeDuplicatesNode } from './n8n/remove-duplicates/index.js';
@@ -56,7 +48,6 @@ import { splitInBatchesV3Node } from './n8n/split-in-batches/index.js';
 import { splitInBatchesV1Node, splitInBatchesV2Node } from './n8n/split-in-batches/v1-v2.js';
 import { splitOutNode } from './n8n/split-out/index.js';
 import { n8nSpreadsheetFileNode } from './n8n/spreadsheet-file/index.js';
-
 import { startNode } from './n8n/start/index.js';
 import { stickyNoteNode } from './n8n/sticky-note/index.js';
 import { n8nStopAndErrorNode } from './n8n/stop-and-error/index.js';
@@ -68,7 +59,6 @@ import { totpNode } from './n8n/totp/index.js';
 import { n8nWaitNode } from './n8n/wait/index.js';
 import { n8nWebhookNode } from './n8n/webhook/index.js';
 import { n8nXmlNode } from './n8n/xml/index.js';
-
 import { documentLoadNode } from './platform/document-load/index.js';
 import { flowPredictionNode } from './platform/flow-prediction/index.js';
 import { httpRequestNode } from './platform/http-request/index.js';
@@ -86,49 +76,39 @@ import { webhookNode } from './platform/webhook/index.js';
 export const allNodeTypes: NodeType[] = [
   aggregateNode,
   codeNode,
+  compareDatasetsNode,
   n8nCompressionNode,
   n8nConvertToFileNode,
-
   cronNode,
-  cryptoV1Node,
   cryptoV2Node,
-  errorTriggerNode,
-  executeWorkflowNode,
-  executeWorkflowTriggerNode,
-  n8nExtractFromFileNode,
-
-  compareDatasetsNode,
+  cryptoV1Node,
   ...n8nDateTimeNodes,
   debugHelperNode,
   errorTriggerNode,
   executeWorkflowNode,
   executeWorkflowTriggerNode,
   executionDataNode,
+  n8nExtractFromFileNode,
   ...n8nFilterNodes,
-  n8nHtmlNode,
-  n8nHtmlExtractNode,
-
   filterV1Node,
   functionNode,
   functionItemNode,
+  n8nHtmlNode,
+  n8nHtmlExtractNode,
   n8nHttpRequestNode,
   n8nICalNode,
   ...n8nIfNodes,
-  itemListsNode,
-  limitNode,
-  manualTriggerNode,
-  n8nMarkdownNode,
-
   ifV1Node,
   intervalNode,
+  itemListsNode,
   jwtNode,
   limitNode,
   manualTriggerNode,
+  n8nMarkdownNode,
+  mergeV3Node,
   mergeV1Node,
   mergeV2Node,
-  mergeV3Node,
   n8nMoveBinaryDataNode,
-
   trainingCustomerDatastoreNode,
   trainingCustomerMessengerNode,
   n8nNoOpNode,
@@ -137,15 +117,14 @@ export const allNodeTypes: NodeType[] = [
   renameKeysNode,
   n8nRespondToWebhookNode,
   scheduleTriggerNode,
-  n8nSetV1Node,
   ...n8nSetV3Nodes,
+  n8nSetV1Node,
   sortNode,
+  splitInBatchesV3Node,
   splitInBatchesV1Node,
   splitInBatchesV2Node,
-  splitInBatchesV3Node,
   splitOutNode,
   n8nSpreadsheetFileNode,
-
   startNode,
   stickyNoteNode,
   n8nStopAndErrorNode,

@@ -43,7 +43,6 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.readPDF': 'Read PDF (legacy)',
   'n8n-nodes-base.iCal': 'iCalendar (legacy)',
   'n8n-nodes-base.compression': 'Compression',
-
   'n8n-nodes-base.start': 'Start (legacy)',
   'n8n-nodes-base.cron': 'Cron (legacy)',
   'n8n-nodes-base.interval': 'Interval (legacy)',
