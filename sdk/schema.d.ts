@@ -2359,6 +2359,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/completions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Legacy text completion, with suffix for fill-in-the-middle (server-sent events with stream: true)
+     * @description Legacy text completion, with suffix for fill-in-the-middle (server-sent events with stream: true)
+     *
+     *     API keys only. Requires the scope `llm:write`.
+     */
+    post: operations['postV1Completions'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/moderations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Classify texts through a moderation model's provider (OpenAI's)
+     * @description Classify texts through a moderation model's provider (OpenAI's)
+     *
+     *     API keys only. Requires the scope `llm:write`.
+     */
+    post: operations['postV1Moderations'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/models': {
     parameters: {
       query?: never;
@@ -13008,6 +13052,8 @@ export interface operations {
             [key: string]: unknown;
           })[];
           think?: boolean | ('low' | 'medium' | 'high');
+          logprobs?: boolean;
+          top_logprobs?: number;
         } & {
           [key: string]: unknown;
         };
@@ -13088,6 +13134,9 @@ export interface operations {
           system?: string;
           stream?: boolean;
           raw?: boolean;
+          template?: string;
+          /** @description The `context` of a previous answer, continuing it */
+          context?: number[];
           format?:
             | 'json'
             | ''
@@ -13110,6 +13159,8 @@ export interface operations {
           };
           keep_alive?: string | number;
           think?: boolean | ('low' | 'medium' | 'high');
+          logprobs?: boolean;
+          top_logprobs?: number;
         } & {
           [key: string]: unknown;
         };
@@ -13946,8 +13997,8 @@ export interface operations {
          */
         'application/json': {
           model: string;
-          /** @description Text or texts (token arrays are not accepted) */
-          input: string | string[];
+          /** @description Text, texts, token ids or arrays of token ids (these for providers that read them) */
+          input: string | string[] | number[] | number[][];
           /** @enum {unknown} */
           encoding_format?: 'float' | 'base64';
           dimensions?: number;
@@ -14001,6 +14052,194 @@ export interface operations {
             } & {
               [key: string]: unknown;
             };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+    };
+  };
+  postV1Completions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "model": "string",
+         *       "prompt": "string"
+         *     }
+         */
+        'application/json': {
+          model: string;
+          /** @description One prompt (a list of one; several prompts or token ids are refused) */
+          prompt: string | string[];
+          suffix?: string | null;
+          stream?: boolean | null;
+          stream_options?:
+            | ({
+                include_usage?: boolean;
+              } & {
+                [key: string]: unknown;
+              })
+            | null;
+          max_tokens?: number | null;
+          temperature?: number | null;
+          top_p?: number | null;
+          n?: number | null;
+          stop?: string | string[] | null;
+          seed?: number | null;
+          presence_penalty?: number | null;
+          frequency_penalty?: number | null;
+          logprobs?: number | null;
+          echo?: boolean | null;
+          best_of?: number | null;
+          logit_bias?: {
+            [key: string]: number;
+          } | null;
+          user?: string;
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description With `stream: true`, server-sent `text_completion` events ending `data: [DONE]` */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "object": "text_completion",
+           *       "created": 0,
+           *       "model": "string",
+           *       "choices": [
+           *         {}
+           *       ],
+           *       "usage": {
+           *         "prompt_tokens": 0,
+           *         "completion_tokens": 0,
+           *         "total_tokens": 0
+           *       }
+           *     }
+           */
+          'application/json': {
+            id: string;
+            /** @enum {string} */
+            object: 'text_completion';
+            created: number;
+            model: string;
+            choices: {
+              [key: string]: unknown;
+            }[];
+            usage: {
+              prompt_tokens: number;
+              completion_tokens: number;
+              total_tokens: number;
+            } & {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+    };
+  };
+  postV1Moderations: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "input": "string"
+         *     }
+         */
+        'application/json': {
+          model?: string;
+          input:
+            | string
+            | string[]
+            | ({
+                type: string;
+              } & {
+                [key: string]: unknown;
+              })[];
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "model": "string",
+           *       "results": [
+           *         {}
+           *       ]
+           *     }
+           */
+          'application/json': {
+            id: string;
+            model: string;
+            results: {
+              [key: string]: unknown;
+            }[];
           } & {
             [key: string]: unknown;
           };

@@ -72,7 +72,12 @@ describe('gateway bad input', () => {
       { model: 'gpt-4o-mini', messages: user, temperature: 3 },
       'body.temperature',
     ],
-    ['/v1/chat/completions', 'several choices', { model: 'gpt-4o-mini', messages: user, n: 2 }, 'body.n'],
+    [
+      '/v1/chat/completions',
+      'a thousand choices',
+      { model: 'gpt-4o-mini', messages: user, n: 1000 },
+      'body.n',
+    ],
     [
       '/v1/chat/completions',
       'unknown response format',
@@ -124,7 +129,12 @@ describe('gateway bad input', () => {
       },
       'body.messages.0.content.0.image_url.url',
     ],
-    ['/v1/embeddings', 'token arrays', { model: 'text-embedding-3-small', input: [[1, 2, 3]] }, 'body.input'],
+    [
+      '/v1/embeddings',
+      'token arrays to an Ollama model',
+      { model: 'nomic-embed-text', input: [[1, 2, 3]] },
+      'body.input',
+    ],
     [
       '/v1/embeddings',
       'unknown encoding',

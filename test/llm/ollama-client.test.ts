@@ -95,11 +95,10 @@ describe('Ollama API through the official ollama client', () => {
     const res = await client.generate({ model: 'llama3.2', prompt: 'complete this', system: 'be brief' });
     expect(res.response).toBe(echoReply('complete this'));
     expect(res.done).toBe(true);
-    const sent = bed.ollama.requests.at(-1)?.body as { messages: Array<{ role: string; content: string }> };
-    expect(sent.messages).toEqual([
-      { role: 'system', content: 'be brief' },
-      { role: 'user', content: 'complete this' },
-    ]);
+    // A real generate upstream (issue 32), not a one-turn chat.
+    const sent = bed.ollama.requests.at(-1);
+    expect(sent?.path).toBe('/api/generate');
+    expect(sent?.body).toMatchObject({ system: 'be brief', prompt: 'complete this' });
     const stream = await client.generate({ model: 'llama3.2', prompt: 'and stream', stream: true });
     let text = '';
     for await (const part of stream) text += part.response;

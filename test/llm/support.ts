@@ -28,6 +28,7 @@ export function testModels(ollama: FakeLlmServer, openai: FakeLlmServer, timeout
     { provider: 'ollama', baseUrl: 'http://127.0.0.1:9', timeoutMs, name: 'dead-alone', upstreamModel: 'x' },
     { ...onOllama, name: 'nomic-embed-text', kind: 'embedding' },
     { ...onOpenAi, name: 'text-embedding-3-small', kind: 'embedding' },
+    { ...onOpenAi, name: 'omni-moderation-latest', kind: 'moderation' },
   ];
 }
 

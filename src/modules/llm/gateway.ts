@@ -121,7 +121,7 @@ export class Gateway {
     if (!mayUseModel(principal, model.name))
       throw new AppError('FORBIDDEN', `This key may not use model "${model.name}"`, { model: model.name });
     if (model.kind !== kind) {
-      const does = kind === 'chat' ? 'chat' : 'embeddings';
+      const does = kind === 'chat' ? 'chat' : kind === 'embedding' ? 'embeddings' : 'moderation';
       throw new AppError('VALIDATION_ERROR', `"${model.name}" does not support ${does}`, {
         model: model.name,
         kind: model.kind,
@@ -408,9 +408,20 @@ export class Gateway {
     ctx: CallContext,
     name: string,
     input: string[],
-    options: { truncate?: boolean; dimensions?: number } = {},
+    options: { truncate?: boolean; dimensions?: number; tokens?: number[][] } = {},
   ): Promise<EmbedAnswer> {
     const first = this.resolve(ctx.principal, name, 'embedding');
+    const refused = this.deps.providers
+      .get(first.provider)
+      ?.embedUnsupported?.({ model: first.upstreamModel, input, ...options }, first);
+    if (refused)
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `Invalid body: ${refused.field} ${refused.reason} (${first.name})`,
+        {
+          fields: [{ field: refused.field, message: refused.reason }],
+        },
+      );
     const headers = await this.checkBudget(ctx.principal);
     const started = this.deps.now();
     const tried: string[] = [];
@@ -425,7 +436,11 @@ export class Gateway {
           model,
           ctx.signal,
         );
-        const promptTokens = result.promptTokens ?? (await sumTokensYielding(input));
+        const promptTokens =
+          result.promptTokens ??
+          (options.tokens
+            ? options.tokens.reduce((n, t) => n + t.length, 0)
+            : await sumTokensYielding(input));
         const elapsed = this.deps.now() - started;
         this.recentlyUsed.set(candidate.name, Date.now());
         this.record(ctx, first.name, {
@@ -453,6 +468,40 @@ export class Gateway {
       }
     }
     throw this.failure(ctx, first.name, lastError ?? new Error('the request was canceled'), tried, started);
+  }
+
+  /** Moderation (OpenAI's `/v1/moderations`) through the model's provider, budgeted and recorded. */
+  async moderate(
+    ctx: CallContext,
+    name: string,
+    input: unknown,
+  ): Promise<{ model: ConfiguredModel; results: unknown[]; headers: Record<string, string> }> {
+    const first = this.resolve(ctx.principal, name, 'moderation');
+    if (!this.deps.providers.get(first.provider)?.moderate)
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `Invalid body: body.model "${first.name}" has no moderation endpoint`,
+        {
+          fields: [{ field: 'body.model', message: 'has no moderation endpoint' }],
+        },
+      );
+    const headers = await this.checkBudget(ctx.principal);
+    const started = this.deps.now();
+    try {
+      const model = await this.withKey(first);
+      const { results } = await (this.providerOf(model).moderate?.(input, model, ctx.signal) ??
+        Promise.resolve({ results: [] }));
+      this.record(ctx, first.name, {
+        answeredBy: first.name,
+        provider: first.provider,
+        latencyMs: this.deps.now() - started,
+        status: 'success',
+        httpStatus: 200,
+      });
+      return { model: first, results, headers: { ...headers, 'x-llm-model': first.name } };
+    } catch (error) {
+      throw this.failure(ctx, first.name, error, [first.name], started);
+    }
   }
 }
 

@@ -16,7 +16,7 @@ const ModelFileEntry = Type.Object(
     /** A kind of the provider catalogue (providers/catalogue.ts). */
     provider: Type.String({ minLength: 1, maxLength: 50 }),
     upstreamModel: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    kind: Type.Optional(Type.Enum(['chat', 'embedding'] as const)),
+    kind: Type.Optional(Type.Enum(['chat', 'embedding', 'moderation'] as const)),
     contextWindow: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000_000 })),
     pricing: Type.Optional(
       Type.Object(

@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
+import { AppError } from '../../core/errors.js';
 import type { ConfiguredModel } from './model-file.js';
 import type { OllamaChatBodyT, OllamaGenerateBodyT, OllamaMessageT } from './ollama-schemas.js';
-import type { ChatEvent, ChatMessage, ChatOptions, ChatRequest, ToolCall, ToolSpec } from './types.js';
+import type {
+  ChatEvent,
+  ChatMessage,
+  ChatOptions,
+  ChatRequest,
+  GenerateInput,
+  TokenLogprob,
+  ToolCall,
+  ToolSpec,
+} from './types.js';
 
 type OllamaOptionsT = NonNullable<OllamaChatBodyT['options']>;
 
@@ -56,6 +66,11 @@ function common(body: OllamaChatBodyT | OllamaGenerateBodyT): Omit<ChatRequest, 
   if (format) out.format = format;
   if (body.keep_alive !== undefined) out.keepAlive = body.keep_alive;
   if (body.think !== undefined) out.think = body.think !== false;
+  if (body.logprobs === true) out.logprobs = { top: body.top_logprobs ?? 0 };
+  else if (body.top_logprobs !== undefined && body.top_logprobs > 0)
+    throw new AppError('VALIDATION_ERROR', 'Invalid body: body.top_logprobs needs logprobs: true', {
+      fields: [{ field: 'body.top_logprobs', message: 'needs logprobs: true' }],
+    });
   return out;
 }
 
@@ -68,14 +83,23 @@ export function chatFromOllama(body: OllamaChatBodyT): Omit<ChatRequest, 'model'
   return out;
 }
 
-/** `/api/generate` is a one-turn chat: the system prompt and the prompt (images on the prompt). */
+/**
+ * `/api/generate` as a completion: the fields a chat has no word for travel in `generate` (an
+ * Ollama upstream gets a real generate); `messages` holds the one-turn chat for the other providers.
+ */
 export function chatFromGenerate(body: OllamaGenerateBodyT): Omit<ChatRequest, 'model'> {
   const messages: ChatMessage[] = [];
   if (body.system) messages.push({ role: 'system', content: body.system });
   const prompt: ChatMessage = { role: 'user', content: body.prompt ?? '' };
   if (body.images?.length) prompt.images = body.images;
   messages.push(prompt);
-  return { ...common(body), messages };
+  const generate: GenerateInput = { prompt: body.prompt ?? '', dialect: 'ollama' };
+  if (body.suffix !== undefined && body.suffix !== '') generate.suffix = body.suffix;
+  if (body.system !== undefined) generate.system = body.system;
+  if (body.raw !== undefined) generate.raw = body.raw;
+  if (body.template !== undefined && body.template !== '') generate.template = body.template;
+  if (body.context?.length) generate.context = body.context;
+  return { ...common(body), messages, generate };
 }
 
 const toolCallsOf = (calls: readonly ToolCall[]) =>
@@ -88,6 +112,7 @@ export class OllamaWriter {
   private content = '';
   private thinking = '';
   private readonly toolCalls: ToolCall[] = [];
+  private readonly logprobs: TokenLogprob[] = [];
 
   constructor(
     private readonly model: ConfiguredModel,
@@ -118,11 +143,13 @@ export class OllamaWriter {
   chunk(event: ChatEvent): Record<string, unknown> {
     if (event.type === 'delta') {
       if (this.firstAt === null) this.firstAt = this.now();
-      return {
+      const out: Record<string, unknown> = {
         ...this.head(),
         ...this.body(event.content ?? '', event.thinking, event.toolCalls),
         done: false,
       };
+      if (event.logprobs) out.logprobs = event.logprobs.map(logprobOf);
+      return out;
     }
     return { ...this.head(), ...this.body(''), ...this.doneFields(event) };
   }
@@ -134,13 +161,16 @@ export class OllamaWriter {
       this.content += event.content ?? '';
       this.thinking += event.thinking ?? '';
       if (event.toolCalls) this.toolCalls.push(...event.toolCalls);
+      if (event.logprobs) this.logprobs.push(...event.logprobs);
       return null;
     }
-    return {
+    const out: Record<string, unknown> = {
       ...this.head(),
       ...this.body(this.content, this.thinking, this.toolCalls),
       ...this.doneFields(event),
     };
+    if (this.logprobs.length) out.logprobs = this.logprobs.map(logprobOf);
+    return out;
   }
 
   private doneFields(event: Extract<ChatEvent, { type: 'done' }>): Record<string, unknown> {
@@ -148,7 +178,9 @@ export class OllamaWriter {
     const first = this.firstAt ?? end;
     const ms = (v: number) => Math.round(v * 1e6);
     const t = event.timings ?? {};
+    const context = this.kind === 'generate' && event.context ? { context: event.context } : {};
     return {
+      ...context,
       done: true,
       // Ollama reports tool calls as `stop`; OpenAI-style `tool_calls` is translated back.
       done_reason: event.doneReason === 'tool_calls' ? 'stop' : event.doneReason,
@@ -160,6 +192,14 @@ export class OllamaWriter {
       eval_duration: t.evalNs ?? ms(end - first),
     };
   }
+}
+
+/** A token's log probability as Ollama writes it. */
+function logprobOf(t: TokenLogprob): Record<string, unknown> {
+  const out: Record<string, unknown> = { token: t.token, logprob: t.logprob };
+  if (t.bytes) out.bytes = t.bytes;
+  if (t.top) out.top_logprobs = t.top.map((x) => ({ token: x.token, logprob: x.logprob }));
+  return out;
 }
 
 /** Ollama's answer to a chat or generate with nothing to do: the model is "loaded". */

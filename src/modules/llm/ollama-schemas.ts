@@ -80,6 +80,8 @@ export const OllamaChatBody = Type.Object(
     keep_alive: Type.Optional(KeepAlive),
     tools: Type.Optional(Type.Array(ToolSchema, { maxItems: 128 })),
     think: Type.Optional(Think),
+    logprobs: Type.Optional(Type.Boolean()),
+    top_logprobs: Type.Optional(Type.Integer({ minimum: 0, maximum: 20 })),
   },
   open,
 );
@@ -93,11 +95,20 @@ export const OllamaGenerateBody = Type.Object(
     system: Type.Optional(Type.String()),
     stream: Type.Optional(Type.Boolean()),
     raw: Type.Optional(Type.Boolean()),
+    template: Type.Optional(Type.String({ maxLength: 1_000_000 })),
+    context: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 0 }), {
+        maxItems: 1_048_576,
+        description: 'The `context` of a previous answer, continuing it',
+      }),
+    ),
     format: Type.Optional(Format),
     images: Type.Optional(Images),
     options: Type.Optional(OllamaOptions),
     keep_alive: Type.Optional(KeepAlive),
     think: Type.Optional(Think),
+    logprobs: Type.Optional(Type.Boolean()),
+    top_logprobs: Type.Optional(Type.Integer({ minimum: 0, maximum: 20 })),
   },
   open,
 );

@@ -1,13 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError } from '../../core/errors.js';
 import type { ConfiguredModel } from './model-file.js';
-import type { OpenAiChatBodyT, OpenAiMessageT } from './openai-schemas.js';
+import type { OpenAiChatBodyT, OpenAiCompletionBodyT, OpenAiMessageT } from './openai-schemas.js';
 import type {
   ChatEvent,
   ChatMessage,
   ChatOptions,
   ChatRequest,
   OpenAiExtras,
+  TokenLogprob,
   ToolCall,
   ToolSpec,
 } from './types.js';
@@ -85,15 +86,15 @@ export function chatFromOpenAi(body: OpenAiChatBodyT): Omit<ChatRequest, 'model'
   if (body.service_tier != null) extras.serviceTier = body.service_tier;
   if (body.reasoning_effort != null) extras.reasoningEffort = body.reasoning_effort;
   if (body.parallel_tool_calls != null) extras.parallelToolCalls = body.parallel_tool_calls;
-  // Log probabilities would have to travel back through every event: refused rather than answered null.
-  if (body.logprobs === true) throw invalid('logprobs', 'is not supported by this gateway');
-  if (body.top_logprobs != null && body.top_logprobs > 0)
-    throw invalid('top_logprobs', 'is not supported by this gateway');
+  if (body.top_logprobs != null && body.top_logprobs > 0 && body.logprobs !== true)
+    throw invalid('top_logprobs', 'needs logprobs: true');
   if (body.stop != null) options.stop = typeof body.stop === 'string' ? [body.stop] : body.stop;
   if (body.seed != null) options.seed = body.seed;
   if (body.presence_penalty != null) options.presencePenalty = body.presence_penalty;
   if (body.frequency_penalty != null) options.frequencyPenalty = body.frequency_penalty;
   const out: Omit<ChatRequest, 'model'> = { messages, options };
+  if (body.logprobs === true) out.logprobs = { top: body.top_logprobs ?? 0 };
+  if (body.n != null && body.n > 1) out.n = body.n;
   if (body.tools?.length) out.tools = body.tools as ToolSpec[];
   const choice = body.tool_choice;
   if (choice != null) {
@@ -123,22 +124,83 @@ export function chatFromOpenAi(body: OpenAiChatBodyT): Omit<ChatRequest, 'model'
   return out;
 }
 
+/**
+ * A legacy completion in the neutral form: the prompt and suffix travel in `generate` (an OpenAI
+ * upstream gets `/completions`, an Ollama one `/api/generate`); what no provider is asked for is refused.
+ */
+export function completionFromOpenAi(body: OpenAiCompletionBodyT): Omit<ChatRequest, 'model'> {
+  if (body.echo === true) throw invalid('echo', 'is not supported by this gateway');
+  if (body.best_of != null && body.best_of > 1) throw invalid('best_of', 'is not supported by this gateway');
+  if (body.logit_bias != null && Object.keys(body.logit_bias).length > 0)
+    throw invalid('logit_bias', 'is not supported by this gateway');
+  const prompt = typeof body.prompt === 'string' ? body.prompt : (body.prompt[0] ?? '');
+  const options: ChatOptions = {};
+  if (body.temperature != null) options.temperature = body.temperature;
+  if (body.top_p != null) options.topP = body.top_p;
+  if (body.max_tokens != null) options.maxTokens = body.max_tokens;
+  if (body.stop != null) options.stop = typeof body.stop === 'string' ? [body.stop] : body.stop;
+  if (body.seed != null) options.seed = body.seed;
+  if (body.presence_penalty != null) options.presencePenalty = body.presence_penalty;
+  if (body.frequency_penalty != null) options.frequencyPenalty = body.frequency_penalty;
+  const out: Omit<ChatRequest, 'model'> = {
+    messages: [{ role: 'user', content: prompt }],
+    options,
+    generate: { prompt, dialect: 'openai', ...(body.suffix != null ? { suffix: body.suffix } : {}) },
+  };
+  if (body.n != null && body.n > 1) out.n = body.n;
+  if (body.logprobs != null) out.logprobs = { top: body.logprobs };
+  if (body.user != null) out.openAi = { user: body.user };
+  return out;
+}
+
 const FINISH: Record<string, string> = { stop: 'stop', length: 'length', tool_calls: 'tool_calls' };
+
+/** One answer of a completion being written (`n` > 1 writes several). */
+interface Choice {
+  content: string;
+  toolCalls: ToolCall[];
+  logprobs: TokenLogprob[];
+  sentRole: boolean;
+  toolIndex: number;
+}
+
+const newChoice = (): Choice => ({ content: '', toolCalls: [], logprobs: [], sentRole: false, toolIndex: 0 });
+
+/** A token's log probability as a chat completion writes it. */
+function logprobOf(t: TokenLogprob) {
+  return {
+    token: t.token,
+    logprob: t.logprob,
+    bytes: t.bytes ?? null,
+    top_logprobs: (t.top ?? []).map((x) => ({ token: x.token, logprob: x.logprob, bytes: x.bytes ?? null })),
+  };
+}
 
 /** OpenAI's `chat.completion` and `chat.completion.chunk` objects from neutral events. */
 export class OpenAiWriter {
   // randomUUID draws from a pooled buffer; randomBytes per answer was a syscall each.
   readonly id = `chatcmpl-${randomUUID()}`;
   private readonly created = Math.floor(Date.now() / 1000);
-  private content = '';
-  private readonly toolCalls: ToolCall[] = [];
-  private sentRole = false;
-  private toolIndex = 0;
+  private readonly choices: Choice[];
 
-  constructor(private readonly model: ConfiguredModel) {}
+  constructor(
+    private readonly model: ConfiguredModel,
+    private readonly n = 1,
+    /** The client asked for log probabilities: `logprobs` is an object, not null. */
+    private readonly withLogprobs = false,
+  ) {
+    this.choices = Array.from({ length: n }, newChoice);
+  }
 
   private head(object: 'chat.completion' | 'chat.completion.chunk') {
     return { id: this.id, object, created: this.created, model: this.model.name, system_fingerprint: null };
+  }
+
+  private choiceOf(event: { choice?: number }): [number, Choice] {
+    const index = event.choice ?? 0;
+    if (index >= this.n)
+      throw new AppError('UPSTREAM_ERROR', `the model sent an answer beyond n = ${this.n}`);
+    return [index, this.choices[index] as Choice];
   }
 
   private static wireCalls(calls: readonly ToolCall[], firstIndex: number) {
@@ -150,33 +212,38 @@ export class OpenAiWriter {
     }));
   }
 
-  /** The chunks for one event: a delta, or the finishing chunk (and a usage chunk when asked). */
+  private reasonOf(event: Extract<ChatEvent, { type: 'done' }>, index: number, choice: Choice): string {
+    if (choice.toolIndex > 0 || choice.toolCalls.length > 0) return 'tool_calls';
+    const reason = event.choiceReasons?.[index] ?? event.doneReason;
+    return FINISH[reason] ?? 'stop';
+  }
+
+  /** The chunks for one event: a delta, or the finishing chunks (and a usage chunk when asked). */
   chunks(event: ChatEvent, includeUsage: boolean): Record<string, unknown>[] {
     if (event.type === 'delta') {
+      const [index, choice] = this.choiceOf(event);
       const delta: Record<string, unknown> = {};
-      if (!this.sentRole) {
+      if (!choice.sentRole) {
         delta.role = 'assistant';
-        this.sentRole = true;
+        choice.sentRole = true;
       }
       if (event.content !== undefined || !event.toolCalls) delta.content = event.content ?? '';
       if (event.toolCalls?.length) {
-        delta.tool_calls = OpenAiWriter.wireCalls(event.toolCalls, this.toolIndex);
-        this.toolIndex += event.toolCalls.length;
+        delta.tool_calls = OpenAiWriter.wireCalls(event.toolCalls, choice.toolIndex);
+        choice.toolIndex += event.toolCalls.length;
       }
+      const logprobs = event.logprobs ? { content: event.logprobs.map(logprobOf), refusal: null } : null;
       return [
         {
           ...this.head('chat.completion.chunk'),
-          choices: [{ index: 0, delta, logprobs: null, finish_reason: null }],
+          choices: [{ index, delta, logprobs, finish_reason: null }],
         },
       ];
     }
-    const finish = this.toolIndex > 0 ? 'tool_calls' : (FINISH[event.doneReason] ?? 'stop');
-    const out: Record<string, unknown>[] = [
-      {
-        ...this.head('chat.completion.chunk'),
-        choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: finish }],
-      },
-    ];
+    const out: Record<string, unknown>[] = this.choices.map((choice, index) => ({
+      ...this.head('chat.completion.chunk'),
+      choices: [{ index, delta: {}, logprobs: null, finish_reason: this.reasonOf(event, index, choice) }],
+    }));
     if (includeUsage) out.push({ ...this.head('chat.completion.chunk'), choices: [], usage: usageOf(event) });
     return out;
   }
@@ -184,23 +251,121 @@ export class OpenAiWriter {
   /** Adds an event to a `stream:false` answer; returns the completion at `done`. */
   collect(event: ChatEvent): Record<string, unknown> | null {
     if (event.type === 'delta') {
-      this.content += event.content ?? '';
-      if (event.toolCalls) this.toolCalls.push(...event.toolCalls);
+      const [, choice] = this.choiceOf(event);
+      choice.content += event.content ?? '';
+      if (event.toolCalls) choice.toolCalls.push(...event.toolCalls);
+      if (event.logprobs) choice.logprobs.push(...event.logprobs);
       return null;
     }
-    const message: Record<string, unknown> = {
-      role: 'assistant',
-      content: this.toolCalls.length > 0 && this.content === '' ? null : this.content,
-      refusal: null,
-    };
-    if (this.toolCalls.length > 0) message.tool_calls = OpenAiWriter.wireCalls(this.toolCalls, 0);
-    const finish = this.toolCalls.length > 0 ? 'tool_calls' : (FINISH[event.doneReason] ?? 'stop');
     return {
       ...this.head('chat.completion'),
-      choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
+      choices: this.choices.map((choice, index) => {
+        const message: Record<string, unknown> = {
+          role: 'assistant',
+          content: choice.toolCalls.length > 0 && choice.content === '' ? null : choice.content,
+          refusal: null,
+        };
+        if (choice.toolCalls.length > 0) message.tool_calls = OpenAiWriter.wireCalls(choice.toolCalls, 0);
+        const logprobs = this.withLogprobs
+          ? { content: choice.logprobs.map(logprobOf), refusal: null }
+          : null;
+        return { index, message, logprobs, finish_reason: this.reasonOf(event, index, choice) };
+      }),
       usage: usageOf(event),
     };
   }
+}
+
+/** OpenAI's legacy `text_completion` objects (`/v1/completions`) from neutral events. */
+export class CompletionWriter {
+  readonly id = `cmpl-${randomUUID()}`;
+  private readonly created = Math.floor(Date.now() / 1000);
+  private readonly texts: string[];
+  private readonly logprobs: TokenLogprob[][];
+
+  constructor(
+    private readonly model: ConfiguredModel,
+    private readonly n = 1,
+    private readonly withLogprobs = false,
+  ) {
+    this.texts = Array.from({ length: n }, () => '');
+    this.logprobs = Array.from({ length: n }, () => []);
+  }
+
+  private head() {
+    return { id: this.id, object: 'text_completion', created: this.created, model: this.model.name };
+  }
+
+  private static legacyLogprobs(tokens: readonly TokenLogprob[]) {
+    return {
+      tokens: tokens.map((t) => t.token),
+      token_logprobs: tokens.map((t) => t.logprob),
+      top_logprobs: tokens.map((t) => Object.fromEntries((t.top ?? []).map((x) => [x.token, x.logprob]))),
+      text_offset: offsetsOf(tokens),
+    };
+  }
+
+  private indexOf(event: { choice?: number }): number {
+    const index = event.choice ?? 0;
+    if (index >= this.n)
+      throw new AppError('UPSTREAM_ERROR', `the model sent an answer beyond n = ${this.n}`);
+    return index;
+  }
+
+  chunks(event: ChatEvent, includeUsage: boolean): Record<string, unknown>[] {
+    if (event.type === 'delta') {
+      const index = this.indexOf(event);
+      if (!event.content && !event.logprobs) return [];
+      const logprobs = event.logprobs ? CompletionWriter.legacyLogprobs(event.logprobs) : null;
+      return [
+        {
+          ...this.head(),
+          choices: [{ text: event.content ?? '', index, logprobs, finish_reason: null }],
+        },
+      ];
+    }
+    const out: Record<string, unknown>[] = this.texts.map((_, index) => ({
+      ...this.head(),
+      choices: [{ text: '', index, logprobs: null, finish_reason: reasonOf(event, index) }],
+    }));
+    if (includeUsage) out.push({ ...this.head(), choices: [], usage: usageOf(event) });
+    return out;
+  }
+
+  collect(event: ChatEvent): Record<string, unknown> | null {
+    if (event.type === 'delta') {
+      const index = this.indexOf(event);
+      this.texts[index] += event.content ?? '';
+      if (event.logprobs) this.logprobs[index]?.push(...event.logprobs);
+      return null;
+    }
+    return {
+      ...this.head(),
+      choices: this.texts.map((text, index) => ({
+        text,
+        index,
+        logprobs: this.withLogprobs ? CompletionWriter.legacyLogprobs(this.logprobs[index] ?? []) : null,
+        finish_reason: reasonOf(event, index),
+      })),
+      usage: usageOf(event),
+    };
+  }
+}
+
+/** Where each token starts in the text (the legacy logprobs' `text_offset`). */
+function offsetsOf(tokens: readonly TokenLogprob[]): number[] {
+  const out: number[] = [];
+  let at = 0;
+  for (const t of tokens) {
+    out.push(at);
+    at += t.token.length;
+  }
+  return out;
+}
+
+function reasonOf(event: Extract<ChatEvent, { type: 'done' }>, index: number): string {
+  const reason = event.choiceReasons?.[index] ?? event.doneReason;
+  return reason === 'length' ? 'length' : 'stop';
 }
 
 function usageOf(event: Extract<ChatEvent, { type: 'done' }>) {

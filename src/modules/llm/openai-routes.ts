@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -8,18 +9,30 @@ import { clientGone, sendBody, sendLines } from '../../core/http/stream-reply.js
 import { holdStreamSlot } from '../../core/http/stream-slots.js';
 import type { CallContext, ChatSession, Gateway } from './gateway.js';
 import type { ConfiguredModel } from './model-file.js';
-import { base64Embedding, chatFromOpenAi, OpenAiWriter } from './openai-format.js';
+import {
+  base64Embedding,
+  CompletionWriter,
+  chatFromOpenAi,
+  completionFromOpenAi,
+  OpenAiWriter,
+} from './openai-format.js';
 import {
   OpenAiChatBody,
   OpenAiChatResponse,
+  OpenAiCompletionBody,
+  OpenAiCompletionResponse,
   OpenAiEmbeddingsBody,
   OpenAiEmbeddingsResponse,
   OpenAiModel,
   OpenAiModelList,
+  OpenAiModerationBody,
+  OpenAiModerationResponse,
   withOpenAiErrors,
 } from './openai-schemas.js';
 
 const tags = ['Language models: OpenAI API'];
+/** What `/v1/moderations` uses when the body names no model (OpenAI's default). */
+const DEFAULT_MODERATION_MODEL = 'omni-moderation-latest';
 
 const OPENAI_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
@@ -47,7 +60,7 @@ const call = { auth: { service: 'llm' }, errorFormat: 'openai' } as const;
 /** Server-sent events; a failure after the first byte is an `error` event, then the stream ends. */
 async function* sse(
   session: ChatSession,
-  writer: OpenAiWriter,
+  writer: Pick<OpenAiWriter, 'chunks'>,
   includeUsage: boolean,
   requestId: string,
 ): AsyncGenerator<string> {
@@ -99,7 +112,7 @@ export function openAiRoutes(
       const ctx = contextOf(request, reply, 'chat.completions', stream);
       const session = await gateway.chat(ctx, body.model, chatFromOpenAi(body));
       reply.headers(session.headers);
-      const writer = new OpenAiWriter(session.model);
+      const writer = new OpenAiWriter(session.model, body.n ?? 1, body.logprobs === true);
       if (stream) {
         const includeUsage = body.stream_options?.include_usage === true;
         return sendLines(
@@ -130,9 +143,15 @@ export function openAiRoutes(
     },
     async (request, reply) => {
       const body = request.body;
-      const input = typeof body.input === 'string' ? [body.input] : body.input;
+      // Token ids (one array, or arrays of them) go to providers that read them; text as before.
+      const raw = typeof body.input === 'string' ? [body.input] : body.input;
+      const tokens =
+        typeof raw[0] === 'number' ? [raw as number[]] : Array.isArray(raw[0]) ? (raw as number[][]) : null;
+      const input = tokens ? [] : (raw as string[]);
       const ctx = contextOf(request, reply, 'embeddings', false);
-      const options = body.dimensions !== undefined ? { dimensions: body.dimensions } : {};
+      const options: { dimensions?: number; tokens?: number[][] } = {};
+      if (body.dimensions !== undefined) options.dimensions = body.dimensions;
+      if (tokens) options.tokens = tokens;
       const result = await gateway.embed(ctx, body.model, input, options);
       reply.headers(result.headers);
       const base64 = body.encoding_format === 'base64';
@@ -146,6 +165,64 @@ export function openAiRoutes(
         model: result.model.name,
         usage: { prompt_tokens: result.promptTokens, total_tokens: result.promptTokens },
       };
+    },
+  );
+
+  r.post(
+    '/v1/completions',
+    {
+      config: call,
+      bodyLimit: settings.bodyLimit,
+      schema: {
+        tags,
+        summary:
+          'Legacy text completion, with suffix for fill-in-the-middle (server-sent events with stream: true)',
+        body: OpenAiCompletionBody,
+        response: withOpenAiErrors({ 200: OpenAiCompletionResponse }),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const stream = body.stream === true;
+      if (stream) holdStreamSlot(request, reply);
+      const ctx = contextOf(request, reply, 'completions', stream);
+      const session = await gateway.chat(ctx, body.model, completionFromOpenAi(body));
+      reply.headers(session.headers);
+      const writer = new CompletionWriter(session.model, body.n ?? 1, body.logprobs != null);
+      if (stream) {
+        const includeUsage = body.stream_options?.include_usage === true;
+        return sendLines(
+          reply,
+          'text/event-stream; charset=utf-8',
+          sse(session, writer, includeUsage, request.id),
+        );
+      }
+      for await (const event of session.events) {
+        const whole = writer.collect(event);
+        if (whole) return sendBody(reply, whole);
+      }
+      throw new AppError('UPSTREAM_ERROR', 'the model ended its answer without finishing');
+    },
+  );
+
+  r.post(
+    '/v1/moderations',
+    {
+      config: call,
+      bodyLimit: settings.bodyLimit,
+      schema: {
+        tags,
+        summary: "Classify texts through a moderation model's provider (OpenAI's)",
+        body: OpenAiModerationBody,
+        response: withOpenAiErrors({ 200: OpenAiModerationResponse }),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const ctx = contextOf(request, reply, 'moderations', false);
+      const result = await gateway.moderate(ctx, body.model ?? DEFAULT_MODERATION_MODEL, body.input);
+      reply.headers(result.headers);
+      return { id: `modr-${randomUUID()}`, model: result.model.name, results: result.results as object[] };
     },
   );
 

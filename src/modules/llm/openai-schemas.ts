@@ -61,6 +61,9 @@ const ResponseFormat = Type.Object(
   open,
 );
 
+/** The most answers one request may ask for (OpenAI's own bound). */
+export const MAX_N = 128;
+
 const Stop = Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 16 }), Type.Null()]);
 
 export const OpenAiChatBody = Type.Object(
@@ -79,7 +82,7 @@ export const OpenAiChatBody = Type.Object(
     seed: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
     presence_penalty: Type.Optional(Type.Union([Type.Number({ minimum: -2, maximum: 2 }), Type.Null()])),
     frequency_penalty: Type.Optional(Type.Union([Type.Number({ minimum: -2, maximum: 2 }), Type.Null()])),
-    n: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 1 }), Type.Null()])),
+    n: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: MAX_N }), Type.Null()])),
     response_format: Type.Optional(ResponseFormat),
     tools: Type.Optional(Type.Array(ToolSchema, { maxItems: 128 })),
     tool_choice: Type.Optional(
@@ -117,15 +120,65 @@ export const OpenAiChatBody = Type.Object(
 );
 export type OpenAiChatBodyT = Static<typeof OpenAiChatBody>;
 
+const TokenIds = Type.Array(Type.Integer({ minimum: 0 }), { minItems: 1, maxItems: 8192 });
+
 export const OpenAiEmbeddingsBody = Type.Object(
   {
     model: ModelName,
-    input: Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1, maxItems: 2048 })], {
-      description: 'Text or texts (token arrays are not accepted)',
-    }),
+    input: Type.Union(
+      [
+        Type.String(),
+        Type.Array(Type.String(), { minItems: 1, maxItems: 2048 }),
+        TokenIds,
+        Type.Array(TokenIds, { minItems: 1, maxItems: 2048 }),
+      ],
+      { description: 'Text, texts, token ids or arrays of token ids (these for providers that read them)' },
+    ),
     encoding_format: Type.Optional(Type.Enum(['float', 'base64'] as const)),
     dimensions: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_536 })),
     user: Type.Optional(Type.String({ maxLength: 256 })),
+  },
+  open,
+);
+
+/** The legacy completions API (`/v1/completions`): one prompt, optionally a suffix (fill-in-the-middle). */
+export const OpenAiCompletionBody = Type.Object(
+  {
+    model: ModelName,
+    prompt: Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1, maxItems: 1 })], {
+      description: 'One prompt (a list of one; several prompts or token ids are refused)',
+    }),
+    suffix: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    stream: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    stream_options: Type.Optional(
+      Type.Union([Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, open), Type.Null()]),
+    ),
+    max_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+    temperature: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 2 }), Type.Null()])),
+    top_p: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()])),
+    n: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: MAX_N }), Type.Null()])),
+    stop: Type.Optional(Stop),
+    seed: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+    presence_penalty: Type.Optional(Type.Union([Type.Number({ minimum: -2, maximum: 2 }), Type.Null()])),
+    frequency_penalty: Type.Optional(Type.Union([Type.Number({ minimum: -2, maximum: 2 }), Type.Null()])),
+    logprobs: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 5 }), Type.Null()])),
+    echo: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    best_of: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 20 }), Type.Null()])),
+    logit_bias: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Number()), Type.Null()])),
+    user: Type.Optional(Type.String({ maxLength: 256 })),
+  },
+  open,
+);
+export type OpenAiCompletionBodyT = Static<typeof OpenAiCompletionBody>;
+
+export const OpenAiModerationBody = Type.Object(
+  {
+    model: Type.Optional(ModelName),
+    input: Type.Union([
+      Type.String(),
+      Type.Array(Type.String(), { minItems: 1, maxItems: 256 }),
+      Type.Array(Type.Object({ type: Type.String({ maxLength: 50 }) }, open), { minItems: 1, maxItems: 256 }),
+    ]),
   },
   open,
 );
@@ -150,6 +203,23 @@ export const OpenAiChatResponse = Type.Object(
     ...open,
     description: 'With `stream: true`, server-sent `chat.completion.chunk` events ending `data: [DONE]`',
   },
+);
+
+export const OpenAiCompletionResponse = Type.Object(
+  {
+    id: Type.String(),
+    object: Type.Literal('text_completion'),
+    created: Type.Integer(),
+    model: Type.String(),
+    choices: Type.Array(Type.Object({}, open)),
+    usage: Usage,
+  },
+  { ...open, description: 'With `stream: true`, server-sent `text_completion` events ending `data: [DONE]`' },
+);
+
+export const OpenAiModerationResponse = Type.Object(
+  { id: Type.String(), model: Type.String(), results: Type.Array(Type.Object({}, open)) },
+  open,
 );
 
 export const OpenAiEmbeddingsResponse = Type.Object(

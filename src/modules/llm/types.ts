@@ -3,7 +3,7 @@
  * OpenAI surfaces translate from. Nothing here knows a wire format.
  */
 
-export type ModelKind = 'chat' | 'embedding';
+export type ModelKind = 'chat' | 'embedding' | 'moderation';
 /** A provider's name in the catalogue (`providers/catalogue.ts`): `ollama`, `openai`, `builtin`, … */
 export type ProviderKind = string;
 
@@ -134,6 +134,39 @@ export interface ChatRequest {
    * (builtin/extractive) quotes from these instead of searching the whole knowledge base.
    */
   grounding?: { question: string; passages: Passage[] };
+  /** A prompt completion (Ollama `/api/generate`, OpenAI `/v1/completions`), not a chat: see GenerateInput. */
+  generate?: GenerateInput;
+  /** Log probabilities of the answer's tokens, with this many alternatives each (0: the chosen only). */
+  logprobs?: { top: number };
+  /** Answers to generate (OpenAI `n`); absent means one. */
+  n?: number;
+}
+
+/**
+ * The fields of a completion that a chat has no word for. `messages` still holds the one-turn chat
+ * (system, prompt) so a provider without completions can answer when none of these is set.
+ */
+export interface GenerateInput {
+  prompt: string;
+  /** Fill-in-the-middle: the text after the completion. */
+  suffix?: string;
+  system?: string;
+  /** The prompt goes to the model as it is, no template applied. */
+  raw?: boolean;
+  /** A prompt template replacing the model's (Ollama). */
+  template?: string;
+  /** Ollama's token context of a previous generate, continuing it. */
+  context?: number[];
+  /** The dialect the client spoke (a provider maps fields only it has, `body.suffix` vs …). */
+  dialect: 'ollama' | 'openai';
+}
+
+/** One token's log probability, with its most likely alternatives. */
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  bytes?: number[] | null;
+  top?: Array<{ token: string; logprob: number; bytes?: number[] | null }>;
 }
 
 export interface TokenUsage {
@@ -152,9 +185,21 @@ export interface UpstreamTimings {
 }
 
 export type ChatEvent =
-  | { type: 'delta'; content?: string; thinking?: string; toolCalls?: ToolCall[] }
+  | {
+      type: 'delta';
+      content?: string;
+      thinking?: string;
+      toolCalls?: ToolCall[];
+      logprobs?: TokenLogprob[];
+      /** Which answer of `n` this delta extends (absent: the first). */
+      choice?: number;
+    }
   | {
       type: 'done';
+      /** Ollama's token context after a generate, for the next one to continue. */
+      context?: number[];
+      /** Why each answer of `n` > 1 stopped, by index (`doneReason` is the first's). */
+      choiceReasons?: string[];
       /** `stop`, `length`, `tool_calls` (Ollama says `stop` for tool calls too; OpenAI's finish_reason). */
       doneReason: string;
       usage: TokenUsage | null;
@@ -184,6 +229,13 @@ export interface EmbedRequest {
   truncate?: boolean;
   /** OpenAI's `dimensions`, when the model supports it. */
   dimensions?: number;
+  /** OpenAI's token-array inputs (then `input` is empty): only a provider that reads token ids takes them. */
+  tokens?: number[][];
+}
+
+/** The upstream's moderation results, passed on as they are (their categories are the provider's). */
+export interface ModerationResult {
+  results: unknown[];
 }
 
 export interface EmbedResult {
@@ -201,6 +253,10 @@ export interface ChatProvider {
   unsupported?(request: ChatRequest): Unsupported | null;
   chat(request: ChatRequest, entry: ModelEntry, signal: AbortSignal): Promise<AsyncIterable<ChatEvent>>;
   embed(request: EmbedRequest, entry: ModelEntry, signal: AbortSignal): Promise<EmbedResult>;
+  /** Classifies texts (OpenAI's `/moderations`); a provider without it is refused with a 400. */
+  moderate?(input: unknown, entry: ModelEntry, signal: AbortSignal): Promise<ModerationResult>;
+  /** The first field of an embedding request this provider would drop (token inputs, dimensions), if any. */
+  embedUnsupported?(request: EmbedRequest, entry: ModelEntry): Unsupported | null;
   /** Frees connections and workers at shutdown. */
   close?(): void | Promise<void>;
 }

@@ -181,7 +181,10 @@ async function generate(ex: Exchange): Promise<void> {
   if (model === null) return;
   const body = asObject(ex.body);
   const prompt = typeof body.prompt === 'string' ? body.prompt : '';
-  const { pieces, reason } = limit(replyPieces(prompt, body.format), body.options);
+  const { pieces, reason } = limit(
+    replyPieces(typeof body.suffix === 'string' ? `${prompt}<FILL>${body.suffix}` : prompt, body.format),
+    body.options,
+  );
   const promptCount =
     fakeTokenCount(prompt) + fakeTokenCount(typeof body.system === 'string' ? body.system : '');
   const done = {
@@ -197,8 +200,18 @@ async function generate(ex: Exchange): Promise<void> {
     if (ex.server.garbage) return sendGarbage(ex.res);
     return sendJson(ex.res, 200, { ...done, response: pieces.join('') });
   }
+  const logprobs = body.logprobs === true;
   const frames = pieces.map(
-    (piece) => `${JSON.stringify({ model, created_at: CREATED_AT, response: piece, done: false })}\n`,
+    (piece) =>
+      `${JSON.stringify({
+        model,
+        created_at: CREATED_AT,
+        response: piece,
+        done: false,
+        ...(logprobs
+          ? { logprobs: [{ token: piece, logprob: -0.25, top_logprobs: [{ token: piece, logprob: -0.25 }] }] }
+          : {}),
+      })}\n`,
   );
   frames.push(`${JSON.stringify(done)}\n`);
   await streamFrames(ex, NDJSON, frames, ollamaBadFrames);

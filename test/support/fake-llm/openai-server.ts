@@ -72,6 +72,16 @@ function openAiFormat(options: FakeOpenAiOptions): FakeFormat {
       const { method } = ex.req;
       if (method === 'POST' && ex.path === '/v1/chat/completions') return chat(ex);
       if (method === 'POST' && ex.path === '/v1/embeddings') return embeddings(ex, dims);
+      if (method === 'POST' && ex.path === '/v1/completions') return completions(ex);
+      if (method === 'POST' && ex.path === '/v1/moderations') {
+        const input = asObject(ex.body).input;
+        const texts = Array.isArray(input) ? input : [input];
+        return sendJson(ex.res, 200, {
+          id: 'modr-fake',
+          model: 'omni-moderation-latest',
+          results: texts.map((t) => ({ flagged: String(t).includes('kill'), categories: {} })),
+        });
+      }
       if (method === 'GET' && ex.path === '/v1/models') {
         return sendJson(ex.res, 200, { object: 'list', data: ex.server.models.map(modelObject) });
       }
@@ -217,7 +227,12 @@ async function embeddings(ex: Exchange, defaultDims: number): Promise<void> {
   if (model === null) return;
   const body = asObject(ex.body);
   const input = typeof body.input === 'string' ? [body.input] : Array.isArray(body.input) ? body.input : null;
-  if (input === null || input.length === 0 || input.some((x) => typeof x !== 'string')) {
+  // Token ids as OpenAI takes them: one array of integers, or arrays of them (embedded as their text).
+  const texts0 =
+    input && typeof input[0] === 'number'
+      ? [JSON.stringify(input)]
+      : input?.map((x) => (Array.isArray(x) ? JSON.stringify(x) : x));
+  if (texts0 === undefined || texts0.length === 0 || texts0.some((x) => typeof x !== 'string')) {
     sendJson(ex.res, 400, {
       error: { ...openAiError(400, "'input' is a required property").error, param: 'input' },
     });
@@ -226,7 +241,7 @@ async function embeddings(ex: Exchange, defaultDims: number): Promise<void> {
   if (ex.server.garbage) return sendGarbage(ex.res);
   const dims = typeof body.dimensions === 'number' ? body.dimensions : defaultDims;
   const base64 = body.encoding_format === 'base64';
-  const texts = input as string[];
+  const texts = texts0 as string[];
   const tokens = texts.reduce((sum, text) => sum + fakeTokenCount(text), 0);
   sendJson(ex.res, 200, {
     object: 'list',
@@ -259,3 +274,40 @@ const openAiBadFrames = {
   garbage: 'data: {this is not json\n\n',
   error: event(openAiError(500, 'fake upstream failure')),
 };
+
+/** Legacy `/v1/completions`: echoes the prompt (and the suffix after `|`), one choice per `n`. */
+async function completions(ex: Exchange): Promise<void> {
+  const model = requireModel(ex);
+  if (model === null) return;
+  const body = asObject(ex.body);
+  const text = `${String(body.prompt)}|${String(body.suffix ?? '')}`;
+  const n = typeof body.n === 'number' ? body.n : 1;
+  const usage = { prompt_tokens: 2, completion_tokens: 2, total_tokens: 4 };
+  const logprobs =
+    typeof body.logprobs === 'number'
+      ? { tokens: ['Echo'], token_logprobs: [-0.5], top_logprobs: [{ Echo: -0.5 }], text_offset: [0] }
+      : null;
+  const head = { id: 'cmpl-fake', object: 'text_completion', created: CREATED, model };
+  if (body.stream !== true) {
+    return sendJson(ex.res, 200, {
+      ...head,
+      choices: Array.from({ length: n }, (_, index) => ({
+        text: `Echo ${index}: ${text}`,
+        index,
+        logprobs,
+        finish_reason: 'stop',
+      })),
+      usage,
+    });
+  }
+  const frames: string[] = [];
+  for (let index = 0; index < n; index++)
+    frames.push(
+      event({ ...head, choices: [{ text: `Echo ${index}: ${text}`, index, logprobs, finish_reason: null }] }),
+    );
+  for (let index = 0; index < n; index++)
+    frames.push(event({ ...head, choices: [{ text: '', index, logprobs: null, finish_reason: 'stop' }] }));
+  frames.push(event({ ...head, choices: [], usage }));
+  frames.push('data: [DONE]\n\n');
+  await streamFrames(ex, 'text/event-stream; charset=utf-8', frames, openAiBadFrames);
+}

@@ -120,11 +120,19 @@ describe('BuiltinProvider embeddings', () => {
 
   it('refuses other dimensions, chat on an embedder, and unknown models', async () => {
     const dims = provider.embed(
-      { model: 'hashed-ngrams', input: ['x'], dimensions: 256 },
+      { model: 'hashed-ngrams', input: ['x'], dimensions: 1024 },
       entry('hashed-ngrams'),
       signal,
     );
     await expect(dims).rejects.toMatchObject({ name: 'UpstreamError', retryable: false, status: 400 });
+    // Fewer dimensions are the first ones, renormalised (as OpenAI's `dimensions`).
+    const short = await provider.embed(
+      { model: 'hashed-ngrams', input: ['some words'], dimensions: 256 },
+      entry('hashed-ngrams'),
+      signal,
+    );
+    expect(short.embeddings[0]).toHaveLength(256);
+    expect(Math.hypot(...(short.embeddings[0] as number[]))).toBeCloseTo(1, 5);
     const chat = provider.chat(
       { model: 'hashed-ngrams', messages: [{ role: 'user', content: 'hi' }], options: {} },
       entry('hashed-ngrams'),

@@ -26,6 +26,7 @@ import {
   extractiveChat,
 } from './extractive.js';
 import { embedHashedNgrams, HASHED_NGRAMS_DIMENSIONS } from './hashed-ngrams.js';
+import { schemaRefusal, validated } from './json-format.js';
 import { USE_LITE_DIMENSIONS, UseLiteEmbedder, type UseLiteOptions } from './use-lite.js';
 
 interface BuiltinModel {
@@ -72,6 +73,22 @@ export class BuiltinProvider implements ChatProvider {
 
   /** The built-in models call no tools and keep nothing: OpenAI-only fields are refused by name. */
   unsupported(request: ChatRequest): Unsupported | null {
+    const g = request.generate;
+    if (g?.suffix !== undefined)
+      return { field: 'body.suffix', reason: 'a built-in model cannot fill in the middle' };
+    if (g?.raw === true) return { field: 'body.raw', reason: 'a built-in model has no template to skip' };
+    if (g?.template !== undefined)
+      return { field: 'body.template', reason: 'a built-in model takes no prompt template' };
+    if (g?.context !== undefined)
+      return { field: 'body.context', reason: 'a built-in model keeps no token context' };
+    if (request.logprobs)
+      return { field: 'body.logprobs', reason: 'a built-in model quotes; it has no token probabilities' };
+    if (request.n !== undefined && request.n > 1)
+      return { field: 'body.n', reason: 'a built-in model gives one answer' };
+    if (request.format !== undefined && request.format !== 'json') {
+      const why = schemaRefusal(request.format);
+      if (why) return { field: 'body.format', reason: `is a schema that ${why}` };
+    }
     const choice = request.toolChoice;
     if (choice !== undefined && choice !== 'auto' && choice !== 'none')
       return { field: 'body.tool_choice', reason: 'a built-in model calls no tools' };
@@ -107,7 +124,24 @@ export class BuiltinProvider implements ChatProvider {
         'builtin/extractive: request names no account, so the retriever is skipped',
       );
     }
-    return extractiveChat(request, { retriever, accountId }, signal, this.answerRunner(entry, accountId));
+    const events = await extractiveChat(
+      request,
+      { retriever, accountId },
+      signal,
+      this.answerRunner(entry, accountId),
+    );
+    const format = request.format;
+    return format !== undefined && format !== 'json' ? validated(events, format, entry.name) : events;
+  }
+
+  /** Token ids mean nothing to a built-in embedder; more dimensions than it has cannot be made up. */
+  embedUnsupported(request: EmbedRequest, entry: ModelEntry): Unsupported | null {
+    if (request.tokens)
+      return { field: 'body.input', reason: 'token arrays are not accepted by a built-in model; send text' };
+    const dims = BUILTIN_MODELS.find((m) => m.upstreamModel === entry.upstreamModel)?.dimensions;
+    if (request.dimensions !== undefined && dims !== undefined && request.dimensions > dims)
+      return { field: 'body.dimensions', reason: `must be at most ${dims}, the model's dimensions` };
+    return null;
   }
 
   /** Answers inline when the conversation is small, else in a CPU worker. */
@@ -150,8 +184,9 @@ export class BuiltinProvider implements ChatProvider {
     if (model.kind !== 'embedding') {
       throw new UpstreamError(`${entry.name} is a chat model; it cannot embed`, false, 400);
     }
-    if (request.dimensions !== undefined && request.dimensions !== model.dimensions) {
-      throw new UpstreamError(`${entry.name} has ${model.dimensions} dimensions only`, false, 400);
+    const full = model.dimensions ?? 0;
+    if (request.dimensions !== undefined && request.dimensions > full) {
+      throw new UpstreamError(`${entry.name} has ${full} dimensions only`, false, 400);
     }
     if (signal.aborted) throw signal.reason;
     const embeddings =
@@ -159,7 +194,9 @@ export class BuiltinProvider implements ChatProvider {
         ? await this.useLite.embed(request.input, signal)
         : await this.embedHashed(request.input, entry, signal);
     // No tokenizer here: the gateway estimates the count and marks it so.
-    return { embeddings, promptTokens: null };
+    const dims = request.dimensions;
+    if (dims === undefined || dims === full) return { embeddings, promptTokens: null };
+    return { embeddings: embeddings.map((v) => shortened(v, dims)), promptTokens: null };
   }
 
   /** Ends the USE worker, if one is running. */
@@ -209,4 +246,16 @@ function upstreamOf(error: unknown, entry: ModelEntry, signal: AbortSignal): unk
       413,
     );
   return new UpstreamError(`${entry.name}: ${error.message}`, true, 503);
+}
+
+/**
+ * The first `dims` components, renormalised to unit length: what OpenAI's `dimensions` does to its
+ * text-embedding-3 vectors (cosine similarity stays meaningful).
+ */
+export function shortened(vector: readonly number[], dims: number): number[] {
+  const out = vector.slice(0, dims);
+  let norm = 0;
+  for (const x of out) norm += x * x;
+  norm = Math.sqrt(norm);
+  return norm > 0 ? out.map((x) => x / norm) : out;
 }

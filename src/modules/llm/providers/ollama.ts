@@ -12,6 +12,7 @@ import {
   type EmbedResult,
   type ModelEntry,
   type ProviderDefinition,
+  type TokenLogprob,
   type TokenUsage,
   type ToolCall,
   type Unsupported,
@@ -38,6 +39,11 @@ interface OllamaToolCall {
 interface OllamaChatChunk {
   error?: unknown;
   message?: { content?: string; thinking?: string; tool_calls?: OllamaToolCall[] };
+  /** `/api/generate`'s text and reasoning (a chat's are in `message`). */
+  response?: string;
+  thinking?: string;
+  logprobs?: unknown;
+  context?: unknown;
   done?: boolean;
   done_reason?: string;
   total_duration?: number;
@@ -70,12 +76,27 @@ export class OllamaProvider extends JsonUpstream implements ChatProvider {
     entry: ModelEntry,
     signal: AbortSignal,
   ): Promise<AsyncIterable<ChatEvent>> {
-    const call = await this.post(entry, '/api/chat', ollamaChatBody(request), signal, 'application/x-ndjson');
+    // A completion is a real `/api/generate` (fill-in-the-middle, raw, template, context work), not a chat.
+    const [path, body] = request.generate
+      ? ['/api/generate', ollamaGenerateBody(request)]
+      : ['/api/chat', ollamaChatBody(request)];
+    const call = await this.post(entry, path, body, signal, 'application/x-ndjson');
     return readChatStream(call);
   }
 
+  embedUnsupported(request: EmbedRequest): Unsupported | null {
+    if (request.tokens)
+      return { field: 'body.input', reason: 'token arrays are not accepted by an Ollama model; send text' };
+    return null;
+  }
+
   async embed(request: EmbedRequest, entry: ModelEntry, signal: AbortSignal): Promise<EmbedResult> {
-    const body = { model: request.model, input: request.input, truncate: request.truncate ?? true };
+    const body: Record<string, unknown> = {
+      model: request.model,
+      input: request.input,
+      truncate: request.truncate ?? true,
+    };
+    if (request.dimensions !== undefined) body.dimensions = request.dimensions;
     const call = await this.post(entry, '/api/embed', body, signal, 'application/json');
     const parsed = parseJson(await call.text(), LABEL) as {
       embeddings?: unknown;
@@ -99,6 +120,8 @@ export class OllamaProvider extends JsonUpstream implements ChatProvider {
  * `max_completion_tokens` is `num_predict`, `tool_choice` `none` sends no tools; the rest are refused.
  */
 function ollamaUnsupported(request: ChatRequest): Unsupported | null {
+  if (request.n !== undefined && request.n > 1)
+    return { field: 'body.n', reason: 'an Ollama model gives one answer per request' };
   const x = request.openAi;
   const choice = request.toolChoice;
   if (choice !== undefined && choice !== 'auto' && choice !== 'none')
@@ -124,6 +147,29 @@ function ollamaChatBody(request: ChatRequest): Record<string, unknown> {
     stream: true,
   };
   if (request.tools?.length && request.toolChoice !== 'none') body.tools = request.tools;
+  return withCommon(body, request);
+}
+
+/** The `/api/generate` body: the prompt and every completion field as the client sent it. */
+function ollamaGenerateBody(request: ChatRequest): Record<string, unknown> {
+  const g = request.generate;
+  const body: Record<string, unknown> = { model: request.model, prompt: g?.prompt ?? '', stream: true };
+  if (g?.suffix !== undefined) body.suffix = g.suffix;
+  if (g?.system !== undefined) body.system = g.system;
+  if (g?.raw !== undefined) body.raw = g.raw;
+  if (g?.template !== undefined) body.template = g.template;
+  if (g?.context !== undefined) body.context = g.context;
+  const images = request.messages.flatMap((m) => m.images ?? []);
+  if (images.length) body.images = images;
+  return withCommon(body, request);
+}
+
+/** What chat and generate bodies share: format, keep-alive, thinking, log probabilities, options. */
+function withCommon(body: Record<string, unknown>, request: ChatRequest): Record<string, unknown> {
+  if (request.logprobs) {
+    body.logprobs = true;
+    if (request.logprobs.top > 0) body.top_logprobs = request.logprobs.top;
+  }
   const effort = request.openAi?.reasoningEffort;
   if (effort !== undefined) body.think = effort;
   if (request.format !== undefined) body.format = request.format;
@@ -175,28 +221,31 @@ async function* readChatStream(call: UpstreamCall): AsyncGenerator<ChatEvent, vo
         true,
       );
     }
-    const message = chunk.message;
-    if (message) {
-      const toolCalls = message.tool_calls?.length ? message.tool_calls.map(neutralToolCall) : undefined;
-      if (toolCalls) sawToolCalls = true;
-      if (message.content || message.thinking || toolCalls) {
-        const delta: ChatEvent = { type: 'delta' };
-        if (message.content) delta.content = message.content;
-        if (message.thinking) delta.thinking = message.thinking;
-        if (toolCalls) delta.toolCalls = toolCalls;
-        yield delta;
-      }
+    // A chat's text is in `message`, a generate's at the top of the chunk.
+    const message = chunk.message ?? { content: chunk.response, thinking: chunk.thinking };
+    const logprobs = logprobsOf(chunk.logprobs);
+    const toolCalls = message.tool_calls?.length ? message.tool_calls.map(neutralToolCall) : undefined;
+    if (toolCalls) sawToolCalls = true;
+    if (message.content || message.thinking || toolCalls || logprobs) {
+      const delta: ChatEvent = { type: 'delta' };
+      if (message.content) delta.content = message.content;
+      if (message.thinking) delta.thinking = message.thinking;
+      if (toolCalls) delta.toolCalls = toolCalls;
+      if (logprobs) delta.logprobs = logprobs;
+      yield delta;
     }
     if (chunk.done === true) {
       call.release();
       const reason = chunk.done_reason ?? 'stop';
       // Ollama says `stop` after tool calls; the neutral reason says why the model stopped.
-      yield {
+      const done: ChatEvent = {
         type: 'done',
         doneReason: sawToolCalls && reason === 'stop' ? 'tool_calls' : reason,
         usage: ollamaUsage(chunk),
         timings: ollamaTimings(chunk),
       };
+      if (isTokenArray(chunk.context)) done.context = chunk.context;
+      yield done;
       return;
     }
   }
@@ -246,4 +295,26 @@ function ollamaErrorMessage(body: unknown): string | undefined {
 
 function isMatrix(value: unknown): value is number[][] {
   return Array.isArray(value) && value.every((row) => Array.isArray(row));
+}
+
+const isTokenArray = (value: unknown): value is number[] =>
+  Array.isArray(value) && value.every((x) => Number.isInteger(x));
+
+/** Ollama's `logprobs` entries (`{token, logprob, bytes, top_logprobs}`) in the neutral form. */
+function logprobsOf(value: unknown): TokenLogprob[] | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const out: TokenLogprob[] = [];
+  for (const item of value) {
+    const entry = item as { token?: unknown; logprob?: unknown; bytes?: unknown; top_logprobs?: unknown };
+    if (typeof entry?.token !== 'string' || typeof entry.logprob !== 'number')
+      throw new UpstreamError(`${LABEL} upstream sent a malformed logprobs entry`, true);
+    const token: TokenLogprob = { token: entry.token, logprob: entry.logprob };
+    if (Array.isArray(entry.bytes)) token.bytes = entry.bytes as number[];
+    if (Array.isArray(entry.top_logprobs))
+      token.top = (entry.top_logprobs as Array<{ token?: unknown; logprob?: unknown }>)
+        .filter((t) => typeof t?.token === 'string' && typeof t.logprob === 'number')
+        .map((t) => ({ token: t.token as string, logprob: t.logprob as number }));
+    out.push(token);
+  }
+  return out;
 }

@@ -11,9 +11,12 @@ import {
   type EmbedRequest,
   type EmbedResult,
   type ModelEntry,
+  type ModerationResult,
   type ProviderDefinition,
+  type TokenLogprob,
   type TokenUsage,
   type ToolCall,
+  type Unsupported,
   UpstreamError,
 } from '../types.js';
 import { JsonUpstream, parseJson, SseParser, type UpstreamCall, upstreamErrorText } from './http-stream.js';
@@ -37,6 +40,10 @@ interface ToolCallFragment {
 interface OpenAiChunk {
   error?: unknown;
   choices?: Array<{
+    index?: number;
+    /** A `/completions` chunk's text (a chat's is in `delta`). */
+    text?: string;
+    logprobs?: unknown;
     delta?: {
       content?: string | null;
       /** Reasoning text, as OpenAI-compatible servers (vLLM, DeepSeek, Ollama's own) name it. */
@@ -77,11 +84,46 @@ export class OpenAiProvider extends JsonUpstream implements ChatProvider {
     super(KIND);
   }
 
+  unsupported(request: ChatRequest): Unsupported | null {
+    const g = request.generate;
+    if (g?.template !== undefined)
+      return { field: 'body.template', reason: 'an OpenAI model takes no prompt template' };
+    if (g?.context !== undefined)
+      return { field: 'body.context', reason: 'an OpenAI model keeps no token context; send the text' };
+    if (completes(request) && request.format !== undefined)
+      return {
+        field: 'body.format',
+        reason: 'an OpenAI completion (suffix, raw) cannot be held to a format',
+      };
+    if (request.n !== undefined && request.n > 1 && request.tools?.length && !completes(request))
+      return { field: 'body.n', reason: 'above 1 with tools is not supported by this gateway' };
+    return null;
+  }
+
   async chat(
     request: ChatRequest,
     entry: ModelEntry,
     signal: AbortSignal,
   ): Promise<AsyncIterable<ChatEvent>> {
+    if (completes(request)) {
+      const call = await this.post(
+        entry,
+        '/completions',
+        openAiCompletionBody(request),
+        signal,
+        'text/event-stream',
+      ).catch((error: unknown) => {
+        // A chat-only model: the caller's suffix (or raw prompt) is what cannot be served.
+        if (error instanceof UpstreamError && error.status === 404)
+          throw new UpstreamError(
+            `${request.model} has no /completions endpoint, which a suffix or raw prompt needs (${error.message})`,
+            false,
+            400,
+          );
+        throw error;
+      });
+      return readChatStream(call);
+    }
     const call = await this.post(
       entry,
       '/chat/completions',
@@ -92,10 +134,24 @@ export class OpenAiProvider extends JsonUpstream implements ChatProvider {
     return readChatStream(call);
   }
 
+  async moderate(input: unknown, entry: ModelEntry, signal: AbortSignal): Promise<ModerationResult> {
+    const call = await this.post(
+      entry,
+      '/moderations',
+      { model: entry.upstreamModel, input },
+      signal,
+      'application/json',
+    );
+    const parsed = parseJson(await call.text(), LABEL) as { results?: unknown };
+    if (!Array.isArray(parsed.results))
+      throw new UpstreamError(`${LABEL} upstream sent no moderation results`, true);
+    return { results: parsed.results };
+  }
+
   async embed(request: EmbedRequest, entry: ModelEntry, signal: AbortSignal): Promise<EmbedResult> {
     const body: Record<string, unknown> = {
       model: request.model,
-      input: request.input,
+      input: request.tokens ?? request.input,
       encoding_format: 'float',
     };
     if (request.dimensions !== undefined) body.dimensions = request.dimensions;
@@ -105,11 +161,9 @@ export class OpenAiProvider extends JsonUpstream implements ChatProvider {
       usage?: { prompt_tokens?: unknown };
     };
     const data = parsed.data;
-    if (!Array.isArray(data) || data.length !== request.input.length) {
-      throw new UpstreamError(
-        `${LABEL} upstream sent no embeddings for the ${request.input.length} inputs`,
-        true,
-      );
+    const inputs = request.tokens?.length ?? request.input.length;
+    if (!Array.isArray(data) || data.length !== inputs) {
+      throw new UpstreamError(`${LABEL} upstream sent no embeddings for the ${inputs} inputs`, true);
     }
     const embeddings: number[][] = new Array(data.length);
     for (let i = 0; i < data.length; i++) {
@@ -124,6 +178,33 @@ export class OpenAiProvider extends JsonUpstream implements ChatProvider {
     const tokens = parsed.usage?.prompt_tokens;
     return { embeddings, promptTokens: typeof tokens === 'number' ? tokens : null };
   }
+}
+
+/**
+ * A completion goes to `/completions` (the legacy API, which has `suffix` and takes the prompt as it
+ * is) when the client spoke it, or sent a suffix or a raw prompt; else it is a one-turn chat.
+ */
+function completes(request: ChatRequest): boolean {
+  const g = request.generate;
+  return g !== undefined && (g.dialect === 'openai' || g.suffix !== undefined || g.raw === true);
+}
+
+function openAiCompletionBody(request: ChatRequest): Record<string, unknown> {
+  const g = request.generate;
+  // Ollama's `system` has no place in a raw prompt: it goes before it, as a template would put it.
+  const prompt = g?.system && g.dialect === 'ollama' ? `${g.system}\n\n${g.prompt}` : (g?.prompt ?? '');
+  const body: Record<string, unknown> = {
+    model: request.model,
+    prompt,
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  if (g?.suffix !== undefined) body.suffix = g.suffix;
+  if (request.n !== undefined) body.n = request.n;
+  if (request.logprobs) body.logprobs = request.logprobs.top;
+  const x = request.openAi ?? {};
+  if (x.user !== undefined) body.user = x.user;
+  return withSampling(body, request);
 }
 
 /** The `/chat/completions` body for a neutral request (always streamed, with usage). */
@@ -157,6 +238,16 @@ function openAiChatBody(request: ChatRequest): Record<string, unknown> {
   if (x.metadata !== undefined) body.metadata = x.metadata;
   if (x.store !== undefined) body.store = x.store;
   if (x.serviceTier !== undefined) body.service_tier = x.serviceTier;
+  if (request.n !== undefined) body.n = request.n;
+  if (request.logprobs) {
+    body.logprobs = true;
+    if (request.logprobs.top > 0) body.top_logprobs = request.logprobs.top;
+  }
+  return withSampling(body, request);
+}
+
+function withSampling(body: Record<string, unknown>, request: ChatRequest): Record<string, unknown> {
+  const x = request.openAi ?? {};
   const o = request.options;
   if (o.temperature !== undefined) body.temperature = o.temperature;
   if (o.topP !== undefined) body.top_p = o.topP;
@@ -229,6 +320,7 @@ async function* readChatStream(call: UpstreamCall): AsyncGenerator<ChatEvent, vo
   const sse = new SseParser();
   const pending: PendingToolCall[] = [];
   let finishReason: string | null = null;
+  const reasons: string[] = [];
   let usage: TokenUsage | null = null;
   let complete = false;
   const lines = call.lines();
@@ -251,22 +343,29 @@ async function* readChatStream(call: UpstreamCall): AsyncGenerator<ChatEvent, vo
       );
     }
     if (chunk.usage) usage = openAiUsage(chunk.usage);
-    const choice = chunk.choices?.[0];
-    if (!choice) continue;
-    const delta = choice.delta;
-    if (delta) {
-      const thinking = delta.reasoning_content || delta.reasoning;
-      if (delta.content || thinking) {
+    for (const choice of chunk.choices ?? []) {
+      // `n` > 1: the answers interleave, each under its index (tool calls only with one answer).
+      const index = typeof choice.index === 'number' && choice.index > 0 ? choice.index : 0;
+      if (index > MAX_CHOICES) throw new UpstreamError(`${LABEL} upstream sent too many choices`, true);
+      const delta = choice.delta;
+      const thinking = delta?.reasoning_content || delta?.reasoning;
+      const content = delta ? delta.content : choice.text;
+      const logprobs = logprobsOf(choice.logprobs);
+      if (content || thinking || logprobs) {
         const out: ChatEvent = { type: 'delta' };
-        if (delta.content) out.content = delta.content;
+        if (content) out.content = content;
         if (thinking) out.thinking = thinking;
+        if (logprobs) out.logprobs = logprobs;
+        if (index > 0) out.choice = index;
         yield out;
       }
-      if (delta.tool_calls) addFragments(pending, delta.tool_calls);
-    }
-    if (choice.finish_reason) {
-      finishReason = choice.finish_reason === 'function_call' ? 'tool_calls' : choice.finish_reason;
-      if (pending.length) yield { type: 'delta', toolCalls: finishToolCalls(pending) };
+      if (delta?.tool_calls && index === 0) addFragments(pending, delta.tool_calls);
+      if (choice.finish_reason) {
+        const reason = choice.finish_reason === 'function_call' ? 'tool_calls' : choice.finish_reason;
+        reasons[index] = reason;
+        if (index === 0) finishReason = reason;
+        if (index === 0 && pending.length) yield { type: 'delta', toolCalls: finishToolCalls(pending) };
+      }
     }
   }
   // A stream that ended cleanly after its finish_reason is accepted without `[DONE]` (some
@@ -276,7 +375,54 @@ async function* readChatStream(call: UpstreamCall): AsyncGenerator<ChatEvent, vo
     throw new UpstreamError(`${LABEL} upstream ended the stream before its final event`, true);
   }
   if (pending.length) yield { type: 'delta', toolCalls: finishToolCalls(pending) };
-  yield { type: 'done', doneReason: finishReason ?? 'stop', usage };
+  const done: ChatEvent = { type: 'done', doneReason: finishReason ?? 'stop', usage };
+  if (reasons.length > 1) done.choiceReasons = Array.from(reasons, (r) => r ?? 'stop');
+  yield done;
+}
+
+/** The most answers one request may ask for (OpenAI's own bound on `n`). */
+const MAX_CHOICES = 128;
+
+/**
+ * Log probabilities as chat chunks carry them (`{content: [{token, logprob, bytes, top_logprobs}]}`)
+ * or as legacy completions do (`{tokens, token_logprobs, top_logprobs: [{token: logprob}]}`).
+ */
+function logprobsOf(value: unknown): TokenLogprob[] | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const v = value as {
+    content?: unknown;
+    tokens?: unknown;
+    token_logprobs?: unknown;
+    top_logprobs?: unknown;
+  };
+  const out: TokenLogprob[] = [];
+  if (Array.isArray(v.content)) {
+    for (const item of v.content as Array<Record<string, unknown>>) {
+      if (typeof item?.token !== 'string' || typeof item.logprob !== 'number')
+        throw new UpstreamError(`${LABEL} upstream sent a malformed logprobs entry`, true);
+      const token: TokenLogprob = { token: item.token, logprob: item.logprob };
+      if (Array.isArray(item.bytes)) token.bytes = item.bytes as number[];
+      if (Array.isArray(item.top_logprobs))
+        token.top = (item.top_logprobs as Array<Record<string, unknown>>)
+          .filter((t) => typeof t?.token === 'string' && typeof t.logprob === 'number')
+          .map((t) => ({ token: t.token as string, logprob: t.logprob as number }));
+      out.push(token);
+    }
+  } else if (Array.isArray(v.tokens) && Array.isArray(v.token_logprobs)) {
+    const tops = Array.isArray(v.top_logprobs) ? v.top_logprobs : [];
+    v.tokens.forEach((token, i) => {
+      const logprob = (v.token_logprobs as unknown[])[i];
+      if (typeof token !== 'string') return;
+      const entry: TokenLogprob = { token, logprob: typeof logprob === 'number' ? logprob : 0 };
+      const top = tops[i];
+      if (top && typeof top === 'object')
+        entry.top = Object.entries(top as Record<string, unknown>)
+          .filter(([, lp]) => typeof lp === 'number')
+          .map(([t, lp]) => ({ token: t, logprob: lp as number }));
+      out.push(entry);
+    });
+  }
+  return out.length ? out : undefined;
 }
 
 /** Merges streamed fragments into the calls they extend, by index. */
