@@ -1,14 +1,16 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * Test files run in two projects (docs/decisions.md, "Test files in parallel where they share no
- * server"):
+ * Test files run in three projects (docs/decisions.md, "Test files in parallel where they share no
+ * server", "One module graph for the suites under test/"):
  *
- * - `parallel`: most files, TEST_FORKS (default 1) at a time, each in a fork of its own. Each builds
- *   what it uses: SQLite in memory, a PostgreSQL schema of its own (test/helpers/platform.ts drops it
- *   on close), Redis keys under a prefix of its own (uniqueName), loopback servers on port 0.
+ * - `parallel`: the suites under test/, TEST_FORKS (default 1) forks, sharing each fork's module graph
+ *   (`isolate: false`). Each file builds what it uses: SQLite in memory, a PostgreSQL schema of its
+ *   own (test/helpers/platform.ts drops it on close), Redis keys under a prefix of its own
+ *   (uniqueName), loopback servers on port 0.
+ * - `unit`: the tests beside the code under src/, each file with fresh modules.
  * - `serial`: files that share something beyond that or measure time, one at a time, after the
- *   parallel ones: they start platform processes or private PostgreSQL/Redis servers and kill them
+ *   others: they start platform processes or private PostgreSQL/Redis servers and kill them
  *   (test/faults, test/scale, test/workflows/process), build this repository's `dist/` (test/cli,
  *   test/portal-web), drive Chromium, or bound event-loop delays and latencies that a second busy
  *   fork on a 2-core machine would stretch (test/isolation, json-sliced). Vitest 3 has one fork pool
@@ -16,7 +18,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
  *   one after another in one fork, each with fresh modules (`isolate`).
  *
  * A file that starts to share a server, a port, a fixed Redis key or the repository's files with
- * others belongs in SERIAL.
+ * others belongs in SERIAL; one that sets process-wide state (environment, timers, globals) and does
+ * not put it back must restore it in afterAll, since the next file of its fork sees it.
  */
 const SERIAL = [
   'test/faults/**/*.test.ts',
@@ -51,10 +54,25 @@ export default defineConfig({
       : ['default'],
     projects: [
       {
+        // The suites under test/ share one fork's module graph (`isolate: false`): each still builds
+        // its own platform, database and servers, but the platform's modules are imported once per
+        // fork instead of once per file. Importing was most of a file's time: 8 workflow files took
+        // 356 s isolated and 90 s shared on the same loaded machine (docs/decisions.md).
         extends: true,
         test: {
           name: 'parallel',
-          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...SERIAL],
+          isolate: false,
+        },
+      },
+      {
+        // Unit tests beside the code: cheap to import, and some hold module-level state on purpose
+        // (pools, caches) that a shared module graph would carry from one file to the next.
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...SERIAL],
         },
       },

@@ -171,9 +171,9 @@ describe('n8n-nodes-base.merge v3', () => {
   });
 
   it('reports an unknown version with the supported ones', () => {
-    const def = mergeOf({}, { a: [], b: [] }, 1);
+    const def = mergeOf({}, { a: [], b: [] }, 9);
     expect(engine.validate(def)[0]?.message).toMatch(
-      /has no version 1 here \(supported: 2, 2.1, 3, 3.1, 3.2\)/,
+      /has no version 9 here \(supported: 1, 2, 2.1, 3, 3.1, 3.2\)/,
     );
   });
 
