@@ -2287,6 +2287,34 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Ollama's liveness text: `Ollama is running`
+     * @description Ollama's liveness text: `Ollama is running`
+     *
+     *     Public: no platform credential.
+     */
+    get: operations['get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * Ollama's liveness text: `Ollama is running` (headers only)
+     * @description Ollama's liveness text: `Ollama is running`
+     *
+     *     Public: no platform credential.
+     */
+    head: operations['head'];
+    patch?: never;
+    trace?: never;
+  };
   '/api/version': {
     parameters: {
       query?: never;
@@ -13704,6 +13732,49 @@ export interface operations {
           'application/json': components['schemas']['OllamaError'];
         };
       };
+    };
+  };
+  get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description text/plain */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example string */
+          'application/json': string;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  head: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description text/plain */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      '5XX': components['responses']['ServerError'];
     };
   };
   getApiVersion: {

@@ -170,8 +170,9 @@ describe('OpenAPI document: lint and conventions', () => {
     }
     expect(checked).toBeGreaterThan(50);
     expect(inline).toEqual([]);
-    // The platform's error body is written once, not once per operation.
-    expect(source.split('"requestId"').length - 1).toBeLessThan(10);
+    // The platform's error body is written once, not once per operation: one schema per error format
+    // (the platform's, Ollama's, OpenAI's, Anthropic's, Flowise's) and their examples, never hundreds.
+    expect(source.split('"requestId"').length - 1).toBeLessThan(12);
   });
 
   it('lists the statuses an operation answers, by how it is protected and what it takes', () => {

@@ -250,6 +250,21 @@ export function ollamaRoutes(
     },
   );
 
+  // Ollama answers its root with this text; tools that connect to "an Ollama server" (Open WebUI's
+  // connection check, health probes) look for it. Public, as Ollama's: it tells nothing but that.
+  r.get(
+    '/',
+    {
+      config: { public: true },
+      schema: {
+        tags,
+        summary: "Ollama's liveness text: `Ollama is running`",
+        response: { 200: { type: 'string', description: 'text/plain' } },
+      },
+    },
+    async (_request, reply) => reply.type('text/plain; charset=utf-8').send('Ollama is running'),
+  );
+
   r.get(
     '/api/version',
     {
