@@ -1,43 +1,5 @@
-import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { defineNode, NodeRegistry, output } from '../../src/modules/workflows/engine/node-type.js';
-import { ctx, testDeps } from '../../src/modules/workflows/engine/testing.js';
-import type { Item, Json } from '../../src/modules/workflows/engine/types.js';
-import { WorkflowEngine } from '../../src/modules/workflows/engine/workflow-engine.js';
-import { allNodeTypes } from '../../src/modules/workflows/nodes/index.js';
-import { expectedOutputs, loadFixture, type N8nExport } from './support/n8n-fixtures.js';
-
-/**
- * n8n's harness-only `n8n-nodes-testing.testData` node (outputs its `data` parameter as items), which
- * some fixtures use as their data source: registered for these tests only, as n8n's harness does.
- */
-const testDataNode = defineNode({
-  type: 'n8n-nodes-testing.testData',
-  versions: [1],
-  schema: Type.Object({ data: Type.Unknown() }, { additionalProperties: false }),
-  async execute(ctx) {
-    const p = (await ctx.params(0)) as { data: Json };
-    const rows = Array.isArray(p.data) ? p.data : [p.data];
-    return output(rows.map((json) => ({ json: json as Item['json'] })));
-  },
-});
-
-const registry = new NodeRegistry([...allNodeTypes, testDataNode]);
-
-/** Runs a fixture from its trigger; each node's latest output 0. */
-async function runFixture(def: N8nExport) {
-  const engine = new WorkflowEngine(testDeps(), registry);
-  const problems = engine.validate(def);
-  if (problems.length > 0) throw new Error(`fixture does not validate: ${JSON.stringify(problems)}`);
-  const [start] = engine.triggerNodes(def);
-  if (!start) throw new Error('fixture has no trigger node');
-  const outcome = await engine.run(def, { nodeName: start.name, items: [{ json: {} }] }, ctx);
-  const outputs: Record<string, Array<Record<string, Json>>> = {};
-  for (const [name, runs] of Object.entries(outcome.state.runData)) {
-    outputs[name] = (runs[runs.length - 1]?.output[0] ?? []).map((i) => i.json);
-  }
-  return { outcome, outputs };
-}
+import { expectedOutputs, loadFixture, runFixture } from './support/n8n-fixtures.js';
 
 /**
  * n8n's own test workflows for the transform nodes (Date & Time, Summarize, Item Lists, Rename Keys,

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Type } from 'typebox';
+import { defineNode, NodeRegistry, output } from '../../../src/modules/workflows/engine/node-type.js';
 import { ctx, testDeps } from '../../../src/modules/workflows/engine/testing.js';
 import type {
   EngineDeps,
@@ -9,7 +11,7 @@ import type {
   WorkflowDefinition,
 } from '../../../src/modules/workflows/engine/types.js';
 import { WorkflowEngine } from '../../../src/modules/workflows/engine/workflow-engine.js';
-import { defaultNodeRegistry } from '../../../src/modules/workflows/nodes/index.js';
+import { allNodeTypes } from '../../../src/modules/workflows/nodes/index.js';
 
 /**
  * Real n8n exports (test/fixtures/n8n/, provenance in SOURCES.md) run through the engine as n8n's own
@@ -41,13 +43,31 @@ export function expectedOutputs(def: N8nExport): Record<string, Array<Record<str
   return out;
 }
 
+/**
+ * n8n's harness-only `n8n-nodes-testing.testData` node (it outputs its `data` parameter as items),
+ * which many fixtures use as their data source: registered for the fixture runs only, as n8n's harness
+ * does; it is never part of the platform's registry.
+ */
+const testDataNode = defineNode({
+  type: 'n8n-nodes-testing.testData',
+  versions: [1],
+  schema: Type.Object({ data: Type.Unknown() }, { additionalProperties: false }),
+  async execute(ctx) {
+    const p = (await ctx.params(0)) as { data: Json };
+    const rows = Array.isArray(p.data) ? p.data : [p.data];
+    return output(rows.map((json) => ({ json: json as Item['json'] })));
+  },
+});
+
+const harnessRegistry = new NodeRegistry([...allNodeTypes, testDataNode]);
+
 /** Runs a fixture from its (first) trigger node; returns the outcome and each node's latest output 0. */
 export async function runFixture(
   def: N8nExport,
   over: Partial<EngineDeps> = {},
   items: Item[] = [{ json: {} }],
 ): Promise<{ outcome: ExecutionOutcome; outputs: Record<string, Array<Record<string, Json>>> }> {
-  const engine = new WorkflowEngine(testDeps(over), defaultNodeRegistry);
+  const engine = new WorkflowEngine(testDeps(over), harnessRegistry);
   const problems = engine.validate(def);
   if (problems.length > 0) throw new Error(`fixture does not validate: ${JSON.stringify(problems)}`);
   const [start] = engine.triggerNodes(def);
