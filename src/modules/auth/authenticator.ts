@@ -50,13 +50,41 @@ export function crossOrigin(request: FastifyRequest, publicOrigin: string): bool
   }
 }
 
+/** The headers a key is read from, as a refusal names them (clients show only the message). */
+const ACCEPTED_HEADERS = ['Authorization: Bearer <key>', 'X-API-Key', 'X-WORKFLOW-API-KEY', 'X-N8N-API-KEY'];
+const ACCEPTED_TEXT = `${ACCEPTED_HEADERS.slice(0, -1).join(', ')} or ${ACCEPTED_HEADERS.at(-1)}`;
+/**
+ * Key headers of other gateways and clouds (Azure OpenAI, Google, API managers) that a client pointed
+ * here may still send: never read, but named in the 401 so the caller sees why.
+ */
+const OTHER_KEY_HEADERS = [
+  'api-key',
+  'x-goog-api-key',
+  'ocp-apim-subscription-key',
+  'x-auth-token',
+  'apikey',
+];
+
+/** 401 for a request that sent no key this platform reads, naming the headers it does read. */
+function missingKey(headers: FastifyRequest['headers']): AppError {
+  const other = OTHER_KEY_HEADERS.find((name) => typeof headers[name] === 'string');
+  const message = other
+    ? `API key is missing: the ${other} header is not read here; send the key in ${ACCEPTED_TEXT}`
+    : `API key is missing: send it in ${ACCEPTED_TEXT}`;
+  return new AppError('UNAUTHORIZED', message, { acceptedHeaders: ACCEPTED_HEADERS });
+}
+
 /** Where a credential is read, in order: Authorization Bearer, X-WORKFLOW-API-KEY, X-N8N-API-KEY (n8n's clients), X-API-Key. */
 function readCredential(headers: FastifyRequest['headers']): string | null {
   const authorization = headers.authorization;
   if (typeof authorization === 'string' && authorization.length > 0) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match?.[1])
-      throw new AppError('UNAUTHORIZED', 'Authorization header must be "Bearer <API key or token>"');
+      throw new AppError(
+        'UNAUTHORIZED',
+        `Authorization header must be "Bearer <API key or token>" (the key may also come in ${ACCEPTED_HEADERS.slice(1).join(', ')})`,
+        { acceptedHeaders: ACCEPTED_HEADERS },
+      );
     return match[1];
   }
   for (const name of ['x-workflow-api-key', 'x-n8n-api-key', 'x-api-key']) {
@@ -92,7 +120,7 @@ export class PlatformAuthenticator implements Authenticator {
       // A key header wins: the cookie is read only when no key is sent.
       const session = this.sessions ? readCookie(request.headers.cookie, SESSION_COOKIE) : null;
       if (session !== null) return this.verifySession(session, request);
-      throw new AppError('UNAUTHORIZED', 'API key is missing');
+      throw missingKey(request.headers);
     }
     if (looksLikeKey(credential)) return this.verifyApiKey(credential);
     if (JWT_SHAPE.test(credential)) return this.verifyToken(credential);
