@@ -107,6 +107,21 @@ describe('nothing accepted and dropped: OpenAI fields through the official opena
     return error?.message ?? '';
   };
 
+  it("top_k (Ollama's options, Anthropic's body) reaches an OpenAI-compatible upstream as top_k", async () => {
+    const res = await fetch(`${bed.url}/api/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bed.p.adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'sample narrowly' }],
+        options: { top_k: 7 },
+        stream: false,
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(lastSent().top_k).toBe(7);
+  });
+
   it('a field the model cannot honour is a 400 naming it, not a 200 without it', async () => {
     expect(await refused({ model: 'llama3.2', user: 'u1' })).toMatch(/body\.user/);
     expect(await refused({ model: 'llama3.2', tools: [weather], tool_choice: 'required' })).toMatch(

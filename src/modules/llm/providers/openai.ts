@@ -251,6 +251,9 @@ function withSampling(body: Record<string, unknown>, request: ChatRequest): Reco
   const o = request.options;
   if (o.temperature !== undefined) body.temperature = o.temperature;
   if (o.topP !== undefined) body.top_p = o.topP;
+  // Not in OpenAI's own API, but vLLM, llama.cpp, LM Studio and OpenRouter take it; OpenAI answers a
+  // 400 naming it, which the caller sees. Sent either way: never accepted and dropped.
+  if (o.topK !== undefined) body.top_k = o.topK;
   if (o.maxTokens !== undefined)
     body[x.maxCompletionTokens ? 'max_completion_tokens' : 'max_tokens'] = o.maxTokens;
   if (o.stop?.length) body.stop = o.stop;
