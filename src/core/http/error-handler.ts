@@ -94,8 +94,25 @@ interface ErrorBodyShape {
   requestId: string;
 }
 
-function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
-  const format = request.routeOptions?.config?.errorFormat;
+/**
+ * Paths a compatible surface owns but the platform does not serve (OpenAI's `/v1/files`, Ollama's
+ * `/api/pull`): their 404 and 405 come in that product's error body, so its clients show the message
+ * (Ollama's client would show `true` for the platform's `error`). The adapter that registered the
+ * format says which paths are its own.
+ */
+const unroutedFormats: Array<{ owns: (path: string) => boolean; format: ErrorFormat }> = [];
+
+export function registerUnroutedFormat(owns: (path: string) => boolean, format: ErrorFormat): void {
+  if (!unroutedFormats.some((f) => f.owns === owns && f.format === format))
+    unroutedFormats.push({ owns, format });
+}
+
+function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: AppError,
+  format: ErrorFormat | undefined = request.routeOptions?.config?.errorFormat,
+): FastifyReply {
   if (format && format !== 'platform') {
     for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
     return reply
@@ -269,6 +286,7 @@ export function registerErrorHandling(
   const allowedMethods = trackAllowedMethods(app);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
+    const format = unroutedFormats.find((f) => f.owns(path))?.format;
     const allowed = allowedMethods(path);
     if (allowed && allowed.size > 0 && !allowed.has(request.method)) {
       const list = [...allowed].sort();
@@ -277,8 +295,14 @@ export function registerErrorHandling(
         request,
         reply,
         new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}`, { allowed: list }),
+        format,
       );
     }
-    return sendError(request, reply, new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${path}`));
+    return sendError(
+      request,
+      reply,
+      new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${path}`),
+      format,
+    );
   });
 }

@@ -2,7 +2,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
-import { type ErrorRenderer, registerErrorFormat } from '../../core/http/error-handler.js';
+import {
+  type ErrorRenderer,
+  registerErrorFormat,
+  registerUnroutedFormat,
+} from '../../core/http/error-handler.js';
 import { clientGone, sendBody, sendLines } from '../../core/http/stream-reply.js';
 import { holdStreamSlot } from '../../core/http/stream-slots.js';
 import type { CallContext, ChatSession, Gateway } from './gateway.js';
@@ -37,6 +41,10 @@ const OLLAMA_COMPAT_VERSION = '0.12.6';
 const PS_WINDOW_MS = 5 * 60_000;
 
 const tags = ['Language models: Ollama API'];
+
+/** Ollama's API paths this gateway does not serve: their 404 is in Ollama's body, for its clients. */
+const OLLAMA_UNSERVED = /^\/api\/(pull|create|copy|delete|push|blobs)(\/|$)/;
+const ownedByOllama = (path: string) => OLLAMA_UNSERVED.test(path);
 const call = { auth: { service: 'llm' }, errorFormat: 'ollama' } as const;
 /** `/api/show` is a POST that reads: a Reader key may ask it. */
 const read = { auth: { service: 'llm', operation: 'read' }, errorFormat: 'ollama' } as const;
@@ -75,6 +83,7 @@ export function ollamaRoutes(
   settings: { startedAt: string; bodyLimit: number },
 ): void {
   registerErrorFormat('ollama', renderOllamaError, { schemaName: 'OllamaError' });
+  registerUnroutedFormat(ownedByOllama, 'ollama');
   const { startedAt, bodyLimit } = settings;
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const now = () => performance.now();

@@ -4,7 +4,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
-import { type ErrorRenderer, errorBody, registerErrorFormat } from '../../core/http/error-handler.js';
+import {
+  type ErrorRenderer,
+  errorBody,
+  registerErrorFormat,
+  registerUnroutedFormat,
+} from '../../core/http/error-handler.js';
 import { clientGone, sendBody, sendLines } from '../../core/http/stream-reply.js';
 import { holdStreamSlot } from '../../core/http/stream-slots.js';
 import type { CallContext, ChatSession, Gateway } from './gateway.js';
@@ -29,6 +34,14 @@ import {
   OpenAiModerationResponse,
   withOpenAiErrors,
 } from './openai-schemas.js';
+
+/**
+ * OpenAI's API resources this gateway does not serve: their 404 is in OpenAI's body, so the official
+ * clients raise their NotFoundError with the message. The platform's own `/v1` resources are not here.
+ */
+const OPENAI_UNSERVED =
+  /^\/v1\/(files|batches|audio|images|assistants|threads|responses|fine_tuning|vector_stores|uploads|realtime|evals|containers|conversations)(\/|$)/;
+const ownedByOpenAi = (path: string) => OPENAI_UNSERVED.test(path);
 
 const tags = ['Language models: OpenAI API'];
 /** What `/v1/moderations` uses when the body names no model (OpenAI's default). */
@@ -88,6 +101,7 @@ export function openAiRoutes(
   settings: { startedAt: string; bodyLimit: number },
 ): void {
   registerErrorFormat('openai', renderOpenAiError, { schemaName: 'OpenAIError' });
+  registerUnroutedFormat(ownedByOpenAi, 'openai');
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const created = Math.floor(Date.parse(settings.startedAt) / 1000);
   const contextOf = (request: FastifyRequest, reply: FastifyReply, endpoint: string, stream: boolean) =>

@@ -1,0 +1,51 @@
+import { Ollama } from 'ollama';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LlmTestbed, startLlmTestbed } from './support.js';
+
+/**
+ * Paths of Ollama's and OpenAI's APIs the gateway does not serve answer 404 in the product's own error
+ * body, so the official clients show the message; the platform's own unknown paths keep its body.
+ */
+describe("unserved paths of the products' APIs", () => {
+  let bed: LlmTestbed;
+  let openai: OpenAI;
+  let ollama: Ollama;
+  beforeAll(async () => {
+    bed = await startLlmTestbed('sqlite');
+    openai = new OpenAI({ baseURL: `${bed.url}/v1`, apiKey: bed.p.adminKey, maxRetries: 0 });
+    ollama = new Ollama({ host: bed.url, headers: { authorization: `Bearer ${bed.p.adminKey}` } });
+  });
+  afterAll(() => bed?.close());
+
+  it("OpenAI's /v1/files and /v1/batches: the client's NotFoundError, with the message", async () => {
+    const files = await openai.files.list().catch((e: unknown) => e);
+    expect(files).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((files as InstanceType<typeof OpenAI.NotFoundError>).message).toContain('No route GET /v1/files');
+    const res = await fetch(`${bed.url}/v1/batches`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bed.p.adminKey}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(res.status).toBe(404);
+    const body = (await res.json()) as { error: { message: string; type: string }; code: string };
+    expect(body.error.message).toContain('/v1/batches');
+    expect(body.code).toBe('ROUTE_NOT_FOUND');
+  });
+
+  it("Ollama's /api/pull: the client's error carries the message, not `true`", async () => {
+    const error = (await ollama.pull({ model: 'llama3.2', stream: false }).catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(Error);
+    expect(error.message).toContain('No route POST /api/pull');
+    const raw = await fetch(`${bed.url}/api/blobs/sha256:abc`, { method: 'HEAD' });
+    expect(raw.status).toBe(404);
+  });
+
+  it("the platform's own unknown paths keep the platform's body", async () => {
+    for (const url of ['/v1/nothing-here', '/api/nothing-here', '/v1/filesystem']) {
+      const res = await fetch(`${bed.url}${url}`, { headers: { authorization: `Bearer ${bed.p.adminKey}` } });
+      expect(res.status, url).toBe(404);
+      expect(await res.json(), url).toMatchObject({ error: true, code: 'ROUTE_NOT_FOUND' });
+    }
+  });
+});
