@@ -510,7 +510,15 @@ function describeCall(op: Operation, url: string, input: Input, res: LightMyRequ
 const OLLAMA_PATHS = new Set(
   ['chat', 'generate', 'embed', 'embeddings', 'tags', 'show', 'version', 'ps'].map((p) => `/api/${p}`),
 );
-const OPENAI_PATHS = new Set(['/v1/chat/completions', '/v1/embeddings', '/v1/models', '/v1/models/{model}']);
+const OPENAI_PATHS = new Set([
+  '/v1/chat/completions',
+  '/v1/completions',
+  '/v1/embeddings',
+  '/v1/moderations',
+  '/v1/models',
+  '/v1/models/{model}',
+]);
+const ANTHROPIC_PATHS = new Set(['/v1/messages', '/v1/messages/count_tokens']);
 
 const DOT_SEGMENT = /\/(\.|%2e){0,2}(\/|$)/i;
 const DOTS_SEGMENT = /\/(\.|%2e){1,2}(\/|$)/i;
@@ -546,7 +554,9 @@ function checkContract(op: Operation, url: string, input: Input, res: LightMyReq
       ? expect.any(String)
       : OPENAI_PATHS.has(op.path)
         ? { message: expect.any(String), type: expect.any(String), code: expect.any(String) }
-        : true;
+        : ANTHROPIC_PATHS.has(op.path)
+          ? { message: expect.any(String), type: expect.any(String) }
+          : true;
   expect(body, `4xx shape\n${call}`).toMatchObject({
     error,
     code: expect.any(String),
