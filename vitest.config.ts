@@ -8,7 +8,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
  *   (`isolate: false`). Each file builds what it uses: SQLite in memory, a PostgreSQL schema of its
  *   own (test/helpers/platform.ts drops it on close), Redis keys under a prefix of its own
  *   (uniqueName), loopback servers on port 0.
- * - `unit`: the tests beside the code under src/, each file with fresh modules.
+ * - `unit`: the tests beside the code under src/, each file with fresh modules (in a worker that is
+ *   not restarted between files: Vitest recycles workers on the root's `isolate`, which is off).
  * - `serial`: files that share something beyond that or measure time, one at a time, after the
  *   others: they start platform processes or private PostgreSQL/Redis servers and kill them
  *   (test/faults, test/scale, test/workflows/process), build this repository's `dist/` (test/cli,
@@ -48,7 +49,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    poolOptions: { forks: { maxForks: forks, minForks: 1 } },
+    // Workers are not recycled between files (Vitest decides that on the root's `isolate`); whether a
+    // file starts from fresh modules inside its worker is each project's `isolate` below.
+    poolOptions: { forks: { maxForks: forks, minForks: 1, isolate: false } },
     reporters: process.env.CI
       ? ['default', ['json', { outputFile: 'coverage/test-results.json' }]]
       : ['default'],
@@ -63,7 +66,7 @@ export default defineConfig({
           name: 'parallel',
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...SERIAL],
-          isolate: false,
+          poolOptions: { forks: { isolate: false } },
         },
       },
       {
@@ -74,6 +77,7 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...SERIAL],
+          poolOptions: { forks: { isolate: true } },
         },
       },
       {
@@ -81,7 +85,7 @@ export default defineConfig({
         test: {
           name: 'serial',
           include: SERIAL,
-          poolOptions: { forks: { singleFork: true } },
+          poolOptions: { forks: { singleFork: true, isolate: true } },
         },
       },
     ],
