@@ -186,6 +186,12 @@ describe('generated TypeScript client (sdk/)', () => {
 
     const credentials = await api.GET('/api/v1/credentials');
     expect(credentials.response.status).toBe(200);
+
+    const audit = await api.POST('/api/v1/audit', {
+      body: { additionalOptions: { categories: ['instance'] } },
+    });
+    expect(audit.response.status, JSON.stringify(audit.error)).toBe(200);
+    expect(audit.data).toHaveProperty(['Instance Risk Report', 'risk'], 'instance');
   });
 
   it('language models: the Ollama and OpenAI surfaces and the request log', async () => {
@@ -197,6 +203,13 @@ describe('generated TypeScript client (sdk/)', () => {
     expect(models.data?.object).toBe('list');
     const log = await api.GET('/v1/llm/requests');
     expect(log.response.status).toBe(200);
+    // Anthropic's dialect: a token count through the generated client.
+    const counted = await api.POST('/v1/messages/count_tokens', {
+      params: { header: { 'anthropic-version': '2023-06-01' } },
+      body: { model: 'builtin/extractive', messages: [{ role: 'user', content: 'count these words' }] },
+    });
+    expect(counted.response.status, JSON.stringify(counted.error)).toBe(200);
+    expect(counted.data?.input_tokens).toBeGreaterThan(0);
   });
 
   it('documents, the knowledge base, flows, agents and user profiles', async () => {
