@@ -205,7 +205,7 @@ describe('generated TypeScript client (sdk/)', () => {
     expect(log.response.status).toBe(200);
     // Anthropic's dialect: a token count through the generated client.
     const counted = await api.POST('/v1/messages/count_tokens', {
-      params: { header: { 'anthropic-version': '2023-06-01' } },
+      headers: { 'anthropic-version': '2023-06-01' },
       body: { model: 'builtin/extractive', messages: [{ role: 'user', content: 'count these words' }] },
     });
     expect(counted.response.status, JSON.stringify(counted.error)).toBe(200);
