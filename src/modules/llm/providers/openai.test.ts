@@ -164,6 +164,8 @@ describe('OpenAiProvider.chat', () => {
       },
       temperature: 0.2,
       top_p: 0.9,
+      // Not OpenAI's own, but what vLLM, llama.cpp and LM Studio read; sent, never dropped.
+      top_k: 40,
       max_tokens: 50,
       stop: ['\n\n'],
       seed: 7,
