@@ -88,6 +88,28 @@ async function* sse(
   }
 }
 
+/** A chat or completion session as its writer shapes it: SSE when streamed, else the whole body. */
+async function answer(
+  reply: FastifyReply,
+  session: ChatSession,
+  writer: Pick<OpenAiWriter, 'chunks' | 'collect'>,
+  stream: boolean,
+  includeUsage: boolean,
+  requestId: string,
+): Promise<FastifyReply> {
+  if (stream)
+    return sendLines(
+      reply,
+      'text/event-stream; charset=utf-8',
+      sse(session, writer, includeUsage, requestId),
+    );
+  for await (const event of session.events) {
+    const whole = writer.collect(event);
+    if (whole) return sendBody(reply, whole);
+  }
+  throw new AppError('UPSTREAM_ERROR', 'the model ended its answer without finishing');
+}
+
 const modelView = (model: ConfiguredModel, created: number) => ({
   id: model.name,
   object: 'model' as const,
@@ -127,19 +149,7 @@ export function openAiRoutes(
       const session = await gateway.chat(ctx, body.model, chatFromOpenAi(body));
       reply.headers(session.headers);
       const writer = new OpenAiWriter(session.model, body.n ?? 1, body.logprobs === true);
-      if (stream) {
-        const includeUsage = body.stream_options?.include_usage === true;
-        return sendLines(
-          reply,
-          'text/event-stream; charset=utf-8',
-          sse(session, writer, includeUsage, request.id),
-        );
-      }
-      for await (const event of session.events) {
-        const whole = writer.collect(event);
-        if (whole) return sendBody(reply, whole);
-      }
-      throw new AppError('UPSTREAM_ERROR', 'the model ended its answer without finishing');
+      return answer(reply, session, writer, stream, body.stream_options?.include_usage === true, request.id);
     },
   );
 
@@ -203,19 +213,7 @@ export function openAiRoutes(
       const session = await gateway.chat(ctx, body.model, completionFromOpenAi(body));
       reply.headers(session.headers);
       const writer = new CompletionWriter(session.model, body.n ?? 1, body.logprobs != null);
-      if (stream) {
-        const includeUsage = body.stream_options?.include_usage === true;
-        return sendLines(
-          reply,
-          'text/event-stream; charset=utf-8',
-          sse(session, writer, includeUsage, request.id),
-        );
-      }
-      for await (const event of session.events) {
-        const whole = writer.collect(event);
-        if (whole) return sendBody(reply, whole);
-      }
-      throw new AppError('UPSTREAM_ERROR', 'the model ended its answer without finishing');
+      return answer(reply, session, writer, stream, body.stream_options?.include_usage === true, request.id);
     },
   );
 
