@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { defineNode, output } from '../../../engine/node-type.js';
-import type { Item, Json, NodeContext } from '../../../engine/types.js';
+import type { Json } from '../../../engine/types.js';
+import { listAt, toItem, toJson } from './context.js';
 
 const SplitInBatchesV3Parameters = Type.Object(
   {
@@ -60,23 +61,3 @@ export const splitInBatchesV3Node = defineNode({
     return output([], batch.map(toItem));
   },
 });
-
-const toJson = (item: Item): Json => ({ json: item.json });
-
-/** An item this node stored in its context (always `{ json: {…} }`). */
-function toItem(value: Json): Item {
-  const json = isObject(value) ? value.json : undefined;
-  return { json: isObject(json) ? json : {} };
-}
-
-/** The list under `key` of the context, made one if the stored value is not. */
-function listAt(c: NodeContext, key: string): Json[] {
-  const value = c[key];
-  if (Array.isArray(value)) return value;
-  const list: Json[] = [];
-  c[key] = list;
-  return list;
-}
-
-const isObject = (v: Json | undefined): v is { [key: string]: Json } =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { defineNode, type NodeExecutionContext, output } from '../../../engine/node-type.js';
-import type { Item, Json, NodeContext } from '../../../engine/types.js';
+import type { Item, Json } from '../../../engine/types.js';
+import { listAt, toItem, toJson } from './context.js';
 
 /** Split In Batches v1 and v2 share their parameters (v2's default batch size is also 10). */
 const LegacyParameters = Type.Object(
@@ -76,21 +77,3 @@ export const splitInBatchesV2Node = defineNode({
     return output(batch, done ?? []);
   },
 });
-
-const toJson = (item: Item): Json => ({ json: item.json });
-
-function toItem(value: Json): Item {
-  const json = isObject(value) ? value.json : undefined;
-  return { json: isObject(json) ? json : {} };
-}
-
-function listAt(c: NodeContext, key: string): Json[] {
-  const value = c[key];
-  if (Array.isArray(value)) return value;
-  const list: Json[] = [];
-  c[key] = list;
-  return list;
-}
-
-const isObject = (v: Json | undefined): v is { [key: string]: Json } =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);
