@@ -1,8 +1,10 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { SERIAL, TIMING } from './scripts/test-plan.mjs';
 
 /**
- * Test files run in three projects (docs/decisions.md, "Test files in parallel where they share no
- * server", "One module graph for the suites under test/"):
+ * Test files run in four projects; which file goes where is scripts/test-plan.mjs, and `npm test`
+ * (scripts/test.mjs) runs them in phases (docs/decisions.md, "CI in phases", "One module graph for
+ * the suites under test/"):
  *
  * - `parallel`: the suites under test/, TEST_FORKS (default 1) forks, sharing each fork's module graph
  *   (`isolate: false`). Each file builds what it uses: SQLite in memory, a PostgreSQL schema of its
@@ -10,33 +12,16 @@ import { configDefaults, defineConfig } from 'vitest/config';
  *   (uniqueName), loopback servers on port 0.
  * - `unit`: the tests beside the code under src/, each file with fresh modules (in a worker that is
  *   not restarted between files: Vitest recycles workers on the root's `isolate`, which is off).
- * - `serial`: files that share something beyond that or measure time, one at a time, after the
- *   others: they start platform processes or private PostgreSQL/Redis servers and kill them
- *   (test/faults, test/scale, test/workflows/process), build this repository's `dist/` (test/cli,
- *   test/portal-web), drive Chromium, or bound event-loop delays and latencies that a second busy
- *   fork on a 2-core machine would stretch (test/isolation, json-sliced). Vitest 3 has one fork pool
- *   per run (its size is the root's `maxForks`), so "one at a time" is `singleFork`: these files run
- *   one after another in one fork, each with fresh modules (`isolate`).
+ * - `serial`: files that start platform processes or private PostgreSQL/Redis servers and kill them,
+ *   build this repository's `dist/`, or drive Chromium; `timing`: files that bound event-loop delays
+ *   and latencies. Both are `singleFork` (Vitest 3 has one fork pool per run, sized by the root's
+ *   `maxForks`): one file after another in one fork, each with fresh modules (`isolate`). A plain
+ *   `vitest run` runs them after the others; `npm test` runs `serial` in two streams and `timing` alone.
  *
  * A file that starts to share a server, a port, a fixed Redis key or the repository's files with
  * others belongs in SERIAL; one that sets process-wide state (environment, timers, globals) and does
  * not put it back must restore it in afterAll, since the next file of its fork sees it.
  */
-const SERIAL = [
-  'test/faults/**/*.test.ts',
-  'test/scale/**/*.test.ts',
-  'test/workflows/process/**/*.test.ts',
-  'test/isolation/**/*.test.ts',
-  'test/portal-web/**/*.test.ts',
-  'test/cli/**/*.test.ts',
-  'test/core/cli-and-process.test.ts',
-  'test/core/optional-backends.test.ts',
-  'test/core/metrics-worker.test.ts',
-  'test/core/fair-queue.test.ts',
-  'test/core/dependency-faults.test.ts',
-  'test/core/edge-timeouts.test.ts',
-  'src/core/http/json-sliced.test.ts',
-];
 
 // One at a time by default: measured on CI's 2 cores, two forks took longer (1,214 s against 843 s for
 // the Node 20 pass) and PostgreSQL set-ups timed out under the contention (docs/decisions.md).
@@ -52,9 +37,6 @@ export default defineConfig({
     // Workers are not recycled between files (Vitest decides that on the root's `isolate`); whether a
     // file starts from fresh modules inside its worker is each project's `isolate` below.
     poolOptions: { forks: { maxForks: forks, minForks: 1, isolate: false } },
-    reporters: process.env.CI
-      ? ['default', ['json', { outputFile: 'coverage/test-results.json' }]]
-      : ['default'],
     projects: [
       {
         // The suites under test/ share one fork's module graph (`isolate: false`): each still builds
@@ -65,7 +47,7 @@ export default defineConfig({
         test: {
           name: 'parallel',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...SERIAL],
+          exclude: [...configDefaults.exclude, ...SERIAL, ...TIMING],
           poolOptions: { forks: { isolate: false } },
         },
       },
@@ -76,7 +58,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...SERIAL],
+          exclude: [...configDefaults.exclude, ...SERIAL, ...TIMING],
           poolOptions: { forks: { isolate: true } },
         },
       },
@@ -85,6 +67,15 @@ export default defineConfig({
         test: {
           name: 'serial',
           include: SERIAL,
+          exclude: [...configDefaults.exclude, ...TIMING],
+          poolOptions: { forks: { singleFork: true, isolate: true } },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'timing',
+          include: TIMING,
           poolOptions: { forks: { singleFork: true, isolate: true } },
         },
       },

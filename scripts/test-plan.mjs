@@ -1,0 +1,63 @@
+/**
+ * Which test files run how (docs/decisions.md, "CI in phases"). Read by vitest.config.ts (its
+ * projects) and scripts/test.mjs (the phases of `npm test`).
+ *
+ * - `parallel` (test/**) and `unit` (src/**): everything not listed below.
+ * - `serial`: files that start platform processes or private PostgreSQL/Redis servers and kill them,
+ *   build this repository's `dist/`, or drive Chromium. Each runs alone in its process with fresh
+ *   modules; `npm test` runs them in two streams at once, since most of their time is spent waiting
+ *   for processes, and their time bounds (seconds) hold beside one other busy process.
+ * - `timing`: files that bound event-loop delays or latencies in hundreds of milliseconds. `npm test`
+ *   runs them last, with nothing else running.
+ */
+export const TIMING = [
+  'test/isolation/event-loop-cpu.test.ts',
+  'test/isolation/event-loop-regex.test.ts',
+  'test/isolation/fairness.test.ts',
+  'test/isolation/sandbox-runaway.test.ts',
+  'test/core/edge-timeouts.test.ts',
+  'test/scale/**/*.test.ts',
+  'src/core/http/json-sliced.test.ts',
+];
+
+export const SERIAL = [
+  'test/faults/**/*.test.ts',
+  'test/workflows/process/**/*.test.ts',
+  'test/isolation/**/*.test.ts',
+  'test/portal-web/**/*.test.ts',
+  'test/cli/**/*.test.ts',
+  'test/core/cli-and-process.test.ts',
+  'test/core/optional-backends.test.ts',
+  'test/core/metrics-worker.test.ts',
+  'test/core/fair-queue.test.ts',
+  'test/core/dependency-faults.test.ts',
+];
+
+/**
+ * Seconds each slow serial file took in the last measured CI run (Node 20, idle 2-core machine), to
+ * split them into two streams of about equal length. A file not listed counts as 5 s.
+ */
+export const SERIAL_SECONDS = {
+  'test/cli/commands.test.ts': 69,
+  'test/faults/redis-outage.test.ts': 68,
+  'test/faults/postgres-restart.test.ts': 56,
+  'test/portal-web/browser.test.ts': 30,
+  'test/faults/worker-kill.test.ts': 25,
+  'test/workflows/process/schedule-restart.test.ts': 20,
+  'test/workflows/process/cli.test.ts': 20,
+  'test/core/cli-and-process.test.ts': 20,
+  'test/faults/redis-rate-limit.test.ts': 15,
+  'test/workflows/process/bullmq.test.ts': 11,
+  'test/workflows/process/crash-recovery.test.ts': 10,
+  'test/workflows/process/checkpoint-restart.test.ts': 10,
+  'test/isolation/sandbox-audit.test.ts': 11,
+  'test/faults/disk-full.test.ts': 9,
+  'test/core/metrics-worker.test.ts': 7,
+  'test/cli/getting-started.test.ts': 6,
+  'test/isolation/secrets.test.ts': 6,
+  'test/portal-web/static.test.ts': 6,
+  'test/cli/ensure-build.test.ts': 5,
+};
+
+/** Files of the PostgreSQL and Redis fault suites: the Node 24 pass leaves them out (.ci/run says why). */
+export const NODE24_EXCLUDE = ['test/faults/postgres-*', 'test/faults/redis-*', 'test/faults/worker-*'];
