@@ -2949,8 +2949,8 @@ export interface paths {
      */
     head: operations['headApiUsersByUserIdProfile'];
     /**
-     * Change a profile: each preferences key sent replaces that list (a customer token: its own only)
-     * @description Change a profile: each preferences key sent replaces that list (a customer token: its own only)
+     * Change a profile, or create it: each preferences key sent replaces that list (a customer token: its own only)
+     * @description 200 with the changed profile; 201 when the user had none and this PATCH created it (with its cart and welcome, `registrationSource` "profile-patch", `displayName` the userId and `email` empty unless sent).
      *
      *     An API key or a customer token (acting for its customer). Requires the scope `agent:write`.
      */
@@ -17013,6 +17013,64 @@ export interface operations {
     responses: {
       /** @description OK */
       200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "userId": "string",
+           *       "displayName": "string",
+           *       "email": "string",
+           *       "preferences": {
+           *         "categories": [
+           *           "string"
+           *         ],
+           *         "moods": [
+           *           "string"
+           *         ],
+           *         "dislikedNotes": [
+           *           "string"
+           *         ],
+           *         "occasions": [
+           *           "string"
+           *         ]
+           *       },
+           *       "registrationSource": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            userId: string;
+            displayName: string;
+            email: string;
+            preferences: {
+              /** @description Scent category ids, most liked first */
+              categories: string[];
+              /** @description Mood words of the scent catalog */
+              moods: string[];
+              /** @description Note ids never to propose */
+              dislikedNotes: string[];
+              /** @description Free words: office, evening, … */
+              occasions: string[];
+            };
+            registrationSource: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Created */
+      201: {
         headers: {
           [name: string]: unknown;
         };

@@ -252,11 +252,49 @@ describe.each(await testDialects())('user profiles on %s', (dialect) => {
     expect((await getProfile('u_patch_bad')).json()).toEqual(before);
   });
 
-  it('404 for a user with no profile, on GET and PATCH', async () => {
+  it('404 for a user with no profile on GET; the first PATCH creates it (201), the next changes it (200)', async () => {
     const got = await getProfile('u_ghost');
     expect(got.statusCode).toBe(404);
     expect(got.json()).toMatchObject({ error: true, code: 'PROFILE_NOT_FOUND' });
-    expect((await patchProfile('u_ghost', { displayName: 'Boo' })).statusCode).toBe(404);
+
+    const created = await patchProfile('u_ghost', { displayName: 'Boo', preferences: { moods: ['Fresh'] } });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json()).toMatchObject({
+      userId: 'u_ghost',
+      displayName: 'Boo',
+      email: '',
+      registrationSource: 'profile-patch',
+      preferences: { categories: [], moods: ['fresh'], dislikedNotes: [], occasions: [] },
+    });
+    expect((await getProfile('u_ghost')).json()).toEqual(created.json());
+    // A registration's cart comes with it.
+    expect(await carts('u_ghost')).toHaveLength(1);
+
+    const changed = await patchProfile('u_ghost', { email: 'boo@example.com' });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.json()).toMatchObject({ displayName: 'Boo', email: 'boo@example.com' });
+
+    // With nothing sent, the userId is the name; a registration afterwards changes nothing.
+    const bare = await patchProfile('u_bare', {});
+    expect(bare.statusCode).toBe(201);
+    expect(bare.json()).toMatchObject({ displayName: 'u_bare', email: '' });
+    expect((await register(registration('u_bare'))).statusCode).toBe(200);
+  });
+
+  it('a first PATCH with bad values creates nothing; concurrent first PATCHes make one profile', async () => {
+    expect(
+      fieldsOf(await patchProfile('u_bad_first', { preferences: { categories: ['cat_nope'] } })),
+    ).toEqual(['preferences.categories.0']);
+    expect((await patchProfile('u_bad_first', { email: 'nope' })).statusCode).toBe(400);
+    expect((await getProfile('u_bad_first')).statusCode).toBe(404);
+
+    const answers = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((n) => patchProfile('u_patch_race', { preferences: { occasions: [n] } })),
+    );
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 200, 200, 201]);
+    const stored = (await getProfile('u_patch_race')).json() as Profile;
+    expect(stored.preferences.occasions).toHaveLength(1);
+    expect(await carts('u_patch_race')).toHaveLength(1);
   });
 
   it('a customer token reads and changes its own profile only; others are 404 like a missing one', async () => {
@@ -320,10 +358,13 @@ describe.each(await testDialects())('user profiles on %s', (dialect) => {
 
     const other = await otherAccountKey(p);
     expect((await getProfile('u_keys', other)).statusCode).toBe(404);
-    expect((await patchProfile('u_keys', { displayName: 'X' }, other)).statusCode).toBe(404);
-    // The same userId in another account is another user.
-    expect((await register(registration('u_keys'), other)).statusCode).toBe(201);
-    expect(((await getProfile('u_keys')).json() as Profile).email).toBe('u_keys@example.com');
+    // The same userId in another account is another user: its PATCH makes that account's own.
+    expect((await patchProfile('u_keys', { displayName: 'X' }, other)).statusCode).toBe(201);
+    expect((await register(registration('u_keys'), other)).statusCode).toBe(200);
+    expect((await getProfile('u_keys')).json()).toMatchObject({
+      displayName: 'User u_keys',
+      email: 'u_keys@example.com',
+    });
   });
 
   it('401 without a credential', async () => {

@@ -20,6 +20,9 @@ interface ProfileServiceDeps {
   welcome: (accountId: string, userId: string, displayName: string) => Promise<void>;
 }
 
+/** `registrationSource` of a profile made by its first PATCH. */
+const PATCH_SOURCE = 'profile-patch';
+
 const EMPTY: Preferences = { categories: [], moods: [], dislikedNotes: [], occasions: [] };
 
 /** User profiles: registration (idempotent per user), reading and changing them. */
@@ -68,6 +71,32 @@ export class ProfileService {
     }
     await this.deps.welcome(accountId, input.userId, displayName);
     return { created: true, profile: view(row) };
+  }
+
+  /**
+   * PATCH: changes the profile, or creates it when the user has none (the specification names only
+   * GET and PATCH, so a client that follows it has no other way to make one). A created profile is a
+   * registration (cart and welcome included) with `registrationSource` "profile-patch", the userId as
+   * its name and an empty email until the patch names them. Two first PATCHes at once: one creates,
+   * the other changes what it created.
+   */
+  async upsert(
+    accountId: string,
+    userId: string,
+    input: PatchProfileInput,
+  ): Promise<{ created: boolean; profile: ProfileViewT }> {
+    if (await this.deps.store.find(accountId, userId)) {
+      return { created: false, profile: await this.update(accountId, userId, input) };
+    }
+    const registered = await this.register(accountId, {
+      userId,
+      displayName: input.displayName ?? userId,
+      email: input.email ?? '',
+      registrationSource: PATCH_SOURCE,
+      ...(input.preferences ? { preferences: input.preferences } : {}),
+    });
+    if (registered.created) return registered;
+    return { created: false, profile: await this.update(accountId, userId, input) };
   }
 
   async update(accountId: string, userId: string, input: PatchProfileInput): Promise<ProfileViewT> {

@@ -77,15 +77,19 @@ export function profileRoutes(app: FastifyInstance, deps: ProfileRouteDeps): voi
       schema: {
         tags,
         summary:
-          'Change a profile: each preferences key sent replaces that list (a customer token: its own only)',
+          'Change a profile, or create it: each preferences key sent replaces that list (a customer token: its own only)',
+        description:
+          '200 with the changed profile; 201 when the user had none and this PATCH created it (with its cart ' +
+          'and welcome, `registrationSource` "profile-patch", `displayName` the userId and `email` empty unless sent).',
         params: ProfileParams,
         body: PatchProfileBody,
-        response: withErrors({ 200: ProfileView }),
+        response: withErrors({ 200: ProfileView, 201: ProfileView }),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { accountId, userId } = subjectOf(request, request.params.userId);
-      return profiles.update(accountId, userId, request.body);
+      const { created, profile } = await profiles.upsert(accountId, userId, request.body);
+      return reply.code(created ? 201 : 200).send(profile);
     },
   );
 }
