@@ -51,6 +51,7 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.crypto': 'Crypto',
   'n8n-nodes-base.jwt': 'JWT',
   'n8n-nodes-base.totp': 'TOTP',
+  'n8n-nodes-base.readWriteFile': 'Read/Write Files from Disk (off unless WORKFLOW_FILES_DIR)',
 };
 
 export function nodeReport(registry: NodeRegistry): string {
