@@ -101,6 +101,23 @@ const ConfigSchema = Type.Object({
   /** Run queued executions in this process (`serve --no-worker` turns it off). */
   WORKFLOW_WORKER: Type.Boolean({ default: true }),
   WORKFLOWS_DIR: Type.String({ default: './workflows' }),
+  /**
+   * Folder Read/Write Files from Disk is confined to, one subfolder per account (n8n's
+   * N8N_RESTRICT_FILE_ACCESS_TO); empty: the node is off.
+   */
+  WORKFLOW_FILES_DIR: Type.String({ default: '' }),
+  /** Execute Command runs shell commands on this server: off unless set (dangerous; n8n 2 excludes it too). */
+  WORKFLOW_EXECUTE_COMMAND_ENABLED: Type.Boolean({ default: false }),
+  /** Longest one Execute Command run may take before its process group is killed. */
+  EXECUTE_COMMAND_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100, maximum: 3_600_000 }),
+  /** Most bytes of stdout (and of stderr) one Execute Command run keeps; past it the process is killed. */
+  EXECUTE_COMMAND_MAX_OUTPUT_BYTES: Type.Integer({
+    default: 1_048_576,
+    minimum: 1_024,
+    maximum: 104_857_600,
+  }),
+  /** The SSH node (commands and files on other machines): off unless set (dangerous). */
+  WORKFLOW_SSH_ENABLED: Type.Boolean({ default: false }),
   /** CPU time for one node's expressions on one item, in the sandbox (wall clock on its worker thread). */
   EXPRESSION_TIMEOUT_MS: Type.Integer({ default: 1_000, minimum: 1, maximum: 60_000 }),
   /** CPU time for one Code node run (all its items), in the same sandbox. */

@@ -145,6 +145,22 @@ async function checkedAddress(url: URL, allow: Set<string>): Promise<{ address: 
   return { address: first.address, family: first.family === 6 ? 6 : 4 };
 }
 
+/**
+ * The outbound-address guard for a raw TCP destination (SSH, databases): resolves `host` and refuses
+ * private or internal addresses unless `host` or `host:port` is allowed; connect to the address returned.
+ */
+export async function checkedTcpTarget(
+  host: string,
+  port: number,
+  allowHosts: string[],
+): Promise<{ address: string; family: 4 | 6 }> {
+  if (!Number.isInteger(port) || port < 1 || port > 65_535)
+    throw new OutboundBlockedError(`Invalid port ${port}`);
+  const allow = new Set(allowHosts.map((h) => h.trim().toLowerCase()).filter((h) => h !== ''));
+  const bare = host.trim().replace(/^\[|\]$/g, '');
+  return checkedAddress(new URL(`http://${bare.includes(':') ? `[${bare}]` : bare}:${port}`), allow);
+}
+
 function withoutHeaders(headers: Record<string, string>, names: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) if (!names.includes(k.toLowerCase())) out[k] = v;

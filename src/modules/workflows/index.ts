@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
-import { createOutboundHttp } from '../../core/http/outbound.js';
+import { checkedTcpTarget, createOutboundHttp } from '../../core/http/outbound.js';
 import { configureUserRegex } from '../../core/regex/user-regex.js';
 import { auditRoutes } from './audit/routes.js';
 import { AuditService } from './audit/service.js';
@@ -220,6 +220,7 @@ export const workflowsModule: PlatformModule = {
         allowHosts: trustedHosts(env, config.OUTBOUND_ALLOW_HOSTS),
         timeoutMs: config.OUTBOUND_TIMEOUT_MS,
       }),
+      tcpTarget: (host, port) => checkedTcpTarget(host, port, trustedHosts(env, config.OUTBOUND_ALLOW_HOSTS)),
       env,
       signer: new ResumeSigner(ctx.secrets.derive('workflow:resume-urls')),
       limits: config,

@@ -220,6 +220,9 @@ export const CREDENTIAL_TYPES = {
   totpApi: ['label', 'secret'],
   // n8n's Crypto credential (Crypto v2): hmacSecret for hmac, signPrivateKey for sign; either may be absent.
   crypto: [],
+  // n8n's SSH credentials (SSH node); `port` is optional (22).
+  sshPassword: ['host', 'username', 'password'],
+  sshPrivateKey: ['host', 'username', 'privateKey'],
 } as const;
 export type CredentialType = keyof typeof CREDENTIAL_TYPES;
 
@@ -227,6 +230,8 @@ export type CredentialType = keyof typeof CREDENTIAL_TYPES;
 export const OPTIONAL_CREDENTIAL_FIELDS: Partial<Record<CredentialType, readonly string[]>> = {
   jwtAuth: ['keyType', 'secret', 'privateKey', 'publicKey', 'algorithm'],
   crypto: ['hmacSecret', 'signPrivateKey'],
+  sshPassword: ['port'],
+  sshPrivateKey: ['port', 'passphrase'],
 };
 
 /** The algorithms of n8n's JWT credential (jsonwebtoken's). */

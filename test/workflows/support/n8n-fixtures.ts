@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { Type } from 'typebox';
 import { defineNode, NodeRegistry, output } from '../../../src/modules/workflows/engine/node-type.js';
 import { ctx, testDeps } from '../../../src/modules/workflows/engine/testing.js';
@@ -79,4 +80,15 @@ export async function runFixture(
     outputs[name] = (last?.output[0] ?? []).map((i) => i.json);
   }
   return { outcome, outputs };
+}
+
+/** Whether a fixture runs without error and every pinned node output matches (key order aside). */
+export async function fixturePasses(relative: string): Promise<boolean> {
+  const def = loadFixture(relative);
+  return runFixture(def).then(
+    ({ outcome, outputs }) =>
+      outcome.state.error === null &&
+      Object.entries(expectedOutputs(def)).every(([node, items]) => isDeepStrictEqual(outputs[node], items)),
+    () => false,
+  );
 }

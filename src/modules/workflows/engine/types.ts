@@ -221,6 +221,23 @@ export interface EngineDeps {
   }) => Promise<{ items: Item[]; nodeRuns: number }>;
   /** Most node runs one execution may take (all its stretches); default DEFAULT_MAX_NODE_RUNS. */
   maxNodeRuns?: number;
+  /** The nodes that reach this server's disk and processes, and other hosts' shells; absent: all off. */
+  host?: HostAccess;
+}
+
+/**
+ * What the host-reaching nodes may do, from the instance's settings: each is off unless configured,
+ * and a node that is off fails (at save and at run) naming the setting that turns it on.
+ */
+export interface HostAccess {
+  /** Read/Write Files from Disk's root (WORKFLOW_FILES_DIR, the account's subfolder in a run); null: off. */
+  filesDir: string | null;
+  /** Execute Command (WORKFLOW_EXECUTE_COMMAND_ENABLED) and its bounds. */
+  executeCommand: { enabled: boolean; timeoutMs: number; maxOutputBytes: number };
+  /** The SSH node (WORKFLOW_SSH_ENABLED). */
+  ssh: { enabled: boolean; timeoutMs: number; maxOutputBytes: number };
+  /** Resolves and checks a TCP destination against the outbound-address guard; throws if refused. */
+  tcpTarget(host: string, port: number): Promise<{ address: string; family: 4 | 6 }>;
 }
 
 /** Whose history: a workflow's (scope '') or one of its nodes' (scope = node id). */
@@ -252,6 +269,8 @@ export const DEFAULT_MAX_WAIT_MS = 30 * 86_400_000;
 export interface CheckLimits {
   maxWaitMs: number;
   now: Date;
+  /** Which host-reaching nodes are on (absent: none). */
+  host?: HostAccess;
 }
 
 // Outbound HTTP is core's; the engine uses its request and response shapes.

@@ -77,6 +77,7 @@ export class WorkflowEngine {
     return validateWorkflow(def, this.registry, {
       maxWaitMs: this.deps.maxWaitMs ?? DEFAULT_MAX_WAIT_MS,
       now: this.deps.now(),
+      ...(this.deps.host ? { host: this.deps.host } : {}),
     });
   }
 

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../../config.js';
 import type { Clock } from '../../../core/clock.js';
@@ -9,7 +10,7 @@ import { callerChecks } from '../credentials/access.js';
 import type { CredentialService } from '../credentials/service.js';
 import type { CredentialStore } from '../credentials/store.js';
 import type { WorkflowStore } from '../definitions/store.js';
-import { type EngineDeps, type NodeRegistry, WorkflowEngine } from '../engine/index.js';
+import { type EngineDeps, type HostAccess, type NodeRegistry, WorkflowEngine } from '../engine/index.js';
 import { VariablesEngine } from '../variables/engine.js';
 import type { VariableService } from '../variables/service.js';
 import type { DeliveryStore } from '../webhooks/delivery-store.js';
@@ -52,6 +53,11 @@ type ExecutionLimits = Pick<
   | 'EXECUTIONS_PRUNE_INTERVAL_SECONDS'
   | 'WEBHOOK_DEDUPE_HOURS'
   | 'MANUAL_RUN_WAIT_MS'
+  | 'WORKFLOW_FILES_DIR'
+  | 'WORKFLOW_EXECUTE_COMMAND_ENABLED'
+  | 'EXECUTE_COMMAND_TIMEOUT_MS'
+  | 'EXECUTE_COMMAND_MAX_OUTPUT_BYTES'
+  | 'WORKFLOW_SSH_ENABLED'
 >;
 
 /**
@@ -76,6 +82,8 @@ export interface ExecutionResources {
   nodes: NodeRegistry;
   /** The engine's outbound HTTP client and its `$env`. */
   http: OutboundHttp;
+  /** The outbound-address guard for TCP (SSH): resolves a host and refuses private addresses. */
+  tcpTarget?: HostAccess['tcpTarget'];
   env: Record<string, string>;
   signer: ResumeSigner;
   limits: ExecutionLimits;
@@ -220,10 +228,32 @@ export class Executions {
       maxWaitMs: limits.WORKFLOW_MAX_WAIT_SECONDS * 1_000,
       maxNodeRuns: limits.WORKFLOW_MAX_NODE_RUNS,
       dedupe: this.res.stores.dedupe,
+      host: this.hostAccess(accountId),
       subWorkflow: async (call) => {
         if (!accountId) throw new Error('Sub-workflows run only in an account’s execution');
         return this.subWorkflows.call(accountId, call);
       },
+    };
+  }
+
+  /** The host-reaching nodes' settings; files are confined to the account's own subfolder. */
+  private hostAccess(accountId: string | null): HostAccess {
+    const { limits } = this.res;
+    const root = limits.WORKFLOW_FILES_DIR.trim();
+    const bounds = {
+      timeoutMs: limits.EXECUTE_COMMAND_TIMEOUT_MS,
+      maxOutputBytes: limits.EXECUTE_COMMAND_MAX_OUTPUT_BYTES,
+    };
+    return {
+      filesDir:
+        root === '' ? null : accountId ? path.join(path.resolve(root), accountId) : path.resolve(root),
+      executeCommand: { enabled: limits.WORKFLOW_EXECUTE_COMMAND_ENABLED, ...bounds },
+      ssh: { enabled: limits.WORKFLOW_SSH_ENABLED, ...bounds },
+      tcpTarget:
+        this.res.tcpTarget ??
+        (async () => {
+          throw new Error('Outbound TCP is not configured');
+        }),
     };
   }
 

@@ -10,6 +10,7 @@ import { cryptoV1Node } from './n8n/crypto/v1.js';
 import { n8nDateTimeNodes } from './n8n/date-time/index.js';
 import { debugHelperNode } from './n8n/debug-helper/index.js';
 import { errorTriggerNode } from './n8n/error-trigger/index.js';
+import { executeCommandNode } from './n8n/execute-command/index.js';
 import { executeWorkflowNode } from './n8n/execute-workflow/index.js';
 import { executeWorkflowTriggerNode } from './n8n/execute-workflow-trigger/index.js';
 import { executionDataNode } from './n8n/execution-data/index.js';
@@ -36,6 +37,7 @@ import { mergeV2Node } from './n8n/merge/v2.js';
 import { n8nMoveBinaryDataNode } from './n8n/move-binary-data/index.js';
 import { trainingCustomerDatastoreNode, trainingCustomerMessengerNode } from './n8n/n8n-training/index.js';
 import { n8nNoOpNode } from './n8n/no-op/index.js';
+import { readWriteFileNode } from './n8n/read-write-file/index.js';
 import { removeDuplicatesNode } from './n8n/remove-duplicates/index.js';
 import { removeDuplicatesV2Node } from './n8n/remove-duplicates/v2.js';
 import { renameKeysNode } from './n8n/rename-keys/index.js';
@@ -48,6 +50,7 @@ import { splitInBatchesV3Node } from './n8n/split-in-batches/index.js';
 import { splitInBatchesV1Node, splitInBatchesV2Node } from './n8n/split-in-batches/v1-v2.js';
 import { splitOutNode } from './n8n/split-out/index.js';
 import { n8nSpreadsheetFileNode } from './n8n/spreadsheet-file/index.js';
+import { sshNode } from './n8n/ssh/index.js';
 import { startNode } from './n8n/start/index.js';
 import { stickyNoteNode } from './n8n/sticky-note/index.js';
 import { n8nStopAndErrorNode } from './n8n/stop-and-error/index.js';
@@ -85,6 +88,7 @@ export const allNodeTypes: NodeType[] = [
   ...n8nDateTimeNodes,
   debugHelperNode,
   errorTriggerNode,
+  executeCommandNode,
   executeWorkflowNode,
   executeWorkflowTriggerNode,
   executionDataNode,
@@ -112,6 +116,7 @@ export const allNodeTypes: NodeType[] = [
   trainingCustomerDatastoreNode,
   trainingCustomerMessengerNode,
   n8nNoOpNode,
+  readWriteFileNode,
   removeDuplicatesNode,
   removeDuplicatesV2Node,
   renameKeysNode,
@@ -125,6 +130,7 @@ export const allNodeTypes: NodeType[] = [
   splitInBatchesV2Node,
   splitOutNode,
   n8nSpreadsheetFileNode,
+  sshNode,
   startNode,
   stickyNoteNode,
   n8nStopAndErrorNode,

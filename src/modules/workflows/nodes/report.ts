@@ -51,6 +51,9 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.crypto': 'Crypto',
   'n8n-nodes-base.jwt': 'JWT',
   'n8n-nodes-base.totp': 'TOTP',
+  'n8n-nodes-base.readWriteFile': 'Read/Write Files from Disk (off unless WORKFLOW_FILES_DIR)',
+  'n8n-nodes-base.executeCommand': 'Execute Command (off unless WORKFLOW_EXECUTE_COMMAND_ENABLED)',
+  'n8n-nodes-base.ssh': 'SSH (off unless WORKFLOW_SSH_ENABLED)',
 };
 
 export function nodeReport(registry: NodeRegistry): string {

@@ -46,7 +46,7 @@ describe('n8n-nodes-base.compareDatasets', () => {
     expect(outputs).toEqual([
       [{ id: 1, v: 'a' }],
       [{ id: 2, v: 'b' }],
-      [{ keys: { id: 3 }, same: { id: 3 }, different: { v: { input1: 'c', input2: 'x' } } }],
+      [{ keys: { id: 3 }, same: { id: 3 }, different: { v: { inputA: 'c', inputB: 'x' } } }],
       [{ id: 4, v: 'd' }],
     ]);
   });
@@ -74,12 +74,14 @@ describe('n8n-nodes-base.compareDatasets', () => {
     ).toEqual([{ id: 1, v: 'a', w: 2 }]);
   });
 
-  it('fails the node when no field pair is given or a field is in no item', async () => {
+  it('fails the node when no field pair is given, or (before v2.2) a field is in no item', async () => {
     expect((await compare([{ id: 1 }], [{ id: 1 }], {})).error?.message).toBe(
       'You need to define at least one pair of fields in "Fields to Match" to match on',
     );
-    expect((await compare([{ id: 1 }], [{ key: 1 }], byId)).error?.message).toBe(
+    expect((await compare([{ id: 1 }], [{ key: 1 }], byId, 2.1)).error?.message).toBe(
       "Field 'id' is not present in any of items in 'Input B'",
     );
+    // v2.2+ ("do not error on missing keys"): the item is simply unmatched.
+    expect((await compare([{ id: 1 }], [{ key: 1 }], byId)).error).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
+import { NodeOperationError } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
-import { getField, isDeepEqual, type JsonObject, setField } from '../merge/json.js';
+import { getField, isDeepEqual, isObject, type JsonObject, setField, unsetField } from '../merge/json.js';
 
 /** n8n's Compare Datasets logic (GenericFunctions.ts): match, then split into four outputs. */
 
@@ -16,6 +17,9 @@ export interface CompareOptions {
   resolve: string;
   preferWhenMix?: string;
   exceptWhenMix?: string | string[];
+  /** The node's typeVersion: v2 names the sides inputA/inputB and keeps falsy values, v2.1 fuzzy
+   * compares every key, v2.3 keeps a falsy value taken over by "mix". */
+  version?: number;
 }
 
 type Equal = (a: Json | undefined, b: Json | undefined) => boolean;
@@ -55,30 +59,62 @@ export function comparer(fuzzy: boolean): Equal {
 
 /** n8n's `value || null`: every falsy value (0, false, '') is shown as null. */
 const orNull = (v: Json | undefined): Json => (v ? v : null);
+/** From v2 only a missing value is shown as null. */
+const undefinedAsNull = (v: Json | undefined): Json => (v === undefined ? null : v);
 
 function compareItems(
   a: Item,
   b: Item,
   pairs: PairToMatch[],
-  resolve: string,
+  o: CompareOptions,
   skip: string[],
   equal: Equal,
 ): Item {
+  const version = o.version ?? 1;
+  const nullish = version >= 2 ? undefinedAsNull : orNull;
+  const [nameA, nameB] = version >= 2 ? ['inputA', 'inputB'] : ['input1', 'input2'];
   const keys: JsonObject = {};
   for (const { field1 } of pairs) if (a.json[field1] !== undefined) keys[field1] = a.json[field1] as Json;
   const keysA = Object.keys(a.json);
   const keysB = Object.keys(b.json);
-  const same: JsonObject = {};
-  for (const key of keysA)
-    if (keysB.includes(key) && equal(a.json[key], b.json[key])) same[key] = a.json[key] as Json;
   const all = [...new Set([...keysA, ...keysB])];
+  const toCompare = o.fuzzyCompare && version >= 2.1 ? all : keysA.filter((k) => keysB.includes(k));
+  const same: JsonObject = {};
+  for (const key of toCompare) if (equal(a.json[key], b.json[key])) same[key] = a.json[key] as Json;
   const different: JsonObject = {};
   const skipped: JsonObject = {};
   for (const key of all.filter((k) => !(k in same))) {
-    if (resolve === 'preferInput1') different[key] = orNull(a.json[key]);
-    else if (resolve === 'preferInput2') different[key] = orNull(b.json[key]);
+    if (o.resolve === 'preferInput1') different[key] = nullish(a.json[key]);
+    else if (o.resolve === 'preferInput2') different[key] = nullish(b.json[key]);
     else {
-      const pair = { input1: orNull(a.json[key]), input2: orNull(b.json[key]) };
+      const valueA = nullish(a.json[key]);
+      const valueB = nullish(b.json[key]);
+      const nested = version >= 2.1 && o.disableDotNotation !== true && !skip.includes(key);
+      const inner = nested ? skip.filter((f) => f.startsWith(key) && f.includes('.')) : [];
+      if (inner.length > 0) {
+        // v2.1: "skip" names fields inside an object; they move from `different` to `skipped`.
+        if (!isObject(valueA) || !isObject(valueB))
+          throw new NodeOperationError(
+            `The field '${key}' is not an object. It is not possible to use dot notation.`,
+          );
+        const restA = structuredClone(valueA);
+        const restB = structuredClone(valueB);
+        const movedA: JsonObject = {};
+        const movedB: JsonObject = {};
+        for (const field of inner) {
+          const path = field.replace(`${key}.`, '');
+          const fromA = getField(restA, path);
+          const fromB = getField(restB, path);
+          if (fromA !== undefined) setField(movedA, path, fromA);
+          if (fromB !== undefined) setField(movedB, path, fromB);
+          unsetField(restA, path);
+          unsetField(restB, path);
+        }
+        skipped[key] = { [nameA]: movedA, [nameB]: movedB };
+        different[key] = { [nameA]: restA, [nameB]: restB };
+        continue;
+      }
+      const pair = { [nameA]: valueA, [nameB]: valueB };
       if (skip.includes(key)) skipped[key] = pair;
       else different[key] = pair;
     }
@@ -86,13 +122,25 @@ function compareItems(
   return { json: { keys, same, different, ...(Object.keys(skipped).length > 0 ? { skipped } : {}) } };
 }
 
-function combineItems(a: Item, b: Item, prefer: string, except: string | string[], dot: boolean): Item {
+function combineItems(
+  a: Item,
+  b: Item,
+  prefer: string,
+  except: string | string[],
+  dot: boolean,
+  keepFalsy: boolean,
+): Item {
   const [entry, match] = prefer === 'input2' ? [b, a] : [a, b];
   const json = structuredClone(entry.json);
   const fields = Array.isArray(except) ? except : except ? except.split(',').map((f) => f.trim()) : [];
   for (const field of fields) {
     if (!dot) json[field] = match.json[field] ?? null;
-    else setField(json, field, orNull(getField(match.json, field)));
+    else
+      setField(
+        json,
+        field,
+        keepFalsy ? undefinedAsNull(getField(match.json, field)) : orNull(getField(match.json, field)),
+      );
   }
   return { json };
 }
@@ -101,6 +149,13 @@ function omit(json: JsonObject, fields: string[]): JsonObject {
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(json)) if (!fields.includes(k)) out[k] = v;
   return out;
+}
+
+/** A copy without the (dotted) fields. */
+function without(json: JsonObject, fields: string[]): JsonObject {
+  const copy = structuredClone(json);
+  for (const field of fields) if (field !== '') unsetField(copy, field);
+  return copy;
 }
 
 /** [in A only, same, different, in B only]. */
@@ -114,6 +169,11 @@ export function findMatches(
   const dot = o.disableDotNotation !== true;
   const all = o.multipleMatches === 'all';
   const skip = (o.skipFields ?? '').split(',').map((f) => f.trim());
+  if (!dot && skip.some((f) => f.includes('.')))
+    throw new NodeOperationError(
+      `Dot notation is disabled, but field to skip comparing '${skip.find((f) => f.includes('.'))}' contains dot`,
+    );
+  const nestedSkip = dot && skip.some((f) => f.includes('.'));
   const read = (json: JsonObject, field: string) => (dot ? getField(json, field) : json[field]);
   const unmatched1: Item[] = [];
   const matched: Array<{ entry: Item; matches: Item[] }> = [];
@@ -140,8 +200,8 @@ export function findMatches(
   for (const { entry, matches } of matched) {
     let kept: Item | undefined;
     for (const match of matches) {
-      const a = skip.length > 0 ? omit(entry.json, skip) : entry.json;
-      const b = skip.length > 0 ? omit(match.json, skip) : match.json;
+      const a = nestedSkip ? without(entry.json, skip) : omit(entry.json, skip);
+      const b = nestedSkip ? without(match.json, skip) : omit(match.json, skip);
       const equalItems = o.fuzzyCompare ? Object.keys(a).every((k) => equal(a[k], b[k])) : equal(a, b);
       if (equalItems) {
         kept ??= o.fuzzyCompare && o.resolve === 'preferInput2' ? match : entry;
@@ -150,8 +210,17 @@ export function findMatches(
       if (o.resolve === 'preferInput1') different.push(entry);
       else if (o.resolve === 'preferInput2') different.push(match);
       else if (o.resolve === 'mix')
-        different.push(combineItems(entry, match, o.preferWhenMix ?? 'input1', o.exceptWhenMix ?? '', dot));
-      else different.push(compareItems(entry, match, pairs, o.resolve, skip, equal));
+        different.push(
+          combineItems(
+            entry,
+            match,
+            o.preferWhenMix ?? 'input1',
+            o.exceptWhenMix ?? '',
+            dot,
+            (o.version ?? 1) >= 2.3,
+          ),
+        );
+      else different.push(compareItems(entry, match, pairs, o, skip, equal));
     }
     if (kept && Object.keys(kept.json).length > 0) same.push(kept);
   }

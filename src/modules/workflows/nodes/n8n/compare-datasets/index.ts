@@ -52,9 +52,10 @@ function checkPairs(pairs: PairToMatch[]): PairToMatch[] {
   return pairs;
 }
 
-function checkInput(input: Item[], fields: string[], dot: boolean, label: string): Item[] {
+/** Empty items dropped; before v2.2 a match field no item has fails the node (v2.2+ leaves it unmatched). */
+function checkInput(input: Item[], fields: string[], dot: boolean, label: string, strict: boolean): Item[] {
   const items = input.filter((i) => Object.keys(i.json).length > 0);
-  if (items.length === 0) return items;
+  if (items.length === 0 || !strict) return items;
   for (const field of fields) {
     const present = items.some((i) =>
       dot ? getField(i.json, field) !== undefined : Object.hasOwn(i.json, field),
@@ -85,12 +86,14 @@ export const compareDatasetsNode = defineNode({
       pairs.map((x) => x.field1),
       dot,
       'Input A',
+      version < 2.2,
     );
     const input2 = checkInput(
       ctx.inputs[1] ?? [],
       pairs.map((x) => x.field2),
       dot,
       'Input B',
+      version < 2.2,
     );
     const outputs = findMatches(input1, input2, pairs, {
       ...p.options,
@@ -98,6 +101,7 @@ export const compareDatasetsNode = defineNode({
       resolve: p.resolve ?? (version >= 2 ? 'includeBoth' : 'preferInput2'),
       preferWhenMix: p.preferWhenMix,
       exceptWhenMix: p.exceptWhenMix,
+      version,
     });
     return output(...outputs);
   },

@@ -60,8 +60,27 @@ function lenient(text: string, zone: string): DateTime {
     if (dt.isValid) return dt;
   }
   const ms = Date.parse(text);
-  return Number.isNaN(ms) ? DateTime.fromISO(text, { zone }) : DateTime.fromMillis(ms, { zone });
+  if (Number.isNaN(ms)) return DateTime.fromISO(text, { zone });
+  if (EXPLICIT_ZONE.test(text)) return DateTime.fromMillis(ms, { zone });
+  // Date.parse reads a zoneless text ("April 11, 2023 2:30 PM") in the process's zone: keep its wall
+  // clock and read that in the workflow's zone instead, as n8n does.
+  const d = new Date(ms);
+  return DateTime.fromObject(
+    {
+      year: d.getFullYear(),
+      month: d.getMonth() + 1,
+      day: d.getDate(),
+      hour: d.getHours(),
+      minute: d.getMinutes(),
+      second: d.getSeconds(),
+      millisecond: d.getMilliseconds(),
+    },
+    { zone },
+  );
 }
+
+/** A time zone or offset written in the text itself (`Z`, `GMT`, `UTC`, `+05:00`, `EST`). */
+const EXPLICIT_ZONE = /(?:\d(?:Z)|\b(?:GMT|UTC|UT|[ECMP][SD]T)\b|[+-]\d{2}:?\d{2}\s*$)/i;
 
 /** Adds (or with a negative sign subtracts) a duration; a result outside Luxon's range is a node error. */
 export function shift(date: DateTime, unit: string, amount: number, sign: 1 | -1): DateTime {

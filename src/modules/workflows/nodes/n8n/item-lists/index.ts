@@ -8,8 +8,10 @@ import {
   output,
 } from '../../../engine/node-type.js';
 import { checkParameters, withDefaults } from '../../../engine/parameters.js';
+import type { Item } from '../../../engine/types.js';
 import { aggregateNode } from '../aggregate/index.js';
 import { limitNode } from '../limit/index.js';
+import { getField, isObject } from '../merge/json.js';
 import { removeDuplicatesNode } from '../remove-duplicates/index.js';
 import { sortNode } from '../sort/index.js';
 import { splitOutNode } from '../split-out/index.js';
@@ -186,6 +188,21 @@ export const itemListsNode = defineNode({
         return value;
       },
     };
+    if (target.node === splitOutNode && (ctx.node.typeVersion ?? 1) < 2.2)
+      await scalarRefused(ctx.items, inner);
     return target.node.execute(inner as Parameters<NodeType['execute']>[0]);
   },
 });
+
+/** Before v2.2 Item Lists refused to split a field holding a single value (later versions wrap it). */
+async function scalarRefused(items: Item[], inner: NodeExecutionContext<unknown>): Promise<void> {
+  for (let i = 0; i < items.length; i++) {
+    const p = (await inner.params(i)) as { fieldToSplitOut: string; options?: Raw };
+    const dot = p.options?.disableDotNotation !== true;
+    for (const field of p.fieldToSplitOut.split(',').map((f) => f.trim())) {
+      const value = getField((items[i] as Item).json, field, dot);
+      if (value !== undefined && !isObject(value) && !Array.isArray(value))
+        throw new NodeOperationError(`The provided field '${field}' is not an array or object`);
+    }
+  }
+}

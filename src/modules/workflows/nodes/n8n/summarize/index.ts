@@ -43,9 +43,10 @@ export type SummarizeParams = Static<typeof SummarizeParameters>;
 
 /**
  * The Summarize logic over a node's input, shared with Item Lists: the items it outputs. A field no
- * item has fails the node unless `tolerateMissing` (v1.1, or v1 with "continue if field not found").
+ * item has fails the node unless `v11` (v1.1, or v1 with "continue if field not found").
+ * v1.1 (`v11`) also gives the first split field's values back their type (`0`, `null`), as n8n does.
  */
-export function summarizeItems(items: Item[], p: SummarizeParams, tolerateMissing: boolean): Item[] {
+export function summarizeItems(items: Item[], p: SummarizeParams, v11: boolean): Item[] {
   const aggregations = (p.fieldsToSummarize.values ?? []) as Aggregation[];
   if (aggregations.every((a) => a.field === ''))
     throw new NodeOperationError(
@@ -57,11 +58,11 @@ export function summarizeItems(items: Item[], p: SummarizeParams, tolerateMissin
   const get = valueGetter(p.options.disableDotNotation);
   const json = items.map((i) => i.json);
   const missing = missingField(json, aggregations, get);
-  if (missing !== null && !tolerateMissing && p.options.continueIfFieldNotFound !== true)
+  if (missing !== null && !v11 && p.options.continueIfFieldNotFound !== true)
     throw new NodeOperationError(`The field '${missing}' does not exist in any items`);
   const nested = splitData(splitBy, json, aggregations, p.options, get);
   if (p.options.outputFormat === 'singleItem' || splitBy.length === 0) return [{ json: nested }];
-  return groupsToItems(nested, splitBy, false).map((g) => ({ json: g }));
+  return groupsToItems(nested, splitBy, v11).map((g) => ({ json: g }));
 }
 
 /** n8n's Summarize (v1, v1.1): sum, count, min, max, average, append, concatenate across items. */

@@ -57,6 +57,14 @@ interface LegacySwitchParams {
   fallbackOutput: number | string;
 }
 
+/** n8n's default of a rule's value 2 per data type (an export leaves defaults out). */
+const VALUE2_DEFAULT: Record<(typeof LEGACY_DATA_TYPES)[number], unknown> = {
+  boolean: false,
+  dateTime: '',
+  number: 0,
+  string: '',
+};
+
 /** Outputs as n8n's editor draws them: v1 always four; v2 one per rule, or `outputsAmount`. */
 export function legacySwitchOutputs(version: 1 | 2, params: Record<string, unknown>): number {
   if (version === 1) return 4;
@@ -94,7 +102,9 @@ export async function runLegacySwitch(
       const value1 = p.dataType === 'dateTime' ? legacyDateTime(p.value1) : p.value1;
       let matched = false;
       for (const [r, rule] of rules.entries()) {
-        const value2 = p.dataType === 'dateTime' ? legacyDateTime(rule.value2) : rule.value2;
+        // An export omits a value n8n holds at its default (number 0, string '', boolean false).
+        const given = rule.value2 === undefined ? VALUE2_DEFAULT[p.dataType] : rule.value2;
+        const value2 = p.dataType === 'dateTime' ? legacyDateTime(given) : given;
         const operation = rule.operation ?? DEFAULT_OPERATION[p.dataType];
         if (!(await legacyCompare(operation, value1, value2))) continue;
         const target = version === 1 ? checkIndex(rule.output ?? 0, outputs.length) : r;

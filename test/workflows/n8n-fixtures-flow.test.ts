@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { expectedOutputs, loadFixture, runFixture } from './support/n8n-fixtures.js';
+
+/**
+ * More of n8n's own test workflows for Merge v2, If v1/v2/v2.2 and Switch v1/v2 (provenance in
+ * test/fixtures/n8n/SOURCES-flow.md), run as n8n's harness runs them: every node named in pinData
+ * must output exactly the pinned items.
+ */
+const RUNNABLE = [
+  'merge/workflow.chooseBranch.json',
+  'merge/workflow.combine.multiplex.json',
+  'merge/workflow.combine.mergeByPosition.json',
+  'merge/workflow.keep_non_matches.json',
+  'if/v1/IF.number.json',
+  'if/IfV2.boolean.json',
+  'if/IfV2.number.json',
+  'if/IfV2.date-time.json',
+  'switch/v1/switch.expression.workflow.json',
+  'switch/v1/switch.rules.workflow.json',
+  'switch/v2/switch.expression.workflow.json',
+  'switch/v2/switch.rules.workflow.json',
+  'switch/v2/switch.regex.workflow.json',
+];
+
+describe('n8n fixtures: Merge, If and Switch', () => {
+  it.each(RUNNABLE)('%s gives the pinned output', async (file) => {
+    const def = loadFixture(file);
+    const expected = expectedOutputs(def);
+    expect(Object.keys(expected).length).toBeGreaterThan(0);
+    const { outcome, outputs } = await runFixture(def);
+    expect(outcome.state.error).toBeNull();
+    for (const [node, items] of Object.entries(expected)) expect(outputs[node], node).toEqual(items);
+  });
+});
