@@ -15697,7 +15697,7 @@ export interface operations {
           mode?: 'hybrid' | 'vector' | 'keyword';
           minScore?: number;
           embeddingModel?: string;
-          /** @description Hybrid mode: the weight of each side in the fusion (default keyword 1, vector 0.3) */
+          /** @description Hybrid mode: the weight of each side in the fusion (default keyword 1, vector 0.2) */
           weights?: {
             keyword?: number;
             vector?: number;

@@ -223,13 +223,19 @@ describe.each(await testDialects())('documents and knowledge base on %s', (diale
 
   it('embeds a document of many chunks in several batches', async () => {
     const long = Array.from(
-      { length: 150 },
+      { length: 600 },
       (_, i) => `Sentence number ${i} talks about topic ${i % 7}.`,
     ).join('\n\n');
     const doc = await loaded(p, { source: 'text', content: long, topic: 'batches' });
     const done = await processed(p, doc.id, { chunkSize: 60, chunkOverlap: 0 });
     expect(done).toMatchObject({ status: 'indexed', error: null });
-    expect(done.chunkCount).toBeGreaterThan(128);
+    // More than two embedding rounds (256 chunks) and insert statements (400 rows).
+    expect(done.chunkCount).toBeGreaterThan(512);
+    const chunks = (await p.request({ method: 'GET', url: `/api/documents/${doc.id}/chunks` })).json() as {
+      data: Array<{ index: number; embeddingModel: string | null }>;
+    };
+    expect(chunks.data.map((c) => c.index)).toEqual(Array.from({ length: done.chunkCount }, (_, i) => i));
+    expect(chunks.data.every((c) => c.embeddingModel === 'builtin/hashed-ngrams')).toBe(true);
   });
 
   it('a job cut off by a crash (its parameters still on the row) runs again at the next start', async () => {

@@ -66,7 +66,7 @@ describe('fuseRanks', () => {
 });
 
 describe('fuseScores', () => {
-  it('scales each list to [0, 1] and weighs it: a clear winner of the heavier list stays first', () => {
+  it('scales each list by its best and weighs it: a clear winner of the heavier list stays first', () => {
     const keyword = [
       { chunkId: 'a', score: 9 },
       { chunkId: 'b', score: 3 },
@@ -78,17 +78,34 @@ describe('fuseScores', () => {
       { chunkId: 'a', score: 0.5 },
     ];
     const fused = fuseScores([keyword, vector], [1, 0.3]);
-    // b: 0.25 + 0.3 × 0.5; c: 0 + 0.3 × 1.
+    // a: 1 + 0.3 × 0.5/0.52; b: 1/3 + 0.3 × 0.51/0.52; c: 1/9 + 0.3.
     expect(fused.map((f) => f.chunkId)).toEqual(['a', 'b', 'c']);
-    expect(fused[0]).toEqual({ chunkId: 'a', score: 1, ranks: [1, 3] });
-    expect(fused[1]!.score).toBeCloseTo(0.4, 9);
+    expect(fused[0]!.score).toBeCloseTo(1 + (0.3 * 0.5) / 0.52, 9);
+    expect(fused[0]!.ranks).toEqual([1, 3]);
+    expect(fused[1]!.score).toBeCloseTo(1 / 3 + (0.3 * 0.51) / 0.52, 9);
     // Weight 0 leaves the order of the other list.
     expect(fuseScores([keyword, vector], [0, 1]).map((f) => f.chunkId)).toEqual(['c', 'b', 'a']);
   });
 
-  it('gives a list of one, or of equal scores, full marks, and refuses bad weights', () => {
+  it('keeps near-ties near: the worst of a list is not stretched to 0', () => {
+    // Min-max scaling made c (0.50) worth nothing next to b (0.52), and b overtook a keyword lead.
+    const keyword = [
+      { chunkId: 'c', score: 10 },
+      { chunkId: 'b', score: 9 },
+    ];
+    const vector = [
+      { chunkId: 'b', score: 0.52 },
+      { chunkId: 'c', score: 0.5 },
+    ];
+    expect(fuseScores([keyword, vector], [1, 1]).map((f) => f.chunkId)).toEqual(['c', 'b']);
+  });
+
+  it('gives a list of one full marks, a best of 0 or less nothing, and refuses bad weights', () => {
     expect(fuseScores([[{ chunkId: 'x', score: 0.1 }], []], [0.5, 1])).toEqual([
       { chunkId: 'x', score: 0.5, ranks: [1, null] },
+    ]);
+    expect(fuseScores([[{ chunkId: 'y', score: -0.2 }]], [1])).toEqual([
+      { chunkId: 'y', score: 0, ranks: [1] },
     ]);
     expect(() => fuseScores([[]], [-1])).toThrow(RangeError);
     expect(() => fuseScores([[], []], [1])).toThrow(RangeError);

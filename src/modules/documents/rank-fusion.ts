@@ -43,10 +43,13 @@ export function fuseRanks(lists: RankedChunk[][], k = 60, weights?: readonly num
 }
 
 /**
- * Normalised score fusion: each list's scores are scaled to [0, 1] by its own best and worst (a list
- * of one scores 1), then a chunk scores Σ weight × scaled score over the lists it is in. Unlike rank
- * fusion it keeps how far apart the hits of a list are: a clear keyword winner stays ahead of a vector
- * list of near-ties. Sorted by score descending, then chunk id; `ranks` as in `fuseRanks`.
+ * Normalised score fusion: each list's scores are divided by its best (a best of 0 or less gives 0; a
+ * negative score counts 0), then a chunk scores Σ weight × scaled score over the lists it is in. Unlike
+ * rank fusion it keeps how far apart the hits of a list are: a clear keyword winner stays ahead of a
+ * vector list of near-ties. Scaled by the best alone, not to [best, worst]: min-max scaling stretched a
+ * list of near-ties (cosines 0.52 / 0.51 / 0.50) to 1 / 0.5 / 0, as decisive as BM25's real gaps, and
+ * that cost the hybrid mode its lead over keyword search (docs/decisions.md). Sorted by score
+ * descending, then chunk id; `ranks` as in `fuseRanks`.
  */
 export function fuseScores(lists: RankedChunk[][], weights: readonly number[]): FusedChunk[] {
   if (weights.length !== lists.length || weights.some((w) => !Number.isFinite(w) || w < 0))
@@ -55,12 +58,7 @@ export function fuseScores(lists: RankedChunk[][], weights: readonly number[]): 
   for (const [list, hits] of lists.entries()) {
     if (hits.length === 0) continue;
     let best = -Infinity;
-    let worst = Infinity;
-    for (const h of hits) {
-      best = Math.max(best, h.score);
-      worst = Math.min(worst, h.score);
-    }
-    const span = best - worst;
+    for (const h of hits) best = Math.max(best, h.score);
     for (const [position, { chunkId, score }] of hits.entries()) {
       let entry = fused.get(chunkId);
       if (!entry) {
@@ -69,7 +67,7 @@ export function fuseScores(lists: RankedChunk[][], weights: readonly number[]): 
       }
       if (entry.ranks[list] !== null) continue;
       entry.ranks[list] = position + 1;
-      entry.score += weights[list]! * (span > 0 ? (score - worst) / span : 1);
+      entry.score += weights[list]! * (best > 0 ? Math.max(0, score) / best : 0);
     }
   }
   return [...fused.values()].sort(

@@ -124,7 +124,7 @@ export const QueryBody = Type.Object(
         },
         {
           additionalProperties: false,
-          description: 'Hybrid mode: the weight of each side in the fusion (default keyword 1, vector 0.3)',
+          description: 'Hybrid mode: the weight of each side in the fusion (default keyword 1, vector 0.2)',
         },
       ),
     ),

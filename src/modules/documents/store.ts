@@ -9,8 +9,15 @@ export type DocumentRow = DocumentsTable;
 /** A processing job's payload (declared in the job catalogue). */
 type ProcessJob = JobPayload<typeof jobs.documentProcessing>;
 
-/** Chunk rows per write transaction: a few milliseconds each on SQLite, so requests run between them. */
+/** Chunk rows per delete transaction: a few milliseconds each on SQLite, so requests run between them. */
 const WRITE_BATCH = 100;
+/**
+ * Chunk rows per insert statement, and their characters (text and terms): a statement is a round trip
+ * and a commit, so fewer and larger ones ingest faster (measured: 100 → 400 rows of 200 characters),
+ * while the character bound keeps one statement of large chunks to tens of milliseconds on SQLite.
+ */
+const INSERT_ROWS = 400;
+const INSERT_CHARS = 256 * 1024;
 
 /** A turn of the event loop: I/O and timers run before the next batch. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -156,15 +163,21 @@ export class DocumentStore {
   }
 
   /**
-   * Writes `count` chunks of a document (`rowAt(i)` builds the i-th), `WRITE_BATCH` per transaction
+   * Writes `count` chunks of a document (`rowAt(i)` builds the i-th), `INSERT_ROWS` (or `INSERT_CHARS`) per statement
    * with a turn of the event loop between. The caller hides the document while it writes and marks it
    * chunked (or clears what was written) after: the document's row is the commit point.
    */
   async insertChunks(count: number, rowAt: (index: number) => ChunksTable): Promise<void> {
-    for (let from = 0; from < count; from += WRITE_BATCH) {
-      const rows: ChunksTable[] = [];
-      for (let i = from; i < Math.min(count, from + WRITE_BATCH); i++) rows.push(rowAt(i));
+    let rows: ChunksTable[] = [];
+    let chars = 0;
+    for (let i = 0; i < count; i++) {
+      const row = rowAt(i);
+      rows.push(row);
+      chars += row.text.length + row.terms.length;
+      if (rows.length < INSERT_ROWS && chars < INSERT_CHARS && i < count - 1) continue;
       await this.db.insertInto('chunks').values(rows).execute();
+      rows = [];
+      chars = 0;
       await nextTurn();
     }
   }
@@ -191,10 +204,11 @@ export class DocumentStore {
           oc.column('chunk_id').doUpdateSet((eb) => ({ embedding: eb.ref('excluded.embedding') })),
         )
         .execute();
+      // By primary key alone: with `document_id = ?` too, SQLite walked the document's whole
+      // (document_id, chunk_index) index for every batch, quadratic in the document's size.
       await trx
         .updateTable('chunks')
         .set({ embedding_model: model })
-        .where('document_id', '=', documentId)
         .where(
           'id',
           'in',

@@ -104,11 +104,19 @@ class TopK {
   }
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 export class VectorIndex {
   private readonly keys = new Map<string, Rows>();
 
   /** Float32 little-endian bytes, as stored in a BLOB / bytea column. */
   static toBytes(vector: ArrayLike<number>): Buffer {
+    return VectorIndex.floatBytes(Float32Array.from(vector));
+  }
+
+  /** `toBytes` of floats already in a Float32Array: their memory as is on a little-endian host. */
+  static floatBytes(vector: Float32Array): Buffer {
+    if (LITTLE_ENDIAN) return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
     const bytes = Buffer.allocUnsafe(vector.length * 4);
     for (let i = 0; i < vector.length; i++) bytes.writeFloatLE(vector[i]!, i * 4);
     return bytes;
@@ -119,6 +127,8 @@ export class VectorIndex {
     if (bytes.byteLength % 4 !== 0) {
       throw new RangeError(`a float32 vector needs a multiple of 4 bytes, not ${bytes.byteLength}`);
     }
+    if (LITTLE_ENDIAN)
+      return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const vector = new Float32Array(bytes.byteLength / 4);
     for (let i = 0; i < vector.length; i++) vector[i] = view.getFloat32(i * 4, true);

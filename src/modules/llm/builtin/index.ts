@@ -175,7 +175,7 @@ export class BuiltinProvider implements ChatProvider {
       });
     const out: number[][] = [];
     for (let i = 0; i < texts.length; i++)
-      out.push(Array.from(flat.subarray(i * HASHED_NGRAMS_DIMENSIONS, (i + 1) * HASHED_NGRAMS_DIMENSIONS)));
+      out.push(numbers(flat.subarray(i * HASHED_NGRAMS_DIMENSIONS, (i + 1) * HASHED_NGRAMS_DIMENSIONS)));
     return out;
   }
 
@@ -230,8 +230,15 @@ async function embedInSlices(input: readonly string[], signal: AbortSignal): Pro
   for (let i = 0; i < input.length; i += SLICE) {
     if (i > 0) await new Promise((resolve) => setImmediate(resolve));
     if (signal.aborted) throw signal.reason;
-    for (const text of input.slice(i, i + SLICE)) out.push(Array.from(embedHashedNgrams(text)));
+    for (const text of input.slice(i, i + SLICE)) out.push(numbers(embedHashedNgrams(text)));
   }
+  return out;
+}
+
+/** A plain array of the floats: an indexed copy, several times faster than `Array.from` on a typed array. */
+function numbers(floats: Float32Array): number[] {
+  const out = new Array<number>(floats.length);
+  for (let i = 0; i < floats.length; i++) out[i] = floats[i]!;
   return out;
 }
 
