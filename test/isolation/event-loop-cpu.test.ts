@@ -14,8 +14,12 @@ import { until } from '../helpers/until.js';
  * extractive model on a maximal chat body for over a second.
  */
 const HEALTH_BOUND_MS = 1_000;
-/** The largest document these platforms accept (the default is 20 MB; the bench runs that one). */
-const DOCUMENT_MAX_BYTES = 8 * 1024 * 1024;
+/**
+ * The largest document these platforms accept (the default is 20 MB; the bench runs that one). 4 MB
+ * makes ~22,000 chunks: each step below runs for seconds, far past the bound, and the file stays
+ * within CI's time (8 MB took 76 s on SQLite and 54 s on PostgreSQL for the same finding).
+ */
+const DOCUMENT_MAX_BYTES = 4 * 1024 * 1024;
 /** The chat body limit: the shipped default, 20 MB. */
 const LLM_BODY_LIMIT_BYTES = 20 * 1024 * 1024;
 
@@ -120,7 +124,7 @@ async function get(base: string, key: string, url: string) {
 
 /** Processes the document and waits until it is indexed (or failed), polling like a client would. */
 async function processToIndexed(base: string, key: string, id: string) {
-  // Small chunks: a large store (~45,000 chunks) for the search that follows.
+  // Small chunks: a large store (~22,000 chunks) for the search that follows.
   const started = await post(
     base,
     key,
@@ -158,7 +162,7 @@ describe.each(await testDialects())(
         return processToIndexed(base, p.adminKey, loaded.json.documentId as string);
       });
       expect(doc).toMatchObject({ status: 'indexed', error: null });
-      expect(doc.chunkCount).toBeGreaterThan(35_000);
+      expect(doc.chunkCount).toBeGreaterThan(17_000);
       expect(health.count).toBeGreaterThan(5);
       expect(health.maxMs).toBeLessThan(HEALTH_BOUND_MS);
     }, 300_000);
