@@ -153,7 +153,16 @@ function readJs(area) {
     if (!ts.isFunctionDeclaration(stmt) || !stmt.name) continue;
     let call;
     const lists = new Set();
+    const sent = new Set();
     const visit = (node) => {
+      if (
+        ts.isPropertyAccessExpression(node) &&
+        node.expression.getText() === 'strParams' &&
+        ts.isBinaryExpression(node.parent) &&
+        node.parent.left === node
+      ) {
+        sent.add(node.name.text);
+      }
       if (ts.isCallExpression(node) && ['get', 'post'].includes(node.expression.getText())) call = node;
       if (
         ts.isPropertyAccessExpression(node) &&
@@ -184,6 +193,7 @@ function readJs(area) {
       path,
       host: /stats\.bungie\.net/.test(template) ? 'stats' : 'www',
       lists,
+      sent,
     });
   }
   return out;
@@ -205,7 +215,9 @@ function describe(area, js) {
       const optional = (prop.flags & ts.SymbolFlags.Optional) !== 0;
       const kind = scalarKind(checker.getNonNullableType(propType));
       if (pathNames.includes(prop.name)) pathParams.push({ name: prop.name, ...kind });
-      else query.push({ name: prop.name, required: !optional, ...kind });
+      // Required only when the function sends it: a declared parameter it never sends (getMembersOfGroup's
+      // currentpage) stays accepted, but a bungie-api-ts caller cannot be refused for leaving it out.
+      else query.push({ name: prop.name, required: !optional && js.sent.has(prop.name), ...kind });
     }
   }
   // Path order, not declaration order.
