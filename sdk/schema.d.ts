@@ -644,6 +644,34 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/game/{path}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * GET any endpoint of the game platform's API
+     * @description Any endpoint of the game platform's API under its own path (GET or POST as upstream; the list is docs/game-endpoints.md): path parameters one segment each, the endpoint's query parameters only, POST bodies checked against its request type. Read endpoints need game:read; item actions, clan administration and other writes game:write, with the caller's own connected account. Answers the upstream Response, unwrapped.
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `game:read`.
+     */
+    get: operations['getGameByPath'];
+    put?: never;
+    /**
+     * POST any endpoint of the game platform's API
+     * @description Any endpoint of the game platform's API under its own path (GET or POST as upstream; the list is docs/game-endpoints.md): path parameters one segment each, the endpoint's query parameters only, POST bodies checked against its request type. Read endpoints need game:read; item actions, clan administration and other writes game:write, with the caller's own connected account. Answers the upstream Response, unwrapped.
+     *
+     *     An API key or a customer token (acting for its customer). Requires one of the scopes `game:read`, `game:write`.
+     */
+    post: operations['postGameByPath'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/game/oauth/authorize': {
     parameters: {
       query?: never;
@@ -5523,6 +5551,74 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getGameByPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The upstream path, e.g. Destiny2/3/Profile/4611686018467000000/ */
+        path: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The upstream Response, unwrapped */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example null */
+          'application/json': unknown;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postGameByPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The upstream path, e.g. Destiny2/3/Profile/4611686018467000000/ */
+        path: string;
+      };
+      cookie?: never;
+    };
+    /** @description The endpoint's request type as JSON, if it takes one */
+    requestBody?: {
+      content: {
+        /** @example null */
+        'application/json': unknown;
+      };
+    };
+    responses: {
+      /** @description The upstream Response, unwrapped */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example null */
+          'application/json': unknown;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };

@@ -54,6 +54,14 @@ export class FakeGamePlatform {
   readonly requests: SeenRequest[] = [];
   readonly script: ScriptedAnswer[] = [];
   manifestVersion = '1.0.0';
+  /** Manifest definition tables, by entity type then hash (served as content files). */
+  definitions: Record<string, Record<string, unknown>> = {
+    DestinyInventoryItemDefinition: {
+      '1363886209': { hash: 1363886209, displayProperties: { name: 'Gjallarhorn' } },
+      '3628991658': { hash: 3628991658, displayProperties: { name: 'Graviton Lance' } },
+    },
+    DestinyClassDefinition: { '671679327': { hash: 671679327, displayProperties: { name: 'Hunter' } } },
+  };
   /** Lifetime the token endpoint announces for access tokens. */
   accessExpiresIn = 3600;
   refuseRefresh = false;
@@ -119,6 +127,7 @@ export class FakeGamePlatform {
     this.requests.push(seen);
     if (url.pathname === '/Platform/App/OAuth/Token/') return this.token(seen, res);
     if (url.pathname === '/en/OAuth/Authorize') return this.authorize(seen, res);
+    if (url.pathname.startsWith('/common/destiny2_content/json/')) return this.contentFile(seen, res);
     const scripted = this.script.shift();
     if (scripted?.delayMs) await sleep(scripted.delayMs);
     if (req.headers['x-api-key'] !== FAKE_API_KEY) {
@@ -150,19 +159,65 @@ export class FakeGamePlatform {
     if (a === 'GroupV2' && b === 'Name') {
       return [200, envelope({ detail: { name: decodeURIComponent(c ?? ''), groupType: Number(d) } })];
     }
-    if (a === 'Destiny2' && b === 'Manifest') {
-      return [200, envelope({ version: this.manifestVersion, jsonWorldContentPaths: { en: '/x.json' } })];
+    if (a === 'Destiny2' && b === 'Manifest' && c === undefined) {
+      const v = this.manifestVersion;
+      return [
+        200,
+        envelope({
+          version: v,
+          jsonWorldContentPaths: { en: '/x.json' },
+          jsonWorldComponentContentPaths: {
+            en: Object.fromEntries(
+              Object.keys(this.definitions).map((t) => [
+                t,
+                `/common/destiny2_content/json/en/${t}-${v}.json`,
+              ]),
+            ),
+          },
+        }),
+      ];
     }
     if (a === 'Destiny2' && c === 'Profile' && e === undefined) {
       const authed = user !== 'missing' && user !== 'expired';
       return [200, envelope({ membershipType: Number(b), membershipId: d, authed })];
     }
-    if (a === 'Destiny2' && c === 'Profile' && e === 'Character' && g === 'Vendors') {
+    if (a === 'Destiny2' && c === 'Profile' && e === 'Character' && g === 'Vendors' && parts.length === 7) {
       if (user === 'missing') return [401, envelope(null, 99, 'WebAuthRequired')];
       if (user === 'expired') return [200, envelope(null, 2111, 'AccessTokenHasExpired')];
       return [200, envelope({ characterId: f, vendors: { data: {} } })];
     }
-    return [404, envelope(null, 21, 'NotFound')];
+    if (parts.length === 0) return [404, envelope(null, 21, 'NotFound')];
+    // Any other endpoint: what it received, in the envelope (and whether a user token came).
+    let body: unknown = null;
+    try {
+      body = seen.body ? JSON.parse(seen.body) : null;
+    } catch {
+      body = seen.body;
+    }
+    return [
+      200,
+      envelope({
+        method: seen.method,
+        path: seen.path,
+        query: Object.fromEntries(seen.query),
+        body,
+        user: user === 'missing' ? null : user,
+      }),
+    ];
+  }
+
+  /** A manifest definition table, `{Type}-{version}.json`: its entries, tagged with the version. */
+  private contentFile(seen: SeenRequest, res: ServerResponse): void {
+    const match = /\/en\/(\w+)-(.+)\.json$/.exec(seen.path);
+    const table = match?.[1] ? this.definitions[match[1]] : undefined;
+    if (!match || !table) {
+      send(res, 404, { error: 'not found' });
+      return;
+    }
+    const entries = Object.fromEntries(
+      Object.entries(table).map(([hash, value]) => [hash, { ...(value as object), version: match[2] }]),
+    );
+    send(res, 200, entries);
   }
 
   private userOf(seen: SeenRequest): string {

@@ -153,7 +153,7 @@ describe('upstream failures and configuration', () => {
         fake.script.push({ errorCode: 51, errorStatus: 'PerEndpointRequestThrottleExceeded' });
       const before = fake.apiRequests().length;
       const res = await p.request({ method: 'GET', url: '/game/GroupV2/Name/x/1' });
-      expect(res.statusCode).toBe(502);
+      expect(res.statusCode).toBe(503);
       expect(res.json().details).toMatchObject({ upstreamCode: 51 });
       expect(res.headers['retry-after']).toBeDefined();
       expect(fake.apiRequests().length - before).toBe(4);

@@ -10,7 +10,7 @@ import { AppError } from '../errors.js';
  *   `/v1/api-keys/:id`, `/api/v1/workflows/abc/tags/`), whatever the method;
  * - an empty segment (`//`) anywhere.
  * A trailing slash elsewhere (`/health/`) is still the same route. Wildcard routes (`*`) are not
- * parameters here: their rest of path may be empty.
+ * parameters here: their rest of path may be empty, and a request they serve may end in `/`.
  */
 export function refuseEmptyPathParams(app: FastifyInstance): void {
   const parents = Router({ maxParamLength: 100 });
@@ -31,7 +31,12 @@ export function refuseEmptyPathParams(app: FastifyInstance): void {
   app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
     const queryAt = request.url.indexOf('?');
     const path = queryAt === -1 ? request.url : request.url.slice(0, queryAt);
-    const empty = path.includes('//') || (path.length > 1 && path.endsWith('/') && parents.find('GET', path));
+    // A wildcard route has no parameter a trailing slash could empty (`/game/Settings/` is the
+    // upstream's own form of a game-platform path), so only `//` is refused there.
+    const wildcard = request.routeOptions.url?.endsWith('*') === true;
+    const empty =
+      path.includes('//') ||
+      (!wildcard && path.length > 1 && path.endsWith('/') && parents.find('GET', path));
     if (!empty) return done();
     done(
       new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${path}: a path parameter is empty`, {

@@ -6,7 +6,10 @@ import type { GameSettings } from './settings.js';
 import { AUTH_CODES, SUCCESS, THROTTLE_CODES } from './upstream-codes.js';
 import { type PathSegment, upstreamPath } from './upstream-path.js';
 
-interface GameCall {
+export interface GameCall {
+  /** GET unless stated; a POST sends `body` as JSON (or nothing). */
+  method?: 'GET' | 'POST';
+  body?: unknown;
   /** Segments of the path under GAME_API_URL, unencoded: the client encodes each one. */
   path: readonly PathSegment[];
   query?: Record<string, string | undefined>;
@@ -44,7 +47,11 @@ export class GameClient {
     private readonly throttle: OutboundThrottle,
   ) {}
 
-  async get<T>(call: GameCall): Promise<T> {
+  get<T>(call: GameCall): Promise<T> {
+    return this.call<T>({ ...call, method: 'GET' });
+  }
+
+  async call<T>(call: GameCall): Promise<T> {
     // Built (and refused) before any slot is taken or anything is sent.
     const url = new URL(`${this.settings.apiUrl}${upstreamPath(call.path)}`);
     for (const [name, value] of Object.entries(call.query ?? {})) {
@@ -54,7 +61,7 @@ export class GameClient {
       const release = await this.throttle.acquire();
       let answer: { status: number; envelope: Envelope };
       try {
-        answer = await this.send(url, call.accessToken);
+        answer = await this.send(url, call);
       } finally {
         release();
       }
@@ -68,9 +75,15 @@ export class GameClient {
         const waitMs =
           seconds > 0 ? seconds * 1000 : Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** attempt);
         if (attempt >= THROTTLE_RETRIES || waitMs > MAX_THROTTLE_WAIT_MS) {
-          throw upstreamError(status, envelope, 'The game platform is throttling requests', secrets, {
-            'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))),
-          });
+          // 503, not 502: the upstream is up but asks for time, and Retry-After says how long.
+          throw upstreamError(
+            status,
+            envelope,
+            'The game platform is throttling requests',
+            secrets,
+            { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) },
+            'SERVICE_UNAVAILABLE',
+          );
         }
         // Every request waits, not only this one: the upstream asked the application to slow down.
         this.throttle.pause(waitMs);
@@ -83,12 +96,72 @@ export class GameClient {
     }
   }
 
-  private async send(url: URL, accessToken?: string): Promise<{ status: number; envelope: Envelope }> {
+  /**
+   * A content file the API points at (a manifest table: `/common/destiny2_content/json/...`),
+   * on the API's own origin only and at most `maxBytes`: the path comes from an upstream answer.
+   */
+  async content(path: string, maxBytes: number): Promise<unknown> {
+    const origin = new URL(this.settings.apiUrl).origin;
+    const url = new URL(path, origin);
+    if (url.origin !== origin) {
+      throw new AppError('UPSTREAM_ERROR', 'The game platform pointed at content on another host', {
+        reason: 'foreign_content_url',
+      });
+    }
+    const release = await this.throttle.acquire();
+    try {
+      let response: Response;
+      try {
+        response = await fetch(url, {
+          headers: { 'x-api-key': this.settings.apiKey, accept: 'application/json' },
+          signal: AbortSignal.timeout(this.settings.timeoutMs * 4),
+        });
+      } catch (error) {
+        throw unreachable(error, this.settings.timeoutMs * 4);
+      }
+      if (!response.ok || !response.body) {
+        throw new AppError('UPSTREAM_ERROR', 'The game platform did not serve the content file', {
+          httpStatus: response.status,
+        });
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of response.body) {
+        size += chunk.byteLength;
+        if (size > maxBytes) {
+          throw new AppError('UPSTREAM_ERROR', `The content file is larger than ${maxBytes} bytes`, {
+            reason: 'content_too_large',
+          });
+        }
+        chunks.push(Buffer.from(chunk));
+      }
+      try {
+        return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+      } catch {
+        throw new AppError('UPSTREAM_ERROR', 'The content file is not JSON', { httpStatus: response.status });
+      }
+    } finally {
+      release();
+    }
+  }
+
+  private async send(url: URL, call: GameCall): Promise<{ status: number; envelope: Envelope }> {
     const headers: Record<string, string> = { 'x-api-key': this.settings.apiKey, accept: 'application/json' };
-    if (accessToken) headers.authorization = `Bearer ${accessToken}`;
+    if (call.accessToken) headers.authorization = `Bearer ${call.accessToken}`;
+    const method = call.method ?? 'GET';
+    let body: string | undefined;
+    if (method === 'POST' && call.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(call.body);
+    }
     let response: Response;
     try {
-      response = await fetch(url, { headers, signal: AbortSignal.timeout(this.settings.timeoutMs) });
+      response = await fetch(url, {
+        method,
+        headers,
+        body,
+        signal: AbortSignal.timeout(this.settings.timeoutMs),
+      });
     } catch (error) {
       throw unreachable(error, this.settings.timeoutMs);
     }
@@ -117,9 +190,10 @@ function upstreamError(
   message: string,
   secrets: Array<string | undefined>,
   headers: Record<string, string> = {},
+  code: 'UPSTREAM_ERROR' | 'SERVICE_UNAVAILABLE' = 'UPSTREAM_ERROR',
 ): AppError {
   return new AppError(
-    'UPSTREAM_ERROR',
+    code,
     message,
     {
       upstreamCode: Number(envelope.ErrorCode ?? 0),

@@ -1,3 +1,6 @@
+import { AppError } from '../../core/errors.js';
+import { endpointArgs } from './endpoint-args.js';
+import type { GameEndpoint } from './endpoint-types.js';
 import type { GameClient } from './game-client.js';
 import type { ManifestCache } from './manifest-cache.js';
 import { type GameSettings, requireSettings } from './settings.js';
@@ -68,6 +71,34 @@ export class GameService {
   groupByName(groupName: string, groupType: number): Promise<unknown> {
     this.configured();
     return this.client.get({ path: ['GroupV2', 'Name', groupName, groupType] });
+  }
+
+  /**
+   * Any endpoint of the table: arguments checked against it first (400 before anything else),
+   * then the owner's token where the endpoint needs one (401 GAME_AUTH_REQUIRED before any
+   * upstream call) or attached when connected. The manifest and its definitions come from the
+   * version-keyed cache.
+   */
+  async endpoint(
+    owner: Owner,
+    endpoint: GameEndpoint,
+    input: { params: Record<string, string>; query: Record<string, unknown>; body: unknown },
+  ): Promise<unknown> {
+    const args = endpointArgs(endpoint, input.params, input.query, input.body);
+    this.configured();
+    if (endpoint.name === 'getDestinyManifest') return this.manifests.get('Destiny2');
+    if (endpoint.name === 'getDestinyEntityDefinition') {
+      const { entityType = '', hashIdentifier = '' } = input.params;
+      if (!/^Destiny\w{1,80}Definition$/.test(entityType)) {
+        throw new AppError('VALIDATION_ERROR', 'entityType names a definition table', {
+          fields: [{ field: 'params.entityType', message: 'must look like DestinyInventoryItemDefinition' }],
+        });
+      }
+      return this.manifests.definition('Destiny2', entityType, hashIdentifier);
+    }
+    const call = (accessToken: string | undefined) =>
+      this.client.call({ method: endpoint.method, ...args, accessToken });
+    return this.tokens.run(owner, call, { required: endpoint.oauth === 'required' });
   }
 
   private configured(): void {

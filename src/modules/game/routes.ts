@@ -1,8 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { hasScope } from '../../core/auth/principal.js';
 import { AppError } from '../../core/errors.js';
 import { withErrors } from '../../core/http/schemas.js';
+import { endpointSegments } from './endpoint-path.js';
+import { matchEndpoint, otherMethod } from './endpoint-router.js';
 import type { GameService } from './game-service.js';
 import type { GameOAuth } from './oauth-service.js';
 import {
@@ -128,6 +131,8 @@ export function gameRoutes(app: FastifyInstance, deps: { service: GameService; o
     async (request) => service.groupByName(request.params.groupName, request.params.groupType),
   );
 
+  registerEndpointRoutes(app, service);
+
   r.get(
     '/game/oauth/authorize',
     {
@@ -238,4 +243,77 @@ export function gameRoutes(app: FastifyInstance, deps: { service: GameService; o
       return reply.code(204).send(null);
     },
   );
+}
+
+/**
+ * Every endpoint of the generated table behind one GET and one POST route: documenting 135
+ * upstream operations one by one would bury the platform's own (docs/game-endpoints.md lists
+ * them). The static routes above win over these for the paths they cover.
+ */
+function registerEndpointRoutes(app: FastifyInstance, service: GameService): void {
+  const description =
+    "Any endpoint of the game platform's API under its own path (GET or POST as upstream; the list is docs/game-endpoints.md): path parameters one segment each, the endpoint's query parameters only, POST bodies checked against its request type. Read endpoints need game:read; item actions, clan administration and other writes game:write, with the caller's own connected account. Answers the upstream Response, unwrapped.";
+  const params = Type.Object({
+    '*': Type.String({
+      maxLength: 2048,
+      description: 'The upstream path, e.g. Destiny2/3/Profile/4611686018467000000/',
+    }),
+  });
+  const querystring = Type.Object(
+    {},
+    {
+      additionalProperties: Type.String({ maxLength: 2048 }),
+      description: "The endpoint's query parameters",
+    },
+  );
+  for (const method of ['GET', 'POST'] as const) {
+    app.route({
+      method,
+      url: '/game/*',
+      exposeHeadRoute: false,
+      // POST holds reads (searches) and writes: the endpoint's own access is checked below.
+      config: { auth: { ...game.auth, operation: method === 'GET' ? 'read' : ['read', 'write'] } },
+      schema: {
+        tags,
+        summary: `${method} any endpoint of the game platform's API`,
+        description,
+        params,
+        querystring,
+        ...(method === 'POST'
+          ? { body: Type.Unknown({ description: "The endpoint's request type as JSON, if it takes one" }) }
+          : {}),
+        response: ok,
+      },
+      handler: async (request, reply) => {
+        const segments = endpointSegments(request.raw.url ?? request.url);
+        const match = matchEndpoint(method, segments);
+        if (!match) {
+          const other = otherMethod(method, segments);
+          if (other) {
+            reply.header('allow', other);
+            throw new AppError('METHOD_NOT_ALLOWED', `This endpoint takes ${other}`, { allow: [other] });
+          }
+          throw new AppError('ROUTE_NOT_FOUND', 'The game platform has no such endpoint', {
+            path: `/${segments.join('/')}`,
+          });
+        }
+        const principal = request.principal;
+        if (!principal) throw new Error('auth hook did not run');
+        const { endpoint } = match;
+        if (!hasScope(principal, 'game', endpoint.access)) {
+          throw new AppError('FORBIDDEN', `Missing scope game:${endpoint.access}`, {
+            requiredScope: `game:${endpoint.access}`,
+          });
+        }
+        if (endpoint.area === 'app' && principal.kind === 'customer_token') {
+          throw new AppError('FORBIDDEN', "The application's own figures are not a customer's business");
+        }
+        return service.endpoint(ownerOf(request), endpoint, {
+          params: match.params,
+          query: request.query as Record<string, unknown>,
+          body: request.body,
+        });
+      },
+    });
+  }
 }

@@ -148,6 +148,7 @@ const ALIASES: Record<string, (p: Parameters) => Translation> = {
   documentLoad: platform('documentLoad'),
   knowledgeQuery: platform('knowledgeQuery'),
   flowPrediction: platform('flowPrediction'),
+  gamePlatform: platform('gamePlatform'),
   splitItems: platform('splitItems'),
 };
 

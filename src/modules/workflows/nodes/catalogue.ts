@@ -64,6 +64,7 @@ import { n8nWebhookNode } from './n8n/webhook/index.js';
 import { n8nXmlNode } from './n8n/xml/index.js';
 import { documentLoadNode } from './platform/document-load/index.js';
 import { flowPredictionNode } from './platform/flow-prediction/index.js';
+import { gamePlatformNode } from './platform/game-platform/index.js';
 import { httpRequestNode } from './platform/http-request/index.js';
 import { knowledgeQueryNode } from './platform/knowledge-query/index.js';
 import { markdownNode } from './platform/markdown/index.js';
@@ -144,6 +145,7 @@ export const allNodeTypes: NodeType[] = [
   n8nXmlNode,
   documentLoadNode,
   flowPredictionNode,
+  gamePlatformNode,
   httpRequestNode,
   knowledgeQueryNode,
   markdownNode,

@@ -74,6 +74,7 @@ describe('parameter schemas', () => {
       documentLoad: { source: 'text', content: 'x', credential: 'kb' },
       knowledgeQuery: { query: 'x', credential: 'kb' },
       flowPrediction: { flowId: 'f', question: 'x', credential: 'c' },
+      gamePlatform: { operation: 'getPublicMilestones', credential: 'g' },
     };
     const platformTypes = defaultNodeRegistry.types.filter((t) => !t.versions).map((t) => t.type);
     expect(platformTypes.every((t) => t.startsWith(PLATFORM_PREFIX))).toBe(true);
