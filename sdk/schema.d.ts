@@ -9365,11 +9365,182 @@ export interface operations {
           }[];
           connections: {
             [key: string]: {
-              main: (
+              main?: (
                 | {
                     node: string;
-                    /** @enum {string} */
-                    type: 'main';
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
+                    index: number;
+                  }[]
+                | null
+              )[];
+              ai_languageModel?: (
+                | {
+                    node: string;
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
+                    index: number;
+                  }[]
+                | null
+              )[];
+              ai_memory?: (
+                | {
+                    node: string;
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
+                    index: number;
+                  }[]
+                | null
+              )[];
+              ai_tool?: (
+                | {
+                    node: string;
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
+                    index: number;
+                  }[]
+                | null
+              )[];
+              ai_embedding?: (
+                | {
+                    node: string;
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
+                    index: number;
+                  }[]
+                | null
+              )[];
+              ai_vectorStore?: (
+                | {
+                    node: string;
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
+                    index: number;
+                  }[]
+                | null
+              )[];
+              ai_document?: (
+                | {
+                    node: string;
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
+                    index: number;
+                  }[]
+                | null
+              )[];
+              ai_textSplitter?: (
+                | {
+                    node: string;
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
+                    index: number;
+                  }[]
+                | null
+              )[];
+              ai_outputParser?: (
+                | {
+                    node: string;
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
+                    index: number;
+                  }[]
+                | null
+              )[];
+              ai_retriever?: (
+                | {
+                    node: string;
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
                     index: number;
                   }[]
                 | null
@@ -9782,11 +9953,182 @@ export interface operations {
           }[];
           connections: {
             [key: string]: {
-              main: (
+              main?: (
                 | {
                     node: string;
-                    /** @enum {string} */
-                    type: 'main';
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
+                    index: number;
+                  }[]
+                | null
+              )[];
+              ai_languageModel?: (
+                | {
+                    node: string;
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
+                    index: number;
+                  }[]
+                | null
+              )[];
+              ai_memory?: (
+                | {
+                    node: string;
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
+                    index: number;
+                  }[]
+                | null
+              )[];
+              ai_tool?: (
+                | {
+                    node: string;
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
+                    index: number;
+                  }[]
+                | null
+              )[];
+              ai_embedding?: (
+                | {
+                    node: string;
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
+                    index: number;
+                  }[]
+                | null
+              )[];
+              ai_vectorStore?: (
+                | {
+                    node: string;
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
+                    index: number;
+                  }[]
+                | null
+              )[];
+              ai_document?: (
+                | {
+                    node: string;
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
+                    index: number;
+                  }[]
+                | null
+              )[];
+              ai_textSplitter?: (
+                | {
+                    node: string;
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
+                    index: number;
+                  }[]
+                | null
+              )[];
+              ai_outputParser?: (
+                | {
+                    node: string;
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
+                    index: number;
+                  }[]
+                | null
+              )[];
+              ai_retriever?: (
+                | {
+                    node: string;
+                    type:
+                      | 'main'
+                      | 'ai_languageModel'
+                      | 'ai_memory'
+                      | 'ai_tool'
+                      | 'ai_embedding'
+                      | 'ai_vectorStore'
+                      | 'ai_document'
+                      | 'ai_textSplitter'
+                      | 'ai_outputParser'
+                      | 'ai_retriever';
                     index: number;
                   }[]
                 | null

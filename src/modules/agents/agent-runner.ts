@@ -1,6 +1,7 @@
 import type { Principal } from '../../core/auth/principal.js';
+import { assertNever } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import type { ChatGateway, ChatMessage, ToolCall } from '../llm/index.js';
+import { type ChatGateway, type ChatMessage, runToolLoop, type ToolCall } from '../llm/index.js';
 import type { SourceView, StepView, Usage } from './agent-events.js';
 import type { AgentDefinition } from './agent-service.js';
 import { type ResolvedTool, resolveTools } from './tool-specs.js';
@@ -44,13 +45,6 @@ const MAX_CALLS_PER_ROUND = 8;
 const MAX_TOOL_OUTPUT_CHARS = 20_000;
 
 const elapsed = (since: number) => Math.round((performance.now() - since) * 100) / 100;
-
-function bounded(output: unknown): unknown {
-  const text = JSON.stringify(output) ?? 'null';
-  return text.length <= MAX_TOOL_OUTPUT_CHARS
-    ? output
-    : { truncated: true, preview: text.slice(0, MAX_TOOL_OUTPUT_CHARS) };
-}
 
 function systemPrompt(agent: AgentDefinition, sources: SourceView[]): string {
   if (sources.length === 0) return agent.instructions;
@@ -102,89 +96,92 @@ export async function* runTurn(
   for (const m of input.history) messages.push({ role: m.role, content: m.content });
   messages.push({ role: 'user', content: input.content });
 
-  let content = '';
-  for (let round = 0; ; round++) {
-    const offer = canCallTools && round < agent.maxToolCalls;
-    const started = performance.now();
-    const session = await deps.gateway.chat(
-      { principal, endpoint: 'agent.message', stream: true, signal },
-      agent.model,
-      {
-        messages,
-        ...(offer ? { tools: tools.map((t) => t.spec) } : {}),
-        options: agent.temperature !== null ? { temperature: agent.temperature } : {},
-        // A model that cannot read a prompt quotes from the passages retrieved for this question.
-        ...(sources.length > 0
-          ? {
-              grounding: {
-                question: input.content,
-                passages: sources.map((s) => ({
-                  text: s.text,
-                  source: s.title ?? s.documentId,
-                  score: s.score,
-                })),
-              },
-            }
-          : {}),
+  const displayName = (fn: string) => byFunction.get(fn)?.name ?? fn;
+  const loop = runToolLoop(
+    {
+      chat: async (conversation, offered) => {
+        const session = await deps.gateway.chat(
+          { principal, endpoint: 'agent.message', stream: true, signal },
+          agent.model,
+          {
+            messages: conversation,
+            ...(offered ? { tools: offered } : {}),
+            options: agent.temperature !== null ? { temperature: agent.temperature } : {},
+            // A model that cannot read a prompt quotes from the passages retrieved for this question.
+            ...(sources.length > 0
+              ? {
+                  grounding: {
+                    question: input.content,
+                    passages: sources.map((s) => ({
+                      text: s.text,
+                      source: s.title ?? s.documentId,
+                      score: s.score,
+                    })),
+                  },
+                }
+              : {}),
+          },
+        );
+        return { model: session.model.name, events: session.events };
       },
-    );
-    let text = '';
-    const calls: ToolCall[] = [];
-    let finish = 'stop';
-    for await (const event of session.events) {
-      if (event.type === 'delta') {
-        if (event.content) {
-          text += event.content;
-          yield { type: 'delta', delta: event.content };
-        }
-        if (event.toolCalls) calls.push(...event.toolCalls);
-      } else {
-        finish = event.doneReason;
-        if (event.usage) {
-          usage.promptTokens += event.usage.promptTokens;
-          usage.completionTokens += event.usage.completionTokens;
-        }
+      execute: async (call) => {
+        const { output, found } = await execute(deps.tools, byFunction.get(call.name), call, input);
+        sources.push(...found);
+        return output;
+      },
+    },
+    messages,
+    {
+      tools: tools.map((t) => t.spec),
+      maxRounds: canCallTools ? agent.maxToolCalls : 0,
+      answerAfterTools: true,
+      maxCallsPerRound: MAX_CALLS_PER_ROUND,
+      maxToolOutputChars: MAX_TOOL_OUTPUT_CHARS,
+      newId: () => newId('call'),
+    },
+  );
+  let next = await loop.next();
+  for (; !next.done; next = await loop.next()) {
+    const event = next.value;
+    switch (event.type) {
+      case 'delta':
+        yield event;
+        break;
+      case 'model':
+        steps.push({
+          type: 'model',
+          name: event.model,
+          input: { messages: event.messages, tools: event.offered.map(displayName) },
+          output: {
+            finishReason: event.finishReason,
+            chars: event.chars,
+            toolCalls: event.toolCalls,
+            ...(deps.callsTools(agent.model)
+              ? {}
+              : {
+                  toolsSkipped: true,
+                  reason: `${agent.model} cannot call tools; the answer comes from retrieval alone`,
+                }),
+          },
+          ms: event.ms,
+        });
+        break;
+      case 'tool.call':
+        yield { type: 'tool.call', id: event.id, name: displayName(event.name), arguments: event.arguments };
+        break;
+      case 'tool.result': {
+        const name = displayName(event.name);
+        steps.push({ type: 'tool_call', name, input: event.arguments, output: event.output, ms: event.ms });
+        yield { type: 'tool.result', id: event.id, name, output: event.output };
+        break;
       }
-    }
-    content += text;
-    steps.push({
-      type: 'model',
-      name: session.model.name,
-      input: { messages: messages.length, tools: offer ? tools.map((t) => t.name) : [] },
-      output: {
-        finishReason: finish,
-        chars: text.length,
-        toolCalls: calls.map((c) => c.name),
-        ...(deps.callsTools(agent.model)
-          ? {}
-          : {
-              toolsSkipped: true,
-              reason: `${agent.model} cannot call tools; the answer comes from retrieval alone`,
-            }),
-      },
-      ms: elapsed(started),
-    });
-    if (calls.length === 0 || !offer) break;
-
-    messages.push({ role: 'assistant', content: text, toolCalls: calls });
-    for (const [index, call] of calls.entries()) {
-      const id = call.id ?? newId('call');
-      const tool = byFunction.get(call.name);
-      const name = tool?.name ?? call.name;
-      yield { type: 'tool.call', id, name, arguments: call.arguments };
-      const toolStarted = performance.now();
-      // A model may ask for any number of calls at once; past the cap they are answered, not run.
-      const { output, found } =
-        index < MAX_CALLS_PER_ROUND
-          ? await execute(deps.tools, tool, call, input)
-          : { output: { error: `at most ${MAX_CALLS_PER_ROUND} tool calls run per answer` }, found: [] };
-      sources.push(...found);
-      const shown = bounded(output);
-      steps.push({ type: 'tool_call', name, input: call.arguments, output: shown, ms: elapsed(toolStarted) });
-      yield { type: 'tool.result', id, name, output: shown };
-      messages.push({ role: 'tool', content: JSON.stringify(shown), toolCallId: id, toolName: call.name });
+      default:
+        assertNever(event);
     }
   }
+  const { content, usage: spent } = next.value;
+  usage.promptTokens += spent.promptTokens;
+  usage.completionTokens += spent.completionTokens;
   return { content, steps, sources, usage };
 }
 

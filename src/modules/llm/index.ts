@@ -17,7 +17,16 @@ import { llmMigrations } from './migrations/index.js';
 
 export type { Gateway } from './gateway.js';
 export type { ModelRegistry } from './registry.js';
-export type { ChatMessage, Passage, Retriever, ToolCall, ToolSpec } from './types.js';
+export {
+  boundedOutput,
+  type LoopEvent,
+  type LoopModelAnswer,
+  type LoopResult,
+  runToolLoop,
+  type ToolLoopHooks,
+  type ToolLoopOptions,
+} from './tool-loop.js';
+export type { ChatEvent, ChatMessage, Passage, Retriever, TokenUsage, ToolCall, ToolSpec } from './types.js';
 
 /** What flows and agents use of the gateway: a chat call (its service class stays this module's). */
 export type ChatGateway = Pick<Gateway, 'chat'>;

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { type ListSpec, MAX_OFFSET } from '../../core/http/list-query.js';
 import { listQueryOf, Nullable, Timestamp } from '../../core/http/schemas.js';
+import { AI_CONNECTION_TYPES } from './engine/types.js';
 
 const Anything = Type.Unknown();
 const JsonObject = Type.Record(Type.String(), Anything);
@@ -61,12 +62,20 @@ const NodeSchema = Type.Object(
 
 const ConnectionTarget = Type.Object({
   node: Type.String({ minLength: 1 }),
-  type: Type.Literal('main'),
+  type: Type.Union([Type.Literal('main'), ...AI_CONNECTION_TYPES.map((t) => Type.Literal(t))]),
   index: Type.Integer({ minimum: 0 }),
 });
+const Outputs = Type.Array(Nullable(Type.Array(ConnectionTarget)));
+/** `main`, or for a sub-node (n8n's AI nodes) the connection type it supplies its root by. */
 const ConnectionsSchema = Type.Record(
   Type.String(),
-  Type.Object({ main: Type.Array(Nullable(Type.Array(ConnectionTarget))) }),
+  Type.Object(
+    {
+      main: Type.Optional(Outputs),
+      ...Object.fromEntries(AI_CONNECTION_TYPES.map((t) => [t, Type.Optional(Outputs)])),
+    },
+    { additionalProperties: false },
+  ),
 );
 
 /** n8n's tag as it exports it; only the name is kept (the id is derived from it, see tagsOf). */

@@ -35,7 +35,13 @@ export function definitionFromBody(id: string, body: WorkflowBodyT): WorkflowDef
   }));
   const connections: WorkflowDefinition['connections'] = {};
   for (const [from, value] of Object.entries(body.connections)) {
-    connections[from] = { main: value.main.map((targets) => targets ?? []) };
+    // Sub-nodes (n8n's AI nodes) connect by their ai_* type, kept as given; empty outputs become [].
+    const entry: WorkflowDefinition['connections'][string] = {};
+    for (const [kind, outputs] of Object.entries(value) as Array<[string, unknown]>) {
+      if (Array.isArray(outputs))
+        (entry as Record<string, unknown>)[kind] = outputs.map((targets) => targets ?? []);
+    }
+    connections[from] = entry;
   }
   // The platform's short node names are import-time aliases: a saved workflow holds n8n's types.
   return resolveAliases({ id, name: body.name, nodes, connections, settings: body.settings ?? {} });

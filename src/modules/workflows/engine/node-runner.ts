@@ -6,9 +6,17 @@ import {
   type ExpressionEvaluator,
   expressionData,
 } from './expressions.js';
-import { NodeOperationError, type NodeResult, type NodeType } from './node-type.js';
+import type { AttachedNode } from './graph.js';
+import {
+  type NodeExecutionContext,
+  NodeOperationError,
+  type NodeResult,
+  type NodeType,
+  type SubNodeHandle,
+} from './node-type.js';
 import { checkParameters, withDefaults } from './parameters.js';
 import {
+  type AiConnectionType,
   DEFAULT_CODE_TIMEOUT_MS,
   type EngineDeps,
   type Item,
@@ -40,7 +48,18 @@ export interface RunNodeArgs {
   triesBefore?: number;
   /** Called before each retry's wait, with the tries made so far and the wait (the engine checkpoints). */
   beforeRetry?: (tries: number, waitMs: number) => Promise<void>;
+  /** The workflow's sub-node connections (n8n's ai_*), for a root node; absent: it has none. */
+  subNodes?: SubNodeLookup;
 }
+
+/** How a root node finds its sub-nodes and their types. */
+export interface SubNodeLookup {
+  attached(root: string, type: AiConnectionType): AttachedNode[];
+  typeOf(node: WorkflowNode): NodeType | undefined;
+}
+
+/** Sub-nodes nest (a vector store tool has a store, which has an embedder); deeper is refused. */
+const MAX_SUB_NODE_DEPTH = 8;
 
 /** n8n's per-node settings the runner honours (stored on the node as n8n exports them). */
 interface NodeSettings {
@@ -91,7 +110,21 @@ export async function runNode(args: RunNodeArgs): Promise<NodeRun> {
 }
 
 async function attemptNode(args: RunNodeArgs): Promise<NodeResult> {
-  const { nodeType, node, inputs, deps, evaluator, data } = args;
+  const { nodeType, node } = args;
+  return nodeType.execute(contextOf(args, node, nodeType, 0));
+}
+
+/**
+ * What a node sees: its parameters resolved over the run's items. A sub-node gets the same, over its
+ * root's items, so `{{ $json.… }}` in a chat model's or tool's parameters reads the root's item.
+ */
+function contextOf(
+  args: RunNodeArgs,
+  node: WorkflowNode,
+  nodeType: NodeType,
+  depth: number,
+): NodeExecutionContext<never> {
+  const { inputs, deps, evaluator, data } = args;
   const context = args.context ?? {};
   const items = inputs[0] ?? [];
   const { resolvable, raw } = splitRaw(node.parameters, nodeType.rawParameters ?? []);
@@ -111,7 +144,7 @@ async function attemptNode(args: RunNodeArgs): Promise<NodeResult> {
         });
     return resolveChecked(nodeType, restoreRaw(resolved, raw));
   };
-  return nodeType.execute({
+  const ctx: NodeExecutionContext<unknown> = {
     node,
     inputs,
     items,
@@ -137,7 +170,45 @@ async function attemptNode(args: RunNodeArgs): Promise<NodeResult> {
         params: node.parameters,
         extra,
       }),
-  });
+    subNodes: (type) => subNodesOf(args, node, type, depth),
+  };
+  return ctx as NodeExecutionContext<never>;
+}
+
+function subNodesOf(
+  args: RunNodeArgs,
+  root: WorkflowNode,
+  type: AiConnectionType,
+  depth: number,
+): SubNodeHandle[] {
+  const lookup = args.subNodes;
+  if (!lookup) return [];
+  return lookup.attached(root.name, type).map(({ node, inputIndex }) => ({
+    name: node.name,
+    type: node.type,
+    inputIndex,
+    supply: async (itemIndex) => {
+      if (depth >= MAX_SUB_NODE_DEPTH)
+        throw new NodeOperationError(
+          `Sub-nodes nest deeper than ${MAX_SUB_NODE_DEPTH} levels at '${node.name}'`,
+        );
+      const subType = lookup.typeOf(node);
+      if (!subType?.supply)
+        throw new NodeOperationError(`Node '${node.name}' (${node.type}) supplies nothing`);
+      try {
+        return await subType.supply(contextOf(args, node, subType, depth + 1), itemIndex);
+      } catch (error) {
+        // The root fails naming the sub-node that did.
+        if (error instanceof NodeOperationError && error.message.includes(`'${node.name}'`)) throw error;
+        const message = error instanceof Error ? error.message : String(error);
+        throw new NodeOperationError(`${node.name}: ${message}`, {
+          ...(error instanceof NodeOperationError && error.description
+            ? { description: error.description }
+            : {}),
+        });
+      }
+    },
+  }));
 }
 
 /** The run of a node that failed for good: an error, or items on the output `onError` names. */

@@ -1,6 +1,7 @@
 import type { Static, TSchema } from 'typebox';
 import type { CodeRun } from './expressions.js';
 import type {
+  AiConnectionType,
   CheckLimits,
   CodeLog,
   EngineDeps,
@@ -49,6 +50,21 @@ export interface NodeExecutionContext<P> {
   evaluate(source: string, index: number, extra?: Record<string, unknown>): Promise<unknown>;
   /** Runs JavaScript over the input items in the sandbox (the Code node); throws CodeError. */
   runCode(code: string, mode: 'runOnceForAllItems' | 'runOnceForEachItem'): Promise<CodeRun>;
+  /**
+   * The sub-nodes attached to this node by `type` (n8n's ai_* connections), by input index; empty for a
+   * node that has none. Each supplies its part (a chat model, a tool…) for one item of this node.
+   */
+  subNodes(type: AiConnectionType): SubNodeHandle[];
+}
+
+/** A sub-node as its root node sees it. */
+export interface SubNodeHandle {
+  name: string;
+  type: string;
+  /** The root's input index it is attached at (an agent's fallback model is at 1). */
+  inputIndex: number;
+  /** What the sub-node supplies for the root's item `itemIndex` (its parameters resolved over that item). */
+  supply(itemIndex: number): Promise<unknown>;
 }
 
 export interface NodeType<S extends TSchema = TSchema> {
@@ -83,6 +99,15 @@ export interface NodeType<S extends TSchema = TSchema> {
    * `webhookNodesOf`, so the engine imports no node file.
    */
   webhook?: { parse(node: WorkflowNode): WebhookNodeInfo[] };
+  /**
+   * A sub-node (n8n's chat models, tools, memories…): attached to a root by this connection type, it
+   * never runs on its own; `supply` builds what the root gets (n8n's supplyData).
+   */
+  subNode?: AiConnectionType;
+  /** The sub-node connection types this root node takes (n8n's ai_* inputs). */
+  aiInputs?: readonly AiConnectionType[];
+  /** A sub-node's part for its root's item `itemIndex`; `ctx.items` are the root's input items. */
+  supply?(ctx: NodeExecutionContext<Static<S>>, itemIndex: number): Promise<unknown>;
   /** Extra checks beyond the schema (e.g. a dedupe key must be an expression). */
   check?(params: Static<S>, limits: CheckLimits): ValidationProblem[];
   execute(ctx: NodeExecutionContext<Static<S>>): Promise<NodeResult>;

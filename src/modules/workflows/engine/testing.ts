@@ -42,9 +42,8 @@ export function workflow(
 ): WorkflowDefinition {
   const connections: WorkflowDefinition['connections'] = {};
   for (const [from, to, out = 0, input = 0] of edges) {
-    const entry = connections[from] ?? { main: [] };
-    connections[from] = entry;
-    const main = entry.main;
+    const main = connections[from]?.main ?? [];
+    connections[from] = { ...connections[from], main };
     while (main.length <= out) main.push([]);
     main[out]?.push({ node: to, type: 'main', index: input });
   }

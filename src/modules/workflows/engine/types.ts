@@ -45,14 +45,37 @@ export function credentialRefOf(ref: CredentialRef | undefined): string | null {
   return null;
 }
 
+/**
+ * n8n's sub-node connection types (`@n8n/n8n-nodes-langchain`): a sub-node (a chat model, a tool, a
+ * memory…) is attached to a root node (an agent, a chain) by one of these instead of `main`.
+ */
+export const AI_CONNECTION_TYPES = [
+  'ai_languageModel',
+  'ai_memory',
+  'ai_tool',
+  'ai_embedding',
+  'ai_vectorStore',
+  'ai_document',
+  'ai_textSplitter',
+  'ai_outputParser',
+  'ai_retriever',
+] as const;
+export type AiConnectionType = (typeof AI_CONNECTION_TYPES)[number];
+
 export interface ConnectionTarget {
   node: string;
-  type: 'main';
+  type: 'main' | AiConnectionType;
   index: number;
 }
 
-/** `{[fromNodeName]: {main: [[target, …] per output index]}}` */
-type Connections = Record<string, { main: ConnectionTarget[][] }>;
+/**
+ * `{[fromNodeName]: {main: [[target, …] per output index]}}`; a sub-node's are under its connection
+ * type instead (`{ai_languageModel: [[{node: 'AI Agent', type: 'ai_languageModel', index: 0}]]}`).
+ */
+type Connections = Record<
+  string,
+  { main?: ConnectionTarget[][] } & { [K in AiConnectionType]?: ConnectionTarget[][] }
+>;
 
 export interface WorkflowDefinition {
   id: string;

@@ -1,7 +1,15 @@
 import { EXPRESSION_LANGUAGES, type ExpressionLanguage } from './expressions.js';
 import { inputCount, type NodeRegistry } from './node-type.js';
 import { checkParameters, UNKNOWN_PARAMETER, withDefaults } from './parameters.js';
-import type { CheckLimits, ValidationProblem, WorkflowDefinition } from './types.js';
+import {
+  AI_CONNECTION_TYPES,
+  type AiConnectionType,
+  type CheckLimits,
+  type ConnectionTarget,
+  type ValidationProblem,
+  type WorkflowDefinition,
+  type WorkflowNode,
+} from './types.js';
 
 /** Every problem of a definition, each with a path like `nodes[2].parameters.path`. */
 export function validateWorkflow(
@@ -54,34 +62,99 @@ export function validateWorkflow(
   for (const [from, outputs] of Object.entries(def.connections ?? {})) {
     const at = `connections.${from}`;
     if (!names.has(from)) problems.push({ path: at, message: `connection from missing node '${from}'` });
-    if (!outputs || !Array.isArray(outputs.main)) {
-      problems.push({ path: `${at}.main`, message: 'must be an array of outputs' });
+    if (!outputs || typeof outputs !== 'object') {
+      problems.push({ path: at, message: 'must be an object of outputs by connection type' });
       continue;
     }
-    outputs.main.forEach((targets, o) => {
-      if (!Array.isArray(targets)) {
-        if (targets !== null) problems.push({ path: `${at}.main[${o}]`, message: 'must be an array' });
+    for (const [kind, list] of Object.entries(outputs)) {
+      if (kind !== 'main' && !(AI_CONNECTION_TYPES as readonly string[]).includes(kind)) {
+        problems.push({ path: `${at}.${kind}`, message: `unknown connection type '${kind}'` });
+        continue;
+      }
+      if (!Array.isArray(list)) {
+        problems.push({ path: `${at}.${kind}`, message: 'must be an array of outputs' });
+        continue;
+      }
+      if (kind === 'main') problems.push(...mainProblems(at, list, names, nodes, registry));
+      else
+        problems.push(...subNodeProblems(at, from, kind as AiConnectionType, list, names, nodes, registry));
+    }
+  }
+  return problems;
+}
+
+function mainProblems(
+  at: string,
+  main: unknown[],
+  names: Map<string, number>,
+  nodes: WorkflowNode[],
+  registry: NodeRegistry,
+): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  main.forEach((targets, o) => {
+    if (!Array.isArray(targets)) {
+      if (targets !== null) problems.push({ path: `${at}.main[${o}]`, message: 'must be an array' });
+      return;
+    }
+    targets.forEach((t: ConnectionTarget, j) => {
+      const tp = `${at}.main[${o}][${j}]`;
+      const index = names.get(t?.node);
+      if (index === undefined) {
+        problems.push({ path: `${tp}.node`, message: `connection to missing node '${String(t?.node)}'` });
         return;
       }
-      targets.forEach((t, j) => {
-        const tp = `${at}.main[${o}][${j}]`;
-        const index = names.get(t?.node);
-        if (index === undefined) {
-          problems.push({ path: `${tp}.node`, message: `connection to missing node '${String(t?.node)}'` });
-          return;
-        }
-        const target = nodes[index];
-        const targetType = target && registry.get(target.type, target.typeVersion);
-        const inputs = target && targetType ? inputCount(targetType, target.parameters ?? {}) : 1;
-        if (!Number.isInteger(t.index) || t.index < 0 || t.index >= inputs) {
-          problems.push({
-            path: `${tp}.index`,
-            message: inputs === 0 ? `node '${t.node}' takes no input` : `input index must be below ${inputs}`,
-          });
-        }
-      });
+      const target = nodes[index];
+      const targetType = target && registry.get(target.type, target.typeVersion);
+      const inputs = target && targetType ? inputCount(targetType, target.parameters ?? {}) : 1;
+      if (!Number.isInteger(t.index) || t.index < 0 || t.index >= inputs) {
+        problems.push({
+          path: `${tp}.index`,
+          message: inputs === 0 ? `node '${t.node}' takes no input` : `input index must be below ${inputs}`,
+        });
+      }
     });
-  }
+  });
+  return problems;
+}
+
+/** An ai_* connection joins a sub-node supplying that type to a root node that takes it. */
+function subNodeProblems(
+  at: string,
+  from: string,
+  kind: AiConnectionType,
+  outputs: unknown[],
+  names: Map<string, number>,
+  nodes: WorkflowNode[],
+  registry: NodeRegistry,
+): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  const source = nodes[names.get(from) ?? -1];
+  const sourceType = source && registry.get(source.type, source.typeVersion);
+  if (sourceType && sourceType.subNode !== kind)
+    problems.push({
+      path: `${at}.${kind}`,
+      message: `node '${from}' (${source?.type}) does not supply ${kind}`,
+    });
+  outputs.forEach((targets, o) => {
+    if (!Array.isArray(targets)) {
+      if (targets !== null) problems.push({ path: `${at}.${kind}[${o}]`, message: 'must be an array' });
+      return;
+    }
+    targets.forEach((t: ConnectionTarget, j) => {
+      const tp = `${at}.${kind}[${o}][${j}]`;
+      const target = nodes[names.get(t?.node) ?? -1];
+      if (!target) {
+        problems.push({ path: `${tp}.node`, message: `connection to missing node '${String(t?.node)}'` });
+        return;
+      }
+      if (t.type !== kind) problems.push({ path: `${tp}.type`, message: `must be '${kind}'` });
+      if (!Number.isInteger(t.index) || t.index < 0 || t.index > 15)
+        problems.push({ path: `${tp}.index`, message: 'must be an input index from 0 to 15' });
+      const targetType = registry.get(target.type, target.typeVersion);
+      if (targetType && !targetType.aiInputs?.includes(kind))
+        problems.push({ path: `${tp}.node`, message: `node '${t.node}' (${target.type}) takes no ${kind}` });
+    });
+  });
   return problems;
 }
 

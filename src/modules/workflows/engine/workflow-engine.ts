@@ -239,6 +239,10 @@ export class WorkflowEngine {
         },
       },
       data: this.nodeData(run, step),
+      subNodes: {
+        attached: (root, type) => run.graph.attached(root, type),
+        typeOf: (node) => this.registry.get(node.type, node.typeVersion),
+      },
     };
   }
 

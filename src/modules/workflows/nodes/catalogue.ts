@@ -1,4 +1,5 @@
 import { NodeRegistry, type NodeType } from '../engine/node-type.js';
+import { langchainNodeTypes } from './langchain/index.js';
 import { aggregateNode } from './n8n/aggregate/index.js';
 import { codeNode } from './n8n/code/index.js';
 import { compareDatasetsNode } from './n8n/compare-datasets/index.js';
@@ -143,6 +144,7 @@ export const allNodeTypes: NodeType[] = [
   n8nWaitNode,
   n8nWebhookNode,
   n8nXmlNode,
+  ...langchainNodeTypes,
   documentLoadNode,
   flowPredictionNode,
   gamePlatformNode,

@@ -1,0 +1,15 @@
+import type { NodeType } from '../../engine/node-type.js';
+import { agentNode } from './agent/index.js';
+import { lmChatOpenAiNode } from './lm-chat-open-ai/index.js';
+import { memoryBufferWindowNode } from './memory-buffer-window/index.js';
+import { outputParserStructuredNode } from './output-parser-structured/index.js';
+import { toolCalculatorNode } from './tool-calculator/index.js';
+
+/** n8n's AI nodes (`@n8n/n8n-nodes-langchain.*`): root nodes and the sub-nodes attached to them. */
+export const langchainNodeTypes: NodeType[] = [
+  agentNode,
+  lmChatOpenAiNode,
+  memoryBufferWindowNode,
+  outputParserStructuredNode,
+  toolCalculatorNode,
+];

@@ -1,0 +1,89 @@
+import { Type } from 'typebox';
+import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { credentialRefOf } from '../../../engine/types.js';
+import { LANGCHAIN, locatorValue } from '../ai-parts.js';
+import { openAiWireModel } from '../openai-wire.js';
+
+const Locator = Type.Object(
+  {
+    __rl: Type.Optional(Type.Boolean()),
+    mode: Type.Optional(Type.String()),
+    value: Type.String(),
+    cachedResultName: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+/** n8n's lmChatOpenAi options (v1–1.2). */
+const Options = Type.Object(
+  {
+    baseURL: Type.Optional(Type.String()),
+    frequencyPenalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
+    maxTokens: Type.Optional(Type.Integer({ minimum: -1, maximum: 1_000_000 })),
+    responseFormat: Type.Optional(Type.Enum(['text', 'json_object'] as const)),
+    presencePenalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
+    temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
+    timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 300_000 })),
+    maxRetries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
+    topP: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    reasoningEffort: Type.Optional(Type.Enum(['low', 'medium', 'high'] as const)),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+const Parameters = Type.Object(
+  {
+    model: Type.Union([Type.String({ minLength: 1 }), Locator], { default: 'gpt-4o-mini' }),
+    options: Options,
+    notice: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+const DEFAULT_URL = 'https://api.openai.com/v1';
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/**
+ * n8n's OpenAI Chat Model. Its `openAiApi` credential names the server: OpenAI itself, any compatible one,
+ * or this platform's gateway (`url` = the platform's `/v1`, `apiKey` = a platform key): then the model is
+ * one of the registry, charged to that key's token budget and logged in `GET /v1/llm/requests`.
+ */
+export const lmChatOpenAiNode = defineNode({
+  type: `${LANGCHAIN}.lmChatOpenAi`,
+  versions: [1, 1.1, 1.2],
+  schema: Parameters,
+  inputs: 0,
+  subNode: 'ai_languageModel',
+  async execute() {
+    throw new NodeOperationError('A chat model runs only attached to an AI node');
+  },
+  async supply(ctx, itemIndex) {
+    const p = await ctx.params(itemIndex);
+    const credId = credentialRefOf(ctx.node.credentials?.openAiApi);
+    if (!credId) throw new NodeOperationError('No openAiApi credential is set on the node');
+    const cred = await ctx.credential(credId);
+    const base = (p.options.baseURL || cred.url || DEFAULT_URL).replace(/\/+$/, '');
+    if (!/^https?:\/\//.test(base)) throw new NodeOperationError(`The base URL '${base}' is not http(s)`);
+    const headers: Record<string, string> = {};
+    if (cred.apiKey) headers.authorization = `Bearer ${cred.apiKey}`;
+    if (cred.organizationId) headers['openai-organization'] = cred.organizationId;
+    const o = p.options;
+    const body: Record<string, unknown> = {};
+    if (o.temperature !== undefined) body.temperature = o.temperature;
+    if (o.topP !== undefined) body.top_p = o.topP;
+    if (o.frequencyPenalty !== undefined) body.frequency_penalty = o.frequencyPenalty;
+    if (o.presencePenalty !== undefined) body.presence_penalty = o.presencePenalty;
+    if (o.maxTokens !== undefined && o.maxTokens > 0) body.max_tokens = o.maxTokens;
+    if (o.responseFormat === 'json_object') body.response_format = { type: 'json_object' };
+    if (o.reasoningEffort !== undefined) body.reasoning_effort = o.reasoningEffort;
+    return openAiWireModel(ctx.deps, {
+      label: 'OpenAI',
+      url: `${base}/chat/completions`,
+      headers,
+      credentialHeaders: ['authorization', 'openai-organization'],
+      model: locatorValue(p.model),
+      body,
+      timeoutMs: o.timeout ?? DEFAULT_TIMEOUT_MS,
+    });
+  },
+});

@@ -1,0 +1,52 @@
+import { Type } from 'typebox';
+import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { type ChatMemory, LANGCHAIN } from '../ai-parts.js';
+import { appendSession, loadSession, sessionKeyOf } from './session-store.js';
+
+const Parameters = Type.Object(
+  {
+    sessionIdType: Type.Enum(['fromInput', 'customKey'] as const, { default: 'fromInput' }),
+    sessionKey: Type.String({ default: '={{ $json.sessionId }}', maxLength: 1_000 }),
+    contextWindowLength: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
+    notice: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * n8n's Simple Memory (Window Buffer Memory): the last `contextWindowLength` exchanges of a session. The
+ * session is the input's `sessionId` (a Chat Trigger's) or a key of the node's own.
+ */
+export const memoryBufferWindowNode = defineNode({
+  type: `${LANGCHAIN}.memoryBufferWindow`,
+  versions: [1, 1.1, 1.2, 1.3],
+  schema: Parameters,
+  inputs: 0,
+  subNode: 'ai_memory',
+  async execute() {
+    throw new NodeOperationError('A memory runs only attached to an AI node');
+  },
+  async supply(ctx, itemIndex): Promise<ChatMemory> {
+    const p = await ctx.params(itemIndex);
+    const fromInput =
+      ctx.node.typeVersion !== undefined && ctx.node.typeVersion >= 1.2 && p.sessionIdType === 'fromInput';
+    const raw = fromInput ? ctx.items[itemIndex]?.json.sessionId : p.sessionKey;
+    const sessionId = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : '';
+    if (sessionId === '')
+      throw new NodeOperationError('No session ID found', {
+        description: fromInput
+          ? "Expected the input's 'sessionId' field (as the Chat Trigger sends it), or set a custom key"
+          : 'The session key is empty',
+      });
+    const key = sessionKeyOf(ctx.deps.tenant, ctx.workflow.id, sessionId);
+    return {
+      kind: 'memory',
+      load: async () => loadSession(key, p.contextWindowLength * 2),
+      save: async (input, output) =>
+        appendSession(key, [
+          { role: 'user', content: input },
+          { role: 'assistant', content: output },
+        ]),
+    };
+  },
+});

@@ -1,0 +1,74 @@
+import { Type } from 'typebox';
+import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { LANGCHAIN, type OutputParser } from '../ai-parts.js';
+import { jsonOfText, parseJsonField, schemaFromExample, validatorOf } from './json-schema.js';
+
+const Parameters = Type.Object(
+  {
+    schemaType: Type.Enum(['fromJson', 'manual'] as const, { default: 'fromJson' }),
+    jsonSchemaExample: Type.String({
+      default: '{\n\t"state": "California",\n\t"cities": ["Los Angeles", "San Francisco", "San Diego"]\n}',
+    }),
+    inputSchema: Type.String({ default: '{\n\t"type": "object",\n\t"properties": {}\n}' }),
+    /** v1–1.1's schema field. */
+    jsonSchema: Type.Optional(Type.String()),
+    autoFix: Type.Boolean({ default: false }),
+    customizeRetryPrompt: Type.Boolean({ default: false }),
+    prompt: Type.Optional(Type.String()),
+    notice: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+/** n8n's Structured Output Parser: the answer must be JSON meeting a schema (given, or from an example). */
+export const outputParserStructuredNode = defineNode({
+  type: `${LANGCHAIN}.outputParserStructured`,
+  versions: [1, 1.1, 1.2, 1.3],
+  schema: Parameters,
+  inputs: 0,
+  subNode: 'ai_outputParser',
+  aiInputs: ['ai_languageModel'],
+  async execute() {
+    throw new NodeOperationError('An output parser runs only attached to an AI node');
+  },
+  async supply(ctx, itemIndex): Promise<OutputParser> {
+    const p = await ctx.params(itemIndex);
+    const version = ctx.node.typeVersion ?? 1;
+    let schema: Record<string, unknown>;
+    try {
+      if (version < 1.2 && p.jsonSchema !== undefined)
+        schema = parseJsonField(p.jsonSchema, 'jsonSchema') as Record<string, unknown>;
+      else if (p.schemaType === 'manual')
+        schema = parseJsonField(p.inputSchema, 'inputSchema') as Record<string, unknown>;
+      else schema = schemaFromExample(parseJsonField(p.jsonSchemaExample, 'jsonSchemaExample'));
+      if (!schema || typeof schema !== 'object' || Array.isArray(schema))
+        throw new Error('the schema must be an object');
+      validatorOf(schema);
+    } catch (error) {
+      throw new NodeOperationError(
+        `Invalid schema: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    const fixer = p.autoFix ? ctx.subNodes('ai_languageModel')[0] : undefined;
+    const parser: OutputParser = {
+      kind: 'outputParser',
+      schema,
+      parse(value) {
+        const data = typeof value === 'string' && schema.type !== 'string' ? jsonOfText(value) : value;
+        const validate = validatorOf(schema);
+        if (!validate(data)) {
+          const problems = (validate.errors ?? [])
+            .slice(0, 5)
+            .map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''}`);
+          throw new Error(`Model output doesn't fit required format: ${problems.join('; ')}`);
+        }
+        return data;
+      },
+    };
+    if (fixer) {
+      const model = (await fixer.supply(itemIndex)) as OutputParser['fixWith'];
+      if (model?.kind === 'chatModel') parser.fixWith = model;
+    }
+    return parser;
+  },
+});
