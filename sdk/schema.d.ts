@@ -3183,6 +3183,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/mcp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * MCP server (Streamable HTTP, stateless): workflows, knowledge search and agents as tools
+     * @description A JSON-RPC message of the Model Context Protocol (initialize, tools/list, tools/call, ping). Answers JSON-RPC as the MCP SDK does, errors of the protocol included; authentication and limits answer in the platform's error shape. tools/list shows what the key's scopes allow.
+     *
+     *     API keys only. No particular scope: the operation checks what the credential may do.
+     */
+    post: operations['postMcp'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -17122,6 +17144,20 @@ export interface operations {
               tools?: (
                 | string
                 | {
+                    /** @enum {string} */
+                    type: 'mcp';
+                    name: string;
+                    url: string;
+                    credential?: {
+                      header: string;
+                    };
+                    include?: string[];
+                    tools: {
+                      name: string;
+                      description?: string;
+                    }[];
+                  }
+                | {
                     name: string;
                     description?: string;
                     parameters?: {
@@ -17174,14 +17210,31 @@ export interface operations {
           model: string;
           knowledgeTopics?: string[];
           tools?: (
-            | string
+            | (
+                | string
+                | {
+                    name: string;
+                    description?: string;
+                    /** @description JSON schema of the arguments */
+                    parameters?: {
+                      [key: string]: unknown;
+                    };
+                  }
+              )
             | {
+                /** @enum {string} */
+                type: 'mcp';
+                /** @description mcp:<label>; the label prefixes the tools' function names */
                 name: string;
-                description?: string;
-                /** @description JSON schema of the arguments */
-                parameters?: {
-                  [key: string]: unknown;
+                /** @description Streamable HTTP endpoint */
+                url: string;
+                credential?: {
+                  header: string;
+                  /** @description Stored encrypted, never shown; omit it to keep the stored one */
+                  value?: string;
                 };
+                /** @description Only these of the server's tools (default: all) */
+                include?: string[];
               }
           )[];
           temperature?: number | null;
@@ -17222,6 +17275,20 @@ export interface operations {
             knowledgeTopics: string[];
             tools: (
               | string
+              | {
+                  /** @enum {string} */
+                  type: 'mcp';
+                  name: string;
+                  url: string;
+                  credential?: {
+                    header: string;
+                  };
+                  include?: string[];
+                  tools: {
+                    name: string;
+                    description?: string;
+                  }[];
+                }
               | {
                   name: string;
                   description?: string;
@@ -17330,6 +17397,20 @@ export interface operations {
             tools: (
               | string
               | {
+                  /** @enum {string} */
+                  type: 'mcp';
+                  name: string;
+                  url: string;
+                  credential?: {
+                    header: string;
+                  };
+                  include?: string[];
+                  tools: {
+                    name: string;
+                    description?: string;
+                  }[];
+                }
+              | {
                   name: string;
                   description?: string;
                   parameters?: {
@@ -17434,14 +17515,31 @@ export interface operations {
           model?: string;
           knowledgeTopics?: string[];
           tools?: (
-            | string
+            | (
+                | string
+                | {
+                    name: string;
+                    description?: string;
+                    /** @description JSON schema of the arguments */
+                    parameters?: {
+                      [key: string]: unknown;
+                    };
+                  }
+              )
             | {
+                /** @enum {string} */
+                type: 'mcp';
+                /** @description mcp:<label>; the label prefixes the tools' function names */
                 name: string;
-                description?: string;
-                /** @description JSON schema of the arguments */
-                parameters?: {
-                  [key: string]: unknown;
+                /** @description Streamable HTTP endpoint */
+                url: string;
+                credential?: {
+                  header: string;
+                  /** @description Stored encrypted, never shown; omit it to keep the stored one */
+                  value?: string;
                 };
+                /** @description Only these of the server's tools (default: all) */
+                include?: string[];
               }
           )[];
           temperature?: number | null;
@@ -17482,6 +17580,20 @@ export interface operations {
             knowledgeTopics: string[];
             tools: (
               | string
+              | {
+                  /** @enum {string} */
+                  type: 'mcp';
+                  name: string;
+                  url: string;
+                  credential?: {
+                    header: string;
+                  };
+                  include?: string[];
+                  tools: {
+                    name: string;
+                    description?: string;
+                  }[];
+                }
               | {
                   name: string;
                   description?: string;
@@ -18296,6 +18408,47 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postMcp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description A JSON-RPC request or notification */
+    requestBody?: {
+      content: {
+        /** @example null */
+        'application/json': unknown;
+      };
+    };
+    responses: {
+      /** @description The JSON-RPC answer */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example null */
+          'application/json': unknown;
+        };
+      };
+      /** @description A notification, accepted */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };
