@@ -3211,6 +3211,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/mcp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * MCP server (Streamable HTTP, stateless): workflows, knowledge search and agents as tools
+     * @description A JSON-RPC message of the Model Context Protocol (initialize, tools/list, tools/call, ping). Answers JSON-RPC as the MCP SDK does, errors of the protocol included; authentication and limits answer in the platform's error shape. tools/list shows what the key's scopes allow.
+     *
+     *     API keys only. No particular scope: the operation checks what the credential may do.
+     */
+    post: operations['postMcp'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -17624,6 +17646,20 @@ export interface operations {
               tools?: (
                 | string
                 | {
+                    /** @enum {string} */
+                    type: 'mcp';
+                    name: string;
+                    url: string;
+                    credential?: {
+                      header: string;
+                    };
+                    include?: string[];
+                    tools: {
+                      name: string;
+                      description?: string;
+                    }[];
+                  }
+                | {
                     name: string;
                     description?: string;
                     parameters?: {
@@ -17676,14 +17712,31 @@ export interface operations {
           model: string;
           knowledgeTopics?: string[];
           tools?: (
-            | string
+            | (
+                | string
+                | {
+                    name: string;
+                    description?: string;
+                    /** @description JSON schema of the arguments */
+                    parameters?: {
+                      [key: string]: unknown;
+                    };
+                  }
+              )
             | {
+                /** @enum {string} */
+                type: 'mcp';
+                /** @description mcp:<label>; the label prefixes the tools' function names */
                 name: string;
-                description?: string;
-                /** @description JSON schema of the arguments */
-                parameters?: {
-                  [key: string]: unknown;
+                /** @description Streamable HTTP endpoint */
+                url: string;
+                credential?: {
+                  header: string;
+                  /** @description Stored encrypted, never shown; omit it to keep the stored one */
+                  value?: string;
                 };
+                /** @description Only these of the server's tools (default: all) */
+                include?: string[];
               }
           )[];
           temperature?: number | null;
@@ -17724,6 +17777,20 @@ export interface operations {
             knowledgeTopics: string[];
             tools: (
               | string
+              | {
+                  /** @enum {string} */
+                  type: 'mcp';
+                  name: string;
+                  url: string;
+                  credential?: {
+                    header: string;
+                  };
+                  include?: string[];
+                  tools: {
+                    name: string;
+                    description?: string;
+                  }[];
+                }
               | {
                   name: string;
                   description?: string;
@@ -17832,6 +17899,20 @@ export interface operations {
             tools: (
               | string
               | {
+                  /** @enum {string} */
+                  type: 'mcp';
+                  name: string;
+                  url: string;
+                  credential?: {
+                    header: string;
+                  };
+                  include?: string[];
+                  tools: {
+                    name: string;
+                    description?: string;
+                  }[];
+                }
+              | {
                   name: string;
                   description?: string;
                   parameters?: {
@@ -17936,14 +18017,31 @@ export interface operations {
           model?: string;
           knowledgeTopics?: string[];
           tools?: (
-            | string
+            | (
+                | string
+                | {
+                    name: string;
+                    description?: string;
+                    /** @description JSON schema of the arguments */
+                    parameters?: {
+                      [key: string]: unknown;
+                    };
+                  }
+              )
             | {
+                /** @enum {string} */
+                type: 'mcp';
+                /** @description mcp:<label>; the label prefixes the tools' function names */
                 name: string;
-                description?: string;
-                /** @description JSON schema of the arguments */
-                parameters?: {
-                  [key: string]: unknown;
+                /** @description Streamable HTTP endpoint */
+                url: string;
+                credential?: {
+                  header: string;
+                  /** @description Stored encrypted, never shown; omit it to keep the stored one */
+                  value?: string;
                 };
+                /** @description Only these of the server's tools (default: all) */
+                include?: string[];
               }
           )[];
           temperature?: number | null;
@@ -17984,6 +18082,20 @@ export interface operations {
             knowledgeTopics: string[];
             tools: (
               | string
+              | {
+                  /** @enum {string} */
+                  type: 'mcp';
+                  name: string;
+                  url: string;
+                  credential?: {
+                    header: string;
+                  };
+                  include?: string[];
+                  tools: {
+                    name: string;
+                    description?: string;
+                  }[];
+                }
               | {
                   name: string;
                   description?: string;
@@ -18798,6 +18910,47 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postMcp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description A JSON-RPC request or notification */
+    requestBody?: {
+      content: {
+        /** @example null */
+        'application/json': unknown;
+      };
+    };
+    responses: {
+      /** @description The JSON-RPC answer */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example null */
+          'application/json': unknown;
+        };
+      };
+      /** @description A notification, accepted */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };

@@ -230,6 +230,19 @@ const ConfigSchema = Type.Object({
   AGENT_WS_MAX_BUFFERED_BYTES: Type.Integer({ default: 1_048_576, minimum: 16_384 }),
   /** Conversation messages an agent sees besides the new one. */
   AGENT_HISTORY_MESSAGES: Type.Integer({ default: 20, minimum: 0, maximum: 200 }),
+  // MCP (docs/decisions.md, MCP both ways): the server at /mcp and agents' MCP server tools.
+  /** Largest JSON-RPC body the MCP server accepts. */
+  MCP_BODY_LIMIT_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024 }),
+  /** A tools/call on the MCP server still running after this long answers a timed-out tool error. */
+  MCP_TOOL_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 100 }),
+  /** tools/call requests one account may have under way on one process; more: 429. */
+  MCP_CALLS_PER_ACCOUNT: Type.Integer({ default: 8, minimum: 1, maximum: 1_000 }),
+  /** A tool result's text as the MCP server answers it, at most this long (longer: cut, and said). */
+  MCP_MAX_RESULT_CHARS: Type.Integer({ default: 100_000, minimum: 1_000 }),
+  /** Each exchange of an agent with an MCP server (tools/list at save, tools/call in a turn). */
+  MCP_CLIENT_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
+  /** Largest answer an agent accepts from an MCP server. */
+  MCP_CLIENT_MAX_RESPONSE_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024 }),
   // CPU work whose size a caller controls (documents, built-in models): worker threads (docs/security.md).
   /** Worker threads of the CPU pool; 0: one fewer than the machine's cores, 1 to 4. */
   CPU_WORKERS: Type.Integer({ default: 0, minimum: 0, maximum: 64 }),

@@ -9,6 +9,7 @@ import { flowsModule } from './flows/index.js';
 import { gameModule } from './game/index.js';
 import { healthModule } from './health/index.js';
 import { llmModule } from './llm/index.js';
+import { mcpModule } from './mcp/index.js';
 import { portalModule } from './portal/index.js';
 import { portalWebModule } from './portal-web/index.js';
 import { profilesModule } from './profiles/index.js';
@@ -35,6 +36,8 @@ export const allModules: readonly PlatformModule[] = [
   // User profiles, then agents: their tools read profiles, recommendations and workflows.
   profilesModule,
   agentsModule,
+  // After workflows, documents and agents: their workflows, knowledge search and agents are its tools.
+  mcpModule,
 ];
 
 /** Migrations of every module, enabled or not: one schema serves any split of services. */

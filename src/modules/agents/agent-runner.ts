@@ -4,8 +4,9 @@ import { newId } from '../../core/ids.js';
 import { type ChatGateway, type ChatMessage, runToolLoop, type ToolCall } from '../llm/index.js';
 import type { SourceView, StepView, Usage } from './agent-events.js';
 import type { AgentDefinition } from './agent-service.js';
-import { type ResolvedTool, resolveTools } from './tool-specs.js';
-import { runTool, searchKnowledge, type ToolDeps } from './tools.js';
+import { McpTurnClients } from './mcp-client.js';
+import { isMcpTool, type ResolvedTool, resolveTools } from './tool-specs.js';
+import { type McpCalls, runTool, searchKnowledge, type ToolDeps } from './tools.js';
 
 /** What a turn streams while it runs; the route or the socket wraps them into the API's events. */
 export type TurnEvent =
@@ -61,6 +62,20 @@ function systemPrompt(agent: AgentDefinition, sources: SourceView[]): string {
 export async function* runTurn(
   deps: RunnerDeps,
   input: TurnInput,
+): AsyncGenerator<TurnEvent, TurnResult, undefined> {
+  // The MCP connections the turn opens (on first call) end with it, however it ends.
+  const mcp = new McpTurnClients(input.agent.tools.filter(isMcpTool), deps.tools.mcp);
+  try {
+    return yield* turn(deps, input, mcp);
+  } finally {
+    await mcp.close();
+  }
+}
+
+async function* turn(
+  deps: RunnerDeps,
+  input: TurnInput,
+  mcp: McpCalls,
 ): AsyncGenerator<TurnEvent, TurnResult, undefined> {
   const { agent, principal, signal } = input;
   const steps: StepView[] = [];
@@ -125,7 +140,7 @@ export async function* runTurn(
         return { model: session.model.name, events: session.events };
       },
       execute: async (call) => {
-        const { output, found } = await execute(deps.tools, byFunction.get(call.name), call, input);
+        const { output, found } = await execute(deps.tools, byFunction.get(call.name), call, input, mcp);
         sources.push(...found);
         return output;
       },
@@ -191,6 +206,7 @@ async function execute(
   tool: ResolvedTool | undefined,
   call: ToolCall,
   input: TurnInput,
+  mcp: McpCalls,
 ): Promise<{ output: unknown; found: SourceView[] }> {
   if (!tool) return { output: { error: `unknown tool '${call.name}'` }, found: [] };
   if (!tool.validate(call.arguments)) {
@@ -205,6 +221,8 @@ async function execute(
       payerKeyId: input.principal.keyId,
       userId: input.userId,
       topics: input.agent.knowledgeTopics,
+      mcp,
+      signal: input.signal,
     });
     return { output: outcome.output, found: outcome.sources };
   } catch (error) {

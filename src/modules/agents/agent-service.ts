@@ -8,8 +8,10 @@ import { parseListQuery } from '../../core/http/list-query.js';
 import { newId } from '../../core/ids.js';
 import type { DefinitionLookups } from '../flows/index.js';
 import type { AgentRow, AgentStore } from './agent-store.js';
+import type { McpToolSaver } from './mcp-save.js';
+import { mcpToolView } from './mcp-save.js';
 import type { AgentCreateBodyT, AgentPatchBodyT } from './schemas.js';
-import { BUILTIN_TOOLS, schemaProblem, type ToolDefinition, toolName } from './tool-specs.js';
+import { BUILTIN_TOOLS, isMcpTool, schemaProblem, type ToolDefinition, toolName } from './tool-specs.js';
 
 export interface AgentDefinition {
   name: string;
@@ -42,7 +44,7 @@ function agentView(row: AgentRow, def: AgentDefinition = parseAgent(row)) {
     instructions: def.instructions,
     model: def.model,
     knowledgeTopics: def.knowledgeTopics,
-    tools: def.tools,
+    tools: def.tools.map((t) => (isMcpTool(t) ? mcpToolView(t) : t)),
     temperature: def.temperature,
     maxToolCalls: def.maxToolCalls,
     createdAt: row.created_at,
@@ -60,6 +62,7 @@ export class AgentService {
     private readonly store: AgentStore,
     private readonly lookups: AgentLookups,
     private readonly clock: Clock,
+    private readonly mcp: McpToolSaver,
   ) {}
 
   async create(principal: Principal, body: AgentCreateBodyT) {
@@ -72,7 +75,7 @@ export class AgentService {
       temperature: body.temperature ?? null,
       maxToolCalls: body.maxToolCalls ?? 4,
     };
-    await this.check(principal, def);
+    await this.check(principal, def, []);
     const now = this.clock.now().toISOString();
     const row: AgentRow = {
       id: newId('agt'),
@@ -109,7 +112,8 @@ export class AgentService {
       ...Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)),
     } as AgentDefinition;
     def.knowledgeTopics = [...new Set(def.knowledgeTopics)];
-    await this.check(principal, def);
+    // Tools re-sent are saved again (MCP servers listed again); tools not in the body stay as they are.
+    await this.check(principal, def, body.tools !== undefined ? previous.tools : null);
     const values = {
       name: def.name,
       definition: JSON.stringify(def),
@@ -124,7 +128,15 @@ export class AgentService {
     if (!(await this.store.deleteAgent(accountId, id))) throw notFound('AGENT_NOT_FOUND', 'Agent', id);
   }
 
-  private async check(principal: Principal, def: AgentDefinition): Promise<void> {
+  /**
+   * Refuses a definition that cannot run. `previousTools` non-null: the tools come from the request,
+   * so MCP servers are listed and credentials sealed (a value not re-sent is kept from these).
+   */
+  private async check(
+    principal: Principal,
+    def: AgentDefinition,
+    previousTools: readonly ToolDefinition[] | null,
+  ): Promise<void> {
     const problems: Array<{ field: string; message: string }> = [];
     const modelProblem = this.lookups.chatModelProblem(def.model);
     if (modelProblem) problems.push({ field: 'model', message: modelProblem });
@@ -143,7 +155,9 @@ export class AgentService {
       const field = `tools[${i}]`;
       if (seen.has(name)) problems.push({ field, message: `'${name}' is listed twice` });
       seen.add(name);
-      if (name.startsWith('workflow:')) {
+      if (isMcpTool(tool) || (typeof tool === 'object' && 'type' in tool)) {
+        // Checked when listed (below).
+      } else if (name.startsWith('workflow:')) {
         const workflowId = name.slice('workflow:'.length);
         const problem = workflowId
           ? await this.lookups.workflowProblem(principal.accountId, workflowId)
@@ -162,6 +176,9 @@ export class AgentService {
     }
     if (seen.has('knowledge_search') && def.knowledgeTopics.length === 0)
       problems.push({ field: 'tools', message: 'knowledge_search needs knowledgeTopics to search' });
+    // Servers are reached only for a definition otherwise valid.
+    if (problems.length === 0 && previousTools !== null)
+      def.tools = await this.mcp.prepare(def.tools, previousTools, problems);
     if (problems.length > 0) throw validationError('Invalid agent', problems);
     // An agent acts with the rights of whoever saves it, for whoever talks to it: it may use only
     // the models its saver may, and run only workflows its saver may run directly.

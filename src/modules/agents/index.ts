@@ -1,10 +1,13 @@
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
+import { createOutboundHttp } from '../../core/http/outbound.js';
 import { definitionLookups } from '../flows/index.js';
 import type { AgentMessaging } from './agent-events.js';
 import { AgentService } from './agent-service.js';
 import { AgentStore } from './agent-store.js';
 import { ConversationService } from './conversation-service.js';
+import type { McpConnectorOptions } from './mcp-client.js';
+import { McpToolSaver } from './mcp-save.js';
 import { AgentMessenger } from './messaging.js';
 import { type AgentRouteDeps, agentRoutes } from './routes.js';
 import type { ToolDeps } from './tools.js';
@@ -39,7 +42,21 @@ export const agentsModule: PlatformModule = {
     const knowledge = ctx.apis.documents?.knowledge ?? null;
     const store = new AgentStore(ctx.db);
     const lookups = definitionLookups(ctx, llm);
+    const { config } = ctx;
+    // MCP servers are reached like every other outbound call: private addresses only when allowed.
+    const mcp: McpConnectorOptions = {
+      http: createOutboundHttp({
+        allowHosts: config.OUTBOUND_ALLOW_HOSTS.split(',')
+          .map((h) => h.trim())
+          .filter(Boolean),
+        timeoutMs: config.MCP_CLIENT_TIMEOUT_MS,
+        maxResponseBytes: config.MCP_CLIENT_MAX_RESPONSE_BYTES,
+      }),
+      box: ctx.secrets.box('agents:mcp-credentials'),
+      timeoutMs: config.MCP_CLIENT_TIMEOUT_MS,
+    };
     const tools: ToolDeps = {
+      mcp,
       knowledge,
       profile: async (accountId, userId) =>
         ctx.apis.profiles ? ctx.apis.profiles.get(accountId, userId) : null,
@@ -63,7 +80,7 @@ export const agentsModule: PlatformModule = {
         return response.body;
       },
     };
-    const agents = new AgentService(store, lookups, ctx.clock);
+    const agents = new AgentService(store, lookups, ctx.clock, new McpToolSaver(mcp));
     const conversations = new ConversationService(store, agents, ctx.clock);
     const messenger = new AgentMessenger(
       agents,

@@ -22,12 +22,53 @@ const ToolSpecBody = Type.Union([
   ),
 ]);
 
+/** An MCP server whose tools become the agent's (listed when the agent is saved). */
+const McpToolBody = Type.Object(
+  {
+    type: Type.Literal('mcp'),
+    name: Type.String({
+      minLength: 5,
+      maxLength: 36,
+      pattern: '^mcp:[A-Za-z0-9_-]{1,32}$',
+      description: "mcp:<label>; the label prefixes the tools' function names",
+    }),
+    url: Type.String({
+      minLength: 8,
+      maxLength: 2_000,
+      pattern: '^https?://',
+      description: 'Streamable HTTP endpoint',
+    }),
+    credential: Type.Optional(
+      Type.Object(
+        {
+          header: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$' }),
+          value: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 8_000,
+              description: 'Stored encrypted, never shown; omit it to keep the stored one',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    include: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 128 }), {
+        maxItems: 64,
+        description: "Only these of the server's tools (default: all)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 const agentFields = {
   name: Name,
   instructions: Type.String({ maxLength: 20_000 }),
   model: Type.String({ minLength: 1, maxLength: 200 }),
   knowledgeTopics: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 10 }),
-  tools: Type.Array(ToolSpecBody, { maxItems: 20 }),
+  tools: Type.Array(Type.Union([ToolSpecBody, McpToolBody]), { maxItems: 20 }),
   temperature: Nullable(Type.Number({ minimum: 0, maximum: 2 })),
   maxToolCalls: Type.Integer({ minimum: 0, maximum: 10 }),
 };
@@ -52,6 +93,15 @@ export const AgentPatchBody = Type.Partial(Type.Object(agentFields), {
 });
 export type AgentPatchBodyT = Static<typeof AgentPatchBody>;
 
+const McpToolView = Type.Object({
+  type: Type.Literal('mcp'),
+  name: Type.String(),
+  url: Type.String(),
+  credential: Type.Optional(Type.Object({ header: Type.String() })),
+  include: Type.Optional(Type.Array(Type.String())),
+  tools: Type.Array(Type.Object({ name: Type.String(), description: Type.Optional(Type.String()) })),
+});
+
 const ToolView = Type.Object({
   name: Type.String(),
   description: Type.Optional(Type.String()),
@@ -64,7 +114,7 @@ export const AgentView = Type.Object({
   instructions: Type.String(),
   model: Type.String(),
   knowledgeTopics: Type.Array(Type.String()),
-  tools: Type.Array(Type.Union([Type.String(), ToolView])),
+  tools: Type.Array(Type.Union([Type.String(), McpToolView, ToolView])),
   temperature: Nullable(Type.Number()),
   maxToolCalls: Type.Integer(),
   createdAt: Timestamp,

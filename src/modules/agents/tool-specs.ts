@@ -1,13 +1,21 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
 import type { ToolSpec } from '../llm/index.js';
+import type { McpServerTool } from './mcp-client.js';
 
 export const BUILTIN_TOOLS = ['knowledge_search', 'user_profile', 'blend_recommendations'] as const;
 
-/** A tool as an agent lists it: a name, or a workflow tool with its description and argument schema. */
+/**
+ * A tool as an agent lists it: a name, a workflow tool with its description and argument schema, or an
+ * MCP server whose tools become the agent's.
+ */
 export type ToolDefinition =
   | string
-  | { name: string; description?: string; parameters?: Record<string, unknown> };
+  | { name: string; description?: string; parameters?: Record<string, unknown> }
+  | McpServerTool;
+
+export const isMcpTool = (tool: ToolDefinition): tool is McpServerTool =>
+  typeof tool !== 'string' && 'type' in tool && tool.type === 'mcp';
 
 export const toolName = (tool: ToolDefinition): string => (typeof tool === 'string' ? tool : tool.name);
 
@@ -54,8 +62,10 @@ function functionNameOf(name: string): string {
 }
 
 export interface ResolvedTool {
-  /** The agent's name for it (`knowledge_search`, `workflow:<id>`). */
+  /** The agent's name for it (`knowledge_search`, `workflow:<id>`, `mcp:<label>/<tool>`). */
   name: string;
+  /** For a tool of an MCP server: the agent's tool (`mcp:<label>`) and the server's name for it. */
+  mcp?: { server: string; tool: string };
   functionName: string;
   spec: ToolSpec;
   validate: ValidateFunction;
@@ -111,9 +121,58 @@ export function schemaProblem(schema: Record<string, unknown>): string | null {
   return null;
 }
 
+/** A copy of a schema without the keywords whose regular expressions would run here. */
+function withoutRegex(value: unknown, depth = 0): unknown {
+  if (depth > 32) return {};
+  if (Array.isArray(value)) return value.map((v) => withoutRegex(v, depth + 1));
+  if (!value || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (!REGEX_KEYWORDS.has(k)) out[k] = withoutRegex(v, depth + 1);
+  return out;
+}
+
+/**
+ * The validator of an MCP server's input schema: the server chose it, so its regular expressions
+ * are dropped (the server checks its own arguments) and one that does not compile checks nothing.
+ */
+function remoteValidatorOf(schema: Record<string, unknown>): ValidateFunction {
+  try {
+    return validatorOf(withoutRegex(schema) as Record<string, unknown>);
+  } catch {
+    return validatorOf(ANY_OBJECT);
+  }
+}
+
+/** The tools of one MCP server entry, each offered as `<label>_<tool>`. */
+function resolveMcp(entry: McpServerTool): ResolvedTool[] {
+  const label = entry.name.slice('mcp:'.length);
+  const wanted = entry.include ? new Set(entry.include) : null;
+  return entry.tools
+    .filter((t) => !wanted || wanted.has(t.name))
+    .map((t) => {
+      const functionName = functionNameOf(`${label}_${t.name}`);
+      const parameters = t.inputSchema.type === 'object' ? t.inputSchema : ANY_OBJECT;
+      return {
+        name: `${entry.name}/${t.name}`,
+        functionName,
+        mcp: { server: entry.name, tool: t.name },
+        spec: {
+          type: 'function',
+          function: {
+            name: functionName,
+            description: t.description ?? `The tool ${t.name} of the MCP server ${label}.`,
+            parameters,
+          },
+        },
+        validate: remoteValidatorOf(parameters),
+      };
+    });
+}
+
 /** The tools of an agent as the gateway offers them, with their validators. */
 export function resolveTools(tools: readonly ToolDefinition[]): ResolvedTool[] {
-  return tools.map((tool) => {
+  return tools.flatMap((tool): ResolvedTool[] => {
+    if (isMcpTool(tool)) return resolveMcp(tool);
     const name = toolName(tool);
     const builtin = BUILTIN_SPECS[name as (typeof BUILTIN_TOOLS)[number]];
     const description =
@@ -124,11 +183,13 @@ export function resolveTools(tools: readonly ToolDefinition[]): ResolvedTool[] {
     const own = typeof tool === 'string' ? undefined : tool.parameters;
     const parameters = builtin?.parameters ?? own ?? ANY_OBJECT;
     const functionName = functionNameOf(name);
-    return {
-      name,
-      functionName,
-      spec: { type: 'function', function: { name: functionName, description, parameters } },
-      validate: validatorOf(parameters),
-    };
+    return [
+      {
+        name,
+        functionName,
+        spec: { type: 'function', function: { name: functionName, description, parameters } },
+        validate: validatorOf(parameters),
+      },
+    ];
   });
 }

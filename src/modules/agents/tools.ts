@@ -1,5 +1,6 @@
 import type { KnowledgeSearch } from '../documents/index.js';
 import type { SourceView } from './agent-events.js';
+import type { McpConnectorOptions } from './mcp-client.js';
 
 /** What the tools reach in other modules, each possibly disabled on this server. */
 export interface ToolDeps {
@@ -13,6 +14,13 @@ export interface ToolDeps {
   ): Promise<unknown>;
   /** Runs a workflow (execution mode `agent`) and answers its output, or throws its failure. */
   runWorkflow(accountId: string, workflowId: string, input: Record<string, unknown>): Promise<unknown>;
+  /** How agents reach MCP servers (outbound guard, credential box, time bound); null: not at all. */
+  mcp: McpConnectorOptions | null;
+}
+
+/** Calls a tool of an MCP server of the agent (`mcp:<label>`), on the turn's connection. */
+export interface McpCalls {
+  call(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
 }
 
 /** Whose turn it is: the tools act for this account and the conversation's user. */
@@ -22,6 +30,9 @@ interface ToolContext {
   payerKeyId: string | null;
   userId: string | null;
   topics: string[];
+  /** The turn's MCP connections, and its signal (a stopped turn stops its calls). */
+  mcp?: McpCalls;
+  signal?: AbortSignal;
 }
 
 /** A tool's answer, and the passages it found (they join the message's sources). */
@@ -102,6 +113,17 @@ export async function runTool(
       return { output: Array.isArray(found) ? { recommendations: found } : found, sources: [] };
     }
     default: {
+      if (name.startsWith('mcp:')) {
+        const slash = name.indexOf('/');
+        if (!context.mcp || slash < 0) throw new Error(`unknown tool '${name}'`);
+        const output = await context.mcp.call(
+          name.slice(0, slash),
+          name.slice(slash + 1),
+          args,
+          context.signal ?? new AbortController().signal,
+        );
+        return { output, sources: [] };
+      }
       if (!name.startsWith('workflow:')) throw new Error(`unknown tool '${name}'`);
       const output = await deps.runWorkflow(context.accountId, name.slice('workflow:'.length), args);
       return { output, sources: [] };

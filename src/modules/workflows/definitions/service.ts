@@ -22,6 +22,13 @@ import {
 } from './definitions.js';
 import type { WorkflowRow, WorkflowStore } from './store.js';
 
+/** A workflow offered as an MCP tool. */
+export interface McpWorkflowTool {
+  id: string;
+  name: string;
+  description: string | null;
+}
+
 export interface WorkflowServiceDeps {
   store: WorkflowStore;
   credentials: CredentialStore;
@@ -128,6 +135,26 @@ export class WorkflowService {
 
   async get(accountId: string, id: string) {
     return workflowView(await this.mustGet(accountId, id));
+  }
+
+  /**
+   * The workflows an account offers as MCP tools: `settings.availableInMCP: true` (n8n's setting) and a
+   * webhook node to start from (they run like a direct run). `settings.mcpDescription` describes one.
+   */
+  async mcpTools(accountId: string, limit: number): Promise<McpWorkflowTool[]> {
+    const rows = await this.deps.store.markedForMcp(accountId, limit);
+    return rows.flatMap((row) => {
+      const def = definitionOf(row);
+      if (def.settings?.availableInMCP !== true || webhookNodesOf(def).length === 0) return [];
+      const described = def.settings.mcpDescription;
+      return [
+        {
+          id: row.id,
+          name: row.name,
+          description: typeof described === 'string' ? described.slice(0, 2_000) : null,
+        },
+      ];
+    });
   }
 
   /** The problems a definition would be refused for (empty: valid), without saving it. */

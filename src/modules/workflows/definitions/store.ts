@@ -33,6 +33,21 @@ export class WorkflowStore {
       .executeTakeFirst();
   }
 
+  /**
+   * Workflows whose settings may mark them as MCP tools (`"availableInMCP":true` in the stored JSON):
+   * a cheap pre-filter, the caller checks the parsed settings.
+   */
+  async markedForMcp(accountId: string, limit: number): Promise<WorkflowRow[]> {
+    return this.db
+      .selectFrom('workflows')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('settings', 'like', '%"availableInMCP":true%')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+  }
+
   async exists(id: string): Promise<boolean> {
     const row = await this.db.selectFrom('workflows').select('id').where('id', '=', id).executeTakeFirst();
     return row !== undefined;

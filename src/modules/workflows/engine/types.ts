@@ -302,10 +302,20 @@ export type { OutboundRequest, OutboundResponse };
 export interface RunContext {
   executionId: string;
   /**
-   * `flow` and `agent`: a flow or an agent of the platform runs the workflow and waits for its answer;
+   * `flow`, `agent` and `mcp`: a flow, an agent or an MCP client of the platform runs the workflow and waits for its answer;
    * `trigger`: a schedule; `error`: an error workflow; `integrated`: a sub-workflow (n8n's names).
    */
-  mode: 'webhook' | 'manual' | 'retry' | 'trigger' | 'flow' | 'agent' | 'error' | 'integrated' | 'test';
+  mode:
+    | 'webhook'
+    | 'manual'
+    | 'retry'
+    | 'trigger'
+    | 'flow'
+    | 'agent'
+    | 'mcp'
+    | 'error'
+    | 'integrated'
+    | 'test';
   /** Public URL base for `$execution.resumeUrl`. */
   resumeUrlBase: string;
   /**

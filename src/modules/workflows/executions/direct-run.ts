@@ -18,7 +18,7 @@ export interface DirectRunDeps {
 export interface DirectRunInput {
   accountId: string;
   workflowId: string;
-  mode: 'flow' | 'agent';
+  mode: 'flow' | 'agent' | 'mcp';
   /**
    * The trigger item's `body`: a workflow written for a webhook reads `$json.body.question`. Stored as
    * JSON with the execution, so values JSON cannot hold (undefined, functions) are dropped.

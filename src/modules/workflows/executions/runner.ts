@@ -73,8 +73,8 @@ export const accountOfJob = (job: ExecutionJob): string => job.accountId ?? '';
 
 const DEFINITION_CACHE_MAX = 500;
 
-/** Modes whose trigger webhook answers: a webhook call, or a flow or an agent waiting for the output. */
-const ANSWERED_MODES: ReadonlySet<string> = new Set(['webhook', 'test', 'flow', 'agent']);
+/** Modes whose trigger webhook answers: a webhook call, or a flow, an agent or an MCP client waiting for the output. */
+const ANSWERED_MODES: ReadonlySet<string> = new Set(['webhook', 'test', 'flow', 'agent', 'mcp']);
 
 /**
  * The webhook node that answers an execution, if any. A flow or an agent always waits for the
