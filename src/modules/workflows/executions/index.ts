@@ -3,6 +3,7 @@ import type { Config } from '../../../config.js';
 import type { Clock } from '../../../core/clock.js';
 import type { Db } from '../../../core/db/database.js';
 import type { OutboundHttp } from '../../../core/http/outbound.js';
+import type { OutboundHostGuard } from '../../../core/http/outbound-host.js';
 import { createQueue, type JobQueue, jobs } from '../../../core/queue/index.js';
 import type { JobEvents } from '../../../core/queue/job-events.js';
 import { callerChecks } from '../credentials/access.js';
@@ -76,6 +77,8 @@ export interface ExecutionResources {
   nodes: NodeRegistry;
   /** The engine's outbound HTTP client and its `$env`. */
   http: OutboundHttp;
+  /** The same address rule for SMTP and IMAP clients. */
+  outboundHost?: OutboundHostGuard;
   env: Record<string, string>;
   signer: ResumeSigner;
   limits: ExecutionLimits;
@@ -213,6 +216,7 @@ export class Executions {
         return found.data;
       },
       http: this.res.http,
+      ...(this.res.outboundHost ? { outboundHost: this.res.outboundHost } : {}),
       env: this.res.env,
       expressionTimeoutMs: limits.EXPRESSION_TIMEOUT_MS,
       codeTimeoutMs: limits.CODE_NODE_TIMEOUT_MS,
