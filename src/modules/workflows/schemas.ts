@@ -220,6 +220,10 @@ export const CREDENTIAL_TYPES = {
   totpApi: ['label', 'secret'],
   // n8n's Crypto credential (Crypto v2): hmacSecret for hmac, signPrivateKey for sign; either may be absent.
   crypto: [],
+  // n8n's SMTP credential (Send Email): host required; port, secure, disableStartTls, hostName, user, password optional.
+  smtp: ['host'],
+  // n8n's IMAP credential (Email Trigger): port, secure and allowUnauthorizedCerts optional.
+  imap: ['user', 'password', 'host'],
 } as const;
 export type CredentialType = keyof typeof CREDENTIAL_TYPES;
 
@@ -227,6 +231,8 @@ export type CredentialType = keyof typeof CREDENTIAL_TYPES;
 export const OPTIONAL_CREDENTIAL_FIELDS: Partial<Record<CredentialType, readonly string[]>> = {
   jwtAuth: ['keyType', 'secret', 'privateKey', 'publicKey', 'algorithm'],
   crypto: ['hmacSecret', 'signPrivateKey'],
+  smtp: ['user', 'password', 'port', 'secure', 'disableStartTls', 'hostName'],
+  imap: ['port', 'secure', 'allowUnauthorizedCerts'],
 };
 
 /** The algorithms of n8n's JWT credential (jsonwebtoken's). */

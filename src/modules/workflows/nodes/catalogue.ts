@@ -9,6 +9,7 @@ import { cryptoV2Node } from './n8n/crypto/index.js';
 import { cryptoV1Node } from './n8n/crypto/v1.js';
 import { n8nDateTimeNodes } from './n8n/date-time/index.js';
 import { debugHelperNode } from './n8n/debug-helper/index.js';
+import { emailReadImapNode } from './n8n/email-read-imap/index.js';
 import { emailSendNodes } from './n8n/email-send/index.js';
 import { errorTriggerNode } from './n8n/error-trigger/index.js';
 import { executeWorkflowNode } from './n8n/execute-workflow/index.js';
@@ -43,6 +44,7 @@ import { removeDuplicatesV2Node } from './n8n/remove-duplicates/v2.js';
 import { renameKeysNode } from './n8n/rename-keys/index.js';
 import { n8nRespondToWebhookNode } from './n8n/respond-to-webhook/index.js';
 import { rssFeedReadNode } from './n8n/rss-feed-read/index.js';
+import { rssFeedReadTriggerNode } from './n8n/rss-feed-read-trigger/index.js';
 import { scheduleTriggerNode } from './n8n/schedule-trigger/index.js';
 import { n8nSetV3Nodes } from './n8n/set/index.js';
 import { n8nSetV1Node } from './n8n/set/v1.js';
@@ -87,6 +89,7 @@ export const allNodeTypes: NodeType[] = [
   cryptoV1Node,
   ...n8nDateTimeNodes,
   debugHelperNode,
+  emailReadImapNode,
   ...emailSendNodes,
   errorTriggerNode,
   executeWorkflowNode,
@@ -121,6 +124,7 @@ export const allNodeTypes: NodeType[] = [
   removeDuplicatesV2Node,
   renameKeysNode,
   rssFeedReadNode,
+  rssFeedReadTriggerNode,
   n8nRespondToWebhookNode,
   scheduleTriggerNode,
   ...n8nSetV3Nodes,
