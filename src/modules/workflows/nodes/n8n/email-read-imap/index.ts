@@ -63,7 +63,7 @@ async function fetchItem(client: ImapFlow, uid: number, p: Params): Promise<Item
       },
     };
   const full = await client.fetchOne(String(uid), { source: true }, { uid: true });
-  if (!full?.source) throw new NodeOperationError(`Message ${uid} could not be fetched`);
+  if (full === false || !full.source) throw new NodeOperationError(`Message ${uid} could not be fetched`);
   return messageItem(full.source, p.format as ImapFormat, {
     downloadAttachments: p.format === 'resolved' || p.downloadAttachments,
     prefix: p.dataPropertyAttachmentsPrefixName,
