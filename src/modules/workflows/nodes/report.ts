@@ -51,6 +51,11 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.crypto': 'Crypto',
   'n8n-nodes-base.jwt': 'JWT',
   'n8n-nodes-base.totp': 'TOTP',
+  'n8n-nodes-base.emailSend': 'Send Email (SMTP)',
+  'n8n-nodes-base.emailReadImap': 'Email Trigger (IMAP)',
+  'n8n-nodes-base.graphql': 'GraphQL',
+  'n8n-nodes-base.rssFeedRead': 'RSS Read',
+  'n8n-nodes-base.rssFeedReadTrigger': 'RSS Feed Trigger',
 };
 
 export function nodeReport(registry: NodeRegistry): string {

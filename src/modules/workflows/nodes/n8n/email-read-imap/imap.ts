@@ -1,4 +1,4 @@
-import { ImapFlow, type SearchObject } from 'imapflow';
+import type { ImapFlow, SearchObject } from 'imapflow';
 import type { OutboundHostGuard } from '../../../../../core/http/outbound-host.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import { flagOf, hostOf, portOf } from '../mail-helpers/credential-fields.js';
@@ -25,7 +25,9 @@ export async function imapClient(
   } catch (err) {
     throw new NodeOperationError((err as Error).message);
   }
-  return new ImapFlow({
+  // Loaded on first use: a platform that reads no mail never loads the client.
+  const { ImapFlow: Client } = await import('imapflow');
+  return new Client({
     host: target.address,
     port,
     secure,

@@ -1,4 +1,4 @@
-import { type ParsedMail, simpleParser } from 'mailparser';
+import type { ParsedMail } from 'mailparser';
 import { binaryOf } from '../../../engine/binary.js';
 import type { BinaryData, Item, Json } from '../../../engine/types.js';
 
@@ -47,6 +47,7 @@ export async function messageItem(
   options: { downloadAttachments: boolean; prefix: string },
 ): Promise<Item> {
   if (format === 'raw') return { json: { raw: textPart(source) } };
+  const { simpleParser } = await import('mailparser');
   const parsed = await simpleParser(source, { skipImageLinks: true, maxHtmlLengthToParse: 5 * 1024 * 1024 });
   const headers = headerValues(parsed);
   if (format === 'resolved') {

@@ -1,4 +1,4 @@
-import { createTransport, type SmtpOptions, type Transporter } from 'nodemailer';
+import type { SmtpOptions, Transporter } from 'nodemailer';
 import type { OutboundHostGuard } from '../../../../../core/http/outbound-host.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import { flagOf, hostOf, portOf } from '../mail-helpers/credential-fields.js';
@@ -45,6 +45,8 @@ export async function smtpTransport(
   if (!secure) smtp.ignoreTLS = flagOf(data, 'disableStartTls', false);
   if (data.hostName) smtp.name = data.hostName;
   if (data.user || data.password) smtp.auth = { user: data.user ?? '', pass: data.password ?? '' };
+  // Loaded on first use: a platform that sends no mail never loads the client.
+  const { createTransport } = await import('nodemailer');
   return createTransport(smtp);
 }
 

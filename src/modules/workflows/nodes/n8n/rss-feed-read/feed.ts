@@ -1,4 +1,4 @@
-import Parser from 'rss-parser';
+import type Parser from 'rss-parser';
 import type { OutboundResponse } from '../../../../../core/http/outbound.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { EngineDeps, Json } from '../../../engine/types.js';
@@ -39,7 +39,11 @@ export async function readFeed(
   if (res.status >= 400) throw new NodeOperationError(`The feed at "${url}" answered HTTP ${res.status}`);
   if (Buffer.byteLength(res.body) > MAX_FEED_BYTES)
     throw new NodeOperationError(`The feed is larger than ${MAX_FEED_BYTES} bytes`);
-  const parser = new Parser(customFields.length > 0 ? { customFields: { item: customFields } } : {});
+  // Loaded on first use (with xml2js): a platform that reads no feeds never loads them.
+  const { default: FeedParser } = await import('rss-parser');
+  const parser: Parser = new FeedParser(
+    customFields.length > 0 ? { customFields: { item: customFields } } : {},
+  );
   let feed: Awaited<ReturnType<typeof parser.parseString>>;
   try {
     feed = await parser.parseString(res.body);
