@@ -11086,7 +11086,9 @@ export interface operations {
           | 'hmacSecret'
           | 'jwtAuth'
           | 'totpApi'
-          | 'crypto';
+          | 'crypto'
+          | 'smtp'
+          | 'imap';
       };
       header?: never;
       path?: never;
@@ -11166,7 +11168,9 @@ export interface operations {
             | 'hmacSecret'
             | 'jwtAuth'
             | 'totpApi'
-            | 'crypto';
+            | 'crypto'
+            | 'smtp'
+            | 'imap';
           data: {
             [key: string]: string;
           };
@@ -11239,7 +11243,9 @@ export interface operations {
           | 'hmacSecret'
           | 'jwtAuth'
           | 'totpApi'
-          | 'crypto';
+          | 'crypto'
+          | 'smtp'
+          | 'imap';
       };
       header?: never;
       path?: never;
