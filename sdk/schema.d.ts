@@ -11548,7 +11548,9 @@ export interface operations {
           | 'totpApi'
           | 'crypto'
           | 'sshPassword'
-          | 'sshPrivateKey';
+          | 'sshPrivateKey'
+          | 'smtp'
+          | 'imap';
       };
       header?: never;
       path?: never;
@@ -11630,7 +11632,9 @@ export interface operations {
             | 'totpApi'
             | 'crypto'
             | 'sshPassword'
-            | 'sshPrivateKey';
+            | 'sshPrivateKey'
+            | 'smtp'
+            | 'imap';
           data: {
             [key: string]: string;
           };
@@ -11705,7 +11709,9 @@ export interface operations {
           | 'totpApi'
           | 'crypto'
           | 'sshPassword'
-          | 'sshPrivateKey';
+          | 'sshPrivateKey'
+          | 'smtp'
+          | 'imap';
       };
       header?: never;
       path?: never;

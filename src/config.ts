@@ -161,6 +161,11 @@ const ConfigSchema = Type.Object({
    * not started before 503: the execution is then canceled, so a retry runs it once.
    */
   WEBHOOK_QUEUE_OUTAGE_MS: Type.Integer({ default: 8_000, minimum: 100, maximum: 600_000 }),
+  /**
+   * How often a worker looks at every active workflow for listening triggers (Email Trigger (IMAP),
+   * RSS Feed Trigger) to start, stop or restart; its own activations act at once.
+   */
+  TRIGGER_LISTENER_SYNC_SECONDS: Type.Integer({ default: 30, minimum: 1, maximum: 3_600 }),
   /** Schedule Trigger rules one account's active workflows may hold. */
   WORKFLOW_MAX_SCHEDULES: Type.Integer({ default: 100, minimum: 1, maximum: 100_000 }),
   /** Most node runs one execution may take (a loop that never ends fails there). */

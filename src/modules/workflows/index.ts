@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { checkedTcpTarget, createOutboundHttp } from '../../core/http/outbound.js';
+import { createOutboundHostGuard } from '../../core/http/outbound-host.js';
 import { configureUserRegex } from '../../core/regex/user-regex.js';
 import { auditRoutes } from './audit/routes.js';
 import { AuditService } from './audit/service.js';
@@ -20,6 +21,7 @@ import type { ExecutionResumer } from './executions/resumer.js';
 import type { ExecutionRunner } from './executions/runner.js';
 import type { ExecutionService } from './executions/service.js';
 import { ExecutionStore } from './executions/store.js';
+import { TriggerListeners } from './listeners/trigger-listeners.js';
 import { defaultNodeRegistry } from './nodes/index.js';
 import { workflowRoutes } from './routes.js';
 import { ScheduleStore } from './schedule/schedule-store.js';
@@ -54,6 +56,8 @@ export interface WorkflowsApi {
   maintenance: Maintenance;
   /** Starts the runs of Schedule Triggers (its timer runs with the worker; `tick()` for tests). */
   scheduler: Scheduler;
+  /** The listening triggers (IMAP, RSS) of active workflows, running with the worker; `sync()` for tests. */
+  listeners: TriggerListeners;
   /** Imports the JSON definitions of a folder, each once ever (first start). */
   importShipped(accountId: string, dir?: string): Promise<string[]>;
   /** Starts running queued executions in this process (recovery first). */
@@ -201,6 +205,10 @@ export const workflowsModule: PlatformModule = {
     );
     const variables = new VariableService(new VariableStore(ctx.db), clock);
     const tags = new TagService(new TagStore(ctx.db), clock);
+    const allowHosts = trustedHosts(env, config.OUTBOUND_ALLOW_HOSTS);
+    const http = createOutboundHttp({ allowHosts, timeoutMs: config.OUTBOUND_TIMEOUT_MS });
+    const outboundHost = createOutboundHostGuard({ allowHosts });
+    const dedupe = new DedupeStore(ctx.db, () => clock.now());
     const executions = await createExecutions({
       db: ctx.db,
       redis: ctx.redis,
@@ -211,16 +219,14 @@ export const workflowsModule: PlatformModule = {
         workflows: workflowStore,
         deliveries,
         credentials: credentialStore,
-        dedupe: new DedupeStore(ctx.db, () => clock.now()),
+        dedupe,
       },
       credentials,
       variables,
       nodes: defaultNodeRegistry,
-      http: createOutboundHttp({
-        allowHosts: trustedHosts(env, config.OUTBOUND_ALLOW_HOSTS),
-        timeoutMs: config.OUTBOUND_TIMEOUT_MS,
-      }),
-      tcpTarget: (host, port) => checkedTcpTarget(host, port, trustedHosts(env, config.OUTBOUND_ALLOW_HOSTS)),
+      http,
+      tcpTarget: (host, port) => checkedTcpTarget(host, port, allowHosts),
+      outboundHost,
       env,
       signer: new ResumeSigner(ctx.secrets.derive('workflow:resume-urls')),
       limits: config,
@@ -235,6 +241,27 @@ export const workflowsModule: PlatformModule = {
       runner,
       clock,
       log,
+    });
+    const listeners = new TriggerListeners({
+      workflows: workflowStore,
+      nodes: defaultNodeRegistry,
+      runner,
+      deps: {
+        now: () => clock.now(),
+        http,
+        outboundHost,
+        dedupe,
+        env,
+        expressionTimeoutMs: config.EXPRESSION_TIMEOUT_MS,
+      },
+      credential: async (accountId, ref, workflowId) => {
+        const found = await credentials.revealForWorkflow(accountId, ref, workflowId);
+        if (!found) throw new Error(`Credential '${ref}' not found`);
+        return found.data;
+      },
+      clock,
+      log,
+      syncMs: config.TRIGGER_LISTENER_SYNC_SECONDS * 1_000,
     });
     const auth = ctx.apis.auth;
     if (!auth) throw new Error('The workflows module needs the auth module');
@@ -267,13 +294,14 @@ export const workflowsModule: PlatformModule = {
       engine: executions.engine,
       clock,
       onRoutesChanged: (paths) => webhooks.invalidate(paths),
+      onWorkflowChanged: (accountId, id) => void listeners.refresh(accountId, id),
       onTagsSaved: (accountId, names) => tags.ensure(accountId, names),
     });
 
     const stopScheduler: Array<() => Promise<void>> = [];
     const startWorker = async () => {
       if (!(await executions.startWorker())) return;
-      stopScheduler.push(scheduler.start());
+      stopScheduler.push(scheduler.start(), listeners.start());
     };
     ctx.onClose(async () => {
       for (const stop of stopScheduler.splice(0)) await stop();
@@ -314,6 +342,7 @@ export const workflowsModule: PlatformModule = {
       direct: executions.direct,
       maintenance: executions.maintenance,
       scheduler,
+      listeners,
       startWorker,
       importShipped: async (accountId, dir = config.WORKFLOWS_DIR) => {
         const imported: string[] = [];

@@ -232,6 +232,10 @@ export const CREDENTIAL_TYPES = {
   // n8n's SSH credentials (SSH node); `port` is optional (22).
   sshPassword: ['host', 'username', 'password'],
   sshPrivateKey: ['host', 'username', 'privateKey'],
+  // n8n's SMTP credential (Send Email): host required; port, secure, disableStartTls, hostName, user, password optional.
+  smtp: ['host'],
+  // n8n's IMAP credential (Email Trigger): port, secure and allowUnauthorizedCerts optional.
+  imap: ['user', 'password', 'host'],
 } as const;
 export type CredentialType = keyof typeof CREDENTIAL_TYPES;
 
@@ -241,6 +245,8 @@ export const OPTIONAL_CREDENTIAL_FIELDS: Partial<Record<CredentialType, readonly
   crypto: ['hmacSecret', 'signPrivateKey'],
   sshPassword: ['port'],
   sshPrivateKey: ['port', 'passphrase'],
+  smtp: ['user', 'password', 'port', 'secure', 'disableStartTls', 'hostName'],
+  imap: ['port', 'secure', 'allowUnauthorizedCerts'],
 };
 
 /** The algorithms of n8n's JWT credential (jsonwebtoken's). */

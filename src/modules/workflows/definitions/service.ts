@@ -45,6 +45,8 @@ export interface WorkflowServiceDeps {
   testWebhookSeconds?: number;
   /** Called after webhook registrations change (drops cached routes). */
   onRoutesChanged(paths: string[]): void;
+  /** Called after a workflow was saved, activated, deactivated or deleted (listening triggers follow). */
+  onWorkflowChanged?(accountId: string, workflowId: string): void;
   /** Called with the tag names of a saved workflow (the account's tag list learns new ones). */
   onTagsSaved?(accountId: string, names: string[]): Promise<void>;
 }
@@ -235,6 +237,7 @@ export class WorkflowService {
       return current.active === 1 ? this.registerWebhooks(trx, accountId, def) : [];
     });
     this.deps.onRoutesChanged(paths);
+    this.deps.onWorkflowChanged?.(accountId, id);
     await this.deps.onTagsSaved?.(accountId, tagNames(n8nColumnsFromBody(body)));
     return this.get(accountId, id);
   }
@@ -245,6 +248,7 @@ export class WorkflowService {
     const paths = pathsOf(definitionOf(row));
     await this.deps.store.transaction((trx) => this.releaseUnused(trx, accountId, paths));
     this.deps.onRoutesChanged(paths);
+    this.deps.onWorkflowChanged?.(accountId, id);
     return workflowView(row);
   }
 
@@ -269,6 +273,7 @@ export class WorkflowService {
       return registered;
     });
     this.deps.onRoutesChanged(paths);
+    this.deps.onWorkflowChanged?.(accountId, id);
     return workflowView(await this.mustGet(accountId, id));
   }
 
@@ -322,6 +327,7 @@ export class WorkflowService {
         await this.deps.store.setActive(trx, id, false, at);
       });
       this.deps.onRoutesChanged(webhookNodesOf(definitionOf(row)).map((h) => h.path));
+      this.deps.onWorkflowChanged?.(accountId, id);
     }
     return workflowView(await this.mustGet(accountId, id));
   }

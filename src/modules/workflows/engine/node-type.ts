@@ -108,9 +108,36 @@ export interface NodeType<S extends TSchema = TSchema> {
   aiInputs?: readonly AiConnectionType[];
   /** A sub-node's part for its root's item `itemIndex`; `ctx.items` are the root's input items. */
   supply?(ctx: NodeExecutionContext<Static<S>>, itemIndex: number): Promise<unknown>;
+  /**
+   * A trigger that listens while its workflow is active (n8n's `trigger()` and `poll()`: an IMAP
+   * mailbox, a polled feed). The service's trigger listeners start it at activation and stop it at
+   * deactivation; each `emit` starts one execution with those items as the trigger's input.
+   */
+  listener?: { start(ctx: ListenerContext): Promise<ListenerHandle> };
   /** Extra checks beyond the schema (e.g. a dedupe key must be an expression). */
   check?(params: Static<S>, limits: CheckLimits): ValidationProblem[];
   execute(ctx: NodeExecutionContext<Static<S>>): Promise<NodeResult>;
+}
+
+/** What a listening trigger is given while its workflow is active. */
+export interface ListenerContext {
+  node: WorkflowNode;
+  workflowId: string;
+  /** The node's stored parameters with the schema's defaults (no item: expressions are not resolved). */
+  parameters: Record<string, unknown>;
+  /** Outbound HTTP, the outbound-host guard, the clock and the dedupe history, as executions have them. */
+  deps: EngineDeps;
+  /** Decrypted credential data by id, as the workflow may use it. */
+  credential(id: string): Promise<Record<string, string>>;
+  /** Starts one execution with these items as the trigger's output. */
+  emit(items: Item[]): Promise<void>;
+  /** The listener broke (a lost connection): it is dropped and started again at the next sync. */
+  failed(error: Error): void;
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+export interface ListenerHandle {
+  stop(): Promise<void>;
 }
 
 /** Node types by type name and version. */

@@ -1,4 +1,5 @@
 import type { OutboundRequest, OutboundResponse } from '../../../core/http/outbound.js';
+import type { OutboundHostGuard } from '../../../core/http/outbound-host.js';
 
 /**
  * The contract between the workflow engine (pure, no HTTP) and the workflow service
@@ -220,6 +221,8 @@ export interface EngineDeps {
   credential(id: string, workflowId: string): Promise<Record<string, string>>;
   /** Outbound HTTP, guarded against private addresses. */
   http(request: OutboundRequest): Promise<OutboundResponse>;
+  /** Checks a host before a non-HTTP client (SMTP, IMAP) connects; absent, such nodes refuse to run. */
+  outboundHost?: OutboundHostGuard;
   /** Environment variables expressions may read as $env (already filtered by the allow-list). */
   env: Record<string, string>;
   expressionTimeoutMs: number;

@@ -4,6 +4,7 @@ import type { Config } from '../../../config.js';
 import type { Clock } from '../../../core/clock.js';
 import type { Db } from '../../../core/db/database.js';
 import type { OutboundHttp } from '../../../core/http/outbound.js';
+import type { OutboundHostGuard } from '../../../core/http/outbound-host.js';
 import { createQueue, type JobQueue, jobs } from '../../../core/queue/index.js';
 import type { JobEvents } from '../../../core/queue/job-events.js';
 import { callerChecks } from '../credentials/access.js';
@@ -84,6 +85,8 @@ export interface ExecutionResources {
   http: OutboundHttp;
   /** The outbound-address guard for TCP (SSH): resolves a host and refuses private addresses. */
   tcpTarget?: HostAccess['tcpTarget'];
+  /** The same address rule for SMTP and IMAP clients. */
+  outboundHost?: OutboundHostGuard;
   env: Record<string, string>;
   signer: ResumeSigner;
   limits: ExecutionLimits;
@@ -221,6 +224,7 @@ export class Executions {
         return found.data;
       },
       http: this.res.http,
+      ...(this.res.outboundHost ? { outboundHost: this.res.outboundHost } : {}),
       env: this.res.env,
       expressionTimeoutMs: limits.EXPRESSION_TIMEOUT_MS,
       codeTimeoutMs: limits.CODE_NODE_TIMEOUT_MS,

@@ -10,6 +10,8 @@ import { cryptoV2Node } from './n8n/crypto/index.js';
 import { cryptoV1Node } from './n8n/crypto/v1.js';
 import { n8nDateTimeNodes } from './n8n/date-time/index.js';
 import { debugHelperNode } from './n8n/debug-helper/index.js';
+import { emailReadImapNode } from './n8n/email-read-imap/index.js';
+import { emailSendNodes } from './n8n/email-send/index.js';
 import { errorTriggerNode } from './n8n/error-trigger/index.js';
 import { executeCommandNode } from './n8n/execute-command/index.js';
 import { executeWorkflowNode } from './n8n/execute-workflow/index.js';
@@ -20,6 +22,7 @@ import { n8nFilterNodes } from './n8n/filter/index.js';
 import { filterV1Node } from './n8n/filter/v1.js';
 import { functionNode } from './n8n/function/index.js';
 import { functionItemNode } from './n8n/function-item/index.js';
+import { graphqlNodes } from './n8n/graphql/index.js';
 import { n8nHtmlNode } from './n8n/html/index.js';
 import { n8nHtmlExtractNode } from './n8n/html-extract/index.js';
 import { n8nHttpRequestNode } from './n8n/http-request/index.js';
@@ -43,6 +46,8 @@ import { removeDuplicatesNode } from './n8n/remove-duplicates/index.js';
 import { removeDuplicatesV2Node } from './n8n/remove-duplicates/v2.js';
 import { renameKeysNode } from './n8n/rename-keys/index.js';
 import { n8nRespondToWebhookNode } from './n8n/respond-to-webhook/index.js';
+import { rssFeedReadNode } from './n8n/rss-feed-read/index.js';
+import { rssFeedReadTriggerNode } from './n8n/rss-feed-read-trigger/index.js';
 import { scheduleTriggerNode } from './n8n/schedule-trigger/index.js';
 import { n8nSetV3Nodes } from './n8n/set/index.js';
 import { n8nSetV1Node } from './n8n/set/v1.js';
@@ -89,6 +94,8 @@ export const allNodeTypes: NodeType[] = [
   cryptoV1Node,
   ...n8nDateTimeNodes,
   debugHelperNode,
+  emailReadImapNode,
+  ...emailSendNodes,
   errorTriggerNode,
   executeCommandNode,
   executeWorkflowNode,
@@ -99,6 +106,7 @@ export const allNodeTypes: NodeType[] = [
   filterV1Node,
   functionNode,
   functionItemNode,
+  ...graphqlNodes,
   n8nHtmlNode,
   n8nHtmlExtractNode,
   n8nHttpRequestNode,
@@ -122,6 +130,8 @@ export const allNodeTypes: NodeType[] = [
   removeDuplicatesNode,
   removeDuplicatesV2Node,
   renameKeysNode,
+  rssFeedReadNode,
+  rssFeedReadTriggerNode,
   n8nRespondToWebhookNode,
   scheduleTriggerNode,
   ...n8nSetV3Nodes,

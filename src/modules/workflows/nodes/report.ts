@@ -59,6 +59,11 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.readWriteFile': 'Read/Write Files from Disk (off unless WORKFLOW_FILES_DIR)',
   'n8n-nodes-base.executeCommand': 'Execute Command (off unless WORKFLOW_EXECUTE_COMMAND_ENABLED)',
   'n8n-nodes-base.ssh': 'SSH (off unless WORKFLOW_SSH_ENABLED)',
+  'n8n-nodes-base.emailSend': 'Send Email (SMTP)',
+  'n8n-nodes-base.emailReadImap': 'Email Trigger (IMAP)',
+  'n8n-nodes-base.graphql': 'GraphQL',
+  'n8n-nodes-base.rssFeedRead': 'RSS Read',
+  'n8n-nodes-base.rssFeedReadTrigger': 'RSS Feed Trigger',
 };
 
 export function nodeReport(registry: NodeRegistry): string {

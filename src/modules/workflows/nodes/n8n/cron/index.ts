@@ -4,7 +4,7 @@ import { defineNode, output } from '../../../engine/node-type.js';
 import type { ValidationProblem } from '../../../engine/types.js';
 import { cronProblem } from '../../../schedule/rules.js';
 
-const TriggerTime = Type.Object(
+export const TriggerTime = Type.Object(
   {
     mode: Type.Enum(
       ['everyMinute', 'everyHour', 'everyDay', 'everyWeek', 'everyMonth', 'everyX', 'custom'] as const,
