@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
-import { createOutboundHttp } from '../../core/http/outbound.js';
+import { createAddressGuard, createOutboundHttp } from '../../core/http/outbound.js';
 import { configureUserRegex } from '../../core/regex/user-regex.js';
 import { auditRoutes } from './audit/routes.js';
 import { AuditService } from './audit/service.js';
@@ -194,6 +194,8 @@ export const workflowsModule: PlatformModule = {
     const executionStore = new ExecutionStore(ctx.db);
     const deliveries = new DeliveryStore(ctx.db);
     const credentialStore = new CredentialStore(ctx.db);
+    // Database and Redis nodes, and the credential test, connect where this guard lets them.
+    const connectAddress = createAddressGuard(config.OUTBOUND_ALLOW_HOSTS.split(','));
     const credentials = new CredentialService(
       credentialStore,
       ctx.secrets.box('workflow-credentials'),
@@ -220,6 +222,7 @@ export const workflowsModule: PlatformModule = {
         allowHosts: trustedHosts(env, config.OUTBOUND_ALLOW_HOSTS),
         timeoutMs: config.OUTBOUND_TIMEOUT_MS,
       }),
+      connectAddress,
       env,
       signer: new ResumeSigner(ctx.secrets.derive('workflow:resume-urls')),
       limits: config,

@@ -44,6 +44,11 @@ const view = (row: {
   updatedAt: row.updated_at,
 });
 
+/** The data as stored: every value its text (n8n's API sends ports and switches as numbers and booleans). */
+function asText(data: Record<string, string | number | boolean>): Record<string, string> {
+  return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, String(v)]));
+}
+
 /** Every field of the type, non-empty, and nothing else; all problems in one 400. */
 function checkData(type: CredentialType, data: Record<string, string>): void {
   const wanted: readonly string[] = CREDENTIAL_TYPES[type];
@@ -101,14 +106,15 @@ export class CredentialService {
 
   /** Owned by its creator (`principal`; none: the operator, for the account). */
   async create(accountId: string, body: CredentialBodyT, principal: Principal | null = null) {
-    checkData(body.type, body.data);
+    const data = asText(body.data);
+    checkData(body.type, data);
     const at = isoNow(this.clock);
     const row = {
       id: newId('cred'),
       account_id: accountId,
       name: body.name,
       type: body.type,
-      data: this.box.encrypt(JSON.stringify(body.data)),
+      data: this.box.encrypt(JSON.stringify(data)),
       owner: actorOf(principal),
       created_at: at,
       updated_at: at,
@@ -154,8 +160,8 @@ export class CredentialService {
     if (body.name !== undefined) changes.name = body.name;
     if (body.data !== undefined) {
       const data = body.isPartialData
-        ? { ...(JSON.parse(this.box.decrypt(row.data)) as Record<string, string>), ...body.data }
-        : body.data;
+        ? { ...(JSON.parse(this.box.decrypt(row.data)) as Record<string, string>), ...asText(body.data) }
+        : asText(body.data);
       checkData(row.type as CredentialType, data);
       changes.data = this.box.encrypt(JSON.stringify(data));
     }

@@ -40,6 +40,8 @@ export interface RunNodeArgs {
   triesBefore?: number;
   /** Called before each retry's wait, with the tries made so far and the wait (the engine checkpoints). */
   beforeRetry?: (tries: number, waitMs: number) => Promise<void>;
+  /** The execution's deadline (ms since the epoch), for nodes that bound their own waits. */
+  deadlineAt?: number;
 }
 
 /** n8n's per-node settings the runner honours (stored on the node as n8n exports them). */
@@ -120,6 +122,7 @@ async function attemptNode(args: RunNodeArgs): Promise<NodeResult> {
     context,
     nodeRuns: args.nodeRuns ?? { used: () => 0, add: () => undefined },
     execution: data.execution,
+    ...(args.deadlineAt !== undefined ? { deadlineAt: args.deadlineAt } : {}),
     workflow: { id: data.workflow.id, name: data.workflow.name },
     credential: (id) => deps.credential(id, data.workflow.id),
     runCode: (code, mode) =>

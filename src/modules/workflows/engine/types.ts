@@ -197,6 +197,11 @@ export interface EngineDeps {
   credential(id: string, workflowId: string): Promise<Record<string, string>>;
   /** Outbound HTTP, guarded against private addresses. */
   http(request: OutboundRequest): Promise<OutboundResponse>;
+  /**
+   * The address a node's TCP client (Postgres, MySQL, Redis) may connect to for `host`, by the same
+   * guard as HTTP; absent, such nodes refuse to connect.
+   */
+  connectAddress?(host: string, port: number): Promise<string>;
   /** Environment variables expressions may read as $env (already filtered by the allow-list). */
   env: Record<string, string>;
   expressionTimeoutMs: number;

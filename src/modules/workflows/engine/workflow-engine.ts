@@ -238,6 +238,7 @@ export class WorkflowEngine {
         },
       },
       data: this.nodeData(run, step),
+      ...(run.ctx.deadline ? { deadlineAt: run.ctx.deadline.at } : {}),
     };
   }
 

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../../../config.js';
 import type { Clock } from '../../../core/clock.js';
 import type { Db } from '../../../core/db/database.js';
-import type { OutboundHttp } from '../../../core/http/outbound.js';
+import type { AddressGuard, OutboundHttp } from '../../../core/http/outbound.js';
 import { createQueue, type JobQueue, jobs } from '../../../core/queue/index.js';
 import type { JobEvents } from '../../../core/queue/job-events.js';
 import { callerChecks } from '../credentials/access.js';
@@ -76,6 +76,8 @@ export interface ExecutionResources {
   nodes: NodeRegistry;
   /** The engine's outbound HTTP client and its `$env`. */
   http: OutboundHttp;
+  /** The guard of TCP clients (database and Redis nodes): where a credential's host may lead. */
+  connectAddress?: AddressGuard;
   env: Record<string, string>;
   signer: ResumeSigner;
   limits: ExecutionLimits;
@@ -213,6 +215,7 @@ export class Executions {
         return found.data;
       },
       http: this.res.http,
+      ...(this.res.connectAddress ? { connectAddress: this.res.connectAddress } : {}),
       env: this.res.env,
       expressionTimeoutMs: limits.EXPRESSION_TIMEOUT_MS,
       codeTimeoutMs: limits.CODE_NODE_TIMEOUT_MS,
