@@ -34,6 +34,7 @@ import { mergeV3Node } from './n8n/merge/index.js';
 import { mergeV1Node } from './n8n/merge/v1.js';
 import { mergeV2Node } from './n8n/merge/v2.js';
 import { n8nMoveBinaryDataNode } from './n8n/move-binary-data/index.js';
+import { mySqlNode } from './n8n/mysql/index.js';
 import { trainingCustomerDatastoreNode, trainingCustomerMessengerNode } from './n8n/n8n-training/index.js';
 import { n8nNoOpNode } from './n8n/no-op/index.js';
 import { postgresNode } from './n8n/postgres/index.js';
@@ -110,6 +111,7 @@ export const allNodeTypes: NodeType[] = [
   mergeV1Node,
   mergeV2Node,
   n8nMoveBinaryDataNode,
+  mySqlNode,
   trainingCustomerDatastoreNode,
   trainingCustomerMessengerNode,
   n8nNoOpNode,

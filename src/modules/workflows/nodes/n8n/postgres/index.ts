@@ -7,7 +7,8 @@ import {
 } from '../../../engine/node-type.js';
 import { boundsOf, DEFAULT_CONNECT_TIMEOUT_MS, type QueryBounds } from '../sql/bounds.js';
 import { nodeCredential } from '../sql/credential.js';
-import { emptyToNull, locatorValue, queryParameters, type Sort, type Where } from '../sql/parameters.js';
+import { locatorValue, queryParameters, type Sort, type Where } from '../sql/parameters.js';
+import { checkAgainst, matchColumns, queryText, rowOf, withMatchValue } from '../sql/rows.js';
 import { type Row, runPlan, type StatementRunner } from '../sql/run.js';
 import {
   deleteStatement,
@@ -42,20 +43,6 @@ const postgres: SqlDialect = {
 
 type Ctx = NodeExecutionContext<PostgresParams>;
 
-/** The item's columns and values for insert/update/upsert, by the node version's fields. */
-function rowOf(p: PostgresParams, version: number, json: Record<string, unknown>): Record<string, unknown> {
-  const mode = version < 2.2 ? (p.dataMode ?? 'autoMapInputData') : (p.columns?.mappingMode ?? 'defineBelow');
-  if (mode === 'autoMapInputData') return emptyToNull(json, p.options.replaceEmptyStrings);
-  if (version < 2.2)
-    return Object.fromEntries((p.valuesToSend?.values ?? []).map((v) => [v.column, v.value ?? null]));
-  return { ...(p.columns?.value ?? {}) };
-}
-
-function matchColumns(p: PostgresParams, version: number): string[] {
-  if (version < 2.2) return p.columnToMatchOn ? [p.columnToMatchOn] : [];
-  return p.columns?.matchingColumns ?? [];
-}
-
 /** Columns of the table, to name an unknown one as n8n does (none known: the server will say). */
 async function tableColumns(client: PoolClient, schema: string, table: string, bounds: QueryBounds) {
   const rows = await runQuery(
@@ -68,15 +55,6 @@ async function tableColumns(client: PoolClient, schema: string, table: string, b
   return new Map(rows.map((r) => [String(r.column_name), r.is_nullable === 'YES']));
 }
 
-function checkAgainst(row: Record<string, unknown>, columns: Map<string, boolean>): void {
-  if (columns.size === 0) return;
-  for (const [key, value] of Object.entries(row)) {
-    if (!columns.has(key)) throw new NodeOperationError(`Column '${key}' does not exist in selected table`);
-    if (value === null && columns.get(key) === false)
-      throw new NodeOperationError(`Column '${key}' is not nullable`);
-  }
-}
-
 async function statementFor(
   ctx: Ctx,
   p: PostgresParams,
@@ -85,11 +63,7 @@ async function statementFor(
   columns: () => Promise<Map<string, boolean>>,
 ): Promise<Statement> {
   if (p.operation === 'executeQuery') {
-    let query = p.query;
-    // n8n's query is a plain text with `{{ }}` pieces it evaluates itself (noDataExpression).
-    for (const piece of query.match(/\{\{[\s\S]*?\}\}/g) ?? [])
-      query = query.replace(piece, String(await ctx.evaluate(`=${piece}`, index)));
-    if (query.trim() === '') throw new NodeOperationError('The query is empty');
+    const query = await queryText(p.query, (source) => ctx.evaluate(source, index));
     return toServerParameters(query, await queryParameters(ctx as NodeExecutionContext<unknown>, index));
   }
   const schema = locatorValue(p.schema ?? 'public') || 'public';
@@ -117,9 +91,7 @@ async function statementFor(
       });
     default: {
       const json = (ctx.items[index]?.json ?? {}) as Record<string, unknown>;
-      const row = rowOf(p, version, json);
-      if (p.operation === 'update' && version < 2.2 && p.dataMode === 'defineBelow' && p.columnToMatchOn)
-        row[p.columnToMatchOn] = p.valueToMatchOn;
+      const row = withMatchValue(p, version, rowOf(p, version, json));
       checkAgainst(row, await columns());
       if (p.operation === 'insert')
         return insertStatement(postgres, table, row, {
