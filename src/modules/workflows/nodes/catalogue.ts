@@ -38,6 +38,7 @@ import { mySqlNode } from './n8n/mysql/index.js';
 import { trainingCustomerDatastoreNode, trainingCustomerMessengerNode } from './n8n/n8n-training/index.js';
 import { n8nNoOpNode } from './n8n/no-op/index.js';
 import { postgresNode } from './n8n/postgres/index.js';
+import { redisNode } from './n8n/redis/index.js';
 import { removeDuplicatesNode } from './n8n/remove-duplicates/index.js';
 import { removeDuplicatesV2Node } from './n8n/remove-duplicates/v2.js';
 import { renameKeysNode } from './n8n/rename-keys/index.js';
@@ -116,6 +117,7 @@ export const allNodeTypes: NodeType[] = [
   trainingCustomerMessengerNode,
   n8nNoOpNode,
   postgresNode,
+  redisNode,
   removeDuplicatesNode,
   removeDuplicatesV2Node,
   renameKeysNode,
