@@ -200,6 +200,7 @@ export const workflowsModule: PlatformModule = {
       credentialStore,
       ctx.secrets.box('workflow-credentials'),
       clock,
+      connectAddress,
     );
     const variables = new VariableService(new VariableStore(ctx.db), clock);
     const tags = new TagService(new TagStore(ctx.db), clock);

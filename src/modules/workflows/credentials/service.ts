@@ -4,6 +4,7 @@ import { isUniqueViolation } from '../../../core/db/database.js';
 import { runList } from '../../../core/db/list.js';
 import { AppError, notFound } from '../../../core/errors.js';
 import { type ListSpec, parseListQuery } from '../../../core/http/list-query.js';
+import type { AddressGuard } from '../../../core/http/outbound.js';
 import { newId } from '../../../core/ids.js';
 import type { SecretBox } from '../../../core/secrets.js';
 import {
@@ -14,6 +15,7 @@ import {
   OPTIONAL_CREDENTIAL_FIELDS,
 } from '../schemas.js';
 import { ACCOUNT_ACTOR, actorOf, mayManage, mayUse, notUsableAtRun } from './access.js';
+import { type CredentialTestResult, testCredential } from './connection-test.js';
 import type { CredentialPatchBodyT } from './n8n-schemas.js';
 import type { CredentialRow, CredentialStore } from './store.js';
 
@@ -102,7 +104,21 @@ export class CredentialService {
     private readonly store: CredentialStore,
     private readonly box: SecretBox,
     private readonly clock: Clock,
+    /** Where a credential's host may lead (the outbound guard), for the test action. */
+    private readonly connectAddress?: AddressGuard,
   ) {}
+
+  /**
+   * n8n's `POST /credentials/{id}/test`: connects with the stored data and runs a trivial query or
+   * PING. Anyone who may read the credential may test it; another account's id is a 404.
+   */
+  async test(accountId: string, id: string): Promise<CredentialTestResult> {
+    const row = await this.store.find(accountId, id);
+    if (!row || row.id !== id) throw notFound('CREDENTIAL_NOT_FOUND', 'Credential', id);
+    const guard = this.connectAddress;
+    if (!guard) return { status: 'Error', message: 'Credential tests are not available here' };
+    return testCredential(row.type, JSON.parse(this.box.decrypt(row.data)) as Record<string, string>, guard);
+  }
 
   /** Owned by its creator (`principal`; none: the operator, for the account). */
   async create(accountId: string, body: CredentialBodyT, principal: Principal | null = null) {
