@@ -1746,6 +1746,28 @@ export interface paths {
     patch: operations['patchApiV1CredentialsById'];
     trace?: never;
   };
+  '/api/v1/credentials/{id}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Test a credential: connect with it and run a trivial query or PING (n8n’s test)
+     * @description Answers n8n’s `{status, message}`: OK when the server answered, else Error and why. Tests postgres, mySql and redis credentials, through the outbound-address guard; anyone who may read the credential may test it.
+     *
+     *     API keys only. Requires the scope `workflow:write`.
+     */
+    post: operations['postApiV1CredentialsByIdTest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/credentials/schema/{type}': {
     parameters: {
       query?: never;
@@ -11550,7 +11572,10 @@ export interface operations {
           | 'sshPassword'
           | 'sshPrivateKey'
           | 'smtp'
-          | 'imap';
+          | 'imap'
+          | 'postgres'
+          | 'mySql'
+          | 'redis';
       };
       header?: never;
       path?: never;
@@ -11634,9 +11659,12 @@ export interface operations {
             | 'sshPassword'
             | 'sshPrivateKey'
             | 'smtp'
-            | 'imap';
+            | 'imap'
+            | 'postgres'
+            | 'mySql'
+            | 'redis';
           data: {
-            [key: string]: string;
+            [key: string]: string | number | boolean;
           };
         };
       };
@@ -11711,7 +11739,10 @@ export interface operations {
           | 'sshPassword'
           | 'sshPrivateKey'
           | 'smtp'
-          | 'imap';
+          | 'imap'
+          | 'postgres'
+          | 'mySql'
+          | 'redis';
       };
       header?: never;
       path?: never;
@@ -11887,7 +11918,7 @@ export interface operations {
           name?: string;
           type?: string;
           data?: {
-            [key: string]: string;
+            [key: string]: string | number | boolean;
           };
           /** @description Merge into the stored data (default false) */
           isPartialData?: boolean;
@@ -11935,6 +11966,50 @@ export interface operations {
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiV1CredentialsByIdTest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": "OK",
+           *       "message": "string"
+           *     }
+           */
+          'application/json': {
+            status: 'OK' | 'Error';
+            message: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];

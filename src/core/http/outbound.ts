@@ -120,10 +120,38 @@ function parseUrl(raw: string): URL {
 
 const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
 
+/** Where a TCP client (a database, Redis) may connect: the checked address of `host`. */
+export type AddressGuard = (host: string, port: number) => Promise<string>;
+
+/**
+ * The same check as HTTP hops, for TCP clients a workflow's credential points somewhere (Postgres,
+ * MySQL, Redis): private and internal addresses refused unless `allowHosts` names the host (or
+ * host:port). The caller connects to the answered address, not the name, so DNS cannot change it.
+ */
+export function createAddressGuard(allowHosts: string[]): AddressGuard {
+  const allow = new Set(allowHosts.map((h) => h.trim().toLowerCase()).filter((h) => h !== ''));
+  return async (host, port) => {
+    const bare = host
+      .trim()
+      .replace(/^\[|\]$/g, '')
+      .toLowerCase();
+    if (bare === '') throw new OutboundBlockedError('No host given');
+    return (await checkedHost(bare, String(port), allow, `${bare}:${port}`)).address;
+  };
+}
+
 async function checkedAddress(url: URL, allow: Set<string>): Promise<{ address: string; family: 4 | 6 }> {
-  const host = bareHost(url);
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  const allowed = allow.has(host) || allow.has(`${host}:${port}`) || allow.has(url.host.toLowerCase());
+  return checkedHost(bareHost(url), port, allow, url.host.toLowerCase());
+}
+
+async function checkedHost(
+  host: string,
+  port: string,
+  allow: Set<string>,
+  hostPort: string,
+): Promise<{ address: string; family: 4 | 6 }> {
+  const allowed = allow.has(host) || allow.has(`${host}:${port}`) || allow.has(hostPort);
   let addresses: Array<{ address: string; family: number }>;
   if (ipaddr.isValid(host)) {
     addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];

@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
-import { checkedTcpTarget, createOutboundHttp } from '../../core/http/outbound.js';
+import { checkedTcpTarget, createAddressGuard, createOutboundHttp } from '../../core/http/outbound.js';
 import { createOutboundHostGuard } from '../../core/http/outbound-host.js';
 import { configureUserRegex } from '../../core/regex/user-regex.js';
 import { auditRoutes } from './audit/routes.js';
@@ -198,10 +198,13 @@ export const workflowsModule: PlatformModule = {
     const executionStore = new ExecutionStore(ctx.db);
     const deliveries = new DeliveryStore(ctx.db);
     const credentialStore = new CredentialStore(ctx.db);
+    // Database and Redis nodes, and the credential test, connect where this guard lets them.
+    const connectAddress = createAddressGuard(config.OUTBOUND_ALLOW_HOSTS.split(','));
     const credentials = new CredentialService(
       credentialStore,
       ctx.secrets.box('workflow-credentials'),
       clock,
+      connectAddress,
     );
     const variables = new VariableService(new VariableStore(ctx.db), clock);
     const tags = new TagService(new TagStore(ctx.db), clock);
@@ -227,6 +230,7 @@ export const workflowsModule: PlatformModule = {
       http,
       tcpTarget: (host, port) => checkedTcpTarget(host, port, allowHosts),
       outboundHost,
+      connectAddress,
       env,
       signer: new ResumeSigner(ctx.secrets.derive('workflow:resume-urls')),
       limits: config,

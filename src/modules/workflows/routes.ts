@@ -8,6 +8,7 @@ import {
   CredentialPatchBody,
   CredentialShareBody,
   CredentialSharesView,
+  CredentialTestView,
   CredentialTransferBody,
   CredentialTypeParams,
 } from './credentials/n8n-schemas.js';
@@ -360,6 +361,26 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
       },
     },
     async (request) => credentials.get(accountOf(request), request.params.id),
+  );
+
+  r.post(
+    '/api/v1/credentials/:id/test',
+    {
+      config: workflow,
+      schema: {
+        tags: credentialTags,
+        summary: 'Test a credential: connect with it and run a trivial query or PING (n8n’s test)',
+        description:
+          'Answers n8n’s `{status, message}`: OK when the server answered, else Error and why. Tests ' +
+          'postgres, mySql and redis credentials, through the outbound-address guard; anyone who may ' +
+          'read the credential may test it.',
+        params: IdParams,
+        querystring: NoQuery,
+        body: NoBody,
+        response: withErrors({ 200: CredentialTestView }),
+      },
+    },
+    async (request) => credentials.test(accountOf(request), request.params.id),
   );
 
   r.patch(

@@ -236,6 +236,10 @@ export const CREDENTIAL_TYPES = {
   smtp: ['host'],
   // n8n's IMAP credential (Email Trigger): port, secure and allowUnauthorizedCerts optional.
   imap: ['user', 'password', 'host'],
+  // n8n's database and Redis credentials (the node's connection; the test action connects with them).
+  postgres: ['host', 'database', 'user'],
+  mySql: ['host', 'database', 'user'],
+  redis: ['host'],
 } as const;
 export type CredentialType = keyof typeof CREDENTIAL_TYPES;
 
@@ -247,6 +251,18 @@ export const OPTIONAL_CREDENTIAL_FIELDS: Partial<Record<CredentialType, readonly
   sshPrivateKey: ['port', 'passphrase'],
   smtp: ['user', 'password', 'port', 'secure', 'disableStartTls', 'hostName'],
   imap: ['port', 'secure', 'allowUnauthorizedCerts'],
+  postgres: ['password', 'port', 'ssl', 'allowUnauthorizedCerts', 'maxConnections', 'sshTunnel'],
+  mySql: [
+    'password',
+    'port',
+    'connectTimeout',
+    'ssl',
+    'caCertificate',
+    'clientCertificate',
+    'clientPrivateKey',
+    'sshTunnel',
+  ],
+  redis: ['password', 'user', 'port', 'database', 'ssl', 'disableTlsVerification'],
 };
 
 /** The algorithms of n8n's JWT credential (jsonwebtoken's). */
@@ -268,7 +284,12 @@ export const JWT_ALGORITHMS = [
 export const CredentialBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9 ._:/-]+$' }),
   type: Type.Enum(Object.keys(CREDENTIAL_TYPES) as CredentialType[]),
-  data: Type.Record(Type.String(), Type.String({ maxLength: 10_000 }), { maxProperties: 10 }),
+  // n8n's API sends numbers and booleans for ports, databases and switches: kept as their text.
+  data: Type.Record(
+    Type.String(),
+    Type.Union([Type.String({ maxLength: 10_000 }), Type.Number(), Type.Boolean()]),
+    { maxProperties: 20 },
+  ),
 });
 export type CredentialBodyT = Static<typeof CredentialBody>;
 

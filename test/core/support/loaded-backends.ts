@@ -8,7 +8,7 @@ import path from 'node:path';
 import { buildApp } from '../../../src/app.js';
 import { parseConfig } from '../../../src/config.js';
 
-const OPTIONAL = ['pg', 'ioredis', 'bullmq', 'rate-limiter-flexible'];
+const OPTIONAL = ['pg', 'ioredis', 'bullmq', 'rate-limiter-flexible', 'mysql2'];
 const require = createRequire(import.meta.url);
 const loaded = () =>
   OPTIONAL.filter((name) =>

@@ -19,6 +19,12 @@ export const CredentialPatchBody = Type.Object(
 );
 export type CredentialPatchBodyT = Static<typeof CredentialPatchBody>;
 
+/** n8n's answer to `POST /credentials/{id}/test`. */
+export const CredentialTestView = Type.Object({
+  status: Type.Union([Type.Literal('OK'), Type.Literal('Error')]),
+  message: Type.String(),
+});
+
 export const CredentialTypeParams = Type.Object({
   type: Type.String({
     minLength: 1,

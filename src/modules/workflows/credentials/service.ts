@@ -4,6 +4,7 @@ import { isUniqueViolation } from '../../../core/db/database.js';
 import { runList } from '../../../core/db/list.js';
 import { AppError, notFound } from '../../../core/errors.js';
 import { type ListSpec, parseListQuery } from '../../../core/http/list-query.js';
+import type { AddressGuard } from '../../../core/http/outbound.js';
 import { newId } from '../../../core/ids.js';
 import type { SecretBox } from '../../../core/secrets.js';
 import {
@@ -14,6 +15,7 @@ import {
   OPTIONAL_CREDENTIAL_FIELDS,
 } from '../schemas.js';
 import { ACCOUNT_ACTOR, actorOf, mayManage, mayUse, notUsableAtRun } from './access.js';
+import { type CredentialTestResult, testCredential } from './connection-test.js';
 import type { CredentialPatchBodyT } from './n8n-schemas.js';
 import type { CredentialRow, CredentialStore } from './store.js';
 
@@ -43,6 +45,11 @@ const view = (row: {
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
+
+/** The data as stored: every value its text (n8n's API sends ports and switches as numbers and booleans). */
+function asText(data: Record<string, string | number | boolean>): Record<string, string> {
+  return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, String(v)]));
+}
 
 /** Every field of the type, non-empty, and nothing else; all problems in one 400. */
 function checkData(type: CredentialType, data: Record<string, string>): void {
@@ -97,18 +104,33 @@ export class CredentialService {
     private readonly store: CredentialStore,
     private readonly box: SecretBox,
     private readonly clock: Clock,
+    /** Where a credential's host may lead (the outbound guard), for the test action. */
+    private readonly connectAddress?: AddressGuard,
   ) {}
+
+  /**
+   * n8n's `POST /credentials/{id}/test`: connects with the stored data and runs a trivial query or
+   * PING. Anyone who may read the credential may test it; another account's id is a 404.
+   */
+  async test(accountId: string, id: string): Promise<CredentialTestResult> {
+    const row = await this.store.find(accountId, id);
+    if (!row || row.id !== id) throw notFound('CREDENTIAL_NOT_FOUND', 'Credential', id);
+    const guard = this.connectAddress;
+    if (!guard) return { status: 'Error', message: 'Credential tests are not available here' };
+    return testCredential(row.type, JSON.parse(this.box.decrypt(row.data)) as Record<string, string>, guard);
+  }
 
   /** Owned by its creator (`principal`; none: the operator, for the account). */
   async create(accountId: string, body: CredentialBodyT, principal: Principal | null = null) {
-    checkData(body.type, body.data);
+    const data = asText(body.data);
+    checkData(body.type, data);
     const at = isoNow(this.clock);
     const row = {
       id: newId('cred'),
       account_id: accountId,
       name: body.name,
       type: body.type,
-      data: this.box.encrypt(JSON.stringify(body.data)),
+      data: this.box.encrypt(JSON.stringify(data)),
       owner: actorOf(principal),
       created_at: at,
       updated_at: at,
@@ -154,8 +176,8 @@ export class CredentialService {
     if (body.name !== undefined) changes.name = body.name;
     if (body.data !== undefined) {
       const data = body.isPartialData
-        ? { ...(JSON.parse(this.box.decrypt(row.data)) as Record<string, string>), ...body.data }
-        : body.data;
+        ? { ...(JSON.parse(this.box.decrypt(row.data)) as Record<string, string>), ...asText(body.data) }
+        : asText(body.data);
       checkData(row.type as CredentialType, data);
       changes.data = this.box.encrypt(JSON.stringify(data));
     }

@@ -50,6 +50,8 @@ export interface RunNodeArgs {
   beforeRetry?: (tries: number, waitMs: number) => Promise<void>;
   /** The workflow's sub-node connections (n8n's ai_*), for a root node; absent: it has none. */
   subNodes?: SubNodeLookup;
+  /** The execution's deadline (ms since the epoch), for nodes that bound their own waits. */
+  deadlineAt?: number;
 }
 
 /** How a root node finds its sub-nodes and their types. */
@@ -153,6 +155,7 @@ function contextOf(
     context,
     nodeRuns: args.nodeRuns ?? { used: () => 0, add: () => undefined },
     execution: data.execution,
+    ...(args.deadlineAt !== undefined ? { deadlineAt: args.deadlineAt } : {}),
     workflow: { id: data.workflow.id, name: data.workflow.name },
     credential: (id) => deps.credential(id, data.workflow.id),
     runCode: (code, mode) =>

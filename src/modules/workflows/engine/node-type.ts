@@ -40,6 +40,11 @@ export interface NodeExecutionContext<P> {
    */
   nodeRuns: { used(): number; add(runs: number): void };
   execution: { id: string; mode: string; resumeUrl: string };
+  /**
+   * When the execution's `executionTimeout` ends it (ms since the epoch), if it has one: the engine
+   * moves on then, so a node's own waits (a database query) should end by then too.
+   */
+  deadlineAt?: number;
   workflow: { id: string; name: string };
   /** Decrypted credential data by id (through EngineDeps). */
   credential(id: string): Promise<Record<string, string>>;

@@ -223,6 +223,11 @@ export interface EngineDeps {
   http(request: OutboundRequest): Promise<OutboundResponse>;
   /** Checks a host before a non-HTTP client (SMTP, IMAP) connects; absent, such nodes refuse to run. */
   outboundHost?: OutboundHostGuard;
+  /**
+   * The address a node's TCP client (Postgres, MySQL, Redis) may connect to for `host`, by the same
+   * guard as HTTP; absent, such nodes refuse to connect.
+   */
+  connectAddress?(host: string, port: number): Promise<string>;
   /** Environment variables expressions may read as $env (already filtered by the allow-list). */
   env: Record<string, string>;
   expressionTimeoutMs: number;

@@ -243,6 +243,7 @@ export class WorkflowEngine {
         attached: (root, type) => run.graph.attached(root, type),
         typeOf: (node) => this.registry.get(node.type, node.typeVersion),
       },
+      ...(run.ctx.deadline ? { deadlineAt: run.ctx.deadline.at } : {}),
     };
   }
 

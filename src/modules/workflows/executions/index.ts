@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../../../config.js';
 import type { Clock } from '../../../core/clock.js';
 import type { Db } from '../../../core/db/database.js';
-import type { OutboundHttp } from '../../../core/http/outbound.js';
+import type { AddressGuard, OutboundHttp } from '../../../core/http/outbound.js';
 import type { OutboundHostGuard } from '../../../core/http/outbound-host.js';
 import { createQueue, type JobQueue, jobs } from '../../../core/queue/index.js';
 import type { JobEvents } from '../../../core/queue/job-events.js';
@@ -87,6 +87,8 @@ export interface ExecutionResources {
   tcpTarget?: HostAccess['tcpTarget'];
   /** The same address rule for SMTP and IMAP clients. */
   outboundHost?: OutboundHostGuard;
+  /** The guard of TCP clients (database and Redis nodes): where a credential's host may lead. */
+  connectAddress?: AddressGuard;
   env: Record<string, string>;
   signer: ResumeSigner;
   limits: ExecutionLimits;
@@ -225,6 +227,7 @@ export class Executions {
       },
       http: this.res.http,
       ...(this.res.outboundHost ? { outboundHost: this.res.outboundHost } : {}),
+      ...(this.res.connectAddress ? { connectAddress: this.res.connectAddress } : {}),
       env: this.res.env,
       expressionTimeoutMs: limits.EXPRESSION_TIMEOUT_MS,
       codeTimeoutMs: limits.CODE_NODE_TIMEOUT_MS,

@@ -39,9 +39,12 @@ import { mergeV3Node } from './n8n/merge/index.js';
 import { mergeV1Node } from './n8n/merge/v1.js';
 import { mergeV2Node } from './n8n/merge/v2.js';
 import { n8nMoveBinaryDataNode } from './n8n/move-binary-data/index.js';
+import { mySqlNode } from './n8n/mysql/index.js';
 import { trainingCustomerDatastoreNode, trainingCustomerMessengerNode } from './n8n/n8n-training/index.js';
 import { n8nNoOpNode } from './n8n/no-op/index.js';
+import { postgresNode } from './n8n/postgres/index.js';
 import { readWriteFileNode } from './n8n/read-write-file/index.js';
+import { redisNode } from './n8n/redis/index.js';
 import { removeDuplicatesNode } from './n8n/remove-duplicates/index.js';
 import { removeDuplicatesV2Node } from './n8n/remove-duplicates/v2.js';
 import { renameKeysNode } from './n8n/rename-keys/index.js';
@@ -123,10 +126,13 @@ export const allNodeTypes: NodeType[] = [
   mergeV1Node,
   mergeV2Node,
   n8nMoveBinaryDataNode,
+  mySqlNode,
   trainingCustomerDatastoreNode,
   trainingCustomerMessengerNode,
   n8nNoOpNode,
   readWriteFileNode,
+  postgresNode,
+  redisNode,
   removeDuplicatesNode,
   removeDuplicatesV2Node,
   renameKeysNode,
