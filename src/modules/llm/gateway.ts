@@ -156,7 +156,7 @@ export class Gateway {
 
   private refusal(model: ConfiguredModel, request: Omit<ChatRequest, 'model'>) {
     const provider = this.deps.providers.get(model.provider);
-    return provider?.unsupported?.({ ...request, model: model.upstreamModel }) ?? null;
+    return provider?.unsupported?.({ ...request, model: model.upstreamModel }, model) ?? null;
   }
 
   private providerOf(model: ConfiguredModel): ChatProvider {

@@ -33,6 +33,8 @@ const ModelFileEntry = Type.Object(
     ...RemoteProviderSettings,
     /** API version of providers that take one (anthropic's `anthropic-version`). */
     version: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' })),
+    /** Which OpenAI-compatible server an `openai` entry talks to (`openai`, `vllm`, `llama.cpp`). */
+    compat: Type.Optional(Type.String({ maxLength: 50 })),
     dimensions: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_536 })),
   },
   { additionalProperties: false },
@@ -113,7 +115,9 @@ function entriesOf(document: unknown, where: string): ModelFileEntryT[] {
 }
 
 const COMMON_FIELDS = new Set(
-  Object.keys(ModelFileEntry.properties).filter((k) => !(k in RemoteProviderSettings) && k !== 'version'),
+  Object.keys(ModelFileEntry.properties).filter(
+    (k) => !(k in RemoteProviderSettings) && k !== 'version' && k !== 'compat',
+  ),
 );
 
 function complete(raw: ModelFileEntryT, sources: ModelSources, where: string): ConfiguredModel {
@@ -156,6 +160,7 @@ function complete(raw: ModelFileEntryT, sources: ModelSources, where: string): C
   if (apiKey) entry.apiKey = apiKey;
   if (raw.apiKeyCredential) entry.apiKeyCredential = raw.apiKeyCredential;
   if (raw.version) entry.version = raw.version;
+  if (raw.compat) entry.compat = raw.compat;
   return entry;
 }
 
