@@ -14588,6 +14588,11 @@ export interface operations {
                   is_error?: boolean;
                   thinking?: string;
                   signature?: string;
+                  citations?:
+                    | {
+                        [key: string]: unknown;
+                      }[]
+                    | null;
                   cache_control?: {
                     [key: string]: unknown;
                   } | null;
@@ -14616,6 +14621,7 @@ export interface operations {
               [key: string]: unknown;
             };
             type?: string;
+            strict?: boolean | null;
             cache_control?: {
               [key: string]: unknown;
             } | null;
@@ -14808,6 +14814,11 @@ export interface operations {
                   is_error?: boolean;
                   thinking?: string;
                   signature?: string;
+                  citations?:
+                    | {
+                        [key: string]: unknown;
+                      }[]
+                    | null;
                   cache_control?: {
                     [key: string]: unknown;
                   } | null;
@@ -14836,6 +14847,7 @@ export interface operations {
               [key: string]: unknown;
             };
             type?: string;
+            strict?: boolean | null;
             cache_control?: {
               [key: string]: unknown;
             } | null;
