@@ -56,6 +56,8 @@ export async function startLlmTestbed(
         ]),
         // The fake is "OpenAI" here: OPENAI_API_KEY goes only to OPENAI_BASE_URL.
         OPENAI_BASE_URL: openai.url,
+        // The default Ollama server (where a name no entry has is pulled) is the fake too.
+        OLLAMA_URL: ollama.url,
         OPENAI_API_KEY: OPENAI_UPSTREAM_KEY,
         ...env,
       },

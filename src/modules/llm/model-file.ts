@@ -5,7 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { type Config, ConfigError } from '../../config.js';
 import { PROVIDER_CATALOGUE, providerDefinition } from './providers/catalogue.js';
 import { RemoteProviderSettings } from './providers/settings.js';
-import type { ModelEntry, ProviderDefaults } from './types.js';
+import type { ChatOptions, ModelEntry, ProviderDefaults } from './types.js';
 
 const ModelName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._:/@+-]+$' });
 
@@ -49,6 +49,15 @@ const ModelFile = Type.Union([
 /** A registry entry whose key lives in an encrypted credential, resolved when first used. */
 export interface ConfiguredModel extends ModelEntry {
   apiKeyCredential?: string;
+  /** Made through Ollama's management API: the configured model it stands on (none: pulled). */
+  managed?: { base?: string };
+  /** A created model's SYSTEM and PARAMETERs, applied when the request sets none of its own. */
+  preset?: ModelPreset;
+}
+
+export interface ModelPreset {
+  system?: string;
+  options?: ChatOptions;
 }
 
 /** The built-in models: no server, no download. Their names say what they are. */

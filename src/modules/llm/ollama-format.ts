@@ -16,7 +16,7 @@ import type {
 type OllamaOptionsT = NonNullable<OllamaChatBodyT['options']>;
 
 /** Ollama's sampling options in the neutral form; the rest pass through to an Ollama upstream. */
-function optionsFromOllama(options: OllamaOptionsT | undefined): ChatOptions {
+export function optionsFromOllama(options: OllamaOptionsT | undefined): ChatOptions {
   if (!options) return {};
   const {
     temperature,

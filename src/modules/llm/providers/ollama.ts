@@ -86,6 +86,36 @@ export class OllamaProvider extends JsonUpstream implements ChatProvider {
     return readChatStream(call);
   }
 
+  /**
+   * Pulls `name` onto the Ollama server of `entry`, yielding its progress objects as they come; an
+   * `error` line (an unknown model) is thrown as a 400.
+   */
+  async pull(
+    entry: ModelEntry,
+    name: string,
+    signal: AbortSignal,
+  ): Promise<AsyncGenerator<Record<string, unknown>>> {
+    const call = await this.post(
+      entry,
+      '/api/pull',
+      { model: name, stream: true },
+      signal,
+      'application/x-ndjson',
+    );
+    return (async function* () {
+      for await (const line of call.lines()) {
+        if (line.trim() === '') continue;
+        const progress = parseJson(line, LABEL);
+        if (progress === null || typeof progress !== 'object')
+          throw new UpstreamError(`${LABEL} upstream sent a pull line that is not an object`, true);
+        const p = progress as Record<string, unknown>;
+        if (p.error !== undefined)
+          throw new UpstreamError(`${LABEL} upstream: ${upstreamErrorText(p.error)}`, false, 400);
+        yield p;
+      }
+    })();
+  }
+
   embedUnsupported(request: EmbedRequest): Unsupported | null {
     if (request.tokens)
       return { field: 'body.input', reason: 'token arrays are not accepted by an Ollama model; send text' };
