@@ -2393,6 +2393,144 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/pull': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Pull a model onto the Ollama server that serves it (registers a new one)
+     * @description Pull a model onto the Ollama server that serves it (registers a new one)
+     *
+     *     API keys only. Requires the scope `llm:admin`.
+     */
+    post: operations['postApiPull'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Make a model from a registry model with a SYSTEM prompt and PARAMETERs
+     * @description Make a model from a registry model with a SYSTEM prompt and PARAMETERs
+     *
+     *     API keys only. Requires the scope `llm:admin`.
+     */
+    post: operations['postApiCreate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/copy': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Copy a model under another name
+     * @description Copy a model under another name
+     *
+     *     API keys only. Requires the scope `llm:admin`.
+     */
+    post: operations['postApiCopy'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete a model made through this API
+     * @description Delete a model made through this API
+     *
+     *     API keys only. Requires the scope `llm:admin`.
+     */
+    delete: operations['deleteApiDelete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/push': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Not served: there is no model registry to push to
+     * @description Not served: there is no model registry to push to
+     *
+     *     API keys only. Requires the scope `llm:admin`.
+     */
+    post: operations['postApiPush'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/blobs/{digest}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Upload a blob (at most 33554432 bytes)
+     * @description Upload a blob (at most 33554432 bytes)
+     *
+     *     API keys only. Requires the scope `llm:admin`.
+     */
+    post: operations['postApiBlobsByDigest'];
+    delete?: never;
+    options?: never;
+    /**
+     * Whether a blob is here (headers only)
+     * @description Whether a blob is here
+     *
+     *     API keys only. Requires the scope `llm:admin`.
+     */
+    head: operations['headApiBlobsByDigest'];
+    patch?: never;
+    trace?: never;
+  };
   '/v1/chat/completions': {
     parameters: {
       query?: never;
@@ -14401,6 +14539,287 @@ export interface operations {
       };
     };
   };
+  postApiPull: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': {
+          model?: string;
+          name?: string;
+          insecure?: boolean;
+          stream?: boolean;
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description With `stream` (the default): NDJSON progress lines, the last `{"status":"success"}` */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": "string"
+           *     }
+           */
+          'application/json': {
+            status: string;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description Ollama's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OllamaError'];
+        };
+      };
+      /** @description Ollama's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OllamaError'];
+        };
+      };
+    };
+  };
+  postApiCreate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "model": "string"
+         *     }
+         */
+        'application/json': {
+          model: string;
+          from?: string;
+          system?: string;
+          parameters?: {
+            temperature?: number;
+            top_p?: number;
+            top_k?: number;
+            num_predict?: number;
+            num_ctx?: number;
+            stop?: string[];
+            seed?: number;
+            presence_penalty?: number;
+            frequency_penalty?: number;
+          } & {
+            [key: string]: unknown;
+          };
+          modelfile?: string;
+          template?: string;
+          files?: {
+            [key: string]: unknown;
+          };
+          adapters?: {
+            [key: string]: unknown;
+          };
+          quantize?: string;
+          messages?: {
+            [key: string]: unknown;
+          }[];
+          license?: string | string[];
+          stream?: boolean;
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description With `stream` (the default): NDJSON progress lines, the last `{"status":"success"}` */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": "string"
+           *     }
+           */
+          'application/json': {
+            status: string;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description Ollama's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OllamaError'];
+        };
+      };
+      /** @description Ollama's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OllamaError'];
+        };
+      };
+    };
+  };
+  postApiCopy: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "source": "string",
+         *       "destination": "string"
+         *     }
+         */
+        'application/json': {
+          source: string;
+          destination: string;
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  deleteApiDelete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': {
+          model?: string;
+          name?: string;
+          insecure?: boolean;
+          stream?: boolean;
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postApiPush: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': {
+          model?: string;
+          name?: string;
+          insecure?: boolean;
+          stream?: boolean;
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postApiBlobsByDigest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        digest: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  headApiBlobsByDigest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        digest: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
   postV1ChatCompletions: {
     parameters: {
       query?: never;
@@ -15135,6 +15554,11 @@ export interface operations {
                   is_error?: boolean;
                   thinking?: string;
                   signature?: string;
+                  citations?:
+                    | {
+                        [key: string]: unknown;
+                      }[]
+                    | null;
                   cache_control?: {
                     [key: string]: unknown;
                   } | null;
@@ -15163,6 +15587,7 @@ export interface operations {
               [key: string]: unknown;
             };
             type?: string;
+            strict?: boolean | null;
             cache_control?: {
               [key: string]: unknown;
             } | null;
@@ -15355,6 +15780,11 @@ export interface operations {
                   is_error?: boolean;
                   thinking?: string;
                   signature?: string;
+                  citations?:
+                    | {
+                        [key: string]: unknown;
+                      }[]
+                    | null;
                   cache_control?: {
                     [key: string]: unknown;
                   } | null;
@@ -15383,6 +15813,7 @@ export interface operations {
               [key: string]: unknown;
             };
             type?: string;
+            strict?: boolean | null;
             cache_control?: {
               [key: string]: unknown;
             } | null;

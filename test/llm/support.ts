@@ -35,7 +35,12 @@ export function testModels(ollama: FakeLlmServer, openai: FakeLlmServer, timeout
 export async function startLlmTestbed(
   dialect: Dialect,
   env: Record<string, string> = {},
-  options: { timeoutMs?: number; redis?: boolean } = {},
+  options: {
+    timeoutMs?: number;
+    redis?: boolean;
+    /** More registry entries, given the fakes (another compat on the same fake OpenAI, …). */
+    extraModels?: (ollama: FakeLlmServer, openai: FakeLlmServer) => object[];
+  } = {},
 ): Promise<LlmTestbed> {
   const ollama = await startFakeOllama();
   const openai = await startFakeOpenAi({ apiKey: OPENAI_UPSTREAM_KEY });
@@ -45,9 +50,14 @@ export async function startLlmTestbed(
       dialect,
       redis: options.redis ?? false,
       env: {
-        LLM_MODELS: JSON.stringify(testModels(ollama, openai, options.timeoutMs)),
+        LLM_MODELS: JSON.stringify([
+          ...testModels(ollama, openai, options.timeoutMs),
+          ...(options.extraModels?.(ollama, openai) ?? []),
+        ]),
         // The fake is "OpenAI" here: OPENAI_API_KEY goes only to OPENAI_BASE_URL.
         OPENAI_BASE_URL: openai.url,
+        // The default Ollama server (where a name no entry has is pulled) is the fake too.
+        OLLAMA_URL: ollama.url,
         OPENAI_API_KEY: OPENAI_UPSTREAM_KEY,
         ...env,
       },

@@ -19,9 +19,6 @@ function invalid(field: string, message: string): AppError {
   });
 }
 
-/** What an Anthropic client writes for an error tool result; the other dialects have no flag for it. */
-export const TOOL_ERROR_PREFIX = 'Error: ';
-
 /** The base64 data of an image block (`source.type: "base64"`); a URL is refused (no open proxy). */
 function imageData(block: { source?: AnthropicBlockT['source'] }, field: string): string {
   const source = block.source;
@@ -50,7 +47,7 @@ function resultText(block: AnthropicBlockT, field: string): string {
     });
     text = texts.join('\n');
   }
-  return block.is_error === true ? `${TOOL_ERROR_PREFIX}${text}` : text;
+  return text;
 }
 
 /**
@@ -66,6 +63,9 @@ function messagesFromAnthropic(m: AnthropicMessageT, index: number, toolNames: M
     const field = `messages.${index}.content.${b}`;
     switch (block.type) {
       case 'text':
+        // Citations point into documents the gateway never receives (document blocks are refused).
+        if (Array.isArray(block.citations) ? block.citations.length > 0 : block.citations != null)
+          throw invalid(`${field}.citations`, 'is not supported by this gateway (no document blocks)');
         texts.push(required(block.text, `${field}.text`));
         return;
       case 'image':
@@ -90,6 +90,8 @@ function messagesFromAnthropic(m: AnthropicMessageT, index: number, toolNames: M
         if (m.role !== 'user') throw invalid(`${field}.type`, 'tool_result is allowed in user messages only');
         const id = required(block.tool_use_id, `${field}.tool_use_id`);
         const tool: ChatMessage = { role: 'tool', content: resultText(block, field), toolCallId: id };
+        // An Anthropic upstream gets the flag back; the others read it as an `Error: ` prefix.
+        if (block.is_error === true) tool.isError = true;
         const name = toolNames.get(id);
         if (name) tool.toolName = name;
         out.push(tool);
@@ -136,6 +138,10 @@ function promptFromAnthropic(
     const parameters = required(tool.input_schema, `tools.${i}.input_schema`) as Record<string, unknown>;
     const fn: ToolSpec['function'] = { name: tool.name, parameters };
     if (tool.description !== undefined) fn.description = tool.description;
+    if (tool.strict != null) fn.strict = tool.strict;
+    for (const field of HOSTED_TOOL_FIELDS)
+      if ((tool as Record<string, unknown>)[field] != null)
+        throw invalid(`tools.${i}.${field}`, 'is not supported by this gateway (Anthropic-hosted only)');
     tools.push({ type: 'function', function: fn });
   });
   if (tools.length) out.tools = tools;
@@ -162,6 +168,39 @@ function promptFromAnthropic(
 
 const HOSTED_ONLY = ['container', 'mcp_servers', 'context_management', 'inference_geo'] as const;
 
+/** Every top-level field of a Messages request; another is refused by name, as Anthropic does. */
+const MESSAGES_FIELDS = new Set([
+  'model',
+  'messages',
+  'max_tokens',
+  'stream',
+  'system',
+  'temperature',
+  'top_p',
+  'top_k',
+  'stop_sequences',
+  'metadata',
+  'service_tier',
+  'output_config',
+  'output_format',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'speed',
+  ...HOSTED_ONLY,
+]);
+
+function refuseUnknown(body: Record<string, unknown>): void {
+  for (const field of Object.keys(body))
+    if (!MESSAGES_FIELDS.has(field)) throw invalid(field, 'is not a Messages API field');
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Tool fields of Anthropic's tool-search and programmatic-calling betas, which run at Anthropic. */
+const HOSTED_TOOL_FIELDS = ['defer_loading', 'allowed_callers', 'input_examples'] as const;
+
 /** The neutral chat of a Messages body. */
 export function chatFromAnthropic(body: AnthropicMessagesBodyT): Omit<ChatRequest, 'model'> {
   const prompt = promptFromAnthropic(body);
@@ -183,7 +222,20 @@ export function chatFromAnthropic(body: AnthropicMessagesBodyT): Omit<ChatReques
       throw invalid(field, 'is not supported by this gateway (Anthropic-hosted only)');
   if ((body as { speed?: unknown }).speed === 'fast')
     throw invalid('speed', "'fast' is not supported by this gateway");
+  refuseUnknown(body as Record<string, unknown>);
+  const userKeys = Object.keys(body.metadata ?? {}).filter((k) => k !== 'user_id');
+  if (userKeys[0] !== undefined)
+    throw invalid(`metadata.${userKeys[0]}`, 'is not a Messages API field (metadata takes user_id only)');
   const output = body.output_config;
+  // `output_format` is the structured-outputs beta's name for output_config.format.
+  const legacyFormat = (body as { output_format?: { type?: unknown; schema?: unknown } | null })
+    .output_format;
+  if (legacyFormat != null) {
+    if (output?.format) throw invalid('output_format', 'and output_config.format cannot both be set');
+    if (legacyFormat.type !== 'json_schema' || !isObject(legacyFormat.schema))
+      throw invalid('output_format', "must be {type: 'json_schema', schema: {…}}");
+    prompt.format = legacyFormat.schema;
+  }
   if (output?.format) prompt.format = output.format.schema as Record<string, unknown>;
   const effort = output?.effort;
   if (effort === 'xhigh' || effort === 'max')

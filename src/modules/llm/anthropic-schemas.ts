@@ -50,6 +50,9 @@ const ContentBlock = Type.Object(
     is_error: Type.Optional(Type.Boolean()),
     thinking: Type.Optional(Type.String()),
     signature: Type.Optional(Type.String()),
+    citations: Type.Optional(
+      Type.Union([Type.Array(Type.Object({}, open), { maxItems: 1000 }), Type.Null()]),
+    ),
     cache_control: CacheControl,
   },
   open,
@@ -71,6 +74,7 @@ const Tool = Type.Object(
     description: Type.Optional(Type.String()),
     input_schema: Type.Optional(Type.Object({}, open)),
     type: Type.Optional(Type.String({ maxLength: 100 })),
+    strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
     cache_control: CacheControl,
   },
   open,

@@ -5,7 +5,7 @@ import type { Limiter } from '../../core/limits/limiter.js';
 import { safeCause } from '../../core/redact.js';
 import { estimateTokens, estimateTokensYielding, sumTokensYielding } from './builtin/tokens.js';
 import type { AnswerCache } from './cache.js';
-import type { ConfiguredModel } from './model-file.js';
+import type { ConfiguredModel, ModelPreset } from './model-file.js';
 import type { ModelRegistry } from './registry.js';
 import type { LlmCallRecord, LlmRequestLog } from './request-log.js';
 import { budgetExceeded, budgetHeaders } from './token-budget.js';
@@ -65,6 +65,26 @@ const MODELS_NAMED = 20;
 
 /** Upstream statuses that are the caller's fault (context too long, bad parameters): passed on as 400. */
 const CALLER_FAULT = new Set([400, 413, 422]);
+
+/**
+ * A created model's SYSTEM and PARAMETERs under the request's own: a system message or option the
+ * caller sent wins, as with Ollama's Modelfile.
+ */
+function withPreset(request: Omit<ChatRequest, 'model'>, preset: ModelPreset): Omit<ChatRequest, 'model'> {
+  const out = { ...request };
+  if (preset.system !== undefined && !request.messages.some((m) => m.role === 'system')) {
+    out.messages = [{ role: 'system', content: preset.system }, ...request.messages];
+    if (request.generate && request.generate.system === undefined)
+      out.generate = { ...request.generate, system: preset.system };
+  }
+  if (preset.options) {
+    const extra = { ...preset.options.extra, ...request.options.extra };
+    out.options = { ...preset.options, ...request.options };
+    if (Object.keys(extra).length) out.options.extra = extra;
+    else delete out.options.extra;
+  }
+  return out;
+}
 
 /** The prompt's estimated tokens (counted across event-loop turns: a prompt may be 20 MB). */
 const promptTokensOf = (request: Omit<ChatRequest, 'model'>) =>
@@ -156,7 +176,7 @@ export class Gateway {
 
   private refusal(model: ConfiguredModel, request: Omit<ChatRequest, 'model'>) {
     const provider = this.deps.providers.get(model.provider);
-    return provider?.unsupported?.({ ...request, model: model.upstreamModel }) ?? null;
+    return provider?.unsupported?.({ ...request, model: model.upstreamModel }, model) ?? null;
   }
 
   private providerOf(model: ConfiguredModel): ChatProvider {
@@ -223,8 +243,9 @@ export class Gateway {
   }
 
   /** Opens a chat: the first model (or fallback) that produces its first event answers. */
-  async chat(ctx: CallContext, name: string, request: Omit<ChatRequest, 'model'>): Promise<ChatSession> {
+  async chat(ctx: CallContext, name: string, asked: Omit<ChatRequest, 'model'>): Promise<ChatSession> {
     const first = this.resolve(ctx.principal, name, 'chat');
+    const request = first.preset ? withPreset(asked, first.preset) : asked;
     // Nothing is accepted and dropped: a field the model's provider cannot honour is a 400 naming it.
     const refused = this.refusal(first, request);
     if (refused)

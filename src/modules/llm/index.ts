@@ -4,10 +4,14 @@ import { strictJsonParser } from '../../core/http/json-body.js';
 import { anthropicRoutes } from './anthropic-routes.js';
 import { AnswerCache } from './cache.js';
 import { Gateway } from './gateway.js';
+import { ManagedModels } from './managed-models.js';
 import { configuredModels } from './model-file.js';
+import { ModelManagement } from './model-management.js';
+import { ollamaManageRoutes } from './ollama-manage-routes.js';
 import { ollamaRoutes } from './ollama-routes.js';
 import { openAiRoutes } from './openai-routes.js';
 import { PROVIDER_CATALOGUE } from './providers/catalogue.js';
+import { OllamaProvider } from './providers/ollama.js';
 import { ModelRegistry } from './registry.js';
 import { LlmRequestLog } from './request-log.js';
 import { requestsRoutes } from './requests-routes.js';
@@ -57,6 +61,7 @@ const CREDENTIAL_CACHE_MS = 60_000;
 
 interface Internals {
   gateway: Gateway;
+  management: ModelManagement;
   log: LlmRequestLog;
   startedAt: string;
 }
@@ -118,7 +123,38 @@ export const llmModule: PlatformModule = {
       credentials: credentialResolver(ctx),
       now: () => performance.now(),
     });
-    internals.set(ctx, { gateway, log, startedAt: ctx.clock.now().toISOString() });
+    const defaultOllama = { ollamaUrl: config.OLLAMA_URL, timeoutMs: config.LLM_TIMEOUT_MS };
+    const managed = new ManagedModels(
+      registry,
+      {
+        all: () => ctx.db.selectFrom('llm_models').select(['name', 'spec']).orderBy('name').execute(),
+        async put(name, spec, at) {
+          await ctx.db
+            .insertInto('llm_models')
+            .values({ name, spec, created_at: at })
+            .onConflict((oc) => oc.column('name').doUpdateSet({ spec, created_at: at }))
+            .execute();
+        },
+        async remove(name) {
+          const result = await ctx.db.deleteFrom('llm_models').where('name', '=', name).executeTakeFirst();
+          return Number(result.numDeletedRows) > 0;
+        },
+      },
+      defaultOllama,
+      () => ctx.clock.now(),
+    );
+    await managed.start();
+    ctx.onClose(() => managed.stop());
+    const ollama = providers.get('ollama');
+    const management = new ModelManagement({
+      registry,
+      managed,
+      ollama: ollama instanceof OllamaProvider ? ollama : undefined,
+      defaultOllama,
+      db: ctx.db,
+      now: () => ctx.clock.now(),
+    });
+    internals.set(ctx, { gateway, management, log, startedAt: ctx.clock.now().toISOString() });
     ctx.apis.llm = {
       registry,
       gateway,
@@ -156,6 +192,7 @@ export const llmModule: PlatformModule = {
         strictJsonParser(scope),
       );
       ollamaRoutes(scope, deps.gateway, settings);
+      ollamaManageRoutes(scope, deps.management);
     });
     openAiRoutes(app, deps.gateway, settings);
     anthropicRoutes(app, deps.gateway, settings);

@@ -5,7 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { type Config, ConfigError } from '../../config.js';
 import { PROVIDER_CATALOGUE, providerDefinition } from './providers/catalogue.js';
 import { RemoteProviderSettings } from './providers/settings.js';
-import type { ModelEntry, ProviderDefaults } from './types.js';
+import type { ChatOptions, ModelEntry, ProviderDefaults } from './types.js';
 
 const ModelName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._:/@+-]+$' });
 
@@ -33,6 +33,8 @@ const ModelFileEntry = Type.Object(
     ...RemoteProviderSettings,
     /** API version of providers that take one (anthropic's `anthropic-version`). */
     version: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' })),
+    /** Which OpenAI-compatible server an `openai` entry talks to (`openai`, `vllm`, `llama.cpp`). */
+    compat: Type.Optional(Type.String({ maxLength: 50 })),
     dimensions: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_536 })),
   },
   { additionalProperties: false },
@@ -47,6 +49,15 @@ const ModelFile = Type.Union([
 /** A registry entry whose key lives in an encrypted credential, resolved when first used. */
 export interface ConfiguredModel extends ModelEntry {
   apiKeyCredential?: string;
+  /** Made through Ollama's management API: the configured model it stands on (none: pulled). */
+  managed?: { base?: string };
+  /** A created model's SYSTEM and PARAMETERs, applied when the request sets none of its own. */
+  preset?: ModelPreset;
+}
+
+export interface ModelPreset {
+  system?: string;
+  options?: ChatOptions;
 }
 
 /** The built-in models: no server, no download. Their names say what they are. */
@@ -113,7 +124,9 @@ function entriesOf(document: unknown, where: string): ModelFileEntryT[] {
 }
 
 const COMMON_FIELDS = new Set(
-  Object.keys(ModelFileEntry.properties).filter((k) => !(k in RemoteProviderSettings) && k !== 'version'),
+  Object.keys(ModelFileEntry.properties).filter(
+    (k) => !(k in RemoteProviderSettings) && k !== 'version' && k !== 'compat',
+  ),
 );
 
 function complete(raw: ModelFileEntryT, sources: ModelSources, where: string): ConfiguredModel {
@@ -156,6 +169,7 @@ function complete(raw: ModelFileEntryT, sources: ModelSources, where: string): C
   if (apiKey) entry.apiKey = apiKey;
   if (raw.apiKeyCredential) entry.apiKeyCredential = raw.apiKeyCredential;
   if (raw.version) entry.version = raw.version;
+  if (raw.compat) entry.compat = raw.compat;
   return entry;
 }
 

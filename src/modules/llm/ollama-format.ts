@@ -16,7 +16,7 @@ import type {
 type OllamaOptionsT = NonNullable<OllamaChatBodyT['options']>;
 
 /** Ollama's sampling options in the neutral form; the rest pass through to an Ollama upstream. */
-function optionsFromOllama(options: OllamaOptionsT | undefined): ChatOptions {
+export function optionsFromOllama(options: OllamaOptionsT | undefined): ChatOptions {
   if (!options) return {};
   const {
     temperature,
@@ -66,6 +66,8 @@ function common(body: OllamaChatBodyT | OllamaGenerateBodyT): Omit<ChatRequest, 
   if (format) out.format = format;
   if (body.keep_alive !== undefined) out.keepAlive = body.keep_alive;
   if (body.think !== undefined) out.think = body.think !== false;
+  // A level is kept: an Ollama upstream gets it back, OpenAI's reads it as reasoning_effort.
+  if (typeof body.think === 'string') out.openAi = { reasoningEffort: body.think };
   if (body.logprobs === true) out.logprobs = { top: body.top_logprobs ?? 0 };
   else if (body.top_logprobs !== undefined && body.top_logprobs > 0)
     throw new AppError('VALIDATION_ERROR', 'Invalid body: body.top_logprobs needs logprobs: true', {

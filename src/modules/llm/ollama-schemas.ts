@@ -50,7 +50,7 @@ export const ToolSchema = Type.Object(
   open,
 );
 
-const OllamaOptions = Type.Object(
+export const OllamaOptions = Type.Object(
   {
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
     top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
@@ -262,3 +262,45 @@ const OllamaErrorBody = Type.Object(
 export function withOllamaErrors<T extends Record<number, TSchema>>(success: T) {
   return { ...success, '4xx': OllamaErrorBody, '5xx': OllamaErrorBody };
 }
+
+// ---- model management (/api/create, /copy, /delete, /pull, /push) ----
+
+export const OllamaCreateBody = Type.Object(
+  {
+    model: ModelName,
+    from: Type.Optional(ModelName),
+    system: Type.Optional(Type.String({ maxLength: 1_000_000 })),
+    parameters: Type.Optional(OllamaOptions),
+    /** The legacy form: a whole Modelfile (FROM, PARAMETER, SYSTEM). */
+    modelfile: Type.Optional(Type.String({ maxLength: 1_000_000 })),
+    template: Type.Optional(Type.String()),
+    files: Type.Optional(Type.Object({}, open)),
+    adapters: Type.Optional(Type.Object({}, open)),
+    quantize: Type.Optional(Type.String({ maxLength: 50 })),
+    messages: Type.Optional(Type.Array(Type.Object({}, open), { maxItems: 1000 })),
+    license: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 20 })])),
+    stream: Type.Optional(Type.Boolean()),
+  },
+  open,
+);
+export type OllamaCreateBodyT = Static<typeof OllamaCreateBody>;
+
+export const OllamaCopyBody = Type.Object({ source: ModelName, destination: ModelName }, open);
+export const OllamaModelBody = Type.Object(
+  {
+    model: Type.Optional(ModelName),
+    /** The older clients' name for `model`. */
+    name: Type.Optional(ModelName),
+    insecure: Type.Optional(Type.Boolean()),
+    stream: Type.Optional(Type.Boolean()),
+  },
+  open,
+);
+export const OllamaStatusResponse = Type.Object(
+  { status: Type.String() },
+  {
+    ...open,
+    description: 'With `stream` (the default): NDJSON progress lines, the last `{"status":"success"}`',
+  },
+);
+export const BlobParams = Type.Object({ digest: Type.String({ maxLength: 200 }) });

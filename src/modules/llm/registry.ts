@@ -7,20 +7,40 @@ function withoutLatest(name: string): string {
   return name.endsWith(':latest') ? name.slice(0, -':latest'.length) : name;
 }
 
-/** The models by name, as configured at boot. Every module asks here, never a provider directly. */
+/**
+ * The models by name: those configured at boot, then those made through Ollama's management API
+ * (`managed`, which never shadow a configured one). Every module asks here, never a provider directly.
+ */
 export class ModelRegistry {
   private readonly byName = new Map<string, ConfiguredModel>();
+  private managed = new Map<string, ConfiguredModel>();
 
   constructor(entries: readonly ConfiguredModel[]) {
     for (const entry of entries) this.byName.set(withoutLatest(entry.name), entry);
   }
 
   get(name: string): ConfiguredModel | undefined {
-    return this.byName.get(withoutLatest(name));
+    const key = withoutLatest(name);
+    return this.byName.get(key) ?? this.managed.get(key);
+  }
+
+  /** A model of the models file or LLM_MODELS (which the management API may not change). */
+  isConfigured(name: string): boolean {
+    return this.byName.has(withoutLatest(name));
+  }
+
+  /** Replaces the managed models (read from the database). */
+  setManaged(entries: readonly ConfiguredModel[]): void {
+    const next = new Map<string, ConfiguredModel>();
+    for (const entry of entries)
+      if (!this.byName.has(withoutLatest(entry.name))) next.set(withoutLatest(entry.name), entry);
+    this.managed = next;
   }
 
   all(): ConfiguredModel[] {
-    return [...this.byName.values()];
+    return this.managed.size
+      ? [...this.byName.values(), ...this.managed.values()]
+      : [...this.byName.values()];
   }
 
   /** The models a principal may ask for, optionally of one kind. */

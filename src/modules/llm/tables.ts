@@ -39,8 +39,26 @@ export interface LlmUsageDailyTable {
   estimated_requests: number | string;
 }
 
+/** A model made through Ollama's management API (`/api/create`, `/copy`, `/pull`). */
+export interface LlmModelsTable {
+  name: string;
+  /** JSON `ManagedSpec` (managed-models.ts): no keys, only names of configured models. */
+  spec: string;
+  created_at: Timestamp;
+}
+
+/** A blob uploaded through `/api/blobs/:digest`, by its sha256 digest. */
+export interface LlmBlobsTable {
+  digest: string;
+  size: number;
+  data: Buffer;
+  created_at: Timestamp;
+}
+
 declare module '../../core/db/types.js' {
   interface Database {
+    llm_models: LlmModelsTable;
+    llm_blobs: LlmBlobsTable;
     llm_requests: LlmRequestsTable;
     llm_usage_daily: LlmUsageDailyTable;
   }

@@ -35,6 +35,8 @@ export interface ModelEntry {
   dimensions?: number;
   /** The API version a provider that has one is called with (anthropic: `anthropic-version`). */
   version?: string;
+  /** Which OpenAI-compatible server an `openai` entry is (`openai`, `vllm`, `llama.cpp`): what extras it takes. */
+  compat?: string;
 }
 
 export interface ToolCall {
@@ -47,7 +49,13 @@ export interface ToolCall {
 
 export interface ToolSpec {
   type: 'function';
-  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+  function: {
+    name: string;
+    description?: string;
+    parameters?: Record<string, unknown>;
+    /** The arguments must follow `parameters` exactly (OpenAI's and Anthropic's `strict`). */
+    strict?: boolean | null;
+  };
 }
 
 export interface ChatMessage {
@@ -59,6 +67,8 @@ export interface ChatMessage {
   /** For role `tool`: the call this answers (OpenAI `tool_call_id`) and the tool's name (Ollama `tool_name`). */
   toolCallId?: string;
   toolName?: string;
+  /** For role `tool`: the tool failed (Anthropic's `is_error`). */
+  isError?: boolean;
   thinking?: string;
 }
 
@@ -72,7 +82,10 @@ export interface ChatOptions {
   seed?: number;
   presencePenalty?: number;
   frequencyPenalty?: number;
-  /** Other Ollama `options` (num_ctx, repeat_penalty, …), passed to an Ollama upstream as they are. */
+  /**
+   * Other Ollama `options` (num_ctx, repeat_penalty, …): passed to an Ollama upstream as they are, to an
+   * OpenAI-compatible one under the names it takes, refused by name where nothing takes them.
+   */
   extra?: Record<string, unknown>;
 }
 
@@ -249,8 +262,8 @@ export interface EmbedResult {
  * `signal` must abort the upstream request (the client went away).
  */
 export interface ChatProvider {
-  /** The first field of `request` this provider would drop, if any (checked before it is called). */
-  unsupported?(request: ChatRequest): Unsupported | null;
+  /** The first field of `request` this provider would drop for this model, if any (checked before it is called). */
+  unsupported?(request: ChatRequest, entry: ModelEntry): Unsupported | null;
   chat(request: ChatRequest, entry: ModelEntry, signal: AbortSignal): Promise<AsyncIterable<ChatEvent>>;
   embed(request: EmbedRequest, entry: ModelEntry, signal: AbortSignal): Promise<EmbedResult>;
   /** Classifies texts (OpenAI's `/moderations`); a provider without it is refused with a 400. */

@@ -83,6 +83,8 @@ function ollamaFormat(options: FakeOllamaOptions): FakeFormat {
           return sendJson(ex.res, 200, { version: FAKE_OLLAMA_VERSION });
         case 'POST /api/show':
           return show(ex);
+        case 'POST /api/pull':
+          return pull(ex);
         default:
           ex.res.writeHead(404, { 'content-type': 'text/plain' });
           ex.res.end('404 page not found');
@@ -297,3 +299,28 @@ const ollamaBadFrames = {
   garbage: 'this is not json\n',
   error: `${JSON.stringify({ error: 'fake upstream failure' })}\n`,
 };
+
+/** Models the fake's "library" has: a pull of one adds it to the server's models. */
+export const FAKE_PULLABLE = ['qwen3:0.6b'];
+
+/** `/api/pull`: Ollama's progress lines, or an `error` line for a name the library lacks. */
+function pull(ex: Exchange): void {
+  const body = asObject(ex.body);
+  const name = String(body.model ?? body.name ?? '');
+  ex.res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+  const known = ex.server.models.some((m) => ollamaModelName(m) === ollamaModelName(name));
+  if (!known && !FAKE_PULLABLE.includes(name)) {
+    ex.res.end(`${JSON.stringify({ error: 'pull model manifest: file does not exist' })}\n`);
+    return;
+  }
+  if (!known) ex.server.models.push(name);
+  const digest = `sha256:${'a'.repeat(64)}`;
+  const lines = [
+    { status: 'pulling manifest' },
+    { status: `pulling ${digest.slice(7, 19)}`, digest, total: 100, completed: 100 },
+    { status: 'verifying sha256 digest' },
+    { status: 'writing manifest' },
+    { status: 'success' },
+  ];
+  ex.res.end(lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+}

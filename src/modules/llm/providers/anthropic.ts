@@ -62,6 +62,14 @@ function anthropicUnsupported(request: ChatRequest): Unsupported | null {
   if (x.serviceTier !== undefined) return no('body.service_tier', 'its tiers are its own');
   if (x.reasoningEffort === 'minimal') return no('body.reasoning_effort', "its efforts start at 'low'");
   if (request.keepAlive !== undefined) return no('body.keep_alive', 'no model loading');
+  if (request.logprobs) return no('body.logprobs', 'no token probabilities');
+  if (request.n !== undefined && request.n > 1) return no('body.n', 'one answer per request');
+  // A completion is sent as a one-turn chat: what only a completion has cannot be.
+  const g = request.generate;
+  if (g?.suffix !== undefined) return no('body.suffix', 'no fill-in-the-middle');
+  if (g?.raw === true) return no('body.raw', 'the prompt always goes through its chat format');
+  if (g?.template !== undefined) return no('body.template', 'no prompt template');
+  if (g?.context !== undefined) return no('body.context', 'no token context');
   return null;
 }
 
@@ -133,6 +141,7 @@ export function anthropicBody(request: ChatRequest): Record<string, unknown> {
         input_schema: t.function.parameters ?? { type: 'object', properties: {} },
       };
       if (t.function.description !== undefined) tool.description = t.function.description;
+      if (typeof t.function.strict === 'boolean') tool.strict = t.function.strict;
       return tool;
     });
   }
@@ -188,7 +197,9 @@ function anthropicMessages(messages: ChatMessage[]): Array<{ role: string; conte
         const at = open.findIndex((call) => call.name === m.toolName);
         id = open.splice(at === -1 ? 0 : at, 1)[0]?.id ?? `toolu_${i}`;
       }
-      push('user', [{ type: 'tool_result', tool_use_id: id, content: m.content }]);
+      const result: Block = { type: 'tool_result', tool_use_id: id, content: m.content };
+      if (m.isError) result.is_error = true;
+      push('user', [result]);
       return;
     }
     // Earlier thinking is not sent back: Anthropic checks each thinking block's signature, which only

@@ -21,6 +21,8 @@ import {
 } from '../types.js';
 import { JsonUpstream, parseJson, type UpstreamCall, upstreamErrorText } from './http-stream.js';
 import { RemoteProviderSettings, trimSlash } from './settings.js';
+import { reasoningLevel } from './thinking.js';
+import { toolResultText } from './tool-result.js';
 
 const LABEL = 'Ollama';
 const DEFAULT_OLLAMA_URL = 'http://127.0.0.1:11434';
@@ -84,6 +86,36 @@ export class OllamaProvider extends JsonUpstream implements ChatProvider {
     return readChatStream(call);
   }
 
+  /**
+   * Pulls `name` onto the Ollama server of `entry`, yielding its progress objects as they come; an
+   * `error` line (an unknown model) is thrown as a 400.
+   */
+  async pull(
+    entry: ModelEntry,
+    name: string,
+    signal: AbortSignal,
+  ): Promise<AsyncGenerator<Record<string, unknown>>> {
+    const call = await this.post(
+      entry,
+      '/api/pull',
+      { model: name, stream: true },
+      signal,
+      'application/x-ndjson',
+    );
+    return (async function* () {
+      for await (const line of call.lines()) {
+        if (line.trim() === '') continue;
+        const progress = parseJson(line, LABEL);
+        if (progress === null || typeof progress !== 'object')
+          throw new UpstreamError(`${LABEL} upstream sent a pull line that is not an object`, true);
+        const p = progress as Record<string, unknown>;
+        if (p.error !== undefined)
+          throw new UpstreamError(`${LABEL} upstream: ${upstreamErrorText(p.error)}`, false, 400);
+        yield p;
+      }
+    })();
+  }
+
   embedUnsupported(request: EmbedRequest): Unsupported | null {
     if (request.tokens)
       return { field: 'body.input', reason: 'token arrays are not accepted by an Ollama model; send text' };
@@ -126,6 +158,12 @@ function ollamaUnsupported(request: ChatRequest): Unsupported | null {
   const choice = request.toolChoice;
   if (choice !== undefined && choice !== 'auto' && choice !== 'none')
     return { field: 'body.tool_choice', reason: 'an Ollama model cannot be made to call a tool' };
+  const strict = request.tools?.findIndex((t) => t.function.strict === true) ?? -1;
+  if (strict !== -1)
+    return {
+      field: `body.tools.${strict}.strict`,
+      reason: "an Ollama model's tool arguments cannot be held to the schema",
+    };
   if (!x) return null;
   if (x.parallelToolCalls === false)
     return { field: 'body.parallel_tool_calls', reason: 'an Ollama model may call several tools at once' };
@@ -170,11 +208,12 @@ function withCommon(body: Record<string, unknown>, request: ChatRequest): Record
     body.logprobs = true;
     if (request.logprobs.top > 0) body.top_logprobs = request.logprobs.top;
   }
-  const effort = request.openAi?.reasoningEffort;
-  if (effort !== undefined) body.think = effort;
+  // A level (Ollama's own, reasoning_effort, or a budget's closest) says more than `think: true`.
+  const effort = reasoningLevel(request);
+  if (effort !== undefined && request.think !== false) body.think = effort;
+  else if (request.think !== undefined) body.think = request.think;
   if (request.format !== undefined) body.format = request.format;
   if (request.keepAlive !== undefined) body.keep_alive = request.keepAlive;
-  if (request.think !== undefined) body.think = request.think;
   const o = request.options;
   // Named options win over the pass-through ones.
   const options: Record<string, unknown> = { ...o.extra };
@@ -194,7 +233,8 @@ function withCommon(body: Record<string, unknown>, request: ChatRequest): Record
 }
 
 function ollamaMessage(message: ChatMessage): Record<string, unknown> {
-  const out: Record<string, unknown> = { role: message.role, content: message.content };
+  const content = message.role === 'tool' ? toolResultText(message) : message.content;
+  const out: Record<string, unknown> = { role: message.role, content };
   if (message.images?.length) out.images = message.images;
   if (message.thinking) out.thinking = message.thinking;
   if (message.toolCalls?.length) {

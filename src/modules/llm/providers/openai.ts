@@ -20,7 +20,10 @@ import {
   UpstreamError,
 } from '../types.js';
 import { JsonUpstream, parseJson, SseParser, type UpstreamCall, upstreamErrorText } from './http-stream.js';
+import { extraOptionFields, OPENAI_COMPATS, type OpenAiCompat, thinkFields } from './openai-compat.js';
 import { RemoteProviderSettings, trimSlash } from './settings.js';
+import { reasoningLevel } from './thinking.js';
+import { toolResultText } from './tool-result.js';
 
 const LABEL = 'OpenAI';
 const DEFAULT_OPENAI_URL = 'https://api.openai.com/v1';
@@ -69,7 +72,11 @@ interface PendingToolCall {
  */
 export const openAiProviderDefinition: ProviderDefinition = {
   kind: 'openai',
-  configSchema: Type.Object(RemoteProviderSettings),
+  configSchema: Type.Object({
+    ...RemoteProviderSettings,
+    /** Which server this is, for the Ollama options it takes beyond OpenAI's API (openai-compat.ts). */
+    compat: Type.Optional(Type.Enum(OPENAI_COMPATS)),
+  }),
   defaults(entry, settings) {
     const baseUrl = trimSlash(entry.baseUrl ?? settings.openAiBaseUrl);
     const ownKey =
@@ -84,7 +91,15 @@ export class OpenAiProvider extends JsonUpstream implements ChatProvider {
     super(KIND);
   }
 
-  unsupported(request: ChatRequest): Unsupported | null {
+  unsupported(request: ChatRequest, entry?: ModelEntry): Unsupported | null {
+    const compat = compatOf(entry);
+    if (request.keepAlive !== undefined)
+      return {
+        field: 'body.keep_alive',
+        reason: 'an OpenAI-compatible server does not load or unload a model per request',
+      };
+    for (const refused of [extraOptionFields(request, compat), thinkFields(request, compat)])
+      if ('field' in refused) return refused;
     const g = request.generate;
     if (g?.template !== undefined)
       return { field: 'body.template', reason: 'an OpenAI model takes no prompt template' };
@@ -109,7 +124,7 @@ export class OpenAiProvider extends JsonUpstream implements ChatProvider {
       const call = await this.post(
         entry,
         '/completions',
-        openAiCompletionBody(request),
+        openAiCompletionBody(request, compatOf(entry)),
         signal,
         'text/event-stream',
       ).catch((error: unknown) => {
@@ -127,7 +142,7 @@ export class OpenAiProvider extends JsonUpstream implements ChatProvider {
     const call = await this.post(
       entry,
       '/chat/completions',
-      openAiChatBody(request),
+      openAiChatBody(request, compatOf(entry)),
       signal,
       'text/event-stream',
     );
@@ -189,7 +204,10 @@ function completes(request: ChatRequest): boolean {
   return g !== undefined && (g.dialect === 'openai' || g.suffix !== undefined || g.raw === true);
 }
 
-function openAiCompletionBody(request: ChatRequest): Record<string, unknown> {
+const compatOf = (entry: ModelEntry | undefined): OpenAiCompat =>
+  (entry?.compat as OpenAiCompat | undefined) ?? 'openai';
+
+function openAiCompletionBody(request: ChatRequest, compat: OpenAiCompat): Record<string, unknown> {
   const g = request.generate;
   // Ollama's `system` has no place in a raw prompt: it goes before it, as a template would put it.
   const prompt = g?.system && g.dialect === 'ollama' ? `${g.system}\n\n${g.prompt}` : (g?.prompt ?? '');
@@ -204,11 +222,11 @@ function openAiCompletionBody(request: ChatRequest): Record<string, unknown> {
   if (request.logprobs) body.logprobs = request.logprobs.top;
   const x = request.openAi ?? {};
   if (x.user !== undefined) body.user = x.user;
-  return withSampling(body, request);
+  return withSampling(body, request, compat);
 }
 
 /** The `/chat/completions` body for a neutral request (always streamed, with usage). */
-function openAiChatBody(request: ChatRequest): Record<string, unknown> {
+function openAiChatBody(request: ChatRequest, compat: OpenAiCompat): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: request.model,
     messages: openAiMessages(request.messages),
@@ -233,7 +251,8 @@ function openAiChatBody(request: ChatRequest): Record<string, unknown> {
       },
     };
   }
-  if (x.reasoningEffort !== undefined) body.reasoning_effort = x.reasoningEffort;
+  const effort = reasoningLevel(request);
+  if (effort !== undefined) body.reasoning_effort = effort;
   if (x.user !== undefined) body.user = x.user;
   if (x.metadata !== undefined) body.metadata = x.metadata;
   if (x.store !== undefined) body.store = x.store;
@@ -243,10 +262,17 @@ function openAiChatBody(request: ChatRequest): Record<string, unknown> {
     body.logprobs = true;
     if (request.logprobs.top > 0) body.top_logprobs = request.logprobs.top;
   }
-  return withSampling(body, request);
+  return withSampling(body, request, compat);
 }
 
-function withSampling(body: Record<string, unknown>, request: ChatRequest): Record<string, unknown> {
+/** Sampling options, and the Ollama options and thinking switch the server takes (checked by `unsupported`). */
+function withSampling(
+  body: Record<string, unknown>,
+  request: ChatRequest,
+  compat: OpenAiCompat,
+): Record<string, unknown> {
+  for (const more of [extraOptionFields(request, compat), thinkFields(request, compat)])
+    if ('fields' in more) Object.assign(body, more.fields);
   const x = request.openAi ?? {};
   const o = request.options;
   if (o.temperature !== undefined) body.temperature = o.temperature;
@@ -291,7 +317,7 @@ function openAiMessages(messages: ChatMessage[]): Record<string, unknown>[] {
           const match = open.splice(at === -1 ? 0 : at, 1)[0];
           id = match?.id ?? `call_${m}`;
         }
-        return { role: 'tool', tool_call_id: id, content: message.content };
+        return { role: 'tool', tool_call_id: id, content: toolResultText(message) };
       }
       default: {
         if (!message.images?.length) return { role: message.role, content: message.content };
