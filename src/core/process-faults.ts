@@ -7,7 +7,13 @@ type Log = {
 
 /** ioredis's words for a connection that is down; its reconnect brings it back by itself. */
 const REDIS_DOWN =
-  /^(Connection is closed|Reached the max retries per request limit|Stream isn't writeable)/i;
+  /^(Connection is closed|Reached the max retries per request limit|Stream isn't writeable|Command timed out)/i;
+
+/** Whether an error is ioredis saying Redis cannot be reached now (down, paused, restarting). */
+export function isRedisDown(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return error.name === 'MaxRetriesPerRequestError' || REDIS_DOWN.test(error.message);
+}
 
 /**
  * Whether an error that reached the process (an unheard `error` event, a rejection nobody awaited)
@@ -15,9 +21,7 @@ const REDIS_DOWN =
  * clients reconnect by themselves and requests get 503s meanwhile, so the process must go on.
  */
 export function isPassingFault(error: unknown): boolean {
-  if (dependencyFault(error) || pgFault(error)) return true;
-  if (!(error instanceof Error)) return false;
-  return error.name === 'MaxRetriesPerRequestError' || REDIS_DOWN.test(error.message);
+  return dependencyFault(error) !== null || pgFault(error) !== null || isRedisDown(error);
 }
 
 interface FaultHandlingOptions {

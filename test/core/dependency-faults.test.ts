@@ -115,6 +115,22 @@ describe('database faults map to 503 SERVICE_UNAVAILABLE with Retry-After', () =
       toAppError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })).status,
     ).toBe(500);
   });
+
+  it("ioredis's down and timed-out errors that no module mapped are 503s naming Redis, and pass the process", () => {
+    const retries = Object.assign(new Error('Reached the max retries per request limit (which is 1).'), {
+      name: 'MaxRetriesPerRequestError',
+    });
+    for (const error of [new Error('Command timed out'), new Error('Connection is closed.'), retries]) {
+      const answer = toAppError(error, 4);
+      expect(answer.status).toBe(503);
+      expect(answer.details).toMatchObject({ dependency: 'redis', reason: 'unreachable' });
+      expect(answer.headers['retry-after']).toBe('4');
+      expect(isPassingFault(error)).toBe(true);
+    }
+    expect(
+      toAppError(new Error('WRONGTYPE Operation against a key holding the wrong kind of value')).status,
+    ).toBe(500);
+  });
 });
 
 describe.runIf(pgUp)('PostgreSQL connections lost under the platform', () => {

@@ -59,7 +59,9 @@ describe.each(await testDialects())('execution checkpoints on %s', (dialect) => 
 
   it('recovers a checkpointed run as waiting from its checkpoint, the others as crashed', async () => {
     const [kept, cleared, plain] = [await running(), await running(), await running()];
-    const at = '2026-11-24T10:00:05.000Z';
+    // In the future: the platform's own wait poller (real clock) must not find the resumed run due and
+    // claim it before this test does (it did, on a loaded machine).
+    const at = '2099-11-24T10:00:05.000Z';
     await store.checkpoint(kept, '{"pending":[{"node":"A","input":[],"attempt":1}]}', at);
     await store.checkpoint(cleared, '{"pending":[]}', at);
     await store.clearCheckpoint(cleared);
@@ -73,7 +75,7 @@ describe.each(await testDialects())('execution checkpoints on %s', (dialect) => 
     for (const id of [cleared, plain])
       expect(await store.get(id)).toMatchObject({ status: 'error', error_message: CRASH_MESSAGE });
     // Due now: the poll finds it, and its claim leaves no checkpoint behind on the running row.
-    expect((await store.dueWaits('2026-11-24T10:00:06.000Z', 10)).map((w) => w.id)).toContain(kept);
+    expect((await store.dueWaits('2099-11-24T10:00:06.000Z', 10)).map((w) => w.id)).toContain(kept);
     expect(await store.claim(kept, 'waiting')).toMatchObject({ status: 'running', wait_till: null });
   });
 

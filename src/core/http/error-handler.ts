@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { dependencyFault } from '../db/faults.js';
 import { AppError, ERROR_STATUS, type ErrorCode, unavailable } from '../errors.js';
+import { isRedisDown } from '../process-faults.js';
 import { trackAllowedMethods } from './allowed-methods.js';
 import { requestIdFrom } from './request-id.js';
 
@@ -196,6 +197,8 @@ export function toAppError(
   if (error instanceof AppError) return error;
   const fault = dependencyFault(error);
   if (fault) return unavailable(fault.dependency, fault.reason, retryAfterSeconds);
+  // A Redis call that no module mapped (each maps its own: the queue's is `queue`) is still a 503.
+  if (isRedisDown(error)) return unavailable('redis', 'unreachable', retryAfterSeconds);
   const fe = error as FastifyError;
   if (fe.validation) {
     return new AppError('VALIDATION_ERROR', `Invalid ${fe.validationContext ?? 'request'}`, {
