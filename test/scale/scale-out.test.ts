@@ -310,8 +310,11 @@ describe.skipIf(!hasPostgres)('two API processes and two workers on one PostgreS
     for (let n = 0; n < BURST; n++)
       expect(slow.count(String(n)), `downstream calls for ${n}`).toBeLessThanOrEqual(1);
     for (const row of rows.filter((r) => r.status === 'success')) expect(slow.count(nOf(row))).toBe(1);
-    // Whatever ran after the kill ran on the survivor (which also recorded the crashes).
-    expect(slow.calls.filter((c) => c.at > killedAt && c.worker !== 0)).toEqual([]);
+    // Whatever ran after the kill ran on the survivor (which also recorded the crashes). A call the
+    // victim sent just before its death can reach the downstream after it (on a loaded machine it
+    // did, 80 ms late): such a run must be one recorded as crashed, never new work.
+    const crashedNs = new Set(crashed.map(nOf));
+    expect(slow.calls.filter((c) => c.at > killedAt && c.worker !== 0 && !crashedNs.has(c.n))).toEqual([]);
     expect(slow.calls.filter((c) => c.at > killedAt).length).toBeGreaterThan(0);
     expect(survivor.child.exitCode).toBeNull();
   }, 120_000);
