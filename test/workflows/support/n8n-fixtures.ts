@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Type } from 'typebox';
+import { expect } from 'vitest';
 import { defineNode, NodeRegistry, output } from '../../../src/modules/workflows/engine/node-type.js';
 import { ctx, testDeps } from '../../../src/modules/workflows/engine/testing.js';
 import type {
@@ -80,6 +81,20 @@ export async function runFixture(
     outputs[name] = (last?.output[0] ?? []).map((i) => i.json);
   }
   return { outcome, outputs };
+}
+
+/**
+ * n8n's harness check: the fixture runs without error and every node named in its pinData outputs
+ * exactly the pinned items (a fixture with no pinned node fails: it would check nothing).
+ */
+export async function expectPinnedOutputs(relative: string, over: Partial<EngineDeps> = {}): Promise<void> {
+  const def = loadFixture(relative);
+  const expected = expectedOutputs(def);
+  expect(Object.keys(expected).length).toBeGreaterThan(0);
+  const { outcome, outputs } = await runFixture(def, over);
+  expect(outcome.state.error).toBeNull();
+  expect(outcome.status).toBe('success');
+  for (const [node, items] of Object.entries(expected)) expect(outputs[node], node).toEqual(items);
 }
 
 /** Whether a fixture runs without error and every pinned node output matches (key order aside). */
