@@ -1,19 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Pool, PoolConnection } from 'mysql2';
-import { OutboundBlockedError } from '../../../../../core/http/outbound.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
-import {
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  isOn,
-  portOf,
-  type QueryBounds,
-  timedOut,
-  tooManyRows,
-} from '../sql/bounds.js';
+import { type AddressOf, guardedAddress } from '../sql/address.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS, isOn, type QueryBounds, timedOut, tooManyRows } from '../sql/bounds.js';
 
 /** n8n's `mySql` credential, as stored (text values). */
 export type MySqlCredential = Record<string, string | undefined>;
-export type AddressOf = (host: string, port: number) => Promise<string>;
 
 const MAX_POOLS = 50;
 const MAX_CONNECTIONS = 10;
@@ -30,15 +22,7 @@ export async function mysqlPool(
   addressOf: AddressOf | undefined,
   options: { connectTimeoutMs?: number; connectionLimit?: number } = {},
 ): Promise<Pool> {
-  if (!addressOf) throw new NodeOperationError('Database nodes are not available here (no outbound guard)');
-  const port = portOf(c.port, 3306);
-  let address: string;
-  try {
-    address = await addressOf(c.host ?? '', port);
-  } catch (err) {
-    if (err instanceof OutboundBlockedError) throw new NodeOperationError(err.message);
-    throw err;
-  }
+  const { address, port } = await guardedAddress(c, addressOf, 3306, 'Database');
   const connectTimeout = Math.min(
     options.connectTimeoutMs ?? (Number(c.connectTimeout) || DEFAULT_CONNECT_TIMEOUT_MS),
     60_000,

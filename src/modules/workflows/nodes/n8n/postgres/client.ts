@@ -1,21 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { Pool, PoolClient } from 'pg';
-import { OutboundBlockedError } from '../../../../../core/http/outbound.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
-import {
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  isOn,
-  portOf,
-  type QueryBounds,
-  timedOut,
-  tooManyRows,
-} from '../sql/bounds.js';
+import { type AddressOf, guardedAddress } from '../sql/address.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS, isOn, type QueryBounds, timedOut, tooManyRows } from '../sql/bounds.js';
 
 /** n8n's `postgres` credential, as stored (text values). */
 export type PostgresCredential = Record<string, string | undefined>;
-
-export type AddressOf = (host: string, port: number) => Promise<string>;
 
 /** Pools kept (one per credential data and address); the oldest is closed past this. */
 const MAX_POOLS = 50;
@@ -39,16 +30,8 @@ export async function postgresPool(
   addressOf: AddressOf | undefined,
   connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS,
 ): Promise<Pool> {
-  if (!addressOf) throw new NodeOperationError('Database nodes are not available here (no outbound guard)');
   const host = c.host ?? '';
-  const port = portOf(c.port, 5432);
-  let address: string;
-  try {
-    address = await addressOf(host, port);
-  } catch (err) {
-    if (err instanceof OutboundBlockedError) throw new NodeOperationError(err.message);
-    throw err;
-  }
+  const { address, port } = await guardedAddress(c, addressOf, 5432, 'Database');
   const key = createHash('sha256')
     .update(JSON.stringify([c, address, connectTimeoutMs]))
     .digest('hex');

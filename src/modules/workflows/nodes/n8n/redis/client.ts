@@ -1,27 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { OutboundBlockedError } from '../../../../../core/http/outbound.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
-import { DEFAULT_CONNECT_TIMEOUT_MS, isOn, portOf } from '../sql/bounds.js';
+import { type AddressOf, guardedAddress } from '../sql/address.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS, isOn } from '../sql/bounds.js';
 
 /** n8n's `redis` credential, as stored (text values). */
 export type RedisCredential = Record<string, string | undefined>;
-export type AddressOf = (host: string, port: number) => Promise<string>;
 
 const MAX_CLIENTS = 50;
 const clients = new Map<string, Promise<Redis>>();
 
 /** ioredis options for the credential at the checked address (no retries: a node fails at once). */
 export async function redisOptions(c: RedisCredential, addressOf: AddressOf | undefined) {
-  if (!addressOf) throw new NodeOperationError('Redis nodes are not available here (no outbound guard)');
-  const port = portOf(c.port, 6379);
-  let address: string;
-  try {
-    address = await addressOf(c.host ?? '', port);
-  } catch (err) {
-    if (err instanceof OutboundBlockedError) throw new NodeOperationError(err.message);
-    throw err;
-  }
+  const { address, port } = await guardedAddress(c, addressOf, 6379, 'Redis');
   const db = Number(c.database ?? 0);
   if (!Number.isInteger(db) || db < 0 || db > 1_000)
     throw new NodeOperationError(`The credential's database '${c.database}' is not a Redis database index`);
