@@ -129,15 +129,7 @@ export type AddressGuard = (host: string, port: number) => Promise<string>;
  * host:port). The caller connects to the answered address, not the name, so DNS cannot change it.
  */
 export function createAddressGuard(allowHosts: string[]): AddressGuard {
-  const allow = new Set(allowHosts.map((h) => h.trim().toLowerCase()).filter((h) => h !== ''));
-  return async (host, port) => {
-    const bare = host
-      .trim()
-      .replace(/^\[|\]$/g, '')
-      .toLowerCase();
-    if (bare === '') throw new OutboundBlockedError('No host given');
-    return (await checkedHost(bare, String(port), allow, `${bare}:${port}`)).address;
-  };
+  return async (host, port) => (await checkedTcpTarget(host, port, allowHosts)).address;
 }
 
 async function checkedAddress(url: URL, allow: Set<string>): Promise<{ address: string; family: 4 | 6 }> {
@@ -184,9 +176,13 @@ export async function checkedTcpTarget(
 ): Promise<{ address: string; family: 4 | 6 }> {
   if (!Number.isInteger(port) || port < 1 || port > 65_535)
     throw new OutboundBlockedError(`Invalid port ${port}`);
+  const bare = host
+    .trim()
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase();
+  if (bare === '') throw new OutboundBlockedError('No host given');
   const allow = new Set(allowHosts.map((h) => h.trim().toLowerCase()).filter((h) => h !== ''));
-  const bare = host.trim().replace(/^\[|\]$/g, '');
-  return checkedAddress(new URL(`http://${bare.includes(':') ? `[${bare}]` : bare}:${port}`), allow);
+  return checkedHost(bare, String(port), allow, `${bare}:${port}`);
 }
 
 function withoutHeaders(headers: Record<string, string>, names: string[]): Record<string, string> {

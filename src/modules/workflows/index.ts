@@ -198,8 +198,13 @@ export const workflowsModule: PlatformModule = {
     const executionStore = new ExecutionStore(ctx.db);
     const deliveries = new DeliveryStore(ctx.db);
     const credentialStore = new CredentialStore(ctx.db);
-    // Database and Redis nodes, and the credential test, connect where this guard lets them.
-    const connectAddress = createAddressGuard(config.OUTBOUND_ALLOW_HOSTS.split(','));
+    // One outbound-address rule for every client a workflow points somewhere. HTTP also trusts the
+    // hosts of the platform's own service URLs; raw TCP clients (SSH, SMTP/IMAP, databases, Redis, and
+    // the credential test) only what OUTBOUND_ALLOW_HOSTS names: a URL without a port would otherwise
+    // open every port of its host, the platform's own database included.
+    const allowHosts = trustedHosts(env, config.OUTBOUND_ALLOW_HOSTS);
+    const tcpAllowHosts = config.OUTBOUND_ALLOW_HOSTS.split(',');
+    const connectAddress = createAddressGuard(tcpAllowHosts);
     const credentials = new CredentialService(
       credentialStore,
       ctx.secrets.box('workflow-credentials'),
@@ -208,9 +213,8 @@ export const workflowsModule: PlatformModule = {
     );
     const variables = new VariableService(new VariableStore(ctx.db), clock);
     const tags = new TagService(new TagStore(ctx.db), clock);
-    const allowHosts = trustedHosts(env, config.OUTBOUND_ALLOW_HOSTS);
     const http = createOutboundHttp({ allowHosts, timeoutMs: config.OUTBOUND_TIMEOUT_MS });
-    const outboundHost = createOutboundHostGuard({ allowHosts });
+    const outboundHost = createOutboundHostGuard({ allowHosts: tcpAllowHosts });
     const dedupe = new DedupeStore(ctx.db, () => clock.now());
     const executions = await createExecutions({
       db: ctx.db,
@@ -228,7 +232,7 @@ export const workflowsModule: PlatformModule = {
       variables,
       nodes: defaultNodeRegistry,
       http,
-      tcpTarget: (host, port) => checkedTcpTarget(host, port, allowHosts),
+      tcpTarget: (host, port) => checkedTcpTarget(host, port, tcpAllowHosts),
       outboundHost,
       connectAddress,
       env,

@@ -292,7 +292,7 @@ describe('Send Email (n8n-nodes-base.emailSend) against smtp-server', () => {
       engineWith([]),
     );
     expect(out.state.error?.message).toBe(
-      "Host '127.0.0.1' is not allowed: outbound connections may not reach private or internal addresses",
+      "Host '127.0.0.1' is not allowed: outbound calls may not reach private or internal addresses",
     );
   });
 
