@@ -1,3 +1,5 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
@@ -41,6 +43,25 @@ describe.each(await testDialects())(
       const refused = await test(closed);
       expect(refused.json().status).toBe('Error');
       expect(refused.json().message).toContain('Could not connect to Redis');
+    });
+
+    it('answers for the mail credentials too (smtp, beside its node): OK from a real SMTP server, else the reason', async () => {
+      const smtp = new SMTPServer({ authOptional: true, disabledCommands: ['STARTTLS'] });
+      await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = smtp.server.address() as AddressInfo;
+        const ok = await createCredential(p, 'smtp ok', 'smtp', {
+          host: '127.0.0.1',
+          port: String(port),
+          secure: 'false',
+        });
+        const answer = (await test(ok)).json();
+        expect(answer, answer.message).toEqual({ status: 'OK', message: expect.any(String) });
+        const closed = await createCredential(p, 'smtp closed', 'smtp', { host: '127.0.0.1', port: '1' });
+        expect((await test(closed)).json()).toMatchObject({ status: 'Error' });
+      } finally {
+        await new Promise<void>((resolve) => smtp.close(() => resolve()));
+      }
     });
 
     it("is a 404 for another account's credential, and for an unknown id", async () => {

@@ -36,7 +36,23 @@ const TESTS: Record<string, (data: Data, guard: AddressGuard) => Promise<void>> 
   },
 };
 
-export const testableCredentialTypes = Object.keys(TESTS);
+/** Types whose test lives beside its node (nodes/credential-tests.ts): the mail nodes'. */
+const NODE_TESTED = ['smtp', 'imap'];
+
+export const testableCredentialTypes = [...Object.keys(TESTS), ...NODE_TESTED];
+
+/** The node-side tests answer in n8n's shape themselves; they get the same guard, keeping the name for TLS. */
+async function nodeTest(type: string, data: Data, guard: AddressGuard): Promise<void> {
+  const { credentialTests } = await import('../nodes/credential-tests.js');
+  const test = credentialTests[type];
+  if (!test) throw new Error(`Credentials of type '${type}' have no test here`);
+  const outboundHost = async (host: string, port: number) => ({
+    address: await guard(host, port),
+    servername: host.trim(),
+  });
+  const result = await test(data as Record<string, string>, { outboundHost });
+  if (result.status === 'Error') throw new Error(result.message);
+}
 
 /** n8n's credential test: `{status: 'OK'}` when the server answered, else the reason. */
 export async function testCredential(
@@ -44,7 +60,7 @@ export async function testCredential(
   data: Data,
   guard: AddressGuard,
 ): Promise<CredentialTestResult> {
-  const test = TESTS[type];
+  const test = TESTS[type] ?? (NODE_TESTED.includes(type) ? nodeTest.bind(null, type) : undefined);
   if (!test) return { status: 'Error', message: `Credentials of type '${type}' have no test here` };
   let timer: NodeJS.Timeout | undefined;
   try {
