@@ -2491,8 +2491,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Not served: there is no model registry to push to
-     * @description Not served: there is no model registry to push to
+     * Not served: there is no model registry to push to (always 400)
+     * @description Not served: there is no model registry to push to (always 400)
      *
      *     API keys only. Requires the scope `llm:admin`.
      */
@@ -2522,8 +2522,8 @@ export interface paths {
     delete?: never;
     options?: never;
     /**
-     * Whether a blob is here (headers only)
-     * @description Whether a blob is here
+     * Whether a blob is here (404 when not) (headers only)
+     * @description Whether a blob is here (404 when not)
      *
      *     API keys only. Requires the scope `llm:admin`.
      */
@@ -14711,12 +14711,33 @@ export interface operations {
       };
     };
     responses: {
-      /** @description OK */
+      /** @description No body */
       200: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          /** @example null */
+          'application/json': unknown;
+        };
+      };
+      /** @description Ollama's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OllamaError'];
+        };
+      };
+      /** @description Ollama's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OllamaError'];
+        };
       };
     };
   };
@@ -14741,12 +14762,33 @@ export interface operations {
       };
     };
     responses: {
-      /** @description OK */
+      /** @description No body */
       200: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          /** @example null */
+          'application/json': unknown;
+        };
+      };
+      /** @description Ollama's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OllamaError'];
+        };
+      };
+      /** @description Ollama's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OllamaError'];
+        };
       };
     };
   };
@@ -14771,12 +14813,41 @@ export interface operations {
       };
     };
     responses: {
-      /** @description OK */
+      /** @description With `stream` (the default): NDJSON progress lines, the last `{"status":"success"}` */
       200: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          /**
+           * @example {
+           *       "status": "string"
+           *     }
+           */
+          'application/json': {
+            status: string;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description Ollama's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OllamaError'];
+        };
+      };
+      /** @description Ollama's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OllamaError'];
+        };
       };
     };
   };
@@ -14789,14 +14860,41 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    /** @description The blob's bytes, any content type; its sha256 must be the digest */
+    requestBody?: {
+      content: {
+        /** @example null */
+        'application/json': unknown;
+      };
+    };
     responses: {
-      /** @description OK */
-      200: {
+      /** @description No body */
+      201: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          /** @example null */
+          'application/json': unknown;
+        };
+      };
+      /** @description Ollama's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OllamaError'];
+        };
+      };
+      /** @description Ollama's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OllamaError'];
+        };
       };
     };
   };
@@ -14811,8 +14909,22 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description No body */
       200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Ollama's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Ollama's error body; the platform's fields beside it */
+      '5XX': {
         headers: {
           [name: string]: unknown;
         };
@@ -19461,6 +19573,15 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      /** @description JSON-RPC error: the Accept header must name application/json and text/event-stream */
+      406: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': unknown;
+        };
+      };
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];

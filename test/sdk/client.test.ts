@@ -212,6 +212,15 @@ describe('generated TypeScript client (sdk/)', () => {
     expect(counted.data?.input_tokens).toBeGreaterThan(0);
   });
 
+  it('MCP: a JSON-RPC ping through the generated client', async () => {
+    const pong = await api.POST('/mcp', {
+      headers: { accept: 'application/json, text/event-stream' },
+      body: { jsonrpc: '2.0', id: 1, method: 'ping' },
+    });
+    expect(pong.response.status, JSON.stringify(pong.error)).toBe(200);
+    expect(pong.data).toMatchObject({ jsonrpc: '2.0', id: 1, result: {} });
+  });
+
   it('documents, the knowledge base, flows, agents and user profiles', async () => {
     const docs = await api.GET('/api/documents');
     expect(docs.response.status).toBe(200);

@@ -82,3 +82,7 @@ export const gameModule: PlatformModule = {
     gameRoutes(app, deps);
   },
 };
+
+// The endpoint table, for the workflow node that calls the game platform (typed operations).
+export { GAME_ENDPOINTS } from './endpoint-table.js';
+export type { GameEndpoint } from './endpoint-types.js';

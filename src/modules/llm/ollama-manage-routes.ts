@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { clientGone, sendLines } from '../../core/http/stream-reply.js';
 import type { ModelPreset } from './model-file.js';
@@ -16,6 +17,8 @@ import {
 } from './ollama-schemas.js';
 
 const tags = ['Language models: Ollama API'];
+/** An answer with no body (Ollama's copy, delete and blob routes). */
+const EMPTY = Type.Unknown({ description: 'No body' });
 /** Changing the registry is an administrator's: `llm:admin` (Admin and Owner keys, or a Custom scope). */
 const admin = { auth: { service: 'llm', operation: 'admin' }, errorFormat: 'ollama' } as const;
 
@@ -121,11 +124,16 @@ export function ollamaManageRoutes(app: FastifyInstance, management: ModelManage
     '/api/copy',
     {
       config: admin,
-      schema: { tags, summary: 'Copy a model under another name', body: OllamaCopyBody },
+      schema: {
+        tags,
+        summary: 'Copy a model under another name',
+        body: OllamaCopyBody,
+        response: withOllamaErrors({ 200: EMPTY }),
+      },
     },
     async (request, reply) => {
       await management.copy(request.body.source, request.body.destination);
-      return reply.code(200).send();
+      return reply.code(200).send(undefined);
     },
   );
 
@@ -137,13 +145,14 @@ export function ollamaManageRoutes(app: FastifyInstance, management: ModelManage
         tags,
         summary: 'Delete a model made through this API',
         body: OllamaModelBody,
+        response: withOllamaErrors({ 200: EMPTY }),
       },
     },
     async (request, reply) => {
       const name = request.body.model ?? request.body.name;
       if (!name) throw refused('model', 'is required');
       await management.remove(name);
-      return reply.code(200).send();
+      return reply.code(200).send(undefined);
     },
   );
 
@@ -151,7 +160,12 @@ export function ollamaManageRoutes(app: FastifyInstance, management: ModelManage
     '/api/push',
     {
       config: admin,
-      schema: { tags, summary: 'Not served: there is no model registry to push to', body: OllamaModelBody },
+      schema: {
+        tags,
+        summary: 'Not served: there is no model registry to push to (always 400)',
+        body: OllamaModelBody,
+        response: withOllamaErrors({ 200: OllamaStatusResponse }),
+      },
     },
     async () => {
       throw new AppError(
@@ -164,10 +178,18 @@ export function ollamaManageRoutes(app: FastifyInstance, management: ModelManage
 
   r.head(
     '/api/blobs/:digest',
-    { config: admin, schema: { tags, summary: 'Whether a blob is here', params: BlobParams } },
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Whether a blob is here (404 when not)',
+        params: BlobParams,
+        response: withOllamaErrors({ 200: EMPTY }),
+      },
+    },
     async (request, reply) => {
       const found = await management.hasBlob(request.params.digest);
-      return reply.code(found ? 200 : 404).send();
+      return reply.code(found ? 200 : 404).send(undefined);
     },
   );
 
@@ -181,13 +203,21 @@ export function ollamaManageRoutes(app: FastifyInstance, management: ModelManage
       {
         config: admin,
         bodyLimit: MAX_BLOB_BYTES,
-        schema: { tags, summary: `Upload a blob (at most ${MAX_BLOB_BYTES} bytes)`, params: BlobParams },
+        schema: {
+          tags,
+          summary: `Upload a blob (at most ${MAX_BLOB_BYTES} bytes)`,
+          params: BlobParams,
+          body: Type.Unknown({
+            description: "The blob's bytes, any content type; its sha256 must be the digest",
+          }),
+          response: withOllamaErrors({ 201: EMPTY }),
+        },
       },
       async (request, reply) => {
         const body = request.body;
         if (!Buffer.isBuffer(body)) throw refused('', 'must be the blob’s bytes');
         await management.putBlob(request.params.digest, body);
-        return reply.code(201).send();
+        return reply.code(201).send(undefined);
       },
     );
   });

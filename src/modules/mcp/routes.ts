@@ -51,10 +51,17 @@ export function mcpRoutes(app: FastifyInstance, deps: McpRouteDeps): void {
           'Answers JSON-RPC as the MCP SDK does, errors of the protocol included; authentication and ' +
           "limits answer in the platform's error shape. tools/list shows what the key's scopes allow.",
         body: Type.Unknown({ description: 'A JSON-RPC request or notification' }),
-        response: withErrors({
-          200: Type.Unknown({ description: 'The JSON-RPC answer' }),
-          202: Type.Null({ description: 'A notification, accepted' }),
-        }),
+        response: {
+          ...withErrors({
+            200: Type.Unknown({ description: 'The JSON-RPC answer' }),
+            202: Type.Null({ description: 'A notification, accepted' }),
+          }),
+          // The transport's own refusals, as the MCP SDK answers them (a JSON-RPC error body).
+          406: Type.Unknown({
+            description: 'JSON-RPC error: the Accept header must name application/json and text/event-stream',
+          }),
+          415: Type.Unknown({ description: 'JSON-RPC error: the body must be application/json' }),
+        },
       },
     },
     async (request, reply) => {

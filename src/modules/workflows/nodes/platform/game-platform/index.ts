@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
-import { GAME_ENDPOINTS } from '../../../../game/endpoint-table.js';
-import type { GameEndpoint } from '../../../../game/endpoint-types.js';
+import { GAME_ENDPOINTS, type GameEndpoint } from '../../../../game/index.js';
 import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
 import { PlatformCallFields } from '../platform-call.js';
