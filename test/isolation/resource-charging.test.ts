@@ -74,7 +74,7 @@ describe.each(await testDialects())('charging the calling key on %s', (dialect) 
 
     it('a long document stops at the budget: one batch of embeddings past it, not the whole document', async () => {
       const k = await key({ services: ['docproc'], dailyTokenBudget: 100 });
-      const id = await loadText('budget-b', prose('gamma', 6_000));
+      const id = await loadText('budget-b', prose('gamma', 15_000));
       const res = await call(
         'POST',
         `/api/documents/${id}/process?wait=true`,
@@ -85,9 +85,10 @@ describe.each(await testDialects())('charging the calling key on %s', (dialect) 
       expect(res.json().message).toContain('token budget');
       const chunks = (await call('GET', `/api/documents/${id}/chunks`, undefined, p.adminKey)).json()
         .data as Array<{ embeddingModel: string | null }>;
-      expect(chunks.length).toBeGreaterThan(64);
-      // The first batch (64 chunks) ran within the budget; nothing after it.
-      expect(chunks.filter((c) => c.embeddingModel !== null)).toHaveLength(64);
+      // Embeddings run in batches of 256 chunks (EMBED_BATCH, src/modules/documents/processor.ts).
+      expect(chunks.length).toBeGreaterThan(256);
+      // The first batch ran within the budget; nothing after it.
+      expect(chunks.filter((c) => c.embeddingModel !== null)).toHaveLength(256);
     });
 
     it("the key's model allow-list: no embedding with a model it may not use, and nothing queued", async () => {
