@@ -28,12 +28,22 @@ export const PlatformCallFields = {
 export type PlatformCallParams = { credential: string; baseUrl?: string; timeout: number };
 
 /** `POST {base}{path}` with a JSON body; the parsed answer, or a NodeOperationError with the service's message. */
-export async function platformPost<P>(
+export function platformPost<P>(
   ctx: NodeExecutionContext<P>,
   target: PlatformService,
   p: PlatformCallParams,
   path: string,
   body: unknown,
+): Promise<Json> {
+  return platformCall(ctx, target, p, { method: 'POST', path, body });
+}
+
+/** One call: `body` undefined sends none. `action` names what was refused in the error message. */
+export async function platformCall<P>(
+  ctx: NodeExecutionContext<P>,
+  target: PlatformService & { tokenHint?: string },
+  p: PlatformCallParams,
+  call: { method: 'GET' | 'POST'; path: string; body?: unknown; action?: string },
 ): Promise<Json> {
   const base = p.baseUrl ?? ctx.deps.env[target.urlEnv];
   if (!base) {
@@ -43,14 +53,18 @@ export async function platformPost<P>(
   const token = cred.token ?? cred.value;
   if (!token) {
     throw new NodeOperationError(
-      `The credential holds no token (a platform key of the ${target.service} service)`,
+      `The credential holds no token (${target.tokenHint ?? `a platform key of the ${target.service} service`})`,
     );
   }
+  const withBody = call.body !== undefined;
   const res = await ctx.deps.http({
-    method: 'POST',
-    url: `${base.endsWith('/') ? base.slice(0, -1) : base}${path}`,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
+    method: call.method,
+    url: `${base.replace(/\/+$/, '')}${call.path}`,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(withBody ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(withBody ? { body: JSON.stringify(call.body) } : {}),
     timeoutMs: p.timeout,
     credentialHeaders: ['authorization'],
   });
@@ -65,9 +79,10 @@ export async function platformPost<P>(
       parsed && typeof parsed === 'object' && !Array.isArray(parsed) && typeof parsed.message === 'string'
         ? parsed.message
         : `status ${res.status}`;
-    throw new NodeOperationError(`The ${target.label} refused: ${message}`, {
-      description: res.body.slice(0, 1000),
-    });
+    throw new NodeOperationError(
+      `The ${target.label} refused${call.action ? ` ${call.action}` : ''}: ${message}`,
+      { description: res.body.slice(0, 1000) },
+    );
   }
   return parsed;
 }

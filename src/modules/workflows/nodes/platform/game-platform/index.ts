@@ -2,10 +2,18 @@ import { Type } from 'typebox';
 import { GAME_ENDPOINTS, type GameEndpoint } from '../../../../game/index.js';
 import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
-import { PlatformCallFields } from '../platform-call.js';
+import { PlatformCallFields, platformCall } from '../platform-call.js';
 
 const OPERATIONS = GAME_ENDPOINTS.map((e) => e.name);
 const BY_NAME = new Map<string, GameEndpoint>(GAME_ENDPOINTS.map((e) => [e.name, e]));
+
+/** This server's own `/game` routes, with the caller's key or customer token. */
+const GAME = {
+  service: 'game',
+  label: 'game platform',
+  urlEnv: 'PUBLIC_URL',
+  tokenHint: 'a platform key or customer token for game',
+};
 
 const Scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
 
@@ -58,42 +66,12 @@ export const gamePlatformNode = defineNode({
       const p = await ctx.params(i);
       const endpoint = BY_NAME.get(p.operation);
       if (!endpoint) throw new NodeOperationError(`Unknown game-platform operation '${p.operation}'`);
-      const base = p.baseUrl ?? ctx.deps.env.PUBLIC_URL;
-      if (!base) throw new NodeOperationError('No platform URL: set PUBLIC_URL or the baseUrl parameter');
-      const cred = await ctx.credential(p.credential);
-      const token = cred.token ?? cred.value;
-      if (!token) {
-        throw new NodeOperationError(
-          'The credential holds no token (a platform key or customer token for game)',
-        );
-      }
-      const withBody = endpoint.method === 'POST' && p.body !== undefined;
-      const res = await ctx.deps.http({
+      const parsed = await platformCall(ctx, GAME, p, {
         method: endpoint.method,
-        url: `${base.replace(/\/+$/, '')}${requestOf(endpoint, p.pathParams ?? {}, p.query ?? {})}`,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(withBody ? { 'content-type': 'application/json' } : {}),
-        },
-        ...(withBody ? { body: JSON.stringify(p.body) } : {}),
-        timeoutMs: p.timeout,
-        credentialHeaders: ['authorization'],
+        path: requestOf(endpoint, p.pathParams ?? {}, p.query ?? {}),
+        body: endpoint.method === 'POST' ? p.body : undefined,
+        action: endpoint.name,
       });
-      let parsed: Json = null;
-      try {
-        parsed = JSON.parse(res.body) as Json;
-      } catch {
-        // reported below with the status
-      }
-      if (res.status < 200 || res.status >= 300) {
-        const message =
-          parsed && typeof parsed === 'object' && !Array.isArray(parsed) && typeof parsed.message === 'string'
-            ? parsed.message
-            : `status ${res.status}`;
-        throw new NodeOperationError(`The game platform refused ${endpoint.name}: ${message}`, {
-          description: res.body.slice(0, 1000),
-        });
-      }
       const json =
         parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : { response: parsed };
       out.push({ json: json as Record<string, Json> });
