@@ -59,5 +59,26 @@ export const SERIAL_SECONDS = {
   'test/cli/ensure-build.test.ts': 5,
 };
 
+/**
+ * Serial streams per runtime. Streams are queued with the other jobs, two running at a time, so more
+ * and shorter streams pack the two slots more evenly; each costs a Vitest start (a few seconds).
+ */
+export const SERIAL_STREAMS = 3;
+
+/**
+ * The order jobs start in, two at a time (a job's name is its runtime, then its project). The two
+ * `parallel` projects are CPU-bound on the same PostgreSQL and SQLite, so they do not start together:
+ * Node 20's streams run beside Node 20's shared-graph suites, Node 24's beside the rest.
+ */
+export const JOB_ORDER = [
+  'node20-parallel',
+  'node20-serial-*',
+  'node24-parallel',
+  'lint-typecheck',
+  'node24-serial-*',
+  'node20-unit',
+  'node24-unit',
+];
+
 /** Files of the PostgreSQL and Redis fault suites: the Node 24 pass leaves them out (.ci/run says why). */
 export const NODE24_EXCLUDE = ['test/faults/postgres-*', 'test/faults/redis-*', 'test/faults/worker-*'];

@@ -1,23 +1,17 @@
 #!/usr/bin/env node
 /**
- * `npm test`: lint, typecheck and every suite, in phases that keep both cores of a CI machine busy
+ * `npm test`: lint, typecheck and every suite, in two phases that keep both cores of a CI machine busy
  * without ever running two latency-bound files together (docs/decisions.md, "CI in phases"):
  *
- *   1. lint + typecheck beside the `parallel` and `unit` projects (one fork, shared module graph);
- *   2. the `serial` files in two streams at once (and, with a second runtime, its `parallel` and
- *      `unit` projects and its streams), two jobs at a time;
- *   3. the `timing` files, one runtime after the other, with nothing else running.
+ *   1. one queue, two jobs at a time, in JOB_ORDER: lint + typecheck, the `parallel` and `unit`
+ *      projects, and the `serial` files in SERIAL_STREAMS streams, for each runtime;
+ *   2. the `timing` files, one runtime after the other, with nothing else running.
  *
- * TEST_NODE24=<dir of a Node 24 `node`> adds a pass on that runtime (.ci/run sets it): SQLite only,
- * without the PostgreSQL and Redis fault suites. Each job's output is printed whole when it ends (and
- * kept in coverage/logs/); the JSON reports are merged per runtime into coverage/test-results.json
- * and coverage/test-results-node24.json, which .ci/run counts. Arguments (`npm test -- <filter>`)
- * skip the phases: lint, typecheck, then `vitest run <filter>`. TEST_PLAN=1 prints the jobs only.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { NODE24_EXCLUDE, SERIAL, SERIAL_SECONDS, TIMING } from './test-plan.mjs';
+import { JOB_ORDER, NODE24_EXCLUDE, SERIAL, SERIAL_SECONDS, SERIAL_STREAMS, TIMING } from './test-plan.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 process.chdir(root);
@@ -157,33 +151,40 @@ if (args.length > 0) {
   const streamsOf = (rt) => {
     const excluded = matcher(rt.exclude);
     const serial = all.filter((f) => isSerial(f) && !isTiming(f) && !excluded(f));
-    return split(serial, 2).map((s, i) =>
+    return split(serial, SERIAL_STREAMS).map((s, i) =>
       vitest(rt, `serial-${i + 1}`, ['serial'], s.files, `${s.files.length} files, ~${s.seconds} s`),
     );
   };
 
-  const [first, ...others] = runtimes;
-  const phase1 = [vitest(first, 'parallel-unit', ['parallel', 'unit']), checks];
-  const phase2 = [
-    ...others.map((rt) => vitest(rt, 'parallel-unit', ['parallel', 'unit'])),
-    ...runtimes.flatMap(streamsOf),
-  ];
-  const phase3 = runtimes.map((rt) => vitest(rt, 'timing', ['timing']));
+  const rank = (job) => {
+    const i = JOB_ORDER.findIndex((p) => matcher([p])(job.name));
+    return i === -1 ? JOB_ORDER.length : i;
+  };
+  const shared = [
+    checks,
+    ...runtimes.flatMap((rt) => [
+      vitest(rt, 'parallel', ['parallel']),
+      vitest(rt, 'unit', ['unit']),
+      ...streamsOf(rt),
+    ]),
+  ].sort((a, b) => rank(a) - rank(b));
+  const timing = runtimes.map((rt) => vitest(rt, 'timing', ['timing']));
 
   if (process.env.TEST_PLAN === '1') {
     // Prints the jobs and their files, runs nothing.
-    for (const [i, jobs] of [phase1, phase2, phase3].entries()) {
+    for (const [i, jobs] of [shared, timing].entries()) {
       for (const job of jobs)
-        console.log(`phase ${i + 1} ${job.name}: ${job.args.filter((a) => a.endsWith('.ts')).join(' ')}`);
+        console.log(
+          `phase ${i + 1} ${job.name}: ${job.args?.filter((a) => a.endsWith('.ts')).join(' ') ?? ''}`,
+        );
     }
     process.exit(0);
   }
 
   let status = 0;
   for (const [i, jobs, slots] of [
-    [1, phase1, 2],
-    [2, phase2, 2],
-    [3, phase3, 1],
+    [1, shared, 2],
+    [2, timing, 1],
   ]) {
     const since = Date.now();
     console.log(`[test] phase ${i}: ${jobs.map((j) => j.name).join(', ')}`);
