@@ -43,6 +43,7 @@ export const SERIAL_SECONDS = {
   'test/faults/postgres-restart.test.ts': 56,
   'test/portal-web/browser.test.ts': 30,
   'test/faults/worker-kill.test.ts': 25,
+  'test/faults/redis-long-outage.test.ts': 25,
   'test/workflows/process/schedule-restart.test.ts': 20,
   'test/workflows/process/cli.test.ts': 20,
   'test/core/cli-and-process.test.ts': 20,

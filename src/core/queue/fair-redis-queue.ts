@@ -38,6 +38,19 @@ interface FairRedisQueueOptions<T> {
  */
 const NOW_MS = `local t = redis.call('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
+/**
+ * Needs `base`, `now` and `lease`; sets `grace`. Every worker touches Redis at least every third of a
+ * lease (its renewals). When nobody has for over half a lease, Redis was unreachable or paused (or no
+ * worker was up): the live workers missed their renewals through no fault of theirs, so for one lease
+ * after that nothing is reaped and no worker is dropped, which gives them time to renew. Without this
+ * an outage longer than a lease handed every running job to another process while it still ran.
+ */
+const GRACE = `
+local seen = tonumber(redis.call('GET', base .. 'seen') or '0')
+redis.call('SET', base .. 'seen', now, 'PX', 86400000)
+if seen > 0 and now - seen > lease / 2 then redis.call('SET', base .. 'grace', '1', 'PX', lease) end
+local grace = redis.call('EXISTS', base .. 'grace') == 1`;
+
 /** ARGV: base, id, group, payload. 1 added, 0 known already (waiting or running). */
 const ADD = `
 local base = ARGV[1]
@@ -49,8 +62,8 @@ redis.call('PUBLISH', base .. 'wake', '1')
 return 1`;
 
 /**
- * ARGV: base, leaseMs, perGroup, workerId. Reaps expired leases first (their jobs go back to the
- * front of their group: a dead process's job runs again elsewhere), then serves the next group in
+ * ARGV: base, leaseMs, perGroup, workerId. Reaps expired leases first, outside a grace (their jobs
+ * go back to the front of their group: a dead process's job runs again elsewhere), then serves the next group in
  * turn with a free slot: fewer than perGroup × live workers running (a group's share per worker,
  * counted where it survives a crash). Returns {id, group, payload} or nil.
  */
@@ -58,10 +71,12 @@ const TAKE = `
 local base = ARGV[1]
 ${NOW_MS}
 local lease = tonumber(ARGV[2])
+${GRACE}
 redis.call('ZADD', base .. 'workers', now + lease, ARGV[4])
-redis.call('ZREMRANGEBYSCORE', base .. 'workers', '-inf', now)
+if not grace then redis.call('ZREMRANGEBYSCORE', base .. 'workers', '-inf', now) end
 local per = tonumber(ARGV[3]) * math.max(1, redis.call('ZCARD', base .. 'workers'))
-local expired = redis.call('ZRANGEBYSCORE', base .. 'leases', '-inf', now, 'LIMIT', 0, 100)
+local expired = {}
+if not grace then expired = redis.call('ZRANGEBYSCORE', base .. 'leases', '-inf', now, 'LIMIT', 0, 100) end
 for _, member in ipairs(expired) do
   local cut = string.find(member, '\\n', 1, true)
   local g = string.sub(member, 1, cut - 1)
@@ -105,7 +120,9 @@ return nil`;
 const RENEW = `
 local base = ARGV[1]
 ${NOW_MS}
-local until_ = now + tonumber(ARGV[2])
+local lease = tonumber(ARGV[2])
+${GRACE}
+local until_ = now + lease
 if ARGV[3] ~= '' then redis.call('ZADD', base .. 'workers', until_, ARGV[3]) end
 for i = 4, #ARGV, 2 do
   local g, id = ARGV[i], ARGV[i + 1]
