@@ -149,6 +149,14 @@ describe.each(dialects)('OpenAI files and batches on %s', (dialect) => {
     // Each line reached its upstream as the same request on its own would.
     expect(bed.openai.requests.some((r) => JSON.stringify(r.body).includes('first question'))).toBe(true);
     expect(bed.ollama.requests.some((r) => JSON.stringify(r.body).includes('second question'))).toBe(true);
+    // Each line is a call of the request log, under the batch's endpoint.
+    await bed.p.ctx.apis.llm?.log.flush();
+    const logged = await bed.p.ctx.db
+      .selectFrom('llm_requests')
+      .select('model')
+      .where('endpoint', '=', 'batch.chat.completions')
+      .execute();
+    expect(logged.map((r) => r.model).sort()).toEqual(['gpt-4o-mini', 'llama3.2']);
     const errors = await linesOf(done.error_file_id);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ custom_id: 'c', response: { status_code: 404 } });

@@ -106,7 +106,7 @@ export class BatchRunner {
         const requestId = newId('req');
         const result = await lineCall(this.deps.gateway, batch.endpoint as BatchEndpoint, line.body, {
           principal,
-          endpoint: `batch${batch.endpoint.slice(3)}`,
+          endpoint: `batch.${batch.endpoint.slice(4).replaceAll('/', '.')}`,
           stream: false,
           signal: stop.signal,
         }).catch((error: unknown) => failureOf(error, requestId));
