@@ -2675,6 +2675,186 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/files': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's files, newest first
+     * @description The account's files, newest first
+     *
+     *     API keys only. Requires the scope `llm:read`.
+     */
+    get: operations['getV1Files'];
+    put?: never;
+    /**
+     * Upload a file (purpose batch or user_data; at most 52428800 bytes)
+     * @description Upload a file (purpose batch or user_data; at most 52428800 bytes)
+     *
+     *     API keys only. Requires the scope `llm:write`.
+     */
+    post: operations['postV1Files'];
+    delete?: never;
+    options?: never;
+    /**
+     * The account's files, newest first (headers only)
+     * @description The account's files, newest first
+     *
+     *     API keys only. Requires the scope `llm:read`.
+     */
+    head: operations['headV1Files'];
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/files/{file_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One file
+     * @description One file
+     *
+     *     API keys only. Requires the scope `llm:read`.
+     */
+    get: operations['getV1FilesByFileId'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a file
+     * @description Delete a file
+     *
+     *     API keys only. Requires the scope `llm:delete`.
+     */
+    delete: operations['deleteV1FilesByFileId'];
+    options?: never;
+    /**
+     * One file (headers only)
+     * @description One file
+     *
+     *     API keys only. Requires the scope `llm:read`.
+     */
+    head: operations['headV1FilesByFileId'];
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/files/{file_id}/content': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A file's bytes
+     * @description A file's bytes
+     *
+     *     API keys only. Requires the scope `llm:read`.
+     */
+    get: operations['getV1FilesByFileIdContent'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * A file's bytes (headers only)
+     * @description A file's bytes
+     *
+     *     API keys only. Requires the scope `llm:read`.
+     */
+    head: operations['headV1FilesByFileIdContent'];
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/batches': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's batches, newest first
+     * @description The account's batches, newest first
+     *
+     *     API keys only. Requires the scope `llm:read`.
+     */
+    get: operations['getV1Batches'];
+    put?: never;
+    /**
+     * Run a JSONL file of /v1/chat/completions or /v1/embeddings requests on the job queue
+     * @description Run a JSONL file of /v1/chat/completions or /v1/embeddings requests on the job queue
+     *
+     *     API keys only. Requires the scope `llm:write`.
+     */
+    post: operations['postV1Batches'];
+    delete?: never;
+    options?: never;
+    /**
+     * The account's batches, newest first (headers only)
+     * @description The account's batches, newest first
+     *
+     *     API keys only. Requires the scope `llm:read`.
+     */
+    head: operations['headV1Batches'];
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/batches/{batch_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One batch
+     * @description One batch
+     *
+     *     API keys only. Requires the scope `llm:read`.
+     */
+    get: operations['getV1BatchesByBatchId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * One batch (headers only)
+     * @description One batch
+     *
+     *     API keys only. Requires the scope `llm:read`.
+     */
+    head: operations['headV1BatchesByBatchId'];
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/batches/{batch_id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a batch (at once if not started; else cancelling until its requests under way end)
+     * @description Cancel a batch (at once if not started; else cancelling until its requests under way end)
+     *
+     *     API keys only. Requires the scope `llm:write`.
+     */
+    post: operations['postV1BatchesByBatchIdCancel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/messages': {
     parameters: {
       query?: never;
@@ -15596,6 +15776,994 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+    };
+  };
+  getV1Files: {
+    parameters: {
+      query?: {
+        purpose?: string;
+        limit?: number;
+        order?: 'asc' | 'desc';
+        after?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "string",
+           *           "object": "file",
+           *           "bytes": 0,
+           *           "created_at": 0,
+           *           "filename": "string",
+           *           "purpose": "string",
+           *           "status": "string",
+           *           "expires_at": null,
+           *           "status_details": null
+           *         }
+           *       ],
+           *       "first_id": "string",
+           *       "last_id": "string",
+           *       "has_more": true
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            object: 'list';
+            data: {
+              id: string;
+              /** @enum {string} */
+              object: 'file';
+              bytes: number;
+              created_at: number;
+              filename: string;
+              purpose: string;
+              status: string;
+              expires_at: null;
+              status_details: null;
+            }[];
+            first_id: string | null;
+            last_id: string | null;
+            has_more: boolean;
+          };
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+    };
+  };
+  postV1Files: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "purpose": "string",
+         *       "file": null
+         *     }
+         */
+        'application/json': {
+          /** @description One of batch, user_data */
+          purpose: string;
+          /** @description The file (multipart part `file`), JSONL for purpose batch */
+          file: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "object": "file",
+           *       "bytes": 0,
+           *       "created_at": 0,
+           *       "filename": "string",
+           *       "purpose": "string",
+           *       "status": "string",
+           *       "expires_at": null,
+           *       "status_details": null
+           *     }
+           */
+          'application/json': {
+            id: string;
+            /** @enum {string} */
+            object: 'file';
+            bytes: number;
+            created_at: number;
+            filename: string;
+            purpose: string;
+            status: string;
+            expires_at: null;
+            status_details: null;
+          };
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+    };
+  };
+  headV1Files: {
+    parameters: {
+      query?: {
+        purpose?: string;
+        limit?: number;
+        order?: 'asc' | 'desc';
+        after?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getV1FilesByFileId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        file_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "object": "file",
+           *       "bytes": 0,
+           *       "created_at": 0,
+           *       "filename": "string",
+           *       "purpose": "string",
+           *       "status": "string",
+           *       "expires_at": null,
+           *       "status_details": null
+           *     }
+           */
+          'application/json': {
+            id: string;
+            /** @enum {string} */
+            object: 'file';
+            bytes: number;
+            created_at: number;
+            filename: string;
+            purpose: string;
+            status: string;
+            expires_at: null;
+            status_details: null;
+          };
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+    };
+  };
+  deleteV1FilesByFileId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        file_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "object": "file",
+           *       "deleted": true
+           *     }
+           */
+          'application/json': {
+            id: string;
+            /** @enum {string} */
+            object: 'file';
+            deleted: boolean;
+          };
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+    };
+  };
+  headV1FilesByFileId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        file_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getV1FilesByFileIdContent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        file_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file's bytes (JSONL for batch files) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example null */
+          'application/json': unknown;
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+    };
+  };
+  headV1FilesByFileIdContent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        file_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file's bytes (JSONL for batch files) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getV1Batches: {
+    parameters: {
+      query?: {
+        limit?: number;
+        after?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "string",
+           *           "object": "batch",
+           *           "endpoint": "string",
+           *           "errors": {
+           *             "object": "string",
+           *             "data": [
+           *               {
+           *                 "code": "string",
+           *                 "message": "string",
+           *                 "param": "string",
+           *                 "line": 0
+           *               }
+           *             ]
+           *           },
+           *           "input_file_id": "string",
+           *           "completion_window": "string",
+           *           "status": "string",
+           *           "output_file_id": "string",
+           *           "error_file_id": "string",
+           *           "created_at": 0,
+           *           "in_progress_at": 0,
+           *           "expires_at": 0,
+           *           "finalizing_at": 0,
+           *           "completed_at": 0,
+           *           "failed_at": 0,
+           *           "expired_at": 0,
+           *           "cancelling_at": 0,
+           *           "cancelled_at": 0,
+           *           "request_counts": {
+           *             "total": 0,
+           *             "completed": 0,
+           *             "failed": 0
+           *           },
+           *           "metadata": {}
+           *         }
+           *       ],
+           *       "first_id": "string",
+           *       "last_id": "string",
+           *       "has_more": true
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            object: 'list';
+            data: {
+              id: string;
+              /** @enum {string} */
+              object: 'batch';
+              endpoint: string;
+              errors: {
+                object: string;
+                data: {
+                  code: string;
+                  message: string;
+                  param: string | null;
+                  line: number | null;
+                }[];
+              } | null;
+              input_file_id: string;
+              completion_window: string;
+              status: string;
+              output_file_id: string | null;
+              error_file_id: string | null;
+              created_at: number;
+              in_progress_at: number | null;
+              expires_at: number;
+              finalizing_at: number | null;
+              completed_at: number | null;
+              failed_at: number | null;
+              expired_at: number | null;
+              cancelling_at: number | null;
+              cancelled_at: number | null;
+              request_counts: {
+                total: number;
+                completed: number;
+                failed: number;
+              };
+              metadata: {
+                [key: string]: string;
+              } | null;
+            }[];
+            first_id: string | null;
+            last_id: string | null;
+            has_more: boolean;
+          };
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+    };
+  };
+  postV1Batches: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "input_file_id": "string",
+         *       "endpoint": "string",
+         *       "completion_window": "string"
+         *     }
+         */
+        'application/json': {
+          input_file_id: string;
+          /** @description One of /v1/chat/completions, /v1/embeddings */
+          endpoint: string;
+          /** @description "24h" */
+          completion_window: string;
+          metadata?: {
+            [key: string]: string;
+          } | null;
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "object": "batch",
+           *       "endpoint": "string",
+           *       "errors": {
+           *         "object": "string",
+           *         "data": [
+           *           {
+           *             "code": "string",
+           *             "message": "string",
+           *             "param": "string",
+           *             "line": 0
+           *           }
+           *         ]
+           *       },
+           *       "input_file_id": "string",
+           *       "completion_window": "string",
+           *       "status": "string",
+           *       "output_file_id": "string",
+           *       "error_file_id": "string",
+           *       "created_at": 0,
+           *       "in_progress_at": 0,
+           *       "expires_at": 0,
+           *       "finalizing_at": 0,
+           *       "completed_at": 0,
+           *       "failed_at": 0,
+           *       "expired_at": 0,
+           *       "cancelling_at": 0,
+           *       "cancelled_at": 0,
+           *       "request_counts": {
+           *         "total": 0,
+           *         "completed": 0,
+           *         "failed": 0
+           *       },
+           *       "metadata": {}
+           *     }
+           */
+          'application/json': {
+            id: string;
+            /** @enum {string} */
+            object: 'batch';
+            endpoint: string;
+            errors: {
+              object: string;
+              data: {
+                code: string;
+                message: string;
+                param: string | null;
+                line: number | null;
+              }[];
+            } | null;
+            input_file_id: string;
+            completion_window: string;
+            status: string;
+            output_file_id: string | null;
+            error_file_id: string | null;
+            created_at: number;
+            in_progress_at: number | null;
+            expires_at: number;
+            finalizing_at: number | null;
+            completed_at: number | null;
+            failed_at: number | null;
+            expired_at: number | null;
+            cancelling_at: number | null;
+            cancelled_at: number | null;
+            request_counts: {
+              total: number;
+              completed: number;
+              failed: number;
+            };
+            metadata: {
+              [key: string]: string;
+            } | null;
+          };
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+    };
+  };
+  headV1Batches: {
+    parameters: {
+      query?: {
+        limit?: number;
+        after?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getV1BatchesByBatchId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        batch_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "object": "batch",
+           *       "endpoint": "string",
+           *       "errors": {
+           *         "object": "string",
+           *         "data": [
+           *           {
+           *             "code": "string",
+           *             "message": "string",
+           *             "param": "string",
+           *             "line": 0
+           *           }
+           *         ]
+           *       },
+           *       "input_file_id": "string",
+           *       "completion_window": "string",
+           *       "status": "string",
+           *       "output_file_id": "string",
+           *       "error_file_id": "string",
+           *       "created_at": 0,
+           *       "in_progress_at": 0,
+           *       "expires_at": 0,
+           *       "finalizing_at": 0,
+           *       "completed_at": 0,
+           *       "failed_at": 0,
+           *       "expired_at": 0,
+           *       "cancelling_at": 0,
+           *       "cancelled_at": 0,
+           *       "request_counts": {
+           *         "total": 0,
+           *         "completed": 0,
+           *         "failed": 0
+           *       },
+           *       "metadata": {}
+           *     }
+           */
+          'application/json': {
+            id: string;
+            /** @enum {string} */
+            object: 'batch';
+            endpoint: string;
+            errors: {
+              object: string;
+              data: {
+                code: string;
+                message: string;
+                param: string | null;
+                line: number | null;
+              }[];
+            } | null;
+            input_file_id: string;
+            completion_window: string;
+            status: string;
+            output_file_id: string | null;
+            error_file_id: string | null;
+            created_at: number;
+            in_progress_at: number | null;
+            expires_at: number;
+            finalizing_at: number | null;
+            completed_at: number | null;
+            failed_at: number | null;
+            expired_at: number | null;
+            cancelling_at: number | null;
+            cancelled_at: number | null;
+            request_counts: {
+              total: number;
+              completed: number;
+              failed: number;
+            };
+            metadata: {
+              [key: string]: string;
+            } | null;
+          };
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+    };
+  };
+  headV1BatchesByBatchId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        batch_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postV1BatchesByBatchIdCancel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        batch_id: string;
+      };
+      cookie?: never;
+    };
+    /** @description No body */
+    requestBody: {
+      content: {
+        /** @example {} */
+        'application/json': Record<string, never> | null;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "object": "batch",
+           *       "endpoint": "string",
+           *       "errors": {
+           *         "object": "string",
+           *         "data": [
+           *           {
+           *             "code": "string",
+           *             "message": "string",
+           *             "param": "string",
+           *             "line": 0
+           *           }
+           *         ]
+           *       },
+           *       "input_file_id": "string",
+           *       "completion_window": "string",
+           *       "status": "string",
+           *       "output_file_id": "string",
+           *       "error_file_id": "string",
+           *       "created_at": 0,
+           *       "in_progress_at": 0,
+           *       "expires_at": 0,
+           *       "finalizing_at": 0,
+           *       "completed_at": 0,
+           *       "failed_at": 0,
+           *       "expired_at": 0,
+           *       "cancelling_at": 0,
+           *       "cancelled_at": 0,
+           *       "request_counts": {
+           *         "total": 0,
+           *         "completed": 0,
+           *         "failed": 0
+           *       },
+           *       "metadata": {}
+           *     }
+           */
+          'application/json': {
+            id: string;
+            /** @enum {string} */
+            object: 'batch';
+            endpoint: string;
+            errors: {
+              object: string;
+              data: {
+                code: string;
+                message: string;
+                param: string | null;
+                line: number | null;
+              }[];
+            } | null;
+            input_file_id: string;
+            completion_window: string;
+            status: string;
+            output_file_id: string | null;
+            error_file_id: string | null;
+            created_at: number;
+            in_progress_at: number | null;
+            expires_at: number;
+            finalizing_at: number | null;
+            completed_at: number | null;
+            failed_at: number | null;
+            expired_at: number | null;
+            cancelling_at: number | null;
+            cancelled_at: number | null;
+            request_counts: {
+              total: number;
+              completed: number;
+              failed: number;
+            };
+            metadata: {
+              [key: string]: string;
+            } | null;
+          };
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
+      };
+      /** @description OpenAI's error body; the platform's fields beside it */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpenAIError'];
+        };
       };
     };
   };

@@ -534,6 +534,12 @@ const OPENAI_PATHS = new Set([
   '/v1/moderations',
   '/v1/models',
   '/v1/models/{model}',
+  '/v1/files',
+  '/v1/files/{file_id}',
+  '/v1/files/{file_id}/content',
+  '/v1/batches',
+  '/v1/batches/{batch_id}',
+  '/v1/batches/{batch_id}/cancel',
 ]);
 const ANTHROPIC_PATHS = new Set(['/v1/messages', '/v1/messages/count_tokens']);
 

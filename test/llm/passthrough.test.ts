@@ -134,6 +134,39 @@ describe('nothing accepted and dropped: OpenAI fields through the official opena
     expect(await refused({ model: 'builtin/extractive', logprobs: true })).toMatch(/body\.logprobs/);
   });
 
+  it('the built-in model: sampling options give one reproducible answer, stop cuts it, penalties are refused', async () => {
+    const ask = (extra: Record<string, unknown>) =>
+      client.chat.completions.create({
+        model: 'builtin/extractive',
+        messages: [{ role: 'user', content: 'The sky is blue. The grass is green. What colour is the sky?' }],
+        ...extra,
+      });
+    const plain = (await ask({})).choices[0]!.message.content ?? '';
+    const sampled = await ask({ temperature: 1.5, top_p: 0.5, seed: 42 });
+    expect(sampled.choices[0]!.message.content).toBe(plain);
+    const stopped = await ask({ stop: ['blue'] });
+    expect(stopped.choices[0]!.message.content).toBe(plain.slice(0, plain.indexOf('blue')));
+    expect(stopped.choices[0]!.finish_reason).toBe('stop');
+    expect(await refused({ model: 'builtin/extractive', presence_penalty: 0.5 })).toMatch(
+      /body\.presence_penalty/,
+    );
+    expect(
+      await refused({ model: 'builtin/extractive', stop: ['x'], response_format: { type: 'json_object' } }),
+    ).toMatch(/body\.stop/);
+    const mirostat = await fetch(`${bed.url}/api/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bed.p.adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'builtin/extractive',
+        messages: [{ role: 'user', content: 'What colour is the sky?' }],
+        options: { mirostat: 2, num_ctx: 4096 },
+        stream: false,
+      }),
+    });
+    expect(mirostat.status).toBe(400);
+    expect(((await mirostat.json()) as { error: string }).error).toMatch(/body\.options\.mirostat/);
+  });
+
   it('bad input: a tool_choice naming a tool that was not sent, a wrong type, n = 1000', async () => {
     expect(
       await refused({

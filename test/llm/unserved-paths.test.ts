@@ -15,18 +15,22 @@ describe("unserved paths of the products' APIs", () => {
   });
   afterAll(() => bed?.close());
 
-  it("OpenAI's /v1/files and /v1/batches: the client's NotFoundError, with the message", async () => {
-    const files = await openai.files.list().catch((e: unknown) => e);
-    expect(files).toBeInstanceOf(OpenAI.NotFoundError);
-    expect((files as InstanceType<typeof OpenAI.NotFoundError>).message).toContain('No route GET /v1/files');
-    const res = await fetch(`${bed.url}/v1/batches`, {
+  it("OpenAI's unserved resources and unknown sub-paths of files: the client's NotFoundError, with the message", async () => {
+    const models = await openai.images
+      .generate({ model: 'dall-e-3', prompt: 'a cat' })
+      .catch((e: unknown) => e);
+    expect(models).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((models as InstanceType<typeof OpenAI.NotFoundError>).message).toContain(
+      'No route POST /v1/images/generations',
+    );
+    const res = await fetch(`${bed.url}/v1/files/file_x/nothing`, {
       method: 'POST',
       headers: { authorization: `Bearer ${bed.p.adminKey}`, 'content-type': 'application/json' },
       body: '{}',
     });
     expect(res.status).toBe(404);
     const body = (await res.json()) as { error: { message: string; type: string }; code: string };
-    expect(body.error.message).toContain('/v1/batches');
+    expect(body.error.message).toContain('/v1/files/file_x/nothing');
     expect(body.code).toBe('ROUTE_NOT_FOUND');
   });
 

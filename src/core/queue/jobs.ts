@@ -88,4 +88,13 @@ export const jobs = {
     // A failure is recorded on the document (status failed, with its reason); the caller retries.
     attempts: 1,
   }),
+  /** Runs one OpenAI batch (`/v1/batches`): its lines, output and error files are on its rows. */
+  llmBatch: defineJob({
+    name: 'llm-batches',
+    payload: Type.Object({ batchId: Id, accountId: Id }),
+    // OpenAI's completion window is 24 h; each request is bounded on its own (the model's timeout).
+    timeoutMs: 24 * 3_600_000,
+    // A run that fails records why on the batch; a run cut short by a restart is queued again at boot.
+    attempts: 1,
+  }),
 } as const;

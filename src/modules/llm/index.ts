@@ -1,7 +1,14 @@
+import type { Principal } from '../../core/auth/principal.js';
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { cpuPoolOf } from '../../core/cpu/index.js';
 import { strictJsonParser } from '../../core/http/json-body.js';
+import { createQueue, jobs } from '../../core/queue/index.js';
 import { anthropicRoutes } from './anthropic-routes.js';
+import { BatchRunner } from './batches/batch-runner.js';
+import { BatchService } from './batches/batch-service.js';
+import { BatchStore } from './batches/batch-store.js';
+import { FileStore } from './batches/file-store.js';
+import { FilesService } from './batches/files-service.js';
 import { AnswerCache } from './cache.js';
 import { Gateway } from './gateway.js';
 import { ManagedModels } from './managed-models.js';
@@ -9,6 +16,7 @@ import { configuredModels } from './model-file.js';
 import { ModelManagement } from './model-management.js';
 import { ollamaManageRoutes } from './ollama-manage-routes.js';
 import { ollamaRoutes } from './ollama-routes.js';
+import { openAiFilesRoutes } from './openai-files-routes.js';
 import { openAiRoutes } from './openai-routes.js';
 import { PROVIDER_CATALOGUE } from './providers/catalogue.js';
 import { OllamaProvider } from './providers/ollama.js';
@@ -61,6 +69,8 @@ const CREDENTIAL_CACHE_MS = 60_000;
 
 interface Internals {
   gateway: Gateway;
+  files: FilesService;
+  batches: BatchService;
   management: ModelManagement;
   log: LlmRequestLog;
   startedAt: string;
@@ -154,7 +164,15 @@ export const llmModule: PlatformModule = {
       db: ctx.db,
       now: () => ctx.clock.now(),
     });
-    internals.set(ctx, { gateway, management, log, startedAt: ctx.clock.now().toISOString() });
+    const { files, batches } = await startBatches(ctx, gateway);
+    internals.set(ctx, {
+      gateway,
+      files,
+      batches,
+      management,
+      log,
+      startedAt: ctx.clock.now().toISOString(),
+    });
     ctx.apis.llm = {
       registry,
       gateway,
@@ -195,7 +213,67 @@ export const llmModule: PlatformModule = {
       ollamaManageRoutes(scope, deps.management);
     });
     openAiRoutes(app, deps.gateway, settings);
+    openAiFilesRoutes(app, deps.files, deps.batches);
     anthropicRoutes(app, deps.gateway, settings);
     requestsRoutes(app, deps.log);
   },
 };
+
+/** A batch created by a session (no key) runs as its account: any model, no token budget of a key. */
+function accountPrincipal(accountId: string): Principal {
+  return {
+    kind: 'session',
+    accountId,
+    keyId: null,
+    keyType: null,
+    services: ['llm'],
+    role: 'Reader',
+    scopes: [],
+    customerId: null,
+    dailyQuota: null,
+    models: null,
+    dailyTokenBudget: null,
+    ipAllowed: null,
+  };
+}
+
+/** OpenAI's files and batches: their stores, and the batch queue's worker where this process runs jobs. */
+async function startBatches(ctx: AppContext, gateway: Gateway) {
+  const { config, log } = ctx;
+  const now = () => Math.floor(ctx.clock.now().getTime() / 1000);
+  const fileStore = new FileStore(ctx.db);
+  const batchStore = new BatchStore(ctx.db);
+  const queue = await createQueue(jobs.llmBatch, {
+    redisUrl: config.REDIS_URL,
+    prefix: config.QUEUE_PREFIX,
+    stallSeconds: config.QUEUE_STALL_SECONDS,
+    onError: (err, jobId) => log.error({ err, jobId }, 'llm batch job failed'),
+    observer: ctx.jobEvents?.observe,
+  });
+  const batches = new BatchService(
+    batchStore,
+    fileStore,
+    (batchId, accountId) => queue.add(batchId, { batchId, accountId }),
+    now,
+  );
+  if (config.WORKFLOW_WORKER) {
+    const runner = new BatchRunner({
+      batches: batchStore,
+      files: fileStore,
+      gateway,
+      now,
+      principalOf: async (batch) =>
+        batch.key_id && ctx.apis.auth
+          ? ctx.apis.auth.keyPrincipal(batch.key_id)
+          : accountPrincipal(batch.account_id),
+    });
+    queue.work((job, _id, run) => runner.run(job.batchId, job.accountId, run.signal), 1);
+    // Batches running when the process stopped run again (their input is on their rows).
+    void batches
+      .recover()
+      .then((n) => n > 0 && log.info({ requeued: n }, 'llm batches recovered'))
+      .catch((err: unknown) => log.error({ err }, 'llm batch recovery failed'));
+  }
+  ctx.onClose(() => queue.close());
+  return { files: new FilesService(fileStore, now), batches };
+}

@@ -14,13 +14,8 @@ import { clientGone, sendBody, sendLines } from '../../core/http/stream-reply.js
 import { holdStreamSlot } from '../../core/http/stream-slots.js';
 import type { CallContext, ChatSession, Gateway } from './gateway.js';
 import type { ConfiguredModel } from './model-file.js';
-import {
-  base64Embedding,
-  CompletionWriter,
-  chatFromOpenAi,
-  completionFromOpenAi,
-  OpenAiWriter,
-} from './openai-format.js';
+import { embeddingsOnce } from './openai-calls.js';
+import { CompletionWriter, chatFromOpenAi, completionFromOpenAi, OpenAiWriter } from './openai-format.js';
 import {
   OpenAiChatBody,
   OpenAiChatResponse,
@@ -36,8 +31,9 @@ import {
 } from './openai-schemas.js';
 
 /**
- * OpenAI's API resources this gateway does not serve: their 404 is in OpenAI's body, so the official
- * clients raise their NotFoundError with the message. The platform's own `/v1` resources are not here.
+ * OpenAI's API resources: a path under them that no route serves is a 404 in OpenAI's body, so the
+ * official clients raise their NotFoundError with the message (files and batches are served; their
+ * unknown sub-paths answer the same way). The platform's own `/v1` resources are not here.
  */
 const OPENAI_UNSERVED =
   /^\/v1\/(files|batches|audio|images|assistants|threads|responses|fine_tuning|vector_stores|uploads|realtime|evals|containers|conversations)(\/|$)/;
@@ -166,29 +162,13 @@ export function openAiRoutes(
       },
     },
     async (request, reply) => {
-      const body = request.body;
-      // Token ids (one array, or arrays of them) go to providers that read them; text as before.
-      const raw = typeof body.input === 'string' ? [body.input] : body.input;
-      const tokens =
-        typeof raw[0] === 'number' ? [raw as number[]] : Array.isArray(raw[0]) ? (raw as number[][]) : null;
-      const input = tokens ? [] : (raw as string[]);
-      const ctx = contextOf(request, reply, 'embeddings', false);
-      const options: { dimensions?: number; tokens?: number[][] } = {};
-      if (body.dimensions !== undefined) options.dimensions = body.dimensions;
-      if (tokens) options.tokens = tokens;
-      const result = await gateway.embed(ctx, body.model, input, options);
-      reply.headers(result.headers);
-      const base64 = body.encoding_format === 'base64';
-      return {
-        object: 'list' as const,
-        data: result.embeddings.map((embedding, index) => ({
-          object: 'embedding' as const,
-          index,
-          embedding: base64 ? base64Embedding(embedding) : embedding,
-        })),
-        model: result.model.name,
-        usage: { prompt_tokens: result.promptTokens, total_tokens: result.promptTokens },
-      };
+      const answer = await embeddingsOnce(
+        gateway,
+        contextOf(request, reply, 'embeddings', false),
+        request.body,
+      );
+      reply.headers(answer.headers);
+      return answer.body;
     },
   );
 

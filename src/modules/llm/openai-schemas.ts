@@ -140,6 +140,7 @@ export const OpenAiEmbeddingsBody = Type.Object(
   },
   open,
 );
+export type OpenAiEmbeddingsBodyT = Static<typeof OpenAiEmbeddingsBody>;
 
 /** The legacy completions API (`/v1/completions`): one prompt, optionally a suffix (fill-in-the-middle). */
 export const OpenAiCompletionBody = Type.Object(

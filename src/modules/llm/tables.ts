@@ -55,10 +55,52 @@ export interface LlmBlobsTable {
   created_at: Timestamp;
 }
 
+/** A file of OpenAI's `/v1/files`: an upload, or a batch's output or errors. Times in Unix seconds. */
+export interface LlmFilesTable {
+  id: string;
+  account_id: string;
+  /** `batch`, `user_data` (uploads) or `batch_output` (what a batch wrote). */
+  purpose: string;
+  filename: string;
+  bytes: number;
+  data: Buffer;
+  created_at: number;
+}
+
+/** A batch of OpenAI's `/v1/batches`. Times in Unix seconds; `errors` and `metadata` are JSON. */
+export interface LlmBatchesTable {
+  id: string;
+  account_id: string;
+  /** The key whose models and token budget the batch's requests use (null: a session's). */
+  key_id: string | null;
+  endpoint: string;
+  input_file_id: string;
+  completion_window: string;
+  /** OpenAI's: validating, in_progress, finalizing, completed, failed, cancelling, cancelled. */
+  status: string;
+  output_file_id: string | null;
+  error_file_id: string | null;
+  errors: string | null;
+  metadata: string | null;
+  total: number;
+  completed: number;
+  failed: number;
+  created_at: number;
+  in_progress_at: number | null;
+  finalizing_at: number | null;
+  completed_at: number | null;
+  failed_at: number | null;
+  cancelling_at: number | null;
+  cancelled_at: number | null;
+  expires_at: number;
+}
+
 declare module '../../core/db/types.js' {
   interface Database {
     llm_models: LlmModelsTable;
     llm_blobs: LlmBlobsTable;
+    llm_files: LlmFilesTable;
+    llm_batches: LlmBatchesTable;
     llm_requests: LlmRequestsTable;
     llm_usage_daily: LlmUsageDailyTable;
   }

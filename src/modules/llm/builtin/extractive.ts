@@ -44,6 +44,7 @@ import { stemmer as englishStem } from '@orama/stemmers/english';
 import type { ChatEvent, ChatMessage, ChatRequest, Passage, Retriever } from '../types.js';
 import { UpstreamError } from '../types.js';
 import { cosine, embedHashedNgrams, wordTokens } from './hashed-ngrams.js';
+import { cutAtStop } from './sampling.js';
 import { splitSentences } from './sentences.js';
 import { estimateTokens } from './tokens.js';
 
@@ -189,7 +190,7 @@ export async function extractiveChat(
   throwIfAborted(signal);
   const { chunks, doneReason } =
     request.format === undefined
-      ? textChunks(quotes, origin, request.options.maxTokens)
+      ? textChunks(quotes, origin, request.options.maxTokens, request.options.stop)
       : { chunks: jsonChunks(quotes, origin), doneReason: 'stop' };
   return stream(chunks, doneReason, promptTokens, signal);
 }
@@ -417,14 +418,16 @@ function textChunks(
   quotes: Quote[],
   origin: AnswerOrigin,
   maxTokens: number | undefined,
+  stop: readonly string[] | undefined,
 ): { chunks: string[]; doneReason: string } {
-  const chunks =
+  const whole =
     quotes.length === 0
       ? [nothingFound(origin)]
       : [
           ...quotes.map((q, i) => (i < quotes.length - 1 ? `${q.text} ` : q.text)),
           `\n\nSources: ${sourcesOf(quotes).join(', ')} (from the ${origin})`,
         ];
+  const { chunks } = cutAtStop(whole, stop);
   if (maxTokens === undefined || maxTokens <= 0) return { chunks, doneReason: 'stop' };
   const kept: string[] = [];
   let text = '';

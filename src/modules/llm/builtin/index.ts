@@ -27,6 +27,7 @@ import {
 } from './extractive.js';
 import { embedHashedNgrams, HASHED_NGRAMS_DIMENSIONS } from './hashed-ngrams.js';
 import { schemaRefusal, validated } from './json-format.js';
+import { samplingRefusal } from './sampling.js';
 import { USE_LITE_DIMENSIONS, UseLiteEmbedder, type UseLiteOptions } from './use-lite.js';
 
 interface BuiltinModel {
@@ -89,6 +90,8 @@ export class BuiltinProvider implements ChatProvider {
       const why = schemaRefusal(request.format);
       if (why) return { field: 'body.format', reason: `is a schema that ${why}` };
     }
+    const sampling = samplingRefusal(request);
+    if (sampling) return sampling;
     const choice = request.toolChoice;
     if (choice !== undefined && choice !== 'auto' && choice !== 'none')
       return { field: 'body.tool_choice', reason: 'a built-in model calls no tools' };

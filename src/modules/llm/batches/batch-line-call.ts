@@ -1,0 +1,45 @@
+/** One batch line: its body checked against the endpoint's schema, then answered as the route would. */
+import { Compile } from 'typebox/compile';
+import { AppError } from '../../../core/errors.js';
+import type { CallContext, Gateway } from '../gateway.js';
+import { chatCompletionOnce, embeddingsOnce } from '../openai-calls.js';
+import {
+  OpenAiChatBody,
+  type OpenAiChatBodyT,
+  OpenAiEmbeddingsBody,
+  type OpenAiEmbeddingsBodyT,
+} from '../openai-schemas.js';
+import type { BatchEndpoint } from './batch-input.js';
+
+const chatBody = Compile(OpenAiChatBody);
+const embeddingsBody = Compile(OpenAiEmbeddingsBody);
+
+/** The body as `T`, or a 400 naming the first field that is wrong (as the route's validation would). */
+function checked<T>(
+  check: {
+    Check(v: unknown): boolean;
+    Errors(v: unknown): Iterable<{ instancePath: string; message: string }>;
+  },
+  body: unknown,
+): T {
+  if (check.Check(body)) return body as T;
+  const first = [...check.Errors(body)][0];
+  const field = `body${(first?.instancePath ?? '').replaceAll('/', '.')}`;
+  const message = first?.message ?? 'does not match the schema';
+  throw new AppError('VALIDATION_ERROR', `Invalid body: ${field} ${message}`, {
+    fields: [{ field, message }],
+  });
+}
+
+export async function lineCall(
+  gateway: Gateway,
+  endpoint: BatchEndpoint,
+  body: Record<string, unknown>,
+  ctx: CallContext,
+): Promise<{ status: number; body: unknown }> {
+  const answer =
+    endpoint === '/v1/chat/completions'
+      ? await chatCompletionOnce(gateway, ctx, checked<OpenAiChatBodyT>(chatBody, body))
+      : await embeddingsOnce(gateway, ctx, checked<OpenAiEmbeddingsBodyT>(embeddingsBody, body));
+  return { status: 200, body: answer.body };
+}
