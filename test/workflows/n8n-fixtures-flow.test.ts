@@ -15,6 +15,7 @@ const RUNNABLE = [
   'merge/workflow.combine.mergeByFields.json',
   'if/v1/IF.number.json',
   'if/v1/IF.string.json',
+  'if/v1/IF.date-time.json',
   'if/IfV2.boolean.json',
   'if/IfV2.number.json',
   'if/IfV2.date-time.json',
