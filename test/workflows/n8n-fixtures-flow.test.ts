@@ -13,6 +13,8 @@ const RUNNABLE = [
   'merge/workflow.keep_non_matches.json',
   // enrichInput2 without a clash rule: input 2's values win, on input 1's key order (as n8n).
   'merge/workflow.combine.mergeByFields.json',
+  // chooseBranch `empty`: one empty item whose lineage reaches both inputs ($('Code').item works).
+  'merge/workflow.chooseBranch.empty.paired.items.json',
   'if/v1/IF.number.json',
   'if/v1/IF.string.json',
   'if/v1/IF.date-time.json',
