@@ -85,8 +85,8 @@ describe("n8n's legacy binary file nodes", () => {
   });
 
   it('refuses paths out of the folder, links out of it, patterns, missing files and a missing binary', async () => {
-    const escape = await run('n8n-nodes-base.readBinaryFile', { filePath: '../secret.txt' });
-    expect(escape.error?.message).toMatch(/outside|folder/i);
+    const upward = await run('n8n-nodes-base.readBinaryFile', { filePath: '../secret.txt' });
+    expect(upward.error?.message).toMatch(/outside|folder/i);
     const link = await run('n8n-nodes-base.readBinaryFile', { filePath: 'in/link.txt' });
     expect(link.error).not.toBeNull();
     expect(text(link.items[0])).not.toBe('outside');
