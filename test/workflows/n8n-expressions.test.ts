@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { type ExpressionData, ExpressionEvaluator } from '../../src/modules/workflows/engine/expressions.js';
+// Cases not matched, with reasons; each must still fail (so the list cannot rot).
+import { KNOWN } from './support/n8n-expression-known.js';
 
 /**
  * n8n's own expression-extension tests (packages/workflow/test/ExpressionExtensions/, see
@@ -36,21 +38,6 @@ const table = JSON.parse(
 ) as { timezone: string; cases: Case[] };
 
 const idOf = (c: Case) => `${c.file} > ${c.test} #${c.n}`;
-
-/**
- * Cases the platform does not match, each with the reason. Every one must fail today, so the list
- * cannot rot: when one starts matching, take it off.
- */
-const KNOWN: Record<string, string> = {
-  'string-extensions.test.ts > String Data Transformation Functions > .length should return the string length #1':
-    "n8n rewrites `.length()` into a call at parse time; here an expression is plain JavaScript, where a string's length is a number, not a method (write `.length`)",
-  'generic-extensions.test.ts > Genric Data Transformation Functions > .isEmpty() should work correctly on undefined #1':
-    'n8n rewrites every extension call at parse time, so `(undefined).isEmpty()` reaches its function; plain JavaScript cannot call a method of undefined (write `$ifEmpty(x, …)` or `x?.isEmpty() ?? true`)',
-  'object-extensions.test.ts > Object Data Transformation Functions > .compact > should not allow prototype pollution #1':
-    "n8n refuses `__proto__` in an object literal ('invalid syntax') to protect its shared process; here the literal runs in the execution's own QuickJS heap with frozen built-ins, so it changes nothing outside the expression and is allowed",
-  'object-extensions.test.ts > Object Data Transformation Functions > .compact > should not allow prototype pollution #2':
-    "n8n refuses `constructor.prototype` in an object literal ('invalid syntax'); here it is an ordinary field name in the execution's own sandbox, where built-ins are frozen",
-};
 
 const evaluator = new ExpressionEvaluator(5_000);
 

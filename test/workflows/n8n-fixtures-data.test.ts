@@ -12,6 +12,11 @@ const RUNNABLE = [
   'split-out/workflow.destinationFieldDotNotation.json',
   'aggregate/workflow.aggregate.json',
   'sort/workflow.sort.json',
+  'sort/code.sort.json',
+  'aggregate/workflow.groupby.json',
+  // v1's `fieldsToInclude` as a list of names, as early exports carry it.
+  'split-out/workflow.splitOut.json',
+  'split-out/workflow.splitOutObject.json',
   'merge/workflow.append.json',
 ];
 

@@ -11,6 +11,9 @@ const RUNNABLE = [
   'date-time/workflow.luxonDateTime.json',
   'date-time/workflow.extractDate_timezone.json',
   'date-time/DateTimeWorkflowV2.json',
+  // v1 reads a non-ISO date in the process zone (UTC) and writes it in the workflow's zone: n8n's default
+  // America/New_York when the workflow names none, as n8n's harness runs it.
+  'date-time/DateTimeWorkflow.test.json',
   'compare-datasets/workflow.compareDatasets.json',
   'compare-datasets/workflow.compareDatasets.fuzzy.missing_keys.json',
   'compare-datasets/workflow.compareDatasets.mix-falsy-values.json',
@@ -24,6 +27,14 @@ const BERLIN =
 const AWAITING: Array<{ file: string; reason: string }> = [
   { file: 'date-time/DateTimeFormatCalculate.workflow.json', reason: BERLIN },
   { file: 'date-time/DateTimeTimezone3.json', reason: BERLIN },
+  { file: 'date-time/DateTimeTimezoneWithConsole.json', reason: BERLIN },
+  // The UTC rerun of this file is DateTimeWorkflow.test.json (toTimezone UTC), which passes.
+  { file: 'date-time/DateTimeWorklfow.test.json', reason: BERLIN },
+  {
+    file: 'date-time/node_360_quick_overhaul_of_date_and_time_node (5).json',
+    reason:
+      "an export of n8n's Date & Time v2 in development: its add/subtract nodes name the date `addToDate`/`subtractFromDate`, which n8n's released v2 calls `magnitude`; refused here as every unknown parameter is",
+  },
   {
     file: 'compare-datasets/workflow.update_2_2.json',
     reason:

@@ -12,7 +12,7 @@ import type { Item } from '../../../engine/types.js';
 import { aggregateNode } from '../aggregate/index.js';
 import { limitNode } from '../limit/index.js';
 import { getField, isObject } from '../merge/json.js';
-import { removeDuplicatesNode } from '../remove-duplicates/index.js';
+import { removeDuplicateInputItems, removeDuplicatesNode } from '../remove-duplicates/index.js';
 import { sortNode } from '../sort/index.js';
 import { splitOutNode } from '../split-out/index.js';
 import { type SummarizeParams, summarizeItems, summarizeNode } from '../summarize/index.js';
@@ -188,6 +188,10 @@ export const itemListsNode = defineNode({
         return value;
       },
     };
+    if (target.node === removeDuplicatesNode && (ctx.node.typeVersion ?? 1) >= 3.1) {
+      const params = (await inner.params(0)) as Parameters<typeof removeDuplicateInputItems>[1];
+      return output(removeDuplicateInputItems(ctx.items, params, true, false));
+    }
     if (target.node === splitOutNode && (ctx.node.typeVersion ?? 1) < 2.2)
       await scalarRefused(ctx.items, inner);
     return target.node.execute(inner as Parameters<NodeType['execute']>[0]);

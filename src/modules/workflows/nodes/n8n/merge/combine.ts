@@ -115,8 +115,9 @@ function findMatches(
   };
 }
 
-function mergeMatched(matched: Matched[], clash: Clash, joinMode: JoinMode): Item[] {
-  const resolve = clash.resolveClash || (joinMode === 'enrichInput2' ? 'preferInput1' : 'preferLast');
+function mergeMatched(matched: Matched[], clash: Clash): Item[] {
+  // Input 2 wins a clash unless told otherwise, enrichInput2 included (n8n's mergeByFields fixture).
+  const resolve = clash.resolveClash || 'preferLast';
   return matched.map(({ entry, matches }) => {
     if (resolve === 'addSuffix') {
       const [e] = withSuffix([entry], '1') as [Item];
@@ -169,7 +170,7 @@ export function combineByFields(
           ? m.matched.map((x) => x.entry)
           : outputDataFrom === 'input2'
             ? m.matched2
-            : mergeMatched(m.matched, o.clash, joinMode);
+            : mergeMatched(m.matched, o.clash);
       if (joinMode === 'keepEverything') {
         out = [
           ...out,
@@ -188,12 +189,12 @@ export function combineByFields(
       ];
     case 'enrichInput1':
       return [
-        ...mergeMatched(m.matched, o.clash, joinMode),
+        ...mergeMatched(m.matched, o.clash),
         ...(suffix ? withSuffix(m.unmatched1, '1') : m.unmatched1),
       ];
     case 'enrichInput2':
       return [
-        ...mergeMatched(m.matched, o.clash, joinMode),
+        ...mergeMatched(m.matched, o.clash),
         ...(suffix ? withSuffix(m.unmatched2, '2') : m.unmatched2),
       ];
   }

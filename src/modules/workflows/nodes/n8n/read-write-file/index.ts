@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Type } from 'typebox';
 import { binaryBytes, binaryOf } from '../../../engine/binary.js';
 import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
-import type { EngineDeps, Item } from '../../../engine/types.js';
+import type { BinaryData, EngineDeps, Item } from '../../../engine/types.js';
 import { assertSize, FILE_LIMITS } from '../file-helpers/limits.js';
 import { assertReallyInside, lexicalPath, matchFiles, realRoot } from './confined-path.js';
 
@@ -32,7 +32,7 @@ const ReadWriteFileParameters = Type.Object(
 export const FILES_OFF =
   'Read/Write Files from Disk is off on this instance: set WORKFLOW_FILES_DIR to the folder it may use';
 
-function rootOf(deps: EngineDeps): string {
+export function rootOf(deps: EngineDeps): string {
   const dir = deps.host?.filesDir;
   if (!dir) throw new NodeOperationError(FILES_OFF);
   return dir;
@@ -74,49 +74,17 @@ export const readWriteFileNode = defineNode({
         const selector = String(p.fileSelector ?? '').trim();
         if (selector === '') throw new NodeOperationError("The parameter 'File(s) Selector' is empty");
         const property = p.options.dataPropertyName || 'data';
-        for (const file of await matchFiles(root, selector)) {
-          const info = await lstat(file);
-          if (!info.isFile() && !info.isSymbolicLink()) continue;
-          assertSize(`file '${path.relative(root, file)}'`, info.size, FILE_LIMITS.outputBytes);
-          const bytes = await readFile(file);
-          assertSize(`file '${path.relative(root, file)}'`, bytes.length, FILE_LIMITS.outputBytes);
-          const name = p.options.fileName || path.basename(file);
-          const ext = p.options.fileExtension || path.extname(file).slice(1).toLowerCase();
-          const mime = p.options.mimeType || MIME[ext] || 'application/octet-stream';
-          const binary = binaryOf(bytes, mime, name);
-          if (p.options.fileExtension) binary.fileExtension = p.options.fileExtension;
-          const { data: _data, ...meta } = binary;
-          const directory = path.relative(root, path.dirname(file));
+        for (const { binary, directory } of await readMatchingFiles(root, selector, p.options))
           out.push({
-            json: { ...meta, ...(directory ? { directory } : {}) },
+            json: { ...withoutData(binary), ...(directory ? { directory } : {}) },
             binary: { [property]: binary },
           });
-        }
       } else {
         const given = String(p.fileName ?? '').trim();
         if (given === '') throw new NodeOperationError("The parameter 'File Path and Name' is empty");
-        const target = lexicalPath(root, given);
         const item = ctx.items[i] as Item;
         const { bytes } = binaryBytes(item, p.dataPropertyName || 'data', i);
-        assertSize('file to write', bytes.length, FILE_LIMITS.outputBytes);
-        await mkdir(path.dirname(target), { recursive: true });
-        await assertReallyInside(root, target, given);
-        // O_NOFOLLOW: a symbolic link put in place after the check is refused by the kernel, not followed.
-        const flags =
-          constants.O_WRONLY |
-          constants.O_CREAT |
-          constants.O_NOFOLLOW |
-          (p.options.append ? constants.O_APPEND : constants.O_TRUNC);
-        const handle = await open(target, flags, 0o644).catch((err: NodeJS.ErrnoException) => {
-          throw new NodeOperationError(
-            `The file '${given}' could not be written: ${err.code ?? err.message}`,
-          );
-        });
-        try {
-          await handle.writeFile(bytes);
-        } finally {
-          await handle.close();
-        }
+        await writeConfinedFile(root, given, bytes, p.options.append === true);
         out.push({
           json: { ...item.json, fileName: given },
           ...(item.binary ? { binary: item.binary } : {}),
@@ -126,3 +94,62 @@ export const readWriteFileNode = defineNode({
     return output(out);
   },
 });
+
+function withoutData(binary: BinaryData): Omit<BinaryData, 'data'> {
+  const { data: _data, ...meta } = binary;
+  return meta;
+}
+
+/** The files matching a path or pattern inside the folder, as binary data (each bounded in size). */
+export async function readMatchingFiles(
+  root: string,
+  selector: string,
+  options: {
+    fileName?: string | undefined;
+    fileExtension?: string | undefined;
+    mimeType?: string | undefined;
+  } = {},
+): Promise<Array<{ binary: BinaryData; directory: string }>> {
+  const out: Array<{ binary: BinaryData; directory: string }> = [];
+  for (const file of await matchFiles(root, selector)) {
+    const info = await lstat(file);
+    if (!info.isFile() && !info.isSymbolicLink()) continue;
+    assertSize(`file '${path.relative(root, file)}'`, info.size, FILE_LIMITS.outputBytes);
+    const bytes = await readFile(file);
+    assertSize(`file '${path.relative(root, file)}'`, bytes.length, FILE_LIMITS.outputBytes);
+    const name = options.fileName || path.basename(file);
+    const ext = options.fileExtension || path.extname(file).slice(1).toLowerCase();
+    const mime = options.mimeType || MIME[ext] || 'application/octet-stream';
+    const binary = binaryOf(bytes, mime, name);
+    if (options.fileExtension) binary.fileExtension = options.fileExtension;
+    out.push({ binary, directory: path.relative(root, path.dirname(file)) });
+  }
+  return out;
+}
+
+/** Writes bytes to a path inside the folder, never through a symbolic link. */
+export async function writeConfinedFile(
+  root: string,
+  given: string,
+  bytes: Uint8Array,
+  append: boolean,
+): Promise<void> {
+  const target = lexicalPath(root, given);
+  assertSize('file to write', bytes.length, FILE_LIMITS.outputBytes);
+  await mkdir(path.dirname(target), { recursive: true });
+  await assertReallyInside(root, target, given);
+  // O_NOFOLLOW: a symbolic link put in place after the check is refused by the kernel, not followed.
+  const flags =
+    constants.O_WRONLY |
+    constants.O_CREAT |
+    constants.O_NOFOLLOW |
+    (append ? constants.O_APPEND : constants.O_TRUNC);
+  const handle = await open(target, flags, 0o644).catch((err: NodeJS.ErrnoException) => {
+    throw new NodeOperationError(`The file '${given}' could not be written: ${err.code ?? err.message}`);
+  });
+  try {
+    await handle.writeFile(bytes);
+  } finally {
+    await handle.close();
+  }
+}

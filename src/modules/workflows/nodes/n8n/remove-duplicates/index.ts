@@ -45,6 +45,8 @@ export function removeDuplicateInputItems(
   items: Item[],
   p: Static<typeof RemoveDuplicatesParameters>,
   nullIsAnyType: boolean,
+  // Item Lists 3.1 dropped the one-type rule: "1" and 1 are simply different values.
+  sameType = true,
 ): Item[] {
   const first = items[0];
   if (!first) return [];
@@ -63,7 +65,7 @@ export function removeDuplicateInputItems(
   } else {
     keys = [...new Set(items.flatMap(keysOf))];
   }
-  checkFields(items, keys, dot, nullIsAnyType);
+  checkFields(items, keys, dot, nullIsAnyType, sameType);
 
   const kept: Item[] = [];
   const seen = new Set<string>();
@@ -84,7 +86,13 @@ function pickTop(json: Item['json'], keys: string[]): Item['json'] {
 }
 
 /** n8n's checks: a blank name, a field missing from some item, a field whose type varies. */
-function checkFields(items: Item[], keys: string[], dot: boolean, nullIsAnyType: boolean): void {
+function checkFields(
+  items: Item[],
+  keys: string[],
+  dot: boolean,
+  nullIsAnyType: boolean,
+  sameType: boolean,
+): void {
   for (const key of keys) {
     if (key === '') throw new NodeOperationError('Name of field to compare is blank');
     let type: string | undefined;
@@ -103,7 +111,7 @@ function checkFields(items: Item[], keys: string[], dot: boolean, nullIsAnyType:
         );
       }
       const t = typeof value;
-      if (type !== undefined && type !== t) {
+      if (sameType && type !== undefined && type !== t) {
         throw new NodeOperationError(`'${key}' isn't always the same type`, {
           description: `The type of this field varies between items${nullIsAnyType ? `, in item [${i - 1}] it's a ${type} and in item [${i}] it's a ${t} ` : ''}`,
         });

@@ -1,0 +1,123 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { Type } from 'typebox';
+import { defineNode, NodeRegistry, output } from '../../../src/modules/workflows/engine/node-type.js';
+import { ctx, testDeps } from '../../../src/modules/workflows/engine/testing.js';
+import type {
+  EngineDeps,
+  ExecutionOutcome,
+  Item,
+  Json,
+  WorkflowDefinition,
+} from '../../../src/modules/workflows/engine/types.js';
+import { WorkflowEngine } from '../../../src/modules/workflows/engine/workflow-engine.js';
+import { allNodeTypes } from '../../../src/modules/workflows/nodes/index.js';
+
+/**
+ * Real n8n exports (test/fixtures/n8n/, provenance in SOURCES.md) run through the engine as n8n's own
+ * test harness does: start at the trigger, then compare each node named in `pinData` with what it
+ * output. In n8n's test workflows `pinData` holds the expected output of those nodes. No test-runner
+ * import here: `npm run nodes-report` runs the fixtures with this file too.
+ */
+
+export const FIXTURES = join(import.meta.dirname, '../../fixtures/n8n');
+
+export interface N8nExport extends WorkflowDefinition {
+  pinData?: Record<string, Array<{ json: Record<string, Json> } | Record<string, Json>>>;
+}
+
+export function loadFixture(relative: string): N8nExport {
+  const raw = JSON.parse(readFileSync(join(FIXTURES, relative), 'utf8')) as Partial<N8nExport>;
+  return { id: 'wf_fixture', name: relative, connections: {}, ...raw, nodes: raw.nodes ?? [] } as N8nExport;
+}
+
+/** pinData entries as items (n8n accepts both `{json}` and bare objects). */
+export function expectedOutputs(def: N8nExport): Record<string, Array<Record<string, Json>>> {
+  const out: Record<string, Array<Record<string, Json>>> = {};
+  for (const [node, items] of Object.entries(def.pinData ?? {})) {
+    out[node] = items.map((i) =>
+      i !== null && typeof i === 'object' && 'json' in i && typeof i.json === 'object'
+        ? (i.json as Record<string, Json>)
+        : (i as Record<string, Json>),
+    );
+  }
+  return out;
+}
+
+/**
+ * n8n's harness-only `n8n-nodes-testing.testData` node (it outputs its `data` parameter as items),
+ * which many fixtures use as their data source: registered for the fixture runs only, as n8n's harness
+ * does; it is never part of the platform's registry.
+ */
+const testDataNode = defineNode({
+  type: 'n8n-nodes-testing.testData',
+  versions: [1],
+  schema: Type.Object({ data: Type.Unknown() }, { additionalProperties: false }),
+  async execute(ctx) {
+    const p = (await ctx.params(0)) as { data: Json };
+    const rows = Array.isArray(p.data) ? p.data : [p.data];
+    return output(rows.map((json) => ({ json: json as Item['json'] })));
+  },
+});
+
+const harnessRegistry = new NodeRegistry([...allNodeTypes, testDataNode]);
+
+/** n8n's `GENERIC_TIMEZONE` default, the zone of its node tests' workflows. */
+export const N8N_DEFAULT_ZONE = 'America/New_York';
+
+/** The credentials n8n's node tests give their workflows (NodeTestHarness `credentials`), by id. */
+const N8N_TEST_CREDENTIALS: Record<string, Record<string, string>> = {
+  // n8n's Jwt.node.test.ts: a passphrase credential.
+  kDnfvqrCBJvtlX3o: { keyType: 'passphrase', secret: 'baz', algorithm: 'HS256' },
+  // n8n's Totp.node.test.ts.
+  '1': { label: 'GitHub:john-doe', secret: 'BVDRSBXQB2ZEL5HE' },
+};
+
+async function harnessCredential(id: string): Promise<Record<string, string>> {
+  const data = N8N_TEST_CREDENTIALS[id];
+  if (!data) throw new Error(`no credential ${id}`);
+  return data;
+}
+
+/** Runs a fixture from its (first) trigger node; returns the outcome and each node's latest output 0. */
+export async function runFixture(
+  def: N8nExport,
+  over: Partial<EngineDeps> = {},
+  items: Item[] = [{ json: {} }],
+): Promise<{ outcome: ExecutionOutcome; outputs: Record<string, Array<Record<string, Json>>> }> {
+  const engine = new WorkflowEngine(testDeps({ credential: harnessCredential, ...over }), harnessRegistry);
+  // n8n's harness runs a workflow without a zone of its own in n8n's default instance zone.
+  if (typeof def.settings?.timezone !== 'string')
+    def = { ...def, settings: { ...def.settings, timezone: N8N_DEFAULT_ZONE } };
+  const problems = engine.validate(def);
+  if (problems.length > 0) throw new Error(`fixture does not validate: ${JSON.stringify(problems)}`);
+  const [start] = engine.triggerNodes(def);
+  if (!start) throw new Error('fixture has no trigger node');
+  const outcome = await engine.run(def, { nodeName: start.name, items }, ctx);
+  const outputs: Record<string, Array<Record<string, Json>>> = {};
+  for (const [name, runs] of Object.entries(outcome.state.runData)) {
+    const last = runs[runs.length - 1];
+    outputs[name] = (last?.output[0] ?? []).map((i) => i.json);
+  }
+  return { outcome, outputs };
+}
+
+/**
+ * Whether a fixture runs without error and every pinned node outputs the pinned items (key order and
+ * undefined fields aside, as `toEqual` compares).
+ */
+export async function fixturePasses(relative: string, over: Partial<EngineDeps> = {}): Promise<boolean> {
+  const def = loadFixture(relative);
+  return runFixture(def, over).then(
+    ({ outcome, outputs }) =>
+      outcome.state.error === null &&
+      Object.entries(expectedOutputs(def)).every(([node, items]) =>
+        isDeepStrictEqual(
+          outputs[node] === undefined ? undefined : JSON.parse(JSON.stringify(outputs[node])),
+          items,
+        ),
+      ),
+    () => false,
+  );
+}
