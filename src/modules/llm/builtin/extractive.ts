@@ -61,6 +61,11 @@ export const MAX_CANDIDATES = 2_000;
 export const MAX_CONTEXT_CHARS = 200_000;
 /** Where a lone huge message's question (its last sentence) is looked for. */
 const QUESTION_TAIL_CHARS = 10_000;
+/**
+ * A message longer than this is not searched whole: the knowledge base reads a query's first 4,000
+ * characters, so a long message's question (its last sentence) is what is searched and scored.
+ */
+const MAX_SEARCH_CHARS = 4_000;
 const MAX_QUOTED = 3;
 const RETRIEVER_LIMIT = 8;
 /** A sentence's score: Σ weight × (covered share of the question, embedding cosine, passage prior). */
@@ -199,7 +204,7 @@ export async function extractiveChat(
   const asked = asksForKnowledge(request, query);
   const searchKnowledge =
     !request.grounding && query.trim() !== '' && (asked || !carriesContext(request.messages, queryIndex));
-  const passages = searchKnowledge ? await retrieve(query, context, signal) : null;
+  const passages = searchKnowledge ? await retrieve(searchedQuestion(query), context, signal) : null;
   const { quotes, promptTokens, origin } = await run(
     {
       messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
@@ -269,7 +274,7 @@ export function answerQuotes(input: AnswerInput): AnswerOutput {
     return { quotes: groundedQuotes(input.grounding), promptTokens, origin: 'retrieved passages' };
   if (query.trim() === '') return { quotes: [], promptTokens, origin: 'conversation' };
   if (input.passages !== null) {
-    const quotes = rank(query, candidatesFrom(input.passages));
+    const quotes = rank(searchedQuestion(query), candidatesFrom(input.passages));
     // Asked for the knowledge base: its silence is the answer. Else a lone message may hold its own.
     if (quotes.length > 0 || input.askedForKnowledge)
       return { quotes, promptTokens, origin: 'knowledge base' };
@@ -277,6 +282,12 @@ export function answerQuotes(input: AnswerInput): AnswerOutput {
     return { quotes: own, promptTokens, origin: own.length > 0 ? 'conversation' : 'knowledge base' };
   }
   return { quotes: conversationQuotes(query, queryIndex, messages), promptTokens, origin: 'conversation' };
+}
+
+/** What the knowledge base is asked: the message, or a long one's last sentence (read from its tail). */
+function searchedQuestion(query: string): string {
+  if (query.length <= MAX_SEARCH_CHARS) return query;
+  return splitSentences(query.slice(-QUESTION_TAIL_CHARS)).at(-1)?.slice(-MAX_SEARCH_CHARS) ?? '';
 }
 
 /** The sentences of the conversation that answer `query` (empty when none does). */
