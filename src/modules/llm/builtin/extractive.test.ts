@@ -86,6 +86,29 @@ describe('sentence splitter', () => {
   });
 });
 
+describe('sentence splitter on hard-wrapped Markdown', () => {
+  it('joins the lines of a wrapped paragraph or list item, and keeps short lines, lists and tables apart', () => {
+    const wrapped = [
+      "The manifest is served from the cache (keyed by game and the manifest's",
+      '`version`) for 5 minutes after the last check; then the upstream manifest is fetched again.',
+      '- **Expressions** (any holder of `workflow:write`, e.g. a Writer, writes them): they run',
+      '  in QuickJS compiled to WebAssembly on worker threads.',
+      '| a table row that is long enough to look like a wrapped line of prose | x |',
+      '| another row |',
+      'Short line',
+      'Another short line',
+    ].join('\n');
+    expect(splitSentences(wrapped)).toEqual([
+      "The manifest is served from the cache (keyed by game and the manifest's `version`) for 5 minutes after the last check; then the upstream manifest is fetched again.",
+      '- **Expressions** (any holder of `workflow:write`, e.g. a Writer, writes them): they run in QuickJS compiled to WebAssembly on worker threads.',
+      '| a table row that is long enough to look like a wrapped line of prose | x |',
+      '| another row |',
+      'Short line',
+      'Another short line',
+    ]);
+  });
+});
+
 describe('token estimate', () => {
   it('is zero for nothing, about a token per four characters or 0.75 words, and per CJK character', () => {
     expect(estimateTokens('')).toBe(0);
@@ -398,6 +421,97 @@ describe('builtin/extractive answers honestly', () => {
     );
     expect(text).toBe(
       'Orders of $60 or more ship free with standard shipping.\n\nSources: message 0 (from the conversation)',
+    );
+  });
+});
+
+describe('builtin/extractive quotes the smallest span that answers', () => {
+  const retrieved = (passages: Passage[]) => ({
+    async retrieve(): Promise<Passage[]> {
+      return passages;
+    },
+  });
+  const lone = (question: string): ChatRequest => ({
+    model: 'extractive',
+    messages: [{ role: 'user', content: question }],
+    options: {},
+    accountId: 'acc_1',
+  });
+
+  it('never quotes the half sentence a chunk starts or ends with', async () => {
+    // Chunks of a hard-wrapped document cut between lines: both edges are pieces of sentences.
+    const chunk = [
+      'cached copy of the manifest is served when the upstream fails, and the failure is logged in',
+      'the request log. The manifest cache keeps a copy for 5 minutes after the last check. When the',
+      'upstream answers with a new version, the cached copy of the manifest is replaced and served',
+    ].join('\n');
+    const provider = new BuiltinProvider({
+      retriever: () => retrieved([{ text: chunk, source: 'game.md', score: 1 }]),
+    });
+    const { text } = await collect(
+      await provider.chat(lone('How long is the manifest cached copy served?'), extractive, signal),
+    );
+    expect(text).toBe(
+      'The manifest cache keeps a copy for 5 minutes after the last check.\n\nSources: game.md (from the knowledge base)',
+    );
+  });
+
+  it('prefers a short sentence to a long list that happens to hold the same words', async () => {
+    const provider = new BuiltinProvider({
+      retriever: () =>
+        retrieved([
+          {
+            text:
+              'Parts: graph (parents and children), node runner (resolves parameters per item, checks them against ' +
+              'the schema, times the node, captures its error), expressions, parameters (schema check and ' +
+              'defaults), run state, validate, webhook nodes, the workflow engine (the loop over results).',
+            source: 'engine.md',
+            score: 2,
+          },
+          {
+            text: 'Workflow expressions run in a sandbox on worker threads.',
+            source: 'security.md',
+            score: 1,
+          },
+        ]),
+    });
+    const { text } = await collect(
+      await provider.chat(lone('Where do workflow expressions run?'), extractive, signal),
+    );
+    expect(text).toBe(
+      'Workflow expressions run in a sandbox on worker threads.\n\nSources: security.md (from the knowledge base)',
+    );
+  });
+
+  it('reads number words as digits and "how long does it take" as asking for a duration', async () => {
+    const provider = new BuiltinProvider();
+    const context = [
+      'The percentages of a blend must add up to 100.',
+      'A refund takes effect once we open the parcel.',
+      'A refund reaches your card within 5 business days.',
+    ].join('\n');
+    const ask = async (question: string) =>
+      (
+        await collect(
+          await provider.chat(
+            {
+              model: 'extractive',
+              messages: [
+                { role: 'system', content: context },
+                { role: 'user', content: question },
+              ],
+              options: {},
+            },
+            extractive,
+            signal,
+          ),
+        )
+      ).text.split('\n\n')[0];
+    expect(await ask('Must blend percentages add up to one hundred?')).toBe(
+      'The percentages of a blend must add up to 100.',
+    );
+    expect(await ask('How long does a refund take?')).toBe(
+      'A refund reaches your card within 5 business days.',
     );
   });
 });

@@ -15,7 +15,12 @@
  * Each sentence is scored by how much of the question it covers — the question's content words
  * (stemmed), weighted by their BM25 idf over the candidates (a word that no candidate holds as a rare
  * one); words of the sentence's Markdown heading and of its neighbours count half — blended with the
- * cosine of its hashed n-gram embedding and, for retrieved passages, the passage's rank. Headings are never quoted. It abstains when the best sentence covers less than
+ * cosine of its hashed n-gram embedding and, for retrieved passages, the passage's rank, less a small
+ * penalty per word beyond 20 (the smallest sentence that answers wins over a list that holds the same
+ * words); a "how long / much / many" question favours a sentence that states a number. Number words are
+ * read as digits ("a hundred" matches "100"), and "take"/"last" after "how long" only ask the measure.
+ * Headings are never quoted, nor the half sentences a retrieved chunk starts or ends with (the chunker
+ * cuts hard-wrapped text between lines). It abstains when the best sentence covers less than
  * `MIN_COVERAGE` of the question (a question whose telling word appears nowhere is not answered by a
  * sentence that shares its common ones). It quotes the best sentence, and up to two more of the same
  * source only when they cover question words the quoted ones lack (a question in two parts).
@@ -45,7 +50,7 @@ import type { ChatEvent, ChatMessage, ChatRequest, Passage, Retriever } from '..
 import { UpstreamError } from '../types.js';
 import { cosine, embedHashedNgrams, wordTokens } from './hashed-ngrams.js';
 import { cutAtStop } from './sampling.js';
-import { splitSentences } from './sentences.js';
+import { cutEdges, splitSentences } from './sentences.js';
 import { estimateTokens } from './tokens.js';
 
 export const NOTHING_FOUND =
@@ -57,6 +62,11 @@ export const MAX_CANDIDATES = 2_000;
 export const MAX_CONTEXT_CHARS = 200_000;
 /** Where a lone huge message's question (its last sentence) is looked for. */
 const QUESTION_TAIL_CHARS = 10_000;
+/**
+ * A message longer than this is not searched whole: the knowledge base reads a query's first 4,000
+ * characters, so a long message's question (its last sentence) is what is searched and scored.
+ */
+const MAX_SEARCH_CHARS = 4_000;
 const MAX_QUOTED = 3;
 const RETRIEVER_LIMIT = 8;
 /** A sentence's score: Σ weight × (covered share of the question, embedding cosine, passage prior). */
@@ -71,6 +81,10 @@ const NEAR_WEIGHT = 0.5;
  * measured on `npm run eval:knowledge` (docs/decisions.md has the figures).
  */
 export const MIN_COVERAGE = 0.4;
+/** Words a sentence may have before its length costs it (`LENGTH_PENALTY_PER_WORD` each, at most the max). */
+const FREE_WORDS = 20;
+const LENGTH_PENALTY_PER_WORD = 0.003;
+const MAX_LENGTH_PENALTY = 0.15;
 /** A quoted sentence scores at least this. */
 const MIN_SCORE = 0.2;
 /** A further sentence is quoted only when it scores at least this share of the best one. */
@@ -94,6 +108,20 @@ const ASKING_PHRASE =
   /\b(?:(?:search|look(?:\s+it\s+up)?|check|use|ask)\s+)?(?:(?:in|from|on)\s+)?(?:the\s+|your\s+|our\s+|my\s+)?knowledge[\s-]?base\b/gi;
 /** "How long", "how many": the measure asked for, which the answer states as a number, not a word. */
 const HOW_MEASURE = /\bhow\s+(?:long|much|many|often|far|big|large|old|soon|early|late)\b/gi;
+/** "How long does it take / last": the verb only asks the measure. */
+const HOW_LONG = /\bhow\s+long\b/i;
+const DURATION_VERBS = new Set(['take', 'last']);
+/** Number words, read as the digits documents write ("a hundred percent" → 100, "one hour" → 1). */
+const NUMBER_WORDS = new Map(
+  (
+    'zero:0 one:1 two:2 three:3 four:4 five:5 six:6 seven:7 eight:8 nine:9 ten:10 eleven:11 twelve:12 ' +
+    'fifteen:15 twenty:20 thirty:30 forty:40 fifty:50 sixty:60 hundred:100 thousand:1000 dozen:12'
+  )
+    .split(' ')
+    .map((pair) => pair.split(':') as [string, string]),
+);
+/** A "how long / much / many" question is answered by a sentence that states a number. */
+const MEASURE_BONUS = 0.08;
 /** A Markdown ATX heading line (`# Shipping`, `## Manifest cache`). */
 const HEADING = /^#{1,6}\s+/;
 
@@ -122,8 +150,14 @@ interface Candidate extends Quote {
   /** Retrieval's confidence in the sentence's passage, in [0, 1] (1 when unranked). */
   prior: number;
   terms: Set<string>;
+  /** The sentence states a number (digits or a number word). */
+  numeric: boolean;
   /** Stems of the Markdown heading the sentence stands under and of its neighbours in the same text. */
   near: Set<string>;
+  /** Words, for the length penalty. */
+  words: number;
+  /** A piece of a sentence at the edge of a retrieved chunk: context for its neighbours, never quoted. */
+  fragment: boolean;
   score: number;
   coverage: number;
 }
@@ -171,7 +205,7 @@ export async function extractiveChat(
   const asked = asksForKnowledge(request, query);
   const searchKnowledge =
     !request.grounding && query.trim() !== '' && (asked || !carriesContext(request.messages, queryIndex));
-  const passages = searchKnowledge ? await retrieve(query, context, signal) : null;
+  const passages = searchKnowledge ? await retrieve(searchedQuestion(query), context, signal) : null;
   const { quotes, promptTokens, origin } = await run(
     {
       messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
@@ -241,7 +275,7 @@ export function answerQuotes(input: AnswerInput): AnswerOutput {
     return { quotes: groundedQuotes(input.grounding), promptTokens, origin: 'retrieved passages' };
   if (query.trim() === '') return { quotes: [], promptTokens, origin: 'conversation' };
   if (input.passages !== null) {
-    const quotes = rank(query, candidatesFrom(input.passages));
+    const quotes = rank(searchedQuestion(query), candidatesFrom(input.passages));
     // Asked for the knowledge base: its silence is the answer. Else a lone message may hold its own.
     if (quotes.length > 0 || input.askedForKnowledge)
       return { quotes, promptTokens, origin: 'knowledge base' };
@@ -249,6 +283,12 @@ export function answerQuotes(input: AnswerInput): AnswerOutput {
     return { quotes: own, promptTokens, origin: own.length > 0 ? 'conversation' : 'knowledge base' };
   }
   return { quotes: conversationQuotes(query, queryIndex, messages), promptTokens, origin: 'conversation' };
+}
+
+/** What the knowledge base is asked: the message, or a long one's last sentence (read from its tail). */
+function searchedQuestion(query: string): string {
+  if (query.length <= MAX_SEARCH_CHARS) return query;
+  return splitSentences(query.slice(-QUESTION_TAIL_CHARS)).at(-1)?.slice(-MAX_SEARCH_CHARS) ?? '';
 }
 
 /** The sentences of the conversation that answer `query` (empty when none does). */
@@ -280,6 +320,8 @@ const stemCache = new Map<string, string>();
 
 /** The English stem of a word ("shipping", "ships" → "ship"); numbers and long tokens as they are. */
 function stem(word: string): string {
+  const number = NUMBER_WORDS.get(word);
+  if (number !== undefined) return number;
   if (word.length > 40 || /\p{N}/u.test(word)) return word;
   let out = stemCache.get(word);
   if (out === undefined) {
@@ -298,12 +340,15 @@ function stems(text: string): string[] {
 /** The content stems of a question: its words less the function words and the asking, stemmed. */
 function questionTerms(question: string): string[] {
   // Only the words the embedder reads are looked at: a huge question costs no more.
-  const asked = question.slice(0, QUESTION_TAIL_CHARS).replace(ASKING_PHRASE, ' ').replace(HOW_MEASURE, ' ');
+  const head = question.slice(0, QUESTION_TAIL_CHARS);
+  const asked = head.replace(ASKING_PHRASE, ' ').replace(HOW_MEASURE, ' ');
+  const duration = HOW_LONG.test(head);
   return [
     ...new Set(
       wordTokens(asked)
         .filter((w) => !STOPWORDS.has(w))
-        .map(stem),
+        .map(stem)
+        .filter((t) => !(duration && DURATION_VERBS.has(t))),
     ),
   ];
 }
@@ -317,7 +362,12 @@ function candidatesFrom(texts: (Source & { role?: ChatMessage['role'] })[]): Can
     const prior = rank === undefined ? 1 : 1 / Math.sqrt(rank);
     let heading: string[] = [];
     const first = candidates.length;
-    for (const sentence of splitSentences(text.slice(0, MAX_CONTEXT_CHARS - chars))) {
+    const read = text.slice(0, MAX_CONTEXT_CHARS - chars);
+    // A retrieved passage is a chunk of a longer text, cut where the chunker found room: its first and
+    // last sentences may be halves.
+    const cut = rank === undefined ? { start: false, end: false } : cutEdges(read);
+    const sentences = splitSentences(read);
+    for (const [index, sentence] of sentences.entries()) {
       // A heading is never an answer: it names what the sentences under it are about.
       if (HEADING.test(sentence)) {
         heading = stems(sentence);
@@ -328,13 +378,17 @@ function candidatesFrom(texts: (Source & { role?: ChatMessage['role'] })[]): Can
       if (seen.has(sentence)) continue;
       seen.add(sentence);
       chars += sentence.length;
+      const terms = new Set(stems(sentence));
       candidates.push({
         text: sentence,
         source,
         order: candidates.length,
         prior,
-        terms: new Set(stems(sentence)),
+        terms,
+        numeric: [...terms].some((t) => /^\p{N}/u.test(t)),
         near: new Set(heading),
+        words: sentence.split(/\s+/).length,
+        fragment: (index === 0 && cut.start) || (index === sentences.length - 1 && cut.end),
         score: 0,
         coverage: 0,
       });
@@ -369,6 +423,8 @@ function rank(query: string, candidates: Candidate[]): Quote[] {
   });
   const idfTotal = idf.reduce((a, b) => a + b, 0);
   const queryVector = embedHashedNgrams(query);
+  const head = query.slice(0, QUESTION_TAIL_CHARS);
+  const measure = new RegExp(HOW_MEASURE.source, 'i').test(head);
 
   for (const candidate of candidates) {
     let covered = 0;
@@ -383,11 +439,15 @@ function rank(query: string, candidates: Candidate[]): Quote[] {
     const similarity = Math.max(0, cosine(queryVector, embedHashedNgrams(candidate.text)));
     candidate.coverage = covered / idfTotal;
     candidate.score =
-      COVERAGE_WEIGHT * candidate.coverage + SIMILARITY_WEIGHT * similarity + PRIOR_WEIGHT * candidate.prior;
+      COVERAGE_WEIGHT * candidate.coverage +
+      SIMILARITY_WEIGHT * similarity +
+      PRIOR_WEIGHT * candidate.prior +
+      (measure && candidate.numeric ? MEASURE_BONUS : 0) -
+      lengthPenalty(candidate.words);
   }
 
   const ordered = candidates
-    .filter((c) => c.score >= MIN_SCORE)
+    .filter((c) => c.score >= MIN_SCORE && !c.fragment)
     .sort((a, b) => b.score - a.score || a.order - b.order);
   const best = ordered[0];
   if (best === undefined || best.coverage < MIN_COVERAGE) return [];
@@ -403,6 +463,11 @@ function rank(query: string, candidates: Candidate[]): Quote[] {
     for (const t of adds) has.add(t);
   }
   return quoted.sort((a, b) => a.order - b.order).map(({ text, source }) => ({ text, source }));
+}
+
+/** The smallest sentence that answers: a long one (a list run together, a table row) pays for its length. */
+function lengthPenalty(words: number): number {
+  return Math.min(MAX_LENGTH_PENALTY, LENGTH_PENALTY_PER_WORD * Math.max(0, words - FREE_WORDS));
 }
 
 function nothingFound(origin: AnswerOrigin): string {
