@@ -1,9 +1,9 @@
 import type { Principal } from '../../core/auth/principal.js';
+import { blocksToMarkdown } from '../../core/blocks-markdown.js';
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { cpuPoolOf } from '../../core/cpu/index.js';
 import { createOutboundHttp } from '../../core/http/outbound.js';
 import { createQueue, jobs } from '../../core/queue/index.js';
-import { blocksToMarkdown } from '../workflows/index.js';
 import { accountPayer, type Payer } from './charging.js';
 import { DocumentCpu } from './document-cpu.js';
 import { DocumentService, type documentView, OPERATIONS } from './document-service.js';
@@ -14,6 +14,10 @@ import { DocumentProcessor, type Embedder } from './processor.js';
 import { type DocumentRouteDeps, documentRoutes } from './routes.js';
 import { DocumentStore } from './store.js';
 import { workspaceReader } from './workspace-reader.js';
+
+/** PDF text and details in a bounded worker, for workflow nodes that read PDFs (n8n's Extract from File). */
+export { type PdfDetails, readPdf } from './loaders/pdf.js';
+
 import './tables.js';
 import { documentsMigrations } from './migrations/index.js';
 

@@ -39,10 +39,9 @@ import { WebhookService } from './webhooks/service.js';
 import './tables.js';
 import { workflowsMigrations } from './migrations/index.js';
 
+/** Notion-style blocks to Markdown (the `markdown` node's converter), for the knowledge base's workspace source. */
 /** A JSON value as nodes and items carry it. */
 export type { Json } from './engine/index.js';
-/** Notion-style blocks to Markdown (the `markdown` node's converter), for the knowledge base's workspace source. */
-export { blocksToMarkdown } from './nodes/platform/markdown/index.js';
 /** What a workflow run answers a webhook call or a direct run (flows and agents read it). */
 export type { StoredResponse } from './webhooks/response.js';
 

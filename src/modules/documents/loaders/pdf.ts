@@ -23,7 +23,7 @@ const PDF_MAGIC = '%PDF-';
 
 /** What the worker posts back (see pdf-worker.mjs). */
 type WorkerResult =
-  | { ok: true; title: string | null; pages: string[] }
+  | ({ ok: true; title: string | null; pages: string[] } & Partial<Omit<PdfDetails, 'pages'>>)
   | { ok: false; kind: 'unreadable'; message: string }
   | { ok: false; kind: 'too-many-pages'; pages: number }
   | { ok: false; kind: 'too-large-decoded' };
@@ -38,21 +38,7 @@ export function looksLikePdf(bytes: Uint8Array): boolean {
 export async function pdfToDocument(bytes: Uint8Array, options: PdfOptions): Promise<LoadedDocument> {
   if (!looksLikePdf(bytes)) throw new AppError('UNPROCESSABLE', 'The file is not a PDF');
   const result = await runWorker(bytes, options);
-  if (!result.ok) {
-    if (result.kind === 'too-many-pages') {
-      throw new AppError('UNPROCESSABLE', `The PDF has more than ${options.maxPages} pages`, {
-        pages: result.pages,
-        maxPages: options.maxPages,
-      });
-    }
-    if (result.kind === 'too-large-decoded') {
-      throw new AppError('UNPROCESSABLE', 'The PDF expands to more data than can be read safely', {
-        maxDecodedBytes: MAX_DECODED_BYTES,
-      });
-    }
-    // PDF.js's own message says what is broken; it names nothing of the server.
-    throw new AppError('UNPROCESSABLE', 'The PDF could not be read', { reason: result.message });
-  }
+  if (!result.ok) throw failure(result, options);
   return {
     title: result.title,
     mimeType: 'application/pdf',
@@ -61,12 +47,68 @@ export async function pdfToDocument(bytes: Uint8Array, options: PdfOptions): Pro
   };
 }
 
-function runWorker(bytes: Uint8Array, options: PdfOptions): Promise<WorkerResult> {
+/** What n8n's PDF extraction reports of a file besides its text (Extract from File, Read PDF). */
+export interface PdfDetails {
+  numPages: number;
+  info: unknown;
+  metadata: unknown;
+  /** PDF.js's version, as n8n reports it. */
+  version: string;
+  /** Text of the first `readPages` pages (all when unset). */
+  pages: string[];
+}
+
+/**
+ * A PDF's text per page with its info and metadata, in the same bounded worker; `readPages` limits
+ * the pages read (n8n's `maxPages`), `password` opens an encrypted file. Failures are AppErrors with
+ * the same messages as document loading.
+ */
+export async function readPdf(
+  bytes: Uint8Array,
+  options: PdfOptions & { password?: string; readPages?: number },
+): Promise<PdfDetails> {
+  if (!looksLikePdf(bytes)) throw new AppError('UNPROCESSABLE', 'The file is not a PDF');
+  const result = await runWorker(bytes, options, {
+    details: true,
+    ...(options.password ? { password: options.password } : {}),
+    ...(options.readPages !== undefined ? { readPages: options.readPages } : {}),
+  });
+  if (!result.ok) throw failure(result, options);
+  return {
+    numPages: result.numPages ?? result.pages.length,
+    info: result.info ?? null,
+    metadata: result.metadata ?? null,
+    version: result.version ?? '',
+    pages: result.pages,
+  };
+}
+
+function failure(result: Exclude<WorkerResult, { ok: true }>, options: PdfOptions): AppError {
+  if (result.kind === 'too-many-pages') {
+    return new AppError('UNPROCESSABLE', `The PDF has more than ${options.maxPages} pages`, {
+      pages: result.pages,
+      maxPages: options.maxPages,
+    });
+  }
+  if (result.kind === 'too-large-decoded') {
+    return new AppError('UNPROCESSABLE', 'The PDF expands to more data than can be read safely', {
+      maxDecodedBytes: MAX_DECODED_BYTES,
+    });
+  }
+  // PDF.js's own message says what is broken; it names nothing of the server.
+  return new AppError('UNPROCESSABLE', 'The PDF could not be read', { reason: result.message });
+}
+
+function runWorker(
+  bytes: Uint8Array,
+  options: PdfOptions,
+  extra: { details?: boolean; password?: string; readPages?: number } = {},
+): Promise<WorkerResult> {
   // A copy the worker owns: the caller's buffer may be a slice of a shared pool, and PDF.js detaches it.
   const copy = new Uint8Array(bytes);
   return runInWorker<WorkerResult>(
     WORKER_URL,
-    { bytes: copy, maxPages: options.maxPages, maxDecodedBytes: MAX_DECODED_BYTES },
+    { bytes: copy, maxPages: options.maxPages, maxDecodedBytes: MAX_DECODED_BYTES, ...extra },
     [copy.buffer],
     { timeoutMs: options.timeoutMs, heapMb: WORKER_HEAP_MB, what: 'PDF' },
   );

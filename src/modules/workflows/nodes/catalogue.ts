@@ -44,6 +44,7 @@ import { mySqlNode } from './n8n/mysql/index.js';
 import { trainingCustomerDatastoreNode, trainingCustomerMessengerNode } from './n8n/n8n-training/index.js';
 import { n8nNoOpNode } from './n8n/no-op/index.js';
 import { postgresNode } from './n8n/postgres/index.js';
+import { readPdfNode } from './n8n/read-pdf/index.js';
 import { readWriteFileNode } from './n8n/read-write-file/index.js';
 import { redisNode } from './n8n/redis/index.js';
 import { removeDuplicatesNode } from './n8n/remove-duplicates/index.js';
@@ -134,6 +135,7 @@ export const allNodeTypes: NodeType[] = [
   trainingCustomerDatastoreNode,
   trainingCustomerMessengerNode,
   n8nNoOpNode,
+  readPdfNode,
   readWriteFileNode,
   postgresNode,
   redisNode,

@@ -111,8 +111,10 @@ describe('n8n-nodes-base.convertToFile and extractFromFile', () => {
     const bad = await chain([{ json: {}, binary: { data: junk } }], fromFile('xlsx'));
     expect(bad.outcome.state.error?.message).toBe('The spreadsheet is not a valid zip file');
     const pdf = await chain([{ json: {}, binary: { data: junk } }], fromFile('pdf'));
-    expect(pdf.outcome.state.error?.message).toBe(
-      "Extracting from 'pdf' files is not available on this platform yet",
+    expect(pdf.outcome.state.error?.message).toBe('The file is not a PDF');
+    const rtf = await chain([{ json: {}, binary: { data: junk } }], fromFile('rtf'));
+    expect(rtf.outcome.state.error?.message).toBe(
+      "Extracting from 'rtf' files is not available on this platform yet",
     );
   });
 });

@@ -6,6 +6,7 @@ import { readCsv } from '../file-helpers/csv.js';
 import { htmlRows } from '../file-helpers/html-rows.js';
 import { assertSize, FILE_LIMITS } from '../file-helpers/limits.js';
 import { setField } from '../file-helpers/paths.js';
+import { extractPdf } from '../file-helpers/pdf.js';
 import { readSpreadsheet } from '../file-helpers/sheet.js';
 import { decodeText } from '../file-helpers/text.js';
 
@@ -102,8 +103,26 @@ function moveTo(
   return { json, ...(binary ? { binary } : {}), pairedItem: { item: index } };
 }
 
+/** n8n's `pdf` operation: the PDF's text and details as the item, the file kept as `keepSource` says. */
+async function pdfItem(item: Item, property: string, o: Options, index: number): Promise<Item> {
+  const { bytes } = binaryBytes(item, property, index);
+  const pdf = await extractPdf(bytes, {
+    ...(typeof o.password === 'string' ? { password: o.password } : {}),
+    ...(typeof o.maxPages === 'number' ? { maxPages: o.maxPages } : {}),
+    ...(typeof o.joinPages === 'boolean' ? { joinPages: o.joinPages } : {}),
+  });
+  const json = o.keepSource && o.keepSource !== 'binary' ? { ...structuredClone(item.json), ...pdf } : pdf;
+  let binary: Record<string, BinaryData> | undefined;
+  if (o.keepSource === 'binary' || o.keepSource === 'both') binary = item.binary;
+  else {
+    const { [property]: _read, ...rest } = item.binary ?? {};
+    binary = Object.keys(rest).length > 0 ? rest : undefined;
+  }
+  return { json, ...(binary ? { binary } : {}), pairedItem: { item: index } };
+}
+
 /**
- * n8n's Extract from File (v1): a CSV, XLSX, ODS or HTML file to one item per row; a text, JSON or
+ * n8n's Extract from File (v1): a CSV, XLSX, ODS or HTML file to one item per row; a PDF's text and details; a text, JSON or
  * any file (as base64) into a field. Every format is bounded in size and rows.
  */
 export const n8nExtractFromFileNode = defineNode({
@@ -121,7 +140,11 @@ export const n8nExtractFromFileNode = defineNode({
         if (moved) out.push(moved);
         continue;
       }
-      if (op === 'pdf' || op === 'fromIcs' || op === 'xls' || op === 'rtf' || op === 'xml')
+      if (op === 'pdf') {
+        out.push(await pdfItem(item, p.binaryPropertyName, o, i));
+        continue;
+      }
+      if (op === 'fromIcs' || op === 'xls' || op === 'rtf' || op === 'xml')
         throw new NodeOperationError(`Extracting from '${op}' files is not available on this platform yet`);
       const { bytes } = binaryBytes(item, p.binaryPropertyName, i);
       let rows: Array<Record<string, Json>>;

@@ -27,6 +27,10 @@ export const FILE_LIMITS = {
   archiveEntries: 1_000,
   /** A file written by a node (Convert to File, Compression). */
   outputBytes: 50 * 1024 * 1024,
+  /** A PDF to read text from: parsed in a worker thread bounded in heap and time (documents module). */
+  pdfBytes: 50 * 1024 * 1024,
+  pdfPages: 2_000,
+  pdfTimeoutMs: 30_000,
 } as const;
 
 const mb = (bytes: number) =>

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { blocksToMarkdown } from '../../../../../core/blocks-markdown.js';
 import { ctx, jsonOf, testDeps, trigger, webhookNode, workflow } from '../../../engine/testing.js';
 import type { Json } from '../../../engine/types.js';
 import { WorkflowEngine } from '../../../engine/workflow-engine.js';
 import { defaultNodeRegistry } from '../../index.js';
-import { blocksToMarkdown } from './index.js';
 
 const rt = (text: string, annotations: Record<string, boolean> = {}, href?: string) => ({
   type: 'text',
