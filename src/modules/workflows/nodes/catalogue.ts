@@ -43,8 +43,10 @@ import { mySqlNode } from './n8n/mysql/index.js';
 import { trainingCustomerDatastoreNode, trainingCustomerMessengerNode } from './n8n/n8n-training/index.js';
 import { n8nNoOpNode } from './n8n/no-op/index.js';
 import { postgresNode } from './n8n/postgres/index.js';
+import { postgresTriggerNode } from './n8n/postgres-trigger/index.js';
 import { readWriteFileNode } from './n8n/read-write-file/index.js';
 import { redisNode } from './n8n/redis/index.js';
+import { redisTriggerNode } from './n8n/redis-trigger/index.js';
 import { removeDuplicatesNode } from './n8n/remove-duplicates/index.js';
 import { removeDuplicatesV2Node } from './n8n/remove-duplicates/v2.js';
 import { renameKeysNode } from './n8n/rename-keys/index.js';
@@ -132,7 +134,9 @@ export const allNodeTypes: NodeType[] = [
   n8nNoOpNode,
   readWriteFileNode,
   postgresNode,
+  postgresTriggerNode,
   redisNode,
+  redisTriggerNode,
   removeDuplicatesNode,
   removeDuplicatesV2Node,
   renameKeysNode,
