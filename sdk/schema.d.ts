@@ -11713,7 +11713,10 @@ export interface operations {
           | 'imap'
           | 'postgres'
           | 'mySql'
-          | 'redis';
+          | 'redis'
+          | 'ftp'
+          | 'sftp'
+          | 'aws';
       };
       header?: never;
       path?: never;
@@ -11800,7 +11803,10 @@ export interface operations {
             | 'imap'
             | 'postgres'
             | 'mySql'
-            | 'redis';
+            | 'redis'
+            | 'ftp'
+            | 'sftp'
+            | 'aws';
           data: {
             [key: string]: string | number | boolean;
           };
@@ -11880,7 +11886,10 @@ export interface operations {
           | 'imap'
           | 'postgres'
           | 'mySql'
-          | 'redis';
+          | 'redis'
+          | 'ftp'
+          | 'sftp'
+          | 'aws';
       };
       header?: never;
       path?: never;

@@ -20,6 +20,7 @@ import { executionDataNode } from './n8n/execution-data/index.js';
 import { n8nExtractFromFileNode } from './n8n/extract-from-file/index.js';
 import { n8nFilterNodes } from './n8n/filter/index.js';
 import { filterV1Node } from './n8n/filter/v1.js';
+import { ftpNode } from './n8n/ftp/index.js';
 import { functionNode } from './n8n/function/index.js';
 import { functionItemNode } from './n8n/function-item/index.js';
 import { graphqlNodes } from './n8n/graphql/index.js';
@@ -109,6 +110,7 @@ export const allNodeTypes: NodeType[] = [
   n8nExtractFromFileNode,
   ...n8nFilterNodes,
   filterV1Node,
+  ftpNode,
   functionNode,
   functionItemNode,
   ...graphqlNodes,
