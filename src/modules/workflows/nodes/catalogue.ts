@@ -1,6 +1,7 @@
 import { NodeRegistry, type NodeType } from '../engine/node-type.js';
 import { langchainNodeTypes } from './langchain/index.js';
 import { aggregateNode } from './n8n/aggregate/index.js';
+import { awsS3Node } from './n8n/aws-s3/index.js';
 import { codeNode } from './n8n/code/index.js';
 import { compareDatasetsNode } from './n8n/compare-datasets/index.js';
 import { n8nCompressionNode } from './n8n/compression/index.js';
@@ -91,6 +92,7 @@ import { webhookNode } from './platform/webhook/index.js';
  */
 export const allNodeTypes: NodeType[] = [
   aggregateNode,
+  awsS3Node,
   codeNode,
   compareDatasetsNode,
   n8nCompressionNode,
