@@ -57,7 +57,8 @@ async function listen(ctx: ListenerContext) {
   const credential = await credentialOf(ctx.node, 'redis', (id) => ctx.credential(id));
   const options = await redisOptions(credential, ctx.deps.connectAddress);
   const Redis = await ioredis();
-  const subscriber = new Redis(options);
+  // Named so an operator (and the test) can see which trigger a subscription belongs to.
+  const subscriber = new Redis({ ...options, connectionName: `n8n-trigger:${ctx.workflowId}` });
   let stopped = false;
   let pending = 0;
   let queue: Promise<void> = Promise.resolve();
