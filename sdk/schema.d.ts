@@ -11893,7 +11893,10 @@ export interface operations {
           | 'imap'
           | 'postgres'
           | 'mySql'
-          | 'redis';
+          | 'redis'
+          | 'ftp'
+          | 'sftp'
+          | 'aws';
       };
       header?: never;
       path?: never;
@@ -11980,7 +11983,10 @@ export interface operations {
             | 'imap'
             | 'postgres'
             | 'mySql'
-            | 'redis';
+            | 'redis'
+            | 'ftp'
+            | 'sftp'
+            | 'aws';
           data: {
             [key: string]: string | number | boolean;
           };
@@ -12060,7 +12066,10 @@ export interface operations {
           | 'imap'
           | 'postgres'
           | 'mySql'
-          | 'redis';
+          | 'redis'
+          | 'ftp'
+          | 'sftp'
+          | 'aws';
       };
       header?: never;
       path?: never;

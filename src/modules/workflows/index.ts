@@ -257,6 +257,7 @@ export const workflowsModule: PlatformModule = {
         now: () => clock.now(),
         http,
         outboundHost,
+        connectAddress,
         dedupe,
         env,
         expressionTimeoutMs: config.EXPRESSION_TIMEOUT_MS,

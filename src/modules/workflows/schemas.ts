@@ -240,6 +240,10 @@ export const CREDENTIAL_TYPES = {
   postgres: ['host', 'database', 'user'],
   mySql: ['host', 'database', 'user'],
   redis: ['host'],
+  // n8n's FTP and SFTP credentials (FTP node; port 21 / 22 unless set) and AWS (S3 node).
+  ftp: ['host'],
+  sftp: ['host', 'username'],
+  aws: ['accessKeyId', 'secretAccessKey'],
 } as const;
 export type CredentialType = keyof typeof CREDENTIAL_TYPES;
 
@@ -263,6 +267,21 @@ export const OPTIONAL_CREDENTIAL_FIELDS: Partial<Record<CredentialType, readonly
     'sshTunnel',
   ],
   redis: ['password', 'user', 'port', 'database', 'ssl', 'disableTlsVerification'],
+  ftp: ['port', 'username', 'password'],
+  sftp: ['port', 'password', 'privateKey', 'passphrase'],
+  aws: [
+    'region',
+    'temporaryCredentials',
+    'sessionToken',
+    'customEndpoints',
+    's3Endpoint',
+    'rekognitionEndpoint',
+    'lambdaEndpoint',
+    'snsEndpoint',
+    'sesEndpoint',
+    'sqsEndpoint',
+    'ssmEndpoint',
+  ],
 };
 
 /** The algorithms of n8n's JWT credential (jsonwebtoken's). */

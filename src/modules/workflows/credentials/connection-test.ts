@@ -11,7 +11,7 @@ const TEST_TIMEOUT_MS = 15_000;
 
 type Data = Record<string, string | undefined>;
 
-/** Connects with the credential (through the outbound guard) and runs SELECT 1 / PING. */
+/** Connects with the credential (through the outbound guard) and runs SELECT 1 / PING, or logs in (FTP, SFTP). */
 const TESTS: Record<string, (data: Data, guard: AddressGuard) => Promise<void>> = {
   async postgres(data, guard) {
     const { postgresPool, withConnection } = await import('../nodes/n8n/postgres/client.js');
@@ -28,6 +28,14 @@ const TESTS: Record<string, (data: Data, guard: AddressGuard) => Promise<void>> 
           conn.query('SELECT 1', (err) => (err ? reject(err) : resolve())),
         ),
     );
+  },
+  async ftp(data, guard) {
+    const { openRemote } = await import('../nodes/n8n/ftp/index.js');
+    (await openRemote('ftp', data, guard, TEST_TIMEOUT_MS)).close();
+  },
+  async sftp(data, guard) {
+    const { openRemote } = await import('../nodes/n8n/ftp/index.js');
+    (await openRemote('sftp', data, guard, TEST_TIMEOUT_MS)).close();
   },
   async redis(data, guard) {
     const { redisClient } = await import('../nodes/n8n/redis/client.js');

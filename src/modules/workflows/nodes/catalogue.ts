@@ -1,6 +1,7 @@
 import { NodeRegistry, type NodeType } from '../engine/node-type.js';
 import { langchainNodeTypes } from './langchain/index.js';
 import { aggregateNode } from './n8n/aggregate/index.js';
+import { awsS3Node } from './n8n/aws-s3/index.js';
 import { readBinaryFileNode, readBinaryFilesNode, writeBinaryFileNode } from './n8n/binary-file/index.js';
 import { codeNode } from './n8n/code/index.js';
 import { compareDatasetsNode } from './n8n/compare-datasets/index.js';
@@ -21,6 +22,7 @@ import { executionDataNode } from './n8n/execution-data/index.js';
 import { n8nExtractFromFileNode } from './n8n/extract-from-file/index.js';
 import { n8nFilterNodes } from './n8n/filter/index.js';
 import { filterV1Node } from './n8n/filter/v1.js';
+import { ftpNode } from './n8n/ftp/index.js';
 import { functionNode } from './n8n/function/index.js';
 import { functionItemNode } from './n8n/function-item/index.js';
 import { graphqlNodes } from './n8n/graphql/index.js';
@@ -44,9 +46,11 @@ import { mySqlNode } from './n8n/mysql/index.js';
 import { trainingCustomerDatastoreNode, trainingCustomerMessengerNode } from './n8n/n8n-training/index.js';
 import { n8nNoOpNode } from './n8n/no-op/index.js';
 import { postgresNode } from './n8n/postgres/index.js';
+import { postgresTriggerNode } from './n8n/postgres-trigger/index.js';
 import { readPdfNode } from './n8n/read-pdf/index.js';
 import { readWriteFileNode } from './n8n/read-write-file/index.js';
 import { redisNode } from './n8n/redis/index.js';
+import { redisTriggerNode } from './n8n/redis-trigger/index.js';
 import { removeDuplicatesNode } from './n8n/remove-duplicates/index.js';
 import { removeDuplicatesV2Node } from './n8n/remove-duplicates/v2.js';
 import { renameKeysNode } from './n8n/rename-keys/index.js';
@@ -93,6 +97,7 @@ export const allNodeTypes: NodeType[] = [
   readBinaryFileNode,
   readBinaryFilesNode,
   writeBinaryFileNode,
+  awsS3Node,
   codeNode,
   compareDatasetsNode,
   n8nCompressionNode,
@@ -112,6 +117,7 @@ export const allNodeTypes: NodeType[] = [
   n8nExtractFromFileNode,
   ...n8nFilterNodes,
   filterV1Node,
+  ftpNode,
   functionNode,
   functionItemNode,
   ...graphqlNodes,
@@ -138,7 +144,9 @@ export const allNodeTypes: NodeType[] = [
   readPdfNode,
   readWriteFileNode,
   postgresNode,
+  postgresTriggerNode,
   redisNode,
+  redisTriggerNode,
   removeDuplicatesNode,
   removeDuplicatesV2Node,
   renameKeysNode,

@@ -67,7 +67,8 @@ export const n8nSetV1Node = defineNode({
       p.values.string.forEach(({ name, value }, k) => {
         setPath(json, name, entryValue('string', k, value) as Json, dots);
       });
-      out.push({ json });
+      // As n8n's Set v1: the item's binary data stays unless only the set values are kept.
+      out.push(!p.keepOnlySet && item.binary ? { json, binary: { ...item.binary } } : { json });
     }
     return output(out);
   },

@@ -1,0 +1,115 @@
+import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { Client, type FileInfo, FileType } from 'basic-ftp';
+import { NodeOperationError } from '../../../engine/node-type.js';
+import type { Json } from '../../../engine/types.js';
+import { boundedSink, FTP_LIMITS, joinRemote, type RemoteFiles, tooMany } from './files.js';
+
+const TYPES: Record<number, string> = {
+  [FileType.File]: '-',
+  [FileType.Directory]: 'd',
+  [FileType.SymbolicLink]: 'l',
+};
+
+function entry(info: FileInfo, full: string): Record<string, Json> {
+  return {
+    type: TYPES[info.type] ?? '-',
+    name: info.name,
+    size: info.size,
+    modifyTime: info.modifiedAt ? info.modifiedAt.toISOString() : info.rawModifiedAt,
+    ...(info.permissions
+      ? {
+          rights: {
+            user: String(info.permissions.user),
+            group: String(info.permissions.group),
+            other: String(info.permissions.world),
+          },
+        }
+      : {}),
+    owner: info.user ?? '',
+    group: info.group ?? '',
+    target: info.link ?? '',
+    path: full,
+  };
+}
+
+/**
+ * FTP through basic-ftp, connected to the address the outbound guard answered; data connections go
+ * to that same address whatever PASV names (no transfer to a host the guard did not see).
+ */
+export async function openFtp(
+  address: string,
+  login: { port: number; user: string; password: string },
+  timeoutMs: number,
+): Promise<RemoteFiles> {
+  const client = new Client(Math.min(timeoutMs, 30_000), {
+    allowSeparateTransferHost: false,
+    maxListingBytes: 20 * 1024 * 1024,
+  });
+  try {
+    await client.access({ host: address, port: login.port, user: login.user, password: login.password });
+  } catch (err) {
+    client.close();
+    throw new NodeOperationError(`FTP connection to port ${login.port} failed: ${(err as Error).message}`);
+  }
+  const home = await client.pwd();
+  const atHome = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } finally {
+      if (!client.closed) await client.cd(home).catch(() => undefined);
+    }
+  };
+
+  return {
+    async list(dir, recursive) {
+      const out: Array<Record<string, Json>> = [];
+      const walk = async (at: string, depth: number) => {
+        for (const info of await client.list(at)) {
+          if (info.name === '.' || info.name === '..') continue;
+          if (out.length >= FTP_LIMITS.listEntries) throw tooMany();
+          const full = joinRemote(at, info.name);
+          out.push(entry(info, full));
+          if (recursive && info.isDirectory && depth < FTP_LIMITS.depth) await walk(full, depth + 1);
+        }
+      };
+      await walk(dir, 0);
+      return out;
+    },
+    async download(file) {
+      let failure: Error | null = null;
+      const sink = boundedSink(file, (err) => {
+        failure = err;
+        client.close();
+      });
+      const target = new Writable({
+        write(chunk: Buffer, _enc, done) {
+          sink.push(chunk);
+          done();
+        },
+      });
+      try {
+        await client.downloadTo(target, file);
+      } catch (err) {
+        throw failure ?? err;
+      }
+      if (failure) throw failure;
+      return sink.bytes();
+    },
+    upload: (file, bytes) =>
+      atHome(async () => {
+        await client.ensureDir(path.posix.dirname(file));
+        await client.uploadFrom(Readable.from([bytes]), path.posix.basename(file));
+      }),
+    async delete(target, folder, recursive) {
+      if (!folder) await client.remove(target);
+      else if (recursive) await atHome(() => client.removeDir(target));
+      else await client.removeEmptyDir(target);
+    },
+    async rename(from, to, createDirectories) {
+      if (createDirectories) await atHome(() => client.ensureDir(path.posix.dirname(to)));
+      await client.rename(from, to);
+    },
+    close: () => client.close(),
+  };
+}
