@@ -7,11 +7,13 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 // scripts/ensure-build.mjs in a small project of its own: its src/, and a stand-in `typescript` package
@@ -31,6 +33,11 @@ fs.mkdirSync('dist', { recursive: true });
 // As slow as needed for two callers to overlap.
 const until = Date.now() + 300; while (Date.now() < until);
 fs.writeFileSync('dist/main.js', '');
+// The light commands' entry (src/cli/commands.ts), importing a dependency, when the project has one.
+if (fs.existsSync('with-commands')) {
+  fs.mkdirSync('dist/cli', { recursive: true });
+  fs.writeFileSync('dist/cli/commands.js', "import { word } from 'dep'; export const answer = word + '!';");
+}
 `;
 
 function project(): string {
@@ -138,5 +145,23 @@ describe('scripts/ensure-build.mjs', () => {
     rmSync(path.join(root, 'fail-build'));
     expect((await ensure(root)).code).toBe(0);
     expect(statSync(path.join(root, 'dist', '.build-stamp')).isFile()).toBe(true);
+  }, 60_000);
+
+  it('bundles the light CLI commands with their dependencies after a build, and never leaves a stale bundle', async () => {
+    const root = project();
+    writeFileSync(path.join(root, 'with-commands'), '');
+    const dep = path.join(root, 'node_modules', 'dep');
+    mkdirSync(dep);
+    writeFileSync(path.join(dep, 'package.json'), '{"name": "dep", "type": "module", "main": "index.js"}');
+    writeFileSync(path.join(dep, 'index.js'), "export const word = 'bundled';");
+    symlinkSync(path.resolve('node_modules/esbuild'), path.join(root, 'node_modules', 'esbuild'), 'dir');
+    expect((await ensure(root)).code).toBe(0);
+    const bundle = path.join(root, 'dist', 'cli-commands.js');
+    rmSync(dep, { recursive: true });
+    // The dependency is inside the bundle: it loads with the package gone.
+    expect((await import(pathToFileURL(bundle).href)).answer).toBe('bundled!');
+    writeFileSync(path.join(root, 'fail-build'), '');
+    expect((await ensure(root, '--force')).code).toBe(1);
+    expect(existsSync(bundle)).toBe(false);
   }, 60_000);
 });

@@ -36,11 +36,16 @@ describe.each(await testDialects())('keyword search ranks every match, then cuts
 
   /** The service on the platform's own database, with candidate bounds far below the corpus size. */
   const tight = () =>
-    new KnowledgeService(new DocumentStore(p.ctx.db, p.dialect), async () => [], 'none', {
-      dfCap: 1_000,
-      orBudget: 4,
-      allCap: 4,
-    });
+    new KnowledgeService(
+      new DocumentStore(p.ctx.db, p.dialect),
+      async () => ({ vectors: [], model: 'none' }),
+      'none',
+      {
+        dfCap: 1_000,
+        orBudget: 4,
+        allCap: 4,
+      },
+    );
 
   it('finds a document ingested last among many that share a frequent word, and ranks it first', async () => {
     const { results } = await tight().query(p.accountId, {

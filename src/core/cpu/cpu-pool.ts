@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { TenantTurns } from '../fairness/tenant-turns.js';
 
 /**
  * Worker threads for CPU work whose size a caller controls (parsing, chunking, embedding, the built-in
@@ -89,8 +90,8 @@ const IDLE_MS = 60_000;
 
 export class CpuPool {
   private readonly slots: Slot[] = [];
-  private readonly queues = new Map<string, Call[]>();
-  private waiting = 0;
+  /** Waiting calls, served one tenant at a time in turn. */
+  private readonly queue = new TenantTurns<Call>();
   private nextId = 1;
   private closed = false;
   /** Workers started so far (tests check that a runaway's worker was replaced). */
@@ -102,7 +103,7 @@ export class CpuPool {
     if (this.closed) return Promise.reject(new CpuTaskError('the CPU pool is closed', 'crash'));
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(new CpuTaskError('the call was aborted', 'aborted'));
-    if (this.waiting >= this.options.maxQueue)
+    if (this.queue.waiting >= this.options.maxQueue)
       return Promise.reject(new CpuTaskError('the CPU pool is busy; try again', 'queue'));
     return new Promise<O>((resolve, reject) => {
       const id = this.nextId++;
@@ -119,10 +120,7 @@ export class CpuPool {
         settled: false,
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      const queue = this.queues.get(call.tenant) ?? [];
-      queue.push(call);
-      this.queues.set(call.tenant, queue);
-      this.waiting++;
+      this.queue.push(call.tenant, call);
       this.dispatch();
     });
   }
@@ -134,40 +132,22 @@ export class CpuPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const call of this.drain()) settle(call, new CpuTaskError('the CPU pool is closed', 'crash'));
+    for (const call of this.queue.drain()) settle(call, new CpuTaskError('the CPU pool is closed', 'crash'));
     await Promise.all(
       this.slots.splice(0).map((slot) => this.retire(slot, 'the CPU pool is closed', 'crash')),
     );
   }
 
-  /** The first call of the tenant that waited longest for a turn; that tenant then goes last. */
-  private next(): Call | undefined {
-    for (const [tenant, queue] of this.queues) {
-      const call = queue.shift();
-      this.queues.delete(tenant);
-      if (!call) continue;
-      if (queue.length > 0) this.queues.set(tenant, queue);
-      this.waiting--;
-      return call;
-    }
-    return undefined;
-  }
-
-  private drain(): Call[] {
-    const all = [...this.queues.values()].flat();
-    this.queues.clear();
-    this.waiting = 0;
-    return all;
-  }
-
   private dispatch(): void {
-    while (this.waiting > 0) {
+    while (this.queue.waiting > 0) {
       const slot = this.slots.find((s) => s.ready && s.call === null);
       if (!slot) {
         if (this.slots.length < this.options.workers) this.spawn();
         return;
       }
-      const call = this.next() as Call;
+      const next = this.queue.take();
+      if (!next) return;
+      const call = next.item;
       if (slot.idle) clearTimeout(slot.idle);
       slot.idle = null;
       slot.call = call;
@@ -235,12 +215,7 @@ export class CpuPool {
   }
 
   private abort(call: Call): void {
-    for (const [tenant, queue] of this.queues) {
-      const at = queue.indexOf(call);
-      if (at < 0) continue;
-      queue.splice(at, 1);
-      if (queue.length === 0) this.queues.delete(tenant);
-      this.waiting--;
+    if (this.queue.remove(call.tenant, call)) {
       settle(call, new CpuTaskError('the call was aborted', 'aborted'));
       return;
     }
@@ -260,7 +235,7 @@ export class CpuPool {
     if (call) settle(call, new CpuTaskError(message, limit));
     // A worker that cannot even start would leave every waiting call waiting for ever.
     if (!slot.ready && limit === 'crash' && this.slots.every((s) => !s.ready))
-      for (const queued of this.drain()) settle(queued, new CpuTaskError(message, 'crash'));
+      for (const queued of this.queue.drain()) settle(queued, new CpuTaskError(message, 'crash'));
     slot.worker.removeAllListeners('exit');
     const stopped = slot.worker.terminate();
     if (!this.closed) this.dispatch();

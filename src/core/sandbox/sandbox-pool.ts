@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { TenantTurns } from '../fairness/tenant-turns.js';
 
 /**
  * Runs guest JavaScript (expressions, user code) in QuickJS isolates on worker threads, so that no user
@@ -96,8 +97,7 @@ const IDLE_MS = 60_000;
 export class SandboxPool {
   private readonly slots: Slot[] = [];
   /** Waiting calls per tenant, served in turn: one tenant's runaways cannot hold the others back. */
-  private readonly queues = new Map<string, Call[]>();
-  private waiting = 0;
+  private readonly queue = new TenantTurns<Call>();
   private nextId = 1;
   private closed = false;
 
@@ -112,13 +112,10 @@ export class SandboxPool {
     if (this.closed) return Promise.reject(new SandboxError('the sandbox is closed', 'crash'));
     const tenant = scope.tenant ?? 'default';
     const realm = scope.realm ?? null;
-    if (this.waiting >= (this.options.maxQueue ?? 10_000) && !this.makeRoomFor(tenant))
+    if (this.queue.waiting >= (this.options.maxQueue ?? 10_000) && !this.makeRoomFor(tenant))
       return Promise.reject(new SandboxError('the sandbox is busy; try again', 'queue'));
     return new Promise<string>((resolve, reject) => {
-      const queue = this.queues.get(tenant) ?? [];
-      queue.push({ id: this.nextId++, tenant, realm, fn, arg, timeoutMs, resolve, reject });
-      this.queues.set(tenant, queue);
-      this.waiting++;
+      this.queue.push(tenant, { id: this.nextId++, tenant, realm, fn, arg, timeoutMs, resolve, reject });
       this.dispatch();
     });
   }
@@ -141,7 +138,7 @@ export class SandboxPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const call of this.drain()) call.reject(new SandboxError('the sandbox is closed', 'crash'));
+    for (const call of this.queue.drain()) call.reject(new SandboxError('the sandbox is closed', 'crash'));
     await Promise.all(this.slots.splice(0).map((slot) => this.retire(slot, 'the sandbox is closed')));
   }
 
@@ -158,16 +155,7 @@ export class SandboxPool {
    */
   private next(): Call | undefined {
     const cap = this.options.maxPerTenant ?? this.options.workers;
-    for (const [tenant, queue] of this.queues) {
-      if (queue.length > 0 && this.busyFor(tenant) >= cap) continue;
-      const call = queue.shift();
-      this.queues.delete(tenant);
-      if (!call) continue;
-      if (queue.length > 0) this.queues.set(tenant, queue);
-      this.waiting--;
-      return call;
-    }
-    return undefined;
+    return this.queue.take((tenant) => this.busyFor(tenant) >= cap)?.item;
   }
 
   /**
@@ -176,31 +164,22 @@ export class SandboxPool {
    * evaluated in parallel can) is then refused its excess, never another account its first call.
    */
   private makeRoomFor(tenant: string): boolean {
-    const own = this.queues.get(tenant)?.length ?? 0;
-    let largest: Call[] | undefined;
-    for (const queue of this.queues.values()) if (!largest || queue.length > largest.length) largest = queue;
-    if (!largest || largest.length <= own + 1) return false;
-    const evicted = largest.pop() as Call;
-    this.waiting--;
+    const own = this.queue.waitingFor(tenant);
+    const largest = this.queue.largest();
+    if (!largest || largest.waiting <= own + 1) return false;
+    const evicted = this.queue.popNewest(largest.tenant) as Call;
     evicted.reject(new SandboxError('the sandbox is busy; try again', 'queue'));
     return true;
   }
 
-  private drain(): Call[] {
-    const all = [...this.queues.values()].flat();
-    this.queues.clear();
-    this.waiting = 0;
-    return all;
-  }
-
   private dispatch(): void {
-    while (this.waiting > 0) {
+    while (this.queue.waiting > 0) {
       const free = this.slots.filter((s) => s.ready && s.call === null);
       if (free.length === 0) {
         // One more worker only when those starting are fewer than the calls waiting: a call that
         // arrives while a warmed worker boots waits for it rather than booting another beside it.
         const starting = this.slots.filter((s) => !s.ready).length;
-        if (starting < this.waiting && this.slots.length < this.options.workers) this.spawn();
+        if (starting < this.queue.waiting && this.slots.length < this.options.workers) this.spawn();
         return;
       }
       const call = this.next();
@@ -288,7 +267,7 @@ export class SandboxPool {
     if (call) call.reject(new SandboxError(messageFor(message, limit, call.timeoutMs), limit));
     // A worker that dies while starting would otherwise leave its queued calls waiting for ever.
     if (!slot.ready && this.slots.every((s) => !s.ready) && limit === 'crash') {
-      for (const queued of this.drain()) queued.reject(new SandboxError(message, 'crash'));
+      for (const queued of this.queue.drain()) queued.reject(new SandboxError(message, 'crash'));
     }
     slot.worker.removeAllListeners('exit');
     const stopped = slot.worker.terminate();

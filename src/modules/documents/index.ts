@@ -76,7 +76,8 @@ export const documentsModule: PlatformModule = {
     const embed: Embedder = async (texts, model, payer) => {
       const principal = await principalOf(payer);
       const call = { principal, endpoint: 'documents.embed', stream: false, signal: NO_SIGNAL };
-      return (await llm.gateway.embed(call, model, texts)).embeddings;
+      const answer = await llm.gateway.embed(call, model, texts);
+      return { vectors: answer.embeddings, model: answer.model.name };
     };
     // An unknown model is left to fail the job with its reason, as the processing API documents.
     const admit = async (principal: Principal, model: string) => {

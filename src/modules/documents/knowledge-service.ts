@@ -199,10 +199,10 @@ export class KnowledgeService {
         byModel.set(model, [...(byModel.get(model) ?? []), this.vectors.key(accountId, topic)]);
       }
       for (const [model, keys] of byModel) {
-        const [queryVector] = await this.embed([q.query], model, {
-          accountId,
-          keyId: q.payerKeyId ?? null,
-        });
+        const answer = await this.embed([q.query], model, { accountId, keyId: q.payerKeyId ?? null });
+        // A fallback's vector lies in another space than the topic's: no vector ranking then.
+        if (answer.model !== model) continue;
+        const [queryVector] = answer.vectors;
         vector.push(...this.vectors.search(keys, queryVector ?? [], depth));
       }
       vector = vector.sort((a, b) => b.score - a.score || (a.chunkId < b.chunkId ? -1 : 1)).slice(0, depth);

@@ -7,8 +7,15 @@ import type { DocumentStore } from './store.js';
 import type { ChunksTable } from './tables.js';
 import { VectorIndex } from './vector-index.js';
 
-/** Embeds texts with a registry model through the gateway, charged to the payer (charging.ts). */
-export type Embedder = (texts: string[], model: string, payer: Payer) => Promise<number[][]>;
+/**
+ * Embeds texts with a registry model through the gateway, charged to the payer (charging.ts). `model`
+ * is the one that answered: a fallback's name when the asked model's chain fell back.
+ */
+export type Embedder = (
+  texts: string[],
+  model: string,
+  payer: Payer,
+) => Promise<{ vectors: number[][]; model: string }>;
 
 /**
  * Chunks embedded and written per round: each round is a read, an embedding call through the gateway
@@ -144,12 +151,20 @@ export class DocumentProcessor {
       // A batch of chunks at a time, read by index: a large document's text is never all in one read.
       let batch = await this.store.chunksOf(doc.id).orderBy('chunk_index').limit(EMBED_BATCH).execute();
       if (batch.length === 0) throw new Error('the document has no chunks: chunk it first');
+      // The vectors are stored under the model that answered, not the one asked: a fallback to another
+      // embedding model answers in another vector space. Every batch of a document in one space.
+      let answeredBy: string | null = null;
       while (batch.length > 0) {
-        const vectors = await this.embed(
+        const answer = await this.embed(
           batch.map((c) => c.text),
           job.embeddingModel,
           { accountId: job.accountId, keyId: job.payerKeyId ?? null },
         );
+        if (answeredBy !== null && answer.model !== answeredBy)
+          throw new Error(
+            `embeddings of one document came from two models ('${answeredBy}', then '${answer.model}'): process it again`,
+          );
+        answeredBy = answer.model;
         const after = batch.at(-1)!.chunk_index;
         await nextTurn();
         const next = await this.store
@@ -160,10 +175,10 @@ export class DocumentProcessor {
           .execute();
         await this.store.setEmbeddings(
           doc.id,
-          job.embeddingModel,
-          batch.map((c, j) => ({ id: c.id, embedding: unitBytes(vectors[j] ?? []) })),
+          answeredBy,
+          batch.map((c, j) => ({ id: c.id, embedding: unitBytes(answer.vectors[j] ?? []) })),
           next.length === 0
-            ? { status: 'embedded', embedding_model: job.embeddingModel, error: null, updated_at: this.now() }
+            ? { status: 'embedded', embedding_model: answeredBy, error: null, updated_at: this.now() }
             : {},
         );
         batch = next;
