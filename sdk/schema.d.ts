@@ -3253,6 +3253,56 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/agents/{agentId}/runs/{runId}/tool-outputs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Submit a paused run's client tool outputs; the turn continues (server-sent events with stream: true)
+     * @description Submit a paused run's client tool outputs; the turn continues (server-sent events with stream: true)
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `agent:write`.
+     */
+    post: operations['postApiAgentsByAgentIdRunsByRunIdToolOutputs'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agents/{agentId}/runs/{runId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A run: its status and the tool calls it waits for
+     * @description A run: its status and the tool calls it waits for
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `agent:read`.
+     */
+    get: operations['getApiAgentsByAgentIdRunsByRunId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * A run: its status and the tool calls it waits for (headers only)
+     * @description A run: its status and the tool calls it waits for
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `agent:read`.
+     */
+    head: operations['headApiAgentsByAgentIdRunsByRunId'];
+    patch?: never;
+    trace?: never;
+  };
   '/api/conversations': {
     parameters: {
       query?: never;
@@ -18290,6 +18340,16 @@ export interface operations {
                       [key: string]: unknown;
                     };
                   }
+                | {
+                    /** @enum {string} */
+                    type: 'function';
+                    name: string;
+                    description?: string;
+                    /** @description JSON schema of the arguments */
+                    parameters?: {
+                      [key: string]: unknown;
+                    };
+                  }
               )[];
               temperature?: number | null;
               maxToolCalls?: number;
@@ -18362,6 +18422,16 @@ export interface operations {
                 /** @description Only these of the server's tools (default: all) */
                 include?: string[];
               }
+            | {
+                /** @enum {string} */
+                type: 'function';
+                name: string;
+                description?: string;
+                /** @description JSON schema of the arguments */
+                parameters?: {
+                  [key: string]: unknown;
+                };
+              }
           )[];
           temperature?: number | null;
           maxToolCalls?: number;
@@ -18418,6 +18488,16 @@ export interface operations {
               | {
                   name: string;
                   description?: string;
+                  parameters?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'function';
+                  name: string;
+                  description?: string;
+                  /** @description JSON schema of the arguments */
                   parameters?: {
                     [key: string]: unknown;
                   };
@@ -18539,6 +18619,16 @@ export interface operations {
               | {
                   name: string;
                   description?: string;
+                  parameters?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'function';
+                  name: string;
+                  description?: string;
+                  /** @description JSON schema of the arguments */
                   parameters?: {
                     [key: string]: unknown;
                   };
@@ -18667,6 +18757,16 @@ export interface operations {
                 /** @description Only these of the server's tools (default: all) */
                 include?: string[];
               }
+            | {
+                /** @enum {string} */
+                type: 'function';
+                name: string;
+                description?: string;
+                /** @description JSON schema of the arguments */
+                parameters?: {
+                  [key: string]: unknown;
+                };
+              }
           )[];
           temperature?: number | null;
           maxToolCalls?: number;
@@ -18723,6 +18823,16 @@ export interface operations {
               | {
                   name: string;
                   description?: string;
+                  parameters?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'function';
+                  name: string;
+                  description?: string;
+                  /** @description JSON schema of the arguments */
                   parameters?: {
                     [key: string]: unknown;
                   };
@@ -18881,6 +18991,29 @@ export interface operations {
           conversationId?: string;
           content: string;
           stream?: boolean;
+          /** @description Client tools of this turn */
+          tools?: {
+            /** @enum {string} */
+            type: 'function';
+            name: string;
+            description?: string;
+            /** @description JSON schema of the arguments */
+            parameters?: {
+              [key: string]: unknown;
+            };
+          }[];
+          toolChoice?:
+            | ('auto' | 'none' | 'required')
+            | {
+                name: string;
+              };
+          responseFormat?: {
+            name?: string;
+            /** @description JSON schema the answer must follow */
+            schema: {
+              [key: string]: unknown;
+            };
+          };
         };
       };
     };
@@ -18894,6 +19027,8 @@ export interface operations {
           /**
            * @example {
            *       "conversationId": "string",
+           *       "runId": "string",
+           *       "status": "completed",
            *       "messages": [
            *         {
            *           "id": "string",
@@ -18944,6 +19079,9 @@ export interface operations {
            */
           'application/json': {
             conversationId: string;
+            runId: string;
+            /** @enum {unknown} */
+            status: 'completed' | 'requires_action';
             messages: {
               id: string;
               conversationId: string;
@@ -18988,6 +19126,19 @@ export interface operations {
               score: number;
               text: string;
             }[];
+            /** @description The answer parsed, with a responseFormat */
+            output?: unknown;
+            requiredAction?: {
+              /** @enum {string} */
+              type: 'submit_tool_outputs';
+              toolCalls: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
+            };
           };
         };
       };
@@ -19017,6 +19168,286 @@ export interface operations {
       header?: never;
       path: {
         agentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiAgentsByAgentIdRunsByRunIdToolOutputs: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+        runId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "toolOutputs": [
+         *         {
+         *           "toolCallId": "string",
+         *           "output": null
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': {
+          toolOutputs: {
+            toolCallId: string;
+            /** @description Text or any JSON value */
+            output: unknown;
+          }[];
+          stream?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "conversationId": "string",
+           *       "runId": "string",
+           *       "status": "completed",
+           *       "messages": [
+           *         {
+           *           "id": "string",
+           *           "conversationId": "string",
+           *           "role": "user",
+           *           "content": "string",
+           *           "steps": [
+           *             {
+           *               "type": "retrieval",
+           *               "name": "string",
+           *               "input": null,
+           *               "output": null,
+           *               "ms": 0
+           *             }
+           *           ],
+           *           "sources": [
+           *             {
+           *               "documentId": "string",
+           *               "title": "string",
+           *               "topic": "string",
+           *               "pageNumber": 0,
+           *               "score": 0,
+           *               "text": "string"
+           *             }
+           *           ],
+           *           "usage": {
+           *             "promptTokens": 0,
+           *             "completionTokens": 0
+           *           },
+           *           "createdAt": "2025-01-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "usage": {
+           *         "promptTokens": 0,
+           *         "completionTokens": 0
+           *       },
+           *       "sources": [
+           *         {
+           *           "documentId": "string",
+           *           "title": "string",
+           *           "topic": "string",
+           *           "pageNumber": 0,
+           *           "score": 0,
+           *           "text": "string"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            conversationId: string;
+            runId: string;
+            /** @enum {unknown} */
+            status: 'completed' | 'requires_action';
+            messages: {
+              id: string;
+              conversationId: string;
+              /** @enum {unknown} */
+              role: 'user' | 'assistant' | 'tool';
+              content: string;
+              steps: {
+                /** @enum {unknown} */
+                type: 'retrieval' | 'tool_call' | 'model';
+                name: string;
+                input: unknown;
+                output: unknown;
+                ms: number;
+              }[];
+              sources: {
+                documentId: string;
+                title: string | null;
+                topic: string;
+                pageNumber: number;
+                score: number;
+                text: string;
+              }[];
+              usage: {
+                promptTokens: number;
+                completionTokens: number;
+              } | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt: string;
+            }[];
+            usage: {
+              promptTokens: number;
+              completionTokens: number;
+            };
+            sources: {
+              documentId: string;
+              title: string | null;
+              topic: string;
+              pageNumber: number;
+              score: number;
+              text: string;
+            }[];
+            /** @description The answer parsed, with a responseFormat */
+            output?: unknown;
+            requiredAction?: {
+              /** @enum {string} */
+              type: 'submit_tool_outputs';
+              toolCalls: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
+            };
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiAgentsByAgentIdRunsByRunId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+        runId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "agentId": "string",
+           *       "conversationId": "string",
+           *       "status": "queued",
+           *       "requiredAction": {
+           *         "type": "submit_tool_outputs",
+           *         "toolCalls": [
+           *           {
+           *             "id": "string",
+           *             "name": "string",
+           *             "arguments": {}
+           *           }
+           *         ]
+           *       },
+           *       "messageId": "string",
+           *       "error": {
+           *         "code": "string",
+           *         "message": "string"
+           *       },
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            agentId: string;
+            conversationId: string;
+            /** @enum {unknown} */
+            status: 'queued' | 'in_progress' | 'requires_action' | 'completed' | 'failed' | 'cancelled';
+            requiredAction: {
+              /** @enum {string} */
+              type: 'submit_tool_outputs';
+              toolCalls: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
+            } | null;
+            messageId: string | null;
+            error: {
+              code: string;
+              message: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiAgentsByAgentIdRunsByRunId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+        runId: string;
       };
       cookie?: never;
     };

@@ -92,6 +92,7 @@ export const agentsModule: PlatformModule = {
         callsTools: (name) => llm.registry.get(name)?.provider !== 'builtin',
       },
       ctx.config.AGENT_HISTORY_MESSAGES,
+      ctx.clock,
       (err) => ctx.log.error({ err }, 'agent turn failed'),
     );
     internals.set(ctx, { agents, conversations, messenger });

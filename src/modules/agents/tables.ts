@@ -33,10 +33,29 @@ export interface AgentMessagesTable {
   created_at: Timestamp;
 }
 
+export interface AgentRunsTable {
+  id: string;
+  account_id: string;
+  agent_id: string;
+  conversation_id: string;
+  user_id: string | null;
+  status: string;
+  /** The turn's options and input (JSON of RunOptions). */
+  options: JsonText;
+  /** A paused turn's state (JSON of TurnState) and the client calls it waits for (JSON). */
+  state: JsonText | null;
+  pending: JsonText | null;
+  message_id: string | null;
+  error: JsonText | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 declare module '../../core/db/types.js' {
   interface Database {
     agents: AgentsTable;
     conversations: ConversationsTable;
     agent_messages: AgentMessagesTable;
+    agent_runs: AgentRunsTable;
   }
 }

@@ -12,10 +12,35 @@ export const BUILTIN_TOOLS = ['knowledge_search', 'user_profile', 'blend_recomme
 export type ToolDefinition =
   | string
   | { name: string; description?: string; parameters?: Record<string, unknown> }
-  | McpServerTool;
+  | McpServerTool
+  | ClientTool;
+
+/**
+ * A function tool the server does not run (OpenAI's function tools): the turn stops with its calls
+ * pending and the client submits their outputs.
+ */
+export interface ClientTool {
+  type: 'function';
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+}
 
 export const isMcpTool = (tool: ToolDefinition): tool is McpServerTool =>
   typeof tool !== 'string' && 'type' in tool && tool.type === 'mcp';
+
+export const isClientTool = (tool: ToolDefinition): tool is ClientTool =>
+  typeof tool !== 'string' && 'type' in tool && tool.type === 'function';
+
+/** Why a client tool cannot be offered, or null. */
+export function clientToolProblem(tool: ClientTool): string | null {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(tool.name)) return 'name must be 1-64 of [A-Za-z0-9_-]';
+  if (tool.parameters) {
+    const bad = schemaProblem(tool.parameters);
+    if (bad) return `parameters ${bad}`;
+  }
+  return null;
+}
 
 export const toolName = (tool: ToolDefinition): string => (typeof tool === 'string' ? tool : tool.name);
 
@@ -69,13 +94,15 @@ export interface ResolvedTool {
   functionName: string;
   spec: ToolSpec;
   validate: ValidateFunction;
+  /** A client's tool: its calls wait for the client's outputs. */
+  client?: true;
 }
 
 const ajv = new Ajv({ allErrors: false, strict: false, allowUnionTypes: true });
 /** Compiled validators by schema text: compiling is slow, and agents reuse theirs every turn. */
 const compiled = new LRUCache<string, ValidateFunction>({ max: 500 });
 
-function validatorOf(schema: Record<string, unknown>): ValidateFunction {
+export function validatorOf(schema: Record<string, unknown>): ValidateFunction {
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (!validate) {
@@ -173,6 +200,25 @@ function resolveMcp(entry: McpServerTool): ResolvedTool[] {
 export function resolveTools(tools: readonly ToolDefinition[]): ResolvedTool[] {
   return tools.flatMap((tool): ResolvedTool[] => {
     if (isMcpTool(tool)) return resolveMcp(tool);
+    if (isClientTool(tool)) {
+      const parameters = tool.parameters ?? ANY_OBJECT;
+      return [
+        {
+          name: tool.name,
+          functionName: tool.name,
+          client: true,
+          spec: {
+            type: 'function',
+            function: {
+              name: tool.name,
+              ...(tool.description ? { description: tool.description } : {}),
+              parameters,
+            },
+          },
+          validate: validatorOf(parameters),
+        },
+      ];
+    }
     const name = toolName(tool);
     const builtin = BUILTIN_SPECS[name as (typeof BUILTIN_TOOLS)[number]];
     const description =
