@@ -534,6 +534,8 @@ const OPENAI_PATHS = new Set([
   '/v1/moderations',
   '/v1/models',
   '/v1/models/{model}',
+  '/v1/responses',
+  '/v1/responses/{id}',
 ]);
 const ANTHROPIC_PATHS = new Set(['/v1/messages', '/v1/messages/count_tokens']);
 

@@ -69,8 +69,19 @@ interface TurnInput extends TurnOptions {
   signal: AbortSignal;
   /** A paused turn to continue, its client tools' results appended: history and content are not read. */
   resume?: TurnState;
+  /**
+   * The conversation given whole (the Responses API, whose client holds it): used instead of the
+   * system prompt, history and content; nothing is retrieved.
+   */
+  messages?: ChatMessage[];
+  /** The agent and conversation (their memory blocks); the blocks as the system prompt shows them. */
+  agentId?: string;
+  conversationId?: string | null;
+  memory?: string;
   /** The gateway endpoint its calls are logged under (`agent.message`). */
   endpoint?: string;
+  /** Sampling options beyond the agent's temperature (the Responses API's `max_output_tokens`, …). */
+  chatOptions?: { temperature?: number; topP?: number; maxTokens?: number };
 }
 
 export interface RunnerDeps {
@@ -89,11 +100,13 @@ const MAX_TOOL_OUTPUT_CHARS = 20_000;
 
 const elapsed = (since: number) => Math.round((performance.now() - since) * 100) / 100;
 
-function systemPrompt(agent: AgentDefinition, sources: SourceView[]): string {
-  if (sources.length === 0) return agent.instructions;
-  const passages = sources.map((s, i) => `[${i + 1}] ${s.title ?? s.documentId}\n${s.text}`).join('\n\n');
-  const lead = agent.instructions.trim() === '' ? '' : `${agent.instructions}\n\n`;
-  return `${lead}Passages from the knowledge base that may help (cite them by title):\n\n${passages}`;
+function systemPrompt(agent: AgentDefinition, sources: SourceView[], memory = ''): string {
+  const parts = [agent.instructions, memory].filter((p) => p.trim() !== '');
+  if (sources.length > 0) {
+    const passages = sources.map((s, i) => `[${i + 1}] ${s.title ?? s.documentId}\n${s.text}`).join('\n\n');
+    parts.push(`Passages from the knowledge base that may help (cite them by title):\n\n${passages}`);
+  }
+  return parts.join('\n\n');
 }
 
 /**
@@ -145,7 +158,7 @@ async function fresh(deps: RunnerDeps, input: TurnInput): Promise<TurnState> {
       ms: elapsed(started),
     });
   }
-  const system = systemPrompt(agent, state.sources);
+  const system = systemPrompt(agent, state.sources, input.memory);
   if (system.trim() !== '') state.messages.push({ role: 'system', content: system });
   for (const m of input.history) state.messages.push({ role: m.role, content: m.content });
   state.messages.push({ role: 'user', content: input.content });
@@ -158,7 +171,18 @@ async function* turn(
   mcp: McpCalls,
 ): AsyncGenerator<TurnEvent, TurnResult, undefined> {
   const { agent, principal, signal } = input;
-  const state = input.resume ?? (await fresh(deps, input));
+  const state =
+    input.resume ??
+    (input.messages
+      ? {
+          messages: input.messages,
+          steps: [],
+          sources: [],
+          usage: { promptTokens: 0, completionTokens: 0 },
+          content: '',
+          rounds: 0,
+        }
+      : await fresh(deps, input));
   const { steps, sources, usage, messages } = state;
 
   const choice = input.toolChoice ?? 'auto';
@@ -183,7 +207,10 @@ async function* turn(
         ...(offered ? { tools: offered } : {}),
         ...(toolChoice ? { toolChoice } : {}),
         ...(format ? { format: format.schema, openAi: { schemaName: format.name ?? 'answer' } } : {}),
-        options: agent.temperature !== null ? { temperature: agent.temperature } : {},
+        options: {
+          ...(agent.temperature !== null ? { temperature: agent.temperature } : {}),
+          ...input.chatOptions,
+        },
         // A model that cannot read a prompt quotes from the passages retrieved for this question.
         ...(sources.length > 0 && input.resume === undefined
           ? {
@@ -316,6 +343,8 @@ async function execute(
       payerKeyId: input.principal.keyId,
       userId: input.userId,
       topics: input.agent.knowledgeTopics,
+      ...(input.agentId ? { agentId: input.agentId } : {}),
+      conversationId: input.conversationId ?? null,
       mcp,
       signal: input.signal,
     });

@@ -1,11 +1,18 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../core/db/types.js';
-import type { AgentMessagesTable, AgentRunsTable, AgentsTable, ConversationsTable } from './tables.js';
+import type {
+  AgentMessagesTable,
+  AgentResponsesTable,
+  AgentRunsTable,
+  AgentsTable,
+  ConversationsTable,
+} from './tables.js';
 
 export type AgentRow = AgentsTable;
 export type ConversationRow = ConversationsTable;
 export type MessageRow = AgentMessagesTable;
 export type RunRow = AgentRunsTable;
+export type ResponseRow = AgentResponsesTable;
 
 /** Queries on agents, conversations and their messages; agents and conversations scoped to their account. */
 export class AgentStore {
@@ -136,5 +143,20 @@ export class AgentStore {
       .where('status', 'in', [...from])
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  }
+
+  // Responses (OpenAI's Responses API).
+
+  async insertResponse(row: ResponseRow): Promise<void> {
+    await this.db.insertInto('agent_responses').values(row).execute();
+  }
+
+  getResponse(accountId: string, id: string): Promise<ResponseRow | undefined> {
+    return this.db
+      .selectFrom('agent_responses')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
   }
 }

@@ -15,6 +15,7 @@ import { type RunnerDeps, runTurn, type TurnEvent, type TurnState } from './agen
 import type { AgentDefinition, AgentService } from './agent-service.js';
 import type { AgentStore, RunRow } from './agent-store.js';
 import { type ConversationService, userOf } from './conversation-service.js';
+import { type MemoryService, memoryPrompt } from './memory-service.js';
 import { checkTurnRequest, clientOutputMessages, type ToolOutput } from './turn-request.js';
 
 /** A turn whose user message is stored: run it for its events and how it ended. */
@@ -42,6 +43,7 @@ export class AgentMessenger implements AgentMessaging {
     private readonly agents: AgentService,
     private readonly conversations: ConversationService,
     private readonly store: AgentStore,
+    private readonly memory: MemoryService,
     private readonly runner: RunnerDeps,
     private readonly historyLimit: number,
     private readonly clock: Clock,
@@ -109,11 +111,12 @@ export class AgentMessenger implements AgentMessaging {
       updated_at: now,
     };
     await this.store.insertRun(run);
+    const memory = memoryPrompt(await this.memory.list(principal.accountId, agentId, conversationId));
     return {
       conversationId,
       runId: run.id,
       userMessage,
-      run: (signal) => this.drive(principal, run, definition, options, signal, { history }),
+      run: (signal) => this.drive(principal, run, definition, options, signal, { history, memory }),
     };
   }
 
@@ -174,7 +177,9 @@ export class AgentMessenger implements AgentMessaging {
     definition: AgentDefinition,
     options: RunOptions,
     signal: AbortSignal,
-    start: { history: Array<{ role: 'user' | 'assistant'; content: string }> } | { resume: TurnState },
+    start:
+      | { history: Array<{ role: 'user' | 'assistant'; content: string }>; memory: string }
+      | { resume: TurnState },
   ): AsyncGenerator<TurnEvent, TurnOutcome> {
     const finish = (values: Partial<RunRow>) =>
       this.store.moveRun(run.id, ['in_progress'], { ...values, updated_at: this.clock.now().toISOString() });
@@ -184,6 +189,9 @@ export class AgentMessenger implements AgentMessaging {
         agent: definition,
         userId: run.user_id,
         history: 'history' in start ? start.history : [],
+        agentId: run.agent_id,
+        conversationId: run.conversation_id,
+        ...('memory' in start ? { memory: start.memory } : {}),
         content: options.content,
         signal,
         ...('resume' in start ? { resume: start.resume } : {}),

@@ -28,6 +28,7 @@ import {
   ToolOutputsBody,
 } from './schemas.js';
 import type { ResponseFormat } from './structured-output.js';
+import type { ClientTool } from './tool-specs.js';
 
 export interface AgentRouteDeps {
   agents: AgentService;
@@ -171,7 +172,7 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
       const turn = await messenger.begin(principalOf(request), request.params.agentId, {
         content,
         ...(conversationId !== undefined ? { conversationId } : {}),
-        ...(tools ? { tools } : {}),
+        ...(tools ? { tools: tools as ClientTool[] } : {}),
         ...(toolChoice ? { toolChoice } : {}),
         ...(responseFormat ? { responseFormat: responseFormat as ResponseFormat } : {}),
       });

@@ -292,3 +292,64 @@ export const RunView = Type.Object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
+
+const BlockLabel = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9_-]+$',
+  description: 'persona, human or a name of your own',
+});
+
+export const MemoryBlockBody = Type.Object(
+  {
+    label: BlockLabel,
+    value: Type.Optional(Type.String({ maxLength: 20_000 })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 20_000, description: 'Characters (default 2,000)' }),
+    ),
+    description: Type.Optional(Type.String({ maxLength: 1_000 })),
+    conversationId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+export const MemoryBlockPatch = Type.Object(
+  {
+    value: Type.Optional(Type.String({ maxLength: 20_000 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20_000 })),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 1_000 }))),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const MemoryBlockParams = Type.Object({
+  agentId: Type.String({ minLength: 1, maxLength: 100 }),
+  blockId: Type.String({ minLength: 1, maxLength: 100 }),
+});
+
+export const MemoryBlockView = Type.Object({
+  id: Type.String(),
+  agentId: Type.String(),
+  conversationId: Nullable(Type.String()),
+  label: Type.String(),
+  description: Nullable(Type.String()),
+  value: Type.String(),
+  limit: Type.Integer(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const MemoryBlockList = Type.Object({ data: Type.Array(MemoryBlockView) });
+
+export const MemoryEditList = Type.Object({
+  data: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      op: Type.String(),
+      by: Type.String(),
+      before: Nullable(Type.String()),
+      after: Type.String(),
+      createdAt: Timestamp,
+    }),
+  ),
+});

@@ -51,11 +51,49 @@ export interface AgentRunsTable {
   updated_at: Timestamp;
 }
 
+export interface AgentResponsesTable {
+  id: string;
+  account_id: string;
+  model: string;
+  /** The conversation up to this response (JSON of ChatMessage[], no instructions). */
+  messages: JsonText;
+  /** The response object as answered (JSON). */
+  response: JsonText;
+  created_at: Timestamp;
+}
+
+export interface AgentMemoryBlocksTable {
+  id: string;
+  account_id: string;
+  agent_id: string;
+  /** '' for the agent's own blocks, else the conversation's id. */
+  scope: string;
+  label: string;
+  description: string | null;
+  value: string;
+  char_limit: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface AgentMemoryEditsTable {
+  id: string;
+  block_id: string;
+  op: string;
+  by: string;
+  before: string | null;
+  after: string;
+  created_at: Timestamp;
+}
+
 declare module '../../core/db/types.js' {
   interface Database {
     agents: AgentsTable;
     conversations: ConversationsTable;
     agent_messages: AgentMessagesTable;
     agent_runs: AgentRunsTable;
+    agent_responses: AgentResponsesTable;
+    agent_memory_blocks: AgentMemoryBlocksTable;
+    agent_memory_edits: AgentMemoryEditsTable;
   }
 }

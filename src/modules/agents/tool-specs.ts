@@ -3,7 +3,13 @@ import { LRUCache } from 'lru-cache';
 import type { ToolSpec } from '../llm/index.js';
 import type { McpServerTool } from './mcp-client.js';
 
-export const BUILTIN_TOOLS = ['knowledge_search', 'user_profile', 'blend_recommendations'] as const;
+export const BUILTIN_TOOLS = [
+  'knowledge_search',
+  'user_profile',
+  'blend_recommendations',
+  'memory_append',
+  'memory_replace',
+] as const;
 
 /**
  * A tool as an agent lists it: a name, a workflow tool with its description and argument schema, or an
@@ -76,6 +82,32 @@ const BUILTIN_SPECS: Record<
         mood: { type: 'string', maxLength: 100 },
         occasion: { type: 'string', maxLength: 100 },
       },
+      additionalProperties: false,
+    },
+  },
+  memory_append: {
+    description:
+      'Appends a line to one of your memory blocks (by label), to remember it in later turns and conversations.',
+    parameters: {
+      type: 'object',
+      properties: {
+        label: { type: 'string', minLength: 1, maxLength: 64 },
+        content: { type: 'string', minLength: 1, maxLength: 20_000 },
+      },
+      required: ['label', 'content'],
+      additionalProperties: false,
+    },
+  },
+  memory_replace: {
+    description: 'Replaces text in one of your memory blocks (by label): old_content becomes new_content.',
+    parameters: {
+      type: 'object',
+      properties: {
+        label: { type: 'string', minLength: 1, maxLength: 64 },
+        old_content: { type: 'string', minLength: 1, maxLength: 20_000 },
+        new_content: { type: 'string', maxLength: 20_000 },
+      },
+      required: ['label', 'old_content', 'new_content'],
       additionalProperties: false,
     },
   },
