@@ -3275,6 +3275,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/agents/{agentId}/runs/{runId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a run waiting for tool outputs
+     * @description Cancel a run waiting for tool outputs
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `agent:write`.
+     */
+    post: operations['postApiAgentsByAgentIdRunsByRunIdCancel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/agents/{agentId}/runs/{runId}': {
     parameters: {
       query?: never;
@@ -19503,6 +19525,92 @@ export interface operations {
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiAgentsByAgentIdRunsByRunIdCancel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+        runId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "agentId": "string",
+           *       "conversationId": "string",
+           *       "status": "queued",
+           *       "requiredAction": {
+           *         "type": "submit_tool_outputs",
+           *         "toolCalls": [
+           *           {
+           *             "id": "string",
+           *             "name": "string",
+           *             "arguments": {}
+           *           }
+           *         ]
+           *       },
+           *       "messageId": "string",
+           *       "error": {
+           *         "code": "string",
+           *         "message": "string"
+           *       },
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            agentId: string;
+            conversationId: string;
+            /** @enum {unknown} */
+            status: 'queued' | 'in_progress' | 'requires_action' | 'completed' | 'failed' | 'cancelled';
+            requiredAction: {
+              /** @enum {string} */
+              type: 'submit_tool_outputs';
+              toolCalls: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
+            } | null;
+            messageId: string | null;
+            error: {
+              code: string;
+              message: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };

@@ -208,7 +208,7 @@ describe.each(await testDialects())(
       );
     });
 
-    it("another account's run is a 404", async () => {
+    it("another account's run is a 404; a waiting run is cancelled once", async () => {
       const agent = await createAgent(bed, { model: MODEL, tools: [WEATHER] });
       toolCallsThenText(bed.openai, { name: 'get_weather', arguments: { city: 'Rome' } });
       const paused = (await post(`/api/agents/${agent.id}/messages`, { content: 'x' })).json() as Answer;

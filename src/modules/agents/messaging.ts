@@ -170,6 +170,26 @@ export class AgentMessenger implements AgentMessaging {
     };
   }
 
+  /**
+   * Cancels a run waiting for tool outputs (its turn never continues; the conversation keeps the
+   * user's message without an answer). A run in another status is a 409.
+   */
+  async cancel(principal: Principal, agentId: string, runId: string): Promise<RunRow> {
+    const row = await this.mustGetRun(principal, agentId, runId);
+    const values = {
+      status: 'cancelled',
+      state: null,
+      pending: null,
+      updated_at: this.clock.now().toISOString(),
+    };
+    if (!(await this.store.moveRun(row.id, ['requires_action', 'queued'], values)))
+      throw new AppError('CONFLICT', `Run '${runId}' is ${row.status}: only a waiting run can be cancelled`, {
+        runId,
+        status: row.status,
+      });
+    return { ...row, ...values };
+  }
+
   /** Runs the turn and records how it ended on the run (and the answer in the conversation). */
   private async *drive(
     principal: Principal,
@@ -253,6 +273,10 @@ export class AgentMessenger implements AgentMessaging {
             },
       ).catch(this.onUnexpected);
       throw error;
+    } finally {
+      // A consumer that stops reading (a WebSocket cancel) ends the turn here: the run is cancelled
+      // (a no-op when it already ended: only an in_progress run moves).
+      await finish({ status: 'cancelled', state: null, pending: null }).catch(this.onUnexpected);
     }
   }
 }

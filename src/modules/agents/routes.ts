@@ -202,6 +202,23 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
     },
   );
 
+  r.post(
+    '/api/agents/:agentId/runs/:runId/cancel',
+    {
+      config: customerFacing,
+      schema: {
+        tags,
+        summary: 'Cancel a run waiting for tool outputs',
+        params: RunParams,
+        response: withErrors({ 200: RunView }),
+      },
+    },
+    async (request) => {
+      const { agentId, runId } = request.params;
+      return runView(await messenger.cancel(principalOf(request), agentId, runId));
+    },
+  );
+
   r.get(
     '/api/agents/:agentId/runs/:runId',
     {
