@@ -3433,6 +3433,78 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/agents/{agentId}/runs/{runId}/tool-outputs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Submit a paused run's client tool outputs; the turn continues (server-sent events with stream: true)
+     * @description Submit a paused run's client tool outputs; the turn continues (server-sent events with stream: true)
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `agent:write`.
+     */
+    post: operations['postApiAgentsByAgentIdRunsByRunIdToolOutputs'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agents/{agentId}/runs/{runId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a run waiting for tool outputs
+     * @description Cancel a run waiting for tool outputs
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `agent:write`.
+     */
+    post: operations['postApiAgentsByAgentIdRunsByRunIdCancel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agents/{agentId}/runs/{runId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A run: its status and the tool calls it waits for
+     * @description A run: its status and the tool calls it waits for
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `agent:read`.
+     */
+    get: operations['getApiAgentsByAgentIdRunsByRunId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * A run: its status and the tool calls it waits for (headers only)
+     * @description A run: its status and the tool calls it waits for
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `agent:read`.
+     */
+    head: operations['headApiAgentsByAgentIdRunsByRunId'];
+    patch?: never;
+    trace?: never;
+  };
   '/api/conversations': {
     parameters: {
       query?: never;
@@ -3498,6 +3570,158 @@ export interface paths {
      *     An API key or a customer token (acting for its customer). Requires the scope `agent:read`.
      */
     head: operations['headApiConversationsById'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agents/{agentId}/memory/blocks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An agent's memory blocks, and a conversation's with conversationId
+     * @description An agent's memory blocks, and a conversation's with conversationId
+     *
+     *     API keys only. Requires the scope `agent:read`.
+     */
+    get: operations['getApiAgentsByAgentIdMemoryBlocks'];
+    put?: never;
+    /**
+     * Create a memory block (the agent’s, or a conversation’s with conversationId)
+     * @description Create a memory block (the agent’s, or a conversation’s with conversationId)
+     *
+     *     API keys only. Requires the scope `agent:write`.
+     */
+    post: operations['postApiAgentsByAgentIdMemoryBlocks'];
+    delete?: never;
+    options?: never;
+    /**
+     * An agent's memory blocks, and a conversation's with conversationId (headers only)
+     * @description An agent's memory blocks, and a conversation's with conversationId
+     *
+     *     API keys only. Requires the scope `agent:read`.
+     */
+    head: operations['headApiAgentsByAgentIdMemoryBlocks'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agents/{agentId}/memory/blocks/{blockId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A memory block
+     * @description A memory block
+     *
+     *     API keys only. Requires the scope `agent:read`.
+     */
+    get: operations['getApiAgentsByAgentIdMemoryBlocksByBlockId'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a memory block
+     * @description Delete a memory block
+     *
+     *     API keys only. Requires the scope `agent:delete`.
+     */
+    delete: operations['deleteApiAgentsByAgentIdMemoryBlocksByBlockId'];
+    options?: never;
+    /**
+     * A memory block (headers only)
+     * @description A memory block
+     *
+     *     API keys only. Requires the scope `agent:read`.
+     */
+    head: operations['headApiAgentsByAgentIdMemoryBlocksByBlockId'];
+    /**
+     * Change a memory block (value, limit, description)
+     * @description Change a memory block (value, limit, description)
+     *
+     *     API keys only. Requires the scope `agent:write`.
+     */
+    patch: operations['patchApiAgentsByAgentIdMemoryBlocksByBlockId'];
+    trace?: never;
+  };
+  '/api/agents/{agentId}/memory/blocks/{blockId}/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A memory block's edits, newest first (the last 100)
+     * @description A memory block's edits, newest first (the last 100)
+     *
+     *     API keys only. Requires the scope `agent:read`.
+     */
+    get: operations['getApiAgentsByAgentIdMemoryBlocksByBlockIdHistory'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * A memory block's edits, newest first (the last 100) (headers only)
+     * @description A memory block's edits, newest first (the last 100)
+     *
+     *     API keys only. Requires the scope `agent:read`.
+     */
+    head: operations['headApiAgentsByAgentIdMemoryBlocksByBlockIdHistory'];
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/responses': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a model response (OpenAI Responses API; function tools are answered by the client)
+     * @description Create a model response (OpenAI Responses API; function tools are answered by the client)
+     *
+     *     API keys only. Requires the scope `llm:write`.
+     */
+    post: operations['postV1Responses'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/responses/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A stored model response
+     * @description A stored model response
+     *
+     *     API keys only. Requires the scope `llm:read`.
+     */
+    get: operations['getV1ResponsesById'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * A stored model response (headers only)
+     * @description A stored model response
+     *
+     *     API keys only. Requires the scope `llm:read`.
+     */
+    head: operations['headV1ResponsesById'];
     patch?: never;
     trace?: never;
   };
@@ -19467,6 +19691,16 @@ export interface operations {
                       [key: string]: unknown;
                     };
                   }
+                | {
+                    /** @enum {string} */
+                    type: 'function';
+                    name: string;
+                    description?: string;
+                    /** @description JSON schema of the arguments */
+                    parameters?: {
+                      [key: string]: unknown;
+                    };
+                  }
               )[];
               temperature?: number | null;
               maxToolCalls?: number;
@@ -19539,6 +19773,16 @@ export interface operations {
                 /** @description Only these of the server's tools (default: all) */
                 include?: string[];
               }
+            | {
+                /** @enum {string} */
+                type: 'function';
+                name: string;
+                description?: string;
+                /** @description JSON schema of the arguments */
+                parameters?: {
+                  [key: string]: unknown;
+                };
+              }
           )[];
           temperature?: number | null;
           maxToolCalls?: number;
@@ -19595,6 +19839,16 @@ export interface operations {
               | {
                   name: string;
                   description?: string;
+                  parameters?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'function';
+                  name: string;
+                  description?: string;
+                  /** @description JSON schema of the arguments */
                   parameters?: {
                     [key: string]: unknown;
                   };
@@ -19716,6 +19970,16 @@ export interface operations {
               | {
                   name: string;
                   description?: string;
+                  parameters?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'function';
+                  name: string;
+                  description?: string;
+                  /** @description JSON schema of the arguments */
                   parameters?: {
                     [key: string]: unknown;
                   };
@@ -19844,6 +20108,16 @@ export interface operations {
                 /** @description Only these of the server's tools (default: all) */
                 include?: string[];
               }
+            | {
+                /** @enum {string} */
+                type: 'function';
+                name: string;
+                description?: string;
+                /** @description JSON schema of the arguments */
+                parameters?: {
+                  [key: string]: unknown;
+                };
+              }
           )[];
           temperature?: number | null;
           maxToolCalls?: number;
@@ -19900,6 +20174,16 @@ export interface operations {
               | {
                   name: string;
                   description?: string;
+                  parameters?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'function';
+                  name: string;
+                  description?: string;
+                  /** @description JSON schema of the arguments */
                   parameters?: {
                     [key: string]: unknown;
                   };
@@ -20058,6 +20342,29 @@ export interface operations {
           conversationId?: string;
           content: string;
           stream?: boolean;
+          /** @description Client tools of this turn */
+          tools?: {
+            /** @enum {string} */
+            type: 'function';
+            name: string;
+            description?: string;
+            /** @description JSON schema of the arguments */
+            parameters?: {
+              [key: string]: unknown;
+            };
+          }[];
+          toolChoice?:
+            | ('auto' | 'none' | 'required')
+            | {
+                name: string;
+              };
+          responseFormat?: {
+            name?: string;
+            /** @description JSON schema the answer must follow */
+            schema: {
+              [key: string]: unknown;
+            };
+          };
         };
       };
     };
@@ -20071,6 +20378,8 @@ export interface operations {
           /**
            * @example {
            *       "conversationId": "string",
+           *       "runId": "string",
+           *       "status": "completed",
            *       "messages": [
            *         {
            *           "id": "string",
@@ -20121,6 +20430,9 @@ export interface operations {
            */
           'application/json': {
             conversationId: string;
+            runId: string;
+            /** @enum {unknown} */
+            status: 'completed' | 'requires_action';
             messages: {
               id: string;
               conversationId: string;
@@ -20165,6 +20477,19 @@ export interface operations {
               score: number;
               text: string;
             }[];
+            /** @description The answer parsed, with a responseFormat */
+            output?: unknown;
+            requiredAction?: {
+              /** @enum {string} */
+              type: 'submit_tool_outputs';
+              toolCalls: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
+            };
           };
         };
       };
@@ -20194,6 +20519,372 @@ export interface operations {
       header?: never;
       path: {
         agentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiAgentsByAgentIdRunsByRunIdToolOutputs: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+        runId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "toolOutputs": [
+         *         {
+         *           "toolCallId": "string",
+         *           "output": null
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': {
+          toolOutputs: {
+            toolCallId: string;
+            /** @description Text or any JSON value */
+            output: unknown;
+          }[];
+          stream?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "conversationId": "string",
+           *       "runId": "string",
+           *       "status": "completed",
+           *       "messages": [
+           *         {
+           *           "id": "string",
+           *           "conversationId": "string",
+           *           "role": "user",
+           *           "content": "string",
+           *           "steps": [
+           *             {
+           *               "type": "retrieval",
+           *               "name": "string",
+           *               "input": null,
+           *               "output": null,
+           *               "ms": 0
+           *             }
+           *           ],
+           *           "sources": [
+           *             {
+           *               "documentId": "string",
+           *               "title": "string",
+           *               "topic": "string",
+           *               "pageNumber": 0,
+           *               "score": 0,
+           *               "text": "string"
+           *             }
+           *           ],
+           *           "usage": {
+           *             "promptTokens": 0,
+           *             "completionTokens": 0
+           *           },
+           *           "createdAt": "2025-01-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "usage": {
+           *         "promptTokens": 0,
+           *         "completionTokens": 0
+           *       },
+           *       "sources": [
+           *         {
+           *           "documentId": "string",
+           *           "title": "string",
+           *           "topic": "string",
+           *           "pageNumber": 0,
+           *           "score": 0,
+           *           "text": "string"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            conversationId: string;
+            runId: string;
+            /** @enum {unknown} */
+            status: 'completed' | 'requires_action';
+            messages: {
+              id: string;
+              conversationId: string;
+              /** @enum {unknown} */
+              role: 'user' | 'assistant' | 'tool';
+              content: string;
+              steps: {
+                /** @enum {unknown} */
+                type: 'retrieval' | 'tool_call' | 'model';
+                name: string;
+                input: unknown;
+                output: unknown;
+                ms: number;
+              }[];
+              sources: {
+                documentId: string;
+                title: string | null;
+                topic: string;
+                pageNumber: number;
+                score: number;
+                text: string;
+              }[];
+              usage: {
+                promptTokens: number;
+                completionTokens: number;
+              } | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt: string;
+            }[];
+            usage: {
+              promptTokens: number;
+              completionTokens: number;
+            };
+            sources: {
+              documentId: string;
+              title: string | null;
+              topic: string;
+              pageNumber: number;
+              score: number;
+              text: string;
+            }[];
+            /** @description The answer parsed, with a responseFormat */
+            output?: unknown;
+            requiredAction?: {
+              /** @enum {string} */
+              type: 'submit_tool_outputs';
+              toolCalls: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
+            };
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiAgentsByAgentIdRunsByRunIdCancel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+        runId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "agentId": "string",
+           *       "conversationId": "string",
+           *       "status": "queued",
+           *       "requiredAction": {
+           *         "type": "submit_tool_outputs",
+           *         "toolCalls": [
+           *           {
+           *             "id": "string",
+           *             "name": "string",
+           *             "arguments": {}
+           *           }
+           *         ]
+           *       },
+           *       "messageId": "string",
+           *       "error": {
+           *         "code": "string",
+           *         "message": "string"
+           *       },
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            agentId: string;
+            conversationId: string;
+            /** @enum {unknown} */
+            status: 'queued' | 'in_progress' | 'requires_action' | 'completed' | 'failed' | 'cancelled';
+            requiredAction: {
+              /** @enum {string} */
+              type: 'submit_tool_outputs';
+              toolCalls: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
+            } | null;
+            messageId: string | null;
+            error: {
+              code: string;
+              message: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiAgentsByAgentIdRunsByRunId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+        runId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "agentId": "string",
+           *       "conversationId": "string",
+           *       "status": "queued",
+           *       "requiredAction": {
+           *         "type": "submit_tool_outputs",
+           *         "toolCalls": [
+           *           {
+           *             "id": "string",
+           *             "name": "string",
+           *             "arguments": {}
+           *           }
+           *         ]
+           *       },
+           *       "messageId": "string",
+           *       "error": {
+           *         "code": "string",
+           *         "message": "string"
+           *       },
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            agentId: string;
+            conversationId: string;
+            /** @enum {unknown} */
+            status: 'queued' | 'in_progress' | 'requires_action' | 'completed' | 'failed' | 'cancelled';
+            requiredAction: {
+              /** @enum {string} */
+              type: 'submit_tool_outputs';
+              toolCalls: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
+            } | null;
+            messageId: string | null;
+            error: {
+              code: string;
+              message: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiAgentsByAgentIdRunsByRunId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+        runId: string;
       };
       cookie?: never;
     };
@@ -20577,6 +21268,721 @@ export interface operations {
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiAgentsByAgentIdMemoryBlocks: {
+    parameters: {
+      query?: {
+        conversationId?: string;
+      };
+      header?: never;
+      path: {
+        agentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string",
+           *           "agentId": "string",
+           *           "conversationId": "string",
+           *           "label": "string",
+           *           "description": "string",
+           *           "value": "string",
+           *           "limit": 0,
+           *           "createdAt": "2025-01-01T00:00:00.000Z",
+           *           "updatedAt": "2025-01-01T00:00:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            data: {
+              id: string;
+              agentId: string;
+              conversationId: string | null;
+              label: string;
+              description: string | null;
+              value: string;
+              limit: number;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              updatedAt: string;
+            }[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiAgentsByAgentIdMemoryBlocks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "label": "A"
+         *     }
+         */
+        'application/json': {
+          /** @description persona, human or a name of your own */
+          label: string;
+          value?: string;
+          /** @description Characters (default 2,000) */
+          limit?: number;
+          description?: string;
+          conversationId?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "agentId": "string",
+           *       "conversationId": "string",
+           *       "label": "string",
+           *       "description": "string",
+           *       "value": "string",
+           *       "limit": 0,
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            agentId: string;
+            conversationId: string | null;
+            label: string;
+            description: string | null;
+            value: string;
+            limit: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiAgentsByAgentIdMemoryBlocks: {
+    parameters: {
+      query?: {
+        conversationId?: string;
+      };
+      header?: never;
+      path: {
+        agentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiAgentsByAgentIdMemoryBlocksByBlockId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+        blockId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "agentId": "string",
+           *       "conversationId": "string",
+           *       "label": "string",
+           *       "description": "string",
+           *       "value": "string",
+           *       "limit": 0,
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            agentId: string;
+            conversationId: string | null;
+            label: string;
+            description: string | null;
+            value: string;
+            limit: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  deleteApiAgentsByAgentIdMemoryBlocksByBlockId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+        blockId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Done; no content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiAgentsByAgentIdMemoryBlocksByBlockId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+        blockId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  patchApiAgentsByAgentIdMemoryBlocksByBlockId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+        blockId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "value": "string"
+         *     }
+         */
+        'application/json': {
+          value?: string;
+          limit?: number;
+          description?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "agentId": "string",
+           *       "conversationId": "string",
+           *       "label": "string",
+           *       "description": "string",
+           *       "value": "string",
+           *       "limit": 0,
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            agentId: string;
+            conversationId: string | null;
+            label: string;
+            description: string | null;
+            value: string;
+            limit: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiAgentsByAgentIdMemoryBlocksByBlockIdHistory: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+        blockId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string",
+           *           "op": "string",
+           *           "by": "string",
+           *           "before": "string",
+           *           "after": "string",
+           *           "createdAt": "2025-01-01T00:00:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            data: {
+              id: string;
+              op: string;
+              by: string;
+              before: string | null;
+              after: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt: string;
+            }[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiAgentsByAgentIdMemoryBlocksByBlockIdHistory: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+        blockId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postV1Responses: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "model": "string"
+         *     }
+         */
+        'application/json': {
+          model: string;
+          input?:
+            | string
+            | {
+                [key: string]: unknown;
+              }[];
+          instructions?: string | null;
+          tools?:
+            | {
+                [key: string]: unknown;
+              }[]
+            | null;
+          tool_choice?: unknown;
+          previous_response_id?: string | null;
+          stream?: boolean | null;
+          temperature?: number | null;
+          top_p?: number | null;
+          max_output_tokens?: number | null;
+          text?:
+            | ({
+                format?: {
+                  [key: string]: unknown;
+                };
+              } & {
+                [key: string]: unknown;
+              })
+            | null;
+          parallel_tool_calls?: boolean | null;
+          background?: boolean | null;
+          conversation?: unknown;
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "object": "response",
+           *       "created_at": 0,
+           *       "status": "string",
+           *       "model": "string",
+           *       "output": [
+           *         {}
+           *       ],
+           *       "usage": {
+           *         "input_tokens": 0,
+           *         "output_tokens": 0,
+           *         "total_tokens": 0
+           *       }
+           *     }
+           */
+          'application/json': {
+            id: string;
+            /** @enum {string} */
+            object: 'response';
+            created_at: number;
+            status: string;
+            model: string;
+            output: {
+              [key: string]: unknown;
+            }[];
+            usage: {
+              input_tokens: number;
+              output_tokens: number;
+              total_tokens: number;
+            } & {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description 4XX */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              message: string;
+              type: string;
+              param: string | null;
+              code: string | null;
+            } & {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description 5XX */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              message: string;
+              type: string;
+              param: string | null;
+              code: string | null;
+            } & {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+  };
+  getV1ResponsesById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "object": "response",
+           *       "created_at": 0,
+           *       "status": "string",
+           *       "model": "string",
+           *       "output": [
+           *         {}
+           *       ],
+           *       "usage": {
+           *         "input_tokens": 0,
+           *         "output_tokens": 0,
+           *         "total_tokens": 0
+           *       }
+           *     }
+           */
+          'application/json': {
+            id: string;
+            /** @enum {string} */
+            object: 'response';
+            created_at: number;
+            status: string;
+            model: string;
+            output: {
+              [key: string]: unknown;
+            }[];
+            usage: {
+              input_tokens: number;
+              output_tokens: number;
+              total_tokens: number;
+            } & {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description 4XX */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              message: string;
+              type: string;
+              param: string | null;
+              code: string | null;
+            } & {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description 5XX */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              message: string;
+              type: string;
+              param: string | null;
+              code: string | null;
+            } & {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+  };
+  headV1ResponsesById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description 4XX */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description 5XX */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
     };
   };
   postApiV1VectorUpsertById: {

@@ -57,6 +57,8 @@ describe.each(await testDialects())('agents: messages on %s', (dialect) => {
     const turn = await send(bed, plain.id, { content: 'hello there' });
     expect(turn).toEqual({
       conversationId: expect.any(String),
+      runId: expect.stringMatching(/^run_/),
+      status: 'completed',
       messages: [expect.any(Object), expect.any(Object)],
       usage: { promptTokens: expect.any(Number), completionTokens: expect.any(Number) },
       sources: [],

@@ -540,6 +540,8 @@ const OPENAI_PATHS = new Set([
   '/v1/batches',
   '/v1/batches/{batch_id}',
   '/v1/batches/{batch_id}/cancel',
+  '/v1/responses',
+  '/v1/responses/{id}',
 ]);
 const ANTHROPIC_PATHS = new Set(['/v1/messages', '/v1/messages/count_tokens']);
 

@@ -1,4 +1,7 @@
 import type { Principal } from '../../core/auth/principal.js';
+import type { ToolChoice } from './agent-runner.js';
+import type { ResponseFormat } from './structured-output.js';
+import type { ClientTool } from './tool-specs.js';
 
 /** A stored message of a conversation, as the API answers it. */
 export interface MessageView {
@@ -34,22 +37,57 @@ export interface Usage {
   completionTokens: number;
 }
 
+/** A client tool call a paused run waits for. */
+export interface PendingCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** How a turn ended: its stored answer, or the client tool calls it waits for. */
+export type TurnOutcome =
+  | {
+      status: 'completed';
+      runId: string;
+      message: MessageView;
+      usage: Usage;
+      sources: SourceView[];
+      /** The answer parsed, when the turn asked for a response format. */
+      output?: unknown;
+    }
+  | {
+      status: 'requires_action';
+      runId: string;
+      toolCalls: PendingCall[];
+      usage: Usage;
+      sources: SourceView[];
+    };
+
 /** What an agent's turn emits, in order: SSE and WebSocket both carry these. */
 export type AgentEvent =
   | { type: 'message.created'; conversationId: string; message: MessageView }
   | { type: 'message.delta'; conversationId: string; delta: string }
   | { type: 'tool.call'; conversationId: string; id: string; name: string; arguments: unknown }
   | { type: 'tool.result'; conversationId: string; id: string; name: string; output: unknown }
-  | {
-      type: 'message.completed';
-      conversationId: string;
-      message: MessageView;
-      usage: Usage;
-      sources: SourceView[];
-    }
+  | ({ type: 'message.completed'; conversationId: string } & Omit<
+      Extract<TurnOutcome, { status: 'completed' }>,
+      'status'
+    >)
+  | ({ type: 'run.requires_action'; conversationId: string } & Omit<
+      Extract<TurnOutcome, { status: 'requires_action' }>,
+      'status'
+    >)
   | { type: 'error'; conversationId: string; code: string; message: string };
 
-export interface SendInput {
+/** A turn's options beyond its agent's definition. */
+export interface TurnRequest {
+  /** Function tools the client runs itself, offered with the agent's. */
+  tools?: ClientTool[];
+  toolChoice?: ToolChoice;
+  responseFormat?: ResponseFormat;
+}
+
+export interface SendInput extends TurnRequest {
   conversationId?: string;
   content: string;
 }

@@ -1,11 +1,19 @@
 import type { Principal } from '../../core/auth/principal.js';
 import { assertNever } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import { type ChatGateway, type ChatMessage, runToolLoop, type ToolCall } from '../llm/index.js';
+import {
+  type ChatGateway,
+  type ChatMessage,
+  type LoopResult,
+  runToolLoop,
+  type ToolCall,
+  type ToolLoopHooks,
+} from '../llm/index.js';
 import type { SourceView, StepView, Usage } from './agent-events.js';
 import type { AgentDefinition } from './agent-service.js';
 import { McpTurnClients } from './mcp-client.js';
-import { isMcpTool, type ResolvedTool, resolveTools } from './tool-specs.js';
+import { type ResponseFormat, repairPrompt, structuredAnswer, unsatisfiable } from './structured-output.js';
+import { type ClientTool, isMcpTool, type ResolvedTool, resolveTools } from './tool-specs.js';
 import { type McpCalls, runTool, searchKnowledge, type ToolDeps } from './tools.js';
 
 /** What a turn streams while it runs; the route or the socket wraps them into the API's events. */
@@ -14,14 +22,44 @@ export type TurnEvent =
   | { type: 'tool.call'; id: string; name: string; arguments: unknown }
   | { type: 'tool.result'; id: string; name: string; output: unknown };
 
+/** Whether and which tool the model must call; `required` and a name bind the turn's first call only. */
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+/**
+ * Where a turn stands: the conversation as the model sees it and what was recorded so far. Stored
+ * when the turn waits for a client's tool outputs, and read back to continue it.
+ */
+export interface TurnState {
+  messages: ChatMessage[];
+  steps: StepView[];
+  sources: SourceView[];
+  usage: Usage;
+  /** Text the model wrote before the pause (it joins the answer). */
+  content: string;
+  /** Model calls made so far (they count against `maxToolCalls`). */
+  rounds: number;
+}
+
 export interface TurnResult {
   content: string;
   steps: StepView[];
   sources: SourceView[];
   usage: Usage;
+  /** The answer parsed, when the turn asked for a response format. */
+  output?: unknown;
+  /** Client tool calls the turn waits for (their outputs continue it from `state`). */
+  pending?: ToolCall[];
+  state?: TurnState;
 }
 
-interface TurnInput {
+/** How a turn runs beyond its agent's definition: the request's client tools, tool choice, format. */
+export interface TurnOptions {
+  clientTools?: ClientTool[];
+  toolChoice?: ToolChoice;
+  responseFormat?: ResponseFormat;
+}
+
+interface TurnInput extends TurnOptions {
   principal: Principal;
   agent: AgentDefinition;
   userId: string | null;
@@ -29,6 +67,21 @@ interface TurnInput {
   history: Array<{ role: 'user' | 'assistant'; content: string }>;
   content: string;
   signal: AbortSignal;
+  /** A paused turn to continue, its client tools' results appended: history and content are not read. */
+  resume?: TurnState;
+  /**
+   * The conversation given whole (the Responses API, whose client holds it): used instead of the
+   * system prompt, history and content; nothing is retrieved.
+   */
+  messages?: ChatMessage[];
+  /** The agent and conversation (their memory blocks); the blocks as the system prompt shows them. */
+  agentId?: string;
+  conversationId?: string | null;
+  memory?: string;
+  /** The gateway endpoint its calls are logged under (`agent.message`). */
+  endpoint?: string;
+  /** Sampling options beyond the agent's temperature (the Responses API's `max_output_tokens`, …). */
+  chatOptions?: { temperature?: number; topP?: number; maxTokens?: number };
 }
 
 export interface RunnerDeps {
@@ -47,17 +100,20 @@ const MAX_TOOL_OUTPUT_CHARS = 20_000;
 
 const elapsed = (since: number) => Math.round((performance.now() - since) * 100) / 100;
 
-function systemPrompt(agent: AgentDefinition, sources: SourceView[]): string {
-  if (sources.length === 0) return agent.instructions;
-  const passages = sources.map((s, i) => `[${i + 1}] ${s.title ?? s.documentId}\n${s.text}`).join('\n\n');
-  const lead = agent.instructions.trim() === '' ? '' : `${agent.instructions}\n\n`;
-  return `${lead}Passages from the knowledge base that may help (cite them by title):\n\n${passages}`;
+function systemPrompt(agent: AgentDefinition, sources: SourceView[], memory = ''): string {
+  const parts = [agent.instructions, memory].filter((p) => p.trim() !== '');
+  if (sources.length > 0) {
+    const passages = sources.map((s, i) => `[${i + 1}] ${s.title ?? s.documentId}\n${s.text}`).join('\n\n');
+    parts.push(`Passages from the knowledge base that may help (cite them by title):\n\n${passages}`);
+  }
+  return parts.join('\n\n');
 }
 
 /**
  * One agent turn: retrieval from its topics into the system prompt; the model through the gateway
- * with its tools; each tool call validated against its schema and run; at most `maxToolCalls`
- * rounds of tools, then one answer without them. Every step is recorded.
+ * with its tools; each tool call validated against its schema and run (a client's tool pauses the
+ * turn instead); at most `maxToolCalls` rounds of tools, then one answer without them; with a
+ * response format, the answer validated (one repair). Every step is recorded.
  */
 export async function* runTurn(
   deps: RunnerDeps,
@@ -72,16 +128,17 @@ export async function* runTurn(
   }
 }
 
-async function* turn(
-  deps: RunnerDeps,
-  input: TurnInput,
-  mcp: McpCalls,
-): AsyncGenerator<TurnEvent, TurnResult, undefined> {
-  const { agent, principal, signal } = input;
-  const steps: StepView[] = [];
-  const sources: SourceView[] = [];
-  const usage: Usage = { promptTokens: 0, completionTokens: 0 };
-
+/** The turn's start: retrieval, the system prompt, the history and the new message. */
+async function fresh(deps: RunnerDeps, input: TurnInput): Promise<TurnState> {
+  const { agent, principal } = input;
+  const state: TurnState = {
+    messages: [],
+    steps: [],
+    sources: [],
+    usage: { promptTokens: 0, completionTokens: 0 },
+    content: '',
+    rounds: 0,
+  };
   if (agent.knowledgeTopics.length > 0 && deps.tools.knowledge) {
     const started = performance.now();
     const found = await searchKnowledge(
@@ -92,8 +149,8 @@ async function* turn(
       input.content,
       RETRIEVAL_TOP_K,
     );
-    sources.push(...found);
-    steps.push({
+    state.sources.push(...found);
+    state.steps.push({
       type: 'retrieval',
       name: 'knowledge',
       input: { query: input.content.slice(0, 500), topics: agent.knowledgeTopics, topK: RETRIEVAL_TOP_K },
@@ -101,103 +158,168 @@ async function* turn(
       ms: elapsed(started),
     });
   }
+  const system = systemPrompt(agent, state.sources, input.memory);
+  if (system.trim() !== '') state.messages.push({ role: 'system', content: system });
+  for (const m of input.history) state.messages.push({ role: m.role, content: m.content });
+  state.messages.push({ role: 'user', content: input.content });
+  return state;
+}
 
-  const canCallTools = agent.tools.length > 0 && agent.maxToolCalls > 0 && deps.callsTools(agent.model);
-  const tools = canCallTools ? resolveTools(agent.tools) : [];
+async function* turn(
+  deps: RunnerDeps,
+  input: TurnInput,
+  mcp: McpCalls,
+): AsyncGenerator<TurnEvent, TurnResult, undefined> {
+  const { agent, principal, signal } = input;
+  const state =
+    input.resume ??
+    (input.messages
+      ? {
+          messages: input.messages,
+          steps: [],
+          sources: [],
+          usage: { promptTokens: 0, completionTokens: 0 },
+          content: '',
+          rounds: 0,
+        }
+      : await fresh(deps, input));
+  const { steps, sources, usage, messages } = state;
+
+  const choice = input.toolChoice ?? 'auto';
+  const listed = [...agent.tools, ...(input.clientTools ?? [])];
+  const canCallTools =
+    choice !== 'none' && listed.length > 0 && agent.maxToolCalls > 0 && deps.callsTools(agent.model);
+  const tools = canCallTools ? resolveTools(listed) : [];
   const byFunction = new Map(tools.map((t) => [t.functionName, t]));
-  const messages: ChatMessage[] = [];
-  const system = systemPrompt(agent, sources);
-  if (system.trim() !== '') messages.push({ role: 'system', content: system });
-  for (const m of input.history) messages.push({ role: m.role, content: m.content });
-  messages.push({ role: 'user', content: input.content });
+  // `required` or a named tool binds the turn's first model call; a continued turn has made it.
+  let bound = input.resume === undefined && (choice === 'required' || typeof choice === 'object');
+  const format = input.responseFormat;
 
   const displayName = (fn: string) => byFunction.get(fn)?.name ?? fn;
-  const loop = runToolLoop(
-    {
-      chat: async (conversation, offered) => {
-        const session = await deps.gateway.chat(
-          { principal, endpoint: 'agent.message', stream: true, signal },
-          agent.model,
-          {
-            messages: conversation,
-            ...(offered ? { tools: offered } : {}),
-            options: agent.temperature !== null ? { temperature: agent.temperature } : {},
-            // A model that cannot read a prompt quotes from the passages retrieved for this question.
-            ...(sources.length > 0
-              ? {
-                  grounding: {
-                    question: input.content,
-                    passages: sources.map((s) => ({
-                      text: s.text,
-                      source: s.title ?? s.documentId,
-                      score: s.score,
-                    })),
-                  },
-                }
-              : {}),
-          },
-        );
-        return { model: session.model.name, events: session.events };
+  const chat: ToolLoopHooks['chat'] = async (conversation, offered) => {
+    const toolChoice = offered && bound ? choice : undefined;
+    bound = false;
+    const session = await deps.gateway.chat(
+      { principal, endpoint: input.endpoint ?? 'agent.message', stream: true, signal },
+      agent.model,
+      {
+        messages: conversation,
+        ...(offered ? { tools: offered } : {}),
+        ...(toolChoice ? { toolChoice } : {}),
+        ...(format ? { format: format.schema, openAi: { schemaName: format.name ?? 'answer' } } : {}),
+        options: {
+          ...(agent.temperature !== null ? { temperature: agent.temperature } : {}),
+          ...input.chatOptions,
+        },
+        // A model that cannot read a prompt quotes from the passages retrieved for this question.
+        ...(sources.length > 0 && input.resume === undefined
+          ? {
+              grounding: {
+                question: input.content,
+                passages: sources.map((s) => ({
+                  text: s.text,
+                  source: s.title ?? s.documentId,
+                  score: s.score,
+                })),
+              },
+            }
+          : {}),
       },
-      execute: async (call) => {
-        const { output, found } = await execute(deps.tools, byFunction.get(call.name), call, input, mcp);
-        sources.push(...found);
-        return output;
-      },
+    );
+    return { model: session.model.name, events: session.events };
+  };
+  const hooks: ToolLoopHooks = {
+    chat,
+    execute: async (call) => {
+      const { output, found } = await execute(deps.tools, byFunction.get(call.name), call, input, mcp);
+      sources.push(...found);
+      return output;
     },
-    messages,
-    {
+  };
+
+  /** One run of the loop; its events recorded and passed on. */
+  async function* loop(maxRounds: number): AsyncGenerator<TurnEvent, LoopResult, undefined> {
+    const run = runToolLoop(hooks, messages, {
       tools: tools.map((t) => t.spec),
-      maxRounds: canCallTools ? agent.maxToolCalls : 0,
+      maxRounds,
       answerAfterTools: true,
       maxCallsPerRound: MAX_CALLS_PER_ROUND,
       maxToolOutputChars: MAX_TOOL_OUTPUT_CHARS,
       newId: () => newId('call'),
-    },
-  );
-  let next = await loop.next();
-  for (; !next.done; next = await loop.next()) {
-    const event = next.value;
-    switch (event.type) {
-      case 'delta':
-        yield event;
-        break;
-      case 'model':
-        steps.push({
-          type: 'model',
-          name: event.model,
-          input: { messages: event.messages, tools: event.offered.map(displayName) },
-          output: {
-            finishReason: event.finishReason,
-            chars: event.chars,
-            toolCalls: event.toolCalls,
-            ...(deps.callsTools(agent.model)
-              ? {}
-              : {
-                  toolsSkipped: true,
-                  reason: `${agent.model} cannot call tools; the answer comes from retrieval alone`,
-                }),
-          },
-          ms: event.ms,
-        });
-        break;
-      case 'tool.call':
-        yield { type: 'tool.call', id: event.id, name: displayName(event.name), arguments: event.arguments };
-        break;
-      case 'tool.result': {
-        const name = displayName(event.name);
-        steps.push({ type: 'tool_call', name, input: event.arguments, output: event.output, ms: event.ms });
-        yield { type: 'tool.result', id: event.id, name, output: event.output };
-        break;
+      defer: (call) => byFunction.get(call.name)?.client === true,
+    });
+    let next = await run.next();
+    for (; !next.done; next = await run.next()) {
+      const event = next.value;
+      switch (event.type) {
+        case 'delta':
+          yield event;
+          break;
+        case 'model':
+          steps.push({
+            type: 'model',
+            name: event.model,
+            input: { messages: event.messages, tools: event.offered.map(displayName) },
+            output: {
+              finishReason: event.finishReason,
+              chars: event.chars,
+              toolCalls: event.toolCalls,
+              ...(deps.callsTools(agent.model)
+                ? {}
+                : {
+                    toolsSkipped: true,
+                    reason: `${agent.model} cannot call tools; the answer comes from retrieval alone`,
+                  }),
+            },
+            ms: event.ms,
+          });
+          break;
+        case 'tool.call':
+          yield {
+            type: 'tool.call',
+            id: event.id,
+            name: displayName(event.name),
+            arguments: event.arguments,
+          };
+          break;
+        case 'tool.result': {
+          const name = displayName(event.name);
+          steps.push({ type: 'tool_call', name, input: event.arguments, output: event.output, ms: event.ms });
+          yield { type: 'tool.result', id: event.id, name, output: event.output };
+          break;
+        }
+        default:
+          assertNever(event);
       }
-      default:
-        assertNever(event);
     }
+    const result = next.value;
+    usage.promptTokens += result.usage.promptTokens;
+    usage.completionTokens += result.usage.completionTokens;
+    state.rounds += result.calls;
+    return result;
   }
-  const { content, usage: spent } = next.value;
-  usage.promptTokens += spent.promptTokens;
-  usage.completionTokens += spent.completionTokens;
-  return { content, steps, sources, usage };
+
+  const first = yield* loop(canCallTools ? Math.max(0, agent.maxToolCalls - state.rounds) : 0);
+  if (first.pending) {
+    state.content += first.content;
+    for (const call of first.pending)
+      yield { type: 'tool.call', id: call.id as string, name: call.name, arguments: call.arguments };
+    return { content: state.content, steps, sources, usage, pending: first.pending, state };
+  }
+  const content = state.content + first.content;
+  if (!format) return { content, steps, sources, usage };
+
+  const checked = structuredAnswer(first.content, format);
+  if (checked.ok) return { content, steps, sources, usage, output: checked.value };
+  // One repair: the model reads why its answer failed and answers again, without tools.
+  messages.push(
+    { role: 'assistant', content: first.content },
+    { role: 'user', content: repairPrompt(checked.problems) },
+  );
+  const repair = yield* loop(0);
+  const again = structuredAnswer(repair.content, format);
+  if (!again.ok) throw unsatisfiable(again.problems);
+  return { content: repair.content, steps, sources, usage, output: again.value };
 }
 
 /** A tool call's output; an unknown tool, bad arguments or a failure become an error the model reads. */
@@ -221,6 +343,8 @@ async function execute(
       payerKeyId: input.principal.keyId,
       userId: input.userId,
       topics: input.agent.knowledgeTopics,
+      ...(input.agentId ? { agentId: input.agentId } : {}),
+      conversationId: input.conversationId ?? null,
       mcp,
       signal: input.signal,
     });

@@ -11,7 +11,15 @@ import type { AgentRow, AgentStore } from './agent-store.js';
 import type { McpToolSaver } from './mcp-save.js';
 import { mcpToolView } from './mcp-save.js';
 import type { AgentCreateBodyT, AgentPatchBodyT } from './schemas.js';
-import { BUILTIN_TOOLS, isMcpTool, schemaProblem, type ToolDefinition, toolName } from './tool-specs.js';
+import {
+  BUILTIN_TOOLS,
+  clientToolProblem,
+  isClientTool,
+  isMcpTool,
+  schemaProblem,
+  type ToolDefinition,
+  toolName,
+} from './tool-specs.js';
 
 export interface AgentDefinition {
   name: string;
@@ -155,7 +163,10 @@ export class AgentService {
       const field = `tools[${i}]`;
       if (seen.has(name)) problems.push({ field, message: `'${name}' is listed twice` });
       seen.add(name);
-      if (isMcpTool(tool) || (typeof tool === 'object' && 'type' in tool)) {
+      if (isClientTool(tool)) {
+        const problem = clientToolProblem(tool);
+        if (problem) problems.push({ field, message: problem });
+      } else if (isMcpTool(tool) || (typeof tool === 'object' && 'type' in tool)) {
         // Checked when listed (below).
       } else if (name.startsWith('workflow:')) {
         const workflowId = name.slice('workflow:'.length);

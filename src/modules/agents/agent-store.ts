@@ -1,10 +1,18 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../core/db/types.js';
-import type { AgentMessagesTable, AgentsTable, ConversationsTable } from './tables.js';
+import type {
+  AgentMessagesTable,
+  AgentResponsesTable,
+  AgentRunsTable,
+  AgentsTable,
+  ConversationsTable,
+} from './tables.js';
 
 export type AgentRow = AgentsTable;
 export type ConversationRow = ConversationsTable;
 export type MessageRow = AgentMessagesTable;
+export type RunRow = AgentRunsTable;
+export type ResponseRow = AgentResponsesTable;
 
 /** Queries on agents, conversations and their messages; agents and conversations scoped to their account. */
 export class AgentStore {
@@ -106,5 +114,49 @@ export class AgentStore {
     if (limit <= 0) return [];
     const rows = await this.messagesQuery(conversationId).orderBy('id', 'desc').limit(limit).execute();
     return rows.reverse();
+  }
+
+  // Runs.
+
+  async insertRun(row: RunRow): Promise<void> {
+    await this.db.insertInto('agent_runs').values(row).execute();
+  }
+
+  getRun(accountId: string, id: string): Promise<RunRow | undefined> {
+    return this.db
+      .selectFrom('agent_runs')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /**
+   * Moves a run on from one of `from` (a compare-and-set: of two callers racing, one wins); false
+   * when it was not in one of them.
+   */
+  async moveRun(id: string, from: readonly string[], values: Partial<Omit<RunRow, 'id'>>): Promise<boolean> {
+    const result = await this.db
+      .updateTable('agent_runs')
+      .set(values)
+      .where('id', '=', id)
+      .where('status', 'in', [...from])
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  // Responses (OpenAI's Responses API).
+
+  async insertResponse(row: ResponseRow): Promise<void> {
+    await this.db.insertInto('agent_responses').values(row).execute();
+  }
+
+  getResponse(accountId: string, id: string): Promise<ResponseRow | undefined> {
+    return this.db
+      .selectFrom('agent_responses')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
   }
 }

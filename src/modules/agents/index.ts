@@ -8,7 +8,12 @@ import { AgentStore } from './agent-store.js';
 import { ConversationService } from './conversation-service.js';
 import type { McpConnectorOptions } from './mcp-client.js';
 import { McpToolSaver } from './mcp-save.js';
+import { memoryRoutes } from './memory-routes.js';
+import { MemoryService } from './memory-service.js';
+import { MemoryStore } from './memory-store.js';
 import { AgentMessenger } from './messaging.js';
+import { responsesRoutes } from './responses-routes.js';
+import { ResponsesService } from './responses-service.js';
 import { type AgentRouteDeps, agentRoutes } from './routes.js';
 import type { ToolDeps } from './tools.js';
 import { agentSocketRoutes } from './ws-routes.js';
@@ -29,7 +34,10 @@ declare module '../../core/context.js' {
   }
 }
 
-const internals = new WeakMap<AppContext, AgentRouteDeps>();
+const internals = new WeakMap<
+  AppContext,
+  AgentRouteDeps & { responses: ResponsesService; memory: MemoryService }
+>();
 
 export const agentsModule: PlatformModule = {
   name: 'agents',
@@ -57,6 +65,7 @@ export const agentsModule: PlatformModule = {
     };
     const tools: ToolDeps = {
       mcp,
+      memory: null,
       knowledge,
       profile: async (accountId, userId) =>
         ctx.apis.profiles ? ctx.apis.profiles.get(accountId, userId) : null,
@@ -80,21 +89,27 @@ export const agentsModule: PlatformModule = {
         return response.body;
       },
     };
+    const memory = new MemoryService(new MemoryStore(ctx.db), ctx.clock);
+    tools.memory = memory;
     const agents = new AgentService(store, lookups, ctx.clock, new McpToolSaver(mcp));
     const conversations = new ConversationService(store, agents, ctx.clock);
+    const runnerDeps = {
+      gateway: llm.gateway,
+      tools,
+      callsTools: (name: string) => llm.registry.get(name)?.provider !== 'builtin',
+    };
     const messenger = new AgentMessenger(
       agents,
       conversations,
       store,
-      {
-        gateway: llm.gateway,
-        tools,
-        callsTools: (name) => llm.registry.get(name)?.provider !== 'builtin',
-      },
+      memory,
+      runnerDeps,
       ctx.config.AGENT_HISTORY_MESSAGES,
+      ctx.clock,
       (err) => ctx.log.error({ err }, 'agent turn failed'),
     );
-    internals.set(ctx, { agents, conversations, messenger });
+    const responses = new ResponsesService(store, runnerDeps, ctx.clock);
+    internals.set(ctx, { agents, conversations, messenger, responses, memory });
     ctx.apis.agents = {
       agents,
       messaging: messenger,
@@ -106,6 +121,8 @@ export const agentsModule: PlatformModule = {
     const deps = internals.get(ctx);
     if (!deps) throw new Error('agents module not initialised');
     agentRoutes(app, deps);
+    memoryRoutes(app, deps.agents, deps.conversations, deps.memory);
+    responsesRoutes(app, deps.responses);
     await agentSocketRoutes(app, ctx, deps.messenger);
   },
 };

@@ -1,45 +1,59 @@
 import type { Principal } from '../../core/auth/principal.js';
-import { AppError, isAppError } from '../../core/errors.js';
+import type { Clock } from '../../core/clock.js';
+import { AppError, isAppError, notFound } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
 import type {
   AgentEvent,
   AgentMessaging,
   MessageView,
+  PendingCall,
   SendInput,
-  SourceView,
-  Usage,
+  TurnOutcome,
+  TurnRequest,
 } from './agent-events.js';
-import { type RunnerDeps, runTurn, type TurnEvent, type TurnResult } from './agent-runner.js';
-import type { AgentService } from './agent-service.js';
-import type { AgentStore } from './agent-store.js';
+import { type RunnerDeps, runTurn, type TurnEvent, type TurnState } from './agent-runner.js';
+import type { AgentDefinition, AgentService } from './agent-service.js';
+import type { AgentStore, RunRow } from './agent-store.js';
 import { type ConversationService, userOf } from './conversation-service.js';
+import { type MemoryService, memoryPrompt } from './memory-service.js';
+import { checkTurnRequest, clientOutputMessages, type ToolOutput } from './turn-request.js';
 
-/** A turn whose user message is stored: run it for its events and its stored answer. */
-interface Turn {
+/** A turn whose user message is stored: run it for its events and how it ended. */
+export interface Turn {
   conversationId: string;
-  userMessage: MessageView;
-  run(
-    signal: AbortSignal,
-  ): AsyncGenerator<TurnEvent, { message: MessageView; usage: Usage; sources: SourceView[] }>;
+  runId: string;
+  /** The user's message; null when the turn continues a paused run. */
+  userMessage: MessageView | null;
+  run(signal: AbortSignal): AsyncGenerator<TurnEvent, TurnOutcome>;
+}
+
+/** What a run row keeps of its request. */
+interface RunOptions extends TurnRequest {
+  content: string;
 }
 
 /**
  * Sending a message to an agent, for the HTTP route (JSON and SSE) and the WebSocket alike: the
- * conversation (found, adopted or created), the user's message stored, the agent's turn, its answer
- * stored with its steps, sources and usage.
+ * conversation (found, adopted or created), the user's message stored, the agent's turn as a run,
+ * its answer stored with its steps, sources and usage — or the run paused on a client's tool calls,
+ * continued when their outputs arrive.
  */
 export class AgentMessenger implements AgentMessaging {
   constructor(
     private readonly agents: AgentService,
     private readonly conversations: ConversationService,
     private readonly store: AgentStore,
+    private readonly memory: MemoryService,
     private readonly runner: RunnerDeps,
     private readonly historyLimit: number,
+    private readonly clock: Clock,
     /** Failures that are not the platform's errors (bugs, broken connections) are logged. */
     private readonly onUnexpected: (error: unknown) => void,
   ) {}
 
   async begin(principal: Principal, agentId: string, input: SendInput): Promise<Turn> {
     const { definition } = await this.agents.load(principal.accountId, agentId);
+    checkTurnRequest(definition, input);
     let conversationId: string;
     let userId: string | null;
     if (input.conversationId !== undefined) {
@@ -74,29 +88,35 @@ export class AgentMessenger implements AgentMessaging {
       sources: [],
       usage: null,
     });
-    const runner = this.runner;
-    const conversations = this.conversations;
+    const now = this.clock.now().toISOString();
+    const options: RunOptions = {
+      content: input.content,
+      ...(input.tools ? { tools: input.tools } : {}),
+      ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
+      ...(input.responseFormat ? { responseFormat: input.responseFormat } : {}),
+    };
+    const run: RunRow = {
+      id: newId('run'),
+      account_id: principal.accountId,
+      agent_id: agentId,
+      conversation_id: conversationId,
+      user_id: userId,
+      status: 'in_progress',
+      options: JSON.stringify(options),
+      state: null,
+      pending: null,
+      message_id: null,
+      error: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.store.insertRun(run);
+    const memory = memoryPrompt(await this.memory.list(principal.accountId, agentId, conversationId));
     return {
       conversationId,
+      runId: run.id,
       userMessage,
-      async *run(signal) {
-        const result: TurnResult = yield* runTurn(runner, {
-          principal,
-          agent: definition,
-          userId,
-          history,
-          content: input.content,
-          signal,
-        });
-        const message = await conversations.addMessage(conversationId, {
-          role: 'assistant',
-          content: result.content,
-          steps: result.steps,
-          sources: result.sources,
-          usage: result.usage,
-        });
-        return { message, usage: result.usage, sources: result.sources };
-      },
+      run: (signal) => this.drive(principal, run, definition, options, signal, { history, memory }),
     };
   }
 
@@ -104,22 +124,201 @@ export class AgentMessenger implements AgentMessaging {
     const turn = await this.begin(principal, agentId, input);
     return events(turn, signal, this.onUnexpected);
   }
+
+  /** A run of the principal's (a customer token: of its customer), or 404. */
+  async mustGetRun(principal: Principal, agentId: string, runId: string): Promise<RunRow> {
+    const row = await this.store.getRun(principal.accountId, runId);
+    const customer = userOf(principal);
+    if (!row || row.agent_id !== agentId || (customer !== null && row.user_id !== customer))
+      throw notFound('NOT_FOUND', 'Run', runId);
+    return row;
+  }
+
+  /**
+   * Continues a run paused on client tool calls with their outputs: each must answer a pending call,
+   * and all of them must be answered. Of two submissions racing, one continues the run (the other 409).
+   */
+  async submitToolOutputs(
+    principal: Principal,
+    agentId: string,
+    runId: string,
+    outputs: ToolOutput[],
+  ): Promise<Turn> {
+    const row = await this.mustGetRun(principal, agentId, runId);
+    if (row.status !== 'requires_action' || !row.state || !row.pending)
+      throw new AppError('CONFLICT', `Run '${runId}' is ${row.status}, not waiting for tool outputs`, {
+        runId,
+        status: row.status,
+      });
+    const { definition } = await this.agents.load(principal.accountId, agentId);
+    const pending = JSON.parse(row.pending) as PendingCall[];
+    const state = JSON.parse(row.state) as TurnState;
+    const answered = clientOutputMessages(pending, outputs);
+    const moved = await this.store.moveRun(row.id, ['requires_action'], {
+      status: 'in_progress',
+      updated_at: this.clock.now().toISOString(),
+    });
+    if (!moved) throw new AppError('CONFLICT', `Run '${runId}' was continued already`, { runId });
+    state.messages.push(...answered.messages);
+    state.steps.push(...answered.steps);
+    const options = JSON.parse(row.options) as RunOptions;
+    return {
+      conversationId: row.conversation_id,
+      runId: row.id,
+      userMessage: null,
+      run: (signal) => this.drive(principal, row, definition, options, signal, { resume: state }),
+    };
+  }
+
+  /**
+   * Cancels a run waiting for tool outputs (its turn never continues; the conversation keeps the
+   * user's message without an answer). A run in another status is a 409.
+   */
+  async cancel(principal: Principal, agentId: string, runId: string): Promise<RunRow> {
+    const row = await this.mustGetRun(principal, agentId, runId);
+    const values = {
+      status: 'cancelled',
+      state: null,
+      pending: null,
+      updated_at: this.clock.now().toISOString(),
+    };
+    if (!(await this.store.moveRun(row.id, ['requires_action', 'queued'], values)))
+      throw new AppError('CONFLICT', `Run '${runId}' is ${row.status}: only a waiting run can be cancelled`, {
+        runId,
+        status: row.status,
+      });
+    return { ...row, ...values };
+  }
+
+  /** Runs the turn and records how it ended on the run (and the answer in the conversation). */
+  private async *drive(
+    principal: Principal,
+    run: RunRow,
+    definition: AgentDefinition,
+    options: RunOptions,
+    signal: AbortSignal,
+    start:
+      | { history: Array<{ role: 'user' | 'assistant'; content: string }>; memory: string }
+      | { resume: TurnState },
+  ): AsyncGenerator<TurnEvent, TurnOutcome> {
+    const finish = (values: Partial<RunRow>) =>
+      this.store.moveRun(run.id, ['in_progress'], { ...values, updated_at: this.clock.now().toISOString() });
+    try {
+      const result = yield* runTurn(this.runner, {
+        principal,
+        agent: definition,
+        userId: run.user_id,
+        history: 'history' in start ? start.history : [],
+        agentId: run.agent_id,
+        conversationId: run.conversation_id,
+        ...('memory' in start ? { memory: start.memory } : {}),
+        content: options.content,
+        signal,
+        ...('resume' in start ? { resume: start.resume } : {}),
+        ...(options.tools ? { clientTools: options.tools } : {}),
+        ...(options.toolChoice ? { toolChoice: options.toolChoice } : {}),
+        ...(options.responseFormat ? { responseFormat: options.responseFormat } : {}),
+      });
+      if (result.pending && result.state) {
+        const toolCalls = result.pending.map((c) => ({
+          id: c.id as string,
+          name: c.name,
+          arguments: c.arguments,
+        }));
+        await finish({
+          status: 'requires_action',
+          state: JSON.stringify(result.state),
+          pending: JSON.stringify(toolCalls),
+        });
+        return {
+          status: 'requires_action',
+          runId: run.id,
+          toolCalls,
+          usage: result.usage,
+          sources: result.sources,
+        };
+      }
+      const message = await this.conversations.addMessage(run.conversation_id, {
+        role: 'assistant',
+        content: result.content,
+        steps: result.steps,
+        sources: result.sources,
+        usage: result.usage,
+      });
+      await finish({ status: 'completed', message_id: message.id, state: null, pending: null });
+      return {
+        status: 'completed',
+        runId: run.id,
+        message,
+        usage: result.usage,
+        sources: result.sources,
+        ...(result.output !== undefined ? { output: result.output } : {}),
+      };
+    } catch (error) {
+      // However the turn ends, its run does not stay in_progress.
+      const appError = isAppError(error) ? error : null;
+      // The caller learns which run failed (its status stays readable).
+      if (appError && appError.details.runId === undefined) appError.details.runId = run.id;
+      await finish(
+        signal.aborted
+          ? { status: 'cancelled', state: null, pending: null }
+          : {
+              status: 'failed',
+              state: null,
+              pending: null,
+              error: JSON.stringify({
+                code: appError?.code ?? 'UPSTREAM_ERROR',
+                message: appError?.message ?? 'The agent failed mid-answer',
+              }),
+            },
+      ).catch(this.onUnexpected);
+      throw error;
+    } finally {
+      // A consumer that stops reading (a WebSocket cancel) ends the turn here: the run is cancelled
+      // (a no-op when it already ended: only an in_progress run moves).
+      await finish({ status: 'cancelled', state: null, pending: null }).catch(this.onUnexpected);
+    }
+  }
 }
 
-/** A turn as the API's events: `message.created` first, `message.completed` or `error` last. */
+/** A run as the API shows it. */
+export function runView(row: RunRow) {
+  const pending =
+    row.status === 'requires_action' && row.pending ? (JSON.parse(row.pending) as PendingCall[]) : null;
+  return {
+    id: row.id,
+    agentId: row.agent_id,
+    conversationId: row.conversation_id,
+    status: row.status as 'queued' | 'in_progress' | 'requires_action' | 'completed' | 'failed' | 'cancelled',
+    requiredAction: pending ? { type: 'submit_tool_outputs' as const, toolCalls: pending } : null,
+    messageId: row.message_id,
+    error: row.error ? (JSON.parse(row.error) as { code: string; message: string }) : null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** A turn as the API's events: `message.created` first, `message.completed`, `run.requires_action` or `error` last. */
 export async function* events(
   turn: Turn,
   signal: AbortSignal,
   onUnexpected: (error: unknown) => void,
 ): AsyncGenerator<AgentEvent> {
   const conversationId = turn.conversationId;
-  yield { type: 'message.created', conversationId, message: turn.userMessage };
+  if (turn.userMessage) yield { type: 'message.created', conversationId, message: turn.userMessage };
   try {
     const run = turn.run(signal);
     for (;;) {
       const next = await run.next();
       if (next.done) {
-        yield { type: 'message.completed', conversationId, ...next.value };
+        const outcome = next.value;
+        if (outcome.status === 'completed') {
+          const { status: _, ...rest } = outcome;
+          yield { type: 'message.completed', conversationId, ...rest };
+        } else {
+          const { status: _, ...rest } = outcome;
+          yield { type: 'run.requires_action', conversationId, ...rest };
+        }
         return;
       }
       const e = next.value;

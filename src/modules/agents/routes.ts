@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
@@ -10,7 +10,7 @@ import { holdStreamSlot } from '../../core/http/stream-slots.js';
 import type { AgentEvent } from './agent-events.js';
 import { LIST_SPEC as AGENT_LIST_SPEC, type AgentService } from './agent-service.js';
 import { CONVERSATION_LIST, type ConversationService, MESSAGE_LIST } from './conversation-service.js';
-import { type AgentMessenger, events } from './messaging.js';
+import { type AgentMessenger, events, runView, type Turn } from './messaging.js';
 import {
   AgentCreateBody,
   AgentParams,
@@ -21,9 +21,14 @@ import {
   ConversationParams,
   ConversationView,
   MessagePage,
+  RunParams,
+  RunView,
   SendAnswer,
   SendBody,
+  ToolOutputsBody,
 } from './schemas.js';
+import type { ResponseFormat } from './structured-output.js';
+import type { ClientTool } from './tool-specs.js';
 
 export interface AgentRouteDeps {
   agents: AgentService;
@@ -39,6 +44,40 @@ const customerFacing = { auth: { service: 'agent', customerFacing: true } } as c
 /** Server-sent events: `event: <type>` and the event as JSON. */
 async function* sse(stream: AsyncGenerator<AgentEvent>): AsyncGenerator<string> {
   for await (const event of stream) yield `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+/** A turn's answer: server-sent events, or JSON once it ends (completed or waiting for tool outputs). */
+async function answer(request: FastifyRequest, reply: FastifyReply, turn: Turn, stream: boolean) {
+  const signal = clientGone(reply);
+  if (stream) {
+    const log = (err: unknown) => request.log.error({ err }, 'agent turn failed');
+    return sendLines(reply, 'text/event-stream; charset=utf-8', sse(events(turn, signal, log)));
+  }
+  const run = turn.run(signal);
+  for (;;) {
+    const next = await run.next();
+    if (!next.done) continue;
+    const outcome = next.value;
+    const base = {
+      conversationId: turn.conversationId,
+      runId: turn.runId,
+      status: outcome.status,
+      usage: outcome.usage,
+      sources: outcome.sources,
+    };
+    const asked = turn.userMessage ? [turn.userMessage] : [];
+    if (outcome.status === 'requires_action')
+      return {
+        ...base,
+        messages: asked,
+        requiredAction: { type: 'submit_tool_outputs' as const, toolCalls: outcome.toolCalls },
+      };
+    return {
+      ...base,
+      messages: [...asked, outcome.message],
+      ...(outcome.output !== undefined ? { output: outcome.output } : {}),
+    };
+  }
 }
 
 export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
@@ -128,31 +167,71 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
       },
     },
     async (request, reply) => {
-      const { conversationId, content, stream } = request.body;
+      const { conversationId, content, stream, tools, toolChoice, responseFormat } = request.body;
       if (stream) holdStreamSlot(request, reply);
       const turn = await messenger.begin(principalOf(request), request.params.agentId, {
         content,
         ...(conversationId !== undefined ? { conversationId } : {}),
+        ...(tools ? { tools: tools as ClientTool[] } : {}),
+        ...(toolChoice ? { toolChoice } : {}),
+        ...(responseFormat ? { responseFormat: responseFormat as ResponseFormat } : {}),
       });
-      const signal = clientGone(reply);
-      if (stream) {
-        const log = (err: unknown) => request.log.error({ err }, 'agent turn failed');
-        return sendLines(reply, 'text/event-stream; charset=utf-8', sse(events(turn, signal, log)));
-      }
-      const run = turn.run(signal);
-      for (;;) {
-        const next = await run.next();
-        if (next.done) {
-          const { message, usage, sources } = next.value;
-          return {
-            conversationId: turn.conversationId,
-            messages: [turn.userMessage, message],
-            usage,
-            sources,
-          };
-        }
-      }
+      return answer(request, reply, turn, stream === true);
     },
+  );
+
+  r.post(
+    '/api/agents/:agentId/runs/:runId/tool-outputs',
+    {
+      config: customerFacing,
+      schema: {
+        tags,
+        summary:
+          "Submit a paused run's client tool outputs; the turn continues (server-sent events with stream: true)",
+        params: RunParams,
+        body: ToolOutputsBody,
+        response: withErrors({ 200: SendAnswer }),
+      },
+    },
+    async (request, reply) => {
+      const { agentId, runId } = request.params;
+      const { toolOutputs, stream } = request.body;
+      if (stream) holdStreamSlot(request, reply);
+      const turn = await messenger.submitToolOutputs(principalOf(request), agentId, runId, toolOutputs);
+      return answer(request, reply, turn, stream === true);
+    },
+  );
+
+  r.post(
+    '/api/agents/:agentId/runs/:runId/cancel',
+    {
+      config: customerFacing,
+      schema: {
+        tags,
+        summary: 'Cancel a run waiting for tool outputs',
+        params: RunParams,
+        response: withErrors({ 200: RunView }),
+      },
+    },
+    async (request) => {
+      const { agentId, runId } = request.params;
+      return runView(await messenger.cancel(principalOf(request), agentId, runId));
+    },
+  );
+
+  r.get(
+    '/api/agents/:agentId/runs/:runId',
+    {
+      config: customerFacing,
+      schema: {
+        tags,
+        summary: 'A run: its status and the tool calls it waits for',
+        params: RunParams,
+        response: withErrors({ 200: RunView }),
+      },
+    },
+    async (request) =>
+      runView(await messenger.mustGetRun(principalOf(request), request.params.agentId, request.params.runId)),
   );
 
   r.get(

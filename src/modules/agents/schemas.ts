@@ -63,12 +63,25 @@ const McpToolBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** A function tool the client runs: the turn stops with its calls pending until their outputs arrive. */
+export const ClientToolBody = Type.Object(
+  {
+    type: Type.Literal('function'),
+    name: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
+    description: Type.Optional(Type.String({ maxLength: 1_000 })),
+    parameters: Type.Optional(
+      Type.Object({}, { additionalProperties: true, description: 'JSON schema of the arguments' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 const agentFields = {
   name: Name,
   instructions: Type.String({ maxLength: 20_000 }),
   model: Type.String({ minLength: 1, maxLength: 200 }),
   knowledgeTopics: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 10 }),
-  tools: Type.Array(Type.Union([ToolSpecBody, McpToolBody]), { maxItems: 20 }),
+  tools: Type.Array(Type.Union([ToolSpecBody, McpToolBody, ClientToolBody]), { maxItems: 20 }),
   temperature: Nullable(Type.Number({ minimum: 0, maximum: 2 })),
   maxToolCalls: Type.Integer({ minimum: 0, maximum: 10 }),
 };
@@ -114,7 +127,7 @@ export const AgentView = Type.Object({
   instructions: Type.String(),
   model: Type.String(),
   knowledgeTopics: Type.Array(Type.String()),
-  tools: Type.Array(Type.Union([Type.String(), McpToolView, ToolView])),
+  tools: Type.Array(Type.Union([Type.String(), McpToolView, ToolView, ClientToolBody])),
   temperature: Nullable(Type.Number()),
   maxToolCalls: Type.Integer(),
   createdAt: Timestamp,
@@ -185,18 +198,158 @@ export const ConversationDetail = Type.Object({
   messages: MessagePage,
 });
 
+const ToolChoice = Type.Union([
+  Type.Enum(['auto', 'none', 'required'] as const),
+  Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
+]);
+
+const ResponseFormat = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' })),
+    schema: Type.Object(
+      {},
+      { additionalProperties: true, description: 'JSON schema the answer must follow' },
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const SendBody = Type.Object(
   {
     conversationId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     content: Type.String({ minLength: 1, maxLength: 32_000 }),
     stream: Type.Optional(Type.Boolean()),
+    tools: Type.Optional(
+      Type.Array(ClientToolBody, { maxItems: 20, description: 'Client tools of this turn' }),
+    ),
+    toolChoice: Type.Optional(ToolChoice),
+    responseFormat: Type.Optional(ResponseFormat),
   },
   { additionalProperties: false },
 );
 
+const PendingCall = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  arguments: Type.Record(Type.String(), Type.Unknown()),
+});
+
+const RunStatus = Type.Enum([
+  'queued',
+  'in_progress',
+  'requires_action',
+  'completed',
+  'failed',
+  'cancelled',
+] as const);
+
 export const SendAnswer = Type.Object({
   conversationId: Type.String(),
+  runId: Type.String(),
+  status: Type.Enum(['completed', 'requires_action'] as const),
+  /** The user's message and the answer; only the user's while the run waits for tool outputs. */
   messages: Type.Array(MessageView),
   usage: Usage,
   sources: Type.Array(Source),
+  output: Type.Optional(Type.Unknown({ description: 'The answer parsed, with a responseFormat' })),
+  requiredAction: Type.Optional(
+    Type.Object({ type: Type.Literal('submit_tool_outputs'), toolCalls: Type.Array(PendingCall) }),
+  ),
+});
+
+export const RunParams = Type.Object({
+  agentId: Type.String({ minLength: 1, maxLength: 100 }),
+  runId: Type.String({ minLength: 1, maxLength: 100 }),
+});
+
+export const ToolOutputsBody = Type.Object(
+  {
+    toolOutputs: Type.Array(
+      Type.Object(
+        {
+          toolCallId: Type.String({ minLength: 1, maxLength: 100 }),
+          output: Type.Unknown({ description: 'Text or any JSON value' }),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 64 },
+    ),
+    stream: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const RunView = Type.Object({
+  id: Type.String(),
+  agentId: Type.String(),
+  conversationId: Type.String(),
+  status: RunStatus,
+  requiredAction: Nullable(
+    Type.Object({ type: Type.Literal('submit_tool_outputs'), toolCalls: Type.Array(PendingCall) }),
+  ),
+  messageId: Nullable(Type.String()),
+  error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+const BlockLabel = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9_-]+$',
+  description: 'persona, human or a name of your own',
+});
+
+export const MemoryBlockBody = Type.Object(
+  {
+    label: BlockLabel,
+    value: Type.Optional(Type.String({ maxLength: 20_000 })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 20_000, description: 'Characters (default 2,000)' }),
+    ),
+    description: Type.Optional(Type.String({ maxLength: 1_000 })),
+    conversationId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+export const MemoryBlockPatch = Type.Object(
+  {
+    value: Type.Optional(Type.String({ maxLength: 20_000 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20_000 })),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 1_000 }))),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const MemoryBlockParams = Type.Object({
+  agentId: Type.String({ minLength: 1, maxLength: 100 }),
+  blockId: Type.String({ minLength: 1, maxLength: 100 }),
+});
+
+export const MemoryBlockView = Type.Object({
+  id: Type.String(),
+  agentId: Type.String(),
+  conversationId: Nullable(Type.String()),
+  label: Type.String(),
+  description: Nullable(Type.String()),
+  value: Type.String(),
+  limit: Type.Integer(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const MemoryBlockList = Type.Object({ data: Type.Array(MemoryBlockView) });
+
+export const MemoryEditList = Type.Object({
+  data: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      op: Type.String(),
+      by: Type.String(),
+      before: Nullable(Type.String()),
+      after: Type.String(),
+      createdAt: Timestamp,
+    }),
+  ),
 });

@@ -3,7 +3,13 @@ import { LRUCache } from 'lru-cache';
 import type { ToolSpec } from '../llm/index.js';
 import type { McpServerTool } from './mcp-client.js';
 
-export const BUILTIN_TOOLS = ['knowledge_search', 'user_profile', 'blend_recommendations'] as const;
+export const BUILTIN_TOOLS = [
+  'knowledge_search',
+  'user_profile',
+  'blend_recommendations',
+  'memory_append',
+  'memory_replace',
+] as const;
 
 /**
  * A tool as an agent lists it: a name, a workflow tool with its description and argument schema, or an
@@ -12,10 +18,35 @@ export const BUILTIN_TOOLS = ['knowledge_search', 'user_profile', 'blend_recomme
 export type ToolDefinition =
   | string
   | { name: string; description?: string; parameters?: Record<string, unknown> }
-  | McpServerTool;
+  | McpServerTool
+  | ClientTool;
+
+/**
+ * A function tool the server does not run (OpenAI's function tools): the turn stops with its calls
+ * pending and the client submits their outputs.
+ */
+export interface ClientTool {
+  type: 'function';
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+}
 
 export const isMcpTool = (tool: ToolDefinition): tool is McpServerTool =>
   typeof tool !== 'string' && 'type' in tool && tool.type === 'mcp';
+
+export const isClientTool = (tool: ToolDefinition): tool is ClientTool =>
+  typeof tool !== 'string' && 'type' in tool && tool.type === 'function';
+
+/** Why a client tool cannot be offered, or null. */
+export function clientToolProblem(tool: ClientTool): string | null {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(tool.name)) return 'name must be 1-64 of [A-Za-z0-9_-]';
+  if (tool.parameters) {
+    const bad = schemaProblem(tool.parameters);
+    if (bad) return `parameters ${bad}`;
+  }
+  return null;
+}
 
 export const toolName = (tool: ToolDefinition): string => (typeof tool === 'string' ? tool : tool.name);
 
@@ -54,6 +85,32 @@ const BUILTIN_SPECS: Record<
       additionalProperties: false,
     },
   },
+  memory_append: {
+    description:
+      'Appends a line to one of your memory blocks (by label), to remember it in later turns and conversations.',
+    parameters: {
+      type: 'object',
+      properties: {
+        label: { type: 'string', minLength: 1, maxLength: 64 },
+        content: { type: 'string', minLength: 1, maxLength: 20_000 },
+      },
+      required: ['label', 'content'],
+      additionalProperties: false,
+    },
+  },
+  memory_replace: {
+    description: 'Replaces text in one of your memory blocks (by label): old_content becomes new_content.',
+    parameters: {
+      type: 'object',
+      properties: {
+        label: { type: 'string', minLength: 1, maxLength: 64 },
+        old_content: { type: 'string', minLength: 1, maxLength: 20_000 },
+        new_content: { type: 'string', maxLength: 20_000 },
+      },
+      required: ['label', 'old_content', 'new_content'],
+      additionalProperties: false,
+    },
+  },
 };
 
 /** The function name a model sees: OpenAI allows `[A-Za-z0-9_-]{1,64}`, so `workflow:<id>` becomes `workflow_<id>`. */
@@ -69,13 +126,15 @@ export interface ResolvedTool {
   functionName: string;
   spec: ToolSpec;
   validate: ValidateFunction;
+  /** A client's tool: its calls wait for the client's outputs. */
+  client?: true;
 }
 
 const ajv = new Ajv({ allErrors: false, strict: false, allowUnionTypes: true });
 /** Compiled validators by schema text: compiling is slow, and agents reuse theirs every turn. */
 const compiled = new LRUCache<string, ValidateFunction>({ max: 500 });
 
-function validatorOf(schema: Record<string, unknown>): ValidateFunction {
+export function validatorOf(schema: Record<string, unknown>): ValidateFunction {
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (!validate) {
@@ -173,6 +232,25 @@ function resolveMcp(entry: McpServerTool): ResolvedTool[] {
 export function resolveTools(tools: readonly ToolDefinition[]): ResolvedTool[] {
   return tools.flatMap((tool): ResolvedTool[] => {
     if (isMcpTool(tool)) return resolveMcp(tool);
+    if (isClientTool(tool)) {
+      const parameters = tool.parameters ?? ANY_OBJECT;
+      return [
+        {
+          name: tool.name,
+          functionName: tool.name,
+          client: true,
+          spec: {
+            type: 'function',
+            function: {
+              name: tool.name,
+              ...(tool.description ? { description: tool.description } : {}),
+              parameters,
+            },
+          },
+          validate: validatorOf(parameters),
+        },
+      ];
+    }
     const name = toolName(tool);
     const builtin = BUILTIN_SPECS[name as (typeof BUILTIN_TOOLS)[number]];
     const description =

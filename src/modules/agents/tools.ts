@@ -1,6 +1,7 @@
 import type { KnowledgeSearch } from '../documents/index.js';
 import type { SourceView } from './agent-events.js';
 import type { McpConnectorOptions } from './mcp-client.js';
+import type { MemoryService } from './memory-service.js';
 
 /** What the tools reach in other modules, each possibly disabled on this server. */
 export interface ToolDeps {
@@ -16,6 +17,8 @@ export interface ToolDeps {
   runWorkflow(accountId: string, workflowId: string, input: Record<string, unknown>): Promise<unknown>;
   /** How agents reach MCP servers (outbound guard, credential box, time bound); null: not at all. */
   mcp: McpConnectorOptions | null;
+  /** The agent's memory blocks, edited by its memory tools. */
+  memory: Pick<MemoryService, 'agentEdit'> | null;
 }
 
 /** Calls a tool of an MCP server of the agent (`mcp:<label>`), on the turn's connection. */
@@ -30,6 +33,9 @@ interface ToolContext {
   payerKeyId: string | null;
   userId: string | null;
   topics: string[];
+  /** The agent and conversation whose memory blocks the memory tools edit. */
+  agentId?: string;
+  conversationId?: string | null;
   /** The turn's MCP connections, and its signal (a stopped turn stops its calls). */
   mcp?: McpCalls;
   signal?: AbortSignal;
@@ -111,6 +117,20 @@ export async function runTool(
         if (typeof args[key] === 'string') filters[key] = args[key] as string;
       const found = await deps.recommendations(context.accountId, context.userId, filters);
       return { output: Array.isArray(found) ? { recommendations: found } : found, sources: [] };
+    }
+    case 'memory_append':
+    case 'memory_replace': {
+      if (!deps.memory || !context.agentId) throw new Error('this turn has no memory blocks');
+      const label = String(args.label);
+      const edited = await deps.memory.agentEdit(
+        context.accountId,
+        context.agentId,
+        context.conversationId ?? null,
+        name === 'memory_append'
+          ? { op: 'append', label, text: String(args.content) }
+          : { op: 'replace', label, old: String(args.old_content), text: String(args.new_content) },
+      );
+      return { output: { ok: true, block: edited }, sources: [] };
     }
     default: {
       if (name.startsWith('mcp:')) {

@@ -40,6 +40,11 @@ export interface ToolLoopOptions {
   finish?(calls: ToolCall[]): unknown;
   /** Makes up a call id when the provider sent none. */
   newId(): string;
+  /**
+   * Calls for which this is true are not run here (a client's tools): the others of the round run,
+   * then the loop ends with these in `pending`, the conversation ready for their results.
+   */
+  defer?(call: ToolCall): boolean;
 }
 
 export type LoopEvent =
@@ -66,6 +71,8 @@ export interface LoopResult {
   exhausted: boolean;
   /** What `finish` returned, when it ended the loop. */
   finished?: unknown;
+  /** The calls `defer` kept back (with their ids): the loop ended waiting for their results. */
+  pending?: ToolCall[];
 }
 
 export const DEFAULT_MAX_CALLS_PER_ROUND = 8;
@@ -132,7 +139,12 @@ export async function* runToolLoop(
 
     const withIds = toolCalls.map((call) => ({ ...call, id: call.id ?? options.newId() }));
     messages.push({ role: 'assistant', content: text, toolCalls: withIds });
+    const pending: ToolCall[] = [];
     for (const [index, call] of withIds.entries()) {
+      if (index < perRound && options.defer?.(call)) {
+        pending.push(call);
+        continue;
+      }
       yield { type: 'tool.call', id: call.id, name: call.name, arguments: call.arguments };
       const toolStarted = performance.now();
       let output: unknown;
@@ -160,6 +172,7 @@ export async function* runToolLoop(
         toolName: call.name,
       });
     }
+    if (pending.length > 0) return { content, usage, calls, exhausted: false, pending };
     if (!options.answerAfterTools && round + 1 >= options.maxRounds)
       return { content, usage, calls, exhausted: true };
   }
