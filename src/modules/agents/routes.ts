@@ -210,6 +210,8 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
         tags,
         summary: 'Cancel a run waiting for tool outputs',
         params: RunParams,
+        // No body; an empty JSON object is accepted as clients send one.
+        body: Type.Optional(Type.Object({}, { additionalProperties: false })),
         response: withErrors({ 200: RunView }),
       },
     },
