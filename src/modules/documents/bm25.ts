@@ -66,6 +66,31 @@ function idf(df: number, n: number): number {
   return Math.log(1 + (Math.max(n, df) - df + 0.5) / (df + 0.5));
 }
 
+/** A candidate reduced to what BM25 reads: the query terms' counts in it and its length in words. */
+export interface Tokenized {
+  id: string;
+  counts: Map<string, number>;
+  length: number;
+}
+
+/** `tokenize`'s work for one candidate; done once per candidate, however often the ranking runs. */
+export function tokenize(wanted: ReadonlySet<string>, candidate: { id: string; terms: string }): Tokenized {
+  // Only the query's words are counted; the length needs no map. A scan of the string, not a split:
+  // thousands of candidates of ~100 words each are read per query.
+  // Segments as `split(' ')` gives them (an empty text has none).
+  const counts = new Map<string, number>();
+  const text = candidate.terms;
+  let length = 0;
+  for (let start = 0; text !== '' && start <= text.length; length++) {
+    let end = text.indexOf(' ', start);
+    if (end < 0) end = text.length;
+    const w = text.slice(start, end);
+    if (wanted.has(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
+    start = end + 1;
+  }
+  return { id: candidate.id, counts, length };
+}
+
 /**
  * BM25 of each candidate, from its stored words (`terms`, space-separated: tokenised once, at
  * indexing). `totalChunks` is the corpus size and `df` each term's document frequency in it (counted by
@@ -79,20 +104,30 @@ export function bm25(
   df: ReadonlyMap<string, number> = new Map(),
   averageLength?: number,
 ): Array<{ chunkId: string; score: number }> {
-  if (candidates.length === 0) return [];
   const wanted = new Set(terms);
-  const tokenized = candidates.map((c) => {
-    // Only the query's words are counted; the length needs no map.
-    const counts = new Map<string, number>();
-    const list = c.terms === '' ? [] : c.terms.split(' ');
-    for (const w of list) if (wanted.has(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
-    return { id: c.id, counts, length: list.length };
-  });
+  return bm25Tokenized(
+    terms,
+    candidates.map((c) => tokenize(wanted, c)),
+    totalChunks,
+    df,
+    averageLength,
+  );
+}
+
+/** `bm25` of candidates already tokenized for these terms. */
+export function bm25Tokenized(
+  terms: string[],
+  tokenized: readonly Tokenized[],
+  totalChunks: number,
+  df: ReadonlyMap<string, number> = new Map(),
+  averageLength?: number,
+): Array<{ chunkId: string; score: number }> {
+  if (tokenized.length === 0) return [];
   const avg =
     averageLength && averageLength > 0
       ? averageLength
       : tokenized.reduce((n, t) => n + t.length, 0) / tokenized.length || 1;
-  const n = Math.max(totalChunks, candidates.length);
+  const n = Math.max(totalChunks, tokenized.length);
   const weights = new Map<string, number>();
   for (const term of terms) {
     let count = df.get(term);
@@ -102,7 +137,8 @@ export function bm25(
     }
     weights.set(term, idf(count, n));
   }
-  const scored = tokenized.map((t) => {
+  const scored: Array<{ chunkId: string; score: number }> = [];
+  for (const t of tokenized) {
     let score = 0;
     for (const term of terms) {
       const tf = t.counts.get(term) ?? 0;
@@ -111,12 +147,10 @@ export function bm25(
         (weights.get(term) ?? 0) *
         ((tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * t.length) / avg)));
     }
-    return { chunkId: t.id, score };
-  });
+    if (score > 0) scored.push({ chunkId: t.id, score });
+  }
   // Rounded before comparing: float noise must not reorder equal scores between runs.
-  return scored
-    .filter((s) => s.score > 0)
-    .sort((a, b) => Math.round((b.score - a.score) * 1e9) || (a.chunkId < b.chunkId ? -1 : 1));
+  return scored.sort((a, b) => Math.round((b.score - a.score) * 1e9) || (a.chunkId < b.chunkId ? -1 : 1));
 }
 
 /** The most a chunk can score from these terms (each at saturation, in the shortest possible chunk). */

@@ -83,7 +83,13 @@ export const documentsModule: PlatformModule = {
     const admit = async (principal: Principal, model: string) => {
       if (llm.registry.get(model)) await llm.gateway.admit(principal, model, 'embedding');
     };
-    const knowledge = new KnowledgeService(store, embed, config.KNOWLEDGE_EMBEDDING_MODEL);
+    const knowledge = new KnowledgeService(
+      store,
+      embed,
+      config.KNOWLEDGE_EMBEDDING_MODEL,
+      {},
+      config.KNOWLEDGE_VECTOR_CACHE_MB * 1024 * 1024,
+    );
     const invalidate = (accountId: string, topic: string) => knowledge.invalidate(accountId, topic);
     const queue = await createQueue(jobs.documentProcessing, {
       redisUrl: config.REDIS_URL,

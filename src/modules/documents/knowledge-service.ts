@@ -1,10 +1,10 @@
 import { AppError } from '../../core/errors.js';
-import { bm25, bm25Bound, queryTerms } from './bm25.js';
+import { bm25Bound, bm25Tokenized, queryTerms, type Tokenized, tokenize } from './bm25.js';
 import type { Embedder } from './processor.js';
 import { fuseRanks, fuseScores } from './rank-fusion.js';
 import type { DocumentStore } from './store.js';
 import type { RankedChunk } from './types.js';
-import { VectorIndex } from './vector-index.js';
+import { VectorCache } from './vector-cache.js';
 
 export const QUERY_MODES = ['hybrid', 'vector', 'keyword'] as const;
 type QueryMode = (typeof QUERY_MODES)[number];
@@ -54,86 +54,10 @@ export interface KnowledgeQuery {
   payerKeyId?: string | null;
 }
 
-/** Vectors read per page when a topic's index is (re)built: a few milliseconds each. */
-const LOAD_PAGE = 1_000;
 /** Characters of a query that are read (the HTTP route allows no more; the retriever may pass more). */
 const MAX_QUERY_CHARS = 4_000;
-
-/** A turn of the event loop between pages of a load. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/**
- * Vectors of each (account, topic) in an in-process index, reloaded when the topic's version (count and
- * newest change of its indexed documents) moves: coherent across processes at the cost of one small
- * aggregate query per topic per query. A (re)load reads a page of vectors at a time with a turn of the
- * event loop between, into a key aside that goes live when complete; concurrent queries share one load.
- */
-class VectorCache {
-  private readonly index = new VectorIndex();
-  private readonly versions = new Map<string, string>();
-  private readonly models = new Map<string, string>();
-  private readonly loading = new Map<string, Promise<void>>();
-
-  constructor(private readonly store: DocumentStore) {}
-
-  key(accountId: string, topic: string): string {
-    return `${accountId}\u0000${topic}`;
-  }
-
-  invalidate(accountId: string, topic: string): void {
-    this.versions.delete(this.key(accountId, topic));
-  }
-
-  /** The topic's index, fresh; returns the topic's embedding model (null when nothing is embedded). */
-  async ensure(accountId: string, topic: string): Promise<string | null> {
-    const key = this.key(accountId, topic);
-    for (;;) {
-      const version = await this.store.topicVersion(accountId, topic);
-      if (this.versions.get(key) === version) return this.models.get(key) ?? null;
-      const running = this.loading.get(key);
-      if (running) {
-        await running;
-        continue;
-      }
-      const load = this.load(accountId, topic, key, version).finally(() => this.loading.delete(key));
-      this.loading.set(key, load);
-      await load;
-      return this.models.get(key) ?? null;
-    }
-  }
-
-  private async load(accountId: string, topic: string, key: string, version: string): Promise<void> {
-    const staging = `${key}\u0000loading`;
-    this.index.drop(staging);
-    this.index.add(staging, []);
-    let model: string | null = null;
-    for (const documentId of await this.store.indexedDocumentIds(accountId, topic)) {
-      let after = -1;
-      for (;;) {
-        const page = await this.store.embeddedChunks(documentId, after, LOAD_PAGE);
-        if (page.last === null) break;
-        model ??= page.rows.find((r) => r.embedding_model)?.embedding_model ?? null;
-        if (page.rows.length > 0)
-          this.index.add(
-            staging,
-            page.rows.map((r) => ({ id: r.id, vector: VectorIndex.fromBytes(r.embedding as Buffer) })),
-          );
-        after = page.last;
-        await nextTurn();
-        if (!page.more) break;
-      }
-    }
-    this.index.move(staging, key);
-    if (model) this.models.set(key, model);
-    else this.models.delete(key);
-    this.versions.set(key, version);
-  }
-
-  search(keys: string[], vector: number[], k: number): RankedChunk[] {
-    const present = keys.filter((key) => this.index.has(key));
-    return present.length === 0 ? [] : this.index.search(present, vector, k);
-  }
-}
+/** The vector cache's bound when none is configured (KNOWLEDGE_VECTOR_CACHE_MB). */
+const DEFAULT_VECTOR_CACHE_BYTES = 512 * 1024 * 1024;
 
 /** The keyword pass's bounds (`DF_CAP`, `OR_BUDGET`, `ALL_CAP` by default; tests make them small). */
 export interface KeywordBounds {
@@ -152,13 +76,19 @@ export class KnowledgeService {
     private readonly embed: Embedder,
     private readonly defaultModel: string,
     bounds: Partial<KeywordBounds> = {},
+    vectorCacheBytes = DEFAULT_VECTOR_CACHE_BYTES,
   ) {
-    this.vectors = new VectorCache(store);
+    this.vectors = new VectorCache(store, vectorCacheBytes);
     this.bounds = { dfCap: DF_CAP, orBudget: OR_BUDGET, allCap: ALL_CAP, ...bounds };
   }
 
   invalidate(accountId: string, topic: string): void {
     this.vectors.invalidate(accountId, topic);
+  }
+
+  /** Topics whose vectors this process holds (bounded by the cache's bytes). */
+  vectorCacheHeld(): number {
+    return this.vectors.held();
   }
 
   async topics(accountId: string) {
@@ -186,24 +116,29 @@ export class KnowledgeService {
     let vector: RankedChunk[] = [];
     if (wantVector) {
       const names = topics ?? (await this.topics(accountId)).map((t) => t.topic);
-      const byModel = new Map<string, string[]>();
-      for (const topic of names) {
-        const model = await this.vectors.ensure(accountId, topic);
-        if (!model) continue;
-        if (q.embeddingModel && model !== q.embeddingModel)
-          throw new AppError(
-            'CONFLICT',
-            `Topic '${topic}' is embedded with '${model}', not '${q.embeddingModel}'`,
-            { topic, topicModel: model, queryModel: q.embeddingModel },
-          );
-        byModel.set(model, [...(byModel.get(model) ?? []), this.vectors.key(accountId, topic)]);
-      }
-      for (const [model, keys] of byModel) {
-        const answer = await this.embed([q.query], model, { accountId, keyId: q.payerKeyId ?? null });
-        // A fallback's vector lies in another space than the topic's: no vector ranking then.
-        if (answer.model !== model) continue;
-        const [queryVector] = answer.vectors;
-        vector.push(...this.vectors.search(keys, queryVector ?? [], depth));
+      const release = this.vectors.pin(names.map((topic) => this.vectors.key(accountId, topic)));
+      try {
+        const byModel = new Map<string, string[]>();
+        for (const topic of names) {
+          const model = await this.vectors.ensure(accountId, topic);
+          if (!model) continue;
+          if (q.embeddingModel && model !== q.embeddingModel)
+            throw new AppError(
+              'CONFLICT',
+              `Topic '${topic}' is embedded with '${model}', not '${q.embeddingModel}'`,
+              { topic, topicModel: model, queryModel: q.embeddingModel },
+            );
+          byModel.set(model, [...(byModel.get(model) ?? []), this.vectors.key(accountId, topic)]);
+        }
+        for (const [model, keys] of byModel) {
+          const answer = await this.embed([q.query], model, { accountId, keyId: q.payerKeyId ?? null });
+          // A fallback's vector lies in another space than the topic's: no vector ranking then.
+          if (answer.model !== model) continue;
+          const [queryVector] = answer.vectors;
+          vector.push(...this.vectors.search(keys, queryVector ?? [], depth));
+        }
+      } finally {
+        release();
       }
       vector = vector.sort((a, b) => b.score - a.score || (a.chunkId < b.chunkId ? -1 : 1)).slice(0, depth);
     }
@@ -274,13 +209,15 @@ export class KnowledgeService {
       budget -= n;
     }
     const frequent = present.slice(selective.length);
-    const candidates = new Map<string, { id: string; terms: string }>();
+    // Each candidate is tokenized once, whichever pass fetched it (the ranking may run three times).
+    const candidates = new Map<string, Tokenized>();
+    const wanted = new Set(present);
     const add = (rows: Array<{ id: string; terms: string }>) => {
-      for (const row of rows) candidates.set(row.id, row);
+      for (const row of rows) if (!candidates.has(row.id)) candidates.set(row.id, tokenize(wanted, row));
     };
     add(await this.store.keywordCandidates(accountId, topics, selective, 'any', orBudget));
     const total = await this.store.indexedChunkCount(accountId, topics);
-    const rank = () => bm25(present, [...candidates.values()], total, df);
+    const rank = () => bm25Tokenized(present, [...candidates.values()], total, df);
     if (frequent.length === 0) return rank().slice(0, depth);
     if (present.length > 1)
       add(await this.store.keywordCandidates(accountId, topics, present, 'all', allCap));

@@ -221,17 +221,22 @@ export class DocumentStore {
     });
   }
 
-  /** Indexed documents of a topic, for loading its vectors document by document. */
-  async indexedDocumentIds(accountId: string, topic: string): Promise<string[]> {
+  /** Indexed documents of a topic, for loading its vectors document by document (vector-cache.ts). */
+  async indexedDocuments(accountId: string, topic: string) {
     const rows = await this.db
       .selectFrom('documents')
-      .select('id')
+      .select(['id', 'updated_at', 'chunk_count', 'embedding_model'])
       .where('account_id', '=', accountId)
       .where('topic', '=', topic)
       .where('status', '=', 'indexed')
       .orderBy('id')
       .execute();
-    return rows.map((r) => r.id);
+    return rows.map((r) => ({
+      id: r.id,
+      updatedAt: r.updated_at,
+      chunkCount: Number(r.chunk_count),
+      model: r.embedding_model,
+    }));
   }
 
   /**

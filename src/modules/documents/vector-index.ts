@@ -1,12 +1,16 @@
 /**
  * Exact cosine search in process, for databases without a vector extension.
  *
- * Each key (a topic) keeps its unit-normalised vectors in one growable Float32Array, row after row, so that
- * 100k × 384 floats are ~150 MB contiguous and a scan is a tight loop over memory. Ids map to rows; removing
- * moves the last row into the hole, so rows stay dense. Results are ordered by score, then id ascending, so
- * the same vectors give the same answer whatever order they were loaded in.
+ * Each key (a topic) keeps its unit-normalised vectors column by column: dimension d of every row sits in
+ * one run of `capacity` floats. A query is scored one dimension at a time, and only over the dimensions it
+ * does not hold zero in: the default hashed embedder gives a question of a few words ~30–60 non-zero
+ * dimensions of 384, so a scan reads a tenth of the floats a row-by-row scan reads (100k rows: ~16 MB
+ * instead of 154 MB). Scores are float32 sums in four lanes by dimension (d mod 4), added pairwise at the
+ * end, which is bit for bit what a 4-lane SIMD dot product gives. Ids map to rows; removing moves the last
+ * row into the hole, so rows stay dense. Results are ordered by score, then id ascending, so the same
+ * vectors give the same answer whatever order they were loaded in.
  */
-import { DotArena } from './simd-dot.js';
+import { ColumnArena } from './column-arena.js';
 import type { RankedChunk } from './types.js';
 
 export interface VectorItem {
@@ -17,15 +21,19 @@ export interface VectorItem {
 interface Rows {
   /** Set by the first vector added; 0 while the key holds none. */
   dimensions: number;
-  /** `capacity × dimensions` floats; rows [0, ids.length) are in use. */
+  /** Rows the columns have room for. */
+  capacity: number;
+  /** `dimensions × capacity` floats: column d at `d × capacity`; rows [0, ids.length) are in use. */
   data: Float32Array;
   ids: string[];
   rowOf: Map<string, number>;
-  /** The rows in WebAssembly memory, scored with SIMD; absent where that is unavailable. */
-  arena?: DotArena;
+  /** The columns in WebAssembly memory, scored with SIMD; absent for small keys or where unavailable. */
+  arena?: ColumnArena;
 }
 
 const INITIAL_ROWS = 16;
+/** Keys this large keep their columns in WebAssembly memory (smaller ones scan fast enough in JS). */
+const ARENA_ROWS = 4_096;
 
 /** Float32 values of `vector` scaled to length 1 (left at zero for a zero vector). */
 function normalised(vector: ArrayLike<number>, into: Float32Array, at: number): void {
@@ -108,6 +116,7 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 export class VectorIndex {
   private readonly keys = new Map<string, Rows>();
+  private scratch: Float32Array[] = [0, 1, 2, 3].map(() => new Float32Array(0));
 
   /** Float32 little-endian bytes, as stored in a BLOB / bytea column. */
   static toBytes(vector: ArrayLike<number>): Buffer {
@@ -148,11 +157,18 @@ export class VectorIndex {
       }
       checkFinite(vector, `vector ${id}`);
     }
-    const rows: Rows = existing ?? { dimensions: 0, data: new Float32Array(0), ids: [], rowOf: new Map() };
+    const rows: Rows = existing ?? {
+      dimensions: 0,
+      capacity: 0,
+      data: new Float32Array(0),
+      ids: [],
+      rowOf: new Map(),
+    };
     if (!existing) this.keys.set(key, rows);
     if (items.length === 0) return;
     rows.dimensions = dimensions;
     this.reserve(rows, rows.ids.length + items.length);
+    const unit = new Float32Array(dimensions);
     for (const { id, vector } of items) {
       let row = rows.rowOf.get(id);
       if (row === undefined) {
@@ -160,7 +176,8 @@ export class VectorIndex {
         rows.ids.push(id);
         rows.rowOf.set(id, row);
       }
-      normalised(vector, rows.data, row * dimensions);
+      normalised(vector, unit, 0);
+      for (let d = 0, at = row; d < dimensions; d++, at += rows.capacity) rows.data[at] = unit[d]!;
     }
   }
 
@@ -168,7 +185,7 @@ export class VectorIndex {
   remove(key: string, ids: Iterable<string>): number {
     const rows = this.keys.get(key);
     if (!rows) return 0;
-    const { data, dimensions } = rows;
+    const { data, dimensions, capacity } = rows;
     let removed = 0;
     for (const id of ids) {
       const row = rows.rowOf.get(id);
@@ -176,7 +193,8 @@ export class VectorIndex {
       const last = rows.ids.length - 1;
       if (row !== last) {
         const moved = rows.ids[last]!;
-        data.copyWithin(row * dimensions, last * dimensions, (last + 1) * dimensions);
+        for (let d = 0, base = 0; d < dimensions; d++, base += capacity)
+          data[base + row] = data[base + last]!;
         rows.ids[row] = moved;
         rows.rowOf.set(moved, row);
       }
@@ -185,7 +203,6 @@ export class VectorIndex {
       removed++;
     }
     // Give memory back after large deletions.
-    const capacity = dimensions > 0 ? rows.data.length / dimensions : 0;
     if (capacity > INITIAL_ROWS * 4 && rows.ids.length < capacity / 4) {
       this.resize(rows, Math.max(INITIAL_ROWS, rows.ids.length * 2));
     }
@@ -245,23 +262,14 @@ export class VectorIndex {
     if (!(limit > 0)) return [];
     const unit = new Float32Array(query.length);
     normalised(query, unit, 0);
-    const q = Float64Array.from(unit);
+    const nonZero: number[] = [];
+    for (let d = 0; d < unit.length; d++) if (unit[d] !== 0) nonZero.push(d);
     const top = new TopK(limit);
-    for (const { data, ids, dimensions, arena } of searched) {
-      const count = ids.length;
-      if (arena) {
-        const scores = arena.score(unit, count);
-        for (let row = 0; row < count; row++) {
-          const score = scores[row]!;
-          const id = ids[row]!;
-          if (top.accepts(score, id) && (filter === undefined || filter(id))) top.push(score, id);
-        }
-        continue;
-      }
-      for (let row = 0, base = 0; row < count; row++, base += dimensions) {
-        // A plain loop: V8 runs it faster than a hand-unrolled one (measured).
-        let score = 0;
-        for (let i = 0; i < dimensions; i++) score += data[base + i]! * q[i]!;
+    for (const rows of searched) {
+      const scores = this.scores(rows, unit, nonZero);
+      const { ids } = rows;
+      for (let row = 0; row < ids.length; row++) {
+        const score = scores[row]!;
         const id = ids[row]!;
         if (top.accepts(score, id) && (filter === undefined || filter(id))) top.push(score, id);
       }
@@ -269,18 +277,63 @@ export class VectorIndex {
     return top.sorted();
   }
 
-  /** Makes room for `needed` rows, growing by half again at least so adds stay amortised O(1). */
-  private reserve(rows: Rows, needed: number): void {
-    const capacity = rows.data.length / rows.dimensions;
-    if (needed <= capacity) return;
-    this.resize(rows, Math.max(needed, Math.ceil(capacity * 1.5), INITIAL_ROWS));
+  /** Float32 vectors held: what the index costs in memory, at 4 bytes a float plus the ids. */
+  floats(): number {
+    let n = 0;
+    for (const rows of this.keys.values()) n += rows.capacity * rows.dimensions;
+    return n;
   }
 
-  private resize(rows: Rows, capacity: number): void {
-    const arena = DotArena.create(rows.dimensions, capacity);
-    const data = arena ? arena.data : new Float32Array(capacity * rows.dimensions);
-    data.set(rows.data.subarray(0, rows.ids.length * rows.dimensions));
+  /**
+   * The dot product of `unit` with each row, summed as a 4-lane float32 SIMD loop would: lane d mod 4
+   * adds the float32 products in dimension order, then (lane 0 + lane 1) + (lane 2 + lane 3). Dimensions
+   * where the query is zero add ±0 to every lane and are skipped. A Float32Array element written rounds
+   * the float64 sum of two float32 values exactly as a float32 addition would.
+   */
+  private scores(rows: Rows, unit: Float32Array, nonZero: readonly number[]): Float32Array {
+    const count = rows.ids.length;
+    if (rows.arena) return rows.arena.score(unit, nonZero, count);
+    const { data, capacity } = rows;
+    const lanes = this.lanes(count);
+    for (const lane of lanes) lane.fill(0, 0, count);
+    for (const d of nonZero) {
+      const lane = lanes[d & 3]!;
+      const q = unit[d]!;
+      const base = d * capacity;
+      for (let row = 0; row < count; row++) lane[row] = lane[row]! + Math.fround(q * data[base + row]!);
+    }
+    const [l0, l1, l2, l3] = lanes as [Float32Array, Float32Array, Float32Array, Float32Array];
+    for (let row = 0; row < count; row++)
+      l0[row] = Math.fround(l0[row]! + l1[row]!) + Math.fround(l2[row]! + l3[row]!);
+    return l0;
+  }
+
+  /** Four scratch arrays of at least `count` floats, kept between searches (the process is one thread). */
+  private lanes(count: number): Float32Array[] {
+    if (this.scratch[0]!.length < count) {
+      const size = Math.max(count, Math.ceil(this.scratch[0]!.length * 1.5));
+      this.scratch = [0, 1, 2, 3].map(() => new Float32Array(size));
+    }
+    return this.scratch;
+  }
+
+  /** Makes room for `needed` rows, growing by half again at least so adds stay amortised O(1). */
+  private reserve(rows: Rows, needed: number): void {
+    if (needed <= rows.capacity) return;
+    this.resize(rows, Math.max(needed, Math.ceil(rows.capacity * 1.5), INITIAL_ROWS));
+  }
+
+  private resize(rows: Rows, wanted: number): void {
+    const { dimensions } = rows;
+    // A multiple of 4: the SIMD scan reads columns four rows at a time, from 16-byte boundaries.
+    const capacity = Math.ceil(wanted / 4) * 4;
+    const arena = capacity >= ARENA_ROWS ? ColumnArena.create(dimensions, capacity) : null;
+    const data = arena ? arena.data : new Float32Array(capacity * dimensions);
+    const count = rows.ids.length;
+    for (let d = 0; d < dimensions; d++)
+      data.set(rows.data.subarray(d * rows.capacity, d * rows.capacity + count), d * capacity);
     rows.data = data;
+    rows.capacity = capacity;
     if (arena) rows.arena = arena;
     else delete rows.arena;
   }

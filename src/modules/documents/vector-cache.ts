@@ -1,0 +1,196 @@
+/**
+ * The vectors of each (account, topic) in an in-process index (vector-index.ts), kept in step with the
+ * database across processes: every query reads the topic's version (count, chunks and newest change of
+ * its indexed documents: one small aggregate). When it moved, the list of indexed documents is read and
+ * compared with what the index holds: only documents added, changed or gone are loaded or removed, so one
+ * new document in a topic of 100k chunks costs its own chunks, not a reload. A topic not held (first
+ * query, or evicted) is built aside a page at a time, with a turn of the event loop between pages, and goes
+ * live when complete; concurrent queries of a topic share one load. Changes apply in one synchronous step,
+ * so a search never sees half of one.
+ *
+ * Memory is bounded: past `maxBytes` (vectors at 4 bytes a float), the topics used least recently are
+ * dropped, and rebuilt when asked for again. Topics a running query uses (`pin`) are never dropped, so a
+ * query larger than the bound is still served (and holds memory past it until it ends).
+ */
+import type { DocumentStore } from './store.js';
+import type { RankedChunk } from './types.js';
+import { VectorIndex, type VectorItem } from './vector-index.js';
+
+/** Vectors read per page when a topic is loaded: a few milliseconds each. */
+const LOAD_PAGE = 1_000;
+
+/** A turn of the event loop between pages of a load. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+interface HeldDocument {
+  /** Changes whenever the document's chunks may have (updated_at, chunk count, embedding model). */
+  stamp: string;
+  model: string | null;
+  ids: string[];
+}
+
+interface HeldTopic {
+  /** The topic version the index holds; '' when told to look again. */
+  version: string;
+  documents: Map<string, HeldDocument>;
+  /** Order of last use, for eviction. */
+  used: number;
+  /** The embedding model of its first embedded document (documents in id order). */
+  model: string | null;
+}
+
+export class VectorCache {
+  private readonly index = new VectorIndex();
+  private readonly topics = new Map<string, HeldTopic>();
+  private readonly loading = new Map<string, Promise<void>>();
+  /** Running queries per key: their topics stay held until they end. */
+  private readonly pins = new Map<string, number>();
+  private clock = 0;
+
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly maxBytes: number,
+  ) {}
+
+  key(accountId: string, topic: string): string {
+    return `${accountId}\u0000${topic}`;
+  }
+
+  /** Another request of this process changed the topic: the next query compares its documents. */
+  invalidate(accountId: string, topic: string): void {
+    const held = this.topics.get(this.key(accountId, topic));
+    if (held) held.version = '';
+  }
+
+  /** The topic's index, fresh; returns the topic's embedding model (null when nothing is embedded). */
+  async ensure(accountId: string, topic: string): Promise<string | null> {
+    const key = this.key(accountId, topic);
+    for (;;) {
+      const version = await this.store.topicVersion(accountId, topic);
+      const held = this.topics.get(key);
+      if (held && held.version === version) {
+        held.used = ++this.clock;
+        return held.model;
+      }
+      const running = this.loading.get(key);
+      if (running) {
+        await running;
+        continue;
+      }
+      const load = this.sync(accountId, topic, key, version).finally(() => this.loading.delete(key));
+      this.loading.set(key, load);
+      await load;
+      return this.topics.get(key)?.model ?? null;
+    }
+  }
+
+  /** Keeps the keys from eviction until the returned function is called (once). */
+  pin(keys: readonly string[]): () => void {
+    for (const key of keys) this.pins.set(key, (this.pins.get(key) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const key of keys) {
+        const n = (this.pins.get(key) ?? 0) - 1;
+        if (n > 0) this.pins.set(key, n);
+        else this.pins.delete(key);
+      }
+    };
+  }
+
+  search(keys: string[], vector: number[], k: number): RankedChunk[] {
+    const present = keys.filter((key) => this.index.has(key));
+    return present.length === 0 ? [] : this.index.search(present, vector, k);
+  }
+
+  /** Bytes of vectors held (4 a float, with the room kept for growth). */
+  bytes(): number {
+    return this.index.floats() * 4;
+  }
+
+  /** Topics held, for tests and figures. */
+  held(): number {
+    return this.topics.size;
+  }
+
+  /** Brings the key's vectors to the topic's current documents (read after `version`, so never older). */
+  private async sync(accountId: string, topic: string, key: string, version: string): Promise<void> {
+    const current = await this.store.indexedDocuments(accountId, topic);
+    const held = this.topics.get(key);
+    const stampOf = (d: (typeof current)[number]) => `${d.updatedAt}|${d.chunkCount}|${d.model ?? ''}`;
+    const stale = (d: (typeof current)[number]) => held?.documents.get(d.id)?.stamp !== stampOf(d);
+    const changed = current.filter(stale);
+    const changedChunks = changed.reduce((n, d) => n + d.chunkCount, 0);
+    // A topic not held, or one mostly new, is built aside; otherwise only the difference is read.
+    const rebuild = !held || changedChunks > this.index.size(key);
+    const target = rebuild ? `${key}\u0000loading` : null;
+    if (target) {
+      this.index.drop(target);
+      this.index.add(target, []);
+    }
+    const loaded = new Map<string, HeldDocument>();
+    const pending: VectorItem[] = [];
+    for (const doc of rebuild ? current : changed) {
+      const read: HeldDocument = { stamp: stampOf(doc), model: null, ids: [] };
+      let after = -1;
+      for (;;) {
+        const page = await this.store.embeddedChunks(doc.id, after, LOAD_PAGE);
+        if (page.last === null) break;
+        read.model ??= page.rows.find((r) => r.embedding_model)?.embedding_model ?? null;
+        const items = page.rows.map((r) => ({
+          id: r.id,
+          vector: VectorIndex.fromBytes(r.embedding as Buffer),
+        }));
+        for (const item of items) read.ids.push(item.id);
+        if (target) this.index.add(target, items);
+        else pending.push(...items);
+        after = page.last;
+        await nextTurn();
+        if (!page.more) break;
+      }
+      loaded.set(doc.id, read);
+    }
+    // From here to the end nothing awaits: searches see the topic before or after, never between.
+    if (target) {
+      this.index.move(target, key);
+      this.topics.set(key, { version, documents: loaded, used: ++this.clock, model: modelOf(loaded) });
+    } else if (held && this.topics.get(key) === held) {
+      const live = new Set(current.map((d) => d.id));
+      const gone: string[] = [];
+      for (const [id, doc] of held.documents) {
+        if (live.has(id) && !loaded.has(id)) continue;
+        gone.push(...doc.ids);
+        held.documents.delete(id);
+      }
+      this.index.remove(key, gone);
+      this.index.add(key, pending);
+      for (const [id, doc] of loaded) held.documents.set(id, doc);
+      held.version = version;
+      held.used = ++this.clock;
+      held.model = modelOf(held.documents);
+    }
+    this.evict(key);
+  }
+
+  /** Drops the topics used least recently until the vectors fit `maxBytes` (never `keep` nor pinned ones). */
+  private evict(keep: string): void {
+    if (this.bytes() <= this.maxBytes) return;
+    const byAge = [...this.topics]
+      .filter(([key]) => key !== keep && !this.pins.has(key))
+      .sort((a, b) => a[1].used - b[1].used);
+    for (const [key] of byAge) {
+      this.index.drop(key);
+      this.topics.delete(key);
+      if (this.bytes() <= this.maxBytes) return;
+    }
+  }
+}
+
+/** The topic's embedding model: its first embedded document's (documents in id order). */
+function modelOf(documents: ReadonlyMap<string, HeldDocument>): string | null {
+  let first: [string, string] | null = null;
+  for (const [id, doc] of documents)
+    if (doc.model && (first === null || id < first[0])) first = [id, doc.model];
+  return first?.[1] ?? null;
+}
