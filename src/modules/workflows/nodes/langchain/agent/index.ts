@@ -1,7 +1,7 @@
 import { defineNode, output } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
 import { LANGCHAIN } from '../ai-parts.js';
-import { AgentParameters as Parameters, promptOf } from './parameters.js';
+import { imagesOf, AgentParameters as Parameters, promptOf } from './parameters.js';
 import { runAgentItem } from './run-agent.js';
 
 /**
@@ -19,8 +19,10 @@ export const agentNode = defineNode({
     for (let i = 0; i < ctx.items.length; i++) {
       const p = await ctx.params(i);
       const prompt = promptOf(p, ctx.items[i]?.json ?? {});
+      const images = p.options.passthroughBinaryImages ? imagesOf(ctx.items[i]) : [];
       const result = await runAgentItem(ctx, i, {
         prompt,
+        images,
         systemMessage: p.options.systemMessage,
         maxIterations: p.options.maxIterations,
         useParser: p.hasOutputParser,

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { NodeOperationError } from '../../../engine/node-type.js';
-import type { Json } from '../../../engine/types.js';
+import type { Item, Json } from '../../../engine/types.js';
 
 const Options = Type.Object(
   {
@@ -52,4 +52,18 @@ export function promptOf(p: { promptType: string; text: string }, json: Record<s
           : 'The prompt (text) is empty',
     });
   return prompt;
+}
+
+/** The item's binary images as data URLs, for a model that sees images (at most 20 MB of them). */
+export function imagesOf(item: Item | undefined): string[] {
+  const out: string[] = [];
+  let bytes = 0;
+  for (const file of Object.values(item?.binary ?? {})) {
+    if (!file?.mimeType?.startsWith('image/') || typeof file.data !== 'string') continue;
+    bytes += file.data.length;
+    if (bytes > 20 * 1024 * 1024)
+      throw new NodeOperationError('The images of the item are over 20 MB together');
+    out.push(`data:${file.mimeType};base64,${file.data}`);
+  }
+  return out;
 }
