@@ -308,3 +308,144 @@ describe('AI nodes: bad input', () => {
     expect(inner).toEqual({ role: 'user', content: `Q2: ${hostile}` });
   });
 });
+
+describe('n8n AI fixtures: images and two triggers', () => {
+  it('agent-v3-binary-images: the item image goes with the prompt as an image_url part', async () => {
+    openai.queue(completion('A red pixel.'));
+    const png = Buffer.from('89504e470d0a1a0a', 'hex').toString('base64');
+    const { outcome, outputs } = await runFixture(loadFixture('agent/agent-v3-binary-images.json'), deps, [
+      {
+        json: { chatInput: 'What is in this image?' },
+        binary: { data: { data: png, mimeType: 'image/png', fileName: 'a.png' } },
+      },
+    ]);
+    expect(outcome.status).toBe('success');
+    expect(outputs['AI Agent']).toEqual([{ output: 'A red pixel.' }]);
+    const user = ((openai.requests[0]?.messages ?? []) as Array<Record<string, unknown>>).at(-1);
+    expect(user).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'What is in this image?' },
+        { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
+      ],
+    });
+  });
+
+  it('Test_chat_trigger_multiple_triggers: a chat message runs from the chat trigger', async () => {
+    const { outcome, outputs } = await runFixture(
+      loadFixture('ai/Test_chat_trigger_multiple_triggers.json'),
+      deps,
+      [chatItem('Hi')],
+    );
+    expect(outcome.status).toBe('success');
+    expect(outputs['Edit Fields']).toEqual([{ response: 'Response to: Hi' }]);
+  });
+});
+
+function chainWorkflow(
+  chain: Record<string, unknown>,
+  sub: Record<string, unknown>,
+  subType: string,
+): N8nExport {
+  return {
+    id: 'wf_chain',
+    name: 'chain',
+    nodes: [
+      {
+        id: 't',
+        name: 'Trigger',
+        type: 'n8n-nodes-base.manualTrigger',
+        typeVersion: 1,
+        position: [0, 0],
+        parameters: {},
+      },
+      { id: 'c', name: 'Chain', position: [200, 0], ...chain },
+      { id: 'm', name: 'Model', position: [200, 200], ...OLLAMA_MODEL },
+      { id: 's', name: 'Sub', position: [400, 200], ...sub },
+    ],
+    connections: {
+      Trigger: { main: [[{ node: 'Chain', type: 'main', index: 0 }]] },
+      Model: {
+        ai_languageModel: [[{ node: 'Chain', type: 'ai_languageModel', index: 0 }]],
+      },
+      Sub: { [subType]: [[{ node: 'Chain', type: subType, index: 0 }]] },
+    },
+  } as unknown as N8nExport;
+}
+
+describe('Basic LLM Chain and the Code tool', () => {
+  it('chainLlm: system message then the prompt, answered as {text}; with a parser, as {output}', async () => {
+    ollama.queue(ollamaText('Paris'));
+    const def = chainWorkflow(
+      {
+        type: '@n8n/n8n-nodes-langchain.chainLlm',
+        typeVersion: 1.7,
+        parameters: {
+          promptType: 'define',
+          text: 'Capital of France?',
+          messages: { messageValues: [{ message: 'One word only.' }] },
+        },
+      },
+      { type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} },
+      'main',
+    );
+    def.connections.Sub = {};
+    const { outcome, outputs } = await runFixture(def, deps);
+    expect(outcome.status).toBe('success');
+    expect(outputs.Chain).toEqual([{ text: 'Paris' }]);
+    expect(ollama.requests[0]?.body.messages).toEqual([
+      { role: 'system', content: 'One word only.' },
+      { role: 'user', content: 'Capital of France?' },
+    ]);
+
+    ollama.queue(ollamaText('{"city":"Paris"}'));
+    const parsed = chainWorkflow(
+      {
+        type: '@n8n/n8n-nodes-langchain.chainLlm',
+        typeVersion: 1.7,
+        parameters: { promptType: 'define', text: 'Capital of France?', hasOutputParser: true },
+      },
+      {
+        type: '@n8n/n8n-nodes-langchain.outputParserStructured',
+        typeVersion: 1.2,
+        parameters: { jsonSchemaExample: '{"city":"Rome"}' },
+      },
+      'ai_outputParser',
+    );
+    const second = await runFixture(parsed, deps);
+    expect(second.outcome.status).toBe('success');
+    expect(second.outputs.Chain).toEqual([{ output: { city: 'Paris' } }]);
+  });
+
+  it('toolCode: the query reaches the sandboxed code, its answer the model; a runaway loop is stopped', async () => {
+    const codeTool = {
+      name: 'Shout',
+      type: '@n8n/n8n-nodes-langchain.toolCode',
+      typeVersion: 1.1,
+      parameters: { name: 'shout', description: 'Upper-cases text', jsCode: 'return query.toUpperCase();' },
+    };
+    const loopTool = {
+      name: 'Spin',
+      type: '@n8n/n8n-nodes-langchain.toolCode',
+      typeVersion: 1.1,
+      parameters: { name: 'spin', description: 'Never ends', jsCode: 'while (true) {}' },
+    };
+    ollama.queue(
+      ollamaToolCalls([{ name: 'shout', arguments: { query: "hi'); process.exit(1); ('" } }]),
+      ollamaToolCalls([{ name: 'spin', arguments: { query: 'x' } }]),
+      ollamaText('done'),
+    );
+    const started = Date.now();
+    const { outcome, outputs } = await runFixture(agentWorkflow(OLLAMA_MODEL, [codeTool, loopTool]), {
+      ...deps,
+      codeTimeoutMs: 500,
+    });
+    expect(outcome.status).toBe('success');
+    expect(outputs['AI Agent']).toEqual([{ output: 'done' }]);
+    const shout = ((ollama.requests[1]?.body.messages ?? []) as Array<{ content: string }>).at(-1);
+    expect(shout?.content).toBe("HI'); PROCESS.EXIT(1); ('");
+    const spin = ((ollama.requests[2]?.body.messages ?? []) as Array<{ content: string }>).at(-1);
+    expect(spin?.content).toMatch(/error/i);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
