@@ -55,6 +55,18 @@ export const chatTriggerNode = defineNode({
   trigger: true,
   inputs: 0,
   webhook: { parse: chatWebhook },
+  check(params) {
+    // Refused rather than ignored: the chat would lose its history without saying so.
+    const load = params.options.loadPreviousSession;
+    return load !== undefined && load !== 'notSupported'
+      ? [
+          {
+            path: 'parameters.options.loadPreviousSession',
+            message: 'loading a previous session is not supported here yet',
+          },
+        ]
+      : [];
+  },
   async execute(ctx) {
     const items = ctx.items.length > 0 ? ctx.items : [{ json: {} }];
     return output(items.map(chatItem));
