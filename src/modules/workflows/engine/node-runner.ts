@@ -146,11 +146,22 @@ function contextOf(
         });
     return resolveChecked(nodeType, restoreRaw(resolved, raw));
   };
+  const paramsFor = async (item: Item, extra?: Record<string, unknown>): Promise<unknown> => {
+    const resolved = await evaluator.resolve(resolvable, {
+      ...expressionData(data, [item], 0),
+      input: [item],
+      itemIndex: 0,
+      params: node.parameters,
+      ...(extra ? { extra } : {}),
+    });
+    return resolveChecked(nodeType, restoreRaw(resolved, raw));
+  };
   const ctx: NodeExecutionContext<unknown> = {
     node,
     inputs,
     items,
     params,
+    paramsFor,
     deps,
     context,
     nodeRuns: args.nodeRuns ?? { used: () => 0, add: () => undefined },

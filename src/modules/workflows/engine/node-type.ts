@@ -28,6 +28,11 @@ export interface NodeExecutionContext<P> {
   items: Item[];
   /** The node's parameters for item `index` (expressions evaluated, defaults applied, schema checked). */
   params(index: number): Promise<P>;
+  /**
+   * The node's parameters resolved over another item (`$json` = `item.json`) with extra variables: an AI
+   * tool's parameters over the model's arguments, `$fromAI()` reading `extra.$fromAI`.
+   */
+  paramsFor(item: Item, extra?: Record<string, unknown>): Promise<P>;
   deps: EngineDeps;
   /**
    * This node's own state across its runs in this execution (n8n's `getContext('node')`): change it in

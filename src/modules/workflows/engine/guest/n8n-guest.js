@@ -128,6 +128,7 @@
     '$pageCount',
     '$request',
     '$version',
+    '$fromAI',
     '$evaluateExpression',
     '$not',
     '$average',
@@ -301,6 +302,14 @@
       $pageCount: data.extra?.$pageCount,
       $request: data.extra?.$request,
       $version: data.extra?.$version,
+      // n8n's $fromAI(key, description, type, default): an AI tool's argument, chosen by the model.
+      $fromAI: (key, _description, _type, fallback) => {
+        const args = data.extra?.$fromAI;
+        if (!args || typeof args !== 'object')
+          throw new Error('$fromAI() is only available in the parameters of a tool an AI agent calls');
+        const value = Object.hasOwn(args, String(key)) ? args[String(key)] : undefined;
+        return value === undefined ? fallback : value;
+      },
       DateTime,
       Duration,
       Interval,

@@ -26,7 +26,7 @@ export interface OpenAiWireTarget {
 /** A tool call whose arguments were not a JSON object: kept so the loop can tell the model. */
 export type WireToolCall = ToolCall & { malformed?: string };
 
-const MAX_TOOL_CALLS = 64;
+export const MAX_TOOL_CALLS = 64;
 
 export function openAiWireModel(deps: EngineDeps, target: OpenAiWireTarget): ChatModel {
   return {
@@ -61,7 +61,7 @@ export function openAiWireModel(deps: EngineDeps, target: OpenAiWireTarget): Cha
   };
 }
 
-function parseBody(text: string, label: string): unknown {
+export function parseBody(text: string, label: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -69,7 +69,7 @@ function parseBody(text: string, label: string): unknown {
   }
 }
 
-function errorText(body: unknown): string {
+export function errorText(body: unknown): string {
   const error = (body as { error?: unknown } | null)?.error;
   if (typeof error === 'string') return error;
   if (error && typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string')
@@ -135,7 +135,7 @@ function toolCallOf(
   return out;
 }
 
-function safeParse(text: string): unknown {
+export function safeParse(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -170,3 +170,48 @@ export function openAiMessages(messages: ChatMessage[]): Record<string, unknown>
 }
 
 export type { ToolSpec };
+
+/** One whole answer as the loop's events: its text, its tool calls, why it stopped and its tokens. */
+export function answerEvents(
+  content: string,
+  calls: WireToolCall[],
+  doneReason: string,
+  tokens: { prompt?: unknown; completion?: unknown },
+): AsyncIterable<ChatEvent> {
+  const events: ChatEvent[] = [];
+  if (content !== '') events.push({ type: 'delta', content });
+  if (calls.length > 0) events.push({ type: 'delta', toolCalls: calls });
+  const counted = typeof tokens.prompt === 'number' || typeof tokens.completion === 'number';
+  events.push({
+    type: 'done',
+    doneReason,
+    usage: counted
+      ? {
+          promptTokens: typeof tokens.prompt === 'number' ? tokens.prompt : 0,
+          completionTokens: typeof tokens.completion === 'number' ? tokens.completion : 0,
+          estimated: false,
+        }
+      : null,
+  });
+  return (async function* () {
+    yield* events;
+  })();
+}
+
+/** A tool call's arguments as an object, or the call marked malformed (the model is told). */
+export function wireToolCall(
+  id: string | undefined,
+  name: unknown,
+  raw: unknown,
+  label: string,
+): WireToolCall {
+  if (typeof name !== 'string' || name === '')
+    throw new NodeOperationError(`${label} answered with a tool call without a name`);
+  const out: WireToolCall = { name, arguments: {} };
+  if (id !== undefined) out.id = id;
+  const args = typeof raw === 'string' ? safeParse(raw.trim() === '' ? '{}' : raw) : raw;
+  if (args && typeof args === 'object' && !Array.isArray(args))
+    out.arguments = args as Record<string, unknown>;
+  else out.malformed = String(typeof raw === 'string' ? raw : JSON.stringify(raw)).slice(0, 500);
+  return out;
+}

@@ -9,6 +9,8 @@ const FINAL_TOOL = 'format_final_json_response';
 
 interface AgentRun {
   prompt: string;
+  /** Images of the item (data URLs) sent with the prompt (n8n's passthroughBinaryImages). */
+  images?: string[];
   systemMessage: string;
   maxIterations: number;
   useParser: boolean;
@@ -49,7 +51,7 @@ export async function runAgentItem(
   const messages: ChatMessage[] = [];
   if (run.systemMessage.trim() !== '') messages.push({ role: 'system', content: run.systemMessage });
   if (memory) messages.push(...(await memory.load()));
-  messages.push({ role: 'user', content: run.prompt });
+  messages.push({ role: 'user', content: run.prompt, ...(run.images?.length ? { images: run.images } : {}) });
 
   const byName = new Map(tools.map((t) => [t.name, t]));
   const specs = tools.map(toolSpec);
@@ -148,7 +150,7 @@ function toolNamed(byName: Map<string, AiTool>, name: string): AiTool | undefine
 }
 
 /** The final text through the parser; an auto-fixing parser asks its model once to repair it. */
-async function parseOrFix(parser: OutputParser, text: string): Promise<unknown> {
+export async function parseOrFix(parser: OutputParser, text: string): Promise<unknown> {
   try {
     return parser.parse(text);
   } catch (error) {

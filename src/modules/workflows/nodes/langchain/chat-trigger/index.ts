@@ -1,0 +1,120 @@
+import { type Static, Type } from 'typebox';
+import { defineNode, output } from '../../../engine/node-type.js';
+import { withDefaults } from '../../../engine/parameters.js';
+import { credentialRefOf, type Item, type Json, type WorkflowNode } from '../../../engine/types.js';
+import type { WebhookNodeInfo } from '../../../engine/webhook-nodes.js';
+import { WebhookParameters, type WebhookParams } from '../../platform/webhook/index.js';
+import { LANGCHAIN } from '../ai-parts.js';
+
+const Options = Type.Object(
+  {
+    allowFileUploads: Type.Optional(Type.Boolean()),
+    allowedFilesMimeTypes: Type.Optional(Type.String({ maxLength: 1_000 })),
+    allowedOrigins: Type.Optional(Type.String({ maxLength: 4_000 })),
+    customCss: Type.Optional(Type.String({ maxLength: 100_000 })),
+    getStarted: Type.Optional(Type.String({ maxLength: 1_000 })),
+    inputFieldPlaceholder: Type.Optional(Type.String({ maxLength: 1_000 })),
+    loadPreviousSession: Type.Optional(Type.Enum(['notSupported', 'memory', 'manually'] as const)),
+    responseMode: Type.Optional(Type.Enum(['lastNode', 'responseNode'] as const)),
+    showWelcomeScreen: Type.Optional(Type.Boolean()),
+    subtitle: Type.Optional(Type.String({ maxLength: 1_000 })),
+    title: Type.Optional(Type.String({ maxLength: 1_000 })),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+const Parameters = Type.Object(
+  {
+    public: Type.Boolean({ default: false }),
+    mode: Type.Enum(['hostedChat', 'webhook'] as const, { default: 'hostedChat' }),
+    authentication: Type.Enum(['none', 'basicAuth'] as const, { default: 'none' }),
+    initialMessages: Type.Optional(Type.String({ maxLength: 10_000 })),
+    availableInChat: Type.Optional(Type.Boolean()),
+    agentName: Type.Optional(Type.String({ maxLength: 200 })),
+    agentDescription: Type.Optional(Type.String({ maxLength: 2_000 })),
+    options: Options,
+    notice: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+/** The most of a chat message this trigger passes on (a chat turn, not a document upload). */
+const MAX_CHAT_BYTES = 256 * 1024;
+
+/**
+ * n8n's Chat Trigger ("When chat message received"). Made public, it is reached as n8n's chat webhook:
+ * `POST /webhook/{webhookId}/chat` with `{action: 'sendMessage', sessionId, chatInput}` (what n8n's
+ * `@n8n/chat` widget sends); the answer is the last node's first item (`{output}` of an agent), or what a
+ * Respond to Webhook node answers. Its item is the message itself, as in n8n: `{sessionId, action,
+ * chatInput}`. Streaming answers and n8n's own hosted page are not served (the widget's webhook mode is).
+ */
+export const chatTriggerNode = defineNode({
+  type: `${LANGCHAIN}.chatTrigger`,
+  versions: [1, 1.1, 1.2, 1.3, 1.4],
+  schema: Parameters,
+  trigger: true,
+  inputs: 0,
+  webhook: { parse: chatWebhook },
+  check(params) {
+    // Refused rather than ignored: the chat would lose its history without saying so.
+    const load = params.options.loadPreviousSession;
+    return load !== undefined && load !== 'notSupported'
+      ? [
+          {
+            path: 'parameters.options.loadPreviousSession',
+            message: 'loading a previous session is not supported here yet',
+          },
+        ]
+      : [];
+  },
+  async execute(ctx) {
+    const items = ctx.items.length > 0 ? ctx.items : [{ json: {} }];
+    return output(items.map(chatItem));
+  },
+});
+
+/** A webhook call's item (`{headers, params, query, body}`) as n8n's chat item: the body's fields. */
+function chatItem(item: Item): Item {
+  const json = item.json;
+  const fromWebhook = 'body' in json && 'headers' in json && 'query' in json;
+  if (!fromWebhook) return item;
+  const body = json.body;
+  const fields: Record<string, Json> =
+    body && typeof body === 'object' && !Array.isArray(body) ? { ...(body as Record<string, Json>) } : {};
+  if (typeof fields.chatInput === 'string' && fields.chatInput.length > MAX_CHAT_BYTES)
+    fields.chatInput = fields.chatInput.slice(0, MAX_CHAT_BYTES);
+  fields.action ??= 'sendMessage';
+  return { json: fields, ...(item.binary ? { binary: item.binary } : {}) };
+}
+
+function chatWebhook(node: WorkflowNode): WebhookNodeInfo[] {
+  const p = withDefaults(Parameters, node.parameters) as Static<typeof Parameters>;
+  if (!p.public) return [];
+  const defaults = withDefaults(WebhookParameters, { path: 'chat' }) as WebhookParams;
+  return [
+    {
+      nodeName: node.name,
+      nodeId: node.id,
+      path: `${node.webhookId ?? node.id}/chat`,
+      dynamicPrefix: null,
+      httpMethod: 'POST',
+      authentication: p.authentication,
+      credentialId:
+        p.authentication === 'basicAuth' ? (credentialRefOf(node.credentials?.httpBasicAuth) ?? null) : null,
+      responseMode: p.options.responseMode === 'responseNode' ? 'responseNode' : 'lastNode',
+      responseCode: 200,
+      responseData: 'firstEntryJson',
+      options: {
+        ...defaults.options,
+        bodyLimitBytes: MAX_CHAT_BYTES * 2,
+        rawBody: false,
+        dedupeKey: null,
+        ipAllowList: null,
+        binaryBody: 'never',
+        binaryPropertyName: null,
+        rawBodyAs: 'json',
+      },
+      responseBinaryPropertyName: 'data',
+    },
+  ];
+}
