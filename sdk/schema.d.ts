@@ -20716,7 +20716,12 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': Record<string, never>;
+      };
+    };
     responses: {
       /** @description OK */
       200: {
@@ -20788,6 +20793,8 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };
