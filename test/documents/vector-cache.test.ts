@@ -40,7 +40,10 @@ describe.each(await testDialects())('the vector cache on %s', (dialect) => {
   const service = (maxBytes?: number) =>
     new KnowledgeService(
       new DocumentStore(p.ctx.db, p.dialect),
-      async (texts) => texts.map((t) => Array.from(embedHashedNgrams(t))),
+      async (texts) => ({
+        vectors: texts.map((t) => Array.from(embedHashedNgrams(t))),
+        model: 'builtin/hashed-ngrams',
+      }),
       'builtin/hashed-ngrams',
       {},
       maxBytes,
