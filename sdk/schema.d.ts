@@ -16437,6 +16437,7 @@ export interface operations {
     parameters: {
       query?: {
         limit?: number;
+        order?: 'asc' | 'desc';
         after?: string;
       };
       header?: never;
@@ -16701,6 +16702,7 @@ export interface operations {
     parameters: {
       query?: {
         limit?: number;
+        order?: 'asc' | 'desc';
         after?: string;
       };
       header?: never;

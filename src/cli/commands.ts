@@ -10,11 +10,9 @@ import { loadConfig } from '../config.js';
 import { openDatabase } from '../core/db/database.js';
 import { migrateToLatest } from '../core/db/migrate.js';
 import { authModule } from '../modules/auth/index.js';
-import { portalModule } from '../modules/portal/index.js';
 import { keysCommand } from './keys.js';
 import { platformMigrations } from './migrations.js';
 import { withPlatform } from './platform.js';
-import { usersCommand } from './users.js';
 
 export { ConfigError } from '../config.js';
 export { describeCliError } from './keys.js';
@@ -29,7 +27,12 @@ export function runKeys(argv: string[], print: Print, printErr: Print): Promise<
   });
 }
 
-export function runUsers(argv: string[], print: Print, printErr: Print): Promise<number> {
+export async function runUsers(argv: string[], print: Print, printErr: Print): Promise<number> {
+  // Imported here, so that `keys` run from the sources loads no portal code (the bundle inlines both).
+  const [{ portalModule }, { usersCommand }] = await Promise.all([
+    import('../modules/portal/index.js'),
+    import('./users.js'),
+  ]);
   return withPlatform([authModule, portalModule], async (ctx) => {
     const { auth, portal } = ctx.apis;
     if (!auth || !portal) throw new Error('modules missing');

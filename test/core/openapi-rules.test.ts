@@ -74,7 +74,8 @@ describe('OpenAPI document: list rules, examples and documented-only rules', () 
     const missing: string[] = [];
     for (const { name, op } of lists) {
       const limit = query(op, 'limit')?.schema;
-      const sort = query(op, 'sort')?.schema;
+      // OpenAI's own lists (files, batches) order by `order` (asc|desc), as OpenAI names it.
+      const sort = (query(op, 'sort') ?? query(op, 'order'))?.schema;
       if (typeof limit?.maximum !== 'number') missing.push(`${name}: limit without a maximum`);
       if (!Array.isArray(sort?.enum) || sort.enum.length === 0) missing.push(`${name}: sort without an enum`);
     }

@@ -161,7 +161,12 @@ describe.each(dialects)('OpenAI files and batches on %s', (dialect) => {
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ custom_id: 'c', response: { status_code: 404 } });
     expect(errors[0]?.response.body.error.message).toMatch(/no-such-model/);
-    expect((await client.batches.list()).data.map((b) => b.id)).toContain(created.id);
+    const newest = (await client.batches.list()).data.map((b) => b.id);
+    expect(newest).toContain(created.id);
+    const oldest = (await client.get('/batches', { query: { order: 'asc' } })) as {
+      data: Array<{ id: string }>;
+    };
+    expect(oldest.data.map((b) => b.id)).toEqual([...newest].reverse());
     expect((await failure(stranger.batches.retrieve(created.id)))?.status).toBe(404);
     expect((await failure(stranger.files.content(done.output_file_id ?? '')))?.status).toBe(404);
   });

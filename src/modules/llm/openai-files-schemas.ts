@@ -115,5 +115,7 @@ export const BatchList = Type.Object({
 
 export const BatchListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  /** Not in OpenAI's batches list (always newest first, the default here); as on its files list. */
+  order: Type.Optional(Type.Enum(['asc', 'desc'] as const)),
   after: Type.Optional(Id),
 });

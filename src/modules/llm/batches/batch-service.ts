@@ -120,11 +120,12 @@ export class BatchService {
     return batchView(row);
   }
 
-  async list(principal: Principal, query: { limit?: number; after?: string }) {
+  async list(principal: Principal, query: { limit?: number; after?: string; order?: 'asc' | 'desc' }) {
     const limit = query.limit ?? 20;
     const rows = await this.batches.list(principal.accountId, {
       limit,
       ...(query.after ? { after: query.after } : {}),
+      ...(query.order ? { order: query.order } : {}),
     });
     const data = rows.slice(0, limit).map(batchView);
     return {

@@ -28,12 +28,16 @@ export class BatchStore {
     return row?.status;
   }
 
-  /** Newest first, one more than `limit` to tell `has_more`. */
-  async list(accountId: string, options: { limit: number; after?: string }): Promise<LlmBatchesTable[]> {
+  /** Newest first unless `order` is `asc` (ids are ULIDs), one more than `limit` to tell `has_more`. */
+  async list(
+    accountId: string,
+    options: { limit: number; after?: string; order?: 'asc' | 'desc' },
+  ): Promise<LlmBatchesTable[]> {
+    const order = options.order ?? 'desc';
     let q = this.db.selectFrom('llm_batches').selectAll().where('account_id', '=', accountId);
-    if (options.after) q = q.where('id', '<', options.after);
+    if (options.after) q = q.where('id', order === 'asc' ? '>' : '<', options.after);
     return q
-      .orderBy('id', 'desc')
+      .orderBy('id', order)
       .limit(options.limit + 1)
       .execute();
   }
