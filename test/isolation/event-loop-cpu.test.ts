@@ -199,9 +199,10 @@ describe.each(await testDialects())(
 describe('the event loop stays free while the built-in models answer a largest-allowed chat', () => {
   let p: TestPlatform;
   let base: string;
-  // One user message filling the body: the lone-message path reads its own context.
-  // Line breaks grow as JSON escapes: leave room for them.
-  const content = `${prose(LLM_BODY_LIMIT_BYTES - 128 * 1024)}\nWhich granite tower?`;
+  // One user message filling the body: the lone-message path reads its own context. The prose is cut
+  // mid-sentence, so a paragraph break sets the question apart (one line break would continue the cut
+  // sentence, as a soft-wrapped paragraph does). Line breaks grow as JSON escapes: leave room for them.
+  const content = `${prose(LLM_BODY_LIMIT_BYTES - 128 * 1024)}\n\nWhich granite tower?`;
 
   beforeAll(async () => {
     ({ p, base } = await listening('sqlite'));
