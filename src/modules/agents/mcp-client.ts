@@ -1,8 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { OutboundHttp } from '../../core/http/outbound.js';
 import type { SecretBox } from '../../core/secrets.js';
@@ -59,8 +55,9 @@ function describe(error: unknown, url: string, timeoutMs: number): McpToolError 
     (error.name === 'OutboundTimeoutError' || /timed out|Request timed out/i.test(message))
   )
     return new McpToolError(`the MCP server at ${url} did not answer within ${timeoutMs} ms`);
-  const status =
-    error instanceof StreamableHTTPError && error.code !== undefined ? ` (HTTP ${error.code})` : '';
+  // The SDK's StreamableHTTPError carries the HTTP status as a number (JSON-RPC errors' codes are negative).
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  const status = typeof code === 'number' && code >= 100 && code < 600 ? ` (HTTP ${code})` : '';
   return new McpToolError(`the MCP server at ${url} failed${status}: ${message.slice(0, 500)}`);
 }
 
@@ -75,6 +72,11 @@ export class McpConnection {
 
   private connect(signal?: AbortSignal): Promise<Client> {
     this.client ??= (async () => {
+      // The SDK (and zod) load when an agent first uses an MCP server, not at every start.
+      const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
+        import('@modelcontextprotocol/sdk/client/index.js'),
+        import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+      ]);
       const { url, credential } = this.server;
       const headers: Record<string, string> = {};
       if (credential) headers[credential.header] = this.options.box.decrypt(credential.sealed);

@@ -1,17 +1,21 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { Principal } from '../../core/auth/principal.js';
 import { isAppError } from '../../core/errors.js';
 import { VERSION } from '../../version.js';
 import type { McpTool, ToolCatalog } from './tool-catalog.js';
+
+/** The SDK (and the zod schemas it is built on) load on the first MCP request, not at every start. */
+async function sdk() {
+  const [{ Server }, { WebStandardStreamableHTTPServerTransport }, types] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  return { Server, WebStandardStreamableHTTPServerTransport, types };
+}
+type Sdk = Awaited<ReturnType<typeof sdk>>;
 
 export interface McpServerOptions {
   catalog: ToolCatalog;
@@ -54,9 +58,10 @@ export class PlatformMcpServer {
   constructor(private readonly options: McpServerOptions) {}
 
   async handle(exchange: McpExchange): Promise<Response> {
-    const server = this.serverFor(exchange.principal);
+    const loaded = await sdk();
+    const server = this.serverFor(loaded, exchange.principal);
     // Stateless (no session id) with JSON answers: one request, one bounded answer, no open stream.
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    const transport = new loaded.WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
@@ -68,8 +73,9 @@ export class PlatformMcpServer {
     }
   }
 
-  private serverFor(principal: Principal): Server {
-    const server = new Server(
+  private serverFor({ Server: ServerClass, types }: Sdk, principal: Principal): Server {
+    const { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } = types;
+    const server = new ServerClass(
       { name: 'platform', version: VERSION },
       {
         capabilities: { tools: { listChanged: false } },

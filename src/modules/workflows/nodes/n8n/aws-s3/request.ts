@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import aws4 from 'aws4';
-import { parseStringPromise } from 'xml2js';
 import { OutboundBlockedError, type OutboundResponse } from '../../../../../core/http/outbound.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { EngineDeps } from '../../../engine/types.js';
@@ -139,6 +138,7 @@ async function s3Error(res: OutboundResponse): Promise<NodeOperationError> {
 /** S3's XML as n8n reads it (xml2js, single elements not wrapped in arrays). */
 export async function xmlOf(body: string): Promise<Record<string, unknown>> {
   if (body.trim() === '') return {};
+  const { parseStringPromise } = await import('xml2js');
   return (await parseStringPromise(body, { explicitArray: false, ignoreAttrs: true })) as Record<
     string,
     unknown

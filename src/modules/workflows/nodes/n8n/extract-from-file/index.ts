@@ -151,7 +151,7 @@ export const n8nExtractFromFileNode = defineNode({
       if (op === 'csv') {
         assertSize('CSV file', bytes.length, FILE_LIMITS.textBytes);
         rows = readCsv(decodeText(bytes, o.encoding || 'utf8', true), p.options);
-      } else if (op === 'html') rows = htmlRows(decodeText(bytes), p.options.headerRow);
+      } else if (op === 'html') rows = await htmlRows(decodeText(bytes), p.options.headerRow);
       else rows = await readSpreadsheet(bytes, op, p.options);
       for (const json of rows) out.push({ json, pairedItem: { item: i } });
     }

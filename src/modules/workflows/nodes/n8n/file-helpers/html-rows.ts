@@ -1,11 +1,15 @@
-import * as cheerio from 'cheerio';
 import type { Json } from '../../../engine/types.js';
 import { assertSize, FILE_LIMITS } from './limits.js';
 
 /** An HTML file's first table as rows (n8n reads an HTML file as a spreadsheet). */
-export function htmlRows(html: string, headerRow: boolean | undefined): Array<Record<string, Json>> {
+export async function htmlRows(
+  html: string,
+  headerRow: boolean | undefined,
+): Promise<Array<Record<string, Json>>> {
   assertSize('HTML file', Buffer.byteLength(html), FILE_LIMITS.htmlBytes);
-  const $ = cheerio.load(html);
+  // cheerio loads when an HTML file is first read, not at every start.
+  const { load } = await import('cheerio');
+  const $ = load(html);
   const grid = $('table')
     .first()
     .find('tr')

@@ -1,6 +1,9 @@
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
+
+/** exceljs (with its zip and CSV libraries) loads in about a second: only when a spreadsheet is read or written. */
+const excel = async () => (await import('exceljs')).default;
+
 import { strToU8, zipSync } from 'fflate';
-import { Parser } from 'xml2js';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { Json } from '../../../engine/types.js';
 import { cellText, headerOf } from './csv.js';
@@ -84,7 +87,7 @@ function excelCell(cell: ExcelJS.Cell, o: SheetReadOptions): Cell {
 async function readXlsx(bytes: Buffer, o: SheetReadOptions): Promise<Cell[][]> {
   // The parts are inflated once under the cap first: exceljs itself inflates without a bound.
   unzipBounded(bytes, 'spreadsheet');
-  const workbook = new ExcelJS.Workbook();
+  const workbook = new (await excel()).Workbook();
   try {
     await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
   } catch (error) {
@@ -136,6 +139,7 @@ async function readOds(bytes: Buffer, o: SheetReadOptions): Promise<Cell[][]> {
   if (!content) throw new NodeOperationError('The file is not a readable ODS spreadsheet (no content.xml)');
   let doc: XmlNode;
   try {
+    const { Parser } = await import('xml2js');
     doc = (await new Parser({ explicitArray: true }).parseStringPromise(
       Buffer.from(content.bytes).toString('utf8'),
     )) as XmlNode;
@@ -194,7 +198,7 @@ function gridOf(rows: Array<Record<string, Json>>, o: SheetWriteOptions): Cell[]
 }
 
 export async function writeXlsx(rows: Array<Record<string, Json>>, o: SheetWriteOptions): Promise<Buffer> {
-  const workbook = new ExcelJS.Workbook();
+  const workbook = new (await excel()).Workbook();
   const sheet = workbook.addWorksheet(o.sheetName || 'Sheet');
   for (const r of gridOf(rows, o)) sheet.addRow(r);
   return Buffer.from(await workbook.xlsx.writeBuffer());

@@ -1,15 +1,12 @@
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { Client, type FileInfo, FileType } from 'basic-ftp';
+import type { FileInfo } from 'basic-ftp';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { Json } from '../../../engine/types.js';
 import { boundedSink, FTP_LIMITS, joinRemote, type RemoteFiles, tooMany } from './files.js';
 
-const TYPES: Record<number, string> = {
-  [FileType.File]: '-',
-  [FileType.Directory]: 'd',
-  [FileType.SymbolicLink]: 'l',
-};
+/** basic-ftp's FileType values (File 1, Directory 2, SymbolicLink 3): the library loads on first use. */
+const TYPES: Record<number, string> = { 1: '-', 2: 'd', 3: 'l' };
 
 function entry(info: FileInfo, full: string): Record<string, Json> {
   return {
@@ -42,6 +39,7 @@ export async function openFtp(
   login: { port: number; user: string; password: string },
   timeoutMs: number,
 ): Promise<RemoteFiles> {
+  const { Client } = await import('basic-ftp');
   const client = new Client(Math.min(timeoutMs, 30_000), {
     allowSeparateTransferHost: false,
     maxListingBytes: 20 * 1024 * 1024,

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Client, type FileEntry, type SFTPWrapper } from 'ssh2';
+import type { FileEntry, SFTPWrapper } from 'ssh2';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { Json } from '../../../engine/types.js';
 import { boundedSink, FTP_LIMITS, joinRemote, type RemoteFiles, tooLarge, tooMany } from './files.js';
@@ -42,6 +42,8 @@ const call = <T>(run: (cb: (err: Error | undefined, v: T) => void) => void) =>
 
 /** SFTP over ssh2, connected to the address the outbound guard answered. */
 export async function openSftp(address: string, login: SftpLogin, timeoutMs: number): Promise<RemoteFiles> {
+  // ssh2 loads on first use, not at every start.
+  const { Client } = await import('ssh2');
   const client = new Client();
   const sftp = await new Promise<SFTPWrapper>((resolve, reject) => {
     client.once('error', (err: Error) =>

@@ -1,5 +1,5 @@
-import * as cheerio from 'cheerio';
-import { convert } from 'html-to-text';
+import type * as cheerio from 'cheerio';
+import type { convert as Convert } from 'html-to-text';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { Json } from '../../../engine/types.js';
 import { assertSize, FILE_LIMITS } from '../file-helpers/limits.js';
@@ -27,6 +27,7 @@ type Selection = ReturnType<cheerio.CheerioAPI>;
  * applies them. `legacyTrim`: HTML Extract and HTML v1 trim unless `trimValues` is false.
  */
 function extractOne(
+  convert: typeof Convert,
   $el: Selection,
   v: ExtractionValue,
   options: ExtractOptions,
@@ -66,15 +67,17 @@ function extractOne(
 }
 
 /** Extracts every value from one HTML document; one output item's JSON. */
-export function extractFromHtml(
+export async function extractFromHtml(
   html: string,
   values: ExtractionValue[],
   options: ExtractOptions,
   version: number,
   legacyTrim: boolean,
-): Record<string, Json> {
+): Promise<Record<string, Json>> {
   assertSize('HTML', Buffer.byteLength(html), FILE_LIMITS.htmlBytes);
-  const $ = cheerio.load(html);
+  // cheerio and html-to-text load when an HTML node first extracts, not at every start.
+  const [{ load }, { convert }] = await Promise.all([import('cheerio'), import('html-to-text')]);
+  const $ = load(html);
   const json: Record<string, Json> = {};
   for (const v of values) {
     let $el: Selection;
@@ -88,12 +91,12 @@ export function extractFromHtml(
     if (v.returnArray) {
       const list: Json[] = [];
       $el.each((_, el) => {
-        const one = extractOne($(el), v, options, version, legacyTrim);
+        const one = extractOne(convert, $(el), v, options, version, legacyTrim);
         list.push(one === undefined ? null : one);
       });
       json[v.key] = list;
     } else {
-      const one = extractOne($el, v, options, version, legacyTrim);
+      const one = extractOne(convert, $el, v, options, version, legacyTrim);
       if (one !== undefined) json[v.key] = one;
     }
   }

@@ -104,7 +104,7 @@ export const n8nHtmlNode = defineNode({
         continue;
       }
       for (const html of htmlSources(item, p.sourceData, p.dataPropertyName, i)) {
-        const json: Record<string, Json> = extractFromHtml(
+        const json: Record<string, Json> = await extractFromHtml(
           html,
           p.extractionValues.values as ExtractionValue[],
           p.options,

@@ -1,5 +1,4 @@
-import { NodeHtmlMarkdown, type NodeHtmlMarkdownOptions } from 'node-html-markdown';
-import showdown from 'showdown';
+import type { NodeHtmlMarkdownOptions } from 'node-html-markdown';
 import { Type } from 'typebox';
 import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
@@ -159,9 +158,12 @@ export const n8nMarkdownNode = defineNode({
       let result: string;
       if (p.mode === 'htmlToMarkdown') {
         assertSize('HTML', Buffer.byteLength(p.html), FILE_LIMITS.markdownBytes);
+        // Both converters load when the node first runs, not at every start.
+        const { NodeHtmlMarkdown } = await import('node-html-markdown');
         result = NodeHtmlMarkdown.translate(p.html, htmlToMarkdownOptions(p.options as Options));
       } else {
         assertSize('Markdown', Buffer.byteLength(p.markdown), FILE_LIMITS.markdownBytes);
+        const { default: showdown } = await import('showdown');
         const converter = new showdown.Converter();
         for (const [key, value] of Object.entries(p.options)) converter.setOption(key, value);
         result = converter.makeHtml(p.markdown);

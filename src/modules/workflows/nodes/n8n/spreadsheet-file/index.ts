@@ -108,7 +108,7 @@ export const n8nSpreadsheetFileNode = defineNode({
         assertSize('CSV file', bytes.length, FILE_LIMITS.textBytes);
         rows = readCsv(decodeText(bytes, p.options.encoding || 'utf8'), p.options);
       } else if (format === 'html') {
-        rows = htmlRows(decodeText(bytes), p.options.headerRow);
+        rows = await htmlRows(decodeText(bytes), p.options.headerRow);
       } else rows = await readSpreadsheet(bytes, format, p.options);
       for (const json of rows) out.push({ json, pairedItem: { item: i } });
     }

@@ -1,4 +1,4 @@
-import { Client, type SFTPWrapper } from 'ssh2';
+import type { Client, SFTPWrapper } from 'ssh2';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { HostAccess } from '../../../engine/types.js';
 
@@ -22,7 +22,9 @@ export class SshSession {
     const target = await access.tcpTarget(login.host, login.port).catch((err: Error) => {
       throw new NodeOperationError(err.message);
     });
-    const client = new Client();
+    // ssh2 loads on first use, not at every start.
+    const { Client: SshClient } = await import('ssh2');
+    const client = new SshClient();
     await new Promise<void>((resolve, reject) => {
       client.once('ready', () => resolve());
       client.once('error', (err: Error) =>

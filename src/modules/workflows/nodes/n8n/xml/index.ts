@@ -1,5 +1,4 @@
 import { Type } from 'typebox';
-import { Builder, Parser } from 'xml2js';
 import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
 import { assertSize, FILE_LIMITS } from '../file-helpers/limits.js';
@@ -61,6 +60,7 @@ function pick<T extends Record<string, unknown>>(from: T, keys: readonly string[
  */
 async function xmlToJson(xml: string, options: Record<string, unknown>): Promise<Record<string, Json>> {
   assertSize('XML document', Buffer.byteLength(xml), FILE_LIMITS.xmlBytes);
+  const { Parser } = await import('xml2js');
   const parser = new Parser({ mergeAttrs: true, explicitArray: false, ...pick(options, PARSER_OPTIONS) });
   try {
     const json = (await parser.parseStringPromise(xml)) as Record<string, Json> | null;
@@ -77,6 +77,8 @@ export const n8nXmlNode = defineNode({
   schema: XmlParameters,
   async execute(ctx) {
     const p = await ctx.params(0);
+    // xml2js loads when an XML node first runs, not at every start.
+    const { Builder } = await import('xml2js');
     const out: Item[] = [];
     for (const [i, item] of ctx.items.entries()) {
       if (p.mode === 'xmlToJson') {
