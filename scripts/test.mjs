@@ -13,6 +13,9 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import path from 'node:path';
 import { JOB_ORDER, NODE24_EXCLUDE, SERIAL, SERIAL_SECONDS, SERIAL_STREAMS, TIMING } from './test-plan.mjs';
 
+/** The first line of a failure message, short enough for a summary line. */
+const firstLine = (m) => String(m ?? '').split('\n')[0].slice(0, 300);
+
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 process.chdir(root);
 const VITEST = path.join('node_modules', 'vitest', 'vitest.mjs');
@@ -224,6 +227,18 @@ if (args.length > 0) {
       merged.testResults.push(...(r.testResults ?? []));
     }
     writeFileSync(rt.report, JSON.stringify(merged));
+    // Name what failed or was skipped at the end, where a truncated CI log still shows it.
+    for (const file of merged.testResults) {
+      const rel = path.relative(process.cwd(), file.name ?? '');
+      if (file.status === 'failed' && !(file.assertionResults ?? []).some((a) => a.status === 'failed'))
+        console.log(`[test] ${rt.id} FAILED suite ${rel}: ${firstLine(file.message)}`);
+      for (const a of file.assertionResults ?? []) {
+        if (a.status === 'failed')
+          console.log(`[test] ${rt.id} FAILED ${rel} > ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`);
+        else if (a.status === 'skipped' || a.status === 'pending')
+          console.log(`[test] ${rt.id} skipped ${rel} > ${a.fullName}`);
+      }
+    }
     console.log(
       `[test] ${rt.id}: ${merged.numPassedTests} passed, ${merged.numFailedTests} failed` +
         (merged.numRuntimeErrorTestSuites
