@@ -158,6 +158,111 @@ async function bundleCommands() {
   }
 }
 
+const serverEntry = path.join(dist, 'server-parts.js');
+const serverBundle = path.join(dist, 'bundle');
+
+/**
+ * Packages bundled into dist/server.js with the platform's own files: those a start loads (typebox
+ * alone is ~700 files, kysely ~260), read with strace on `serve`. The rest stay imports of
+ * node_modules: native drivers, what is loaded only when configured (PostgreSQL, Redis, BullMQ), heavy
+ * libraries loaded on first use, and packages that read their own files by path (swagger-ui's and
+ * @fastify/static's assets, pino's transport worker, QuickJS's WebAssembly).
+ */
+const BUNDLED_PACKAGES = new Set(
+  `@fastify/accept-negotiator @fastify/ajv-compiler @fastify/busboy @fastify/deepmerge @fastify/error
+  @fastify/fast-json-stringify-compiler @fastify/forwarded @fastify/merge-json-schemas @fastify/multipart
+  @fastify/proxy-addr @fastify/send @fastify/swagger @fastify/websocket @lukeed/ms @opentelemetry/api
+  @orama/stemmers @pinojs/redact ajv ajv-formats atomic-sleep avvio aws4 bintrees close-with-grace
+  content-disposition cron-parser csv-parse csv-stringify depd dequal duplexify end-of-stream escape-html
+  fast-decode-uri-component fast-deep-equal fast-json-stringify fast-querystring fast-uri fastify
+  fastify-plugin fastq fflate find-my-way http-errors inherits ipaddr.js jmespath jose
+  json-schema-ref-resolver json-schema-resolver json-schema-traverse jsonata kysely layerr lru-cache luxon
+  mime ms on-exit-leak-free once pino pino-std-serializers process-warning prom-client
+  quick-format-unescaped re2js readable-stream ret reusify rfdc safe-regex2 safe-stable-stringify
+  secure-json-parse semver setprototypeof sonic-boom statuses stream-shift tdigest toad-cache toidentifier
+  typebox ulidx util-deprecate wrappy ws yaml`.split(/\s+/),
+);
+
+const packageOf = (specifier) =>
+  specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0];
+
+/**
+ * The platform's files read `import.meta.url` to find what sits beside them (worker scripts, the
+ * portal's assets, package.json): in the bundle each keeps the URL of the file it came from, relative
+ * to the bundle's folder (every chunk is written there), so a moved install still finds them.
+ */
+const ownFileUrls = {
+  name: 'own-file-urls',
+  setup(b) {
+    b.onLoad({ filter: /\.js$/ }, async (args) => {
+      if (!args.path.startsWith(dist + path.sep)) return undefined;
+      const { readFile } = await import('node:fs/promises');
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes('import.meta.url')) return { contents: text, loader: 'js' };
+      const rel = path.relative(serverBundle, args.path).split(path.sep).join('/');
+      return {
+        contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(rel)}, import.meta.url).href`),
+        loader: 'js',
+      };
+    });
+  },
+};
+
+/**
+ * Bundles what `serve` and `worker` load into dist/bundle/ (server.js and the chunks it imports); a
+ * failure only leaves them unbundled. Split, not one file: what the platform imports on first use
+ * (a spreadsheet node, the MCP server) stays a chunk loaded then, with the packages it needs, instead
+ * of being compiled, and its packages loaded, at every start.
+ */
+async function bundleServer() {
+  if (!existsSync(serverEntry)) return;
+  try {
+    const { build: esbuild } = await import('esbuild');
+    const partial = `${serverBundle}.partial`;
+    rmSync(partial, { recursive: true, force: true });
+    const topLevel = path.join(root, 'node_modules') + path.sep;
+    const keepExternal = {
+      name: 'keep-external',
+      setup(b) {
+        b.onResolve({ filter: /^[^./]/ }, async (args) => {
+          if (args.pluginData?.inner) return undefined;
+          if (args.path.startsWith('node:')) return { path: args.path, external: true };
+          if (BUNDLED_PACKAGES.has(packageOf(args.path))) return undefined;
+          // Left to Node only where Node, resolving from dist/, finds the same copy: a package's own
+          // nested version of a dependency is bundled with it instead.
+          const found = await b.resolve(args.path, {
+            kind: args.kind,
+            resolveDir: args.resolveDir,
+            pluginData: { inner: true },
+          });
+          const nested =
+            found.path.startsWith(topLevel) && found.path.slice(topLevel.length).includes('node_modules');
+          return nested && !found.errors.length ? undefined : { path: args.path, external: true };
+        });
+      },
+    };
+    await esbuild({
+      entryPoints: { server: serverEntry },
+      outdir: partial,
+      bundle: true,
+      splitting: true,
+      chunkNames: 'chunk-[hash]',
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      logLevel: 'silent',
+      plugins: [keepExternal, ownFileUrls],
+      // CommonJS packages inside ES module chunks call `require`.
+      banner: {
+        js: "import { createRequire as __platformRequire } from 'node:module'; const require = __platformRequire(import.meta.url);",
+      },
+    });
+    renameSync(partial, serverBundle);
+  } catch (error) {
+    say(`the server bundle was skipped: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 /** true when dist/ is current afterwards. */
 async function build(reason) {
   const tsc = tscPath();
@@ -170,6 +275,7 @@ async function build(reason) {
   const startedAt = new Date();
   // Never a bundle older than the files it was made from.
   rmSync(commandsBundle, { force: true });
+  rmSync(serverBundle, { recursive: true, force: true });
   const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
     cwd: root,
     stdio: 'inherit',
@@ -179,6 +285,7 @@ async function build(reason) {
     return false;
   }
   await bundleCommands();
+  await bundleServer();
   closeSync(openSync(stamp, 'w'));
   utimesSync(stamp, startedAt, startedAt);
   say(`built in ${((Date.now() - startedAt.getTime()) / 1000).toFixed(1)} s.`);

@@ -54,6 +54,7 @@ export const SERIAL_SECONDS = {
   'test/isolation/sandbox-audit.test.ts': 11,
   'test/faults/disk-full.test.ts': 9,
   'test/core/metrics-worker.test.ts': 7,
+  'test/cli/server-bundle.test.ts': 20,
   'test/cli/getting-started.test.ts': 6,
   'test/isolation/secrets.test.ts': 6,
   'test/portal-web/static.test.ts': 6,

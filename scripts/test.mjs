@@ -14,7 +14,10 @@ import path from 'node:path';
 import { JOB_ORDER, NODE24_EXCLUDE, SERIAL, SERIAL_SECONDS, SERIAL_STREAMS, TIMING } from './test-plan.mjs';
 
 /** The first line of a failure message, short enough for a summary line. */
-const firstLine = (m) => String(m ?? '').split('\n')[0].slice(0, 300);
+const firstLine = (m) =>
+  String(m ?? '')
+    .split('\n')[0]
+    .slice(0, 300);
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 process.chdir(root);

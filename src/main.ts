@@ -15,37 +15,46 @@ const asksHelp = (args: string[]) => args[0] === 'help' || args[0] === '--help';
 /** An error already worded for a person: printed as is, no stack trace. */
 class CliError extends Error {}
 
+type ServerParts = typeof import('./server-parts.js');
+let loadedServer: Promise<ServerParts> | null = null;
+
+/**
+ * What `serve` and `worker` run: from the build's bundle when it exists (dist/bundle/: on
+ * Node 20, resolving, reading and compiling ~2,000 files one by one was most of a start), from the
+ * files otherwise (a build without esbuild, or `tsx src/main.ts`).
+ */
+function serverParts(): Promise<ServerParts> {
+  const bundle = new URL('./bundle/server.js', import.meta.url);
+  loadedServer ??= existsSync(bundle) ? import(bundle.href) : import('./server-parts.js');
+  return loadedServer;
+}
+
 /**
  * The expression sandbox's first worker, started before the app is built and not awaited: it boots (a
  * thread, QuickJS's WebAssembly, the guest scripts: about a second of CPU) on another core while this
- * one loads the modules, so the first webhook after a start does not wait for it (issue 29). The sizes
+ * one builds the app, so the first webhook after a start does not wait for it (issue 29). The sizes
  * are the workflows module's (it configures the same ones again at init, which keeps this pool).
  */
-async function warmExpressionSandbox(config: import('./config.js').Config): Promise<void> {
-  const { enabledServices } = await import('./config.js');
-  if (!enabledServices(config).has('workflow')) return;
-  const sandbox = await import('./modules/workflows/engine/expression-sandbox.js');
-  sandbox.configureExpressionSandbox({
+async function warmExpressionSandbox(
+  parts: ServerParts,
+  config: import('./config.js').Config,
+): Promise<void> {
+  if (!parts.enabledServices(config).has('workflow')) return;
+  parts.configureExpressionSandbox({
     workers: config.EXPRESSION_WORKERS,
     memoryMb: config.EXPRESSION_MEMORY_MB,
     perTenant: config.EXPRESSION_WORKERS_PER_ACCOUNT,
   });
-  sandbox.expressionSandbox().warm(1);
+  parts.expressionSandbox().warm(1);
 }
 
 async function serve(noWorker: boolean): Promise<void> {
-  const loading = Promise.all([
-    import('close-with-grace'),
-    import('./app.js'),
-    import('./core/process-faults.js'),
-  ]);
-  loading.catch(() => undefined); // awaited below; a settings error may end this function first
-  const { loadConfig } = await import('./config.js');
-  const config = loadConfig();
+  const parts = await serverParts();
+  const { closeWithGrace, buildApp, handleProcessErrors } = parts;
+  const config = parts.loadConfig();
   if (noWorker) config.WORKFLOW_WORKER = false;
   // Not awaited before the app: a failure here only means the first expression starts a worker itself.
-  const warming = warmExpressionSandbox(config).catch(() => undefined);
-  const [{ default: closeWithGrace }, { buildApp }, { handleProcessErrors }] = await loading;
+  const warming = warmExpressionSandbox(parts, config).catch(() => undefined);
   const { app, ctx } = await buildApp({ config });
   await warming;
   const auth = ctx.apis.auth;
@@ -104,13 +113,8 @@ async function main(argv: string[]): Promise<number> {
       await serve(rest.includes('--no-worker'));
       return -1;
     case 'worker': {
-      const [{ default: closeWithGrace }, { buildApp }, { loadConfig }, { handleProcessErrors }] =
-        await Promise.all([
-          import('close-with-grace'),
-          import('./app.js'),
-          import('./config.js'),
-          import('./core/process-faults.js'),
-        ]);
+      const { closeWithGrace, buildApp, loadConfig, handleProcessErrors, serveWorkerMetrics } =
+        await serverParts();
       const config = { ...loadConfig(), WORKFLOW_WORKER: true, PLATFORM_SERVICES: 'workflow' };
       if (!config.REDIS_URL) {
         print('platform worker needs REDIS_URL: without it, `serve` runs executions in-process.');
@@ -127,7 +131,6 @@ async function main(argv: string[]): Promise<number> {
       );
       handleProcessErrors({ log: app.log, shutdown: () => app.close(), graceMs: config.SHUTDOWN_GRACE_MS });
       if (config.METRICS_ENABLED) {
-        const { serveWorkerMetrics } = await import('./core/metrics/index.js');
         await serveWorkerMetrics(ctx);
       }
       app.log.info('workflow worker started');

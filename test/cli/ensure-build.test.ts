@@ -38,6 +38,15 @@ if (fs.existsSync('with-commands')) {
   fs.mkdirSync('dist/cli', { recursive: true });
   fs.writeFileSync('dist/cli/commands.js', "import { word } from 'dep'; export const answer = word + '!';");
 }
+// The server's entry (src/server-parts.ts): a bundled package, a file finding a sibling by its own URL,
+// and a part imported on first use that needs a package left to node_modules.
+if (fs.existsSync('with-server')) {
+  fs.mkdirSync('dist/sub', { recursive: true });
+  fs.writeFileSync('dist/server-parts.js', "import ms from 'ms'; import { where } from './sub/where.js';" +
+    " export const answer = ms + '|' + where; export const later = () => import('./sub/later.js');");
+  fs.writeFileSync('dist/sub/where.js', "export const where = new URL('./data.txt', import.meta.url).pathname;");
+  fs.writeFileSync('dist/sub/later.js', "import other from 'other'; export default other;");
+}
 `;
 
 function project(): string {
@@ -160,6 +169,36 @@ describe('scripts/ensure-build.mjs', () => {
     rmSync(dep, { recursive: true });
     // The dependency is inside the bundle: it loads with the package gone.
     expect((await import(pathToFileURL(bundle).href)).answer).toBe('bundled!');
+    writeFileSync(path.join(root, 'fail-build'), '');
+    expect((await ensure(root, '--force')).code).toBe(1);
+    expect(existsSync(bundle)).toBe(false);
+  }, 60_000);
+
+  it('bundles the server with its listed packages, keeps its files finding their siblings, and leaves the rest lazy', async () => {
+    const root = project();
+    writeFileSync(path.join(root, 'with-server'), '');
+    const pkg = (name: string, body: string) => {
+      const dir = path.join(root, 'node_modules', name);
+      mkdirSync(dir);
+      writeFileSync(
+        path.join(dir, 'package.json'),
+        `{"name": "${name}", "type": "module", "main": "index.js"}`,
+      );
+      writeFileSync(path.join(dir, 'index.js'), body);
+      return dir;
+    };
+    const ms = pkg('ms', "export default 'bundled';");
+    pkg('other', "export default 'from node_modules';");
+    symlinkSync(path.resolve('node_modules/esbuild'), path.join(root, 'node_modules', 'esbuild'), 'dir');
+    expect((await ensure(root)).code).toBe(0);
+    const bundle = path.join(root, 'dist', 'bundle', 'server.js');
+    rmSync(ms, { recursive: true });
+    const loaded = await import(pathToFileURL(bundle).href);
+    // `ms` is inside the bundle; the file's URL is still the one beside its own sibling under dist/.
+    expect(loaded.answer).toBe(`bundled|${path.join(root, 'dist', 'sub', 'data.txt')}`);
+    // A package nobody listed is imported, on first use, from node_modules.
+    expect(readFileSync(bundle, 'utf8')).not.toContain('from node_modules');
+    expect((await loaded.later()).default).toBe('from node_modules');
     writeFileSync(path.join(root, 'fail-build'), '');
     expect((await ensure(root, '--force')).code).toBe(1);
     expect(existsSync(bundle)).toBe(false);
