@@ -1,6 +1,7 @@
 #!/usr/bin/env -S node --min-semi-space-size=16
 import { existsSync } from 'node:fs';
 import nodeModule from 'node:module';
+import { createServer } from 'node:net';
 import { firstKeyBox, HELP, KEYS_USAGE, listenProblem, USERS_USAGE, WORKFLOWS_USAGE } from './cli/help.js';
 
 // Node ≥ 22.1 caches compiled code on disk (no-op on 20): the server and each CLI command load hundreds
@@ -48,11 +49,24 @@ async function warmExpressionSandbox(
   parts.expressionSandbox().warm(1);
 }
 
+/** Why the server could not listen on host:port (a person's one line), or null when it can. */
+function listenCheck(port: number, host: string): Promise<string | null> {
+  if (port === 0) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', (error) => resolve(listenProblem(error, port, host)));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve(null)));
+  });
+}
+
 async function serve(noWorker: boolean): Promise<void> {
   const parts = await serverParts();
   const { closeWithGrace, buildApp, handleProcessErrors } = parts;
   const config = parts.loadConfig();
   if (noWorker) config.WORKFLOW_WORKER = false;
+  // A busy port is told now, not after the migrations, the modules and the first key.
+  const busy = await listenCheck(config.PORT, config.HOST);
+  if (busy) throw new CliError(busy);
   // Not awaited before the app: a failure here only means the first expression starts a worker itself.
   const warming = warmExpressionSandbox(parts, config).catch(() => undefined);
   const { app, ctx } = await buildApp({ config });
@@ -204,6 +218,17 @@ async function describe(error: unknown): Promise<string> {
   if (error instanceof CliError) return error.message;
   const { ConfigError, describeCliError } = await errorClasses();
   return error instanceof ConfigError ? error.message : describeCliError(error);
+}
+
+// `platform keys list | head`: the reader leaving early ends the output, it is not a crash with a stack
+// trace. The server's own logs are left to their logger.
+const command = process.argv[2];
+if (command !== 'serve' && command !== 'worker') {
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+    });
 }
 
 main(process.argv.slice(2)).then(

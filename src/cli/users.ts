@@ -42,6 +42,11 @@ export async function usersCommand(
     const link = await members.setupLink(email);
     print(`One-time link that sets the password of ${link.member.email} (valid until ${link.expiresAt}):`);
     print(link.url);
+    // The command cannot see the running server: without PUBLIC_URL the address is made from PORT here.
+    if (!process.env.PUBLIC_URL)
+      notice(
+        `The link's address comes from PORT (${new URL(link.url).origin}), PUBLIC_URL being unset: if the portal is reached at another address, run this again with PUBLIC_URL=<that address> (the server's own setting).`,
+      );
     return 0;
   }
   const member = await members.setPassword(email, await readPassword());

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -76,12 +76,21 @@ describe('platform help', () => {
 });
 
 describe('platform serve on a busy port', () => {
-  it('says so in one line naming the port and the settings, exit 1, no stack trace', async () => {
+  it('says so in one line naming the port and the settings, exit 1, no stack trace, before booting', async () => {
     const port = await freePort();
     const holder: Server = createServer();
     await new Promise<void>((r) => holder.listen(port, '127.0.0.1', r));
+    const dataDir = tempDir();
     try {
-      const run = await platform(['serve'], { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+      const run = await platform(['serve'], {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        DATA_DIR: dataDir,
+      });
+      // Told before the boot: no database was created, no first key printed.
+      expect(readdirSync(dataDir)).toEqual([]);
+      expect(run.stdout).not.toContain('PROD_API_');
       expect(run.code).toBe(1);
       const lines = run.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
@@ -94,6 +103,24 @@ describe('platform serve on a busy port', () => {
     } finally {
       await new Promise((r) => holder.close(r));
     }
+  }, 90_000);
+});
+
+describe('platform output piped into a reader that leaves early (| head)', () => {
+  it("ends quietly with the command's own exit code: no EPIPE stack trace", async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'help'], {
+      env: { ...process.env, DATA_DIR: tempDir() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // The reader is gone before the command writes its first line.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const code = await new Promise((resolve) => child.once('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   }, 90_000);
 });
 

@@ -50,6 +50,8 @@ describe.each(dialects)('users command on %s', (dialect) => {
     expect(second.out).toMatch(/^One-time link that sets the password of owner@localhost/);
     const url = second.out.split('\n')[1] ?? '';
     expect(url).toMatch(/^http:\/\/localhost:8080\/portal\/#\/setup\?token=[\w-]{43}$/);
+    // Which address the link was made from, and how to make it another one.
+    if (!process.env.PUBLIC_URL) expect(second.out).toContain('PUBLIC_URL=<that address>');
     const setup = (link: string) =>
       p.request({
         method: 'POST',
