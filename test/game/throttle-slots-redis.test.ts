@@ -8,6 +8,7 @@ import { until } from '../helpers/until.js';
 
 const withRedis = await redisAvailable();
 const LEASE_MS = 10_000;
+const WINDOW_MS = 3_000;
 
 function ticketOf(result: TakeResult): string {
   if (!('ticket' in result)) throw new Error(`no slot: wait ${result.waitMs} ms`);
@@ -41,12 +42,13 @@ describe.skipIf(!withRedis)('RedisSlots: one round trip per call', () => {
 
   it('carries releases on the next take, each slot freed a window after its answer', async () => {
     // Releases wait (up to a minute here) for the next take to carry them.
-    const slots = new RedisSlots(redis, key, 2, 1000, LEASE_MS, undefined, 60_000);
+    // A 3 s window: slow steps on a busy machine must not let the first slot free up mid-test.
+    const slots = new RedisSlots(redis, key, 2, WINDOW_MS, LEASE_MS, undefined, 60_000);
     const a = ticketOf(await slots.tryTake());
     const answeredFrom = await redisNow();
     await slots.release(a);
     // Not sent yet: the slot is still leased (scored in the future).
-    expect(await scoreOf(a)).toBeGreaterThan(answeredFrom + 1000);
+    expect(await scoreOf(a)).toBeGreaterThan(answeredFrom + WINDOW_MS);
     const b = ticketOf(await slots.tryTake());
     const after = await redisNow();
     // The take applied the release: scored at its answer, never before it.
@@ -60,11 +62,11 @@ describe.skipIf(!withRedis)('RedisSlots: one round trip per call', () => {
 
     // Both slots taken, one answered: the next frees one window after that answer.
     const full = await slots.tryTake();
-    expect('waitMs' in full && full.waitMs > 0 && full.waitMs <= 1000).toBe(true);
+    expect('waitMs' in full && full.waitMs > 0 && full.waitMs <= WINDOW_MS).toBe(true);
     await slots.release(b);
     await slots.flush();
-    await until(async () => 'ticket' in (await slots.tryTake()), 'a slot a window after its answer', 5_000);
-    expect(await redisNow()).toBeGreaterThanOrEqual((await scoreOf(a)) + 1000);
+    await until(async () => 'ticket' in (await slots.tryTake()), 'a slot a window after its answer', 10_000);
+    expect(await redisNow()).toBeGreaterThanOrEqual((await scoreOf(a)) + WINDOW_MS);
   });
 
   it('sends a release on its own when no take comes to carry it', async () => {
