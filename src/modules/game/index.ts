@@ -1,4 +1,5 @@
 import type { AppContext, PlatformModule } from '../../core/context.js';
+import { ConnectionCache } from './connection-cache.js';
 import { GameClient } from './game-client.js';
 import { GameService } from './game-service.js';
 import { ManifestCache } from './manifest-cache.js';
@@ -39,7 +40,7 @@ export const gameModule: PlatformModule = {
   services: ['game'],
   migrations: gameMigrations,
 
-  init(ctx) {
+  async init(ctx) {
     const settings = gameSettings(ctx.config);
     const local = new LocalSlots(settings.ratePerSecond, THROTTLE_WINDOW_MS);
     const slots: SlotStore = ctx.redis
@@ -49,6 +50,7 @@ export const gameModule: PlatformModule = {
           settings.ratePerSecond,
           THROTTLE_WINDOW_MS,
           settings.timeoutMs + 5_000,
+          (err) => ctx.log.warn({ err }, 'game throttle could not hand slots back'),
         )
       : local;
     const throttle = new OutboundThrottle(slots, {
@@ -62,10 +64,31 @@ export const gameModule: PlatformModule = {
     const client = new GameClient(settings, throttle);
     const tokenClient = new TokenClient(settings, throttle);
     const states = new OAuthStates(ctx.secrets.derive('game-oauth-state'), store, box, ctx.clock);
-    const oauth = new GameOAuth({ settings, store, states, tokens: tokenClient, box, clock: ctx.clock });
+    const connections = new ConnectionCache({
+      store,
+      box,
+      ttlMs: ctx.config.KEY_CACHE_TTL_SECONDS * 1000,
+      max: ctx.config.KEY_CACHE_MAX,
+      now: () => ctx.clock.now().getTime(),
+      redis: ctx.redis,
+      channel: `${ctx.config.REDIS_PREFIX}game:connections:invalidate`,
+      onError: (err) => ctx.log.warn({ err }, 'game connection cache: invalidation over Redis failed'),
+    });
+    await connections.start();
+    ctx.onClose(() => connections.stop());
+    const oauth = new GameOAuth({
+      settings,
+      store,
+      connections,
+      states,
+      tokens: tokenClient,
+      box,
+      clock: ctx.clock,
+    });
     const tokens = new UserTokens({
       store,
       box,
+      connections,
       tokens: tokenClient,
       clock: ctx.clock,
       authRequired: (owner, message) => oauth.authRequired(owner, message),

@@ -9,6 +9,7 @@ import {
   bindingNonce,
   clearedBindingCookie,
 } from './browser-binding.js';
+import type { ConnectionCache } from './connection-cache.js';
 import { type OAuthStates, type SessionBinding, STATE_TTL_SECONDS } from './oauth-state.js';
 import { type GameSettings, requireSettings } from './settings.js';
 import type { GameStore, Owner, TokenColumns } from './store.js';
@@ -25,6 +26,8 @@ interface ConnectionView {
 interface OAuthDeps {
   settings: GameSettings;
   store: GameStore;
+  /** Told of every connect and disconnect (drops the owner's cached connection everywhere). */
+  connections: Pick<ConnectionCache, 'changed'>;
   states: OAuthStates;
   tokens: TokenClient;
   box: SecretBox;
@@ -176,6 +179,7 @@ export class GameOAuth {
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
     });
+    this.deps.connections.changed(owner);
     return {
       connected: true,
       membershipId: columns.membership_id,
@@ -196,6 +200,7 @@ export class GameOAuth {
 
   async disconnect(owner: Owner): Promise<void> {
     await this.deps.store.deleteConnection(owner);
+    this.deps.connections.changed(owner);
   }
 
   /**

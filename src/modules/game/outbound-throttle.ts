@@ -63,9 +63,11 @@ export class OutboundThrottle {
     this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
   }
 
-  close(): void {
+  /** Refuses the waiting requests and hands back the slots this process still holds. */
+  async close(): Promise<void> {
     this.stop.abort();
     for (const waiter of this.queue.splice(0)) waiter.reject(closedError());
+    await this.store.flush?.().catch((error: unknown) => this.options.onStoreError?.(error));
   }
 
   private async take(): Promise<{ release: Release } | { waitMs: number }> {

@@ -1,6 +1,7 @@
 import { addSeconds, type Clock } from '../../core/clock.js';
 import type { AppError } from '../../core/errors.js';
 import type { SecretBox } from '../../core/secrets.js';
+import type { ConnectionCache } from './connection-cache.js';
 import { GameTokenRejected } from './game-client.js';
 import type { ConnectionRow, GameStore, Owner, TokenColumns } from './store.js';
 import { type TokenClient, type TokenGrant, TokenRefused } from './token-client.js';
@@ -11,6 +12,8 @@ const RENEW_BEFORE_SECONDS = 60;
 interface UserTokenDeps {
   store: GameStore;
   box: SecretBox;
+  /** The owner's connection and decrypted token without a database read (changes drop it). */
+  connections: ConnectionCache;
   tokens: TokenClient;
   clock: Clock;
   /** The 401 GAME_AUTH_REQUIRED to throw, with where to (re)connect. */
@@ -52,8 +55,8 @@ export class UserTokens {
     call: (accessToken: string | undefined) => Promise<T>,
     options: { required: boolean },
   ): Promise<T> {
-    const { store } = this.deps;
-    let conn = await store.connectionOf(owner);
+    const { connections } = this.deps;
+    let conn = await connections.connectionOf(owner);
     if (conn?.status !== 'active') {
       if (!options.required) return call(undefined);
       throw this.deps.authRequired(
@@ -66,7 +69,7 @@ export class UserTokens {
     try {
       if (this.expiresSoon(conn)) conn = await this.renew(owner, conn);
       try {
-        return await call(this.deps.box.decrypt(conn.access_token));
+        return await call(connections.accessToken(owner, conn));
       } catch (error) {
         if (!(error instanceof GameTokenRejected)) throw error;
         conn = await this.renew(owner, conn);
@@ -75,7 +78,7 @@ export class UserTokens {
         return await call(this.deps.box.decrypt(conn.access_token));
       } catch (error) {
         if (!(error instanceof GameTokenRejected)) throw error;
-        await store.markExpired(conn.id, conn.token_version, this.now());
+        await this.expire(owner, conn);
         throw this.deps.authRequired(owner, 'The game platform refused the renewed access token');
       }
     } catch (error) {
@@ -83,6 +86,11 @@ export class UserTokens {
       if (authRequired && !options.required) return call(undefined);
       throw error;
     }
+  }
+
+  private async expire(owner: Owner, conn: ConnectionRow): Promise<void> {
+    await this.deps.store.markExpired(conn.id, conn.token_version, this.now());
+    this.deps.connections.changed(owner);
   }
 
   private expiresSoon(conn: ConnectionRow): boolean {
@@ -115,7 +123,7 @@ export class UserTokens {
       conn.refresh_expires_at !== null &&
       Date.parse(conn.refresh_expires_at) <= this.deps.clock.now().getTime();
     if (!conn.refresh_token || refreshExpired) {
-      await store.markExpired(conn.id, conn.token_version, this.now());
+      await this.expire(owner, conn);
       throw this.deps.authRequired(owner, 'The game-platform connection has expired; reconnect');
     }
     let grant: TokenGrant;
@@ -125,11 +133,12 @@ export class UserTokens {
       if (!(error instanceof TokenRefused)) throw error;
       const winner = await this.renewedSince(owner, conn, await store.connectionOf(owner));
       if (winner) return winner;
-      await store.markExpired(conn.id, conn.token_version, this.now());
+      await this.expire(owner, conn);
       throw this.deps.authRequired(owner, 'The game platform refused to renew the access token');
     }
     const columns = tokenColumns(box, grant, this.deps.clock.now(), conn);
     if (await store.renewTokens(conn.id, conn.token_version, columns, this.now())) {
+      this.deps.connections.changed(owner);
       return { ...conn, ...columns, status: 'active', token_version: conn.token_version + 1 };
     }
     const winner = await this.renewedSince(owner, conn, await store.connectionOf(owner));
@@ -148,9 +157,10 @@ export class UserTokens {
   ): Promise<ConnectionRow | null> {
     if (current && current.id === seen.id && current.token_version === seen.token_version) {
       if (current.status === 'active') return null;
-    } else if (current && current.status === 'active') {
-      return current;
     }
+    // Renewed, reconnected, expired or removed elsewhere: the row this process holds is stale.
+    this.deps.connections.forget(owner);
+    if (current?.status === 'active') return current;
     throw this.deps.authRequired(owner, 'The game-platform connection has expired; reconnect');
   }
 }
