@@ -8,7 +8,7 @@ import {
 import { aiWorkflow, chatModel, embeddingsOpenAi, LC } from './support/ai-workflow.js';
 import { FakeEmbeddings } from './support/fake-embeddings.js';
 import { completion, FakeOpenAi, toolCalls } from './support/fake-openai.js';
-import { runFixture } from './support/n8n-fixtures.js';
+import { loadFixture, runFixture } from './support/n8n-fixtures.js';
 
 /**
  * n8n's retrieval nodes — Default Data Loader, text splitters, Embeddings OpenAI/Ollama, the Simple
@@ -476,5 +476,48 @@ describe('LangChain text splitters', () => {
   it('character: on one separator, merged', () => {
     expect(splitCharacter('a,b,c,d', ',', { chunkSize: 3, chunkOverlap: 0 })).toEqual(['a,b', 'c,d']);
     expect(splitCharacter('abcdefg', '', { chunkSize: 3, chunkOverlap: 0 })).toEqual(['abc', 'def', 'g']);
+  });
+});
+
+describe("n8n's own In-memory vector store workflow (test/fixtures/n8n/ai/In_memory_vector_store.json)", () => {
+  it('imported unmodified: refused at its first embeddings node, which has no credential', async () => {
+    const { outcome, outputs } = await runFixture(
+      loadFixture('ai/In_memory_vector_store.json'),
+      depsFor('acct_fx_a'),
+    );
+    expect(outcome.status).toBe('error');
+    expect(outcome.state.error?.message).toContain('No openAiApi credential is set on the node');
+    expect(outputs.Code).toHaveLength(3);
+  });
+
+  it('with a credential chosen for its embeddings (as n8n’s editor does after import): inserts, then loads', async () => {
+    const def = loadFixture('ai/In_memory_vector_store.json');
+    for (const node of def.nodes)
+      if (node.type.endsWith('.embeddingsOpenAi'))
+        node.credentials = { openAiApi: { id: 'embed', name: 'OpenAI' } };
+    const { outcome, outputs } = await runFixture(def, depsFor('acct_fx_b'));
+    expect(outcome.state.error).toBeNull();
+    const inserted = (outputs['Populate VS'] ?? []) as Array<{
+      pageContent: string;
+      metadata: Record<string, unknown>;
+    }>;
+    // Three Wikipedia texts cut by the Character Text Splitter (no separator: characters) at 300.
+    expect(inserted.length).toBeGreaterThan(20);
+    for (const d of inserted) expect(d.pageContent.length).toBeLessThanOrEqual(300);
+    expect(inserted[0]?.pageContent.startsWith('Prague (/ˈprɑːɡ/ PRAHG')).toBe(true);
+    expect(inserted[0]?.metadata).toMatchObject({ source: 'blob', blobType: 'text/plain' });
+    // Get All VS (the trigger's second branch) ran before the store was filled: nothing yet. The store
+    // outlives the execution (in process, per account and key, as n8n's): the next run loads 3.
+    const order = Object.keys(outcome.state.runData);
+    expect(order.indexOf('Get All VS')).toBeLessThan(order.indexOf('Populate VS'));
+    expect(outputs['Get All VS']).toEqual([]);
+    const again = await runFixture(def, depsFor('acct_fx_b'));
+    expect(again.outputs['Get All VS']).toHaveLength(3);
+    expect(Object.keys(again.outputs['Get All VS']?.[0] ?? {})).toEqual(['document', 'score']);
+    expect(
+      embed.requests.every((r) => r.body.model === 'text-embedding-3-small' && r.body.dimensions === 256),
+    ).toBe(true);
+    // The Question and Answer Chain has no main input: it does not run in a manual execution.
+    expect(outputs['Question and Answer Chain']).toBeUndefined();
   });
 });
