@@ -12120,7 +12120,10 @@ export interface operations {
           | 'redis'
           | 'ftp'
           | 'sftp'
-          | 'aws';
+          | 'aws'
+          | 'openAiApi'
+          | 'anthropicApi'
+          | 'ollamaApi';
       };
       header?: never;
       path?: never;
@@ -12210,7 +12213,10 @@ export interface operations {
             | 'redis'
             | 'ftp'
             | 'sftp'
-            | 'aws';
+            | 'aws'
+            | 'openAiApi'
+            | 'anthropicApi'
+            | 'ollamaApi';
           data: {
             [key: string]: string | number | boolean;
           };
@@ -12293,7 +12299,10 @@ export interface operations {
           | 'redis'
           | 'ftp'
           | 'sftp'
-          | 'aws';
+          | 'aws'
+          | 'openAiApi'
+          | 'anthropicApi'
+          | 'ollamaApi';
       };
       header?: never;
       path?: never;

@@ -244,6 +244,10 @@ export const CREDENTIAL_TYPES = {
   ftp: ['host'],
   sftp: ['host', 'username'],
   aws: ['accessKeyId', 'secretAccessKey'],
+  // n8n's AI model credentials (chat models, embeddings): `url` may name this platform's gateway.
+  openAiApi: ['apiKey'],
+  anthropicApi: ['apiKey'],
+  ollamaApi: ['baseUrl'],
 } as const;
 export type CredentialType = keyof typeof CREDENTIAL_TYPES;
 
@@ -269,6 +273,9 @@ export const OPTIONAL_CREDENTIAL_FIELDS: Partial<Record<CredentialType, readonly
   redis: ['password', 'user', 'port', 'database', 'ssl', 'disableTlsVerification'],
   ftp: ['port', 'username', 'password'],
   sftp: ['port', 'password', 'privateKey', 'passphrase'],
+  openAiApi: ['url', 'organizationId', 'header', 'headerName', 'headerValue'],
+  anthropicApi: ['url', 'header', 'headerName', 'headerValue'],
+  ollamaApi: ['apiKey'],
   aws: [
     'region',
     'temporaryCredentials',

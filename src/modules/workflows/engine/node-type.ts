@@ -114,6 +114,8 @@ export interface NodeType<S extends TSchema = TSchema> {
    * never runs on its own; `supply` builds what the root gets (n8n's supplyData).
    */
   subNode?: AiConnectionType;
+  /** Other connection types it may supply by its mode (a vector store: ai_vectorStore or, as a tool, ai_tool). */
+  alsoSupplies?: readonly AiConnectionType[];
   /** The sub-node connection types this root node takes (n8n's ai_* inputs). */
   aiInputs?: readonly AiConnectionType[];
   /** A sub-node's part for its root's item `itemIndex`; `ctx.items` are the root's input items. */

@@ -130,7 +130,7 @@ function subNodeProblems(
   const problems: ValidationProblem[] = [];
   const source = nodes[names.get(from) ?? -1];
   const sourceType = source && registry.get(source.type, source.typeVersion);
-  if (sourceType && sourceType.subNode !== kind)
+  if (sourceType && sourceType.subNode !== kind && !sourceType.alsoSupplies?.includes(kind))
     problems.push({
       path: `${at}.${kind}`,
       message: `node '${from}' (${source?.type}) does not supply ${kind}`,

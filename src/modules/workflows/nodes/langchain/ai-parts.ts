@@ -1,5 +1,6 @@
 import type { ChatMessage, LoopModelAnswer, ToolSpec } from '../../../llm/index.js';
 import { NodeOperationError, type SubNodeHandle } from '../../engine/node-type.js';
+import type { Json } from '../../engine/types.js';
 
 /**
  * What n8n's AI sub-nodes supply to their root node, in the platform's own terms (the llm module's
@@ -43,7 +44,54 @@ export interface OutputParser {
   fixWith?: ChatModel;
 }
 
-type Part = ChatModel | AiTool | ChatMemory | OutputParser;
+/** An embedding model (ai_embedding): texts to vectors. */
+export interface Embeddings {
+  kind: 'embeddings';
+  embedDocuments(texts: string[]): Promise<number[][]>;
+  embedQuery(text: string): Promise<number[]>;
+}
+
+/** A document as n8n's loaders, splitters and vector stores pass it (LangChain's Document). */
+export interface AiDocument {
+  pageContent: string;
+  metadata: Record<string, Json>;
+}
+
+/** A text splitter (ai_textSplitter): a text into chunks. */
+export interface TextSplitter {
+  kind: 'textSplitter';
+  split(text: string): string[];
+}
+
+/** A document loader (ai_document): the documents of the root's item it was supplied for. */
+export interface DocumentSource {
+  kind: 'documents';
+  documents: AiDocument[];
+}
+
+/** A vector store (ai_vectorStore): documents in, the nearest out. */
+export interface VectorStore {
+  kind: 'vectorStore';
+  add(documents: AiDocument[]): Promise<void>;
+  search(query: string, topK: number): Promise<Array<{ document: AiDocument; score: number }>>;
+}
+
+/** A retriever (ai_retriever): the documents relevant to a query. */
+export interface Retriever {
+  kind: 'retriever';
+  retrieve(query: string): Promise<AiDocument[]>;
+}
+
+type Part =
+  | ChatModel
+  | AiTool
+  | ChatMemory
+  | OutputParser
+  | Embeddings
+  | TextSplitter
+  | DocumentSource
+  | VectorStore
+  | Retriever;
 
 /** What `handle` supplies for item `itemIndex`, checked to be a `kind` part. */
 export async function supplied<K extends Part['kind']>(
@@ -84,4 +132,16 @@ export function locatorValue(value: unknown): string {
   if (value && typeof value === 'object' && 'value' in value)
     return String((value as { value: unknown }).value ?? '');
   return value === undefined || value === null ? '' : String(value);
+}
+
+/** The one sub-node of `type` a root needs, supplied for item `itemIndex` and checked to be a `kind` part. */
+export async function requiredPart<K extends Part['kind']>(
+  handles: SubNodeHandle[],
+  itemIndex: number,
+  kind: K,
+  what: string,
+): Promise<Extract<Part, { kind: K }>> {
+  const handle = handles[0];
+  if (!handle) throw new NodeOperationError(`A ${what} sub-node must be connected and enabled`);
+  return supplied(handle, itemIndex, kind);
 }

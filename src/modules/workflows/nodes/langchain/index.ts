@@ -2,26 +2,53 @@ import type { NodeType } from '../../engine/node-type.js';
 import { agentNode } from './agent/index.js';
 import { agentToolNode } from './agent-tool/index.js';
 import { chainLlmNode } from './chain-llm/index.js';
+import { chainRetrievalQaNode } from './chain-retrieval-qa/index.js';
+import { chainSummarizationNodes } from './chain-summarization/index.js';
 import { chatTriggerNode } from './chat-trigger/index.js';
+import { documentDefaultDataLoaderNode } from './document-default-data-loader/index.js';
+import { embeddingsOllamaNode } from './embeddings-ollama/index.js';
+import { embeddingsOpenAiNode } from './embeddings-open-ai/index.js';
 import { lmChatAnthropicNode } from './lm-chat-anthropic/index.js';
 import { lmChatOllamaNode } from './lm-chat-ollama/index.js';
 import { lmChatOpenAiNode } from './lm-chat-open-ai/index.js';
 import { memoryBufferWindowNode } from './memory-buffer-window/index.js';
+import { memoryPostgresChatNode } from './memory-postgres-chat/index.js';
+import { memoryRedisChatNode } from './memory-redis-chat/index.js';
 import { outputParserStructuredNode } from './output-parser-structured/index.js';
+import { retrieverVectorStoreNode } from './retriever-vector-store/index.js';
+import { textSplitterCharacterNode, textSplitterRecursiveNode } from './text-splitter/index.js';
 import { toolCalculatorNode } from './tool-calculator/index.js';
 import { toolCodeNode } from './tool-code/index.js';
+import { toolHttpRequestNode } from './tool-http-request/index.js';
+import { toolVectorStoreNode } from './tool-vector-store/index.js';
+import { toolWorkflowNode } from './tool-workflow/index.js';
+import { vectorStoreInMemoryNode } from './vector-store-in-memory/index.js';
 
 /** n8n's AI nodes (`@n8n/n8n-nodes-langchain.*`): root nodes and the sub-nodes attached to them. */
 export const langchainNodeTypes: NodeType[] = [
   agentNode,
   agentToolNode,
   chainLlmNode,
+  chainRetrievalQaNode,
+  ...chainSummarizationNodes,
   chatTriggerNode,
+  documentDefaultDataLoaderNode,
+  embeddingsOllamaNode,
+  embeddingsOpenAiNode,
   lmChatAnthropicNode,
   lmChatOllamaNode,
   lmChatOpenAiNode,
   memoryBufferWindowNode,
+  memoryPostgresChatNode,
+  memoryRedisChatNode,
   outputParserStructuredNode,
+  retrieverVectorStoreNode,
+  textSplitterCharacterNode,
+  textSplitterRecursiveNode,
   toolCalculatorNode,
   toolCodeNode,
+  toolHttpRequestNode,
+  toolVectorStoreNode,
+  toolWorkflowNode,
+  vectorStoreInMemoryNode,
 ];

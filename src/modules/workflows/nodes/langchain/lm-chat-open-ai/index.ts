@@ -34,6 +34,9 @@ const Options = Type.Object(
 const Parameters = Type.Object(
   {
     model: Type.Union([Type.String({ minLength: 1 }), Locator], { default: 'gpt-4o-mini' }),
+    /** v1.3: n8n answers on the Responses API unless this is off. */
+    responsesApiEnabled: Type.Boolean({ default: true }),
+    builtInTools: Type.Optional(Type.Object({}, { additionalProperties: true })),
     options: Options,
     notice: Type.Optional(Type.String()),
   },
@@ -50,7 +53,7 @@ const DEFAULT_TIMEOUT_MS = 60_000;
  */
 export const lmChatOpenAiNode = defineNode({
   type: `${LANGCHAIN}.lmChatOpenAi`,
-  versions: [1, 1.1, 1.2],
+  versions: [1, 1.1, 1.2, 1.3],
   schema: Parameters,
   inputs: 0,
   subNode: 'ai_languageModel',
@@ -59,6 +62,10 @@ export const lmChatOpenAiNode = defineNode({
   },
   async supply(ctx, itemIndex) {
     const p = await ctx.params(itemIndex);
+    if ((ctx.node.typeVersion ?? 1) >= 1.3 && p.responsesApiEnabled)
+      throw new NodeOperationError("OpenAI's Responses API is not supported here", {
+        description: "Turn off the model's 'Use Responses API' option to use Chat Completions",
+      });
     const credId = credentialRefOf(ctx.node.credentials?.openAiApi);
     if (!credId) throw new NodeOperationError('No openAiApi credential is set on the node');
     const cred = await ctx.credential(credId);

@@ -1,0 +1,83 @@
+import { NodeOperationError } from '../../engine/node-type.js';
+import type { Item, Json } from '../../engine/types.js';
+import type { AiDocument, TextSplitter } from './ai-parts.js';
+
+/**
+ * n8n's document loading (N8nJsonLoader, N8nBinaryLoader): an item's JSON gives one document per string
+ * value (LangChain's JSONLoader), a text gives one; metadata is added, then the splitter cuts each into
+ * chunks that carry the lines they came from (`loc.lines`), as LangChain's `splitDocuments` does.
+ */
+
+const MAX_DOCUMENTS = 20_000;
+const MAX_TEXT_CHARS = 20_000_000;
+
+/** LangChain's JSONLoader: every string value of the JSON, depth first, in order. */
+export function jsonStrings(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const v of value) jsonStrings(v, out);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) jsonStrings(v, out);
+  if (out.length > MAX_DOCUMENTS)
+    throw new NodeOperationError(`The data gives more than ${MAX_DOCUMENTS} documents`);
+  return out;
+}
+
+export function jsonDocuments(json: unknown): AiDocument[] {
+  return jsonStrings(json).map((text, i) => ({
+    pageContent: text,
+    metadata: { source: 'blob', blobType: 'application/json', line: i + 1 },
+  }));
+}
+
+export function textDocument(text: string, blobType = 'text/plain'): AiDocument {
+  if (text.length > MAX_TEXT_CHARS)
+    throw new NodeOperationError(`The text to load is longer than ${MAX_TEXT_CHARS} characters`);
+  return { pageContent: text, metadata: { source: 'blob', blobType } };
+}
+
+/** The item's binary property as text (text and JSON types only). */
+export function binaryText(item: Item | undefined, key: string): { text: string; mimeType: string } {
+  const file = item?.binary?.[key];
+  if (!file) throw new NodeOperationError(`The item has no binary property '${key}'`);
+  const mimeType = file.mimeType ?? 'application/octet-stream';
+  if (!/^text\/|^application\/(json|xml|csv)/.test(mimeType))
+    throw new NodeOperationError(
+      `Loading '${mimeType}' files is not supported here (text, CSV, JSON and XML are)`,
+    );
+  return { text: Buffer.from(file.data, 'base64').toString('utf8'), mimeType };
+}
+
+/** Each document cut by the splitter, the chunks keeping its metadata plus the lines they span. */
+export function splitDocuments(documents: AiDocument[], splitter: TextSplitter | undefined): AiDocument[] {
+  if (!splitter) return documents;
+  const out: AiDocument[] = [];
+  for (const doc of documents) {
+    let searchFrom = 0;
+    for (const chunk of splitter.split(doc.pageContent)) {
+      const at = doc.pageContent.indexOf(chunk, Math.max(0, searchFrom));
+      const start = at === -1 ? searchFrom : at;
+      const from = lineAt(doc.pageContent, start);
+      const to = from + (chunk.match(/\n/g)?.length ?? 0);
+      if (at !== -1) searchFrom = at + 1;
+      out.push({ pageContent: chunk, metadata: { ...doc.metadata, loc: { lines: { from, to } } } });
+      if (out.length > MAX_DOCUMENTS)
+        throw new NodeOperationError(`The data splits into more than ${MAX_DOCUMENTS} documents`);
+    }
+  }
+  return out;
+}
+
+function lineAt(text: string, index: number): number {
+  let line = 1;
+  for (let i = 0; i < index; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+/** n8n's metadata option (`{metadataValues: [{name, value}]}`) added to each document. */
+export function withMetadata(
+  documents: AiDocument[],
+  values: Array<{ name: string; value: Json }>,
+): AiDocument[] {
+  if (values.length === 0) return documents;
+  const extra = Object.fromEntries(values.map((v) => [v.name, v.value]));
+  return documents.map((d) => ({ ...d, metadata: { ...d.metadata, ...extra } }));
+}

@@ -1,0 +1,72 @@
+import { Type } from 'typebox';
+import { defineNode, type NodeExecutionContext, NodeOperationError } from '../../../engine/node-type.js';
+import { redisClient } from '../../n8n/redis/client.js';
+import { boundsOf, timedOut } from '../../n8n/sql/bounds.js';
+import { nodeCredential } from '../../n8n/sql/credential.js';
+import { type ChatMemory, LANGCHAIN } from '../ai-parts.js';
+import { chatMessageOf, SessionParameters, sessionIdOf, storedMessage } from '../memory-session.js';
+
+const Parameters = Type.Object(
+  {
+    ...SessionParameters,
+    sessionTTL: Type.Integer({ minimum: 0, maximum: 100_000_000, default: 0 }),
+    notice: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * n8n's Redis Chat Memory (LangChain's RedisChatMessageHistory): the session's turns as a list under the
+ * session id in the workflow's own `redis` server (newest first, `{type, data}` JSON), reached through
+ * the outbound-address guard like the Redis node, with the session's TTL if set; the last
+ * `contextWindowLength` exchanges are read back.
+ */
+export const memoryRedisChatNode = defineNode({
+  type: `${LANGCHAIN}.memoryRedisChat`,
+  versions: [1, 1.1, 1.2, 1.3, 1.4, 1.5],
+  schema: Parameters,
+  inputs: 0,
+  subNode: 'ai_memory',
+  async execute() {
+    throw new NodeOperationError('A memory runs only attached to an AI node');
+  },
+  async supply(ctx, itemIndex): Promise<ChatMemory> {
+    const p = await ctx.params(itemIndex);
+    const key = sessionIdOf(ctx.node.typeVersion, p, ctx.items[itemIndex]);
+    const credential = await nodeCredential(ctx as NodeExecutionContext<unknown>, 'redis');
+    const { timeoutMs } = boundsOf({}, ctx.deadlineAt);
+    const bounded = async <T>(work: Promise<T>): Promise<T> => {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        return await Promise.race([
+          work,
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(timedOut(timeoutMs)), timeoutMs);
+          }),
+        ]);
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+    const redis = await bounded(redisClient(credential, ctx.deps.connectAddress));
+    const limit = p.contextWindowLength * 2;
+    return {
+      kind: 'memory',
+      async load() {
+        const raw = await bounded(redis.lrange(key, 0, limit - 1));
+        return raw
+          .reverse()
+          .map((r) => chatMessageOf(r))
+          .filter((m) => m !== null);
+      },
+      async save(input, output) {
+        const multi = redis
+          .multi()
+          .lpush(key, JSON.stringify(storedMessage('user', input)))
+          .lpush(key, JSON.stringify(storedMessage('assistant', output)));
+        if (p.sessionTTL > 0) multi.expire(key, p.sessionTTL);
+        await bounded(multi.exec());
+      },
+    };
+  },
+});

@@ -1,0 +1,70 @@
+import { Type } from 'typebox';
+import type { ChatMessage } from '../../../llm/index.js';
+import { NodeOperationError } from '../../engine/node-type.js';
+import type { Item } from '../../engine/types.js';
+
+/** The session parameters n8n's chat memories share. */
+export const SessionParameters = {
+  sessionIdType: Type.Enum(['fromInput', 'customKey'] as const, { default: 'fromInput' }),
+  sessionKey: Type.String({ default: 'chat_history', maxLength: 1_000 }),
+  contextWindowLength: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
+};
+
+/** Longest message a memory stores (characters); longer ones are cut. */
+export const MAX_STORED_MESSAGE_CHARS = 1_000_000;
+
+/**
+ * The session id for the root's item: from v1.2 and `fromInput`, the item's `sessionId` (as the Chat
+ * Trigger sends it); else the node's `sessionKey`.
+ */
+export function sessionIdOf(
+  version: number | undefined,
+  p: { sessionIdType: string; sessionKey: string },
+  item: Item | undefined,
+): string {
+  const fromInput = version !== undefined && version >= 1.2 && p.sessionIdType === 'fromInput';
+  const raw = fromInput ? item?.json.sessionId : p.sessionKey;
+  const id = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : '';
+  if (id === '')
+    throw new NodeOperationError('No session ID found', {
+      description: fromInput
+        ? "Expected the input's 'sessionId' field (as the Chat Trigger sends it), or set a custom key"
+        : 'The session key is empty',
+    });
+  return id;
+}
+
+/** LangChain's stored message (`mapChatMessagesToStoredMessages`): `{type, data}`. */
+export function storedMessage(role: 'user' | 'assistant', content: string) {
+  const data: Record<string, unknown> = {
+    content: content.slice(0, MAX_STORED_MESSAGE_CHARS),
+    additional_kwargs: {},
+    response_metadata: {},
+  };
+  if (role === 'assistant') Object.assign(data, { tool_calls: [], invalid_tool_calls: [] });
+  return { type: role === 'user' ? 'human' : 'ai', data };
+}
+
+/** A stored message back as a chat turn (`{type, data: {content}}`, or Postgres's flat `{type, content}`). */
+export function chatMessageOf(value: unknown): ChatMessage | null {
+  const v = (typeof value === 'string' ? safeJson(value) : value) as {
+    type?: unknown;
+    content?: unknown;
+    data?: { content?: unknown };
+  } | null;
+  if (!v || typeof v !== 'object') return null;
+  const content = v.data && typeof v.data === 'object' ? v.data.content : v.content;
+  if (typeof content !== 'string') return null;
+  if (v.type === 'human') return { role: 'user', content };
+  if (v.type === 'ai') return { role: 'assistant', content };
+  if (v.type === 'system') return { role: 'system', content };
+  return null;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}

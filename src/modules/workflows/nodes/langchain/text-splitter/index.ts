@@ -1,0 +1,64 @@
+import { Type } from 'typebox';
+import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { LANGCHAIN, type TextSplitter } from '../ai-parts.js';
+import { splitCharacter, splitRecursive } from './split.js';
+
+const Size = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1000 });
+const Overlap = Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 });
+
+/** n8n's Recursive Character Text Splitter (code-language separators are not offered: plain text's are used). */
+export const textSplitterRecursiveNode = defineNode({
+  type: `${LANGCHAIN}.textSplitterRecursiveCharacterTextSplitter`,
+  versions: [1],
+  schema: Type.Object(
+    {
+      chunkSize: Size,
+      chunkOverlap: Overlap,
+      options: Type.Object(
+        { splitCode: Type.Optional(Type.String({ maxLength: 50 })) },
+        { additionalProperties: false, default: {} },
+      ),
+      notice: Type.Optional(Type.String()),
+    },
+    { additionalProperties: false },
+  ),
+  inputs: 0,
+  subNode: 'ai_textSplitter',
+  async execute() {
+    throw new NodeOperationError('A text splitter runs only attached to an AI node');
+  },
+  async supply(ctx, itemIndex): Promise<TextSplitter> {
+    const p = await ctx.params(itemIndex);
+    if (p.options.splitCode)
+      throw new NodeOperationError(
+        `Splitting code ('${p.options.splitCode}') is not supported here: remove the option`,
+      );
+    const o = { chunkSize: p.chunkSize, chunkOverlap: p.chunkOverlap };
+    return { kind: 'textSplitter', split: (text) => splitRecursive(text, o) };
+  },
+});
+
+/** n8n's Character Text Splitter: on one separator, merged into chunks. */
+export const textSplitterCharacterNode = defineNode({
+  type: `${LANGCHAIN}.textSplitterCharacterTextSplitter`,
+  versions: [1],
+  schema: Type.Object(
+    {
+      separator: Type.String({ default: '', maxLength: 100 }),
+      chunkSize: Size,
+      chunkOverlap: Overlap,
+      notice: Type.Optional(Type.String()),
+    },
+    { additionalProperties: false },
+  ),
+  inputs: 0,
+  subNode: 'ai_textSplitter',
+  async execute() {
+    throw new NodeOperationError('A text splitter runs only attached to an AI node');
+  },
+  async supply(ctx, itemIndex): Promise<TextSplitter> {
+    const p = await ctx.params(itemIndex);
+    const o = { chunkSize: p.chunkSize, chunkOverlap: p.chunkOverlap };
+    return { kind: 'textSplitter', split: (text) => splitCharacter(text, p.separator, o) };
+  },
+});

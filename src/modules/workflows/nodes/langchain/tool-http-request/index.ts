@@ -1,0 +1,216 @@
+import { type Static, Type } from 'typebox';
+import { Value } from 'typebox/value';
+import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { credentialRefOf } from '../../../engine/types.js';
+import { type AppliedCredential, buildRequest, toOutbound } from '../../n8n/http-request/build.js';
+import {
+  GENERIC_AUTH_TYPES,
+  type GenericAuthType,
+  HttpRequestV4Parameters,
+  type HttpRequestV4Params,
+} from '../../n8n/http-request/schema.js';
+import { type AiTool, LANGCHAIN } from '../ai-parts.js';
+import { toolNameOf } from '../from-ai.js';
+import { fillJson, fillUrl, placeholdersIn, textOf } from './placeholders.js';
+
+const Pair = Type.Object(
+  {
+    name: Type.String({ maxLength: 200 }),
+    valueProvider: Type.Enum(['modelRequired', 'modelOptional', 'fieldValue'] as const, {
+      default: 'modelRequired',
+    }),
+    value: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false },
+);
+const Pairs = Type.Object({ values: Type.Optional(Type.Array(Pair, { maxItems: 100 })) }, { default: {} });
+const Specify = Type.Enum(['keypair', 'json', 'model'] as const, { default: 'keypair' });
+
+const Parameters = Type.Object(
+  {
+    name: Type.String({ default: '', maxLength: 64 }),
+    toolDescription: Type.String({ default: '', maxLength: 10_000 }),
+    method: Type.Enum(['DELETE', 'GET', 'PATCH', 'POST', 'PUT'] as const, { default: 'GET' }),
+    url: Type.String({ default: '', maxLength: 10_000 }),
+    authentication: Type.Enum(['none', 'predefinedCredentialType', 'genericCredentialType'] as const, {
+      default: 'none',
+    }),
+    nodeCredentialType: Type.Optional(Type.String()),
+    genericAuthType: Type.Optional(Type.String()),
+    sendQuery: Type.Boolean({ default: false }),
+    specifyQuery: Specify,
+    parametersQuery: Pairs,
+    jsonQuery: Type.String({ default: '', maxLength: 100_000 }),
+    sendHeaders: Type.Boolean({ default: false }),
+    specifyHeaders: Specify,
+    parametersHeaders: Pairs,
+    jsonHeaders: Type.String({ default: '', maxLength: 100_000 }),
+    sendBody: Type.Boolean({ default: false }),
+    specifyBody: Specify,
+    parametersBody: Pairs,
+    jsonBody: Type.String({ default: '', maxLength: 1_000_000 }),
+    placeholderDefinitions: Type.Object(
+      {
+        values: Type.Optional(
+          Type.Array(
+            Type.Object({
+              name: Type.String({ maxLength: 64 }),
+              description: Type.Optional(Type.String({ maxLength: 2_000 })),
+              type: Type.Optional(
+                Type.Enum(['not specified', 'string', 'number', 'boolean', 'json'] as const),
+              ),
+            }),
+            { maxItems: 100 },
+          ),
+        ),
+      },
+      { default: {} },
+    ),
+    optimizeResponse: Type.Boolean({ default: false }),
+    responseType: Type.Optional(Type.String()),
+    dataField: Type.Optional(Type.String()),
+    fieldsToInclude: Type.Optional(Type.String()),
+    fields: Type.Optional(Type.String()),
+    cssSelector: Type.Optional(Type.String()),
+    onlyContent: Type.Optional(Type.Boolean()),
+    elementsToOmit: Type.Optional(Type.String()),
+    truncateResponse: Type.Boolean({ default: false }),
+    maxLength: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1000 }),
+    notice: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+/** Most characters of a response the model reads (longer ones are cut). */
+const MAX_ANSWER_CHARS = 100_000;
+const TIMEOUT_MS = 60_000;
+
+type Part = 'Query' | 'Headers' | 'Body';
+
+/**
+ * n8n's HTTP Request tool: one request the model fills — `{placeholders}` in the URL and JSON parts
+ * (percent-encoded in the URL, JSON-encoded in JSON), and key-pairs the model provides — sent with the
+ * HTTP Request node's builder and credentials through the guarded outbound HTTP; the response text is
+ * the tool's answer (cut at `maxLength` when truncating, and at 100,000 characters always).
+ */
+export const toolHttpRequestNode = defineNode({
+  type: `${LANGCHAIN}.toolHttpRequest`,
+  versions: [1, 1.1],
+  schema: Parameters,
+  inputs: 0,
+  subNode: 'ai_tool',
+  async execute() {
+    throw new NodeOperationError('A tool runs only attached to an AI node');
+  },
+  async supply(ctx, itemIndex): Promise<AiTool> {
+    const p = await ctx.params(itemIndex);
+    if (p.optimizeResponse && p.responseType && p.responseType !== 'json' && p.responseType !== 'text')
+      throw new NodeOperationError(`Optimizing '${p.responseType}' responses is not supported here`);
+    const credential = await credentialOf(ctx.node.credentials, p, ctx.credential);
+    const types = new Map((p.placeholderDefinitions.values ?? []).map((d) => [d.name, d]));
+    const names = new Set<string>();
+    const optional = new Set<string>();
+    placeholdersIn(p.url, names);
+    const parts: Part[] = [];
+    if (p.sendQuery) parts.push('Query');
+    if (p.sendHeaders) parts.push('Headers');
+    if (p.sendBody) parts.push('Body');
+    for (const part of parts) {
+      const specify = p[`specify${part}`];
+      if (specify === 'json') placeholdersIn(p[`json${part}`], names);
+      else if (specify === 'model') names.add(part.toLowerCase());
+      else
+        for (const pair of p[`parameters${part}`].values ?? []) {
+          if (pair.valueProvider === 'fieldValue') placeholdersIn(pair.value, names);
+          else {
+            names.add(pair.name);
+            if (pair.valueProvider === 'modelOptional') optional.add(pair.name);
+          }
+        }
+    }
+    const properties: Record<string, unknown> = {};
+    for (const name of names) {
+      const def = types.get(name);
+      const type = def?.type && def.type !== 'not specified' && def.type !== 'json' ? { type: def.type } : {};
+      properties[name] = { ...type, ...(def?.description ? { description: def.description } : {}) };
+      if (['query', 'headers', 'body'].includes(name) && !def) properties[name] = { type: 'object' };
+    }
+    const version = ctx.node.typeVersion ?? 1;
+    return {
+      kind: 'tool',
+      name: toolNameOf(version < 1.1 && p.name ? p.name : ctx.node.name),
+      description: p.toolDescription,
+      parameters: { type: 'object', properties, required: [...names].filter((n) => !optional.has(n)) },
+      async run(args) {
+        for (const name of names)
+          if (!optional.has(name) && (args[name] === undefined || args[name] === null))
+            throw new Error(`the argument '${name}' is missing`);
+        const v4 = Value.Default(HttpRequestV4Parameters, {
+          method: p.method,
+          url: fillUrl(p.url, args),
+          authentication: credential ? 'genericCredentialType' : 'none',
+          ...(credential ? { genericAuthType: credential.type } : {}),
+          options: { timeout: TIMEOUT_MS },
+        }) as HttpRequestV4Params;
+        for (const part of parts) applyPart(v4, part, p, args);
+        const req = buildRequest(v4, 4.2, credential);
+        const res = await ctx.deps.http(toOutbound(req));
+        let text = res.body;
+        if (res.status < 200 || res.status >= 300)
+          text = `There was an error: "${res.status} - ${text.slice(0, 2_000)}"`;
+        const max = p.truncateResponse ? Math.min(p.maxLength, MAX_ANSWER_CHARS) : MAX_ANSWER_CHARS;
+        return text.length > max ? text.slice(0, max) : text;
+      },
+    };
+  },
+});
+
+type Params = Static<typeof Parameters>;
+
+function applyPart(v4: HttpRequestV4Params, part: Part, p: Params, args: Record<string, unknown>): void {
+  const specify = p[`specify${part}`];
+  const key = part === 'Query' ? 'sendQuery' : part === 'Headers' ? 'sendHeaders' : 'sendBody';
+  const target = v4 as unknown as Record<string, unknown>;
+  target[key] = true;
+  const json = (value: unknown) => {
+    target[`specify${part}`] = 'json';
+    target[`json${part}`] = value;
+  };
+  if (specify === 'model') {
+    json(JSON.stringify(args[part.toLowerCase()] ?? {}));
+    return;
+  }
+  if (specify === 'json') {
+    json(fillJson(p[`json${part}`], args));
+    return;
+  }
+  const rows: Array<{ name: string; value: unknown }> = [];
+  for (const pair of p[`parameters${part}`].values ?? []) {
+    if (pair.valueProvider === 'fieldValue') rows.push({ name: pair.name, value: pair.value });
+    else if (args[pair.name] !== undefined)
+      rows.push({ name: pair.name, value: part === 'Body' ? args[pair.name] : textOf(args[pair.name]) });
+  }
+  target[`specify${part}`] = 'keypair';
+  const field =
+    part === 'Query' ? 'queryParameters' : part === 'Headers' ? 'headerParameters' : 'bodyParameters';
+  target[field] = { parameters: rows };
+}
+
+async function credentialOf(
+  credentials: Record<string, unknown> | undefined,
+  p: Params,
+  read: (id: string) => Promise<Record<string, string>>,
+): Promise<AppliedCredential | null> {
+  if (p.authentication === 'none') return null;
+  const type = p.genericAuthType;
+  if (
+    p.authentication !== 'genericCredentialType' ||
+    !(GENERIC_AUTH_TYPES as readonly string[]).includes(type ?? '')
+  )
+    throw new NodeOperationError(
+      `Authentication '${p.authentication}'${type ? ` (${type})` : ''} is not supported here: use a generic credential (${GENERIC_AUTH_TYPES.join(', ')})`,
+    );
+  const id = credentialRefOf(credentials?.[type ?? ''] as never);
+  if (!id) throw new NodeOperationError(`Node does not have any credentials set for "${type}"`);
+  return { type: type as GenericAuthType, data: await read(id) };
+}
