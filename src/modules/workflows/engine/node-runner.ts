@@ -243,6 +243,13 @@ function failed(
     return { runData: { ...record(startedAt, t0, inputs.flat(), []), error, ...withLogs }, result: null };
   }
   const items = inputs[0] ?? [];
+  if (onError === 'continueRegularOutput' && nodeType.passInputOnFail) {
+    const output = [items];
+    return {
+      runData: { ...record(startedAt, t0, inputs.flat(), output), error, ...withLogs },
+      result: { kind: 'output', output },
+    };
+  }
   const base = items.length > 0 ? items : [{ json: {} }];
   const out: Item[] = base.map(() => ({
     json: {

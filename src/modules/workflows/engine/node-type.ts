@@ -124,6 +124,12 @@ export interface NodeType<S extends TSchema = TSchema> {
    * deactivation; each `emit` starts one execution with those items as the trigger's input.
    */
   listener?: { start(ctx: ListenerContext): Promise<ListenerHandle> };
+  /**
+   * n8n's node does not catch its own errors, so under `continueOnFail` (`onError:
+   * continueRegularOutput`) n8n's engine outputs the node's first input unchanged rather than an item
+   * holding the error (n8n's WorkflowExecute). Absent: the node fails into `{ error }` items.
+   */
+  passInputOnFail?: boolean;
   /** Extra checks beyond the schema (e.g. a dedupe key must be an expression). */
   check?(params: Static<S>, limits: CheckLimits): ValidationProblem[];
   execute(ctx: NodeExecutionContext<Static<S>>): Promise<NodeResult>;
