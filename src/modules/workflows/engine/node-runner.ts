@@ -1,4 +1,5 @@
 import { Value } from 'typebox/value';
+import { defaultTimezone } from './expression-sandbox.js';
 import {
   CodeError,
   containsExpression,
@@ -168,6 +169,7 @@ function contextOf(
     execution: data.execution,
     ...(args.deadlineAt !== undefined ? { deadlineAt: args.deadlineAt } : {}),
     workflow: { id: data.workflow.id, name: data.workflow.name },
+    timezone: data.timezone ?? defaultTimezone(),
     credential: (id) => deps.credential(id, data.workflow.id),
     runCode: (code, mode) =>
       evaluator.runCode(

@@ -51,6 +51,8 @@ export interface NodeExecutionContext<P> {
    */
   deadlineAt?: number;
   workflow: { id: string; name: string };
+  /** The workflow's time zone (`settings.timezone`, else the instance's), as `$now` has it. */
+  timezone?: string;
   /** Decrypted credential data by id (through EngineDeps). */
   credential(id: string): Promise<Record<string, string>>;
   /**

@@ -83,7 +83,12 @@ const DateTimeV2Parameters = Type.Object(
 type Params = Static<typeof DateTimeV2Parameters>;
 
 /** The workflow's time zone as expressions see it (`settings.timezone`, else the platform's default). */
-export async function workflowZone(ctx: { evaluate(s: string, i: number): Promise<unknown> }) {
+export async function workflowZone(ctx: {
+  timezone?: string;
+  evaluate(s: string, i: number): Promise<unknown>;
+}) {
+  // The runner gives it; read from `$now` otherwise (a sandbox call per run).
+  if (ctx.timezone) return ctx.timezone;
   const zone = await ctx.evaluate('={{ $now.zoneName }}', 0);
   return typeof zone === 'string' && zone !== '' ? zone : 'UTC';
 }
