@@ -2148,6 +2148,62 @@ export interface paths {
     patch: operations['patchWebhookTestByPath'];
     trace?: never;
   };
+  '/form/{path}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The page of an active workflow's Form Trigger (n8n's /form/{path})
+     * @description The page of an active workflow's Form Trigger (n8n's /form/{path})
+     *
+     *     Public: no platform credential.
+     */
+    get: operations['getFormByPath'];
+    put?: never;
+    /**
+     * Submit an active workflow's form: starts it with the fields as its item
+     * @description The page posts `application/x-www-form-urlencoded` (`field-{index}`) and gets pages back; a JSON object keyed by the fields' labels gets JSON. A field's problem is a 400 naming it.
+     *
+     *     Public: no platform credential.
+     */
+    post: operations['postFormByPath'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/form-test/{path}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The page of a listening workflow's Form Trigger (after POST /api/v1/workflows/{id}/listen)
+     * @description The page of a listening workflow's Form Trigger (after POST /api/v1/workflows/{id}/listen)
+     *
+     *     Public: no platform credential.
+     */
+    get: operations['getFormTestByPath'];
+    put?: never;
+    /**
+     * Submit a listening workflow's form: one call, mode test
+     * @description The page posts `application/x-www-form-urlencoded` (`field-{index}`) and gets pages back; a JSON object keyed by the fields' labels gets JSON. A field's problem is a 400 naming it.
+     *
+     *     Public: no platform credential.
+     */
+    post: operations['postFormTestByPath'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/webhook-waiting/{executionId}': {
     parameters: {
       query?: never;
@@ -14060,6 +14116,134 @@ export interface operations {
       400: components['responses']['BadRequest'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getFormByPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The Form Trigger's path */
+        path: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The form page (HTML) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example string */
+          'application/json': string;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postFormByPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The Form Trigger's path */
+        path: string;
+      };
+      cookie?: never;
+    };
+    /** @description The form fields */
+    requestBody?: {
+      content: {
+        /** @example null */
+        'application/json': unknown;
+      };
+    };
+    responses: {
+      /** @description The submitted page, or the workflow’s answer */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example null */
+          'application/json': unknown;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getFormTestByPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The Form Trigger's path */
+        path: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The form page (HTML) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example string */
+          'application/json': string;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postFormTestByPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The Form Trigger's path */
+        path: string;
+      };
+      cookie?: never;
+    };
+    /** @description The form fields */
+    requestBody?: {
+      content: {
+        /** @example null */
+        'application/json': unknown;
+      };
+    };
+    responses: {
+      /** @description The submitted page, or the workflow’s answer */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example null */
+          'application/json': unknown;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };

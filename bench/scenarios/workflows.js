@@ -54,12 +54,62 @@ const n8nCodeNodes = (path) => [
   },
 ];
 
+/**
+ * Issue 30: webhook → Date & Time v2 (format the body's date, input kept) → Crypto v2 (SHA-256 of a body
+ * field) → Set v3.4 reading both, the chain of an ordinary n8n export; compared with webhook → Set v3.4.
+ */
+const n8nDateCryptoNodes = (path) => [
+  n8nWebhook(path),
+  {
+    name: 'Date & Time',
+    type: 'n8n-nodes-base.dateTime',
+    typeVersion: 2,
+    position: [200, 0],
+    parameters: {
+      operation: 'formatDate',
+      date: '={{ $json.body.at }}',
+      format: 'custom',
+      customFormat: 'yyyy-MM-dd HH:mm',
+      outputFieldName: 'day',
+      options: { includeInputFields: true },
+    },
+  },
+  {
+    name: 'Crypto',
+    type: 'n8n-nodes-base.crypto',
+    typeVersion: 2,
+    position: [400, 0],
+    parameters: { action: 'hash', type: 'SHA256', value: '={{ $json.body.name }}', dataPropertyName: 'hash' },
+  },
+  {
+    name: 'Set',
+    type: 'n8n-nodes-base.set',
+    typeVersion: 3.4,
+    position: [600, 0],
+    parameters: {
+      assignments: {
+        assignments: [
+          { id: 'a', name: 'day', value: '={{ $json.day }}', type: 'string' },
+          { id: 'b', name: 'hash', value: '={{ $json.hash.slice(0, 16) }}', type: 'string' },
+        ],
+      },
+      options: {},
+    },
+  },
+];
+
+const chain = (names) =>
+  Object.fromEntries(
+    names.slice(0, -1).map((name, i) => [name, { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] }]),
+  );
+
 async function activeEchoFlow(baseUrl, key, path, responseMode, nodes = platformNodes(path, responseMode)) {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const body = {
     name: `bench ${path}`,
     nodes,
-    connections: { Webhook: { main: [[{ node: 'Set', type: 'main', index: 0 }]] } },
+    // Webhook → … → Set, in the order the nodes are given.
+    connections: chain(nodes.map((n) => n.name)),
   };
   const created = await fetch(`${baseUrl}/api/v1/workflows`, {
     method: 'POST',
@@ -77,7 +127,7 @@ async function activeEchoFlow(baseUrl, key, path, responseMode, nodes = platform
     method: 'POST',
     path: `/webhook/${path}`,
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ n: 1, name: 'ada' }),
+    body: JSON.stringify({ n: 1, name: 'ada', at: '2024-05-01T10:30:00Z' }),
   };
 }
 
@@ -131,6 +181,11 @@ export default [
     name: 'n8n webhook → Set v3.4, JS expressions (saved, SQLite)',
     setup: ({ baseUrl, key }) =>
       activeEchoFlow(baseUrl, key, 'bench-n8n-set', 'lastNode', n8nSetNodes('bench-n8n-set')),
+  },
+  {
+    name: 'n8n webhook → Date & Time → Crypto → Set (saved, SQLite)',
+    setup: ({ baseUrl, key }) =>
+      activeEchoFlow(baseUrl, key, 'bench-n8n-dtc', 'lastNode', n8nDateCryptoNodes('bench-n8n-dtc')),
   },
   {
     name: 'n8n webhook → Execute Workflow → Set (2 saved, SQLite)',

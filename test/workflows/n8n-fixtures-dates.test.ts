@@ -14,10 +14,14 @@ const RUNNABLE = [
   // v1 reads a non-ISO date in the process zone (UTC) and writes it in the workflow's zone: n8n's default
   // America/New_York when the workflow names none, as n8n's harness runs it.
   'date-time/DateTimeWorkflow.test.json',
+  // An export of n8n's v2 before release: its add/subtract nodes name the date `addToDate`/`subtractFromDate`.
+  'date-time/node_360_quick_overhaul_of_date_and_time_node (5).json',
   'compare-datasets/workflow.compareDatasets.json',
   'compare-datasets/workflow.compareDatasets.fuzzy.missing_keys.json',
   'compare-datasets/workflow.compareDatasets.mix-falsy-values.json',
   'compare-datasets/workflow.compareDatasets.skipFields.json',
+  // Its v2.1 node fails under continueOnFail and passes input A through (n8n's engine rule).
+  'compare-datasets/workflow.update_2_2.json',
 ];
 
 const BERLIN =
@@ -30,16 +34,6 @@ const AWAITING: Array<{ file: string; reason: string }> = [
   { file: 'date-time/DateTimeTimezoneWithConsole.json', reason: BERLIN },
   // The UTC rerun of this file is DateTimeWorkflow.test.json (toTimezone UTC), which passes.
   { file: 'date-time/DateTimeWorklfow.test.json', reason: BERLIN },
-  {
-    file: 'date-time/node_360_quick_overhaul_of_date_and_time_node (5).json',
-    reason:
-      "an export of n8n's Date & Time v2 in development: its add/subtract nodes name the date `addToDate`/`subtractFromDate`, which n8n's released v2 calls `magnitude`; refused here as every unknown parameter is",
-  },
-  {
-    file: 'compare-datasets/workflow.update_2_2.json',
-    reason:
-      "its v2.1 node fails under continueOnFail and n8n's engine passes the node's input through; the platform's engine outputs an error item (engine decision)",
-  },
 ];
 
 describe('n8n fixtures: Date & Time and Compare Datasets', () => {

@@ -15,21 +15,14 @@ const RUNNABLE = [
   // v3.1 compares values of different types without refusing them ("1" and 1 differ).
   'item-lists/workflow.removeDuplicates_3_1.json',
   'item-lists/workflow.update_3.json',
+  // v2 nodes that fail under continueOnFail pass their input through (n8n's engine rule, passInputOnFail).
+  'item-lists/workflow.splitOutItems.split_object.json',
+  // v2 refuses a missing field (input passed through); v2.1 splits, aggregates and summarizes it as empty.
+  'item-lists/workflow.update_2_1.json',
 ];
 
 /** Fixtures that cannot pass, each with its reason; each must still fail (so the list cannot rot). */
-const AWAITING: Array<{ file: string; reason: string }> = [
-  {
-    file: 'item-lists/workflow.splitOutItems.split_object.json',
-    reason:
-      "its Item Lists v2 node fails on a null field under continueOnFail, and n8n's engine then passes the node's input through; the platform's engine outputs an error item (engine decision)",
-  },
-  {
-    file: 'item-lists/workflow.update_2_1.json',
-    reason:
-      "its v2 nodes fail on a missing field under continueOnFail and n8n's engine passes their input through (engine decision, as above); its v2.1 nodes summarize and aggregate a field no item has, which the platform refuses",
-  },
-];
+const AWAITING: Array<{ file: string; reason: string }> = [];
 
 describe('n8n fixtures: Summarize and Item Lists', () => {
   it.each(RUNNABLE)('%s gives the pinned output', (file) => expectPinnedOutputs(file));

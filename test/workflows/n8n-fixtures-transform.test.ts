@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { expectedOutputs, expectPinnedOutputs, loadFixture, runFixture } from './support/n8n-fixtures.js';
+import { describe, it } from 'vitest';
+import { expectPinnedOutputs } from './support/n8n-fixtures.js';
 
 /**
  * n8n's own test workflows for the transform nodes (Date & Time, Summarize, Item Lists, Rename Keys,
@@ -16,33 +16,10 @@ const RUNNABLE = [
   'debug-helper/ThrowAnError.workflow.json',
   'date-time/workflow.nullDate_v2.json',
   'execution-data/ExecutionData.workflow.json',
-];
-
-/**
- * Fixtures that cannot pass yet, each with its reason; each must still fail today (so the list cannot
- * rot silently): when one starts passing, move it to RUNNABLE.
- */
-const AWAITING: Array<{ file: string; reason: string }> = [
-  {
-    file: 'date-time/workflow.timestamp_v2.json',
-    reason:
-      "its Date & Time v2 nodes carry `additionalFields`, a parameter of an early v2 draft that n8n's v2 no longer defines (n8n ignores it); refused here as every unknown parameter is",
-  },
+  // Its v2 nodes carry `additionalFields` of an early v2 draft: accepted and ignored, as n8n does.
+  'date-time/workflow.timestamp_v2.json',
 ];
 
 describe('n8n fixtures: transform nodes', () => {
   it.each(RUNNABLE)('%s gives the pinned output', (file) => expectPinnedOutputs(file));
-
-  it.each(AWAITING)('$file awaits: $reason', async ({ file }) => {
-    const def = loadFixture(file);
-    const run = await runFixture(def).then(
-      ({ outcome, outputs }) =>
-        outcome.state.error === null &&
-        Object.entries(expectedOutputs(def)).every(
-          ([node, items]) => JSON.stringify(outputs[node]) === JSON.stringify(items),
-        ),
-      () => false,
-    );
-    expect(run).toBe(false);
-  });
 });

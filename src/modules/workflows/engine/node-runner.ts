@@ -1,4 +1,5 @@
 import { Value } from 'typebox/value';
+import { defaultTimezone } from './expression-sandbox.js';
 import {
   CodeError,
   containsExpression,
@@ -168,6 +169,7 @@ function contextOf(
     execution: data.execution,
     ...(args.deadlineAt !== undefined ? { deadlineAt: args.deadlineAt } : {}),
     workflow: { id: data.workflow.id, name: data.workflow.name },
+    timezone: data.timezone ?? defaultTimezone(),
     credential: (id) => deps.credential(id, data.workflow.id),
     runCode: (code, mode) =>
       evaluator.runCode(
@@ -243,6 +245,13 @@ function failed(
     return { runData: { ...record(startedAt, t0, inputs.flat(), []), error, ...withLogs }, result: null };
   }
   const items = inputs[0] ?? [];
+  if (onError === 'continueRegularOutput' && nodeType.passInputOnFail) {
+    const output = [items];
+    return {
+      runData: { ...record(startedAt, t0, inputs.flat(), output), error, ...withLogs },
+      result: { kind: 'output', output },
+    };
+  }
   const base = items.length > 0 ? items : [{ json: {} }];
   const out: Item[] = base.map(() => ({
     json: {

@@ -51,6 +51,8 @@ export interface NodeExecutionContext<P> {
    */
   deadlineAt?: number;
   workflow: { id: string; name: string };
+  /** The workflow's time zone (`settings.timezone`, else the instance's), as `$now` has it. */
+  timezone?: string;
   /** Decrypted credential data by id (through EngineDeps). */
   credential(id: string): Promise<Record<string, string>>;
   /**
@@ -126,6 +128,12 @@ export interface NodeType<S extends TSchema = TSchema> {
    * deactivation; each `emit` starts one execution with those items as the trigger's input.
    */
   listener?: { start(ctx: ListenerContext): Promise<ListenerHandle> };
+  /**
+   * n8n's node does not catch its own errors, so under `continueOnFail` (`onError:
+   * continueRegularOutput`) n8n's engine outputs the node's first input unchanged rather than an item
+   * holding the error (n8n's WorkflowExecute). Absent: the node fails into `{ error }` items.
+   */
+  passInputOnFail?: boolean;
   /** Extra checks beyond the schema (e.g. a dedupe key must be an expression). */
   check?(params: Static<S>, limits: CheckLimits): ValidationProblem[];
   execute(ctx: NodeExecutionContext<Static<S>>): Promise<NodeResult>;

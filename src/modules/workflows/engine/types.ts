@@ -413,4 +413,44 @@ export interface WebhookNodeInfo {
   };
   /** `firstEntryBinary`: the binary property of the last node's first item that is the answer. */
   responseBinaryPropertyName: string;
+  /** n8n's Form Trigger: the page served at `/form/{path}` (GET) and the fields a submission holds (POST). */
+  form?: FormInfo;
+}
+
+/** The field types of n8n's forms the platform serves (file uploads aside). */
+export type FormFieldType =
+  | 'text'
+  | 'textarea'
+  | 'number'
+  | 'email'
+  | 'password'
+  | 'date'
+  | 'dropdown'
+  | 'checkbox'
+  | 'radio'
+  | 'hiddenField';
+
+/** One field of an n8n form: its label is the key of the submitted value in the trigger's item. */
+export interface FormFieldInfo {
+  label: string;
+  type: FormFieldType;
+  required: boolean;
+  placeholder: string;
+  /** Dropdown, checkbox and radio choices. */
+  options: string[];
+  /** A dropdown that takes several choices (submitted as a list). */
+  multiselect: boolean;
+  /** A hidden field's name (its key) and value. */
+  name: string;
+  value: string;
+}
+
+/** An n8n form page: title, description, fields and what a submission is answered with. */
+export interface FormInfo {
+  title: string;
+  description: string;
+  buttonLabel: string;
+  fields: FormFieldInfo[];
+  /** The text of the page shown after a submission (n8n's `formSubmittedText`). */
+  submittedText: string;
 }

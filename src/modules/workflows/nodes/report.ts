@@ -16,6 +16,7 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.set': 'Edit Fields (Set)',
   'n8n-nodes-base.if': 'If',
   'n8n-nodes-base.filter': 'Filter',
+  'n8n-nodes-base.formTrigger': 'Form Trigger (page at /form/{path}; no file fields)',
   'n8n-nodes-base.switch': 'Switch',
   'n8n-nodes-base.merge': 'Merge',
   'n8n-nodes-base.code': 'Code (JavaScript)',

@@ -7,6 +7,8 @@ import { decodeUtf8Sliced, JSON_INLINE_BYTES, parseJsonSliced } from '../../../c
 import { withErrors } from '../../../core/http/schemas.js';
 import type { ExecutionResumer } from '../executions/resumer.js';
 import type { WebhookCall } from './call.js';
+import { formPage, submittedPage } from './form-page.js';
+import { valuesFromForm, valuesFromJson } from './form-submission.js';
 import type { StoredResponse } from './response.js';
 import type { WebhookMatch, WebhookService } from './service.js';
 
@@ -170,6 +172,25 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
       if ((url === '/webhook/*' || url === '/webhook-test/*') && path !== undefined) {
         request.webhookMatch = await deps.webhooks.match(request.method, path, url === '/webhook-test/*');
       }
+      if ((url === '/form/*' || url === '/form-test/*') && path !== undefined) {
+        const test = url === '/form-test/*';
+        const noForm = () =>
+          new AppError(
+            'WEBHOOK_NOT_FOUND',
+            test
+              ? `No form listens on /form-test/${path}: call POST /api/v1/workflows/{id}/listen first`
+              : `No active form listens on /form/${path}`,
+            { path },
+          );
+        const match = await deps.webhooks.match(request.method, path, test).catch((error: unknown) => {
+          // A webhook's path (or method) is no form: the same 404 as no path at all.
+          const code = (error as AppError).code;
+          throw code === 'WEBHOOK_NOT_FOUND' || code === 'METHOD_NOT_ALLOWED' ? noForm() : error;
+        });
+        // A form's path is a form only: its page and submission, never a plain webhook call.
+        if (!match.hook.form) throw noForm();
+        request.webhookMatch = match;
+      }
     });
 
     // Methods with a body and without: Fastify allows a body schema only on the former.
@@ -205,12 +226,19 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
         handler: async (request, reply) => {
           const match = request.webhookMatch;
           if (!match) throw new AppError('WEBHOOK_NOT_FOUND', 'No active workflow listens here');
+          if (match.hook.form)
+            throw new AppError(
+              'WEBHOOK_NOT_FOUND',
+              `A form listens here: its page is at /form/${match.route.path}`,
+            );
           const path = (request.params as { '*': string })['*'];
           const { response, headers } = await deps.webhooks.handle(callOf(request, path), match);
           return send(reply, response, request.method === 'HEAD', headers);
         },
       });
     }
+
+    formRoutes(scope, deps);
 
     scope.route({
       method: 'POST',
@@ -244,4 +272,97 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
       },
     });
   });
+}
+
+/** Whether the caller is a browser posting the page (answered with pages), not a JSON client. */
+const isPagePost = (request: FastifyRequest) =>
+  mediaType(request.headers['content-type']) === 'application/x-www-form-urlencoded';
+
+/**
+ * n8n's Form Trigger: `GET /form/{path}` serves the page, `POST` takes a submission as the trigger's
+ * item (`/form-test/` while the workflow listens). A refused submission is the page again with each
+ * field's problem (400), or the platform's error for a JSON caller.
+ */
+function formRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void {
+  for (const url of ['/form/*', '/form-test/*'] as const) {
+    const test = url === '/form-test/*';
+    const params = Type.Object({ '*': Type.String({ description: "The Form Trigger's path" }) });
+    scope.route({
+      method: 'GET',
+      url,
+      exposeHeadRoute: false,
+      config: { public: true, limited: true },
+      schema: {
+        tags: ['Webhooks'],
+        summary: test
+          ? "The page of a listening workflow's Form Trigger (after POST /api/v1/workflows/{id}/listen)"
+          : "The page of an active workflow's Form Trigger (n8n's /form/{path})",
+        params,
+        response: withErrors({ 200: Type.String({ description: 'The form page (HTML)' }) }),
+      },
+      handler: async (request, reply) => {
+        const form = request.webhookMatch?.hook.form;
+        if (!form) throw new AppError('WEBHOOK_NOT_FOUND', 'No form listens here');
+        const page = formPage(form);
+        return reply.headers(page.headers).send(page.html);
+      },
+    });
+    scope.route({
+      method: 'POST',
+      url,
+      exposeHeadRoute: false,
+      config: { public: true, limited: true },
+      schema: {
+        tags: ['Webhooks'],
+        summary: test
+          ? "Submit a listening workflow's form: one call, mode test"
+          : "Submit an active workflow's form: starts it with the fields as its item",
+        description:
+          "The page posts `application/x-www-form-urlencoded` (`field-{index}`) and gets pages back; a JSON object keyed by the fields' labels gets JSON. A field's problem is a 400 naming it.",
+        params,
+        body: Type.Unknown({ description: 'The form fields' }),
+        response: withErrors({
+          200: Type.Unknown({ description: 'The submitted page, or the workflow’s answer' }),
+        }),
+      },
+      handler: async (request, reply) => {
+        const match = request.webhookMatch;
+        const form = match?.hook.form;
+        if (!match || !form) throw new AppError('WEBHOOK_NOT_FOUND', 'No form listens here');
+        const type = mediaType(request.headers['content-type']);
+        const page = isPagePost(request);
+        if (!page && !isJsonType(type))
+          throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'A form submission is a form post or a JSON object', {
+            contentType: type,
+          });
+        const values = page
+          ? valuesFromForm(form, request.rawBody ?? Buffer.alloc(0))
+          : valuesFromJson(form, request.body);
+        const path = (request.params as { '*': string })['*'];
+        let result: Awaited<ReturnType<WebhookRouteDeps['webhooks']['handleForm']>>;
+        try {
+          result = await deps.webhooks.handleForm(callOf(request, path), match, values);
+        } catch (error) {
+          const problems = (error as AppError).details?.problems;
+          if (!page || (error as AppError).code !== 'VALIDATION_ERROR' || !Array.isArray(problems))
+            throw error;
+          const again = formPage(
+            form,
+            values.map((v) => v ?? []),
+            (problems as Array<{ field: number; path: string; message: string }>).map((p) => ({
+              field: p.field,
+              label: p.path,
+              message: p.message,
+            })),
+          );
+          return reply.code(400).headers(again.headers).send(again.html);
+        }
+        if (page && match.hook.responseMode === 'onReceived' && result.response.kind === 'reply') {
+          const done = submittedPage(form);
+          return reply.headers({ ...result.headers, ...done.headers }).send(done.html);
+        }
+        return send(reply, result.response, false, result.headers);
+      },
+    });
+  }
 }

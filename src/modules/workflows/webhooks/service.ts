@@ -21,6 +21,7 @@ import { authenticateWebhook, type Redactions, type WebhookAuthDeps, type Webhoo
 import { webhookBinary } from './binary.js';
 import { headersAsData, type WebhookCall } from './call.js';
 import type { DeliveryStore } from './delivery-store.js';
+import { type FormValues, formItem } from './form-submission.js';
 import { type StoredResponse, startedResponse, unansweredResponse } from './response.js';
 
 export interface WebhookMatch {
@@ -185,9 +186,37 @@ export class WebhookService {
     return { response: await this.run(call, match, caller), headers: caller.headers };
   }
 
-  private async run(call: WebhookCall, match: WebhookMatch, caller: WebhookCaller): Promise<StoredResponse> {
+  /**
+   * A form submission: checked against the form's fields (400 with each field's problem), then the
+   * workflow starts with n8n's Form Trigger item (fields by label, `submittedAt`, `formMode`).
+   */
+  async handleForm(
+    call: WebhookCall,
+    match: WebhookMatch,
+    values: FormValues,
+  ): Promise<{ response: StoredResponse; headers: Record<string, string> }> {
+    const form = match.hook.form;
+    if (!form) throw new AppError('WEBHOOK_NOT_FOUND', 'No form listens here', {});
+    const caller = await authenticateWebhook(call, match.hook, match.route.account_id, this.deps.auth);
+    const submitted = formItem(form, values, {
+      submittedAt: this.deps.clock.now().toISOString(),
+      formMode: match.test ? 'test' : 'production',
+    });
+    if ('problems' in submitted)
+      throw new AppError('VALIDATION_ERROR', 'The form has fields to correct', {
+        problems: submitted.problems.map((p) => ({ path: p.label, message: p.message, field: p.field })),
+      });
+    return { response: await this.run(call, match, caller, submitted), headers: caller.headers };
+  }
+
+  private async run(
+    call: WebhookCall,
+    match: WebhookMatch,
+    caller: WebhookCaller,
+    given?: { json: Record<string, Json>; binary?: Record<string, BinaryData> },
+  ): Promise<StoredResponse> {
     const { route, def, hook } = match;
-    const { json, binary } = await this.itemOf(call, match, caller.redact);
+    const { json, binary } = given ?? (await this.itemOf(call, match, caller.redact));
     if (caller.jwtPayload) json.jwtPayload = caller.jwtPayload as Json;
 
     const executionId = newId('exe');

@@ -66,6 +66,8 @@ type Params = {
 export const aggregateNode = defineNode({
   type: 'n8n-nodes-base.aggregate',
   versions: [1],
+  // n8n's Aggregate throws; under continueOnFail its engine passes the input through.
+  passInputOnFail: true,
   schema: AggregateParameters,
   async execute(ctx) {
     const p = await ctx.params(0);

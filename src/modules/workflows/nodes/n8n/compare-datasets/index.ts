@@ -73,6 +73,8 @@ function checkInput(input: Item[], fields: string[], dot: boolean, label: string
 export const compareDatasetsNode = defineNode({
   type: 'n8n-nodes-base.compareDatasets',
   versions: [1, 2, 2.1, 2.2, 2.3],
+  // n8n's Compare Datasets throws; under continueOnFail its engine passes input A through.
+  passInputOnFail: true,
   schema: CompareDatasetsParameters,
   inputs: 2,
   outputs: () => 4,

@@ -49,6 +49,11 @@ const DateTimeV2Parameters = Type.Object(
     includeTime: Type.Boolean({ default: true }),
     outputFieldName: Type.Optional(Type.String()),
     magnitude: DateValue,
+    // The date's name in n8n's v2 before its release (exports of that build still import in n8n).
+    addToDate: Type.Optional(Type.Unknown()),
+    subtractFromDate: Type.Optional(Type.Unknown()),
+    // An option group of an early v2 draft that n8n's v2 no longer defines: accepted and ignored, as n8n does.
+    additionalFields: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     timeUnit: Type.Enum(DurationUnits, { default: 'days' }),
     duration: Type.Number({ default: 0 }),
     date: DateValue,
@@ -78,7 +83,12 @@ const DateTimeV2Parameters = Type.Object(
 type Params = Static<typeof DateTimeV2Parameters>;
 
 /** The workflow's time zone as expressions see it (`settings.timezone`, else the platform's default). */
-export async function workflowZone(ctx: { evaluate(s: string, i: number): Promise<unknown> }) {
+export async function workflowZone(ctx: {
+  timezone?: string;
+  evaluate(s: string, i: number): Promise<unknown>;
+}) {
+  // The runner gives it; read from `$now` otherwise (a sandbox call per run).
+  if (ctx.timezone) return ctx.timezone;
   const zone = await ctx.evaluate('={{ $now.zoneName }}', 0);
   return typeof zone === 'string' && zone !== '' ? zone : 'UTC';
 }
@@ -109,6 +119,12 @@ export const dateTimeV2Node = defineNode({
   },
 });
 
+/** The date to add to or subtract from: `magnitude`, else the pre-release name of that operation. */
+function draftDate(p: Params, operation: string): unknown {
+  const draft = operation === 'addToDate' ? p.addToDate : p.subtractFromDate;
+  return p.magnitude === '' && draft !== undefined ? draft : p.magnitude;
+}
+
 function operate(operation: string, p: Params, zone: string, now: Date): Json {
   switch (operation) {
     case 'getCurrentDate': {
@@ -121,7 +137,7 @@ function operate(operation: string, p: Params, zone: string, now: Date): Json {
     case 'addToDate':
     case 'subtractFromDate':
       return shift(
-        parseDate(p.magnitude, { timezone: zone }),
+        parseDate(draftDate(p, operation), { timezone: zone }),
         p.timeUnit,
         p.duration,
         operation === 'addToDate' ? 1 : -1,

@@ -15,7 +15,12 @@ const OptionLoose = Type.Object(
   {
     conditions: FilterValue,
     options: Type.Object(
-      { ignoreCase: Type.Optional(Type.Boolean()), looseTypeValidation: Type.Optional(Type.Boolean()) },
+      {
+        ignoreCase: Type.Optional(Type.Boolean()),
+        // IF v2's first option, before n8n named it ignoreCase (its exports still import in n8n).
+        caseSensitive: Type.Optional(Type.Boolean()),
+        looseTypeValidation: Type.Optional(Type.Boolean()),
+      },
       { additionalProperties: false, default: {} },
     ),
   },
@@ -27,7 +32,7 @@ const TopLevelLoose = Type.Object(
     conditions: FilterValue,
     looseTypeValidation: Type.Boolean({ default: false }),
     options: Type.Object(
-      { ignoreCase: Type.Optional(Type.Boolean()) },
+      { ignoreCase: Type.Optional(Type.Boolean()), caseSensitive: Type.Optional(Type.Boolean()) },
       { additionalProperties: false, default: {} },
     ),
   },
@@ -38,7 +43,7 @@ const TopLevelLoose = Type.Object(
 interface ConditionParameters {
   conditions: FilterValueT;
   looseTypeValidation?: boolean;
-  options: { ignoreCase?: boolean; looseTypeValidation?: boolean };
+  options: { ignoreCase?: boolean; caseSensitive?: boolean; looseTypeValidation?: boolean };
 }
 
 /**
@@ -52,7 +57,10 @@ export async function splitByConditions(ctx: NodeExecutionContext<unknown>): Pro
     try {
       const p = (await ctx.params(i)) as ConditionParameters;
       const loose = p.looseTypeValidation ?? p.options.looseTypeValidation;
-      const fallback = { ignoreCase: p.options.ignoreCase, looseTypeValidation: loose };
+      const ignoreCase =
+        p.options.ignoreCase ??
+        (p.options.caseSensitive === undefined ? undefined : !p.options.caseSensitive);
+      const fallback = { ignoreCase, looseTypeValidation: loose };
       ((await evaluateFilter(p.conditions, i, fallback)) ? pass : fail).push(item);
     } catch (err) {
       if (ctx.node.continueOnFail !== true) throw err;

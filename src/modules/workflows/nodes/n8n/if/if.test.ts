@@ -56,6 +56,24 @@ describe('n8n-nodes-base.if v2', () => {
     expect(jsonOf(loose.state, 'If', 0)).toEqual([{ total: '150' }]);
   });
 
+  it("honours options.caseSensitive, IF v2's first name for ignoreCase, when the conditions name no rule", async () => {
+    const text = {
+      conditions: [
+        {
+          id: 'a',
+          leftValue: '={{ $json.total }}',
+          rightValue: 'ABC',
+          operator: { type: 'string', operation: 'equals' },
+        },
+      ],
+      combinator: 'and',
+    };
+    const run = (caseSensitive: boolean) =>
+      runIf({ conditions: text, options: { caseSensitive } }, items('abc'));
+    expect(jsonOf((await run(false)).state, 'If', 0)).toEqual([{ total: 'abc' }]);
+    expect(jsonOf((await run(true)).state, 'If', 1)).toEqual([{ total: 'abc' }]);
+  });
+
   it('with continueOnFail sends an item it cannot evaluate to the false output', async () => {
     const out = await runIf({ conditions: conditions() }, items('x', 200), 2, true);
     expect(out.status).toBe('success');

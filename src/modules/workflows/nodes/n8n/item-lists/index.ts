@@ -163,6 +163,8 @@ function checked(node: NodeType, params: Raw): Raw {
 export const itemListsNode = defineNode({
   type: 'n8n-nodes-base.itemLists',
   versions: [1, 2, 2.1, 2.2, 3, 3.1],
+  // n8n's Item Lists (every version) throws; under continueOnFail its engine passes the input through.
+  passInputOnFail: true,
   schema: ItemListsParameters,
   async execute(ctx): Promise<NodeResult> {
     const first = (await ctx.params(0)) as Raw;
@@ -170,7 +172,11 @@ export const itemListsNode = defineNode({
     if ('summarize' in target) {
       const params = checked(summarizeNode, {
         ...pick(first, ['fieldsToSummarize', 'fieldsToSplitBy']),
-        options: optionsFor(summarizeNode.schema, first.options),
+        options: {
+          ...optionsFor(summarizeNode.schema, first.options),
+          // From v2.1 a field no item has is counted as empty, not an error (n8n adds a hint).
+          ...((ctx.node.typeVersion ?? 1) >= 2.1 ? { continueIfFieldNotFound: true } : {}),
+        },
       }) as SummarizeParams;
       return output(summarizeItems(ctx.items, params, false));
     }
@@ -192,21 +198,45 @@ export const itemListsNode = defineNode({
       const params = (await inner.params(0)) as Parameters<typeof removeDuplicateInputItems>[1];
       return output(removeDuplicateInputItems(ctx.items, params, true, false));
     }
-    if (target.node === splitOutNode && (ctx.node.typeVersion ?? 1) < 2.2)
-      await scalarRefused(ctx.items, inner);
+    const version = ctx.node.typeVersion ?? 1;
+    if (target.node === splitOutNode && version < 2.2) await scalarRefused(ctx.items, inner, version);
+    if (target.node === aggregateNode && version < 2.1) missingAggregateRefused(ctx.items, first);
     return target.node.execute(inner as Parameters<NodeType['execute']>[0]);
   },
 });
 
-/** Before v2.2 Item Lists refused to split a field holding a single value (later versions wrap it). */
-async function scalarRefused(items: Item[], inner: NodeExecutionContext<unknown>): Promise<void> {
+/**
+ * Before v2.2 Item Lists refused to split a field holding a single value (later versions wrap it), and
+ * before v2.1 a field the item lacks (later versions output an empty item).
+ */
+async function scalarRefused(
+  items: Item[],
+  inner: NodeExecutionContext<unknown>,
+  version: number,
+): Promise<void> {
   for (let i = 0; i < items.length; i++) {
     const p = (await inner.params(i)) as { fieldToSplitOut: string; options?: Raw };
     const dot = p.options?.disableDotNotation !== true;
     for (const field of p.fieldToSplitOut.split(',').map((f) => f.trim())) {
       const value = getField((items[i] as Item).json, field, dot);
+      if (value === undefined && version < 2.1)
+        throw new NodeOperationError(`The field '${field}' wasn't found in any input item`);
       if (value !== undefined && !isObject(value) && !Array.isArray(value))
         throw new NodeOperationError(`The provided field '${field}' is not an array or object`);
     }
+  }
+}
+
+/** Before v2.1 Item Lists refused to aggregate a field no item has (later versions output `[]`). */
+function missingAggregateRefused(items: Item[], p: Raw): void {
+  if (p.aggregate === 'aggregateAllItemData') return;
+  const dot = (p.options as Raw | undefined)?.disableDotNotation !== true;
+  const specs = (
+    p.fieldsToAggregate as { fieldToAggregate?: Array<{ fieldToAggregate?: unknown }> } | undefined
+  )?.fieldToAggregate;
+  for (const spec of specs ?? []) {
+    const field = String(spec.fieldToAggregate ?? '');
+    if (field !== '' && items.every((item) => getField(item.json, field, dot) === undefined))
+      throw new NodeOperationError(`The field '${field}' wasn't found in any input item`);
   }
 }

@@ -6,11 +6,16 @@ import { defaultNodeRegistry } from '../../index.js';
 const engine = new WorkflowEngine(testDeps(), defaultNodeRegistry);
 const items = [{ json: { id: 2, tag: 'x' } }, { json: { id: 1, tag: 'y' } }, { json: { id: 2, tag: 'x' } }];
 
-async function run(type: string, typeVersion: number, parameters: Record<string, unknown>) {
+async function run(
+  type: string,
+  typeVersion: number,
+  parameters: Record<string, unknown>,
+  settings: Record<string, unknown> = {},
+) {
   const def = workflow(
     [
       { name: 'T', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1 },
-      { name: 'N', type, typeVersion, parameters },
+      { name: 'N', type, typeVersion, parameters, ...settings },
     ],
     [['T', 'N']],
   );
@@ -19,6 +24,23 @@ async function run(type: string, typeVersion: number, parameters: Record<string,
 }
 
 describe('n8n-nodes-base.itemLists', () => {
+  it("under continueOnFail a failing run passes its input through, as n8n's engine does", async () => {
+    const split = { fieldToSplitOut: 'missing' };
+    expect((await run('n8n-nodes-base.itemLists', 2, split)).error?.message).toBe(
+      "The field 'missing' wasn't found in any input item",
+    );
+    const passed = await run('n8n-nodes-base.itemLists', 2, split, { continueOnFail: true });
+    expect(passed.error).toBeNull();
+    expect(passed.out).toEqual(items.map((i) => i.json));
+    const onError = await run('n8n-nodes-base.itemLists', 2, split, { onError: 'continueRegularOutput' });
+    expect(onError.out).toEqual(items.map((i) => i.json));
+    // The error output still carries the error (only the regular output passes the input on).
+    const errorOut = await run('n8n-nodes-base.itemLists', 2, split, { onError: 'continueErrorOutput' });
+    expect(errorOut.error).toBeNull();
+    // v2.1 no longer refuses it: there is nothing to split.
+    expect((await run('n8n-nodes-base.itemLists', 2.1, split)).out).toEqual([]);
+  });
+
   it('runs each operation through the node it became (v3 text fields, v2 field lists)', async () => {
     expect(
       (

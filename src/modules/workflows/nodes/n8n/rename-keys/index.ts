@@ -61,6 +61,8 @@ const RenameKeysParameters = Type.Object(
 export const renameKeysNode = defineNode({
   type: 'n8n-nodes-base.renameKeys',
   versions: [1],
+  // n8n's Rename Keys throws; under continueOnFail its engine passes the input through.
+  passInputOnFail: true,
   schema: RenameKeysParameters,
   async execute(ctx) {
     const out: Item[] = [];

@@ -29,6 +29,8 @@ const SplitOutParameters = Type.Object(
 export const splitOutNode = defineNode({
   type: 'n8n-nodes-base.splitOut',
   versions: [1],
+  // n8n's Split Out throws; under continueOnFail its engine passes the input through.
+  passInputOnFail: true,
   schema: SplitOutParameters,
   check(p) {
     return p.fieldToSplitOut.split(',').some((f) => f.trim() === '$binary')

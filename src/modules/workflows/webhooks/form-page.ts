@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import type { FormFieldInfo, FormInfo } from '../engine/index.js';
+import type { FieldProblem, FormValues } from './form-submission.js';
+
+/** `&<>"'` as entities: every text of the page (labels, titles, values) is the workflow author's or the caller's. */
+export function escapeHtml(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
+}
+
+/** A page and the headers that keep it inert: no script at all, styles only by this response's nonce. */
+export interface FormPage {
+  html: string;
+  headers: Record<string, string>;
+}
+
+const STYLE = `body{font-family:system-ui,sans-serif;background:#f5f5f7;margin:0;padding:2rem 1rem}
+main{max-width:36rem;margin:auto;background:#fff;border-radius:8px;padding:2rem;box-shadow:0 1px 4px #0002}
+label{display:block;font-weight:600;margin:1rem 0 .3rem}input,textarea,select{width:100%;box-sizing:border-box;padding:.5rem;font:inherit}
+.choice{display:flex;gap:.5rem;align-items:center;font-weight:400}.choice input{width:auto}
+.error{color:#b00020;margin:.3rem 0 0}button{margin-top:1.5rem;padding:.6rem 1.2rem;font:inherit}`;
+
+function page(title: string, body: string): FormPage {
+  const nonce = randomBytes(16).toString('base64');
+  const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style nonce="${nonce}">${STYLE}</style></head><body><main>${body}</main></body></html>`;
+  return {
+    html,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': `default-src 'none'; style-src 'nonce-${nonce}'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'cache-control': 'no-store',
+    },
+  };
+}
+
+function input(field: FormFieldInfo, i: number, given: string[]): string {
+  const name = `field-${i}`;
+  const id = `f${i}`;
+  const required = field.required ? ' required' : '';
+  const placeholder = field.placeholder ? ` placeholder="${escapeHtml(field.placeholder)}"` : '';
+  const value = escapeHtml(given[0] ?? '');
+  switch (field.type) {
+    case 'textarea':
+      return `<textarea id="${id}" name="${name}"${placeholder}${required}>${value}</textarea>`;
+    case 'dropdown': {
+      const multiple = field.multiselect ? ' multiple' : '';
+      const empty = field.multiselect ? '' : '<option value=""></option>';
+      const options = field.options
+        .map((o) => `<option${given.includes(o) ? ' selected' : ''}>${escapeHtml(o)}</option>`)
+        .join('');
+      return `<select id="${id}" name="${name}"${multiple}${required}>${empty}${options}</select>`;
+    }
+    case 'checkbox':
+    case 'radio':
+      return field.options
+        .map(
+          (o, k) =>
+            `<label class="choice"><input type="${field.type}" name="${name}" value="${escapeHtml(o)}"${given.includes(o) ? ' checked' : ''}${field.type === 'radio' && field.required && k === 0 ? ' required' : ''}>${escapeHtml(o)}</label>`,
+        )
+        .join('');
+    default: {
+      const type = field.type === 'text' ? 'text' : field.type;
+      return `<input id="${id}" type="${type}" name="${name}" value="${value}"${placeholder}${required}>`;
+    }
+  }
+}
+
+/** The form as n8n's page shows it; after a refused submission, with the values given and each field's problem. */
+export function formPage(form: FormInfo, values: FormValues = [], problems: FieldProblem[] = []): FormPage {
+  const fields = form.fields
+    .map((field, i) => {
+      if (field.type === 'hiddenField')
+        return `<input type="hidden" name="field-${i}" value="${escapeHtml(field.value)}">`;
+      const problem = problems.find((p) => p.field === i);
+      const label = `<label for="f${i}">${escapeHtml(field.label)}${field.required ? ' *' : ''}</label>`;
+      const error = problem ? `<p class="error" role="alert">${escapeHtml(problem.message)}</p>` : '';
+      return label + input(field, i, values[i] ?? []) + error;
+    })
+    .join('');
+  const description = form.description ? `<p>${escapeHtml(form.description)}</p>` : '';
+  return page(
+    form.title || 'Form',
+    `<h1>${escapeHtml(form.title)}</h1>${description}<form method="post" accept-charset="utf-8">${fields}<button type="submit">${escapeHtml(form.buttonLabel)}</button></form>`,
+  );
+}
+
+/** The page after a submission (n8n's "Form Submitted"). */
+export function submittedPage(form: FormInfo): FormPage {
+  return page(form.title || 'Form', `<h1>Form Submitted</h1><p>${escapeHtml(form.submittedText)}</p>`);
+}
