@@ -209,6 +209,10 @@ const ConfigSchema = Type.Object({
   /** Exact-match cache of `stream:false`, temperature-0 answers; 0 turns it off. */
   LLM_CACHE_TTL_SECONDS: Type.Integer({ default: 0, minimum: 0, maximum: 604_800 }),
   LLM_CACHE_MAX_ENTRIES: Type.Integer({ default: 1_000, minimum: 1, maximum: 1_000_000 }),
+  /** What one account's `/v1/files` may hold (uploads and batch results), in bytes; 0: no bound. */
+  LLM_FILES_MAX_BYTES_PER_ACCOUNT: Type.Integer({ default: 1_073_741_824, minimum: 0 }),
+  /** How many files one account's `/v1/files` may hold; 0: no bound. */
+  LLM_FILES_MAX_PER_ACCOUNT: Type.Integer({ default: 1_000, minimum: 0 }),
   // Operations.
   /** Serves Prometheus metrics at GET /metrics (off by default). */
   METRICS_ENABLED: Type.Boolean({ default: false }),

@@ -275,5 +275,9 @@ async function startBatches(ctx: AppContext, gateway: Gateway) {
       .catch((err: unknown) => log.error({ err }, 'llm batch recovery failed'));
   }
   ctx.onClose(() => queue.close());
-  return { files: new FilesService(fileStore, now), batches };
+  const quota = {
+    maxBytes: config.LLM_FILES_MAX_BYTES_PER_ACCOUNT,
+    maxFiles: config.LLM_FILES_MAX_PER_ACCOUNT,
+  };
+  return { files: new FilesService(fileStore, now, quota), batches };
 }

@@ -3,6 +3,7 @@
  * line for the batch's endpoint. Read whole when the batch is created, so a bad file is a 400 naming
  * its first bad line instead of a batch that fails later.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AppError } from '../../../core/errors.js';
 
 /** The endpoints a batch may run (OpenAI's, of those this gateway serves). */
@@ -25,17 +26,39 @@ const invalid = (line: number, message: string) =>
     line,
   });
 
-/** The requests of a JSONL input file, or a 400 naming the first line that is not one for `endpoint`. */
-export function parseBatchInput(text: string, endpoint: BatchEndpoint): BatchLine[] {
+/** Characters parsed between two yields to the event loop: a 50 MB file must not hold it for a second. */
+const YIELD_EVERY_CHARS = 512 * 1024;
+
+/**
+ * The requests of a JSONL input file, or a 400 naming the first line that is not one for `endpoint`.
+ * Parsed across event-loop turns. With `keep: false` (a check at creation) the bodies are not held:
+ * `lines` is empty and `count` says how many there are.
+ */
+export async function parseBatchInput(
+  text: string,
+  endpoint: BatchEndpoint,
+  options: { keep?: boolean } = {},
+): Promise<{ count: number; lines: BatchLine[] }> {
+  const keep = options.keep ?? true;
   const lines: BatchLine[] = [];
   const seen = new Set<string>();
+  let count = 0;
   let number = 0;
-  for (const raw of text.split('\n')) {
+  let sinceYield = 0;
+  for (let start = 0; start <= text.length; ) {
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline;
+    const raw = text.slice(start, end);
+    start = end + 1;
     number++;
+    sinceYield += raw.length + 1;
+    if (sinceYield >= YIELD_EVERY_CHARS) {
+      sinceYield = 0;
+      await nextTurn();
+    }
     const trimmed = raw.trim();
     if (trimmed === '') continue;
-    if (lines.length === MAX_BATCH_LINES)
-      throw invalid(number, `a batch holds at most ${MAX_BATCH_LINES} requests`);
+    if (count === MAX_BATCH_LINES) throw invalid(number, `a batch holds at most ${MAX_BATCH_LINES} requests`);
     let value: unknown;
     try {
       value = JSON.parse(trimmed);
@@ -55,8 +78,9 @@ export function parseBatchInput(text: string, endpoint: BatchEndpoint): BatchLin
       throw invalid(number, 'body must be an object');
     if ((body as Record<string, unknown>).stream === true)
       throw invalid(number, 'body.stream is not supported in a batch');
-    lines.push({ line: number, customId, body: body as Record<string, unknown> });
+    count++;
+    if (keep) lines.push({ line: number, customId, body: body as Record<string, unknown> });
   }
-  if (lines.length === 0) throw invalid(number, 'the file holds no requests');
-  return lines;
+  if (count === 0) throw invalid(number, 'the file holds no requests');
+  return { count, lines };
 }

@@ -53,7 +53,7 @@ export class BatchRunner {
     try {
       const input = await files.content(accountId, batch.input_file_id);
       if (!input) throw new AppError('NOT_FOUND', `the input file ${batch.input_file_id} was deleted`);
-      lines = parseBatchInput(input.toString('utf8'), batch.endpoint as BatchEndpoint);
+      lines = (await parseBatchInput(input.toString('utf8'), batch.endpoint as BatchEndpoint)).lines;
       principal = await this.deps.principalOf(batch);
     } catch (error) {
       await this.fail(batch, error);

@@ -83,7 +83,13 @@ export class BatchService {
     if (file.purpose !== 'batch')
       throw invalid('input_file_id', `names a file of purpose ${file.purpose}, not batch`);
     const data = await this.files.content(principal.accountId, file.id);
-    const lines = parseBatchInput((data ?? Buffer.alloc(0)).toString('utf8'), body.endpoint as BatchEndpoint);
+    // Checked whole (a bad line is a 400 now, not a failed batch later), its bodies not kept: the runner
+    // reads the file again when it runs.
+    const { count } = await parseBatchInput(
+      (data ?? Buffer.alloc(0)).toString('utf8'),
+      body.endpoint as BatchEndpoint,
+      { keep: false },
+    );
     const now = this.now();
     const row: LlmBatchesTable = {
       id: newId('batch'),
@@ -97,7 +103,7 @@ export class BatchService {
       error_file_id: null,
       errors: null,
       metadata: body.metadata ? JSON.stringify(body.metadata) : null,
-      total: lines.length,
+      total: count,
       completed: 0,
       failed: 0,
       created_at: now,

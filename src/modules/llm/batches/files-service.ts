@@ -5,7 +5,7 @@
 import type { Principal } from '../../../core/auth/principal.js';
 import { AppError } from '../../../core/errors.js';
 import { newId } from '../../../core/ids.js';
-import type { FileRow, FileStore } from './file-store.js';
+import type { FileRow, FileStore, FilesUsage } from './file-store.js';
 
 /** Largest upload (OpenAI allows 512 MB; a gateway that keeps files in its database, less). */
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
@@ -25,6 +25,35 @@ export const fileView = (row: FileRow) => ({
 });
 export type FileView = ReturnType<typeof fileView>;
 
+/** What one account's files may hold; 0: no bound. */
+export interface FilesQuota {
+  maxBytes: number;
+  maxFiles: number;
+}
+
+/** The refusal of an upload past the quota: 413 for bytes, 400 for the count, what is held in details. */
+function overQuota(what: 'bytes' | 'count', used: FilesUsage, quota: FilesQuota, bytes: number): AppError {
+  const details = {
+    usedBytes: used.bytes,
+    files: used.count,
+    maxBytes: quota.maxBytes,
+    maxFiles: quota.maxFiles,
+  };
+  const hint = 'delete files (DELETE /v1/files/{file_id}) to make room';
+  return what === 'bytes'
+    ? new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `This file (${bytes} bytes) would take the account's files past their quota of ${quota.maxBytes} bytes (${used.bytes} held); ${hint}`,
+        details,
+      )
+    : new AppError('VALIDATION_ERROR', `The account holds ${used.count} files, its quota; ${hint}`, {
+        ...details,
+        fields: [
+          { field: 'body.file', message: `the account's quota of ${quota.maxFiles} files is reached` },
+        ],
+      });
+}
+
 const notFound = (id: string) => new AppError('NOT_FOUND', `No such File object: ${id}`, { id });
 
 export class FilesService {
@@ -32,6 +61,7 @@ export class FilesService {
     private readonly store: FileStore,
     /** Unix seconds. */
     private readonly now: () => number,
+    private readonly quota: FilesQuota = { maxBytes: 0, maxFiles: 0 },
   ) {}
 
   async upload(
@@ -54,7 +84,15 @@ export class FilesService {
       bytes: input.data.length,
       created_at: this.now(),
     };
-    await this.store.insert({ ...row, data: input.data });
+    const { maxBytes, maxFiles } = this.quota;
+    const refused = await this.store.insertWithin({ ...row, data: input.data }, (used, bytes) =>
+      maxFiles > 0 && used.count + 1 > maxFiles
+        ? 'count'
+        : maxBytes > 0 && used.bytes + bytes > maxBytes
+          ? 'bytes'
+          : null,
+    );
+    if (refused) throw overQuota(refused.refused, refused.used, this.quota, row.bytes);
     return fileView(row);
   }
 
