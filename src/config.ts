@@ -116,6 +116,11 @@ const ConfigSchema = Type.Object({
     minimum: 1_024,
     maximum: 104_857_600,
   }),
+  /**
+   * Most bytes one AWS S3 node download may bring into an item (binary data lives in memory and in the
+   * saved execution): refused from S3's Content-Length before the body is read, else as it arrives.
+   */
+  S3_MAX_DOWNLOAD_BYTES: Type.Integer({ default: 52_428_800, minimum: 1_024, maximum: 1_073_741_824 }),
   /** The SSH node (commands and files on other machines): off unless set (dangerous). */
   WORKFLOW_SSH_ENABLED: Type.Boolean({ default: false }),
   /** CPU time for one node's expressions on one item, in the sandbox (wall clock on its worker thread). */

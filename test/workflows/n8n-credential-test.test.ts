@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,6 +62,44 @@ describe.each(await testDialects())(
         expect((await test(closed)).json()).toMatchObject({ status: 'Error' });
       } finally {
         await new Promise<void>((resolve) => smtp.close(() => resolve()));
+      }
+    });
+
+    it('answers for an aws credential with an S3-compatible endpoint: a signed ListBuckets there', async () => {
+      const calls: Array<{ method?: string; url?: string; auth: string }> = [];
+      const s3 = createServer((req, res) => {
+        calls.push({ method: req.method, url: req.url, auth: String(req.headers.authorization ?? '') });
+        const ok = String(req.headers.authorization ?? '').includes('Credential=AKIDROUTE/');
+        res.writeHead(ok ? 200 : 403, { 'content-type': 'text/xml' });
+        res.end(
+          ok
+            ? '<ListAllMyBucketsResult><Buckets></Buckets></ListAllMyBucketsResult>'
+            : '<Error><Code>InvalidAccessKeyId</Code><Message>The AWS Access Key Id you provided does not exist in our records.</Message></Error>',
+        );
+      });
+      await new Promise<void>((resolve) => s3.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = s3.address() as AddressInfo;
+        const data = {
+          region: 'eu-west-1',
+          accessKeyId: 'AKIDROUTE',
+          secretAccessKey: 'secret',
+          customEndpoints: 'true',
+          s3Endpoint: `http://127.0.0.1:${port}`,
+        };
+        const ok = await createCredential(p, 'aws ok', 'aws', data);
+        expect((await test(ok)).json()).toEqual({ status: 'OK', message: 'Connection tested successfully' });
+        expect(calls[0]).toMatchObject({ method: 'GET', url: '/' });
+        expect(calls[0]?.auth).toMatch(
+          /^AWS4-HMAC-SHA256 Credential=AKIDROUTE\/\d{8}\/eu-west-1\/s3\/aws4_request/,
+        );
+        const bad = await createCredential(p, 'aws bad', 'aws', { ...data, accessKeyId: 'AKIDOTHER' });
+        expect((await test(bad)).json()).toEqual({
+          status: 'Error',
+          message: 'InvalidAccessKeyId: The AWS Access Key Id you provided does not exist in our records.',
+        });
+      } finally {
+        await new Promise<void>((resolve) => s3.close(() => resolve()));
       }
     });
 

@@ -246,6 +246,69 @@ describe.each(await testDialects())("n8n's Postgres node against PostgreSQL, pla
     expect(ok.out).toEqual([{ one: 1 }]);
   });
 
+  it("runs n8n's v1 shapes: insert with casts, update by key, query parameters from item properties", async () => {
+    const t1 = `${schema}.${table}_v1`;
+    await admin.query(`CREATE TABLE ${t1} (id integer PRIMARY KEY, name text, born date, big bigint)`);
+    const v1 = (parameters: Record<string, unknown>) => ({
+      type: 'postgres',
+      typeVersion: 1,
+      parameters: { schema, table: `${table}_v1`, additionalFields: {}, ...parameters },
+      credentials: { postgres: { id: cred, name: 'pg' } },
+    });
+    // Multiple (the default): one INSERT of all items, casts applied, RETURNING the fields asked.
+    const ins = await runNode(
+      p,
+      v1({ operation: 'insert', columns: 'id:int,name:text,born:date', returnFields: 'id, name' }),
+      [
+        { id: '1', name: 'Ada', born: '1815-12-10', extra: 'ignored' },
+        { id: '2', name: "Bob'); DROP TABLE x; --", born: '1906-12-09' },
+      ],
+    );
+    expect(ins.error).toBeUndefined();
+    expect(ins.out).toEqual([
+      { id: 1, name: 'Ada' },
+      { id: 2, name: "Bob'); DROP TABLE x; --" },
+    ]);
+    const upd = await runNode(
+      p,
+      v1({
+        operation: 'update',
+        updateKey: 'id',
+        columns: 'name',
+        additionalFields: { mode: 'independently' },
+      }),
+      [{ id: 2, name: 'Grace' }],
+    );
+    expect(upd.out[0]).toMatchObject({ id: 2, name: 'Grace' });
+    await admin.query(`UPDATE ${t1} SET big = 9007199254740993 WHERE id = 1`);
+    const q = await runNode(
+      p,
+      v1({
+        operation: 'executeQuery',
+        query: `SELECT id, name, big FROM ${t1} WHERE name = $1 OR id = $2`,
+        additionalFields: { queryParams: 'who, n', largeNumbersOutput: 'text' },
+      }),
+      [{ who: "x' OR '1'='1", n: 1 }],
+    );
+    expect(q.out).toEqual([{ id: 1, name: 'Ada', big: '9007199254740993' }]);
+    // Transaction: a failing item rolls back the others.
+    const tx = await runNode(
+      p,
+      v1({ operation: 'insert', columns: 'id,name', additionalFields: { mode: 'transaction' } }),
+      [
+        { id: 3, name: 'new' },
+        { id: 1, name: 'duplicate' },
+      ],
+    );
+    expect(tx.error).toContain('duplicate key');
+    expect((await admin.query(`SELECT count(*)::int AS c FROM ${t1}`)).rows[0].c).toBe(2);
+    // A cast is a type name, never SQL.
+    const bad = await runNode(p, v1({ operation: 'insert', columns: 'id:int); DROP TABLE x; --' }), [
+      { id: 1 },
+    ]);
+    expect(bad.error).toContain('is not a type to cast');
+  });
+
   it('deletes rows by condition, truncates, drops', async () => {
     const del = await runNode(
       p,

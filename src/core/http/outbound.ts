@@ -14,6 +14,13 @@ export interface OutboundRequest {
   credentialHeaders?: string[];
   /** Redirects to follow, at most the client's limit; 0 answers the redirect itself. */
   maxRedirects?: number;
+  /**
+   * This response's size limit instead of the client's (a node with a configured limit of its own: the
+   * S3 download). A Content-Length above it is refused before the body is read.
+   */
+  maxResponseBytes?: number;
+  /** 'bytes': the body as `bytes` only (`body` empty), not also decoded as text (large binary files). */
+  responseType?: 'text' | 'bytes';
 }
 
 export interface OutboundResponse {
@@ -84,7 +91,10 @@ export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
     const limit = Math.min(Math.max(0, Math.floor(req.maxRedirects ?? maxRedirects)), maxRedirects);
     for (let hop = 0; ; hop++) {
       const target = await checkedAddress(url, allow);
-      const res = await send(url, target, method, headers, body, deadline, timeoutMs, maxBytes);
+      const res = await send(url, target, method, headers, body, deadline, timeoutMs, {
+        maxBytes: req.maxResponseBytes && req.maxResponseBytes > 0 ? req.maxResponseBytes : maxBytes,
+        bytesOnly: req.responseType === 'bytes',
+      });
       const location = res.headers.location;
       if (!REDIRECTS.has(res.status) || location === undefined || req.maxRedirects === 0) return res;
       if (hop >= limit) throw new OutboundBlockedError(`More than ${limit} redirects`);
@@ -199,7 +209,7 @@ function send(
   body: string | Buffer | undefined,
   deadline: AbortSignal,
   timeoutMs: number,
-  maxBytes: number,
+  { maxBytes, bytesOnly }: { maxBytes: number; bytesOnly: boolean },
 ): Promise<OutboundResponse> {
   // Pin the connection to the address just checked: no second DNS answer can slip in (rebinding).
   const lookup: LookupFunction = (_host, opts, cb) => {
@@ -225,6 +235,17 @@ function send(
         const chunks: Buffer[] = [];
         let size = 0;
         let tooLarge = false;
+        // Announced larger than allowed: refused before a byte of the body is read.
+        const announced = Number(res.headers['content-length']);
+        if (Number.isFinite(announced) && announced > maxBytes && !REDIRECTS.has(res.statusCode ?? 0)) {
+          tooLarge = true;
+          reject(
+            new OutboundBlockedError(`Response is larger than ${maxBytes} bytes (${announced} announced)`),
+          );
+          res.destroy();
+          req.destroy();
+          return;
+        }
         res.on('data', (chunk: Buffer) => {
           if (tooLarge) return;
           size += chunk.length;
@@ -246,7 +267,12 @@ function send(
             if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
           }
           const bytes = Buffer.concat(chunks);
-          resolve({ status: res.statusCode ?? 0, headers: out, body: bytes.toString('utf8'), bytes });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: out,
+            body: bytesOnly ? '' : bytes.toString('utf8'),
+            bytes,
+          });
         });
         res.on('error', (err) => {
           if (!tooLarge) reject(deadline.aborted ? new OutboundTimeoutError(timeoutMs) : err);

@@ -204,15 +204,16 @@ export const workflowsModule: PlatformModule = {
     const allowHosts = trustedHosts(env, config.OUTBOUND_ALLOW_HOSTS);
     const tcpAllowHosts = config.OUTBOUND_ALLOW_HOSTS.split(',');
     const connectAddress = createAddressGuard(tcpAllowHosts);
+    const http = createOutboundHttp({ allowHosts, timeoutMs: config.OUTBOUND_TIMEOUT_MS });
     const credentials = new CredentialService(
       credentialStore,
       ctx.secrets.box('workflow-credentials'),
       clock,
       connectAddress,
+      http,
     );
     const variables = new VariableService(new VariableStore(ctx.db), clock);
     const tags = new TagService(new TagStore(ctx.db), clock);
-    const http = createOutboundHttp({ allowHosts, timeoutMs: config.OUTBOUND_TIMEOUT_MS });
     const outboundHost = createOutboundHostGuard({ allowHosts: tcpAllowHosts });
     const dedupe = new DedupeStore(ctx.db, () => clock.now());
     const executions = await createExecutions({

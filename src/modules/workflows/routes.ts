@@ -372,8 +372,9 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
         summary: 'Test a credential: connect with it and run a trivial query or PING (n8n’s test)',
         description:
           'Answers n8n’s `{status, message}`: OK when the server answered, else Error and why. Tests ' +
-          'postgres, mySql and redis credentials, through the outbound-address guard; anyone who may ' +
-          'read the credential may test it.',
+          'postgres, mySql, redis, ftp, sftp, smtp, imap and aws credentials (aws: STS GetCallerIdentity, ' +
+          'or ListBuckets on an S3-compatible endpoint), through the outbound-address guard; anyone who ' +
+          'may read the credential may test it.',
         params: IdParams,
         querystring: NoQuery,
         body: NoBody,

@@ -1,4 +1,4 @@
-import type { AddressGuard } from '../../../core/http/outbound.js';
+import type { AddressGuard, OutboundHttp } from '../../../core/http/outbound.js';
 
 /** n8n's answer to `POST /credentials/{id}/test`. */
 export interface CredentialTestResult {
@@ -44,13 +44,18 @@ const TESTS: Record<string, (data: Data, guard: AddressGuard) => Promise<void>> 
   },
 };
 
-/** Types whose test lives beside its node (nodes/credential-tests.ts): the mail nodes'. */
-const NODE_TESTED = ['smtp', 'imap'];
+/** Types whose test lives beside its node (nodes/credential-tests.ts): the mail nodes', AWS's. */
+const NODE_TESTED = ['smtp', 'imap', 'aws'];
 
 export const testableCredentialTypes = [...Object.keys(TESTS), ...NODE_TESTED];
 
 /** The node-side tests answer in n8n's shape themselves; they get the same guard, keeping the name for TLS. */
-async function nodeTest(type: string, data: Data, guard: AddressGuard): Promise<void> {
+async function nodeTest(
+  type: string,
+  http: OutboundHttp | undefined,
+  data: Data,
+  guard: AddressGuard,
+): Promise<void> {
   const { credentialTests } = await import('../nodes/credential-tests.js');
   const test = credentialTests[type];
   if (!test) throw new Error(`Credentials of type '${type}' have no test here`);
@@ -58,17 +63,21 @@ async function nodeTest(type: string, data: Data, guard: AddressGuard): Promise<
     address: await guard(host, port),
     servername: host.trim(),
   });
-  const result = await test(data as Record<string, string>, { outboundHost });
+  const result = await test(data as Record<string, string>, { outboundHost, ...(http ? { http } : {}) });
   if (result.status === 'Error') throw new Error(result.message);
 }
 
-/** n8n's credential test: `{status: 'OK'}` when the server answered, else the reason. */
+/**
+ * n8n's credential test: `{status: 'OK'}` when the server answered, else the reason. `http` (the
+ * guarded outbound client) serves the types tested over HTTP.
+ */
 export async function testCredential(
   type: string,
   data: Data,
   guard: AddressGuard,
+  http?: OutboundHttp,
 ): Promise<CredentialTestResult> {
-  const test = TESTS[type] ?? (NODE_TESTED.includes(type) ? nodeTest.bind(null, type) : undefined);
+  const test = TESTS[type] ?? (NODE_TESTED.includes(type) ? nodeTest.bind(null, type, http) : undefined);
   if (!test) return { status: 'Error', message: `Credentials of type '${type}' have no test here` };
   let timer: NodeJS.Timeout | undefined;
   try {

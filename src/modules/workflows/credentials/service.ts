@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../../core/db/database.js';
 import { runList } from '../../../core/db/list.js';
 import { AppError, notFound } from '../../../core/errors.js';
 import { type ListSpec, parseListQuery } from '../../../core/http/list-query.js';
-import type { AddressGuard } from '../../../core/http/outbound.js';
+import type { AddressGuard, OutboundHttp } from '../../../core/http/outbound.js';
 import { newId } from '../../../core/ids.js';
 import type { SecretBox } from '../../../core/secrets.js';
 import {
@@ -106,6 +106,8 @@ export class CredentialService {
     private readonly clock: Clock,
     /** Where a credential's host may lead (the outbound guard), for the test action. */
     private readonly connectAddress?: AddressGuard,
+    /** The guarded outbound HTTP client, for credentials tested over HTTP (aws). */
+    private readonly http?: OutboundHttp,
   ) {}
 
   /**
@@ -117,7 +119,12 @@ export class CredentialService {
     if (!row || row.id !== id) throw notFound('CREDENTIAL_NOT_FOUND', 'Credential', id);
     const guard = this.connectAddress;
     if (!guard) return { status: 'Error', message: 'Credential tests are not available here' };
-    return testCredential(row.type, JSON.parse(this.box.decrypt(row.data)) as Record<string, string>, guard);
+    return testCredential(
+      row.type,
+      JSON.parse(this.box.decrypt(row.data)) as Record<string, string>,
+      guard,
+      this.http,
+    );
   }
 
   /** Owned by its creator (`principal`; none: the operator, for the account). */

@@ -252,6 +252,8 @@ export interface EngineDeps {
   }) => Promise<{ items: Item[]; nodeRuns: number }>;
   /** Most node runs one execution may take (all its stretches); default DEFAULT_MAX_NODE_RUNS. */
   maxNodeRuns?: number;
+  /** Most bytes one AWS S3 download may bring in (S3_MAX_DOWNLOAD_BYTES); default DEFAULT_S3_MAX_DOWNLOAD_BYTES. */
+  s3MaxDownloadBytes?: number;
   /** The nodes that reach this server's disk and processes, and other hosts' shells; absent: all off. */
   host?: HostAccess;
 }

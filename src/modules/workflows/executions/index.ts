@@ -58,6 +58,7 @@ type ExecutionLimits = Pick<
   | 'WORKFLOW_EXECUTE_COMMAND_ENABLED'
   | 'EXECUTE_COMMAND_TIMEOUT_MS'
   | 'EXECUTE_COMMAND_MAX_OUTPUT_BYTES'
+  | 'S3_MAX_DOWNLOAD_BYTES'
   | 'WORKFLOW_SSH_ENABLED'
 >;
 
@@ -234,6 +235,7 @@ export class Executions {
       tenant: accountId ?? 'system',
       maxWaitMs: limits.WORKFLOW_MAX_WAIT_SECONDS * 1_000,
       maxNodeRuns: limits.WORKFLOW_MAX_NODE_RUNS,
+      s3MaxDownloadBytes: limits.S3_MAX_DOWNLOAD_BYTES,
       dedupe: this.res.stores.dedupe,
       host: this.hostAccess(accountId),
       subWorkflow: async (call) => {

@@ -47,6 +47,7 @@ import { mySqlNode } from './n8n/mysql/index.js';
 import { trainingCustomerDatastoreNode, trainingCustomerMessengerNode } from './n8n/n8n-training/index.js';
 import { n8nNoOpNode } from './n8n/no-op/index.js';
 import { postgresNode } from './n8n/postgres/index.js';
+import { postgresV1Node } from './n8n/postgres/v1.js';
 import { postgresTriggerNode } from './n8n/postgres-trigger/index.js';
 import { readPdfNode } from './n8n/read-pdf/index.js';
 import { readWriteFileNode } from './n8n/read-write-file/index.js';
@@ -146,6 +147,7 @@ export const allNodeTypes: NodeType[] = [
   readPdfNode,
   readWriteFileNode,
   postgresNode,
+  postgresV1Node,
   postgresTriggerNode,
   redisNode,
   redisTriggerNode,

@@ -2,7 +2,15 @@ import { createHash } from 'node:crypto';
 import { binaryBytes, binaryOf } from '../../../engine/binary.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
-import { bucketName, listOf, objectKey, type S3Target, s3Request, xmlOf } from './request.js';
+import {
+  bucketName,
+  DEFAULT_S3_MAX_DOWNLOAD_BYTES,
+  listOf,
+  objectKey,
+  type S3Target,
+  s3Request,
+  xmlOf,
+} from './request.js';
 import type { S3Params } from './schema.js';
 
 /** Objects or buckets one run returns (returnAll included): past it the node fails, naming it. */
@@ -18,6 +26,22 @@ function putHeaders(p: S3Params): Record<string, string> {
   if (f.acl) h['x-amz-acl'] = kebab(f.acl);
   if (f.storageClass) h['x-amz-storage-class'] = snakeUpper(f.storageClass);
   if (f.serverSideEncryption) h['x-amz-server-side-encryption'] = f.serverSideEncryption;
+  if (f.encryptionAwsKmsKeyId) h['x-amz-server-side-encryption-aws-kms-key-id'] = f.encryptionAwsKmsKeyId;
+  if (f.serverSideEncryptionContext)
+    h['x-amz-server-side-encryption-context'] = f.serverSideEncryptionContext;
+  if (f.serversideEncryptionCustomerAlgorithm)
+    h['x-amz-server-side-encryption-customer-algorithm'] = f.serversideEncryptionCustomerAlgorithm;
+  if (f.serversideEncryptionCustomerKey)
+    h['x-amz-server-side-encryption-customer-key'] = f.serversideEncryptionCustomerKey;
+  if (f.serversideEncryptionCustomerKeyMD5)
+    h['x-amz-server-side-encryption-customer-key-MD5'] = f.serversideEncryptionCustomerKeyMD5;
+  if (f.lockLegalHold) h['x-amz-object-lock-legal-hold'] = 'ON';
+  if (f.lockMode) h['x-amz-object-lock-mode'] = f.lockMode.toUpperCase();
+  if (f.lockRetainUntilDate) h['x-amz-object-lock-retain-until-date'] = f.lockRetainUntilDate;
+  if (f.taggingDirective) h['x-amz-tagging-directive'] = f.taggingDirective.toUpperCase();
+  if (f.metadataDirective) h['x-amz-metadata-directive'] = f.metadataDirective.toUpperCase();
+  if (f.bucketObjectLockEnabled) h['x-amz-bucket-object-lock-enabled'] = 'true';
+  // n8n's grant* switches send an empty grantee list, which S3 ignores: accepted, not sent.
   if (f.requesterPays) h['x-amz-request-payer'] = 'requester';
   const tags = p.tagsUi.tagsValues ?? [];
   if (tags.length > 0)
@@ -30,9 +54,15 @@ function putHeaders(p: S3Params): Record<string, string> {
 type Listed = Record<string, Json>;
 
 /** ListObjectsV2, following continuation tokens while more are wanted (bounded by MAX_LISTED). */
-async function listObjects(t: S3Target, bucket: string, p: S3Params, prefix: string | undefined) {
+async function listObjects(
+  t: S3Target,
+  bucket: string,
+  p: S3Params,
+  prefix: string | undefined,
+  delimiter?: string,
+) {
   const want = p.returnAll ? MAX_LISTED + 1 : p.limit;
-  const o = { ...p.additionalFields, ...p.options };
+  const o = { ...p.additionalFields, ...p.options, ...(delimiter ? { delimiter } : {}) };
   const out: Listed[] = [];
   let token: string | undefined;
   do {
@@ -65,8 +95,14 @@ function pathParts(value: string, what: string): { bucket: string; key: string }
   return { bucket: bucketName(bucket), key: objectKey(rest.join('/'), what) };
 }
 
-/** One item's operation, as n8n's AWS S3 node v2 answers it. */
-export async function runOperation(t: S3Target, p: S3Params, item: Item, index: number): Promise<Item[]> {
+/** One item's operation, as n8n's AWS S3 node (v1 and v2) answers it. */
+export async function runOperation(
+  t: S3Target,
+  p: S3Params,
+  item: Item,
+  index: number,
+  version: number,
+): Promise<Item[]> {
   const op = `${p.resource}:${p.operation}`;
   switch (op) {
     case 'bucket:create': {
@@ -104,19 +140,27 @@ export async function runOperation(t: S3Target, p: S3Params, item: Item, index: 
     case 'file:upload': {
       const bucket = bucketName(p.bucketName);
       const parent = p.additionalFields.parentFolderKey?.replace(/^\/+|\/+$/g, '');
-      const key = objectKey(parent ? `${parent}/${p.fileName}` : p.fileName, 'File Name');
       let body: Buffer;
-      let type = 'text/plain';
+      // n8n's text upload is sent as text/html.
+      let type = 'text/html';
+      let name = p.fileName;
       if (p.binaryData) {
         const bin = binaryBytes(item, p.binaryPropertyName, index);
         body = bin.bytes;
         type = bin.meta.mimeType || 'application/octet-stream';
+        // No file name: the binary's own (n8n's "if not set the binary data filename will be used").
+        name = name || bin.meta.fileName || '';
       } else body = Buffer.from(p.fileContent, 'utf8');
+      const key = objectKey(parent ? `${parent}/${name}` : name, 'File Name');
       await s3Request(t, {
         method: 'PUT',
         bucket,
         key,
-        headers: { ...putHeaders(p), 'Content-Type': type },
+        headers: {
+          ...putHeaders(p),
+          'Content-Type': type,
+          'Content-MD5': createHash('md5').update(body).digest('base64'),
+        },
         body,
       });
       return done();
@@ -127,7 +171,12 @@ export async function runOperation(t: S3Target, p: S3Params, item: Item, index: 
         throw new NodeOperationError(
           'Downloading a whole directory is not yet supported, please provide a file key',
         );
-      const res = await s3Request(t, { method: 'GET', bucket: bucketName(p.bucketName), key });
+      const res = await s3Request(t, {
+        method: 'GET',
+        bucket: bucketName(p.bucketName),
+        key,
+        download: { maxBytes: t.maxDownloadBytes ?? DEFAULT_S3_MAX_DOWNLOAD_BYTES },
+      });
       const name = key.split('/').pop() ?? key;
       const type = res.headers['content-type'] ?? 'application/octet-stream';
       const bytes = res.bytes ?? Buffer.from(res.body, 'utf8');
@@ -160,22 +209,28 @@ export async function runOperation(t: S3Target, p: S3Params, item: Item, index: 
       });
       return done();
     }
-    case 'file:getAll':
-    case 'folder:getAll': {
+    case 'file:getAll': {
+      // n8n's listing: one level (delimiter '/') under the folder key as given, no folder markers.
       const folder = p.options.folderKey?.replace(/^\/+/, '');
-      const all = await listObjects(
-        t,
-        bucketName(p.bucketName),
-        { ...p, returnAll: true },
-        folder ? `${folder.replace(/\/+$/, '')}/` : undefined,
+      const all = await listObjects(t, bucketName(p.bucketName), { ...p, returnAll: true }, folder, '/');
+      const files = all.filter((o) => !keyOf(o).endsWith('/') && String(o.Size) !== '0');
+      return (p.returnAll ? files : files.slice(0, p.limit)).map((json) => ({ json }));
+    }
+    case 'folder:getAll': {
+      // n8n's listing: every level under the folder key, the empty `name/` markers, not the key itself.
+      const folder = p.options.folderKey?.replace(/^\/+/, '');
+      const all = await listObjects(t, bucketName(p.bucketName), { ...p, returnAll: true }, folder);
+      const folders = all.filter(
+        (o) => keyOf(o).endsWith('/') && String(o.Size) === '0' && keyOf(o) !== p.options.folderKey,
       );
-      const wanted = all.filter((o) => keyOf(o).endsWith('/') === (p.resource === 'folder'));
-      return (p.returnAll ? wanted : wanted.slice(0, p.limit)).map((json) => ({ json }));
+      return (p.returnAll ? folders : folders.slice(0, p.limit)).map((json) => ({ json }));
     }
     case 'folder:create': {
       const parent = p.additionalFields.parentFolderKey?.replace(/^\/+|\/+$/g, '');
       const name = p.folderName.replace(/^\/+|\/+$/g, '');
-      const key = objectKey(parent ? `${parent}/${name}/` : `${name}/`, 'Folder Name');
+      // v1 joins the parent key and the name as given (`docs/` + `a`); v2 with a slash between.
+      const joined = version < 2 ? `${p.additionalFields.parentFolderKey ?? ''}${name}` : `${parent}/${name}`;
+      const key = objectKey(parent ? `${joined.replace(/^\/+/, '')}/` : `${name}/`, 'Folder Name');
       await s3Request(t, { method: 'PUT', bucket: bucketName(p.bucketName), key, headers: putHeaders(p) });
       return done();
     }
@@ -185,7 +240,13 @@ export async function runOperation(t: S3Target, p: S3Params, item: Item, index: 
       const keys = (
         await listObjects(t, bucket, { ...p, returnAll: true, options: {}, additionalFields: {} }, prefix)
       ).map(keyOf);
-      // DeleteObjects takes 1,000 keys a request and wants their MD5.
+      if (keys.length === 0) {
+        // Nothing under it: n8n deletes the key itself and names it.
+        await s3Request(t, { method: 'DELETE', bucket, key: objectKey(p.folderKey, 'Folder Key') });
+        return [{ json: { deleted: [{ Key: p.folderKey }] } }];
+      }
+      // DeleteObjects takes 1,000 keys a request and wants their MD5; n8n answers S3's Deleted list.
+      const deleted: Json[] = [];
       for (let i = 0; i < keys.length; i += 1_000) {
         const objects = keys
           .slice(i, i + 1_000)
@@ -194,8 +255,8 @@ export async function runOperation(t: S3Target, p: S3Params, item: Item, index: 
               `<Object><Key>${k.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</Key></Object>`,
           )
           .join('');
-        const body = `<Delete xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Quiet>true</Quiet>${objects}</Delete>`;
-        await s3Request(t, {
+        const body = `<Delete xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${objects}</Delete>`;
+        const res = await s3Request(t, {
           method: 'POST',
           bucket,
           query: 'delete=',
@@ -205,8 +266,10 @@ export async function runOperation(t: S3Target, p: S3Params, item: Item, index: 
           },
           body,
         });
+        const result = (await xmlOf(res.body)).DeleteResult as { Deleted?: Listed | Listed[] } | undefined;
+        deleted.push(...listOf(result?.Deleted));
       }
-      return done();
+      return [{ json: { deleted } }];
     }
     default:
       throw new NodeOperationError(

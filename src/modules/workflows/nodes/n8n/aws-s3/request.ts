@@ -7,14 +7,19 @@ import type { EngineDeps } from '../../../engine/types.js';
 /** n8n's `aws` credential, as stored (text values). */
 export type AwsCredential = Record<string, string | undefined>;
 
-/** One S3 request's time (the outbound client also bounds a response's size). */
+/** One request's time (the outbound client also bounds a response's size). */
 const REQUEST_TIMEOUT_MS = 60_000;
 
 export interface S3Target {
   credential: AwsCredential;
   http: EngineDeps['http'];
   deadlineAt?: number | undefined;
+  /** A download's size limit (S3_MAX_DOWNLOAD_BYTES); default DEFAULT_S3_MAX_DOWNLOAD_BYTES. */
+  maxDownloadBytes?: number | undefined;
 }
+
+/** 50 MB, as the FTP node's download bound. */
+export const DEFAULT_S3_MAX_DOWNLOAD_BYTES = 50 * 1024 * 1024;
 
 /** RFC 3986 encoding of a key, keeping its slashes (S3's canonical path). */
 export const encodeKey = (key: string) =>
@@ -71,24 +76,47 @@ export interface S3Request {
   query?: string;
   headers?: Record<string, string>;
   body?: Buffer | string;
+  /** A download: its size limit, and the body kept as bytes only. */
+  download?: { maxBytes: number };
 }
 
 /**
- * One signed (SigV4, aws4) request through the platform's outbound HTTP client, so the endpoint
+ * One signed (SigV4, aws4) S3 request through the platform's outbound HTTP client, so the endpoint
  * passes the outbound-address guard; an S3 error document becomes the node's error.
  */
-export async function s3Request(t: S3Target, r: S3Request): Promise<OutboundResponse> {
+export function s3Request(t: S3Target, r: S3Request): Promise<OutboundResponse> {
+  return signedRequest(t, {
+    service: 's3',
+    method: r.method,
+    url: urlOf(t.credential, r.bucket, r.key ?? '', r.query ?? ''),
+    ...(r.headers ? { headers: r.headers } : {}),
+    ...(r.body !== undefined ? { body: r.body } : {}),
+    ...(r.download ? { download: r.download } : {}),
+  });
+}
+
+export interface SignedRequest {
+  service: 's3' | 'sts';
+  method: string;
+  url: URL;
+  headers?: Record<string, string>;
+  body?: Buffer | string;
+  download?: { maxBytes: number };
+}
+
+/** One SigV4-signed request to an AWS service (S3, STS) through the outbound client; >= 300 throws. */
+export async function signedRequest(t: S3Target, r: SignedRequest): Promise<OutboundResponse> {
   const c = t.credential;
   if (!c.accessKeyId || !c.secretAccessKey)
     throw new NodeOperationError('The AWS credential needs an access key id and a secret access key');
-  const url = urlOf(c, r.bucket, r.key ?? '', r.query ?? '');
+  const url = r.url;
   const body = r.body ?? '';
   const signed = aws4.sign(
     {
       host: url.host,
       method: r.method,
       path: `${url.pathname}${url.search}`,
-      service: 's3',
+      service: r.service,
       region: c.region || 'us-east-1',
       headers: {
         ...r.headers,
@@ -117,22 +145,33 @@ export async function s3Request(t: S3Target, r: S3Request): Promise<OutboundResp
       ...(r.body !== undefined ? { body: r.body } : {}),
       timeoutMs: Math.min(REQUEST_TIMEOUT_MS, left),
       maxRedirects: 0,
+      ...(r.download ? { maxResponseBytes: r.download.maxBytes, responseType: 'bytes' as const } : {}),
     });
   } catch (err) {
-    if (err instanceof OutboundBlockedError) throw new NodeOperationError(err.message);
-    throw new NodeOperationError(`The S3 request failed: ${(err as Error).message}`);
+    if (err instanceof OutboundBlockedError) {
+      const cap = r.download && /larger than/.test(err.message);
+      throw new NodeOperationError(
+        cap ? `The file is larger than the S3 download limit of ${r.download?.maxBytes} bytes` : err.message,
+        cap ? { description: 'S3_MAX_DOWNLOAD_BYTES sets the limit' } : undefined,
+      );
+    }
+    throw new NodeOperationError(`The ${r.service.toUpperCase()} request failed: ${(err as Error).message}`);
   }
-  if (res.status >= 300) throw await s3Error(res);
+  if (res.status >= 300) throw await awsError(res);
   return res;
 }
 
-async function s3Error(res: OutboundResponse): Promise<NodeOperationError> {
-  const parsed = (await xmlOf(res.body).catch(() => null)) as {
+/** S3's `<Error>` or STS's `<ErrorResponse><Error>` as the node's error. */
+async function awsError(res: OutboundResponse): Promise<NodeOperationError> {
+  const text = res.body || (res.bytes?.subarray(0, 64 * 1024).toString('utf8') ?? '');
+  const parsed = (await xmlOf(text).catch(() => null)) as {
     Error?: { Code?: string; Message?: string };
+    ErrorResponse?: { Error?: { Code?: string; Message?: string } };
   } | null;
-  const code = parsed?.Error?.Code ?? `HTTP ${res.status}`;
-  const message = parsed?.Error?.Message ?? (res.body.slice(0, 200) || 'no message');
-  return new NodeOperationError(`${code}: ${message}`, { description: `S3 answered ${res.status}` });
+  const error = parsed?.Error ?? parsed?.ErrorResponse?.Error;
+  const code = error?.Code ?? `HTTP ${res.status}`;
+  const message = error?.Message ?? (text.slice(0, 200) || 'no message');
+  return new NodeOperationError(`${code}: ${message}`, { description: `AWS answered ${res.status}` });
 }
 
 /** S3's XML as n8n reads it (xml2js, single elements not wrapped in arrays). */

@@ -124,16 +124,16 @@ export async function runQuery(
     await client.query(`SET statement_timeout = ${seconds}`);
     statementTimeouts.set(client, seconds);
   }
-  const types =
-    options.largeNumbers === 'numbers'
-      ? {
-          getTypeParser: (oid: number, format?: string) =>
-            oid === INT8 || oid === NUMERIC
-              ? (v: string) => Number(v)
-              : pg.types.getTypeParser(oid, (format ?? 'text') as 'text'),
-        }
-      : undefined;
-  const query = new pg.Query({ text, ...(values.length > 0 ? { values } : {}), ...(types ? { types } : {}) });
+  // Always the node's own parsers for BIGINT and NUMERIC: the platform's PostgreSQL connection sets
+  // pg's global BIGINT parser to numbers, which would lose n8n's default text (and digits past 2^53).
+  const numbers = options.largeNumbers === 'numbers';
+  const types = {
+    getTypeParser: (oid: number, format?: string) =>
+      oid === INT8 || oid === NUMERIC
+        ? (v: string) => (numbers ? Number(v) : v)
+        : pg.types.getTypeParser(oid, (format ?? 'text') as 'text'),
+  };
+  const query = new pg.Query({ text, ...(values.length > 0 ? { values } : {}), types });
   const rows: Array<Record<string, unknown>> = [];
   return new Promise((resolve, reject) => {
     let failed: Error | null = null;
