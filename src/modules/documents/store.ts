@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../core/db/database.js';
 import type { Dialect } from '../../core/db/types.js';
 import type { JobPayload, jobs } from '../../core/queue/index.js';
+import { ftsScopedMatch, tsScopedMatch } from './keyword-scope.js';
 import type { ChunksTable, DocumentPagesTable, DocumentsTable } from './tables.js';
 import './tables.js';
 
@@ -332,7 +333,8 @@ export class DocumentStore {
 
   /**
    * How many of the account's chunks (in these topics) contain each term, counted on the full-text index
-   * up to `cap` (a count at the cap means "at least"). One bounded index read per term.
+   * up to `cap` (a count at the cap means "at least"). One bounded index read per term: the scope is in
+   * the index (keyword-scope.ts), so no chunk row is read.
    */
   async termCounts(
     accountId: string,
@@ -340,15 +342,12 @@ export class DocumentStore {
     terms: string[],
     cap: number,
   ): Promise<Map<string, number>> {
-    const inTopics = topics ? sql`and c.topic in (${sql.join(topics)})` : sql``;
     const counts = new Map<string, number>();
     for (const term of terms) {
       const matches =
         this.dialect === 'sqlite'
-          ? sql`select 1 from chunks_fts join chunks c on c.rowid = chunks_fts.rowid
-              where chunks_fts match ${ftsTerms([term], 'OR')} and c.account_id = ${accountId} ${inTopics} limit ${cap}`
-          : sql`select 1 from chunks c
-              where c.tsv @@ to_tsquery('simple', ${tsTerms([term], '|')}) and c.account_id = ${accountId} ${inTopics} limit ${cap}`;
+          ? sql`select 1 from chunks_fts where chunks_fts match ${ftsScopedMatch(accountId, topics, [term], 'OR')} limit ${cap}`
+          : sql`select 1 from chunks c where ${tsScopedMatch(accountId, topics, [term], '|')} limit ${cap}`;
       const row = await sql<{ n: number | string }>`select count(*) as n from (${matches}) m`.execute(
         this.db,
       );
@@ -358,10 +357,11 @@ export class DocumentStore {
   }
 
   /**
-   * Indexed chunks matching the terms (FTS5 on SQLite, the GIN-indexed tsvector on PostgreSQL): `any`
-   * of them or `all` of them, at most `cap`, in index order. The database filters; the service ranks
-   * (BM25 in process), so both databases give the same results for the same candidates. The service
-   * picks the terms so that the cap is not reached where it matters (knowledge-service.ts).
+   * Indexed chunks matching the terms (FTS5 on SQLite, the GIN-indexed tsvector on PostgreSQL, both
+   * restricted to the scope inside the index): `any` of them or `all` of them, at most `cap`, in index
+   * order. The database filters; the service ranks (BM25 in process), so both databases give the same
+   * results for the same candidates. The service picks the terms so that the cap is not reached where it
+   * matters (knowledge-service.ts). The chunk row's account is checked again: the index narrows, the row decides.
    */
   async keywordCandidates(
     accountId: string,
@@ -377,14 +377,14 @@ export class DocumentStore {
         select c.id as id, c.terms as terms
         from chunks_fts join chunks c on c.rowid = chunks_fts.rowid
         join documents d on d.id = c.document_id
-        where chunks_fts match ${ftsTerms(terms, match === 'any' ? 'OR' : 'AND')} and c.account_id = ${accountId} and d.status = 'indexed' ${inTopics}
+        where chunks_fts match ${ftsScopedMatch(accountId, topics, terms, match === 'any' ? 'OR' : 'AND')} and c.account_id = ${accountId} and d.status = 'indexed' ${inTopics}
         order by chunks_fts.rowid limit ${cap}`.execute(this.db);
       return rows.rows;
     }
     const rows = await sql<{ id: string; terms: string }>`
       select c.id as id, c.terms as terms
       from chunks c join documents d on d.id = c.document_id
-      where c.tsv @@ to_tsquery('simple', ${tsTerms(terms, match === 'any' ? '|' : '&')}) and c.account_id = ${accountId} and d.status = 'indexed' ${inTopics}
+      where ${tsScopedMatch(accountId, topics, terms, match === 'any' ? '|' : '&')} and c.account_id = ${accountId} and d.status = 'indexed' ${inTopics}
       order by c.id limit ${cap}`.execute(this.db);
     return rows.rows;
   }
@@ -427,17 +427,4 @@ export class DocumentStore {
       .where('chunks.id', 'in', ids)
       .execute();
   }
-}
-
-/** An FTS5 query of the terms, each quoted: user text is never FTS5 syntax. */
-function ftsTerms(terms: string[], op: 'OR' | 'AND'): string {
-  return terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(` ${op} `);
-}
-
-/**
- * A tsquery of the terms, each quoted as a lexeme (`'word'`): the terms are words of letters and
- * digits, and quoting keeps any of them from reading as an operator.
- */
-function tsTerms(terms: string[], op: '|' | '&'): string {
-  return terms.map((t) => `'${t.replaceAll("'", "''").replaceAll('\\', '\\\\')}'`).join(` ${op} `);
 }
