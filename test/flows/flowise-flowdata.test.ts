@@ -13,7 +13,14 @@ const FIXTURES = new URL('../fixtures/flowise/', import.meta.url);
 const template = (name: string): string => readFileSync(new URL(`${name}.json`, FIXTURES), 'utf8');
 
 /** The model names the templates' chat-model nodes use, as registry entries on the fake OpenAI. */
-const TEMPLATE_MODELS = ['gpt-3.5-turbo', 'gpt-3.5-turbo-16k', 'gpt-4o', 'text-davinci-003', 'claude-2'];
+const TEMPLATE_MODELS = [
+  'gpt-3.5-turbo',
+  'gpt-3.5-turbo-16k',
+  'gpt-4o',
+  'text-davinci-003',
+  'claude-2',
+  'ggml-gpt4all-j.bin',
+];
 
 /** A canvas node as Flowise exports one (only what the adapter reads). */
 const node = (id: string, name: string, inputs: Record<string, unknown> = {}) => ({
@@ -91,6 +98,54 @@ describe.each(await testDialects())('flows: Flowise flowData on %s', (dialect) =
     const flow = await importFlow('Simple LLM Chain', template('Simple LLM Chain'));
     const answer = await predict(bed, flow.id, { question: 'socks' });
     expect(answer.text).toBe('Echo: What is a good name for a company that makes socks?');
+  });
+
+  it('Claude LLM: Anthropic model by registry name, buffer memory, an empty PDF loader', async () => {
+    const flow = await importFlow('Claude LLM', template('Claude LLM'));
+    expect(flow).toMatchObject({ model: 'claude-2', systemPrompt: '' });
+    const answer = await predict(bed, flow.id, { question: 'Summarise it' });
+    expect(answer.text).toBe('Echo: Summarise it');
+    expect(lastCall(bed.openai).model).toBe('gpt-4o-mini');
+  });
+
+  it('Basic ChatGPT 4o Chatbot: chat prompt template in a conversation chain, sticky note ignored', async () => {
+    const flow = await importFlow('Basic ChatGPT 4o Chatbot', template('Basic ChatGPT 4o Chatbot'));
+    const answer = await predict(bed, flow.id, { question: 'What is a haiku?' });
+    expect(answer.text).toBe('Echo: What is a haiku?');
+    expect(lastCall(bed.openai).system).toContain('You are a basic ChatGPT 4o chatbot');
+  });
+
+  it('Philosophy Coach: its system message and memory across turns of a session', async () => {
+    const flow = await importFlow('Philosophy Coach', template('Philosophy Coach'));
+    await predict(bed, flow.id, { question: 'Is free will real?', sessionId: 'p1' });
+    const second = await predict(bed, flow.id, { question: 'And fate?', sessionId: 'p1' });
+    expect(second.text).toBe('Echo: And fate?');
+    const sent = lastCall(bed.openai);
+    expect(sent.system).toContain('You are a Philosophy Coach');
+    expect(sent.all).toContain('Is free will real?');
+  });
+
+  it('Conversation Chain: a Redis-backed memory is the flow’s own memory', async () => {
+    const flow = await importFlow('Conversation Chain', template('Conversation Chain'));
+    expect(flow.memory.type).toBe('window');
+    await predict(bed, flow.id, { question: 'My name is Ada', sessionId: 'c1' });
+    await predict(bed, flow.id, { question: 'Who am I?', sessionId: 'c1' });
+    expect(lastCall(bed.openai).all).toContain('My name is Ada');
+  });
+
+  it('Local QnA: its vector store is the flow’s topic; vector upsert fills it and answers cite it', async () => {
+    const flow = await importFlow('Local QnA', template('Local QnA'));
+    expect(flow.kind).toBe('rag');
+    expect(flow.topics).toEqual([`flowise-${flow.id}`]);
+    const empty = await predict(bed, flow.id, { question: 'Where do otters sleep?' });
+    expect(empty.sourceDocuments).toEqual([]);
+    const upsert = await call(bed, 'POST', `/api/v1/vector/upsert/${flow.id}`, {
+      body: { documents: [{ pageContent: 'Sea otters hold hands while they sleep on the water.' }] },
+    });
+    expect(upsert.status, upsert.text).toBe(200);
+    const answer = await predict(bed, flow.id, { question: 'How do otters sleep?' });
+    expect(answer.sourceDocuments[0]?.pageContent).toContain('hold hands');
+    expect(lastCall(bed.openai).user).toContain('Sea otters hold hands');
   });
 
   it('overrideConfig addresses node inputs by name or per node, within the flow’s overridable fields', async () => {

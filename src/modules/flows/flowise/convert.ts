@@ -1,5 +1,5 @@
 import { validationError } from '../../../core/errors.js';
-import type { Problem } from '../definition.js';
+import { DEFAULT_TEMPLATES, type Problem } from '../definition.js';
 import type { FlowBodyT } from '../schemas.js';
 import type { Canvas, CanvasNode } from './flow-data.js';
 import { MAX_TOKENS_INPUTS, MODEL_INPUT } from './node-types.js';
@@ -22,6 +22,7 @@ export type ConvertedFields = Pick<
 const BUFFER_MEMORY_TURNS = 50;
 const DEFAULT_WINDOW = 4;
 const DEFAULT_TOP_K = 4;
+const MAX_PROMPT_CHARS = 20_000;
 const REF = /^\{\{([^.{}]+)\.data\.instance\}\}$/;
 const VARIABLE = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
@@ -73,15 +74,28 @@ export function convertCanvas(canvas: Canvas, topicOf: (node: CanvasNode) => str
       out.systemPrompt = text(chain.inputs.systemMessagePrompt);
       out.promptTemplate = '{question}';
     }
+    // Flowise's "include whole document into the context window": the documents join the system prompt.
+    const documents = refs(chain, 'document').filter((n) => n.role === 'loader');
+    const texts = documents.map((d) => loaderText(d, problems)).filter((t) => t !== '');
+    if (texts.length > 0)
+      out.systemPrompt = [out.systemPrompt ?? '', ...texts].filter((t) => t !== '').join('\n\n');
+    if ((out.systemPrompt ?? '').length > MAX_PROMPT_CHARS)
+      problems.push({
+        field: `flowData.${chain.id}.document`,
+        message: `makes a system prompt over ${MAX_PROMPT_CHARS} characters`,
+      });
   } else if (chain.name === 'llmChain') {
     const prompt = one(chain, 'prompt', 'prompt', true);
     if (prompt) Object.assign(out, promptFields(prompt, problems));
   } else {
     // conversationalRetrievalQAChain, retrievalQAChain: retrieval over the knowledge base.
     out.kind = 'rag';
+    out.promptTemplate = DEFAULT_TEMPLATES.rag;
+    out.systemPrompt = text(chain.inputs.systemMessagePrompt);
     const store = one(chain, 'vectorStoreRetriever', 'vectorStore', true);
     if (store) {
-      out.topics = [store.name === 'memoryVectorStore' ? topicOf(store) : postgresTopic(store)];
+      // Postgres names a table, shared as in Flowise; in-memory and local stores are the flow's own.
+      out.topics = [store.name === 'postgres' ? postgresTopic(store) : topicOf(store)];
       out.topK = integerIn(store.inputs.topK, 1, 20) ?? DEFAULT_TOP_K;
     }
     const response = text(chain.inputs.responsePrompt);
@@ -113,6 +127,8 @@ function modelFields(node: CanvasNode, problems: Problem[]): Partial<ConvertedFi
 function memoryOf(node: CanvasNode): ConvertedFields['memory'] {
   if (node.name === 'bufferWindowMemory')
     return { type: 'window', windowSize: integerIn(node.inputs.k, 1, BUFFER_MEMORY_TURNS) ?? DEFAULT_WINDOW };
+  const size = integerIn(node.inputs.windowSize, 1, BUFFER_MEMORY_TURNS);
+  if (size !== undefined) return { type: 'window', windowSize: size };
   return { type: 'window', windowSize: BUFFER_MEMORY_TURNS };
 }
 
@@ -200,6 +216,27 @@ function fillSystem(source: string, values: Record<string, string>): string {
 
 const withQuestion = (template: string) =>
   template.includes('{question}') ? template : `${template}\n\n{question}`;
+
+/**
+ * A document loader's text, for a chain that puts whole documents in its prompt: plain text as
+ * written, a text file from its data URL. A PDF inside the canvas is not parsed at save: refused.
+ */
+function loaderText(node: CanvasNode, problems: Problem[]): string {
+  if (node.name === 'plainText') return text(node.inputs.text);
+  const file = text(node.inputs.txtFile ?? node.inputs.pdfFile);
+  if (file === '') return '';
+  if (node.name === 'pdfFile') {
+    problems.push({
+      field: `flowData.${node.id}.pdfFile`,
+      message:
+        'a PDF inside the canvas is not read here: load it with the vector upsert into a retrieval chain',
+    });
+    return '';
+  }
+  // Flowise keeps an uploaded file as `data:<type>;base64,<data>,filename:<name>`.
+  const match = /^data:[^;,]*;base64,([A-Za-z0-9+/=]*)/.exec(file);
+  return match ? Buffer.from(match[1] ?? '', 'base64').toString('utf8') : '';
+}
 
 function postgresTopic(node: CanvasNode): string {
   const table = text(node.inputs.tableName);

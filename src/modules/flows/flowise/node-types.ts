@@ -21,6 +21,7 @@ export const NODE_TYPES: Readonly<Record<string, NodeRole>> = {
   azureChatOpenAI: 'chatModel',
   chatOllama: 'chatModel',
   chatAnthropic: 'chatModel',
+  chatLocalAI: 'chatModel',
   openAI: 'chatModel',
   conversationChain: 'chain',
   llmChain: 'chain',
@@ -30,14 +31,20 @@ export const NODE_TYPES: Readonly<Record<string, NodeRole>> = {
   chatPromptTemplate: 'prompt',
   bufferMemory: 'memory',
   bufferWindowMemory: 'memory',
+  // Kept in the flow's own message store (the platform's memory), its window as Flowise's.
+  RedisBackedChatMemory: 'memory',
   memoryVectorStore: 'vectorStore',
   postgres: 'vectorStore',
+  faiss: 'vectorStore',
+  faissUpsert: 'vectorStore',
   openAIEmbeddings: 'embeddings',
   ollamaEmbeddings: 'embeddings',
+  localAIEmbeddings: 'embeddings',
   recursiveCharacterTextSplitter: 'splitter',
   characterTextSplitter: 'splitter',
   plainText: 'loader',
   textFile: 'loader',
+  pdfFile: 'loader',
   stickyNote: 'note',
 };
 
