@@ -3127,8 +3127,8 @@ export interface paths {
     get: operations['getApiV1Chatflows'];
     put?: never;
     /**
-     * Create a flow (validated: its model, topics and workflow exist)
-     * @description Create a flow (validated: its model, topics and workflow exist)
+     * Create a flow, or import Flowise's flowData (validated: models, topics, workflow, node types)
+     * @description Create a flow, or import Flowise's flowData (validated: models, topics, workflow, node types)
      *
      *     API keys only. Requires the scope `flow:write`.
      */
@@ -3827,6 +3827,7 @@ export interface components {
         limitDuration: number;
         limitMsg?: string;
       } | null;
+      flowData: string | null;
       /** @enum {string} */
       type: 'CHATFLOW';
       createdDate: string;
@@ -18295,6 +18296,7 @@ export interface operations {
            *           "limitMax": 1,
            *           "limitDuration": 1
            *         },
+           *         "flowData": "string",
            *         "type": "CHATFLOW",
            *         "createdDate": "string",
            *         "updatedDate": "string"
@@ -18331,7 +18333,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description A flow definition (POST: name and kind required) */
+    /** @description A flow definition (POST: name, and kind or Flowise's flowData, required) */
     requestBody?: {
       content: {
         /** @example {} */
@@ -18373,6 +18375,16 @@ export interface operations {
           type?: string;
           createdDate?: string;
           updatedDate?: string;
+          /** @description Flowise's canvas JSON (nodes, edges) */
+          flowData?: string;
+          deployed?: boolean | null;
+          isPublic?: boolean | null;
+          chatbotConfig?: string | null;
+          apiConfig?: string | null;
+          analytic?: string | null;
+          speechToText?: string | null;
+          followUpPrompts?: string | null;
+          category?: string | null;
         };
       };
     };
@@ -18411,6 +18423,7 @@ export interface operations {
            *         "limitMax": 1,
            *         "limitDuration": 1
            *       },
+           *       "flowData": "string",
            *       "type": "CHATFLOW",
            *       "createdDate": "string",
            *       "updatedDate": "string"
@@ -18441,6 +18454,7 @@ export interface operations {
               limitDuration: number;
               limitMsg?: string;
             } | null;
+            flowData: string | null;
             /** @enum {string} */
             type: 'CHATFLOW';
             createdDate: string;
@@ -18545,6 +18559,7 @@ export interface operations {
            *         "limitMax": 1,
            *         "limitDuration": 1
            *       },
+           *       "flowData": "string",
            *       "type": "CHATFLOW",
            *       "createdDate": "string",
            *       "updatedDate": "string"
@@ -18575,6 +18590,7 @@ export interface operations {
               limitDuration: number;
               limitMsg?: string;
             } | null;
+            flowData: string | null;
             /** @enum {string} */
             type: 'CHATFLOW';
             createdDate: string;
@@ -18611,7 +18627,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description A flow definition (POST: name and kind required) */
+    /** @description A flow definition (POST: name, and kind or Flowise's flowData, required) */
     requestBody?: {
       content: {
         /** @example {} */
@@ -18653,6 +18669,16 @@ export interface operations {
           type?: string;
           createdDate?: string;
           updatedDate?: string;
+          /** @description Flowise's canvas JSON (nodes, edges) */
+          flowData?: string;
+          deployed?: boolean | null;
+          isPublic?: boolean | null;
+          chatbotConfig?: string | null;
+          apiConfig?: string | null;
+          analytic?: string | null;
+          speechToText?: string | null;
+          followUpPrompts?: string | null;
+          category?: string | null;
         };
       };
     };
@@ -18691,6 +18717,7 @@ export interface operations {
            *         "limitMax": 1,
            *         "limitDuration": 1
            *       },
+           *       "flowData": "string",
            *       "type": "CHATFLOW",
            *       "createdDate": "string",
            *       "updatedDate": "string"
@@ -18721,6 +18748,7 @@ export interface operations {
               limitDuration: number;
               limitMsg?: string;
             } | null;
+            flowData: string | null;
             /** @enum {string} */
             type: 'CHATFLOW';
             createdDate: string;
