@@ -18375,8 +18375,7 @@ export interface operations {
           type?: string;
           createdDate?: string;
           updatedDate?: string;
-          /** @description Flowise's canvas JSON (nodes, edges) */
-          flowData?: string;
+          flowData?: string | null;
           deployed?: boolean | null;
           isPublic?: boolean | null;
           chatbotConfig?: string | null;
@@ -18669,8 +18668,7 @@ export interface operations {
           type?: string;
           createdDate?: string;
           updatedDate?: string;
-          /** @description Flowise's canvas JSON (nodes, edges) */
-          flowData?: string;
+          flowData?: string | null;
           deployed?: boolean | null;
           isPublic?: boolean | null;
           chatbotConfig?: string | null;

@@ -181,6 +181,10 @@ describe.each(await testDialects())('flows: Flowise flowData on %s', (dialect) =
     const changed = await call(bed, 'PUT', `/api/v1/chatflows/${flow.id}`, { body: { flowData: next } });
     expect(changed.status, changed.text).toBe(200);
     expect(changed.json()).toMatchObject({ model: 'gpt-4o', flowData: next });
+    // A client that PUTs back what GET answered (flowData included) changes nothing.
+    const echoed = await call(bed, 'PUT', `/api/v1/chatflows/${flow.id}`, { body: changed.json() });
+    expect(echoed.status, echoed.text).toBe(200);
+    expect(echoed.json()).toMatchObject({ model: 'gpt-4o', flowData: next });
   });
 
   it('refuses an unknown node type at save, naming it', async () => {

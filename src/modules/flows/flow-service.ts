@@ -160,7 +160,7 @@ export class FlowService {
  * and the canvas kept for export. An in-memory vector store is the flow's own topic.
  */
 function fromCanvas(body: FlowBodyT, flowId: string): { fields: FlowBodyT; flowise: FlowiseSource | null } {
-  if (body.flowData === undefined) return { fields: body, flowise: null };
+  if (body.flowData === undefined || body.flowData === null) return { fields: body, flowise: null };
   const canvas = parseFlowData(body.flowData);
   const converted = convertCanvas(canvas, () => `flowise-${flowId}`);
   const own = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) as FlowBodyT;

@@ -74,8 +74,15 @@ const readOnlyEcho = {
 /** Flowise's chatflow fields: its canvas (converted and kept), and settings accepted and not used. */
 const FlowiseText = Type.Optional(Nullable(Type.String({ maxLength: 100_000 })));
 const flowiseFields = {
+  // null (as GET answers for a flow made without one) leaves the flow's canvas as it is.
   flowData: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 2_000_000, description: "Flowise's canvas JSON (nodes, edges)" }),
+    Nullable(
+      Type.String({
+        minLength: 1,
+        maxLength: 2_000_000,
+        description: "Flowise's canvas JSON (nodes, edges)",
+      }),
+    ),
   ),
   deployed: Type.Optional(Nullable(Type.Boolean())),
   isPublic: Type.Optional(Nullable(Type.Boolean())),
