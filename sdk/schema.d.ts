@@ -3827,7 +3827,7 @@ export interface components {
         limitDuration: number;
         limitMsg?: string;
       } | null;
-      flowData: string | null;
+      flowData?: string | null;
       /** @enum {string} */
       type: 'CHATFLOW';
       createdDate: string;
@@ -18296,7 +18296,6 @@ export interface operations {
            *           "limitMax": 1,
            *           "limitDuration": 1
            *         },
-           *         "flowData": "string",
            *         "type": "CHATFLOW",
            *         "createdDate": "string",
            *         "updatedDate": "string"
@@ -18422,7 +18421,6 @@ export interface operations {
            *         "limitMax": 1,
            *         "limitDuration": 1
            *       },
-           *       "flowData": "string",
            *       "type": "CHATFLOW",
            *       "createdDate": "string",
            *       "updatedDate": "string"
@@ -18453,7 +18451,7 @@ export interface operations {
               limitDuration: number;
               limitMsg?: string;
             } | null;
-            flowData: string | null;
+            flowData?: string | null;
             /** @enum {string} */
             type: 'CHATFLOW';
             createdDate: string;
@@ -18558,7 +18556,6 @@ export interface operations {
            *         "limitMax": 1,
            *         "limitDuration": 1
            *       },
-           *       "flowData": "string",
            *       "type": "CHATFLOW",
            *       "createdDate": "string",
            *       "updatedDate": "string"
@@ -18589,7 +18586,7 @@ export interface operations {
               limitDuration: number;
               limitMsg?: string;
             } | null;
-            flowData: string | null;
+            flowData?: string | null;
             /** @enum {string} */
             type: 'CHATFLOW';
             createdDate: string;
@@ -18715,7 +18712,6 @@ export interface operations {
            *         "limitMax": 1,
            *         "limitDuration": 1
            *       },
-           *       "flowData": "string",
            *       "type": "CHATFLOW",
            *       "createdDate": "string",
            *       "updatedDate": "string"
@@ -18746,7 +18742,7 @@ export interface operations {
               limitDuration: number;
               limitMsg?: string;
             } | null;
-            flowData: string | null;
+            flowData?: string | null;
             /** @enum {string} */
             type: 'CHATFLOW';
             createdDate: string;

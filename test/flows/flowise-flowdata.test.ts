@@ -83,6 +83,11 @@ describe.each(await testDialects())('flows: Flowise flowData on %s', (dialect) =
     expect(lastCall(bed.openai).all).toContain('Hello there');
     const got = await call(bed, 'GET', `/api/v1/chatflows/${flow.id}`);
     expect((got.json() as { flowData: string }).flowData).toBe(flowData);
+    // The list leaves canvases out (each may be megabytes): GET by id answers one.
+    const list = (await call(bed, 'GET', '/api/v1/chatflows')).json() as Array<Record<string, unknown>>;
+    const listed = list.find((f) => f.id === flow.id);
+    expect(listed?.name).toBe('Simple Conversation Chain');
+    expect(listed).not.toHaveProperty('flowData');
   });
 
   it('Translator: the chat prompt template with its prompt values (LLM Chain)', async () => {

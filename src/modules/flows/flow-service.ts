@@ -86,7 +86,11 @@ export class FlowService {
 
   async list(accountId: string) {
     const rows = await this.store.list(accountId, MAX_FLOWS_PER_ACCOUNT);
-    return rows.map((row) => flowView(row, parse(row)));
+    // Without the canvases (GET by id answers one): the list stays small however large they are.
+    return rows.map((row) => {
+      const { flowData: _canvas, ...view } = flowView(row, parse(row));
+      return view;
+    });
   }
 
   async load(accountId: string, id: string): Promise<LoadedFlow> {

@@ -121,7 +121,8 @@ export const FlowView = Type.Object(
     overridableFields: Type.Array(Type.String()),
     isStreaming: Type.Boolean(),
     rateLimit: Nullable(RateLimit),
-    flowData: Nullable(Type.String()),
+    // Absent from the list: a canvas may be 2 MB and an account holds 1,000 flows.
+    flowData: Type.Optional(Nullable(Type.String())),
     type: Type.Literal('CHATFLOW'),
     createdDate: Type.String(),
     updatedDate: Type.String(),
