@@ -142,6 +142,8 @@ describe.each(await testDialects())('flows: Flowise flowData on %s', (dialect) =
     const flow = await importFlow('Local QnA', template('Local QnA'));
     expect(flow.kind).toBe('rag');
     expect(flow.topics).toEqual([`flowise-${flow.id}`]);
+    // No memory connected: Flowise's default Buffer Memory.
+    expect(flow.memory).toEqual({ type: 'window', windowSize: 50 });
     const empty = await predict(bed, flow.id, { question: 'Where do otters sleep?' });
     expect(empty.sourceDocuments).toEqual([]);
     const upsert = await call(bed, 'POST', `/api/v1/vector/upsert/${flow.id}`, {

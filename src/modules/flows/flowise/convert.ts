@@ -66,6 +66,9 @@ export function convertCanvas(canvas: Canvas, topicOf: (node: CanvasNode) => str
 
   const memory = refs(chain, 'memory').find((n) => n.role === 'memory');
   if (memory) out.memory = memoryOf(memory);
+  // Flowise gives this chain a Buffer Memory when none is connected.
+  else if (chain.name === 'conversationalRetrievalQAChain')
+    out.memory = { type: 'window', windowSize: BUFFER_MEMORY_TURNS };
 
   if (chain.name === 'conversationChain') {
     const prompt = one(chain, 'chatPromptTemplate', 'prompt', false);
