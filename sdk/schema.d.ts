@@ -3183,8 +3183,8 @@ export interface paths {
     get: operations['getApiV1Chatflows'];
     put?: never;
     /**
-     * Create a flow (validated: its model, topics and workflow exist)
-     * @description Create a flow (validated: its model, topics and workflow exist)
+     * Create a flow, or import Flowise's flowData (validated: models, topics, workflow, node types)
+     * @description Create a flow, or import Flowise's flowData (validated: models, topics, workflow, node types)
      *
      *     API keys only. Requires the scope `flow:write`.
      */
@@ -3883,6 +3883,7 @@ export interface components {
         limitDuration: number;
         limitMsg?: string;
       } | null;
+      flowData?: string | null;
       /** @enum {string} */
       type: 'CHATFLOW';
       createdDate: string;
@@ -18524,7 +18525,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description A flow definition (POST: name and kind required) */
+    /** @description A flow definition (POST: name, and kind or Flowise's flowData, required) */
     requestBody?: {
       content: {
         /** @example {} */
@@ -18566,6 +18567,15 @@ export interface operations {
           type?: string;
           createdDate?: string;
           updatedDate?: string;
+          flowData?: string | null;
+          deployed?: boolean | null;
+          isPublic?: boolean | null;
+          chatbotConfig?: string | null;
+          apiConfig?: string | null;
+          analytic?: string | null;
+          speechToText?: string | null;
+          followUpPrompts?: string | null;
+          category?: string | null;
         };
       };
     };
@@ -18634,6 +18644,7 @@ export interface operations {
               limitDuration: number;
               limitMsg?: string;
             } | null;
+            flowData?: string | null;
             /** @enum {string} */
             type: 'CHATFLOW';
             createdDate: string;
@@ -18768,6 +18779,7 @@ export interface operations {
               limitDuration: number;
               limitMsg?: string;
             } | null;
+            flowData?: string | null;
             /** @enum {string} */
             type: 'CHATFLOW';
             createdDate: string;
@@ -18804,7 +18816,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description A flow definition (POST: name and kind required) */
+    /** @description A flow definition (POST: name, and kind or Flowise's flowData, required) */
     requestBody?: {
       content: {
         /** @example {} */
@@ -18846,6 +18858,15 @@ export interface operations {
           type?: string;
           createdDate?: string;
           updatedDate?: string;
+          flowData?: string | null;
+          deployed?: boolean | null;
+          isPublic?: boolean | null;
+          chatbotConfig?: string | null;
+          apiConfig?: string | null;
+          analytic?: string | null;
+          speechToText?: string | null;
+          followUpPrompts?: string | null;
+          category?: string | null;
         };
       };
     };
@@ -18914,6 +18935,7 @@ export interface operations {
               limitDuration: number;
               limitMsg?: string;
             } | null;
+            flowData?: string | null;
             /** @enum {string} */
             type: 'CHATFLOW';
             createdDate: string;

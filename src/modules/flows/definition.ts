@@ -26,6 +26,13 @@ export interface FlowDefinition {
   overridableFields: OverridableField[];
   isStreaming: boolean;
   rateLimit: RateLimitSetting | null;
+  /** A chatflow imported as Flowise's canvas: its flowData as sent (export answers it) and node ids. */
+  flowise?: FlowiseSource | null;
+}
+
+export interface FlowiseSource {
+  flowData: string;
+  nodeIds: string[];
 }
 
 export const DEFAULT_TEMPLATES: Record<FlowKind, string> = {

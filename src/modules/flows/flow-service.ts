@@ -3,8 +3,16 @@ import { mayUseModel, type Principal } from '../../core/auth/principal.js';
 import type { Clock } from '../../core/clock.js';
 import { AppError, notFound, validationError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import { DEFAULT_TEMPLATES, definitionOf, type FlowDefinition, type Problem } from './definition.js';
+import {
+  DEFAULT_TEMPLATES,
+  definitionOf,
+  type FlowDefinition,
+  type FlowiseSource,
+  type Problem,
+} from './definition.js';
 import type { FlowRow, FlowStore } from './flow-store.js';
+import { convertCanvas } from './flowise/convert.js';
+import { parseFlowData } from './flowise/flow-data.js';
 import type { DefinitionLookups } from './lookups.js';
 import type { FlowBodyT } from './schemas.js';
 
@@ -37,6 +45,7 @@ function flowView(row: FlowRow, def: FlowDefinition) {
     overridableFields: def.overridableFields,
     isStreaming: def.isStreaming,
     rateLimit: def.rateLimit,
+    flowData: def.flowise?.flowData ?? null,
     type: 'CHATFLOW' as const,
     createdDate: row.created_at,
     updatedDate: row.updated_at,
@@ -52,7 +61,10 @@ export class FlowService {
   ) {}
 
   async create(principal: Principal, body: FlowBodyT) {
-    const { definition, problems } = definitionOf(body, null);
+    const id = newId('flow');
+    const { fields, flowise } = fromCanvas(body, id);
+    const { definition, problems } = definitionOf(fields, null);
+    definition.flowise = flowise;
     await this.check(principal, definition, problems);
     if ((await this.store.count(principal.accountId)) >= MAX_FLOWS_PER_ACCOUNT)
       throw new AppError('CONFLICT', `An account holds at most ${MAX_FLOWS_PER_ACCOUNT} flows`, {
@@ -60,7 +72,7 @@ export class FlowService {
       });
     const now = this.clock.now().toISOString();
     const row: FlowRow = {
-      id: newId('flow'),
+      id,
       account_id: principal.accountId,
       name: definition.name,
       kind: definition.kind,
@@ -74,7 +86,11 @@ export class FlowService {
 
   async list(accountId: string) {
     const rows = await this.store.list(accountId, MAX_FLOWS_PER_ACCOUNT);
-    return rows.map((row) => flowView(row, parse(row)));
+    // Without the canvases (GET by id answers one): the list stays small however large they are.
+    return rows.map((row) => {
+      const { flowData: _canvas, ...view } = flowView(row, parse(row));
+      return view;
+    });
   }
 
   async load(accountId: string, id: string): Promise<LoadedFlow> {
@@ -90,7 +106,9 @@ export class FlowService {
 
   async replace(principal: Principal, id: string, body: FlowBodyT) {
     const { row, definition: previous } = await this.load(principal.accountId, id);
-    const { definition, problems } = definitionOf(body, previous);
+    const { fields, flowise } = fromCanvas(body, id);
+    const { definition, problems } = definitionOf(fields, previous);
+    definition.flowise = flowise ?? previous.flowise ?? null;
     await this.check(principal, definition, problems);
     const updated = {
       name: definition.name,
@@ -121,7 +139,8 @@ export class FlowService {
       const problem = this.lookups.chatModelProblem(def.model);
       if (problem) found.push({ field: 'model', message: problem });
     }
-    if (def.kind === 'rag' && def.topics.length > 0) {
+    // A chatflow's vector store is its topic: filled by its vector upsert, so it may be empty at save.
+    if (def.kind === 'rag' && def.topics.length > 0 && !def.flowise) {
       const existing = await this.lookups.topics(principal.accountId);
       for (const topic of def.topics)
         if (!existing.has(topic))
@@ -138,6 +157,21 @@ export class FlowService {
     // directly may save one (and every caller's webhook authentication is that saver's decision).
     if (def.kind === 'workflow' && def.workflowId) assertMayRunWorkflows(principal, [def.workflowId]);
   }
+}
+
+/**
+ * The definition fields a body sets: Flowise's flowData converted (the body's own fields over it),
+ * and the canvas kept for export. An in-memory vector store is the flow's own topic.
+ */
+function fromCanvas(body: FlowBodyT, flowId: string): { fields: FlowBodyT; flowise: FlowiseSource | null } {
+  if (body.flowData === undefined || body.flowData === null) return { fields: body, flowise: null };
+  const canvas = parseFlowData(body.flowData);
+  const converted = convertCanvas(canvas, () => `flowise-${flowId}`);
+  const own = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) as FlowBodyT;
+  return {
+    fields: { ...converted, ...own },
+    flowise: { flowData: body.flowData, nodeIds: [...canvas.nodes.keys()] },
+  };
 }
 
 function parse(row: FlowRow): FlowDefinition {

@@ -11,6 +11,7 @@ import type { Json, StoredResponse } from '../workflows/index.js';
 import { type FlowDefinition, templateOf } from './definition.js';
 import type { FlowLookups, FlowService } from './flow-service.js';
 import type { FlowMessageRow, FlowStore } from './flow-store.js';
+import { flowiseOverride } from './flowise/override-config.js';
 import { applyOverrides } from './overrides.js';
 import { buildMessages, type Turn, turnsFromHistory } from './prompt.js';
 import type { PredictionBodyT } from './schemas.js';
@@ -89,13 +90,15 @@ export class PredictionService {
         { field: 'uploads', message: 'file and image uploads are not supported by this flow service' },
       ]);
     const loaded = await this.deps.flows.load(principal.accountId, flowId);
+    const sent = (body.overrideConfig ?? {}) as Record<string, unknown>;
+    const flowise = loaded.definition.flowise;
     const {
       definition: def,
       vars,
       sessionId: overrideSession,
     } = applyOverrides(
       loaded.definition,
-      (body.overrideConfig ?? {}) as Record<string, unknown>,
+      flowise ? flowiseOverride(sent, new Set(flowise.nodeIds)) : sent,
       this.deps.lookups,
     );
     await this.checkRate(principal, flowId, def);

@@ -9,6 +9,7 @@ import { clientGone, sendLines } from '../../core/http/stream-reply.js';
 import { holdStreamSlot } from '../../core/http/stream-slots.js';
 import type { FlowService } from './flow-service.js';
 import type { FlowStore } from './flow-store.js';
+import { MAX_FLOW_DATA_CHARS } from './flowise/flow-data.js';
 import { flowiseEvents, metadataOf } from './flowise-stream.js';
 import { listMessages, messageFilterOf } from './messages.js';
 import type { PredictionService } from './prediction-service.js';
@@ -40,6 +41,8 @@ export interface FlowRouteDeps {
 const tags = ['Flows (Flowise API)'];
 const flow = { auth: { service: 'flow' }, errorFormat: 'flowise' } as const;
 const MAX_UPLOAD_FILES = 20;
+/** A chatflow's body: its flowData (at most MAX_FLOW_DATA_CHARS, JSON-escaped once more) and fields. */
+const FLOW_BODY_LIMIT = MAX_FLOW_DATA_CHARS * 2 + 65_536;
 
 /** Flowise's InternalFlowiseError body; `error: true` keeps it the platform's shape too. */
 const renderFlowiseError: ErrorRenderer = (error, _message, platform) => ({
@@ -72,9 +75,11 @@ export function flowRoutes(app: FastifyInstance, deps: FlowRouteDeps): void {
     '/api/v1/chatflows',
     {
       config: flow,
+      bodyLimit: FLOW_BODY_LIMIT,
       schema: {
         tags,
-        summary: 'Create a flow (validated: its model, topics and workflow exist)',
+        summary:
+          "Create a flow, or import Flowise's flowData (validated: models, topics, workflow, node types)",
         body: FlowBody,
         response: withFlowiseErrors({ 201: FlowView }),
       },
@@ -95,6 +100,7 @@ export function flowRoutes(app: FastifyInstance, deps: FlowRouteDeps): void {
     '/api/v1/chatflows/:id',
     {
       config: flow,
+      bodyLimit: FLOW_BODY_LIMIT,
       schema: {
         tags,
         summary: 'Change a flow (the fields sent; validated like a new one)',

@@ -71,9 +71,35 @@ const readOnlyEcho = {
   updatedDate: Type.Optional(Type.String()),
 };
 
+/** Flowise's chatflow fields: its canvas (converted and kept), and settings accepted and not used. */
+const FlowiseText = Type.Optional(Nullable(Type.String({ maxLength: 100_000 })));
+const flowiseFields = {
+  // null (as GET answers for a flow made without one) leaves the flow's canvas as it is.
+  flowData: Type.Optional(
+    Nullable(
+      Type.String({
+        minLength: 1,
+        maxLength: 2_000_000,
+        description: "Flowise's canvas JSON (nodes, edges)",
+      }),
+    ),
+  ),
+  deployed: Type.Optional(Nullable(Type.Boolean())),
+  isPublic: Type.Optional(Nullable(Type.Boolean())),
+  chatbotConfig: FlowiseText,
+  apiConfig: FlowiseText,
+  analytic: FlowiseText,
+  speechToText: FlowiseText,
+  followUpPrompts: FlowiseText,
+  category: FlowiseText,
+};
+
 export const FlowBody = Type.Object(
-  { ...optional(ALL), ...readOnlyEcho },
-  { additionalProperties: false, description: 'A flow definition (POST: name and kind required)' },
+  { ...optional(ALL), ...readOnlyEcho, ...flowiseFields },
+  {
+    additionalProperties: false,
+    description: "A flow definition (POST: name, and kind or Flowise's flowData, required)",
+  },
 );
 export type FlowBodyT = Static<typeof FlowBody>;
 
@@ -95,6 +121,8 @@ export const FlowView = Type.Object(
     overridableFields: Type.Array(Type.String()),
     isStreaming: Type.Boolean(),
     rateLimit: Nullable(RateLimit),
+    // Absent from the list: a canvas may be 2 MB and an account holds 1,000 flows.
+    flowData: Type.Optional(Nullable(Type.String())),
     type: Type.Literal('CHATFLOW'),
     createdDate: Type.String(),
     updatedDate: Type.String(),
