@@ -3455,6 +3455,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/agents/{agentId}/runs/{runId}/approvals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Approve or reject a paused run's calls to tools that need approval; once none waits the turn continues (server-sent events with stream: true)
+     * @description Approve or reject a paused run's calls to tools that need approval; once none waits the turn continues (server-sent events with stream: true)
+     *
+     *     API keys only. Requires the scope `agent:write`.
+     */
+    post: operations['postApiAgentsByAgentIdRunsByRunIdApprovals'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/agents/{agentId}/runs/{runId}/cancel': {
     parameters: {
       query?: never;
@@ -3465,8 +3487,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Cancel a run waiting for tool outputs
-     * @description Cancel a run waiting for tool outputs
+     * Cancel a run waiting for tool outputs, or a background run not yet ended
+     * @description Cancel a run waiting for tool outputs, or a background run not yet ended
      *
      *     An API key or a customer token (acting for its customer). Requires the scope `agent:write`.
      */
@@ -19706,6 +19728,7 @@ export interface operations {
               )[];
               temperature?: number | null;
               maxToolCalls?: number;
+              requiresApproval?: string[];
               /**
                * Format: date-time
                * @description ISO 8601 UTC
@@ -19788,6 +19811,8 @@ export interface operations {
           )[];
           temperature?: number | null;
           maxToolCalls?: number;
+          /** @description Tools whose calls wait for a caller's approval (POST …/runs/{runId}/approvals): names of the agent's tools, `mcp:<server>` for all of a server's */
+          requiresApproval?: string[];
         };
       };
     };
@@ -19812,6 +19837,9 @@ export interface operations {
            *       ],
            *       "temperature": 0,
            *       "maxToolCalls": 0,
+           *       "requiresApproval": [
+           *         "string"
+           *       ],
            *       "createdAt": "2025-01-01T00:00:00.000Z",
            *       "updatedAt": "2025-01-01T00:00:00.000Z"
            *     }
@@ -19858,6 +19886,7 @@ export interface operations {
             )[];
             temperature: number | null;
             maxToolCalls: number;
+            requiresApproval: string[];
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -19943,6 +19972,9 @@ export interface operations {
            *       ],
            *       "temperature": 0,
            *       "maxToolCalls": 0,
+           *       "requiresApproval": [
+           *         "string"
+           *       ],
            *       "createdAt": "2025-01-01T00:00:00.000Z",
            *       "updatedAt": "2025-01-01T00:00:00.000Z"
            *     }
@@ -19989,6 +20021,7 @@ export interface operations {
             )[];
             temperature: number | null;
             maxToolCalls: number;
+            requiresApproval: string[];
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -20123,6 +20156,8 @@ export interface operations {
           )[];
           temperature?: number | null;
           maxToolCalls?: number;
+          /** @description Tools whose calls wait for a caller's approval (POST …/runs/{runId}/approvals): names of the agent's tools, `mcp:<server>` for all of a server's */
+          requiresApproval?: string[];
         };
       };
     };
@@ -20147,6 +20182,9 @@ export interface operations {
            *       ],
            *       "temperature": 0,
            *       "maxToolCalls": 0,
+           *       "requiresApproval": [
+           *         "string"
+           *       ],
            *       "createdAt": "2025-01-01T00:00:00.000Z",
            *       "updatedAt": "2025-01-01T00:00:00.000Z"
            *     }
@@ -20193,6 +20231,7 @@ export interface operations {
             )[];
             temperature: number | null;
             maxToolCalls: number;
+            requiresApproval: string[];
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -20344,6 +20383,8 @@ export interface operations {
           conversationId?: string;
           content: string;
           stream?: boolean;
+          /** @description Queue the turn and answer 202 with its run at once; poll GET …/runs/{runId} */
+          background?: boolean;
           /** @description Client tools of this turn */
           tools?: {
             /** @enum {string} */
@@ -20482,8 +20523,9 @@ export interface operations {
             /** @description The answer parsed, with a responseFormat */
             output?: unknown;
             requiredAction?: {
-              /** @enum {string} */
-              type: 'submit_tool_outputs';
+              /** @enum {unknown} */
+              type: 'submit_tool_outputs' | 'approve_tool_calls';
+              /** @description Client tool calls waiting for their outputs */
               toolCalls: {
                 id: string;
                 name: string;
@@ -20491,7 +20533,100 @@ export interface operations {
                   [key: string]: unknown;
                 };
               }[];
+              /** @description Calls of tools that need approval, waiting for it */
+              approvals: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
             };
+          };
+        };
+      };
+      /** @description Accepted: the work continues in the background */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "agentId": "string",
+           *       "conversationId": "string",
+           *       "status": "queued",
+           *       "requiredAction": {
+           *         "type": "submit_tool_outputs",
+           *         "toolCalls": [
+           *           {
+           *             "id": "string",
+           *             "name": "string",
+           *             "arguments": {}
+           *           }
+           *         ],
+           *         "approvals": [
+           *           {
+           *             "id": "string",
+           *             "name": "string",
+           *             "arguments": {}
+           *           }
+           *         ]
+           *       },
+           *       "background": true,
+           *       "messageId": "string",
+           *       "error": {
+           *         "code": "string",
+           *         "message": "string"
+           *       },
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            agentId: string;
+            conversationId: string;
+            /** @enum {unknown} */
+            status: 'queued' | 'in_progress' | 'requires_action' | 'completed' | 'failed' | 'cancelled';
+            requiredAction: {
+              /** @enum {unknown} */
+              type: 'submit_tool_outputs' | 'approve_tool_calls';
+              /** @description Client tool calls waiting for their outputs */
+              toolCalls: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
+              /** @description Calls of tools that need approval, waiting for it */
+              approvals: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
+            } | null;
+            /** @description A queued turn (`background: true`), run by a worker */
+            background: boolean;
+            messageId: string | null;
+            error: {
+              code: string;
+              message: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
           };
         };
       };
@@ -20685,9 +20820,195 @@ export interface operations {
             /** @description The answer parsed, with a responseFormat */
             output?: unknown;
             requiredAction?: {
-              /** @enum {string} */
-              type: 'submit_tool_outputs';
+              /** @enum {unknown} */
+              type: 'submit_tool_outputs' | 'approve_tool_calls';
+              /** @description Client tool calls waiting for their outputs */
               toolCalls: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
+              /** @description Calls of tools that need approval, waiting for it */
+              approvals: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
+            };
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiAgentsByAgentIdRunsByRunIdApprovals: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+        runId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "approvals": [
+         *         {
+         *           "toolCallId": "string",
+         *           "approve": true
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': {
+          approvals: {
+            toolCallId: string;
+            approve: boolean;
+            /** @description Shown to the model on a rejection */
+            reason?: string;
+          }[];
+          stream?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "conversationId": "string",
+           *       "runId": "string",
+           *       "status": "completed",
+           *       "messages": [
+           *         {
+           *           "id": "string",
+           *           "conversationId": "string",
+           *           "role": "user",
+           *           "content": "string",
+           *           "steps": [
+           *             {
+           *               "type": "retrieval",
+           *               "name": "string",
+           *               "input": null,
+           *               "output": null,
+           *               "ms": 0
+           *             }
+           *           ],
+           *           "sources": [
+           *             {
+           *               "documentId": "string",
+           *               "title": "string",
+           *               "topic": "string",
+           *               "pageNumber": 0,
+           *               "score": 0,
+           *               "text": "string"
+           *             }
+           *           ],
+           *           "usage": {
+           *             "promptTokens": 0,
+           *             "completionTokens": 0
+           *           },
+           *           "createdAt": "2025-01-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "usage": {
+           *         "promptTokens": 0,
+           *         "completionTokens": 0
+           *       },
+           *       "sources": [
+           *         {
+           *           "documentId": "string",
+           *           "title": "string",
+           *           "topic": "string",
+           *           "pageNumber": 0,
+           *           "score": 0,
+           *           "text": "string"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            conversationId: string;
+            runId: string;
+            /** @enum {unknown} */
+            status: 'completed' | 'requires_action';
+            messages: {
+              id: string;
+              conversationId: string;
+              /** @enum {unknown} */
+              role: 'user' | 'assistant' | 'tool';
+              content: string;
+              steps: {
+                /** @enum {unknown} */
+                type: 'retrieval' | 'tool_call' | 'model';
+                name: string;
+                input: unknown;
+                output: unknown;
+                ms: number;
+              }[];
+              sources: {
+                documentId: string;
+                title: string | null;
+                topic: string;
+                pageNumber: number;
+                score: number;
+                text: string;
+              }[];
+              usage: {
+                promptTokens: number;
+                completionTokens: number;
+              } | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt: string;
+            }[];
+            usage: {
+              promptTokens: number;
+              completionTokens: number;
+            };
+            sources: {
+              documentId: string;
+              title: string | null;
+              topic: string;
+              pageNumber: number;
+              score: number;
+              text: string;
+            }[];
+            /** @description The answer parsed, with a responseFormat */
+            output?: unknown;
+            requiredAction?: {
+              /** @enum {unknown} */
+              type: 'submit_tool_outputs' | 'approve_tool_calls';
+              /** @description Client tool calls waiting for their outputs */
+              toolCalls: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
+              /** @description Calls of tools that need approval, waiting for it */
+              approvals: {
                 id: string;
                 name: string;
                 arguments: {
@@ -20745,8 +21066,16 @@ export interface operations {
            *             "name": "string",
            *             "arguments": {}
            *           }
+           *         ],
+           *         "approvals": [
+           *           {
+           *             "id": "string",
+           *             "name": "string",
+           *             "arguments": {}
+           *           }
            *         ]
            *       },
+           *       "background": true,
            *       "messageId": "string",
            *       "error": {
            *         "code": "string",
@@ -20763,8 +21092,9 @@ export interface operations {
             /** @enum {unknown} */
             status: 'queued' | 'in_progress' | 'requires_action' | 'completed' | 'failed' | 'cancelled';
             requiredAction: {
-              /** @enum {string} */
-              type: 'submit_tool_outputs';
+              /** @enum {unknown} */
+              type: 'submit_tool_outputs' | 'approve_tool_calls';
+              /** @description Client tool calls waiting for their outputs */
               toolCalls: {
                 id: string;
                 name: string;
@@ -20772,7 +21102,17 @@ export interface operations {
                   [key: string]: unknown;
                 };
               }[];
+              /** @description Calls of tools that need approval, waiting for it */
+              approvals: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
             } | null;
+            /** @description A queued turn (`background: true`), run by a worker */
+            background: boolean;
             messageId: string | null;
             error: {
               code: string;
@@ -20833,8 +21173,16 @@ export interface operations {
            *             "name": "string",
            *             "arguments": {}
            *           }
+           *         ],
+           *         "approvals": [
+           *           {
+           *             "id": "string",
+           *             "name": "string",
+           *             "arguments": {}
+           *           }
            *         ]
            *       },
+           *       "background": true,
            *       "messageId": "string",
            *       "error": {
            *         "code": "string",
@@ -20851,8 +21199,9 @@ export interface operations {
             /** @enum {unknown} */
             status: 'queued' | 'in_progress' | 'requires_action' | 'completed' | 'failed' | 'cancelled';
             requiredAction: {
-              /** @enum {string} */
-              type: 'submit_tool_outputs';
+              /** @enum {unknown} */
+              type: 'submit_tool_outputs' | 'approve_tool_calls';
+              /** @description Client tool calls waiting for their outputs */
               toolCalls: {
                 id: string;
                 name: string;
@@ -20860,7 +21209,17 @@ export interface operations {
                   [key: string]: unknown;
                 };
               }[];
+              /** @description Calls of tools that need approval, waiting for it */
+              approvals: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
             } | null;
+            /** @description A queued turn (`background: true`), run by a worker */
+            background: boolean;
             messageId: string | null;
             error: {
               code: string;
