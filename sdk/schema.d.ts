@@ -3595,6 +3595,62 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/conversations/{id}/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A conversation and all its messages as one JSON document
+     * @description A conversation and all its messages as one JSON document
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `agent:read`.
+     */
+    get: operations['getApiConversationsByIdExport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * A conversation and all its messages as one JSON document (headers only)
+     * @description A conversation and all its messages as one JSON document
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `agent:read`.
+     */
+    head: operations['headApiConversationsByIdExport'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/conversations/{id}/messages/{messageId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete a message; 409 while a turn runs or waits
+     * @description Delete a message; 409 while a turn runs or waits
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `agent:delete`.
+     */
+    delete: operations['deleteApiConversationsByIdMessagesByMessageId'];
+    options?: never;
+    head?: never;
+    /**
+     * Edit a message's text (later turns read it so); 409 while a turn runs or waits
+     * @description Edit a message's text (later turns read it so); 409 while a turn runs or waits
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `agent:write`.
+     */
+    patch: operations['patchApiConversationsByIdMessagesByMessageId'];
+    trace?: never;
+  };
   '/api/agents/{agentId}/memory/blocks': {
     parameters: {
       query?: never;
@@ -21634,6 +21690,304 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiConversationsByIdExport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "format": "agent-conversation",
+           *       "version": 1,
+           *       "exportedAt": "2025-01-01T00:00:00.000Z",
+           *       "conversation": {
+           *         "id": "string",
+           *         "agentId": "string",
+           *         "userId": "string",
+           *         "title": "string",
+           *         "metadata": {},
+           *         "createdAt": "2025-01-01T00:00:00.000Z",
+           *         "updatedAt": "2025-01-01T00:00:00.000Z"
+           *       },
+           *       "messages": [
+           *         {
+           *           "id": "string",
+           *           "conversationId": "string",
+           *           "role": "user",
+           *           "content": "string",
+           *           "steps": [
+           *             {
+           *               "type": "retrieval",
+           *               "name": "string",
+           *               "input": null,
+           *               "output": null,
+           *               "ms": 0
+           *             }
+           *           ],
+           *           "sources": [
+           *             {
+           *               "documentId": "string",
+           *               "title": "string",
+           *               "topic": "string",
+           *               "pageNumber": 0,
+           *               "score": 0,
+           *               "text": "string"
+           *             }
+           *           ],
+           *           "usage": {
+           *             "promptTokens": 0,
+           *             "completionTokens": 0
+           *           },
+           *           "createdAt": "2025-01-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "truncated": true
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            format: 'agent-conversation';
+            /** @enum {number} */
+            version: 1;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            exportedAt: string;
+            conversation: {
+              id: string;
+              agentId: string | null;
+              userId: string | null;
+              title: string | null;
+              metadata: {
+                [key: string]: unknown;
+              };
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              updatedAt: string;
+            };
+            messages: {
+              id: string;
+              conversationId: string;
+              /** @enum {unknown} */
+              role: 'user' | 'assistant' | 'tool';
+              content: string;
+              steps: {
+                /** @enum {unknown} */
+                type: 'retrieval' | 'tool_call' | 'model';
+                name: string;
+                input: unknown;
+                output: unknown;
+                ms: number;
+              }[];
+              sources: {
+                documentId: string;
+                title: string | null;
+                topic: string;
+                pageNumber: number;
+                score: number;
+                text: string;
+              }[];
+              usage: {
+                promptTokens: number;
+                completionTokens: number;
+              } | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt: string;
+            }[];
+            /** @description More messages exist than an export carries (5,000) */
+            truncated: boolean;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiConversationsByIdExport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  deleteApiConversationsByIdMessagesByMessageId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        messageId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Done; no content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  patchApiConversationsByIdMessagesByMessageId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        messageId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "content": "string"
+         *     }
+         */
+        'application/json': {
+          content: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "conversationId": "string",
+           *       "role": "user",
+           *       "content": "string",
+           *       "steps": [
+           *         {
+           *           "type": "retrieval",
+           *           "name": "string",
+           *           "input": null,
+           *           "output": null,
+           *           "ms": 0
+           *         }
+           *       ],
+           *       "sources": [
+           *         {
+           *           "documentId": "string",
+           *           "title": "string",
+           *           "topic": "string",
+           *           "pageNumber": 0,
+           *           "score": 0,
+           *           "text": "string"
+           *         }
+           *       ],
+           *       "usage": {
+           *         "promptTokens": 0,
+           *         "completionTokens": 0
+           *       },
+           *       "createdAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            conversationId: string;
+            /** @enum {unknown} */
+            role: 'user' | 'assistant' | 'tool';
+            content: string;
+            steps: {
+              /** @enum {unknown} */
+              type: 'retrieval' | 'tool_call' | 'model';
+              name: string;
+              input: unknown;
+              output: unknown;
+              ms: number;
+            }[];
+            sources: {
+              documentId: string;
+              title: string | null;
+              topic: string;
+              pageNumber: number;
+              score: number;
+              text: string;
+            }[];
+            usage: {
+              promptTokens: number;
+              completionTokens: number;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };

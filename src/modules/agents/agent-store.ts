@@ -127,6 +127,33 @@ export class AgentStore {
     return rows.reverse();
   }
 
+  async updateMessage(conversationId: string, id: string, content: string): Promise<void> {
+    await this.db
+      .updateTable('agent_messages')
+      .set({ content })
+      .where('conversation_id', '=', conversationId)
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async deleteMessage(conversationId: string, id: string): Promise<void> {
+    await this.db
+      .deleteFrom('agent_messages')
+      .where('conversation_id', '=', conversationId)
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** A run of the conversation queued, in progress or waiting, if any. */
+  activeRun(conversationId: string): Promise<Pick<RunRow, 'id' | 'status'> | undefined> {
+    return this.db
+      .selectFrom('agent_runs')
+      .select(['id', 'status'])
+      .where('conversation_id', '=', conversationId)
+      .where('status', 'in', ['queued', 'in_progress', 'requires_action'])
+      .executeTakeFirst();
+  }
+
   // Runs.
 
   async insertRun(row: RunRow): Promise<void> {

@@ -19,9 +19,13 @@ import {
   ApprovalsBody,
   ConversationBody,
   ConversationDetail,
+  ConversationExport,
   ConversationParams,
   ConversationView,
+  MessageEditBody,
   MessagePage,
+  MessageParams,
+  MessageView,
   RunParams,
   RunView,
   SendAnswer,
@@ -363,6 +367,63 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
       },
     },
     async (request) => conversations.get(principalOf(request), request.params.id, request.query),
+  );
+
+  r.get(
+    '/api/conversations/:id/export',
+    {
+      config: customerFacing,
+      schema: {
+        tags,
+        summary: 'A conversation and all its messages as one JSON document',
+        params: ConversationParams,
+        response: withErrors({ 200: ConversationExport }),
+      },
+    },
+    async (request, reply) => {
+      const doc = await conversations.export(principalOf(request), request.params.id);
+      return reply
+        .header('content-disposition', `attachment; filename="${doc.conversation.id}.json"`)
+        .send(doc);
+    },
+  );
+
+  r.patch(
+    '/api/conversations/:id/messages/:messageId',
+    {
+      config: customerFacing,
+      schema: {
+        tags,
+        summary: "Edit a message's text (later turns read it so); 409 while a turn runs or waits",
+        params: MessageParams,
+        body: MessageEditBody,
+        response: withErrors({ 200: MessageView }),
+      },
+    },
+    async (request) =>
+      conversations.editMessage(
+        principalOf(request),
+        request.params.id,
+        request.params.messageId,
+        request.body.content,
+      ),
+  );
+
+  r.delete(
+    '/api/conversations/:id/messages/:messageId',
+    {
+      config: customerFacing,
+      schema: {
+        tags,
+        summary: 'Delete a message; 409 while a turn runs or waits',
+        params: MessageParams,
+        response: withErrors({}),
+      },
+    },
+    async (request, reply) => {
+      await conversations.deleteMessage(principalOf(request), request.params.id, request.params.messageId);
+      return reply.code(204).send();
+    },
   );
 
   r.delete(

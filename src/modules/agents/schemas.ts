@@ -184,7 +184,7 @@ const Step = Type.Object({
   ms: Type.Number(),
 });
 
-const MessageView = Type.Object({
+export const MessageView = Type.Object({
   id: Type.String(),
   conversationId: Type.String(),
   role: Type.Enum(['user', 'assistant', 'tool'] as const),
@@ -198,6 +198,25 @@ const MessageView = Type.Object({
 export const MessagePage = Type.Object({
   data: Type.Array(MessageView),
   nextCursor: Nullable(Type.String()),
+});
+
+export const MessageParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+  messageId: Type.String({ minLength: 1, maxLength: 100 }),
+});
+
+export const MessageEditBody = Type.Object(
+  { content: Type.String({ minLength: 1, maxLength: 32_000 }) },
+  { additionalProperties: false },
+);
+
+export const ConversationExport = Type.Object({
+  format: Type.Literal('agent-conversation'),
+  version: Type.Literal(1),
+  exportedAt: Timestamp,
+  conversation: ConversationView,
+  messages: Type.Array(MessageView),
+  truncated: Type.Boolean({ description: 'More messages exist than an export carries (5,000)' }),
 });
 
 export const ConversationDetail = Type.Object({
