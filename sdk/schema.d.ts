@@ -3511,6 +3511,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/agents/{agentId}/runs/{runId}/approvals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Approve or reject a paused run's calls to tools that need approval; once none waits the turn continues (server-sent events with stream: true)
+     * @description Approve or reject a paused run's calls to tools that need approval; once none waits the turn continues (server-sent events with stream: true)
+     *
+     *     API keys only. Requires the scope `agent:write`.
+     */
+    post: operations['postApiAgentsByAgentIdRunsByRunIdApprovals'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/agents/{agentId}/runs/{runId}/cancel': {
     parameters: {
       query?: never;
@@ -3521,8 +3543,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Cancel a run waiting for tool outputs
-     * @description Cancel a run waiting for tool outputs
+     * Cancel a run waiting for tool outputs, or a background run not yet ended
+     * @description Cancel a run waiting for tool outputs, or a background run not yet ended
      *
      *     An API key or a customer token (acting for its customer). Requires the scope `agent:write`.
      */
@@ -3627,6 +3649,62 @@ export interface paths {
      */
     head: operations['headApiConversationsById'];
     patch?: never;
+    trace?: never;
+  };
+  '/api/conversations/{id}/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A conversation and all its messages as one JSON document
+     * @description A conversation and all its messages as one JSON document
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `agent:read`.
+     */
+    get: operations['getApiConversationsByIdExport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * A conversation and all its messages as one JSON document (headers only)
+     * @description A conversation and all its messages as one JSON document
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `agent:read`.
+     */
+    head: operations['headApiConversationsByIdExport'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/conversations/{id}/messages/{messageId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete a message; 409 while a turn runs or waits
+     * @description Delete a message; 409 while a turn runs or waits
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `agent:delete`.
+     */
+    delete: operations['deleteApiConversationsByIdMessagesByMessageId'];
+    options?: never;
+    head?: never;
+    /**
+     * Edit a message's text (later turns read it so); 409 while a turn runs or waits
+     * @description Edit a message's text (later turns read it so); 409 while a turn runs or waits
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `agent:write`.
+     */
+    patch: operations['patchApiConversationsByIdMessagesByMessageId'];
     trace?: never;
   };
   '/api/agents/{agentId}/memory/blocks': {
@@ -19921,6 +19999,7 @@ export interface operations {
               )[];
               temperature?: number | null;
               maxToolCalls?: number;
+              requiresApproval?: string[];
               /**
                * Format: date-time
                * @description ISO 8601 UTC
@@ -20003,6 +20082,8 @@ export interface operations {
           )[];
           temperature?: number | null;
           maxToolCalls?: number;
+          /** @description Tools whose calls wait for a caller's approval (POST …/runs/{runId}/approvals): names of the agent's tools, `mcp:<server>` for all of a server's */
+          requiresApproval?: string[];
         };
       };
     };
@@ -20027,6 +20108,9 @@ export interface operations {
            *       ],
            *       "temperature": 0,
            *       "maxToolCalls": 0,
+           *       "requiresApproval": [
+           *         "string"
+           *       ],
            *       "createdAt": "2025-01-01T00:00:00.000Z",
            *       "updatedAt": "2025-01-01T00:00:00.000Z"
            *     }
@@ -20073,6 +20157,7 @@ export interface operations {
             )[];
             temperature: number | null;
             maxToolCalls: number;
+            requiresApproval: string[];
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -20158,6 +20243,9 @@ export interface operations {
            *       ],
            *       "temperature": 0,
            *       "maxToolCalls": 0,
+           *       "requiresApproval": [
+           *         "string"
+           *       ],
            *       "createdAt": "2025-01-01T00:00:00.000Z",
            *       "updatedAt": "2025-01-01T00:00:00.000Z"
            *     }
@@ -20204,6 +20292,7 @@ export interface operations {
             )[];
             temperature: number | null;
             maxToolCalls: number;
+            requiresApproval: string[];
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -20338,6 +20427,8 @@ export interface operations {
           )[];
           temperature?: number | null;
           maxToolCalls?: number;
+          /** @description Tools whose calls wait for a caller's approval (POST …/runs/{runId}/approvals): names of the agent's tools, `mcp:<server>` for all of a server's */
+          requiresApproval?: string[];
         };
       };
     };
@@ -20362,6 +20453,9 @@ export interface operations {
            *       ],
            *       "temperature": 0,
            *       "maxToolCalls": 0,
+           *       "requiresApproval": [
+           *         "string"
+           *       ],
            *       "createdAt": "2025-01-01T00:00:00.000Z",
            *       "updatedAt": "2025-01-01T00:00:00.000Z"
            *     }
@@ -20408,6 +20502,7 @@ export interface operations {
             )[];
             temperature: number | null;
             maxToolCalls: number;
+            requiresApproval: string[];
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -20559,6 +20654,8 @@ export interface operations {
           conversationId?: string;
           content: string;
           stream?: boolean;
+          /** @description Queue the turn and answer 202 with its run at once; poll GET …/runs/{runId} */
+          background?: boolean;
           /** @description Client tools of this turn */
           tools?: {
             /** @enum {string} */
@@ -20697,8 +20794,9 @@ export interface operations {
             /** @description The answer parsed, with a responseFormat */
             output?: unknown;
             requiredAction?: {
-              /** @enum {string} */
-              type: 'submit_tool_outputs';
+              /** @enum {unknown} */
+              type: 'submit_tool_outputs' | 'approve_tool_calls';
+              /** @description Client tool calls waiting for their outputs */
               toolCalls: {
                 id: string;
                 name: string;
@@ -20706,7 +20804,100 @@ export interface operations {
                   [key: string]: unknown;
                 };
               }[];
+              /** @description Calls of tools that need approval, waiting for it */
+              approvals: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
             };
+          };
+        };
+      };
+      /** @description Accepted: the work continues in the background */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "agentId": "string",
+           *       "conversationId": "string",
+           *       "status": "queued",
+           *       "requiredAction": {
+           *         "type": "submit_tool_outputs",
+           *         "toolCalls": [
+           *           {
+           *             "id": "string",
+           *             "name": "string",
+           *             "arguments": {}
+           *           }
+           *         ],
+           *         "approvals": [
+           *           {
+           *             "id": "string",
+           *             "name": "string",
+           *             "arguments": {}
+           *           }
+           *         ]
+           *       },
+           *       "background": true,
+           *       "messageId": "string",
+           *       "error": {
+           *         "code": "string",
+           *         "message": "string"
+           *       },
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            agentId: string;
+            conversationId: string;
+            /** @enum {unknown} */
+            status: 'queued' | 'in_progress' | 'requires_action' | 'completed' | 'failed' | 'cancelled';
+            requiredAction: {
+              /** @enum {unknown} */
+              type: 'submit_tool_outputs' | 'approve_tool_calls';
+              /** @description Client tool calls waiting for their outputs */
+              toolCalls: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
+              /** @description Calls of tools that need approval, waiting for it */
+              approvals: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
+            } | null;
+            /** @description A queued turn (`background: true`), run by a worker */
+            background: boolean;
+            messageId: string | null;
+            error: {
+              code: string;
+              message: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
           };
         };
       };
@@ -20900,9 +21091,195 @@ export interface operations {
             /** @description The answer parsed, with a responseFormat */
             output?: unknown;
             requiredAction?: {
-              /** @enum {string} */
-              type: 'submit_tool_outputs';
+              /** @enum {unknown} */
+              type: 'submit_tool_outputs' | 'approve_tool_calls';
+              /** @description Client tool calls waiting for their outputs */
               toolCalls: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
+              /** @description Calls of tools that need approval, waiting for it */
+              approvals: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
+            };
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiAgentsByAgentIdRunsByRunIdApprovals: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+        runId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "approvals": [
+         *         {
+         *           "toolCallId": "string",
+         *           "approve": true
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': {
+          approvals: {
+            toolCallId: string;
+            approve: boolean;
+            /** @description Shown to the model on a rejection */
+            reason?: string;
+          }[];
+          stream?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "conversationId": "string",
+           *       "runId": "string",
+           *       "status": "completed",
+           *       "messages": [
+           *         {
+           *           "id": "string",
+           *           "conversationId": "string",
+           *           "role": "user",
+           *           "content": "string",
+           *           "steps": [
+           *             {
+           *               "type": "retrieval",
+           *               "name": "string",
+           *               "input": null,
+           *               "output": null,
+           *               "ms": 0
+           *             }
+           *           ],
+           *           "sources": [
+           *             {
+           *               "documentId": "string",
+           *               "title": "string",
+           *               "topic": "string",
+           *               "pageNumber": 0,
+           *               "score": 0,
+           *               "text": "string"
+           *             }
+           *           ],
+           *           "usage": {
+           *             "promptTokens": 0,
+           *             "completionTokens": 0
+           *           },
+           *           "createdAt": "2025-01-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "usage": {
+           *         "promptTokens": 0,
+           *         "completionTokens": 0
+           *       },
+           *       "sources": [
+           *         {
+           *           "documentId": "string",
+           *           "title": "string",
+           *           "topic": "string",
+           *           "pageNumber": 0,
+           *           "score": 0,
+           *           "text": "string"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            conversationId: string;
+            runId: string;
+            /** @enum {unknown} */
+            status: 'completed' | 'requires_action';
+            messages: {
+              id: string;
+              conversationId: string;
+              /** @enum {unknown} */
+              role: 'user' | 'assistant' | 'tool';
+              content: string;
+              steps: {
+                /** @enum {unknown} */
+                type: 'retrieval' | 'tool_call' | 'model';
+                name: string;
+                input: unknown;
+                output: unknown;
+                ms: number;
+              }[];
+              sources: {
+                documentId: string;
+                title: string | null;
+                topic: string;
+                pageNumber: number;
+                score: number;
+                text: string;
+              }[];
+              usage: {
+                promptTokens: number;
+                completionTokens: number;
+              } | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt: string;
+            }[];
+            usage: {
+              promptTokens: number;
+              completionTokens: number;
+            };
+            sources: {
+              documentId: string;
+              title: string | null;
+              topic: string;
+              pageNumber: number;
+              score: number;
+              text: string;
+            }[];
+            /** @description The answer parsed, with a responseFormat */
+            output?: unknown;
+            requiredAction?: {
+              /** @enum {unknown} */
+              type: 'submit_tool_outputs' | 'approve_tool_calls';
+              /** @description Client tool calls waiting for their outputs */
+              toolCalls: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
+              /** @description Calls of tools that need approval, waiting for it */
+              approvals: {
                 id: string;
                 name: string;
                 arguments: {
@@ -20960,8 +21337,16 @@ export interface operations {
            *             "name": "string",
            *             "arguments": {}
            *           }
+           *         ],
+           *         "approvals": [
+           *           {
+           *             "id": "string",
+           *             "name": "string",
+           *             "arguments": {}
+           *           }
            *         ]
            *       },
+           *       "background": true,
            *       "messageId": "string",
            *       "error": {
            *         "code": "string",
@@ -20978,8 +21363,9 @@ export interface operations {
             /** @enum {unknown} */
             status: 'queued' | 'in_progress' | 'requires_action' | 'completed' | 'failed' | 'cancelled';
             requiredAction: {
-              /** @enum {string} */
-              type: 'submit_tool_outputs';
+              /** @enum {unknown} */
+              type: 'submit_tool_outputs' | 'approve_tool_calls';
+              /** @description Client tool calls waiting for their outputs */
               toolCalls: {
                 id: string;
                 name: string;
@@ -20987,7 +21373,17 @@ export interface operations {
                   [key: string]: unknown;
                 };
               }[];
+              /** @description Calls of tools that need approval, waiting for it */
+              approvals: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
             } | null;
+            /** @description A queued turn (`background: true`), run by a worker */
+            background: boolean;
             messageId: string | null;
             error: {
               code: string;
@@ -21048,8 +21444,16 @@ export interface operations {
            *             "name": "string",
            *             "arguments": {}
            *           }
+           *         ],
+           *         "approvals": [
+           *           {
+           *             "id": "string",
+           *             "name": "string",
+           *             "arguments": {}
+           *           }
            *         ]
            *       },
+           *       "background": true,
            *       "messageId": "string",
            *       "error": {
            *         "code": "string",
@@ -21066,8 +21470,9 @@ export interface operations {
             /** @enum {unknown} */
             status: 'queued' | 'in_progress' | 'requires_action' | 'completed' | 'failed' | 'cancelled';
             requiredAction: {
-              /** @enum {string} */
-              type: 'submit_tool_outputs';
+              /** @enum {unknown} */
+              type: 'submit_tool_outputs' | 'approve_tool_calls';
+              /** @description Client tool calls waiting for their outputs */
               toolCalls: {
                 id: string;
                 name: string;
@@ -21075,7 +21480,17 @@ export interface operations {
                   [key: string]: unknown;
                 };
               }[];
+              /** @description Calls of tools that need approval, waiting for it */
+              approvals: {
+                id: string;
+                name: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+              }[];
             } | null;
+            /** @description A queued turn (`background: true`), run by a worker */
+            background: boolean;
             messageId: string | null;
             error: {
               code: string;
@@ -21490,6 +21905,304 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiConversationsByIdExport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "format": "agent-conversation",
+           *       "version": 1,
+           *       "exportedAt": "2025-01-01T00:00:00.000Z",
+           *       "conversation": {
+           *         "id": "string",
+           *         "agentId": "string",
+           *         "userId": "string",
+           *         "title": "string",
+           *         "metadata": {},
+           *         "createdAt": "2025-01-01T00:00:00.000Z",
+           *         "updatedAt": "2025-01-01T00:00:00.000Z"
+           *       },
+           *       "messages": [
+           *         {
+           *           "id": "string",
+           *           "conversationId": "string",
+           *           "role": "user",
+           *           "content": "string",
+           *           "steps": [
+           *             {
+           *               "type": "retrieval",
+           *               "name": "string",
+           *               "input": null,
+           *               "output": null,
+           *               "ms": 0
+           *             }
+           *           ],
+           *           "sources": [
+           *             {
+           *               "documentId": "string",
+           *               "title": "string",
+           *               "topic": "string",
+           *               "pageNumber": 0,
+           *               "score": 0,
+           *               "text": "string"
+           *             }
+           *           ],
+           *           "usage": {
+           *             "promptTokens": 0,
+           *             "completionTokens": 0
+           *           },
+           *           "createdAt": "2025-01-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "truncated": true
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            format: 'agent-conversation';
+            /** @enum {number} */
+            version: 1;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            exportedAt: string;
+            conversation: {
+              id: string;
+              agentId: string | null;
+              userId: string | null;
+              title: string | null;
+              metadata: {
+                [key: string]: unknown;
+              };
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              updatedAt: string;
+            };
+            messages: {
+              id: string;
+              conversationId: string;
+              /** @enum {unknown} */
+              role: 'user' | 'assistant' | 'tool';
+              content: string;
+              steps: {
+                /** @enum {unknown} */
+                type: 'retrieval' | 'tool_call' | 'model';
+                name: string;
+                input: unknown;
+                output: unknown;
+                ms: number;
+              }[];
+              sources: {
+                documentId: string;
+                title: string | null;
+                topic: string;
+                pageNumber: number;
+                score: number;
+                text: string;
+              }[];
+              usage: {
+                promptTokens: number;
+                completionTokens: number;
+              } | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt: string;
+            }[];
+            /** @description More messages exist than an export carries (5,000) */
+            truncated: boolean;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiConversationsByIdExport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  deleteApiConversationsByIdMessagesByMessageId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        messageId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Done; no content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  patchApiConversationsByIdMessagesByMessageId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        messageId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "content": "string"
+         *     }
+         */
+        'application/json': {
+          content: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "conversationId": "string",
+           *       "role": "user",
+           *       "content": "string",
+           *       "steps": [
+           *         {
+           *           "type": "retrieval",
+           *           "name": "string",
+           *           "input": null,
+           *           "output": null,
+           *           "ms": 0
+           *         }
+           *       ],
+           *       "sources": [
+           *         {
+           *           "documentId": "string",
+           *           "title": "string",
+           *           "topic": "string",
+           *           "pageNumber": 0,
+           *           "score": 0,
+           *           "text": "string"
+           *         }
+           *       ],
+           *       "usage": {
+           *         "promptTokens": 0,
+           *         "completionTokens": 0
+           *       },
+           *       "createdAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            conversationId: string;
+            /** @enum {unknown} */
+            role: 'user' | 'assistant' | 'tool';
+            content: string;
+            steps: {
+              /** @enum {unknown} */
+              type: 'retrieval' | 'tool_call' | 'model';
+              name: string;
+              input: unknown;
+              output: unknown;
+              ms: number;
+            }[];
+            sources: {
+              documentId: string;
+              title: string | null;
+              topic: string;
+              pageNumber: number;
+              score: number;
+              text: string;
+            }[];
+            usage: {
+              promptTokens: number;
+              completionTokens: number;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };

@@ -242,6 +242,8 @@ const ConfigSchema = Type.Object({
   AGENT_WS_MAX_IN_FLIGHT: Type.Integer({ default: 4, minimum: 1, maximum: 100 }),
   /** Bytes queued for a slow WebSocket reader before the server closes it (1008). */
   AGENT_WS_MAX_BUFFERED_BYTES: Type.Integer({ default: 1_048_576, minimum: 16_384 }),
+  /** Background agent runs (`background: true`) one worker process runs at once. */
+  AGENT_RUN_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 1_000 }),
   /** Conversation messages an agent sees besides the new one. */
   AGENT_HISTORY_MESSAGES: Type.Integer({ default: 20, minimum: 0, maximum: 200 }),
   // MCP (docs/decisions.md, MCP both ways): the server at /mcp and agents' MCP server tools.

@@ -59,6 +59,7 @@ describe.each(await testDialects())('agents: definitions over HTTP on %s', (dial
       tools: [],
       temperature: null,
       maxToolCalls: 4,
+      requiresApproval: [],
       createdAt: expect.stringMatching(ISO),
       updatedAt: expect.stringMatching(ISO),
     });

@@ -97,4 +97,16 @@ export const jobs = {
     // A run that fails records why on the batch; a run cut short by a restart is queued again at boot.
     attempts: 1,
   }),
+  /** Runs one background agent turn (`background: true`); its input and principal are on its run's row. */
+  agentRun: defineJob({
+    name: 'agent-runs',
+    payload: Type.Object({ runId: Id, accountId: Id }),
+    // A backstop: each model call is bounded (the model's timeout) and a turn makes at most
+    // `maxToolCalls` rounds of them.
+    timeoutMs: 30 * 60_000,
+    // A turn that fails records why on its run. A worker that dies mid-run leaves it in_progress:
+    // the queue's stalled-job check or the restart's recovery hands it over, and the run's own
+    // `attempts` (not the queue's) decides between running it again once and marking it failed.
+    attempts: 1,
+  }),
 } as const;

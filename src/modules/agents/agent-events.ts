@@ -58,7 +58,10 @@ export type TurnOutcome =
   | {
       status: 'requires_action';
       runId: string;
+      /** Client tool calls waiting for their outputs. */
       toolCalls: PendingCall[];
+      /** Server tool calls waiting for approval (`requiresApproval`). */
+      approvals: PendingCall[];
       usage: Usage;
       sources: SourceView[];
     };

@@ -2,6 +2,7 @@ import type { Principal } from '../../core/auth/principal.js';
 import { assertNever } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import {
+  boundedOutput,
   type ChatGateway,
   type ChatMessage,
   type LoopResult,
@@ -49,6 +50,8 @@ export interface TurnResult {
   output?: unknown;
   /** Client tool calls the turn waits for (their outputs continue it from `state`). */
   pending?: ToolCall[];
+  /** Which of `pending` are server tools waiting for approval (by call id). */
+  approvals?: string[];
   state?: TurnState;
 }
 
@@ -69,6 +72,8 @@ interface TurnInput extends TurnOptions {
   signal: AbortSignal;
   /** A paused turn to continue, its client tools' results appended: history and content are not read. */
   resume?: TurnState;
+  /** Approved calls of the paused turn: run first when it continues. */
+  approved?: ToolCall[];
   /**
    * The conversation given whole (the Responses API, whose client holds it): used instead of the
    * system prompt, history and content; nothing is retrieved.
@@ -195,6 +200,12 @@ async function* turn(
   let bound = input.resume === undefined && (choice === 'required' || typeof choice === 'object');
   const format = input.responseFormat;
 
+  const approval = new Set(agent.requiresApproval ?? []);
+  const needsApproval = (t: ResolvedTool | undefined) =>
+    t !== undefined &&
+    !t.client &&
+    (approval.has(t.name) || (t.mcp !== undefined && approval.has(t.mcp.server)));
+
   const displayName = (fn: string) => byFunction.get(fn)?.name ?? fn;
   const chat: ToolLoopHooks['chat'] = async (conversation, offered) => {
     const toolChoice = offered && bound ? choice : undefined;
@@ -246,7 +257,10 @@ async function* turn(
       maxCallsPerRound: MAX_CALLS_PER_ROUND,
       maxToolOutputChars: MAX_TOOL_OUTPUT_CHARS,
       newId: () => newId('call'),
-      defer: (call) => byFunction.get(call.name)?.client === true,
+      defer: (call) => {
+        const tool = byFunction.get(call.name);
+        return tool?.client === true || needsApproval(tool);
+      },
     });
     let next = await run.next();
     for (; !next.done; next = await run.next()) {
@@ -299,12 +313,32 @@ async function* turn(
     return result;
   }
 
+  // Approved calls of a paused turn run now, their results joining the client outputs.
+  for (const call of input.approved ?? []) {
+    const started = performance.now();
+    const id = call.id as string;
+    const name = displayName(call.name);
+    yield { type: 'tool.call', id, name, arguments: call.arguments };
+    const output = boundedOutput(await hooks.execute(call, id, 0), MAX_TOOL_OUTPUT_CHARS);
+    messages.push({
+      role: 'tool',
+      content: typeof output === 'string' ? output : JSON.stringify(output),
+      toolCallId: id,
+      toolName: call.name,
+    });
+    steps.push({ type: 'tool_call', name, input: call.arguments, output, ms: elapsed(started) });
+    yield { type: 'tool.result', id, name, output };
+  }
+
   const first = yield* loop(canCallTools ? Math.max(0, agent.maxToolCalls - state.rounds) : 0);
   if (first.pending) {
     state.content += first.content;
     for (const call of first.pending)
       yield { type: 'tool.call', id: call.id as string, name: call.name, arguments: call.arguments };
-    return { content: state.content, steps, sources, usage, pending: first.pending, state };
+    const approvals = first.pending
+      .filter((c) => needsApproval(byFunction.get(c.name)))
+      .map((c) => c.id as string);
+    return { content: state.content, steps, sources, usage, pending: first.pending, approvals, state };
   }
   const content = state.content + first.content;
   if (!format) return { content, steps, sources, usage };

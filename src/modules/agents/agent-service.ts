@@ -29,6 +29,8 @@ export interface AgentDefinition {
   tools: ToolDefinition[];
   temperature: number | null;
   maxToolCalls: number;
+  /** Tools whose calls wait for approval (absent on agents saved before approvals existed). */
+  requiresApproval?: string[];
 }
 
 /** What saving an agent checks against other modules (the same as a flow's). */
@@ -55,6 +57,7 @@ function agentView(row: AgentRow, def: AgentDefinition = parseAgent(row)) {
     tools: def.tools.map((t) => (isMcpTool(t) ? mcpToolView(t) : t)),
     temperature: def.temperature,
     maxToolCalls: def.maxToolCalls,
+    requiresApproval: def.requiresApproval ?? [],
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -82,6 +85,7 @@ export class AgentService {
       tools: (body.tools ?? []) as ToolDefinition[],
       temperature: body.temperature ?? null,
       maxToolCalls: body.maxToolCalls ?? 4,
+      requiresApproval: [...new Set(body.requiresApproval ?? [])],
     };
     await this.check(principal, def, []);
     const now = this.clock.now().toISOString();
@@ -184,6 +188,15 @@ export class AgentService {
           message: `unknown tool '${name}': ${BUILTIN_TOOLS.join(', ')} or workflow:<id>`,
         });
       }
+    }
+    for (const [i, name] of (def.requiresApproval ?? []).entries()) {
+      const server = /^(mcp:[^/]+)\//.exec(name)?.[1];
+      const listed = def.tools.some((t) => !isClientTool(t) && toolName(t) === (server ?? name));
+      if (!listed)
+        problems.push({
+          field: `requiresApproval[${i}]`,
+          message: `'${name}' is not one of the agent's server tools`,
+        });
     }
     if (seen.has('knowledge_search') && def.knowledgeTopics.length === 0)
       problems.push({ field: 'tools', message: 'knowledge_search needs knowledgeTopics to search' });

@@ -116,6 +116,44 @@ export class AgentStore {
     return rows.reverse();
   }
 
+  /** The `limit` messages before `beforeId` (a background run's history), oldest first. */
+  async messagesBefore(conversationId: string, beforeId: string, limit: number): Promise<MessageRow[]> {
+    if (limit <= 0) return [];
+    const rows = await this.messagesQuery(conversationId)
+      .where('id', '<', beforeId)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.reverse();
+  }
+
+  async updateMessage(conversationId: string, id: string, content: string): Promise<void> {
+    await this.db
+      .updateTable('agent_messages')
+      .set({ content })
+      .where('conversation_id', '=', conversationId)
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async deleteMessage(conversationId: string, id: string): Promise<void> {
+    await this.db
+      .deleteFrom('agent_messages')
+      .where('conversation_id', '=', conversationId)
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** A run of the conversation queued, in progress or waiting, if any. */
+  activeRun(conversationId: string): Promise<Pick<RunRow, 'id' | 'status'> | undefined> {
+    return this.db
+      .selectFrom('agent_runs')
+      .select(['id', 'status'])
+      .where('conversation_id', '=', conversationId)
+      .where('status', 'in', ['queued', 'in_progress', 'requires_action'])
+      .executeTakeFirst();
+  }
+
   // Runs.
 
   async insertRun(row: RunRow): Promise<void> {
@@ -143,6 +181,45 @@ export class AgentStore {
       .where('status', 'in', [...from])
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Records a paused run's answers if its calls are still as read (a compare-and-set on `pending`). */
+  async answerRun(id: string, pending: string, values: Partial<Omit<RunRow, 'id'>>): Promise<boolean> {
+    const result = await this.db
+      .updateTable('agent_runs')
+      .set(values)
+      .where('id', '=', id)
+      .where('status', '=', 'requires_action')
+      .where('pending', '=', pending)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /**
+   * Takes a background run up: from `status` with `attempts` as read (a compare-and-set: of two
+   * workers racing, one wins) to in_progress with one attempt more.
+   */
+  async claimRun(id: string, status: string, attempts: number, updatedAt: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('agent_runs')
+      .set({ status: 'in_progress', attempts: attempts + 1, updated_at: updatedAt })
+      .where('id', '=', id)
+      .where('status', '=', status)
+      .where('attempts', '=', attempts)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Background runs not yet ended (queued, or in progress when their worker stopped), oldest first. */
+  unfinishedBackgroundRuns(limit: number): Promise<Array<Pick<RunRow, 'id' | 'account_id'>>> {
+    return this.db
+      .selectFrom('agent_runs')
+      .select(['id', 'account_id'])
+      .where('background', '=', 1)
+      .where('status', 'in', ['queued', 'in_progress'])
+      .orderBy('id')
+      .limit(limit)
+      .execute();
   }
 
   // Responses (OpenAI's Responses API).

@@ -31,6 +31,9 @@ export const MESSAGE_LIST: ListSpec = {
   maxLimit: 200,
 };
 
+/** Messages an export carries at most. */
+const EXPORT_MAX_MESSAGES = 5_000;
+
 function conversationView(row: ConversationRow) {
   return {
     id: row.id,
@@ -160,6 +163,74 @@ export class ConversationService {
     await this.store.insertMessage(row);
     await this.store.touchConversation(conversationId, at);
     return messageView(row);
+  }
+
+  /**
+   * The conversation as one JSON document (its messages oldest first, at most EXPORT_MAX_MESSAGES:
+   * `truncated` says when more exist).
+   */
+  async export(principal: Principal, id: string) {
+    const row = await this.mustGet(principal, id);
+    const rows = await this.store
+      .messagesQuery(row.id)
+      .orderBy('id')
+      .limit(EXPORT_MAX_MESSAGES + 1)
+      .execute();
+    return {
+      format: 'agent-conversation' as const,
+      version: 1 as const,
+      exportedAt: this.clock.now().toISOString(),
+      conversation: conversationView(row),
+      messages: rows.slice(0, EXPORT_MAX_MESSAGES).map(messageView),
+      truncated: rows.length > EXPORT_MAX_MESSAGES,
+    };
+  }
+
+  /**
+   * Edits a message's text (what later turns read as history). Refused (409) while a turn of the
+   * conversation is running or waits: its stored state was built from the messages as they were.
+   */
+  async editMessage(
+    principal: Principal,
+    id: string,
+    messageId: string,
+    content: string,
+  ): Promise<MessageView> {
+    const message = await this.mustGetMessage(principal, id, messageId);
+    await this.assertIdle(id);
+    await this.store.updateMessage(id, messageId, content);
+    await this.store.touchConversation(id, this.clock.now().toISOString());
+    return { ...message, content };
+  }
+
+  /** Deletes a message (later turns no longer read it); refused (409) while a turn runs or waits. */
+  async deleteMessage(principal: Principal, id: string, messageId: string): Promise<void> {
+    await this.mustGetMessage(principal, id, messageId);
+    await this.assertIdle(id);
+    await this.store.deleteMessage(id, messageId);
+  }
+
+  private async mustGetMessage(principal: Principal, id: string, messageId: string): Promise<MessageView> {
+    const conversation = await this.mustGet(principal, id);
+    const row = await this.store
+      .messagesQuery(conversation.id)
+      .where('id', '=', messageId)
+      .executeTakeFirst();
+    if (!row) throw notFound('NOT_FOUND', 'Message', messageId);
+    return messageView(row);
+  }
+
+  private async assertIdle(conversationId: string): Promise<void> {
+    const active = await this.store.activeRun(conversationId);
+    if (active)
+      throw new AppError(
+        'CONFLICT',
+        `Run '${active.id}' of this conversation is ${active.status}: wait for it or cancel it`,
+        {
+          runId: active.id,
+          status: active.status,
+        },
+      );
   }
 
   /** A new user's welcome: a conversation no agent holds yet, with one assistant message. */

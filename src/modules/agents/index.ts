@@ -1,17 +1,20 @@
+import type { Principal } from '../../core/auth/principal.js';
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { createOutboundHttp } from '../../core/http/outbound.js';
+import { createQueue, jobs } from '../../core/queue/index.js';
 import { definitionLookups } from '../flows/index.js';
 import type { AgentMessaging } from './agent-events.js';
 import { AgentService } from './agent-service.js';
 import { AgentStore } from './agent-store.js';
+import { BackgroundRuns } from './background-runs.js';
 import { ConversationService } from './conversation-service.js';
 import type { McpConnectorOptions } from './mcp-client.js';
 import { McpToolSaver } from './mcp-save.js';
 import { memoryRoutes } from './memory-routes.js';
 import { MemoryService } from './memory-service.js';
 import { MemoryStore } from './memory-store.js';
-import { AgentMessenger } from './messaging.js';
+import { AgentMessenger, type RunPrincipal } from './messaging.js';
 import { responsesRoutes } from './responses-routes.js';
 import { ResponsesService } from './responses-service.js';
 import { type AgentRouteDeps, agentRoutes } from './routes.js';
@@ -44,7 +47,7 @@ export const agentsModule: PlatformModule = {
   services: ['agent'],
   migrations: agentsMigrations,
 
-  init(ctx) {
+  async init(ctx) {
     const llm = ctx.apis.llm;
     if (!llm) throw new Error('The agents module needs the llm module');
     const knowledge = ctx.apis.documents?.knowledge ?? null;
@@ -108,6 +111,7 @@ export const agentsModule: PlatformModule = {
       ctx.clock,
       (err) => ctx.log.error({ err }, 'agent turn failed'),
     );
+    await startBackgroundRuns(ctx, store, messenger);
     const responses = new ResponsesService(store, runnerDeps, ctx.clock);
     internals.set(ctx, { agents, conversations, messenger, responses, memory });
     ctx.apis.agents = {
@@ -126,3 +130,62 @@ export const agentsModule: PlatformModule = {
     await agentSocketRoutes(app, ctx, deps.messenger);
   },
 };
+
+/**
+ * Background runs: their queue (`jobs.agentRun`), its worker where this process runs jobs, and the
+ * runs a stop left unfinished queued again.
+ */
+async function startBackgroundRuns(ctx: AppContext, store: AgentStore, messenger: AgentMessenger) {
+  const { config, log } = ctx;
+  const queue = await createQueue(jobs.agentRun, {
+    redisUrl: config.REDIS_URL,
+    prefix: config.QUEUE_PREFIX,
+    stallSeconds: config.QUEUE_STALL_SECONDS,
+    onError: (err, jobId) => log.error({ err, jobId }, 'agent run job failed'),
+    observer: ctx.jobEvents?.observe,
+  });
+  const enqueue = (runId: string, accountId: string) => queue.add(runId, { runId, accountId });
+  messenger.enqueueRun = enqueue;
+  ctx.onClose(() => queue.close());
+  if (!config.WORKFLOW_WORKER) return;
+  const runs = new BackgroundRuns({
+    store,
+    messenger,
+    clock: ctx.clock,
+    principalOf: (stored) => principalOf(ctx, stored),
+    onUnexpected: (err) => log.error({ err }, 'background agent run failed'),
+  });
+  queue.work((job, _id, run) => runs.run(job.runId, job.accountId, run.signal), config.AGENT_RUN_CONCURRENCY);
+  void runs
+    .recover(enqueue)
+    .then((n) => n > 0 && log.info({ requeued: n }, 'background agent runs recovered'))
+    .catch((err: unknown) => log.error({ err }, 'background agent run recovery failed'));
+}
+
+/** A run's principal now: a key's (or a token's key's) as it stands, else as stored (a session). */
+async function principalOf(ctx: AppContext, stored: RunPrincipal): Promise<Principal> {
+  const auth = ctx.apis.auth;
+  if (stored.keyId && auth) {
+    const key = await auth.keyPrincipal(stored.keyId);
+    if (key.accountId !== stored.accountId)
+      throw new AppError('FORBIDDEN', 'The key moved to another account');
+    return stored.kind === 'customer_token'
+      ? { ...key, kind: 'customer_token', customerId: stored.customerId, scopes: stored.scopes }
+      : key;
+  }
+  return {
+    kind: stored.kind,
+    accountId: stored.accountId,
+    keyId: stored.keyId,
+    keyType: null,
+    services: stored.services,
+    role: stored.role,
+    scopes: stored.scopes,
+    customerId: stored.customerId,
+    dailyQuota: null,
+    models: stored.models,
+    dailyTokenBudget: null,
+    ipAllowed: null,
+    ...(stored.memberId ? { memberId: stored.memberId } : {}),
+  };
+}

@@ -2,11 +2,11 @@ import type { Principal } from '../../core/auth/principal.js';
 import type { Clock } from '../../core/clock.js';
 import { AppError, isAppError, notFound } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import type { ToolCall } from '../llm/index.js';
 import type {
   AgentEvent,
   AgentMessaging,
   MessageView,
-  PendingCall,
   SendInput,
   TurnOutcome,
   TurnRequest,
@@ -16,7 +16,16 @@ import type { AgentDefinition, AgentService } from './agent-service.js';
 import type { AgentStore, RunRow } from './agent-store.js';
 import { type ConversationService, userOf } from './conversation-service.js';
 import { type MemoryService, memoryPrompt } from './memory-service.js';
-import { checkTurnRequest, clientOutputMessages, type ToolOutput } from './turn-request.js';
+import {
+  allAnswered,
+  continuation,
+  type Decision,
+  requiredAction,
+  type StoredCall,
+  withDecisions,
+  withOutputs,
+} from './run-actions.js';
+import { checkTurnRequest, type ToolOutput } from './turn-request.js';
 
 /** A turn whose user message is stored: run it for its events and how it ended. */
 export interface Turn {
@@ -30,7 +39,21 @@ export interface Turn {
 /** What a run row keeps of its request. */
 interface RunOptions extends TurnRequest {
   content: string;
+  /** The user's message: a background run's history is what came before it. */
+  userMessageId?: string;
 }
+
+/** Queues a background run (the agents module's job queue). */
+export type EnqueueRun = (runId: string, accountId: string) => Promise<void>;
+
+type History = Array<{ role: 'user' | 'assistant'; content: string }>;
+
+const historyOf = (rows: Array<{ role: string; content: string }>): History =>
+  rows.flatMap((m) =>
+    m.role === 'user' || m.role === 'assistant'
+      ? [{ role: m.role as 'user' | 'assistant', content: m.content }]
+      : [],
+  );
 
 /**
  * Sending a message to an agent, for the HTTP route (JSON and SSE) and the WebSocket alike: the
@@ -51,9 +74,31 @@ export class AgentMessenger implements AgentMessaging {
     private readonly onUnexpected: (error: unknown) => void,
   ) {}
 
-  async begin(principal: Principal, agentId: string, input: SendInput): Promise<Turn> {
+  /** Where background runs go; null until the module's queue is up (then `background` is refused). */
+  enqueueRun: EnqueueRun | null = null;
+
+  async begin(principal: Principal, agentId: string, input: SendInput): Promise<Turn>;
+  async begin(
+    principal: Principal,
+    agentId: string,
+    input: SendInput,
+    options: { background: true },
+  ): Promise<QueuedTurn>;
+  /**
+   * Stores the user's message and the turn's run. In the background (`background: true`) the run is
+   * queued (the caller polls it); else the caller runs the turn.
+   */
+  async begin(
+    principal: Principal,
+    agentId: string,
+    input: SendInput,
+    mode: { background?: true } = {},
+  ): Promise<Turn | QueuedTurn> {
     const { definition } = await this.agents.load(principal.accountId, agentId);
     checkTurnRequest(definition, input);
+    const background = mode.background ? this.enqueueRun : null;
+    if (mode.background && !background)
+      throw new AppError('SERVICE_UNAVAILABLE', 'Background runs are not available on this server');
     let conversationId: string;
     let userId: string | null;
     if (input.conversationId !== undefined) {
@@ -76,11 +121,7 @@ export class AgentMessenger implements AgentMessaging {
       });
       conversationId = row.id;
     }
-    const history = (await this.store.recentMessages(conversationId, this.historyLimit)).flatMap((m) =>
-      m.role === 'user' || m.role === 'assistant'
-        ? [{ role: m.role as 'user' | 'assistant', content: m.content }]
-        : [],
-    );
+    const history = historyOf(await this.store.recentMessages(conversationId, this.historyLimit));
     const userMessage = await this.conversations.addMessage(conversationId, {
       role: 'user',
       content: input.content,
@@ -91,6 +132,7 @@ export class AgentMessenger implements AgentMessaging {
     const now = this.clock.now().toISOString();
     const options: RunOptions = {
       content: input.content,
+      userMessageId: userMessage.id,
       ...(input.tools ? { tools: input.tools } : {}),
       ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
       ...(input.responseFormat ? { responseFormat: input.responseFormat } : {}),
@@ -101,22 +143,49 @@ export class AgentMessenger implements AgentMessaging {
       agent_id: agentId,
       conversation_id: conversationId,
       user_id: userId,
-      status: 'in_progress',
+      status: background ? 'queued' : 'in_progress',
       options: JSON.stringify(options),
       state: null,
       pending: null,
       message_id: null,
       error: null,
+      background: background ? 1 : 0,
+      attempts: background ? 0 : 1,
+      principal: background ? JSON.stringify(runPrincipal(principal)) : null,
       created_at: now,
       updated_at: now,
     };
     await this.store.insertRun(run);
+    if (background) {
+      await background(run.id, principal.accountId);
+      return { conversationId, runId: run.id, userMessage, queued: run };
+    }
     const memory = memoryPrompt(await this.memory.list(principal.accountId, agentId, conversationId));
     return {
       conversationId,
       runId: run.id,
       userMessage,
       run: (signal) => this.drive(principal, run, definition, options, signal, { history, memory }),
+    };
+  }
+
+  /**
+   * A queued background run's turn, from its row (a worker runs it): the history before its user
+   * message, the memory blocks as they are now. The caller has moved the run to in_progress.
+   */
+  async stored(principal: Principal, row: RunRow): Promise<Turn> {
+    const { definition } = await this.agents.load(row.account_id, row.agent_id);
+    const options = JSON.parse(row.options) as RunOptions;
+    const before = options.userMessageId
+      ? await this.store.messagesBefore(row.conversation_id, options.userMessageId, this.historyLimit)
+      : [];
+    const history = historyOf(before);
+    const memory = memoryPrompt(await this.memory.list(row.account_id, row.agent_id, row.conversation_id));
+    return {
+      conversationId: row.conversation_id,
+      runId: row.id,
+      userMessage: null,
+      run: (signal) => this.drive(principal, row, definition, options, signal, { history, memory }),
     };
   }
 
@@ -135,8 +204,8 @@ export class AgentMessenger implements AgentMessaging {
   }
 
   /**
-   * Continues a run paused on client tool calls with their outputs: each must answer a pending call,
-   * and all of them must be answered. Of two submissions racing, one continues the run (the other 409).
+   * Answers a paused run's client tool calls with their outputs: each must answer a waiting call, and
+   * all of them must be answered. The turn continues once no call waits (approvals too).
    */
   async submitToolOutputs(
     principal: Principal,
@@ -144,35 +213,96 @@ export class AgentMessenger implements AgentMessaging {
     runId: string,
     outputs: ToolOutput[],
   ): Promise<Turn> {
+    const row = await this.paused(principal, agentId, runId);
+    return this.answer(
+      principal,
+      row,
+      withOutputs(JSON.parse(row.pending as string) as StoredCall[], outputs),
+    );
+  }
+
+  /**
+   * Approves or rejects a paused run's calls to tools that need approval (a caller who may see the
+   * run: its account's keys and members; a customer token, its own runs). The turn continues once no
+   * call waits: approved calls run, rejected ones answer the model with why.
+   */
+  async approve(principal: Principal, agentId: string, runId: string, decisions: Decision[]): Promise<Turn> {
+    const row = await this.paused(principal, agentId, runId);
+    const by = principal.keyId ?? principal.memberId ?? principal.kind;
+    return this.answer(
+      principal,
+      row,
+      withDecisions(JSON.parse(row.pending as string) as StoredCall[], decisions, by),
+    );
+  }
+
+  /** A run of the principal's waiting for answers, or 404/409. */
+  private async paused(principal: Principal, agentId: string, runId: string): Promise<RunRow> {
     const row = await this.mustGetRun(principal, agentId, runId);
     if (row.status !== 'requires_action' || !row.state || !row.pending)
-      throw new AppError('CONFLICT', `Run '${runId}' is ${row.status}, not waiting for tool outputs`, {
-        runId,
-        status: row.status,
-      });
-    const { definition } = await this.agents.load(principal.accountId, agentId);
-    const pending = JSON.parse(row.pending) as PendingCall[];
-    const state = JSON.parse(row.state) as TurnState;
-    const answered = clientOutputMessages(pending, outputs);
-    const moved = await this.store.moveRun(row.id, ['requires_action'], {
-      status: 'in_progress',
+      throw new AppError(
+        'CONFLICT',
+        `Run '${runId}' is ${row.status}, not waiting for tool outputs or approvals`,
+        {
+          runId,
+          status: row.status,
+        },
+      );
+    return row;
+  }
+
+  /**
+   * Records a paused run's new answers. Calls still waiting: the run stays paused (the turn is its
+   * remaining action). None: the turn continues. Of two answers racing, one is recorded (the other 409).
+   */
+  private async answer(principal: Principal, row: RunRow, calls: StoredCall[]): Promise<Turn> {
+    const pending = JSON.stringify(calls);
+    const done = allAnswered(calls);
+    const moved = await this.store.answerRun(row.id, row.pending as string, {
+      ...(done ? { status: 'in_progress' } : {}),
+      pending,
       updated_at: this.clock.now().toISOString(),
     });
-    if (!moved) throw new AppError('CONFLICT', `Run '${runId}' was continued already`, { runId });
-    state.messages.push(...answered.messages);
-    state.steps.push(...answered.steps);
+    if (!moved)
+      throw new AppError('CONFLICT', `Run '${row.id}' was answered or continued already`, { runId: row.id });
+    const waiting = { conversationId: row.conversation_id, runId: row.id, userMessage: null };
+    if (!done) {
+      const action = requiredAction(calls);
+      return {
+        ...waiting,
+        // biome-ignore lint/correctness/useYield: the run stays paused: nothing runs
+        run: async function* () {
+          return {
+            status: 'requires_action',
+            runId: row.id,
+            toolCalls: action.toolCalls,
+            approvals: action.approvals,
+            usage: { promptTokens: 0, completionTokens: 0 },
+            sources: [],
+          } satisfies TurnOutcome;
+        },
+      };
+    }
+    const { definition } = await this.agents.load(row.account_id, row.agent_id);
+    const state = JSON.parse(row.state as string) as TurnState;
+    const next = continuation(calls);
+    state.messages.push(...next.messages);
+    state.steps.push(...next.steps);
     const options = JSON.parse(row.options) as RunOptions;
+    const paused = { ...row, status: 'in_progress', pending };
     return {
-      conversationId: row.conversation_id,
-      runId: row.id,
-      userMessage: null,
-      run: (signal) => this.drive(principal, row, definition, options, signal, { resume: state }),
+      ...waiting,
+      run: (signal) =>
+        this.drive(principal, paused, definition, options, signal, {
+          resume: state,
+          approved: next.approved,
+        }),
     };
   }
 
   /**
-   * Cancels a run waiting for tool outputs (its turn never continues; the conversation keeps the
-   * user's message without an answer). A run in another status is a 409.
+   * Cancels a run waiting for tool outputs, or a background run not yet ended (its turn never
+   * continues; the conversation keeps the user's message without an answer). Else a 409.
    */
   async cancel(principal: Principal, agentId: string, runId: string): Promise<RunRow> {
     const row = await this.mustGetRun(principal, agentId, runId);
@@ -182,7 +312,10 @@ export class AgentMessenger implements AgentMessaging {
       pending: null,
       updated_at: this.clock.now().toISOString(),
     };
-    if (!(await this.store.moveRun(row.id, ['requires_action', 'queued'], values)))
+    // A background run in progress stops too: its worker watches the row (background-runs.ts).
+    const from =
+      row.background === 1 ? ['requires_action', 'queued', 'in_progress'] : ['requires_action', 'queued'];
+    if (!(await this.store.moveRun(row.id, from, values)))
       throw new AppError('CONFLICT', `Run '${runId}' is ${row.status}: only a waiting run can be cancelled`, {
         runId,
         status: row.status,
@@ -199,7 +332,7 @@ export class AgentMessenger implements AgentMessaging {
     signal: AbortSignal,
     start:
       | { history: Array<{ role: 'user' | 'assistant'; content: string }>; memory: string }
-      | { resume: TurnState },
+      | { resume: TurnState; approved: ToolCall[] },
   ): AsyncGenerator<TurnEvent, TurnOutcome> {
     const finish = (values: Partial<RunRow>) =>
       this.store.moveRun(run.id, ['in_progress'], { ...values, updated_at: this.clock.now().toISOString() });
@@ -214,26 +347,30 @@ export class AgentMessenger implements AgentMessaging {
         ...('memory' in start ? { memory: start.memory } : {}),
         content: options.content,
         signal,
-        ...('resume' in start ? { resume: start.resume } : {}),
+        ...('resume' in start ? { resume: start.resume, approved: start.approved } : {}),
         ...(options.tools ? { clientTools: options.tools } : {}),
         ...(options.toolChoice ? { toolChoice: options.toolChoice } : {}),
         ...(options.responseFormat ? { responseFormat: options.responseFormat } : {}),
       });
       if (result.pending && result.state) {
-        const toolCalls = result.pending.map((c) => ({
+        const approvals = new Set(result.approvals ?? []);
+        const calls: StoredCall[] = result.pending.map((c) => ({
           id: c.id as string,
           name: c.name,
           arguments: c.arguments,
+          kind: approvals.has(c.id as string) ? 'approval' : 'client',
         }));
         await finish({
           status: 'requires_action',
           state: JSON.stringify(result.state),
-          pending: JSON.stringify(toolCalls),
+          pending: JSON.stringify(calls),
         });
+        const action = requiredAction(calls);
         return {
           status: 'requires_action',
           runId: run.id,
-          toolCalls,
+          toolCalls: action.toolCalls,
+          approvals: action.approvals,
           usage: result.usage,
           sources: result.sources,
         };
@@ -281,16 +418,52 @@ export class AgentMessenger implements AgentMessaging {
   }
 }
 
+/** A background turn as queued: its run (the caller polls it) and the user's message. */
+export interface QueuedTurn {
+  conversationId: string;
+  runId: string;
+  userMessage: MessageView;
+  queued: RunRow;
+}
+
+/** Who started a background run, as stored on it: no secrets, nothing a function holds. */
+export interface RunPrincipal {
+  kind: Principal['kind'];
+  accountId: string;
+  keyId: string | null;
+  customerId: string | null;
+  role: Principal['role'];
+  scopes: string[];
+  services: string[];
+  models: string[] | null;
+  memberId?: string;
+}
+
+function runPrincipal(p: Principal): RunPrincipal {
+  return {
+    kind: p.kind,
+    accountId: p.accountId,
+    keyId: p.keyId,
+    customerId: p.customerId,
+    role: p.role,
+    scopes: [...p.scopes],
+    services: [...p.services],
+    models: p.models ? [...p.models] : null,
+    ...(p.memberId ? { memberId: p.memberId } : {}),
+  };
+}
+
 /** A run as the API shows it. */
 export function runView(row: RunRow) {
   const pending =
-    row.status === 'requires_action' && row.pending ? (JSON.parse(row.pending) as PendingCall[]) : null;
+    row.status === 'requires_action' && row.pending ? (JSON.parse(row.pending) as StoredCall[]) : null;
   return {
     id: row.id,
     agentId: row.agent_id,
     conversationId: row.conversation_id,
     status: row.status as 'queued' | 'in_progress' | 'requires_action' | 'completed' | 'failed' | 'cancelled',
-    requiredAction: pending ? { type: 'submit_tool_outputs' as const, toolCalls: pending } : null,
+    requiredAction: pending ? requiredAction(pending) : null,
+    background: row.background === 1,
     messageId: row.message_id,
     error: row.error ? (JSON.parse(row.error) as { code: string; message: string }) : null,
     createdAt: row.created_at,

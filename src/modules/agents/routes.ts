@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { AppError } from '../../core/errors.js';
+import { AppError, validationError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
 import { documentedOnly } from '../../core/http/openapi-route.js';
 import { ListEnvelope, ListQuery, listQueryOf, withErrors } from '../../core/http/schemas.js';
@@ -16,11 +16,16 @@ import {
   AgentParams,
   AgentPatchBody,
   AgentView,
+  ApprovalsBody,
   ConversationBody,
   ConversationDetail,
+  ConversationExport,
   ConversationParams,
   ConversationView,
+  MessageEditBody,
   MessagePage,
+  MessageParams,
+  MessageView,
   RunParams,
   RunView,
   SendAnswer,
@@ -70,7 +75,12 @@ async function answer(request: FastifyRequest, reply: FastifyReply, turn: Turn, 
       return {
         ...base,
         messages: asked,
-        requiredAction: { type: 'submit_tool_outputs' as const, toolCalls: outcome.toolCalls },
+        requiredAction: {
+          type:
+            outcome.toolCalls.length > 0 ? ('submit_tool_outputs' as const) : ('approve_tool_calls' as const),
+          toolCalls: outcome.toolCalls,
+          approvals: outcome.approvals,
+        },
       };
     return {
       ...base,
@@ -163,19 +173,30 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
         summary: 'Send a message; the agent answers (server-sent events with stream: true)',
         params: AgentParams,
         body: SendBody,
-        response: withErrors({ 200: SendAnswer }),
+        response: withErrors({ 200: SendAnswer, 202: RunView }),
       },
     },
     async (request, reply) => {
-      const { conversationId, content, stream, tools, toolChoice, responseFormat } = request.body;
-      if (stream) holdStreamSlot(request, reply);
-      const turn = await messenger.begin(principalOf(request), request.params.agentId, {
+      const { conversationId, content, stream, background, tools, toolChoice, responseFormat } = request.body;
+      const input = {
         content,
         ...(conversationId !== undefined ? { conversationId } : {}),
         ...(tools ? { tools: tools as ClientTool[] } : {}),
         ...(toolChoice ? { toolChoice } : {}),
         ...(responseFormat ? { responseFormat: responseFormat as ResponseFormat } : {}),
-      });
+      };
+      if (background) {
+        if (stream)
+          throw validationError('A background turn is polled, not streamed', [
+            { field: 'stream', message: 'cannot be true with background: true' },
+          ]);
+        const queued = await messenger.begin(principalOf(request), request.params.agentId, input, {
+          background: true,
+        });
+        return reply.code(202).send(runView(queued.queued));
+      }
+      if (stream) holdStreamSlot(request, reply);
+      const turn = await messenger.begin(principalOf(request), request.params.agentId, input);
       return answer(request, reply, turn, stream === true);
     },
   );
@@ -203,12 +224,40 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
   );
 
   r.post(
+    '/api/agents/:agentId/runs/:runId/approvals',
+    {
+      // Approval is the account's oversight of its agents: its keys and members, not a customer token.
+      config: keysOnly,
+      schema: {
+        tags,
+        summary:
+          "Approve or reject a paused run's calls to tools that need approval; once none waits the turn continues (server-sent events with stream: true)",
+        params: RunParams,
+        body: ApprovalsBody,
+        response: withErrors({ 200: SendAnswer }),
+      },
+    },
+    async (request, reply) => {
+      const { agentId, runId } = request.params;
+      const { approvals, stream } = request.body;
+      if (stream) holdStreamSlot(request, reply);
+      const decisions = approvals.map((a) => ({
+        toolCallId: a.toolCallId,
+        approve: a.approve,
+        ...(a.reason ? { reason: a.reason } : {}),
+      }));
+      const turn = await messenger.approve(principalOf(request), agentId, runId, decisions);
+      return answer(request, reply, turn, stream === true);
+    },
+  );
+
+  r.post(
     '/api/agents/:agentId/runs/:runId/cancel',
     {
       config: customerFacing,
       schema: {
         tags,
-        summary: 'Cancel a run waiting for tool outputs',
+        summary: 'Cancel a run waiting for tool outputs, or a background run not yet ended',
         params: RunParams,
         // No body; an empty JSON object is accepted as clients send one.
         body: Type.Optional(Type.Object({}, { additionalProperties: false })),
@@ -318,6 +367,63 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
       },
     },
     async (request) => conversations.get(principalOf(request), request.params.id, request.query),
+  );
+
+  r.get(
+    '/api/conversations/:id/export',
+    {
+      config: customerFacing,
+      schema: {
+        tags,
+        summary: 'A conversation and all its messages as one JSON document',
+        params: ConversationParams,
+        response: withErrors({ 200: ConversationExport }),
+      },
+    },
+    async (request, reply) => {
+      const doc = await conversations.export(principalOf(request), request.params.id);
+      return reply
+        .header('content-disposition', `attachment; filename="${doc.conversation.id}.json"`)
+        .send(doc);
+    },
+  );
+
+  r.patch(
+    '/api/conversations/:id/messages/:messageId',
+    {
+      config: customerFacing,
+      schema: {
+        tags,
+        summary: "Edit a message's text (later turns read it so); 409 while a turn runs or waits",
+        params: MessageParams,
+        body: MessageEditBody,
+        response: withErrors({ 200: MessageView }),
+      },
+    },
+    async (request) =>
+      conversations.editMessage(
+        principalOf(request),
+        request.params.id,
+        request.params.messageId,
+        request.body.content,
+      ),
+  );
+
+  r.delete(
+    '/api/conversations/:id/messages/:messageId',
+    {
+      config: customerFacing,
+      schema: {
+        tags,
+        summary: 'Delete a message; 409 while a turn runs or waits',
+        params: MessageParams,
+        response: withErrors({}),
+      },
+    },
+    async (request, reply) => {
+      await conversations.deleteMessage(principalOf(request), request.params.id, request.params.messageId);
+      return reply.code(204).send();
+    },
   );
 
   r.delete(

@@ -84,6 +84,11 @@ const agentFields = {
   tools: Type.Array(Type.Union([ToolSpecBody, McpToolBody, ClientToolBody]), { maxItems: 20 }),
   temperature: Nullable(Type.Number({ minimum: 0, maximum: 2 })),
   maxToolCalls: Type.Integer({ minimum: 0, maximum: 10 }),
+  requiresApproval: Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
+    maxItems: 20,
+    description:
+      "Tools whose calls wait for a caller's approval (POST …/runs/{runId}/approvals): names of the agent's tools, `mcp:<server>` for all of a server's",
+  }),
 };
 
 export const AgentCreateBody = Type.Object(
@@ -95,6 +100,7 @@ export const AgentCreateBody = Type.Object(
     tools: Type.Optional(agentFields.tools),
     temperature: Type.Optional(agentFields.temperature),
     maxToolCalls: Type.Optional(agentFields.maxToolCalls),
+    requiresApproval: Type.Optional(agentFields.requiresApproval),
   },
   { additionalProperties: false },
 );
@@ -130,6 +136,7 @@ export const AgentView = Type.Object({
   tools: Type.Array(Type.Union([Type.String(), McpToolView, ToolView, ClientToolBody])),
   temperature: Nullable(Type.Number()),
   maxToolCalls: Type.Integer(),
+  requiresApproval: Type.Array(Type.String()),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -177,7 +184,7 @@ const Step = Type.Object({
   ms: Type.Number(),
 });
 
-const MessageView = Type.Object({
+export const MessageView = Type.Object({
   id: Type.String(),
   conversationId: Type.String(),
   role: Type.Enum(['user', 'assistant', 'tool'] as const),
@@ -191,6 +198,25 @@ const MessageView = Type.Object({
 export const MessagePage = Type.Object({
   data: Type.Array(MessageView),
   nextCursor: Nullable(Type.String()),
+});
+
+export const MessageParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+  messageId: Type.String({ minLength: 1, maxLength: 100 }),
+});
+
+export const MessageEditBody = Type.Object(
+  { content: Type.String({ minLength: 1, maxLength: 32_000 }) },
+  { additionalProperties: false },
+);
+
+export const ConversationExport = Type.Object({
+  format: Type.Literal('agent-conversation'),
+  version: Type.Literal(1),
+  exportedAt: Timestamp,
+  conversation: ConversationView,
+  messages: Type.Array(MessageView),
+  truncated: Type.Boolean({ description: 'More messages exist than an export carries (5,000)' }),
 });
 
 export const ConversationDetail = Type.Object({
@@ -219,6 +245,11 @@ export const SendBody = Type.Object(
     conversationId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     content: Type.String({ minLength: 1, maxLength: 32_000 }),
     stream: Type.Optional(Type.Boolean()),
+    background: Type.Optional(
+      Type.Boolean({
+        description: 'Queue the turn and answer 202 with its run at once; poll GET …/runs/{runId}',
+      }),
+    ),
     tools: Type.Optional(
       Type.Array(ClientToolBody, { maxItems: 20, description: 'Client tools of this turn' }),
     ),
@@ -243,6 +274,13 @@ const RunStatus = Type.Enum([
   'cancelled',
 ] as const);
 
+/** What a paused run waits for: client outputs first (OpenAI's `submit_tool_outputs`), then approvals. */
+const RequiredAction = Type.Object({
+  type: Type.Enum(['submit_tool_outputs', 'approve_tool_calls'] as const),
+  toolCalls: Type.Array(PendingCall, { description: 'Client tool calls waiting for their outputs' }),
+  approvals: Type.Array(PendingCall, { description: 'Calls of tools that need approval, waiting for it' }),
+});
+
 export const SendAnswer = Type.Object({
   conversationId: Type.String(),
   runId: Type.String(),
@@ -252,9 +290,7 @@ export const SendAnswer = Type.Object({
   usage: Usage,
   sources: Type.Array(Source),
   output: Type.Optional(Type.Unknown({ description: 'The answer parsed, with a responseFormat' })),
-  requiredAction: Type.Optional(
-    Type.Object({ type: Type.Literal('submit_tool_outputs'), toolCalls: Type.Array(PendingCall) }),
-  ),
+  requiredAction: Type.Optional(RequiredAction),
 });
 
 export const RunParams = Type.Object({
@@ -279,14 +315,33 @@ export const ToolOutputsBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const ApprovalsBody = Type.Object(
+  {
+    approvals: Type.Array(
+      Type.Object(
+        {
+          toolCallId: Type.String({ minLength: 1, maxLength: 100 }),
+          approve: Type.Boolean(),
+          reason: Type.Optional(
+            Type.String({ maxLength: 1_000, description: 'Shown to the model on a rejection' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 64 },
+    ),
+    stream: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
 export const RunView = Type.Object({
   id: Type.String(),
   agentId: Type.String(),
   conversationId: Type.String(),
   status: RunStatus,
-  requiredAction: Nullable(
-    Type.Object({ type: Type.Literal('submit_tool_outputs'), toolCalls: Type.Array(PendingCall) }),
-  ),
+  requiredAction: Nullable(RequiredAction),
+  background: Type.Boolean({ description: 'A queued turn (`background: true`), run by a worker' }),
   messageId: Nullable(Type.String()),
   error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
   createdAt: Timestamp,

@@ -47,6 +47,12 @@ export interface AgentRunsTable {
   pending: JsonText | null;
   message_id: string | null;
   error: JsonText | null;
+  /** 1: a job of the queue (`background: true`). */
+  background: number;
+  /** Times a worker took the run up (a background run's crash count is this minus one). */
+  attempts: number;
+  /** Who started it (JSON of RunPrincipal), for the worker that runs it. */
+  principal: JsonText | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
