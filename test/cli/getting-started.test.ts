@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NEW_ADMIN_KEY_COMMAND } from '../../src/cli/help.js';
+import { stopChild } from '../helpers/child-process.js';
 import { freePort } from '../helpers/listening.js';
 
 // docs/getting-started.md as a newcomer runs it: the built server started as `npm start` starts it,
@@ -63,14 +64,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  const child = server;
-  if (child?.pid && child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    const late = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(late);
-  }
+  await stopChild(server);
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(workDir, { recursive: true, force: true });
 });

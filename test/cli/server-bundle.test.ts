@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/modules/auth/key-format.js';
 import { buildPdf } from '../../src/modules/documents/loaders/pdf-fixture.js';
+import { stopChild } from '../helpers/child-process.js';
 import { freePort } from '../helpers/listening.js';
 import { until } from '../helpers/until.js';
 
@@ -72,14 +73,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  const child = server;
-  if (child?.pid && child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    const late = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(late);
-  }
+  await stopChild(server);
   rmSync(dataDir, { recursive: true, force: true });
 });
 
