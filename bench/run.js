@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { generateKey } from '../dist/modules/auth/key-format.js';
+import { stop } from './children.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
@@ -22,7 +23,11 @@ function rssMb(pid) {
 
 // The platform runs with the Node flags of `npm start` (young-generation sizing, docs/decisions.md).
 const startScript = JSON.parse(readFileSync(path.join(here, '..', 'package.json'), 'utf8')).scripts.start;
-const PLATFORM_NODE_FLAGS = /node ((?:--\S+ )*)dist\/main\.js/.exec(startScript)?.[1].trim().split(' ') ?? [];
+// BENCH_NODE_FLAGS adds flags to the platform's (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
+const PLATFORM_NODE_FLAGS = [
+  ...(/node ((?:--\S+ )*)dist\/main\.js/.exec(startScript)?.[1].trim().split(' ') ?? []),
+  ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+];
 
 // Children and temp folders are ended on any exit, a failed scenario's included: a bench that throws
 // must not leave servers running (or a pipe of its output open).
@@ -152,10 +157,8 @@ async function main() {
   const base = baseRuns[Math.floor(baseRuns.length / 2)];
   const rss = rssMb(platform.child.pid);
   const baseRss = rssMb(baseline.child.pid);
-  for (const server of [platform, baseline]) {
-    server.child.removeAllListeners('exit');
-    server.child.kill('SIGTERM');
-  }
+  // Stopped and waited for (SIGKILL after a grace period), so a profiled child writes its profile.
+  await Promise.all([platform, baseline].map((server) => stop(server.child)));
   rmSync(dataDir, { recursive: true, force: true });
   rows.unshift(['bare Fastify route (baseline)', { ...base, ratio: 1, rss: baseRss }]);
 

@@ -43,15 +43,19 @@ const postgres: SqlDialect = {
 
 type Ctx = NodeExecutionContext<PostgresParams>;
 
-/** Columns of the table, to name an unknown one as n8n does (none known: the server will say). */
+/**
+ * Columns of the table, to name an unknown one as n8n does (none known: the server will say). Read
+ * from the catalog, not information_schema.columns: that view took 2–10 ms per execution on a
+ * database with many schemas, most of an insert's time (the bench's webhook → Postgres insert).
+ */
+const COLUMNS_SQL = `SELECT a.attname AS column_name, CASE WHEN a.attnotnull THEN 'NO' ELSE 'YES' END AS is_nullable
+  FROM pg_catalog.pg_attribute a
+  JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
+  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+  WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped`;
+
 async function tableColumns(client: PoolClient, schema: string, table: string, bounds: QueryBounds) {
-  const rows = await runQuery(
-    client,
-    'SELECT column_name, is_nullable FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
-    [schema, table],
-    bounds,
-    { rows: 0 },
-  );
+  const rows = await runQuery(client, COLUMNS_SQL, [schema, table], bounds, { rows: 0 });
   return new Map(rows.map((r) => [String(r.column_name), r.is_nullable === 'YES']));
 }
 
