@@ -208,6 +208,36 @@ export function defineNode<S extends TSchema>(node: NodeType<S>): NodeType {
   return node as unknown as NodeType;
 }
 
+/** What each kind of sub-node is called when it is run on its own. */
+const SUB_NODE_NAMES: Record<AiConnectionType, string> = {
+  ai_languageModel: 'A chat model',
+  ai_memory: 'A memory',
+  ai_tool: 'A tool',
+  ai_embedding: 'An embeddings model',
+  ai_vectorStore: 'A vector store',
+  ai_document: 'A document loader',
+  ai_textSplitter: 'A text splitter',
+  ai_outputParser: 'An output parser',
+  ai_retriever: 'A retriever',
+};
+
+/**
+ * A sub-node (n8n's chat models, tools, memories…): no main input, and never run on its own; its root
+ * calls `supply`, and a run of the sub-node itself fails naming what it is.
+ */
+export function defineSubNode<S extends TSchema>(
+  node: Omit<NodeType<S>, 'inputs' | 'execute' | 'subNode'> & { subNode: AiConnectionType },
+): NodeType {
+  const name = SUB_NODE_NAMES[node.subNode];
+  return defineNode<S>({
+    ...node,
+    inputs: 0,
+    async execute() {
+      throw new NodeOperationError(`${name} runs only attached to an AI node`);
+    },
+  });
+}
+
 /** An error a node raises on purpose: its message and description land in the run data. */
 export class NodeOperationError extends Error {
   readonly description: string | undefined;

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode } from '../../../engine/node-type.js';
 import type { Json } from '../../../engine/types.js';
 import { AgentParameters, promptOf } from '../agent/parameters.js';
 import { runAgentItem } from '../agent/run-agent.js';
@@ -27,16 +27,12 @@ const INPUT_SCHEMA = {
  * and memory. When called, its parameters resolve over the model's arguments (`$json`, `$fromAI()`), and
  * it runs on the same tool loop; its answer is the tool's result.
  */
-export const agentToolNode = defineNode({
+export const agentToolNode = defineSubNode({
   type: `${LANGCHAIN}.agentTool`,
   versions: [2.2, 3],
   schema: Parameters,
-  inputs: 0,
   subNode: 'ai_tool',
   aiInputs: ['ai_languageModel', 'ai_memory', 'ai_tool', 'ai_outputParser'],
-  async execute() {
-    throw new NodeOperationError('A tool runs only attached to an AI node');
-  },
   async supply(ctx, itemIndex): Promise<AiTool> {
     const fromAi = fromAiParameters(ctx.node.parameters);
     const description =

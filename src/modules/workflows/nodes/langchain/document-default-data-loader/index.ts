@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode } from '../../../engine/node-type.js';
 import type { Json } from '../../../engine/types.js';
 import { type AiDocument, type DocumentSource, LANGCHAIN, supplied, type TextSplitter } from '../ai-parts.js';
 import { binaryText, jsonDocuments, splitDocuments, textDocument, withMetadata } from '../documents.js';
@@ -42,16 +42,12 @@ const Parameters = Type.Object(
  * item's JSON (each string value a document), an expression's text, or a text file of its binary — cut by
  * the attached text splitter (v1, v1.1 `custom`) or by the recursive splitter at 1000/200 (v1.1 `simple`).
  */
-export const documentDefaultDataLoaderNode = defineNode({
+export const documentDefaultDataLoaderNode = defineSubNode({
   type: `${LANGCHAIN}.documentDefaultDataLoader`,
   versions: [1, 1.1],
   schema: Parameters,
-  inputs: 0,
   subNode: 'ai_document',
   aiInputs: ['ai_textSplitter'],
-  async execute() {
-    throw new NodeOperationError('A document loader runs only attached to an AI node');
-  },
   async supply(ctx, itemIndex): Promise<DocumentSource> {
     const p = await ctx.params(itemIndex);
     const item = ctx.items[itemIndex];

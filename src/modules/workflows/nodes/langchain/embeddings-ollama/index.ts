@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
 import { credentialRefOf } from '../../../engine/types.js';
 import { type Embeddings, LANGCHAIN } from '../ai-parts.js';
 import { wireEmbeddings } from '../embeddings-wire.js';
@@ -13,15 +13,11 @@ const Parameters = Type.Object(
 );
 
 /** n8n's Embeddings Ollama: `POST {baseUrl}/api/embed` with the `ollamaApi` credential (or the platform's Ollama surface). */
-export const embeddingsOllamaNode = defineNode({
+export const embeddingsOllamaNode = defineSubNode({
   type: `${LANGCHAIN}.embeddingsOllama`,
   versions: [1],
   schema: Parameters,
-  inputs: 0,
   subNode: 'ai_embedding',
-  async execute() {
-    throw new NodeOperationError('An embeddings model runs only attached to an AI node');
-  },
   async supply(ctx, itemIndex): Promise<Embeddings> {
     const p = await ctx.params(itemIndex);
     const credId = credentialRefOf(ctx.node.credentials?.ollamaApi);

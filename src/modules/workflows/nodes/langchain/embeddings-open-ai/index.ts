@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
 import { credentialRefOf } from '../../../engine/types.js';
 import { type Embeddings, LANGCHAIN, locatorValue } from '../ai-parts.js';
 import { wireEmbeddings } from '../embeddings-wire.js';
@@ -37,15 +37,11 @@ const Parameters = Type.Object(
  * n8n's Embeddings OpenAI: `POST {base}/embeddings` with the `openAiApi` credential — OpenAI, a compatible
  * server, or this platform's gateway (`url` = the platform's `/v1`, a platform key: charged and logged).
  */
-export const embeddingsOpenAiNode = defineNode({
+export const embeddingsOpenAiNode = defineSubNode({
   type: `${LANGCHAIN}.embeddingsOpenAi`,
   versions: [1, 1.1, 1.2],
   schema: Parameters,
-  inputs: 0,
   subNode: 'ai_embedding',
-  async execute() {
-    throw new NodeOperationError('An embeddings model runs only attached to an AI node');
-  },
   async supply(ctx, itemIndex): Promise<Embeddings> {
     const p = await ctx.params(itemIndex);
     const credId = credentialRefOf(ctx.node.credentials?.openAiApi);

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
 import { credentialRefOf } from '../../../engine/types.js';
 import { LANGCHAIN, locatorValue } from '../ai-parts.js';
 import { anthropicModel } from '../anthropic-wire.js';
@@ -42,15 +42,11 @@ const DEFAULT_URL = 'https://api.anthropic.com';
  * n8n's Anthropic Chat Model: the Messages API with the `anthropicApi` credential (`apiKey`, and `url` for
  * a proxy or a compatible server), through the outbound guard.
  */
-export const lmChatAnthropicNode = defineNode({
+export const lmChatAnthropicNode = defineSubNode({
   type: `${LANGCHAIN}.lmChatAnthropic`,
   versions: [1, 1.1, 1.2, 1.3],
   schema: Parameters,
-  inputs: 0,
   subNode: 'ai_languageModel',
-  async execute() {
-    throw new NodeOperationError('A chat model runs only attached to an AI node');
-  },
   async supply(ctx, itemIndex) {
     const p = await ctx.params(itemIndex);
     const credId = credentialRefOf(ctx.node.credentials?.anthropicApi);

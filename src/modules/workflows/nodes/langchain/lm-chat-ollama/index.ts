@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
 import { credentialRefOf } from '../../../engine/types.js';
 import { LANGCHAIN } from '../ai-parts.js';
 import { ollamaModel } from '../ollama-wire.js';
@@ -67,15 +67,11 @@ const OPTION_NAMES: Record<string, string> = {
  * n8n's Ollama Chat Model: `POST {baseUrl}/api/chat` with the `ollamaApi` credential (`baseUrl`, optional
  * `apiKey` as a bearer token). The base may be this platform's own Ollama surface.
  */
-export const lmChatOllamaNode = defineNode({
+export const lmChatOllamaNode = defineSubNode({
   type: `${LANGCHAIN}.lmChatOllama`,
   versions: [1],
   schema: Parameters,
-  inputs: 0,
   subNode: 'ai_languageModel',
-  async execute() {
-    throw new NodeOperationError('A chat model runs only attached to an AI node');
-  },
   async supply(ctx, itemIndex) {
     const p = await ctx.params(itemIndex);
     const credId = credentialRefOf(ctx.node.credentials?.ollamaApi);

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
 import { credentialRefOf } from '../../../engine/types.js';
 import { LANGCHAIN, locatorValue } from '../ai-parts.js';
 import { openAiWireModel } from '../openai-wire.js';
@@ -51,15 +51,11 @@ const DEFAULT_TIMEOUT_MS = 60_000;
  * or this platform's gateway (`url` = the platform's `/v1`, `apiKey` = a platform key): then the model is
  * one of the registry, charged to that key's token budget and logged in `GET /v1/llm/requests`.
  */
-export const lmChatOpenAiNode = defineNode({
+export const lmChatOpenAiNode = defineSubNode({
   type: `${LANGCHAIN}.lmChatOpenAi`,
   versions: [1, 1.1, 1.2, 1.3],
   schema: Parameters,
-  inputs: 0,
   subNode: 'ai_languageModel',
-  async execute() {
-    throw new NodeOperationError('A chat model runs only attached to an AI node');
-  },
   async supply(ctx, itemIndex) {
     const p = await ctx.params(itemIndex);
     if ((ctx.node.typeVersion ?? 1) >= 1.3 && p.responsesApiEnabled)

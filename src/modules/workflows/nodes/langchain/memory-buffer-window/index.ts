@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
 import { type ChatMemory, LANGCHAIN } from '../ai-parts.js';
 import { appendSession, loadSession, sessionKeyOf } from './session-store.js';
 
@@ -17,15 +17,11 @@ const Parameters = Type.Object(
  * n8n's Simple Memory (Window Buffer Memory): the last `contextWindowLength` exchanges of a session. The
  * session is the input's `sessionId` (a Chat Trigger's) or a key of the node's own.
  */
-export const memoryBufferWindowNode = defineNode({
+export const memoryBufferWindowNode = defineSubNode({
   type: `${LANGCHAIN}.memoryBufferWindow`,
   versions: [1, 1.1, 1.2, 1.3],
   schema: Parameters,
-  inputs: 0,
   subNode: 'ai_memory',
-  async execute() {
-    throw new NodeOperationError('A memory runs only attached to an AI node');
-  },
   async supply(ctx, itemIndex): Promise<ChatMemory> {
     const p = await ctx.params(itemIndex);
     const fromInput =

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { defineNode, type NodeExecutionContext, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode, type NodeExecutionContext, NodeOperationError } from '../../../engine/node-type.js';
 import { postgresPool, runQuery, withConnection } from '../../n8n/postgres/client.js';
 import { boundsOf } from '../../n8n/sql/bounds.js';
 import { nodeCredential } from '../../n8n/sql/credential.js';
@@ -23,15 +23,11 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * missing), reached through the outbound-address guard like the Postgres node; the last
  * `contextWindowLength` exchanges are read back.
  */
-export const memoryPostgresChatNode = defineNode({
+export const memoryPostgresChatNode = defineSubNode({
   type: `${LANGCHAIN}.memoryPostgresChat`,
   versions: [1, 1.1, 1.2, 1.3],
   schema: Parameters,
-  inputs: 0,
   subNode: 'ai_memory',
-  async execute() {
-    throw new NodeOperationError('A memory runs only attached to an AI node');
-  },
   async supply(ctx, itemIndex): Promise<ChatMemory> {
     const p = await ctx.params(itemIndex);
     const sessionId = sessionIdOf(ctx.node.typeVersion, p, ctx.items[itemIndex]);

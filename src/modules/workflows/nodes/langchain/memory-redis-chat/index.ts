@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { defineNode, type NodeExecutionContext, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode, type NodeExecutionContext } from '../../../engine/node-type.js';
 import { redisClient } from '../../n8n/redis/client.js';
 import { boundsOf, timedOut } from '../../n8n/sql/bounds.js';
 import { nodeCredential } from '../../n8n/sql/credential.js';
@@ -21,15 +21,11 @@ const Parameters = Type.Object(
  * the outbound-address guard like the Redis node, with the session's TTL if set; the last
  * `contextWindowLength` exchanges are read back.
  */
-export const memoryRedisChatNode = defineNode({
+export const memoryRedisChatNode = defineSubNode({
   type: `${LANGCHAIN}.memoryRedisChat`,
   versions: [1, 1.1, 1.2, 1.3, 1.4, 1.5],
   schema: Parameters,
-  inputs: 0,
   subNode: 'ai_memory',
-  async execute() {
-    throw new NodeOperationError('A memory runs only attached to an AI node');
-  },
   async supply(ctx, itemIndex): Promise<ChatMemory> {
     const p = await ctx.params(itemIndex);
     const key = sessionIdOf(ctx.node.typeVersion, p, ctx.items[itemIndex]);

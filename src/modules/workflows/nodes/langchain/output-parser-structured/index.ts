@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
 import { LANGCHAIN, type OutputParser } from '../ai-parts.js';
 import { jsonOfText, parseJsonField, schemaFromExample, validatorOf } from './json-schema.js';
 
@@ -21,16 +21,12 @@ const Parameters = Type.Object(
 );
 
 /** n8n's Structured Output Parser: the answer must be JSON meeting a schema (given, or from an example). */
-export const outputParserStructuredNode = defineNode({
+export const outputParserStructuredNode = defineSubNode({
   type: `${LANGCHAIN}.outputParserStructured`,
   versions: [1, 1.1, 1.2, 1.3],
   schema: Parameters,
-  inputs: 0,
   subNode: 'ai_outputParser',
   aiInputs: ['ai_languageModel'],
-  async execute() {
-    throw new NodeOperationError('An output parser runs only attached to an AI node');
-  },
   async supply(ctx, itemIndex): Promise<OutputParser> {
     const p = await ctx.params(itemIndex);
     const version = ctx.node.typeVersion ?? 1;

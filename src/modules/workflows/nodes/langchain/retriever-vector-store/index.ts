@@ -1,21 +1,17 @@
 import { Type } from 'typebox';
-import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode } from '../../../engine/node-type.js';
 import { LANGCHAIN, type Retriever, requiredPart } from '../ai-parts.js';
 
 /** n8n's Vector Store Retriever: the `topK` documents of the attached store nearest a query. */
-export const retrieverVectorStoreNode = defineNode({
+export const retrieverVectorStoreNode = defineSubNode({
   type: `${LANGCHAIN}.retrieverVectorStore`,
   versions: [1],
   schema: Type.Object(
     { topK: Type.Integer({ minimum: 1, maximum: 1_000, default: 4 }), notice: Type.Optional(Type.String()) },
     { additionalProperties: false },
   ),
-  inputs: 0,
   subNode: 'ai_retriever',
   aiInputs: ['ai_vectorStore'],
-  async execute() {
-    throw new NodeOperationError('A retriever runs only attached to an AI node');
-  },
   async supply(ctx, itemIndex): Promise<Retriever> {
     const p = await ctx.params(itemIndex);
     const store = await requiredPart(

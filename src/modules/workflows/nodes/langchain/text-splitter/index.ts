@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
 import { LANGCHAIN, type TextSplitter } from '../ai-parts.js';
 import { splitCharacter, splitRecursive } from './split.js';
 
@@ -7,7 +7,7 @@ const Size = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1000 });
 const Overlap = Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 });
 
 /** n8n's Recursive Character Text Splitter (code-language separators are not offered: plain text's are used). */
-export const textSplitterRecursiveNode = defineNode({
+export const textSplitterRecursiveNode = defineSubNode({
   type: `${LANGCHAIN}.textSplitterRecursiveCharacterTextSplitter`,
   versions: [1],
   schema: Type.Object(
@@ -22,11 +22,7 @@ export const textSplitterRecursiveNode = defineNode({
     },
     { additionalProperties: false },
   ),
-  inputs: 0,
   subNode: 'ai_textSplitter',
-  async execute() {
-    throw new NodeOperationError('A text splitter runs only attached to an AI node');
-  },
   async supply(ctx, itemIndex): Promise<TextSplitter> {
     const p = await ctx.params(itemIndex);
     if (p.options.splitCode)
@@ -39,7 +35,7 @@ export const textSplitterRecursiveNode = defineNode({
 });
 
 /** n8n's Character Text Splitter: on one separator, merged into chunks. */
-export const textSplitterCharacterNode = defineNode({
+export const textSplitterCharacterNode = defineSubNode({
   type: `${LANGCHAIN}.textSplitterCharacterTextSplitter`,
   versions: [1],
   schema: Type.Object(
@@ -51,11 +47,7 @@ export const textSplitterCharacterNode = defineNode({
     },
     { additionalProperties: false },
   ),
-  inputs: 0,
   subNode: 'ai_textSplitter',
-  async execute() {
-    throw new NodeOperationError('A text splitter runs only attached to an AI node');
-  },
   async supply(ctx, itemIndex): Promise<TextSplitter> {
     const p = await ctx.params(itemIndex);
     const o = { chunkSize: p.chunkSize, chunkOverlap: p.chunkOverlap };

@@ -1,18 +1,14 @@
 import { Type } from 'typebox';
-import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode } from '../../../engine/node-type.js';
 import { type AiTool, LANGCHAIN } from '../ai-parts.js';
 import { ArithmeticError, evaluateArithmetic } from './arithmetic.js';
 
 /** n8n's Calculator tool (LangChain's `calculator`): a math expression in, its value out as text. */
-export const toolCalculatorNode = defineNode({
+export const toolCalculatorNode = defineSubNode({
   type: `${LANGCHAIN}.toolCalculator`,
   versions: [1],
   schema: Type.Object({ notice: Type.Optional(Type.String()) }, { additionalProperties: false }),
-  inputs: 0,
   subNode: 'ai_tool',
-  async execute() {
-    throw new NodeOperationError('A tool runs only attached to an AI node');
-  },
   async supply(): Promise<AiTool> {
     return {
       kind: 'tool',

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
 import { type AiTool, LANGCHAIN } from '../ai-parts.js';
 import { toolNameOf } from '../from-ai.js';
 
@@ -31,15 +31,11 @@ const QUERY_SCHEMA = {
  * bounded). Its input is `query` (a text), or the object of its input schema; what the code returns is
  * the tool's result (text, or JSON of anything else). Python is not run here.
  */
-export const toolCodeNode = defineNode({
+export const toolCodeNode = defineSubNode({
   type: `${LANGCHAIN}.toolCode`,
   versions: [1, 1.1, 1.2, 1.3],
   schema: Parameters,
-  inputs: 0,
   subNode: 'ai_tool',
-  async execute() {
-    throw new NodeOperationError('A tool runs only attached to an AI node');
-  },
   async supply(ctx, itemIndex): Promise<AiTool> {
     const p = await ctx.params(itemIndex);
     if (p.language !== 'javaScript')

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
-import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
 import { credentialRefOf } from '../../../engine/types.js';
 import { type AppliedCredential, buildRequest, toOutbound } from '../../n8n/http-request/build.js';
 import {
@@ -93,15 +93,11 @@ type Part = 'Query' | 'Headers' | 'Body';
  * HTTP Request node's builder and credentials through the guarded outbound HTTP; the response text is
  * the tool's answer (cut at `maxLength` when truncating, and at 100,000 characters always).
  */
-export const toolHttpRequestNode = defineNode({
+export const toolHttpRequestNode = defineSubNode({
   type: `${LANGCHAIN}.toolHttpRequest`,
   versions: [1, 1.1],
   schema: Parameters,
-  inputs: 0,
   subNode: 'ai_tool',
-  async execute() {
-    throw new NodeOperationError('A tool runs only attached to an AI node');
-  },
   async supply(ctx, itemIndex): Promise<AiTool> {
     const p = await ctx.params(itemIndex);
     if (p.optimizeResponse && p.responseType && p.responseType !== 'json' && p.responseType !== 'text')

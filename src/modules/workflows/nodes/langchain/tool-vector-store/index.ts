@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode } from '../../../engine/node-type.js';
 import { type AiTool, LANGCHAIN, requiredPart } from '../ai-parts.js';
 import { askText, documentsText } from '../ask.js';
 import { toolNameOf } from '../from-ai.js';
@@ -14,7 +14,7 @@ If you don't know the answer, just say that you don't know, don't try to make up
  * n8n's Vector Store Question Answer Tool: the model's question answered by the attached chat model from
  * the `topK` documents of the attached vector store (v1 named by `name`, later by the node's name).
  */
-export const toolVectorStoreNode = defineNode({
+export const toolVectorStoreNode = defineSubNode({
   type: `${LANGCHAIN}.toolVectorStore`,
   versions: [1, 1.1],
   schema: Type.Object(
@@ -26,12 +26,8 @@ export const toolVectorStoreNode = defineNode({
     },
     { additionalProperties: false },
   ),
-  inputs: 0,
   subNode: 'ai_tool',
   aiInputs: ['ai_vectorStore', 'ai_languageModel'],
-  async execute() {
-    throw new NodeOperationError('A tool runs only attached to an AI node');
-  },
   async supply(ctx, itemIndex): Promise<AiTool> {
     const p = await ctx.params(itemIndex);
     const store = await requiredPart(

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
 import type { Item, Json, ValidationProblem } from '../../../engine/types.js';
 import { workflowIdOf } from '../../n8n/execute-workflow/workflow-ref.js';
 import { type AiTool, LANGCHAIN } from '../ai-parts.js';
@@ -68,11 +68,10 @@ const MAX_ANSWER_CHARS = 100_000;
  * `{query, …fields}` and answers the first item's `responsePropertyName`; v2 sends its mapped inputs
  * (`$fromAI()` values checked against their types) and answers the first item's JSON.
  */
-export const toolWorkflowNode = defineNode({
+export const toolWorkflowNode = defineSubNode({
   type: `${LANGCHAIN}.toolWorkflow`,
   versions: [1, 1.1, 1.2, 1.3, 2, 2.1, 2.2],
   schema: Parameters,
-  inputs: 0,
   subNode: 'ai_tool',
   check(params) {
     const problems: ValidationProblem[] = [];
@@ -82,9 +81,6 @@ export const toolWorkflowNode = defineNode({
         message: `'${params.source}' is not supported here: call a saved workflow of the account ('database')`,
       });
     return problems;
-  },
-  async execute() {
-    throw new NodeOperationError('A tool runs only attached to an AI node');
   },
   async supply(ctx, itemIndex): Promise<AiTool> {
     const call = ctx.deps.subWorkflow;
