@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify
 import type { ServiceId } from '../../config.js';
 import { hasScope, hasService, type Operation, operationFor, type Principal } from '../auth/principal.js';
 import { AppError } from '../errors.js';
-import { andThen, type LimitDecision, type Limiter, type Maybe } from '../limits/limiter.js';
+import { andThen, type LimitCheck, type LimitDecision, type Limiter, type Maybe } from '../limits/limiter.js';
 import { isPrivateAddress, rateLimitClient } from './ip-rules.js';
 
 /** Verifies the credentials of a request; throws AppError UNAUTHORIZED. Implemented by the auth module. */
@@ -182,80 +182,160 @@ export function createAuthHook(deps: AuthHookDeps): onRequestHookHandler {
     );
   }
 
-  /** Refuses an address with too many failed authentications, before looking at its credential. */
-  function failureGate(failureKey: string): Maybe<void> {
-    if (limits.authFailuresPerIp <= 0) return;
-    return andThen(
-      limiter.readWindow(failureKey, limits.authFailuresPerIp, limits.windowSeconds),
-      (failures) => {
-        if (!failures.allowed) throw tooMany(failures, 'Too many failed authentication attempts');
-      },
-    );
+  /**
+   * A check of `Limiter.check` and what it means here: refused with a 429 naming `what`, the key's
+   * daily quota (counted in usage, its headers on the answer), or only read (`what` absent).
+   */
+  interface Gate {
+    check: LimitCheck;
+    what?: string;
+    quota?: 'count' | 'read';
   }
 
-  /** Counts a failed authentication against the address, then throws the failure. */
-  function failed(error: unknown, failureKey: string): Maybe<never> {
-    if (limits.authFailuresPerIp > 0 && error instanceof AppError && error.code === 'UNAUTHORIZED') {
-      return andThen(limiter.hitWindow(failureKey, limits.authFailuresPerIp, limits.windowSeconds), () => {
-        throw error;
+  const windowOf = (kind: 'window' | 'readWindow', name: string, limit: number): LimitCheck => ({
+    kind,
+    name,
+    limit,
+    windowSeconds: limits.windowSeconds,
+  });
+
+  /**
+   * Before a credential is looked at: the address's budget, then its failed authentications (an
+   * address with too many is refused whatever it sends).
+   */
+  function beforeAuthentication(client: string, failureKey: string): Gate[] {
+    const gates: Gate[] = [];
+    if (limits.perIp > 0)
+      gates.push({ check: windowOf('window', `ip:${client}`, limits.perIp), what: 'Rate limit per IP' });
+    if (limits.authFailuresPerIp > 0)
+      gates.push({
+        check: windowOf('readWindow', failureKey, limits.authFailuresPerIp),
+        what: 'Too many failed authentication attempts',
       });
-    }
-    throw error;
+    return gates;
+  }
+
+  /** A failed authentication counts against the address. */
+  function failure(error: unknown, failureKey: string): Gate[] {
+    if (limits.authFailuresPerIp > 0 && error instanceof AppError && error.code === 'UNAUTHORIZED')
+      return [{ check: windowOf('window', failureKey, limits.authFailuresPerIp) }];
+    return [];
   }
 
   /**
-   * A refused request of an authenticated key still carries its quota headers (read, not counted:
-   * a request the key may not make does not use its quota).
+   * After authentication: a request the grant refuses only reads the key's quota (a request the
+   * key may not make does not use it, but its answer carries the headers); one it allows passes the
+   * short per-endpoint window, then counts against the quota (a request the window refuses does
+   * not use the day's quota).
    */
-  function withQuotaHeaders(error: unknown, principal: Principal): Maybe<never> {
-    if (!(error instanceof AppError) || !principal.keyId || principal.dailyQuota === null) throw error;
-    return andThen(limiter.readDailyQuota(principal.keyId, principal.dailyQuota), (quota) => {
-      Object.assign(error.headers, limitHeaders(quota));
-      throw error;
-    });
-  }
-
-  function authenticate(request: FastifyRequest, failureKey: string): Maybe<Principal> {
-    let principal: Principal | undefined;
-    try {
-      principal = deps.authenticator.authenticateCached?.(request);
-    } catch (error) {
-      return failed(error, failureKey);
+  function afterAuthentication(
+    request: FastifyRequest,
+    auth: RouteAuth,
+    principal: Principal,
+    grantError: unknown,
+  ): Gate[] {
+    const gates: Gate[] = [];
+    const quota = principal.keyId && principal.dailyQuota !== null;
+    if (grantError !== undefined) {
+      if (quota && grantError instanceof AppError)
+        gates.push({
+          check: {
+            kind: 'readQuota',
+            keyId: principal.keyId as string,
+            limit: principal.dailyQuota as number,
+          },
+          quota: 'read',
+        });
+      return gates;
     }
-    if (principal) return principal;
-    return deps.authenticator.authenticate(request).catch((error: unknown) => failed(error, failureKey));
+    if (auth.endpointLimit && limits.perEndpoint > 0) {
+      const who = principal.keyId ?? principal.accountId;
+      gates.push({
+        check: windowOf('window', `ep:${request.routeOptions.url}:${who}`, limits.perEndpoint),
+        what: 'Rate limit per endpoint',
+      });
+    }
+    if (quota)
+      gates.push({
+        check: { kind: 'quota', keyId: principal.keyId as string, limit: principal.dailyQuota as number },
+        what: 'Daily request quota',
+        quota: 'count',
+      });
+    return gates;
   }
 
-  function authorize(
+  function grantErrorOf(request: FastifyRequest, auth: RouteAuth, principal: Principal): unknown {
+    try {
+      checkGrant(request, auth, principal);
+      return undefined;
+    } catch (error) {
+      return error;
+    }
+  }
+
+  /**
+   * Runs the gates as one call to the counters and answers as running them one by one would: the
+   * first refused one throws its 429. `principal` becomes the request's once the gates before index
+   * `authorizedFrom` have passed; a grant error is thrown last, with the quota's headers.
+   */
+  function settle(
     request: FastifyRequest,
     reply: FastifyReply,
     auth: RouteAuth,
-    principal: Principal,
+    gates: Gate[],
+    principal: Principal | null,
+    authorizedFrom: number,
+    grantError?: unknown,
   ): Maybe<void> {
-    request.principal = principal;
-    try {
-      checkGrant(request, auth, principal);
-    } catch (error) {
-      return withQuotaHeaders(error, principal);
-    }
+    return andThen(limiter.check(gates.map((g) => g.check)), (decisions) => {
+      for (let i = 0; i < decisions.length; i++) {
+        if (i === authorizedFrom && principal) request.principal = principal;
+        const gate = gates[i] as Gate;
+        const decision = decisions[i] as LimitDecision;
+        if (gate.quota === 'read' && grantError instanceof AppError)
+          Object.assign(grantError.headers, limitHeaders(decision));
+        if (gate.quota === 'count' && principal) deps.usage.record(principal, auth.service, decision.allowed);
+        if (gate.what && !decision.allowed) throw tooMany(decision, gate.what);
+        if (gate.quota === 'count') setLimitHeaders(reply, decision);
+      }
+      if (decisions.length <= authorizedFrom && principal) request.principal = principal;
+      if (grantError !== undefined) throw grantError;
+    });
+  }
 
-    const dailyQuota = (): Maybe<void> => {
-      if (!principal.keyId || principal.dailyQuota === null) return;
-      return andThen(limiter.hitDailyQuota(principal.keyId, principal.dailyQuota), (quota) => {
-        deps.usage.record(principal, auth.service, quota.allowed);
-        if (!quota.allowed) throw tooMany(quota, 'Daily request quota');
-        setLimitHeaders(reply, quota);
-      });
-    };
-    if (!auth.endpointLimit) return dailyQuota();
-    // The short window first: a request it refuses does not use the day's quota.
-    const who = principal.keyId ?? principal.accountId;
-    return andThen(
-      windowLimit(`ep:${request.routeOptions.url}:${who}`, limits.perEndpoint, 'Rate limit per endpoint'),
-      dailyQuota,
+  /** After the gates, a credential not verified in this process before (the database, a session). */
+  function authenticateInFull(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    auth: RouteAuth,
+    failureKey: string,
+  ): Promise<void> {
+    return deps.authenticator.authenticate(request).then(
+      (principal) => {
+        const grantError = grantErrorOf(request, auth, principal);
+        return settle(
+          request,
+          reply,
+          auth,
+          afterAuthentication(request, auth, principal, grantError),
+          principal,
+          0,
+          grantError,
+        );
+      },
+      (error: unknown) =>
+        andThen(settle(request, reply, auth, failure(error, failureKey), null, 0), () => {
+          throw error;
+        }),
     );
   }
 
+  /**
+   * Limits, authentication, authorization and the quota in this order. A key verified before in
+   * this process is known without waiting, so all its checks go to the counters at once: one
+   * round trip to Redis per request (none on in-process counters), deciding as the steps would one
+   * by one. Any other credential: the gates, then its verification, then the checks after it.
+   */
   function check(request: FastifyRequest, reply: FastifyReply): Maybe<void> {
     if (!warnedForwarding) warnUntrustedForwarding(request);
     const config = request.routeOptions.config;
@@ -263,10 +343,26 @@ export function createAuthHook(deps: AuthHookDeps): onRequestHookHandler {
     const client = rateLimitClient(request.ip);
     if (!auth) return config.public && config.limited ? publicLimits(request, reply, client) : undefined;
     const failureKey = `authfail:${client}`;
-    return andThen(windowLimit(`ip:${client}`, limits.perIp, 'Rate limit per IP'), () =>
-      andThen(failureGate(failureKey), () =>
-        andThen(authenticate(request, failureKey), (principal) => authorize(request, reply, auth, principal)),
-      ),
+    const before = beforeAuthentication(client, failureKey);
+    let principal: Principal | undefined;
+    try {
+      principal = deps.authenticator.authenticateCached?.(request);
+    } catch (error) {
+      // A key known here that may no longer be used (revoked, expired, its grace ended).
+      return andThen(
+        settle(request, reply, auth, [...before, ...failure(error, failureKey)], null, 0),
+        () => {
+          throw error;
+        },
+      );
+    }
+    if (principal) {
+      const grantError = grantErrorOf(request, auth, principal);
+      const after = afterAuthentication(request, auth, principal, grantError);
+      return settle(request, reply, auth, [...before, ...after], principal, before.length, grantError);
+    }
+    return andThen(settle(request, reply, auth, before, null, 0), () =>
+      authenticateInFull(request, reply, auth, failureKey),
     );
   }
 

@@ -14,6 +14,40 @@ export interface CounterStore {
   readonly kind: 'memory' | 'redis';
   hit(key: string, windowSeconds: number, points?: number): WindowCount | Promise<WindowCount>;
   peek(key: string, windowSeconds: number): WindowCount | null | Promise<WindowCount | null>;
+  /**
+   * Hits and peeks in order, as one atomic call (one Lua script on Redis: one round trip for all),
+   * stopping after the first step whose count reaches its `stopAt`; the counts of the steps run.
+   */
+  steps(list: readonly CounterStep[]): StepCounts | Promise<StepCounts>;
+}
+
+/** One step of `CounterStore.steps`: a hit (of `points`, default 1) or a peek of a window. */
+export interface CounterStep {
+  op: 'hit' | 'peek';
+  key: string;
+  windowSeconds: number;
+  points?: number;
+  /** The steps after this one are not run when its count is at least this. */
+  stopAt?: number;
+}
+
+/** The counts of the steps run, in order (null: a peek of a window that is not open). */
+export type StepCounts = Array<WindowCount | null>;
+
+/** `steps` done by a store's own hit and peek, for in-process counters (each answers at once). */
+export function stepsInOrder(
+  list: readonly CounterStep[],
+  hit: (key: string, windowSeconds: number, points?: number) => WindowCount,
+  peek: (key: string, windowSeconds: number) => WindowCount | null,
+): StepCounts {
+  const counts: StepCounts = [];
+  for (const step of list) {
+    const count =
+      step.op === 'hit' ? hit(step.key, step.windowSeconds, step.points) : peek(step.key, step.windowSeconds);
+    counts.push(count);
+    if (step.stopAt !== undefined && (count?.count ?? 0) >= step.stopAt) break;
+  }
+  return counts;
 }
 
 interface MemoryWindow {
@@ -48,6 +82,14 @@ class MemoryCounterStore implements CounterStore {
     const current = this.windows.get(`w${windowSeconds}:${key}`);
     const now = Date.now();
     return current && current.endsAt > now ? { count: current.count, resetMs: current.endsAt - now } : null;
+  }
+
+  steps(list: readonly CounterStep[]): StepCounts {
+    return stepsInOrder(
+      list,
+      (key, windowSeconds, points) => this.hit(key, windowSeconds, points),
+      (key, windowSeconds) => this.peek(key, windowSeconds),
+    );
   }
 
   private sweep(now: number): void {

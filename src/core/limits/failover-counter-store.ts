@@ -1,5 +1,11 @@
 import type { RedisHealth, RedisStatus } from '../queue/redis-health.js';
-import { type CounterStore, memoryCounterStore, type WindowCount } from './counter-store.js';
+import {
+  type CounterStep,
+  type CounterStore,
+  memoryCounterStore,
+  type StepCounts,
+  type WindowCount,
+} from './counter-store.js';
 
 interface FailoverEvents {
   /** Redis stopped answering (`down`) or answers again (`up`): counting moved accordingly. */
@@ -38,6 +44,14 @@ export class FailoverCounterStore implements CounterStore {
     return this.attempt(
       () => this.shared.peek(key, windowSeconds),
       () => this.local.peek(key, windowSeconds),
+    );
+  }
+
+  steps(list: readonly CounterStep[]): StepCounts | Promise<StepCounts> {
+    if (this.health.status === 'down') return this.countLocally(() => this.local.steps(list));
+    return this.attempt(
+      () => this.shared.steps(list),
+      () => this.local.steps(list),
     );
   }
 

@@ -1,5 +1,5 @@
 import { type Clock, nextUtcMidnight, utcDay } from '../clock.js';
-import type { CounterStore, WindowCount } from './counter-store.js';
+import type { CounterStep, CounterStore, WindowCount } from './counter-store.js';
 
 /** What a limiter decided, with the numbers the `X-RateLimit-*` headers carry. */
 export interface LimitDecision {
@@ -19,6 +19,16 @@ export type Maybe<T> = T | Promise<T>;
 export function andThen<T, R>(value: Maybe<T>, f: (value: T) => Maybe<R>): Maybe<R> {
   return value instanceof Promise ? value.then(f) : f(value);
 }
+
+/**
+ * One check of `Limiter.check`: a short window counted (`window`) or read (`readWindow`), a key's
+ * daily request quota counted (`quota`) or read (`readQuota`). Each decides as the method of the
+ * same name does.
+ */
+export type LimitCheck =
+  | { kind: 'window'; name: string; limit: number; windowSeconds: number }
+  | { kind: 'readWindow'; name: string; limit: number; windowSeconds: number }
+  | { kind: 'quota' | 'readQuota'; keyId: string; limit: number };
 
 // Daily counters live two days so a late request near midnight never finds its counter gone.
 const DAY_KEY_TTL_SECONDS = 2 * 86_400;
@@ -116,15 +126,46 @@ export class Limiter {
   /** As `peekWindow`, answering without a promise when the counters are in-process. */
   readWindow(name: string, limit: number, windowSeconds: number): Maybe<LimitDecision> {
     const nowMs = this.clock.now().getTime();
-    return andThen(this.store.peek(`win:${name}`, windowSeconds), (current: WindowCount | null) => {
-      const count = current?.count ?? 0;
-      const resetMs = current?.resetMs ?? windowSeconds * 1000;
-      const reset = Math.ceil((nowMs + resetMs) / 1000);
-      return {
-        ...decide(count, limit, reset, Math.max(1, Math.ceil(resetMs / 1000))),
-        allowed: count < limit,
-      };
+    return andThen(this.store.peek(`win:${name}`, windowSeconds), (current) =>
+      windowRead(current, limit, windowSeconds, nowMs),
+    );
+  }
+
+  /**
+   * Several checks in order as one call to the counters (one round trip to Redis), stopping after
+   * the first refused one, as calling them one after the other and stopping at a refusal would:
+   * the decisions of the checks made, the refused one last.
+   */
+  check(checks: readonly LimitCheck[]): Maybe<LimitDecision[]> {
+    if (checks.length === 0) return [];
+    const nowMs = this.clock.now().getTime();
+    const day = this.dayOf(nowMs);
+    const steps: CounterStep[] = checks.map((c) => {
+      if (c.kind === 'window')
+        return { op: 'hit', key: `win:${c.name}`, windowSeconds: c.windowSeconds, stopAt: c.limit + 1 };
+      if (c.kind === 'readWindow')
+        return { op: 'peek', key: `win:${c.name}`, windowSeconds: c.windowSeconds, stopAt: c.limit };
+      const key = `quota:${c.keyId}:${day.text}`;
+      return c.kind === 'quota'
+        ? { op: 'hit', key, windowSeconds: DAY_KEY_TTL_SECONDS, stopAt: c.limit + 1 }
+        : { op: 'peek', key, windowSeconds: DAY_KEY_TTL_SECONDS };
     });
+    return andThen(this.store.steps(steps), (counts) =>
+      counts.map((current, i) => {
+        const c = checks[i] as LimitCheck;
+        if (c.kind === 'window') {
+          const { count, resetMs } = current as WindowCount;
+          return decide(
+            count,
+            c.limit,
+            Math.ceil((nowMs + resetMs) / 1000),
+            Math.max(1, Math.ceil(resetMs / 1000)),
+          );
+        }
+        if (c.kind === 'readWindow') return windowRead(current, c.limit, c.windowSeconds, nowMs);
+        return dayDecision(current?.count ?? 0, c.limit, day.resetSeconds, nowMs);
+      }),
+    );
   }
 
   private dayOf(nowMs: number) {
@@ -135,6 +176,19 @@ export class Limiter {
     }
     return this.day;
   }
+}
+
+/** A short window read without counting: allowed while fewer than `limit` are counted. */
+function windowRead(
+  current: WindowCount | null,
+  limit: number,
+  windowSeconds: number,
+  nowMs: number,
+): LimitDecision {
+  const count = current?.count ?? 0;
+  const resetMs = current?.resetMs ?? windowSeconds * 1000;
+  const reset = Math.ceil((nowMs + resetMs) / 1000);
+  return { ...decide(count, limit, reset, Math.max(1, Math.ceil(resetMs / 1000))), allowed: count < limit };
 }
 
 const tokensKey = (keyId: string, day: string) => `tokens:${keyId}:${day}`;

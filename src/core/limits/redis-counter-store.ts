@@ -1,20 +1,95 @@
 import type { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { redisHealthOf } from '../queue/redis-health.js';
-import type { CounterStore, WindowCount } from './counter-store.js';
+import type { CounterStep, CounterStore, StepCounts, WindowCount } from './counter-store.js';
 import { FailoverCounterStore } from './failover-counter-store.js';
 
 // The counters never refuse on their own: limits differ per key, so callers compare.
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
 
+/**
+ * `CounterStore.steps` in one script: each step is rate-limiter-flexible's own hit (its Lua
+ * `INCRBY` with the window's expiry) or get (count and PTTL) on the same keys, so the counters read
+ * and written here are the ones `hit` and `peek` use. ARGV holds four values per key: op (`h` or
+ * `p`), points, window seconds and stopAt (-1: never stop). Returns count and milliseconds left
+ * per step run; a peek of a window that is not open gives count -1.
+ */
+const STEPS_SCRIPT = `
+local out = {}
+for i = 1, #KEYS do
+  local a = (i - 1) * 4
+  local seconds = ARGV[a + 3]
+  local stopAt = tonumber(ARGV[a + 4])
+  local count, ttl
+  if ARGV[a + 1] == 'h' then
+    redis.call('set', KEYS[i], 0, 'EX', seconds, 'NX')
+    count = redis.call('incrby', KEYS[i], ARGV[a + 2])
+    ttl = redis.call('pttl', KEYS[i])
+    if ttl == -1 then
+      redis.call('expire', KEYS[i], seconds)
+      ttl = 1000 * seconds
+    end
+  else
+    local value = redis.call('get', KEYS[i])
+    if value then
+      count = tonumber(value)
+      ttl = redis.call('pttl', KEYS[i])
+    else
+      count = -1
+      ttl = 0
+    end
+  end
+  out[#out + 1] = count
+  out[#out + 1] = ttl
+  if stopAt >= 0 and count >= stopAt then break end
+end
+return out
+`;
+
+type StepsCommand = (numberOfKeys: number, ...keysAndArgs: Array<string | number>) => Promise<number[]>;
+
 /** Counters shared by every process: rate-limiter-flexible's atomic Lua `INCRBY` on Redis. */
 class RlfCounterStore implements CounterStore {
   private readonly limiters = new Map<number, RateLimiterAbstract>();
+  private readonly runSteps: StepsCommand;
 
   constructor(
     readonly kind: 'memory' | 'redis',
+    private readonly client: Redis,
+    private readonly prefix: string,
     private readonly make: (windowSeconds: number) => RateLimiterAbstract,
-  ) {}
+  ) {
+    const commands = client as unknown as Record<string, StepsCommand | undefined>;
+    if (!commands.platformCounterSteps) client.defineCommand('platformCounterSteps', { lua: STEPS_SCRIPT });
+    const command = commands.platformCounterSteps as StepsCommand;
+    this.runSteps = (...args) => command.call(client, ...args);
+  }
+
+  /** The key rate-limiter-flexible gives `key` in a window of `windowSeconds` (its keyPrefix). */
+  private redisKey(key: string, windowSeconds: number): string {
+    return `${this.prefix}rl:w${windowSeconds}:${key}`;
+  }
+
+  async steps(list: readonly CounterStep[]): Promise<StepCounts> {
+    if (list.length === 0) return [];
+    // As rate-limiter-flexible with rejectIfRedisNotReady: not connected fails at once.
+    if (this.client.status !== 'ready') throw new Error('Redis connection is not ready');
+    const keys: string[] = [];
+    const args: Array<string | number> = [];
+    for (const step of list) {
+      const points = step.points ?? 1;
+      if (!Number.isInteger(points)) throw new Error('Counters take whole points');
+      keys.push(this.redisKey(step.key, step.windowSeconds));
+      args.push(step.op === 'hit' ? 'h' : 'p', points, step.windowSeconds, step.stopAt ?? -1);
+    }
+    const reply = await this.runSteps(keys.length, ...keys, ...args);
+    const counts: StepCounts = [];
+    for (let i = 0; i + 1 < reply.length; i += 2) {
+      const count = Number(reply[i]);
+      counts.push(count < 0 ? null : { count, resetMs: Number(reply[i + 1]) });
+    }
+    return counts;
+  }
 
   private limiter(windowSeconds: number): RateLimiterAbstract {
     let limiter = this.limiters.get(windowSeconds);
@@ -46,6 +121,8 @@ class RlfCounterStore implements CounterStore {
 function redisCounterStore(client: Redis, prefix = 'platform:'): CounterStore {
   return new RlfCounterStore(
     'redis',
+    client,
+    prefix,
     (duration) =>
       new RateLimiterRedis({
         storeClient: client,
