@@ -511,44 +511,50 @@ async function* relayFrames(
     if (!splitter.push(read, lines))
       throw new UpstreamError(`${LABEL} upstream sent a line over ${MAX_LINE_BYTES} bytes`, true);
     let out = '';
-    for (const line of lines) {
-      const event = sse.push(line);
-      if (event === null) continue;
-      const data = event.data;
-      if (data === '[DONE]') {
-        complete = true;
-        break;
-      }
-      let chunk: OpenAiChunk | null = null;
-      if (
-        event.event !== undefined ||
-        data.charCodeAt(0) !== OPEN_BRACE ||
-        data.charCodeAt(data.length - 1) !== CLOSE_BRACE ||
-        data.includes('"error"')
-      ) {
-        chunk = parseJson(data, LABEL) as OpenAiChunk;
-        if (chunk === null || typeof chunk !== 'object' || Array.isArray(chunk))
-          throw new UpstreamError(`${LABEL} upstream sent an event that is not an object`, true);
-        if (event.event === 'error' || (chunk.error !== undefined && chunk.error !== null))
-          throw new UpstreamError(
-            `${LABEL} upstream failed: ${call.scrub(upstreamErrorText(chunk.error ?? chunk))}`,
-            true,
-          );
-      }
-      if (!finished && valueStart(data, '"finish_reason":') === QUOTE) finished = true;
-      if (valueStart(data, '"usage":') === OPEN_BRACE) {
-        chunk ??= parseJson(data, LABEL) as OpenAiChunk;
-        if (chunk.usage) usage = openAiUsage(chunk.usage);
-        if (!includeUsage) {
-          // The usage frame the gateway asked for; usage beside choices is blanked as OpenAI's are.
-          if (!chunk.choices?.length) continue;
-          frames.push(data);
-          out += `data: ${JSON.stringify({ ...chunk, usage: null })}\n\n`;
-          continue;
+    try {
+      for (const line of lines) {
+        const event = sse.push(line);
+        if (event === null) continue;
+        const data = event.data;
+        if (data === '[DONE]') {
+          complete = true;
+          break;
         }
+        let chunk: OpenAiChunk | null = null;
+        if (
+          event.event !== undefined ||
+          data.charCodeAt(0) !== OPEN_BRACE ||
+          data.charCodeAt(data.length - 1) !== CLOSE_BRACE ||
+          data.includes('"error"')
+        ) {
+          chunk = parseJson(data, LABEL) as OpenAiChunk;
+          if (chunk === null || typeof chunk !== 'object' || Array.isArray(chunk))
+            throw new UpstreamError(`${LABEL} upstream sent an event that is not an object`, true);
+          if (event.event === 'error' || (chunk.error !== undefined && chunk.error !== null))
+            throw new UpstreamError(
+              `${LABEL} upstream failed: ${call.scrub(upstreamErrorText(chunk.error ?? chunk))}`,
+              true,
+            );
+        }
+        if (!finished && valueStart(data, '"finish_reason":') === QUOTE) finished = true;
+        if (valueStart(data, '"usage":') === OPEN_BRACE) {
+          chunk ??= parseJson(data, LABEL) as OpenAiChunk;
+          if (chunk.usage) usage = openAiUsage(chunk.usage);
+          if (!includeUsage) {
+            // The usage frame the gateway asked for; usage beside choices is blanked as OpenAI's are.
+            if (!chunk.choices?.length) continue;
+            frames.push(data);
+            out += `data: ${JSON.stringify({ ...chunk, usage: null })}\n\n`;
+            continue;
+          }
+        }
+        frames.push(data);
+        out += `data: ${data}\n\n`;
       }
-      frames.push(data);
-      out += `data: ${data}\n\n`;
+    } catch (error) {
+      // The frames before a broken one still reach the client, then the error does.
+      if (out !== '') yield out;
+      throw error;
     }
     if (complete) {
       call.release();
