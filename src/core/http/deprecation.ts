@@ -85,9 +85,10 @@ export function registerDeprecation(app: FastifyInstance): void {
     route.schema = { ...route.schema, deprecated: true } as typeof route.schema;
   });
 
-  app.addHook('onSend', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every response.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const d = request.routeOptions.config?.deprecation;
-    if (!d) return;
+    if (!d) return done(null, payload);
     const { link, ...rest } = headersOf(d);
     reply.headers(rest);
     if (link) {
@@ -96,5 +97,6 @@ export function registerDeprecation(app: FastifyInstance): void {
       const prior = existing === undefined ? [] : [existing].flat().map(String);
       reply.header('link', [...prior, link].join(', '));
     }
+    done(null, payload);
   });
 }

@@ -3,6 +3,14 @@ import { AppError } from '../errors.js';
 import { assertSafeJson } from './json-guard.js';
 import { decodeUtf8Sliced, JSON_INLINE_BYTES, parseJsonSliced } from './json-sliced.js';
 
+/** The bytes of bodies parsed by a parser that keeps them (a relay forwards what it validated). */
+const bodyBytes = new WeakMap<FastifyRequest, Buffer>();
+
+/** The bytes a `keepBytes` parser read for this request's body, if it did. */
+export function bodyBytesOf(request: FastifyRequest): Buffer | undefined {
+  return bodyBytes.get(request);
+}
+
 type BodyParser = (
   request: FastifyRequest,
   body: string | Buffer,
@@ -16,10 +24,12 @@ type BodyParser = (
  * invalid UTF-8 is a 400, not text silently holding U+FFFD. A body above JSON_INLINE_BYTES is decoded
  * and parsed in slices (json-sliced.ts) with the same checks, so it never holds the event loop.
  */
-export function strictJsonParser(app: FastifyInstance): BodyParser {
+export function strictJsonParser(app: FastifyInstance, options: { keepBytes?: boolean } = {}): BodyParser {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   const utf8 = new TextDecoder('utf-8', { fatal: true });
+  const keepBytes = options.keepBytes === true;
   return (request, body, done) => {
+    if (keepBytes) bodyBytes.set(request, body as Buffer);
     if ((body as Buffer).length > JSON_INLINE_BYTES) {
       decodeUtf8Sliced(body as Buffer)
         .then((text) => parseJsonSliced(text, { refuseProto: true }))

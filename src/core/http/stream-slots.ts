@@ -121,9 +121,10 @@ export function registerStreamSlots(app: FastifyInstance, slots: StreamSlots): v
   app.decorateRequest('streamSlots', {
     getter: () => slots,
   });
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (!(payload instanceof Readable) || holding.has(request)) return payload;
-    if (!STREAM_TYPES.test(String(reply.getHeader('content-type') ?? ''))) return payload;
+  // A callback hook, not an async one: no promise on every response's path.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!(payload instanceof Readable) || holding.has(request)) return done(null, payload);
+    if (!STREAM_TYPES.test(String(reply.getHeader('content-type') ?? ''))) return done(null, payload);
     try {
       holdStreamSlot(request, reply);
     } catch (error) {
@@ -134,8 +135,8 @@ export function registerStreamSlots(app: FastifyInstance, slots: StreamSlots): v
       reply.removeHeader('cache-control');
       reply.header('content-type', 'application/json; charset=utf-8');
       const format = request.routeOptions.config?.errorFormat ?? 'platform';
-      return JSON.stringify(errorBody(format, refusal, request.id));
+      return done(null, JSON.stringify(errorBody(format, refusal, request.id)));
     }
-    return payload;
+    done(null, payload);
   });
 }

@@ -16,6 +16,9 @@ import {
   type EmbedResult,
   type ModelKind,
   type ProviderKind,
+  type RelayAnswer,
+  type RelayOutcome,
+  type RelayRequest,
   type TokenUsage,
   UpstreamError,
 } from './types.js';
@@ -38,6 +41,21 @@ export interface ChatSession {
   headers: Record<string, string>;
   events: AsyncGenerator<ChatEvent, void, undefined>;
 }
+
+/** A same-dialect chat as the route gives it: the client's body, to be forwarded as it is. */
+export interface RelayWire {
+  dialect: RelayRequest['dialect'];
+  stream: boolean;
+  includeUsage: boolean;
+  /** The body for an upstream model name: the client's bytes, or them with the name rewritten. */
+  bodyFor(upstreamModel: string): string | Buffer;
+}
+
+/** A relayed answer under way: the upstream's bytes (or frames) and the headers every surface sends. */
+export type RelaySession = { model: ConfiguredModel; headers: Record<string, string> } & (
+  | { stream: false; contentType: string; body: Buffer }
+  | { stream: true; contentType: string; frames: AsyncGenerator<string, void, undefined> }
+);
 
 export interface EmbedAnswer extends EmbedResult {
   model: ConfiguredModel;
@@ -242,11 +260,8 @@ export class Gateway {
     return appError;
   }
 
-  /** Opens a chat: the first model (or fallback) that produces its first event answers. */
-  async chat(ctx: CallContext, name: string, asked: Omit<ChatRequest, 'model'>): Promise<ChatSession> {
-    const first = this.resolve(ctx.principal, name, 'chat');
-    const request = first.preset ? withPreset(asked, first.preset) : asked;
-    // Nothing is accepted and dropped: a field the model's provider cannot honour is a 400 naming it.
+  /** Nothing is accepted and dropped: a field the model's provider cannot honour is a 400 naming it. */
+  private refuseDropped(first: ConfiguredModel, request: Omit<ChatRequest, 'model'>): void {
     const refused = this.refusal(first, request);
     if (refused)
       throw new AppError(
@@ -256,6 +271,159 @@ export class Gateway {
           fields: [{ field: refused.field, message: refused.reason }],
         },
       );
+  }
+
+  /**
+   * A chat whose client speaks its models' dialect, forwarded as it came (docs/decisions.md,
+   * "Same-dialect relay"): the same resolution, refusals, budget, fallbacks and record as `chat`,
+   * without the neutral form in between. Null when the call is not for a relay (a created model's
+   * preset, the answer cache, or a model in the chain whose provider speaks another dialect): then
+   * `chat` serves it.
+   */
+  async relay(
+    ctx: CallContext,
+    name: string,
+    asked: Omit<ChatRequest, 'model'>,
+    wire: RelayWire,
+  ): Promise<RelaySession | null> {
+    const first = this.resolve(ctx.principal, name, 'chat');
+    if (first.preset || (this.deps.cache && !ctx.stream && asked.options.temperature === 0)) return null;
+    const chain = this.deps.registry.chain(first);
+    for (const model of chain)
+      if (!this.deps.providers.get(model.provider)?.relays?.has(wire.dialect)) return null;
+    this.refuseDropped(first, asked);
+    const budgetHeaderValues = await this.checkBudget(ctx.principal);
+    const started = this.deps.now();
+    const tried: string[] = [];
+    let lastError: unknown = null;
+    for (const candidate of chain) {
+      if (ctx.signal.aborted) break;
+      if (candidate !== first && this.refusal(candidate, asked)) continue;
+      tried.push(candidate.name);
+      const attempt = attemptOf(ctx.signal);
+      try {
+        const model = await this.withKey(candidate);
+        const provider = this.providerOf(model);
+        const answer = (await provider.relay?.(
+          {
+            dialect: wire.dialect,
+            body: wire.bodyFor(model.upstreamModel),
+            stream: wire.stream,
+            includeUsage: wire.includeUsage,
+          },
+          model,
+          attempt.signal,
+        )) as RelayAnswer;
+        const call = {
+          ctx,
+          requested: first.name,
+          model: candidate,
+          request: asked,
+          started,
+          tried,
+          attempt,
+        };
+        const headers: Record<string, string> = { ...budgetHeaderValues, 'x-llm-model': candidate.name };
+        if (!answer.stream) {
+          const elapsed = this.deps.now() - started;
+          attempt.done();
+          this.recentlyUsed.set(candidate.name, Date.now());
+          await this.settle(call, answer.outcome, 'success', null, elapsed);
+          return {
+            model: candidate,
+            headers,
+            stream: false,
+            contentType: answer.contentType,
+            body: answer.body,
+          };
+        }
+        // The first frames arrive before the answer is the client's: a failure before them falls back.
+        const firstFrames = await answer.frames.next();
+        this.recentlyUsed.set(candidate.name, Date.now());
+        return {
+          model: candidate,
+          headers,
+          stream: true,
+          contentType: answer.contentType,
+          frames: this.followRelay(call, answer.frames, firstFrames, this.deps.now() - started),
+        };
+      } catch (error) {
+        attempt.abort();
+        lastError = error;
+        if (error instanceof UpstreamError && !error.retryable) break;
+      }
+    }
+    throw this.failure(ctx, first.name, lastError ?? new Error('the request was canceled'), tried, started);
+  }
+
+  /** Passes relayed frames on; records the call (and charges its tokens) when they end. */
+  private async *followRelay(
+    call: RelayCall,
+    frames: AsyncGenerator<string, RelayOutcome, undefined>,
+    first: IteratorResult<string, RelayOutcome>,
+    ttft: number,
+  ): AsyncGenerator<string, void, undefined> {
+    let outcome: RelayOutcome | null = null;
+    let status: 'success' | 'error' | 'canceled' = 'canceled';
+    let errorCode: string | null = null;
+    try {
+      let next = first;
+      while (!next.done) {
+        yield next.value;
+        next = await frames.next();
+      }
+      outcome = next.value;
+      status = 'success';
+    } catch (error) {
+      status = call.ctx.signal.aborted ? 'canceled' : 'error';
+      errorCode = 'UPSTREAM_ERROR';
+      if (error instanceof AppError) throw error;
+      const why = error instanceof UpstreamError ? this.causeOf(error) : 'unexpected error';
+      throw new AppError('UPSTREAM_ERROR', `The model failed mid-answer: ${why}`, { model: call.model.name });
+    } finally {
+      if (status === 'success') call.attempt.done();
+      else {
+        call.attempt.abort();
+        void frames.return(undefined as never).catch(() => {});
+      }
+      await this.settle(call, outcome, status, errorCode, ttft);
+    }
+  }
+
+  /** Records a relayed call with its tokens (counted from the text when the upstream sent none) and charges them. */
+  private async settle(
+    call: RelayCall,
+    outcome: RelayOutcome | null,
+    status: 'success' | 'error' | 'canceled',
+    errorCode: string | null,
+    ttft: number,
+  ): Promise<void> {
+    const usage = outcome?.usage ?? {
+      promptTokens: await promptTokensOf(call.request),
+      completionTokens: estimateTokens(outcome?.completionText() ?? ''),
+      estimated: true,
+    };
+    this.record(call.ctx, call.requested, {
+      answeredBy: call.model.name,
+      provider: call.model.provider,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      tokensEstimated: usage.estimated,
+      latencyMs: this.deps.now() - call.started,
+      ttftMs: ttft,
+      status,
+      httpStatus: 200,
+      errorCode,
+      fallbacksTried: call.tried.length - 1,
+    });
+    await this.charge(call.ctx.principal, usage.promptTokens + usage.completionTokens).catch(() => {});
+  }
+
+  /** Opens a chat: the first model (or fallback) that produces its first event answers. */
+  async chat(ctx: CallContext, name: string, asked: Omit<ChatRequest, 'model'>): Promise<ChatSession> {
+    const first = this.resolve(ctx.principal, name, 'chat');
+    const request = first.preset ? withPreset(asked, first.preset) : asked;
+    this.refuseDropped(first, request);
     const budgetHeaderValues = await this.checkBudget(ctx.principal);
     const started = this.deps.now();
     const cacheKey = this.cacheKeyOf(ctx, first, request);
@@ -524,6 +692,17 @@ export class Gateway {
       throw this.failure(ctx, first.name, error, [first.name], started);
     }
   }
+}
+
+/** A relayed call, as its record needs it. */
+interface RelayCall {
+  ctx: CallContext;
+  requested: string;
+  model: ConfiguredModel;
+  request: Omit<ChatRequest, 'model'>;
+  started: number;
+  tried: string[];
+  attempt: Attempt;
 }
 
 /** An abort controller tied to the client's signal, and the way to untie it when the call went well. */

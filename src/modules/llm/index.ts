@@ -212,7 +212,17 @@ export const llmModule: PlatformModule = {
       ollamaRoutes(scope, deps.gateway, settings);
       ollamaManageRoutes(scope, deps.management);
     });
-    openAiRoutes(app, deps.gateway, settings);
+    // OpenAI's chat relays the bytes it validated (docs/decisions.md, "Same-dialect relay"): its
+    // scope's JSON parser keeps them.
+    await app.register(async (scope) => {
+      scope.removeContentTypeParser('application/json');
+      scope.addContentTypeParser(
+        'application/json',
+        { parseAs: 'buffer' },
+        strictJsonParser(scope, { keepBytes: true }),
+      );
+      openAiRoutes(scope, deps.gateway, settings);
+    });
     openAiFilesRoutes(app, deps.files, deps.batches);
     anthropicRoutes(app, deps.gateway, settings);
     requestsRoutes(app, deps.log);

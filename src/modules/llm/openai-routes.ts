@@ -10,14 +10,16 @@ import {
   registerErrorFormat,
   registerUnroutedFormat,
 } from '../../core/http/error-handler.js';
+import { bodyBytesOf } from '../../core/http/json-body.js';
 import { clientGone, sendBody, sendLines } from '../../core/http/stream-reply.js';
 import { holdStreamSlot } from '../../core/http/stream-slots.js';
-import type { CallContext, ChatSession, Gateway } from './gateway.js';
+import type { CallContext, ChatSession, Gateway, RelaySession } from './gateway.js';
 import type { ConfiguredModel } from './model-file.js';
 import { embeddingsOnce } from './openai-calls.js';
 import { CompletionWriter, chatFromOpenAi, completionFromOpenAi, OpenAiWriter } from './openai-format.js';
 import {
   OpenAiChatBody,
+  type OpenAiChatBodyT,
   OpenAiChatResponse,
   OpenAiCompletionBody,
   OpenAiCompletionResponse,
@@ -84,6 +86,46 @@ async function* sse(
   }
 }
 
+/** Relayed frames; a failure after the first byte is an `error` event, then the stream ends (as `sse`). */
+async function* relayedSse(frames: AsyncGenerator<string>, requestId: string): AsyncGenerator<string> {
+  try {
+    for await (const text of frames) yield text;
+  } catch (error) {
+    const appError =
+      error instanceof AppError ? error : new AppError('UPSTREAM_ERROR', 'the model failed mid-answer');
+    yield `data: ${JSON.stringify(errorBody('openai', appError, requestId))}\n\n`;
+  }
+}
+
+/** A relayed answer as it came: its bytes whole, or its frames as they come. */
+function sendRelayed(reply: FastifyReply, relayed: RelaySession, requestId: string): FastifyReply {
+  reply.headers(relayed.headers);
+  if (relayed.stream) return sendLines(reply, relayed.contentType, relayedSse(relayed.frames, requestId));
+  reply.header('content-type', relayed.contentType);
+  return reply.send(relayed.body);
+}
+
+const USAGE_OPTION = Buffer.from(',"stream_options":{"include_usage":true}');
+
+/**
+ * The body an OpenAI-compatible upstream gets for a relayed chat: the client's bytes, with the
+ * model name rewritten when the registry maps it, and the usage asked for in a stream (the usage
+ * frame is dropped again when the client did not ask for it). The bytes are a validated JSON
+ * object, so the option goes in before its last brace.
+ */
+function relayBody(bytes: Buffer, body: OpenAiChatBodyT, upstreamModel: string): string | Buffer {
+  const stream = body.stream === true;
+  const addUsage = stream && body.stream_options?.include_usage !== true;
+  if (body.model === upstreamModel && !addUsage) return bytes;
+  if (body.model === upstreamModel && body.stream_options === undefined) {
+    const end = bytes.lastIndexOf(125);
+    return Buffer.concat([bytes.subarray(0, end), USAGE_OPTION, bytes.subarray(end)]);
+  }
+  const out: Record<string, unknown> = { ...body, model: upstreamModel };
+  if (addUsage) out.stream_options = { ...body.stream_options, include_usage: true };
+  return JSON.stringify(out);
+}
+
 /** A chat or completion session as its writer shapes it: SSE when streamed, else the whole body. */
 async function answer(
   reply: FastifyReply,
@@ -142,7 +184,19 @@ export function openAiRoutes(
       const stream = body.stream === true;
       if (stream) holdStreamSlot(request, reply);
       const ctx = contextOf(request, reply, 'chat.completions', stream);
-      const session = await gateway.chat(ctx, body.model, chatFromOpenAi(body));
+      const asked = chatFromOpenAi(body);
+      const bytes = bodyBytesOf(request);
+      // OpenAI's `developer` role is `system` to the compatible servers that predate it: translated.
+      if (bytes && !body.messages.some((m) => m.role === 'developer')) {
+        const relayed = await gateway.relay(ctx, body.model, asked, {
+          dialect: 'openai',
+          stream,
+          includeUsage: body.stream_options?.include_usage === true,
+          bodyFor: (upstreamModel) => relayBody(bytes, body, upstreamModel),
+        });
+        if (relayed) return sendRelayed(reply, relayed, request.id);
+      }
+      const session = await gateway.chat(ctx, body.model, asked);
       reply.headers(session.headers);
       const writer = new OpenAiWriter(session.model, body.n ?? 1, body.logprobs === true);
       return answer(reply, session, writer, stream, body.stream_options?.include_usage === true, request.id);

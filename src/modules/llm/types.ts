@@ -261,10 +261,40 @@ export interface EmbedResult {
  * (HTTP headers received) and rejects with `UpstreamError` otherwise; the events follow. Aborting
  * `signal` must abort the upstream request (the client went away).
  */
+/**
+ * A chat in the provider's own dialect, forwarded as the client sent it (the client's dialect is the
+ * provider's: docs/decisions.md, "Same-dialect relay"): the validated body bytes, the model name
+ * already rewritten to the upstream's.
+ */
+export interface RelayRequest {
+  /** The dialect the body is in; a provider relays only its own. */
+  dialect: 'openai' | 'ollama';
+  body: string | Buffer;
+  stream: boolean;
+  /** The client asked for the usage frame (OpenAI's `stream_options.include_usage`). */
+  includeUsage: boolean;
+}
+
+/** How a relayed answer ended: what accounting needs. */
+export interface RelayOutcome {
+  usage: TokenUsage | null;
+  /** The texts of the answer, for estimating its tokens when the upstream sent no counts. */
+  completionText: () => string;
+}
+
+/** A relayed answer: the upstream's bytes whole, or its stream frames as they come (one string per read). */
+export type RelayAnswer =
+  | { stream: false; contentType: string; body: Buffer; outcome: RelayOutcome }
+  | { stream: true; contentType: string; frames: AsyncGenerator<string, RelayOutcome, undefined> };
+
 export interface ChatProvider {
   /** The first field of `request` this provider would drop for this model, if any (checked before it is called). */
   unsupported?(request: ChatRequest, entry: ModelEntry): Unsupported | null;
   chat(request: ChatRequest, entry: ModelEntry, signal: AbortSignal): Promise<AsyncIterable<ChatEvent>>;
+  /** The dialects this provider relays as they are (same-dialect calls skip the neutral form). */
+  readonly relays?: ReadonlySet<RelayRequest['dialect']>;
+  /** Forwards a same-dialect chat; resolves once a 2xx answer began (else rejects as `chat` does). */
+  relay?(request: RelayRequest, entry: ModelEntry, signal: AbortSignal): Promise<RelayAnswer>;
   embed(request: EmbedRequest, entry: ModelEntry, signal: AbortSignal): Promise<EmbedResult>;
   /** Classifies texts (OpenAI's `/moderations`); a provider without it is refused with a 400. */
   moderate?(input: unknown, entry: ModelEntry, signal: AbortSignal): Promise<ModerationResult>;

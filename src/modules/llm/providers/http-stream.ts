@@ -25,15 +25,16 @@ export interface UpstreamKind {
 }
 
 /**
- * POSTs JSON to a model's upstream (its base URL and key from the registry entry); resolves once a
- * 2xx answer's headers arrived, else rejects with the upstream's own error message.
+ * POSTs a JSON body (already serialized: a relayed client body is sent as its bytes) to a model's
+ * upstream (its base URL and key from the registry entry); resolves once a 2xx answer's headers
+ * arrived, else rejects with the upstream's own error message.
  */
-async function postJson(
+async function postBytes(
   agents: UpstreamAgents,
   kind: UpstreamKind,
   entry: { baseUrl?: string; apiKey?: string; timeoutMs: number },
   path: string,
-  body: unknown,
+  body: string | Buffer,
   signal: AbortSignal,
   accept: string,
 ): Promise<UpstreamCall> {
@@ -44,7 +45,7 @@ async function postJson(
       url: joinUrl(entry.baseUrl ?? kind.defaultBaseUrl, path),
       method: 'POST',
       headers,
-      body: JSON.stringify(body),
+      body,
       timeoutMs: entry.timeoutMs,
       signal,
       label: kind.label,
@@ -73,7 +74,18 @@ export abstract class JsonUpstream {
     signal: AbortSignal,
     accept: string,
   ): Promise<UpstreamCall> {
-    return postJson(this.agents, this.kind, entry, path, body, signal, accept);
+    return postBytes(this.agents, this.kind, entry, path, JSON.stringify(body), signal, accept);
+  }
+
+  /** Sends a body that is JSON already (a relayed client body); as `post` otherwise. */
+  protected postRaw(
+    entry: { baseUrl?: string; apiKey?: string; timeoutMs: number },
+    path: string,
+    body: string | Buffer,
+    signal: AbortSignal,
+    accept: string,
+  ): Promise<UpstreamCall> {
+    return postBytes(this.agents, this.kind, entry, path, body, signal, accept);
   }
 }
 
@@ -92,7 +104,7 @@ export interface UpstreamRequest {
   url: URL;
   method: 'GET' | 'POST';
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
   /** Time to the response headers, and the longest silence while the body is read. */
   timeoutMs: number;
   signal: AbortSignal;
@@ -233,6 +245,28 @@ export class UpstreamCall {
     if (last !== null) yield last;
   }
 
+  /** The body's reads as they come (a same-dialect relay frames them itself); bounded as `lines()` is. */
+  async *chunks(): AsyncGenerator<Buffer, void, undefined> {
+    const reads = this.response.iterator({ destroyOnReturn: false }) as AsyncIterableIterator<Buffer>;
+    try {
+      for await (const chunk of reads) {
+        this.waiting = false;
+        yield chunk;
+        this.waiting = true;
+        this.timer.refresh();
+      }
+    } catch (error) {
+      throw this.failure ?? lostError(this.options.label, error);
+    } finally {
+      if (!this.response.complete) {
+        if (this.released && !this.failure) this.drain();
+        else this.fail(abortedError(this.options.label));
+      }
+    }
+    if (this.failure) throw this.failure;
+    if (!this.response.complete) throw lostError(this.options.label, null);
+  }
+
   /** Reads and drops the rest of the body, still bounded by the silence timeout. */
   private drain(): void {
     this.waiting = true;
@@ -242,6 +276,11 @@ export class UpstreamCall {
 
   /** The whole body as text, at most `maxBytes`. */
   async text(maxBytes = MAX_BODY_BYTES): Promise<string> {
+    return (await this.bytes(maxBytes)).toString('utf8');
+  }
+
+  /** The whole body, at most `maxBytes`. */
+  async bytes(maxBytes = MAX_BODY_BYTES): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
     try {
@@ -261,7 +300,7 @@ export class UpstreamCall {
     }
     if (this.failure) throw this.failure;
     if (!this.response.complete) throw lostError(this.options.label, null);
-    return Buffer.concat(chunks, size).toString('utf8');
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
   }
 
   /**
@@ -296,7 +335,7 @@ export class UpstreamCall {
   }
 }
 
-function withLength(headers: Record<string, string>, body: string): Record<string, string> {
+function withLength(headers: Record<string, string>, body: string | Buffer): Record<string, string> {
   return { ...headers, 'content-length': String(Buffer.byteLength(body)) };
 }
 

@@ -13,13 +13,24 @@ import {
   type ModelEntry,
   type ModerationResult,
   type ProviderDefinition,
+  type RelayAnswer,
+  type RelayOutcome,
+  type RelayRequest,
   type TokenLogprob,
   type TokenUsage,
   type ToolCall,
   type Unsupported,
   UpstreamError,
 } from '../types.js';
-import { JsonUpstream, parseJson, SseParser, type UpstreamCall, upstreamErrorText } from './http-stream.js';
+import {
+  JsonUpstream,
+  LineSplitter,
+  MAX_LINE_BYTES,
+  parseJson,
+  SseParser,
+  type UpstreamCall,
+  upstreamErrorText,
+} from './http-stream.js';
 import { extraOptionFields, OPENAI_COMPATS, type OpenAiCompat, thinkFields } from './openai-compat.js';
 import { RemoteProviderSettings, trimSlash } from './settings.js';
 import { reasoningLevel } from './thinking.js';
@@ -59,6 +70,13 @@ interface OpenAiChunk {
   usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
 }
 
+/** A `chat.completion` (the fields a relay reads). */
+interface OpenAiCompletion {
+  error?: unknown;
+  choices?: Array<{ message?: { content?: string | null; tool_calls?: unknown } } | null>;
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+}
+
 /** A tool call being assembled from its fragments. */
 interface PendingToolCall {
   id: string | undefined;
@@ -87,8 +105,56 @@ export const openAiProviderDefinition: ProviderDefinition = {
 };
 
 export class OpenAiProvider extends JsonUpstream implements ChatProvider {
+  readonly relays: ReadonlySet<RelayRequest['dialect']> = new Set(['openai']);
+
   constructor() {
     super(KIND);
+  }
+
+  /**
+   * An OpenAI client's chat as it sent it: the answer's bytes go back as they came, read only for
+   * the usage (and, streamed, for the frames that end or break the answer).
+   */
+  async relay(request: RelayRequest, entry: ModelEntry, signal: AbortSignal): Promise<RelayAnswer> {
+    const call = await this.postRaw(
+      entry,
+      '/chat/completions',
+      request.body,
+      signal,
+      request.stream ? 'text/event-stream' : 'application/json',
+    );
+    if (request.stream)
+      return {
+        stream: true,
+        contentType: 'text/event-stream; charset=utf-8',
+        frames: relayFrames(call, request.includeUsage),
+      };
+    const body = await call.bytes();
+    const answer = parseJson(body.toString('utf8'), LABEL) as OpenAiCompletion | null;
+    if (answer === null || typeof answer !== 'object' || Array.isArray(answer))
+      throw new UpstreamError(`${LABEL} upstream sent an answer that is not an object`, true);
+    if (answer.error !== undefined && answer.error !== null)
+      throw new UpstreamError(
+        `${LABEL} upstream failed: ${call.scrub(upstreamErrorText(answer.error))}`,
+        true,
+      );
+    if (!Array.isArray(answer.choices)) throw new UpstreamError(`${LABEL} upstream sent no choices`, true);
+    const choices = answer.choices;
+    return {
+      stream: false,
+      contentType: 'application/json; charset=utf-8',
+      body,
+      outcome: {
+        usage: answer.usage ? openAiUsage(answer.usage) : null,
+        completionText: () =>
+          choices
+            .map(
+              (c) =>
+                `${c?.message?.content ?? ''}${c?.message?.tool_calls ? JSON.stringify(c.message.tool_calls) : ''}`,
+            )
+            .join(''),
+      },
+    };
   }
 
   unsupported(request: ChatRequest, entry?: ModelEntry): Unsupported | null {
@@ -407,6 +473,123 @@ async function* readChatStream(call: UpstreamCall): AsyncGenerator<ChatEvent, vo
   const done: ChatEvent = { type: 'done', doneReason: finishReason ?? 'stop', usage };
   if (reasons.length > 1) done.choiceReasons = Array.from(reasons, (r) => r ?? 'stop');
   yield done;
+}
+
+/** The code of the first character after `"key":` (and spaces) in a frame's JSON, or -1. */
+function valueStart(data: string, key: string): number {
+  let at = data.indexOf(key);
+  if (at === -1) return -1;
+  at += key.length;
+  while (data.charCodeAt(at) === 32) at++;
+  return data.charCodeAt(at);
+}
+
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const QUOTE = 34;
+
+/**
+ * A relayed stream: each read of the upstream goes on as one string of whole `data:` frames, the
+ * frames as they came. A frame is parsed only when it must be: one that is not an object, names an
+ * error or carries the usage (dropped when the client did not ask for it: the gateway did). Ends
+ * with the usage and the answer's text (read only if the upstream sent no counts).
+ */
+async function* relayFrames(
+  call: UpstreamCall,
+  includeUsage: boolean,
+): AsyncGenerator<string, RelayOutcome, undefined> {
+  const splitter = new LineSplitter(MAX_LINE_BYTES);
+  const sse = new SseParser();
+  const lines: string[] = [];
+  const frames: string[] = [];
+  let usage: TokenUsage | null = null;
+  let finished = false;
+  let complete = false;
+  const outcome = (): RelayOutcome => ({ usage, completionText: () => relayedText(frames) });
+  for await (const read of call.chunks()) {
+    lines.length = 0;
+    if (!splitter.push(read, lines))
+      throw new UpstreamError(`${LABEL} upstream sent a line over ${MAX_LINE_BYTES} bytes`, true);
+    let out = '';
+    try {
+      for (const line of lines) {
+        const event = sse.push(line);
+        if (event === null) continue;
+        const data = event.data;
+        if (data === '[DONE]') {
+          complete = true;
+          break;
+        }
+        let chunk: OpenAiChunk | null = null;
+        if (
+          event.event !== undefined ||
+          data.charCodeAt(0) !== OPEN_BRACE ||
+          data.charCodeAt(data.length - 1) !== CLOSE_BRACE ||
+          data.includes('"error"')
+        ) {
+          chunk = parseJson(data, LABEL) as OpenAiChunk;
+          if (chunk === null || typeof chunk !== 'object' || Array.isArray(chunk))
+            throw new UpstreamError(`${LABEL} upstream sent an event that is not an object`, true);
+          if (event.event === 'error' || (chunk.error !== undefined && chunk.error !== null))
+            throw new UpstreamError(
+              `${LABEL} upstream failed: ${call.scrub(upstreamErrorText(chunk.error ?? chunk))}`,
+              true,
+            );
+        }
+        if (!finished && valueStart(data, '"finish_reason":') === QUOTE) finished = true;
+        if (valueStart(data, '"usage":') === OPEN_BRACE) {
+          chunk ??= parseJson(data, LABEL) as OpenAiChunk;
+          if (chunk.usage) usage = openAiUsage(chunk.usage);
+          if (!includeUsage) {
+            // The usage frame the gateway asked for; usage beside choices is blanked as OpenAI's are.
+            if (!chunk.choices?.length) continue;
+            frames.push(data);
+            out += `data: ${JSON.stringify({ ...chunk, usage: null })}\n\n`;
+            continue;
+          }
+        }
+        frames.push(data);
+        out += `data: ${data}\n\n`;
+      }
+    } catch (error) {
+      // The frames before a broken one still reach the client, then the error does.
+      if (out !== '') yield out;
+      throw error;
+    }
+    if (complete) {
+      call.release();
+      yield `${out}data: [DONE]\n\n`;
+      return outcome();
+    }
+    if (out !== '') yield out;
+  }
+  const last = splitter.flush();
+  if (last !== null) sse.push(last);
+  // As `readChatStream`: a clean end after the finish_reason is accepted without `[DONE]`.
+  if (sse.end()?.data === '[DONE]' || finished) {
+    yield 'data: [DONE]\n\n';
+    return outcome();
+  }
+  throw new UpstreamError(`${LABEL} upstream ended the stream before its final event`, true);
+}
+
+/** The texts of relayed frames (content, reasoning, tool call pieces), to estimate their tokens. */
+function relayedText(frames: readonly string[]): string {
+  let text = '';
+  for (const data of frames) {
+    try {
+      const chunk = JSON.parse(data) as OpenAiChunk;
+      for (const choice of chunk.choices ?? []) {
+        const delta = choice.delta;
+        text += delta?.content ?? choice.text ?? '';
+        text += delta?.reasoning_content ?? delta?.reasoning ?? '';
+        for (const call of delta?.tool_calls ?? []) text += call.function?.arguments ?? '';
+      }
+    } catch {
+      // relayed as it came; it adds nothing to count
+    }
+  }
+  return text;
 }
 
 /** The most answers one request may ask for (OpenAI's own bound on `n`). */
