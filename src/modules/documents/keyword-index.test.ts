@@ -71,6 +71,14 @@ describe('KeywordIndex', () => {
     chunks.set('new', 'w2 rare');
     expect(index.search(['t'], ['w2', 'rare'], 20)).toEqual(reference(chunks, ['w2', 'rare'], 20));
     expect(index.bytes()).toBeGreaterThan(0);
+    // The same id twice in one batch: the last one stands.
+    index.add('u', [
+      { id: 'x', terms: 'alpha alpha' },
+      { id: 'x', terms: 'beta' },
+    ]);
+    expect(index.size('u')).toBe(1);
+    expect(index.search(['u'], ['alpha'], 5)).toEqual([]);
+    expect(index.search(['u'], ['beta'], 5).map((h) => h.chunkId)).toEqual(['x']);
     index.drop('t');
     expect(index.has('t')).toBe(false);
   });

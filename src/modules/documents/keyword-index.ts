@@ -71,32 +71,30 @@ export class KeywordIndex {
       };
       this.keys.set(key, rows);
     }
-    const replaced = items.filter((item) => rows.rowOf.has(item.id)).map((item) => item.id);
-    if (replaced.length > 0) this.remove(key, replaced);
-    const counts = new Map<string, number>();
     for (const { id, terms } of items) {
+      if (rows.rowOf.has(id)) this.remove(key, [id]);
       const row = rows.ids.length;
       if (row >= rows.lengths.length) {
         const grown = new Int32Array(Math.max(16, Math.ceil(rows.lengths.length * 1.5), row + 1));
         grown.set(rows.lengths);
         rows.lengths = grown;
       }
-      counts.clear();
       // Segments as `split(' ')` gives them (an empty text has none): what bm25.ts's `tokenize` counts.
+      // A word seen before in this row is the last pair of its postings: its count goes up.
       let length = 0;
       for (let start = 0; terms !== '' && start <= terms.length; length++) {
         let end = terms.indexOf(' ', start);
         if (end < 0) end = terms.length;
         const w = terms.slice(start, end);
-        counts.set(w, (counts.get(w) ?? 0) + 1);
         start = end + 1;
-      }
-      for (const [w, count] of counts) {
         let p = rows.terms.get(w);
         if (!p) {
           p = { data: new Int32Array(2), n: 0 };
           rows.terms.set(w, p);
           rows.slots += 2;
+        } else if (p.n > 0 && p.data[p.n * 2 - 2] === row) {
+          p.data[p.n * 2 - 1] = p.data[p.n * 2 - 1]! + 1;
+          continue;
         }
         if (p.n * 2 + 2 > p.data.length) {
           const grown = new Int32Array(Math.max(4, p.data.length * 2));
@@ -105,7 +103,7 @@ export class KeywordIndex {
           p.data = grown;
         }
         p.data[p.n * 2] = row;
-        p.data[p.n * 2 + 1] = count;
+        p.data[p.n * 2 + 1] = 1;
         p.n++;
       }
       rows.ids.push(id);
