@@ -281,7 +281,7 @@ const ConfigSchema = Type.Object({
   /** Language the keyword index stems words in (`none`: as written); per topic: `topic=language,…`. */
   KNOWLEDGE_LANGUAGE: Type.String({ default: 'english' }),
   KNOWLEDGE_TOPIC_LANGUAGES: Type.String({ default: '' }),
-  /** Memory the in-process vector index may hold (topics used least recently are dropped past it). */
+  /** Memory the in-process vector and keyword indexes may hold (topics used least recently are dropped past it). */
   KNOWLEDGE_VECTOR_CACHE_MB: Type.Integer({ default: 512, minimum: 1, maximum: 1_048_576 }),
   /** How long `POST /api/documents/{id}/process?wait=true` holds the request before answering 202. */
   DOCUMENT_PROCESS_WAIT_MS: Type.Integer({ default: 110_000, minimum: 100, maximum: 3_600_000 }),

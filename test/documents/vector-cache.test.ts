@@ -45,7 +45,6 @@ describe.each(await testDialects())('the vector cache on %s', (dialect) => {
         model: 'builtin/hashed-ngrams',
       }),
       'builtin/hashed-ngrams',
-      {},
       maxBytes,
     );
   const ask = async (s: KnowledgeService, text: string, topics: string[]): Promise<Hit[]> =>

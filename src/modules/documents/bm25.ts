@@ -1,7 +1,7 @@
 /**
- * Keyword ranking in process: the database finds the chunks that contain a query term (FTS5 or
- * tsvector) and counts each term's document frequency; this ranks them with Okapi BM25 (k1 1.2, b 0.75),
- * so SQLite and PostgreSQL return the same order. Words are stemmed in the document's language on both
+ * Keyword ranking in process: Okapi BM25 (k1 1.2, b 0.75, idf ln(1 + (N − df + 0.5) / (df + 0.5)), avgdl
+ * the searched chunks' mean length in words) over the chunks' stored terms; keyword-index.ts applies it
+ * to every match of a topic's in-process index, so SQLite and PostgreSQL return the same order. Words are stemmed in the document's language on both
  * sides (language.ts). Stop words are dropped from queries (not from the index: a phrase still finds its
  * chunk by its other words).
  */
@@ -62,7 +62,7 @@ export function queryTerms(
 }
 
 /** BM25's idf of a term in `df` of `n` chunks (never negative). */
-function idf(df: number, n: number): number {
+export function idf(df: number, n: number): number {
   return Math.log(1 + (Math.max(n, df) - df + 0.5) / (df + 0.5));
 }
 
@@ -143,9 +143,7 @@ export function bm25Tokenized(
     for (const term of terms) {
       const tf = t.counts.get(term) ?? 0;
       if (tf === 0) continue;
-      score +=
-        (weights.get(term) ?? 0) *
-        ((tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * t.length) / avg)));
+      score += bm25Weight(weights.get(term) ?? 0, tf, t.length, avg);
     }
     if (score > 0) scored.push({ chunkId: t.id, score });
   }
@@ -153,9 +151,7 @@ export function bm25Tokenized(
   return scored.sort((a, b) => Math.round((b.score - a.score) * 1e9) || (a.chunkId < b.chunkId ? -1 : 1));
 }
 
-/** The most a chunk can score from these terms (each at saturation, in the shortest possible chunk). */
-export function bm25Bound(terms: string[], df: ReadonlyMap<string, number>, n: number): number {
-  let bound = 0;
-  for (const term of terms) bound += idf(df.get(term) ?? 0, n) * (BM25_K1 + 1);
-  return bound;
+/** One term's part of a chunk's BM25: its idf `weight`, its count `tf` in a chunk of `length` words. */
+export function bm25Weight(weight: number, tf: number, length: number, average: number): number {
+  return weight * ((tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * length) / average)));
 }

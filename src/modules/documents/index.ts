@@ -87,7 +87,6 @@ export const documentsModule: PlatformModule = {
       store,
       embed,
       config.KNOWLEDGE_EMBEDDING_MODEL,
-      {},
       config.KNOWLEDGE_VECTOR_CACHE_MB * 1024 * 1024,
     );
     const invalidate = (accountId: string, topic: string) => knowledge.invalidate(accountId, topic);

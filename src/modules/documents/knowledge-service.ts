@@ -1,5 +1,5 @@
 import { AppError } from '../../core/errors.js';
-import { bm25Bound, bm25Tokenized, queryTerms, type Tokenized, tokenize } from './bm25.js';
+import { queryTerms } from './bm25.js';
 import type { Embedder } from './processor.js';
 import { fuseRanks, fuseScores } from './rank-fusion.js';
 import type { DocumentStore } from './store.js';
@@ -9,16 +9,6 @@ import { VectorCache } from './vector-cache.js';
 export const QUERY_MODES = ['hybrid', 'vector', 'keyword'] as const;
 type QueryMode = (typeof QUERY_MODES)[number];
 
-/**
- * Keyword search ranks every chunk that matches, then cuts (knowledge-service.ts `keyword`): each query
- * term's document frequency is counted on the index (up to `DF_CAP`); the rarest terms whose matches
- * add up to at most `OR_BUDGET` are fetched whole; chunks that hold none of them but all of the query's
- * terms are added (up to `ALL_CAP`), and the ranking is exact when the k-th score beats the best a chunk
- * of the remaining (frequent) terms alone could reach. Otherwise those terms' first matches are added too.
- */
-const DF_CAP = 20_000;
-const OR_BUDGET = 4_000;
-const ALL_CAP = 2_000;
 /** How deep each list goes before fusion (at least the query's topK). */
 const FUSION_DEPTH = 50;
 /** The largest `topK` a query may ask for. */
@@ -59,27 +49,17 @@ const MAX_QUERY_CHARS = 4_000;
 /** The vector cache's bound when none is configured (KNOWLEDGE_VECTOR_CACHE_MB). */
 const DEFAULT_VECTOR_CACHE_BYTES = 512 * 1024 * 1024;
 
-/** The keyword pass's bounds (`DF_CAP`, `OR_BUDGET`, `ALL_CAP` by default; tests make them small). */
-export interface KeywordBounds {
-  dfCap: number;
-  orBudget: number;
-  allCap: number;
-}
-
 /** Hybrid retrieval over an account's indexed chunks: BM25 keywords, cosine vectors, rank fusion. */
 export class KnowledgeService {
   private readonly vectors: VectorCache;
-  private readonly bounds: KeywordBounds;
 
   constructor(
     private readonly store: DocumentStore,
     private readonly embed: Embedder,
     private readonly defaultModel: string,
-    bounds: Partial<KeywordBounds> = {},
     vectorCacheBytes = DEFAULT_VECTOR_CACHE_BYTES,
   ) {
     this.vectors = new VectorCache(store, vectorCacheBytes);
-    this.bounds = { dfCap: DF_CAP, orBudget: OR_BUDGET, allCap: ALL_CAP, ...bounds };
   }
 
   invalidate(accountId: string, topic: string): void {
@@ -110,17 +90,20 @@ export class KnowledgeService {
     const wantKeyword = q.mode !== 'vector';
     const wantVector = q.mode !== 'keyword';
 
+    const names = topics ?? (await this.topics(accountId)).map((t) => t.topic);
+    const keys = names.map((topic) => this.vectors.key(accountId, topic));
+    // Both indexes live in the cache: its topics stay held until the query ends.
+    const release = this.vectors.pin(keys);
     let keyword: RankedChunk[] = [];
-    if (wantKeyword) keyword = await this.keyword(accountId, topics, q.query, depth);
-
     let vector: RankedChunk[] = [];
-    if (wantVector) {
-      const names = topics ?? (await this.topics(accountId)).map((t) => t.topic);
-      const release = this.vectors.pin(names.map((topic) => this.vectors.key(accountId, topic)));
-      try {
+    try {
+      const models = new Map<string, string | null>();
+      for (const topic of names) models.set(topic, await this.vectors.ensure(accountId, topic));
+      if (wantKeyword) keyword = await this.keyword(accountId, topics, keys, q.query, depth);
+      if (wantVector) {
         const byModel = new Map<string, string[]>();
         for (const topic of names) {
-          const model = await this.vectors.ensure(accountId, topic);
+          const model = models.get(topic);
           if (!model) continue;
           if (q.embeddingModel && model !== q.embeddingModel)
             throw new AppError(
@@ -130,17 +113,17 @@ export class KnowledgeService {
             );
           byModel.set(model, [...(byModel.get(model) ?? []), this.vectors.key(accountId, topic)]);
         }
-        for (const [model, keys] of byModel) {
+        for (const [model, modelKeys] of byModel) {
           const answer = await this.embed([q.query], model, { accountId, keyId: q.payerKeyId ?? null });
           // A fallback's vector lies in another space than the topic's: no vector ranking then.
           if (answer.model !== model) continue;
           const [queryVector] = answer.vectors;
-          vector.push(...this.vectors.search(keys, queryVector ?? [], depth));
+          vector.push(...this.vectors.search(modelKeys, queryVector ?? [], depth));
         }
-      } finally {
-        release();
+        vector = vector.sort((a, b) => b.score - a.score || (a.chunkId < b.chunkId ? -1 : 1)).slice(0, depth);
       }
-      vector = vector.sort((a, b) => b.score - a.score || (a.chunkId < b.chunkId ? -1 : 1)).slice(0, depth);
+    } finally {
+      release();
     }
 
     let ranked: Array<{
@@ -183,53 +166,23 @@ export class KnowledgeService {
   }
 
   /**
-   * The `depth` best chunks by BM25 among every indexed chunk of the topics that holds a query term.
-   * Terms are fetched rarest first (see `OR_BUDGET`); a query of stop words only finds nothing.
+   * The `depth` best chunks by BM25 among every indexed chunk of the topics that holds a query term,
+   * ranked in process over the topics' keyword index (keyword-index.ts, held by the cache beside the
+   * vectors): every match is scored, then the list is cut. A query of stop words only finds nothing.
    */
   private async keyword(
     accountId: string,
     topics: string[] | null,
+    keys: string[],
     query: string,
     depth: number,
   ): Promise<RankedChunk[]> {
+    if (keys.length === 0) return [];
     const languages = await this.store.languagesOf(accountId, topics);
     if (languages.length === 0) return [];
     const terms = queryTerms(query, languages);
     if (terms.length === 0) return [];
-    const { dfCap, orBudget, allCap } = this.bounds;
-    const df = await this.store.termCounts(accountId, topics, terms, dfCap);
-    const present = terms.filter((t) => (df.get(t) ?? 0) > 0).sort((a, b) => df.get(a)! - df.get(b)!);
-    if (present.length === 0) return [];
-    const selective: string[] = [];
-    let budget = orBudget;
-    for (const term of present) {
-      const n = df.get(term)!;
-      if (n > budget) break;
-      selective.push(term);
-      budget -= n;
-    }
-    const frequent = present.slice(selective.length);
-    // Each candidate is tokenized once, whichever pass fetched it (the ranking may run three times).
-    const candidates = new Map<string, Tokenized>();
-    const wanted = new Set(present);
-    const add = (rows: Array<{ id: string; terms: string }>) => {
-      for (const row of rows) if (!candidates.has(row.id)) candidates.set(row.id, tokenize(wanted, row));
-    };
-    add(await this.store.keywordCandidates(accountId, topics, selective, 'any', orBudget));
-    const total = await this.store.indexedChunkCount(accountId, topics);
-    const rank = () => bm25Tokenized(present, [...candidates.values()], total, df);
-    if (frequent.length === 0) return rank().slice(0, depth);
-    if (present.length > 1)
-      add(await this.store.keywordCandidates(accountId, topics, present, 'all', allCap));
-    let ranked = rank();
-    // A chunk not fetched holds only frequent terms: if the k-th score beats the most those can give,
-    // the ranking is exact; otherwise the frequent terms' first matches join (best effort).
-    const kth = ranked[depth - 1]?.score ?? 0;
-    if (kth < bm25Bound(frequent, df, total)) {
-      add(await this.store.keywordCandidates(accountId, topics, frequent, 'any', orBudget));
-      ranked = rank();
-    }
-    return ranked.slice(0, depth);
+    return this.vectors.searchKeywords(keys, terms, depth);
   }
 
   get embeddingModel(): string {

@@ -241,14 +241,15 @@ export class DocumentStore {
   }
 
   /**
-   * A document's embedded chunks after chunk `afterIndex`, `limit` at most, in index order: the chunk
-   * page by the (document_id, chunk_index) index, then their vectors by key. Each page costs its own
-   * rows on both databases (a join let PostgreSQL hash the whole vector table for every page).
+   * A document's chunks after chunk `afterIndex`, `limit` at most, in index order, with their stored
+   * terms and their vectors (null for a chunk not embedded): the chunk page by the (document_id,
+   * chunk_index) index, then their vectors by key. Each page costs its own rows on both databases (a
+   * join let PostgreSQL hash the whole vector table for every page).
    */
-  async embeddedChunks(documentId: string, afterIndex: number, limit: number) {
+  async indexedChunks(documentId: string, afterIndex: number, limit: number) {
     const chunks = await this.db
       .selectFrom('chunks')
-      .select(['id', 'chunk_index', 'embedding_model'])
+      .select(['id', 'chunk_index', 'terms', 'embedding_model'])
       .where('document_id', '=', documentId)
       .where('chunk_index', '>', afterIndex)
       .orderBy('chunk_index')
@@ -265,10 +266,12 @@ export class DocumentStore {
       )
       .execute();
     const byId = new Map(vectors.map((v) => [v.chunk_id, v.embedding]));
-    const rows = chunks.flatMap((c) => {
-      const embedding = byId.get(c.id);
-      return embedding ? [{ id: c.id, embedding, embedding_model: c.embedding_model }] : [];
-    });
+    const rows = chunks.map((c) => ({
+      id: c.id,
+      terms: c.terms,
+      embedding: byId.get(c.id) ?? null,
+      embedding_model: c.embedding_model,
+    }));
     return { last: chunks.at(-1)!.chunk_index, rows, more: chunks.length === limit };
   }
 
@@ -396,18 +399,6 @@ export class DocumentStore {
   async analyze(): Promise<void> {
     if (this.dialect === 'postgres') await sql`analyze chunks, documents, chunk_vectors`.execute(this.db);
     else await sql`analyze`.execute(this.db);
-  }
-
-  /** Indexed chunks in these topics (BM25's N). */
-  async indexedChunkCount(accountId: string, topics: string[] | null): Promise<number> {
-    let q = this.db
-      .selectFrom('documents')
-      .select((eb) => eb.fn.sum<number>('chunk_count').as('n'))
-      .where('account_id', '=', accountId)
-      .where('status', '=', 'indexed');
-    if (topics) q = q.where('topic', 'in', topics);
-    const row = await q.executeTakeFirst();
-    return Number(row?.n ?? 0);
   }
 
   /** Chunks with their documents, for results. */

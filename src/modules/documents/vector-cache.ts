@@ -1,6 +1,7 @@
 /**
- * The vectors of each (account, topic) in an in-process index (vector-index.ts), kept in step with the
- * database across processes: every query reads the topic's version (count, chunks and newest change of
+ * The vectors of each (account, topic) in an in-process index (vector-index.ts), and its chunks' terms in
+ * a keyword index beside it (keyword-index.ts: every indexed chunk, embedded or not), kept in step with
+ * the database across processes: every query reads the topic's version (count, chunks and newest change of
  * its indexed documents: one small aggregate). When it moved, the list of indexed documents is read and
  * compared with what the index holds: only documents added, changed or gone are loaded or removed, so one
  * new document in a topic of 100k chunks costs its own chunks, not a reload. A topic not held (first
@@ -8,15 +9,16 @@
  * live when complete; concurrent queries of a topic share one load. Changes apply in one synchronous step,
  * so a search never sees half of one.
  *
- * Memory is bounded: past `maxBytes` (vectors at 4 bytes a float), the topics used least recently are
+ * Memory is bounded: past `maxBytes` (vectors at 4 bytes a float, plus the keyword postings), the topics used least recently are
  * dropped, and rebuilt when asked for again. Topics a running query uses (`pin`) are never dropped, so a
  * query larger than the bound is still served (and holds memory past it until it ends).
  */
+import { KeywordIndex, type KeywordItem } from './keyword-index.js';
 import type { DocumentStore } from './store.js';
 import type { RankedChunk } from './types.js';
 import { VectorIndex, type VectorItem } from './vector-index.js';
 
-/** Vectors read per page when a topic is loaded: a few milliseconds each. */
+/** Chunks (terms and vectors) read per page when a topic is loaded: a few milliseconds each. */
 const LOAD_PAGE = 1_000;
 
 /** A turn of the event loop between pages of a load. */
@@ -41,6 +43,7 @@ interface HeldTopic {
 
 export class VectorCache {
   private readonly index = new VectorIndex();
+  private readonly keywords = new KeywordIndex();
   private readonly topics = new Map<string, HeldTopic>();
   private readonly loading = new Map<string, Promise<void>>();
   /** Running queries per key: their topics stay held until they end. */
@@ -104,9 +107,14 @@ export class VectorCache {
     return present.length === 0 ? [] : this.index.search(present, vector, k);
   }
 
-  /** Bytes of vectors held (4 a float, with the room kept for growth). */
+  /** The `k` best chunks of the keys by BM25 for these (stemmed) terms (keyword-index.ts). */
+  searchKeywords(keys: string[], terms: readonly string[], k: number): RankedChunk[] {
+    return this.keywords.search(keys, terms, k);
+  }
+
+  /** Bytes held: vectors (4 a float, with the room kept for growth) and keyword postings. */
   bytes(): number {
-    return this.index.floats() * 4;
+    return this.index.floats() * 4 + this.keywords.bytes();
   }
 
   /** Topics held, for tests and figures. */
@@ -123,28 +131,36 @@ export class VectorCache {
     const changed = current.filter(stale);
     const changedChunks = changed.reduce((n, d) => n + d.chunkCount, 0);
     // A topic not held, or one mostly new, is built aside; otherwise only the difference is read.
-    const rebuild = !held || changedChunks > this.index.size(key);
+    const rebuild = !held || changedChunks > this.keywords.size(key);
     const target = rebuild ? `${key}\u0000loading` : null;
     if (target) {
       this.index.drop(target);
       this.index.add(target, []);
+      this.keywords.drop(target);
+      this.keywords.add(target, []);
     }
     const loaded = new Map<string, HeldDocument>();
     const pending: VectorItem[] = [];
+    const pendingTerms: KeywordItem[] = [];
     for (const doc of rebuild ? current : changed) {
       const read: HeldDocument = { stamp: stampOf(doc), model: null, ids: [] };
       let after = -1;
       for (;;) {
-        const page = await this.store.embeddedChunks(doc.id, after, LOAD_PAGE);
+        const page = await this.store.indexedChunks(doc.id, after, LOAD_PAGE);
         if (page.last === null) break;
-        read.model ??= page.rows.find((r) => r.embedding_model)?.embedding_model ?? null;
-        const items = page.rows.map((r) => ({
-          id: r.id,
-          vector: VectorIndex.fromBytes(r.embedding as Buffer),
-        }));
-        for (const item of items) read.ids.push(item.id);
-        if (target) this.index.add(target, items);
-        else pending.push(...items);
+        read.model ??= page.rows.find((r) => r.embedding && r.embedding_model)?.embedding_model ?? null;
+        const items = page.rows.flatMap((r) =>
+          r.embedding ? [{ id: r.id, vector: VectorIndex.fromBytes(r.embedding) }] : [],
+        );
+        const terms = page.rows.map((r) => ({ id: r.id, terms: r.terms }));
+        for (const row of page.rows) read.ids.push(row.id);
+        if (target) {
+          this.index.add(target, items);
+          this.keywords.add(target, terms);
+        } else {
+          pending.push(...items);
+          pendingTerms.push(...terms);
+        }
         after = page.last;
         await nextTurn();
         if (!page.more) break;
@@ -154,6 +170,7 @@ export class VectorCache {
     // From here to the end nothing awaits: searches see the topic before or after, never between.
     if (target) {
       this.index.move(target, key);
+      this.keywords.move(target, key);
       this.topics.set(key, { version, documents: loaded, used: ++this.clock, model: modelOf(loaded) });
     } else if (held && this.topics.get(key) === held) {
       const live = new Set(current.map((d) => d.id));
@@ -165,6 +182,8 @@ export class VectorCache {
       }
       this.index.remove(key, gone);
       this.index.add(key, pending);
+      this.keywords.remove(key, gone);
+      this.keywords.add(key, pendingTerms);
       for (const [id, doc] of loaded) held.documents.set(id, doc);
       held.version = version;
       held.used = ++this.clock;
@@ -181,6 +200,7 @@ export class VectorCache {
       .sort((a, b) => a[1].used - b[1].used);
     for (const [key] of byAge) {
       this.index.drop(key);
+      this.keywords.drop(key);
       this.topics.delete(key);
       if (this.bytes() <= this.maxBytes) return;
     }
