@@ -12,6 +12,7 @@ import { type FlowDefinition, templateOf } from './definition.js';
 import type { FlowLookups, FlowService } from './flow-service.js';
 import type { FlowMessageRow, FlowStore } from './flow-store.js';
 import { flowiseOverride } from './flowise/override-config.js';
+import { answerStep, moderated, type PlanDeps, runAgent } from './flowise/plan-runner.js';
 import { applyOverrides } from './overrides.js';
 import { buildMessages, type Turn, turnsFromHistory } from './prompt.js';
 import type { PredictionBodyT } from './schemas.js';
@@ -59,6 +60,8 @@ interface PredictionDeps {
   limiter: Limiter;
   clock: Clock;
   workflowTimeoutMs: number;
+  /** What a chatflow canvas's chained chains and agent tools reach. */
+  plan: PlanDeps;
 }
 
 /** Flowise's name for a window memory; `none` when the flow keeps none. */
@@ -92,15 +95,13 @@ export class PredictionService {
     const loaded = await this.deps.flows.load(principal.accountId, flowId);
     const sent = (body.overrideConfig ?? {}) as Record<string, unknown>;
     const flowise = loaded.definition.flowise;
-    const {
-      definition: def,
-      vars,
-      sessionId: overrideSession,
-    } = applyOverrides(
+    const applied = applyOverrides(
       loaded.definition,
       flowise ? flowiseOverride(sent, new Set(flowise.nodeIds)) : sent,
       this.deps.lookups,
     );
+    const { definition: def, sessionId: overrideSession } = applied;
+    let vars = applied.vars;
     await this.checkRate(principal, flowId, def);
     // A flow that does not stream answers JSON even when asked to stream: the SDK expects just that.
     const streaming = body.streaming === true && loaded.definition.isStreaming;
@@ -122,6 +123,45 @@ export class PredictionService {
     const store = (text: string, sources: SourceDocument[]) =>
       this.storeTurn(flowId, common, text, sources, memoryTypeOf(def));
 
+    const plan = flowise?.plan;
+    // Flowise's moderation answers its message instead of running the chain.
+    const refusal = moderated(body.question, plan?.moderation);
+    if (refusal !== null)
+      return { ...common, sourceDocuments: [], headers: {}, tokens: whole(refusal, [], store) };
+    const call = { principal, signal: options.signal };
+    if (plan?.steps && plan.steps.length > 0) {
+      const filled: Record<string, unknown> = { ...vars };
+      for (const step of plan.steps)
+        filled[step.id] = await answerStep(this.deps.plan, call, step, body.question, filled);
+      vars = filled;
+    }
+    if (plan?.agent) {
+      const messages = buildMessages({
+        systemPrompt: def.systemPrompt,
+        template: templateOf(def),
+        question: body.question,
+        context: extra,
+        history,
+        vars,
+      });
+      const answer = await runAgent(this.deps.plan, call, {
+        model: def.model as string,
+        messages,
+        tools: plan.agent.tools,
+        maxIterations: plan.agent.maxIterations,
+        temperature: def.temperature,
+        maxTokens: def.maxTokens,
+        vars,
+        question: body.question,
+      });
+      return {
+        ...common,
+        sourceDocuments: answer.sources,
+        headers: answer.headers,
+        tokens: whole(answer.text, answer.sources, store),
+      };
+    }
+
     if (def.kind === 'workflow') {
       const { executionId, text } = await this.runWorkflow(principal, def, {
         question: body.question,
@@ -132,7 +172,7 @@ export class PredictionService {
         // Parsed JSON from the request body: JSON by construction.
         vars: vars as Record<string, Json>,
       });
-      return { ...common, sourceDocuments: [], headers: {}, executionId, tokens: whole(text, store) };
+      return { ...common, sourceDocuments: [], headers: {}, executionId, tokens: whole(text, [], store) };
     }
 
     const sourceDocuments = def.kind === 'rag' ? await this.retrieve(principal, body.question, def) : [];
@@ -308,8 +348,9 @@ function answerText(body: unknown): string {
 /** A whole answer as a one-token stream, stored once read. */
 async function* whole(
   text: string,
+  sources: SourceDocument[],
   store: (text: string, sources: SourceDocument[]) => Promise<void>,
 ): AsyncGenerator<string, void, undefined> {
   if (text !== '') yield text;
-  await store(text, []);
+  await store(text, sources);
 }
