@@ -388,6 +388,53 @@ describe.each(await testDialects())('flows: Flowise flowData on %s', (dialect) =
     expectNamesField(res, 'customTool_0');
   });
 
+  it('uploads: an image goes to a model that allows image uploads; a text file joins the context', async () => {
+    const canvas = conversation();
+    (canvas.nodes[0]?.data.inputs as Record<string, unknown>).allowImageUploads = true;
+    const flow = await importFlow('vision', JSON.stringify(canvas));
+    const png = Buffer.from('fake png bytes').toString('base64');
+    const notes = Buffer.from('The meeting is on Tuesday.').toString('base64');
+    const answer = await predict(bed, flow.id, {
+      question: 'What is in the picture?',
+      uploads: [
+        { data: `data:image/png;base64,${png}`, type: 'file', name: 'cat.png', mime: 'image/png' },
+        { data: `data:text/plain;base64,${notes}`, type: 'file:full', name: 'notes.txt', mime: 'text/plain' },
+      ],
+    });
+    expect(answer.text).toContain('What is in the picture?');
+    const sent = lastCall(bed.openai);
+    const user = (sent.body.messages as Array<{ role: string; content: unknown }>).at(-1);
+    expect(JSON.stringify(user?.content)).toContain(`data:image/png;base64,${png}`);
+    expect(sent.all).toContain('The meeting is on Tuesday.');
+  });
+
+  it('uploads: refused by name where they cannot be read; 50 MB is a 413 in Flowise’s body', async () => {
+    const flow = await importFlow('text only', JSON.stringify(conversation()));
+    const image = { data: 'data:image/png;base64,AAAA', type: 'file', name: 'a.png', mime: 'image/png' };
+    const send = (uploads: unknown[]) =>
+      call(bed, 'POST', `/api/v1/prediction/${flow.id}`, { body: { question: 'q', uploads } });
+    expectNamesField(await send([image]), 'allowImageUploads');
+    expectNamesField(
+      await send([{ ...image, type: 'url', data: 'https://example.com/a.png' }]),
+      'uploads[0].type',
+    );
+    expectNamesField(
+      await send([
+        {
+          data: 'data:application/pdf;base64,AAAA',
+          type: 'file:full',
+          name: 'a.pdf',
+          mime: 'application/pdf',
+        },
+      ]),
+      'uploads[0]',
+    );
+    expect(chatCalls(bed.openai)).toHaveLength(0);
+    const huge = 'A'.repeat(50 * 1024 * 1024);
+    const big = await send([{ ...image, data: `data:image/png;base64,${huge}` }]);
+    expectFlowError(big, 413, 'PAYLOAD_TOO_LARGE');
+  });
+
   it('refuses an unknown node type at save, naming it', async () => {
     const canvas = conversation();
     canvas.nodes.push(node('serpAPI_0', 'serpAPI'), node('zapier_1', 'zapierNLA'));

@@ -63,6 +63,8 @@ export interface FlowisePlan {
   moderation?: { denyList: string[]; message: string };
   /** A Tool Agent: the model calls these tools, at most `maxIterations` rounds. */
   agent?: { tools: FlowiseTool[]; maxIterations: number };
+  /** The chat model allows image uploads (Flowise's `allowImageUploads`). */
+  imageUploads?: boolean;
   /** The vector stores of the canvas by node id, each a knowledge-base topic (the vector upsert fills them). */
   stores?: Record<string, string>;
 }

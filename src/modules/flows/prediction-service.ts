@@ -1,18 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../core/auth/principal.js';
 import type { Clock } from '../../core/clock.js';
-import { AppError, type ErrorCode, validationError } from '../../core/errors.js';
+import { AppError, type ErrorCode } from '../../core/errors.js';
 import { tooMany } from '../../core/http/auth-hook.js';
 import { newId } from '../../core/ids.js';
 import type { Limiter } from '../../core/limits/limiter.js';
 import type { KnowledgeSearch } from '../documents/index.js';
-import type { ChatGateway, Passage } from '../llm/index.js';
+import type { ChatGateway, ChatMessage, Passage } from '../llm/index.js';
 import type { Json, StoredResponse } from '../workflows/index.js';
 import { type FlowDefinition, templateOf } from './definition.js';
 import type { FlowLookups, FlowService } from './flow-service.js';
 import type { FlowMessageRow, FlowStore } from './flow-store.js';
 import { flowiseOverride } from './flowise/override-config.js';
 import { answerStep, moderated, type PlanDeps, runAgent } from './flowise/plan-runner.js';
+import { readUploads } from './flowise/uploads.js';
 import { applyOverrides } from './overrides.js';
 import { buildMessages, type Turn, turnsFromHistory } from './prompt.js';
 import type { PredictionBodyT } from './schemas.js';
@@ -88,11 +89,11 @@ export class PredictionService {
     body: PredictionBodyT,
     options: { signal: AbortSignal },
   ): Promise<Prediction> {
-    if (body.uploads && body.uploads.length > 0)
-      throw validationError('Uploads are not supported', [
-        { field: 'uploads', message: 'file and image uploads are not supported by this flow service' },
-      ]);
     const loaded = await this.deps.flows.load(principal.accountId, flowId);
+    // Images go with the question to a chat model that allows them; text files join the context.
+    const uploads = readUploads(body.uploads ?? [], {
+      images: loaded.definition.flowise?.plan?.imageUploads === true,
+    });
     const sent = (body.overrideConfig ?? {}) as Record<string, unknown>;
     const flowise = loaded.definition.flowise;
     const applied = applyOverrides(
@@ -110,6 +111,8 @@ export class PredictionService {
     const sessionId = body.sessionId ?? overrideSession ?? chatId;
     const history = await this.history(flowId, sessionId, def, body);
     const extra = typeof vars.context === 'string' ? vars.context : '';
+    // Flowise puts a whole uploaded file before the question.
+    const asked = uploads.text === '' ? body.question : `${uploads.text}\n\n${body.question}`;
     const common = {
       question: body.question,
       chatId,
@@ -139,11 +142,12 @@ export class PredictionService {
       const messages = buildMessages({
         systemPrompt: def.systemPrompt,
         template: templateOf(def),
-        question: body.question,
+        question: asked,
         context: extra,
         history,
         vars,
       });
+      withImages(messages, uploads.images);
       const answer = await runAgent(this.deps.plan, call, {
         model: def.model as string,
         messages,
@@ -164,7 +168,7 @@ export class PredictionService {
 
     if (def.kind === 'workflow') {
       const { executionId, text } = await this.runWorkflow(principal, def, {
-        question: body.question,
+        question: asked,
         context: extra,
         chatId,
         sessionId,
@@ -180,11 +184,12 @@ export class PredictionService {
     const messages = buildMessages({
       systemPrompt: def.systemPrompt,
       template: templateOf(def),
-      question: body.question,
+      question: asked,
       context,
       history,
       vars,
     });
+    withImages(messages, uploads.images);
     const passages: Passage[] = sourceDocuments.map((d) => ({
       text: d.pageContent,
       source: d.metadata.title ?? d.metadata.documentId,
@@ -326,6 +331,12 @@ export class PredictionService {
     };
     await this.deps.store.addTurn(question, answer);
   }
+}
+
+/** The uploaded images go with the question (the last user message). */
+function withImages(messages: ChatMessage[], images: string[]): void {
+  const last = messages.at(-1);
+  if (images.length > 0 && last?.role === 'user') last.images = images;
 }
 
 /** A passage as the prompt shows it: its title, then its text. */

@@ -128,6 +128,8 @@ export function convertCanvas(
     memory: { type: 'none' },
   };
   if (modelNode) Object.assign(out, modelFields(modelNode, problems));
+  const images = modelNode?.inputs.allowImageUploads;
+  if (images === true || images === 'true') plan.imageUploads = true;
 
   const memory = refs(chain, 'memory').find((n) => n.role === 'memory');
   if (memory) out.memory = memoryOf(memory);
