@@ -3325,6 +3325,384 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/ping': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Flowise's health check: answers pong
+     * @description Flowise's health check: answers pong
+     *
+     *     Public: no platform credential.
+     */
+    get: operations['getApiV1Ping'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * Flowise's health check: answers pong (headers only)
+     * @description Flowise's health check: answers pong
+     *
+     *     Public: no platform credential.
+     */
+    head: operations['headApiV1Ping'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/tools': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the tools
+     * @description List the tools
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    get: operations['getApiV1Tools'];
+    put?: never;
+    /**
+     * Create a tool
+     * @description Create a tool
+     *
+     *     API keys only. Requires the scope `flow:write`.
+     */
+    post: operations['postApiV1Tools'];
+    delete?: never;
+    options?: never;
+    /**
+     * List the tools (headers only)
+     * @description List the tools
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    head: operations['headApiV1Tools'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/tools/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A tool
+     * @description A tool
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    get: operations['getApiV1ToolsById'];
+    /**
+     * Update a tool
+     * @description Update a tool
+     *
+     *     API keys only. Requires the scope `flow:write`.
+     */
+    put: operations['putApiV1ToolsById'];
+    post?: never;
+    /**
+     * Delete a tool
+     * @description Delete a tool
+     *
+     *     API keys only. Requires the scope `flow:delete`.
+     */
+    delete: operations['deleteApiV1ToolsById'];
+    options?: never;
+    /**
+     * A tool (headers only)
+     * @description A tool
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    head: operations['headApiV1ToolsById'];
+    patch?: never;
+    trace?: never;
+  };
+  '/flowise/api/v1/variables': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the variables
+     * @description List the variables
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    get: operations['getFlowiseApiV1Variables'];
+    put?: never;
+    /**
+     * Create a variable
+     * @description Create a variable
+     *
+     *     API keys only. Requires the scope `flow:write`.
+     */
+    post: operations['postFlowiseApiV1Variables'];
+    delete?: never;
+    options?: never;
+    /**
+     * List the variables (headers only)
+     * @description List the variables
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    head: operations['headFlowiseApiV1Variables'];
+    patch?: never;
+    trace?: never;
+  };
+  '/flowise/api/v1/variables/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Update a variable
+     * @description Update a variable
+     *
+     *     API keys only. Requires the scope `flow:write`.
+     */
+    put: operations['putFlowiseApiV1VariablesById'];
+    post?: never;
+    /**
+     * Delete a variable
+     * @description Delete a variable
+     *
+     *     API keys only. Requires the scope `flow:delete`.
+     */
+    delete: operations['deleteFlowiseApiV1VariablesById'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/assistants': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the assistants
+     * @description List the assistants
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    get: operations['getApiV1Assistants'];
+    put?: never;
+    /**
+     * Create a assistant
+     * @description Create a assistant
+     *
+     *     API keys only. Requires the scope `flow:write`.
+     */
+    post: operations['postApiV1Assistants'];
+    delete?: never;
+    options?: never;
+    /**
+     * List the assistants (headers only)
+     * @description List the assistants
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    head: operations['headApiV1Assistants'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/assistants/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A assistant
+     * @description A assistant
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    get: operations['getApiV1AssistantsById'];
+    /**
+     * Update a assistant
+     * @description Update a assistant
+     *
+     *     API keys only. Requires the scope `flow:write`.
+     */
+    put: operations['putApiV1AssistantsById'];
+    post?: never;
+    /**
+     * Delete a assistant
+     * @description Delete a assistant
+     *
+     *     API keys only. Requires the scope `flow:delete`.
+     */
+    delete: operations['deleteApiV1AssistantsById'];
+    options?: never;
+    /**
+     * A assistant (headers only)
+     * @description A assistant
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    head: operations['headApiV1AssistantsById'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/feedback': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rate an answer of a chatflow (thumbs up or down, with a comment)
+     * @description Rate an answer of a chatflow (thumbs up or down, with a comment)
+     *
+     *     API keys only. Requires the scope `flow:write`.
+     */
+    post: operations['postApiV1Feedback'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/feedback/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A chatflow's feedback (filters: chatId, dates; sortOrder ASC or DESC)
+     * @description A chatflow's feedback (filters: chatId, dates; sortOrder ASC or DESC)
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    get: operations['getApiV1FeedbackById'];
+    /**
+     * Change a feedback’s rating or comment
+     * @description Change a feedback’s rating or comment
+     *
+     *     API keys only. Requires the scope `flow:write`.
+     */
+    put: operations['putApiV1FeedbackById'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * A chatflow's feedback (filters: chatId, dates; sortOrder ASC or DESC) (headers only)
+     * @description A chatflow's feedback (filters: chatId, dates; sortOrder ASC or DESC)
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    head: operations['headApiV1FeedbackById'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/leads': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A chat's lead (name, email, phone) for a chatflow
+     * @description A chat's lead (name, email, phone) for a chatflow
+     *
+     *     API keys only. Requires the scope `flow:write`.
+     */
+    post: operations['postApiV1Leads'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/leads/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A chatflow's leads
+     * @description A chatflow's leads
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    get: operations['getApiV1LeadsById'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * A chatflow's leads (headers only)
+     * @description A chatflow's leads
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    head: operations['headApiV1LeadsById'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/upsert-history/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A chatflow's vector upserts (order ASC or DESC, dates)
+     * @description A chatflow's vector upserts (order ASC or DESC, dates)
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    get: operations['getApiV1UpsertHistoryById'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * A chatflow's vector upserts (order ASC or DESC, dates) (headers only)
+     * @description A chatflow's vector upserts (order ASC or DESC, dates)
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    head: operations['headApiV1UpsertHistoryById'];
+    /**
+     * Delete upsert history records of a chatflow by id
+     * @description Delete upsert history records of a chatflow by id
+     *
+     *     API keys only. Requires the scope `flow:write`.
+     */
+    patch: operations['patchApiV1UpsertHistoryById'];
+    trace?: never;
+  };
   '/api/users': {
     parameters: {
       query?: never;
@@ -19498,6 +19876,1652 @@ export interface operations {
       };
     };
   };
+  getApiV1Ping: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example string */
+          'application/json': string;
+        };
+      };
+    };
+  };
+  headApiV1Ping: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getApiV1Tools: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "string",
+           *         "name": "string",
+           *         "description": "string",
+           *         "color": "string",
+           *         "iconSrc": "string",
+           *         "schema": "string",
+           *         "func": "string",
+           *         "createdDate": "string",
+           *         "updatedDate": "string"
+           *       }
+           *     ]
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            description: string;
+            color: string;
+            iconSrc: string | null;
+            schema: string | null;
+            func: string | null;
+            createdDate: string;
+            updatedDate: string;
+          }[];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  postApiV1Tools: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "string",
+         *       "description": "string"
+         *     }
+         */
+        'application/json': {
+          name: string;
+          description: string;
+          color?: string;
+          iconSrc?: string | null;
+          schema?: string | null;
+          func?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "description": "string",
+           *       "color": "string",
+           *       "iconSrc": "string",
+           *       "schema": "string",
+           *       "func": "string",
+           *       "createdDate": "string",
+           *       "updatedDate": "string"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            description: string;
+            color: string;
+            iconSrc: string | null;
+            schema: string | null;
+            func: string | null;
+            createdDate: string;
+            updatedDate: string;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  headApiV1Tools: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getApiV1ToolsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "description": "string",
+           *       "color": "string",
+           *       "iconSrc": "string",
+           *       "schema": "string",
+           *       "func": "string",
+           *       "createdDate": "string",
+           *       "updatedDate": "string"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            description: string;
+            color: string;
+            iconSrc: string | null;
+            schema: string | null;
+            func: string | null;
+            createdDate: string;
+            updatedDate: string;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  putApiV1ToolsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': {
+          name?: string;
+          description?: string;
+          color?: string;
+          iconSrc?: string | null;
+          schema?: string | null;
+          func?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "description": "string",
+           *       "color": "string",
+           *       "iconSrc": "string",
+           *       "schema": "string",
+           *       "func": "string",
+           *       "createdDate": "string",
+           *       "updatedDate": "string"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            description: string;
+            color: string;
+            iconSrc: string | null;
+            schema: string | null;
+            func: string | null;
+            createdDate: string;
+            updatedDate: string;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  deleteApiV1ToolsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "affected": 0
+           *     }
+           */
+          'application/json': {
+            affected: number;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  headApiV1ToolsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getFlowiseApiV1Variables: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "string",
+           *         "name": "string",
+           *         "value": "string",
+           *         "type": "string",
+           *         "createdDate": "string",
+           *         "updatedDate": "string"
+           *       }
+           *     ]
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            value: string;
+            type: string;
+            createdDate: string;
+            updatedDate: string;
+          }[];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  postFlowiseApiV1Variables: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "A"
+         *     }
+         */
+        'application/json': {
+          name: string;
+          value?: string;
+          type?: 'static' | 'runtime';
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "value": "string",
+           *       "type": "string",
+           *       "createdDate": "string",
+           *       "updatedDate": "string"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            value: string;
+            type: string;
+            createdDate: string;
+            updatedDate: string;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  headFlowiseApiV1Variables: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  putFlowiseApiV1VariablesById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': {
+          name?: string;
+          value?: string;
+          type?: 'static' | 'runtime';
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "value": "string",
+           *       "type": "string",
+           *       "createdDate": "string",
+           *       "updatedDate": "string"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            value: string;
+            type: string;
+            createdDate: string;
+            updatedDate: string;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  deleteFlowiseApiV1VariablesById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "affected": 0
+           *     }
+           */
+          'application/json': {
+            affected: number;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  getApiV1Assistants: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "string",
+           *         "details": "string",
+           *         "credential": "string",
+           *         "iconSrc": "string",
+           *         "type": "string",
+           *         "createdDate": "string",
+           *         "updatedDate": "string"
+           *       }
+           *     ]
+           */
+          'application/json': {
+            id: string;
+            details: string;
+            credential: string | null;
+            iconSrc: string | null;
+            type: string;
+            createdDate: string;
+            updatedDate: string;
+          }[];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  postApiV1Assistants: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "details": "string"
+         *     }
+         */
+        'application/json': {
+          details: string;
+          credential?: string | null;
+          iconSrc?: string | null;
+          type?: 'OPENAI' | 'AZURE' | 'CUSTOM';
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "details": "string",
+           *       "credential": "string",
+           *       "iconSrc": "string",
+           *       "type": "string",
+           *       "createdDate": "string",
+           *       "updatedDate": "string"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            details: string;
+            credential: string | null;
+            iconSrc: string | null;
+            type: string;
+            createdDate: string;
+            updatedDate: string;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  headApiV1Assistants: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getApiV1AssistantsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "details": "string",
+           *       "credential": "string",
+           *       "iconSrc": "string",
+           *       "type": "string",
+           *       "createdDate": "string",
+           *       "updatedDate": "string"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            details: string;
+            credential: string | null;
+            iconSrc: string | null;
+            type: string;
+            createdDate: string;
+            updatedDate: string;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  putApiV1AssistantsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': {
+          details?: string;
+          credential?: string | null;
+          iconSrc?: string | null;
+          type?: 'OPENAI' | 'AZURE' | 'CUSTOM';
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "details": "string",
+           *       "credential": "string",
+           *       "iconSrc": "string",
+           *       "type": "string",
+           *       "createdDate": "string",
+           *       "updatedDate": "string"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            details: string;
+            credential: string | null;
+            iconSrc: string | null;
+            type: string;
+            createdDate: string;
+            updatedDate: string;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  deleteApiV1AssistantsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "affected": 0
+           *     }
+           */
+          'application/json': {
+            affected: number;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  headApiV1AssistantsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postApiV1Feedback: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "chatflowid": "string",
+         *       "chatId": "string",
+         *       "messageId": "string",
+         *       "rating": "THUMBS_UP"
+         *     }
+         */
+        'application/json': {
+          chatflowid: string;
+          chatId: string;
+          messageId: string;
+          rating: 'THUMBS_UP' | 'THUMBS_DOWN';
+          content?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "chatflowid": "string",
+           *       "chatId": "string",
+           *       "messageId": "string",
+           *       "rating": "string",
+           *       "createdDate": "string"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            chatflowid: string;
+            chatId: string;
+            messageId: string;
+            rating: string;
+            content?: string;
+            createdDate: string;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  getApiV1FeedbackById: {
+    parameters: {
+      query?: {
+        chatId?: string;
+        sortOrder?: 'ASC' | 'DESC';
+        order?: 'ASC' | 'DESC';
+        startDate?: string;
+        endDate?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "string",
+           *         "chatflowid": "string",
+           *         "chatId": "string",
+           *         "messageId": "string",
+           *         "rating": "string",
+           *         "createdDate": "string"
+           *       }
+           *     ]
+           */
+          'application/json': {
+            id: string;
+            chatflowid: string;
+            chatId: string;
+            messageId: string;
+            rating: string;
+            content?: string;
+            createdDate: string;
+          }[];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  putApiV1FeedbackById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': {
+          rating?: 'THUMBS_UP' | 'THUMBS_DOWN';
+          content?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "chatflowid": "string",
+           *       "chatId": "string",
+           *       "messageId": "string",
+           *       "rating": "string",
+           *       "createdDate": "string"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            chatflowid: string;
+            chatId: string;
+            messageId: string;
+            rating: string;
+            content?: string;
+            createdDate: string;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  headApiV1FeedbackById: {
+    parameters: {
+      query?: {
+        chatId?: string;
+        sortOrder?: 'ASC' | 'DESC';
+        order?: 'ASC' | 'DESC';
+        startDate?: string;
+        endDate?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postApiV1Leads: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "chatflowid": "string"
+         *     }
+         */
+        'application/json': {
+          chatflowid: string;
+          chatId?: string;
+          name?: string;
+          email?: string;
+          phone?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "chatflowid": "string",
+           *       "chatId": "string",
+           *       "createdDate": "string"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            chatflowid: string;
+            chatId: string;
+            name?: string;
+            email?: string;
+            phone?: string;
+            createdDate: string;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  getApiV1LeadsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "string",
+           *         "chatflowid": "string",
+           *         "chatId": "string",
+           *         "createdDate": "string"
+           *       }
+           *     ]
+           */
+          'application/json': {
+            id: string;
+            chatflowid: string;
+            chatId: string;
+            name?: string;
+            email?: string;
+            phone?: string;
+            createdDate: string;
+          }[];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  headApiV1LeadsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getApiV1UpsertHistoryById: {
+    parameters: {
+      query?: {
+        chatId?: string;
+        sortOrder?: 'ASC' | 'DESC';
+        order?: 'ASC' | 'DESC';
+        startDate?: string;
+        endDate?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "string",
+           *         "chatflowid": "string",
+           *         "result": {},
+           *         "flowData": {},
+           *         "date": "string"
+           *       }
+           *     ]
+           */
+          'application/json': {
+            id: string;
+            chatflowid: string;
+            result: {
+              [key: string]: unknown;
+            };
+            flowData: {
+              [key: string]: unknown;
+            };
+            date: string;
+          }[];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  headApiV1UpsertHistoryById: {
+    parameters: {
+      query?: {
+        chatId?: string;
+        sortOrder?: 'ASC' | 'DESC';
+        order?: 'ASC' | 'DESC';
+        startDate?: string;
+        endDate?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  patchApiV1UpsertHistoryById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "ids": [
+         *         "string"
+         *       ]
+         *     }
+         */
+        'application/json': {
+          ids: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "affected": 0
+           *     }
+           */
+          'application/json': {
+            affected: number;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
   postApiUsers: {
     parameters: {
       query?: never;
@@ -22948,6 +24972,8 @@ export interface operations {
             data: string;
           }[];
           topic?: string;
+          /** @description Flowise's vector store node to upsert into */
+          stopNodeId?: string;
           chunkSize?: number;
           metadata?: {
             [key: string]: unknown;

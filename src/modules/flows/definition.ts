@@ -33,6 +33,40 @@ export interface FlowDefinition {
 export interface FlowiseSource {
   flowData: string;
   nodeIds: string[];
+  /** What the canvas runs beyond the definition's one chain; absent: that chain alone. */
+  plan?: FlowisePlan;
+}
+
+/** An LLM chain answered before the ending node, its answer filling `{vars.<id>}` (prompt chaining). */
+export interface ChainStep {
+  id: string;
+  model: string;
+  systemPrompt: string;
+  promptTemplate: string;
+  temperature: number | null;
+  maxTokens: number | null;
+}
+
+/** A tool of a Tool Agent, run by the flows module for the llm module's tool loop. */
+export type FlowiseTool = { name: string; description: string } & (
+  | { type: 'calculator' }
+  /** JavaScript in the sandbox; its input properties are `$<name>` variables, as in Flowise. */
+  | { type: 'custom'; parameters: Record<string, unknown>; code: string }
+  | { type: 'retriever'; topic: string; topK: number }
+  | { type: 'chain'; step: ChainStep }
+);
+
+export interface FlowisePlan {
+  /** Chains answered first, in order (each may use the ones before it). */
+  steps?: ChainStep[];
+  /** Simple prompt moderation: a question containing a line of the deny list gets `message` as its answer. */
+  moderation?: { denyList: string[]; message: string };
+  /** A Tool Agent: the model calls these tools, at most `maxIterations` rounds. */
+  agent?: { tools: FlowiseTool[]; maxIterations: number };
+  /** The chat model allows image uploads (Flowise's `allowImageUploads`). */
+  imageUploads?: boolean;
+  /** The vector stores of the canvas by node id, each a knowledge-base topic (the vector upsert fills them). */
+  stores?: Record<string, string>;
 }
 
 export const DEFAULT_TEMPLATES: Record<FlowKind, string> = {

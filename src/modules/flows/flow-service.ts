@@ -1,9 +1,11 @@
+import { LRUCache } from 'lru-cache';
 import { assertMayRunWorkflows } from '../../core/auth/ceiling.js';
 import { mayUseModel, type Principal } from '../../core/auth/principal.js';
 import type { Clock } from '../../core/clock.js';
 import { AppError, notFound, validationError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import {
+  type ChainStep,
   DEFAULT_TEMPLATES,
   definitionOf,
   type FlowDefinition,
@@ -139,6 +141,13 @@ export class FlowService {
       const problem = this.lookups.chatModelProblem(def.model);
       if (problem) found.push({ field: 'model', message: problem });
     }
+    // The canvas's other chat models (chained LLM chains, chain tools) are checked as the flow's own.
+    for (const step of planSteps(def)) {
+      const problem = this.lookups.chatModelProblem(step.model);
+      if (problem) found.push({ field: `flowData.${step.id}.model`, message: problem });
+      else if (!mayUseModel(principal, step.model))
+        throw new AppError('FORBIDDEN', `This key may not use model "${step.model}"`, { model: step.model });
+    }
     // A chatflow's vector store is its topic: filled by its vector upsert, so it may be empty at save.
     if (def.kind === 'rag' && def.topics.length > 0 && !def.flowise) {
       const existing = await this.lookups.topics(principal.accountId);
@@ -166,14 +175,44 @@ export class FlowService {
 function fromCanvas(body: FlowBodyT, flowId: string): { fields: FlowBodyT; flowise: FlowiseSource | null } {
   if (body.flowData === undefined || body.flowData === null) return { fields: body, flowise: null };
   const canvas = parseFlowData(body.flowData);
-  const converted = convertCanvas(canvas, () => `flowise-${flowId}`);
+  const { fields: converted, plan } = convertCanvas(canvas, () => `flowise-${flowId}`);
   const own = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)) as FlowBodyT;
   return {
     fields: { ...converted, ...own },
-    flowise: { flowData: body.flowData, nodeIds: [...canvas.nodes.keys()] },
+    flowise: {
+      flowData: body.flowData,
+      nodeIds: [...canvas.nodes.keys()],
+      ...(Object.keys(plan).length > 0 ? { plan } : {}),
+    },
   };
 }
 
+/** The chains of a canvas answered besides its ending one: prompt-chaining steps and chain tools. */
+function planSteps(def: FlowDefinition): ChainStep[] {
+  const plan = def.flowise?.plan;
+  if (!plan) return [];
+  const tools = plan.agent?.tools ?? [];
+  return [...(plan.steps ?? []), ...tools.flatMap((t) => (t.type === 'chain' ? [t.step] : []))];
+}
+
+/**
+ * Parsed definitions by row and version: a chatflow's definition holds its canvas (up to megabytes of
+ * JSON), read again on every prediction and list otherwise. A changed row has a new `updated_at`.
+ * Callers do not change what they get (overrides make a copy).
+ */
+const parsed = new LRUCache<string, FlowDefinition>({
+  max: 5_000,
+  // Bounded by the text parsed (canvases of up to 2 MB each).
+  maxSize: 64 * 1024 * 1024,
+  sizeCalculation: (_def, key) => Math.max(1, Number(key.slice(key.lastIndexOf('\u0000') + 1))),
+});
+
 function parse(row: FlowRow): FlowDefinition {
-  return JSON.parse(row.definition) as FlowDefinition;
+  const key = `${row.id}\u0000${row.updated_at}\u0000${row.definition.length}`;
+  let def = parsed.get(key);
+  if (!def) {
+    def = JSON.parse(row.definition) as FlowDefinition;
+    parsed.set(key, def);
+  }
+  return def;
 }

@@ -80,6 +80,12 @@ export class FlowStore {
         .executeTakeFirst();
       if (!owned) return false;
       await trx.deleteFrom('flow_messages').where('flow_id', '=', id).execute();
+      // Its feedback, leads and upsert history go with it.
+      await trx
+        .deleteFrom('flowise_objects')
+        .where('account_id', '=', accountId)
+        .where('flow_id', '=', id)
+        .execute();
       await trx.deleteFrom('flows').where('id', '=', id).execute();
       return true;
     });
@@ -88,6 +94,16 @@ export class FlowStore {
   /** The question and the answer of one prediction, together or not at all. */
   async addTurn(question: FlowMessageRow, answer: FlowMessageRow): Promise<void> {
     await this.db.insertInto('flow_messages').values([question, answer]).execute();
+  }
+
+  /** One message of a flow (the feedback API rates answers by id). */
+  async message(flowId: string, id: string): Promise<FlowMessageRow | undefined> {
+    return this.db
+      .selectFrom('flow_messages')
+      .selectAll()
+      .where('flow_id', '=', flowId)
+      .where('id', '=', id)
+      .executeTakeFirst();
   }
 
   /** The newest `turns` question/answer pairs of a session, oldest first. */

@@ -1,6 +1,9 @@
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { FlowService } from './flow-service.js';
 import { FlowStore } from './flow-store.js';
+import { FlowiseObjects } from './flowise/objects.js';
+import { toolSandbox } from './flowise/sandbox.js';
+import { flowiseRoutes } from './flowise-routes.js';
 import { definitionLookups } from './lookups.js';
 import { PredictionService } from './prediction-service.js';
 import { type FlowRouteDeps, flowRoutes } from './routes.js';
@@ -38,22 +41,29 @@ export const flowsModule: PlatformModule = {
     const store = new FlowStore(ctx.db);
     const lookups = definitionLookups(ctx, llm);
     const flows = new FlowService(store, lookups, ctx.clock);
+    // Custom tools of chatflow agents run in the sandbox, bounded as the Code node is.
+    const sandbox = toolSandbox(ctx.config.CODE_NODE_TIMEOUT_MS);
+    ctx.onClose(() => sandbox.close());
+    const knowledge = documents?.knowledge ?? null;
+    const objects = new FlowiseObjects(ctx.db, ctx.clock);
     const predictions = new PredictionService({
       flows,
       store,
       lookups,
       gateway: llm.gateway,
-      knowledge: documents?.knowledge ?? null,
+      knowledge,
       workflows: workflows?.direct ?? null,
       limiter: ctx.limiter,
       clock: ctx.clock,
       workflowTimeoutMs: ctx.config.WEBHOOK_RESPONSE_TIMEOUT_MS,
+      plan: { gateway: llm.gateway, knowledge, sandbox },
     });
     internals.set(ctx, {
       flows,
       store,
       predictions,
-      upserts: new UpsertService(flows, documents),
+      upserts: new UpsertService(flows, documents, objects),
+      objects,
       predictionBodyLimit: ctx.config.LLM_BODY_LIMIT_BYTES,
       maxFileBytes: ctx.config.DOCUMENT_MAX_BYTES,
     });
@@ -64,5 +74,6 @@ export const flowsModule: PlatformModule = {
     const deps = internals.get(ctx);
     if (!deps) throw new Error('flows module not initialised');
     flowRoutes(app, deps);
+    flowiseRoutes(app, deps);
   },
 };

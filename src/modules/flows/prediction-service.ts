@@ -1,17 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../core/auth/principal.js';
 import type { Clock } from '../../core/clock.js';
-import { AppError, type ErrorCode, validationError } from '../../core/errors.js';
+import { AppError, type ErrorCode } from '../../core/errors.js';
 import { tooMany } from '../../core/http/auth-hook.js';
 import { newId } from '../../core/ids.js';
 import type { Limiter } from '../../core/limits/limiter.js';
 import type { KnowledgeSearch } from '../documents/index.js';
-import type { ChatGateway, Passage } from '../llm/index.js';
+import type { ChatGateway, ChatMessage, Passage } from '../llm/index.js';
 import type { Json, StoredResponse } from '../workflows/index.js';
 import { type FlowDefinition, templateOf } from './definition.js';
 import type { FlowLookups, FlowService } from './flow-service.js';
 import type { FlowMessageRow, FlowStore } from './flow-store.js';
 import { flowiseOverride } from './flowise/override-config.js';
+import { answerStep, moderated, type PlanDeps, runAgent } from './flowise/plan-runner.js';
+import { readUploads } from './flowise/uploads.js';
 import { applyOverrides } from './overrides.js';
 import { buildMessages, type Turn, turnsFromHistory } from './prompt.js';
 import type { PredictionBodyT } from './schemas.js';
@@ -59,6 +61,8 @@ interface PredictionDeps {
   limiter: Limiter;
   clock: Clock;
   workflowTimeoutMs: number;
+  /** What a chatflow canvas's chained chains and agent tools reach. */
+  plan: PlanDeps;
 }
 
 /** Flowise's name for a window memory; `none` when the flow keeps none. */
@@ -85,22 +89,20 @@ export class PredictionService {
     body: PredictionBodyT,
     options: { signal: AbortSignal },
   ): Promise<Prediction> {
-    if (body.uploads && body.uploads.length > 0)
-      throw validationError('Uploads are not supported', [
-        { field: 'uploads', message: 'file and image uploads are not supported by this flow service' },
-      ]);
     const loaded = await this.deps.flows.load(principal.accountId, flowId);
+    // Images go with the question to a chat model that allows them; text files join the context.
+    const uploads = readUploads(body.uploads ?? [], {
+      images: loaded.definition.flowise?.plan?.imageUploads === true,
+    });
     const sent = (body.overrideConfig ?? {}) as Record<string, unknown>;
     const flowise = loaded.definition.flowise;
-    const {
-      definition: def,
-      vars,
-      sessionId: overrideSession,
-    } = applyOverrides(
+    const applied = applyOverrides(
       loaded.definition,
       flowise ? flowiseOverride(sent, new Set(flowise.nodeIds)) : sent,
       this.deps.lookups,
     );
+    const { definition: def, sessionId: overrideSession } = applied;
+    let vars = applied.vars;
     await this.checkRate(principal, flowId, def);
     // A flow that does not stream answers JSON even when asked to stream: the SDK expects just that.
     const streaming = body.streaming === true && loaded.definition.isStreaming;
@@ -109,6 +111,8 @@ export class PredictionService {
     const sessionId = body.sessionId ?? overrideSession ?? chatId;
     const history = await this.history(flowId, sessionId, def, body);
     const extra = typeof vars.context === 'string' ? vars.context : '';
+    // Flowise puts a whole uploaded file before the question.
+    const asked = uploads.text === '' ? body.question : `${uploads.text}\n\n${body.question}`;
     const common = {
       question: body.question,
       chatId,
@@ -122,9 +126,49 @@ export class PredictionService {
     const store = (text: string, sources: SourceDocument[]) =>
       this.storeTurn(flowId, common, text, sources, memoryTypeOf(def));
 
+    const plan = flowise?.plan;
+    // Flowise's moderation answers its message instead of running the chain.
+    const refusal = moderated(body.question, plan?.moderation);
+    if (refusal !== null)
+      return { ...common, sourceDocuments: [], headers: {}, tokens: whole(refusal, [], store) };
+    const call = { principal, signal: options.signal };
+    if (plan?.steps && plan.steps.length > 0) {
+      const filled: Record<string, unknown> = { ...vars };
+      for (const step of plan.steps)
+        filled[step.id] = await answerStep(this.deps.plan, call, step, body.question, filled);
+      vars = filled;
+    }
+    if (plan?.agent) {
+      const messages = buildMessages({
+        systemPrompt: def.systemPrompt,
+        template: templateOf(def),
+        question: asked,
+        context: extra,
+        history,
+        vars,
+      });
+      withImages(messages, uploads.images);
+      const answer = await runAgent(this.deps.plan, call, {
+        model: def.model as string,
+        messages,
+        tools: plan.agent.tools,
+        maxIterations: plan.agent.maxIterations,
+        temperature: def.temperature,
+        maxTokens: def.maxTokens,
+        vars,
+        question: body.question,
+      });
+      return {
+        ...common,
+        sourceDocuments: answer.sources,
+        headers: answer.headers,
+        tokens: whole(answer.text, answer.sources, store),
+      };
+    }
+
     if (def.kind === 'workflow') {
       const { executionId, text } = await this.runWorkflow(principal, def, {
-        question: body.question,
+        question: asked,
         context: extra,
         chatId,
         sessionId,
@@ -132,7 +176,7 @@ export class PredictionService {
         // Parsed JSON from the request body: JSON by construction.
         vars: vars as Record<string, Json>,
       });
-      return { ...common, sourceDocuments: [], headers: {}, executionId, tokens: whole(text, store) };
+      return { ...common, sourceDocuments: [], headers: {}, executionId, tokens: whole(text, [], store) };
     }
 
     const sourceDocuments = def.kind === 'rag' ? await this.retrieve(principal, body.question, def) : [];
@@ -140,11 +184,12 @@ export class PredictionService {
     const messages = buildMessages({
       systemPrompt: def.systemPrompt,
       template: templateOf(def),
-      question: body.question,
+      question: asked,
       context,
       history,
       vars,
     });
+    withImages(messages, uploads.images);
     const passages: Passage[] = sourceDocuments.map((d) => ({
       text: d.pageContent,
       source: d.metadata.title ?? d.metadata.documentId,
@@ -288,6 +333,12 @@ export class PredictionService {
   }
 }
 
+/** The uploaded images go with the question (the last user message). */
+function withImages(messages: ChatMessage[], images: string[]): void {
+  const last = messages.at(-1);
+  if (images.length > 0 && last?.role === 'user') last.images = images;
+}
+
 /** A passage as the prompt shows it: its title, then its text. */
 function passageText(doc: SourceDocument): string {
   return doc.metadata.title ? `[${doc.metadata.title}]\n${doc.pageContent}` : doc.pageContent;
@@ -308,8 +359,9 @@ function answerText(body: unknown): string {
 /** A whole answer as a one-token stream, stored once read. */
 async function* whole(
   text: string,
+  sources: SourceDocument[],
   store: (text: string, sources: SourceDocument[]) => Promise<void>,
 ): AsyncGenerator<string, void, undefined> {
   if (text !== '') yield text;
-  await store(text, []);
+  await store(text, sources);
 }

@@ -10,6 +10,7 @@ import { holdStreamSlot } from '../../core/http/stream-slots.js';
 import type { FlowService } from './flow-service.js';
 import type { FlowStore } from './flow-store.js';
 import { MAX_FLOW_DATA_CHARS } from './flowise/flow-data.js';
+import type { FlowiseObjects } from './flowise/objects.js';
 import { flowiseEvents, metadataOf } from './flowise-stream.js';
 import { listMessages, messageFilterOf } from './messages.js';
 import type { PredictionService } from './prediction-service.js';
@@ -36,6 +37,7 @@ export interface FlowRouteDeps {
   predictionBodyLimit: number;
   /** Largest file of a multipart upsert. */
   maxFileBytes: number;
+  objects: FlowiseObjects;
 }
 
 const tags = ['Flows (Flowise API)'];
@@ -248,7 +250,7 @@ export function flowRoutes(app: FastifyInstance, deps: FlowRouteDeps): void {
   });
 }
 
-/** Flowise's upsert form: `files` (any number of parts), `topic`, `chunkSize`, `metadata` (JSON); other fields ignored. */
+/** Flowise's upsert form: `files` (any number of parts), `topic`, `stopNodeId`, `chunkSize`, `metadata` (JSON); other fields ignored. */
 async function readMultipart(request: FastifyRequest): Promise<Record<string, unknown>> {
   const files: UpsertFile[] = [];
   const body: Record<string, unknown> = {};
@@ -264,6 +266,7 @@ async function readMultipart(request: FastifyRequest): Promise<Record<string, un
     }
     const value = typeof part.value === 'string' ? part.value : String(part.value);
     if (part.fieldname === 'topic') body.topic = value;
+    else if (part.fieldname === 'stopNodeId') body.stopNodeId = value;
     else if (part.fieldname === 'chunkSize') body.chunkSize = Number(value);
     else if (part.fieldname === 'metadata') {
       try {

@@ -249,6 +249,13 @@ export const UpsertBody = Type.Object(
       ),
     ),
     topic: Type.Optional(Topic),
+    stopNodeId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: "Flowise's vector store node to upsert into",
+      }),
+    ),
     chunkSize: Type.Optional(Type.Integer({ minimum: 50, maximum: 20_000 })),
     metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },

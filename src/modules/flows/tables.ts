@@ -26,9 +26,23 @@ export interface FlowMessagesTable {
   created_at: Timestamp;
 }
 
+/** Flowise's small records by kind (tool, variable, assistant, feedback, lead, upsert). */
+export interface FlowiseObjectsTable {
+  id: string;
+  account_id: string;
+  kind: string;
+  /** The chatflow a per-flow record (feedback, lead, upsert) belongs to. */
+  flow_id: string | null;
+  /** The record as Flowise shows it, without id and dates (JSON). */
+  body: JsonText;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 declare module '../../core/db/types.js' {
   interface Database {
     flows: FlowsTable;
     flow_messages: FlowMessagesTable;
+    flowise_objects: FlowiseObjectsTable;
   }
 }

@@ -2,6 +2,7 @@ import type { Principal } from '../../core/auth/principal.js';
 import { AppError, validationError } from '../../core/errors.js';
 import type { DocumentsApi, IngestInput } from '../documents/index.js';
 import type { FlowService } from './flow-service.js';
+import type { FlowiseObjects } from './flowise/objects.js';
 
 /** A file of a multipart upsert (Flowise's `files` field), or of a JSON one, as base64. */
 export interface UpsertFile {
@@ -15,6 +16,8 @@ export interface UpsertInput {
   documents?: Array<{ pageContent: string; metadata?: Record<string, unknown> }>;
   files?: UpsertFile[];
   topic?: string;
+  /** Flowise's vector store node: its topic. */
+  stopNodeId?: string;
   chunkSize?: number;
   metadata?: Record<string, unknown>;
 }
@@ -38,21 +41,33 @@ export class UpsertService {
   constructor(
     private readonly flows: FlowService,
     private readonly documents: DocumentsApi | null,
+    /** Each upsert is recorded (Flowise's upsert history). */
+    private readonly objects: FlowiseObjects,
   ) {}
 
   /** The embeddings are charged to the caller's key, within its models (the documents module's ingest). */
   async upsert(caller: Principal, flowId: string, input: UpsertInput) {
     const accountId = caller.accountId;
     const { definition } = await this.flows.load(accountId, flowId);
-    if (definition.kind !== 'rag')
+    // A chatflow's vector stores (a Tool Agent's retrievers too) are topics, by node id.
+    const stores = definition.flowise?.plan?.stores ?? {};
+    const topics = [
+      ...new Set([...(definition.kind === 'rag' ? definition.topics : []), ...Object.values(stores)]),
+    ];
+    if (topics.length === 0)
       throw validationError(
         `Flow '${flowId}' is a ${definition.kind} flow: only a rag flow has topics to load into`,
         [{ field: 'flowId', message: 'is not a rag flow' }],
       );
-    const topic = input.topic ?? (definition.topics[0] as string);
-    if (!definition.topics.includes(topic))
+    const byNode = input.stopNodeId !== undefined ? stores[input.stopNodeId] : undefined;
+    if (input.stopNodeId !== undefined && !byNode)
+      throw validationError(`Node '${input.stopNodeId}' is not a vector store of the flow`, [
+        { field: 'stopNodeId', message: `must be one of: ${Object.keys(stores).join(', ') || '(none)'}` },
+      ]);
+    const topic = input.topic ?? byNode ?? (topics[0] as string);
+    if (!topics.includes(topic))
       throw validationError(`Topic '${topic}' is not one of the flow's topics`, [
-        { field: 'topic', message: `must be one of: ${definition.topics.join(', ')}` },
+        { field: 'topic', message: `must be one of: ${topics.join(', ')}` },
       ]);
     const entries = this.entriesOf(input, topic);
     if (entries.length === 0)
@@ -80,7 +95,23 @@ export class UpsertService {
         chunkCount: document.chunkCount,
       });
     }
-    return { numAdded: chunks, numUpdated: updated, numSkipped: skipped, numDeleted: 0, addedDocs: added };
+    const result = {
+      numAdded: chunks,
+      numUpdated: updated,
+      numSkipped: skipped,
+      numDeleted: 0,
+      addedDocs: added,
+    };
+    await this.objects.create(
+      accountId,
+      'upsert',
+      {
+        result: { numAdded: chunks, numUpdated: updated, numSkipped: skipped, numDeleted: 0 },
+        flowData: { topic, ...(input.stopNodeId !== undefined ? { stopNodeId: input.stopNodeId } : {}) },
+      },
+      flowId,
+    );
+    return result;
   }
 
   private entriesOf(input: UpsertInput, topic: string): IngestInput[] {

@@ -1,5 +1,11 @@
 import { validationError } from '../../../core/errors.js';
-import { DEFAULT_TEMPLATES, type Problem } from '../definition.js';
+import {
+  type ChainStep,
+  DEFAULT_TEMPLATES,
+  type FlowisePlan,
+  type FlowiseTool,
+  type Problem,
+} from '../definition.js';
 import type { FlowBodyT } from '../schemas.js';
 import type { Canvas, CanvasNode } from './flow-data.js';
 import { MAX_TOKENS_INPUTS, MODEL_INPUT } from './node-types.js';
@@ -25,14 +31,27 @@ const DEFAULT_TOP_K = 4;
 const MAX_PROMPT_CHARS = 20_000;
 const REF = /^\{\{([^.{}]+)\.data\.instance\}\}$/;
 const VARIABLE = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+/** Chains answered before the ending one (prompt chaining), and tools of one agent. */
+const MAX_STEPS = 10;
+const MAX_TOOLS = 20;
+/** Flowise's default for an agent's iterations. */
+const DEFAULT_ITERATIONS = 10;
+/** Flowise's (LangChain's) calculator description. */
+const CALCULATOR =
+  'Useful for getting the result of a math expression. The input to this tool should be a valid mathematical expression that could be executed by a simple calculator.';
+const CSV_INSTRUCTIONS = 'Your response should be a list of comma separated values, eg: `foo, bar, baz`';
 
 /**
  * The platform's flow a checked canvas describes: its ending chain, the chat model, prompt, memory and
  * retriever wired into it. `topicOf` names the knowledge-base topic of an in-memory vector store.
  */
-export function convertCanvas(canvas: Canvas, topicOf: (node: CanvasNode) => string): ConvertedFields {
+export function convertCanvas(
+  canvas: Canvas,
+  topicOf: (node: CanvasNode) => string,
+): { fields: ConvertedFields; plan: FlowisePlan } {
   const problems: Problem[] = [];
   const chain = canvas.ending;
+  const plan: FlowisePlan = {};
   const refs = (node: CanvasNode, input: string): CanvasNode[] => {
     const value = node.inputs[input];
     const list = Array.isArray(value) ? value : [value];
@@ -49,6 +68,52 @@ export function convertCanvas(canvas: Canvas, topicOf: (node: CanvasNode) => str
     return found[0];
   };
 
+  const storeTopic = (store: CanvasNode): string => {
+    // Postgres names a table and Pinecone an index and namespace, shared as in Flowise; in-memory
+    // and local stores are the flow's own.
+    const topic =
+      store.name === 'postgres'
+        ? postgresTopic(store)
+        : store.name === 'pinecone'
+          ? pineconeTopic(store)
+          : topicOf(store);
+    plan.stores = { ...plan.stores, [store.id]: topic };
+    return topic;
+  };
+  const steps = new Map<string, ChainStep>();
+  // A prompt value `{{llmChain_0.data.instance}}` is that chain's answer: a step run first.
+  const chainValue = (id: string): string | null => {
+    const node = canvas.nodes.get(id);
+    if (node?.name !== 'llmChain') return null;
+    if (!steps.has(id)) {
+      if (steps.size >= MAX_STEPS) {
+        problems.push({
+          field: `flowData.${id}`,
+          message: `a chatflow chains at most ${MAX_STEPS} LLM chains`,
+        });
+        return null;
+      }
+      steps.set(id, stepOf(node));
+    }
+    return `{vars.${id}}`;
+  };
+  const promptOf = (node: CanvasNode) =>
+    promptFields(node, problems, chainValue, one(node, 'examplePrompt', 'prompt', false));
+  const stepOf = (node: CanvasNode): ChainStep => {
+    const model = one(node, 'model', 'chatModel', true);
+    const fields = model ? modelFields(model, problems) : {};
+    const prompt = one(node, 'prompt', 'prompt', true);
+    const promptPart = prompt ? promptOf(prompt) : {};
+    return {
+      id: node.id,
+      model: fields.model ?? '',
+      systemPrompt: promptPart.systemPrompt ?? '',
+      promptTemplate: promptPart.promptTemplate ?? '{question}',
+      temperature: fields.temperature ?? null,
+      maxTokens: fields.maxTokens ?? null,
+    };
+  };
+
   const modelNode = one(chain, 'model', 'chatModel', true);
   // Every field set: a PUT of new flowData replaces what the previous canvas set.
   const out: ConvertedFields = {
@@ -63,6 +128,8 @@ export function convertCanvas(canvas: Canvas, topicOf: (node: CanvasNode) => str
     memory: { type: 'none' },
   };
   if (modelNode) Object.assign(out, modelFields(modelNode, problems));
+  const images = modelNode?.inputs.allowImageUploads;
+  if (images === true || images === 'true') plan.imageUploads = true;
 
   const memory = refs(chain, 'memory').find((n) => n.role === 'memory');
   if (memory) out.memory = memoryOf(memory);
@@ -70,9 +137,36 @@ export function convertCanvas(canvas: Canvas, topicOf: (node: CanvasNode) => str
   else if (chain.name === 'conversationalRetrievalQAChain')
     out.memory = { type: 'window', windowSize: BUFFER_MEMORY_TURNS };
 
-  if (chain.name === 'conversationChain') {
+  const moderation = refs(chain, 'inputModeration').filter((n) => n.role === 'moderation');
+  if (moderation.length > 0) plan.moderation = moderationOf(moderation);
+
+  if (chain.name === 'simpleChatEngine') {
+    // LlamaIndex's chat engine: the model with its system message and memory.
+    out.systemPrompt = text(chain.inputs.systemMessagePrompt);
+  } else if (chain.name === 'toolAgent' || chain.name === 'openAIToolAgent') {
+    out.systemPrompt = text(chain.inputs.systemMessage);
+    const tools = refs(chain, 'tools').filter((n) => n.role === 'tool');
+    if (tools.length > MAX_TOOLS)
+      problems.push({
+        field: `flowData.${chain.id}.tools`,
+        message: `an agent has at most ${MAX_TOOLS} tools`,
+      });
+    const names = new Set<string>();
+    const list = tools.slice(0, MAX_TOOLS).flatMap((t) => {
+      const tool = toolOf(t, problems, storeTopic, (n) => stepOf(n), one);
+      if (!tool) return [];
+      if (names.has(tool.name))
+        problems.push({ field: `flowData.${t.id}.name`, message: `two tools are named '${tool.name}'` });
+      names.add(tool.name);
+      return [tool];
+    });
+    plan.agent = {
+      tools: list,
+      maxIterations: integerIn(chain.inputs.maxIterations, 1, 50) ?? DEFAULT_ITERATIONS,
+    };
+  } else if (chain.name === 'conversationChain') {
     const prompt = one(chain, 'chatPromptTemplate', 'prompt', false);
-    if (prompt) Object.assign(out, promptFields(prompt, problems));
+    if (prompt) Object.assign(out, promptOf(prompt));
     else {
       out.systemPrompt = text(chain.inputs.systemMessagePrompt);
       out.promptTemplate = '{question}';
@@ -89,7 +183,10 @@ export function convertCanvas(canvas: Canvas, topicOf: (node: CanvasNode) => str
       });
   } else if (chain.name === 'llmChain') {
     const prompt = one(chain, 'prompt', 'prompt', true);
-    if (prompt) Object.assign(out, promptFields(prompt, problems));
+    if (prompt) Object.assign(out, promptOf(prompt));
+    // Flowise's CSV output parser: its format instructions follow the prompt.
+    if (refs(chain, 'outputParser').some((n) => n.name === 'csvOutputParser'))
+      out.promptTemplate = `${out.promptTemplate}\n\n${CSV_INSTRUCTIONS}`;
   } else {
     // conversationalRetrievalQAChain, retrievalQAChain: retrieval over the knowledge base.
     out.kind = 'rag';
@@ -97,8 +194,7 @@ export function convertCanvas(canvas: Canvas, topicOf: (node: CanvasNode) => str
     out.systemPrompt = text(chain.inputs.systemMessagePrompt);
     const store = one(chain, 'vectorStoreRetriever', 'vectorStore', true);
     if (store) {
-      // Postgres names a table, shared as in Flowise; in-memory and local stores are the flow's own.
-      out.topics = [store.name === 'postgres' ? postgresTopic(store) : topicOf(store)];
+      out.topics = [storeTopic(store)];
       out.topK = integerIn(store.inputs.topK, 1, 20) ?? DEFAULT_TOP_K;
     }
     const response = text(chain.inputs.responsePrompt);
@@ -109,8 +205,134 @@ export function convertCanvas(canvas: Canvas, topicOf: (node: CanvasNode) => str
       );
     }
   }
+  // Each step was added after the chains it uses.
+  if (steps.size > 0) plan.steps = [...steps.values()];
   if (problems.length > 0) throw validationError('This chatflow cannot run here', problems);
-  return out;
+  return { fields: out, plan };
+}
+
+type One = (
+  node: CanvasNode,
+  input: string,
+  role: CanvasNode['role'],
+  required: boolean,
+) => CanvasNode | undefined;
+
+/** A tool node as the agent's tool; null (a problem noted) when it cannot run here. */
+function toolOf(
+  node: CanvasNode,
+  problems: Problem[],
+  storeTopic: (store: CanvasNode) => string,
+  stepOf: (chain: CanvasNode) => ChainStep,
+  one: One,
+): FlowiseTool | null {
+  const named = (fallback: string) => toolName(text(node.inputs.name) || fallback);
+  switch (node.name) {
+    case 'calculator':
+      return { type: 'calculator', name: 'calculator', description: CALCULATOR };
+    case 'retrieverTool': {
+      const store = one(node, 'retriever', 'vectorStore', true);
+      if (!store) return null;
+      return {
+        type: 'retriever',
+        name: named('retriever'),
+        description: text(node.inputs.description) || 'Searches the documents of the flow.',
+        topic: storeTopic(store),
+        topK: integerIn(store.inputs.topK, 1, 20) ?? DEFAULT_TOP_K,
+      };
+    }
+    case 'chainTool': {
+      const chain = one(node, 'baseChain', 'chain', true);
+      if (!chain) return null;
+      if (chain.name !== 'llmChain') {
+        problems.push({
+          field: `flowData.${node.id}.baseChain`,
+          message: 'a chain tool runs an LLM chain here',
+        });
+        return null;
+      }
+      return {
+        type: 'chain',
+        name: toolName(text(node.inputs.name) || 'chain'),
+        description: text(node.inputs.description) || 'Runs a chain on its input.',
+        step: stepOf(chain),
+      };
+    }
+    default: {
+      // customTool: Flowise's inline name, description, schema and function (a stored tool by id is
+      // not kept here).
+      const code = text(node.inputs.customToolFunc);
+      if (code === '') {
+        problems.push({
+          field: `flowData.${node.id}.customToolFunc`,
+          message:
+            'a custom tool runs its customToolFunc here (a stored tool picked by selectedTool is not kept)',
+        });
+        return null;
+      }
+      if (code.length > 100_000)
+        problems.push({
+          field: `flowData.${node.id}.customToolFunc`,
+          message: 'is longer than 100,000 characters',
+        });
+      return {
+        type: 'custom',
+        name: toolName(text(node.inputs.customToolName) || 'custom_tool'),
+        description: text(node.inputs.customToolDesc) || 'A custom tool.',
+        parameters: schemaOf(node.inputs.customToolSchema, problems, `flowData.${node.id}.customToolSchema`),
+        code,
+      };
+    }
+  }
+}
+
+/** A function name a model accepts: `[A-Za-z0-9_-]{1,64}`. */
+function toolName(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'tool';
+}
+
+/** Flowise's tool schema (`[{property, type, description, required}]`) as a JSON schema. */
+function schemaOf(raw: unknown, problems: Problem[], field: string): Record<string, unknown> {
+  let list: unknown = raw;
+  if (typeof raw === 'string') {
+    if (raw.trim() === '') list = [];
+    else
+      try {
+        list = JSON.parse(raw);
+      } catch {
+        problems.push({ field, message: 'is not JSON' });
+        list = [];
+      }
+  }
+  if (!Array.isArray(list)) list = [];
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  for (const entry of (list as unknown[]).slice(0, 50)) {
+    if (typeof entry !== 'object' || entry === null) continue;
+    const e = entry as Record<string, unknown>;
+    const name = text(e.property);
+    if (!/^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/.test(name)) {
+      problems.push({ field, message: `property '${name.slice(0, 64)}' is not a variable name` });
+      continue;
+    }
+    const type = ['number', 'boolean', 'string'].includes(text(e.type)) ? text(e.type) : 'string';
+    properties[name] = { type, description: text(e.description) };
+    if (e.required === true) required.push(name);
+  }
+  return { type: 'object', properties, required };
+}
+
+/** Simple Prompt Moderation: its deny list, line by line, and the message it answers with. */
+function moderationOf(nodes: CanvasNode[]): NonNullable<FlowisePlan['moderation']> {
+  const denyList = nodes
+    .flatMap((n) => text(n.inputs.denyList).split('\n'))
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .slice(0, 500);
+  const message =
+    nodes.map((n) => text(n.inputs.moderationErrorMessage)).find((m) => m !== '') ??
+    'Cannot Process! Input violates content moderation policies.';
+  return { denyList, message };
 }
 
 function modelFields(node: CanvasNode, problems: Problem[]): Partial<ConvertedFields> {
@@ -136,8 +358,20 @@ function memoryOf(node: CanvasNode): ConvertedFields['memory'] {
 }
 
 /** A prompt node's system prompt and template, its variables mapped through its `promptValues`. */
-function promptFields(node: CanvasNode, problems: Problem[]): Partial<ConvertedFields> {
+function promptFields(
+  node: CanvasNode,
+  problems: Problem[],
+  chainValue: (id: string) => string | null,
+  examplePrompt: CanvasNode | undefined,
+): Partial<ConvertedFields> {
   const values = promptValues(node.inputs.promptValues);
+  for (const [name, value] of Object.entries(values)) {
+    const id = REF.exec(value)?.[1];
+    const step = id ? chainValue(id) : null;
+    if (step) values[name] = step;
+  }
+  if (node.name === 'fewShotPromptTemplate')
+    return fewShotFields(node, text(examplePrompt?.inputs.template), problems);
   if (node.name === 'promptTemplate')
     return {
       systemPrompt: '',
@@ -155,6 +389,40 @@ function promptFields(node: CanvasNode, problems: Problem[]): Partial<ConvertedF
   return {
     systemPrompt: fillSystem(system, values),
     promptTemplate: template.includes('{question}') ? template : withQuestion(template),
+  };
+}
+
+/**
+ * A few-shot prompt: the prefix, each example through the example prompt, the suffix, joined by the
+ * separator (`\\n` written in the canvas is a line break, as Flowise reads it).
+ */
+function fewShotFields(node: CanvasNode, example: string, problems: Problem[]): Partial<ConvertedFields> {
+  const lineBreaks = (s: string) => s.replace(/\\n/g, '\n');
+  const field = `flowData.${node.id}`;
+  let examples: unknown = node.inputs.examples;
+  if (typeof examples === 'string')
+    try {
+      examples = JSON.parse(examples);
+    } catch {
+      problems.push({ field: `${field}.examples`, message: 'is not JSON' });
+      examples = [];
+    }
+  if (!Array.isArray(examples)) examples = [];
+  const exampleTemplate = lineBreaks(example);
+  const shown = (examples as unknown[]).slice(0, 200).map((example) => {
+    const values =
+      typeof example === 'object' && example !== null ? (example as Record<string, unknown>) : {};
+    return exampleTemplate.replace(VARIABLE, (whole, name: string) =>
+      name in values ? String(values[name]) : whole,
+    );
+  });
+  const separator = lineBreaks(text(node.inputs.exampleSeparator) || '\n\n');
+  const source = [lineBreaks(text(node.inputs.prefix)), ...shown, lineBreaks(text(node.inputs.suffix))]
+    .filter((p) => p !== '')
+    .join(separator);
+  return {
+    systemPrompt: '',
+    promptTemplate: withQuestion(templateOf(source, {}, problems, `${field}.suffix`)),
   };
 }
 
@@ -239,6 +507,11 @@ function loaderText(node: CanvasNode, problems: Problem[]): string {
   // Flowise keeps an uploaded file as `data:<type>;base64,<data>,filename:<name>`.
   const match = /^data:[^;,]*;base64,([A-Za-z0-9+/=]*)/.exec(file);
   return match ? Buffer.from(match[1] ?? '', 'base64').toString('utf8') : '';
+}
+
+function pineconeTopic(node: CanvasNode): string {
+  const name = `pinecone:${text(node.inputs.pineconeIndex) || 'index'}/${text(node.inputs.pineconeNamespace)}`;
+  return name.replace(/[^A-Za-z0-9._:/@+-]/g, '_').slice(0, 100);
 }
 
 function postgresTopic(node: CanvasNode): string {

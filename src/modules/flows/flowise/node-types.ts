@@ -12,6 +12,12 @@ export type NodeRole =
   | 'embeddings'
   | 'splitter'
   | 'loader'
+  /** A tool a Tool Agent may call (calculator, custom tool, retriever tool, chain tool). */
+  | 'tool'
+  /** Input moderation in front of a chain (its deny list). */
+  | 'moderation'
+  /** An output parser of an LLM chain (its format instructions join the prompt). */
+  | 'parser'
   /** Canvas notes: kept, never run. */
   | 'note';
 
@@ -23,10 +29,27 @@ export const NODE_TYPES: Readonly<Record<string, NodeRole>> = {
   chatAnthropic: 'chatModel',
   chatLocalAI: 'chatModel',
   openAI: 'chatModel',
+  // By registry name, as every chat model here: the gateway decides where it runs.
+  chatMistralAI: 'chatModel',
+  chatOpenAI_LlamaIndex: 'chatModel',
+  azureChatOpenAI_LlamaIndex: 'chatModel',
+  huggingFaceInference_LLMs: 'chatModel',
+  replicate: 'chatModel',
   conversationChain: 'chain',
   llmChain: 'chain',
   conversationalRetrievalQAChain: 'chain',
   retrievalQAChain: 'chain',
+  simpleChatEngine: 'chain',
+  // Agents: the llm module's tool loop (runToolLoop) with the tools connected.
+  toolAgent: 'chain',
+  openAIToolAgent: 'chain',
+  calculator: 'tool',
+  customTool: 'tool',
+  retrieverTool: 'tool',
+  chainTool: 'tool',
+  inputModerationSimple: 'moderation',
+  csvOutputParser: 'parser',
+  fewShotPromptTemplate: 'prompt',
   promptTemplate: 'prompt',
   chatPromptTemplate: 'prompt',
   bufferMemory: 'memory',
@@ -35,6 +58,8 @@ export const NODE_TYPES: Readonly<Record<string, NodeRole>> = {
   RedisBackedChatMemory: 'memory',
   memoryVectorStore: 'vectorStore',
   postgres: 'vectorStore',
+  // A Pinecone index and namespace are a knowledge-base topic here (filled by the vector upsert).
+  pinecone: 'vectorStore',
   faiss: 'vectorStore',
   faissUpsert: 'vectorStore',
   openAIEmbeddings: 'embeddings',
@@ -45,6 +70,8 @@ export const NODE_TYPES: Readonly<Record<string, NodeRole>> = {
   plainText: 'loader',
   textFile: 'loader',
   pdfFile: 'loader',
+  // Flowise's Document Store loader: the flow's topic is filled by the upsert or the document-store API.
+  documentStore: 'loader',
   stickyNote: 'note',
 };
 
@@ -54,4 +81,4 @@ export const MODEL_INPUT: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Input names holding the answer-length cap (Anthropic's is its own). */
-export const MAX_TOKENS_INPUTS = ['maxTokens', 'maxTokensToSample', 'numPredict'] as const;
+export const MAX_TOKENS_INPUTS = ['maxTokens', 'maxTokensToSample', 'numPredict', 'maxOutputTokens'] as const;
