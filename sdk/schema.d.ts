@@ -2204,6 +2204,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/mcp/{path}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An MCP Server Trigger's stream or session: answers 405 (the server is stateless)
+     * @description An MCP Server Trigger's stream or session: answers 405 (the server is stateless)
+     *
+     *     Public: no platform credential.
+     */
+    get: operations['getMcpByPath'];
+    put?: never;
+    /**
+     * An active workflow's MCP Server Trigger (n8n's /mcp/{path}): one JSON-RPC message
+     * @description The tools attached to the trigger, served over MCP's Streamable HTTP transport (stateless, JSON answers). Authentication is the trigger's: none, bearer or header credential.
+     *
+     *     Public: no platform credential.
+     */
+    post: operations['postMcpByPath'];
+    /**
+     * An MCP Server Trigger's stream or session: answers 405 (the server is stateless)
+     * @description An MCP Server Trigger's stream or session: answers 405 (the server is stateless)
+     *
+     *     Public: no platform credential.
+     */
+    delete: operations['deleteMcpByPath'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/webhook-waiting/{executionId}': {
     parameters: {
       query?: never;
@@ -14701,6 +14735,113 @@ export interface operations {
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getMcpByPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The MCP Server Trigger's path */
+        path: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Done; no content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postMcpByPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The MCP Server Trigger's path */
+        path: string;
+      };
+      cookie?: never;
+    };
+    /** @description A JSON-RPC request or notification */
+    requestBody?: {
+      content: {
+        /** @example null */
+        'application/json': unknown;
+      };
+    };
+    responses: {
+      /** @description The JSON-RPC answer */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example null */
+          'application/json': unknown;
+        };
+      };
+      /** @description A notification, accepted */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      /** @description JSON-RPC error: the Accept header must name application/json and text/event-stream */
+      406: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': unknown;
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['Unprocessable'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  deleteMcpByPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The MCP Server Trigger's path */
+        path: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Done; no content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };

@@ -371,7 +371,7 @@ function bodies(schema: Schema): fc.Arbitrary<{ bytes: Buffer; contentType: stri
 }
 
 /** Wildcard routes: their one path parameter is the rest of the path, slashes included. */
-const WILDCARDS = new Set(['/webhook/{path}', '/v1/models/{model}']);
+const WILDCARDS = new Set(['/webhook/{path}', '/mcp/{path}', '/v1/models/{model}']);
 const WEBHOOK_PARAM = 'path';
 
 // ---- parameters -----------------------------------------------------------------------------
@@ -526,7 +526,7 @@ const OLLAMA_PATHS = new Set(
   ].map((p) => `/api/${p}`),
 );
 /** The MCP transport answers its own refusals (and protocol errors) as JSON-RPC errors, as the SDK does. */
-const JSON_RPC_PATHS = new Set(['/mcp']);
+const JSON_RPC_PATHS = new Set(['/mcp', '/mcp/{path}']);
 const OPENAI_PATHS = new Set([
   '/v1/chat/completions',
   '/v1/completions',

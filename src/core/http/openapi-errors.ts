@@ -113,6 +113,10 @@ const DOMAIN_STATUSES: Record<string, number[]> = {
   'GET /webhook/{path}': WEBHOOK,
   'DELETE /webhook/{path}': WEBHOOK,
   'POST /webhook-waiting/{executionId}': [401, 403, 409, 422],
+  // n8n's MCP Server Trigger: its credential, its path, and no stream or session (405).
+  'POST /mcp/{path}': [401, 403, 404, 422],
+  'GET /mcp/{path}': [404, 405],
+  'DELETE /mcp/{path}': [404, 405],
   // Authenticated by the route itself, before the upgrade (docs/agents-websocket.md).
   'GET /api/agents/ws': [401, 403, 429],
   'GET /v1/usage': [404],

@@ -23,6 +23,14 @@ import { agentSocketRoutes } from './ws-routes.js';
 import './tables.js';
 import { agentsMigrations } from './migrations/index.js';
 
+/** The one MCP client (the agents' tools, and n8n's MCP Client Tool node in workflows). */
+export {
+  McpConnection,
+  type McpConnectionOptions,
+  type McpEndpoint,
+  McpToolError,
+} from './mcp-client.js';
+
 /** What other modules (user profiles, workflows) use of the agent API. */
 interface AgentsApi {
   agents: AgentService;

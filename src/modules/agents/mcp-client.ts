@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { OutboundHttp } from '../../core/http/outbound.js';
 import type { SecretBox } from '../../core/secrets.js';
@@ -26,9 +27,28 @@ export interface McpServerTool {
 
 export interface McpConnectorOptions {
   http: OutboundHttp;
+  /** Opens (and seals) agents' credentials. */
   box: SecretBox;
   /** Each exchange with a server (connect, list, call) at most this long. */
   timeoutMs: number;
+  /**
+   * A fetch that may keep a GET event stream open (guarded like `http`), for servers on the older
+   * HTTP+SSE transport; absent, such servers are refused.
+   */
+  streamFetch?: FetchLike;
+  /** The client's name in `initialize`. */
+  clientName?: string;
+}
+
+/** A connection's options: without a box, only an endpoint's plain `headers` are sent (a workflow's). */
+export type McpConnectionOptions = Omit<McpConnectorOptions, 'box'> & { box?: SecretBox };
+
+/** Where an MCP server is and how to reach it. */
+export interface McpEndpoint extends Pick<McpServerTool, 'url' | 'credential'> {
+  /** Headers sent as given (a workflow credential, already opened). */
+  headers?: Record<string, string>;
+  /** `sse`: the older HTTP+SSE transport (an event stream and POSTed messages); default Streamable HTTP. */
+  transport?: 'streamableHttp' | 'sse';
 }
 
 /** Tools of one server an agent takes at most; schemas larger than this are refused. */
@@ -66,33 +86,58 @@ export class McpConnection {
   private client: Promise<Client> | null = null;
 
   constructor(
-    private readonly server: Pick<McpServerTool, 'url' | 'credential'>,
-    private readonly options: McpConnectorOptions,
+    private readonly server: McpEndpoint,
+    private readonly options: McpConnectionOptions,
   ) {}
+
+  private async transport(): Promise<Transport> {
+    const { url, credential, transport: kind } = this.server;
+    const headers: Record<string, string> = { ...this.server.headers };
+    if (credential) {
+      if (!this.options.box) throw new McpToolError('sealed MCP credentials cannot be opened here');
+      headers[credential.header] = this.options.box.decrypt(credential.sealed);
+    }
+    let endpoint: URL;
+    try {
+      endpoint = new URL(url);
+    } catch {
+      throw new McpToolError(`'${url.slice(0, 200)}' is not a valid URL`);
+    }
+    // No redirect is followed (outboundFetch), so the credential header cannot travel elsewhere.
+    const fetch = outboundFetch(this.options.http, this.options.timeoutMs, credential?.header);
+    if (kind === 'sse') {
+      const streamFetch = this.options.streamFetch;
+      if (!streamFetch) throw new McpToolError('MCP servers on the SSE transport are not supported here');
+      const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+      return new SSEClientTransport(endpoint, {
+        fetch,
+        requestInit: { headers },
+        eventSourceInit: { fetch: streamFetch },
+      });
+    }
+    const { StreamableHTTPClientTransport } = await import(
+      '@modelcontextprotocol/sdk/client/streamableHttp.js'
+    );
+    return new StreamableHTTPClientTransport(endpoint, {
+      fetch,
+      requestInit: { headers },
+      // One attempt: a failing server is reported, not retried for the length of a turn.
+      reconnectionOptions: {
+        maxReconnectionDelay: 0,
+        initialReconnectionDelay: 0,
+        reconnectionDelayGrowFactor: 1,
+        maxRetries: 0,
+      },
+    });
+  }
 
   private connect(signal?: AbortSignal): Promise<Client> {
     this.client ??= (async () => {
-      // The SDK (and zod) load when an agent first uses an MCP server, not at every start.
-      const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
-        import('@modelcontextprotocol/sdk/client/index.js'),
-        import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-      ]);
-      const { url, credential } = this.server;
-      const headers: Record<string, string> = {};
-      if (credential) headers[credential.header] = this.options.box.decrypt(credential.sealed);
-      const transport = new StreamableHTTPClientTransport(new URL(url), {
-        fetch: outboundFetch(this.options.http, this.options.timeoutMs, credential?.header),
-        requestInit: { headers },
-        // One attempt: a failing server is reported, not retried for the length of a turn.
-        reconnectionOptions: {
-          maxReconnectionDelay: 0,
-          initialReconnectionDelay: 0,
-          reconnectionDelayGrowFactor: 1,
-          maxRetries: 0,
-        },
-      });
+      // The SDK (and zod) load when an MCP server is first used, not at every start.
+      const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+      const transport = await this.transport();
       const client = new Client(
-        { name: 'platform-agent', version: VERSION },
+        { name: this.options.clientName ?? 'platform-agent', version: VERSION },
         { jsonSchemaValidator: noOutputCheck },
       );
       await client.connect(transport, { timeout: this.options.timeoutMs, ...(signal ? { signal } : {}) });

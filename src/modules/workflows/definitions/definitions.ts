@@ -93,6 +93,7 @@ export function credentialRefs(def: WorkflowDefinition): Array<{ ref: string; pa
 export const WEBHOOK_CREDENTIAL_TYPE = {
   basicAuth: 'httpBasicAuth',
   headerAuth: 'httpHeaderAuth',
+  bearerAuth: 'httpBearerAuth',
   queryAuth: 'httpQueryAuth',
   hmac: 'hmacSecret',
   jwtAuth: 'jwtAuth',

@@ -387,7 +387,15 @@ export interface WebhookNodeInfo {
   dynamicPrefix: string | null;
   httpMethod: WebhookHttpMethod;
   /** `jwtAuth`: n8n's Webhook checking a bearer JWT against a jwtAuth credential. */
-  authentication: 'none' | 'basicAuth' | 'headerAuth' | 'queryAuth' | 'apiKey' | 'hmac' | 'jwtAuth';
+  authentication:
+    | 'none'
+    | 'basicAuth'
+    | 'headerAuth'
+    | 'bearerAuth'
+    | 'queryAuth'
+    | 'apiKey'
+    | 'hmac'
+    | 'jwtAuth';
   /** Credential id for the authentication (parameter `credential`, else node.credentials[authentication]). */
   credentialId: string | null;
   responseMode: 'onReceived' | 'lastNode' | 'responseNode';
@@ -417,6 +425,8 @@ export interface WebhookNodeInfo {
   responseBinaryPropertyName: string;
   /** n8n's Form Trigger: the page served at `/form/{path}` (GET) and the fields a submission holds (POST). */
   form?: FormInfo;
+  /** n8n's MCP Server Trigger: reached at `/mcp/{path}` (JSON-RPC messages), never at `/webhook/`. */
+  mcp?: boolean;
 }
 
 /** The field types of n8n's forms the platform serves (file uploads aside). */

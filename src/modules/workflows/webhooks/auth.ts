@@ -160,6 +160,14 @@ export async function authenticateWebhook(
       if (!sameSecret(value, data.value ?? '')) throw wrong(`${name} header`);
       return caller({ headers: [name.toLowerCase()], query: [] });
     }
+    case 'bearerAuth': {
+      // n8n's httpBearerAuth credential (the MCP Server Trigger): `Authorization: Bearer <token>`.
+      const value = header(call, 'authorization');
+      const token = value && /^Bearer\s+(\S+)\s*$/i.exec(value)?.[1];
+      if (!token) throw missing('Bearer token in the Authorization header');
+      if (!sameSecret(token, data.token ?? '')) throw wrong('Bearer token');
+      return caller({ headers: ['authorization'], query: [] });
+    }
     case 'queryAuth': {
       const name = data.name ?? '';
       const value = call.query[name];

@@ -172,6 +172,19 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
       if ((url === '/webhook/*' || url === '/webhook-test/*') && path !== undefined) {
         request.webhookMatch = await deps.webhooks.match(request.method, path, url === '/webhook-test/*');
       }
+      if (url === '/mcp/*' && path !== undefined) {
+        const noServer = () =>
+          new AppError('WEBHOOK_NOT_FOUND', `No active MCP Server Trigger listens on /mcp/${path}`, {
+            path,
+          });
+        const match = await deps.webhooks.match(request.method, path, false).catch((error: unknown) => {
+          // A webhook's or a form's path (or method) is no MCP server: the same 404 as no path at all.
+          const code = (error as AppError).code;
+          throw code === 'WEBHOOK_NOT_FOUND' || code === 'METHOD_NOT_ALLOWED' ? noServer() : error;
+        });
+        if (!match.hook.mcp) throw noServer();
+        request.webhookMatch = match;
+      }
       if ((url === '/form/*' || url === '/form-test/*') && path !== undefined) {
         const test = url === '/form-test/*';
         const noForm = () =>
@@ -231,6 +244,11 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
               'WEBHOOK_NOT_FOUND',
               `A form listens here: its page is at /form/${match.route.path}`,
             );
+          if (match.hook.mcp)
+            throw new AppError(
+              'WEBHOOK_NOT_FOUND',
+              `An MCP Server Trigger listens here: its endpoint is /mcp/${match.route.path}`,
+            );
           const path = (request.params as { '*': string })['*'];
           const { response, headers } = await deps.webhooks.handle(callOf(request, path), match);
           return send(reply, response, request.method === 'HEAD', headers);
@@ -239,6 +257,7 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
     }
 
     formRoutes(scope, deps);
+    mcpRoutes(scope, deps);
 
     scope.route({
       method: 'POST',
@@ -365,4 +384,64 @@ function formRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void {
       },
     });
   }
+}
+
+/**
+ * n8n's MCP Server Trigger at `/mcp/{path}`: a POSTed JSON-RPC message runs the active workflow from
+ * its trigger, which answers it (Streamable HTTP, stateless, JSON). GET (a server stream) and DELETE
+ * (ending a session) answer 405, which MCP clients read as "no stream, no session".
+ */
+function mcpRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void {
+  const params = Type.Object({ '*': Type.String({ description: "The MCP Server Trigger's path" }) });
+  scope.route({
+    method: 'POST',
+    url: '/mcp/*',
+    exposeHeadRoute: false,
+    config: { public: true, limited: true },
+    schema: {
+      tags: ['Webhooks'],
+      summary: "An active workflow's MCP Server Trigger (n8n's /mcp/{path}): one JSON-RPC message",
+      description:
+        "The tools attached to the trigger, served over MCP's Streamable HTTP transport (stateless, JSON answers). Authentication is the trigger's: none, bearer or header credential.",
+      params,
+      body: Type.Unknown({ description: 'A JSON-RPC request or notification' }),
+      response: {
+        ...withErrors({
+          200: Type.Unknown({ description: 'The JSON-RPC answer' }),
+          202: Type.Null({ description: 'A notification, accepted' }),
+        }),
+        // The transport's own refusals, as the MCP SDK answers them (a JSON-RPC error body).
+        406: Type.Unknown({
+          description: 'JSON-RPC error: the Accept header must name application/json and text/event-stream',
+        }),
+      },
+    },
+    handler: async (request, reply) => {
+      const match = request.webhookMatch;
+      if (!match) throw new AppError('WEBHOOK_NOT_FOUND', 'No active MCP Server Trigger listens here');
+      const path = (request.params as { '*': string })['*'];
+      const { response, headers } = await deps.webhooks.handle(callOf(request, path), match);
+      return send(reply, response, false, headers);
+    },
+  });
+  scope.route({
+    method: ['GET', 'DELETE'],
+    url: '/mcp/*',
+    exposeHeadRoute: false,
+    config: { public: true, limited: true },
+    schema: {
+      tags: ['Webhooks'],
+      summary: "An MCP Server Trigger's stream or session: answers 405 (the server is stateless)",
+      params,
+      response: withErrors({}),
+    },
+    handler: async () => {
+      throw new AppError(
+        'METHOD_NOT_ALLOWED',
+        'This MCP server keeps no stream and no session: POST JSON-RPC messages',
+        { allowed: 'POST' },
+        { allow: 'POST' },
+      );
+    },
+  });
 }

@@ -11,6 +11,8 @@ import { embeddingsOpenAiNode } from './embeddings-open-ai/index.js';
 import { lmChatAnthropicNode } from './lm-chat-anthropic/index.js';
 import { lmChatOllamaNode } from './lm-chat-ollama/index.js';
 import { lmChatOpenAiNode } from './lm-chat-open-ai/index.js';
+import { mcpClientToolNode } from './mcp-client-tool/index.js';
+import { mcpTriggerNode } from './mcp-trigger/index.js';
 import { memoryBufferWindowNode } from './memory-buffer-window/index.js';
 import { memoryPostgresChatNode } from './memory-postgres-chat/index.js';
 import { memoryRedisChatNode } from './memory-redis-chat/index.js';
@@ -38,6 +40,8 @@ export const langchainNodeTypes: NodeType[] = [
   lmChatAnthropicNode,
   lmChatOllamaNode,
   lmChatOpenAiNode,
+  mcpClientToolNode,
+  mcpTriggerNode,
   memoryBufferWindowNode,
   memoryPostgresChatNode,
   memoryRedisChatNode,
