@@ -1478,6 +1478,106 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/workflows/{id}/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The workflow's saved versions, newest first (n8n's workflow history)
+     * @description The workflow's saved versions, newest first (n8n's workflow history)
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    get: operations['getApiV1WorkflowsByIdHistory'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * The workflow's saved versions, newest first (n8n's workflow history) (headers only)
+     * @description The workflow's saved versions, newest first (n8n's workflow history)
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    head: operations['headApiV1WorkflowsByIdHistory'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/workflows/{id}/{versionId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One saved version of the workflow, by its versionId
+     * @description n8n's `versionId` (each save has one), or the platform's version number for versions saved before versionIds were kept.
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    get: operations['getApiV1WorkflowsByIdByVersionId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * One saved version of the workflow, by its versionId (headers only)
+     * @description n8n's `versionId` (each save has one), or the platform's version number for versions saved before versionIds were kept.
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    head: operations['headApiV1WorkflowsByIdByVersionId'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/workflows/{id}/archive': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Archive (n8n's soft delete): deactivate it; it is not changed, activated or run until unarchived
+     * @description Needs `workflow:delete`, as n8n. Archiving an archived workflow answers it as is.
+     *
+     *     API keys only. Requires the scope `workflow:delete`.
+     */
+    post: operations['postApiV1WorkflowsByIdArchive'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/workflows/{id}/unarchive': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Unarchive (it stays inactive)
+     * @description Unarchive (it stays inactive)
+     *
+     *     API keys only. Requires the scope `workflow:write`.
+     */
+    post: operations['postApiV1WorkflowsByIdUnarchive'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/workflows/{id}/activate': {
     parameters: {
       query?: never;
@@ -1625,6 +1725,28 @@ export interface paths {
      *     API keys only. Requires the scope `workflow:read`.
      */
     head: operations['headApiV1ExecutionsById'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/executions/stop': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Stop every execution of the account that matches (n8n’s bulk stop)
+     * @description Executions in one of `status` (`queued`, `running`, `waiting`) that have not ended, of `workflowId` and started after `startedAfter` / before `startedBefore` when given, become canceled. Answers `{stopped}`, how many this call stopped.
+     *
+     *     API keys only. Requires the scope `workflow:write`.
+     */
+    post: operations['postApiV1ExecutionsStop'];
+    delete?: never;
+    options?: never;
+    head?: never;
     patch?: never;
     trace?: never;
   };
@@ -2041,6 +2163,90 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's portal members, as n8n's users
+     * @description `limit` (100, max 250), `cursor`, `includeRole` (n8n’s global role, and the portal role in `portalRole`). Needs `workflow:admin`.
+     *
+     *     API keys only. Requires the scope `workflow:admin`.
+     */
+    get: operations['getApiV1Users'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * The account's portal members, as n8n's users (headers only)
+     * @description `limit` (100, max 250), `cursor`, `includeRole` (n8n’s global role, and the portal role in `portalRole`). Needs `workflow:admin`.
+     *
+     *     API keys only. Requires the scope `workflow:admin`.
+     */
+    head: operations['headApiV1Users'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One portal member of the account, by id or email
+     * @description One portal member of the account, by id or email
+     *
+     *     API keys only. Requires the scope `workflow:admin`.
+     */
+    get: operations['getApiV1UsersById'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * One portal member of the account, by id or email (headers only)
+     * @description One portal member of the account, by id or email
+     *
+     *     API keys only. Requires the scope `workflow:admin`.
+     */
+    head: operations['headApiV1UsersById'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/projects': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's principals, as n8n's projects
+     * @description The account (`account`, type `team`) and each portal member (`member:<id>`) and active API key (`key:<id>`), type `personal`: what a credential can be transferred to (`destinationProjectId`). Needs `workflow:admin`.
+     *
+     *     API keys only. Requires the scope `workflow:admin`.
+     */
+    get: operations['getApiV1Projects'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * The account's principals, as n8n's projects (headers only)
+     * @description The account (`account`, type `team`) and each portal member (`member:<id>`) and active API key (`key:<id>`), type `personal`: what a credential can be transferred to (`destinationProjectId`). Needs `workflow:admin`.
+     *
+     *     API keys only. Requires the scope `workflow:admin`.
+     */
+    head: operations['headApiV1Projects'];
     patch?: never;
     trace?: never;
   };
@@ -10357,7 +10563,7 @@ export interface operations {
               id: string;
               name?: string;
               active?: boolean;
-              /** @description Always false: a deleted workflow is gone */
+              /** @description Archived (POST /api/v1/workflows/{id}/archive): inactive, not changed or run until unarchived */
               isArchived?: boolean;
               /** @description Changes on every save (kept as given by an import) */
               versionId?: string;
@@ -10770,7 +10976,7 @@ export interface operations {
             id: string;
             name: string;
             active: boolean;
-            /** @description Always false: a deleted workflow is gone */
+            /** @description Archived (POST /api/v1/workflows/{id}/archive): inactive, not changed or run until unarchived */
             isArchived: boolean;
             /** @description Changes on every save (kept as given by an import) */
             versionId: string;
@@ -10944,7 +11150,7 @@ export interface operations {
             id: string;
             name: string;
             active: boolean;
-            /** @description Always false: a deleted workflow is gone */
+            /** @description Archived (POST /api/v1/workflows/{id}/archive): inactive, not changed or run until unarchived */
             isArchived: boolean;
             /** @description Changes on every save (kept as given by an import) */
             versionId: string;
@@ -11358,7 +11564,7 @@ export interface operations {
             id: string;
             name: string;
             active: boolean;
-            /** @description Always false: a deleted workflow is gone */
+            /** @description Archived (POST /api/v1/workflows/{id}/archive): inactive, not changed or run until unarchived */
             isArchived: boolean;
             /** @description Changes on every save (kept as given by an import) */
             versionId: string;
@@ -11436,6 +11642,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       409: components['responses']['Conflict'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
@@ -11499,7 +11706,7 @@ export interface operations {
             id: string;
             name: string;
             active: boolean;
-            /** @description Always false: a deleted workflow is gone */
+            /** @description Archived (POST /api/v1/workflows/{id}/archive): inactive, not changed or run until unarchived */
             isArchived: boolean;
             /** @description Changes on every save (kept as given by an import) */
             versionId: string;
@@ -11577,6 +11784,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      405: components['responses']['MethodNotAllowed'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };
@@ -11603,6 +11811,523 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiV1WorkflowsByIdHistory: {
+    parameters: {
+      query?: {
+        /** @description How many (10, max 250) */
+        take?: string;
+        /** @description How many to skip (0) */
+        skip?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "versionId": "string",
+           *         "workflowId": "string",
+           *         "authors": "string",
+           *         "name": "string",
+           *         "description": "string",
+           *         "createdAt": "2025-01-01T00:00:00.000Z",
+           *         "updatedAt": "2025-01-01T00:00:00.000Z"
+           *       }
+           *     ]
+           */
+          'application/json': {
+            /** @description n8n's versionId (the version number, as text, for versions saved before it was recorded) */
+            versionId: string;
+            workflowId: string;
+            /** @description Who saved it: key:<id>, member:<id> or account */
+            authors: string;
+            name: string | null;
+            description: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+          }[];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiV1WorkflowsByIdHistory: {
+    parameters: {
+      query?: {
+        /** @description How many (10, max 250) */
+        take?: string;
+        /** @description How many to skip (0) */
+        skip?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiV1WorkflowsByIdByVersionId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        versionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "versionId": "string",
+           *       "workflowId": "string",
+           *       "authors": "string",
+           *       "name": "string",
+           *       "description": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z",
+           *       "nodes": [
+           *         {
+           *           "id": "string",
+           *           "name": "string",
+           *           "type": "string",
+           *           "position": [
+           *             0,
+           *             0
+           *           ],
+           *           "parameters": {}
+           *         }
+           *       ],
+           *       "connections": null
+           *     }
+           */
+          'application/json': {
+            /** @description n8n's versionId (the version number, as text, for versions saved before it was recorded) */
+            versionId: string;
+            workflowId: string;
+            /** @description Who saved it: key:<id>, member:<id> or account */
+            authors: string;
+            name: string | null;
+            description: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+            nodes: {
+              id: string;
+              name: string;
+              type: string;
+              typeVersion?: number;
+              position: [number, number];
+              parameters: {
+                [key: string]: unknown;
+              };
+              credentials?: {
+                [key: string]:
+                  | string
+                  | {
+                      id?: string | null;
+                      name: string;
+                    };
+              };
+              /** @description n8n's older spelling of onError */
+              continueOnFail?: boolean;
+              onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+              retryOnFail?: boolean;
+              maxTries?: number;
+              /** @description milliseconds */
+              waitBetweenTries?: number;
+              alwaysOutputData?: boolean;
+              executeOnce?: boolean;
+              disabled?: boolean;
+              notes?: string;
+              notesInFlow?: boolean;
+              webhookId?: string;
+              /** @description the editor's node colour */
+              color?: string;
+            }[];
+            connections: unknown;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiV1WorkflowsByIdByVersionId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        versionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiV1WorkflowsByIdArchive: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "active": true,
+           *       "isArchived": true,
+           *       "versionId": "string",
+           *       "triggerCount": 0,
+           *       "nodes": [
+           *         {
+           *           "id": "string",
+           *           "name": "string",
+           *           "type": "string",
+           *           "position": [
+           *             0,
+           *             0
+           *           ],
+           *           "parameters": {}
+           *         }
+           *       ],
+           *       "connections": null,
+           *       "settings": {},
+           *       "staticData": "string",
+           *       "pinData": {},
+           *       "meta": {},
+           *       "tags": [
+           *         {
+           *           "id": "string",
+           *           "name": "string"
+           *         }
+           *       ],
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            active: boolean;
+            /** @description Archived (POST /api/v1/workflows/{id}/archive): inactive, not changed or run until unarchived */
+            isArchived: boolean;
+            /** @description Changes on every save (kept as given by an import) */
+            versionId: string;
+            /** @description Webhook triggers registered (0 while inactive) */
+            triggerCount: number;
+            nodes: {
+              id: string;
+              name: string;
+              type: string;
+              typeVersion?: number;
+              position: [number, number];
+              parameters: {
+                [key: string]: unknown;
+              };
+              credentials?: {
+                [key: string]:
+                  | string
+                  | {
+                      id?: string | null;
+                      name: string;
+                    };
+              };
+              /** @description n8n's older spelling of onError */
+              continueOnFail?: boolean;
+              onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+              retryOnFail?: boolean;
+              maxTries?: number;
+              /** @description milliseconds */
+              waitBetweenTries?: number;
+              alwaysOutputData?: boolean;
+              executeOnce?: boolean;
+              disabled?: boolean;
+              notes?: string;
+              notesInFlow?: boolean;
+              webhookId?: string;
+              /** @description the editor's node colour */
+              color?: string;
+            }[];
+            connections: unknown;
+            settings: {
+              [key: string]: unknown;
+            };
+            staticData:
+              | (
+                  | string
+                  | {
+                      [key: string]: unknown;
+                    }
+                )
+              | null;
+            pinData: {
+              [key: string]: unknown;
+            } | null;
+            meta: {
+              [key: string]: unknown;
+            } | null;
+            tags: {
+              id: string;
+              name: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiV1WorkflowsByIdUnarchive: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "active": true,
+           *       "isArchived": true,
+           *       "versionId": "string",
+           *       "triggerCount": 0,
+           *       "nodes": [
+           *         {
+           *           "id": "string",
+           *           "name": "string",
+           *           "type": "string",
+           *           "position": [
+           *             0,
+           *             0
+           *           ],
+           *           "parameters": {}
+           *         }
+           *       ],
+           *       "connections": null,
+           *       "settings": {},
+           *       "staticData": "string",
+           *       "pinData": {},
+           *       "meta": {},
+           *       "tags": [
+           *         {
+           *           "id": "string",
+           *           "name": "string"
+           *         }
+           *       ],
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            active: boolean;
+            /** @description Archived (POST /api/v1/workflows/{id}/archive): inactive, not changed or run until unarchived */
+            isArchived: boolean;
+            /** @description Changes on every save (kept as given by an import) */
+            versionId: string;
+            /** @description Webhook triggers registered (0 while inactive) */
+            triggerCount: number;
+            nodes: {
+              id: string;
+              name: string;
+              type: string;
+              typeVersion?: number;
+              position: [number, number];
+              parameters: {
+                [key: string]: unknown;
+              };
+              credentials?: {
+                [key: string]:
+                  | string
+                  | {
+                      id?: string | null;
+                      name: string;
+                    };
+              };
+              /** @description n8n's older spelling of onError */
+              continueOnFail?: boolean;
+              onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+              retryOnFail?: boolean;
+              maxTries?: number;
+              /** @description milliseconds */
+              waitBetweenTries?: number;
+              alwaysOutputData?: boolean;
+              executeOnce?: boolean;
+              disabled?: boolean;
+              notes?: string;
+              notesInFlow?: boolean;
+              webhookId?: string;
+              /** @description the editor's node colour */
+              color?: string;
+            }[];
+            connections: unknown;
+            settings: {
+              [key: string]: unknown;
+            };
+            staticData:
+              | (
+                  | string
+                  | {
+                      [key: string]: unknown;
+                    }
+                )
+              | null;
+            pinData: {
+              [key: string]: unknown;
+            } | null;
+            meta: {
+              [key: string]: unknown;
+            } | null;
+            tags: {
+              id: string;
+              name: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };
@@ -11668,7 +12393,7 @@ export interface operations {
             id: string;
             name: string;
             active: boolean;
-            /** @description Always false: a deleted workflow is gone */
+            /** @description Archived (POST /api/v1/workflows/{id}/archive): inactive, not changed or run until unarchived */
             isArchived: boolean;
             /** @description Changes on every save (kept as given by an import) */
             versionId: string;
@@ -11814,7 +12539,7 @@ export interface operations {
             id: string;
             name: string;
             active: boolean;
-            /** @description Always false: a deleted workflow is gone */
+            /** @description Archived (POST /api/v1/workflows/{id}/archive): inactive, not changed or run until unarchived */
             isArchived: boolean;
             /** @description Changes on every save (kept as given by an import) */
             versionId: string;
@@ -12505,6 +13230,60 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiV1ExecutionsStop: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "status": [
+         *         "queued"
+         *       ]
+         *     }
+         */
+        'application/json': {
+          /** @description Statuses to stop (n8n's `queued` is an execution not started yet) */
+          status: ('queued' | 'running' | 'waiting')[];
+          workflowId?: string;
+          /** @description ISO 8601 date-time */
+          startedAfter?: string;
+          /** @description ISO 8601 date-time */
+          startedBefore?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "stopped": 0
+           *     }
+           */
+          'application/json': {
+            /** @description How many executions this call stopped */
+            stopped: number;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };
@@ -14205,6 +14984,278 @@ export interface operations {
       403: components['responses']['Forbidden'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiV1Users: {
+    parameters: {
+      query?: {
+        /** @description 100 by default */
+        limit?: number;
+        cursor?: string;
+        sort?: 'id' | 'email' | 'createdAt';
+        includeRole?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string",
+           *           "email": "string",
+           *           "firstName": "string",
+           *           "lastName": "string",
+           *           "isPending": true,
+           *           "createdAt": "2025-01-01T00:00:00.000Z",
+           *           "updatedAt": "2025-01-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "nextCursor": "string"
+           *     }
+           */
+          'application/json': {
+            data: {
+              id: string;
+              email: string;
+              firstName: string;
+              lastName: string;
+              /** @description Always false: a portal member has signed up */
+              isPending: boolean;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              updatedAt: string;
+              /** @description With includeRole=true: global:owner | global:admin | global:member (the portal role in portalRole) */
+              role?: string;
+              /** @description The portal's own role: owner, admin, developer, viewer */
+              portalRole?: string;
+            }[];
+            nextCursor: string | null;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiV1Users: {
+    parameters: {
+      query?: {
+        /** @description 100 by default */
+        limit?: number;
+        cursor?: string;
+        sort?: 'id' | 'email' | 'createdAt';
+        includeRole?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiV1UsersById: {
+    parameters: {
+      query?: {
+        includeRole?: boolean;
+      };
+      header?: never;
+      path: {
+        /** @description The member's id or email */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "email": "string",
+           *       "firstName": "string",
+           *       "lastName": "string",
+           *       "isPending": true,
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            email: string;
+            firstName: string;
+            lastName: string;
+            /** @description Always false: a portal member has signed up */
+            isPending: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+            /** @description With includeRole=true: global:owner | global:admin | global:member (the portal role in portalRole) */
+            role?: string;
+            /** @description The portal's own role: owner, admin, developer, viewer */
+            portalRole?: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiV1UsersById: {
+    parameters: {
+      query?: {
+        includeRole?: boolean;
+      };
+      header?: never;
+      path: {
+        /** @description The member's id or email */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiV1Projects: {
+    parameters: {
+      query?: {
+        /** @description 100 by default */
+        limit?: number;
+        cursor?: string;
+        /** @description account, then keys, then members */
+        sort?: 'id';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string",
+           *           "name": "string",
+           *           "type": "team"
+           *         }
+           *       ],
+           *       "nextCursor": "string"
+           *     }
+           */
+          'application/json': {
+            data: {
+              /** @description account, member:<id> or key:<id> */
+              id: string;
+              name: string;
+              type: 'team' | 'personal';
+            }[];
+            nextCursor: string | null;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiV1Projects: {
+    parameters: {
+      query?: {
+        /** @description 100 by default */
+        limit?: number;
+        cursor?: string;
+        /** @description account, then keys, then members */
+        sort?: 'id';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };

@@ -192,6 +192,11 @@ describe('generated TypeScript client (sdk/)', () => {
     });
     expect(audit.response.status, JSON.stringify(audit.error)).toBe(200);
     expect(audit.data).toHaveProperty(['Instance Risk Report', 'risk'], 'instance');
+
+    const users = await api.GET('/api/v1/users', { params: { query: { includeRole: true } } });
+    expect(users.response.status, JSON.stringify(users.error)).toBe(200);
+    const projects = await api.GET('/api/v1/projects');
+    expect(projects.data?.data[0]).toEqual({ id: 'account', name: 'Account', type: 'team' });
   });
 
   it('language models: the Ollama and OpenAI surfaces and the request log', async () => {

@@ -96,7 +96,9 @@ const DOMAIN_STATUSES: Record<string, number[]> = {
   'PUT /v1/inventory/{variantId}': [409],
   'POST /v1/orders': [404, 409, 422],
   'POST /api/v1/workflows': [409],
-  'PUT /api/v1/workflows/{id}': [409],
+  // An id with a slash names n8n's version path `/api/v1/workflows/{id}/{versionId}` (GET only).
+  'PUT /api/v1/workflows/{id}': [405, 409],
+  'DELETE /api/v1/workflows/{id}': [405],
   'POST /api/v1/workflows/{id}/activate': [409],
   'POST /api/v1/executions/{id}/stop': [409],
   'POST /api/v1/executions/{id}/retry': [409],

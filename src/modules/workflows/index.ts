@@ -23,6 +23,8 @@ import type { ExecutionService } from './executions/service.js';
 import { ExecutionStore } from './executions/store.js';
 import { TriggerListeners } from './listeners/trigger-listeners.js';
 import { defaultNodeRegistry } from './nodes/index.js';
+import { peopleRoutes } from './people/routes.js';
+import { PeopleService } from './people/service.js';
 import { workflowRoutes } from './routes.js';
 import { ScheduleStore } from './schedule/schedule-store.js';
 import { Scheduler } from './schedule/scheduler.js';
@@ -76,6 +78,7 @@ interface Internals {
   webhooks: WebhookService;
   resumer: ExecutionResumer;
   audit: AuditService;
+  people: PeopleService;
 }
 const internals = new WeakMap<AppContext, Internals>();
 
@@ -155,8 +158,12 @@ async function knownPrincipal(ctx: AppContext, accountId: string, actor: string)
   return false;
 }
 
-/** The account's active keys with no IP rule, read through the auth module's key list, page by page. */
-async function keysWithoutIpRules(ctx: AppContext, accountId: string) {
+/** The account's active keys that match `keep`, read through the auth module's key list, page by page. */
+async function activeKeysWhere(
+  ctx: AppContext,
+  accountId: string,
+  keep: (key: Record<string, unknown>) => boolean,
+) {
   const keys = ctx.apis.auth?.keys;
   const out: Array<{ id: string; name: string }> = [];
   if (!keys) return out;
@@ -167,12 +174,18 @@ async function keysWithoutIpRules(ctx: AppContext, accountId: string) {
       { limit: 200, ...(cursor ? { cursor } : {}) },
     );
     for (const k of page.data)
-      if (k.status === 'active' && Array.isArray(k.allowedIps) && k.allowedIps.length === 0)
-        out.push({ id: String(k.id), name: String(k.name) });
+      if (k.status === 'active' && keep(k)) out.push({ id: String(k.id), name: String(k.name) });
     cursor = page.nextCursor;
   } while (cursor);
   return out;
 }
+
+/** The account's active keys with no IP rule. */
+const keysWithoutIpRules = (ctx: AppContext, accountId: string) =>
+  activeKeysWhere(ctx, accountId, (k) => Array.isArray(k.allowedIps) && k.allowedIps.length === 0);
+
+/** The account's active keys (n8n's personal projects, beside members). */
+const activeKeys = (ctx: AppContext, accountId: string) => activeKeysWhere(ctx, accountId, () => true);
 
 export const workflowsModule: PlatformModule = {
   name: 'workflows',
@@ -329,6 +342,10 @@ export const workflowsModule: PlatformModule = {
       tags,
       webhooks,
       resumer: executions.resumer,
+      people: new PeopleService({
+        members: async (accountId) => (await ctx.apis.portal?.members.list(accountId)) ?? [],
+        activeKeys: (accountId) => activeKeys(ctx, accountId),
+      }),
       audit: new AuditService({
         db: ctx.db,
         workflows: workflowStore,
@@ -375,6 +392,7 @@ export const workflowsModule: PlatformModule = {
     variableRoutes(app, deps.variables);
     tagRoutes(app, deps.tags);
     auditRoutes(app, deps.audit);
+    peopleRoutes(app, deps.people);
     webhookRoutes(app, {
       webhooks: deps.webhooks,
       resumer: deps.resumer,

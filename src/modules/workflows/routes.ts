@@ -21,6 +21,8 @@ import {
   ExecutionListItem,
   ExecutionListQuery,
   NoQuery,
+  StopManyBody,
+  StopManyView,
 } from './executions/n8n-schemas.js';
 import type { ExecutionService } from './executions/service.js';
 import {
@@ -32,8 +34,12 @@ import {
   ManualRunBodySchema,
   TestListenView,
   WorkflowBody,
+  WorkflowHistoryQuery,
   WorkflowListEntry,
   WorkflowListQuery,
+  WorkflowVersionListItem,
+  WorkflowVersionParams,
+  WorkflowVersionView,
   WorkflowView,
 } from './schemas.js';
 
@@ -166,6 +172,69 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
     async (request) => workflows.delete(accountOf(request), request.params.id),
   );
 
+  r.get(
+    '/api/v1/workflows/:id/history',
+    {
+      config: workflow,
+      schema: {
+        tags,
+        summary: "The workflow's saved versions, newest first (n8n's workflow history)",
+        params: IdParams,
+        querystring: WorkflowHistoryQuery,
+        response: withErrors({ 200: Type.Array(WorkflowVersionListItem) }),
+      },
+    },
+    async (request) => workflows.history(accountOf(request), request.params.id, request.query),
+  );
+
+  r.get(
+    '/api/v1/workflows/:id/:versionId',
+    {
+      config: workflow,
+      schema: {
+        tags,
+        summary: 'One saved version of the workflow, by its versionId',
+        description:
+          "n8n's `versionId` (each save has one), or the platform's version number for versions saved before versionIds were kept.",
+        params: WorkflowVersionParams,
+        querystring: NoQuery,
+        response: withErrors({ 200: WorkflowVersionView }),
+      },
+    },
+    async (request) => workflows.version(accountOf(request), request.params.id, request.params.versionId),
+  );
+
+  for (const action of ['archive', 'unarchive'] as const) {
+    r.post(
+      `/api/v1/workflows/:id/${action}`,
+      {
+        config:
+          action === 'archive'
+            ? { auth: { service: 'workflow', operation: 'delete', endpointLimit: true } }
+            : workflow,
+        schema: {
+          tags,
+          summary:
+            action === 'archive'
+              ? "Archive (n8n's soft delete): deactivate it; it is not changed, activated or run until unarchived"
+              : 'Unarchive (it stays inactive)',
+          description:
+            action === 'archive'
+              ? 'Needs `workflow:delete`, as n8n. Archiving an archived workflow answers it as is.'
+              : undefined,
+          params: IdParams,
+          querystring: NoQuery,
+          body: NoBody,
+          response: withErrors({ 200: WorkflowView }),
+        },
+      },
+      async (request) =>
+        action === 'archive'
+          ? workflows.archive(accountOf(request), request.params.id)
+          : workflows.unarchive(accountOf(request), request.params.id),
+    );
+  }
+
   for (const action of ['activate', 'deactivate'] as const) {
     r.post(
       `/api/v1/workflows/:id/${action}`,
@@ -279,6 +348,25 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
       },
     },
     async (request) => executions.delete(accountOf(request), request.params.id),
+  );
+
+  r.post(
+    '/api/v1/executions/stop',
+    {
+      config: workflow,
+      schema: {
+        tags: executionTags,
+        summary: 'Stop every execution of the account that matches (n8n’s bulk stop)',
+        description:
+          'Executions in one of `status` (`queued`, `running`, `waiting`) that have not ended, of `workflowId` ' +
+          'and started after `startedAfter` / before `startedBefore` when given, become canceled. Answers ' +
+          '`{stopped}`, how many this call stopped.',
+        querystring: NoQuery,
+        body: StopManyBody,
+        response: withErrors({ 200: StopManyView }),
+      },
+    },
+    async (request) => executions.stopMany(accountOf(request), request.body),
   );
 
   r.post(

@@ -150,7 +150,10 @@ export const WorkflowView = Type.Object({
   id: Type.String(),
   name: Type.String(),
   active: Type.Boolean(),
-  isArchived: Type.Boolean({ description: 'Always false: a deleted workflow is gone' }),
+  isArchived: Type.Boolean({
+    description:
+      'Archived (POST /api/v1/workflows/{id}/archive): inactive, not changed or run until unarchived',
+  }),
   versionId: Type.String({ description: 'Changes on every save (kept as given by an import)' }),
   triggerCount: Type.Integer({ description: 'Webhook triggers registered (0 while inactive)' }),
   nodes: Type.Array(NodeView),
@@ -165,6 +168,39 @@ export const WorkflowView = Type.Object({
 });
 
 export const WorkflowListEntry = WorkflowView;
+
+/** n8n's workflow version list item (its workflow history). */
+export const WorkflowVersionListItem = Type.Object({
+  versionId: Type.String({
+    description: "n8n's versionId (the version number, as text, for versions saved before it was recorded)",
+  }),
+  workflowId: Type.String(),
+  authors: Type.String({ description: 'Who saved it: key:<id>, member:<id> or account' }),
+  name: Nullable(Type.String()),
+  description: Nullable(Type.String()),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+/** n8n's workflow version: a saved shape of the workflow. */
+export const WorkflowVersionView = Type.Object({
+  ...WorkflowVersionListItem.properties,
+  nodes: Type.Array(NodeView),
+  connections: Anything,
+});
+
+export const WorkflowHistoryQuery = Type.Object(
+  {
+    take: Type.Optional(Type.String({ description: 'How many (10, max 250)' })),
+    skip: Type.Optional(Type.String({ description: 'How many to skip (0)' })),
+  },
+  { additionalProperties: false },
+);
+
+export const WorkflowVersionParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+  versionId: Type.String({ minLength: 1, maxLength: 200 }),
+});
 
 /** Fields a list may project (`fields=`): every field of the view. */
 const WORKFLOW_FIELDS = Object.keys(WorkflowView.properties) as Array<keyof typeof WorkflowView.properties>;

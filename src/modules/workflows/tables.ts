@@ -24,6 +24,8 @@ export interface WorkflowsTable {
    * saved before owners existed).
    */
   saved_by: string;
+  /** n8n's isArchived: a soft-deleted workflow (inactive; not changed, activated or run until unarchived). */
+  archived: Bool;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { AppError } from '../../../core/errors.js';
 import {
   credentialRefOf,
   isExpression,
@@ -109,4 +110,15 @@ export function webhookNodesOf(def: WorkflowDefinition): WebhookNodeInfo[] {
     hooksByDefinition.set(def, hooks);
   }
   return hooks;
+}
+
+/** n8n refuses to change, activate or run an archived workflow (400): unarchive it first. */
+export function assertNotArchived(row: { id: string; archived: number }): void {
+  if (row.archived === 1) {
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `Workflow '${row.id}' is archived: unarchive it first (POST /api/v1/workflows/${row.id}/unarchive)`,
+      { id: row.id, isArchived: true },
+    );
+  }
 }

@@ -12,6 +12,7 @@ import type { ValidationProblem, WorkflowDefinition, WorkflowEngine } from '../e
 import { saveSettingProblems } from '../executions/save-policy.js';
 import { WORKFLOW_LIST_SPEC, type WorkflowBodyT } from '../schemas.js';
 import {
+  assertNotArchived,
   credentialRefs,
   definitionFromBody,
   definitionOf,
@@ -20,7 +21,7 @@ import {
   WEBHOOK_CREDENTIAL_TYPE,
   webhookNodesOf,
 } from './definitions.js';
-import type { WorkflowRow, WorkflowStore } from './store.js';
+import type { SavedVersion, WorkflowRow, WorkflowStore } from './store.js';
 
 /** A workflow offered as an MCP tool. */
 export interface McpWorkflowTool {
@@ -61,7 +62,7 @@ function workflowView(row: WorkflowRow) {
     id: row.id,
     name: row.name,
     active,
-    isArchived: false,
+    isArchived: row.archived === 1,
     versionId: row.version_id,
     triggerCount: active ? webhookNodesOf(def).length : 0,
     nodes: def.nodes,
@@ -126,6 +127,40 @@ function invalid(problems: ValidationProblem[]): AppError {
   });
 }
 
+/** n8n's workflow version object (`authors`: who saved it, `key:<id>`, `member:<id>` or `account`). */
+function versionView(v: SavedVersion) {
+  return {
+    versionId: v.versionId,
+    workflowId: v.workflowId,
+    nodes: v.definition.nodes,
+    connections: v.definition.connections,
+    authors: v.savedBy ?? 'account',
+    name: v.definition.name,
+    description: null,
+    createdAt: v.createdAt,
+    updatedAt: v.createdAt,
+  };
+}
+
+/** A whole-number query parameter given as text (n8n's `take`, `skip`), within bounds. */
+function countParam(
+  field: string,
+  raw: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (raw === undefined) return fallback;
+  const n = /^\d{1,9}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new AppError('VALIDATION_ERROR', `${field} must be a whole number from ${min} to ${max}`, {
+      field,
+      value: raw,
+    });
+  }
+  return n;
+}
+
 /** Workflows: create, replace, delete, activate (registering webhook paths), import and export. */
 export class WorkflowService {
   constructor(private readonly deps: WorkflowServiceDeps) {}
@@ -137,6 +172,29 @@ export class WorkflowService {
 
   async get(accountId: string, id: string) {
     return workflowView(await this.mustGet(accountId, id));
+  }
+
+  /** n8n's workflow history: the saved versions, newest first (`take` 10, max 250; `skip`). */
+  async history(accountId: string, id: string, query: { take?: string; skip?: string }) {
+    await this.mustGet(accountId, id);
+    const take = countParam('take', query.take, 10, 1, 250);
+    const skip = countParam('skip', query.skip, 0, 0, 1_000_000);
+    const versions = await this.deps.store.history(id, take, skip);
+    return versions.map((v) => {
+      const { nodes: _nodes, connections: _connections, ...item } = versionView(v);
+      return item;
+    });
+  }
+
+  /** One saved version by n8n's versionId (or the platform's version number): n8n's workflow version. */
+  async version(accountId: string, id: string, versionId: string) {
+    const row = await this.mustGet(accountId, id);
+    const found = await this.deps.store.versionByN8nId(id, versionId, {
+      versionId: row.version_id,
+      version: row.version,
+    });
+    if (!found) throw notFound('NOT_FOUND', 'Workflow version', versionId);
+    return versionView(found);
   }
 
   /**
@@ -189,6 +247,7 @@ export class WorkflowService {
       settings: JSON.stringify(def.settings ?? {}),
       ...n8nColumnsFromBody(body),
       saved_by: savedBy,
+      archived: 0,
       created_at: at,
       updated_at: at,
     };
@@ -207,6 +266,7 @@ export class WorkflowService {
   /** The new version runs with the credential rights of `principal`, who saved it (none: the operator). */
   async replace(accountId: string, id: string, body: WorkflowBodyT, principal: Principal | null = null) {
     const current = await this.mustGet(accountId, id);
+    assertNotArchived(current);
     const def = definitionFromBody(id, body);
     const savedBy = savedByOf(principal);
     const problems = problemsOf(this.deps.engine, def, body);
@@ -255,6 +315,7 @@ export class WorkflowService {
   /** The stored workflow and its definition, refused with every problem that keeps it from running. */
   private async runnable(accountId: string, id: string) {
     const row = await this.mustGet(accountId, id);
+    assertNotArchived(row);
     const def = definitionOf(row);
     const problems = [
       ...this.deps.engine.validate(def),
@@ -329,6 +390,36 @@ export class WorkflowService {
       this.deps.onRoutesChanged(webhookNodesOf(definitionOf(row)).map((h) => h.path));
       this.deps.onWorkflowChanged?.(accountId, id);
     }
+    return workflowView(await this.mustGet(accountId, id));
+  }
+
+  /**
+   * n8n's archive: deactivates the workflow (its webhooks and schedules released) and marks it
+   * archived; it keeps its executions and versions. Archiving an archived workflow answers it as is.
+   */
+  async archive(accountId: string, id: string) {
+    const row = await this.mustGet(accountId, id);
+    if (row.archived === 1) return workflowView(row);
+    const at = isoNow(this.deps.clock);
+    await this.deps.store.transaction(async (trx) => {
+      if (row.active === 1) {
+        await this.deps.store.clearWebhooks(trx, id);
+        await this.deps.schedules?.clear(trx, id);
+      }
+      await this.deps.store.setArchived(trx, id, true, at);
+    });
+    if (row.active === 1) this.deps.onRoutesChanged(webhookNodesOf(definitionOf(row)).map((h) => h.path));
+    this.deps.onWorkflowChanged?.(accountId, id);
+    return workflowView(await this.mustGet(accountId, id));
+  }
+
+  /** Unarchives (inactive: activating it again is a separate call). */
+  async unarchive(accountId: string, id: string) {
+    const row = await this.mustGet(accountId, id);
+    if (row.archived === 0) return workflowView(row);
+    await this.deps.store.transaction((trx) =>
+      this.deps.store.setArchived(trx, id, false, isoNow(this.deps.clock)),
+    );
     return workflowView(await this.mustGet(accountId, id));
   }
 

@@ -3,9 +3,40 @@ import type { Db } from '../../../core/db/database.js';
 import type { Database } from '../../../core/db/types.js';
 import type { WorkflowDefinition } from '../engine/index.js';
 import { resolveAliases } from '../nodes/aliases.js';
-import type { WorkflowsTable, WorkflowTestWebhooksTable } from '../tables.js';
+import type { WorkflowsTable, WorkflowTestWebhooksTable, WorkflowVersionsTable } from '../tables.js';
 
 export type WorkflowRow = WorkflowsTable;
+
+/** A version as stored: the definition, with n8n's versionId and its saver once those were recorded. */
+type StoredVersion = WorkflowDefinition & { versionId?: string; savedBy?: string };
+
+/** A saved version of a workflow, for n8n's workflow history. */
+export interface SavedVersion {
+  workflowId: string;
+  version: number;
+  /** n8n's versionId; the version number (as text) for versions saved before it was recorded. */
+  versionId: string;
+  savedBy: string | null;
+  definition: WorkflowDefinition;
+  createdAt: string;
+}
+
+function definitionOnly(stored: StoredVersion): WorkflowDefinition {
+  const { versionId: _versionId, savedBy: _savedBy, ...definition } = stored;
+  return definition;
+}
+
+function savedVersion(row: WorkflowVersionsTable): SavedVersion {
+  const stored = JSON.parse(row.definition) as StoredVersion;
+  return {
+    workflowId: row.workflow_id,
+    version: row.version,
+    versionId: stored.versionId ?? String(row.version),
+    savedBy: stored.savedBy ?? null,
+    definition: resolveAliases(definitionOnly(stored)),
+    createdAt: row.created_at,
+  };
+}
 
 export interface WebhookRoute {
   path: string;
@@ -63,38 +94,96 @@ export class WorkflowStore {
   async insert(row: WorkflowRow, definition: WorkflowDefinition): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await trx.insertInto('workflows').values(row).execute();
-      await this.saveVersion(trx, row.id, row.version, definition, row.updated_at);
+      await this.saveVersion(trx, row, definition);
     });
   }
 
   /** Replaces a workflow's content as a new version, inside the caller's transaction. */
   async replace(
     trx: Transaction<Database>,
-    row: Omit<WorkflowRow, 'account_id' | 'active' | 'created_at'>,
+    row: Omit<WorkflowRow, 'account_id' | 'active' | 'archived' | 'created_at'>,
     definition: WorkflowDefinition,
   ): Promise<void> {
     const { id, ...content } = row;
     await trx.updateTable('workflows').set(content).where('id', '=', id).execute();
-    await this.saveVersion(trx, row.id, row.version, definition, row.updated_at);
+    await this.saveVersion(trx, row, definition);
   }
 
+  /**
+   * Keeps the saved shape as a version. n8n's `versionId` and who saved it (`savedBy`) ride along in
+   * the stored JSON, for n8n's workflow history (`GET /workflows/{id}/{versionId}`).
+   */
   private async saveVersion(
     trx: Transaction<Database>,
-    id: string,
-    version: number,
+    row: Pick<WorkflowRow, 'id' | 'version' | 'version_id' | 'saved_by' | 'updated_at'>,
     definition: WorkflowDefinition,
-    at: string,
   ): Promise<void> {
+    const stored: StoredVersion = { ...definition, versionId: row.version_id, savedBy: row.saved_by };
     await trx
       .insertInto('workflow_versions')
-      .values({ workflow_id: id, version, definition: JSON.stringify(definition), created_at: at })
+      .values({
+        workflow_id: row.id,
+        version: row.version,
+        definition: JSON.stringify(stored),
+        created_at: row.updated_at,
+      })
       .execute();
+  }
+
+  /** A workflow's saved versions, newest first (n8n's history: `take`, `skip`). */
+  async history(id: string, take: number, skip: number): Promise<SavedVersion[]> {
+    const rows = await this.db
+      .selectFrom('workflow_versions')
+      .selectAll()
+      .where('workflow_id', '=', id)
+      .orderBy('version', 'desc')
+      .limit(take)
+      .offset(skip)
+      .execute();
+    return rows.map(savedVersion);
+  }
+
+  /**
+   * One saved version by n8n's `versionId` (kept with versions saved since it was recorded) or by
+   * the platform's version number; `current` maps the workflow's own versionId for versions saved
+   * before (their JSON does not carry it).
+   */
+  async versionByN8nId(
+    id: string,
+    versionId: string,
+    current: { versionId: string; version: number },
+  ): Promise<SavedVersion | null> {
+    let q = this.db.selectFrom('workflow_versions').selectAll().where('workflow_id', '=', id);
+    if (/^\d{1,9}$/.test(versionId)) q = q.where('version', '=', Number(versionId));
+    else if (versionId === current.versionId) q = q.where('version', '=', current.version);
+    else if (/^[A-Za-z0-9-]{1,64}$/.test(versionId)) {
+      q = q.where('definition', 'like', `%"versionId":${JSON.stringify(versionId)}%`);
+    } else return null;
+    const rows = (await q.orderBy('version', 'desc').limit(20).execute()).map(savedVersion);
+    // The LIKE is a pre-filter: a node parameter could hold the same text.
+    return (
+      rows.find((r) => r.versionId === versionId) ??
+      rows.find(
+        (r) =>
+          String(r.version) === versionId ||
+          (versionId === current.versionId && r.version === current.version),
+      ) ??
+      null
+    );
   }
 
   async setActive(trx: Transaction<Database>, id: string, active: boolean, at: string): Promise<void> {
     await trx
       .updateTable('workflows')
       .set({ active: active ? 1 : 0, updated_at: at })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async setArchived(trx: Transaction<Database>, id: string, archived: boolean, at: string): Promise<void> {
+    await trx
+      .updateTable('workflows')
+      .set({ archived: archived ? 1 : 0, active: 0, updated_at: at })
       .where('id', '=', id)
       .execute();
   }
@@ -107,7 +196,7 @@ export class WorkflowStore {
       .where('version', '=', version)
       .executeTakeFirst();
     // A version saved before the one dialect may hold short node names: read as what they stand for.
-    return row ? resolveAliases(JSON.parse(row.definition) as WorkflowDefinition) : null;
+    return row ? resolveAliases(definitionOnly(JSON.parse(row.definition) as StoredVersion)) : null;
   }
 
   /** Deletes a workflow and its webhooks; versions stay while executions point at them. */

@@ -1,6 +1,7 @@
 import type { Principal } from '../../../core/auth/principal.js';
 import { AppError, notFound } from '../../../core/errors.js';
 import { newId } from '../../../core/ids.js';
+import { assertNotArchived } from '../definitions/definitions.js';
 import type { WorkflowStore } from '../definitions/store.js';
 import type { Item, Json, WorkflowDefinition, WorkflowEngine } from '../engine/index.js';
 import type { ExecutionRunner } from './runner.js';
@@ -44,6 +45,7 @@ export class ManualRunner {
   async run(accountId: string, workflowId: string, body: ManualRunBody, principal: Principal | null = null) {
     const row = await this.deps.workflows.get(accountId, workflowId);
     if (!row) throw notFound('WORKFLOW_NOT_FOUND', 'Workflow', workflowId);
+    assertNotArchived(row);
     const def = await this.deps.runner.definition(row.id, row.version);
     if (!def) throw notFound('WORKFLOW_NOT_FOUND', 'Workflow', workflowId);
     await this.deps.assertCallerMayUse?.(accountId, principal, def);

@@ -142,3 +142,29 @@ export const ExecutionDetail = Type.Object({
   workflowData: Type.Optional(Type.Unknown()),
   data: Type.Optional(N8nExecutionData),
 });
+
+/** n8n's `POST /executions/stop` body: which not-yet-ended executions to stop. */
+export const StopManyBody = Type.Object(
+  {
+    status: Type.Array(
+      Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('waiting')]),
+      {
+        minItems: 1,
+        maxItems: 3,
+        description: "Statuses to stop (n8n's `queued` is an execution not started yet)",
+      },
+    ),
+    workflowId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    startedAfter: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'ISO 8601 date-time' }),
+    ),
+    startedBefore: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'ISO 8601 date-time' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const StopManyView = Type.Object({
+  stopped: Type.Integer({ description: 'How many executions this call stopped' }),
+});

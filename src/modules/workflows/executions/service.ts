@@ -48,6 +48,9 @@ function whereStatus<Q extends ReturnType<ExecutionStore['listQuery']>>(
   }
 }
 
+const optional = <K extends string>(key: K, value: string | undefined) =>
+  (value === undefined ? {} : { [key]: value }) as Partial<Record<K, string>>;
+
 export class ExecutionService {
   constructor(
     private readonly store: ExecutionStore,
@@ -135,6 +138,48 @@ export class ExecutionService {
     const after = await this.store.getFor(accountId, id);
     if (!after) throw notFound('EXECUTION_NOT_FOUND', 'Execution', id);
     return entry(after);
+  }
+
+  /**
+   * n8n's bulk stop: every execution of the account in one of `status` (n8n's `queued` is the
+   * platform's `new`) that has not ended, of `workflowId` and started within the window when given,
+   * becomes `canceled`. Answers how many were stopped (one that ended meanwhile is not counted).
+   */
+  async stopMany(
+    accountId: string,
+    body: {
+      status: Array<'queued' | 'running' | 'waiting'>;
+      workflowId?: string;
+      startedAfter?: string;
+      startedBefore?: string;
+    },
+  ): Promise<{ stopped: number }> {
+    const instant = (field: 'startedAfter' | 'startedBefore'): string | undefined => {
+      const value = body[field];
+      if (value === undefined) return undefined;
+      const at = new Date(value);
+      if (Number.isNaN(at.getTime())) {
+        throw new AppError('VALIDATION_ERROR', `${field} must be a date-time (ISO 8601)`, {
+          field,
+          value,
+        });
+      }
+      return at.toISOString();
+    };
+    const ids = await this.store.stoppable(accountId, {
+      statuses: [...new Set(body.status.map((s) => (s === 'queued' ? ('new' as const) : s)))],
+      ...(body.workflowId !== undefined ? { workflowId: body.workflowId } : {}),
+      ...optional('startedAfter', instant('startedAfter')),
+      ...optional('startedBefore', instant('startedBefore')),
+    });
+    let stopped = 0;
+    const at = isoNow(this.clock);
+    for (const id of ids) {
+      if (!(await this.store.stop(accountId, id, at, 'The execution was stopped'))) continue;
+      await this.runner.stopped(id);
+      stopped++;
+    }
+    return { stopped };
   }
 
   /** A new execution (mode `retry`) of a failed or stopped one, from the same trigger data and workflow version. */

@@ -103,6 +103,30 @@ export class ExecutionStore {
     return Number(done.numUpdatedRows) > 0;
   }
 
+  /**
+   * Ids of an account's executions in one of `statuses` that have not ended, for a bulk stop
+   * (n8n's `POST /executions/stop`), optionally of one workflow and started within a window.
+   */
+  async stoppable(
+    accountId: string,
+    filter: {
+      statuses: Array<'new' | 'running' | 'waiting'>;
+      workflowId?: string;
+      startedAfter?: string;
+      startedBefore?: string;
+    },
+  ): Promise<string[]> {
+    let q = this.db
+      .selectFrom('executions')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('status', 'in', filter.statuses);
+    if (filter.workflowId !== undefined) q = q.where('workflow_id', '=', filter.workflowId);
+    if (filter.startedAfter !== undefined) q = q.where('started_at', '>', filter.startedAfter);
+    if (filter.startedBefore !== undefined) q = q.where('started_at', '<', filter.startedBefore);
+    return (await q.orderBy('id').execute()).map((r) => r.id);
+  }
+
   async setResponse(id: string, response: string): Promise<void> {
     await this.db.updateTable('executions').set({ response }).where('id', '=', id).execute();
   }
