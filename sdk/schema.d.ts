@@ -2,6 +2,62 @@
 // test/sdk/client.test.ts fails when this file differs from what the current document generates.
 
 export interface paths {
+  '/v1/request-logs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's requests, newest first
+     * @description Authenticated calls of every service: method, path (without query string), status, latency, key or member, client address, request id. Filters: requestId, keyId, memberId, status, statusClass (2xx…5xx), method, service, from and to (ISO 8601; from inclusive, to exclusive). Rows are kept REQUEST_LOG_RETENTION_DAYS days. Keys need core:admin; any signed-in member may read.
+     *
+     *     API keys only. Requires one of the scopes `core:read`, `core:admin`.
+     */
+    get: operations['getV1RequestLogs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * The account's requests, newest first (headers only)
+     * @description Authenticated calls of every service: method, path (without query string), status, latency, key or member, client address, request id. Filters: requestId, keyId, memberId, status, statusClass (2xx…5xx), method, service, from and to (ISO 8601; from inclusive, to exclusive). Rows are kept REQUEST_LOG_RETENTION_DAYS days. Keys need core:admin; any signed-in member may read.
+     *
+     *     API keys only. Requires one of the scopes `core:read`, `core:admin`.
+     */
+    head: operations['headV1RequestLogs'];
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/audit-events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's audit trail, newest first
+     * @description Keys created, edited, rotated and revoked; members invited, removed and their roles changed; sign-ins and ended sessions; credentials created, changed, shared and deleted; workflows activated and deactivated: who did it (actorType, actorId) and from where (clientIp). Filters: action, actorType, actorId, targetType, targetId, requestId, from, to. Keys need core:admin; any signed-in member may read.
+     *
+     *     API keys only. Requires one of the scopes `core:read`, `core:admin`.
+     */
+    get: operations['getV1AuditEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * The account's audit trail, newest first (headers only)
+     * @description Keys created, edited, rotated and revoked; members invited, removed and their roles changed; sign-ins and ended sessions; credentials created, changed, shared and deleted; workflows activated and deactivated: who did it (actorType, actorId) and from where (clientIp). Filters: action, actorType, actorId, targetType, targetId, requestId, from, to. Keys need core:admin; any signed-in member may read.
+     *
+     *     API keys only. Requires one of the scopes `core:read`, `core:admin`.
+     */
+    head: operations['headV1AuditEvents'];
+    patch?: never;
+    trace?: never;
+  };
   '/v1/api-keys': {
     parameters: {
       query?: never;
@@ -4812,6 +4868,240 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  getV1RequestLogs: {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+        sort?: 'id';
+        order?: 'asc' | 'desc';
+        /** @description Comma-separated fields to include (id is always kept): id, requestId, method, path, service, status, latencyMs, keyId, memberId, principalKind, clientIp, userAgent, createdAt */
+        fields?: string;
+        /** @description Opaque cursor from a previous nextCursor */
+        cursor?: string;
+        requestId?: string;
+        keyId?: string;
+        memberId?: string;
+        status?: number;
+        statusClass?: '2xx' | '3xx' | '4xx' | '5xx';
+        method?: string;
+        service?: string;
+        from?: string;
+        to?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string"
+           *         }
+           *       ],
+           *       "nextCursor": "string"
+           *     }
+           */
+          'application/json': {
+            data: {
+              id: string;
+              /** @description The X-Request-Id of the call */
+              requestId?: string;
+              method?: string;
+              /** @description The path as called, never with its query string */
+              path?: string;
+              service?: string | null;
+              status?: number;
+              latencyMs?: number;
+              keyId?: string | null;
+              memberId?: string | null;
+              /** @description api_key, customer_token or session */
+              principalKind?: string;
+              clientIp?: string;
+              userAgent?: string | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt?: string;
+            }[];
+            nextCursor: string | null;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headV1RequestLogs: {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+        sort?: 'id';
+        order?: 'asc' | 'desc';
+        /** @description Comma-separated fields to include (id is always kept): id, requestId, method, path, service, status, latencyMs, keyId, memberId, principalKind, clientIp, userAgent, createdAt */
+        fields?: string;
+        /** @description Opaque cursor from a previous nextCursor */
+        cursor?: string;
+        requestId?: string;
+        keyId?: string;
+        memberId?: string;
+        status?: number;
+        statusClass?: '2xx' | '3xx' | '4xx' | '5xx';
+        method?: string;
+        service?: string;
+        from?: string;
+        to?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getV1AuditEvents: {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+        sort?: 'id';
+        order?: 'asc' | 'desc';
+        /** @description Comma-separated fields to include (id is always kept): id, action, actorType, actorId, targetType, targetId, clientIp, userAgent, requestId, details, createdAt */
+        fields?: string;
+        /** @description Opaque cursor from a previous nextCursor */
+        cursor?: string;
+        action?: string;
+        actorType?: string;
+        actorId?: string;
+        targetType?: string;
+        targetId?: string;
+        requestId?: string;
+        from?: string;
+        to?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string"
+           *         }
+           *       ],
+           *       "nextCursor": "string"
+           *     }
+           */
+          'application/json': {
+            data: {
+              id: string;
+              /** @description key.created, member.role_changed, session.created, workflow.activated… */
+              action?: string;
+              /** @description api_key, session (a member) or customer_token */
+              actorType?: string;
+              actorId?: string | null;
+              targetType?: string;
+              targetId?: string | null;
+              clientIp?: string | null;
+              userAgent?: string | null;
+              requestId?: string | null;
+              /** @description What changed; never a secret */
+              details?: {
+                [key: string]: unknown;
+              };
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt?: string;
+            }[];
+            nextCursor: string | null;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headV1AuditEvents: {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+        sort?: 'id';
+        order?: 'asc' | 'desc';
+        /** @description Comma-separated fields to include (id is always kept): id, action, actorType, actorId, targetType, targetId, clientIp, userAgent, requestId, details, createdAt */
+        fields?: string;
+        /** @description Opaque cursor from a previous nextCursor */
+        cursor?: string;
+        action?: string;
+        actorType?: string;
+        actorId?: string;
+        targetType?: string;
+        targetId?: string;
+        requestId?: string;
+        from?: string;
+        to?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
   getV1ApiKeys: {
     parameters: {
       query?: {

@@ -71,6 +71,8 @@ const ConfigSchema = Type.Object({
   CUSTOMER_TOKEN_DEFAULT_TTL_SECONDS: Type.Integer({ default: 3_600, minimum: 60 }),
   CUSTOMER_TOKEN_MAX_TTL_SECONDS: Type.Integer({ default: 86_400, minimum: 60 }),
   USAGE_FLUSH_SECONDS: Type.Integer({ default: 5, minimum: 1 }),
+  /** Days a request-log row is kept (GET /v1/request-logs); 0 keeps no request log. */
+  REQUEST_LOG_RETENTION_DAYS: Type.Integer({ default: 30, minimum: 0, maximum: 3_650 }),
   SHUTDOWN_GRACE_MS: Type.Integer({ default: 10_000, minimum: 0 }),
   // Game-platform integration (operator settings, trusted by the outbound guard).
   GAME_API_URL: Type.String({ default: 'https://www.bungie.net/Platform' }),

@@ -1,5 +1,6 @@
 import type { PlatformModule } from '../core/context.js';
 import type { MigrationSet } from '../core/db/migrate.js';
+import { activityModule } from './activity/index.js';
 import { agentsModule } from './agents/index.js';
 import { authModule } from './auth/index.js';
 import { cartModule } from './cart/index.js';
@@ -17,6 +18,8 @@ import { workflowsModule } from './workflows/index.js';
 
 /** Every module, in dependency order: a module may use the APIs of those before it. */
 export const allModules: readonly PlatformModule[] = [
+  // First: its hooks (request log, audit trail) are in place before any route is registered.
+  activityModule,
   authModule,
   // After auth: members' sessions authenticate through its authenticator.
   portalModule,

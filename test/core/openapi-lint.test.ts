@@ -172,7 +172,8 @@ describe('OpenAPI document: lint and conventions', () => {
     expect(inline).toEqual([]);
     // The platform's error body is written once, not once per operation: one schema per error format
     // (the platform's, Ollama's, OpenAI's, Anthropic's, Flowise's) and their examples, never hundreds.
-    expect(source.split('"requestId"').length - 1).toBeLessThan(12);
+    // The request log and the audit trail (GET and HEAD) have a requestId of their own: field and filter.
+    expect(source.split('"requestId"').length - 1).toBeLessThan(20);
   });
 
   it('lists the statuses an operation answers, by how it is protected and what it takes', () => {

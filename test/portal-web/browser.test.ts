@@ -410,6 +410,11 @@ describe('the developer portal in Chromium', () => {
       // The list itself needs core:admin: the API's 403 is shown in words.
       expect(await alertText(vpage)).toMatch(/core:admin/);
       await shot('viewer-keys', vpage);
+      // The logs are the viewer's to read: the table, and no refusal.
+      await vpage.getByRole('link', { name: 'Logs' }).click();
+      await vpage.getByRole('heading', { name: 'Request log' }).waitFor();
+      await vpage.locator('tbody tr').first().waitFor();
+      expect(await vpage.getByRole('alert').count()).toBe(0);
     } finally {
       await viewer.close();
     }
@@ -441,6 +446,52 @@ describe('the developer portal in Chromium', () => {
       body: JSON.stringify({ email: VIEWER, password: VIEWER_PASSWORD }),
     });
     expect(login.status).toBe(401);
+  });
+
+  it('finds a request by its id in the request log, and the changes in the audit trail', async () => {
+    const traced = await fetch(`${base}/api/v1/workflows?limit=1`, {
+      headers: { authorization: `Bearer ${p.adminKey}`, 'x-request-id': 'portal-trace-1' },
+    });
+    expect(traced.status).toBe(200);
+    await page.getByRole('link', { name: 'Logs' }).click();
+    await page.getByRole('heading', { name: 'Request log' }).waitFor();
+    await page.locator('tbody tr').first().waitFor();
+    await page.getByLabel('Request id').fill('portal-trace-1');
+    const row = page.locator('tr[data-request-id="portal-trace-1"]');
+    await row.waitFor();
+    expect(await page.locator('tbody tr').count()).toBe(1);
+    expect(await row.textContent()).toContain('GET /api/v1/workflows');
+    expect(await row.textContent()).not.toContain('limit=1');
+    expect(await row.getByRole('button', { name: 'Copy portal-trace-1' }).count()).toBe(1);
+    // Refused calls only: the revoked key's 401s are not the account's (no principal), its 403 was.
+    await page.getByLabel('Request id').fill('');
+    await page.getByLabel('Status').selectOption('4xx');
+    await page.locator('tbody tr').first().waitFor();
+    for (const text of await page.locator('tbody tr .badge').allInnerTexts()) expect(text).toMatch(/^4\d\d$/);
+    await shot('request-log');
+
+    // By keyboard: the tab to the audit trail is reachable and follows on Enter.
+    await page.getByRole('link', { name: 'Audit trail' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Audit trail' }).waitFor();
+    await page.locator('tr[data-action="key.revoked"]').waitFor();
+    for (const action of [
+      'key.created',
+      'key.rotated',
+      'key.updated',
+      'member.removed',
+      'member.role_changed',
+    ])
+      expect(await page.locator(`tr[data-action="${action}"]`).count(), action).toBeGreaterThan(0);
+    await page.getByLabel('Action').selectOption('member.removed');
+    await page.locator('tbody tr').first().waitFor();
+    await page.waitForFunction(
+      () => document.querySelectorAll('tbody tr:not([data-action="member.removed"])').length === 0,
+    );
+    expect(await page.locator('tbody tr').first().textContent()).toContain('member mem_');
+    await page.getByLabel('Action').selectOption('');
+    await page.locator('tr[data-action="key.created"]').first().waitFor();
+    await shot('audit-trail');
   });
 
   it('refuses a state change made with the session cookie but without the CSRF token', async () => {

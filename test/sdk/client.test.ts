@@ -103,6 +103,13 @@ describe('generated TypeScript client (sdk/)', () => {
     });
     expect(token.response.status, JSON.stringify(token.error)).toBe(201);
     expect(token.data?.tokenType).toBe('Bearer');
+
+    // The request log and the audit trail: the key's creation above is in both.
+    const events = await api.GET('/v1/audit-events', { params: { query: { targetId: keyId } } });
+    expect(events.data?.data.map((e) => e.action)).toEqual(['key.created']);
+    const logged = await api.GET('/v1/request-logs', { params: { query: { method: 'POST', limit: 5 } } });
+    expect(logged.response.status).toBe(200);
+    expect(logged.data?.data.map((r) => r.path)).toContain('/v1/api-keys');
   });
 
   it('commerce: products, blends, a customer cart, discounts and orders', async () => {

@@ -71,6 +71,7 @@ export const portalModule: PlatformModule = {
       cookie: new SessionCookie(config.PUBLIC_URL.startsWith('https:')),
       publicOrigin,
       accountName: async (id) => (await auth.account(id))?.name ?? '',
+      activity: ctx.apis.activity,
     });
     ctx.apis.portal = { members };
   },

@@ -22,6 +22,7 @@ export interface MemberView {
 }
 
 export interface SignedIn {
+  accountId: string;
   member: MemberView;
   session: NewSession;
 }
@@ -77,7 +78,11 @@ export class MemberService {
       await this.deps.throttle.failed(email, request.ip);
       throw wrongLogin();
     }
-    return { member: memberView(member), session: await this.deps.sessions.create(member, request) };
+    return {
+      accountId: member.account_id,
+      member: memberView(member),
+      session: await this.deps.sessions.create(member, request),
+    };
   }
 
   /** Sets a member's password from a setup link; their other sessions end. */
@@ -95,7 +100,11 @@ export class MemberService {
     await this.deps.links.consume(link);
     await this.deps.store.setPassword(member.id, hash, this.nowIso());
     await this.deps.sessions.endAllOf(member.id);
-    return { member: memberView(member), session: await this.deps.sessions.create(member, request) };
+    return {
+      accountId: member.account_id,
+      member: memberView(member),
+      session: await this.deps.sessions.create(member, request),
+    };
   }
 
   /** Becomes a member through an invitation link, with a name and a password, and is signed in. */
@@ -131,7 +140,11 @@ export class MemberService {
       if (isUniqueViolation(error)) throw this.taken(link.email);
       throw error;
     }
-    return { member: memberView(member), session: await this.deps.sessions.create(member, request) };
+    return {
+      accountId: member.account_id,
+      member: memberView(member),
+      session: await this.deps.sessions.create(member, request),
+    };
   }
 
   /**

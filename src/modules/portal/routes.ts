@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Principal } from '../../core/auth/principal.js';
+import type { ModuleApis } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { ErrorBody, IdParams, withErrors } from '../../core/http/schemas.js';
 import { crossOrigin } from '../auth/index.js';
@@ -29,6 +30,8 @@ export interface PortalRouteDeps {
   cookie: SessionCookie;
   publicOrigin: string;
   accountName(id: string): Promise<string>;
+  /** The audit trail (activity module), when it is there: sign-ins are written to it. */
+  activity?: ModuleApis['activity'] | undefined;
 }
 
 const sessionTags = ['Core: sessions'];
@@ -52,7 +55,16 @@ export function portalRoutes(app: FastifyInstance, deps: PortalRouteDeps): void 
     if (crossOrigin(request, deps.publicOrigin))
       throw new AppError('FORBIDDEN', 'Cross-origin request refused: Origin does not match this server');
   };
-  const signedIn = (reply: FastifyReply, done: SignedIn) => {
+  const signedIn = async (reply: FastifyReply, done: SignedIn, action: string) => {
+    await deps.activity?.audit(reply.request, {
+      accountId: done.accountId,
+      action,
+      actorType: 'session',
+      actorId: done.member.id,
+      targetType: 'member',
+      targetId: done.member.id,
+      details: { email: done.member.email },
+    });
     cookie.set(reply, done.session.token, done.session.maxAgeSeconds);
     return { member: done.member, csrfToken: done.session.csrfToken, expiresAt: done.session.expiresAt };
   };
@@ -74,7 +86,11 @@ export function portalRoutes(app: FastifyInstance, deps: PortalRouteDeps): void 
     },
     async (request, reply) => {
       sameOrigin(request);
-      return signedIn(reply, await members.setup(request.body.token, request.body.password, request));
+      return signedIn(
+        reply,
+        await members.setup(request.body.token, request.body.password, request),
+        'member.password_set',
+      );
     },
   );
 
@@ -92,7 +108,11 @@ export function portalRoutes(app: FastifyInstance, deps: PortalRouteDeps): void 
     },
     async (request, reply) => {
       sameOrigin(request);
-      return signedIn(reply, await members.login(request.body.email, request.body.password, request));
+      return signedIn(
+        reply,
+        await members.login(request.body.email, request.body.password, request),
+        'session.created',
+      );
     },
   );
 
@@ -110,7 +130,7 @@ export function portalRoutes(app: FastifyInstance, deps: PortalRouteDeps): void 
     async (request, reply) => {
       sameOrigin(request);
       const { token, name, password } = request.body;
-      return signedIn(reply, await members.acceptInvite(token, name, password, request));
+      return signedIn(reply, await members.acceptInvite(token, name, password, request), 'member.joined');
     },
   );
 

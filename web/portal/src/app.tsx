@@ -3,6 +3,7 @@ import { api, setCsrfToken, whenUnauthorized } from './api.js';
 import { ExecutionPage } from './pages/execution.js';
 import { KeysPage } from './pages/keys.js';
 import { InvitePage, LoginPage, SetupPage } from './pages/login.js';
+import { AuditPage, RequestLogPage } from './pages/logs.js';
 import { MembersPage } from './pages/members.js';
 import { PlaygroundPage } from './pages/playground.js';
 import { SessionsPage } from './pages/sessions.js';
@@ -18,6 +19,7 @@ const NAV: Array<[string, string]> = [
   ['keys', 'Keys'],
   ['usage', 'Usage'],
   ['workflows', 'Workflows'],
+  ['logs', 'Logs'],
   ['playground', 'Playground'],
   ['members', 'Members'],
   ['sessions', 'Sessions'],
@@ -34,6 +36,8 @@ function page(route: Route) {
       return id ? <WorkflowPage id={id} /> : <WorkflowsPage />;
     case 'executions':
       return id ? <ExecutionPage id={id} /> : <WorkflowsPage />;
+    case 'logs':
+      return id === 'audit' ? <AuditPage /> : <RequestLogPage params={route.params} />;
     case 'playground':
       return <PlaygroundPage />;
     case 'members':

@@ -81,3 +81,9 @@ export type ExecutionDetail = Omit<ExecutionBody, 'workflowData'> & {
 export type Model = Json<paths['/v1/models']['get']['responses'][200]>['data'][number];
 
 export type Chatflow = Json<paths['/api/v1/chatflows']['get']['responses'][200]>[number];
+
+/** A row of the request log; lists items lose `required` (fields may project), every row has them all. */
+export type RequestLogRow = Required<
+  Json<paths['/v1/request-logs']['get']['responses'][200]>['data'][number]
+>;
+export type AuditEvent = Required<Json<paths['/v1/audit-events']['get']['responses'][200]>['data'][number]>;

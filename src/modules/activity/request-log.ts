@@ -1,0 +1,241 @@
+import { CompiledQuery, type Kysely, PostgresAdapter, sql } from 'kysely';
+import type { Clock } from '../../core/clock.js';
+import type { Db } from '../../core/db/database.js';
+import { runList } from '../../core/db/list.js';
+import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
+import { newId } from '../../core/ids.js';
+import type { RequestLogsTable } from './tables.js';
+import { takeTimeRange } from './time-range.js';
+
+export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
+
+export const REQUEST_LOG_LIST_SPEC: ListSpec = {
+  columns: {
+    requestId: 'request_id',
+    keyId: 'key_id',
+    memberId: 'member_id',
+    status: 'status',
+    method: 'method',
+    service: 'service',
+  },
+  sortable: ['id'],
+  filters: {
+    requestId: 'string',
+    keyId: 'string',
+    memberId: 'string',
+    status: 'integer',
+    statusClass: STATUS_CLASSES,
+    method: 'string',
+    service: 'string',
+    from: 'string',
+    to: 'string',
+  },
+  projectable: [
+    'id',
+    'requestId',
+    'method',
+    'path',
+    'service',
+    'status',
+    'latencyMs',
+    'keyId',
+    'memberId',
+    'principalKind',
+    'clientIp',
+    'userAgent',
+    'createdAt',
+  ],
+  defaultSort: 'id',
+  defaultOrder: 'desc',
+  defaultLimit: 50,
+  maxLimit: 500,
+};
+
+const view = (row: RequestLogsTable) => ({
+  id: row.id,
+  requestId: row.request_id,
+  method: row.method,
+  path: row.path,
+  service: row.service,
+  status: row.status,
+  latencyMs: row.latency_ms,
+  keyId: row.key_id,
+  memberId: row.member_id,
+  principalKind: row.principal_kind,
+  clientIp: row.client_ip,
+  userAgent: row.user_agent,
+  createdAt: row.created_at,
+});
+
+/** What the response hook knows of one finished request. */
+export interface RequestRecord {
+  accountId: string;
+  requestId: string;
+  method: string;
+  path: string;
+  service: string | null;
+  status: number;
+  latencyMs: number;
+  keyId: string | null;
+  memberId: string | null;
+  principalKind: string;
+  clientIp: string;
+  userAgent: string | null;
+}
+
+const COLUMNS = [
+  'id',
+  'account_id',
+  'request_id',
+  'method',
+  'path',
+  'service',
+  'status',
+  'latency_ms',
+  'key_id',
+  'member_id',
+  'principal_kind',
+  'client_ip',
+  'user_agent',
+  'created_at',
+] as const satisfies ReadonlyArray<keyof RequestLogsTable>;
+
+/** Rows per INSERT: under both databases' bound-parameter limits (14 columns). */
+const INSERT_BATCH = 250;
+/** While the database is down, at most this many rows wait in memory; older ones are dropped. */
+const MAX_PENDING_ROWS = 50_000;
+const PRUNE_EVERY_MS = 3_600_000;
+
+const insertTexts = new Map<string, string>();
+/** The multi-row INSERT of `count` rows, its text built once per size and dialect. */
+function insertText(count: number, postgres: boolean): string {
+  const key = `${postgres ? 'pg' : 'sqlite'}:${count}`;
+  let text = insertTexts.get(key);
+  if (!text) {
+    let n = 0;
+    const rows: string[] = [];
+    for (let r = 0; r < count; r++)
+      rows.push(`(${COLUMNS.map(() => (postgres ? `$${++n}` : '?')).join(', ')})`);
+    text = `insert into "request_logs" (${COLUMNS.map((c) => `"${c}"`).join(', ')}) values ${rows.join(', ')}`;
+    if (insertTexts.size < 16) insertTexts.set(key, text);
+  }
+  return text;
+}
+
+const isPostgres = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/**
+ * The request log: rows are kept in memory and written in multi-row INSERTs off the request path,
+ * once a second (a request never waits for the database); rows older than the retention are deleted
+ * hourly. Reads flush first, so a list shows the requests made before it.
+ */
+export class RequestLog {
+  private rows: RequestLogsTable[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> | null = null;
+  private lastPruneMs = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    /** Days a row is kept; 0 turns the log off. */
+    readonly retentionDays: number,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  get enabled(): boolean {
+    return this.retentionDays > 0;
+  }
+
+  start(flushSeconds: number): void {
+    this.timer = setInterval(() => void this.flush().catch(this.onError), flushSeconds * 1000);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.flush();
+  }
+
+  record(r: RequestRecord): void {
+    if (this.rows.length >= MAX_PENDING_ROWS) this.rows.shift();
+    this.rows.push({
+      id: newId('rlog'),
+      account_id: r.accountId,
+      request_id: r.requestId,
+      method: r.method,
+      path: r.path.length > 512 ? r.path.slice(0, 512) : r.path,
+      service: r.service,
+      status: r.status,
+      latency_ms: Math.round(r.latencyMs),
+      key_id: r.keyId,
+      member_id: r.memberId,
+      principal_kind: r.principalKind,
+      client_ip: r.clientIp,
+      user_agent: r.userAgent && r.userAgent.length > 256 ? r.userAgent.slice(0, 256) : r.userAgent,
+      created_at: this.clock.now().toISOString(),
+    });
+  }
+
+  /** Writes what is pending; one flush at a time (a second caller waits for the running one, then goes). */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (this.rows.length === 0 && !this.pruneDue()) return;
+    this.flushing = this.write().finally(() => {
+      this.flushing = null;
+    });
+    await this.flushing;
+  }
+
+  private pruneDue(): boolean {
+    return this.clock.now().getTime() - this.lastPruneMs >= PRUNE_EVERY_MS;
+  }
+
+  private async write(): Promise<void> {
+    const rows = this.rows;
+    this.rows = [];
+    try {
+      const postgres = isPostgres(this.db as Kysely<unknown>);
+      for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+        const batch = rows.slice(i, i + INSERT_BATCH);
+        const parameters: unknown[] = [];
+        for (const row of batch) for (const column of COLUMNS) parameters.push(row[column]);
+        await this.db.executeQuery(CompiledQuery.raw(insertText(batch.length, postgres), parameters));
+      }
+    } catch (error) {
+      const room = Math.max(0, MAX_PENDING_ROWS - this.rows.length);
+      this.rows = rows.slice(Math.max(0, rows.length - room)).concat(this.rows);
+      throw error;
+    }
+    if (this.pruneDue()) await this.prune();
+  }
+
+  /** Deletes rows past the retention; returns how many. */
+  async prune(): Promise<number> {
+    const now = this.clock.now().getTime();
+    this.lastPruneMs = now;
+    const cutoff = new Date(now - this.retentionDays * 86_400_000).toISOString();
+    const result = await this.db
+      .deleteFrom('request_logs')
+      .where('created_at', '<', cutoff)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /** Newest first; filters requestId, keyId, memberId, status, statusClass, method, service, from, to. */
+  async list(accountId: string, rawQuery: Record<string, unknown>) {
+    const query = parseListQuery(rawQuery, REQUEST_LOG_LIST_SPEC);
+    const range = takeTimeRange(query);
+    const { statusClass, ...rest } = query.filters;
+    query.filters = rest;
+    await this.flush();
+    let base = this.db.selectFrom('request_logs').selectAll().where('account_id', '=', accountId);
+    if (range.from) base = base.where('created_at', '>=', range.from);
+    if (range.to) base = base.where('created_at', '<', range.to);
+    if (statusClass !== undefined) {
+      const low = Number(String(statusClass)[0]) * 100;
+      base = base.where(sql<boolean>`status between ${low} and ${low + 99}`);
+    }
+    return runList(base, query, REQUEST_LOG_LIST_SPEC, view);
+  }
+}
