@@ -4483,6 +4483,74 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/agents/{agentId}/memory/archival': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An agent's archival passages (and a conversation's or user's), newest first or by search
+     * @description An agent's archival passages (and a conversation's or user's), newest first or by search
+     *
+     *     API keys only. Requires the scope `agent:read`.
+     */
+    get: operations['getApiAgentsByAgentIdMemoryArchival'];
+    put?: never;
+    /**
+     * Insert an archival passage (the agent’s, or a conversation’s or user’s)
+     * @description 201 the passage; the same text again in the same scope answers the stored passage (200). The text becomes a knowledge-base document of the topic `agent-archival:<agentId>…`.
+     *
+     *     API keys only. Requires the scope `agent:write`.
+     */
+    post: operations['postApiAgentsByAgentIdMemoryArchival'];
+    delete?: never;
+    options?: never;
+    /**
+     * An agent's archival passages (and a conversation's or user's), newest first or by search (headers only)
+     * @description An agent's archival passages (and a conversation's or user's), newest first or by search
+     *
+     *     API keys only. Requires the scope `agent:read`.
+     */
+    head: operations['headApiAgentsByAgentIdMemoryArchival'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agents/{agentId}/memory/archival/{passageId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An archival passage
+     * @description An archival passage
+     *
+     *     API keys only. Requires the scope `agent:read`.
+     */
+    get: operations['getApiAgentsByAgentIdMemoryArchivalByPassageId'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete an archival passage (and its knowledge-base document)
+     * @description Delete an archival passage (and its knowledge-base document)
+     *
+     *     API keys only. Requires the scope `agent:delete`.
+     */
+    delete: operations['deleteApiAgentsByAgentIdMemoryArchivalByPassageId'];
+    options?: never;
+    /**
+     * An archival passage (headers only)
+     * @description An archival passage
+     *
+     *     API keys only. Requires the scope `agent:read`.
+     */
+    head: operations['headApiAgentsByAgentIdMemoryArchivalByPassageId'];
+    patch?: never;
+    trace?: never;
+  };
   '/v1/responses': {
     parameters: {
       query?: never;
@@ -26138,6 +26206,333 @@ export interface operations {
       path: {
         agentId: string;
         blockId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiAgentsByAgentIdMemoryArchival: {
+    parameters: {
+      query?: {
+        /** @description One of the agent's conversations */
+        conversationId?: string;
+        /** @description A user (customer) id */
+        userId?: string;
+        /** @description Ranks the passages by this query */
+        search?: string;
+        limit?: number;
+        /** @description Without search */
+        sort?: 'createdAt';
+        order?: 'asc' | 'desc';
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        agentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "string",
+           *           "agentId": "string",
+           *           "conversationId": "string",
+           *           "userId": "string",
+           *           "text": "string",
+           *           "by": "string",
+           *           "createdAt": "2025-01-01T00:00:00.000Z"
+           *         }
+           *       ],
+           *       "nextCursor": "string"
+           *     }
+           */
+          'application/json': {
+            data: {
+              id: string;
+              agentId: string;
+              conversationId: string | null;
+              userId: string | null;
+              text: string;
+              /** @description api or agent (its archival_memory_insert tool) */
+              by: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601 UTC
+               */
+              createdAt: string;
+              /** @description With search: the hybrid score */
+              score?: number;
+            }[];
+            nextCursor: string | null;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiAgentsByAgentIdMemoryArchival: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "text": "string"
+         *     }
+         */
+        'application/json': {
+          text: string;
+          /** @description One of the agent's conversations */
+          conversationId?: string;
+          /** @description A user (customer) id */
+          userId?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "agentId": "string",
+           *       "conversationId": "string",
+           *       "userId": "string",
+           *       "text": "string",
+           *       "by": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            agentId: string;
+            conversationId: string | null;
+            userId: string | null;
+            text: string;
+            /** @description api or agent (its archival_memory_insert tool) */
+            by: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /** @description With search: the hybrid score */
+            score?: number;
+          };
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "agentId": "string",
+           *       "conversationId": "string",
+           *       "userId": "string",
+           *       "text": "string",
+           *       "by": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            agentId: string;
+            conversationId: string | null;
+            userId: string | null;
+            text: string;
+            /** @description api or agent (its archival_memory_insert tool) */
+            by: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /** @description With search: the hybrid score */
+            score?: number;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiAgentsByAgentIdMemoryArchival: {
+    parameters: {
+      query?: {
+        /** @description One of the agent's conversations */
+        conversationId?: string;
+        /** @description A user (customer) id */
+        userId?: string;
+        /** @description Ranks the passages by this query */
+        search?: string;
+        limit?: number;
+        /** @description Without search */
+        sort?: 'createdAt';
+        order?: 'asc' | 'desc';
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        agentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiAgentsByAgentIdMemoryArchivalByPassageId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+        passageId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "agentId": "string",
+           *       "conversationId": "string",
+           *       "userId": "string",
+           *       "text": "string",
+           *       "by": "string",
+           *       "createdAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            agentId: string;
+            conversationId: string | null;
+            userId: string | null;
+            text: string;
+            /** @description api or agent (its archival_memory_insert tool) */
+            by: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /** @description With search: the hybrid score */
+            score?: number;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  deleteApiAgentsByAgentIdMemoryArchivalByPassageId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+        passageId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Done; no content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiAgentsByAgentIdMemoryArchivalByPassageId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+        passageId: string;
       };
       cookie?: never;
     };

@@ -7,6 +7,7 @@ import { definitionLookups } from '../flows/index.js';
 import type { AgentMessaging } from './agent-events.js';
 import { AgentService } from './agent-service.js';
 import { AgentStore } from './agent-store.js';
+import { ArchivalMemory } from './archival-memory.js';
 import { BackgroundRuns } from './background-runs.js';
 import { ConversationService } from './conversation-service.js';
 import type { McpConnectorOptions } from './mcp-client.js';
@@ -47,7 +48,7 @@ declare module '../../core/context.js' {
 
 const internals = new WeakMap<
   AppContext,
-  AgentRouteDeps & { responses: ResponsesService; memory: MemoryService }
+  AgentRouteDeps & { responses: ResponsesService; memory: MemoryService; archival: ArchivalMemory | null }
 >();
 
 export const agentsModule: PlatformModule = {
@@ -77,6 +78,7 @@ export const agentsModule: PlatformModule = {
     const tools: ToolDeps = {
       mcp,
       memory: null,
+      archival: null,
       knowledge,
       profile: async (accountId, userId) =>
         ctx.apis.profiles ? ctx.apis.profiles.get(accountId, userId) : null,
@@ -102,6 +104,8 @@ export const agentsModule: PlatformModule = {
     };
     const memory = new MemoryService(new MemoryStore(ctx.db), ctx.clock);
     tools.memory = memory;
+    const archival = archivalMemory(ctx);
+    tools.archival = archival;
     const agents = new AgentService(store, lookups, ctx.clock, new McpToolSaver(mcp));
     const conversations = new ConversationService(store, agents, ctx.clock);
     const runnerDeps = {
@@ -121,7 +125,7 @@ export const agentsModule: PlatformModule = {
     );
     await startBackgroundRuns(ctx, store, messenger);
     const responses = new ResponsesService(store, runnerDeps, ctx.clock);
-    internals.set(ctx, { agents, conversations, messenger, responses, memory });
+    internals.set(ctx, { agents, conversations, messenger, responses, memory, archival });
     ctx.apis.agents = {
       agents,
       messaging: messenger,
@@ -133,11 +137,50 @@ export const agentsModule: PlatformModule = {
     const deps = internals.get(ctx);
     if (!deps) throw new Error('agents module not initialised');
     agentRoutes(app, deps);
-    memoryRoutes(app, deps.agents, deps.conversations, deps.memory);
+    memoryRoutes(app, deps.agents, deps.conversations, deps.memory, deps.archival);
     responsesRoutes(app, deps.responses);
     await agentSocketRoutes(app, ctx, deps.messenger);
   },
 };
+
+/**
+ * Archival memory on the knowledge base (null without the documents module). Its embeddings are
+ * charged to the key that inserts or searches (a turn's: the key that sent the message), else to the
+ * account alone.
+ */
+function archivalMemory(ctx: AppContext): ArchivalMemory | null {
+  const documents = ctx.apis.documents;
+  if (!documents) return null;
+  const payerPrincipal = async (payer: { accountId: string; keyId: string | null }): Promise<Principal> =>
+    payer.keyId && ctx.apis.auth
+      ? ctx.apis.auth.keyPrincipal(payer.keyId)
+      : {
+          kind: 'session',
+          accountId: payer.accountId,
+          keyId: null,
+          keyType: null,
+          services: [],
+          role: 'Reader',
+          scopes: [],
+          customerId: null,
+          dailyQuota: null,
+          models: null,
+          dailyTokenBudget: null,
+          ipAllowed: null,
+        };
+  return new ArchivalMemory(
+    ctx.db,
+    {
+      ingest: async (payer, input) => {
+        const { document } = await documents.ingest(await payerPrincipal(payer), input);
+        return { documentId: document.documentId };
+      },
+      query: (accountId, query) => documents.knowledge.query(accountId, query),
+      deleteDocument: (accountId, documentId) => documents.documents.delete(accountId, documentId),
+    },
+    ctx.clock,
+  );
+}
 
 /**
  * Background runs: their queue (`jobs.agentRun`), its worker where this process runs jobs, and the

@@ -1,14 +1,20 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { AppError } from '../../core/errors.js';
+import { AppError, validationError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
 import { withErrors } from '../../core/http/schemas.js';
 import type { AgentService } from './agent-service.js';
+import type { ArchivalMemory } from './archival-memory.js';
 import type { ConversationService } from './conversation-service.js';
 import type { MemoryService } from './memory-service.js';
 import {
   AgentParams,
+  ArchivalBody,
+  ArchivalList,
+  ArchivalParams,
+  ArchivalQuery,
+  ArchivalView,
   MemoryBlockBody,
   MemoryBlockList,
   MemoryBlockParams,
@@ -20,12 +26,16 @@ import {
 const tags = ['Agents'];
 const keysOnly = { auth: { service: 'agent' } } as const;
 
-/** `/api/agents/{agentId}/memory/blocks`: an agent's memory blocks and their edit history (keys only). */
+/**
+ * `/api/agents/{agentId}/memory/blocks`: an agent's memory blocks and their edit history, and
+ * `/api/agents/{agentId}/memory/archival`: its archival passages (keys only).
+ */
 export function memoryRoutes(
   app: FastifyInstance,
   agents: AgentService,
   conversations: ConversationService,
   memory: MemoryService,
+  archival: ArchivalMemory | null,
 ): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   /** The agent (404 when not the account's); a conversation named must be one of its. */
@@ -148,6 +158,115 @@ export function memoryRoutes(
     async (request) => {
       const accountId = await agentOf(request, request.params.agentId);
       return { data: await memory.history(accountId, request.params.agentId, request.params.blockId) };
+    },
+  );
+
+  const archivalOf = (): ArchivalMemory => {
+    if (!archival)
+      throw new AppError('SERVICE_UNAVAILABLE', 'Archival memory needs the knowledge base, not enabled here');
+    return archival;
+  };
+
+  r.get(
+    '/api/agents/:agentId/memory/archival',
+    {
+      config: keysOnly,
+      schema: {
+        tags,
+        summary: "An agent's archival passages (and a conversation's or user's), newest first or by search",
+        params: AgentParams,
+        querystring: ArchivalQuery,
+        response: withErrors({ 200: ArchivalList }),
+      },
+    },
+    async (request) => {
+      const { conversationId, userId, search, limit = 50, order = 'desc', cursor } = request.query;
+      const principal = principalOf(request);
+      await agentOf(request, request.params.agentId, conversationId);
+      const scope = { conversationId: conversationId ?? null, userId: userId ?? null };
+      if (search === undefined)
+        return archivalOf().list(principal.accountId, request.params.agentId, scope, {
+          limit,
+          order,
+          ...(cursor ? { cursor } : {}),
+        });
+      const data = await archivalOf().search(
+        { accountId: principal.accountId, keyId: principal.keyId },
+        request.params.agentId,
+        scope,
+        search,
+        limit,
+      );
+      return { data, nextCursor: null };
+    },
+  );
+
+  r.post(
+    '/api/agents/:agentId/memory/archival',
+    {
+      config: keysOnly,
+      schema: {
+        tags,
+        summary: 'Insert an archival passage (the agent’s, or a conversation’s or user’s)',
+        description:
+          '201 the passage; the same text again in the same scope answers the stored passage (200). ' +
+          'The text becomes a knowledge-base document of the topic `agent-archival:<agentId>…`.',
+        params: AgentParams,
+        body: ArchivalBody,
+        response: withErrors({ 200: ArchivalView, 201: ArchivalView }),
+      },
+    },
+    async (request, reply) => {
+      const { text, conversationId, userId } = request.body;
+      if (conversationId !== undefined && userId !== undefined)
+        throw validationError('A passage belongs to one scope', [
+          { field: 'userId', message: 'give conversationId or userId, not both' },
+        ]);
+      const principal = principalOf(request);
+      await agentOf(request, request.params.agentId, conversationId);
+      const { created, passage } = await archivalOf().insert(
+        { accountId: principal.accountId, keyId: principal.keyId },
+        request.params.agentId,
+        { conversationId: conversationId ?? null, userId: userId ?? null },
+        text,
+        'api',
+      );
+      return reply.code(created ? 201 : 200).send(passage);
+    },
+  );
+
+  r.get(
+    '/api/agents/:agentId/memory/archival/:passageId',
+    {
+      config: keysOnly,
+      schema: {
+        tags,
+        summary: 'An archival passage',
+        params: ArchivalParams,
+        response: withErrors({ 200: ArchivalView }),
+      },
+    },
+    async (request) => {
+      const accountId = await agentOf(request, request.params.agentId);
+      return archivalOf().get(accountId, request.params.agentId, request.params.passageId);
+    },
+  );
+
+  r.delete(
+    '/api/agents/:agentId/memory/archival/:passageId',
+    {
+      config: keysOnly,
+      schema: {
+        tags,
+        summary: 'Delete an archival passage (and its knowledge-base document)',
+        params: ArchivalParams,
+        response: withErrors({}),
+      },
+    },
+    async (request, reply) => {
+      const accountId = await agentOf(request, request.params.agentId);
+      await archivalOf().delete(accountId, request.params.agentId, request.params.passageId);
+      return reply.code(204).send();
     },
   );
 }

@@ -8,7 +8,8 @@ const ToolSpecBody = Type.Union([
   Type.String({
     minLength: 1,
     maxLength: 120,
-    description: 'knowledge_search, user_profile, blend_recommendations or workflow:<id>',
+    description:
+      'knowledge_search, user_profile, blend_recommendations, memory_append, memory_replace, archival_memory_insert, archival_memory_search or workflow:<id>',
   }),
   Type.Object(
     {
@@ -407,4 +408,54 @@ export const MemoryEditList = Type.Object({
       createdAt: Timestamp,
     }),
   ),
+});
+
+const ArchivalScopeFields = {
+  conversationId: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 100, description: "One of the agent's conversations" }),
+  ),
+  userId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A user (customer) id' })),
+};
+
+export const ArchivalBody = Type.Object(
+  {
+    text: Type.String({ minLength: 1, maxLength: 10_000 }),
+    ...ArchivalScopeFields,
+  },
+  { additionalProperties: false },
+);
+
+export const ArchivalQuery = Type.Object(
+  {
+    ...ArchivalScopeFields,
+    search: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 4_000, description: 'Ranks the passages by this query' }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    sort: Type.Optional(Type.Enum(['createdAt'], { default: 'createdAt', description: 'Without search' })),
+    order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+export const ArchivalParams = Type.Object({
+  agentId: Type.String({ minLength: 1, maxLength: 100 }),
+  passageId: Type.String({ minLength: 1, maxLength: 100 }),
+});
+
+export const ArchivalView = Type.Object({
+  id: Type.String(),
+  agentId: Type.String(),
+  conversationId: Nullable(Type.String()),
+  userId: Nullable(Type.String()),
+  text: Type.String(),
+  by: Type.String({ description: 'api or agent (its archival_memory_insert tool)' }),
+  createdAt: Timestamp,
+  score: Type.Optional(Type.Number({ description: 'With search: the hybrid score' })),
+});
+
+export const ArchivalList = Type.Object({
+  data: Type.Array(ArchivalView),
+  nextCursor: Nullable(Type.String()),
 });

@@ -92,6 +92,18 @@ export interface AgentMemoryEditsTable {
   created_at: Timestamp;
 }
 
+export interface AgentArchivalPassagesTable {
+  id: string;
+  account_id: string;
+  agent_id: string;
+  /** '' for the agent's own passages, else `conversation:<id>` or `user:<id>`. */
+  scope: string;
+  text: string;
+  document_id: string;
+  by: string;
+  created_at: Timestamp;
+}
+
 declare module '../../core/db/types.js' {
   interface Database {
     agents: AgentsTable;
@@ -101,5 +113,6 @@ declare module '../../core/db/types.js' {
     agent_responses: AgentResponsesTable;
     agent_memory_blocks: AgentMemoryBlocksTable;
     agent_memory_edits: AgentMemoryEditsTable;
+    agent_archival_passages: AgentArchivalPassagesTable;
   }
 }

@@ -9,6 +9,8 @@ export const BUILTIN_TOOLS = [
   'blend_recommendations',
   'memory_append',
   'memory_replace',
+  'archival_memory_insert',
+  'archival_memory_search',
 ] as const;
 
 /**
@@ -108,6 +110,35 @@ const BUILTIN_SPECS: Record<
         new_content: { type: 'string', maxLength: 20_000 },
       },
       required: ['label', 'old_content', 'new_content'],
+      additionalProperties: false,
+    },
+  },
+  archival_memory_insert: {
+    description:
+      'Stores a passage in your long-term archival memory, to find later with archival_memory_search. ' +
+      "scope: 'user' (default when the conversation has a user: only this user's conversations find it), " +
+      "'conversation' (only this conversation) or 'agent' (every conversation).",
+    parameters: {
+      type: 'object',
+      properties: {
+        content: { type: 'string', minLength: 1, maxLength: 10_000, description: 'What to remember' },
+        scope: { type: 'string', enum: ['user', 'conversation', 'agent'] },
+      },
+      required: ['content'],
+      additionalProperties: false,
+    },
+  },
+  archival_memory_search: {
+    description:
+      'Searches your long-term archival memory (yours, this user’s and this conversation’s passages); ' +
+      'returns the best passages with when they were stored.',
+    parameters: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', minLength: 1, maxLength: 4000, description: 'What to look for' },
+        topK: { type: 'integer', minimum: 1, maximum: 10, description: 'How many passages (default 5)' },
+      },
+      required: ['query'],
       additionalProperties: false,
     },
   },

@@ -1,5 +1,6 @@
 import type { KnowledgeSearch } from '../documents/index.js';
 import type { SourceView } from './agent-events.js';
+import type { ArchivalMemory } from './archival-memory.js';
 import type { McpConnectorOptions } from './mcp-client.js';
 import type { MemoryService } from './memory-service.js';
 
@@ -19,6 +20,8 @@ export interface ToolDeps {
   mcp: McpConnectorOptions | null;
   /** The agent's memory blocks, edited by its memory tools. */
   memory: Pick<MemoryService, 'agentEdit'> | null;
+  /** The agent's archival memory (on the knowledge base); null when the knowledge base is off. */
+  archival: Pick<ArchivalMemory, 'insert' | 'search'> | null;
 }
 
 /** Calls a tool of an MCP server of the agent (`mcp:<label>`), on the turn's connection. */
@@ -131,6 +134,44 @@ export async function runTool(
           : { op: 'replace', label, old: String(args.old_content), text: String(args.new_content) },
       );
       return { output: { ok: true, block: edited }, sources: [] };
+    }
+    case 'archival_memory_insert': {
+      if (!deps.archival || !context.agentId)
+        throw new Error('archival memory is not enabled on this server');
+      const scope = typeof args.scope === 'string' ? args.scope : context.userId ? 'user' : 'agent';
+      if (scope === 'user' && !context.userId)
+        throw new Error("this conversation has no user: use scope 'agent'");
+      if (scope === 'conversation' && !context.conversationId)
+        throw new Error("this turn has no conversation: use scope 'agent'");
+      const { created, passage } = await deps.archival.insert(
+        { accountId: context.accountId, keyId: context.payerKeyId },
+        context.agentId,
+        scope === 'user'
+          ? { userId: context.userId }
+          : scope === 'conversation'
+            ? { conversationId: context.conversationId ?? null }
+            : {},
+        String(args.content),
+        'agent',
+      );
+      return { output: { ok: true, id: passage.id, scope, alreadyStored: !created }, sources: [] };
+    }
+    case 'archival_memory_search': {
+      if (!deps.archival || !context.agentId)
+        throw new Error('archival memory is not enabled on this server');
+      const found = await deps.archival.search(
+        { accountId: context.accountId, keyId: context.payerKeyId },
+        context.agentId,
+        { conversationId: context.conversationId ?? null, userId: context.userId },
+        String(args.query),
+        typeof args.topK === 'number' ? args.topK : 5,
+      );
+      return {
+        output: {
+          results: found.map((p) => ({ text: p.text, storedAt: p.createdAt, score: p.score })),
+        },
+        sources: [],
+      };
     }
     default: {
       if (name.startsWith('mcp:')) {
