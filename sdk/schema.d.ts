@@ -1678,6 +1678,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/workflows/{id}/publish': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Publish (n8n 2's name for activate): register its webhooks
+     * @description n8n 2: `versionId` may name the version to publish; the platform publishes its current version, so another versionId is a 400 (save that version first: `GET /api/v1/workflows/{id}/{versionId}`, then PUT it). `name` and `description` of the version are accepted and not kept.
+     *
+     *     API keys only. Requires the scope `workflow:write`.
+     */
+    post: operations['postApiV1WorkflowsByIdPublish'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/workflows/{id}/unpublish': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Unpublish (n8n 2's name for deactivate): release its webhooks
+     * @description Unpublish (n8n 2's name for deactivate): release its webhooks
+     *
+     *     API keys only. Requires the scope `workflow:write`.
+     */
+    post: operations['postApiV1WorkflowsByIdUnpublish'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/workflows/{id}/listen': {
     parameters: {
       query?: never;
@@ -12837,6 +12881,301 @@ export interface operations {
     };
   };
   postApiV1WorkflowsByIdDeactivate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "active": true,
+           *       "isArchived": true,
+           *       "versionId": "string",
+           *       "triggerCount": 0,
+           *       "nodes": [
+           *         {
+           *           "id": "string",
+           *           "name": "string",
+           *           "type": "string",
+           *           "position": [
+           *             0,
+           *             0
+           *           ],
+           *           "parameters": {}
+           *         }
+           *       ],
+           *       "connections": null,
+           *       "settings": {},
+           *       "staticData": "string",
+           *       "pinData": {},
+           *       "meta": {},
+           *       "tags": [
+           *         {
+           *           "id": "string",
+           *           "name": "string"
+           *         }
+           *       ],
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            active: boolean;
+            /** @description Archived (POST /api/v1/workflows/{id}/archive): inactive, not changed or run until unarchived */
+            isArchived: boolean;
+            /** @description Changes on every save (kept as given by an import) */
+            versionId: string;
+            /** @description Webhook triggers registered (0 while inactive) */
+            triggerCount: number;
+            nodes: {
+              id: string;
+              name: string;
+              type: string;
+              typeVersion?: number;
+              position: [number, number];
+              parameters: {
+                [key: string]: unknown;
+              };
+              credentials?: {
+                [key: string]:
+                  | string
+                  | {
+                      id?: string | null;
+                      name: string;
+                    };
+              };
+              /** @description n8n's older spelling of onError */
+              continueOnFail?: boolean;
+              onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+              retryOnFail?: boolean;
+              maxTries?: number;
+              /** @description milliseconds */
+              waitBetweenTries?: number;
+              alwaysOutputData?: boolean;
+              executeOnce?: boolean;
+              disabled?: boolean;
+              notes?: string;
+              notesInFlow?: boolean;
+              webhookId?: string;
+              /** @description the editor's node colour */
+              color?: string;
+            }[];
+            connections: unknown;
+            settings: {
+              [key: string]: unknown;
+            };
+            staticData:
+              | (
+                  | string
+                  | {
+                      [key: string]: unknown;
+                    }
+                )
+              | null;
+            pinData: {
+              [key: string]: unknown;
+            } | null;
+            meta: {
+              [key: string]: unknown;
+            } | null;
+            tags: {
+              id: string;
+              name: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiV1WorkflowsByIdPublish: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': {
+          versionId?: string;
+          name?: string;
+          description?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "active": true,
+           *       "isArchived": true,
+           *       "versionId": "string",
+           *       "triggerCount": 0,
+           *       "nodes": [
+           *         {
+           *           "id": "string",
+           *           "name": "string",
+           *           "type": "string",
+           *           "position": [
+           *             0,
+           *             0
+           *           ],
+           *           "parameters": {}
+           *         }
+           *       ],
+           *       "connections": null,
+           *       "settings": {},
+           *       "staticData": "string",
+           *       "pinData": {},
+           *       "meta": {},
+           *       "tags": [
+           *         {
+           *           "id": "string",
+           *           "name": "string"
+           *         }
+           *       ],
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            active: boolean;
+            /** @description Archived (POST /api/v1/workflows/{id}/archive): inactive, not changed or run until unarchived */
+            isArchived: boolean;
+            /** @description Changes on every save (kept as given by an import) */
+            versionId: string;
+            /** @description Webhook triggers registered (0 while inactive) */
+            triggerCount: number;
+            nodes: {
+              id: string;
+              name: string;
+              type: string;
+              typeVersion?: number;
+              position: [number, number];
+              parameters: {
+                [key: string]: unknown;
+              };
+              credentials?: {
+                [key: string]:
+                  | string
+                  | {
+                      id?: string | null;
+                      name: string;
+                    };
+              };
+              /** @description n8n's older spelling of onError */
+              continueOnFail?: boolean;
+              onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+              retryOnFail?: boolean;
+              maxTries?: number;
+              /** @description milliseconds */
+              waitBetweenTries?: number;
+              alwaysOutputData?: boolean;
+              executeOnce?: boolean;
+              disabled?: boolean;
+              notes?: string;
+              notesInFlow?: boolean;
+              webhookId?: string;
+              /** @description the editor's node colour */
+              color?: string;
+            }[];
+            connections: unknown;
+            settings: {
+              [key: string]: unknown;
+            };
+            staticData:
+              | (
+                  | string
+                  | {
+                      [key: string]: unknown;
+                    }
+                )
+              | null;
+            pinData: {
+              [key: string]: unknown;
+            } | null;
+            meta: {
+              [key: string]: unknown;
+            } | null;
+            tags: {
+              id: string;
+              name: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiV1WorkflowsByIdUnpublish: {
     parameters: {
       query?: never;
       header?: never;

@@ -139,6 +139,34 @@ describe.each(await testDialects())("n8n's workflow history and bulk stop on %s"
     expect((await req('POST', `/api/v1/workflows/${id}/archive`, { force: true })).statusCode).toBe(400);
   });
 
+  it("publishes and unpublishes (n8n 2's activate and deactivate), only the current version", async () => {
+    const path = `publish-${dialect}`;
+    const id = await createWorkflow(p, echoFlow(path));
+    const { versionId } = (await req('GET', `/api/v1/workflows/${id}`)).json() as { versionId: string };
+    const saved = (await req('PUT', `/api/v1/workflows/${id}`, echoFlow(path))).json() as {
+      versionId: string;
+    };
+    const old = await req('POST', `/api/v1/workflows/${id}/publish`, { versionId });
+    expect(old.statusCode).toBe(400);
+    expect(old.json()).toMatchObject({ message: expect.stringContaining('current version') });
+    expect((await req('POST', `/api/v1/workflows/${id}/publish`, { bogus: 1 })).statusCode).toBe(400);
+    expect((await req('POST', `/api/v1/workflows/${id}/publish`, {}, other)).statusCode).toBe(404);
+    const published = await req('POST', `/api/v1/workflows/${id}/publish`, { versionId: saved.versionId });
+    expect(published.statusCode, published.body).toBe(200);
+    expect(published.json()).toMatchObject({ active: true });
+    const call = await p.request({
+      method: 'POST',
+      url: `/webhook/${path}`,
+      key: null,
+      payload: { message: 'x' },
+    });
+    expect(call.statusCode).toBe(200);
+    expect((await req('POST', `/api/v1/workflows/${id}/unpublish`, {}, other)).statusCode).toBe(404);
+    expect((await req('POST', `/api/v1/workflows/${id}/unpublish`, {})).json()).toMatchObject({
+      active: false,
+    });
+  });
+
   it('stops every waiting execution that matches, only the account’s own', async () => {
     const a = await createWorkflow(p, waitingFlow(`stop-many-a-${dialect}`));
     const b = await createWorkflow(p, waitingFlow(`stop-many-b-${dialect}`));

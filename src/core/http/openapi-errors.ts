@@ -100,6 +100,7 @@ const DOMAIN_STATUSES: Record<string, number[]> = {
   'PUT /api/v1/workflows/{id}': [405, 409],
   'DELETE /api/v1/workflows/{id}': [405],
   'POST /api/v1/workflows/{id}/activate': [409],
+  'POST /api/v1/workflows/{id}/publish': [409],
   'POST /api/v1/executions/{id}/stop': [409],
   'POST /api/v1/executions/{id}/retry': [409],
   'POST /api/v1/credentials': [409],

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { hasScope } from '../../core/auth/principal.js';
+import { AppError } from '../../core/errors.js';
 import { IdParams, ListEnvelope, listQueryOf, withErrors } from '../../core/http/schemas.js';
 import {
   CredentialDataSchema,
@@ -256,6 +257,61 @@ export function workflowRoutes(app: FastifyInstance, deps: WorkflowRouteDeps): v
           : workflows.deactivate(accountOf(request), request.params.id),
     );
   }
+
+  r.post(
+    '/api/v1/workflows/:id/publish',
+    {
+      config: workflow,
+      schema: {
+        tags,
+        summary: "Publish (n8n 2's name for activate): register its webhooks",
+        description:
+          'n8n 2: `versionId` may name the version to publish; the platform publishes its current version, so another versionId is a 400 (save that version first: `GET /api/v1/workflows/{id}/{versionId}`, then PUT it). `name` and `description` of the version are accepted and not kept.',
+        params: IdParams,
+        querystring: NoQuery,
+        body: Type.Object(
+          {
+            versionId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            name: Type.Optional(Type.String({ maxLength: 1000 })),
+            description: Type.Optional(Type.String({ maxLength: 10_000 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: withErrors({ 200: ActivationView }),
+      },
+    },
+    async (request) => {
+      const accountId = accountOf(request);
+      const wanted = request.body?.versionId;
+      if (wanted !== undefined) {
+        const current = await workflows.get(accountId, request.params.id);
+        if (wanted !== current.versionId) {
+          throw new AppError(
+            'VALIDATION_ERROR',
+            `Only the current version (${current.versionId}) can be published; save version ${wanted} first`,
+            { field: 'versionId', currentVersionId: current.versionId },
+          );
+        }
+      }
+      return workflows.activate(accountId, request.params.id);
+    },
+  );
+
+  r.post(
+    '/api/v1/workflows/:id/unpublish',
+    {
+      config: workflow,
+      schema: {
+        tags,
+        summary: "Unpublish (n8n 2's name for deactivate): release its webhooks",
+        params: IdParams,
+        querystring: NoQuery,
+        body: NoBody,
+        response: withErrors({ 200: ActivationView }),
+      },
+    },
+    async (request) => workflows.deactivate(accountOf(request), request.params.id),
+  );
 
   r.post(
     '/api/v1/workflows/:id/listen',

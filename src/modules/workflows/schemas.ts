@@ -284,6 +284,8 @@ export const CREDENTIAL_TYPES = {
   openAiApi: ['apiKey'],
   anthropicApi: ['apiKey'],
   ollamaApi: ['baseUrl'],
+  // n8n's n8n API credential (the n8n node): a key of this platform and its /api/v1 URL.
+  n8nApi: ['apiKey', 'baseUrl'],
 } as const;
 export type CredentialType = keyof typeof CREDENTIAL_TYPES;
 

@@ -44,6 +44,7 @@ import { mergeV1Node } from './n8n/merge/v1.js';
 import { mergeV2Node } from './n8n/merge/v2.js';
 import { n8nMoveBinaryDataNode } from './n8n/move-binary-data/index.js';
 import { mySqlNode } from './n8n/mysql/index.js';
+import { n8nApiNode } from './n8n/n8n-api/index.js';
 import { trainingCustomerDatastoreNode, trainingCustomerMessengerNode } from './n8n/n8n-training/index.js';
 import { n8nNoOpNode } from './n8n/no-op/index.js';
 import { postgresNode } from './n8n/postgres/index.js';
@@ -124,6 +125,7 @@ export const allNodeTypes: NodeType[] = [
   functionNode,
   functionItemNode,
   ...graphqlNodes,
+  n8nApiNode,
   n8nHtmlNode,
   n8nHtmlExtractNode,
   n8nHttpRequestNode,

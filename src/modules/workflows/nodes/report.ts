@@ -85,6 +85,7 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.emailSend': 'Send Email (SMTP)',
   'n8n-nodes-base.emailReadImap': 'Email Trigger (IMAP)',
   'n8n-nodes-base.graphql': 'GraphQL',
+  'n8n-nodes-base.n8n': "n8n (this platform's public API)",
   'n8n-nodes-base.rssFeedRead': 'RSS Read',
   'n8n-nodes-base.rssFeedReadTrigger': 'RSS Feed Trigger',
 };
