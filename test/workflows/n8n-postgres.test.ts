@@ -110,6 +110,29 @@ describe.each(await testDialects())("n8n's Postgres node against PostgreSQL, pla
     expect(unknown.error).toBe("Column 'nope' does not exist in selected table");
   });
 
+  it('knows columns added since the last run at once; a column dropped since is still a clear error', async () => {
+    const changing = uniqueName('changing');
+    await admin.query(`CREATE TABLE ${schema}.${changing} (id integer PRIMARY KEY, name text)`);
+    const into = (parameters: Record<string, unknown>) => ({
+      ...node(parameters),
+      parameters: { ...node(parameters).parameters, table: rlc(changing) },
+    });
+    const run = (row: Record<string, unknown>) =>
+      runNode(p, into({ operation: 'insert', columns: { mappingMode: 'autoMapInputData' } }), [row]);
+    expect((await run({ id: 1, name: 'a' })).error).toBeUndefined();
+    // Columns read by the run before are kept a while; a new one is looked up again, not refused.
+    await admin.query(`ALTER TABLE ${schema}.${changing} ADD COLUMN nick text`);
+    const added = await run({ id: 2, name: 'b', nick: 'bee' });
+    expect(added.error).toBeUndefined();
+    expect(added.out).toEqual([{ id: 2, name: 'b', nick: 'bee' }]);
+    expect((await run({ id: 3, nope: 1 })).error).toBe("Column 'nope' does not exist in selected table");
+    // Dropped since the columns were read: the server refuses the statement, naming the column.
+    await admin.query(`ALTER TABLE ${schema}.${changing} DROP COLUMN nick`);
+    const dropped = await run({ id: 4, name: 'd', nick: 'dee' });
+    expect(dropped.error).toContain('nick');
+    expect((await run({ id: 5, name: 'e' })).out).toEqual([{ id: 5, name: 'e' }]);
+  });
+
   it('executes a query with $1 parameters: $json cannot inject SQL', async () => {
     const evil = `x'); DROP TABLE ${qualified()}; --`;
     const res = await runNode(

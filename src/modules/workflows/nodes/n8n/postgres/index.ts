@@ -1,4 +1,5 @@
-import type { PoolClient } from 'pg';
+import { LRUCache } from 'lru-cache';
+import type { Pool, PoolClient } from 'pg';
 import {
   defineNode,
   type NodeExecutionContext,
@@ -59,12 +60,50 @@ async function tableColumns(client: PoolClient, schema: string, table: string, b
   return new Map(rows.map((r) => [String(r.column_name), r.is_nullable === 'YES']));
 }
 
+/** Columns by table, per pool (its credential and address), read a while ago. */
+const COLUMNS_TTL_MS = 30_000;
+const knownColumns = new WeakMap<Pool, LRUCache<string, Map<string, boolean>>>();
+
+/**
+ * The table's columns for the check of a row: those read in the last COLUMNS_TTL_MS when the row
+ * passes against them (a round trip fewer per run: the catalog query took as long as the insert),
+ * else read again, so a column added since, or a table made since, is never refused on old
+ * knowledge. Only a column dropped (or made NOT NULL) since may go past the check: the server
+ * then refuses the statement itself.
+ */
+async function checkColumns(
+  pool: Pool,
+  key: string,
+  row: Record<string, unknown>,
+  read: () => Promise<Map<string, boolean>>,
+): Promise<void> {
+  let cache = knownColumns.get(pool);
+  if (!cache) {
+    cache = new LRUCache({ max: 500, ttl: COLUMNS_TTL_MS });
+    knownColumns.set(pool, cache);
+  }
+  const known = cache.get(key);
+  if (known) {
+    try {
+      checkAgainst(row, known);
+      return;
+    } catch (error) {
+      if (!(error instanceof NodeOperationError)) throw error;
+    }
+  }
+  const fresh = await read();
+  // An empty answer (no such table, or one not visible) is not kept: the server will say.
+  if (fresh.size > 0) cache.set(key, fresh);
+  else cache.delete(key);
+  checkAgainst(row, fresh);
+}
+
 async function statementFor(
   ctx: Ctx,
   p: PostgresParams,
   index: number,
   version: number,
-  columns: () => Promise<Map<string, boolean>>,
+  checkRow: (row: Record<string, unknown>) => Promise<void>,
 ): Promise<Statement> {
   if (p.operation === 'executeQuery') {
     const query = await queryText(p.query, (source) => ctx.evaluate(source, index));
@@ -96,7 +135,7 @@ async function statementFor(
     default: {
       const json = (ctx.items[index]?.json ?? {}) as Record<string, unknown>;
       const row = withMatchValue(p, version, rowOf(p, version, json));
-      checkAgainst(row, await columns());
+      await checkRow(row);
       if (p.operation === 'insert')
         return insertStatement(postgres, table, row, {
           skipOnConflict: p.options.skipOnConflict,
@@ -143,21 +182,20 @@ export const postgresNode = defineNode({
       const statements: Array<{ statement: Statement; item: number }> = [];
       for (let i = 0; i < ctx.items.length; i++) {
         const p = i === 0 ? first : await ctx.params(i);
-        const key = JSON.stringify([locatorValue(p.schema ?? 'public'), locatorValue(p.table ?? '')]);
-        const columns = () => {
+        const schema = locatorValue(p.schema ?? 'public') || 'public';
+        const table = locatorValue(p.table ?? '');
+        const key = JSON.stringify([schema, table]);
+        // Read at most once per run.
+        const read = () => {
           let found = known.get(key);
           if (!found) {
-            found = tableColumns(
-              client,
-              locatorValue(p.schema ?? 'public') || 'public',
-              locatorValue(p.table ?? ''),
-              bounds,
-            );
+            found = tableColumns(client, schema, table, bounds);
             known.set(key, found);
           }
           return found;
         };
-        statements.push({ statement: await statementFor(ctx, p, i, version, columns), item: i });
+        const checkRow = (row: Record<string, unknown>) => checkColumns(pool, key, row, read);
+        statements.push({ statement: await statementFor(ctx, p, i, version, checkRow), item: i });
       }
       const runner: StatementRunner = {
         run: (s) => runQuery(client, s.text, s.values, bounds, seen, { largeNumbers }),
