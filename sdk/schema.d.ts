@@ -4043,6 +4043,196 @@ export interface paths {
     patch: operations['patchApiV1UpsertHistoryById'];
     trace?: never;
   };
+  '/api/v1/document-store/store': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the document stores
+     * @description List the document stores
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    get: operations['getApiV1DocumentStoreStore'];
+    put?: never;
+    /**
+     * Create a document store
+     * @description Create a document store
+     *
+     *     API keys only. Requires the scope `flow:write`.
+     */
+    post: operations['postApiV1DocumentStoreStore'];
+    delete?: never;
+    options?: never;
+    /**
+     * List the document stores (headers only)
+     * @description List the document stores
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    head: operations['headApiV1DocumentStoreStore'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/document-store/store/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A document store
+     * @description A document store
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    get: operations['getApiV1DocumentStoreStoreById'];
+    /**
+     * Rename or describe a document store
+     * @description Rename or describe a document store
+     *
+     *     API keys only. Requires the scope `flow:write`.
+     */
+    put: operations['putApiV1DocumentStoreStoreById'];
+    post?: never;
+    /**
+     * Delete a document store and its documents
+     * @description Delete a document store and its documents
+     *
+     *     API keys only. Requires the scope `flow:delete`.
+     */
+    delete: operations['deleteApiV1DocumentStoreStoreById'];
+    options?: never;
+    /**
+     * A document store (headers only)
+     * @description A document store
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    head: operations['headApiV1DocumentStoreStoreById'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/document-store/upsert/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Load text into a document store (Flowise's upsert: a loader with config.text, a splitter's chunkSize)
+     * @description Load text into a document store (Flowise's upsert: a loader with config.text, a splitter's chunkSize)
+     *
+     *     API keys only. Requires the scope `flow:write`.
+     */
+    post: operations['postApiV1DocumentStoreUpsertById'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/document-store/vectorstore/query': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Search a document store (the knowledge base's hybrid search)
+     * @description Search a document store (the knowledge base's hybrid search)
+     *
+     *     API keys only. Requires the scope `flow:write`.
+     */
+    post: operations['postApiV1DocumentStoreVectorstoreQuery'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/document-store/loader/{storeId}/{loaderId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a loader and its documents from a store
+     * @description Remove a loader and its documents from a store
+     *
+     *     API keys only. Requires the scope `flow:delete`.
+     */
+    delete: operations['deleteApiV1DocumentStoreLoaderByStoreIdByLoaderId'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/document-store/vectorstore/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Empty a store's index (its documents)
+     * @description Empty a store's index (its documents)
+     *
+     *     API keys only. Requires the scope `flow:delete`.
+     */
+    delete: operations['deleteApiV1DocumentStoreVectorstoreById'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/document-store/chunks/{storeId}/{loaderId}/{pageNo}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A page of a loader's chunks
+     * @description A page of a loader's chunks
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    get: operations['getApiV1DocumentStoreChunksByStoreIdByLoaderIdByPageNo'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * A page of a loader's chunks (headers only)
+     * @description A page of a loader's chunks
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    head: operations['headApiV1DocumentStoreChunksByStoreIdByLoaderIdByPageNo'];
+    patch?: never;
+    trace?: never;
+  };
   '/api/users': {
     parameters: {
       query?: never;
@@ -23408,6 +23598,627 @@ export interface operations {
         content: {
           'application/json': components['schemas']['FlowiseError'];
         };
+      };
+    };
+  };
+  getApiV1DocumentStoreStore: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {}
+           *     ]
+           */
+          'application/json': {
+            [key: string]: unknown;
+          }[];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  postApiV1DocumentStoreStore: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "string"
+         *     }
+         */
+        'application/json': {
+          name: string;
+          description?: string;
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example {} */
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  headApiV1DocumentStoreStore: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getApiV1DocumentStoreStoreById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example {} */
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  putApiV1DocumentStoreStoreById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': {
+          name?: string;
+          description?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example {} */
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  deleteApiV1DocumentStoreStoreById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "affected": 0
+           *     }
+           */
+          'application/json': {
+            affected: number;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  headApiV1DocumentStoreStoreById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  postApiV1DocumentStoreUpsertById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "loader": {
+         *         "name": "string",
+         *         "config": {
+         *           "text": "string"
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': {
+          docId?: string;
+          metadata?: {
+            [key: string]: unknown;
+          };
+          replaceExisting?: boolean;
+          loader: {
+            name: string;
+            config: {
+              text: string;
+            } & {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+          splitter?: {
+            name?: string;
+            config?: {
+              chunkSize?: number;
+            } & {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example {} */
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  postApiV1DocumentStoreVectorstoreQuery: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "storeId": "string",
+         *       "query": "string"
+         *     }
+         */
+        'application/json': {
+          storeId: string;
+          query: string;
+          topK?: number;
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example {} */
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  deleteApiV1DocumentStoreLoaderByStoreIdByLoaderId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        storeId: string;
+        loaderId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example {} */
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  deleteApiV1DocumentStoreVectorstoreById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "deleted": 0
+           *     }
+           */
+          'application/json': {
+            deleted: number;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  getApiV1DocumentStoreChunksByStoreIdByLoaderIdByPageNo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        storeId: string;
+        loaderId: string;
+        pageNo: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example {} */
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  headApiV1DocumentStoreChunksByStoreIdByLoaderIdByPageNo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        storeId: string;
+        loaderId: string;
+        pageNo: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };

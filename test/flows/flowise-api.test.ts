@@ -177,4 +177,63 @@ describe.each(await testDialects())('flows: the rest of Flowise’s API on %s', 
     expect(removed.json()).toEqual({ affected: 1 });
     expect((await call(bed, 'GET', `/api/v1/upsert-history/${rag.id}`)).json()).toEqual([]);
   });
+
+  it('document store: a store is a knowledge-base topic; upsert, query, chunks, loaders, delete', async () => {
+    const created = await call(bed, 'POST', '/api/v1/document-store/store', {
+      body: { name: 'handbook', description: 'Team handbook' },
+    });
+    expect(created.status, created.text).toBe(200);
+    const store = created.json() as { id: string; status: string; topic: string };
+    expect(store).toMatchObject({ name: 'handbook', status: 'EMPTY', loaders: [] });
+    const upsert = await call(bed, 'POST', `/api/v1/document-store/upsert/${store.id}`, {
+      body: {
+        loader: {
+          name: 'plainText',
+          config: { text: 'Holidays: every team member has 30 days of leave a year.' },
+        },
+        splitter: { name: 'recursiveCharacterTextSplitter', config: { chunkSize: 500 } },
+      },
+    });
+    expect(upsert.status, upsert.text).toBe(200);
+    const { numAdded, docId } = upsert.json() as { numAdded: number; docId: string };
+    expect(numAdded).toBeGreaterThan(0);
+    const got = (await call(bed, 'GET', `/api/v1/document-store/store/${store.id}`)).json();
+    expect(got).toMatchObject({
+      status: 'UPSERTED',
+      totalChunks: numAdded,
+      loaders: [expect.objectContaining({ id: docId })],
+    });
+    const query = await call(bed, 'POST', '/api/v1/document-store/vectorstore/query', {
+      body: { storeId: store.id, query: 'How many days of leave?' },
+    });
+    expect(query.status, query.text).toBe(200);
+    expect((query.json() as { docs: Array<{ pageContent: string }> }).docs[0]?.pageContent).toContain(
+      '30 days',
+    );
+    const chunks = (await call(bed, 'GET', `/api/v1/document-store/chunks/${store.id}/${docId}/1`)).json();
+    expect(chunks).toMatchObject({ count: numAdded, currentPage: 1, storeName: 'handbook' });
+    const list = (await call(bed, 'GET', '/api/v1/document-store/store')).json() as Array<{ id: string }>;
+    expect(list.map((s) => s.id)).toContain(store.id);
+    const renamed = await call(bed, 'PUT', `/api/v1/document-store/store/${store.id}`, {
+      body: { name: 'hb' },
+    });
+    expect(renamed.json()).toMatchObject({ name: 'hb', description: 'Team handbook' });
+    const removed = await call(bed, 'DELETE', `/api/v1/document-store/loader/${store.id}/${docId}`);
+    expect(removed.json()).toMatchObject({ status: 'EMPTY', loaders: [] });
+    const after = await call(bed, 'POST', '/api/v1/document-store/vectorstore/query', {
+      body: { storeId: store.id, query: 'How many days of leave?' },
+    });
+    expect((after.json() as { docs: unknown[] }).docs).toEqual([]);
+    expect((await call(bed, 'DELETE', `/api/v1/document-store/vectorstore/${store.id}`)).json()).toEqual({
+      deleted: 0,
+    });
+    expect((await call(bed, 'DELETE', `/api/v1/document-store/store/${store.id}`)).status).toBe(200);
+    expectFlowError(await call(bed, 'GET', `/api/v1/document-store/store/${store.id}`), 404, 'NOT_FOUND');
+    expectNamesField(
+      await call(bed, 'POST', `/api/v1/document-store/upsert/${store.id}`, {
+        body: { loader: { name: 'x' } },
+      }),
+      'loader',
+    );
+  });
 });

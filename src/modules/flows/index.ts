@@ -1,4 +1,5 @@
 import type { AppContext, PlatformModule } from '../../core/context.js';
+import { documentStoreRoutes } from './document-store-routes.js';
 import { FlowService } from './flow-service.js';
 import { FlowStore } from './flow-store.js';
 import { FlowiseObjects } from './flowise/objects.js';
@@ -75,5 +76,6 @@ export const flowsModule: PlatformModule = {
     if (!deps) throw new Error('flows module not initialised');
     flowRoutes(app, deps);
     flowiseRoutes(app, deps);
+    documentStoreRoutes(app, { objects: deps.objects, documents: ctx.apis.documents ?? null });
   },
 };

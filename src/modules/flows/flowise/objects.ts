@@ -5,7 +5,7 @@ import type { Database } from '../../../core/db/types.js';
 import { AppError, notFound } from '../../../core/errors.js';
 
 /** Flowise's small records kept here, by kind; the per-flow ones name their chatflow. */
-export type ObjectKind = 'tool' | 'variable' | 'assistant' | 'feedback' | 'lead' | 'upsert';
+export type ObjectKind = 'tool' | 'variable' | 'assistant' | 'feedback' | 'lead' | 'upsert' | 'docstore';
 
 /** Records of one kind an account may hold (Flowise lists them whole). */
 const MAX_PER_KIND = 10_000;
@@ -154,6 +154,7 @@ function labelOf(kind: ObjectKind): string {
     feedback: 'Feedback',
     lead: 'Lead',
     upsert: 'Upsert history',
+    docstore: 'Document store',
   }[kind];
 }
 

@@ -1,0 +1,409 @@
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Principal } from '../../core/auth/principal.js';
+import { AppError, notFound, validationError } from '../../core/errors.js';
+import { principalOf } from '../../core/http/auth-hook.js';
+import type { DocumentsApi, IngestInput } from '../documents/index.js';
+import type { FlowiseObjects, StoredObject } from './flowise/objects.js';
+import { withFlowiseErrors } from './schemas.js';
+
+const tags = ['Flows (Flowise API)'];
+const flow = { auth: { service: 'flow' }, errorFormat: 'flowise' } as const;
+/** Loaders one store holds; chunks one page of Flowise's chunk view shows. */
+const MAX_LOADERS = 200;
+const CHUNKS_PER_PAGE = 50;
+
+/** A loader of a store: what it loaded, as the knowledge base's documents. */
+interface Loader {
+  id: string;
+  loaderId: string;
+  loaderName: string;
+  status: string;
+  totalChunks: number;
+  totalChars: number;
+  source: string;
+  documentIds: string[];
+}
+
+const Id = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
+const StoreBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.String({ maxLength: 10_000 })),
+  },
+  { additionalProperties: true },
+);
+const StoreView = Type.Object({}, { additionalProperties: true });
+const UpsertBody = Type.Object(
+  {
+    docId: Type.Optional(Type.String({ maxLength: 200 })),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    replaceExisting: Type.Optional(Type.Boolean()),
+    loader: Type.Object(
+      {
+        name: Type.String({ maxLength: 100 }),
+        config: Type.Object(
+          { text: Type.String({ minLength: 1, maxLength: 5_000_000 }) },
+          { additionalProperties: true },
+        ),
+      },
+      { additionalProperties: true },
+    ),
+    splitter: Type.Optional(
+      Type.Object(
+        {
+          name: Type.Optional(Type.String({ maxLength: 100 })),
+          config: Type.Optional(
+            Type.Object(
+              { chunkSize: Type.Optional(Type.Integer({ minimum: 50, maximum: 20_000 })) },
+              { additionalProperties: true },
+            ),
+          ),
+        },
+        { additionalProperties: true },
+      ),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+const topicOf = (storeId: string) => `docstore:${storeId}`.slice(0, 100);
+
+/**
+ * Flowise's Document Store on the knowledge base: a store is a topic (`docstore:<id>`) and a record of
+ * its loaders; upserting text loads, chunks, embeds and indexes it there; the query is the knowledge
+ * base's hybrid search. A chatflow retrieves from a store by naming its topic (Postgres store's table).
+ */
+export function documentStoreRoutes(
+  app: FastifyInstance,
+  deps: { objects: FlowiseObjects; documents: DocumentsApi | null },
+): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { objects } = deps;
+  const account = (request: FastifyRequest) => principalOf(request).accountId;
+  const documents = (): DocumentsApi => {
+    if (!deps.documents)
+      throw new AppError('SERVICE_UNAVAILABLE', 'The knowledge base is not enabled on this server');
+    return deps.documents;
+  };
+  const loadersOf = (o: StoredObject) => (o.body.loaders ?? []) as Loader[];
+  const view = (o: StoredObject) => {
+    const loaders = loadersOf(o);
+    return {
+      id: o.id,
+      name: o.body.name,
+      description: o.body.description ?? '',
+      status: loaders.length > 0 ? 'UPSERTED' : 'EMPTY',
+      loaders,
+      whereUsed: [],
+      vectorStoreConfig: null,
+      embeddingConfig: null,
+      recordManagerConfig: null,
+      totalChunks: loaders.reduce((n, l) => n + l.totalChunks, 0),
+      totalChars: loaders.reduce((n, l) => n + l.totalChars, 0),
+      topic: topicOf(o.id),
+      createdDate: o.createdAt,
+      updatedDate: o.updatedAt,
+    };
+  };
+  const store = (request: FastifyRequest, id: string) => objects.get(account(request), 'docstore', id);
+  const dropDocuments = async (accountId: string, ids: string[]) => {
+    for (const id of ids)
+      await documents()
+        .documents.delete(accountId, id)
+        .catch(() => undefined);
+  };
+
+  r.post(
+    '/api/v1/document-store/store',
+    {
+      config: flow,
+      schema: {
+        tags,
+        summary: 'Create a document store',
+        body: StoreBody,
+        response: withFlowiseErrors({ 200: StoreView }),
+      },
+    },
+    async (request) =>
+      view(
+        await objects.create(account(request), 'docstore', {
+          name: request.body.name,
+          description: request.body.description ?? '',
+          loaders: [],
+        }),
+      ),
+  );
+  r.get(
+    '/api/v1/document-store/store',
+    {
+      config: flow,
+      schema: {
+        tags,
+        summary: 'List the document stores',
+        response: withFlowiseErrors({ 200: Type.Array(StoreView) }),
+      },
+    },
+    async (request) => (await objects.list(account(request), 'docstore')).map(view),
+  );
+  r.get(
+    '/api/v1/document-store/store/:id',
+    {
+      config: flow,
+      schema: {
+        tags,
+        summary: 'A document store',
+        params: Id,
+        response: withFlowiseErrors({ 200: StoreView }),
+      },
+    },
+    async (request) => view(await store(request, request.params.id)),
+  );
+  r.put(
+    '/api/v1/document-store/store/:id',
+    {
+      config: flow,
+      schema: {
+        tags,
+        summary: 'Rename or describe a document store',
+        params: Id,
+        body: Type.Partial(StoreBody),
+        response: withFlowiseErrors({ 200: StoreView }),
+      },
+    },
+    async (request) => {
+      const patch: Record<string, unknown> = {};
+      if (request.body.name !== undefined) patch.name = request.body.name;
+      if (request.body.description !== undefined) patch.description = request.body.description;
+      return view(await objects.update(account(request), 'docstore', request.params.id, patch));
+    },
+  );
+  r.delete(
+    '/api/v1/document-store/store/:id',
+    {
+      config: flow,
+      schema: {
+        tags,
+        summary: 'Delete a document store and its documents',
+        params: Id,
+        response: withFlowiseErrors({ 200: Type.Object({ affected: Type.Integer() }) }),
+      },
+    },
+    async (request) => {
+      const found = await store(request, request.params.id);
+      await dropDocuments(
+        account(request),
+        loadersOf(found).flatMap((l) => l.documentIds),
+      );
+      await objects.delete(account(request), 'docstore', request.params.id);
+      return { affected: 1 };
+    },
+  );
+
+  r.post(
+    '/api/v1/document-store/upsert/:id',
+    {
+      config: flow,
+      schema: {
+        tags,
+        summary:
+          "Load text into a document store (Flowise's upsert: a loader with config.text, a splitter's chunkSize)",
+        params: Id,
+        body: UpsertBody,
+        response: withFlowiseErrors({ 200: Type.Object({}, { additionalProperties: true }) }),
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const found = await store(request, request.params.id);
+      const loaders = loadersOf(found);
+      const b = request.body;
+      const replaced = b.docId !== undefined ? loaders.find((l) => l.id === b.docId) : undefined;
+      if (b.docId !== undefined && !replaced) throw notFound('NOT_FOUND', 'Loader', b.docId);
+      if (!replaced && loaders.length >= MAX_LOADERS)
+        throw new AppError('CONFLICT', `A document store holds at most ${MAX_LOADERS} loaders`, {
+          limit: MAX_LOADERS,
+        });
+      const input: IngestInput = {
+        source: 'text',
+        content: b.loader.config.text,
+        topic: topicOf(found.id),
+        title: b.loader.name,
+        metadata: { ...b.metadata, loader: b.loader.name },
+        ...(b.splitter?.config?.chunkSize !== undefined ? { chunkSize: b.splitter.config.chunkSize } : {}),
+      };
+      const result = await ingestInto(principal, documents(), input);
+      if (replaced && (b.replaceExisting ?? true))
+        await dropDocuments(
+          principal.accountId,
+          replaced.documentIds.filter((d) => d !== result.documentId),
+        );
+      const loader: Loader = {
+        id: replaced?.id ?? randomUUID(),
+        loaderId: b.loader.name,
+        loaderName: b.loader.name,
+        status: 'SYNC',
+        totalChunks: result.chunks,
+        totalChars: b.loader.config.text.length,
+        source: b.loader.name,
+        documentIds: [result.documentId],
+      };
+      const next = replaced ? loaders.map((l) => (l.id === replaced.id ? loader : l)) : [...loaders, loader];
+      await objects.update(principal.accountId, 'docstore', found.id, { loaders: next });
+      return {
+        numAdded: result.chunks,
+        numDeleted: 0,
+        numUpdated: replaced ? 1 : 0,
+        numSkipped: result.processed ? 0 : 1,
+        addedDocs: [],
+        docId: loader.id,
+      };
+    },
+  );
+
+  r.post(
+    '/api/v1/document-store/vectorstore/query',
+    {
+      config: flow,
+      schema: {
+        tags,
+        summary: "Search a document store (the knowledge base's hybrid search)",
+        body: Type.Object(
+          {
+            storeId: Type.String({ minLength: 1, maxLength: 200 }),
+            query: Type.String({ minLength: 1, maxLength: 4_000 }),
+            topK: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+          },
+          { additionalProperties: true },
+        ),
+        response: withFlowiseErrors({ 200: Type.Object({}, { additionalProperties: true }) }),
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const found = await store(request, request.body.storeId);
+      const started = performance.now();
+      const { results } = await documents().knowledge.query(principal.accountId, {
+        payerKeyId: principal.keyId,
+        query: request.body.query,
+        topK: request.body.topK ?? 4,
+        topics: [topicOf(found.id)],
+        mode: 'hybrid',
+      });
+      return {
+        timeTaken: Math.round(performance.now() - started),
+        docs: results.map((d) => ({
+          id: d.documentId,
+          pageContent: d.text,
+          metadata: {
+            documentId: d.documentId,
+            title: d.title ?? null,
+            pageNumber: d.pageNumber,
+            score: d.score,
+          },
+        })),
+      };
+    },
+  );
+
+  r.delete(
+    '/api/v1/document-store/loader/:storeId/:loaderId',
+    {
+      config: flow,
+      schema: {
+        tags,
+        summary: 'Remove a loader and its documents from a store',
+        params: Type.Object({
+          storeId: Type.String({ maxLength: 200 }),
+          loaderId: Type.String({ maxLength: 200 }),
+        }),
+        response: withFlowiseErrors({ 200: StoreView }),
+      },
+    },
+    async (request) => {
+      const found = await store(request, request.params.storeId);
+      const loaders = loadersOf(found);
+      const gone = loaders.find((l) => l.id === request.params.loaderId);
+      if (!gone) throw notFound('NOT_FOUND', 'Loader', request.params.loaderId);
+      await dropDocuments(account(request), gone.documentIds);
+      return view(
+        await objects.update(account(request), 'docstore', found.id, {
+          loaders: loaders.filter((l) => l !== gone),
+        }),
+      );
+    },
+  );
+  r.delete(
+    '/api/v1/document-store/vectorstore/:id',
+    {
+      config: flow,
+      schema: {
+        tags,
+        summary: "Empty a store's index (its documents)",
+        params: Id,
+        response: withFlowiseErrors({ 200: Type.Object({ deleted: Type.Integer() }) }),
+      },
+    },
+    async (request) => {
+      const found = await store(request, request.params.id);
+      const ids = loadersOf(found).flatMap((l) => l.documentIds);
+      await dropDocuments(account(request), ids);
+      await objects.update(account(request), 'docstore', found.id, { loaders: [] });
+      return { deleted: ids.length };
+    },
+  );
+  r.get(
+    '/api/v1/document-store/chunks/:storeId/:loaderId/:pageNo',
+    {
+      config: flow,
+      schema: {
+        tags,
+        summary: "A page of a loader's chunks",
+        params: Type.Object({
+          storeId: Type.String({ maxLength: 200 }),
+          loaderId: Type.String({ maxLength: 200 }),
+          pageNo: Type.Integer({ minimum: 1, maximum: 100_000 }),
+        }),
+        response: withFlowiseErrors({ 200: Type.Object({}, { additionalProperties: true }) }),
+      },
+    },
+    async (request) => {
+      const { storeId, loaderId, pageNo } = request.params;
+      const found = await store(request, storeId);
+      const loader = loadersOf(found).find((l) => l.id === loaderId);
+      if (!loader) throw notFound('NOT_FOUND', 'Loader', loaderId);
+      const all = [];
+      for (const documentId of loader.documentIds) {
+        const { data } = await documents().documents.chunks(account(request), documentId);
+        all.push(
+          ...data.map((c) => ({
+            id: c.chunkId,
+            docId: documentId,
+            storeId,
+            chunkNo: c.index + 1,
+            pageContent: c.text,
+            metadata: { pageNumber: c.pageNumber },
+          })),
+        );
+      }
+      return {
+        chunks: all.slice((pageNo - 1) * CHUNKS_PER_PAGE, pageNo * CHUNKS_PER_PAGE),
+        count: all.length,
+        characters: loader.totalChars,
+        file: loader,
+        currentPage: pageNo,
+        storeName: found.body.name,
+        description: found.body.description ?? '',
+      };
+    },
+  );
+}
+
+async function ingestInto(caller: Principal, documents: DocumentsApi, input: IngestInput) {
+  if (input.content.trim() === '')
+    throw validationError('Nothing to load', [{ field: 'loader.config.text', message: 'is empty' }]);
+  const { processed, document } = await documents.ingest(caller, input);
+  return { documentId: document.documentId, chunks: document.chunkCount, processed };
+}
