@@ -176,6 +176,36 @@ describe.each(await testDialects())('flows: the rest of Flowise’s API on %s', 
     });
     expect(removed.json()).toEqual({ affected: 1 });
     expect((await call(bed, 'GET', `/api/v1/upsert-history/${rag.id}`)).json()).toEqual([]);
+
+    // The history is a log: at its cap (10,000 records) the oldest make room; the upsert still answers 200.
+    const db = bed.p.ctx.db;
+    const rows = Array.from({ length: 10_000 }, (_, i) => ({
+      id: `old-${String(i).padStart(5, '0')}`,
+      account_id: bed.p.accountId,
+      kind: 'upsert',
+      flow_id: rag.id,
+      body: '{"result":{},"flowData":{}}',
+      created_at: new Date(Date.UTC(2020, 0, 1, 0, 0, i % 60, Math.floor(i / 60))).toISOString(),
+      updated_at: '2020-01-01T00:00:00.000Z',
+    }));
+    for (let i = 0; i < rows.length; i += 500)
+      await db
+        .insertInto('flowise_objects')
+        .values(rows.slice(i, i + 500))
+        .execute();
+    const full = await call(bed, 'POST', `/api/v1/vector/upsert/${rag.id}`, {
+      body: { documents: [{ pageContent: 'Seals sleep in water.' }] },
+    });
+    expect(full.status, full.text).toBe(200);
+    const kept = await db
+      .selectFrom('flowise_objects')
+      .select('id')
+      .where('account_id', '=', bed.p.accountId)
+      .where('kind', '=', 'upsert')
+      .execute();
+    expect(kept).toHaveLength(10_000);
+    expect(kept.map((r) => r.id)).not.toContain('old-00000');
+    expect(kept.filter((r) => !r.id.startsWith('old-'))).toHaveLength(1);
   });
 
   it('document store: a store is a knowledge-base topic; upsert, query, chunks, loaders, delete', async () => {

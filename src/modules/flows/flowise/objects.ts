@@ -50,7 +50,11 @@ export class FlowiseObjects {
       .where('account_id', '=', accountId)
       .where('kind', '=', kind)
       .executeTakeFirst();
-    if (Number(counted?.n ?? 0) >= MAX_PER_KIND)
+    const count = Number(counted?.n ?? 0);
+    // Upsert history is a log: the oldest records make room, so upserts never start failing at the cap.
+    if (count >= MAX_PER_KIND && kind === 'upsert')
+      await this.dropOldest(accountId, kind, count - MAX_PER_KIND + 1);
+    else if (count >= MAX_PER_KIND)
       throw new AppError('CONFLICT', `An account holds at most ${MAX_PER_KIND} records of this kind`, {
         limit: MAX_PER_KIND,
       });
@@ -66,6 +70,23 @@ export class FlowiseObjects {
     };
     await this.db.insertInto('flowise_objects').values(row).execute();
     return { id: row.id, flowId, body, createdAt: now, updatedAt: now };
+  }
+
+  private async dropOldest(accountId: string, kind: ObjectKind, count: number): Promise<void> {
+    const oldest = this.db
+      .selectFrom('flowise_objects')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('kind', '=', kind)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(count);
+    await this.db
+      .deleteFrom('flowise_objects')
+      .where('account_id', '=', accountId)
+      .where('kind', '=', kind)
+      .where('id', 'in', oldest)
+      .execute();
   }
 
   async get(accountId: string, kind: ObjectKind, id: string): Promise<StoredObject> {
