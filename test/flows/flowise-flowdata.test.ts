@@ -332,7 +332,7 @@ describe.each(await testDialects())('flows: Flowise flowData on %s', (dialect) =
   const toolOutputs = () =>
     (chatCalls(bed.openai).at(-1)?.messages ?? []).filter((m) => m.role === 'tool').map((m) => m.content);
 
-  it('Tool Agent: the calculator and a custom tool run in the sandbox; their results go back to the model', async () => {
+  it('Tool Agent: the calculator and a custom tool (in the sandbox) run; their results go back to the model', async () => {
     const canvas = agentCanvas(
       node('calculator_0', 'calculator'),
       node('customTool_0', 'customTool', {

@@ -1,3 +1,4 @@
+import { ArithmeticError, evaluateArithmetic } from '../../../core/arithmetic.js';
 import type { Principal } from '../../../core/auth/principal.js';
 import { newId } from '../../../core/ids.js';
 import type { KnowledgeSearch } from '../../documents/index.js';
@@ -168,7 +169,7 @@ async function runTool(
   const tenant = call.principal.accountId;
   switch (tool.type) {
     case 'calculator':
-      return deps.sandbox.calculate(inputText(args), tenant);
+      return calculate(inputText(args));
     case 'custom':
       return deps.sandbox.custom(
         tool.code,
@@ -199,5 +200,15 @@ async function runTool(
       sources.push(...found);
       return found.map((d) => d.pageContent).join('\n\n');
     }
+  }
+}
+
+/** Flowise's calculator on the platform's one arithmetic evaluator (linear, bounded, no eval). */
+function calculate(expression: string): string {
+  try {
+    return String(evaluateArithmetic(expression));
+  } catch (error) {
+    if (error instanceof ArithmeticError) return "I don't know how to do that.";
+    throw error;
   }
 }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { evaluateArithmetic } from '../../../../core/arithmetic.js';
 import { definitionFromBody } from '../../definitions/definitions.js';
 import { fixedNow } from '../../engine/testing.js';
 import type { WorkflowDefinition } from '../../engine/types.js';
 import { validateWorkflow } from '../../engine/validate.js';
 import type { WorkflowBodyT } from '../../schemas.js';
 import { defaultNodeRegistry } from '../catalogue.js';
-import { evaluateArithmetic } from './tool-calculator/arithmetic.js';
 
 const limits = { maxWaitMs: 86_400_000, now: fixedNow };
 

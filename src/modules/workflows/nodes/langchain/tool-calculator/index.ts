@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
+import { ArithmeticError, evaluateArithmetic } from '../../../../../core/arithmetic.js';
 import { defineSubNode } from '../../../engine/node-type.js';
 import { type AiTool, LANGCHAIN } from '../ai-parts.js';
-import { ArithmeticError, evaluateArithmetic } from './arithmetic.js';
 
 /** n8n's Calculator tool (LangChain's `calculator`): a math expression in, its value out as text. */
 export const toolCalculatorNode = defineSubNode({
