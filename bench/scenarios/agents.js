@@ -13,6 +13,9 @@
  *    front to the platform's history cap (AGENT_HISTORY_MESSAGES, 20 messages: the prompt is the same
  *    size on every request) against a gateway call carrying those 20 messages too. Round with the
  *    median ratio reported, as flows.js.
+ * 3. Issue 34: n8n's AI Agent node in an active workflow (n8n webhook → AI Agent, its OpenAI Chat Model
+ *    credential naming this platform's /v1 and the key, a Calculator tool offered) against the agent API's
+ *    fresh message (2.), the same question and system message.
  * Run alone: `npm run build && BENCH_ONLY=agents node bench/run.js` (run.js reads BENCH_ONLY, not argv).
  * The child's per-IP and per-endpoint windows are off (RATE_LIMIT_PER_IP=0, RATE_LIMIT_PER_ENDPOINT=0)
  * and its daily quota is raised, as every bench child: all connections come from 127.0.0.1 on one key.
@@ -171,7 +174,7 @@ async function sockets(url, key, pid) {
 }
 
 /** The agent, its conversations and the requests measured, each checked once by hand before any load. */
-async function prepare(call, auth) {
+async function prepare(call, auth, url) {
   const agent = await call(
     'POST',
     '/api/agents',
@@ -207,10 +210,70 @@ async function prepare(call, auth) {
   if (direct.choices?.[0]?.message?.content !== ANSWER)
     throw new Error(`gateway answered ${JSON.stringify(direct).slice(0, 300)}`);
 
+  // n8n's AI Agent on the same model through the gateway (an openAiApi credential naming this
+  // platform's /v1 and the key), with one tool (Calculator) offered, started by an n8n webhook.
+  const credential = await call(
+    'POST',
+    '/api/v1/credentials',
+    { name: 'gateway', type: 'openAiApi', data: { apiKey: auth.authorization.slice(7), url: `${url}/v1` } },
+    [201],
+  );
+  const lc = '@n8n/n8n-nodes-langchain';
+  const workflow = await call(
+    'POST',
+    '/api/v1/workflows',
+    {
+      name: 'bench n8n agent',
+      nodes: [
+        {
+          name: 'Webhook',
+          type: 'n8n-nodes-base.webhook',
+          typeVersion: 2,
+          position: [0, 0],
+          parameters: { httpMethod: 'POST', path: 'bench-n8n-agent', responseMode: 'lastNode', options: {} },
+        },
+        {
+          name: 'AI Agent',
+          type: `${lc}.agent`,
+          typeVersion: 2,
+          position: [200, 0],
+          parameters: { promptType: 'define', text: QUESTION, options: { systemMessage: INSTRUCTIONS } },
+        },
+        {
+          name: 'Model',
+          type: `${lc}.lmChatOpenAi`,
+          typeVersion: 1.2,
+          position: [200, 200],
+          parameters: { model: { __rl: true, mode: 'id', value: MODEL }, options: {} },
+          credentials: { openAiApi: { id: credential.id, name: 'gateway' } },
+        },
+        {
+          name: 'Calculator',
+          type: `${lc}.toolCalculator`,
+          typeVersion: 1,
+          position: [400, 200],
+          parameters: {},
+        },
+      ],
+      connections: {
+        Webhook: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
+        Model: { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
+        Calculator: { ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
+      },
+      settings: {},
+    },
+    [201],
+  );
+  await call('POST', `/api/v1/workflows/${workflow.id}/activate`, {}, [200]);
+  const n8nAnswer = await call('POST', '/webhook/bench-n8n-agent', {}, [200]);
+  if (n8nAnswer.output !== ANSWER)
+    throw new Error(`n8n agent answered ${JSON.stringify(n8nAnswer).slice(0, 300)}`);
+
   return {
     agent,
     conversations,
     requests: {
+      n8nAgent: { path: '/webhook/bench-n8n-agent', headers: auth, body: '{}' },
       gateway: { path: '/v1/chat/completions', headers: auth, body: gatewayBody([system, user]) },
       gatewayHistory: {
         path: '/v1/chat/completions',
@@ -231,8 +294,9 @@ async function prepare(call, auth) {
 const FIGURES = [
   ['fresh', 'gateway'],
   ['conversation', 'gatewayHistory'],
+  ['n8nAgent', 'fresh'],
 ];
-const RUNS = ['gateway', 'fresh', 'gatewayHistory', 'conversation'];
+const RUNS = ['gateway', 'fresh', 'gatewayHistory', 'conversation', 'n8nAgent'];
 
 /** ROUNDS rounds of every run back to back; per figure, the round with its median ratio to its reference. */
 async function measure(url, requests) {
@@ -268,6 +332,8 @@ export async function report() {
       path.join(bench, 'platform-server.js'),
       platformEnv(dataDir, key, {
         AGENT_HISTORY_MESSAGES: String(HISTORY),
+        // The n8n AI Agent's model credential names this very platform's /v1 on loopback.
+        OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
         OPENAI_API_KEY: 'bench',
         LLM_MODELS: JSON.stringify([
           {
@@ -287,7 +353,7 @@ export async function report() {
     const call = client(url, key);
 
     const ws = await sockets(url, key, platform.child.pid);
-    const { agent, conversations, requests } = await prepare(call, auth);
+    const { agent, conversations, requests } = await prepare(call, auth, url);
     const result = await measure(url, requests);
 
     // The conversation runs really were turns of one conversation: its messages are all there.
@@ -315,6 +381,11 @@ export async function report() {
         `agent message, fixed conversationId per connection (history at its cap, ${HISTORY} messages)`,
         result.conversation,
         `gateway, same ${HISTORY + 2}-message prompt`,
+      ),
+      line(
+        'n8n AI Agent workflow (webhook → AI Agent on the gateway, Calculator tool offered; issue 34)',
+        result.n8nAgent,
+        'the agent API, same prompt, no conversationId',
       ),
       `agent WebSocket: ${fmt(WS_CONNECTIONS)} connections (Authorization header) opened in ${fmt(ws.seconds, 2)} s ` +
         `(${WS_OPENING} upgrades at a time), each answered a ping with a pong; child RSS ` +

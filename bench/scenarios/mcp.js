@@ -2,7 +2,8 @@
  * Issue 34: the MCP server's tools/call round trip, through the SDK's own client over loopback against
  * the shared platform: a knowledge_search (one small document) and a workflow marked as a tool
  * (webhook → set), WARMUP then CALLS sequential calls each; p50/p99 in ms on the client side. Each
- * call is one stateless POST (a fresh SDK server per request, docs/decisions.md).
+ * call is one stateless POST (a fresh SDK server per request, docs/decisions.md). Also n8n's MCP Server
+ * Trigger at /mcp/{path} with a Calculator attached (each message an execution of its workflow).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -69,6 +70,43 @@ export async function report({ baseUrl, key }) {
     },
     [201],
   );
+  // n8n's MCP Server Trigger with a Calculator attached: each message is an execution of that workflow.
+  const trigger = await call(
+    'POST',
+    '/api/v1/workflows',
+    {
+      name: 'bench mcp trigger',
+      nodes: [
+        {
+          name: 'MCP Server Trigger',
+          type: '@n8n/n8n-nodes-langchain.mcpTrigger',
+          typeVersion: 2,
+          position: [0, 0],
+          webhookId: 'bench-mcp-trigger',
+          parameters: { path: 'bench-mcp-trigger' },
+        },
+        {
+          name: 'Calculator',
+          type: '@n8n/n8n-nodes-langchain.toolCalculator',
+          typeVersion: 1,
+          position: [0, 200],
+          parameters: {},
+        },
+      ],
+      connections: { Calculator: { ai_tool: [[{ node: 'MCP Server Trigger', type: 'ai_tool', index: 0 }]] } },
+      settings: {},
+    },
+    [201],
+  );
+  await call('POST', `/api/v1/workflows/${trigger.id}/activate`, {}, [200]);
+  const viaTrigger = new Client({ name: 'bench', version: '1.0.0' });
+  await viaTrigger.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp/bench-mcp-trigger`)));
+  let triggerTimes;
+  try {
+    triggerTimes = await roundTrips(viaTrigger, 'calculator', { input: '6 * 7' });
+  } finally {
+    await viaTrigger.close();
+  }
   const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${key}` } },
   });
@@ -81,7 +119,7 @@ export async function report({ baseUrl, key }) {
     });
     const workflow = await roundTrips(mcp, `workflow_${wf.id}`, { q: 'hello' });
     return [
-      `MCP tools/call round trip (SDK client, ${CALLS} sequential calls): knowledge_search p50 ${fmt(search[0], 1)} ms, p99 ${fmt(search[1], 1)} ms; workflow tool p50 ${fmt(workflow[0], 1)} ms, p99 ${fmt(workflow[1], 1)} ms`,
+      `MCP tools/call round trip (SDK client, ${CALLS} sequential calls): knowledge_search p50 ${fmt(search[0], 1)} ms, p99 ${fmt(search[1], 1)} ms; workflow tool p50 ${fmt(workflow[0], 1)} ms, p99 ${fmt(workflow[1], 1)} ms; n8n MCP Server Trigger (Calculator) p50 ${fmt(triggerTimes[0], 1)} ms, p99 ${fmt(triggerTimes[1], 1)} ms`,
     ];
   } finally {
     await mcp.close();

@@ -97,4 +97,52 @@ describe('retrieval workflow on the platform gateway', () => {
     expect(models).toContain('gpt-4o-mini');
     expect(models).toContain('builtin/hashed-ngrams');
   });
+
+  it("an AI Agent node on a gateway model is charged to the credential's key: logged, and stopped by its budget", async () => {
+    const { key, id } = await bed.p.createKey({
+      name: 'agent budget',
+      type: 'development',
+      services: ['llm'],
+      role: 'Writer',
+      dailyTokenBudget: 30,
+    });
+    const agent = aiWorkflow(
+      [
+        {
+          name: 'AI Agent',
+          type: `${LC}.agent`,
+          typeVersion: 2,
+          parameters: { promptType: 'define', text: 'Say something about budgets, please.' },
+        },
+        {
+          name: 'Model',
+          type: `${LC}.lmChatOpenAi`,
+          typeVersion: 1.2,
+          parameters: { model: { __rl: true, mode: 'list', value: 'gpt-4o-mini' }, options: {} },
+          credentials: { openAiApi: { id: 'gw', name: 'Platform' } },
+        },
+      ],
+      [
+        ['Trigger', 'AI Agent'],
+        ['Model', 'AI Agent', 'ai_languageModel'],
+      ],
+    );
+    const budgeted: Partial<EngineDeps> = {
+      ...deps,
+      credential: async () => ({ apiKey: key, url: `${bed.url}/v1` }),
+    };
+    const first = await runFixture(agent, budgeted);
+    expect(first.outcome.state.error).toBeNull();
+    expect(typeof first.outputs['AI Agent']?.[0]?.output).toBe('string');
+    const logged = await bed.p.request({ method: 'GET', url: `/v1/llm/requests?keyId=${id}` });
+    const calls = (logged.json() as { data: Array<Record<string, unknown>> }).data;
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ keyId: id, model: 'gpt-4o-mini', status: 'success' });
+    expect(Number(calls[0]?.promptTokens)).toBeGreaterThan(0);
+    // Each run spends the key's daily tokens; once spent, the node fails with the gateway's 429.
+    let last = first;
+    for (let i = 0; i < 10 && last.outcome.state.error === null; i++)
+      last = await runFixture(agent, budgeted);
+    expect(JSON.stringify(last.outcome.state.error)).toMatch(/token budget/i);
+  });
 });

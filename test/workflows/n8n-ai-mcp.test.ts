@@ -236,6 +236,22 @@ describe.each(await testDialects())("n8n's MCP Client Tool on %s", (dialect) => 
     expect(results[2]).toMatch(/orderId|invalid/i);
   });
 
+  it("v1.2's multiple-headers credential is refused by name", async () => {
+    const e = await runAgent({
+      name: 'MCP Client',
+      type: `${LC}.mcpClientTool`,
+      typeVersion: 1.2,
+      parameters: {
+        endpointUrl: shop.url,
+        serverTransport: 'httpStreamable',
+        authentication: 'multipleHeadersAuth',
+      },
+    });
+    const error = e.data.resultData.error as { message: string } | undefined;
+    expect(error?.message).toContain("Authentication 'multipleHeadersAuth' is not supported");
+    expect(shop.calls).toEqual([]);
+  });
+
   it('a server that never answers fails the node at its timeout, naming the server', async () => {
     const started = Date.now();
     const e = await runAgent({

@@ -14,7 +14,15 @@ const Parameters = Type.Object(
     endpointUrl: Type.String({ default: '', maxLength: 4_000 }),
     serverTransport: Type.Enum(['sse', 'httpStreamable'] as const, { default: 'sse' }),
     authentication: Type.Enum(
-      ['none', 'bearerAuth', 'headerAuth', 'customAuth', 'genericCredentialType'] as const,
+      [
+        'none',
+        'bearerAuth',
+        'headerAuth',
+        'customAuth',
+        'multipleHeadersAuth',
+        'mcpOAuth2Api',
+        'genericCredentialType',
+      ] as const,
       { default: 'none' },
     ),
     genericAuthType: Type.Optional(Type.String({ maxLength: 100 })),
@@ -56,7 +64,7 @@ const GENERIC_TYPES = ['httpBearerAuth', 'httpHeaderAuth', 'httpCustomAuth', 'ht
  */
 export const mcpClientToolNode = defineSubNode({
   type: `${LANGCHAIN}.mcpClientTool`,
-  versions: [1, 1.1, 2],
+  versions: [1, 1.1, 1.2, 2],
   schema: Parameters,
   subNode: 'ai_tool',
   async supply(ctx, itemIndex): Promise<AiTool[]> {
