@@ -5,6 +5,7 @@
  */
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { headerSecrets, safeCause } from '../../../core/redact.js';
 import { UpstreamError } from '../types.js';
 
@@ -169,7 +170,8 @@ export class UpstreamCall {
         signal.removeEventListener('abort', onAbort);
       };
       const isHttps = url.protocol === 'https:';
-      const req = (isHttps ? https : http).request(url, {
+      const req = (isHttps ? https : http).request({
+        ...requestTarget(url),
         method: options.method,
         headers: options.body === undefined ? options.headers : withLength(options.headers, options.body),
         agent: isHttps ? agents.https : agents.http,
@@ -456,6 +458,17 @@ export function parseJson(text: string, label: string): unknown {
   } catch {
     throw new UpstreamError(`${label} upstream sent invalid JSON: ${safeCause(text.slice(0, 120))}`, true);
   }
+}
+
+/** The request options of the registry's few upstream URLs, converted once (not per call). */
+const targets = new WeakMap<URL, http.RequestOptions>();
+function requestTarget(url: URL): http.RequestOptions {
+  let target = targets.get(url);
+  if (!target) {
+    target = urlToHttpOptions(url);
+    targets.set(url, target);
+  }
+  return target;
 }
 
 const joined = new Map<string, URL>();
