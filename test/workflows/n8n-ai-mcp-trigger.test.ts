@@ -209,6 +209,29 @@ describe.each(await testDialects())("n8n's MCP Server Trigger on %s", (dialect) 
     expect(messages.at(-1)).toMatchObject({ role: 'tool', content: '42' });
   });
 
+  it('a JSON-RPC batch is refused before any run: one request, one message', async () => {
+    const call = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'calc', arguments: {} },
+    });
+    const res = await p.request({
+      method: 'POST',
+      url: '/mcp/calc',
+      headers: {
+        authorization: 'Bearer mcp-token',
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+      },
+      payload: JSON.stringify([call(1), call(2), call(3)]),
+      key: null,
+    });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json()).toMatchObject({ error: true, code: 'VALIDATION_ERROR' });
+    expect(res.json().message).toMatch(/batches are refused/);
+  });
+
   it('garbage is answered with a JSON-RPC error, not a 500', async () => {
     const res = await p.request({
       method: 'POST',

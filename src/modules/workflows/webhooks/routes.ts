@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { AppError } from '../../../core/errors.js';
+import { AppError, validationError } from '../../../core/errors.js';
 import { isValidHeader } from '../../../core/http/header-check.js';
 import { assertSafeJson } from '../../../core/http/json-guard.js';
 import { decodeUtf8Sliced, JSON_INLINE_BYTES, parseJsonSliced } from '../../../core/http/json-sliced.js';
@@ -419,6 +419,11 @@ function mcpRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void {
     handler: async (request, reply) => {
       const match = request.webhookMatch;
       if (!match) throw new AppError('WEBHOOK_NOT_FOUND', 'No active MCP Server Trigger listens here');
+      // A batch would start up to 100 tool runs for one request the per-IP limit counts once.
+      if (Array.isArray(request.body))
+        throw validationError('An MCP request carries one JSON-RPC message: batches are refused', [
+          { field: 'body', message: 'an array of messages; send each message in its own request' },
+        ]);
       const path = (request.params as { '*': string })['*'];
       const { response, headers } = await deps.webhooks.handle(callOf(request, path), match);
       return send(reply, response, false, headers);
