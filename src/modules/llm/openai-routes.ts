@@ -106,6 +106,14 @@ function sendRelayed(reply: FastifyReply, relayed: RelaySession, requestId: stri
 }
 
 const USAGE_OPTION = Buffer.from(',"stream_options":{"include_usage":true}');
+const MODEL_KEY = Buffer.from('"model"');
+const KNOWN_CHAT_FIELDS = new Set(Object.keys(OpenAiChatBody.properties));
+
+/** OpenAI's `developer` role is `system` to the compatible servers that predate it: translated. */
+function relayable(body: OpenAiChatBodyT): boolean {
+  for (const field in body) if (!KNOWN_CHAT_FIELDS.has(field)) return false;
+  return !body.messages.some((m) => m.role === 'developer');
+}
 
 /**
  * The body an OpenAI-compatible upstream gets for a relayed chat: the client's bytes, with the
@@ -116,8 +124,11 @@ const USAGE_OPTION = Buffer.from(',"stream_options":{"include_usage":true}');
 function relayBody(bytes: Buffer, body: OpenAiChatBodyT, upstreamModel: string): string | Buffer {
   const stream = body.stream === true;
   const addUsage = stream && body.stream_options?.include_usage !== true;
-  if (body.model === upstreamModel && !addUsage) return bytes;
-  if (body.model === upstreamModel && body.stream_options === undefined) {
+  // A second "model" key (or the word as a value) is re-serialized: the upstream's JSON parser must
+  // not pick another model than the one validated here, which JSON.parse took from the last key.
+  const oneModel = bytes.indexOf(MODEL_KEY) === bytes.lastIndexOf(MODEL_KEY);
+  if (body.model === upstreamModel && oneModel && !addUsage) return bytes;
+  if (body.model === upstreamModel && oneModel && body.stream_options === undefined) {
     const end = bytes.lastIndexOf(125);
     return Buffer.concat([bytes.subarray(0, end), USAGE_OPTION, bytes.subarray(end)]);
   }
@@ -186,8 +197,9 @@ export function openAiRoutes(
       const ctx = contextOf(request, reply, 'chat.completions', stream);
       const asked = chatFromOpenAi(body);
       const bytes = bodyBytesOf(request);
-      // OpenAI's `developer` role is `system` to the compatible servers that predate it: translated.
-      if (bytes && !body.messages.some((m) => m.role === 'developer')) {
+      // Only bodies of known fields are relayed: an extra field would reach the upstream on the
+      // platform's provider key, where the translating path ignores it.
+      if (bytes && relayable(body)) {
         const relayed = await gateway.relay(ctx, body.model, asked, {
           dialect: 'openai',
           stream,

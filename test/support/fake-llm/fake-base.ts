@@ -14,6 +14,8 @@ export interface FakeLlmRequest {
   headers: IncomingHttpHeaders;
   /** Parsed JSON body; the raw text when it is not JSON; null when empty. */
   body: unknown;
+  /** The body's text as it arrived. */
+  raw: string;
 }
 
 /** A tool call the fake answers with instead of text. */
@@ -234,7 +236,7 @@ export async function startFake(format: FakeFormat, models: string[]): Promise<F
           body = raw;
         }
       }
-      requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body });
+      requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body, raw });
       void answer({ ...exchange, path, body }).catch((error: unknown) => {
         if (!res.headersSent) format.sendError(res, 500, `fake failed: ${String(error)}`);
         else res.destroy();
