@@ -20068,6 +20068,10 @@ export interface operations {
               temperature?: number | null;
               maxToolCalls?: number;
               requiresApproval?: string[];
+              approvalTimeoutSeconds?: number | null;
+              approvalTimeouts?: {
+                [key: string]: number;
+              };
               /**
                * Format: date-time
                * @description ISO 8601 UTC
@@ -20152,6 +20156,11 @@ export interface operations {
           maxToolCalls?: number;
           /** @description Tools whose calls wait for a caller's approval (POST …/runs/{runId}/approvals): names of the agent's tools, `mcp:<server>` for all of a server's */
           requiresApproval?: string[];
+          approvalTimeoutSeconds?: number | null;
+          /** @description Seconds per tool of requiresApproval (overrides approvalTimeoutSeconds) */
+          approvalTimeouts?: {
+            [key: string]: number;
+          };
         };
       };
     };
@@ -20179,6 +20188,8 @@ export interface operations {
            *       "requiresApproval": [
            *         "string"
            *       ],
+           *       "approvalTimeoutSeconds": 0,
+           *       "approvalTimeouts": {},
            *       "createdAt": "2025-01-01T00:00:00.000Z",
            *       "updatedAt": "2025-01-01T00:00:00.000Z"
            *     }
@@ -20226,6 +20237,10 @@ export interface operations {
             temperature: number | null;
             maxToolCalls: number;
             requiresApproval: string[];
+            approvalTimeoutSeconds: number | null;
+            approvalTimeouts: {
+              [key: string]: number;
+            };
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -20314,6 +20329,8 @@ export interface operations {
            *       "requiresApproval": [
            *         "string"
            *       ],
+           *       "approvalTimeoutSeconds": 0,
+           *       "approvalTimeouts": {},
            *       "createdAt": "2025-01-01T00:00:00.000Z",
            *       "updatedAt": "2025-01-01T00:00:00.000Z"
            *     }
@@ -20361,6 +20378,10 @@ export interface operations {
             temperature: number | null;
             maxToolCalls: number;
             requiresApproval: string[];
+            approvalTimeoutSeconds: number | null;
+            approvalTimeouts: {
+              [key: string]: number;
+            };
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -20497,6 +20518,11 @@ export interface operations {
           maxToolCalls?: number;
           /** @description Tools whose calls wait for a caller's approval (POST …/runs/{runId}/approvals): names of the agent's tools, `mcp:<server>` for all of a server's */
           requiresApproval?: string[];
+          approvalTimeoutSeconds?: number | null;
+          /** @description Seconds per tool of requiresApproval (overrides approvalTimeoutSeconds) */
+          approvalTimeouts?: {
+            [key: string]: number;
+          };
         };
       };
     };
@@ -20524,6 +20550,8 @@ export interface operations {
            *       "requiresApproval": [
            *         "string"
            *       ],
+           *       "approvalTimeoutSeconds": 0,
+           *       "approvalTimeouts": {},
            *       "createdAt": "2025-01-01T00:00:00.000Z",
            *       "updatedAt": "2025-01-01T00:00:00.000Z"
            *     }
@@ -20571,6 +20599,10 @@ export interface operations {
             temperature: number | null;
             maxToolCalls: number;
             requiresApproval: string[];
+            approvalTimeoutSeconds: number | null;
+            approvalTimeouts: {
+              [key: string]: number;
+            };
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -20871,6 +20903,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
               /** @description Calls of tools that need approval, waiting for it */
               approvals: {
@@ -20879,6 +20913,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
             };
           };
@@ -20939,6 +20975,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
               /** @description Calls of tools that need approval, waiting for it */
               approvals: {
@@ -20947,6 +20985,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
             } | null;
             /** @description A queued turn (`background: true`), run by a worker */
@@ -21168,6 +21208,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
               /** @description Calls of tools that need approval, waiting for it */
               approvals: {
@@ -21176,6 +21218,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
             };
           };
@@ -21345,6 +21389,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
               /** @description Calls of tools that need approval, waiting for it */
               approvals: {
@@ -21353,6 +21399,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
             };
           };
@@ -21440,6 +21488,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
               /** @description Calls of tools that need approval, waiting for it */
               approvals: {
@@ -21448,6 +21498,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
             } | null;
             /** @description A queued turn (`background: true`), run by a worker */
@@ -21547,6 +21599,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
               /** @description Calls of tools that need approval, waiting for it */
               approvals: {
@@ -21555,6 +21609,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
             } | null;
             /** @description A queued turn (`background: true`), run by a worker */

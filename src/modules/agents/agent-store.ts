@@ -210,6 +210,18 @@ export class AgentStore {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  /** Paused runs whose first undecided approval expired by `now`, oldest deadline first. */
+  expiredApprovals(now: string, limit: number): Promise<RunRow[]> {
+    return this.db
+      .selectFrom('agent_runs')
+      .selectAll()
+      .where('approval_deadline', '<=', now)
+      .where('status', '=', 'requires_action')
+      .orderBy('approval_deadline')
+      .limit(limit)
+      .execute();
+  }
+
   /** Background runs not yet ended (queued, or in progress when their worker stopped), oldest first. */
   unfinishedBackgroundRuns(limit: number): Promise<Array<Pick<RunRow, 'id' | 'account_id'>>> {
     return this.db

@@ -90,6 +90,22 @@ const agentFields = {
     description:
       "Tools whose calls wait for a caller's approval (POST …/runs/{runId}/approvals): names of the agent's tools, `mcp:<server>` for all of a server's",
   }),
+  approvalTimeoutSeconds: Nullable(
+    Type.Integer({
+      minimum: 1,
+      maximum: 2_592_000,
+      description:
+        'How long a call waits for approval before it is rejected (null: the server default, AGENT_APPROVAL_TIMEOUT_SECONDS)',
+    }),
+  ),
+  approvalTimeouts: Type.Record(
+    Type.String({ minLength: 1, maxLength: 300 }),
+    Type.Integer({ minimum: 1, maximum: 2_592_000 }),
+    {
+      maxProperties: 20,
+      description: 'Seconds per tool of requiresApproval (overrides approvalTimeoutSeconds)',
+    },
+  ),
 };
 
 export const AgentCreateBody = Type.Object(
@@ -102,6 +118,8 @@ export const AgentCreateBody = Type.Object(
     temperature: Type.Optional(agentFields.temperature),
     maxToolCalls: Type.Optional(agentFields.maxToolCalls),
     requiresApproval: Type.Optional(agentFields.requiresApproval),
+    approvalTimeoutSeconds: Type.Optional(agentFields.approvalTimeoutSeconds),
+    approvalTimeouts: Type.Optional(agentFields.approvalTimeouts),
   },
   { additionalProperties: false },
 );
@@ -138,6 +156,8 @@ export const AgentView = Type.Object({
   temperature: Nullable(Type.Number()),
   maxToolCalls: Type.Integer(),
   requiresApproval: Type.Array(Type.String()),
+  approvalTimeoutSeconds: Nullable(Type.Integer()),
+  approvalTimeouts: Type.Record(Type.String(), Type.Integer()),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -264,6 +284,9 @@ const PendingCall = Type.Object({
   id: Type.String(),
   name: Type.String(),
   arguments: Type.Record(Type.String(), Type.Unknown()),
+  expiresAt: Type.Optional(
+    Type.String({ description: 'A call waiting for approval: when it is rejected if nobody decides' }),
+  ),
 });
 
 const RunStatus = Type.Enum([
