@@ -3648,7 +3648,13 @@ export interface paths {
      *     An API key or a customer token (acting for its customer). Requires the scope `agent:read`.
      */
     head: operations['headApiConversationsById'];
-    patch?: never;
+    /**
+     * Change a conversation's title or metadata (a customer token: its own)
+     * @description Change a conversation's title or metadata (a customer token: its own)
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `agent:write`.
+     */
+    patch: operations['patchApiConversationsById'];
     trace?: never;
   };
   '/api/conversations/{id}/export': {
@@ -22029,6 +22035,80 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  patchApiConversationsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "title": "string"
+         *     }
+         */
+        'application/json': {
+          title?: string | null;
+          /** @description Replaces the metadata whole */
+          metadata?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "agentId": "string",
+           *       "userId": "string",
+           *       "title": "string",
+           *       "metadata": {},
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            agentId: string | null;
+            userId: string | null;
+            title: string | null;
+            metadata: {
+              [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };

@@ -80,6 +80,13 @@ export class AgentStore {
       .execute();
   }
 
+  async updateConversation(
+    id: string,
+    values: Partial<Pick<ConversationRow, 'title' | 'metadata' | 'updated_at'>>,
+  ): Promise<void> {
+    await this.db.updateTable('conversations').set(values).where('id', '=', id).execute();
+  }
+
   async touchConversation(id: string, at: string): Promise<void> {
     await this.db.updateTable('conversations').set({ updated_at: at }).where('id', '=', id).execute();
   }

@@ -176,6 +176,16 @@ export const ConversationBody = Type.Object(
 );
 export type ConversationBodyT = Static<typeof ConversationBody>;
 
+export const ConversationPatch = Type.Object(
+  {
+    title: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 300 }))),
+    metadata: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), { description: 'Replaces the metadata whole' }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
 export const ConversationView = Type.Object({
   id: Type.String(),
   agentId: Nullable(Type.String()),
