@@ -492,3 +492,25 @@ export const ArchivalList = Type.Object({
   data: Type.Array(ArchivalView),
   nextCursor: Nullable(Type.String()),
 });
+
+const AgentFileBlock = Type.Object(
+  {
+    label: BlockLabel,
+    value: Type.String({ maxLength: 20_000 }),
+    limit: Type.Integer({ minimum: 1, maximum: 20_000 }),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 1_000 }))),
+  },
+  { additionalProperties: false },
+);
+
+/** An agent as a JSON file: its definition and its own memory blocks (`GET …/export`, `POST /api/agents/import`). */
+export const AgentFile = Type.Object(
+  {
+    format: Type.Literal('agent'),
+    version: Type.Literal(1),
+    exportedAt: Type.Optional(Type.String({ maxLength: 40 })),
+    agent: AgentCreateBody,
+    memoryBlocks: Type.Optional(Type.Array(AgentFileBlock, { maxItems: 20 })),
+  },
+  { additionalProperties: false },
+);
