@@ -4556,7 +4556,13 @@ export interface paths {
      *     An API key or a customer token (acting for its customer). Requires the scope `agent:read`.
      */
     head: operations['headApiConversationsById'];
-    patch?: never;
+    /**
+     * Change a conversation's title or metadata (a customer token: its own)
+     * @description Change a conversation's title or metadata (a customer token: its own)
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `agent:write`.
+     */
+    patch: operations['patchApiConversationsById'];
     trace?: never;
   };
   '/api/conversations/{id}/export': {
@@ -4714,6 +4720,56 @@ export interface paths {
      *     API keys only. Requires the scope `agent:read`.
      */
     head: operations['headApiAgentsByAgentIdMemoryBlocksByBlockIdHistory'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agents/{agentId}/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An agent as a JSON file: its definition and its own memory blocks
+     * @description An agent as a JSON file: its definition and its own memory blocks
+     *
+     *     API keys only. Requires the scope `agent:read`.
+     */
+    get: operations['getApiAgentsByAgentIdExport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * An agent as a JSON file: its definition and its own memory blocks (headers only)
+     * @description An agent as a JSON file: its definition and its own memory blocks
+     *
+     *     API keys only. Requires the scope `agent:read`.
+     */
+    head: operations['headApiAgentsByAgentIdExport'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agents/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create an agent from a JSON file of GET …/export (checked as a new agent), with its memory blocks
+     * @description Create an agent from a JSON file of GET …/export (checked as a new agent), with its memory blocks
+     *
+     *     API keys only. Requires the scope `agent:write`.
+     */
+    post: operations['postApiAgentsImport'];
+    delete?: never;
+    options?: never;
+    head?: never;
     patch?: never;
     trace?: never;
   };
@@ -24724,6 +24780,10 @@ export interface operations {
               temperature?: number | null;
               maxToolCalls?: number;
               requiresApproval?: string[];
+              approvalTimeoutSeconds?: number | null;
+              approvalTimeouts?: {
+                [key: string]: number;
+              };
               /**
                * Format: date-time
                * @description ISO 8601 UTC
@@ -24808,6 +24868,11 @@ export interface operations {
           maxToolCalls?: number;
           /** @description Tools whose calls wait for a caller's approval (POST …/runs/{runId}/approvals): names of the agent's tools, `mcp:<server>` for all of a server's */
           requiresApproval?: string[];
+          approvalTimeoutSeconds?: number | null;
+          /** @description Seconds per tool of requiresApproval (overrides approvalTimeoutSeconds) */
+          approvalTimeouts?: {
+            [key: string]: number;
+          };
         };
       };
     };
@@ -24835,6 +24900,8 @@ export interface operations {
            *       "requiresApproval": [
            *         "string"
            *       ],
+           *       "approvalTimeoutSeconds": 0,
+           *       "approvalTimeouts": {},
            *       "createdAt": "2025-01-01T00:00:00.000Z",
            *       "updatedAt": "2025-01-01T00:00:00.000Z"
            *     }
@@ -24882,6 +24949,10 @@ export interface operations {
             temperature: number | null;
             maxToolCalls: number;
             requiresApproval: string[];
+            approvalTimeoutSeconds: number | null;
+            approvalTimeouts: {
+              [key: string]: number;
+            };
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -24970,6 +25041,8 @@ export interface operations {
            *       "requiresApproval": [
            *         "string"
            *       ],
+           *       "approvalTimeoutSeconds": 0,
+           *       "approvalTimeouts": {},
            *       "createdAt": "2025-01-01T00:00:00.000Z",
            *       "updatedAt": "2025-01-01T00:00:00.000Z"
            *     }
@@ -25017,6 +25090,10 @@ export interface operations {
             temperature: number | null;
             maxToolCalls: number;
             requiresApproval: string[];
+            approvalTimeoutSeconds: number | null;
+            approvalTimeouts: {
+              [key: string]: number;
+            };
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -25153,6 +25230,11 @@ export interface operations {
           maxToolCalls?: number;
           /** @description Tools whose calls wait for a caller's approval (POST …/runs/{runId}/approvals): names of the agent's tools, `mcp:<server>` for all of a server's */
           requiresApproval?: string[];
+          approvalTimeoutSeconds?: number | null;
+          /** @description Seconds per tool of requiresApproval (overrides approvalTimeoutSeconds) */
+          approvalTimeouts?: {
+            [key: string]: number;
+          };
         };
       };
     };
@@ -25180,6 +25262,8 @@ export interface operations {
            *       "requiresApproval": [
            *         "string"
            *       ],
+           *       "approvalTimeoutSeconds": 0,
+           *       "approvalTimeouts": {},
            *       "createdAt": "2025-01-01T00:00:00.000Z",
            *       "updatedAt": "2025-01-01T00:00:00.000Z"
            *     }
@@ -25227,6 +25311,10 @@ export interface operations {
             temperature: number | null;
             maxToolCalls: number;
             requiresApproval: string[];
+            approvalTimeoutSeconds: number | null;
+            approvalTimeouts: {
+              [key: string]: number;
+            };
             /**
              * Format: date-time
              * @description ISO 8601 UTC
@@ -25527,6 +25615,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
               /** @description Calls of tools that need approval, waiting for it */
               approvals: {
@@ -25535,6 +25625,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
             };
           };
@@ -25595,6 +25687,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
               /** @description Calls of tools that need approval, waiting for it */
               approvals: {
@@ -25603,6 +25697,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
             } | null;
             /** @description A queued turn (`background: true`), run by a worker */
@@ -25824,6 +25920,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
               /** @description Calls of tools that need approval, waiting for it */
               approvals: {
@@ -25832,6 +25930,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
             };
           };
@@ -26001,6 +26101,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
               /** @description Calls of tools that need approval, waiting for it */
               approvals: {
@@ -26009,6 +26111,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
             };
           };
@@ -26096,6 +26200,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
               /** @description Calls of tools that need approval, waiting for it */
               approvals: {
@@ -26104,6 +26210,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
             } | null;
             /** @description A queued turn (`background: true`), run by a worker */
@@ -26203,6 +26311,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
               /** @description Calls of tools that need approval, waiting for it */
               approvals: {
@@ -26211,6 +26321,8 @@ export interface operations {
                 arguments: {
                   [key: string]: unknown;
                 };
+                /** @description A call waiting for approval: when it is rejected if nobody decides */
+                expiresAt?: string;
               }[];
             } | null;
             /** @description A queued turn (`background: true`), run by a worker */
@@ -26629,6 +26741,80 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  patchApiConversationsById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "title": "string"
+         *     }
+         */
+        'application/json': {
+          title?: string | null;
+          /** @description Replaces the metadata whole */
+          metadata?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "agentId": "string",
+           *       "userId": "string",
+           *       "title": "string",
+           *       "metadata": {},
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            agentId: string | null;
+            userId: string | null;
+            title: string | null;
+            metadata: {
+              [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };
@@ -27372,6 +27558,323 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiAgentsByAgentIdExport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "format": "agent",
+           *       "version": 1,
+           *       "agent": {
+           *         "name": "string",
+           *         "model": "string"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            format: 'agent';
+            /** @enum {number} */
+            version: 1;
+            exportedAt?: string;
+            agent: {
+              name: string;
+              instructions?: string;
+              model: string;
+              knowledgeTopics?: string[];
+              tools?: (
+                | (
+                    | string
+                    | {
+                        name: string;
+                        description?: string;
+                        /** @description JSON schema of the arguments */
+                        parameters?: {
+                          [key: string]: unknown;
+                        };
+                      }
+                  )
+                | {
+                    /** @enum {string} */
+                    type: 'mcp';
+                    /** @description mcp:<label>; the label prefixes the tools' function names */
+                    name: string;
+                    /** @description Streamable HTTP endpoint */
+                    url: string;
+                    credential?: {
+                      header: string;
+                      /** @description Stored encrypted, never shown; omit it to keep the stored one */
+                      value?: string;
+                    };
+                    /** @description Only these of the server's tools (default: all) */
+                    include?: string[];
+                  }
+                | {
+                    /** @enum {string} */
+                    type: 'function';
+                    name: string;
+                    description?: string;
+                    /** @description JSON schema of the arguments */
+                    parameters?: {
+                      [key: string]: unknown;
+                    };
+                  }
+              )[];
+              temperature?: number | null;
+              maxToolCalls?: number;
+              /** @description Tools whose calls wait for a caller's approval (POST …/runs/{runId}/approvals): names of the agent's tools, `mcp:<server>` for all of a server's */
+              requiresApproval?: string[];
+              approvalTimeoutSeconds?: number | null;
+              /** @description Seconds per tool of requiresApproval (overrides approvalTimeoutSeconds) */
+              approvalTimeouts?: {
+                [key: string]: number;
+              };
+            };
+            memoryBlocks?: {
+              /** @description persona, human or a name of your own */
+              label: string;
+              value: string;
+              limit: number;
+              description?: string | null;
+            }[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiAgentsByAgentIdExport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        agentId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiAgentsImport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "format": "agent",
+         *       "version": 1,
+         *       "agent": {
+         *         "name": "string",
+         *         "model": "string"
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @enum {string} */
+          format: 'agent';
+          /** @enum {number} */
+          version: 1;
+          exportedAt?: string;
+          agent: {
+            name: string;
+            instructions?: string;
+            model: string;
+            knowledgeTopics?: string[];
+            tools?: (
+              | (
+                  | string
+                  | {
+                      name: string;
+                      description?: string;
+                      /** @description JSON schema of the arguments */
+                      parameters?: {
+                        [key: string]: unknown;
+                      };
+                    }
+                )
+              | {
+                  /** @enum {string} */
+                  type: 'mcp';
+                  /** @description mcp:<label>; the label prefixes the tools' function names */
+                  name: string;
+                  /** @description Streamable HTTP endpoint */
+                  url: string;
+                  credential?: {
+                    header: string;
+                    /** @description Stored encrypted, never shown; omit it to keep the stored one */
+                    value?: string;
+                  };
+                  /** @description Only these of the server's tools (default: all) */
+                  include?: string[];
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'function';
+                  name: string;
+                  description?: string;
+                  /** @description JSON schema of the arguments */
+                  parameters?: {
+                    [key: string]: unknown;
+                  };
+                }
+            )[];
+            temperature?: number | null;
+            maxToolCalls?: number;
+            /** @description Tools whose calls wait for a caller's approval (POST …/runs/{runId}/approvals): names of the agent's tools, `mcp:<server>` for all of a server's */
+            requiresApproval?: string[];
+            approvalTimeoutSeconds?: number | null;
+            /** @description Seconds per tool of requiresApproval (overrides approvalTimeoutSeconds) */
+            approvalTimeouts?: {
+              [key: string]: number;
+            };
+          };
+          memoryBlocks?: {
+            /** @description persona, human or a name of your own */
+            label: string;
+            value: string;
+            limit: number;
+            description?: string | null;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "string",
+           *       "name": "string",
+           *       "instructions": "string",
+           *       "model": "string",
+           *       "knowledgeTopics": [
+           *         "string"
+           *       ],
+           *       "tools": [
+           *         "string"
+           *       ],
+           *       "temperature": 0,
+           *       "maxToolCalls": 0,
+           *       "requiresApproval": [
+           *         "string"
+           *       ],
+           *       "approvalTimeoutSeconds": 0,
+           *       "approvalTimeouts": {},
+           *       "createdAt": "2025-01-01T00:00:00.000Z",
+           *       "updatedAt": "2025-01-01T00:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            instructions: string;
+            model: string;
+            knowledgeTopics: string[];
+            tools: (
+              | string
+              | {
+                  /** @enum {string} */
+                  type: 'mcp';
+                  name: string;
+                  url: string;
+                  credential?: {
+                    header: string;
+                  };
+                  include?: string[];
+                  tools: {
+                    name: string;
+                    description?: string;
+                  }[];
+                }
+              | {
+                  name: string;
+                  description?: string;
+                  parameters?: {
+                    [key: string]: unknown;
+                  };
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'function';
+                  name: string;
+                  description?: string;
+                  /** @description JSON schema of the arguments */
+                  parameters?: {
+                    [key: string]: unknown;
+                  };
+                }
+            )[];
+            temperature: number | null;
+            maxToolCalls: number;
+            requiresApproval: string[];
+            approvalTimeoutSeconds: number | null;
+            approvalTimeouts: {
+              [key: string]: number;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updatedAt: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };

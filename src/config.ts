@@ -246,6 +246,13 @@ const ConfigSchema = Type.Object({
   AGENT_WS_MAX_BUFFERED_BYTES: Type.Integer({ default: 1_048_576, minimum: 16_384 }),
   /** Background agent runs (`background: true`) one worker process runs at once. */
   AGENT_RUN_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 1_000 }),
+  /**
+   * How long a tool call waits for approval when its agent sets no time (`approvalTimeoutSeconds`,
+   * `approvalTimeouts`): then it is rejected and the run continues in the background.
+   */
+  AGENT_APPROVAL_TIMEOUT_SECONDS: Type.Integer({ default: 86_400, minimum: 1, maximum: 2_592_000 }),
+  /** How often a worker looks for approvals past their time. */
+  AGENT_APPROVAL_SWEEP_MS: Type.Integer({ default: 5_000, minimum: 100, maximum: 3_600_000 }),
   /** Conversation messages an agent sees besides the new one. */
   AGENT_HISTORY_MESSAGES: Type.Integer({ default: 20, minimum: 0, maximum: 200 }),
   // MCP (docs/decisions.md, MCP both ways): the server at /mcp and agents' MCP server tools.

@@ -60,6 +60,8 @@ describe.each(await testDialects())('agents: definitions over HTTP on %s', (dial
       temperature: null,
       maxToolCalls: 4,
       requiresApproval: [],
+      approvalTimeoutSeconds: null,
+      approvalTimeouts: {},
       createdAt: expect.stringMatching(ISO),
       updatedAt: expect.stringMatching(ISO),
     });

@@ -90,4 +90,35 @@ describe.each(await testDialects())('agents: conversation export and message edi
     const edited = await call(bed, 'PATCH', ownPath, { key: token, body: { content: 'Mine, edited' } });
     expect(edited.status, edited.text).toBe(200);
   });
+
+  it('PATCH /api/conversations/{id} changes title and metadata; bad input 400; another customer 404', async () => {
+    const agent = await createAgent(bed, { model: MODEL });
+    const created = await call(bed, 'POST', '/api/conversations', {
+      body: { agentId: agent.id, userId: 'fay', title: 'Old', metadata: { a: 1 } },
+    });
+    expect(created.status, created.text).toBe(201);
+    const id = (created.json() as { id: string }).id;
+    const patched = await call(bed, 'PATCH', `/api/conversations/${id}`, {
+      body: { title: 'New title', metadata: { channel: 'web' } },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.json()).toMatchObject({ id, title: 'New title', metadata: { channel: 'web' } });
+    const got = await call(bed, 'GET', `/api/conversations/${id}`);
+    expect(got.json()).toMatchObject({ title: 'New title', metadata: { channel: 'web' } });
+    const cleared = await call(bed, 'PATCH', `/api/conversations/${id}`, { body: { title: null } });
+    expect(cleared.json()).toMatchObject({ title: null, metadata: { channel: 'web' } });
+
+    expectError(await call(bed, 'PATCH', `/api/conversations/${id}`, { body: {} }), 400, 'VALIDATION_ERROR');
+    expectNamesField(await call(bed, 'PATCH', `/api/conversations/${id}`, { body: { title: 7 } }), 'title');
+    const own = await customerToken(bed, 'fay');
+    const stranger = await customerToken(bed, 'gus');
+    expect(
+      (await call(bed, 'PATCH', `/api/conversations/${id}`, { key: own, body: { title: 'Mine' } })).status,
+    ).toBe(200);
+    expectError(
+      await call(bed, 'PATCH', `/api/conversations/${id}`, { key: stranger, body: { title: 'x' } }),
+      404,
+      'CONVERSATION_NOT_FOUND',
+    );
+  });
 });

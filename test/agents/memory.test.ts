@@ -146,4 +146,46 @@ describe.each(await testDialects())('agents: memory blocks on %s', (dialect) => 
     await send(bed, agent.id, { conversationId: conv.id, content: 'again' });
     expect(chatCalls(bed.openai)[0]?.system).toContain('Name: Ada L..\nLikes tea.');
   });
+
+  it('exports an agent with its blocks as a JSON file and imports it as a new agent; a bad file is refused whole', async () => {
+    const agent = await createAgent(bed, {
+      model: 'gpt-4o-mini',
+      instructions: 'Be kind.',
+      tools: ['memory_append'],
+    });
+    await create(agent.id, { label: 'persona', value: 'I am Sam.', limit: 100, description: 'who' });
+    const exported = await call(bed, 'GET', `/api/agents/${agent.id}/export`);
+    expect(exported.status, exported.text).toBe(200);
+    expect(exported.headers.get('content-disposition')).toContain('.agent.json');
+    const file = exported.json() as Record<string, unknown>;
+    expect(file).toMatchObject({
+      format: 'agent',
+      version: 1,
+      agent: { instructions: 'Be kind.', tools: ['memory_append'] },
+      memoryBlocks: [{ label: 'persona', value: 'I am Sam.', limit: 100, description: 'who' }],
+    });
+
+    const imported = await call(bed, 'POST', '/api/agents/import', { body: file });
+    expect(imported.status, imported.text).toBe(201);
+    const copy = imported.json() as { id: string; instructions: string };
+    expect(copy.id).not.toBe(agent.id);
+    expect(copy.instructions).toBe('Be kind.');
+    const blocks = (await call(bed, 'GET', blocksPath(copy.id))).json() as { data: Block[] };
+    expect(blocks.data.map((b) => [b.label, b.value])).toEqual([['persona', 'I am Sam.']]);
+
+    const before = ((await call(bed, 'GET', '/api/agents')).json() as { data: unknown[] }).data.length;
+    expectNamesField(
+      await call(bed, 'POST', '/api/agents/import', {
+        body: { ...file, memoryBlocks: [{ label: 'x', value: 'abc', limit: 2 }] },
+      }),
+      'memoryBlocks[0].value',
+    );
+    expectNamesField(
+      await call(bed, 'POST', '/api/agents/import', { body: { ...file, version: 2 } }),
+      'version',
+    );
+    expect(((await call(bed, 'GET', '/api/agents')).json() as { data: unknown[] }).data).toHaveLength(before);
+    const foreign = await otherAccountKey(bed.p);
+    expect((await call(bed, 'GET', `/api/agents/${agent.id}/export`, { key: foreign })).status).toBe(404);
+  });
 });

@@ -331,6 +331,68 @@ describe.each(await testDialects())('agents: WebSocket on %s', (dialect) => {
       expect(frames.indexOf(toolCall as Frame)).toBeLessThan(frames.indexOf(toolResult as Frame));
     });
 
+    it('approvals over the socket: run.requires_action, then run.approve continues the turn on the same connection', async () => {
+      const guarded = await createAgent(bed, {
+        name: 'guarded',
+        model: 'llama3.2',
+        tools: ['user_profile'],
+        requiresApproval: ['user_profile'],
+      });
+      toolCallsThenText(bed.ollama, { name: 'user_profile', arguments: {} });
+      const c = await connectTo();
+      c.send(sendMessage(guarded.id, 'who am I?', 'a-1'));
+      const paused = await c.next(isType('run.requires_action'));
+      const approvals = paused.approvals as Array<{ id: string; name: string; expiresAt: string }>;
+      expect(approvals).toEqual([
+        expect.objectContaining({ name: 'user_profile', expiresAt: expect.any(String) }),
+      ]);
+      const runId = paused.runId as string;
+      const approve = (clientMessageId: string, decisions: unknown) => ({
+        type: 'run.approve',
+        clientMessageId,
+        agentId: guarded.id,
+        runId,
+        approvals: decisions,
+      });
+
+      // Bad input is an error frame naming the field; the run still waits.
+      c.send(approve('a-2', [{ toolCallId: approvals[0]?.id, approve: 'yes' }]));
+      expect(await c.next((f) => f.clientMessageId === 'a-2')).toMatchObject({
+        type: 'error',
+        code: 'VALIDATION_ERROR',
+        message: expect.stringContaining('approvals[0].approve'),
+      });
+      c.send(approve('a-3', [{ toolCallId: 'call_nope', approve: true }]));
+      expect(await c.next((f) => f.clientMessageId === 'a-3')).toMatchObject({
+        type: 'error',
+        code: 'VALIDATION_ERROR',
+      });
+      // A customer token may not decide.
+      const token = await customerToken(bed, 'erin');
+      const byToken = await connectTo({ key: token });
+      byToken.send(approve('a-4', [{ toolCallId: approvals[0]?.id, approve: true }]));
+      expect(await byToken.next()).toMatchObject({
+        type: 'error',
+        code: 'FORBIDDEN',
+        clientMessageId: 'a-4',
+      });
+
+      c.send(approve('a-5', [{ toolCallId: approvals[0]?.id, approve: true }]));
+      const frames = await c.until((f) => f.clientMessageId === 'a-5' && f.type === 'message.completed');
+      const mine = frames.filter((f) => f.clientMessageId === 'a-5');
+      expect(mine.map((f) => f.type)).toContain('tool.result');
+      expect(mine.find(isType('tool.result'))).toMatchObject({
+        name: 'user_profile',
+        toolCallId: approvals[0]?.id,
+      });
+      // Decided already: a second approval is refused (409).
+      c.send(approve('a-6', [{ toolCallId: approvals[0]?.id, approve: true }]));
+      expect(await c.next((f) => f.clientMessageId === 'a-6')).toMatchObject({
+        type: 'error',
+        code: 'CONFLICT',
+      });
+    });
+
     it('an error of the send (unknown agent, unknown conversation) is an error frame; the connection stays', async () => {
       const c = await connectTo();
       c.send(sendMessage('agt_nope', 'hi', 'e-1'));

@@ -108,4 +108,15 @@ export interface AgentMessaging {
     input: SendInput,
     signal: AbortSignal,
   ): Promise<AsyncGenerator<AgentEvent>>;
+  /**
+   * Records approval decisions on a paused run (the account's keys and members); once no call waits,
+   * the turn continues and these are its events (no `message.created`: the user's message is stored).
+   */
+  approveRun(
+    principal: Principal,
+    agentId: string,
+    runId: string,
+    decisions: Array<{ toolCallId: string; approve: boolean; reason?: string }>,
+    signal: AbortSignal,
+  ): Promise<AsyncGenerator<AgentEvent>>;
 }

@@ -52,6 +52,8 @@ export interface TurnResult {
   pending?: ToolCall[];
   /** Which of `pending` are server tools waiting for approval (by call id). */
   approvals?: string[];
+  /** The agent's approval time of those calls, in seconds, by call id (absent: the server's default). */
+  approvalTimeouts?: Record<string, number>;
   state?: TurnState;
 }
 
@@ -338,7 +340,27 @@ async function* turn(
     const approvals = first.pending
       .filter((c) => needsApproval(byFunction.get(c.name)))
       .map((c) => c.id as string);
-    return { content: state.content, steps, sources, usage, pending: first.pending, approvals, state };
+    const approvalTimeouts: Record<string, number> = {};
+    for (const c of first.pending) {
+      const tool = byFunction.get(c.name);
+      if (!tool || !needsApproval(tool)) continue;
+      const seconds =
+        agent.approvalTimeouts?.[tool.name] ??
+        (tool.mcp ? agent.approvalTimeouts?.[tool.mcp.server] : undefined) ??
+        agent.approvalTimeoutSeconds ??
+        undefined;
+      if (seconds !== undefined) approvalTimeouts[c.id as string] = seconds;
+    }
+    return {
+      content: state.content,
+      steps,
+      sources,
+      usage,
+      pending: first.pending,
+      approvals,
+      approvalTimeouts,
+      state,
+    };
   }
   const content = state.content + first.content;
   if (!format) return { content, steps, sources, usage };

@@ -31,6 +31,9 @@ export interface AgentDefinition {
   maxToolCalls: number;
   /** Tools whose calls wait for approval (absent on agents saved before approvals existed). */
   requiresApproval?: string[];
+  /** Seconds a call waits for approval (null or absent: the server's default), and per tool. */
+  approvalTimeoutSeconds?: number | null;
+  approvalTimeouts?: Record<string, number>;
 }
 
 /** What saving an agent checks against other modules (the same as a flow's). */
@@ -58,6 +61,8 @@ function agentView(row: AgentRow, def: AgentDefinition = parseAgent(row)) {
     temperature: def.temperature,
     maxToolCalls: def.maxToolCalls,
     requiresApproval: def.requiresApproval ?? [],
+    approvalTimeoutSeconds: def.approvalTimeoutSeconds ?? null,
+    approvalTimeouts: def.approvalTimeouts ?? {},
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -86,6 +91,8 @@ export class AgentService {
       temperature: body.temperature ?? null,
       maxToolCalls: body.maxToolCalls ?? 4,
       requiresApproval: [...new Set(body.requiresApproval ?? [])],
+      approvalTimeoutSeconds: body.approvalTimeoutSeconds ?? null,
+      approvalTimeouts: body.approvalTimeouts ?? {},
     };
     await this.check(principal, def, []);
     const now = this.clock.now().toISOString();
@@ -198,6 +205,13 @@ export class AgentService {
           message: `'${name}' is not one of the agent's server tools`,
         });
     }
+    const approving = new Set(def.requiresApproval ?? []);
+    for (const name of Object.keys(def.approvalTimeouts ?? {}))
+      if (!approving.has(name))
+        problems.push({
+          field: `approvalTimeouts.${name}`,
+          message: `'${name}' is not one of requiresApproval`,
+        });
     if (seen.has('knowledge_search') && def.knowledgeTopics.length === 0)
       problems.push({ field: 'tools', message: 'knowledge_search needs knowledgeTopics to search' });
     // Servers are reached only for a definition otherwise valid.

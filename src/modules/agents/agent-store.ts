@@ -80,6 +80,13 @@ export class AgentStore {
       .execute();
   }
 
+  async updateConversation(
+    id: string,
+    values: Partial<Pick<ConversationRow, 'title' | 'metadata' | 'updated_at'>>,
+  ): Promise<void> {
+    await this.db.updateTable('conversations').set(values).where('id', '=', id).execute();
+  }
+
   async touchConversation(id: string, at: string): Promise<void> {
     await this.db.updateTable('conversations').set({ updated_at: at }).where('id', '=', id).execute();
   }
@@ -208,6 +215,18 @@ export class AgentStore {
       .where('attempts', '=', attempts)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Paused runs whose first undecided approval expired by `now`, oldest deadline first. */
+  expiredApprovals(now: string, limit: number): Promise<RunRow[]> {
+    return this.db
+      .selectFrom('agent_runs')
+      .selectAll()
+      .where('approval_deadline', '<=', now)
+      .where('status', '=', 'requires_action')
+      .orderBy('approval_deadline')
+      .limit(limit)
+      .execute();
   }
 
   /** Background runs not yet ended (queued, or in progress when their worker stopped), oldest first. */

@@ -140,6 +140,22 @@ export class ConversationService {
     return runList(this.store.messagesQuery(conversationId), query, MESSAGE_LIST, (row) => messageView(row));
   }
 
+  /** Changes a conversation's title and metadata (the metadata whole). */
+  async update(
+    principal: Principal,
+    id: string,
+    body: { title?: string | null; metadata?: Record<string, unknown> },
+  ) {
+    const row = await this.mustGet(principal, id);
+    const values = {
+      ...(body.title !== undefined ? { title: body.title } : {}),
+      ...(body.metadata !== undefined ? { metadata: JSON.stringify(body.metadata) } : {}),
+      updated_at: this.clock.now().toISOString(),
+    };
+    await this.store.updateConversation(row.id, values);
+    return conversationView({ ...row, ...values });
+  }
+
   async delete(principal: Principal, id: string): Promise<void> {
     await this.mustGet(principal, id);
     await this.store.deleteConversation(principal.accountId, id);

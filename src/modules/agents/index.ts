@@ -122,6 +122,7 @@ export const agentsModule: PlatformModule = {
       ctx.config.AGENT_HISTORY_MESSAGES,
       ctx.clock,
       (err) => ctx.log.error({ err }, 'agent turn failed'),
+      ctx.config.AGENT_APPROVAL_TIMEOUT_SECONDS,
     );
     await startBackgroundRuns(ctx, store, messenger);
     const responses = new ResponsesService(store, runnerDeps, ctx.clock);
@@ -207,6 +208,23 @@ async function startBackgroundRuns(ctx: AppContext, store: AgentStore, messenger
     onUnexpected: (err) => log.error({ err }, 'background agent run failed'),
   });
   queue.work((job, _id, run) => runs.run(job.runId, job.accountId, run.signal), config.AGENT_RUN_CONCURRENCY);
+  // Approvals past their time are rejected and their runs continue here (the deadline is on the row:
+  // a restart finds what expired while it was down at its first sweep).
+  let sweeping = false;
+  const sweep = () => {
+    if (sweeping) return;
+    sweeping = true;
+    messenger
+      .expireApprovals(enqueue)
+      .catch((err: unknown) => log.error({ err }, 'agent approval timeout sweep failed'))
+      .finally(() => {
+        sweeping = false;
+      });
+  };
+  const sweeper = setInterval(sweep, config.AGENT_APPROVAL_SWEEP_MS);
+  sweeper.unref();
+  ctx.onClose(() => clearInterval(sweeper));
+  sweep();
   void runs
     .recover(enqueue)
     .then((n) => n > 0 && log.info({ requeued: n }, 'background agent runs recovered'))

@@ -9,7 +9,9 @@ import type { ArchivalMemory } from './archival-memory.js';
 import type { ConversationService } from './conversation-service.js';
 import type { MemoryService } from './memory-service.js';
 import {
+  AgentFile,
   AgentParams,
+  AgentView,
   ArchivalBody,
   ArchivalList,
   ArchivalParams,
@@ -158,6 +160,85 @@ export function memoryRoutes(
     async (request) => {
       const accountId = await agentOf(request, request.params.agentId);
       return { data: await memory.history(accountId, request.params.agentId, request.params.blockId) };
+    },
+  );
+
+  r.get(
+    '/api/agents/:agentId/export',
+    {
+      config: keysOnly,
+      schema: {
+        tags,
+        summary: 'An agent as a JSON file: its definition and its own memory blocks',
+        params: AgentParams,
+        response: withErrors({ 200: AgentFile }),
+      },
+    },
+    async (request, reply) => {
+      const accountId = principalOf(request).accountId;
+      const agent = await agents.get(accountId, request.params.agentId);
+      const blocks = await memory.list(accountId, agent.id, null);
+      reply.header('content-disposition', `attachment; filename="${agent.id}.agent.json"`);
+      return {
+        format: 'agent' as const,
+        version: 1 as const,
+        exportedAt: new Date().toISOString(),
+        agent: {
+          name: agent.name,
+          instructions: agent.instructions,
+          model: agent.model,
+          knowledgeTopics: agent.knowledgeTopics,
+          tools: agent.tools as never,
+          temperature: agent.temperature,
+          maxToolCalls: agent.maxToolCalls,
+          requiresApproval: agent.requiresApproval,
+          approvalTimeoutSeconds: agent.approvalTimeoutSeconds,
+          approvalTimeouts: agent.approvalTimeouts,
+        },
+        memoryBlocks: blocks.map((b) => ({
+          label: b.label,
+          value: b.value,
+          limit: b.limit,
+          description: b.description,
+        })),
+      };
+    },
+  );
+
+  r.post(
+    '/api/agents/import',
+    {
+      config: keysOnly,
+      schema: {
+        tags,
+        summary:
+          'Create an agent from a JSON file of GET …/export (checked as a new agent), with its memory blocks',
+        body: AgentFile,
+        response: withErrors({ 201: AgentView }),
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      // The blocks are checked first: a file refused is refused whole (no agent without its memory).
+      const labels = new Set<string>();
+      const problems: Array<{ field: string; message: string }> = [];
+      for (const [i, b] of (request.body.memoryBlocks ?? []).entries()) {
+        if (b.value.length > b.limit)
+          problems.push({ field: `memoryBlocks[${i}].value`, message: `is over its limit of ${b.limit}` });
+        if (labels.has(b.label))
+          problems.push({ field: `memoryBlocks[${i}].label`, message: `'${b.label}' appears twice` });
+        labels.add(b.label);
+      }
+      if (problems.length > 0) throw validationError('Invalid agent file', problems);
+      const agent = await agents.create(principal, request.body.agent);
+      for (const block of request.body.memoryBlocks ?? [])
+        await memory.create(principal.accountId, agent.id, {
+          label: block.label,
+          value: block.value,
+          limit: block.limit,
+          ...(block.description ? { description: block.description } : {}),
+        });
+      return reply.code(201).send(agent);
     },
   );
 

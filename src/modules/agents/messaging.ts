@@ -18,11 +18,13 @@ import { type ConversationService, userOf } from './conversation-service.js';
 import { type MemoryService, memoryPrompt } from './memory-service.js';
 import {
   allAnswered,
+  approvalDeadline,
   continuation,
   type Decision,
   requiredAction,
   type StoredCall,
   withDecisions,
+  withExpired,
   withOutputs,
 } from './run-actions.js';
 import { checkTurnRequest, type ToolOutput } from './turn-request.js';
@@ -72,6 +74,8 @@ export class AgentMessenger implements AgentMessaging {
     private readonly clock: Clock,
     /** Failures that are not the platform's errors (bugs, broken connections) are logged. */
     private readonly onUnexpected: (error: unknown) => void,
+    /** Seconds a call waits for approval when its agent sets none (AGENT_APPROVAL_TIMEOUT_SECONDS). */
+    private readonly approvalTimeoutSeconds = 86_400,
   ) {}
 
   /** Where background runs go; null until the module's queue is up (then `background` is refused). */
@@ -152,6 +156,7 @@ export class AgentMessenger implements AgentMessaging {
       background: background ? 1 : 0,
       attempts: background ? 0 : 1,
       principal: background ? JSON.stringify(runPrincipal(principal)) : null,
+      approval_deadline: null,
       created_at: now,
       updated_at: now,
     };
@@ -179,6 +184,9 @@ export class AgentMessenger implements AgentMessaging {
     const before = options.userMessageId
       ? await this.store.messagesBefore(row.conversation_id, options.userMessageId, this.historyLimit)
       : [];
+    // A paused run whose approvals expired continues from where it paused (every call answered).
+    if (row.state && row.pending)
+      return this.continued(principal, row, JSON.parse(row.pending) as StoredCall[]);
     const history = historyOf(before);
     const memory = memoryPrompt(await this.memory.list(row.account_id, row.agent_id, row.conversation_id));
     return {
@@ -236,6 +244,17 @@ export class AgentMessenger implements AgentMessaging {
     );
   }
 
+  async approveRun(
+    principal: Principal,
+    agentId: string,
+    runId: string,
+    decisions: Decision[],
+    signal: AbortSignal,
+  ): Promise<AsyncGenerator<AgentEvent>> {
+    const turn = await this.approve(principal, agentId, runId, decisions);
+    return events(turn, signal, this.onUnexpected);
+  }
+
   /** A run of the principal's waiting for answers, or 404/409. */
   private async paused(principal: Principal, agentId: string, runId: string): Promise<RunRow> {
     const row = await this.mustGetRun(principal, agentId, runId);
@@ -261,6 +280,7 @@ export class AgentMessenger implements AgentMessaging {
     const moved = await this.store.answerRun(row.id, row.pending as string, {
       ...(done ? { status: 'in_progress' } : {}),
       pending,
+      approval_deadline: done ? null : approvalDeadline(calls),
       updated_at: this.clock.now().toISOString(),
     });
     if (!moved)
@@ -283,21 +303,56 @@ export class AgentMessenger implements AgentMessaging {
         },
       };
     }
-    const { definition } = await this.agents.load(row.account_id, row.agent_id);
-    const state = JSON.parse(row.state as string) as TurnState;
+    return this.continued(principal, { ...row, status: 'in_progress', pending }, calls);
+  }
+
+  /** The turn of a run (moved to in_progress) whose calls are all answered, from its stored state. */
+  private async continued(principal: Principal, paused: RunRow, calls: StoredCall[]): Promise<Turn> {
+    const { definition } = await this.agents.load(paused.account_id, paused.agent_id);
+    const state = JSON.parse(paused.state as string) as TurnState;
     const next = continuation(calls);
     state.messages.push(...next.messages);
     state.steps.push(...next.steps);
-    const options = JSON.parse(row.options) as RunOptions;
-    const paused = { ...row, status: 'in_progress', pending };
+    const options = JSON.parse(paused.options) as RunOptions;
     return {
-      ...waiting,
+      conversationId: paused.conversation_id,
+      runId: paused.id,
+      userMessage: null,
       run: (signal) =>
         this.drive(principal, paused, definition, options, signal, {
           resume: state,
           approved: next.approved,
         }),
     };
+  }
+
+  /**
+   * Rejects the approvals past their time (`by: 'timeout'`). A run that then waits for nothing more is
+   * queued to continue in the background (`enqueue`); one still waiting for others keeps waiting.
+   * Of two workers sweeping at once, one records each run (compare-and-set on its pending calls).
+   */
+  async expireApprovals(
+    enqueue: (runId: string, accountId: string) => Promise<void>,
+    limit = 100,
+  ): Promise<number> {
+    const now = this.clock.now().toISOString();
+    let expired = 0;
+    for (const row of await this.store.expiredApprovals(now, limit)) {
+      if (!row.pending) continue;
+      const calls = withExpired(JSON.parse(row.pending) as StoredCall[], now);
+      const done = allAnswered(calls);
+      const moved = await this.store.answerRun(row.id, row.pending, {
+        pending: JSON.stringify(calls),
+        approval_deadline: done ? null : approvalDeadline(calls),
+        updated_at: now,
+        // A worker continues it from its state, as a background run's next leg.
+        ...(done ? { status: 'queued', background: 1, attempts: 0 } : {}),
+      });
+      if (!moved) continue;
+      expired++;
+      if (done) await enqueue(row.id, row.account_id);
+    }
+    return expired;
   }
 
   /**
@@ -354,16 +409,23 @@ export class AgentMessenger implements AgentMessaging {
       });
       if (result.pending && result.state) {
         const approvals = new Set(result.approvals ?? []);
-        const calls: StoredCall[] = result.pending.map((c) => ({
-          id: c.id as string,
-          name: c.name,
-          arguments: c.arguments,
-          kind: approvals.has(c.id as string) ? 'approval' : 'client',
-        }));
+        const now = this.clock.now().getTime();
+        const calls: StoredCall[] = result.pending.map((c) => {
+          const id = c.id as string;
+          if (!approvals.has(id)) return { id, name: c.name, arguments: c.arguments, kind: 'client' };
+          const seconds = result.approvalTimeouts?.[id] ?? this.approvalTimeoutSeconds;
+          const expiresAt = new Date(now + seconds * 1000).toISOString();
+          return { id, name: c.name, arguments: c.arguments, kind: 'approval', expiresAt };
+        });
         await finish({
           status: 'requires_action',
           state: JSON.stringify(result.state),
           pending: JSON.stringify(calls),
+          approval_deadline: approvalDeadline(calls),
+          // Whoever started the run continues it when its approvals expire (in the background).
+          ...(approvals.size > 0 && run.principal === null
+            ? { principal: JSON.stringify(runPrincipal(principal)) }
+            : {}),
         });
         const action = requiredAction(calls);
         return {

@@ -21,6 +21,7 @@ import {
   ConversationDetail,
   ConversationExport,
   ConversationParams,
+  ConversationPatch,
   ConversationView,
   MessageEditBody,
   MessagePage,
@@ -352,6 +353,21 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
       },
     },
     async (request) => conversations.list(principalOf(request), request.query),
+  );
+
+  r.patch(
+    '/api/conversations/:id',
+    {
+      config: customerFacing,
+      schema: {
+        tags,
+        summary: "Change a conversation's title or metadata (a customer token: its own)",
+        params: ConversationParams,
+        body: ConversationPatch,
+        response: withErrors({ 200: ConversationView }),
+      },
+    },
+    async (request) => conversations.update(principalOf(request), request.params.id, request.body),
   );
 
   r.get(

@@ -12,8 +12,10 @@ export interface StoredCall extends PendingCall {
   kind?: 'client' | 'approval';
   /** The client's output (bounded), once submitted. */
   output?: unknown;
-  /** The approval decision, once made: who made it (a key or a member id) and why. */
+  /** The approval decision, once made: who made it (a key or a member id, or `timeout`) and why. */
   decision?: { approved: boolean; by: string; reason?: string };
+  /** A call waiting for approval: when it is rejected if nobody decided (ISO time). */
+  expiresAt?: string;
 }
 
 /** An approval decision on one call. */
@@ -32,7 +34,9 @@ const plain = ({ id, name, arguments: args }: StoredCall): PendingCall => ({ id,
 /** What a paused run waits for: client outputs (OpenAI's `submit_tool_outputs`), then approvals. */
 export function requiredAction(calls: StoredCall[]) {
   const toolCalls = calls.filter((c) => !isApproval(c) && !answered(c)).map(plain);
-  const approvals = calls.filter((c) => isApproval(c) && !answered(c)).map(plain);
+  const approvals = calls
+    .filter((c) => isApproval(c) && !answered(c))
+    .map((c) => ({ ...plain(c), ...(c.expiresAt ? { expiresAt: c.expiresAt } : {}) }));
   return {
     type: toolCalls.length > 0 ? ('submit_tool_outputs' as const) : ('approve_tool_calls' as const),
     toolCalls,
@@ -72,6 +76,27 @@ export function withDecisions(calls: StoredCall[], decisions: Decision[], by: st
 }
 
 export const allAnswered = (calls: StoredCall[]): boolean => calls.every(answered);
+
+/** When the first undecided approval of `calls` expires, or null. */
+export function approvalDeadline(calls: StoredCall[]): string | null {
+  let first: string | null = null;
+  for (const c of calls)
+    if (isApproval(c) && !answered(c) && c.expiresAt && (first === null || c.expiresAt < first))
+      first = c.expiresAt;
+  return first;
+}
+
+/** The calls with every approval past its time by `now` rejected (`by: 'timeout'`). */
+export function withExpired(calls: StoredCall[], now: string): StoredCall[] {
+  return calls.map((c) =>
+    isApproval(c) && !answered(c) && c.expiresAt && c.expiresAt <= now
+      ? {
+          ...c,
+          decision: { approved: false, by: 'timeout', reason: `nobody decided by ${c.expiresAt}` },
+        }
+      : c,
+  );
+}
 
 /**
  * How the turn continues from its answered calls: the tool results the model reads (client outputs,

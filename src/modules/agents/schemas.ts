@@ -90,6 +90,22 @@ const agentFields = {
     description:
       "Tools whose calls wait for a caller's approval (POST …/runs/{runId}/approvals): names of the agent's tools, `mcp:<server>` for all of a server's",
   }),
+  approvalTimeoutSeconds: Nullable(
+    Type.Integer({
+      minimum: 1,
+      maximum: 2_592_000,
+      description:
+        'How long a call waits for approval before it is rejected (null: the server default, AGENT_APPROVAL_TIMEOUT_SECONDS)',
+    }),
+  ),
+  approvalTimeouts: Type.Record(
+    Type.String({ minLength: 1, maxLength: 300 }),
+    Type.Integer({ minimum: 1, maximum: 2_592_000 }),
+    {
+      maxProperties: 20,
+      description: 'Seconds per tool of requiresApproval (overrides approvalTimeoutSeconds)',
+    },
+  ),
 };
 
 export const AgentCreateBody = Type.Object(
@@ -102,6 +118,8 @@ export const AgentCreateBody = Type.Object(
     temperature: Type.Optional(agentFields.temperature),
     maxToolCalls: Type.Optional(agentFields.maxToolCalls),
     requiresApproval: Type.Optional(agentFields.requiresApproval),
+    approvalTimeoutSeconds: Type.Optional(agentFields.approvalTimeoutSeconds),
+    approvalTimeouts: Type.Optional(agentFields.approvalTimeouts),
   },
   { additionalProperties: false },
 );
@@ -138,6 +156,8 @@ export const AgentView = Type.Object({
   temperature: Nullable(Type.Number()),
   maxToolCalls: Type.Integer(),
   requiresApproval: Type.Array(Type.String()),
+  approvalTimeoutSeconds: Nullable(Type.Integer()),
+  approvalTimeouts: Type.Record(Type.String(), Type.Integer()),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -155,6 +175,16 @@ export const ConversationBody = Type.Object(
   { additionalProperties: false },
 );
 export type ConversationBodyT = Static<typeof ConversationBody>;
+
+export const ConversationPatch = Type.Object(
+  {
+    title: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 300 }))),
+    metadata: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), { description: 'Replaces the metadata whole' }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
 
 export const ConversationView = Type.Object({
   id: Type.String(),
@@ -264,6 +294,9 @@ const PendingCall = Type.Object({
   id: Type.String(),
   name: Type.String(),
   arguments: Type.Record(Type.String(), Type.Unknown()),
+  expiresAt: Type.Optional(
+    Type.String({ description: 'A call waiting for approval: when it is rejected if nobody decides' }),
+  ),
 });
 
 const RunStatus = Type.Enum([
@@ -459,3 +492,25 @@ export const ArchivalList = Type.Object({
   data: Type.Array(ArchivalView),
   nextCursor: Nullable(Type.String()),
 });
+
+const AgentFileBlock = Type.Object(
+  {
+    label: BlockLabel,
+    value: Type.String({ maxLength: 20_000 }),
+    limit: Type.Integer({ minimum: 1, maximum: 20_000 }),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 1_000 }))),
+  },
+  { additionalProperties: false },
+);
+
+/** An agent as a JSON file: its definition and its own memory blocks (`GET …/export`, `POST /api/agents/import`). */
+export const AgentFile = Type.Object(
+  {
+    format: Type.Literal('agent'),
+    version: Type.Literal(1),
+    exportedAt: Type.Optional(Type.String({ maxLength: 40 })),
+    agent: AgentCreateBody,
+    memoryBlocks: Type.Optional(Type.Array(AgentFileBlock, { maxItems: 20 })),
+  },
+  { additionalProperties: false },
+);

@@ -53,6 +53,8 @@ export interface AgentRunsTable {
   attempts: number;
   /** Who started it (JSON of RunPrincipal), for the worker that runs it. */
   principal: JsonText | null;
+  /** When the first undecided approval of the paused run expires; null when none waits. */
+  approval_deadline: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -27,6 +27,8 @@ const SHUTDOWN_GRACE_MS = 1_000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 type Payload = Record<string, unknown>;
+/** A client message that runs a turn: a send, or approvals that continue a paused one. */
+type Send = Extract<ClientMessage, { type: 'message.send' | 'run.approve' }>;
 type Next = { done: false; event: AgentEvent } | { done: true } | { cancelled: true };
 
 /** A send in flight: its abort, and a promise that settles when the client cancels it. */
@@ -114,14 +116,15 @@ export class AgentConnection {
         return;
       }
       case 'message.send':
+      case 'run.approve':
         this.startSend(message);
         return;
     }
   }
 
-  private startSend(message: Extract<ClientMessage, { type: 'message.send' }>): void {
+  private startSend(message: Send): void {
     const { clientMessageId } = message;
-    const conversationId = message.conversationId ?? null;
+    const conversationId = message.type === 'message.send' ? (message.conversationId ?? null) : null;
     if (this.inFlight.has(clientMessageId)) {
       this.refuse(`A send '${clientMessageId}' is already in flight`, clientMessageId);
       return;
@@ -152,12 +155,9 @@ export class AgentConnection {
       });
   }
 
-  private async runSend(
-    message: Extract<ClientMessage, { type: 'message.send' }>,
-    running: InFlight,
-  ): Promise<void> {
-    const { clientMessageId, agentId, content } = message;
-    let conversationId = message.conversationId ?? null;
+  private async runSend(message: Send, running: InFlight): Promise<void> {
+    const { clientMessageId, agentId } = message;
+    let conversationId = message.type === 'message.send' ? (message.conversationId ?? null) : null;
     const { signal } = running.controller;
     let events: AsyncGenerator<AgentEvent> | undefined;
     try {
@@ -165,13 +165,26 @@ export class AgentConnection {
       if (!principal) return;
       if (!hasScope(principal, 'agent', 'write'))
         throw new AppError('FORBIDDEN', 'Missing scope agent:write', { requiredScope: 'agent:write' });
+      // Approval is the account's oversight of its agents (as over HTTP): not a customer token's.
+      if (message.type === 'run.approve' && principal.kind === 'customer_token')
+        throw new AppError('FORBIDDEN', 'A customer token may not approve tool calls');
       await this.deps.gate.countRequest(principal);
       if (signal.aborted) return this.cancelledSend(conversationId, clientMessageId);
-      const input = {
-        content,
-        ...(message.conversationId !== undefined ? { conversationId: message.conversationId } : {}),
-      };
-      events = await this.deps.messaging.send(principal, agentId, input, signal);
+      if (message.type === 'run.approve') {
+        events = await this.deps.messaging.approveRun(
+          principal,
+          agentId,
+          message.runId,
+          message.approvals,
+          signal,
+        );
+      } else {
+        const input = {
+          content: message.content,
+          ...(message.conversationId !== undefined ? { conversationId: message.conversationId } : {}),
+        };
+        events = await this.deps.messaging.send(principal, agentId, input, signal);
+      }
       for (;;) {
         // A cancel answers at once, whether or not the turn notices its signal right away.
         const next: Next = await Promise.race([

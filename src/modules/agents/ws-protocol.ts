@@ -35,6 +35,13 @@ export type ClientMessage =
       content: string;
     }
   | { type: 'message.cancel'; clientMessageId: string }
+  | {
+      type: 'run.approve';
+      clientMessageId: string;
+      agentId: string;
+      runId: string;
+      approvals: Array<{ toolCallId: string; approve: boolean; reason?: string }>;
+    }
   | { type: 'ping' };
 
 /** A refused client message: what the `error` frame says, with the clientMessageId when one was readable. */
@@ -48,6 +55,7 @@ type Parsed = { ok: true; value: ClientMessage } | { ok: false; refusal: Protoco
 const FIELDS: Record<ClientMessage['type'], readonly string[]> = {
   'message.send': ['type', 'clientMessageId', 'agentId', 'conversationId', 'content'],
   'message.cancel': ['type', 'clientMessageId'],
+  'run.approve': ['type', 'clientMessageId', 'agentId', 'runId', 'approvals'],
   ping: ['type'],
 };
 
@@ -98,6 +106,13 @@ export function parseClientMessage(text: string): Parsed {
 
   const agentId = stringField(fields, 'agentId', ID_MAX);
   if (typeof agentId !== 'string') return refuse(agentId.message);
+  if (type === 'run.approve') {
+    const runId = stringField(fields, 'runId', ID_MAX);
+    if (typeof runId !== 'string') return refuse(runId.message);
+    const approvals = approvalsField(fields.approvals);
+    if (!Array.isArray(approvals)) return refuse(approvals.message);
+    return { ok: true, value: { type, clientMessageId, agentId, runId, approvals } };
+  }
   const content = stringField(fields, 'content', CONTENT_MAX);
   if (typeof content !== 'string') return refuse(content.message);
   // null is "no conversation" as much as an absent field: a new one is opened.
@@ -106,6 +121,37 @@ export function parseClientMessage(text: string): Parsed {
   const conversationId = stringField(fields, 'conversationId', ID_MAX);
   if (typeof conversationId !== 'string') return refuse(conversationId.message);
   return { ok: true, value: { type, clientMessageId, agentId, conversationId, content } };
+}
+
+const MAX_APPROVALS = 64;
+const REASON_MAX = 1_000;
+
+/** `approvals: [{toolCallId, approve, reason?}]` (1..64), or why not (naming the field). */
+function approvalsField(
+  value: unknown,
+): Array<{ toolCallId: string; approve: boolean; reason?: string }> | ProtocolRefusal {
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_APPROVALS)
+    return { message: `approvals must be an array of 1..${MAX_APPROVALS} decisions` };
+  const out: Array<{ toolCallId: string; approve: boolean; reason?: string }> = [];
+  for (const [i, item] of value.entries()) {
+    const field = `approvals[${i}]`;
+    if (typeof item !== 'object' || item === null || Array.isArray(item))
+      return { message: `${field} must be an object` };
+    const d = item as Record<string, unknown>;
+    const extra = Object.keys(d).filter((k) => !['toolCallId', 'approve', 'reason'].includes(k));
+    if (extra.length > 0) return { message: `Unknown field(s) in ${field}: ${extra.join(', ')}` };
+    const toolCallId = stringField(d, 'toolCallId', ID_MAX);
+    if (typeof toolCallId !== 'string') return { message: `${field}.${toolCallId.message}` };
+    if (typeof d.approve !== 'boolean') return { message: `${field}.approve must be a boolean` };
+    if (d.reason !== undefined && (typeof d.reason !== 'string' || [...d.reason].length > REASON_MAX))
+      return { message: `${field}.reason must be a string of at most ${REASON_MAX} characters` };
+    out.push({
+      toolCallId,
+      approve: d.approve,
+      ...(typeof d.reason === 'string' && d.reason !== '' ? { reason: d.reason } : {}),
+    });
+  }
+  return out;
 }
 
 /** The `bearer.<token>` entry of a `Sec-WebSocket-Protocol` header, if any. */
