@@ -117,7 +117,8 @@ const BUILTIN_SPECS: Record<
     description:
       'Stores a passage in your long-term archival memory, to find later with archival_memory_search. ' +
       "scope: 'user' (default when the conversation has a user: only this user's conversations find it), " +
-      "'conversation' (only this conversation) or 'agent' (every conversation).",
+      "'conversation' (only this conversation) or 'agent' (every conversation; only when the conversation " +
+      'has no user).',
     parameters: {
       type: 'object',
       properties: {

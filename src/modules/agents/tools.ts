@@ -141,6 +141,10 @@ export async function runTool(
       const scope = typeof args.scope === 'string' ? args.scope : context.userId ? 'user' : 'agent';
       if (scope === 'user' && !context.userId)
         throw new Error("this conversation has no user: use scope 'agent'");
+      // One user's turn must not write what every other user's turns read back (a prompt injection
+      // would outlive the conversation): agent-wide passages come through the API only.
+      if (scope === 'agent' && context.userId)
+        throw new Error("this conversation has a user: use scope 'user' or 'conversation'");
       if (scope === 'conversation' && !context.conversationId)
         throw new Error("this turn has no conversation: use scope 'agent'");
       const { created, passage } = await deps.archival.insert(
