@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testDialects } from '../helpers/services.js';
 import { until } from '../helpers/until.js';
 import { type LlmTestbed, startLlmTestbed } from '../llm/support.js';
+import { asSession, memberSession, ownerSession } from '../portal/support.js';
 import {
   call,
   chatCalls,
@@ -99,6 +100,39 @@ describe.each(await testDialects())('agents: approval timeouts on %s', (dialect)
       409,
       'CONFLICT',
     );
+  });
+
+  it('a member’s paused run does not continue after the member was removed: it fails, the tool never ran', async () => {
+    const agent = await createAgent(bed, {
+      model: MODEL,
+      tools: ['user_profile'],
+      requiresApproval: ['user_profile'],
+      approvalTimeoutSeconds: 60,
+    });
+    const owner = await ownerSession(bed.p);
+    const member = await memberSession(bed.p, owner, `dev-${dialect}@example.com`, 'developer');
+    toolCallsThenText(bed.openai, { name: 'user_profile', arguments: {} });
+    const res = await asSession(bed.p, member, {
+      method: 'POST',
+      url: `/api/agents/${agent.id}/messages`,
+      payload: { content: 'Who am I?' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const answer = res.json() as { runId: string; status: string };
+    expect(answer.status).toBe('requires_action');
+    const removed = await asSession(bed.p, owner, {
+      method: 'DELETE',
+      url: `/v1/members/${member.memberId}`,
+    });
+    expect(removed.statusCode, removed.body).toBeLessThan(300);
+
+    bed.p.clock.advance(61);
+    const failed = await until(async () => {
+      const run = await runOf(agent.id, answer.runId);
+      return run.status === 'failed' ? run : undefined;
+    }, 'the run fails once its approval expired');
+    expect(JSON.stringify(failed)).toMatch(/removed/);
+    expect(chatCalls(bed.openai)).toHaveLength(1);
   });
 
   it('a tool’s own time beats the agent’s; the server default applies without either; a client call still waiting keeps the run paused', async () => {

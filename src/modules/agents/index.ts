@@ -242,6 +242,15 @@ async function principalOf(ctx: AppContext, stored: RunPrincipal): Promise<Princ
       ? { ...key, kind: 'customer_token', customerId: stored.customerId, scopes: stored.scopes }
       : key;
   }
+  // A member's run continues only while the member is still there with the role it started under:
+  // a paused run must not outlive a removal or a demotion.
+  if (stored.memberId) {
+    const members = ctx.apis.portal ? await ctx.apis.portal.members.list(stored.accountId) : [];
+    const member = members.find((m) => m.id === stored.memberId);
+    if (!member) throw new AppError('FORBIDDEN', 'The member who started this run was removed');
+    if (member.role !== stored.role)
+      throw new AppError('FORBIDDEN', "The member who started this run no longer has that run's role");
+  }
   return {
     kind: stored.kind,
     accountId: stored.accountId,
