@@ -4423,7 +4423,6 @@ export interface operations {
            *       "from": "2025-01-01T00:00:00.000Z",
            *       "to": "2025-01-01T00:00:00.000Z",
            *       "requests": 0,
-           *       "sampled": true,
            *       "latencyMs": {
            *         "p50": 0,
            *         "p95": 0,
@@ -4462,8 +4461,6 @@ export interface operations {
              */
             to: string;
             requests: number;
-            /** @description More than 200000 requests: the newest were summed */
-            sampled: boolean;
             latencyMs: {
               p50: number;
               p95: number;

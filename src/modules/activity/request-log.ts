@@ -256,21 +256,35 @@ export class RequestLog {
   }
 }
 
-/** The value at quantile q (0..1) of ascending numbers; 0 when there are none. */
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0;
+/** The value at quantile q (0..1) of a histogram (value → count, ascending values); 0 when empty. */
+function quantile(histogram: Array<[number, number]>, total: number, q: number): number {
+  const rank = Math.max(1, Math.ceil(q * total));
+  let seen = 0;
+  for (const [value, n] of histogram) {
+    seen += n;
+    if (seen >= rank) return value;
+  }
+  return 0;
 }
 
-const percentiles = (latencies: number[]) => {
-  const sorted = latencies.sort((a, b) => a - b);
-  return { p50: quantile(sorted, 0.5), p95: quantile(sorted, 0.95), p99: quantile(sorted, 0.99) };
-};
+function percentiles(counts: Map<number, number>) {
+  const histogram = [...counts.entries()].sort((a, b) => a[0] - b[0]);
+  const total = histogram.reduce((t, [, n]) => t + n, 0);
+  return {
+    p50: quantile(histogram, total, 0.5),
+    p95: quantile(histogram, total, 0.95),
+    p99: quantile(histogram, total, 0.99),
+  };
+}
 
-/** At most this many rows feed one summary (the newest); `sampled` says when the range held more. */
-export const SUMMARY_MAX_ROWS = 200_000;
+const add = (counts: Map<number, number>, value: number, n: number) =>
+  counts.set(value, (counts.get(value) ?? 0) + n);
 
-/** Requests, errors and latency percentiles per endpoint and per status over a time range. */
+/**
+ * Requests, errors and latency percentiles per endpoint and per status over a time range. The
+ * database groups by endpoint, status and latency (a millisecond histogram), so the rows read are
+ * as many as distinct latencies, not requests; percentiles are exact.
+ */
 export async function summarize(
   db: Db,
   accountId: string,
@@ -278,50 +292,51 @@ export async function summarize(
 ) {
   let q = db
     .selectFrom('request_logs')
-    .select(['method', 'route', 'status', 'latency_ms'])
+    .select((eb) => ['method', 'route', 'status', 'latency_ms', eb.fn.countAll<number | string>().as('n')])
     .where('account_id', '=', accountId)
     .where('created_at', '>=', filter.from)
     .where('created_at', '<', filter.to);
   if (filter.keyId) q = q.where('key_id', '=', filter.keyId);
-  const rows = await q
-    .orderBy('id', 'desc')
-    .limit(SUMMARY_MAX_ROWS + 1)
-    .execute();
-  const sampled = rows.length > SUMMARY_MAX_ROWS;
-  if (sampled) rows.pop();
-  const endpoints = new Map<string, { method: string; route: string; latencies: number[]; errors: number }>();
+  const rows = await q.groupBy(['method', 'route', 'status', 'latency_ms']).execute();
+  const endpoints = new Map<
+    string,
+    { method: string; route: string; latencies: Map<number, number>; requests: number; errors: number }
+  >();
   const statuses = new Map<number, number>();
-  const all: number[] = [];
+  const all = new Map<number, number>();
+  let requests = 0;
   for (const r of rows) {
+    const n = Number(r.n);
     const route = r.route ?? '(no route)';
     const id = `${r.method} ${route}`;
     let e = endpoints.get(id);
     if (!e) {
-      e = { method: r.method, route, latencies: [], errors: 0 };
+      e = { method: r.method, route, latencies: new Map(), requests: 0, errors: 0 };
       endpoints.set(id, e);
     }
-    e.latencies.push(r.latency_ms);
-    if (r.status >= 400) e.errors++;
-    all.push(r.latency_ms);
-    statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+    add(e.latencies, r.latency_ms, n);
+    e.requests += n;
+    if (r.status >= 400) e.errors += n;
+    add(all, r.latency_ms, n);
+    statuses.set(r.status, (statuses.get(r.status) ?? 0) + n);
+    requests += n;
   }
   return {
     from: filter.from,
     to: filter.to,
-    requests: rows.length,
-    sampled,
+    requests,
     latencyMs: percentiles(all),
     byEndpoint: [...endpoints.values()]
       .map((e) => ({
         method: e.method,
         route: e.route,
-        requests: e.latencies.length,
+        requests: e.requests,
         errors: e.errors,
         latencyMs: percentiles(e.latencies),
       }))
       .sort((a, b) => b.requests - a.requests || a.route.localeCompare(b.route)),
     byStatus: [...statuses.entries()]
-      .map(([status, requests]) => ({ status, requests }))
+      .map(([status, count]) => ({ status, requests: count }))
       .sort((a, b) => a.status - b.status),
   };
 }

@@ -6,7 +6,7 @@ import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
 import { ListEnvelope, listQueryOf, Nullable, Timestamp, withErrors } from '../../core/http/schemas.js';
 import { AUDIT_LIST_SPEC, type AuditLog } from './audit-log.js';
-import { REQUEST_LOG_LIST_SPEC, type RequestLog, SUMMARY_MAX_ROWS } from './request-log.js';
+import { REQUEST_LOG_LIST_SPEC, type RequestLog } from './request-log.js';
 import { instant } from './time-range.js';
 
 const RequestLogView = Type.Object({
@@ -77,7 +77,6 @@ const SummaryView = Type.Object({
   from: Timestamp,
   to: Timestamp,
   requests: Type.Integer(),
-  sampled: Type.Boolean({ description: `More than ${SUMMARY_MAX_ROWS} requests: the newest were summed` }),
   latencyMs: Percentiles,
   byEndpoint: Type.Array(
     Type.Object({
