@@ -30,6 +30,34 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/request-logs/summary': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Requests, errors and latency percentiles per endpoint and per status over a time range
+     * @description From the request log (so within REQUEST_LOG_RETENTION_DAYS): per route pattern and method, the count, the errors and p50/p95/p99 latency; per status, the count. At most 366 days. Keys need core:admin; any signed-in member may read.
+     *
+     *     API keys only. Requires one of the scopes `core:read`, `core:admin`.
+     */
+    get: operations['getV1RequestLogsSummary'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * Requests, errors and latency percentiles per endpoint and per status over a time range (headers only)
+     * @description From the request log (so within REQUEST_LOG_RETENTION_DAYS): per route pattern and method, the count, the errors and p50/p95/p99 latency; per status, the count. At most 366 days. Keys need core:admin; any signed-in member may read.
+     *
+     *     API keys only. Requires one of the scopes `core:read`, `core:admin`.
+     */
+    head: operations['headV1RequestLogsSummary'];
+    patch?: never;
+    trace?: never;
+  };
   '/v1/audit-events': {
     parameters: {
       query?: never;
@@ -5233,7 +5261,7 @@ export interface operations {
         offset?: number;
         sort?: 'id';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include (id is always kept): id, requestId, method, path, service, status, latencyMs, keyId, memberId, principalKind, clientIp, userAgent, createdAt */
+        /** @description Comma-separated fields to include (id is always kept): id, requestId, method, path, route, service, status, latencyMs, keyId, memberId, principalKind, clientIp, userAgent, createdAt */
         fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
@@ -5277,6 +5305,7 @@ export interface operations {
               method?: string;
               /** @description The path as called, never with its query string */
               path?: string;
+              route?: string | null;
               service?: string | null;
               status?: number;
               latencyMs?: number;
@@ -5310,7 +5339,7 @@ export interface operations {
         offset?: number;
         sort?: 'id';
         order?: 'asc' | 'desc';
-        /** @description Comma-separated fields to include (id is always kept): id, requestId, method, path, service, status, latencyMs, keyId, memberId, principalKind, clientIp, userAgent, createdAt */
+        /** @description Comma-separated fields to include (id is always kept): id, requestId, method, path, route, service, status, latencyMs, keyId, memberId, principalKind, clientIp, userAgent, createdAt */
         fields?: string;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
@@ -5323,6 +5352,130 @@ export interface operations {
         service?: string;
         from?: string;
         to?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getV1RequestLogsSummary: {
+    parameters: {
+      query?: {
+        /** @description ISO 8601 date or date-time, inclusive (default: 7 days ago) */
+        from?: string;
+        /** @description ISO 8601 date or date-time, exclusive (default: now) */
+        to?: string;
+        keyId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "from": "2025-01-01T00:00:00.000Z",
+           *       "to": "2025-01-01T00:00:00.000Z",
+           *       "requests": 0,
+           *       "latencyMs": {
+           *         "p50": 0,
+           *         "p95": 0,
+           *         "p99": 0
+           *       },
+           *       "byEndpoint": [
+           *         {
+           *           "method": "string",
+           *           "route": "string",
+           *           "requests": 0,
+           *           "errors": 0,
+           *           "latencyMs": {
+           *             "p50": 0,
+           *             "p95": 0,
+           *             "p99": 0
+           *           }
+           *         }
+           *       ],
+           *       "byStatus": [
+           *         {
+           *           "status": 0,
+           *           "requests": 0
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            to: string;
+            requests: number;
+            latencyMs: {
+              p50: number;
+              p95: number;
+              p99: number;
+            };
+            byEndpoint: {
+              method: string;
+              route: string;
+              requests: number;
+              /** @description Answers with a status of 400 or more */
+              errors: number;
+              latencyMs: {
+                p50: number;
+                p95: number;
+                p99: number;
+              };
+            }[];
+            byStatus: {
+              status: number;
+              requests: number;
+            }[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headV1RequestLogsSummary: {
+    parameters: {
+      query?: {
+        /** @description ISO 8601 date or date-time, inclusive (default: 7 days ago) */
+        from?: string;
+        /** @description ISO 8601 date or date-time, exclusive (default: now) */
+        to?: string;
+        keyId?: string;
       };
       header?: never;
       path?: never;

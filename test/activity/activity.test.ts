@@ -127,6 +127,63 @@ describe.each(dialects)('request log and audit trail on %s', (dialect) => {
     expect((await logs(`?keyId=${id}&to=${encodeURIComponent(between)}`)).data).toHaveLength(3);
   });
 
+  it('sums requests, errors and latency percentiles per endpoint and per status', async () => {
+    const { key, id } = await p.createKey({
+      name: 'summed',
+      type: 'development',
+      services: ['*'],
+      role: 'Reader',
+    });
+    for (let i = 0; i < 4; i++) await p.request({ method: 'GET', url: '/api/v1/workflows', key });
+    for (const wf of ['wf_a', 'wf_b'])
+      expect((await p.request({ method: 'GET', url: `/api/v1/workflows/${wf}`, key })).statusCode).toBe(404);
+    const res = await p.request({
+      method: 'GET',
+      url: `/v1/request-logs/summary?keyId=${id}`,
+      key: p.adminKey,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({ requests: 6 });
+    expect(body.byEndpoint).toEqual([
+      { method: 'GET', route: '/api/v1/workflows', requests: 4, errors: 0, latencyMs: expect.any(Object) },
+      {
+        method: 'GET',
+        route: '/api/v1/workflows/:id',
+        requests: 2,
+        errors: 2,
+        latencyMs: expect.any(Object),
+      },
+    ]);
+    expect(body.byStatus).toEqual([
+      { status: 200, requests: 4 },
+      { status: 404, requests: 2 },
+    ]);
+    const { p50, p95, p99 } = body.latencyMs;
+    expect(p50).toBeLessThanOrEqual(p95);
+    expect(p95).toBeLessThanOrEqual(p99);
+    // A range that runs backwards, or over a year, is refused in words.
+    const backwards = await p.request({
+      method: 'GET',
+      url: '/v1/request-logs/summary?from=2021-01-01&to=2020-01-01',
+      key: p.adminKey,
+    });
+    expect(backwards.statusCode).toBe(400);
+    expect(backwards.json()).toMatchObject({ code: 'VALIDATION_ERROR' });
+    const empty = await p.request({
+      method: 'GET',
+      url: `/v1/request-logs/summary?keyId=${id}&from=2020-01-01&to=2020-01-02`,
+      key: p.adminKey,
+    });
+    expect(empty.json()).toMatchObject({ requests: 0, byEndpoint: [], byStatus: [] });
+    const other = await otherAccountKey(p);
+    expect(
+      (await p.request({ method: 'GET', url: `/v1/request-logs/summary?keyId=${id}`, key: other })).json(),
+    ).toMatchObject({
+      requests: 0,
+    });
+  });
+
   it('answers 400 naming a bad filter, a bad date or an unknown field', async () => {
     for (const [query, field] of [
       ['?from=yesterday', 'from'],

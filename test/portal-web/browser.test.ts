@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, type BrowserContext, type BrowserServer, chromium, type Page } from 'playwright-core';
@@ -194,6 +194,11 @@ describe('the developer portal in Chromium', () => {
     await createButton.click();
     const dialog = page.getByRole('dialog', { name: 'Create an API key' });
     await dialog.getByLabel('Name', { exact: true }).fill('portal key');
+    // Least privilege: no service is ticked until one is chosen, and creating without one is refused in words.
+    expect(await dialog.locator('input[type=checkbox]:checked').count()).toBe(0);
+    await dialog.getByRole('button', { name: 'Create key' }).click();
+    expect(await alertText(page)).toContain('Choose the services the key may call');
+    await dialog.getByLabel('All services (*)').check();
     await dialog.getByLabel('development', { exact: true }).check();
     await dialog.getByLabel('Role').selectOption('Writer');
     await dialog.getByLabel('Daily quota (requests per UTC day)').fill('1000');
@@ -211,6 +216,11 @@ describe('the developer portal in Chromium', () => {
     const row = page.locator('tr', { has: page.getByRole('rowheader', { name: 'portal key' }) });
     await row.waitFor();
     key.id = String(await row.getAttribute('data-key-id'));
+    // The id has its copy button, named for the key.
+    await owner.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    await row.getByRole('button', { name: 'Copy the id of portal key' }).click();
+    await row.getByText('Copied to the clipboard.').waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key.id);
     expect(await row.textContent()).toContain(key.value.slice(-4));
     expect(await page.content()).not.toContain(key.value);
     await page.reload();
@@ -251,7 +261,31 @@ describe('the developer portal in Chromium', () => {
     await page.getByRole('button', { name: 'Refresh' }).click();
     await page.waitForSelector('.chart svg[data-total="3"]');
     expect(await page.locator('[data-remaining]').first().getAttribute('data-remaining')).toBe('997');
+    // The request log's figures for the key: per endpoint, per status, latency percentiles.
+    const endpoint = page.locator('table.endpoints tr', { hasText: 'GET /api/v1/workflows' });
+    await endpoint.waitFor();
+    expect(await endpoint.locator('td').first().textContent()).toBe('3');
+    expect(await page.locator('table.statuses tr', { hasText: '200' }).locator('td').textContent()).toBe('3');
+    expect(await page.locator('[data-requests]').textContent()).toMatch(/p50 \d+ ms, p95 \d+ ms, p99 \d+ ms/);
+    // A date range: a past week holds nothing.
+    await page.getByLabel('From (UTC day)').fill('2020-01-01');
+    await page.getByLabel('To (UTC day)').fill('2020-01-07');
+    await page.waitForSelector('.chart svg[data-total="0"]');
+    await page.locator('[data-requests="0"]').waitFor();
+    await page.getByLabel('From (UTC day)').fill('');
+    await page.getByLabel('To (UTC day)').fill('');
+    await page.waitForSelector('.chart svg[data-total="3"]');
     await shot('usage');
+    const saved = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const csv = await saved;
+    expect(csv.suggestedFilename()).toMatch(/^usage-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
+    const file = path.join(buildDir, 'usage.csv');
+    await csv.saveAs(file);
+    const text = readFileSync(file, 'utf8');
+    expect(text.split('\n')[0]).toBe('day,keyId,service,requests,rejected');
+    expect(text).toContain(`,${key.id},workflow,3,0`);
+    expect(text).toContain('GET,/api/v1/workflows,3,0,');
 
     // Refused requests (429) are drawn and counted apart: a key with a quota of 2, called 3 times.
     const small = await p.createKey({
@@ -459,6 +493,11 @@ describe('the developer portal in Chromium', () => {
     await page.getByLabel('Request id').fill('portal-trace-1');
     const row = page.locator('tr[data-request-id="portal-trace-1"]');
     await row.waitFor();
+    // The search applies: every other row goes.
+    await page
+      .locator('tbody tr:not([data-request-id="portal-trace-1"])')
+      .first()
+      .waitFor({ state: 'detached' });
     expect(await page.locator('tbody tr').count()).toBe(1);
     expect(await row.textContent()).toContain('GET /api/v1/workflows');
     expect(await row.textContent()).not.toContain('limit=1');
@@ -485,13 +524,19 @@ describe('the developer portal in Chromium', () => {
       expect(await page.locator(`tr[data-action="${action}"]`).count(), action).toBeGreaterThan(0);
     await page.getByLabel('Action').selectOption('member.removed');
     await page.locator('tbody tr').first().waitFor();
-    await page.waitForFunction(
-      () => document.querySelectorAll('tbody tr:not([data-action="member.removed"])').length === 0,
-    );
+    await page.locator('tbody tr:not([data-action="member.removed"])').first().waitFor({ state: 'detached' });
     expect(await page.locator('tbody tr').first().textContent()).toContain('member mem_');
     await page.getByLabel('Action').selectOption('');
     await page.locator('tr[data-action="key.created"]').first().waitFor();
     await shot('audit-trail');
+    // The dark theme follows the system setting.
+    const background = () => page.evaluate('getComputedStyle(document.documentElement).backgroundColor');
+    const light = await background();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await background()).not.toBe(light);
+    expect(await background()).toBe('rgb(13, 17, 23)');
+    await shot('audit-trail-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   it('refuses a state change made with the session cookie but without the CSRF token', async () => {

@@ -20,6 +20,7 @@ export function registerRequestLogHook(app: FastifyInstance, log: RequestLog): v
         requestId: request.id,
         method: request.method,
         path: q < 0 ? url : url.slice(0, q),
+        route: request.routeOptions.url ?? null,
         service: request.routeOptions.config?.auth?.service ?? null,
         status: reply.statusCode,
         latencyMs: reply.elapsedTime,

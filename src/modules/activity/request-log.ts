@@ -35,6 +35,7 @@ export const REQUEST_LOG_LIST_SPEC: ListSpec = {
     'requestId',
     'method',
     'path',
+    'route',
     'service',
     'status',
     'latencyMs',
@@ -56,6 +57,7 @@ const view = (row: RequestLogsTable) => ({
   requestId: row.request_id,
   method: row.method,
   path: row.path,
+  route: row.route,
   service: row.service,
   status: row.status,
   latencyMs: row.latency_ms,
@@ -73,6 +75,7 @@ export interface RequestRecord {
   requestId: string;
   method: string;
   path: string;
+  route: string | null;
   service: string | null;
   status: number;
   latencyMs: number;
@@ -89,6 +92,7 @@ const COLUMNS = [
   'request_id',
   'method',
   'path',
+  'route',
   'service',
   'status',
   'latency_ms',
@@ -100,7 +104,7 @@ const COLUMNS = [
   'created_at',
 ] as const satisfies ReadonlyArray<keyof RequestLogsTable>;
 
-/** Rows per INSERT: under both databases' bound-parameter limits (14 columns). */
+/** Rows per INSERT: under both databases' bound-parameter limits (15 columns). */
 const INSERT_BATCH = 250;
 /** While the database is down, at most this many rows wait in memory; older ones are dropped. */
 const MAX_PENDING_ROWS = 50_000;
@@ -143,6 +147,11 @@ export class RequestLog {
     private readonly onError: (error: unknown) => void,
   ) {}
 
+  /** Now, by the platform's clock (tests move it). */
+  nowMs(): number {
+    return this.clock.now().getTime();
+  }
+
   get enabled(): boolean {
     return this.retentionDays > 0;
   }
@@ -165,6 +174,7 @@ export class RequestLog {
       request_id: r.requestId,
       method: r.method,
       path: r.path.length > 512 ? r.path.slice(0, 512) : r.path,
+      route: r.route,
       service: r.service,
       status: r.status,
       latency_ms: Math.round(r.latencyMs),
@@ -222,6 +232,12 @@ export class RequestLog {
     return Number(result.numDeletedRows);
   }
 
+  /** Per-endpoint and per-status figures of a range (flushes first). */
+  async summary(accountId: string, filter: { from: string; to: string; keyId?: string | undefined }) {
+    await this.flush();
+    return summarize(this.db, accountId, filter);
+  }
+
   /** Newest first; filters requestId, keyId, memberId, status, statusClass, method, service, from, to. */
   async list(accountId: string, rawQuery: Record<string, unknown>) {
     const query = parseListQuery(rawQuery, REQUEST_LOG_LIST_SPEC);
@@ -238,4 +254,89 @@ export class RequestLog {
     }
     return runList(base, query, REQUEST_LOG_LIST_SPEC, view);
   }
+}
+
+/** The value at quantile q (0..1) of a histogram (value → count, ascending values); 0 when empty. */
+function quantile(histogram: Array<[number, number]>, total: number, q: number): number {
+  const rank = Math.max(1, Math.ceil(q * total));
+  let seen = 0;
+  for (const [value, n] of histogram) {
+    seen += n;
+    if (seen >= rank) return value;
+  }
+  return 0;
+}
+
+function percentiles(counts: Map<number, number>) {
+  const histogram = [...counts.entries()].sort((a, b) => a[0] - b[0]);
+  const total = histogram.reduce((t, [, n]) => t + n, 0);
+  return {
+    p50: quantile(histogram, total, 0.5),
+    p95: quantile(histogram, total, 0.95),
+    p99: quantile(histogram, total, 0.99),
+  };
+}
+
+const add = (counts: Map<number, number>, value: number, n: number) =>
+  counts.set(value, (counts.get(value) ?? 0) + n);
+
+/**
+ * Requests, errors and latency percentiles per endpoint and per status over a time range. The
+ * database groups by endpoint, status and latency (a millisecond histogram), so the rows read are
+ * as many as distinct latencies, not requests; percentiles are exact.
+ */
+export async function summarize(
+  db: Db,
+  accountId: string,
+  filter: { from: string; to: string; keyId?: string | undefined },
+) {
+  let q = db
+    .selectFrom('request_logs')
+    .select((eb) => ['method', 'route', 'status', 'latency_ms', eb.fn.countAll<number | string>().as('n')])
+    .where('account_id', '=', accountId)
+    .where('created_at', '>=', filter.from)
+    .where('created_at', '<', filter.to);
+  if (filter.keyId) q = q.where('key_id', '=', filter.keyId);
+  const rows = await q.groupBy(['method', 'route', 'status', 'latency_ms']).execute();
+  const endpoints = new Map<
+    string,
+    { method: string; route: string; latencies: Map<number, number>; requests: number; errors: number }
+  >();
+  const statuses = new Map<number, number>();
+  const all = new Map<number, number>();
+  let requests = 0;
+  for (const r of rows) {
+    const n = Number(r.n);
+    const route = r.route ?? '(no route)';
+    const id = `${r.method} ${route}`;
+    let e = endpoints.get(id);
+    if (!e) {
+      e = { method: r.method, route, latencies: new Map(), requests: 0, errors: 0 };
+      endpoints.set(id, e);
+    }
+    add(e.latencies, r.latency_ms, n);
+    e.requests += n;
+    if (r.status >= 400) e.errors += n;
+    add(all, r.latency_ms, n);
+    statuses.set(r.status, (statuses.get(r.status) ?? 0) + n);
+    requests += n;
+  }
+  return {
+    from: filter.from,
+    to: filter.to,
+    requests,
+    latencyMs: percentiles(all),
+    byEndpoint: [...endpoints.values()]
+      .map((e) => ({
+        method: e.method,
+        route: e.route,
+        requests: e.requests,
+        errors: e.errors,
+        latencyMs: percentiles(e.latencies),
+      }))
+      .sort((a, b) => b.requests - a.requests || a.route.localeCompare(b.route)),
+    byStatus: [...statuses.entries()]
+      .map(([status, count]) => ({ status, requests: count }))
+      .sort((a, b) => a.status - b.status),
+  };
 }

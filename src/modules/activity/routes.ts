@@ -7,12 +7,14 @@ import { principalOf } from '../../core/http/auth-hook.js';
 import { ListEnvelope, listQueryOf, Nullable, Timestamp, withErrors } from '../../core/http/schemas.js';
 import { AUDIT_LIST_SPEC, type AuditLog } from './audit-log.js';
 import { REQUEST_LOG_LIST_SPEC, type RequestLog } from './request-log.js';
+import { instant } from './time-range.js';
 
 const RequestLogView = Type.Object({
   id: Type.String(),
   requestId: Type.String({ description: 'The X-Request-Id of the call' }),
   method: Type.String(),
   path: Type.String({ description: 'The path as called, never with its query string' }),
+  route: Nullable(Type.String({ description: 'The route it matched (`/api/v1/workflows/:id`)' })),
   service: Nullable(Type.String()),
   status: Type.Integer(),
   latencyMs: Type.Integer(),
@@ -60,6 +62,35 @@ function mayRead(principal: Principal): void {
 
 const tags = ['Core: logs'];
 
+const Percentiles = Type.Object({ p50: Type.Integer(), p95: Type.Integer(), p99: Type.Integer() });
+const SummaryQuery = Type.Object(
+  {
+    from: Type.Optional(
+      Type.String({ description: 'ISO 8601 date or date-time, inclusive (default: 7 days ago)' }),
+    ),
+    to: Type.Optional(Type.String({ description: 'ISO 8601 date or date-time, exclusive (default: now)' })),
+    keyId: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+const SummaryView = Type.Object({
+  from: Timestamp,
+  to: Timestamp,
+  requests: Type.Integer(),
+  latencyMs: Percentiles,
+  byEndpoint: Type.Array(
+    Type.Object({
+      method: Type.String(),
+      route: Type.String(),
+      requests: Type.Integer(),
+      errors: Type.Integer({ description: 'Answers with a status of 400 or more' }),
+      latencyMs: Percentiles,
+    }),
+  ),
+  byStatus: Type.Array(Type.Object({ status: Type.Integer(), requests: Type.Integer() })),
+});
+const DAY_MS = 86_400_000;
+
 export function activityRoutes(app: FastifyInstance, deps: { requests: RequestLog; audit: AuditLog }): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.get(
@@ -79,6 +110,35 @@ export function activityRoutes(app: FastifyInstance, deps: { requests: RequestLo
       const principal = principalOf(request);
       mayRead(principal);
       return deps.requests.list(principal.accountId, request.query as Record<string, unknown>);
+    },
+  );
+
+  r.get(
+    '/v1/request-logs/summary',
+    {
+      config: { auth: readers },
+      schema: {
+        tags,
+        summary: 'Requests, errors and latency percentiles per endpoint and per status over a time range',
+        description:
+          'From the request log (so within REQUEST_LOG_RETENTION_DAYS): per route pattern and method, the count, the errors and p50/p95/p99 latency; per status, the count. At most 366 days. Keys need core:admin; any signed-in member may read.',
+        querystring: SummaryQuery,
+        response: withErrors({ 200: SummaryView }),
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      mayRead(principal);
+      const now = deps.requests.nowMs();
+      // Default: up to and including this millisecond.
+      const to = instant('to', request.query.to) ?? new Date(now + 1).toISOString();
+      const from = instant('from', request.query.from) ?? new Date(Date.parse(to) - 7 * DAY_MS).toISOString();
+      const span = Date.parse(to) - Date.parse(from);
+      if (span < 0 || span > 366 * DAY_MS)
+        throw new AppError('VALIDATION_ERROR', 'The range must run forward and span at most 366 days', {
+          fields: [{ field: 'from', message: 'must be before to, at most 366 days before' }],
+        });
+      return deps.requests.summary(principal.accountId, { from, to, keyId: request.query.keyId });
     },
   );
 

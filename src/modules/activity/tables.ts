@@ -8,6 +8,8 @@ export interface RequestLogsTable {
   method: string;
   /** The path as requested, without its query string (cut to 512 characters). */
   path: string;
+  /** The route's pattern (`/api/v1/workflows/:id`), for per-endpoint figures; null when none matched. */
+  route: string | null;
   /** The service of the route (`core`, `workflow`, `llm`…); null on a path no route matched. */
   service: string | null;
   status: number;

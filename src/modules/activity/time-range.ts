@@ -9,7 +9,7 @@ export interface TimeRange {
   to: string | null;
 }
 
-function instant(field: string, value: string | number | undefined): string | null {
+export function instant(field: string, value: string | number | undefined): string | null {
   if (value === undefined) return null;
   const text = String(value);
   const ms = ISO.test(text) ? Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text) : Number.NaN;

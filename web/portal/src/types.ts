@@ -87,3 +87,4 @@ export type RequestLogRow = Required<
   Json<paths['/v1/request-logs']['get']['responses'][200]>['data'][number]
 >;
 export type AuditEvent = Required<Json<paths['/v1/audit-events']['get']['responses'][200]>['data'][number]>;
+export type RequestSummary = Json<paths['/v1/request-logs/summary']['get']['responses'][200]>;

@@ -8,6 +8,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('request_id', 'text', (c) => c.notNull())
     .addColumn('method', 'text', (c) => c.notNull())
     .addColumn('path', 'text', (c) => c.notNull())
+    .addColumn('route', 'text')
     .addColumn('service', 'text')
     .addColumn('status', 'integer', (c) => c.notNull())
     .addColumn('latency_ms', 'integer', (c) => c.notNull())

@@ -1,7 +1,15 @@
 import { useState } from 'preact/hooks';
 
 /** Copies a value to the clipboard and says so (aria-live), or says how to copy it by hand. */
-export function CopyButton({ value, label = 'Copy' }: { value: string; label?: string }) {
+export function CopyButton({
+  value,
+  label = 'Copy',
+  name,
+}: {
+  value: string;
+  label?: string;
+  name?: string;
+}) {
   const [status, setStatus] = useState('');
   const copy = async () => {
     try {
@@ -13,7 +21,7 @@ export function CopyButton({ value, label = 'Copy' }: { value: string; label?: s
   };
   return (
     <span class="copy">
-      <button type="button" onClick={copy}>
+      <button type="button" onClick={copy} aria-label={name}>
         {label}
       </button>
       <span class="status" aria-live="polite">

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { CopyButton } from '../components/copy-button.js';
 import { ErrorNote } from '../components/error-note.js';
 import { dateTime, duration } from '../format.js';
 import { href, navigate } from '../route.js';
@@ -77,7 +78,10 @@ export function ExecutionPage({ id }: { id: string }) {
           <a href={href('workflows', e.workflowId)}>← Workflow</a>
         </p>
       )}
-      <h1 id="execution-title">Execution {id}</h1>
+      <div class="title-row">
+        <h1 id="execution-title">Execution {id}</h1>
+        <CopyButton value={id} label="Copy id" name="Copy the execution id" />
+      </div>
       <ErrorNote error={execution.error} />
       {e && (
         <>

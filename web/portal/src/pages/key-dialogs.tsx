@@ -22,7 +22,8 @@ function Buttons(props: { busy: boolean; submit: string; onCancel: () => void })
 export function CreateKeyDialog(props: { onCreated: (key: ApiKeyWithSecret) => void; onClose: () => void }) {
   const [draft, setDraft] = useState<KeyDraft>({
     name: '',
-    services: ['*'],
+    // Least privilege: no service until one is chosen; "All services" is a choice of its own.
+    services: [],
     role: 'Reader',
     scopes: '',
     allowedIps: '',

@@ -25,8 +25,11 @@ export function ServicesField(props: { value: string[]; onChange: (services: str
     props.onChange(on ? [...rest, service] : rest);
   };
   return (
-    <fieldset>
+    <fieldset aria-describedby="services-hint">
       <legend>Services</legend>
+      <p id="services-hint" class="hint">
+        Only what the key needs: tick its services, or All services to grant every one, those added later too.
+      </p>
       <label class="inline">
         <input type="checkbox" checked={all} onChange={(e) => toggle('*', e.currentTarget.checked)} />
         All services (*)
@@ -137,6 +140,7 @@ export function KeyFields(props: {
 
 /** The grant part of a create or update body from a draft; the server validates the rest. */
 export function grantOf(draft: KeyDraft): Record<string, unknown> {
+  if (draft.services.length === 0) throw new Error('Choose the services the key may call, or All services.');
   return {
     name: draft.name.trim(),
     services: draft.services,

@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api, query } from '../api.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { CopyButton } from '../components/copy-button.js';
 import { ErrorNote } from '../components/error-note.js';
 import { SecretDialog } from '../components/secret-dialog.js';
 import { dateTime, day } from '../format.js';
@@ -171,6 +172,7 @@ export function KeysPage() {
                     >
                       Usage
                     </a>
+                    <CopyButton value={k.id} label="Copy id" name={`Copy the id of ${k.name}`} />
                     {manage && k.status !== 'revoked' && (
                       <>
                         <button

@@ -202,7 +202,8 @@ export function RequestLogPage({ params }: { params: URLSearchParams }) {
                 </td>
                 <td title={r.userAgent ?? undefined}>{r.clientIp}</td>
                 <td>
-                  <code>{r.requestId}</code> <CopyButton value={r.requestId} label={`Copy ${r.requestId}`} />
+                  <code>{r.requestId}</code>{' '}
+                  <CopyButton value={r.requestId} label="Copy" name={`Copy ${r.requestId}`} />
                 </td>
               </tr>
             ))}

@@ -3,9 +3,10 @@ import { api, query } from '../api.js';
 import { type Bar, BarChart } from '../components/bar-chart.js';
 import { ErrorNote } from '../components/error-note.js';
 import { count, utcDay } from '../format.js';
-import type { ApiKey, Usage } from '../types.js';
+import type { ApiKey, RequestSummary, Usage } from '../types.js';
 import { useLoad } from '../use-load.js';
 import { allKeys } from './keys.js';
+import { download, RequestFigures, usageCsv } from './usage-figures.js';
 
 /** Every day from `from` to `to` (YYYY-MM-DD, UTC), so days without traffic draw as empty bars. */
 function daysBetween(from: string, to: string): string[] {
@@ -30,7 +31,18 @@ export function UsagePage({ params }: { params: URLSearchParams }) {
   const [service, setService] = useState('');
   // The key list needs core:admin; without it the page still shows the account's usage by key id.
   const keys = useLoad(() => allKeys().catch(() => [] as ApiKey[]), []);
-  const usage = useLoad(() => api<Usage>('GET', `/v1/usage${query({ keyId })}`), [keyId]);
+  const [range, setRange] = useState({ from: '', to: '' });
+  const usage = useLoad(
+    () => api<Usage>('GET', `/v1/usage${query({ keyId, from: range.from, to: range.to })}`),
+    [keyId, range.from, range.to],
+  );
+  // The request log's figures over the same UTC days (the log keeps REQUEST_LOG_RETENTION_DAYS).
+  const summary = useLoad(() => {
+    const u = usage.data;
+    if (!u) return Promise.resolve(null);
+    const to = new Date(Date.parse(`${u.to}T00:00:00Z`) + 86_400_000).toISOString();
+    return api<RequestSummary>('GET', `/v1/request-logs/summary${query({ keyId, from: u.from, to })}`);
+  }, [usage.data]);
   const names = new Map((keys.data ?? []).map((k) => [k.id, k]));
 
   const view = useMemo(() => {
@@ -95,11 +107,39 @@ export function UsagePage({ params }: { params: URLSearchParams }) {
             ))}
           </select>
         </label>
+        <label>
+          From (UTC day)
+          <input
+            type="date"
+            name="from"
+            value={range.from}
+            onChange={(e) => setRange((r) => ({ ...r, from: e.currentTarget.value }))}
+          />
+        </label>
+        <label>
+          To (UTC day)
+          <input
+            type="date"
+            name="to"
+            value={range.to}
+            onChange={(e) => setRange((r) => ({ ...r, to: e.currentTarget.value }))}
+          />
+        </label>
         <button type="button" onClick={usage.reload} disabled={usage.loading}>
           Refresh
         </button>
+        <button
+          type="button"
+          disabled={!usage.data}
+          onClick={() =>
+            usage.data &&
+            download(`usage-${usage.data.from}-${usage.data.to}.csv`, usageCsv(usage.data, summary.data))
+          }
+        >
+          Export CSV
+        </button>
       </div>
-      <ErrorNote error={usage.error} />
+      <ErrorNote error={usage.error ?? summary.error} />
       {view && usage.data && (
         <>
           <BarChart
@@ -135,7 +175,8 @@ export function UsagePage({ params }: { params: URLSearchParams }) {
               })}
             </tbody>
           </table>
-          {view.keyIds.length === 0 && <p>No requests in these 30 days.</p>}
+          {view.keyIds.length === 0 && <p>No requests in these days.</p>}
+          {summary.data && <RequestFigures summary={summary.data} />}
           <h2>Per service</h2>
           <table>
             <thead>
