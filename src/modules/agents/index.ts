@@ -245,10 +245,11 @@ async function principalOf(ctx: AppContext, stored: RunPrincipal): Promise<Princ
   // A member's run continues only while the member is still there with the role it started under:
   // a paused run must not outlive a removal or a demotion.
   if (stored.memberId) {
-    const members = ctx.apis.portal ? await ctx.apis.portal.members.list(stored.accountId) : [];
-    const member = members.find((m) => m.id === stored.memberId);
-    if (!member) throw new AppError('FORBIDDEN', 'The member who started this run was removed');
-    if (member.role !== stored.role)
+    const role = ctx.apis.portal
+      ? await ctx.apis.portal.members.currentRole(stored.accountId, stored.memberId)
+      : null;
+    if (!role) throw new AppError('FORBIDDEN', 'The member who started this run was removed');
+    if (role !== stored.role)
       throw new AppError('FORBIDDEN', "The member who started this run no longer has that run's role");
   }
   return {

@@ -58,6 +58,12 @@ export class MemberService {
     },
   ) {}
 
+  /** The platform role a member's session acts with now, or null once the member is gone. */
+  async currentRole(accountId: string, id: string): Promise<Principal['role'] | null> {
+    const row = await this.deps.store.byId(accountId, id);
+    return row ? memberGrant(row.role).role : null;
+  }
+
   async list(accountId: string): Promise<MemberView[]> {
     return (await this.deps.store.list(accountId)).map(memberView);
   }
