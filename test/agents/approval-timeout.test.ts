@@ -102,7 +102,7 @@ describe.each(await testDialects())('agents: approval timeouts on %s', (dialect)
     );
   });
 
-  it('a member’s paused run does not continue after the member was removed: it fails, the tool never ran', async () => {
+  it('a member’s paused run fails once the member was removed (the tool never ran), and completes while the member stays', async () => {
     const agent = await createAgent(bed, {
       model: MODEL,
       tools: ['user_profile'],
@@ -133,6 +133,23 @@ describe.each(await testDialects())('agents: approval timeouts on %s', (dialect)
     }, 'the run fails once its approval expired');
     expect(JSON.stringify(failed)).toMatch(/removed/);
     expect(chatCalls(bed.openai)).toHaveLength(1);
+
+    // A member who is still there with the same role: the run continues and completes.
+    bed.openai.reset();
+    const staying = await memberSession(bed.p, owner, `stays-${dialect}@example.com`, 'developer');
+    toolCallsThenText(bed.openai, { name: 'user_profile', arguments: {} });
+    const kept = await asSession(bed.p, staying, {
+      method: 'POST',
+      url: `/api/agents/${agent.id}/messages`,
+      payload: { content: 'Who am I?' },
+    });
+    expect(kept.statusCode, kept.body).toBe(200);
+    const keptRun = (kept.json() as { runId: string }).runId;
+    bed.p.clock.advance(61);
+    await until(async () => {
+      const run = await runOf(agent.id, keptRun);
+      return run.status === 'completed' ? run : undefined;
+    }, 'the staying member’s run completes');
   });
 
   it('a tool’s own time beats the agent’s; the server default applies without either; a client call still waiting keeps the run paused', async () => {
