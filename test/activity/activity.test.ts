@@ -339,7 +339,7 @@ describe.each(dialects)('request log and audit trail on %s', (dialect) => {
     });
     expect(flow.statusCode, flow.body).toBe(201);
     const wf = flow.json().id as string;
-    for (const action of ['activate', 'deactivate'])
+    for (const action of ['activate', 'deactivate', 'publish', 'unpublish', 'archive', 'unarchive'])
       expect(
         (
           await p.request({
@@ -350,7 +350,12 @@ describe.each(dialects)('request log and audit trail on %s', (dialect) => {
           })
         ).statusCode,
       ).toBe(200);
+    // publish/unpublish are n8n 2's names for activate/deactivate; archiving deactivates too.
     expect((await audit(`?targetType=workflow&targetId=${wf}`)).data.map((e) => e.action)).toEqual([
+      'workflow.unarchived',
+      'workflow.archived',
+      'workflow.deactivated',
+      'workflow.activated',
       'workflow.deactivated',
       'workflow.activated',
     ]);

@@ -90,6 +90,33 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditRule>> = {
     targetType: 'workflow',
     target: 'param',
   },
+  // n8n 2's names for the same change, and archiving (which deactivates).
+  'POST /api/v1/workflows/:id/publish': {
+    action: 'workflow.activated',
+    targetType: 'workflow',
+    target: 'param',
+  },
+  'POST /api/v1/workflows/:id/unpublish': {
+    action: 'workflow.deactivated',
+    targetType: 'workflow',
+    target: 'param',
+  },
+  'POST /api/v1/workflows/:id/archive': {
+    action: 'workflow.archived',
+    targetType: 'workflow',
+    target: 'param',
+  },
+  'POST /api/v1/workflows/:id/unarchive': {
+    action: 'workflow.unarchived',
+    targetType: 'workflow',
+    target: 'param',
+  },
+  'PUT /api/v1/credentials/:id/transfer': {
+    action: 'credential.transferred',
+    targetType: 'credential',
+    target: 'param',
+    details: pick('destinationProjectId'),
+  },
 };
 
 /** Who acted and from where, as the request shows it. */
