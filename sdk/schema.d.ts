@@ -14545,7 +14545,8 @@ export interface operations {
           | 'aws'
           | 'openAiApi'
           | 'anthropicApi'
-          | 'ollamaApi';
+          | 'ollamaApi'
+          | 'n8nApi';
       };
       header?: never;
       path?: never;
@@ -14638,7 +14639,8 @@ export interface operations {
             | 'aws'
             | 'openAiApi'
             | 'anthropicApi'
-            | 'ollamaApi';
+            | 'ollamaApi'
+            | 'n8nApi';
           data: {
             [key: string]: string | number | boolean;
           };
@@ -14724,7 +14726,8 @@ export interface operations {
           | 'aws'
           | 'openAiApi'
           | 'anthropicApi'
-          | 'ollamaApi';
+          | 'ollamaApi'
+          | 'n8nApi';
       };
       header?: never;
       path?: never;
