@@ -16446,6 +16446,13 @@ export interface operations {
           'application/json': unknown;
         };
       };
+      /** @description Submitted: the workflow's first n8n Form page is at `location` */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
       400: components['responses']['BadRequest'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
@@ -16509,6 +16516,13 @@ export interface operations {
           /** @example null */
           'application/json': unknown;
         };
+      };
+      /** @description Submitted: the workflow's first n8n Form page is at `location` */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       400: components['responses']['BadRequest'];
       404: components['responses']['NotFound'];

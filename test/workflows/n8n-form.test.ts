@@ -201,6 +201,20 @@ describe.each(await testDialects())("n8n's Form node on %s", (dialect) => {
     expect((await p.request({ method: 'GET', url: next, key: null })).statusCode).toBe(404);
   });
 
+  it("sends the trigger page's post on to the first Form page (303), as n8n does", async () => {
+    const res = await p.request({
+      method: 'POST',
+      url: '/form/pages',
+      key: null,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'field-0=Grace',
+    });
+    expect(res.statusCode, res.body).toBe(303);
+    const location = String(res.headers.location);
+    expect(location).toMatch(/^\/form-waiting\/[^?]+\?signature=0\./);
+    expect(await pageAt(location)).toContain('Hello Grace');
+  });
+
   it('refuses an unknown execution (404), a missing signature (401), an oversize body (413)', async () => {
     const signed = p.ctx.apis.workflows?.runner.resumeUrl('exe_unknown', 0).split('?')[1];
     const unknown = await p.request({ method: 'GET', url: `/form-waiting/exe_unknown?${signed}`, key: null });

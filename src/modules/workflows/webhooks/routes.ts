@@ -33,6 +33,7 @@ export interface WebhookRouteDeps {
 /** An n8n Form page's submission: few short fields, bounded as the Form Trigger's. */
 const FORM_WAITING_URL = '/form-waiting/:executionId';
 const FORM_BODY_LIMIT = 262_144;
+const FORM_NODE_TYPE = 'n8n-nodes-base.form';
 
 /** Headers a workflow may not set on its answer: Fastify and the socket own them. */
 const RESERVED_HEADERS = new Set([
@@ -349,6 +350,7 @@ function formRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void {
         body: Type.Unknown({ description: 'The form fields' }),
         response: withErrors({
           200: Type.Unknown({ description: 'The submitted page, or the workflow’s answer' }),
+          303: Type.Null({ description: "Submitted: the workflow's first n8n Form page is at `location`" }),
         }),
       },
       handler: async (request, reply) => {
@@ -384,6 +386,14 @@ function formRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void {
           return reply.code(400).headers(again.headers).send(again.html);
         }
         if (page && match.hook.responseMode === 'onReceived' && result.response.kind === 'reply') {
+          // n8n's multi-page form: the browser goes on to the first Form node's page (n8n answers 307).
+          const started = (result.response.body as { executionId?: unknown } | null)?.executionId;
+          if (typeof started === 'string' && match.def.nodes.some((n) => n.type === FORM_NODE_TYPE))
+            return reply
+              .code(303)
+              .headers(result.headers)
+              .header('location', deps.resumer.formPath(started, 0))
+              .send();
           const done = submittedPage(form);
           return reply.headers({ ...result.headers, ...done.headers }).send(done.html);
         }
