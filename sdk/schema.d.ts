@@ -2538,6 +2538,34 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/form-waiting/{executionId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The n8n Form page an execution waits at (n8n's /form-waiting/{executionId})
+     * @description Signed as the resume URL: without the signature 401, a wrong one 403, an execution that waits at no form page 404. A completion page lets the execution go on (or redirects to the node's URL).
+     *
+     *     Public: no platform credential.
+     */
+    get: operations['getFormWaitingByExecutionId'];
+    put?: never;
+    /**
+     * Submit the n8n Form page an execution waits at: it resumes with the fields as its item
+     * @description The page posts `application/x-www-form-urlencoded` (`field-{index}`) and is sent on (303) to the next page; a JSON object keyed by the fields' labels gets `next`, the next page's path. A field's problem is a 400 naming it.
+     *
+     *     Public: no platform credential.
+     */
+    post: operations['postFormWaitingByExecutionId'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/mcp/{path}': {
     parameters: {
       query?: never;
@@ -16817,6 +16845,13 @@ export interface operations {
           'application/json': unknown;
         };
       };
+      /** @description Submitted: the workflow's first n8n Form page is at `location` */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
       400: components['responses']['BadRequest'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
@@ -16881,10 +16916,107 @@ export interface operations {
           'application/json': unknown;
         };
       };
+      /** @description Submitted: the workflow's first n8n Form page is at `location` */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
       400: components['responses']['BadRequest'];
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getFormWaitingByExecutionId: {
+    parameters: {
+      query?: {
+        signature?: string;
+      };
+      header?: never;
+      path: {
+        executionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The form page (HTML) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example string */
+          'application/json': string;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      422: components['responses']['Unprocessable'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postFormWaitingByExecutionId: {
+    parameters: {
+      query?: {
+        signature?: string;
+      };
+      header?: never;
+      path: {
+        executionId: string;
+      };
+      cookie?: never;
+    };
+    /** @description The form fields */
+    requestBody?: {
+      content: {
+        /** @example null */
+        'application/json': unknown;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "string",
+           *       "executionId": "string",
+           *       "next": "string"
+           *     }
+           */
+          'application/json': {
+            message: string;
+            executionId: string;
+            next: string;
+          };
+        };
+      };
+      /** @description Submitted: the next page is at `location` */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      422: components['responses']['Unprocessable'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };

@@ -116,6 +116,9 @@ const DOMAIN_STATUSES: Record<string, number[]> = {
   'GET /webhook/{path}': WEBHOOK,
   'DELETE /webhook/{path}': WEBHOOK,
   'POST /webhook-waiting/{executionId}': [401, 403, 409, 422],
+  // n8n's Form node pages: signed as the resume URL; a page not reached yet or an ending (409).
+  'GET /form-waiting/{executionId}': [401, 403, 422],
+  'POST /form-waiting/{executionId}': [401, 403, 409, 422],
   // n8n's MCP Server Trigger: its credential, its path, and no stream or session (405).
   'POST /mcp/{path}': [401, 403, 404, 422],
   'GET /mcp/{path}': [404, 405],

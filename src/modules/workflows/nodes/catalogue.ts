@@ -22,6 +22,7 @@ import { executionDataNode } from './n8n/execution-data/index.js';
 import { n8nExtractFromFileNode } from './n8n/extract-from-file/index.js';
 import { n8nFilterNodes } from './n8n/filter/index.js';
 import { filterV1Node } from './n8n/filter/v1.js';
+import { n8nFormNode } from './n8n/form/index.js';
 import { formTriggerNode } from './n8n/form-trigger/index.js';
 import { ftpNode } from './n8n/ftp/index.js';
 import { functionNode } from './n8n/function/index.js';
@@ -121,6 +122,7 @@ export const allNodeTypes: NodeType[] = [
   ...n8nFilterNodes,
   filterV1Node,
   formTriggerNode,
+  n8nFormNode,
   ftpNode,
   functionNode,
   functionItemNode,

@@ -92,3 +92,16 @@ export function formPage(form: FormInfo, values: FormValues = [], problems: Fiel
 export function submittedPage(form: FormInfo): FormPage {
   return page(form.title || 'Form', `<h1>Form Submitted</h1><p>${escapeHtml(form.submittedText)}</p>`);
 }
+
+/** An n8n Form node's ending page: its heading and text (n8n's completionTitle and completionMessage). */
+export function completionPage(title: string, heading: string, message: string): FormPage {
+  const text = message ? `<p>${escapeHtml(message)}</p>` : '';
+  return page(title || heading || 'Form', `<h1>${escapeHtml(heading)}</h1>${text}`);
+}
+
+/** The page shown while the execution runs on to its next form page: it reloads itself (no script). */
+export function nextPagePending(): FormPage {
+  const pending = page('Form', '<p>One moment…</p>');
+  pending.html = pending.html.replace('<head>', '<head><meta http-equiv="refresh" content="1">');
+  return pending;
+}

@@ -7,8 +7,8 @@ import { decodeUtf8Sliced, JSON_INLINE_BYTES, parseJsonSliced } from '../../../c
 import { withErrors } from '../../../core/http/schemas.js';
 import type { ExecutionResumer } from '../executions/resumer.js';
 import type { WebhookCall } from './call.js';
-import { formPage, submittedPage } from './form-page.js';
-import { valuesFromForm, valuesFromJson } from './form-submission.js';
+import { completionPage, formPage, nextPagePending, submittedPage } from './form-page.js';
+import { formItem, valuesFromForm, valuesFromJson } from './form-submission.js';
 import type { StoredResponse } from './response.js';
 import type { WebhookMatch, WebhookService } from './service.js';
 
@@ -29,6 +29,11 @@ export interface WebhookRouteDeps {
   /** Largest JSON or form body parsed into items (WEBHOOK_JSON_LIMIT_BYTES), whatever the node's limit. */
   parsedBodyLimit: number;
 }
+
+/** An n8n Form page's submission: few short fields, bounded as the Form Trigger's. */
+const FORM_WAITING_URL = '/form-waiting/:executionId';
+const FORM_BODY_LIMIT = 262_144;
+const FORM_NODE_TYPE = 'n8n-nodes-base.form';
 
 /** Headers a workflow may not set on its answer: Fastify and the socket own them. */
 const RESERVED_HEADERS = new Set([
@@ -144,7 +149,9 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', async (request: FastifyRequest, payload: NodeJS.ReadableStream) => {
-      const nodeLimit = request.webhookMatch?.hook.options.bodyLimitBytes ?? deps.defaultBodyLimit;
+      const nodeLimit =
+        request.webhookMatch?.hook.options.bodyLimitBytes ??
+        (request.routeOptions.url === FORM_WAITING_URL ? FORM_BODY_LIMIT : deps.defaultBodyLimit);
       // A parsed body becomes objects that every later step (the execution's data, expressions) handles
       // on the server's thread: its size is bounded apart from the bytes a webhook may take.
       const parsed = isParsedType(request.headers['content-type']);
@@ -257,6 +264,7 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
     }
 
     formRoutes(scope, deps);
+    formWaitingRoutes(scope, deps);
     mcpRoutes(scope, deps);
 
     scope.route({
@@ -342,6 +350,7 @@ function formRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void {
         body: Type.Unknown({ description: 'The form fields' }),
         response: withErrors({
           200: Type.Unknown({ description: 'The submitted page, or the workflow’s answer' }),
+          303: Type.Null({ description: "Submitted: the workflow's first n8n Form page is at `location`" }),
         }),
       },
       handler: async (request, reply) => {
@@ -377,6 +386,14 @@ function formRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void {
           return reply.code(400).headers(again.headers).send(again.html);
         }
         if (page && match.hook.responseMode === 'onReceived' && result.response.kind === 'reply') {
+          // n8n's multi-page form: the browser goes on to the first Form node's page (n8n answers 307).
+          const started = (result.response.body as { executionId?: unknown } | null)?.executionId;
+          if (typeof started === 'string' && match.def.nodes.some((n) => n.type === FORM_NODE_TYPE))
+            return reply
+              .code(303)
+              .headers(result.headers)
+              .header('location', deps.resumer.formPath(started, 0))
+              .send();
           const done = submittedPage(form);
           return reply.headers({ ...result.headers, ...done.headers }).send(done.html);
         }
@@ -384,6 +401,119 @@ function formRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void {
       },
     });
   }
+}
+
+/**
+ * n8n's Form node: the page an execution waits at, `/form-waiting/{executionId}?signature=…` (the
+ * signature of the pause, as the resume URL's). GET shows it (a completion shows its ending and lets
+ * the execution go on); POST submits a page, checked as the trigger's, and the execution resumes with
+ * the fields as its item. The next page is at the next pause's URL (303 for the page, `next` for JSON).
+ */
+function formWaitingRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void {
+  const params = Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 100 }) });
+  const querystring = Type.Object(
+    { signature: Type.Optional(Type.String({ maxLength: 200 })) },
+    { additionalProperties: Type.String() },
+  );
+  const authorize = async (request: FastifyRequest) => {
+    const { executionId } = request.params as { executionId: string };
+    const { signature } = request.query as { signature?: string };
+    request.resumeWaitIndex = deps.resumer.authorize(executionId, signature);
+  };
+  scope.route({
+    method: 'GET',
+    url: FORM_WAITING_URL,
+    exposeHeadRoute: false,
+    config: { public: true, limited: true },
+    schema: {
+      tags: ['Webhooks'],
+      summary: "The n8n Form page an execution waits at (n8n's /form-waiting/{executionId})",
+      description:
+        "Signed as the resume URL: without the signature 401, a wrong one 403, an execution that waits at no form page 404. A completion page lets the execution go on (or redirects to the node's URL).",
+      params,
+      querystring,
+      response: withErrors({ 200: Type.String({ description: 'The form page (HTML)' }) }),
+    },
+    onRequest: authorize,
+    handler: async (request, reply) => {
+      const { executionId } = request.params as { executionId: string };
+      const waitIndex = request.resumeWaitIndex ?? -1;
+      const waiting = await deps.resumer.formWaiting(executionId, waitIndex);
+      if (!waiting) {
+        const pending = nextPagePending();
+        return reply.headers(pending.headers).send(pending.html);
+      }
+      if (waiting.operation === 'page') {
+        const shown = formPage(waiting.form);
+        return reply.headers(shown.headers).send(shown.html);
+      }
+      await deps.resumer.resumeByForm(executionId, waitIndex, null);
+      if (waiting.redirectUrl) return reply.code(302).header('location', waiting.redirectUrl).send('');
+      const done = completionPage(waiting.form.title, waiting.form.description, waiting.form.submittedText);
+      return reply.headers(done.headers).send(done.html);
+    },
+  });
+  scope.route({
+    method: 'POST',
+    url: FORM_WAITING_URL,
+    exposeHeadRoute: false,
+    config: { public: true, limited: true },
+    schema: {
+      tags: ['Webhooks'],
+      summary: 'Submit the n8n Form page an execution waits at: it resumes with the fields as its item',
+      description:
+        "The page posts `application/x-www-form-urlencoded` (`field-{index}`) and is sent on (303) to the next page; a JSON object keyed by the fields' labels gets `next`, the next page's path. A field's problem is a 400 naming it.",
+      params,
+      querystring,
+      body: Type.Unknown({ description: 'The form fields' }),
+      response: withErrors({
+        200: Type.Object({ message: Type.String(), executionId: Type.String(), next: Type.String() }),
+        303: Type.Null({ description: 'Submitted: the next page is at `location`' }),
+      }),
+    },
+    onRequest: authorize,
+    handler: async (request, reply) => {
+      const { executionId } = request.params as { executionId: string };
+      const waitIndex = request.resumeWaitIndex ?? -1;
+      const waiting = await deps.resumer.formWaiting(executionId, waitIndex);
+      if (!waiting)
+        throw new AppError('CONFLICT', 'The execution has not reached this form page yet', { executionId });
+      if (waiting.operation !== 'page')
+        throw new AppError('CONFLICT', 'This form page is an ending: it is shown, not submitted', {
+          executionId,
+        });
+      const type = mediaType(request.headers['content-type']);
+      const pagePost = isPagePost(request);
+      if (!pagePost && !isJsonType(type))
+        throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'A form submission is a form post or a JSON object', {
+          contentType: type,
+        });
+      const values = pagePost
+        ? valuesFromForm(waiting.form, request.rawBody ?? Buffer.alloc(0))
+        : valuesFromJson(waiting.form, request.body);
+      const item = formItem(waiting.form, values, {
+        submittedAt: new Date().toISOString(),
+        formMode: 'production',
+      });
+      if ('problems' in item) {
+        if (pagePost) {
+          const again = formPage(
+            waiting.form,
+            values.map((v) => v ?? []),
+            item.problems,
+          );
+          return reply.code(400).headers(again.headers).send(again.html);
+        }
+        throw new AppError('VALIDATION_ERROR', 'The form submission is not valid', {
+          problems: item.problems.map((p) => ({ field: p.field, path: p.label, message: p.message })),
+        });
+      }
+      await deps.resumer.resumeByForm(executionId, waitIndex, [{ json: item.json }]);
+      const next = deps.resumer.formPath(executionId, waitIndex + 1);
+      if (pagePost) return reply.code(303).header('location', next).send();
+      return { message: 'Form submitted', executionId, next };
+    },
+  });
 }
 
 /**

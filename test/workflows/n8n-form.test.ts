@@ -1,0 +1,268 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestPlatform } from '../helpers/platform.js';
+import { testDialects } from '../helpers/services.js';
+import { activate, createWorkflow, otherAccountKey, settled, workflowPlatform } from './support.js';
+
+const node = (name: string, type: string, typeVersion: number, parameters: Record<string, unknown>) => ({
+  id: `n-${name.toLowerCase().replace(/\W+/g, '-')}`,
+  name,
+  type,
+  typeVersion,
+  position: [0, 0],
+  parameters,
+});
+
+/** n8n's multi-page form: Form Trigger → Form page → Form page → Form ending → Set, as n8n exports it. */
+function multiPage(path: string) {
+  const names = ['On form submission', 'Page 1', 'Page 2', 'Ending', 'Collect'];
+  return {
+    name: `form pages ${path}`,
+    nodes: [
+      node(names[0] as string, 'n8n-nodes-base.formTrigger', 2.2, {
+        formTitle: 'Start',
+        formFields: { values: [{ fieldLabel: 'Name', requiredField: true }] },
+        options: { path },
+      }),
+      node(names[1] as string, 'n8n-nodes-base.form', 1, {
+        formFields: {
+          values: [
+            { fieldLabel: 'Age <years>', fieldType: 'number', requiredField: true },
+            {
+              fieldLabel: 'Plan',
+              fieldType: 'dropdown',
+              fieldOptions: { values: [{ option: 'Free' }, { option: 'Pro' }] },
+            },
+          ],
+        },
+        options: { formTitle: '=Hello {{ $json.Name }}', buttonLabel: 'Next' },
+      }),
+      node(names[2] as string, 'n8n-nodes-base.form', 1, {
+        formFields: { values: [{ fieldLabel: 'Email', fieldType: 'email', requiredField: true }] },
+        options: { formTitle: 'Contact' },
+      }),
+      node(names[3] as string, 'n8n-nodes-base.form', 1, {
+        operation: 'completion',
+        completionTitle: 'Thanks!',
+        completionMessage: '={{ $json.Email }} & co',
+        options: {},
+      }),
+      node(names[4] as string, 'n8n-nodes-base.set', 3.4, {
+        assignments: {
+          assignments: [
+            {
+              id: 'a',
+              name: 'name',
+              value: "={{ $('On form submission').first().json.Name }}",
+              type: 'string',
+            },
+            { id: 'b', name: 'age', value: "={{ $('Page 1').first().json['Age <years>'] }}", type: 'number' },
+            { id: 'c', name: 'email', value: '={{ $json.Email }}', type: 'string' },
+          ],
+        },
+        options: {},
+      }),
+    ],
+    connections: Object.fromEntries(
+      names.slice(0, -1).map((n, i) => [n, { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] }]),
+    ),
+    settings: { executionOrder: 'v1' },
+  };
+}
+
+describe.each(await testDialects())("n8n's Form node on %s", (dialect) => {
+  let p: TestPlatform;
+  let otherKey: string;
+  beforeAll(async () => {
+    p = await workflowPlatform(dialect);
+    await activate(p, await createWorkflow(p, multiPage('pages')));
+    otherKey = await otherAccountKey(p);
+    const theirs = await createWorkflow(p, multiPage('their-pages'), otherKey);
+    const res = await p.request({
+      method: 'POST',
+      url: `/api/v1/workflows/${theirs}/activate`,
+      key: otherKey,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  });
+  afterAll(() => p.close());
+
+  /** Submits the trigger's form, then the execution's first form page (its signed URL, at /form-waiting/). */
+  async function start(path: string, key?: string): Promise<{ executionId: string; url: string }> {
+    const res = await p.request({
+      method: 'POST',
+      url: `/form/${path}`,
+      key: null,
+      payload: { Name: 'Ada' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const list = (
+      await p.request({ method: 'GET', url: '/api/v1/executions?limit=1', ...(key ? { key } : {}) })
+    ).json() as { data: Array<{ id: string }> };
+    const executionId = list.data[0]?.id ?? '';
+    const end = Date.now() + 20_000;
+    for (;;) {
+      const view = (
+        await p.request({ method: 'GET', url: `/api/v1/executions/${executionId}`, ...(key ? { key } : {}) })
+      ).json() as { status: string; resumeUrl?: string | null };
+      if (view.status === 'waiting' && view.resumeUrl) {
+        const resume = new URL(view.resumeUrl);
+        return {
+          executionId,
+          url: `${resume.pathname.replace('/webhook-waiting/', '/form-waiting/')}${resume.search}`,
+        };
+      }
+      if (!['new', 'running'].includes(view.status) || Date.now() > end)
+        throw new Error(`not waiting at a form: ${JSON.stringify(view)}`);
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  /** GETs a page until the execution has reached it (the pending page reloads itself meanwhile). */
+  async function pageAt(url: string): Promise<string> {
+    const end = Date.now() + 20_000;
+    for (;;) {
+      const res = await p.request({ method: 'GET', url, key: null });
+      expect(res.statusCode, res.body).toBe(200);
+      if (!res.body.includes('http-equiv="refresh"')) return res.body;
+      if (Date.now() > end) throw new Error(`page ${url} never came`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  it('runs a two-page form end to end over HTTP: pages, submissions, ending, the items as n8n makes them', async () => {
+    const { executionId, url } = await start('pages');
+    const first = await pageAt(url);
+    expect(first).toContain('Hello Ada');
+    expect(first).toContain('Age &lt;years&gt;');
+    expect(first).not.toContain('<years>');
+    expect(first).toContain('>Next</button>');
+
+    const refused = await p.request({
+      method: 'POST',
+      url,
+      key: null,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'field-0=old&field-1=Gold',
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('Enter a number');
+
+    const submitted = await p.request({
+      method: 'POST',
+      url,
+      key: null,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'field-0=36&field-1=Pro',
+    });
+    expect(submitted.statusCode, submitted.body).toBe(303);
+    const second = String(submitted.headers.location);
+    expect(second).toMatch(new RegExp(`^/form-waiting/${executionId}\\?signature=1\\.`));
+    expect(await pageAt(second)).toContain('type="email"');
+
+    const bad = await p.request({ method: 'POST', url: second, key: null, payload: { Email: 'nope' } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ code: 'VALIDATION_ERROR' });
+    const json = await p.request({
+      method: 'POST',
+      url: second,
+      key: null,
+      payload: { Email: 'ada@example.com' },
+    });
+    expect(json.statusCode, json.body).toBe(200);
+    const { next } = json.json() as { next: string };
+    const ending = await pageAt(next);
+    expect(ending).toContain('Thanks!');
+    expect(ending).toContain('ada@example.com &amp; co');
+
+    const done = await settled(p, executionId, 20_000, ['waiting']);
+    expect(done.status).toBe('success');
+    const runData = (
+      done.data as {
+        resultData: { runData: Record<string, Array<{ data: { main: Array<Array<{ json: unknown }>> } }>> };
+      }
+    ).resultData.runData;
+    expect(runData['Page 1']?.[0]?.data.main[0]?.[0]?.json).toMatchObject({
+      'Age <years>': 36,
+      Plan: 'Pro',
+      formMode: 'production',
+    });
+    expect(runData.Collect?.[0]?.data.main[0]?.[0]?.json).toMatchObject({
+      name: 'Ada',
+      age: 36,
+      email: 'ada@example.com',
+    });
+
+    // Every page is spent once the execution went on: resubmitting, reloading the ending, 404.
+    for (const again of [url, second])
+      expect(
+        (await p.request({ method: 'POST', url: again, key: null, payload: { Email: 'x@example.com' } }))
+          .statusCode,
+      ).toBe(404);
+    expect((await p.request({ method: 'GET', url: next, key: null })).statusCode).toBe(404);
+  });
+
+  it("sends the trigger page's post on to the first Form page (303), as n8n does", async () => {
+    const res = await p.request({
+      method: 'POST',
+      url: '/form/pages',
+      key: null,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'field-0=Grace',
+    });
+    expect(res.statusCode, res.body).toBe(303);
+    const location = String(res.headers.location);
+    expect(location).toMatch(/^\/form-waiting\/[^?]+\?signature=0\./);
+    expect(await pageAt(location)).toContain('Hello Grace');
+  });
+
+  it('refuses an unknown execution (404), a missing signature (401), an oversize body (413)', async () => {
+    const signed = p.ctx.apis.workflows?.runner.resumeUrl('exe_unknown', 0).split('?')[1];
+    const unknown = await p.request({ method: 'GET', url: `/form-waiting/exe_unknown?${signed}`, key: null });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ code: 'EXECUTION_NOT_FOUND' });
+    expect((await p.request({ method: 'GET', url: '/form-waiting/exe_unknown', key: null })).statusCode).toBe(
+      401,
+    );
+
+    const { url } = await start('pages');
+    const huge = await p.request({
+      method: 'POST',
+      url,
+      key: null,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `field-0=${'9'.repeat(3 * 1024 * 1024)}`,
+    });
+    expect(huge.statusCode).toBe(413);
+    // The page is still there: nothing was taken.
+    expect(await pageAt(url)).toContain('Hello Ada');
+  });
+
+  it("keeps another account's form out of reach: its signature opens nothing of ours, its API sees nothing", async () => {
+    const ours = await start('pages');
+    const theirs = await start('their-pages', otherKey);
+    expect(theirs.executionId).not.toBe(ours.executionId);
+    const signature = theirs.url.split('?')[1];
+    const crossed = await p.request({
+      method: 'GET',
+      url: `/form-waiting/${ours.executionId}?${signature}`,
+      key: null,
+    });
+    expect(crossed.statusCode).toBe(403);
+    const view = await p.request({
+      method: 'GET',
+      url: `/api/v1/executions/${ours.executionId}`,
+      key: otherKey,
+    });
+    expect(view.statusCode).toBe(404);
+    expect(await pageAt(theirs.url)).toContain('Hello Ada');
+  });
+
+  it('refuses at save what it does not serve: JSON-defined fields, a time limit, a text-only ending', async () => {
+    const body = multiPage('refused');
+    Object.assign(body.nodes[1]?.parameters as object, { defineForm: 'json', limitWaitTime: true });
+    Object.assign(body.nodes[3]?.parameters as object, { respondWith: 'showText' });
+    const res = await p.request({ method: 'POST', url: '/api/v1/workflows', payload: body });
+    expect(res.statusCode).toBe(400);
+    for (const path of ['defineForm', 'limitWaitTime', 'respondWith']) expect(res.body).toContain(path);
+  });
+});
