@@ -5,6 +5,7 @@
  */
 
 import type { MigrationSet } from '../core/db/migrate.js';
+import { activityMigrations } from '../modules/activity/migrations/index.js';
 import { agentsMigrations } from '../modules/agents/migrations/index.js';
 import { authMigrations } from '../modules/auth/migrations/index.js';
 import { cartMigrations } from '../modules/cart/migrations/index.js';
@@ -18,6 +19,7 @@ import { profilesMigrations } from '../modules/profiles/migrations/index.js';
 import { workflowsMigrations } from '../modules/workflows/migrations/index.js';
 
 export const platformMigrations: MigrationSet = {
+  ...activityMigrations,
   ...agentsMigrations,
   ...authMigrations,
   ...cartMigrations,

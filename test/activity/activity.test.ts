@@ -190,6 +190,7 @@ describe.each(dialects)('request log and audit trail on %s', (dialect) => {
       ['?statusClass=6xx', 'statusClass'],
       ['?password=x', 'password'],
       ['?status=abc', 'status'],
+      ['?status=2147483648', 'status'],
     ] as const) {
       const res = await p.request({ method: 'GET', url: `/v1/request-logs${query}`, key: p.adminKey });
       expect(res.statusCode, res.body).toBe(400);

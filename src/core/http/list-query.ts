@@ -121,8 +121,11 @@ function convertFilter(type: FilterType, value: string): string | number | undef
       return value;
     case 'boolean':
       return value === 'true' ? 1 : value === 'false' ? 0 : undefined;
-    case 'integer':
-      return /^-?\d{1,15}$/.test(value) ? Number(value) : undefined;
+    case 'integer': {
+      // 32-bit, as the columns are on PostgreSQL: a wider value would be the database's error (a 500).
+      const n = /^-?\d{1,10}$/.test(value) ? Number(value) : Number.NaN;
+      return n >= -2_147_483_648 && n <= 2_147_483_647 ? n : undefined;
+    }
     default:
       return undefined;
   }
@@ -130,7 +133,8 @@ function convertFilter(type: FilterType, value: string): string | number | undef
 
 function describeFilter(type: FilterType): string {
   if (Array.isArray(type)) return `must be one of: ${type.join(', ')}`;
-  return `must be ${type === 'integer' ? 'an integer' : type === 'boolean' ? 'true or false' : 'a string'}`;
+  if (type === 'integer') return 'must be an integer from -2147483648 to 2147483647';
+  return `must be ${type === 'boolean' ? 'true or false' : 'a string'}`;
 }
 
 /** Keeps only the requested fields of each item. */
