@@ -4,8 +4,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
-import type { Execution } from './db-support.js';
-import { aiWorkflow, LC } from './support/ai-workflow.js';
+import { agentOutput, runAgentWithTool } from './support/ai-agent-run.js';
+import { LC } from './support/ai-workflow.js';
 import { completion, FakeOpenAi, toolCalls } from './support/fake-openai.js';
 import { activate, createCredential, createWorkflow, workflowPlatform } from './support.js';
 
@@ -155,56 +155,25 @@ describe.each(await testDialects())("n8n's MCP Server Trigger on %s", (dialect) 
       apiKey: 'sk-test',
       url: `${openai.base}/v1`,
     });
-    const wf = aiWorkflow(
-      [
-        {
-          name: 'AI Agent',
-          type: `${LC}.agent`,
-          typeVersion: 2,
-          parameters: { promptType: 'define', text: 'Six times seven?' },
+    const { execution: e } = await runAgentWithTool(
+      p,
+      openAiCred,
+      {
+        name: 'MCP Client',
+        type: `${LC}.mcpClientTool`,
+        typeVersion: 2,
+        parameters: {
+          endpointUrl: `${base}/mcp/calc`,
+          serverTransport: 'httpStreamable',
+          authentication: 'genericCredentialType',
+          genericAuthType: 'httpBearerAuth',
         },
-        {
-          name: 'Model',
-          type: `${LC}.lmChatOpenAi`,
-          typeVersion: 1.2,
-          parameters: { model: { __rl: true, mode: 'list', value: 'gpt-4o-mini' }, options: {} },
-          credentials: { openAiApi: { id: openAiCred, name: 'openai' } },
-        },
-        {
-          name: 'MCP Client',
-          type: `${LC}.mcpClientTool`,
-          typeVersion: 2,
-          parameters: {
-            endpointUrl: `${base}/mcp/calc`,
-            serverTransport: 'httpStreamable',
-            authentication: 'genericCredentialType',
-            genericAuthType: 'httpBearerAuth',
-          },
-          credentials: { httpBearerAuth: { id: bearerCred, name: 'mcp bearer' } },
-        },
-      ],
-      [
-        ['Trigger', 'AI Agent'],
-        ['Model', 'AI Agent', 'ai_languageModel'],
-        ['MCP Client', 'AI Agent', 'ai_tool'],
-      ],
+        credentials: { httpBearerAuth: { id: bearerCred, name: 'mcp bearer' } },
+      },
+      { typeVersion: 2, text: 'Six times seven?' },
     );
-    const id = await createWorkflow(p, {
-      name: wf.name,
-      nodes: wf.nodes,
-      connections: wf.connections,
-      settings: {},
-    });
-    const res = await p.request({
-      method: 'POST',
-      url: `/api/v1/workflows/${id}/run`,
-      payload: { startNode: 'AI Agent', items: [{ json: {} }] },
-    });
-    const e = res.json() as Execution;
     expect(e.data.resultData.error ?? null).toBeNull();
-    expect(e.data.resultData.runData['AI Agent']?.[0]?.data?.main[0]?.[0]?.json).toEqual({
-      output: 'It is 42.',
-    });
+    expect(agentOutput(e)).toEqual({ output: 'It is 42.' });
     const messages = (openai.requests[1]?.messages ?? []) as Array<{ role: string; content: string }>;
     expect(messages.at(-1)).toMatchObject({ role: 'tool', content: '42' });
   });

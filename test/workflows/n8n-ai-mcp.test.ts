@@ -8,9 +8,10 @@ import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
 import { startShop, startSilent, UPSTREAM_TOKEN, type Upstream } from '../mcp/upstream.js';
 import type { Execution } from './db-support.js';
-import { type AiNodeSpec, aiWorkflow, LC } from './support/ai-workflow.js';
+import { agentOutput, runAgentWithTool } from './support/ai-agent-run.js';
+import { type AiNodeSpec, LC } from './support/ai-workflow.js';
 import { completion, FakeOpenAi, toolCalls } from './support/fake-openai.js';
-import { createCredential, createWorkflow, workflowPlatform } from './support.js';
+import { createCredential, workflowPlatform } from './support.js';
 
 /**
  * n8n's MCP Client Tool on an AI Agent: the SDK's own MCP servers (Streamable HTTP behind a header
@@ -121,44 +122,15 @@ describe.each(await testDialects())("n8n's MCP Client Tool on %s", (dialect) => 
   afterAll(() => p.close());
 
   async function runAgent(tool: AiNodeSpec): Promise<Execution> {
-    const wf = aiWorkflow(
-      [
-        {
-          name: 'AI Agent',
-          type: `${LC}.agent`,
-          typeVersion: 2,
-          parameters: { promptType: 'define', text: 'Go', options: { maxIterations: 4 } },
-        },
-        {
-          name: 'Model',
-          type: `${LC}.lmChatOpenAi`,
-          typeVersion: 1.2,
-          parameters: { model: { __rl: true, mode: 'list', value: 'gpt-4o-mini' }, options: {} },
-          credentials: { openAiApi: { id: openAiCred, name: 'openai' } },
-        },
-        tool,
-      ],
-      [
-        ['Trigger', 'AI Agent'],
-        ['Model', 'AI Agent', 'ai_languageModel'],
-        [tool.name, 'AI Agent', 'ai_tool'],
-      ],
-    );
-    const id = await createWorkflow(p, {
-      name: wf.name,
-      nodes: wf.nodes,
-      connections: wf.connections,
-      settings: {},
+    const { status, execution } = await runAgentWithTool(p, openAiCred, tool, {
+      typeVersion: 2,
+      text: 'Go',
+      maxIterations: 4,
     });
-    const res = await p.request({
-      method: 'POST',
-      url: `/api/v1/workflows/${id}/run`,
-      payload: { startNode: 'AI Agent', items: [{ json: {} }] },
-    });
-    expect(res.statusCode).toBe(200);
-    return res.json() as Execution;
+    expect(status).toBe(200);
+    return execution;
   }
-  const outputOf = (e: Execution) => e.data.resultData.runData['AI Agent']?.[0]?.data?.main[0]?.[0]?.json;
+  const outputOf = agentOutput;
 
   const shopTool = (parameters: Record<string, unknown>): AiNodeSpec => ({
     name: 'MCP Client',
@@ -273,48 +245,18 @@ describe.each(await testDialects())("n8n's MCP Client Tool on %s", (dialect) => 
         apiKey: 'k',
         url: `${openai.base}/v1`,
       });
-      const wf = aiWorkflow(
-        [
-          {
-            name: 'AI Agent',
-            type: `${LC}.agent`,
-            typeVersion: 2,
-            parameters: { promptType: 'define', text: 'Go' },
-          },
-          {
-            name: 'Model',
-            type: `${LC}.lmChatOpenAi`,
-            typeVersion: 1.2,
-            parameters: { model: { __rl: true, mode: 'list', value: 'gpt-4o-mini' }, options: {} },
-            credentials: { openAiApi: { id: cred, name: 'openai' } },
-          },
-          {
-            name: 'MCP Client',
-            type: `${LC}.mcpClientTool`,
-            typeVersion: 1,
-            parameters: { sseEndpoint: sse.url },
-          },
-        ],
-        [
-          ['Trigger', 'AI Agent'],
-          ['Model', 'AI Agent', 'ai_languageModel'],
-          ['MCP Client', 'AI Agent', 'ai_tool'],
-        ],
+      const { execution } = await runAgentWithTool(
+        guarded,
+        cred,
+        {
+          name: 'MCP Client',
+          type: `${LC}.mcpClientTool`,
+          typeVersion: 1,
+          parameters: { sseEndpoint: sse.url },
+        },
+        { typeVersion: 2, text: 'Go' },
       );
-      const id = await createWorkflow(guarded, {
-        name: wf.name,
-        nodes: wf.nodes,
-        connections: wf.connections,
-        settings: {},
-      });
-      const res = await guarded.request({
-        method: 'POST',
-        url: `/api/v1/workflows/${id}/run`,
-        payload: { startNode: 'AI Agent', items: [{ json: {} }] },
-      });
-      const error = (res.json() as Execution).data.resultData.error as
-        | { message: string; description?: string }
-        | undefined;
+      const error = execution.data.resultData.error as { message: string; description?: string } | undefined;
       expect(error?.message).toContain('Could not connect to your MCP server');
       expect(error?.description ?? '').toContain('private or internal addresses');
       expect(sse.tokens).toEqual([]);

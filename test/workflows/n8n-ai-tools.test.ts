@@ -6,7 +6,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
 import type { Execution } from './db-support.js';
-import { type AiNodeSpec, aiWorkflow, LC } from './support/ai-workflow.js';
+import { agentOutput, runAgentWithTool } from './support/ai-agent-run.js';
+import { type AiNodeSpec, LC } from './support/ai-workflow.js';
 import { completion, FakeOpenAi, toolCalls } from './support/fake-openai.js';
 import { FIXTURES } from './support/n8n-fixtures.js';
 import { createCredential, createWorkflow, workflowPlatform } from './support.js';
@@ -75,44 +76,15 @@ describe.each(await testDialects())('AI tools through the platform on %s', (dial
   afterAll(() => p.close());
 
   async function runAgent(tool: AiNodeSpec): Promise<Execution> {
-    const wf = aiWorkflow(
-      [
-        {
-          name: 'AI Agent',
-          type: `${LC}.agent`,
-          typeVersion: 3.1,
-          parameters: { promptType: 'define', text: 'Weather in Paris?', options: { maxIterations: 3 } },
-        },
-        {
-          name: 'Model',
-          type: `${LC}.lmChatOpenAi`,
-          typeVersion: 1.2,
-          parameters: { model: { __rl: true, mode: 'list', value: 'gpt-4o-mini' }, options: {} },
-          credentials: { openAiApi: { id: openAiCred, name: 'openai' } },
-        },
-        tool,
-      ],
-      [
-        ['Trigger', 'AI Agent'],
-        ['Model', 'AI Agent', 'ai_languageModel'],
-        [tool.name, 'AI Agent', 'ai_tool'],
-      ],
-    );
-    const id = await createWorkflow(p, {
-      name: wf.name,
-      nodes: wf.nodes,
-      connections: wf.connections,
-      settings: {},
+    const { status, execution } = await runAgentWithTool(p, openAiCred, tool, {
+      typeVersion: 3.1,
+      text: 'Weather in Paris?',
+      maxIterations: 3,
     });
-    const res = await p.request({
-      method: 'POST',
-      url: `/api/v1/workflows/${id}/run`,
-      payload: { startNode: 'AI Agent', items: [{ json: {} }] },
-    });
-    expect(res.statusCode).toBe(200);
-    return res.json() as Execution;
+    expect(status).toBe(200);
+    return execution;
   }
-  const outputOf = (e: Execution) => e.data.resultData.runData['AI Agent']?.[0]?.data?.main[0]?.[0]?.json;
+  const outputOf = agentOutput;
 
   async function weatherWorkflow(): Promise<string> {
     return createWorkflow(p, {
