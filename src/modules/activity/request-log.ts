@@ -161,9 +161,10 @@ export class RequestLog {
     this.timer.unref();
   }
 
+  /** The last write at shutdown: a database already gone is logged, never a failed close. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    await this.flush();
+    await this.flush().catch(this.onError);
   }
 
   record(r: RequestRecord): void {
