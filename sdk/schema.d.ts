@@ -14038,6 +14038,9 @@ export interface operations {
         cursor?: string;
         workflowId?: string;
         status?: 'canceled' | 'crashed' | 'error' | 'new' | 'running' | 'success' | 'unknown' | 'waiting';
+        mode?: string;
+        startedAfter?: string;
+        startedBefore?: string;
         includeData?: boolean;
       };
       header?: never;
@@ -14155,6 +14158,9 @@ export interface operations {
         cursor?: string;
         workflowId?: string;
         status?: 'canceled' | 'crashed' | 'error' | 'new' | 'running' | 'success' | 'unknown' | 'waiting';
+        mode?: string;
+        startedAfter?: string;
+        startedBefore?: string;
         includeData?: boolean;
       };
       header?: never;

@@ -389,12 +389,63 @@ describe('the developer portal in Chromium', () => {
     await page.locator('table').getByRole('link').first().click();
     await page.getByRole('heading', { name: /^Execution / }).waitFor();
     expect(await alertText(page)).toContain('portal test failure');
+    // The failing node is named in the alert and its panel is marked and open.
+    expect(await page.getByRole('alert').getByRole('link', { name: 'Fail' }).count()).toBe(1);
+    expect(await page.locator('details.node-run.failed > summary').textContent()).toContain('Fail');
+    expect(await page.locator('details.node-run.failed').getAttribute('open')).not.toBeNull();
+    // Items show as a table first (a column per field), and as JSON on request.
+    const editFields = page.locator('details.node-run', { hasText: 'Edit Fields' }).first();
+    await editFields.locator('summary').focus();
+    expect(await editFields.locator('.items-table th', { hasText: 'greeting' }).count()).toBeGreaterThan(0);
+    expect(await editFields.locator('.items-table td', { hasText: 'hello' }).count()).toBeGreaterThan(0);
+    await editFields.getByRole('button', { name: 'JSON' }).last().click();
     expect(await page.getByText('"greeting": "hello"').count()).toBeGreaterThan(0);
     await shot('execution');
     const first = page.url();
     await page.getByRole('button', { name: 'Retry execution' }).click();
     await page.waitForURL((u) => u.toString() !== first);
     await page.getByText('Retry of').waitFor();
+  });
+
+  it('lists executions across workflows, filters them, and opens one by its id', async () => {
+    await page.getByRole('link', { name: 'Executions', exact: true }).click();
+    await page.getByRole('heading', { name: 'Executions', exact: true }).waitFor();
+    await page.locator('tbody tr[data-status]').first().waitFor();
+    const statuses = async () =>
+      page
+        .locator('tbody tr[data-status]')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status')));
+    expect(await statuses()).toContain('error');
+    // The retry the previous step made has ended (it fails like the first run) before the filters ask for it.
+    await expect
+      .poll(async () => {
+        const res = await fetch(`${base}/api/v1/executions?mode=retry&status=error`, {
+          headers: { authorization: `Bearer ${p.adminKey}` },
+        });
+        return ((await res.json()) as { data: unknown[] }).data.length;
+      })
+      .toBe(1);
+    await page.getByLabel('Workflow').selectOption({ label: failingFlow.name });
+    await page.getByLabel('Status').selectOption('error');
+    await page.getByLabel('Mode').selectOption('retry');
+    // Only the retry the previous step made: one error row of mode retry.
+    await expect
+      .poll(async () => page.locator('tbody tr[data-status]').allTextContents())
+      .toEqual([expect.stringContaining('retry')]);
+    const id = (await page.locator('tbody tr[data-status] th a').first().textContent()) ?? '';
+    expect(id).not.toBe('');
+    await shot('executions');
+    // A range that ends before anything ran matches nothing.
+    await page.getByLabel('To', { exact: true }).fill('2001-01-01T00:00');
+    await page.getByText('No executions match.').waitFor();
+    // Keyboard only: type the id and press Enter in the search.
+    await page.getByLabel('Execution id').fill(id);
+    await page.getByLabel('Execution id').press('Enter');
+    await page.getByRole('heading', { name: `Execution ${id}` }).waitFor();
+    expect(await page.locator('dl.facts').textContent()).toContain('retry');
+    // An id of nothing shows the API's refusal in words.
+    await page.goto(`${base}/portal/#/executions/exe_does_not_exist`);
+    expect(await alertText(page)).toMatch(/not found/i);
   });
 
   it('streams a chat answer in the playground from a chat model (embedding models are not offered)', async () => {

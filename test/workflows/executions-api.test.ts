@@ -105,6 +105,30 @@ describe.each(await testDialects())('executions API on %s', (dialect) => {
     expect((await p.request({ method: 'GET', url: '/api/v1/executions?limit=abc' })).statusCode).toBe(400);
   });
 
+  it('filters by mode and by a start-time range; a bad instant → 400 naming it', async () => {
+    const list = async (q: string) => {
+      const res = await p.request({ method: 'GET', url: `/api/v1/executions?${q}` });
+      expect(res.statusCode).toBe(200);
+      return (res.json() as { data: Entry[] }).data;
+    };
+    expect((await list('mode=webhook')).map((e) => e.mode)).toEqual(Array(6).fill('webhook'));
+    expect(await list('mode=manual')).toEqual([]);
+    const all = await list('limit=250');
+    const starts = all.map((e) => (e as Entry & { startedAt: string }).startedAt).sort();
+    const [first, last] = [starts[0] as string, starts[starts.length - 1] as string];
+    // `startedAfter` is inclusive, `startedBefore` exclusive.
+    expect((await list(`startedAfter=${encodeURIComponent(first)}`)).length).toBe(6);
+    expect(
+      await list(`startedAfter=${encodeURIComponent(new Date(Date.parse(last) + 1).toISOString())}`),
+    ).toEqual([]);
+    expect((await list(`startedBefore=${encodeURIComponent(first)}`)).length).toBe(0);
+    const fails = await list(`status=error&mode=webhook&startedAfter=${first}&startedBefore=2999-01-01`);
+    expect(fails.map((e) => e.id).sort()).toEqual([...failed].sort());
+    const bad = await p.request({ method: 'GET', url: '/api/v1/executions?startedAfter=yesterday' });
+    expect(bad.statusCode).toBe(400);
+    expect(JSON.stringify(bad.json())).toMatch(/startedAfter/);
+  });
+
   it('detail (includeData=true) has the workflow as it ran and per-node output, start time, duration, error', async () => {
     const res = await p.request({ method: 'GET', url: `/api/v1/executions/${failed[0]}?includeData=true` });
     expect(res.statusCode).toBe(200);

@@ -2,9 +2,9 @@ import type { Clock } from '../../core/clock.js';
 import type { Db } from '../../core/db/database.js';
 import { runList } from '../../core/db/list.js';
 import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
+import { takeTimeRange } from '../../core/http/time-range.js';
 import { newId } from '../../core/ids.js';
 import type { AuditEventsTable } from './tables.js';
-import { takeTimeRange } from './time-range.js';
 
 /** One security-relevant change, as the code that saw it describes it. */
 export interface AuditEvent {

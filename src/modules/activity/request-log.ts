@@ -3,9 +3,9 @@ import type { Clock } from '../../core/clock.js';
 import type { Db } from '../../core/db/database.js';
 import { runList } from '../../core/db/list.js';
 import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
+import { takeTimeRange } from '../../core/http/time-range.js';
 import { newId } from '../../core/ids.js';
 import type { RequestLogsTable } from './tables.js';
-import { takeTimeRange } from './time-range.js';
 
 export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
 

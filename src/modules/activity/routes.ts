@@ -5,9 +5,9 @@ import { hasScope, type Principal } from '../../core/auth/principal.js';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
 import { ListEnvelope, listQueryOf, Nullable, Timestamp, withErrors } from '../../core/http/schemas.js';
+import { instant } from '../../core/http/time-range.js';
 import { AUDIT_LIST_SPEC, type AuditLog } from './audit-log.js';
 import { REQUEST_LOG_LIST_SPEC, type RequestLog } from './request-log.js';
-import { instant } from './time-range.js';
 
 const RequestLogView = Type.Object({
   id: Type.String(),

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, setCsrfToken, whenUnauthorized } from './api.js';
 import { ExecutionPage } from './pages/execution.js';
+import { ExecutionsPage } from './pages/executions.js';
 import { KeysPage } from './pages/keys.js';
 import { InvitePage, LoginPage, SetupPage } from './pages/login.js';
 import { AuditPage, RequestLogPage } from './pages/logs.js';
@@ -19,6 +20,7 @@ const NAV: Array<[string, string]> = [
   ['keys', 'Keys'],
   ['usage', 'Usage'],
   ['workflows', 'Workflows'],
+  ['executions', 'Executions'],
   ['logs', 'Logs'],
   ['playground', 'Playground'],
   ['members', 'Members'],
@@ -35,7 +37,7 @@ function page(route: Route) {
     case 'workflows':
       return id ? <WorkflowPage id={id} /> : <WorkflowsPage />;
     case 'executions':
-      return id ? <ExecutionPage id={id} /> : <WorkflowsPage />;
+      return id ? <ExecutionPage id={id} /> : <ExecutionsPage params={route.params} />;
     case 'logs':
       return id === 'audit' ? <AuditPage /> : <RequestLogPage params={route.params} />;
     case 'playground':
@@ -145,12 +147,7 @@ export function App() {
           <ul>
             {NAV.map(([id, label]) => (
               <li key={id}>
-                <a
-                  href={href(id)}
-                  aria-current={
-                    section === id || (id === 'workflows' && section === 'executions') ? 'page' : undefined
-                  }
-                >
+                <a href={href(id)} aria-current={section === id ? 'page' : undefined}>
                   {label}
                 </a>
               </li>

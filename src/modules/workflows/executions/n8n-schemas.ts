@@ -27,9 +27,16 @@ const IncludeData = Type.Boolean({
 
 /** The list rules of `GET /api/v1/executions`: the service enforces them, the document shows them. */
 export const EXECUTION_LIST_SPEC: ListSpec = {
-  columns: { workflowId: 'workflow_id', status: 'status' },
+  columns: { workflowId: 'workflow_id', status: 'status', mode: 'mode' },
   sortable: ['id'],
-  filters: { workflowId: 'string', status: N8N_EXECUTION_STATUSES },
+  // `startedAfter`/`startedBefore` are a range (the service takes them out before the list helper).
+  filters: {
+    workflowId: 'string',
+    status: N8N_EXECUTION_STATUSES,
+    mode: 'string',
+    startedAfter: 'string',
+    startedBefore: 'string',
+  },
   projectable: [
     'id',
     'workflowId',
@@ -56,6 +63,17 @@ export const ExecutionListQuery = listQueryOf(
       ...ListQuery.properties,
       workflowId: Type.Optional(Type.String({ minLength: 1 })),
       status: Type.Optional(Type.String({ description: N8N_EXECUTION_STATUSES.join(' | ') })),
+      mode: Type.Optional(
+        Type.String({ description: 'How it started: manual, trigger, webhook, retry, integrated, error, …' }),
+      ),
+      startedAfter: Type.Optional(
+        Type.String({
+          description: 'Started at or after this ISO 8601 date or date-time (as the bulk stop names it)',
+        }),
+      ),
+      startedBefore: Type.Optional(
+        Type.String({ description: 'Started before this ISO 8601 date or date-time' }),
+      ),
       includeData: Type.Optional(IncludeData),
     },
     { additionalProperties: Type.String() },

@@ -3,6 +3,7 @@ import { type Clock, isoNow } from '../../../core/clock.js';
 import { runList } from '../../../core/db/list.js';
 import { AppError, assertNever, notFound } from '../../../core/errors.js';
 import { parseListQuery } from '../../../core/http/list-query.js';
+import { instant } from '../../../core/http/time-range.js';
 import type { RunState } from '../engine/index.js';
 import { n8nExecutionData } from './n8n-data.js';
 import { EXECUTION_LIST_SPEC, type N8nExecutionStatus } from './n8n-schemas.js';
@@ -59,16 +60,19 @@ export class ExecutionService {
   ) {}
 
   /**
-   * Newest first; `workflowId`, `status` (n8n's names), `limit` (20, max 250), `cursor`, and
+   * Newest first; `workflowId`, `status` (n8n's names), `mode`, `startedAfter`/`startedBefore`, `limit` (20, max 250), `cursor`, and
    * `includeData` (n8n's: each entry with its run data). Run data may hold resume URLs, so
    * their signatures are blanked unless `withResumeUrl` (workflow:write).
    */
   async list(accountId: string, rawQuery: Record<string, unknown>, withResumeUrl = false) {
     const { includeData, ...rest } = rawQuery;
     const query = parseListQuery(rest, EXECUTION_LIST_SPEC);
-    const { status, ...filters } = query.filters;
+    const { status, startedAfter, startedBefore, ...filters } = query.filters;
+    const [after, before] = [instant('startedAfter', startedAfter), instant('startedBefore', startedBefore)];
     let base = this.store.listQuery(accountId, includeData === true);
     if (status !== undefined) base = whereStatus(base, status as N8nExecutionStatus);
+    if (after) base = base.where('started_at', '>=', after);
+    if (before) base = base.where('started_at', '<', before);
     const toItem = (row: ExecutionEntryRow) =>
       includeData === true
         ? { ...entry(row), data: n8nExecutionData(stateOf(row), row.error_message ?? null) }

@@ -25,23 +25,102 @@ function inputsOf(node: string, connections: Connections, runData: Record<string
   return items;
 }
 
-function ItemsView({ label, items }: { label: string; items: Items }) {
+/** A cell: strings as they are, everything else as compact JSON, cut so one cell never floods the table. */
+function cell(value: unknown): string {
+  const text = typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
+
+/** The items' top-level fields as columns, n8n's table view; the first 100 rows. */
+function ItemsTable({ items }: { items: Items }) {
+  const rows = items.slice(0, 100);
+  const columns = [...new Set(rows.flatMap((i) => Object.keys(i.json ?? {})))].slice(0, 30);
+  if (columns.length === 0) return <p class="hint">The items have no fields.</p>;
   return (
-    <div class="items">
-      <h4>
-        {label} ({items.length} {items.length === 1 ? 'item' : 'items'})
-      </h4>
-      {items.length > 0 && (
-        <pre>
-          {JSON.stringify(
-            items.map((i) => i.json),
-            null,
-            2,
-          )}
-        </pre>
+    <div class="table-wrap">
+      <table class="items-table">
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th key={c} scope="col">
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((item, i) => (
+            // Items have no identity of their own: their position is it.
+            <tr key={i}>
+              {columns.map((c) => (
+                <td key={c}>{cell(item.json?.[c])}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {items.length > rows.length && (
+        <p class="hint">
+          The first {rows.length} of {items.length} items.
+        </p>
       )}
     </div>
   );
+}
+
+function ItemsView({ label, items }: { label: string; items: Items }) {
+  const [view, setView] = useState<'table' | 'json'>('table');
+  return (
+    <div class="items">
+      <div class="title-row">
+        <h4>
+          {label} ({items.length} {items.length === 1 ? 'item' : 'items'})
+        </h4>
+        {items.length > 0 && (
+          <span class="segmented">
+            <button type="button" aria-pressed={view === 'table'} onClick={() => setView('table')}>
+              Table
+            </button>
+            <button type="button" aria-pressed={view === 'json'} onClick={() => setView('json')}>
+              JSON
+            </button>
+          </span>
+        )}
+      </div>
+      {items.length > 0 &&
+        (view === 'table' ? (
+          <ItemsTable items={items} />
+        ) : (
+          <pre>
+            {JSON.stringify(
+              items.map((i) => i.json),
+              null,
+              2,
+            )}
+          </pre>
+        ))}
+    </div>
+  );
+}
+
+/** Moves to a node's panel without touching the hash (the router owns it). */
+function jumpTo(event: Event, node: string) {
+  event.preventDefault();
+  const panel = document.getElementById(`node-${encodeURIComponent(node)}`);
+  if (!panel) return;
+  (panel as HTMLDetailsElement).open = true;
+  panel.querySelector('summary')?.focus();
+  panel.scrollIntoView({ block: 'start' });
+}
+
+/** The node whose run failed: its name on the error, else the last run that carries an error. */
+function failingNode(
+  runData: Record<string, NodeRun[]>,
+  error: { node?: { name?: string } } | null | undefined,
+) {
+  if (error?.node?.name) return error.node.name;
+  for (const [node, runs] of Object.entries(runData)) if (runs.some((r) => r.error)) return node;
+  return null;
 }
 
 export function ExecutionPage({ id }: { id: string }) {
@@ -70,7 +149,11 @@ export function ExecutionPage({ id }: { id: string }) {
   };
   const runData = e?.data?.resultData.runData ?? {};
   const connections = e?.workflowData?.connections ?? {};
-  const error = e?.data?.resultData.error as { message?: string } | null | undefined;
+  const error = e?.data?.resultData.error as
+    | { message?: string; description?: string; node?: { name?: string } }
+    | null
+    | undefined;
+  const failed = failingNode(runData, error);
   return (
     <section aria-labelledby="execution-title">
       {e && (
@@ -109,7 +192,17 @@ export function ExecutionPage({ id }: { id: string }) {
           </dl>
           {error?.message && (
             <p class="error" role="alert">
-              The execution failed: {error.message}
+              The execution failed
+              {failed ? (
+                <>
+                  {' in '}
+                  <a href={`#node-${encodeURIComponent(failed)}`} onClick={(ev) => jumpTo(ev, failed)}>
+                    {failed}
+                  </a>
+                </>
+              ) : null}
+              : {error.message}
+              {error.description ? ` (${error.description})` : ''}
             </p>
           )}
           {e.status === 'error' && (
@@ -129,10 +222,19 @@ export function ExecutionPage({ id }: { id: string }) {
           <h2>Nodes</h2>
           {Object.keys(runData).length === 0 && <p>No node ran.</p>}
           {Object.entries(runData).map(([node, runs]) => (
-            <details key={node} class="node-run" open={Object.keys(runData).length <= 3}>
+            <details
+              key={node}
+              id={`node-${encodeURIComponent(node)}`}
+              class={node === failed ? 'node-run failed' : 'node-run'}
+              open={node === failed || Object.keys(runData).length <= 3}
+            >
               <summary>
                 {node}: {runs.length} {runs.length === 1 ? 'run' : 'runs'},{' '}
-                {runs.some((r) => r.executionStatus === 'error') ? 'error' : 'success'}
+                {runs.some((r) => r.error || r.executionStatus === 'error') ? (
+                  <span class="badge error">error</span>
+                ) : (
+                  'success'
+                )}
               </summary>
               {runs.map((run, i) => (
                 <div key={`${node}-${run.startTime}-${i}`} class="run">

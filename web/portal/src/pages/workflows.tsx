@@ -7,7 +7,7 @@ import { can, refusal, useSession } from '../session.js';
 import type { List, Workflow, WorkflowSummary } from '../types.js';
 import { useLoad } from '../use-load.js';
 
-async function allWorkflows(): Promise<WorkflowSummary[]> {
+export async function allWorkflows(): Promise<WorkflowSummary[]> {
   const out: WorkflowSummary[] = [];
   let cursor: string | null = null;
   for (let pages = 0; pages < 20; pages++) {

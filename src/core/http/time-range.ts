@@ -1,5 +1,5 @@
-import { AppError } from '../../core/errors.js';
-import type { ListQuery } from '../../core/http/list-query.js';
+import { AppError } from '../errors.js';
+import type { ListQuery } from './list-query.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 
