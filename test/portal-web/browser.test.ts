@@ -1,7 +1,14 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Browser, type BrowserContext, type BrowserServer, chromium, type Page } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserServer,
+  chromium,
+  type Download,
+  type Page,
+} from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPortal } from '../../scripts/build-portal.mjs';
 import { allModules } from '../../src/modules/index.js';
@@ -60,6 +67,13 @@ async function newPage(context: BrowserContext): Promise<Page> {
       cspViolations.push(message.text());
   });
   return created;
+}
+
+/** A download's text: the browser runs remotely, so the file is copied here first. */
+async function downloadedText(file: Download): Promise<string> {
+  const to = path.join(buildDir, `download-${Date.now()}`);
+  await file.saveAs(to);
+  return readFileSync(to, 'utf8');
 }
 
 /** The text of the page's alert (an API error shown in words). */
@@ -445,7 +459,82 @@ describe('the developer portal in Chromium', () => {
     expect(await page.locator('dl.facts').textContent()).toContain('retry');
     // An id of nothing shows the API's refusal in words.
     await page.goto(`${base}/portal/#/executions/exe_does_not_exist`);
-    expect(await alertText(page)).toMatch(/not found/i);
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /not found/i })
+      .waitFor();
+    // Nothing of the execution shown before stays on the page.
+    expect(await page.locator('dl.facts').count()).toBe(0);
+  });
+
+  it('imports an n8n export, edits its JSON with problems on their lines, tests, exports, duplicates and deletes it', async () => {
+    await page.getByRole('link', { name: 'Workflows', exact: true }).click();
+    await page.getByRole('link', { name: 'New or import' }).click();
+    await page.getByRole('heading', { name: 'New workflow' }).waitFor();
+    // An n8n export carries read-only fields (id, active, versionId): they are ignored, not refused.
+    const exported = { ...failingFlow, name: 'portal imported flow', id: 'n8nExportId', active: true };
+    await page.getByLabel('Upload an n8n export (.json)').setInputFiles({
+      name: 'export.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify(exported, null, 2)),
+    });
+    await expect.poll(() => page.getByLabel('Workflow JSON').inputValue()).toContain('portal imported flow');
+    await page.getByRole('button', { name: 'Create workflow' }).click();
+    await page.getByRole('heading', { name: 'portal imported flow' }).waitFor();
+    const workflowUrl = page.url();
+    const id = decodeURIComponent(workflowUrl.split('/').pop() ?? '');
+    expect(id).not.toBe('n8nExportId');
+
+    // A node type the platform lacks: the API's problem names the node's path, on the node's line.
+    await page.getByRole('button', { name: 'Edit JSON' }).click();
+    const editor = page.getByLabel('Workflow JSON');
+    const text = await editor.inputValue();
+    await editor.fill(text.replace('n8n-nodes-base.stopAndError', 'n8n-nodes-base.noSuchNode'));
+    await page.getByRole('button', { name: 'Save' }).click();
+    const problems = page.locator('ul.problems');
+    await problems.waitFor();
+    expect(await problems.textContent()).toContain('nodes[2].type');
+    const lineOfFail = text.split('\n').findIndex((l) => l.includes('"name": "Fail"')) + 1;
+    expect(await problems.getByRole('button').first().textContent()).toBe(`line ${lineOfFail}`);
+    await shot('workflow-json-problems');
+    // Broken JSON: the parser's complaint with its line; nothing is sent.
+    await editor.fill('{\n  "name": "x"\n  "nodes": []\n}');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(async () => (await problems.textContent()) ?? '').toMatch(/line 3.*JSON/s);
+    // A valid change saves and shows.
+    await editor.fill(text.replace('"portal imported flow"', '"portal edited flow"'));
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('heading', { name: 'portal edited flow' }).waitFor();
+
+    // Export downloads the workflow's JSON.
+    const [file] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export' }).click(),
+    ]);
+    const body = JSON.parse(await downloadedText(file)) as {
+      name: string;
+      nodes: unknown[];
+    };
+    expect(body.name).toBe('portal edited flow');
+    expect(body.nodes).toHaveLength(3);
+
+    // Test workflow: a manual run, shown per node on its execution page.
+    await page.getByRole('button', { name: 'Test workflow' }).click();
+    await page.getByRole('heading', { name: /^Execution / }).waitFor();
+    expect(await page.locator('details.node-run.failed > summary').textContent()).toContain('Fail');
+
+    // Duplicate, then delete the copy after confirming.
+    await page.goto(workflowUrl);
+    await page.getByRole('button', { name: 'Duplicate' }).click();
+    await page.getByRole('heading', { name: 'portal edited flow (copy)' }).waitFor();
+    const copyId = decodeURIComponent(page.url().split('/').pop() ?? '');
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('button', { name: 'Delete workflow' }).click();
+    await page.getByRole('heading', { name: 'Workflows', exact: true }).waitFor();
+    const gone = await fetch(`${base}/api/v1/workflows/${copyId}`, {
+      headers: { authorization: `Bearer ${p.adminKey}` },
+    });
+    expect(gone.status).toBe(404);
   });
 
   it('streams a chat answer in the playground from a chat model (embedding models are not offered)', async () => {

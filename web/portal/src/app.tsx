@@ -10,6 +10,7 @@ import { PlaygroundPage } from './pages/playground.js';
 import { SessionsPage } from './pages/sessions.js';
 import { UsagePage } from './pages/usage.js';
 import { WorkflowPage } from './pages/workflow.js';
+import { WorkflowImportPage } from './pages/workflow-json.js';
 import { WorkflowsPage } from './pages/workflows.js';
 import { href, navigate, type Route, useRoute } from './route.js';
 import { SessionContext } from './session.js';
@@ -35,7 +36,7 @@ function page(route: Route) {
     case 'usage':
       return <UsagePage params={route.params} />;
     case 'workflows':
-      return id ? <WorkflowPage id={id} /> : <WorkflowsPage />;
+      return id === 'new' ? <WorkflowImportPage /> : id ? <WorkflowPage id={id} /> : <WorkflowsPage />;
     case 'executions':
       return id ? <ExecutionPage id={id} /> : <ExecutionsPage params={route.params} />;
     case 'logs':

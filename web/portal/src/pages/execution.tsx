@@ -132,7 +132,8 @@ export function ExecutionPage({ id }: { id: string }) {
   );
   const [retryError, setRetryError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const e = execution.data;
+  // The last load's data stays while the next loads: never show one execution under another's id.
+  const e = execution.data?.id === id ? execution.data : null;
   const retry = async () => {
     setBusy(true);
     setRetryError(null);

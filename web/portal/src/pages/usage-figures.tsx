@@ -86,15 +86,3 @@ export function usageCsv(usage: Usage, summary: RequestSummary | null): string {
   }
   return `${lines.join('\n')}\n`;
 }
-
-/** Saves text as a file through a temporary link (no server round trip). */
-export function download(name: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}

@@ -2,11 +2,12 @@ import { useMemo, useState } from 'preact/hooks';
 import { api, query } from '../api.js';
 import { type Bar, BarChart } from '../components/bar-chart.js';
 import { ErrorNote } from '../components/error-note.js';
+import { download } from '../download.js';
 import { count, utcDay } from '../format.js';
 import type { ApiKey, RequestSummary, Usage } from '../types.js';
 import { useLoad } from '../use-load.js';
 import { allKeys } from './keys.js';
-import { download, RequestFigures, usageCsv } from './usage-figures.js';
+import { RequestFigures, usageCsv } from './usage-figures.js';
 
 /** Every day from `from` to `to` (YYYY-MM-DD, UTC), so days without traffic draw as empty bars. */
 function daysBetween(from: string, to: string): string[] {

@@ -1,12 +1,15 @@
 import { useState } from 'preact/hooks';
 import { api, query } from '../api.js';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { ErrorNote } from '../components/error-note.js';
 import { WorkflowGraph } from '../components/workflow-graph.js';
+import { download } from '../download.js';
 import { dateTime, duration } from '../format.js';
-import { href } from '../route.js';
+import { href, navigate } from '../route.js';
 import { can, refusal, useSession } from '../session.js';
 import type { Execution, List, Workflow } from '../types.js';
 import { useLoad } from '../use-load.js';
+import { exportOf, WorkflowJsonEditor } from './workflow-json.js';
 import { ActiveToggle } from './workflows.js';
 
 export function StatusBadge({ status }: { status: string }) {
@@ -23,7 +26,40 @@ export function WorkflowPage({ id }: { id: string }) {
     [id, cursor],
   );
   const [active, setActive] = useState<boolean | null>(null);
+  const [editing, setEditing] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const [actionError, setActionError] = useState<unknown>(null);
+  const [busy, setBusy] = useState('');
   const w = workflow.data;
+  const refused = writable ? undefined : refusal(session.member.role, 'change or run workflows');
+  const act = async (name: string, action: () => Promise<void>) => {
+    setBusy(name);
+    setActionError(null);
+    try {
+      await action();
+    } catch (e) {
+      setActionError(e);
+    } finally {
+      setBusy('');
+    }
+  };
+  // A manual run from the trigger (pinned data stands in where the workflow pins it); the execution
+  // page shows the result per node.
+  const test = () =>
+    act('test', async () => {
+      const run = await api<{ id: string }>('POST', `/api/v1/workflows/${encodeURIComponent(id)}/run`, {
+        body: {},
+      });
+      navigate(href('executions', run.id));
+    });
+  const duplicate = () =>
+    act('duplicate', async () => {
+      if (!w) return;
+      const copy = await api<{ id: string }>('POST', '/api/v1/workflows', {
+        body: { ...exportOf(w), name: `${w.name} (copy)`.slice(0, 128) },
+      });
+      navigate(href('workflows', copy.id));
+    });
   return (
     <section aria-labelledby="workflow-title">
       <p>
@@ -38,6 +74,75 @@ export function WorkflowPage({ id }: { id: string }) {
             disabled={writable ? undefined : refusal(session.member.role, 'activate workflows')}
             onChanged={(next) => setActive(next.active)}
           />
+          <div class="actions">
+            <button
+              type="button"
+              class="primary"
+              onClick={test}
+              disabled={Boolean(busy) || !writable}
+              title={refused}
+            >
+              {busy === 'test' ? 'Running…' : 'Test workflow'}
+            </button>
+            <button
+              type="button"
+              onClick={() => setEditing(true)}
+              disabled={editing || !writable}
+              title={refused}
+            >
+              Edit JSON
+            </button>
+            <button
+              type="button"
+              onClick={() =>
+                download(
+                  `${w.name.replace(/[^\w.-]+/g, '_')}.json`,
+                  JSON.stringify(exportOf(w), null, 2),
+                  'application/json',
+                )
+              }
+            >
+              Export
+            </button>
+            <button type="button" onClick={duplicate} disabled={Boolean(busy) || !writable} title={refused}>
+              Duplicate
+            </button>
+            <button
+              type="button"
+              class="danger"
+              onClick={() => setDeleting(true)}
+              disabled={!writable}
+              title={refused}
+            >
+              Delete
+            </button>
+          </div>
+          <ErrorNote error={actionError} />
+          {deleting && (
+            <ConfirmDialog
+              title={`Delete ${w.name}?`}
+              confirmLabel="Delete workflow"
+              onClose={() => setDeleting(false)}
+              onConfirm={async () => {
+                await api('DELETE', `/api/v1/workflows/${encodeURIComponent(id)}`);
+                navigate(href('workflows'));
+              }}
+            >
+              <p>The workflow and its executions are deleted. This cannot be undone.</p>
+            </ConfirmDialog>
+          )}
+          {editing && (
+            <WorkflowJsonEditor
+              initial={JSON.stringify(exportOf(w), null, 2)}
+              workflowId={id}
+              label="Workflow JSON"
+              onCancel={() => setEditing(false)}
+              onSaved={() => {
+                setEditing(false);
+                workflow.reload();
+              }}
+            />
+          )}
           <h2>Graph</h2>
           <WorkflowGraph nodes={w.nodes} connections={w.connections} title={w.name} />
         </>

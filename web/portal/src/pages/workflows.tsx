@@ -75,7 +75,14 @@ export function WorkflowsPage() {
     .filter((w) => w.name.toLowerCase().includes(filter.trim().toLowerCase()));
   return (
     <section aria-labelledby="workflows-title">
-      <h1 id="workflows-title">Workflows</h1>
+      <div class="title-row">
+        <h1 id="workflows-title">Workflows</h1>
+        {writable && (
+          <a class="button primary" href={href('workflows', 'new')}>
+            New or import
+          </a>
+        )}
+      </div>
       <div class="filters">
         <label>
           Filter by name
