@@ -8,6 +8,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testDialects } from '../helpers/services.js';
 import { type LlmTestbed, startLlmTestbed } from '../llm/support.js';
+import { startFakeAnthropic } from '../support/fake-llm/anthropic-server.js';
+import type { FakeLlmServer } from '../support/fake-llm/index.js';
 import {
   call,
   chatCalls,
@@ -23,6 +25,7 @@ const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 const PNG_URL = `data:image/png;base64,${PNG}`;
 const PNG_NOTE = '[image: image/png, 70 bytes]';
+const ANTHROPIC_KEY = 'sk-ant-images-test';
 
 type Part = Record<string, unknown>;
 const lastUser = (messages: Array<Record<string, unknown>>) =>
@@ -30,10 +33,12 @@ const lastUser = (messages: Array<Record<string, unknown>>) =>
 
 describe.each(await testDialects())('agents: images and files in messages on %s', (dialect) => {
   let bed: LlmTestbed;
+  let anthropic: FakeLlmServer;
   beforeAll(async () => {
+    anthropic = await startFakeAnthropic({ apiKey: ANTHROPIC_KEY });
     bed = await startLlmTestbed(
       dialect,
-      {},
+      { ANTHROPIC_TEST_KEY: ANTHROPIC_KEY },
       {
         extraModels: (ollama, openai) => [
           {
@@ -50,14 +55,26 @@ describe.each(await testDialects())('agents: images and files in messages on %s'
             upstreamModel: 'llama3.2',
             inputs: ['text', 'image'],
           },
+          {
+            provider: 'anthropic',
+            baseUrl: anthropic.url,
+            name: 'vision-claude',
+            upstreamModel: 'claude-sonnet-4-5',
+            apiKeyEnv: 'ANTHROPIC_TEST_KEY',
+            inputs: ['text', 'image'],
+          },
         ],
       },
     );
   });
-  afterAll(() => bed?.close());
+  afterAll(async () => {
+    await bed?.close();
+    await anthropic?.close();
+  });
   beforeEach(() => {
     bed.openai.reset();
     bed.ollama.reset();
+    anthropic.reset();
   });
 
   const send = (agentId: string, body: Record<string, unknown>) =>
@@ -114,6 +131,25 @@ describe.each(await testDialects())('agents: images and files in messages on %s'
     });
     const stored = await transcript((parts.json() as { conversationId: string }).conversationId);
     expect(stored[0]?.content).toBe(`Two of them\n${PNG_NOTE}\n${PNG_NOTE}`);
+  });
+
+  it('passes image parts to an Anthropic upstream as base64 image blocks', async () => {
+    const agent = await createAgent(bed, { model: 'vision-claude' });
+    const res = await send(agent.id, {
+      content: [
+        { type: 'input_text', text: 'What colour?' },
+        { type: 'image_url', image_url: { url: PNG_URL } },
+      ],
+    });
+    expect(res.status, res.text).toBe(200);
+    const body = anthropic.requests.find((r) => r.path === '/v1/messages')?.body as {
+      messages: Array<{ role: string; content: unknown }>;
+    };
+    // Images before the text, as Anthropic advises.
+    expect(lastUser(body.messages)?.content).toEqual([
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+      { type: 'text', text: 'What colour?' },
+    ]);
   });
 
   it('reads a text file part into the message; refuses other file types', async () => {
