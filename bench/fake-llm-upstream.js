@@ -1,6 +1,9 @@
 // A fast fake OpenAI-compatible upstream for the language-model gateway bench: answers are built
 // once and written whole, so the bench measures the gateway, not the fake. Runs as a child
 // process (forked by bench/scenarios/llm.js) and reports its port over IPC.
+// Tool calling, deterministic: a request that offers tools and whose last message is not a tool
+// result is answered with calls of its first two tools (arguments `{}`, ids call_bench_0/1); once
+// the results are there, with the usual text (bench/scenarios/agents.js's tools turn).
 import { createServer } from 'node:http';
 
 const CREATED = 1_735_689_600;
@@ -50,6 +53,46 @@ const stream = Buffer.from(
   ].join(''),
 );
 
+/** The calls of the first two offered tools, as a completion or as a stream. */
+function toolCalls(tools, streamed) {
+  const calls = tools.slice(0, 2).map((tool, index) => ({
+    index,
+    id: `call_bench_${index}`,
+    type: 'function',
+    function: { name: tool.function?.name ?? tool.name, arguments: '{}' },
+  }));
+  const callUsage = { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 };
+  if (!streamed)
+    return Buffer.from(
+      JSON.stringify({
+        id: 'chatcmpl-bench-tools',
+        object: 'chat.completion',
+        created: CREATED,
+        model: MODEL,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: null, tool_calls: calls.map(({ index, ...c }) => c) },
+            logprobs: null,
+            finish_reason: 'tool_calls',
+          },
+        ],
+        usage: callUsage,
+        system_fingerprint: 'fp_bench',
+      }),
+    );
+  return Buffer.from(
+    [
+      chunk({ role: 'assistant', content: null, tool_calls: calls }),
+      chunk({}, 'tool_calls'),
+      frame([], { usage: callUsage }),
+      'data: [DONE]\n\n',
+    ].join(''),
+  );
+}
+/** Tool-call answers by the offered tools' names (the bench offers the same tools every time). */
+const toolAnswers = new Map();
+
 function send(res, status, type, body) {
   res.writeHead(status, { 'content-type': type, 'content-length': body.length });
   res.end(body);
@@ -69,11 +112,26 @@ const server = createServer((req, res) => {
       send(res, 404, 'application/json', notFound);
       return;
     }
-    let streamed = false;
+    let request;
     try {
-      streamed = JSON.parse(Buffer.concat(parts).toString('utf8')).stream === true;
+      request = JSON.parse(Buffer.concat(parts).toString('utf8'));
     } catch {
       send(res, 400, 'application/json', notFound);
+      return;
+    }
+    const streamed = request.stream === true;
+    const tools = Array.isArray(request.tools) ? request.tools : [];
+    if (tools.length > 0 && request.messages?.at(-1)?.role !== 'tool') {
+      const key = `${streamed}:${tools.map((t) => t.function?.name).join(',')}`;
+      const body = toolAnswers.get(key) ?? toolCalls(tools, streamed);
+      toolAnswers.set(key, body);
+      if (streamed) {
+        res.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-cache',
+        });
+        res.end(body);
+      } else send(res, 200, 'application/json', body);
       return;
     }
     if (!streamed) {

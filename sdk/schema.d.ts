@@ -25758,7 +25758,45 @@ export interface operations {
          */
         'application/json': {
           conversationId?: string;
-          content: string;
+          content:
+            | string
+            | (
+                | {
+                    /** @enum {unknown} */
+                    type: 'text' | 'input_text';
+                    text: string;
+                  }
+                | {
+                    /** @enum {string} */
+                    type: 'image_url';
+                    image_url: {
+                      url: string;
+                      detail?: string;
+                    };
+                  }
+                | {
+                    /** @enum {string} */
+                    type: 'input_image';
+                    image_url: string;
+                    detail?: string;
+                  }
+                | {
+                    /** @enum {string} */
+                    type: 'file';
+                    file: {
+                      file_data: string;
+                      filename?: string;
+                    };
+                  }
+                | {
+                    /** @enum {string} */
+                    type: 'input_file';
+                    file_data: string;
+                    filename?: string;
+                  }
+              )[];
+          /** @description Base64 images, as Ollama's messages carry them */
+          images?: string[];
           stream?: boolean;
           /** @description Queue the turn and answer 202 with its run at once; poll GET …/runs/{runId} */
           background?: boolean;

@@ -19,6 +19,8 @@
  * Run alone: `npm run build && BENCH_ONLY=agents node bench/run.js` (run.js reads BENCH_ONLY, not argv).
  * The child's per-IP and per-endpoint windows are off (RATE_LIMIT_PER_IP=0, RATE_LIMIT_PER_ENDPOINT=0)
  * and its daily quota is raised, as every bench child: all connections come from 127.0.0.1 on one key.
+ * So is its bound on one key's open streams (STREAMS_PER_KEY, 100 by default): the sockets are all the
+ * bench key's, and the 101st upgrade was a 429. The bench's agent-with-tools turn is agents-tools.js.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -95,9 +97,15 @@ function openSocket(wsUrl, key) {
       socket.on('error', () => {});
       resolve(socket);
     });
-    socket.once('unexpected-response', (_req, res) =>
-      reject(new Error(`upgrade answered ${res.statusCode}`)),
-    );
+    // The refusal's body says which bound it was (the key's streams, the process's, a rate limit).
+    socket.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (part) => {
+        body += part;
+      });
+      res.on('end', () => reject(new Error(`upgrade answered ${res.statusCode}: ${body.slice(0, 300)}`)));
+      res.on('error', () => reject(new Error(`upgrade answered ${res.statusCode}`)));
+    });
     socket.once('error', reject);
   });
 }
@@ -332,6 +340,9 @@ export async function report() {
       path.join(bench, 'platform-server.js'),
       platformEnv(dataDir, key, {
         AGENT_HISTORY_MESSAGES: String(HISTORY),
+        // Every socket is on the bench's one key: the per-key bound on open streams (100 by default,
+        // a 429 on the 101st upgrade) is raised past them, as the rate limits are.
+        STREAMS_PER_KEY: String(WS_CONNECTIONS + 100),
         // The n8n AI Agent's model credential names this very platform's /v1 on loopback.
         OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
         OPENAI_API_KEY: 'bench',

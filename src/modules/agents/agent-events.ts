@@ -93,6 +93,12 @@ export interface TurnRequest {
 export interface SendInput extends TurnRequest {
   conversationId?: string;
   content: string;
+  /** Base64 images of the message (content parts reduced by content-parts.ts). */
+  images?: string[];
+  /** The first image's part, named when the agent's model takes text only. */
+  firstImage?: { field: string; type: string };
+  /** What the transcript keeps of the images (type and size). */
+  imageNotes?: string[];
 }
 
 /** Sending a message to an agent: the one entry point of the HTTP route, SSE and the WebSocket. */

@@ -71,6 +71,8 @@ interface TurnInput extends TurnOptions {
   /** Earlier messages of the conversation, oldest first. */
   history: Array<{ role: 'user' | 'assistant'; content: string }>;
   content: string;
+  /** The user message's base64 images (its model takes images: checked before). */
+  images?: string[];
   signal: AbortSignal;
   /** A paused turn to continue, its client tools' results appended: history and content are not read. */
   resume?: TurnState;
@@ -96,6 +98,8 @@ export interface RunnerDeps {
   tools: ToolDeps;
   /** Whether the model can call tools (the built-in models cannot). */
   callsTools(model: string): boolean;
+  /** Whether the model reads images (its registry entry lists the `image` input). */
+  acceptsImages(model: string): boolean;
 }
 
 /** Passages retrieved up front for the system prompt. */
@@ -168,7 +172,11 @@ async function fresh(deps: RunnerDeps, input: TurnInput): Promise<TurnState> {
   const system = systemPrompt(agent, state.sources, input.memory);
   if (system.trim() !== '') state.messages.push({ role: 'system', content: system });
   for (const m of input.history) state.messages.push({ role: m.role, content: m.content });
-  state.messages.push({ role: 'user', content: input.content });
+  state.messages.push({
+    role: 'user',
+    content: input.content,
+    ...(input.images?.length ? { images: input.images } : {}),
+  });
   return state;
 }
 

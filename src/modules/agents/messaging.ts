@@ -14,6 +14,7 @@ import type {
 import { type RunnerDeps, runTurn, type TurnEvent, type TurnState } from './agent-runner.js';
 import type { AgentDefinition, AgentService } from './agent-service.js';
 import type { AgentStore, RunRow } from './agent-store.js';
+import { imagesRefused } from './content-parts.js';
 import { type ConversationService, userOf } from './conversation-service.js';
 import { type MemoryService, memoryPrompt } from './memory-service.js';
 import {
@@ -41,6 +42,8 @@ export interface Turn {
 /** What a run row keeps of its request. */
 interface RunOptions extends TurnRequest {
   content: string;
+  /** The message's images (base64): a background run reads them from here. */
+  images?: string[];
   /** The user's message: a background run's history is what came before it. */
   userMessageId?: string;
 }
@@ -100,6 +103,8 @@ export class AgentMessenger implements AgentMessaging {
   ): Promise<Turn | QueuedTurn> {
     const { definition } = await this.agents.load(principal.accountId, agentId);
     checkTurnRequest(definition, input);
+    if (input.images?.length && !this.runner.acceptsImages(definition.model))
+      throw imagesRefused(definition.model, input.firstImage ?? { field: 'images', type: 'image' });
     const background = mode.background ? this.enqueueRun : null;
     if (mode.background && !background)
       throw new AppError('SERVICE_UNAVAILABLE', 'Background runs are not available on this server');
@@ -120,7 +125,7 @@ export class AgentMessenger implements AgentMessaging {
       const row = await this.conversations.insert(principal.accountId, {
         agentId,
         userId,
-        title: input.content.slice(0, 80),
+        title: (input.content || (input.imageNotes?.[0] ?? '')).slice(0, 80),
         metadata: {},
       });
       conversationId = row.id;
@@ -128,7 +133,8 @@ export class AgentMessenger implements AgentMessaging {
     const history = historyOf(await this.store.recentMessages(conversationId, this.historyLimit));
     const userMessage = await this.conversations.addMessage(conversationId, {
       role: 'user',
-      content: input.content,
+      // The transcript keeps what the images were, not their bytes: later turns read the notes.
+      content: [input.content, ...(input.imageNotes ?? [])].filter((t) => t !== '').join('\n'),
       steps: [],
       sources: [],
       usage: null,
@@ -136,6 +142,7 @@ export class AgentMessenger implements AgentMessaging {
     const now = this.clock.now().toISOString();
     const options: RunOptions = {
       content: input.content,
+      ...(input.images?.length ? { images: input.images } : {}),
       userMessageId: userMessage.id,
       ...(input.tools ? { tools: input.tools } : {}),
       ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
@@ -401,6 +408,7 @@ export class AgentMessenger implements AgentMessaging {
         conversationId: run.conversation_id,
         ...('memory' in start ? { memory: start.memory } : {}),
         content: options.content,
+        ...(options.images ? { images: options.images } : {}),
         signal,
         ...('resume' in start ? { resume: start.resume, approved: start.approved } : {}),
         ...(options.tools ? { clientTools: options.tools } : {}),

@@ -2,6 +2,7 @@ import { AppError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { ChatMessage } from '../llm/index.js';
 import type { ToolChoice } from './agent-runner.js';
+import { messageContent } from './content-parts.js';
 import type { ResponseFormat } from './structured-output.js';
 import type { ClientTool } from './tool-specs.js';
 
@@ -48,7 +49,12 @@ function argumentsOf(text: string, param: string): Record<string, unknown> {
 }
 
 /** The input items as chat messages (function calls of one turn joined into one assistant message). */
-export function inputMessages(input: string | Item[] | undefined, earlier: ChatMessage[]): ChatMessage[] {
+export function inputMessages(
+  input: string | Item[] | undefined,
+  earlier: ChatMessage[],
+  /** Where the first image was (the model may take text only). */
+  seen: { firstImage?: { field: string; type: string } } = {},
+): ChatMessage[] {
   if (input === undefined) return [];
   if (typeof input === 'string') return [{ role: 'user', content: input }];
   const out: ChatMessage[] = [];
@@ -61,6 +67,13 @@ export function inputMessages(input: string | Item[] | undefined, earlier: ChatM
       const role = item.role;
       if (role !== 'user' && role !== 'assistant' && role !== 'system' && role !== 'developer')
         throw bad(`${at}.role`, 'must be user, assistant, system or developer');
+      if (role === 'user' && Array.isArray(item.content)) {
+        // A user's parts may carry images and files (input_image, input_file).
+        const parts = messageContent(item.content as Item[], [], `${at}.content`);
+        seen.firstImage ??= parts.firstImage;
+        out.push({ role, content: parts.text, ...(parts.images.length ? { images: parts.images } : {}) });
+        continue;
+      }
       const content = textOf(item.content, `${at}.content`);
       out.push({ role: role === 'developer' ? 'system' : role, content });
     } else if (type === 'function_call') {

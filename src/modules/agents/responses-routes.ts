@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../core/http/auth-hook.js';
 import { clientGone, sendLines } from '../../core/http/stream-reply.js';
 import { holdStreamSlot } from '../../core/http/stream-slots.js';
+import { MESSAGE_BODY_LIMIT } from './content-parts.js';
 import {
   ResponseObject,
   type ResponseObjectT,
@@ -26,6 +27,7 @@ export function responsesRoutes(app: FastifyInstance, responses: ResponsesServic
     '/v1/responses',
     {
       config: call,
+      bodyLimit: MESSAGE_BODY_LIMIT,
       schema: {
         tags,
         summary: 'Create a model response (OpenAI Responses API; function tools are answered by the client)',

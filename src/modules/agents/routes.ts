@@ -9,6 +9,7 @@ import { clientGone, sendLines } from '../../core/http/stream-reply.js';
 import { holdStreamSlot } from '../../core/http/stream-slots.js';
 import type { AgentEvent } from './agent-events.js';
 import { LIST_SPEC as AGENT_LIST_SPEC, type AgentService } from './agent-service.js';
+import { MESSAGE_BODY_LIMIT, messageContent } from './content-parts.js';
 import { CONVERSATION_LIST, type ConversationService, MESSAGE_LIST } from './conversation-service.js';
 import { type AgentMessenger, events, runView, type Turn } from './messaging.js';
 import {
@@ -169,6 +170,7 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
     '/api/agents/:agentId/messages',
     {
       config: customerFacing,
+      bodyLimit: MESSAGE_BODY_LIMIT,
       schema: {
         tags,
         summary: 'Send a message; the agent answers (server-sent events with stream: true)',
@@ -178,9 +180,22 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
       },
     },
     async (request, reply) => {
-      const { conversationId, content, stream, background, tools, toolChoice, responseFormat } = request.body;
+      const { conversationId, content, images, stream, background, tools, toolChoice, responseFormat } =
+        request.body;
+      const parts = messageContent(content, images);
+      if (parts.text === '' && parts.images.length === 0)
+        throw validationError('Invalid message content', [
+          { field: 'content', message: 'has no text and no image' },
+        ]);
       const input = {
-        content,
+        content: parts.text,
+        ...(parts.images.length > 0
+          ? {
+              images: parts.images,
+              imageNotes: parts.notes,
+              ...(parts.firstImage ? { firstImage: parts.firstImage } : {}),
+            }
+          : {}),
         ...(conversationId !== undefined ? { conversationId } : {}),
         ...(tools ? { tools: tools as ClientTool[] } : {}),
         ...(toolChoice ? { toolChoice } : {}),

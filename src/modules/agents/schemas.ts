@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, Timestamp } from '../../core/http/schemas.js';
+import { ContentPart, MAX_IMAGES } from './content-parts.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 
@@ -274,7 +275,21 @@ const ResponseFormat = Type.Object(
 export const SendBody = Type.Object(
   {
     conversationId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    content: Type.String({ minLength: 1, maxLength: 32_000 }),
+    content: Type.Union([
+      Type.String({ minLength: 1, maxLength: 32_000 }),
+      Type.Array(ContentPart, {
+        minItems: 1,
+        maxItems: 20,
+        description:
+          "Content parts (OpenAI's text, image_url, file; input_text, input_image, input_file): images and files as base64 data: URLs",
+      }),
+    ]),
+    images: Type.Optional(
+      Type.Array(Type.String(), {
+        maxItems: MAX_IMAGES,
+        description: "Base64 images, as Ollama's messages carry them",
+      }),
+    ),
     stream: Type.Optional(Type.Boolean()),
     background: Type.Optional(
       Type.Boolean({

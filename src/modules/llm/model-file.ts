@@ -36,6 +36,10 @@ const ModelFileEntry = Type.Object(
     /** Which OpenAI-compatible server an `openai` entry talks to (`openai`, `vllm`, `llama.cpp`). */
     compat: Type.Optional(Type.String({ maxLength: 50 })),
     dimensions: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_536 })),
+    /** What a chat model reads besides text (`image`): images sent to a model without it are refused. */
+    inputs: Type.Optional(
+      Type.Array(Type.Enum(['text', 'image'] as const), { maxItems: 2, uniqueItems: true }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -170,6 +174,7 @@ function complete(raw: ModelFileEntryT, sources: ModelSources, where: string): C
   if (raw.apiKeyCredential) entry.apiKeyCredential = raw.apiKeyCredential;
   if (raw.version) entry.version = raw.version;
   if (raw.compat) entry.compat = raw.compat;
+  if (raw.inputs) entry.inputs = raw.inputs;
   return entry;
 }
 

@@ -37,6 +37,8 @@ export interface ModelEntry {
   version?: string;
   /** Which OpenAI-compatible server an `openai` entry is (`openai`, `vllm`, `llama.cpp`): what extras it takes. */
   compat?: string;
+  /** What the model reads besides text, as the operator declared it (`image`); unset: text only. */
+  inputs?: Array<'text' | 'image'>;
 }
 
 export interface ToolCall {
