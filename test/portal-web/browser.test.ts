@@ -537,6 +537,43 @@ describe('the developer portal in Chromium', () => {
     expect(gone.status).toBe(404);
   });
 
+  it('creates a credential from its type’s fields, tests it, never shows its value, and deletes it', async () => {
+    await page.getByRole('link', { name: 'Credentials', exact: true }).click();
+    await page.getByRole('heading', { name: 'Credentials', exact: true }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('portal header');
+    await page.getByLabel('Type', { exact: true }).fill('httpHeaderAuth');
+    await page.getByRole('button', { name: 'Show fields' }).click();
+    await page.getByLabel('value (required)').waitFor();
+    expect(await page.getByLabel('value (required)').getAttribute('type')).toBe('password');
+    await page.getByLabel('name (required)').fill('X-Portal');
+    await page.getByLabel('value (required)').fill('portal-secret-value-1');
+    await page.getByRole('button', { name: 'Create credential' }).click();
+    const row = page.locator('tr[data-credential="portal header"]');
+    await row.waitFor();
+    await row.getByRole('button', { name: 'Test portal header' }).click();
+    await row
+      .getByRole('status')
+      .filter({ hasText: /OK|Error|test/i })
+      .waitFor();
+    await shot('credentials');
+    // The secret never comes back: not on the page, not in the API's answer.
+    expect(await page.content()).not.toContain('portal-secret-value-1');
+    const listed = await fetch(`${base}/api/v1/credentials`, {
+      headers: { authorization: `Bearer ${p.adminKey}` },
+    });
+    expect(await listed.text()).not.toContain('portal-secret-value-1');
+    // An unknown type says so instead of showing fields.
+    await page.getByLabel('Type', { exact: true }).fill('noSuchType');
+    await page.getByRole('button', { name: 'Show fields' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /noSuchType/ })
+      .waitFor();
+    await row.getByRole('button', { name: 'Delete portal header' }).click();
+    await page.getByRole('button', { name: 'Delete credential' }).click();
+    await row.waitFor({ state: 'detached' });
+  });
+
   it('streams a chat answer in the playground from a chat model (embedding models are not offered)', async () => {
     await page.getByRole('link', { name: 'Playground' }).click();
     const target = page.getByLabel('Model or flow');

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, setCsrfToken, whenUnauthorized } from './api.js';
+import { CredentialsPage } from './pages/credentials.js';
 import { ExecutionPage } from './pages/execution.js';
 import { ExecutionsPage } from './pages/executions.js';
 import { KeysPage } from './pages/keys.js';
@@ -22,6 +23,7 @@ const NAV: Array<[string, string]> = [
   ['usage', 'Usage'],
   ['workflows', 'Workflows'],
   ['executions', 'Executions'],
+  ['credentials', 'Credentials'],
   ['logs', 'Logs'],
   ['playground', 'Playground'],
   ['members', 'Members'],
@@ -39,6 +41,8 @@ function page(route: Route) {
       return id === 'new' ? <WorkflowImportPage /> : id ? <WorkflowPage id={id} /> : <WorkflowsPage />;
     case 'executions':
       return id ? <ExecutionPage id={id} /> : <ExecutionsPage params={route.params} />;
+    case 'credentials':
+      return <CredentialsPage />;
     case 'logs':
       return id === 'audit' ? <AuditPage /> : <RequestLogPage params={route.params} />;
     case 'playground':
