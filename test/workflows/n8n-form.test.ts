@@ -257,12 +257,54 @@ describe.each(await testDialects())("n8n's Form node on %s", (dialect) => {
     expect(await pageAt(theirs.url)).toContain('Hello Ada');
   });
 
-  it('refuses at save what it does not serve: JSON-defined fields, a time limit, a text-only ending', async () => {
+  it('serves a page whose fields are defined as JSON (defineForm: json), from an expression too', async () => {
+    const body = multiPage('json-page');
+    const fields = [
+      {
+        fieldLabel: 'Colour',
+        fieldType: 'dropdown',
+        fieldOptions: { values: [{ option: 'Red' }, { option: 'Blue' }] },
+        requiredField: true,
+      },
+    ];
+    Object.assign(body.nodes[1]?.parameters as object, {
+      defineForm: 'json',
+      jsonOutput: `={{ ${JSON.stringify(JSON.stringify(fields))} }}`,
+      formFields: { values: [] },
+    });
+    // Page 2 and the Set read fields this test does not ask: the ending goes straight after Page 1.
+    body.connections['Page 1'] = { main: [[{ node: 'Ending', type: 'main', index: 0 }]] };
+    delete body.connections['Page 2'];
+    body.nodes.splice(2, 1);
+    await activate(p, await createWorkflow(p, body));
+    const { executionId, url } = await start('json-page');
+    const page = await pageAt(url);
+    expect(page).toContain('Colour');
+    expect(page).toContain('>Blue</option>');
+    const missing = await p.request({ method: 'POST', url, key: null, payload: {} });
+    expect(missing.statusCode).toBe(400);
+    const sent = await p.request({ method: 'POST', url, key: null, payload: { Colour: 'Blue' } });
+    expect(sent.statusCode, sent.body).toBe(200);
+    await pageAt((sent.json() as { next: string }).next);
+    const done = await settled(p, executionId, 20_000, ['waiting']);
+    expect(done.status).toBe('success');
+    const runData = (
+      done.data as {
+        resultData: { runData: Record<string, Array<{ data: { main: Array<Array<{ json: unknown }>> } }>> };
+      }
+    ).resultData.runData;
+    expect(runData['Page 1']?.[0]?.data.main[0]?.[0]?.json).toMatchObject({ Colour: 'Blue' });
+  });
+
+  it('refuses at save what it cannot serve: JSON fields that are not fields, a text-only ending', async () => {
     const body = multiPage('refused');
-    Object.assign(body.nodes[1]?.parameters as object, { defineForm: 'json', limitWaitTime: true });
+    Object.assign(body.nodes[1]?.parameters as object, {
+      defineForm: 'json',
+      jsonOutput: '[{"fieldLabel": 1}]',
+    });
     Object.assign(body.nodes[3]?.parameters as object, { respondWith: 'showText' });
     const res = await p.request({ method: 'POST', url: '/api/v1/workflows', payload: body });
     expect(res.statusCode).toBe(400);
-    for (const path of ['defineForm', 'limitWaitTime', 'respondWith']) expect(res.body).toContain(path);
+    for (const path of ['jsonOutput', 'respondWith']) expect(res.body).toContain(path);
   });
 });

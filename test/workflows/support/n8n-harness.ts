@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Type } from 'typebox';
 import { defineNode, NodeRegistry, output } from '../../../src/modules/workflows/engine/node-type.js';
@@ -7,6 +7,7 @@ import { ctx, testDeps } from '../../../src/modules/workflows/engine/testing.js'
 import type {
   EngineDeps,
   ExecutionOutcome,
+  HostAccess,
   Item,
   Json,
   WorkflowDefinition,
@@ -27,9 +28,54 @@ export interface N8nExport extends WorkflowDefinition {
   pinData?: Record<string, Array<{ json: Record<string, Json> } | Record<string, Json>>>;
 }
 
+/**
+ * What n8n's test code adds to a fixture, kept beside it under `<node>/harness/`: `files/` is the test
+ * folder its disk-reading nodes read (the confined folder of the platform's file nodes in the run), and
+ * `expected/<fixture>` the node outputs a test that checks in code rather than in pinData expects.
+ */
+const harnessFiles = new WeakMap<N8nExport, string>();
+
 export function loadFixture(relative: string): N8nExport {
   const raw = JSON.parse(readFileSync(join(FIXTURES, relative), 'utf8')) as Partial<N8nExport>;
-  return { id: 'wf_fixture', name: relative, connections: {}, ...raw, nodes: raw.nodes ?? [] } as N8nExport;
+  const def = {
+    id: 'wf_fixture',
+    name: relative,
+    connections: {},
+    ...raw,
+    nodes: raw.nodes ?? [],
+  } as N8nExport;
+  const harness = join(FIXTURES, dirname(relative), 'harness');
+  const expected = join(harness, 'expected', basename(relative));
+  if (def.pinData === undefined && existsSync(expected))
+    def.pinData = (JSON.parse(readFileSync(expected, 'utf8')) as { nodeData: N8nExport['pinData'] }).nodeData;
+  const files = join(harness, 'files');
+  if (existsSync(files)) {
+    // n8n's harness points `C:\Test\<name>` parameters at its test folder; the same here.
+    def.nodes = def.nodes.map((node) => ({
+      ...node,
+      parameters: JSON.parse(
+        JSON.stringify(node.parameters ?? {}).replace(/"C:\\\\Test\\\\(.*?)"/g, (_m, name: string) =>
+          JSON.stringify(join(files, name)),
+        ),
+      ),
+    }));
+    harnessFiles.set(def, files);
+  }
+  return def;
+}
+
+/** The file nodes' access in a fixture run: on, confined to the fixture's test folder, if it has one. */
+function hostOf(def: N8nExport): HostAccess | undefined {
+  const filesDir = harnessFiles.get(def);
+  if (!filesDir) return undefined;
+  return {
+    filesDir,
+    executeCommand: { enabled: false, timeoutMs: 1_000, maxOutputBytes: 1_024 },
+    ssh: { enabled: false, timeoutMs: 1_000, maxOutputBytes: 1_024 },
+    tcpTarget: async () => {
+      throw new Error('no TCP in fixture runs');
+    },
+  };
 }
 
 /** pinData entries as items (n8n accepts both `{json}` and bare objects). */
@@ -86,7 +132,11 @@ export async function runFixture(
   over: Partial<EngineDeps> = {},
   items: Item[] = [{ json: {} }],
 ): Promise<{ outcome: ExecutionOutcome; outputs: Record<string, Array<Record<string, Json>>> }> {
-  const engine = new WorkflowEngine(testDeps({ credential: harnessCredential, ...over }), harnessRegistry);
+  const host = hostOf(def);
+  const engine = new WorkflowEngine(
+    testDeps({ credential: harnessCredential, ...(host ? { host } : {}), ...over }),
+    harnessRegistry,
+  );
   // n8n's harness runs a workflow without a zone of its own in n8n's default instance zone.
   if (typeof def.settings?.timezone !== 'string')
     def = { ...def, settings: { ...def.settings, timezone: N8N_DEFAULT_ZONE } };
