@@ -5,6 +5,7 @@ import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
 import {
   DEFAULT_MAX_WAIT_MS,
   type FormInfo,
+  type Item,
   type Json,
   type ValidationProblem,
 } from '../../../engine/types.js';
@@ -61,7 +62,12 @@ interface FormWaitingContext {
   operation: 'page' | 'completion';
   form: FormInfo;
   redirectUrl?: string;
+  responseText?: string;
+  download?: { data: string; mimeType: string; fileName: string };
 }
+
+/** The largest file a `returnBinary` ending serves (it is kept in the run's state while it waits). */
+export const MAX_FORM_DOWNLOAD_BYTES = 16 * 1024 * 1024;
 
 const UNIT_MS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 } as const;
 
@@ -91,6 +97,19 @@ function waitLimit(
       `Form: the time limit is beyond the longest wait allowed (${Math.floor(maxWaitMs / 1000)} s, WORKFLOW_MAX_WAIT_SECONDS)`,
     );
   return new Date(at);
+}
+
+/** The file a `returnBinary` ending serves: the first input item's binary property (n8n's default `data`). */
+function downloadOf(item: Item | undefined, field: string | undefined) {
+  const name = field || 'data';
+  const binary = item?.binary?.[name];
+  if (!binary)
+    throw new NodeOperationError(`Form: the input item has no binary property '${name}' to return`);
+  if (Math.ceil((binary.data.length * 3) / 4) > MAX_FORM_DOWNLOAD_BYTES)
+    throw new NodeOperationError(
+      `Form: the file '${name}' is larger than ${MAX_FORM_DOWNLOAD_BYTES / 1024 / 1024} MB, the most an ending serves`,
+    );
+  return { data: binary.data, mimeType: binary.mimeType, fileName: binary.fileName ?? name };
 }
 
 const SAFE_URL = /^https?:\/\/[^\s]+$/i;
@@ -136,11 +155,6 @@ export const n8nFormNode = defineNode({
         problems.push({ path: 'parameters.jsonOutput', message: (err as Error).message });
       }
     }
-    if (p.operation === 'completion' && (p.respondWith === 'showText' || p.respondWith === 'returnBinary'))
-      problems.push({
-        path: 'parameters.respondWith',
-        message: `'${p.respondWith}' is not served here: show the completion screen or redirect`,
-      });
     if (
       p.operation === 'completion' &&
       p.respondWith === 'redirect' &&
@@ -156,8 +170,6 @@ export const n8nFormNode = defineNode({
     if (p.operation === 'completion') {
       if (p.respondWith === 'redirect' && !SAFE_URL.test(p.redirectUrl))
         throw new NodeOperationError(`Form: the redirect URL '${p.redirectUrl}' is not an http or https URL`);
-      if (p.respondWith !== 'text' && p.respondWith !== 'redirect')
-        throw new NodeOperationError(`Form: '${p.respondWith}' is not served here`);
       waiting = {
         operation: 'completion',
         form: {
@@ -168,6 +180,10 @@ export const n8nFormNode = defineNode({
           submittedText: p.completionMessage,
         },
         ...(p.respondWith === 'redirect' ? { redirectUrl: p.redirectUrl } : {}),
+        ...(p.respondWith === 'showText' ? { responseText: p.responseText ?? '' } : {}),
+        ...(p.respondWith === 'returnBinary'
+          ? { download: downloadOf(ctx.items[0], p.inputDataFieldName) }
+          : {}),
       };
     } else {
       const values = p.defineForm === 'json' ? jsonFormFields(p.jsonOutput ?? '[]') : p.formFields.values;
