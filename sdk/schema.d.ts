@@ -2547,7 +2547,7 @@ export interface paths {
     };
     /**
      * The n8n Form page an execution waits at (n8n's /form-waiting/{executionId})
-     * @description Signed as the resume URL: without the signature 401, a wrong one 403, an execution that waits at no form page 404. A completion page lets the execution go on (or redirects to the node's URL).
+     * @description Signed as the resume URL: without the signature 401, a wrong one 403, an execution that waits at no form page 404. A completion page lets the execution go on and shows its ending: the completion screen, the node's text (`showText`, a sandboxed page), its file (`returnBinary`, a download) or a redirect to its URL.
      *
      *     Public: no platform credential.
      */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectPinnedOutputs, fixturePasses } from './support/n8n-fixtures.js';
+import { expectPinnedOutputs, fixturePasses, inProcessZone, PROCESS_ZONES } from './support/n8n-fixtures.js';
 
 /**
  * More of n8n's own test workflows for Date & Time and Compare Datasets (provenance in
@@ -24,22 +24,41 @@ const RUNNABLE = [
   'compare-datasets/workflow.update_2_2.json',
 ];
 
-const BERLIN =
-  "its pinned values were computed by n8n's test run in the Europe/Berlin process zone (Date & Time v1 reads dates in the server's local zone); the platform reads v1's local zone as UTC";
+/**
+ * Date & Time v1 fixtures pinned by a run in the Europe/Berlin process zone: they run in it
+ * (PROCESS_ZONES in support/n8n-harness.ts). n8n's own DateTime suite runs only in UTC (it skips itself
+ * in any other zone), where these pins do not hold.
+ */
+const BERLIN_PROCESS = Object.keys(PROCESS_ZONES);
 
-/** Fixtures that cannot pass, each with its reason; each must still fail (so the list cannot rot). */
-const AWAITING: Array<{ file: string; reason: string }> = [
-  { file: 'date-time/DateTimeFormatCalculate.workflow.json', reason: BERLIN },
-  { file: 'date-time/DateTimeTimezone3.json', reason: BERLIN },
-  { file: 'date-time/DateTimeTimezoneWithConsole.json', reason: BERLIN },
-  // The UTC rerun of this file is DateTimeWorkflow.test.json (toTimezone UTC), which passes.
-  { file: 'date-time/DateTimeWorklfow.test.json', reason: BERLIN },
-];
+/**
+ * An earlier state of DateTimeWorkflow.test.json (above, which passes): its `calculate` pins are UTC
+ * values (1 August + 10 days is `2022-08-11T00:00:00.000Z`) and its `format` pins Berlin ones
+ * (2022-09-21T22:00Z is `09/22/2022`), so no process zone gives them all; it fails in both.
+ */
+const MIXED_ZONES = 'date-time/DateTimeWorklfow.test.json';
 
 describe('n8n fixtures: Date & Time and Compare Datasets', () => {
   it.each(RUNNABLE)('%s gives the pinned output', (file) => expectPinnedOutputs(file));
 
-  it.each(AWAITING)('$file awaits: $reason', async ({ file }) => {
-    expect(await fixturePasses(file)).toBe(false);
+  it('the fixtures pinned in Berlin run in a Berlin process zone', async () => {
+    expect(BERLIN_PROCESS).toHaveLength(3);
+    const seen = await inProcessZone('Europe/Berlin', async () =>
+      new Date('2022-08-01T00:00:00').toISOString(),
+    );
+    expect(seen).toBe('2022-07-31T22:00:00.000Z');
+  });
+
+  it.each(BERLIN_PROCESS)('%s gives the pinned output in its process zone', (file) =>
+    expectPinnedOutputs(file),
+  );
+
+  it(`${MIXED_ZONES} awaits: its pins mix UTC and Berlin values`, async () => {
+    expect(await fixturePasses(MIXED_ZONES, {}, 'Europe/Berlin')).toBe(false);
+  });
+
+  // The same files in a UTC process give UTC values, as n8n's v1 does: the zone is the process's.
+  it.each([...BERLIN_PROCESS, MIXED_ZONES])('%s does not match its pins in a UTC process', async (file) => {
+    expect(await fixturePasses(file, {}, 'UTC')).toBe(false);
   });
 });

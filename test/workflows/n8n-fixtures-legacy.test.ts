@@ -32,7 +32,7 @@ const FAILING: Array<{ file: string; reason: string }> = [
   {
     file: 'crypto/CryptoTest.workflow.json',
     reason:
-      "needs n8n-nodes-base.readBinaryFiles (reads the server's disk; not a node here) and signs with RSA-MD4, which OpenSSL 3 (Node 20+) no longer provides",
+      "its Read Binary Files node reads the absolute path /test/binary.data, outside any confined folder (n8n's test mocks the file system for it)",
   },
 ];
 
@@ -44,6 +44,21 @@ describe('n8n fixtures: legacy versions and crypto nodes', () => {
     for (const [node, items] of Object.entries(expectedOutputs(def))) {
       expect(outputs[node], node).toEqual(items);
     }
+  });
+
+  it("CryptoTest's nodes before the disk read match their pins, RSA-MD4 signature included", async () => {
+    const def = loadFixture('crypto/CryptoTest.workflow.json');
+    const { outcome, outputs } = await runFixture(def, deps);
+    // harness/files holds test/binary.data, but the node names it by an absolute path: refused.
+    expect(outcome.state.error?.message).toMatch(/Access to '\/test\/binary.data' is not allowed/);
+    const expected = expectedOutputs(def);
+    const own = [
+      'Crypto Hash into Hex',
+      'Crypto Hash into MD5',
+      'Crypto Hmac data with MD5',
+      'Crypto Sign data with RSA-MDA4',
+    ];
+    for (const node of own) expect(outputs[node], node).toEqual(expected[node]);
   });
 
   it.each(FAILING)('$file fails today ($reason)', async ({ file }) => {

@@ -257,12 +257,117 @@ describe.each(await testDialects())("n8n's Form node on %s", (dialect) => {
     expect(await pageAt(theirs.url)).toContain('Hello Ada');
   });
 
-  it('refuses at save what it does not serve: JSON-defined fields, a time limit, a text-only ending', async () => {
+  it('serves a page whose fields are defined as JSON (defineForm: json), from an expression too', async () => {
+    const body = multiPage('json-page');
+    const fields = [
+      {
+        fieldLabel: 'Colour',
+        fieldType: 'dropdown',
+        fieldOptions: { values: [{ option: 'Red' }, { option: 'Blue' }] },
+        requiredField: true,
+      },
+    ];
+    Object.assign(body.nodes[1]?.parameters as object, {
+      defineForm: 'json',
+      jsonOutput: `={{ ${JSON.stringify(JSON.stringify(fields))} }}`,
+      formFields: { values: [] },
+    });
+    // Page 2 and the Set read fields this test does not ask: the ending goes straight after Page 1.
+    body.connections['Page 1'] = { main: [[{ node: 'Ending', type: 'main', index: 0 }]] };
+    delete body.connections['Page 2'];
+    body.nodes.splice(2, 1);
+    await activate(p, await createWorkflow(p, body));
+    const { executionId, url } = await start('json-page');
+    const page = await pageAt(url);
+    expect(page).toContain('Colour');
+    expect(page).toContain('>Blue</option>');
+    const missing = await p.request({ method: 'POST', url, key: null, payload: {} });
+    expect(missing.statusCode).toBe(400);
+    const sent = await p.request({ method: 'POST', url, key: null, payload: { Colour: 'Blue' } });
+    expect(sent.statusCode, sent.body).toBe(200);
+    await pageAt((sent.json() as { next: string }).next);
+    const done = await settled(p, executionId, 20_000, ['waiting']);
+    expect(done.status).toBe('success');
+    const runData = (
+      done.data as {
+        resultData: { runData: Record<string, Array<{ data: { main: Array<Array<{ json: unknown }>> } }>> };
+      }
+    ).resultData.runData;
+    expect(runData['Page 1']?.[0]?.data.main[0]?.[0]?.json).toMatchObject({ Colour: 'Blue' });
+  });
+
+  /** Form Trigger (path) → `between` → a Form ending with `ending` parameters, activated. */
+  async function endingFlow(
+    path: string,
+    ending: Record<string, unknown>,
+    between?: ReturnType<typeof node>,
+  ) {
+    const trigger = node('On form submission', 'n8n-nodes-base.formTrigger', 2.2, {
+      formTitle: 'Start',
+      formFields: { values: [{ fieldLabel: 'Name', requiredField: true }] },
+      options: { path },
+    });
+    const end = node('Ending', 'n8n-nodes-base.form', 1, { operation: 'completion', options: {}, ...ending });
+    const nodes = between ? [trigger, between, end] : [trigger, end];
+    const connections = Object.fromEntries(
+      nodes
+        .slice(0, -1)
+        .map((n, i) => [n.name, { main: [[{ node: nodes[i + 1]?.name, type: 'main', index: 0 }]] }]),
+    );
+    await activate(p, await createWorkflow(p, { name: `ending ${path}`, nodes, connections, settings: {} }));
+  }
+
+  it("shows the node's text as the ending (showText), sandboxed: no script, no form, no cookie of the site", async () => {
+    await endingFlow('show-text', {
+      respondWith: 'showText',
+      responseText: '=<h1>Hi {{ $json.Name }}</h1><script>alert(1)</script>',
+    });
+    const { executionId, url } = await start('show-text');
+    const res = await p.request({ method: 'GET', url, key: null });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('<h1>Hi Ada</h1>');
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).toMatch(/^sandbox;/);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toContain('script-src');
+    expect((await settled(p, executionId, 20_000, ['waiting'])).status).toBe('success');
+  });
+
+  it("returns the input item's file as the ending (returnBinary), a download; without one the node fails", async () => {
+    const toFile = node('To File', 'n8n-nodes-base.convertToFile', 1.1, {
+      operation: 'toJson',
+      options: { fileName: 'answers.json' },
+    });
+    await endingFlow('return-binary', { respondWith: 'returnBinary' }, toFile);
+    const { executionId, url } = await start('return-binary');
+    const res = await p.request({ method: 'GET', url, key: null });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['content-disposition']).toBe('attachment; filename="answers.json"');
+    expect(res.body).toContain('"Name"');
+    expect(res.body).toContain('Ada');
+    expect((await settled(p, executionId, 20_000, ['waiting'])).status).toBe('success');
+
+    // No binary on the input: the ending fails the execution, naming the property.
+    await endingFlow('no-binary', { respondWith: 'returnBinary', inputDataFieldName: 'file' });
+    await p.request({ method: 'POST', url: '/form/no-binary', key: null, payload: { Name: 'Ada' } });
+    const list = (await p.request({ method: 'GET', url: '/api/v1/executions?limit=1' })).json() as {
+      data: Array<{ id: string }>;
+    };
+    const failed = await settled(p, list.data[0]?.id ?? '', 20_000, ['new', 'running']);
+    expect(failed.status).toBe('error');
+    expect(JSON.stringify(failed.data)).toContain("no binary property 'file'");
+  });
+
+  it('refuses at save JSON fields that are not fields, naming them', async () => {
     const body = multiPage('refused');
-    Object.assign(body.nodes[1]?.parameters as object, { defineForm: 'json', limitWaitTime: true });
-    Object.assign(body.nodes[3]?.parameters as object, { respondWith: 'showText' });
+    Object.assign(body.nodes[1]?.parameters as object, {
+      defineForm: 'json',
+      jsonOutput: '[{"fieldLabel": 1}]',
+    });
     const res = await p.request({ method: 'POST', url: '/api/v1/workflows', payload: body });
     expect(res.statusCode).toBe(400);
-    for (const path of ['defineForm', 'limitWaitTime', 'respondWith']) expect(res.body).toContain(path);
+    expect(res.body).toContain('jsonOutput');
+    expect(res.body).toContain('/0/fieldLabel');
   });
 });

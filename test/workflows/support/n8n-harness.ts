@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Type } from 'typebox';
 import { defineNode, NodeRegistry, output } from '../../../src/modules/workflows/engine/node-type.js';
@@ -7,6 +7,7 @@ import { ctx, testDeps } from '../../../src/modules/workflows/engine/testing.js'
 import type {
   EngineDeps,
   ExecutionOutcome,
+  HostAccess,
   Item,
   Json,
   WorkflowDefinition,
@@ -27,9 +28,54 @@ export interface N8nExport extends WorkflowDefinition {
   pinData?: Record<string, Array<{ json: Record<string, Json> } | Record<string, Json>>>;
 }
 
+/**
+ * What n8n's test code adds to a fixture, kept beside it under `<node>/harness/`: `files/` is the test
+ * folder its disk-reading nodes read (the confined folder of the platform's file nodes in the run), and
+ * `expected/<fixture>` the node outputs a test that checks in code rather than in pinData expects.
+ */
+const harnessFiles = new WeakMap<N8nExport, string>();
+
 export function loadFixture(relative: string): N8nExport {
   const raw = JSON.parse(readFileSync(join(FIXTURES, relative), 'utf8')) as Partial<N8nExport>;
-  return { id: 'wf_fixture', name: relative, connections: {}, ...raw, nodes: raw.nodes ?? [] } as N8nExport;
+  const def = {
+    id: 'wf_fixture',
+    name: relative,
+    connections: {},
+    ...raw,
+    nodes: raw.nodes ?? [],
+  } as N8nExport;
+  const harness = join(FIXTURES, dirname(relative), 'harness');
+  const expected = join(harness, 'expected', basename(relative));
+  if (def.pinData === undefined && existsSync(expected))
+    def.pinData = (JSON.parse(readFileSync(expected, 'utf8')) as { nodeData: N8nExport['pinData'] }).nodeData;
+  const files = join(harness, 'files');
+  if (existsSync(files)) {
+    // n8n's harness points `C:\Test\<name>` parameters at its test folder; the same here.
+    def.nodes = def.nodes.map((node) => ({
+      ...node,
+      parameters: JSON.parse(
+        JSON.stringify(node.parameters ?? {}).replace(/"C:\\\\Test\\\\(.*?)"/g, (_m, name: string) =>
+          JSON.stringify(join(files, name)),
+        ),
+      ),
+    }));
+    harnessFiles.set(def, files);
+  }
+  return def;
+}
+
+/** The file nodes' access in a fixture run: on, confined to the fixture's test folder, if it has one. */
+function hostOf(def: N8nExport): HostAccess | undefined {
+  const filesDir = harnessFiles.get(def);
+  if (!filesDir) return undefined;
+  return {
+    filesDir,
+    executeCommand: { enabled: false, timeoutMs: 1_000, maxOutputBytes: 1_024 },
+    ssh: { enabled: false, timeoutMs: 1_000, maxOutputBytes: 1_024 },
+    tcpTarget: async () => {
+      throw new Error('no TCP in fixture runs');
+    },
+  };
 }
 
 /** pinData entries as items (n8n accepts both `{json}` and bare objects). */
@@ -86,7 +132,11 @@ export async function runFixture(
   over: Partial<EngineDeps> = {},
   items: Item[] = [{ json: {} }],
 ): Promise<{ outcome: ExecutionOutcome; outputs: Record<string, Array<Record<string, Json>>> }> {
-  const engine = new WorkflowEngine(testDeps({ credential: harnessCredential, ...over }), harnessRegistry);
+  const host = hostOf(def);
+  const engine = new WorkflowEngine(
+    testDeps({ credential: harnessCredential, ...(host ? { host } : {}), ...over }),
+    harnessRegistry,
+  );
   // n8n's harness runs a workflow without a zone of its own in n8n's default instance zone.
   if (typeof def.settings?.timezone !== 'string')
     def = { ...def, settings: { ...def.settings, timezone: N8N_DEFAULT_ZONE } };
@@ -104,12 +154,46 @@ export async function runFixture(
 }
 
 /**
+ * Fixtures whose pins were computed by a run in another process zone than UTC, by file: Date & Time v1
+ * reads and writes zoneless dates in the server's zone (the process's `TZ`), as moment's defaults do
+ * in n8n, so these run in the zone that produced their pins (1 August + 10 days is
+ * `2022-08-10T22:00:00.000Z` in all three, whatever the workflow's own zone).
+ */
+export const PROCESS_ZONES: Record<string, string> = {
+  'date-time/DateTimeFormatCalculate.workflow.json': 'Europe/Berlin',
+  'date-time/DateTimeTimezone3.json': 'Europe/Berlin',
+  'date-time/DateTimeTimezoneWithConsole.json': 'Europe/Berlin',
+};
+
+/** The process zone of n8n's test runs (its CI runs in UTC; its DateTime suite skips itself elsewhere). */
+export const N8N_PROCESS_ZONE = 'UTC';
+
+/** The process zone a fixture runs in. */
+export const processZoneOf = (relative: string): string => PROCESS_ZONES[relative] ?? N8N_PROCESS_ZONE;
+
+/** Runs `fn` with the process zone set to `zone` (Node rereads `TZ` when it is assigned), then restores it. */
+export async function inProcessZone<T>(zone: string, fn: () => Promise<T>): Promise<T> {
+  const before = process.env.TZ;
+  process.env.TZ = zone;
+  try {
+    return await fn();
+  } finally {
+    if (before === undefined) delete process.env.TZ;
+    else process.env.TZ = before;
+  }
+}
+
+/**
  * Whether a fixture runs without error and every pinned node outputs the pinned items (key order and
  * undefined fields aside, as `toEqual` compares).
  */
-export async function fixturePasses(relative: string, over: Partial<EngineDeps> = {}): Promise<boolean> {
+export async function fixturePasses(
+  relative: string,
+  over: Partial<EngineDeps> = {},
+  zone = processZoneOf(relative),
+): Promise<boolean> {
   const def = loadFixture(relative);
-  return runFixture(def, over).then(
+  return inProcessZone(zone, () => runFixture(def, over)).then(
     ({ outcome, outputs }) =>
       outcome.state.error === null &&
       Object.entries(expectedOutputs(def)).every(([node, items]) =>

@@ -13,6 +13,10 @@ export interface FormWaitingContext {
   form: FormInfo;
   /** A completion answering with a redirect: the URL (http or https). */
   redirectUrl?: string;
+  /** A completion answering with n8n's `showText`: the page's HTML. */
+  responseText?: string;
+  /** A completion answering with n8n's `returnBinary`: the file (the input item's binary property). */
+  download?: { data: string; mimeType: string; fileName: string };
 }
 
 /** Resumes executions paused at a `wait` node set to resume by its (signed) URL. */

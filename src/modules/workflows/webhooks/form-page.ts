@@ -99,6 +99,25 @@ export function completionPage(title: string, heading: string, message: string):
   return page(title || heading || 'Form', `<h1>${escapeHtml(heading)}</h1>${text}`);
 }
 
+/**
+ * n8n's `showText` ending: the node's `responseText` (HTML) as the page. Served as a sandboxed
+ * document (an opaque origin: no script, no form, no cookie of this site) with no fetches but inline
+ * styles and images inline or over https, so the workflow's HTML cannot act for the site.
+ */
+export function responseTextPage(html: string): FormPage {
+  return {
+    html,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy':
+        "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data: https:; form-action 'none'; base-uri 'none'; frame-ancestors 'none'",
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'cache-control': 'no-store',
+    },
+  };
+}
+
 /** The page shown while the execution runs on to its next form page: it reloads itself (no script). */
 export function nextPagePending(): FormPage {
   const pending = page('Form', '<p>One moment…</p>');

@@ -7,7 +7,7 @@ import { decodeUtf8Sliced, JSON_INLINE_BYTES, parseJsonSliced } from '../../../c
 import { withErrors } from '../../../core/http/schemas.js';
 import type { ExecutionResumer } from '../executions/resumer.js';
 import type { WebhookCall } from './call.js';
-import { completionPage, formPage, nextPagePending, submittedPage } from './form-page.js';
+import { completionPage, formPage, nextPagePending, responseTextPage, submittedPage } from './form-page.js';
 import { formItem, valuesFromForm, valuesFromJson } from './form-submission.js';
 import type { StoredResponse } from './response.js';
 import type { WebhookMatch, WebhookService } from './service.js';
@@ -429,7 +429,7 @@ function formWaitingRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void
       tags: ['Webhooks'],
       summary: "The n8n Form page an execution waits at (n8n's /form-waiting/{executionId})",
       description:
-        "Signed as the resume URL: without the signature 401, a wrong one 403, an execution that waits at no form page 404. A completion page lets the execution go on (or redirects to the node's URL).",
+        "Signed as the resume URL: without the signature 401, a wrong one 403, an execution that waits at no form page 404. A completion page lets the execution go on and shows its ending: the completion screen, the node's text (`showText`, a sandboxed page), its file (`returnBinary`, a download) or a redirect to its URL.",
       params,
       querystring,
       response: withErrors({ 200: Type.String({ description: 'The form page (HTML)' }) }),
@@ -449,6 +449,22 @@ function formWaitingRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void
       }
       await deps.resumer.resumeByForm(executionId, waitIndex, null);
       if (waiting.redirectUrl) return reply.code(302).header('location', waiting.redirectUrl).send('');
+      if (waiting.responseText !== undefined) {
+        const shown = responseTextPage(waiting.responseText);
+        return reply.headers(shown.headers).send(shown.html);
+      }
+      if (waiting.download) {
+        const { data, mimeType, fileName } = waiting.download;
+        return reply
+          .headers({
+            'content-type': mimeType || 'application/octet-stream',
+            'content-disposition': `attachment; filename="${fileName.replace(/[^\w.-]/g, '_')}"`,
+            'content-security-policy': "sandbox; default-src 'none'",
+            'x-content-type-options': 'nosniff',
+            'cache-control': 'no-store',
+          })
+          .send(Buffer.from(data, 'base64'));
+      }
       const done = completionPage(waiting.form.title, waiting.form.description, waiting.form.submittedText);
       return reply.headers(done.headers).send(done.html);
     },

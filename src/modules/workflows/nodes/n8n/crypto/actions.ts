@@ -12,6 +12,7 @@ import { binaryBytes } from '../../../engine/binary.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
 import { setField } from '../merge/json.js';
+import { RSA_MD4_NAMES, signRsaMd4 } from './md4.js';
 
 /** The hash types of n8n's Type list (hash and hmac). */
 export const HASH_TYPES = [
@@ -25,8 +26,11 @@ export const HASH_TYPES = [
   'SHA512',
 ] as const;
 
-/** n8n leaves out of its sign list what OpenSSL 3 no longer signs with. */
-const UNSUPPORTED = new Set(['RSA-MD4', 'RSA-MDC2', 'md4', 'md4WithRSAEncryption', 'mdc2', 'mdc2WithRSA']);
+/**
+ * What OpenSSL 3 no longer signs with: n8n's list leaves it out; RSA-MD4 (md4.ts) is the exception, for
+ * the workflows that chose it on older Node.
+ */
+const UNSUPPORTED = new Set(['RSA-MDC2', 'md4', 'mdc2', 'mdc2WithRSA']);
 
 /** A generated random string: n8n has no bound; here a length past this is a node error. */
 export const MAX_GENERATED_LENGTH = 65_536;
@@ -72,9 +76,11 @@ function generate(p: CryptoParams): string {
 }
 
 function sign(p: CryptoParams, privateKey: string): string {
-  if (!getHashes().includes(p.algorithm) || UNSUPPORTED.has(p.algorithm))
+  const md4 = RSA_MD4_NAMES.has(p.algorithm);
+  if ((!md4 && !getHashes().includes(p.algorithm)) || UNSUPPORTED.has(p.algorithm))
     throw new NodeOperationError(`The sign algorithm '${p.algorithm}' is not supported`);
   try {
+    if (md4) return signRsaMd4(p.value, privateKey).toString(p.encoding);
     const signer = createSign(p.algorithm);
     signer.update(p.value);
     return signer.sign(privateKey, p.encoding as BinaryToTextEncoding);

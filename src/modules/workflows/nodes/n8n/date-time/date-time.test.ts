@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ctx, jsonOf, testDeps, workflow } from '../../../engine/testing.js';
 import type { Item } from '../../../engine/types.js';
 import { WorkflowEngine } from '../../../engine/workflow-engine.js';
@@ -137,6 +137,42 @@ describe('n8n-nodes-base.dateTime v2', () => {
 });
 
 describe('n8n-nodes-base.dateTime v1', () => {
+  // v1 reads zoneless dates in the process zone, as n8n's does: these run in UTC (n8n's test zone)
+  // unless a case names another.
+  const before = process.env.TZ;
+  beforeAll(() => {
+    process.env.TZ = 'UTC';
+  });
+  afterAll(() => {
+    if (before === undefined) delete process.env.TZ;
+    else process.env.TZ = before;
+  });
+
+  it("reads and writes zoneless dates in the process zone, as moment's defaults do in n8n", async () => {
+    process.env.TZ = 'Asia/Tokyo';
+    try {
+      const calc = await run(1, { action: 'calculate', value: '08/01/2022', duration: 10 });
+      expect(calc.out).toEqual([{ data: '2022-08-10T15:00:00.000Z' }]);
+      // An ISO date alone is UTC to JavaScript's Date, which `calculate` reads through.
+      const iso = await run(1, { action: 'calculate', value: '2022-08-01', duration: 1 });
+      expect(iso.out).toEqual([{ data: '2022-08-02T00:00:00.000Z' }]);
+      // 2022-09-21T23:00Z is already the 22nd in Tokyo.
+      const fmt = await run(1, { value: '1663801200000', options: { fromFormat: 'x' } });
+      expect(fmt.out).toEqual([{ data: '09/22/2022' }]);
+      // Between zones, moment-timezone reads a non-ISO date as UTC, whatever the process zone.
+      const zoned = await run(1, {
+        value: '08/01/2022',
+        toFormat: 'x',
+        options: { fromTimezone: 'US/Hawaii', toTimezone: 'US/Pacific' },
+      });
+      expect(zoned.out).toEqual([{ data: '1659312000000' }]);
+    } finally {
+      process.env.TZ = 'UTC';
+    }
+    const utc = await run(1, { action: 'calculate', value: '08/01/2022', duration: 10 });
+    expect(utc.out).toEqual([{ data: '2022-08-11T00:00:00.000Z' }]);
+  });
+
   it('formats with moment tokens, between time zones, from timestamps', async () => {
     const items = [{ json: { d: '2023-05-01T05:18:35.906Z' } }];
     expect((await run(1, { value: '={{ $json.d }}' }, items)).out).toEqual([

@@ -43,13 +43,17 @@ const DateTimeV1Parameters = Type.Object(
   { additionalProperties: false },
 );
 
+/** Luxon's name for the process zone (`TZ`), which moment's defaults in n8n's v1 read. */
+const SERVER_ZONE = 'system';
+
 /** Digits of a millisecond timestamp from 2001 on: shorter integers are seconds (n8n's rule). */
 const MILLIS_DIGITS = 12;
 
 /**
  * n8n's Date & Time v1: `format` a date with moment tokens (optionally between time zones), or
  * `calculate` one (add/subtract a duration, ISO output in UTC). Moment's formats are translated to
- * Luxon's; where n8n v1 used the server's local zone, the platform uses UTC (n8n's tests run in UTC).
+ * Luxon's. Where n8n v1 reads or writes a zoneless date in the server's local zone (moment's default),
+ * the platform does too: the process zone (`TZ`), UTC on a server that sets none.
  */
 export const dateTimeV1Node = defineNode({
   type: 'n8n-nodes-base.dateTime',
@@ -68,8 +72,8 @@ export const dateTimeV1Node = defineNode({
         value = formatV1(p.value, p.toFormat, p.options, zone);
       } else {
         const date = p.options.fromFormat
-          ? byFormat(String(p.value), p.options.fromFormat, 'utc')
-          : byDefault(p.value);
+          ? byFormat(String(p.value), p.options.fromFormat, SERVER_ZONE)
+          : byJsDate(p.value);
         value = shift(date, p.timeUnit, p.duration, p.operation === 'add' ? 1 : -1)
           .toUTC()
           .toISO() as string;
@@ -100,11 +104,13 @@ function formatV1(
   if (typeof value === 'number' && Number.isInteger(value)) {
     date =
       String(value).length < MILLIS_DIGITS
-        ? DateTime.fromSeconds(value, { zone: 'utc' })
-        : DateTime.fromMillis(value, { zone: 'utc' });
+        ? DateTime.fromSeconds(value, { zone: SERVER_ZONE })
+        : DateTime.fromMillis(value, { zone: SERVER_ZONE });
   } else {
-    const from = zoned ? checkZone(options.fromTimezone || workflowZone) : 'utc';
-    date = options.fromFormat ? byFormat(String(value), options.fromFormat, from) : byDefault(value, from);
+    const from = zoned ? checkZone(options.fromTimezone || workflowZone) : SERVER_ZONE;
+    date = options.fromFormat
+      ? byFormat(String(value), options.fromFormat, from)
+      : byDefault(value, from, zoned);
   }
   if (!date.isValid)
     throw new NodeOperationError(
@@ -124,7 +130,25 @@ function byFormat(value: string, fromFormat: string, zone: string): DateTime {
   );
 }
 
-function byDefault(value: unknown, zone = 'utc'): DateTime {
+/**
+ * `calculate` without a format reads the value as n8n does, through JavaScript's `Date`: an ISO date
+ * alone is UTC, anything else zoneless is the server's zone.
+ */
+function byJsDate(value: unknown): DateTime {
+  const text = typeof value === 'number' ? value : String(value ?? '');
+  const ms = typeof text === 'string' && text.length > 256 ? Number.NaN : new Date(text).getTime();
+  if (Number.isNaN(ms))
+    throw new NodeOperationError(
+      'Unrecognized date input. Please specify a format in the "From Format" field.',
+    );
+  return DateTime.fromMillis(ms, { zone: SERVER_ZONE });
+}
+
+/**
+ * moment's reading of a value without a format: ISO in `zone`; anything else through JavaScript's
+ * `Date`, which moment-timezone (`zoned`) asks for in UTC and plain moment in the server's zone.
+ */
+function byDefault(value: unknown, zone: string, zoned: boolean): DateTime {
   const text = typeof value === 'number' ? value : String(value ?? '');
   if (typeof text === 'string' && text.length > 256)
     throw new NodeOperationError(
@@ -132,7 +156,7 @@ function byDefault(value: unknown, zone = 'utc'): DateTime {
     );
   let date = typeof text === 'string' ? DateTime.fromISO(text, { zone }) : DateTime.invalid('number');
   if (!date.isValid) {
-    const ms = typeof text === 'number' ? text : Date.parse(text);
+    const ms = typeof text === 'number' ? text : Date.parse(zoned ? `${text} UTC` : text);
     date = Number.isNaN(ms) ? date : DateTime.fromMillis(ms, { zone });
   }
   if (!date.isValid)

@@ -168,7 +168,28 @@ describe('n8n-nodes-base.spreadsheetFile, moveBinaryData and iCal', () => {
         parameters: { setAllData: false, destinationKey: 'text', options: {} },
       },
     );
-    expect(field.json).toEqual([{ text: 'x' }]);
+    // n8n writes the field as JSON (a string keeps its quotes) unless `useRawData` is on.
+    expect(field.json).toEqual([{ text: '"x"' }]);
+    const raw = await chain(
+      [{ json: { title: 'x', n: 1 } }],
+      {
+        type: 'n8n-nodes-base.moveBinaryData',
+        typeVersion: 1.1,
+        parameters: {
+          mode: 'jsonToBinary',
+          convertAllData: false,
+          sourceKey: 'title',
+          options: { useRawData: true },
+        },
+      },
+      {
+        type: 'n8n-nodes-base.moveBinaryData',
+        typeVersion: 1.1,
+        parameters: { setAllData: false, destinationKey: 'text', options: { keepSource: true } },
+      },
+    );
+    // Only the converted field leaves the JSON.
+    expect(raw.json).toEqual([{ n: 1, text: 'x' }]);
   });
 
   it('iCalendar writes an all-day event file with its attendees', async () => {

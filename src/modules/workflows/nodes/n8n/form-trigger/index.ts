@@ -105,7 +105,10 @@ const FormTriggerParameters = Type.Object(
 );
 
 type Params = Static<typeof FormTriggerParameters>;
-type FieldParams = Static<typeof FormField>;
+export type FieldParams = Static<typeof FormField>;
+
+/** One field as n8n's editor stores it (`formFields.values[i]`; a Form page's JSON-defined fields too). */
+export { FormField };
 
 const SUBMITTED_TEXT = 'Your response has been recorded';
 

@@ -1,8 +1,21 @@
 import { Type } from 'typebox';
+import { Value } from 'typebox/value';
 import { isExpression } from '../../../engine/expressions.js';
 import { defineNode, NodeOperationError } from '../../../engine/node-type.js';
-import type { FormInfo, Json, ValidationProblem } from '../../../engine/types.js';
-import { FormFieldsParameter, formFieldProblems, formFieldsOf } from '../form-trigger/index.js';
+import {
+  DEFAULT_MAX_WAIT_MS,
+  type FormInfo,
+  type Item,
+  type Json,
+  type ValidationProblem,
+} from '../../../engine/types.js';
+import {
+  type FieldParams,
+  FormField,
+  FormFieldsParameter,
+  formFieldProblems,
+  formFieldsOf,
+} from '../form-trigger/index.js';
 
 /**
  * n8n's Form node (v1, "n8n Form"): the pages after a Form Trigger. `page` pauses the execution until
@@ -20,10 +33,10 @@ const FormParameters = Type.Object(
     jsonOutput: Type.Optional(Type.String({ maxLength: 100_000 })),
     formFields: FormFieldsParameter,
     limitWaitTime: Type.Boolean({ default: false }),
-    limitType: any(),
-    resumeAmount: any(),
-    resumeUnit: any(),
-    maxDateAndTime: any(),
+    limitType: Type.Enum(['afterTimeInterval', 'atSpecifiedTime'] as const, { default: 'afterTimeInterval' }),
+    resumeAmount: Type.Number({ minimum: 0, default: 1 }),
+    resumeUnit: Type.Enum(['minutes', 'hours', 'days'] as const, { default: 'hours' }),
+    maxDateAndTime: Type.Optional(Type.String()),
     respondWith: Type.Enum(['text', 'redirect', 'showText', 'returnBinary'] as const, { default: 'text' }),
     redirectUrl: Type.String({ default: '', maxLength: 2_000 }),
     completionTitle: Type.String({ default: '', maxLength: 500 }),
@@ -49,9 +62,82 @@ interface FormWaitingContext {
   operation: 'page' | 'completion';
   form: FormInfo;
   redirectUrl?: string;
+  responseText?: string;
+  download?: { data: string; mimeType: string; fileName: string };
+}
+
+/** The largest file a `returnBinary` ending serves (it is kept in the run's state while it waits). */
+export const MAX_FORM_DOWNLOAD_BYTES = 16 * 1024 * 1024;
+
+const UNIT_MS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 } as const;
+
+/**
+ * `limitWaitTime`: when the page stops waiting for its submission (n8n's Wait rule: the execution then
+ * goes on with the page's input), bounded by the longest wait (WORKFLOW_MAX_WAIT_SECONDS); null: no limit.
+ */
+function waitLimit(
+  p: {
+    limitWaitTime: boolean;
+    limitType: 'afterTimeInterval' | 'atSpecifiedTime';
+    resumeAmount: number;
+    resumeUnit: keyof typeof UNIT_MS;
+    maxDateAndTime?: string | undefined;
+  },
+  now: number,
+  maxWaitMs: number,
+): Date | null {
+  if (!p.limitWaitTime) return null;
+  const at =
+    p.limitType === 'atSpecifiedTime'
+      ? Date.parse(p.maxDateAndTime ?? '')
+      : now + p.resumeAmount * UNIT_MS[p.resumeUnit];
+  if (Number.isNaN(at)) throw new NodeOperationError(`Form: '${p.maxDateAndTime ?? ''}' is not a date`);
+  if (at - now > maxWaitMs)
+    throw new NodeOperationError(
+      `Form: the time limit is beyond the longest wait allowed (${Math.floor(maxWaitMs / 1000)} s, WORKFLOW_MAX_WAIT_SECONDS)`,
+    );
+  return new Date(at);
+}
+
+/** The file a `returnBinary` ending serves: the first input item's binary property (n8n's default `data`). */
+function downloadOf(item: Item | undefined, field: string | undefined) {
+  const name = field || 'data';
+  const binary = item?.binary?.[name];
+  if (!binary)
+    throw new NodeOperationError(`Form: the input item has no binary property '${name}' to return`);
+  if (Math.ceil((binary.data.length * 3) / 4) > MAX_FORM_DOWNLOAD_BYTES)
+    throw new NodeOperationError(
+      `Form: the file '${name}' is larger than ${MAX_FORM_DOWNLOAD_BYTES / 1024 / 1024} MB, the most an ending serves`,
+    );
+  return { data: binary.data, mimeType: binary.mimeType, fileName: binary.fileName ?? name };
 }
 
 const SAFE_URL = /^https?:\/\/[^\s]+$/i;
+
+const JsonFields = Type.Array(FormField, { maxItems: 200 });
+
+/**
+ * `defineForm: json`: the fields as a JSON array in n8n's field shape (`[{ "fieldLabel": "Name",
+ * "requiredField": true }]`), checked as the editor's fields are; a problem is thrown with its place.
+ */
+export function jsonFormFields(text: unknown): FieldParams[] {
+  let raw: unknown;
+  try {
+    raw = typeof text === 'string' ? JSON.parse(text) : text;
+  } catch {
+    throw new NodeOperationError('Form: the form fields JSON is not valid JSON');
+  }
+  if (!Array.isArray(raw))
+    throw new NodeOperationError('Form: the form fields JSON must be an array of fields');
+  const fields = raw.map((f) => Value.Default(FormField, structuredClone(f)));
+  if (!Value.Check(JsonFields, fields)) {
+    const [error] = [...Value.Errors(JsonFields, fields)];
+    throw new NodeOperationError(
+      `Form: the form fields JSON: ${error?.instancePath || '(root)'} ${error?.message ?? 'is not valid'}`,
+    );
+  }
+  return fields as FieldParams[];
+}
 
 export const n8nFormNode = defineNode({
   type: 'n8n-nodes-base.form',
@@ -59,22 +145,16 @@ export const n8nFormNode = defineNode({
   schema: FormParameters,
   check(p): ValidationProblem[] {
     const problems: ValidationProblem[] =
-      p.operation === 'page' ? formFieldProblems(p.formFields.values, 'parameters.formFields.values') : [];
-    if (p.operation === 'page' && p.defineForm === 'json')
-      problems.push({
-        path: 'parameters.defineForm',
-        message: "'json' forms are not served here: define the fields below (formFields)",
-      });
-    if (p.limitWaitTime)
-      problems.push({
-        path: 'parameters.limitWaitTime',
-        message: 'a form page waits for its submission only (no time limit) here',
-      });
-    if (p.operation === 'completion' && (p.respondWith === 'showText' || p.respondWith === 'returnBinary'))
-      problems.push({
-        path: 'parameters.respondWith',
-        message: `'${p.respondWith}' is not served here: show the completion screen or redirect`,
-      });
+      p.operation === 'page' && p.defineForm === 'fields'
+        ? formFieldProblems(p.formFields.values, 'parameters.formFields.values')
+        : [];
+    if (p.operation === 'page' && p.defineForm === 'json' && !isExpression(p.jsonOutput ?? '')) {
+      try {
+        problems.push(...formFieldProblems(jsonFormFields(p.jsonOutput ?? '[]'), 'parameters.jsonOutput'));
+      } catch (err) {
+        problems.push({ path: 'parameters.jsonOutput', message: (err as Error).message });
+      }
+    }
     if (
       p.operation === 'completion' &&
       p.respondWith === 'redirect' &&
@@ -90,8 +170,6 @@ export const n8nFormNode = defineNode({
     if (p.operation === 'completion') {
       if (p.respondWith === 'redirect' && !SAFE_URL.test(p.redirectUrl))
         throw new NodeOperationError(`Form: the redirect URL '${p.redirectUrl}' is not an http or https URL`);
-      if (p.respondWith !== 'text' && p.respondWith !== 'redirect')
-        throw new NodeOperationError(`Form: '${p.respondWith}' is not served here`);
       waiting = {
         operation: 'completion',
         form: {
@@ -102,10 +180,14 @@ export const n8nFormNode = defineNode({
           submittedText: p.completionMessage,
         },
         ...(p.respondWith === 'redirect' ? { redirectUrl: p.redirectUrl } : {}),
+        ...(p.respondWith === 'showText' ? { responseText: p.responseText ?? '' } : {}),
+        ...(p.respondWith === 'returnBinary'
+          ? { download: downloadOf(ctx.items[0], p.inputDataFieldName) }
+          : {}),
       };
     } else {
-      if (p.defineForm === 'json') throw new NodeOperationError("Form: 'json' forms are not served here");
-      const problems = formFieldProblems(p.formFields.values, 'formFields');
+      const values = p.defineForm === 'json' ? jsonFormFields(p.jsonOutput ?? '[]') : p.formFields.values;
+      const problems = formFieldProblems(values, p.defineForm === 'json' ? 'jsonOutput' : 'formFields');
       if (problems.length > 0)
         throw new NodeOperationError(`Form: ${problems[0]?.path} ${problems[0]?.message}`);
       waiting = {
@@ -114,12 +196,13 @@ export const n8nFormNode = defineNode({
           title: p.options.formTitle ?? '',
           description: p.options.formDescription ?? '',
           buttonLabel: p.options.buttonLabel || 'Submit',
-          fields: formFieldsOf(p.formFields.values),
+          fields: formFieldsOf(values),
           submittedText: '',
         },
       };
     }
     ctx.context.formWaiting = waiting as unknown as Json;
-    return { kind: 'wait', waitTill: null };
+    const maxWaitMs = ctx.deps.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+    return { kind: 'wait', waitTill: waitLimit(p, ctx.deps.now().getTime(), maxWaitMs) };
   },
 });

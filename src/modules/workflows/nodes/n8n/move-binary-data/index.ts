@@ -5,6 +5,7 @@ import type { BinaryData, Item, Json } from '../../../engine/types.js';
 import { assertSize, FILE_LIMITS } from '../file-helpers/limits.js';
 import { getField, setField } from '../file-helpers/paths.js';
 import { decodeText, encodeText } from '../file-helpers/text.js';
+import { unsetField } from '../merge/json.js';
 
 const MoveBinaryDataParameters = Type.Object(
   {
@@ -99,12 +100,18 @@ export const n8nMoveBinaryDataNode = defineNode({
         if (value === undefined) throw new NodeOperationError(`The item has no field '${p.sourceKey}'`);
         if (o.dataIsBase64 && typeof value === 'string') bytes = Buffer.from(value, 'base64');
         else {
-          const text = typeof value === 'string' && !o.useRawData ? value : JSON.stringify(value);
+          // n8n writes the value as JSON (a string keeps its quotes) unless `useRawData` is on.
+          const text = o.useRawData && typeof value === 'string' ? value : JSON.stringify(value);
           bytes = encodeText(text, o.encoding || 'utf8', o.addBOM);
         }
       }
-      const json: Record<string, Json> = {};
+      let json: Record<string, Json> = {};
       if (o.keepSource) Object.assign(json, item.json);
+      else if (!p.convertAllData) {
+        // Only the converted field leaves the item's JSON (n8n's rule).
+        json = structuredClone(item.json);
+        unsetField(json, p.sourceKey);
+      }
       const meta = binaryOf(bytes, o.mimeType || 'application/json', o.fileName);
       out.push({
         json,
