@@ -284,6 +284,12 @@ export class VectorIndex {
     return n;
   }
 
+  /** The floats one key holds (`floats` of that key alone). */
+  floatsOf(key: string): number {
+    const rows = this.keys.get(key);
+    return rows ? rows.capacity * rows.dimensions : 0;
+  }
+
   /**
    * The dot product of `unit` with each row, summed as a 4-lane float32 SIMD loop would: lane d mod 4
    * adds the float32 products in dimension order, then (lane 0 + lane 1) + (lane 2 + lane 3). Dimensions
