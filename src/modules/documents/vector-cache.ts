@@ -194,6 +194,10 @@ export class VectorCache {
     if (target) {
       this.index.drop(target);
       this.index.add(target, []);
+      this.index.expect(
+        target,
+        current.reduce((n, d) => n + d.chunkCount, 0),
+      );
       this.keywords.drop(target);
       this.keywords.add(target, []);
     }
