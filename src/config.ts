@@ -292,6 +292,10 @@ const ConfigSchema = Type.Object({
   KNOWLEDGE_TOPIC_LANGUAGES: Type.String({ default: '' }),
   /** Memory the in-process vector and keyword indexes may hold (topics used least recently are dropped past it). */
   KNOWLEDGE_VECTOR_CACHE_MB: Type.Integer({ default: 512, minimum: 1, maximum: 1_048_576 }),
+  /** The share of that memory (%) one account may hold once it is full: its own topics go first past it. */
+  KNOWLEDGE_VECTOR_CACHE_ACCOUNT_PERCENT: Type.Integer({ default: 50, minimum: 1, maximum: 100 }),
+  /** Topics (most recently changed first) loaded into that memory in the background at start; 0: none. */
+  KNOWLEDGE_WARM_TOPICS: Type.Integer({ default: 20, minimum: 0, maximum: 10_000 }),
   /** How long `POST /api/documents/{id}/process?wait=true` holds the request before answering 202. */
   DOCUMENT_PROCESS_WAIT_MS: Type.Integer({ default: 110_000, minimum: 100, maximum: 3_600_000 }),
   /** Documents processed at once per process. */

@@ -5,14 +5,75 @@ import { type DatabaseHandle, openDatabase } from '../../src/core/db/database.js
 import { migrateToLatest } from '../../src/core/db/migrate.js';
 import type { Dialect } from '../../src/core/db/types.js';
 import * as m603 from '../../src/modules/documents/migrations/603-keyword-scope.js';
+import * as m604 from '../../src/modules/documents/migrations/604-drop-full-text.js';
 import { documentsMigrations } from '../../src/modules/documents/migrations/index.js';
 import { DocumentStore } from '../../src/modules/documents/store.js';
 import type { ChunksTable, DocumentsTable } from '../../src/modules/documents/tables.js';
 import { PG_URL, testDialects, uniqueName } from '../helpers/services.js';
+import { ftsScopedMatch, tsScopedMatch } from './keyword-scope.js';
 
 const BEFORE_603 = Object.fromEntries(
   Object.entries(documentsMigrations).filter(([name]) => name < '20261129_603'),
 );
+const UP_TO_603 = Object.fromEntries(
+  Object.entries(documentsMigrations).filter(([name]) => name < '20261130_604'),
+);
+
+/** How many of the account's chunks (in these topics) hold the term, on 603's index (up to `cap`). */
+async function termCount(
+  db: DatabaseHandle['db'],
+  dialect: Dialect,
+  accountId: string,
+  topics: string[] | null,
+  term: string,
+  cap: number,
+): Promise<number> {
+  const matches =
+    dialect === 'sqlite'
+      ? sql`select 1 from chunks_fts where chunks_fts match ${ftsScopedMatch(accountId, topics, [term], 'OR')} limit ${cap}`
+      : sql`select 1 from chunks c where ${tsScopedMatch(accountId, topics, [term], '|')} limit ${cap}`;
+  const row = await sql<{ n: number | string }>`select count(*) as n from (${matches}) m`.execute(db);
+  return Number(row.rows[0]?.n ?? 0);
+}
+
+/** The account's chunks (in these topics) holding any of the terms, on 603's index. */
+async function candidates(
+  db: DatabaseHandle['db'],
+  dialect: Dialect,
+  accountId: string,
+  topics: string[] | null,
+  terms: string[],
+): Promise<string[]> {
+  const inTopics = topics ? sql`and c.topic in (${sql.join(topics)})` : sql``;
+  const rows =
+    dialect === 'sqlite'
+      ? await sql<{
+          id: string;
+        }>`select c.id as id from chunks_fts join chunks c on c.rowid = chunks_fts.rowid
+          where chunks_fts match ${ftsScopedMatch(accountId, topics, terms, 'OR')} and c.account_id = ${accountId} ${inTopics}`.execute(
+          db,
+        )
+      : await sql<{ id: string }>`select c.id as id from chunks c
+          where ${tsScopedMatch(accountId, topics, terms, '|')} and c.account_id = ${accountId} ${inTopics}`.execute(
+          db,
+        );
+  return rows.rows.map((r) => r.id).sort();
+}
+
+/** Whether 603's index is there (the FTS5 table, or the tsvector column). */
+async function hasFullText(db: DatabaseHandle['db'], dialect: Dialect): Promise<boolean> {
+  const row =
+    dialect === 'sqlite'
+      ? await sql<{ n: number }>`select count(*) as n from sqlite_master where name = 'chunks_fts'`.execute(
+          db,
+        )
+      : await sql<{
+          n: string;
+        }>`select count(*) as n from information_schema.columns where table_name = 'chunks' and column_name = 'tsv' and table_schema = current_schema()`.execute(
+          db,
+        );
+  return Number(row.rows[0]?.n) > 0;
+}
 
 const document = (id: string, accountId: string, topic: string): DocumentsTable => ({
   id,
@@ -87,14 +148,14 @@ describe.each(await testDialects())(
         await store.insert(doc, [{ document_id: doc.id, page_number: 1, text: 'x' }]);
         await store.insertChunks(TERMS.length, (i) => chunk(doc, i, TERMS[i]!));
       }
-      expect((await migrateToLatest(db, documentsMigrations)).map((r) => r.migrationName)).toEqual([
+      expect((await migrateToLatest(db, UP_TO_603)).map((r) => r.migrationName)).toEqual([
         '20261129_603_keyword_scope',
       ]);
 
-      const count = async (account: string, topics: string[] | null, term = 'shared') =>
-        (await store.termCounts(account, topics, [term], 100)).get(term);
-      const ids = async (account: string, topics: string[] | null, terms: string[]) =>
-        (await store.keywordCandidates(account, topics, terms, 'any', 100)).map((c) => c.id).sort();
+      const count = (account: string, topics: string[] | null, term = 'shared') =>
+        termCount(db, dialect, account, topics, term, 100);
+      const ids = (account: string, topics: string[] | null, terms: string[]) =>
+        candidates(db, dialect, account, topics, terms);
       const check = async () => {
         expect(await count('acct-a', null)).toBe(4);
         expect(await count('acct-a', ['kb'])).toBe(2);
@@ -144,6 +205,20 @@ describe.each(await testDialects())(
             }>`select count(*) as n from chunks where tsv @@ to_tsquery('simple', 'shared')`.execute(db);
       expect(Number(old.rows[0]?.n)).toBe(6);
       await m603.up(db as never);
+      await check();
+
+      // 604 drops the index (nothing reads it: keyword search ranks in process); chunks are still
+      // written and deleted without it; its down builds 603's again from the rows.
+      expect((await migrateToLatest(db, documentsMigrations)).map((r) => r.migrationName)).toEqual([
+        '20261130_604_drop_full_text',
+      ]);
+      expect(await hasFullText(db, dialect)).toBe(false);
+      const after = document('d-a-after', 'acct-a', 'kb');
+      await store.insert(after, [{ document_id: after.id, page_number: 1, text: 'x' }]);
+      await store.insertChunks(1, () => chunk(after, 0, 'shared rare'));
+      await store.clearChunks(after.id);
+      await m604.down(db as never);
+      expect(await hasFullText(db, dialect)).toBe(true);
       await check();
     });
   },

@@ -96,4 +96,25 @@ describe.each(await testDialects())('the vector cache on %s', (dialect) => {
     // Both topics in one query: each is loaded in turn and searched together.
     expect(await ask(bounded, 'shop', ['kb', 'other'])).toEqual(await ask(roomy, 'shop', ['kb', 'other']));
   });
+
+  it('warms the most recently changed topics at start, within half its bound, and not once closed', async () => {
+    const warm = service();
+    expect(await warm.warm(20)).toBe(2);
+    expect(warm.vectorCacheHeld()).toBe(2);
+    // Warmed topics answer as loaded ones do.
+    expect(await ask(warm, 'loyalty points', ['other'])).toEqual(
+      await ask(service(), 'loyalty points', ['other']),
+    );
+    expect(warm.vectorCacheHeld()).toBe(2);
+    // One topic at most: the next would not fit in half of a cache of one byte.
+    const tight = service(1);
+    expect(await tight.warm(20)).toBe(1);
+    expect(tight.vectorCacheHeld()).toBe(1);
+    const limited = service();
+    expect(await limited.warm(1)).toBe(1);
+    const closed = service();
+    await closed.close();
+    expect(await closed.warm(20)).toBe(0);
+    expect(closed.vectorCacheHeld()).toBe(0);
+  });
 });

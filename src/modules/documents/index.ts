@@ -88,7 +88,19 @@ export const documentsModule: PlatformModule = {
       embed,
       config.KNOWLEDGE_EMBEDDING_MODEL,
       config.KNOWLEDGE_VECTOR_CACHE_MB * 1024 * 1024,
+      config.KNOWLEDGE_VECTOR_CACHE_ACCOUNT_PERCENT / 100,
     );
+    if (config.KNOWLEDGE_WARM_TOPICS > 0) {
+      // In the background: the server answers meanwhile, and a query of a topic being warmed shares its load.
+      const warming = knowledge
+        .warm(config.KNOWLEDGE_WARM_TOPICS)
+        .then((n) => n > 0 && log.info({ topics: n }, 'knowledge cache warmed'))
+        .catch((err: unknown) => log.warn({ err }, 'knowledge cache warming stopped'));
+      ctx.onClose(async () => {
+        await knowledge.close();
+        await warming;
+      });
+    } else ctx.onClose(() => knowledge.close());
     const invalidate = (accountId: string, topic: string) => knowledge.invalidate(accountId, topic);
     const queue = await createQueue(jobs.documentProcessing, {
       redisUrl: config.REDIS_URL,

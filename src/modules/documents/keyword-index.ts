@@ -158,9 +158,14 @@ export class KeywordIndex {
   /** Memory held, roughly: postings at 4 bytes a slot, ~64 bytes a distinct term, ~48 a row. */
   bytes(): number {
     let n = 0;
-    for (const rows of this.keys.values())
-      n += rows.slots * 4 + rows.terms.size * 64 + rows.lengths.length * 4 + rows.ids.length * 48;
+    for (const rows of this.keys.values()) n += rowBytes(rows);
     return n;
+  }
+
+  /** `bytes` of one key. */
+  bytesOf(key: string): number {
+    const rows = this.keys.get(key);
+    return rows ? rowBytes(rows) : 0;
   }
 
   /**
@@ -195,17 +200,20 @@ export class KeywordIndex {
       .sort((a, b) => a.n - b.n);
     if (order.length === 0) return [];
     const average = words / total || 1;
+    // The k best scores so far in a min-heap: its root is a floor under the final k-th best, so only
+    // rows at or above it become hits (at 100k chunks a common term touches most rows; a hit object and
+    // a sort of every one of them was most of a query's time).
+    const best = new MinHeap(limit);
     const hits: RankedChunk[] = [];
-    const scores: number[] = [];
     for (const { rows, postings } of searched) {
       const scratch = this.scratch(rows.ids.length);
       const touched: number[] = [];
+      const { lengths } = rows;
       for (const { term, i } of order) {
         const p = postings[i];
         if (!p) continue;
         const weight = idf(df.get(term)!, total);
         const { data, n } = p;
-        const { lengths } = rows;
         for (let j = 0; j < n; j++) {
           const row = data[j * 2]!;
           const length = lengths[row]!;
@@ -215,17 +223,14 @@ export class KeywordIndex {
         }
       }
       for (const row of touched) {
-        hits.push({ chunkId: rows.ids[row]!, score: scratch[row]! });
-        scores.push(scratch[row]!);
+        const score = scratch[row]!;
         scratch[row] = 0;
+        best.offer(score);
+        if (score >= best.floor() - 1e-8) hits.push({ chunkId: rows.ids[row]!, score });
       }
     }
-    // Only hits within rounding of the k-th best score are sorted with the full comparator.
-    let floor = -Infinity;
-    if (hits.length > limit) {
-      const sorted = Float64Array.from(scores).sort();
-      floor = sorted[sorted.length - limit]! - 1e-8;
-    }
+    // Hits within rounding of the k-th best score are sorted with the full comparator.
+    const floor = best.full() ? best.floor() - 1e-8 : -Infinity;
     return hits
       .filter((h) => h.score >= floor)
       .sort((a, b) => Math.round((b.score - a.score) * 1e9) || (a.chunkId < b.chunkId ? -1 : 1))
@@ -277,6 +282,55 @@ export class KeywordIndex {
     rows.dead = 0;
     rows.slots = slots;
   }
+}
+
+/** The `capacity` largest numbers offered so far; `floor` is the smallest of them (-Infinity until full). */
+class MinHeap {
+  private readonly heap: Float64Array;
+  private n = 0;
+
+  constructor(private readonly capacity: number) {
+    this.heap = new Float64Array(capacity);
+  }
+
+  full(): boolean {
+    return this.n === this.capacity;
+  }
+
+  floor(): number {
+    return this.n === this.capacity ? this.heap[0]! : -Infinity;
+  }
+
+  offer(value: number): void {
+    const h = this.heap;
+    if (this.n < this.capacity) {
+      let i = this.n++;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (h[parent]! <= value) break;
+        h[i] = h[parent]!;
+        i = parent;
+      }
+      h[i] = value;
+      return;
+    }
+    if (value <= h[0]!) return;
+    let i = 0;
+    for (;;) {
+      const left = i * 2 + 1;
+      if (left >= this.n) break;
+      const right = left + 1;
+      const child = right < this.n && h[right]! < h[left]! ? right : left;
+      if (h[child]! >= value) break;
+      h[i] = h[child]!;
+      i = child;
+    }
+    h[i] = value;
+  }
+}
+
+function rowBytes(rows: Rows): number {
+  return rows.slots * 4 + rows.terms.size * 64 + rows.lengths.length * 4 + rows.ids.length * 48;
 }
 
 /** Postings of live rows (all of them when the key has no dead row). */

@@ -46,6 +46,8 @@ export interface KnowledgeQuery {
 
 /** Characters of a query that are read (the HTTP route allows no more; the retriever may pass more). */
 const MAX_QUERY_CHARS = 4_000;
+/** The share of the cache a boot's warming may fill: the rest is left to what queries ask for. */
+const WARM_SHARE = 0.5;
 /** The vector cache's bound when none is configured (KNOWLEDGE_VECTOR_CACHE_MB). */
 const DEFAULT_VECTOR_CACHE_BYTES = 512 * 1024 * 1024;
 
@@ -58,12 +60,27 @@ export class KnowledgeService {
     private readonly embed: Embedder,
     private readonly defaultModel: string,
     vectorCacheBytes = DEFAULT_VECTOR_CACHE_BYTES,
+    /** The share of the cache one account may hold once it is full (KNOWLEDGE_VECTOR_CACHE_ACCOUNT_PERCENT). */
+    accountShare = 1,
   ) {
-    this.vectors = new VectorCache(store, vectorCacheBytes);
+    this.vectors = new VectorCache(store, vectorCacheBytes, accountShare);
   }
 
   invalidate(accountId: string, topic: string): void {
     this.vectors.invalidate(accountId, topic);
+  }
+
+  /**
+   * Loads up to `topics` of the most recently changed topics into the cache (while they fit in half of
+   * it), so the first query after a start does not wait for a whole load. Run in the background at boot.
+   */
+  warm(topics: number): Promise<number> {
+    return this.vectors.warm(topics, WARM_SHARE);
+  }
+
+  /** Stops warming and loads at their next page (before the database closes). */
+  close(): Promise<void> {
+    return this.vectors.close();
   }
 
   /** Topics whose vectors this process holds (bounded by the cache's bytes). */

@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import type { Db } from '../../core/db/database.js';
 import type { Dialect } from '../../core/db/types.js';
 import type { JobPayload, jobs } from '../../core/queue/index.js';
-import { ftsScopedMatch, tsScopedMatch } from './keyword-scope.js';
 import type { ChunksTable, DocumentPagesTable, DocumentsTable } from './tables.js';
 import './tables.js';
 
@@ -275,6 +274,24 @@ export class DocumentStore {
     return { last: chunks.at(-1)!.chunk_index, rows, more: chunks.length === limit };
   }
 
+  /** The topics (of every account) with indexed chunks, most recently changed first: what a boot warms. */
+  async recentTopics(limit: number) {
+    const rows = await this.db
+      .selectFrom('documents')
+      .select((eb) => [
+        'account_id',
+        'topic',
+        eb.fn.sum<number>('chunk_count').as('chunks'),
+        eb.fn.max('updated_at').as('at'),
+      ])
+      .where('status', '=', 'indexed')
+      .groupBy(['account_id', 'topic'])
+      .orderBy('at', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ accountId: r.account_id, topic: r.topic, chunks: Number(r.chunks ?? 0) }));
+  }
+
   /** A topic's version: changes whenever its indexed chunks change (count and newest update). */
   async topicVersion(accountId: string, topic: string): Promise<string> {
     const row = await this.db
@@ -335,66 +352,8 @@ export class DocumentStore {
   }
 
   /**
-   * How many of the account's chunks (in these topics) contain each term, counted on the full-text index
-   * up to `cap` (a count at the cap means "at least"). One bounded index read per term: the scope is in
-   * the index (keyword-scope.ts), so no chunk row is read.
-   */
-  async termCounts(
-    accountId: string,
-    topics: string[] | null,
-    terms: string[],
-    cap: number,
-  ): Promise<Map<string, number>> {
-    const counts = new Map<string, number>();
-    for (const term of terms) {
-      const matches =
-        this.dialect === 'sqlite'
-          ? sql`select 1 from chunks_fts where chunks_fts match ${ftsScopedMatch(accountId, topics, [term], 'OR')} limit ${cap}`
-          : sql`select 1 from chunks c where ${tsScopedMatch(accountId, topics, [term], '|')} limit ${cap}`;
-      const row = await sql<{ n: number | string }>`select count(*) as n from (${matches}) m`.execute(
-        this.db,
-      );
-      counts.set(term, Number(row.rows[0]?.n ?? 0));
-    }
-    return counts;
-  }
-
-  /**
-   * Indexed chunks matching the terms (FTS5 on SQLite, the GIN-indexed tsvector on PostgreSQL, both
-   * restricted to the scope inside the index): `any` of them or `all` of them, at most `cap`, in index
-   * order. The database filters; the service ranks (BM25 in process), so both databases give the same
-   * results for the same candidates. The service picks the terms so that the cap is not reached where it
-   * matters (knowledge-service.ts). The chunk row's account is checked again: the index narrows, the row decides.
-   */
-  async keywordCandidates(
-    accountId: string,
-    topics: string[] | null,
-    terms: string[],
-    match: 'any' | 'all',
-    cap: number,
-  ): Promise<Array<{ id: string; terms: string }>> {
-    if (terms.length === 0 || cap <= 0) return [];
-    const inTopics = topics ? sql`and c.topic in (${sql.join(topics)})` : sql``;
-    if (this.dialect === 'sqlite') {
-      const rows = await sql<{ id: string; terms: string }>`
-        select c.id as id, c.terms as terms
-        from chunks_fts join chunks c on c.rowid = chunks_fts.rowid
-        join documents d on d.id = c.document_id
-        where chunks_fts match ${ftsScopedMatch(accountId, topics, terms, match === 'any' ? 'OR' : 'AND')} and c.account_id = ${accountId} and d.status = 'indexed' ${inTopics}
-        order by chunks_fts.rowid limit ${cap}`.execute(this.db);
-      return rows.rows;
-    }
-    const rows = await sql<{ id: string; terms: string }>`
-      select c.id as id, c.terms as terms
-      from chunks c join documents d on d.id = c.document_id
-      where ${tsScopedMatch(accountId, topics, terms, match === 'any' ? '|' : '&')} and c.account_id = ${accountId} and d.status = 'indexed' ${inTopics}
-      order by c.id limit ${cap}`.execute(this.db);
-    return rows.rows;
-  }
-
-  /**
    * Refreshes the planner's statistics of the chunk tables: after a bulk ingest PostgreSQL otherwise
-   * plans the keyword query as if the table were empty and ignores the full-text index.
+   * plans a topic's load and version reads as if the tables were empty.
    */
   async analyze(): Promise<void> {
     if (this.dialect === 'postgres') await sql`analyze chunks, documents, chunk_vectors`.execute(this.db);

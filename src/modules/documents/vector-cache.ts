@@ -12,6 +12,11 @@
  * Memory is bounded: past `maxBytes` (vectors at 4 bytes a float, plus the keyword postings), the topics used least recently are
  * dropped, and rebuilt when asked for again. Topics a running query uses (`pin`) are never dropped, so a
  * query larger than the bound is still served (and holds memory past it until it ends).
+ *
+ * The bound is shared fairly: an account may hold more than `accountShare` of it only while the cache
+ * has room. Past the bound, the topics of accounts over their share go first (least recently used
+ * first); an account over its share never pushes another account's topic out: its own topic just
+ * loaded stays for the query that asked and is dropped when that query ends.
  */
 import { KeywordIndex, type KeywordItem } from './keyword-index.js';
 import type { DocumentStore } from './store.js';
@@ -49,20 +54,41 @@ export class VectorCache {
   /** Running queries per key: their topics stay held until they end. */
   private readonly pins = new Map<string, number>();
   private clock = 0;
+  private closed = false;
+  /** Topics with a background refresh scheduled, and the refreshes running (awaited by `close`). */
+  private readonly refreshing = new Set<string>();
+  private readonly background = new Set<Promise<unknown>>();
 
   constructor(
     private readonly store: DocumentStore,
     private readonly maxBytes: number,
+    /** The share of `maxBytes` (0–1] an account may hold when the cache is full. */
+    private readonly accountShare = 1,
   ) {}
 
   key(accountId: string, topic: string): string {
     return `${accountId}\u0000${topic}`;
   }
 
-  /** Another request of this process changed the topic: the next query compares its documents. */
+  /**
+   * Another request of this process changed the topic: a topic held is brought up to date in the
+   * background (its changed documents only), so the query after an ingest finds it in step instead of
+   * loading what the ingest wrote. One refresh per topic at a time; a query meanwhile shares it.
+   */
   invalidate(accountId: string, topic: string): void {
-    const held = this.topics.get(this.key(accountId, topic));
-    if (held) held.version = '';
+    const key = this.key(accountId, topic);
+    const held = this.topics.get(key);
+    if (!held) return;
+    held.version = '';
+    if (this.closed || this.refreshing.has(key)) return;
+    this.refreshing.add(key);
+    setImmediate(() => {
+      this.refreshing.delete(key);
+      if (!this.topics.has(key) || this.closed) return;
+      const refresh = this.ensure(accountId, topic).catch(() => undefined);
+      this.background.add(refresh);
+      void refresh.finally(() => this.background.delete(refresh));
+    });
   }
 
   /** The topic's index, fresh; returns the topic's embedding model (null when nothing is embedded). */
@@ -87,6 +113,36 @@ export class VectorCache {
     }
   }
 
+  /**
+   * Loads the most recently changed topics (of any account) before a query asks, one at a time, while
+   * they fit in `share` of the bound (estimated from the chunks loaded so far), so the first query after
+   * a start finds its topic held or being loaded. Stops at `close`.
+   */
+  async warm(topics: number, share: number): Promise<number> {
+    let warmed = 0;
+    let chunks = 0;
+    for (const t of await this.store.recentTopics(topics)) {
+      const perChunk = chunks > 0 ? this.bytes() / chunks : 0;
+      if (this.closed || this.bytes() + perChunk * t.chunks > this.maxBytes * share) break;
+      const release = this.pin([this.key(t.accountId, t.topic)]);
+      try {
+        await this.ensure(t.accountId, t.topic);
+      } finally {
+        release();
+      }
+      if (this.closed || !this.topics.has(this.key(t.accountId, t.topic))) break;
+      chunks += this.keywords.size(this.key(t.accountId, t.topic));
+      warmed++;
+    }
+    return warmed;
+  }
+
+  /** Stops loads in progress (at their next page), refreshes and warming: the database is about to close. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.background, ...this.loading.values()]);
+  }
+
   /** Keeps the keys from eviction until the returned function is called (once). */
   pin(keys: readonly string[]): () => void {
     for (const key of keys) this.pins.set(key, (this.pins.get(key) ?? 0) + 1);
@@ -99,6 +155,8 @@ export class VectorCache {
         if (n > 0) this.pins.set(key, n);
         else this.pins.delete(key);
       }
+      // A topic held past the bound for this query, its account over its share, goes now.
+      this.evict(null, true);
     };
   }
 
@@ -136,6 +194,10 @@ export class VectorCache {
     if (target) {
       this.index.drop(target);
       this.index.add(target, []);
+      this.index.expect(
+        target,
+        current.reduce((n, d) => n + d.chunkCount, 0),
+      );
       this.keywords.drop(target);
       this.keywords.add(target, []);
     }
@@ -163,6 +225,7 @@ export class VectorCache {
         }
         after = page.last;
         await nextTurn();
+        if (this.closed) throw new Error('the knowledge cache is closed');
         if (!page.more) break;
       }
       loaded.set(doc.id, read);
@@ -192,19 +255,49 @@ export class VectorCache {
     this.evict(key);
   }
 
-  /** Drops the topics used least recently until the vectors fit `maxBytes` (never `keep` nor pinned ones). */
-  private evict(keep: string): void {
-    if (this.bytes() <= this.maxBytes) return;
+  /**
+   * Drops topics until everything fits `maxBytes` (never `keep` nor pinned ones): the least recently used
+   * topic of an account over its share first, else the least recently used of all; but when `keep`'s
+   * account is itself over its share, no other account's topic is dropped for it. `onlyOverShare`: drop
+   * only topics of accounts over their share (a share of 1 is no share: nobody is over it).
+   */
+  private evict(keep: string | null, onlyOverShare = false): void {
+    let bytes = this.bytes();
+    if (bytes <= this.maxBytes) return;
+    const share = this.maxBytes * this.accountShare;
+    const perAccount = new Map<string, number>();
+    const sizes = new Map<string, number>();
+    for (const key of this.topics.keys()) {
+      const size = this.index.floatsOf(key) * 4 + this.keywords.bytesOf(key);
+      sizes.set(key, size);
+      perAccount.set(accountOf(key), (perAccount.get(accountOf(key)) ?? 0) + size);
+    }
     const byAge = [...this.topics]
       .filter(([key]) => key !== keep && !this.pins.has(key))
-      .sort((a, b) => a[1].used - b[1].used);
-    for (const [key] of byAge) {
-      this.index.drop(key);
-      this.keywords.drop(key);
-      this.topics.delete(key);
-      if (this.bytes() <= this.maxBytes) return;
+      .sort((a, b) => a[1].used - b[1].used)
+      .map(([key]) => key);
+    const over = (key: string) => this.accountShare < 1 && (perAccount.get(accountOf(key)) ?? 0) > share;
+    while (bytes > this.maxBytes) {
+      let victim = byAge.find(over);
+      if (victim === undefined) {
+        if (onlyOverShare || (keep !== null && over(keep))) return;
+        victim = byAge[0];
+      }
+      if (victim === undefined) return;
+      byAge.splice(byAge.indexOf(victim), 1);
+      const size = sizes.get(victim) ?? 0;
+      this.index.drop(victim);
+      this.keywords.drop(victim);
+      this.topics.delete(victim);
+      bytes -= size;
+      perAccount.set(accountOf(victim), (perAccount.get(accountOf(victim)) ?? 0) - size);
     }
   }
+}
+
+/** The account of a cache key (`key`'s first part). */
+function accountOf(key: string): string {
+  return key.slice(0, key.indexOf('\u0000'));
 }
 
 /** The topic's embedding model: its first embedded document's (documents in id order). */

@@ -29,6 +29,8 @@ interface Rows {
   rowOf: Map<string, number>;
   /** The columns in WebAssembly memory, scored with SIMD; absent for small keys or where unavailable. */
   arena?: ColumnArena;
+  /** Rows the key is expected to reach (`expect`): its first growth makes room for them at once. */
+  expected?: number;
 }
 
 const INITIAL_ROWS = 16;
@@ -217,6 +219,15 @@ export class VectorIndex {
     else this.keys.delete(to);
   }
 
+  /**
+   * `key` (added already) will hold about `count` rows: its next growth makes room for all of them, so a
+   * topic loaded page by page is copied once, not at every growth (each a new WebAssembly arena).
+   */
+  expect(key: string, count: number): void {
+    const rows = this.keys.get(key);
+    if (rows) rows.expected = count;
+  }
+
   /** Forgets `key` and its vectors. */
   drop(key: string): boolean {
     return this.keys.delete(key);
@@ -284,6 +295,12 @@ export class VectorIndex {
     return n;
   }
 
+  /** The floats one key holds (`floats` of that key alone). */
+  floatsOf(key: string): number {
+    const rows = this.keys.get(key);
+    return rows ? rows.capacity * rows.dimensions : 0;
+  }
+
   /**
    * The dot product of `unit` with each row, summed as a 4-lane float32 SIMD loop would: lane d mod 4
    * adds the float32 products in dimension order, then (lane 0 + lane 1) + (lane 2 + lane 3). Dimensions
@@ -320,7 +337,9 @@ export class VectorIndex {
   /** Makes room for `needed` rows, growing by half again at least so adds stay amortised O(1). */
   private reserve(rows: Rows, needed: number): void {
     if (needed <= rows.capacity) return;
-    this.resize(rows, Math.max(needed, Math.ceil(rows.capacity * 1.5), INITIAL_ROWS));
+    const expected = rows.expected ?? 0;
+    rows.expected = undefined;
+    this.resize(rows, Math.max(needed, expected, Math.ceil(rows.capacity * 1.5), INITIAL_ROWS));
   }
 
   private resize(rows: Rows, wanted: number): void {

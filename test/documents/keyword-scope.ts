@@ -1,5 +1,6 @@
 /**
- * The full-text queries restricted to an account (and topics) inside the index: each chunk's entry
+ * Migration 603's full-text queries, for its test (604 dropped the index; keyword search ranks in
+ * process). Restricted to an account (and topics) inside the index: each chunk's entry
  * holds scope tokens (migrations/603-keyword-scope.ts makes them), and a query asks for the terms AND
  * its scope, so the index intersects both instead of every match in the database being read and filtered.
  */
