@@ -2,12 +2,13 @@
  * Issues 12 and 32: the language-model gateway's overhead, measured against a fake OpenAI-compatible
  * upstream hit directly and through a bare node:http proxy in the same run (so noise hits all alike):
  * non-streaming and streaming throughput, time to the first streamed chunk, and the built-in
- * hashed-ngrams embedder in process and through /api/embed. BENCH_LLM_PARTS=nonstream,stream,ttfb,embed
- * picks parts.
+ * hashed-ngrams embedder in process and through /api/embed, and the CPU each server process spends per
+ * call (the steadiest figure on a loaded machine). BENCH_LLM_PARTS=nonstream,stream,ttfb,cpu,embed picks
+ * parts.
  * The gateway runs in its own platform child with the fake as its only configured upstream model.
  * BENCH_LLM_CPU_PROF=<dir> makes that child write a CPU profile there, to see where a slow run goes.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,6 +25,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 32;
 const TTFB_REQUESTS = 300;
 const TTFB_WARMUP = 30;
+const CPU_CALLS = Number(process.env.BENCH_LLM_CPU_CALLS ?? 3000);
+const CPU_CONNECTIONS = 16;
+/** Clock ticks per second of /proc's utime and stime (USER_HZ: 100 on Linux). */
+const USER_HZ = 100;
 const EMBED_BATCH = 16;
 const EMBED_TEXTS = 50;
 const EMBED_WORDS = 200;
@@ -233,6 +238,97 @@ async function timeToFirstChunk(fakePort, proxyPort, platformPort, auth) {
   );
 }
 
+/** A process's CPU so far (user + system), in microseconds, from /proc. */
+function cpuMicros(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / USER_HZ;
+}
+
+/** One POST on a keep-alive agent, its whole answer read; rejects on anything but a 200. */
+function callOnce(agent, port, urlPath, headers, body) {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        agent,
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: urlPath,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          ...headers,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve() : reject(new Error(`${urlPath} on :${port}: ${res.statusCode}`)),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** `calls` calls over CPU_CONNECTIONS keep-alive connections, each sending its next when one ends. */
+async function burst(port, { path: urlPath, headers, bodies }, calls) {
+  const agent = new Agent({ keepAlive: true, maxSockets: CPU_CONNECTIONS });
+  let left = calls;
+  const worker = async () => {
+    while (left-- > 0) await callOnce(agent, port, urlPath, headers, bodies[0]);
+  };
+  try {
+    await Promise.all(Array.from({ length: CPU_CONNECTIONS }, worker));
+  } finally {
+    agent.destroy();
+  }
+}
+
+/** CPU µs per call of the server process `pid` over `CPU_CALLS` calls. */
+async function cpuPerCall(port, request, pid) {
+  const before = cpuMicros(pid);
+  await burst(port, request, CPU_CALLS);
+  return (cpuMicros(pid) - before) / CPU_CALLS;
+}
+
+/**
+ * CPU µs per call (utime + stime of the server process over a fixed number of calls), the gateway's
+ * child and the bare proxy's alternating, non-streamed and streamed; the median of the rounds. On a
+ * loaded machine this moves far less than throughput does.
+ */
+async function cpuPerCallReport(proxy, platform, auth) {
+  const lines = [];
+  for (const stream of [false, true]) {
+    const body = JSON.stringify({
+      model: 'bench-model',
+      messages: [{ role: 'user', content: 'hello' }],
+      ...(stream ? { stream: true } : {}),
+    });
+    const proxied = { path: '/v1/chat/completions', headers: {}, bodies: [body] };
+    const gateway = { path: '/v1/chat/completions', headers: auth, bodies: [body] };
+    await burst(proxy.port, proxied, 500);
+    await burst(platform.port, gateway, 500);
+    const proxied$ = [];
+    const gateway$ = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      proxied$.push(await cpuPerCall(proxy.port, proxied, proxy.child.pid));
+      gateway$.push(await cpuPerCall(platform.port, gateway, platform.child.pid));
+    }
+    const [b, g] = [median(proxied$), median(gateway$)];
+    lines.push(
+      `llm gateway (${stream ? 'stream' : 'non-stream'}, CPU per call): gateway ${fmt(g)} µs, ` +
+        `bare node:http proxy ${fmt(b)} µs → proxy/gateway ${fmt(b / g, 2)} ` +
+        `(median of ${ROUNDS} alternating rounds of ${CPU_CALLS} calls, ${CPU_CONNECTIONS} connections; ` +
+        `load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`,
+    );
+  }
+  return lines;
+}
+
 /** builtin/hashed-ngrams on 200-word texts: in this process for ~2 s, then through /api/embed. */
 async function embedder(platformUrl, auth) {
   const corpus = texts();
@@ -297,12 +393,13 @@ export async function report() {
     await waitHealthy(platformUrl);
     const auth = { authorization: `Bearer ${key}` };
     const proxyUrl = `http://127.0.0.1:${proxy.port}`;
-    const only = process.env.BENCH_LLM_PARTS?.split(',') ?? ['nonstream', 'stream', 'ttfb', 'embed'];
+    const only = process.env.BENCH_LLM_PARTS?.split(',') ?? ['nonstream', 'stream', 'ttfb', 'cpu', 'embed'];
     const lines = [];
     if (only.includes('nonstream'))
       lines.push(await nonStreaming(`http://127.0.0.1:${fake.port}`, proxyUrl, platformUrl, auth));
     if (only.includes('stream')) lines.push(await streaming(proxyUrl, platformUrl, auth));
     if (only.includes('ttfb')) lines.push(await timeToFirstChunk(fake.port, proxy.port, platform.port, auth));
+    if (only.includes('cpu')) lines.push(...(await cpuPerCallReport(proxy, platform, auth)));
     if (only.includes('embed')) lines.push(await embedder(platformUrl, auth));
     return lines;
   } finally {

@@ -47,6 +47,8 @@ export interface RelayWire {
   dialect: RelayRequest['dialect'];
   stream: boolean;
   includeUsage: boolean;
+  /** An Ollama `/api/generate` body (its upstream path), not a chat's. */
+  generate?: boolean;
   /** The body for an upstream model name: the client's bytes, or them with the name rewritten. */
   bodyFor(upstreamModel: string): string | Buffer;
 }
@@ -310,6 +312,7 @@ export class Gateway {
             body: wire.bodyFor(model.upstreamModel),
             stream: wire.stream,
             includeUsage: wire.includeUsage,
+            ...(wire.generate ? { generate: true } : {}),
           },
           model,
           attempt.signal,

@@ -202,12 +202,14 @@ export const llmModule: PlatformModule = {
     if (!deps) throw new Error('llm module not initialised');
     const settings = { startedAt: deps.startedAt, bodyLimit: ctx.config.LLM_BODY_LIMIT_BYTES };
     // Ollama's own docs call it with `curl -d '{…}'`, whose content type is a form's: on its paths
-    // such bodies are read as the JSON they are (through the platform's strict parser).
+    // such bodies are read as the JSON they are (through the platform's strict parser). Its chat and
+    // generate relay the bytes they validated to Ollama upstreams, as OpenAI's chat does: kept.
     await app.register(async (scope) => {
+      scope.removeContentTypeParser('application/json');
       scope.addContentTypeParser(
-        ['application/x-www-form-urlencoded', 'text/plain'],
+        ['application/json', 'application/x-www-form-urlencoded', 'text/plain'],
         { parseAs: 'buffer' },
-        strictJsonParser(scope),
+        strictJsonParser(scope, { keepBytes: true }),
       );
       ollamaRoutes(scope, deps.gateway, settings);
       ollamaManageRoutes(scope, deps.management);

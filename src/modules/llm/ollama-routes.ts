@@ -7,9 +7,10 @@ import {
   registerErrorFormat,
   registerUnroutedFormat,
 } from '../../core/http/error-handler.js';
+import { bodyBytesOf } from '../../core/http/json-body.js';
 import { clientGone, sendBody, sendLines } from '../../core/http/stream-reply.js';
 import { holdStreamSlot } from '../../core/http/stream-slots.js';
-import type { CallContext, ChatSession, Gateway } from './gateway.js';
+import type { CallContext, ChatSession, Gateway, RelaySession } from './gateway.js';
 import {
   chatFromGenerate,
   chatFromOllama,
@@ -20,10 +21,12 @@ import {
 } from './ollama-format.js';
 import {
   OllamaChatBody,
+  type OllamaChatBodyT,
   OllamaChatResponse,
   OllamaEmbedBody,
   OllamaEmbedResponse,
   OllamaGenerateBody,
+  type OllamaGenerateBodyT,
   OllamaGenerateResponse,
   OllamaLegacyEmbeddingsBody,
   OllamaLegacyEmbeddingsResponse,
@@ -60,6 +63,53 @@ async function* ndjson(session: ChatSession, writer: OllamaWriter): AsyncGenerat
     const message = error instanceof Error ? error.message : 'the model failed';
     yield `${JSON.stringify({ error: message })}\n`;
   }
+}
+
+/** Relayed lines; a failure after the first byte is an `{"error": …}` line, then the stream ends (as `ndjson`). */
+async function* relayedNdjson(frames: AsyncGenerator<string>): AsyncGenerator<string> {
+  try {
+    for await (const text of frames) yield text;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : 'the model failed';
+    yield `${JSON.stringify({ error: message })}\n`;
+  }
+}
+
+/** A relayed answer as it came: its bytes whole, or its lines as they come. */
+function sendRelayed(reply: FastifyReply, relayed: RelaySession): FastifyReply {
+  reply.headers(relayed.headers);
+  if (relayed.stream) return sendLines(reply, relayed.contentType, relayedNdjson(relayed.frames));
+  reply.header('content-type', relayed.contentType);
+  return reply.send(relayed.body);
+}
+
+const KNOWN_CHAT_FIELDS = new Set(Object.keys(OllamaChatBody.properties));
+const KNOWN_GENERATE_FIELDS = new Set(Object.keys(OllamaGenerateBody.properties));
+const KNOWN_MESSAGE_FIELDS = new Set(['role', 'content', 'images', 'tool_calls', 'tool_name', 'thinking']);
+const MODEL_KEY = Buffer.from('"model"');
+
+/**
+ * Only bodies of fields the gateway knows are relayed (messages' too): an extra one would reach the
+ * upstream on the platform's side where the translating path ignores it.
+ */
+function relayable(body: Record<string, unknown>, known: ReadonlySet<string>): boolean {
+  for (const field in body) if (!known.has(field)) return false;
+  const messages = (body as OllamaChatBodyT).messages;
+  if (messages)
+    for (const message of messages)
+      for (const field in message) if (!KNOWN_MESSAGE_FIELDS.has(field)) return false;
+  return true;
+}
+
+/**
+ * The body an Ollama upstream gets for a relayed call: the client's bytes, or them re-serialized with
+ * the upstream's model name when the registry maps it or the bytes name `"model"` twice (the
+ * upstream's parser must not pick another model than the one checked here).
+ */
+function relayBody(bytes: Buffer, body: OllamaChatBodyT | OllamaGenerateBodyT, upstreamModel: string) {
+  const oneModel = bytes.indexOf(MODEL_KEY) === bytes.lastIndexOf(MODEL_KEY);
+  if (body.model === upstreamModel && oneModel) return bytes;
+  return JSON.stringify({ ...body, model: upstreamModel });
 }
 
 async function answer(
@@ -117,7 +167,18 @@ export function ollamaRoutes(
       const ctx = contextOf(request, reply, 'chat', stream);
       if (!body.messages?.length)
         return sendBody(reply, loadAnswer(gateway.resolve(ctx.principal, body.model, 'chat'), 'chat'));
-      const session = await gateway.chat(ctx, body.model, chatFromOllama(body));
+      const asked = chatFromOllama(body);
+      const bytes = bodyBytesOf(request);
+      if (bytes && relayable(body, KNOWN_CHAT_FIELDS)) {
+        const relayed = await gateway.relay(ctx, body.model, asked, {
+          dialect: 'ollama',
+          stream,
+          includeUsage: false,
+          bodyFor: (upstreamModel) => relayBody(bytes, body, upstreamModel),
+        });
+        if (relayed) return sendRelayed(reply, relayed);
+      }
+      const session = await gateway.chat(ctx, body.model, asked);
       return answer(reply, session, new OllamaWriter(session.model, 'chat', now, started), stream);
     },
   );
@@ -141,7 +202,19 @@ export function ollamaRoutes(
       const ctx = contextOf(request, reply, 'generate', stream);
       if (!body.prompt && !body.images?.length)
         return sendBody(reply, loadAnswer(gateway.resolve(ctx.principal, body.model, 'chat'), 'generate'));
-      const session = await gateway.chat(ctx, body.model, chatFromGenerate(body));
+      const asked = chatFromGenerate(body);
+      const bytes = bodyBytesOf(request);
+      if (bytes && relayable(body, KNOWN_GENERATE_FIELDS)) {
+        const relayed = await gateway.relay(ctx, body.model, asked, {
+          dialect: 'ollama',
+          stream,
+          includeUsage: false,
+          generate: true,
+          bodyFor: (upstreamModel) => relayBody(bytes, body, upstreamModel),
+        });
+        if (relayed) return sendRelayed(reply, relayed);
+      }
+      const session = await gateway.chat(ctx, body.model, asked);
       return answer(reply, session, new OllamaWriter(session.model, 'generate', now, started), stream);
     },
   );

@@ -275,6 +275,8 @@ export interface RelayRequest {
   stream: boolean;
   /** The client asked for the usage frame (OpenAI's `stream_options.include_usage`). */
   includeUsage: boolean;
+  /** The body is `/api/generate`'s (Ollama), not a chat's. */
+  generate?: boolean;
 }
 
 /** How a relayed answer ended: what accounting needs. */

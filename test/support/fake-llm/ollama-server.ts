@@ -198,11 +198,16 @@ async function generate(ex: Exchange): Promise<void> {
     context: [1, 2, 3],
     ...finalStats(promptCount, pieces.length),
   };
+  const logprobs = body.logprobs === true;
+  const logprobsOf = (piece: string) => ({
+    logprobs: [{ token: piece, logprob: -0.25, top_logprobs: [{ token: piece, logprob: -0.25 }] }],
+  });
   if (body.stream === false) {
     if (ex.server.garbage) return sendGarbage(ex.res);
-    return sendJson(ex.res, 200, { ...done, response: pieces.join('') });
+    // As Ollama: a whole answer carries the log probabilities of all its tokens.
+    const all = logprobs ? { logprobs: pieces.flatMap((piece) => logprobsOf(piece).logprobs) } : {};
+    return sendJson(ex.res, 200, { ...done, response: pieces.join(''), ...all });
   }
-  const logprobs = body.logprobs === true;
   const frames = pieces.map(
     (piece) =>
       `${JSON.stringify({
@@ -210,9 +215,7 @@ async function generate(ex: Exchange): Promise<void> {
         created_at: CREATED_AT,
         response: piece,
         done: false,
-        ...(logprobs
-          ? { logprobs: [{ token: piece, logprob: -0.25, top_logprobs: [{ token: piece, logprob: -0.25 }] }] }
-          : {}),
+        ...(logprobs ? logprobsOf(piece) : {}),
       })}\n`,
   );
   frames.push(`${JSON.stringify(done)}\n`);

@@ -12,14 +12,16 @@ import {
   type EmbedResult,
   type ModelEntry,
   type ProviderDefinition,
+  type RelayAnswer,
+  type RelayRequest,
   type TokenLogprob,
-  type TokenUsage,
   type ToolCall,
   type Unsupported,
   UpstreamError,
   type UpstreamTimings,
 } from '../types.js';
 import { JsonUpstream, parseJson, type UpstreamCall, upstreamErrorText } from './http-stream.js';
+import { modelRenamer, ollamaUsage, relayLines, relayWhole } from './ollama-relay.js';
 import { RemoteProviderSettings, trimSlash } from './settings.js';
 import { reasoningLevel } from './thinking.js';
 import { toolResultText } from './tool-result.js';
@@ -65,8 +67,20 @@ export const ollamaProviderDefinition: ProviderDefinition = {
 };
 
 export class OllamaProvider extends JsonUpstream implements ChatProvider {
+  readonly relays: ReadonlySet<RelayRequest['dialect']> = new Set(['ollama']);
+
   constructor() {
     super(KIND);
+  }
+
+  /** An Ollama client's chat or generate as it sent it: the answer's lines go back as they came, renamed. */
+  async relay(request: RelayRequest, entry: ModelEntry, signal: AbortSignal): Promise<RelayAnswer> {
+    const path = request.generate ? '/api/generate' : '/api/chat';
+    const accept = request.stream ? 'application/x-ndjson' : 'application/json';
+    const call = await this.postRaw(entry, path, request.body, signal, accept);
+    const rename = modelRenamer(entry.upstreamModel, entry.name);
+    if (!request.stream) return relayWhole(call, rename);
+    return { stream: true, contentType: 'application/x-ndjson', frames: relayLines(call, rename) };
   }
 
   unsupported(request: ChatRequest): Unsupported | null {
@@ -306,17 +320,6 @@ function neutralToolCall(call: OllamaToolCall): ToolCall {
   const out: ToolCall = { name, arguments: parsed as Record<string, unknown> };
   if (typeof call.id === 'string') out.id = call.id;
   return out;
-}
-
-function ollamaUsage(chunk: OllamaChatChunk): TokenUsage | null {
-  const prompt = chunk.prompt_eval_count;
-  const completion = chunk.eval_count;
-  if (typeof prompt !== 'number' && typeof completion !== 'number') return null;
-  return {
-    promptTokens: typeof prompt === 'number' ? prompt : 0,
-    completionTokens: typeof completion === 'number' ? completion : 0,
-    estimated: false,
-  };
 }
 
 function ollamaTimings(chunk: OllamaChatChunk): UpstreamTimings {
