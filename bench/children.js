@@ -8,8 +8,11 @@ import { fileURLToPath } from 'node:url';
 const bench = path.dirname(fileURLToPath(import.meta.url));
 
 const startScript = JSON.parse(readFileSync(path.join(bench, '..', 'package.json'), 'utf8')).scripts.start;
-export const PLATFORM_NODE_FLAGS =
-  /node ((?:--\S+ )*)dist\/main\.js/.exec(startScript)?.[1].trim().split(' ') ?? [];
+// BENCH_NODE_FLAGS adds flags, as in run.js (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile a report's children).
+export const PLATFORM_NODE_FLAGS = [
+  ...(/node ((?:--\S+ )*)dist\/main\.js/.exec(startScript)?.[1].trim().split(' ') ?? []),
+  ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+];
 
 /** Forks a server that reports its port over IPC (as run.js does). */
 /**

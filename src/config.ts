@@ -185,6 +185,11 @@ const ConfigSchema = Type.Object({
   MANUAL_RUN_WAIT_MS: Type.Integer({ default: 30_000, minimum: 0, maximum: 600_000 }),
   /** Longest a `wait` node may pause (refused at save and at run beyond it). */
   WORKFLOW_MAX_WAIT_SECONDS: Type.Integer({ default: 2_592_000, minimum: 1 }),
+  /**
+   * How long a running workflow's decrypted credential stays in this process's memory (0: read and
+   * decrypt on every execution). A change made by another process takes effect within it.
+   */
+  CREDENTIAL_CACHE_SECONDS: Type.Integer({ default: 5, minimum: 0, maximum: 300 }),
   /** How far an HMAC webhook's signed `X-Store-Timestamp` may be from now. */
   WEBHOOK_HMAC_TOLERANCE_SECONDS: Type.Integer({ default: 300, minimum: 1 }),
   /** Prefix of the job queue's Redis keys (BullMQ), so several platforms can share one Redis. */

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { LRUCache } from 'lru-cache';
 import { excessScopes } from '../../core/auth/ceiling.js';
 import type { Principal } from '../../core/auth/principal.js';
 import type { Clock } from '../../core/clock.js';
@@ -22,8 +24,21 @@ interface TokenClaims {
   scopes: string[];
 }
 
+/** Verified tokens kept (by their hash) at most this long, and never past their own expiry. */
+const VERIFIED_TTL_MS = 60_000;
+const VERIFIED_MAX = 10_000;
+
 /** Short-lived JWTs (HS256) a key mints for one of its customers; never broader than the key. */
 export class CustomerTokens {
+  /**
+   * Tokens whose signature and claims were checked, by SHA-256 of the token (the token itself is not
+   * kept), with when to check again. What a token says cannot change, so this skips only the JWT
+   * work: the issuing key (revoked, rotated, narrowed) is still checked on every request.
+   */
+  private readonly verified = new LRUCache<string, { claims: TokenClaims; untilMs: number }>({
+    max: VERIFIED_MAX,
+  });
+
   constructor(
     private readonly secret: Uint8Array,
     private readonly clock: Clock,
@@ -86,6 +101,19 @@ export class CustomerTokens {
   }
 
   async verify(token: string): Promise<TokenClaims> {
+    const hash = createHash('sha256').update(token).digest('base64url');
+    const nowMs = this.clock.now().getTime();
+    const known = this.verified.get(hash);
+    if (known && nowMs < known.untilMs) return { ...known.claims, scopes: [...known.claims.scopes] };
+    const claims = await this.verifyJwt(token);
+    this.verified.set(hash, {
+      claims: { ...claims, scopes: [...claims.scopes] },
+      untilMs: Math.min(claims.expMs, nowMs + VERIFIED_TTL_MS),
+    });
+    return claims;
+  }
+
+  private async verifyJwt(token: string): Promise<TokenClaims & { expMs: number }> {
     try {
       const { payload } = await jwtVerify(token, this.secret, {
         issuer: ISSUER,
@@ -95,16 +123,23 @@ export class CustomerTokens {
         requiredClaims: ['exp', 'sub'],
         currentDate: this.clock.now(),
       });
-      const { sub, scope, key, kv } = payload as Record<string, unknown>;
+      const { sub, scope, key, kv, exp } = payload as Record<string, unknown>;
       if (
         typeof sub !== 'string' ||
         typeof scope !== 'string' ||
         typeof key !== 'string' ||
-        typeof kv !== 'string'
+        typeof kv !== 'string' ||
+        typeof exp !== 'number'
       ) {
         throw new AppError('UNAUTHORIZED', 'Customer token is invalid');
       }
-      return { customerId: sub, keyId: key, binding: kv, scopes: scope.split(' ').filter(Boolean) };
+      return {
+        customerId: sub,
+        keyId: key,
+        binding: kv,
+        scopes: scope.split(' ').filter(Boolean),
+        expMs: exp * 1000,
+      };
     } catch (error) {
       if (error instanceof AppError) throw error;
       if (error instanceof joseErrors.JWTExpired)

@@ -224,6 +224,7 @@ export const workflowsModule: PlatformModule = {
       clock,
       connectAddress,
       http,
+      { ttlMs: config.CREDENTIAL_CACHE_SECONDS * 1_000, max: 1_000 },
     );
     const variables = new VariableService(new VariableStore(ctx.db), clock);
     const tags = new TagService(new TagStore(ctx.db), clock);
@@ -316,7 +317,10 @@ export const workflowsModule: PlatformModule = {
       engine: executions.engine,
       clock,
       onRoutesChanged: (paths) => webhooks.invalidate(paths),
-      onWorkflowChanged: (accountId, id) => void listeners.refresh(accountId, id),
+      onWorkflowChanged: (accountId, id) => {
+        credentials.forgetRevealed(accountId);
+        void listeners.refresh(accountId, id);
+      },
       onTagsSaved: (accountId, names) => tags.ensure(accountId, names),
     });
 

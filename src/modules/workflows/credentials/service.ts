@@ -17,6 +17,7 @@ import {
 import { ACCOUNT_ACTOR, actorOf, mayManage, mayUse, notUsableAtRun } from './access.js';
 import { type CredentialTestResult, testCredential } from './connection-test.js';
 import type { CredentialPatchBodyT } from './n8n-schemas.js';
+import { RevealCache, type Revealed } from './reveal-cache.js';
 import type { CredentialRow, CredentialStore } from './store.js';
 
 export const CREDENTIAL_LIST_SPEC: ListSpec = {
@@ -98,8 +99,13 @@ function jwtProblems(data: Record<string, string>): Array<{ field: string; messa
   return problems;
 }
 
+/** How long a running workflow's decrypted credential is kept in memory, and how many at most. */
+export const REVEAL_CACHE_DEFAULTS = { ttlMs: 5_000, max: 1_000 };
+
 /** Credentials are sealed at rest and never leave the service in clear. */
 export class CredentialService {
+  private readonly revealed: RevealCache;
+
   constructor(
     private readonly store: CredentialStore,
     private readonly box: SecretBox,
@@ -108,7 +114,19 @@ export class CredentialService {
     private readonly connectAddress?: AddressGuard,
     /** The guarded outbound HTTP client, for credentials tested over HTTP (aws). */
     private readonly http?: OutboundHttp,
-  ) {}
+    /** The in-memory cache of credentials revealed to running workflows (ttlMs 0: none). */
+    cache: { ttlMs: number; max: number } = REVEAL_CACHE_DEFAULTS,
+  ) {
+    this.revealed = new RevealCache(cache);
+  }
+
+  /**
+   * Drops the account's cached credentials: a workflow of it was saved (whose rights it runs with
+   * may have changed). The credential changes below drop them themselves.
+   */
+  forgetRevealed(accountId: string): void {
+    this.revealed.forgetAccount(accountId);
+  }
 
   /**
    * n8n's `POST /credentials/{id}/test`: connects with the stored data and runs a trivial query or
@@ -190,6 +208,7 @@ export class CredentialService {
     }
     try {
       await this.store.update(accountId, id, changes);
+      this.revealed.forgetAccount(accountId);
     } catch (error) {
       if (isUniqueViolation(error))
         throw new AppError('CONFLICT', `A credential named '${body.name}' exists`, { name: body.name });
@@ -214,6 +233,7 @@ export class CredentialService {
   async delete(accountId: string, id: string, principal: Principal | null = null) {
     const row = await this.managed(accountId, id, principal);
     await this.store.delete(accountId, id);
+    this.revealed.forgetAccount(accountId);
     return view(row);
   }
 
@@ -246,6 +266,7 @@ export class CredentialService {
     const wanted = [...new Set(shareWithIds)].filter((p) => p !== row.owner);
     await this.mustBeKnown(accountId, wanted, known, 'shareWithIds');
     await this.store.replaceShares(accountId, id, wanted, isoNow(this.clock));
+    this.revealed.forgetAccount(accountId);
     return { id, owner: row.owner, sharedWith: wanted };
   }
 
@@ -262,6 +283,7 @@ export class CredentialService {
       await this.mustBeKnown(accountId, [destination], known, 'destinationProjectId');
     const at = isoNow(this.clock);
     await this.store.transfer(accountId, id, destination, at);
+    this.revealed.forgetAccount(accountId);
     return view({ ...row, owner: destination, updated_at: at });
   }
 
@@ -292,11 +314,10 @@ export class CredentialService {
    * The clear data of a credential for a running workflow: only when the principal whose rights it
    * runs with (who saved it) may use it now. A share withdrawn since the save fails the node.
    */
-  async revealForWorkflow(
-    accountId: string,
-    ref: string,
-    workflowId: string,
-  ): Promise<{ type: string; data: Record<string, string> } | null> {
+  async revealForWorkflow(accountId: string, ref: string, workflowId: string): Promise<Revealed | null> {
+    // Kept briefly (REVEAL_CACHE_DEFAULTS): two database reads and a decryption fewer per execution.
+    const cached = this.revealed.get(accountId, ref, workflowId);
+    if (cached) return cached;
     const row = await this.store.find(accountId, ref);
     if (!row) return null;
     const actor = (await this.store.savedBy(accountId, workflowId)) ?? ACCOUNT_ACTOR;
@@ -304,7 +325,12 @@ export class CredentialService {
       const shared = (await this.store.sharesOf([row.id])).get(row.id) ?? new Set<string>();
       if (!mayUse(actor, row.owner, shared)) throw notUsableAtRun(ref, actor);
     }
-    return { type: row.type, data: JSON.parse(this.box.decrypt(row.data)) as Record<string, string> };
+    const revealed = {
+      type: row.type,
+      data: JSON.parse(this.box.decrypt(row.data)) as Record<string, string>,
+    };
+    this.revealed.set(accountId, ref, workflowId, revealed);
+    return revealed;
   }
 
   /** The clear data of a credential, by id or name, for the platform's own uses and webhook checks. */

@@ -16,9 +16,14 @@ const pools = new Map<string, Pool>();
 /** The statement_timeout each pooled connection has now, so it is set only when it changes. */
 const statementTimeouts = new WeakMap<PoolClient, number>();
 
-/** pg loads when the first Postgres node runs, not with the platform (optional-backends test). */
-async function pgModule() {
-  return (await import('pg')).default;
+/**
+ * pg loads when the first Postgres node runs, not with the platform (optional-backends test); the
+ * module is kept after, so a run does not go through the module loader's resolution again.
+ */
+let pgLoaded: Promise<typeof import('pg').default> | undefined;
+function pgModule() {
+  pgLoaded ??= import('pg').then((m) => m.default);
+  return pgLoaded;
 }
 
 /**
