@@ -2272,6 +2272,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/executions/{id}/tags': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An execution's annotation tags (the account's tags)
+     * @description An execution's annotation tags (the account's tags)
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    get: operations['getApiV1ExecutionsByIdTags'];
+    /**
+     * Set an execution's annotation tags (by id; each a tag of the account)
+     * @description Set an execution's annotation tags (by id; each a tag of the account)
+     *
+     *     API keys only. Requires the scope `workflow:write`.
+     */
+    put: operations['putApiV1ExecutionsByIdTags'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * An execution's annotation tags (the account's tags) (headers only)
+     * @description An execution's annotation tags (the account's tags)
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    head: operations['headApiV1ExecutionsByIdTags'];
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/audit': {
     parameters: {
       query?: never;
@@ -14039,6 +14073,7 @@ export interface operations {
         workflowId?: string;
         status?: 'canceled' | 'crashed' | 'error' | 'new' | 'running' | 'success' | 'unknown' | 'waiting';
         includeData?: boolean;
+        annotationTags?: string;
       };
       header?: never;
       path?: never;
@@ -14156,6 +14191,7 @@ export interface operations {
         workflowId?: string;
         status?: 'canceled' | 'crashed' | 'error' | 'new' | 'running' | 'success' | 'unknown' | 'waiting';
         includeData?: boolean;
+        annotationTags?: string;
       };
       header?: never;
       path?: never;
@@ -15933,6 +15969,137 @@ export interface operations {
     };
   };
   headApiV1WorkflowsByIdTags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiV1ExecutionsByIdTags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "string",
+           *         "name": "string",
+           *         "createdAt": "2025-01-01T00:00:00.000Z",
+           *         "updatedAt": "2025-01-01T00:00:00.000Z"
+           *       }
+           *     ]
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          }[];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  putApiV1ExecutionsByIdTags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example [
+         *       {
+         *         "id": "string"
+         *       }
+         *     ]
+         */
+        'application/json': {
+          id: string;
+        }[];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "string",
+           *         "name": "string",
+           *         "createdAt": "2025-01-01T00:00:00.000Z",
+           *         "updatedAt": "2025-01-01T00:00:00.000Z"
+           *       }
+           *     ]
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          }[];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiV1ExecutionsByIdTags: {
     parameters: {
       query?: never;
       header?: never;

@@ -29,6 +29,7 @@ import { workflowRoutes } from './routes.js';
 import { ScheduleStore } from './schedule/schedule-store.js';
 import { Scheduler } from './schedule/scheduler.js';
 import type { WorkflowBodyT } from './schemas.js';
+import { ExecutionTagService } from './tags/execution-tags.js';
 import { tagRoutes } from './tags/routes.js';
 import { TagService } from './tags/service.js';
 import { TagStore } from './tags/store.js';
@@ -75,6 +76,7 @@ interface Internals {
   routes: Parameters<typeof workflowRoutes>[1];
   variables: VariableService;
   tags: TagService;
+  executionTags: ExecutionTagService;
   webhooks: WebhookService;
   resumer: ExecutionResumer;
   audit: AuditService;
@@ -340,6 +342,7 @@ export const workflowsModule: PlatformModule = {
       },
       variables,
       tags,
+      executionTags: new ExecutionTagService(ctx.db, clock),
       webhooks,
       resumer: executions.resumer,
       people: new PeopleService({
@@ -390,7 +393,7 @@ export const workflowsModule: PlatformModule = {
     if (!deps) throw new Error('workflows module not initialised');
     workflowRoutes(app, deps.routes);
     variableRoutes(app, deps.variables);
-    tagRoutes(app, deps.tags);
+    tagRoutes(app, deps.tags, deps.executionTags);
     auditRoutes(app, deps.audit);
     peopleRoutes(app, deps.people);
     webhookRoutes(app, {

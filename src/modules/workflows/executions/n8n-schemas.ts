@@ -50,13 +50,23 @@ export const EXECUTION_LIST_SPEC: ListSpec = {
 
 export const ExecutionListQuery = listQueryOf(
   // `includeData` is documented beside the filters; the service takes it off before the list helper.
-  { ...EXECUTION_LIST_SPEC, filters: { ...EXECUTION_LIST_SPEC.filters, includeData: 'boolean' } },
+  // So is `annotationTags` (n8n's executions list filter: any of these tag ids, comma-separated).
+  {
+    ...EXECUTION_LIST_SPEC,
+    filters: { ...EXECUTION_LIST_SPEC.filters, includeData: 'boolean', annotationTags: 'string' },
+  },
   Type.Object(
     {
       ...ListQuery.properties,
       workflowId: Type.Optional(Type.String({ minLength: 1 })),
       status: Type.Optional(Type.String({ description: N8N_EXECUTION_STATUSES.join(' | ') })),
       includeData: Type.Optional(IncludeData),
+      annotationTags: Type.Optional(
+        Type.String({
+          minLength: 1,
+          description: 'Tag ids, comma-separated: executions carrying any of them',
+        }),
+      ),
     },
     { additionalProperties: Type.String() },
   ),

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { type Clock, isoNow } from '../../../core/clock.js';
 import { runList } from '../../../core/db/list.js';
-import { AppError, assertNever, notFound } from '../../../core/errors.js';
+import { AppError, assertNever, notFound, validationError } from '../../../core/errors.js';
 import { parseListQuery } from '../../../core/http/list-query.js';
 import type { RunState } from '../engine/index.js';
 import { n8nExecutionData } from './n8n-data.js';
@@ -48,6 +48,19 @@ function whereStatus<Q extends ReturnType<ExecutionStore['listQuery']>>(
   }
 }
 
+/** n8n's `annotationTags` filter: tag ids, comma-separated (or the parameter repeated). */
+function tagIdsOf(value: unknown): string[] {
+  const ids = (Array.isArray(value) ? value : [value])
+    .flatMap((v) => String(v).split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
+  if (ids.length === 0 || ids.length > 100)
+    throw validationError('annotationTags takes 1 to 100 tag ids, comma-separated', [
+      { field: 'annotationTags', message: 'expected 1 to 100 tag ids' },
+    ]);
+  return ids;
+}
+
 const optional = <K extends string>(key: K, value: string | undefined) =>
   (value === undefined ? {} : { [key]: value }) as Partial<Record<K, string>>;
 
@@ -64,11 +77,13 @@ export class ExecutionService {
    * their signatures are blanked unless `withResumeUrl` (workflow:write).
    */
   async list(accountId: string, rawQuery: Record<string, unknown>, withResumeUrl = false) {
-    const { includeData, ...rest } = rawQuery;
+    const { includeData, annotationTags, ...rest } = rawQuery;
     const query = parseListQuery(rest, EXECUTION_LIST_SPEC);
     const { status, ...filters } = query.filters;
     let base = this.store.listQuery(accountId, includeData === true);
     if (status !== undefined) base = whereStatus(base, status as N8nExecutionStatus);
+    if (annotationTags !== undefined)
+      base = this.store.whereTagged(base, accountId, tagIdsOf(annotationTags));
     const toItem = (row: ExecutionEntryRow) =>
       includeData === true
         ? { ...entry(row), data: n8nExecutionData(stateOf(row), row.error_message ?? null) }
