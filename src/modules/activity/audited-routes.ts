@@ -111,6 +111,36 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditRule>> = {
     targetType: 'workflow',
     target: 'param',
   },
+  // What runs, with whose credential rights (a workflow acts as whoever saved it last), and the
+  // records of what ran: changes an investigation needs to see.
+  'POST /api/v1/workflows': {
+    action: 'workflow.created',
+    targetType: 'workflow',
+    target: 'response',
+    details: pick('name'),
+  },
+  'PUT /api/v1/workflows/:id': {
+    action: 'workflow.updated',
+    targetType: 'workflow',
+    target: 'param',
+    details: fieldNames,
+  },
+  'DELETE /api/v1/workflows/:id': { action: 'workflow.deleted', targetType: 'workflow', target: 'param' },
+  'DELETE /api/v1/executions/:id': { action: 'execution.deleted', targetType: 'execution', target: 'param' },
+  // Variables feed every run's expressions (`$vars`); their values are never written here.
+  'POST /api/v1/variables': {
+    action: 'variable.created',
+    targetType: 'variable',
+    target: 'response',
+    details: pick('key'),
+  },
+  'PUT /api/v1/variables/:id': {
+    action: 'variable.updated',
+    targetType: 'variable',
+    target: 'param',
+    details: fieldNames,
+  },
+  'DELETE /api/v1/variables/:id': { action: 'variable.deleted', targetType: 'variable', target: 'param' },
   'PUT /api/v1/credentials/:id/transfer': {
     action: 'credential.transferred',
     targetType: 'credential',
