@@ -40,7 +40,8 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * Records `METHOD url` of every mutating route of the workflow service (its key scopes: workflows,
- * executions, credentials, tags, variables…) and the public trigger routes, registered after this module.
+ * executions, credentials, tags, variables…), source control and the public trigger routes, registered
+ * after this module.
  */
 function routeRecorder() {
   const seen = new Set<string>();
@@ -52,7 +53,7 @@ function routeRecorder() {
       app.addHook('onRoute', (route) => {
         const service = (route.config as { auth?: { service?: string } } | undefined)?.auth?.service;
         const trigger = TRIGGER_PREFIXES.some((prefix) => route.url.startsWith(prefix));
-        if (service !== 'workflow' && !trigger) return;
+        if (service !== 'workflow' && !trigger && !route.url.startsWith('/api/v1/source-control/')) return;
         for (const method of [route.method].flat())
           if (MUTATING.has(method)) seen.add(`${method} ${route.url}`);
       });

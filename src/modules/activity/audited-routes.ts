@@ -141,6 +141,20 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditRule>> = {
     details: fieldNames,
   },
   'DELETE /api/v1/variables/:id': { action: 'variable.deleted', targetType: 'variable', target: 'param' },
+  // Pulling replaces workflows from a repository; pushing publishes them there.
+  'POST /api/v1/source-control/pull': {
+    action: 'source_control.pulled',
+    targetType: 'repository',
+    target: 'none',
+  },
+  'POST /api/v1/source-control/push': {
+    action: 'source_control.pushed',
+    targetType: 'repository',
+    target: 'none',
+    details: (body) => ({
+      workflows: Array.isArray(body.fileNames) ? body.fileNames.map((f) => (f as { id?: unknown }).id) : [],
+    }),
+  },
   'PUT /api/v1/credentials/:id/transfer': {
     action: 'credential.transferred',
     targetType: 'credential',
