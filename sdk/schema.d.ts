@@ -2272,6 +2272,84 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/executions/{id}/tags': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An execution's annotation tags (the account's tags)
+     * @description An execution's annotation tags (the account's tags)
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    get: operations['getApiV1ExecutionsByIdTags'];
+    /**
+     * Set an execution's annotation tags (by id; each a tag of the account)
+     * @description Set an execution's annotation tags (by id; each a tag of the account)
+     *
+     *     API keys only. Requires the scope `workflow:write`.
+     */
+    put: operations['putApiV1ExecutionsByIdTags'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * An execution's annotation tags (the account's tags) (headers only)
+     * @description An execution's annotation tags (the account's tags)
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    head: operations['headApiV1ExecutionsByIdTags'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/source-control/pull': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Pull the account's workflows from the repository (n8n's environments)
+     * @description Imports every `workflows/<accountId>/<id>.json` of SOURCE_CONTROL_BRANCH that differs from the stored workflow (created or replaced; active state kept). Answers the files that changed. Needs `core:admin`.
+     *
+     *     API keys only. Requires the scope `core:admin`.
+     */
+    post: operations['postApiV1SourceControlPull'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/source-control/push': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Push workflows to the repository (n8n's environments)
+     * @description Writes the named workflows to `workflows/<accountId>/<id>.json`, commits with `commitMessage` and pushes to SOURCE_CONTROL_BRANCH. Answers `{data}`, the files that changed (none: no commit). Needs `core:admin`.
+     *
+     *     API keys only. Requires the scope `core:admin`.
+     */
+    post: operations['postApiV1SourceControlPush'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/audit': {
     parameters: {
       query?: never;
@@ -14042,6 +14120,7 @@ export interface operations {
         startedAfter?: string;
         startedBefore?: string;
         includeData?: boolean;
+        annotationTags?: string;
       };
       header?: never;
       path?: never;
@@ -14162,6 +14241,7 @@ export interface operations {
         startedAfter?: string;
         startedBefore?: string;
         includeData?: boolean;
+        annotationTags?: string;
       };
       header?: never;
       path?: never;
@@ -15960,6 +16040,282 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiV1ExecutionsByIdTags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "string",
+           *         "name": "string",
+           *         "createdAt": "2025-01-01T00:00:00.000Z",
+           *         "updatedAt": "2025-01-01T00:00:00.000Z"
+           *       }
+           *     ]
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          }[];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  putApiV1ExecutionsByIdTags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example [
+         *       {
+         *         "id": "string"
+         *       }
+         *     ]
+         */
+        'application/json': {
+          id: string;
+        }[];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "string",
+           *         "name": "string",
+           *         "createdAt": "2025-01-01T00:00:00.000Z",
+           *         "updatedAt": "2025-01-01T00:00:00.000Z"
+           *       }
+           *     ]
+           */
+          'application/json': {
+            id: string;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          }[];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiV1ExecutionsByIdTags: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiV1SourceControlPull: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': {
+          force?: boolean;
+          /**
+           * @description Only n8n's default: pulled workflows keep their active state
+           * @enum {string}
+           */
+          autoPublish?: 'none';
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "file": "string",
+           *         "id": "string",
+           *         "name": "string",
+           *         "type": "workflow",
+           *         "status": "created",
+           *         "location": "local",
+           *         "conflict": true,
+           *         "updatedAt": "string"
+           *       }
+           *     ]
+           */
+          'application/json': {
+            /** @description Path in the repository */
+            file: string;
+            id: string;
+            name: string;
+            /** @enum {string} */
+            type: 'workflow';
+            status: 'created' | 'modified';
+            location: 'local' | 'remote';
+            conflict: boolean;
+            updatedAt: string;
+            pushed?: boolean;
+          }[];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiV1SourceControlPush: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "commitMessage": "string",
+         *       "fileNames": [
+         *         {
+         *           "id": "string",
+         *           "type": "workflow"
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': {
+          commitMessage: string;
+          fileNames: {
+            id: string;
+            /** @enum {string} */
+            type: 'workflow';
+          }[];
+          force?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "file": "string",
+           *           "id": "string",
+           *           "name": "string",
+           *           "type": "workflow",
+           *           "status": "created",
+           *           "location": "local",
+           *           "conflict": true,
+           *           "updatedAt": "string"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            data: {
+              /** @description Path in the repository */
+              file: string;
+              id: string;
+              name: string;
+              /** @enum {string} */
+              type: 'workflow';
+              status: 'created' | 'modified';
+              location: 'local' | 'remote';
+              conflict: boolean;
+              updatedAt: string;
+              pushed?: boolean;
+            }[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };

@@ -151,6 +151,16 @@ const ConfigSchema = Type.Object({
   EXPRESSION_ENV_ALLOWLIST: Type.String({ default: '' }),
   /** IANA zone of expression dates ($now, DateTime, toDateTime()) in a workflow without `settings.timezone` (n8n's name). */
   GENERIC_TIMEZONE: Type.String({ default: 'UTC', minLength: 1, maxLength: 100 }),
+  /**
+   * n8n's source control: the git remote (https://, or file:// with SOURCE_CONTROL_ALLOW_FILE) the
+   * accounts' workflows are pulled from and pushed to, one folder per account; empty: off.
+   */
+  SOURCE_CONTROL_REPO_URL: Type.String({ default: '', maxLength: 2_000 }),
+  SOURCE_CONTROL_BRANCH: Type.String({ default: 'main', pattern: '^[A-Za-z0-9._/-]{1,100}$' }),
+  /** file:// remotes (a repository on this machine): off unless set. */
+  SOURCE_CONTROL_ALLOW_FILE: Type.Boolean({ default: false }),
+  /** Longest one git command (fetch, push) may take before it is killed. */
+  SOURCE_CONTROL_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 1_000, maximum: 600_000 }),
   /** Comma-separated host names (or host:port) outbound HTTP may reach even if private. */
   OUTBOUND_ALLOW_HOSTS: Type.String({ default: '' }),
   OUTBOUND_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),

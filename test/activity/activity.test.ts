@@ -359,6 +359,7 @@ describe.each(dialects)('request log and audit trail on %s', (dialect) => {
       'workflow.activated',
       'workflow.deactivated',
       'workflow.activated',
+      'workflow.created',
     ]);
   });
 

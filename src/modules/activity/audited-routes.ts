@@ -111,6 +111,50 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditRule>> = {
     targetType: 'workflow',
     target: 'param',
   },
+  // What runs, with whose credential rights (a workflow acts as whoever saved it last), and the
+  // records of what ran: changes an investigation needs to see.
+  'POST /api/v1/workflows': {
+    action: 'workflow.created',
+    targetType: 'workflow',
+    target: 'response',
+    details: pick('name'),
+  },
+  'PUT /api/v1/workflows/:id': {
+    action: 'workflow.updated',
+    targetType: 'workflow',
+    target: 'param',
+    details: fieldNames,
+  },
+  'DELETE /api/v1/workflows/:id': { action: 'workflow.deleted', targetType: 'workflow', target: 'param' },
+  'DELETE /api/v1/executions/:id': { action: 'execution.deleted', targetType: 'execution', target: 'param' },
+  // Variables feed every run's expressions (`$vars`); their values are never written here.
+  'POST /api/v1/variables': {
+    action: 'variable.created',
+    targetType: 'variable',
+    target: 'response',
+    details: pick('key'),
+  },
+  'PUT /api/v1/variables/:id': {
+    action: 'variable.updated',
+    targetType: 'variable',
+    target: 'param',
+    details: fieldNames,
+  },
+  'DELETE /api/v1/variables/:id': { action: 'variable.deleted', targetType: 'variable', target: 'param' },
+  // Pulling replaces workflows from a repository; pushing publishes them there.
+  'POST /api/v1/source-control/pull': {
+    action: 'source_control.pulled',
+    targetType: 'repository',
+    target: 'none',
+  },
+  'POST /api/v1/source-control/push': {
+    action: 'source_control.pushed',
+    targetType: 'repository',
+    target: 'none',
+    details: (body) => ({
+      workflows: Array.isArray(body.fileNames) ? body.fileNames.map((f) => (f as { id?: unknown }).id) : [],
+    }),
+  },
   'PUT /api/v1/credentials/:id/transfer': {
     action: 'credential.transferred',
     targetType: 'credential',

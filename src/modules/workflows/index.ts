@@ -29,6 +29,9 @@ import { workflowRoutes } from './routes.js';
 import { ScheduleStore } from './schedule/schedule-store.js';
 import { Scheduler } from './schedule/scheduler.js';
 import type { WorkflowBodyT } from './schemas.js';
+import { sourceControlRoutes } from './source-control/routes.js';
+import { SourceControlService } from './source-control/service.js';
+import { ExecutionTagService } from './tags/execution-tags.js';
 import { tagRoutes } from './tags/routes.js';
 import { TagService } from './tags/service.js';
 import { TagStore } from './tags/store.js';
@@ -75,6 +78,8 @@ interface Internals {
   routes: Parameters<typeof workflowRoutes>[1];
   variables: VariableService;
   tags: TagService;
+  executionTags: ExecutionTagService;
+  sourceControl: SourceControlService;
   webhooks: WebhookService;
   resumer: ExecutionResumer;
   audit: AuditService;
@@ -344,6 +349,17 @@ export const workflowsModule: PlatformModule = {
       },
       variables,
       tags,
+      executionTags: new ExecutionTagService(ctx.db, clock),
+      sourceControl: new SourceControlService(
+        workflows,
+        {
+          repoUrl: config.SOURCE_CONTROL_REPO_URL,
+          branch: config.SOURCE_CONTROL_BRANCH,
+          timeoutMs: config.SOURCE_CONTROL_TIMEOUT_MS,
+          allowFile: config.SOURCE_CONTROL_ALLOW_FILE,
+        },
+        connectAddress,
+      ),
       webhooks,
       resumer: executions.resumer,
       people: new PeopleService({
@@ -394,7 +410,8 @@ export const workflowsModule: PlatformModule = {
     if (!deps) throw new Error('workflows module not initialised');
     workflowRoutes(app, deps.routes);
     variableRoutes(app, deps.variables);
-    tagRoutes(app, deps.tags);
+    tagRoutes(app, deps.tags, deps.executionTags);
+    sourceControlRoutes(app, deps.sourceControl);
     auditRoutes(app, deps.audit);
     peopleRoutes(app, deps.people);
     webhookRoutes(app, {

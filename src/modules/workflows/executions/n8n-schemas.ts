@@ -57,7 +57,11 @@ export const EXECUTION_LIST_SPEC: ListSpec = {
 
 export const ExecutionListQuery = listQueryOf(
   // `includeData` is documented beside the filters; the service takes it off before the list helper.
-  { ...EXECUTION_LIST_SPEC, filters: { ...EXECUTION_LIST_SPEC.filters, includeData: 'boolean' } },
+  // So is `annotationTags` (n8n's executions list filter: any of these tag ids, comma-separated).
+  {
+    ...EXECUTION_LIST_SPEC,
+    filters: { ...EXECUTION_LIST_SPEC.filters, includeData: 'boolean', annotationTags: 'string' },
+  },
   Type.Object(
     {
       ...ListQuery.properties,
@@ -75,6 +79,12 @@ export const ExecutionListQuery = listQueryOf(
         Type.String({ description: 'Started before this ISO 8601 date or date-time' }),
       ),
       includeData: Type.Optional(IncludeData),
+      annotationTags: Type.Optional(
+        Type.String({
+          minLength: 1,
+          description: 'Tag ids, comma-separated: executions carrying any of them',
+        }),
+      ),
     },
     { additionalProperties: Type.String() },
   ),

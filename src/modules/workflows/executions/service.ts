@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { type Clock, isoNow } from '../../../core/clock.js';
 import { runList } from '../../../core/db/list.js';
-import { AppError, assertNever, notFound } from '../../../core/errors.js';
+import { AppError, assertNever, notFound, validationError } from '../../../core/errors.js';
 import { parseListQuery } from '../../../core/http/list-query.js';
 import { instant } from '../../../core/http/time-range.js';
 import type { RunState } from '../engine/index.js';
@@ -49,6 +49,19 @@ function whereStatus<Q extends ReturnType<ExecutionStore['listQuery']>>(
   }
 }
 
+/** n8n's `annotationTags` filter: tag ids, comma-separated (or the parameter repeated). */
+function tagIdsOf(value: unknown): string[] {
+  const ids = (Array.isArray(value) ? value : [value])
+    .flatMap((v) => String(v).split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
+  if (ids.length === 0 || ids.length > 100)
+    throw validationError('annotationTags takes 1 to 100 tag ids, comma-separated', [
+      { field: 'annotationTags', message: 'expected 1 to 100 tag ids' },
+    ]);
+  return ids;
+}
+
 const optional = <K extends string>(key: K, value: string | undefined) =>
   (value === undefined ? {} : { [key]: value }) as Partial<Record<K, string>>;
 
@@ -60,12 +73,13 @@ export class ExecutionService {
   ) {}
 
   /**
-   * Newest first; `workflowId`, `status` (n8n's names), `mode`, `startedAfter`/`startedBefore`, `limit` (20, max 250), `cursor`, and
+   * Newest first; `workflowId`, `status` (n8n's names), `mode`, `startedAfter`/`startedBefore`,
+   * `annotationTags`, `limit` (20, max 250), `cursor`, and
    * `includeData` (n8n's: each entry with its run data). Run data may hold resume URLs, so
    * their signatures are blanked unless `withResumeUrl` (workflow:write).
    */
   async list(accountId: string, rawQuery: Record<string, unknown>, withResumeUrl = false) {
-    const { includeData, ...rest } = rawQuery;
+    const { includeData, annotationTags, ...rest } = rawQuery;
     const query = parseListQuery(rest, EXECUTION_LIST_SPEC);
     const { status, startedAfter, startedBefore, ...filters } = query.filters;
     const [after, before] = [instant('startedAfter', startedAfter), instant('startedBefore', startedBefore)];
@@ -73,6 +87,8 @@ export class ExecutionService {
     if (status !== undefined) base = whereStatus(base, status as N8nExecutionStatus);
     if (after) base = base.where('started_at', '>=', after);
     if (before) base = base.where('started_at', '<', before);
+    if (annotationTags !== undefined)
+      base = this.store.whereTagged(base, accountId, tagIdsOf(annotationTags));
     const toItem = (row: ExecutionEntryRow) =>
       includeData === true
         ? { ...entry(row), data: n8nExecutionData(stateOf(row), row.error_message ?? null) }

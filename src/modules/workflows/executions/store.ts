@@ -49,6 +49,23 @@ export class ExecutionStore {
     return this.db.selectFrom('executions').select(columns).where('account_id', '=', accountId);
   }
 
+  /** Narrows a list to the executions carrying any of the tags (n8n's `annotationTags`). */
+  whereTagged<Q extends ReturnType<ExecutionStore['listQuery']>>(
+    qb: Q,
+    accountId: string,
+    tagIds: string[],
+  ): Q {
+    return qb.where(
+      'id',
+      'in',
+      this.db
+        .selectFrom('execution_tags')
+        .select('execution_id')
+        .where('account_id', '=', accountId)
+        .where('tag_id', 'in', tagIds),
+    ) as Q;
+  }
+
   async insert(row: ExecutionRow): Promise<void> {
     await this.db.insertInto('executions').values(row).execute();
   }

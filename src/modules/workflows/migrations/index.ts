@@ -11,6 +11,7 @@ import * as m309 from './309-test-webhooks.js';
 import * as m310 from './310-execution-quota.js';
 import * as m314 from './314-credential-sharing.js';
 import * as m315 from './315-workflow-archive.js';
+import * as m318 from './318-execution-tags.js';
 
 /** The workflows module's migrations, by name (the server and the CLI read this one list). */
 export const workflowsMigrations: MigrationSet = {
@@ -26,4 +27,5 @@ export const workflowsMigrations: MigrationSet = {
   '20261129_310_execution_quota': m310,
   '20261129_314_credential_sharing': m314,
   '20261129_315_workflow_archive': m315,
+  '20261130_318_execution_tags': m318,
 };

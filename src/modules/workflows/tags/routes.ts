@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { IdParams, ListEnvelope, withErrors } from '../../../core/http/schemas.js';
 import { NoQuery } from '../executions/n8n-schemas.js';
+import type { ExecutionTagService } from './execution-tags.js';
 import { TagBody, TagListQuery, TagView, WorkflowTagsBody } from './schemas.js';
 import type { TagService } from './service.js';
 
@@ -17,7 +18,11 @@ function accountOf(request: FastifyRequest): string {
 }
 
 /** n8n's `/api/v1/tags` and `/api/v1/workflows/{id}/tags`, per account. */
-export function tagRoutes(app: FastifyInstance, service: TagService): void {
+export function tagRoutes(
+  app: FastifyInstance,
+  service: TagService,
+  executionTags: ExecutionTagService,
+): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.get(
@@ -127,5 +132,36 @@ export function tagRoutes(app: FastifyInstance, service: TagService): void {
       },
     },
     async (request) => service.setWorkflowTags(accountOf(request), request.params.id, request.body),
+  );
+
+  r.get(
+    '/api/v1/executions/:id/tags',
+    {
+      config: workflow,
+      schema: {
+        tags: ['Executions'],
+        summary: "An execution's annotation tags (the account's tags)",
+        params: IdParams,
+        querystring: NoQuery,
+        response: withErrors({ 200: Type.Array(TagView) }),
+      },
+    },
+    async (request) => executionTags.get(accountOf(request), request.params.id),
+  );
+
+  r.put(
+    '/api/v1/executions/:id/tags',
+    {
+      config: workflow,
+      schema: {
+        tags: ['Executions'],
+        summary: "Set an execution's annotation tags (by id; each a tag of the account)",
+        params: IdParams,
+        querystring: NoQuery,
+        body: WorkflowTagsBody,
+        response: withErrors({ 200: Type.Array(TagView) }),
+      },
+    },
+    async (request) => executionTags.set(accountOf(request), request.params.id, request.body),
   );
 }
