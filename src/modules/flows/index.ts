@@ -60,6 +60,14 @@ export const flowsModule: PlatformModule = {
       clock: ctx.clock,
       workflowTimeoutMs: ctx.config.WEBHOOK_RESPONSE_TIMEOUT_MS,
       plan: { gateway: llm.gateway, knowledge, sandbox },
+      // Runtime variables are the caller's overrideConfig.vars: the server's environment is not exposed.
+      staticVars: async (accountId) => {
+        const out: Record<string, string> = {};
+        for (const v of await objects.list(accountId, 'variable'))
+          if (v.body.type !== 'runtime' && typeof v.body.name === 'string')
+            out[v.body.name] = String(v.body.value ?? '');
+        return out;
+      },
     });
     internals.set(ctx, {
       flows,
