@@ -4177,6 +4177,34 @@ export interface paths {
     patch: operations['patchApiV1UpsertHistoryById'];
     trace?: never;
   };
+  '/api/v1/chatflows/apikey/{apikey}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The chatflows an API key of the account may run
+     * @description The chatflows an API key of the account may run
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    get: operations['getApiV1ChatflowsApikeyByApikey'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * The chatflows an API key of the account may run (headers only)
+     * @description The chatflows an API key of the account may run
+     *
+     *     API keys only. Requires the scope `flow:read`.
+     */
+    head: operations['headApiV1ChatflowsApikeyByApikey'];
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/document-store/store': {
     parameters: {
       query?: never;
@@ -4248,28 +4276,6 @@ export interface paths {
      *     API keys only. Requires the scope `flow:read`.
      */
     head: operations['headApiV1DocumentStoreStoreById'];
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/document-store/upsert/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Load text into a document store (Flowise's upsert: a loader with config.text, a splitter's chunkSize)
-     * @description Load text into a document store (Flowise's upsert: a loader with config.text, a splitter's chunkSize)
-     *
-     *     API keys only. Requires the scope `flow:write`.
-     */
-    post: operations['postApiV1DocumentStoreUpsertById'];
-    delete?: never;
-    options?: never;
-    head?: never;
     patch?: never;
     trace?: never;
   };
@@ -4364,6 +4370,56 @@ export interface paths {
      *     API keys only. Requires the scope `flow:read`.
      */
     head: operations['headApiV1DocumentStoreChunksByStoreIdByLoaderIdByPageNo'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/document-store/refresh/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Chunk, embed and index a document store's loaders again
+     * @description Chunk, embed and index a document store's loaders again
+     *
+     *     API keys only. Requires the scope `flow:write`.
+     */
+    post: operations['postApiV1DocumentStoreRefreshById'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/document-store/chunks/{storeId}/{loaderId}/{chunkId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Edit a chunk's text (its document is chunked and embedded again)
+     * @description Edit a chunk's text (its document is chunked and embedded again)
+     *
+     *     API keys only. Requires the scope `flow:write`.
+     */
+    put: operations['putApiV1DocumentStoreChunksByStoreIdByLoaderIdByChunkId'];
+    post?: never;
+    /**
+     * Delete a chunk (its document is chunked and embedded again without it)
+     * @description Delete a chunk (its document is chunked and embedded again without it)
+     *
+     *     API keys only. Requires the scope `flow:delete`.
+     */
+    delete: operations['deleteApiV1DocumentStoreChunksByStoreIdByLoaderIdByChunkId'];
+    options?: never;
+    head?: never;
     patch?: never;
     trace?: never;
   };
@@ -5041,6 +5097,50 @@ export interface paths {
      *     API keys only. Requires the scope `flow:write`.
      */
     post: operations['postApiV1VectorUpsertById'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/attachments/{chatflowId}/{chatId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The text of files for a chat's context (multipart `files`; `base64=true`: their bytes)
+     * @description The text of files for a chat's context (multipart `files`; `base64=true`: their bytes)
+     *
+     *     API keys only. Requires the scope `flow:write`.
+     */
+    post: operations['postApiV1AttachmentsByChatflowIdByChatId'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/document-store/upsert/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Load text or files into a document store (Flowise's upsert: loader.config.text, data-URL files in the loader's config, or multipart files; a splitter's chunkSize)
+     * @description Load text or files into a document store (Flowise's upsert: loader.config.text, data-URL files in the loader's config, or multipart files; a splitter's chunkSize)
+     *
+     *     API keys only. Requires the scope `flow:write`.
+     */
+    post: operations['postApiV1DocumentStoreUpsertById'];
     delete?: never;
     options?: never;
     head?: never;
@@ -24307,6 +24407,115 @@ export interface operations {
       };
     };
   };
+  getApiV1ChatflowsApikeyByApikey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        apikey: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": "string",
+           *         "name": "string",
+           *         "kind": "llm",
+           *         "model": "string",
+           *         "systemPrompt": "string",
+           *         "promptTemplate": "string",
+           *         "topics": [
+           *           "string"
+           *         ],
+           *         "topK": 0,
+           *         "minScore": 0,
+           *         "temperature": 0,
+           *         "maxTokens": 0,
+           *         "memory": {
+           *           "type": "string",
+           *           "windowSize": 0
+           *         },
+           *         "workflowId": "string",
+           *         "overridableFields": [
+           *           "string"
+           *         ],
+           *         "isStreaming": true,
+           *         "rateLimit": {
+           *           "limitMax": 1,
+           *           "limitDuration": 1
+           *         },
+           *         "type": "CHATFLOW",
+           *         "createdDate": "string",
+           *         "updatedDate": "string"
+           *       }
+           *     ]
+           */
+          'application/json': components['schemas']['def-0'][];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  headApiV1ChatflowsApikeyByApikey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        apikey: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
   getApiV1DocumentStoreStore: {
     parameters: {
       query?: never;
@@ -24614,91 +24823,6 @@ export interface operations {
       };
     };
   };
-  postApiV1DocumentStoreUpsertById: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "loader": {
-         *         "name": "string",
-         *         "config": {
-         *           "text": "string"
-         *         }
-         *       }
-         *     }
-         */
-        'application/json': {
-          docId?: string;
-          metadata?: {
-            [key: string]: unknown;
-          };
-          replaceExisting?: boolean;
-          loader: {
-            name: string;
-            config: {
-              text: string;
-            } & {
-              [key: string]: unknown;
-            };
-          } & {
-            [key: string]: unknown;
-          };
-          splitter?: {
-            name?: string;
-            config?: {
-              chunkSize?: number;
-            } & {
-              [key: string]: unknown;
-            };
-          } & {
-            [key: string]: unknown;
-          };
-        } & {
-          [key: string]: unknown;
-        };
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /** @example {} */
-          'application/json': {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description Error (Flowise shape) */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['FlowiseError'];
-        };
-      };
-      /** @description Error (Flowise shape) */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['FlowiseError'];
-        };
-      };
-    };
-  };
   postApiV1DocumentStoreVectorstoreQuery: {
     parameters: {
       query?: never;
@@ -24925,6 +25049,166 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+    };
+  };
+  postApiV1DocumentStoreRefreshById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {}
+           *     ]
+           */
+          'application/json': {
+            [key: string]: unknown;
+          }[];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  putApiV1DocumentStoreChunksByStoreIdByLoaderIdByChunkId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        storeId: string;
+        loaderId: string;
+        chunkId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "pageContent": "string"
+         *     }
+         */
+        'application/json': {
+          pageContent: string;
+          metadata?: {
+            [key: string]: unknown;
+          };
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example {} */
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  deleteApiV1DocumentStoreChunksByStoreIdByLoaderIdByChunkId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        storeId: string;
+        loaderId: string;
+        chunkId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example {} */
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
       };
     };
   };
@@ -29233,6 +29517,143 @@ export interface operations {
               status: string;
               chunkCount: number;
             }[];
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  postApiV1AttachmentsByChatflowIdByChatId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        chatflowId: string;
+        chatId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "name": "string",
+           *         "mimeType": "string",
+           *         "size": 0,
+           *         "content": "string"
+           *       }
+           *     ]
+           */
+          'application/json': {
+            name: string;
+            mimeType: string;
+            size: number;
+            content: string;
+          }[];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  postApiV1DocumentStoreUpsertById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': {
+          docId?: string;
+          metadata?: {
+            [key: string]: unknown;
+          };
+          replaceExisting?: boolean;
+          files?: {
+            name: string;
+            type: string;
+            data: string;
+          }[];
+          loader?: {
+            name: string;
+            config: {
+              text?: string;
+            } & {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+          splitter?: {
+            name?: string;
+            config?: {
+              chunkSize?: number;
+            } & {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example {} */
+          'application/json': {
+            [key: string]: unknown;
           };
         };
       };

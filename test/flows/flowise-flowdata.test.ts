@@ -86,7 +86,8 @@ describe.each(await testDialects())('flows: Flowise flowData on %s', (dialect) =
   beforeAll(async () => {
     bed = await startLlmTestbed(
       dialect,
-      {},
+      // A runaway tool is stopped at this bound; the test waits for that stop, not for a time of its own.
+      { CODE_NODE_TIMEOUT_MS: '1000' },
       {
         extraModels: (_ollama, openai) =>
           TEMPLATE_MODELS.map((name) => ({
@@ -376,8 +377,37 @@ describe.each(await testDialects())('flows: Flowise flowData on %s', (dialect) =
     const answer = await predict(bed, flow.id, { question: 'spin' });
     expect(answer.text).toBe('Echo: spin');
     const [spun, calculated] = toolOutputs();
-    expect(spun).toMatch(/stopped/);
+    expect(spun).toMatch(/longer than 1000 ms and was stopped/);
     expect(calculated).toBe("I don't know how to do that.");
+  });
+
+  it('$vars: a static variable fills {{$vars.x}}; the caller’s overrideConfig.vars wins over it', async () => {
+    const canvas = {
+      nodes: [
+        node('chatOpenAI_0', 'chatOpenAI', { modelName: 'gpt-3.5-turbo' }),
+        node('promptTemplate_0', 'promptTemplate', {
+          template: 'Speak {tone}. {input}',
+          promptValues: JSON.stringify({ tone: '{{$vars.tone}}', input: '{{question}}' }),
+        }),
+        node('llmChain_0', 'llmChain', {
+          model: '{{chatOpenAI_0.data.instance}}',
+          prompt: '{{promptTemplate_0.data.instance}}',
+        }),
+      ],
+      edges: [edge('chatOpenAI_0', 'llmChain_0'), edge('promptTemplate_0', 'llmChain_0')],
+    };
+    const flow = await importFlow('vars', JSON.stringify(canvas));
+    const made = await call(bed, 'POST', '/flowise/api/v1/variables', {
+      body: { name: 'tone', value: 'warmly', type: 'static' },
+    });
+    expect(made.status, made.text).toBe(200);
+    await predict(bed, flow.id, { question: 'hi' });
+    expect(lastCall(bed.openai).all).toContain('Speak warmly.');
+    await predict(bed, flow.id, { question: 'hi', overrideConfig: { vars: { tone: 'coldly' } } });
+    expect(lastCall(bed.openai).all).toContain('Speak coldly.');
+    await call(bed, 'DELETE', `/flowise/api/v1/variables/${(made.json() as { id: string }).id}`);
+    await predict(bed, flow.id, { question: 'hi' });
+    expect(lastCall(bed.openai).all).not.toContain('warmly');
   });
 
   it('Tool Agent: a custom tool picked by selectedTool alone is refused at save, naming the node', async () => {

@@ -48,6 +48,8 @@ export interface DocumentsApi {
     caller: Principal,
     input: IngestInput,
   ): Promise<{ created: boolean; processed: boolean; document: ReturnType<typeof documentView> }>;
+  /** A file's text through the document loaders (PDF extraction included), its pages joined; nothing stored. */
+  extract(caller: Principal, input: Pick<IngestInput, 'source' | 'content'>): Promise<string>;
 }
 
 declare module '../../core/context.js' {
@@ -180,6 +182,21 @@ export const documentsModule: PlatformModule = {
         embeddingModel: config.KNOWLEDGE_EMBEDDING_MODEL,
       },
     });
+    /** Every operation, with the chunk size asked for (else the server's), charged to the caller's key. */
+    const fullJob = (caller: Principal, size: number | undefined) => {
+      const chunkSize = size ?? config.DOCUMENT_CHUNK_SIZE;
+      return {
+        operations: [...OPERATIONS],
+        chunkSize,
+        chunkOverlap: Math.min(config.DOCUMENT_CHUNK_OVERLAP, Math.floor(chunkSize / 2)),
+        embeddingModel: config.KNOWLEDGE_EMBEDDING_MODEL,
+        payerKeyId: caller.keyId,
+      };
+    };
+    const extract: DocumentsApi['extract'] = async (caller, input) => {
+      const loaded = await load({ source: input.source, content: input.content }, caller.accountId);
+      return loaded.pages.map((p) => p.text).join('\n');
+    };
     const ingest: DocumentsApi['ingest'] = async (caller, input) => {
       const accountId = caller.accountId;
       await admit(caller, config.KNOWLEDGE_EMBEDDING_MODEL);
@@ -201,23 +218,20 @@ export const documentsModule: PlatformModule = {
       // failed) is processed now, so it is searchable after the call like a new one.
       if (!saved.created && (saved.document.status === 'indexed' || saved.document.processing))
         return { ...saved, processed: false };
-      const chunkSize = input.chunkSize ?? config.DOCUMENT_CHUNK_SIZE;
-      const job = {
-        operations: [...OPERATIONS],
-        chunkSize,
-        chunkOverlap: Math.min(config.DOCUMENT_CHUNK_OVERLAP, Math.floor(chunkSize / 2)),
-        embeddingModel: config.KNOWLEDGE_EMBEDDING_MODEL,
-        payerKeyId: caller.keyId,
-      };
       const id = saved.document.documentId;
-      const done = await documents.processAndWait(accountId, id, job, config.DOCUMENT_PROCESS_WAIT_MS);
+      const done = await documents.processAndWait(
+        accountId,
+        id,
+        fullJob(caller, input.chunkSize),
+        config.DOCUMENT_PROCESS_WAIT_MS,
+      );
       return {
         created: saved.created,
         processed: true,
         document: done ?? (await documents.get(accountId, id, false)),
       };
     };
-    ctx.apis.documents = { documents, knowledge, ingest };
+    ctx.apis.documents = { documents, knowledge, ingest, extract };
     // The built-in extractive model answers from the account's knowledge base.
     llm.setRetriever({
       async retrieve(query, { accountId, limit }) {

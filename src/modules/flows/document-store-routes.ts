@@ -1,31 +1,23 @@
 import { randomUUID } from 'node:crypto';
+import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Principal } from '../../core/auth/principal.js';
-import { AppError, notFound, validationError } from '../../core/errors.js';
+import { AppError, notFound } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
-import type { DocumentsApi, IngestInput } from '../documents/index.js';
+import type { DocumentsApi } from '../documents/index.js';
+import { documentStoreChunkRoutes } from './document-store-chunk-routes.js';
+import { chunkPage, ingestInto, type Loader, loaderOf, loadersOf, topicOf } from './flowise/doc-store.js';
 import type { FlowiseObjects, StoredObject } from './flowise/objects.js';
+import { loaderNameOf, readStoreMultipart, type StoreUpsert, storeInputs } from './flowise/store-files.js';
 import { withFlowiseErrors } from './schemas.js';
 
 const tags = ['Flows (Flowise API)'];
 const flow = { auth: { service: 'flow' }, errorFormat: 'flowise' } as const;
-/** Loaders one store holds; chunks one page of Flowise's chunk view shows. */
+/** Loaders one store holds; files one upsert takes. */
 const MAX_LOADERS = 200;
-const CHUNKS_PER_PAGE = 50;
-
-/** A loader of a store: what it loaded, as the knowledge base's documents. */
-interface Loader {
-  id: string;
-  loaderId: string;
-  loaderName: string;
-  status: string;
-  totalChunks: number;
-  totalChars: number;
-  source: string;
-  documentIds: string[];
-}
+const MAX_FILES = 20;
 
 const Id = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 const StoreBody = Type.Object(
@@ -41,15 +33,23 @@ const UpsertBody = Type.Object(
     docId: Type.Optional(Type.String({ maxLength: 200 })),
     metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     replaceExisting: Type.Optional(Type.Boolean()),
-    loader: Type.Object(
-      {
-        name: Type.String({ maxLength: 100 }),
-        config: Type.Object(
-          { text: Type.String({ minLength: 1, maxLength: 5_000_000 }) },
-          { additionalProperties: true },
-        ),
-      },
-      { additionalProperties: true },
+    // A multipart upsert's files, as base64 (the form's `files` parts).
+    files: Type.Optional(
+      Type.Array(Type.Object({ name: Type.String(), type: Type.String(), data: Type.String() }), {
+        maxItems: MAX_FILES,
+      }),
+    ),
+    loader: Type.Optional(
+      Type.Object(
+        {
+          name: Type.String({ maxLength: 100 }),
+          config: Type.Object(
+            { text: Type.Optional(Type.String({ minLength: 1, maxLength: 5_000_000 })) },
+            { additionalProperties: true },
+          ),
+        },
+        { additionalProperties: true },
+      ),
     ),
     splitter: Type.Optional(
       Type.Object(
@@ -69,7 +69,7 @@ const UpsertBody = Type.Object(
   { additionalProperties: true },
 );
 
-const topicOf = (storeId: string) => `docstore:${storeId}`.slice(0, 100);
+type UpsertBodyT = StoreUpsert;
 
 /**
  * Flowise's Document Store on the knowledge base: a store is a topic (`docstore:<id>`) and a record of
@@ -78,7 +78,7 @@ const topicOf = (storeId: string) => `docstore:${storeId}`.slice(0, 100);
  */
 export function documentStoreRoutes(
   app: FastifyInstance,
-  deps: { objects: FlowiseObjects; documents: DocumentsApi | null },
+  deps: { objects: FlowiseObjects; documents: DocumentsApi | null; maxFileBytes: number },
 ): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { objects } = deps;
@@ -88,7 +88,6 @@ export function documentStoreRoutes(
       throw new AppError('SERVICE_UNAVAILABLE', 'The knowledge base is not enabled on this server');
     return deps.documents;
   };
-  const loadersOf = (o: StoredObject) => (o.body.loaders ?? []) as Loader[];
   const view = (o: StoredObject) => {
     const loaders = loadersOf(o);
     return {
@@ -202,66 +201,80 @@ export function documentStoreRoutes(
     },
   );
 
-  r.post(
-    '/api/v1/document-store/upsert/:id',
-    {
-      config: flow,
-      schema: {
-        tags,
-        summary:
-          "Load text into a document store (Flowise's upsert: a loader with config.text, a splitter's chunkSize)",
-        params: Id,
-        body: UpsertBody,
-        response: withFlowiseErrors({ 200: Type.Object({}, { additionalProperties: true }) }),
+  // Multipart (Flowise's `files` with JSON fields) only on the upsert: the parser is this scope's alone.
+  app.register(async (scope) => {
+    await scope.register(multipart, {
+      limits: { fileSize: deps.maxFileBytes, files: MAX_FILES, fields: 20, fieldSize: 100_000, parts: 40 },
+    });
+    scope.withTypeProvider<TypeBoxTypeProvider>().post(
+      '/api/v1/document-store/upsert/:id',
+      {
+        config: flow,
+        bodyLimit: Math.ceil(deps.maxFileBytes * 1.4) + 65_536,
+        schema: {
+          tags,
+          summary:
+            "Load text or files into a document store (Flowise's upsert: loader.config.text, data-URL files in the loader's config, or multipart files; a splitter's chunkSize)",
+          params: Id,
+          body: UpsertBody,
+          response: withFlowiseErrors({ 200: Type.Object({}, { additionalProperties: true }) }),
+        },
+        preValidation: async (request) => {
+          if (request.isMultipart()) request.body = await readStoreMultipart(request);
+        },
       },
-    },
-    async (request) => {
-      const principal = principalOf(request);
-      const found = await store(request, request.params.id);
-      const loaders = loadersOf(found);
-      const b = request.body;
-      const replaced = b.docId !== undefined ? loaders.find((l) => l.id === b.docId) : undefined;
-      if (b.docId !== undefined && !replaced) throw notFound('NOT_FOUND', 'Loader', b.docId);
-      if (!replaced && loaders.length >= MAX_LOADERS)
-        throw new AppError('CONFLICT', `A document store holds at most ${MAX_LOADERS} loaders`, {
-          limit: MAX_LOADERS,
-        });
-      const input: IngestInput = {
-        source: 'text',
-        content: b.loader.config.text,
-        topic: topicOf(found.id),
-        title: b.loader.name,
-        metadata: { ...b.metadata, loader: b.loader.name },
-        ...(b.splitter?.config?.chunkSize !== undefined ? { chunkSize: b.splitter.config.chunkSize } : {}),
-      };
+      async (request) => upsert(principalOf(request), request.params.id, request.body as UpsertBodyT),
+    );
+  });
+
+  const upsert = async (principal: Principal, storeId: string, b: UpsertBodyT) => {
+    const found = await objects.get(principal.accountId, 'docstore', storeId);
+    const loaders = loadersOf(found);
+    const replaced = b.docId !== undefined ? loaders.find((l) => l.id === b.docId) : undefined;
+    if (b.docId !== undefined && !replaced) throw notFound('NOT_FOUND', 'Loader', b.docId);
+    if (!replaced && loaders.length >= MAX_LOADERS)
+      throw new AppError('CONFLICT', `A document store holds at most ${MAX_LOADERS} loaders`, {
+        limit: MAX_LOADERS,
+      });
+    const chunkSize = b.splitter?.config?.chunkSize ?? replaced?.chunkSize;
+    const inputs = storeInputs(b, topicOf(found.id), chunkSize);
+    const documentIds: string[] = [];
+    let chunks = 0;
+    let processed = true;
+    for (const input of inputs) {
       const result = await ingestInto(principal, documents(), input);
-      if (replaced && (b.replaceExisting ?? true))
-        await dropDocuments(
-          principal.accountId,
-          replaced.documentIds.filter((d) => d !== result.documentId),
-        );
-      const loader: Loader = {
-        id: replaced?.id ?? randomUUID(),
-        loaderId: b.loader.name,
-        loaderName: b.loader.name,
-        status: 'SYNC',
-        totalChunks: result.chunks,
-        totalChars: b.loader.config.text.length,
-        source: b.loader.name,
-        documentIds: [result.documentId],
-      };
-      const next = replaced ? loaders.map((l) => (l.id === replaced.id ? loader : l)) : [...loaders, loader];
-      await objects.update(principal.accountId, 'docstore', found.id, { loaders: next });
-      return {
-        numAdded: result.chunks,
-        numDeleted: 0,
-        numUpdated: replaced ? 1 : 0,
-        numSkipped: result.processed ? 0 : 1,
-        addedDocs: [],
-        docId: loader.id,
-      };
-    },
-  );
+      documentIds.push(result.documentId);
+      chunks += result.chunks;
+      processed &&= result.processed;
+    }
+    if (replaced && (b.replaceExisting ?? true))
+      await dropDocuments(
+        principal.accountId,
+        replaced.documentIds.filter((d) => !documentIds.includes(d)),
+      );
+    const name = b.loader?.name ?? loaderNameOf(b.files?.[0]);
+    const loader: Loader = {
+      id: replaced?.id ?? randomUUID(),
+      loaderId: name,
+      loaderName: name,
+      status: 'SYNC',
+      totalChunks: chunks,
+      totalChars: inputs.reduce((n, i) => n + (i.source === 'pdf' ? 0 : i.content.length), 0),
+      source: inputs.map((i) => i.title ?? name).join(', '),
+      documentIds,
+      ...(chunkSize !== undefined ? { chunkSize } : {}),
+    };
+    const next = replaced ? loaders.map((l) => (l.id === replaced.id ? loader : l)) : [...loaders, loader];
+    await objects.update(principal.accountId, 'docstore', found.id, { loaders: next });
+    return {
+      numAdded: chunks,
+      numDeleted: 0,
+      numUpdated: replaced ? 1 : 0,
+      numSkipped: processed ? 0 : 1,
+      addedDocs: [],
+      docId: loader.id,
+    };
+  };
 
   r.post(
     '/api/v1/document-store/vectorstore/query',
@@ -372,38 +385,8 @@ export function documentStoreRoutes(
     async (request) => {
       const { storeId, loaderId, pageNo } = request.params;
       const found = await store(request, storeId);
-      const loader = loadersOf(found).find((l) => l.id === loaderId);
-      if (!loader) throw notFound('NOT_FOUND', 'Loader', loaderId);
-      const all = [];
-      for (const documentId of loader.documentIds) {
-        const { data } = await documents().documents.chunks(account(request), documentId);
-        all.push(
-          ...data.map((c) => ({
-            id: c.chunkId,
-            docId: documentId,
-            storeId,
-            chunkNo: c.index + 1,
-            pageContent: c.text,
-            metadata: { pageNumber: c.pageNumber },
-          })),
-        );
-      }
-      return {
-        chunks: all.slice((pageNo - 1) * CHUNKS_PER_PAGE, pageNo * CHUNKS_PER_PAGE),
-        count: all.length,
-        characters: loader.totalChars,
-        file: loader,
-        currentPage: pageNo,
-        storeName: found.body.name,
-        description: found.body.description ?? '',
-      };
+      return chunkPage(account(request), documents(), found, loaderOf(found, loaderId), pageNo);
     },
   );
-}
-
-async function ingestInto(caller: Principal, documents: DocumentsApi, input: IngestInput) {
-  if (input.content.trim() === '')
-    throw validationError('Nothing to load', [{ field: 'loader.config.text', message: 'is empty' }]);
-  const { processed, document } = await documents.ingest(caller, input);
-  return { documentId: document.documentId, chunks: document.chunkCount, processed };
+  documentStoreChunkRoutes(app, { objects, documents });
 }

@@ -1,4 +1,6 @@
 import type { AppContext, PlatformModule } from '../../core/context.js';
+import { apikeyRoutes } from './apikey-routes.js';
+import { attachmentRoutes } from './attachment-routes.js';
 import { documentStoreRoutes } from './document-store-routes.js';
 import { FlowService } from './flow-service.js';
 import { FlowStore } from './flow-store.js';
@@ -58,6 +60,14 @@ export const flowsModule: PlatformModule = {
       clock: ctx.clock,
       workflowTimeoutMs: ctx.config.WEBHOOK_RESPONSE_TIMEOUT_MS,
       plan: { gateway: llm.gateway, knowledge, sandbox },
+      // Runtime variables are the caller's overrideConfig.vars: the server's environment is not exposed.
+      staticVars: async (accountId) => {
+        const out: Record<string, string> = {};
+        for (const v of await objects.list(accountId, 'variable'))
+          if (v.body.type !== 'runtime' && typeof v.body.name === 'string')
+            out[v.body.name] = String(v.body.value ?? '');
+        return out;
+      },
     });
     internals.set(ctx, {
       flows,
@@ -76,6 +86,17 @@ export const flowsModule: PlatformModule = {
     if (!deps) throw new Error('flows module not initialised');
     flowRoutes(app, deps);
     flowiseRoutes(app, deps);
-    documentStoreRoutes(app, { objects: deps.objects, documents: ctx.apis.documents ?? null });
+    const auth = ctx.apis.auth;
+    apikeyRoutes(app, { flows: deps.flows, verifyApiKey: auth ? (value) => auth.verifyApiKey(value) : null });
+    attachmentRoutes(app, {
+      flows: deps.flows,
+      documents: ctx.apis.documents ?? null,
+      maxFileBytes: deps.maxFileBytes,
+    });
+    documentStoreRoutes(app, {
+      objects: deps.objects,
+      documents: ctx.apis.documents ?? null,
+      maxFileBytes: deps.maxFileBytes,
+    });
   },
 };

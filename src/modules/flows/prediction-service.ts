@@ -63,6 +63,8 @@ interface PredictionDeps {
   workflowTimeoutMs: number;
   /** What a chatflow canvas's chained chains and agent tools reach. */
   plan: PlanDeps;
+  /** The account's static Flowise variables (`$vars.x` of a canvas); null: none. */
+  staticVars?: (accountId: string) => Promise<Record<string, string>>;
 }
 
 /** Flowise's name for a window memory; `none` when the flow keeps none. */
@@ -103,6 +105,10 @@ export class PredictionService {
     );
     const { definition: def, sessionId: overrideSession } = applied;
     let vars = applied.vars;
+    // Flowise's `{{$vars.x}}`: the account's static variables, the caller's overrideConfig.vars over them.
+    // Read only for a canvas whose prompts name one, so other predictions pay no query.
+    if (flowise && this.deps.staticVars && /\{vars\./.test(def.promptTemplate + def.systemPrompt))
+      vars = { ...(await this.deps.staticVars(principal.accountId)), ...vars };
     await this.checkRate(principal, flowId, def);
     // A flow that does not stream answers JSON even when asked to stream: the SDK expects just that.
     const streaming = body.streaming === true && loaded.definition.isStreaming;
