@@ -14557,6 +14557,8 @@ export interface operations {
           | 'httpBasicAuth'
           | 'httpQueryAuth'
           | 'httpBearerAuth'
+          | 'httpMultipleHeadersAuth'
+          | 'httpCustomAuth'
           | 'hmacSecret'
           | 'jwtAuth'
           | 'totpApi'
@@ -14651,6 +14653,8 @@ export interface operations {
             | 'httpBasicAuth'
             | 'httpQueryAuth'
             | 'httpBearerAuth'
+            | 'httpMultipleHeadersAuth'
+            | 'httpCustomAuth'
             | 'hmacSecret'
             | 'jwtAuth'
             | 'totpApi'
@@ -14670,7 +14674,13 @@ export interface operations {
             | 'ollamaApi'
             | 'n8nApi';
           data: {
-            [key: string]: string | number | boolean;
+            [key: string]:
+              | string
+              | number
+              | boolean
+              | {
+                  [key: string]: unknown;
+                };
           };
         };
       };
@@ -14738,6 +14748,8 @@ export interface operations {
           | 'httpBasicAuth'
           | 'httpQueryAuth'
           | 'httpBearerAuth'
+          | 'httpMultipleHeadersAuth'
+          | 'httpCustomAuth'
           | 'hmacSecret'
           | 'jwtAuth'
           | 'totpApi'
@@ -14931,7 +14943,13 @@ export interface operations {
           name?: string;
           type?: string;
           data?: {
-            [key: string]: string | number | boolean;
+            [key: string]:
+              | string
+              | number
+              | boolean
+              | {
+                  [key: string]: unknown;
+                };
           };
           /** @description Merge into the stored data (default false) */
           isPartialData?: boolean;
