@@ -2491,7 +2491,13 @@ export interface paths {
      *     Public: no platform credential.
      */
     delete: operations['deleteWebhookByPath'];
-    options?: never;
+    /**
+     * CORS preflight of a public Chat Trigger's messages
+     * @description CORS preflight of a public Chat Trigger's messages
+     *
+     *     Public: no platform credential.
+     */
+    options: operations['optionsWebhookByPath'];
     /**
      * Start the active workflow whose webhook node holds this path and method (headers only)
      * @description Authentication, response and body limit are the webhook node's: none, basic, header, query parameter, platform API key (X-API-Key) or HMAC signature of the raw body.
@@ -2543,7 +2549,13 @@ export interface paths {
      *     Public: no platform credential.
      */
     delete: operations['deleteWebhookTestByPath'];
-    options?: never;
+    /**
+     * CORS preflight of a public Chat Trigger's messages
+     * @description CORS preflight of a public Chat Trigger's messages
+     *
+     *     Public: no platform credential.
+     */
+    options: operations['optionsWebhookTestByPath'];
     /**
      * Start the workflow listening here after POST /api/v1/workflows/{id}/listen (one call, mode test) (headers only)
      * @description Authentication, response and body limit are the webhook node's: none, basic, header, query parameter, platform API key (X-API-Key) or HMAC signature of the raw body.
@@ -14743,6 +14755,8 @@ export interface operations {
           | 'httpBasicAuth'
           | 'httpQueryAuth'
           | 'httpBearerAuth'
+          | 'httpMultipleHeadersAuth'
+          | 'httpCustomAuth'
           | 'hmacSecret'
           | 'jwtAuth'
           | 'totpApi'
@@ -14837,6 +14851,8 @@ export interface operations {
             | 'httpBasicAuth'
             | 'httpQueryAuth'
             | 'httpBearerAuth'
+            | 'httpMultipleHeadersAuth'
+            | 'httpCustomAuth'
             | 'hmacSecret'
             | 'jwtAuth'
             | 'totpApi'
@@ -14856,7 +14872,13 @@ export interface operations {
             | 'ollamaApi'
             | 'n8nApi';
           data: {
-            [key: string]: string | number | boolean;
+            [key: string]:
+              | string
+              | number
+              | boolean
+              | {
+                  [key: string]: unknown;
+                };
           };
         };
       };
@@ -14924,6 +14946,8 @@ export interface operations {
           | 'httpBasicAuth'
           | 'httpQueryAuth'
           | 'httpBearerAuth'
+          | 'httpMultipleHeadersAuth'
+          | 'httpCustomAuth'
           | 'hmacSecret'
           | 'jwtAuth'
           | 'totpApi'
@@ -15117,7 +15141,13 @@ export interface operations {
           name?: string;
           type?: string;
           data?: {
-            [key: string]: string | number | boolean;
+            [key: string]:
+              | string
+              | number
+              | boolean
+              | {
+                  [key: string]: unknown;
+                };
           };
           /** @description Merge into the stored data (default false) */
           isPartialData?: boolean;
@@ -16995,6 +17025,31 @@ export interface operations {
       '5XX': components['responses']['ServerError'];
     };
   };
+  optionsWebhookByPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The chat's path ({webhookId}/chat) */
+        path: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The origin may post (headers say so), or not */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
   headWebhookByPath: {
     parameters: {
       query?: never;
@@ -17184,6 +17239,31 @@ export interface operations {
           /** @example null */
           'application/json': unknown;
         };
+      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  optionsWebhookTestByPath: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The chat's path ({webhookId}/chat) */
+        path: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The origin may post (headers say so), or not */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       400: components['responses']['BadRequest'];
       404: components['responses']['NotFound'];

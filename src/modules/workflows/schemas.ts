@@ -258,6 +258,10 @@ export const CREDENTIAL_TYPES = {
   httpBasicAuth: ['user', 'password'],
   httpQueryAuth: ['name', 'value'],
   httpBearerAuth: ['token'],
+  // n8n's Multiple Headers Auth: `headers` is `{values: [{name, value}]}` (stored as its JSON text).
+  httpMultipleHeadersAuth: ['headers'],
+  // n8n's Custom Auth: `json` is a JSON object of `headers`, `qs` and `body` merged into each request.
+  httpCustomAuth: ['json'],
   hmacSecret: ['secret'],
   // n8n's JWT credential; which key field it needs depends on keyType (credential-service.ts).
   jwtAuth: [],
@@ -348,10 +352,16 @@ export const JWT_ALGORITHMS = [
 export const CredentialBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9 ._:/-]+$' }),
   type: Type.Enum(Object.keys(CREDENTIAL_TYPES) as CredentialType[]),
-  // n8n's API sends numbers and booleans for ports, databases and switches: kept as their text.
+  // n8n's API sends numbers and booleans for ports, databases and switches: kept as their text. An object
+  // is the value of a structured field (httpMultipleHeadersAuth `headers`, httpCustomAuth `json`): its JSON.
   data: Type.Record(
     Type.String(),
-    Type.Union([Type.String({ maxLength: 10_000 }), Type.Number(), Type.Boolean()]),
+    Type.Union([
+      Type.String({ maxLength: 10_000 }),
+      Type.Number(),
+      Type.Boolean(),
+      Type.Object({}, { additionalProperties: true }),
+    ]),
     { maxProperties: 20 },
   ),
 });

@@ -3,13 +3,15 @@ import { NodeOperationError } from '../engine/node-type.js';
 
 /**
  * The secrets a credential injects into a request: its string values, and those inside an
- * httpCustomAuth `json` (headers, query, body), as sent.
+ * httpCustomAuth `json` (headers, query, body) and an httpMultipleHeadersAuth `headers`, as sent.
  */
 export function credentialSecrets(data: Record<string, unknown> | null | undefined): string[] {
   const out = valuesOf(data);
-  if (typeof data?.json === 'string') {
+  for (const field of ['json', 'headers']) {
+    const text = data?.[field];
+    if (typeof text !== 'string') continue;
     try {
-      collect(JSON.parse(data.json), out);
+      collect(JSON.parse(text), out);
     } catch {
       // Not JSON: its whole text is already in the list.
     }

@@ -16,6 +16,7 @@ import {
 } from '../schemas.js';
 import { ACCOUNT_ACTOR, actorOf, mayManage, mayUse, notUsableAtRun } from './access.js';
 import { type CredentialTestResult, testCredential } from './connection-test.js';
+import { customAuth, multipleHeaders, STRUCTURED_FIELDS } from './http-auth-data.js';
 import type { CredentialPatchBodyT } from './n8n-schemas.js';
 import { RevealCache, type Revealed } from './reveal-cache.js';
 import type { CredentialRow, CredentialStore } from './store.js';
@@ -47,9 +48,20 @@ const view = (row: {
   updatedAt: row.updated_at,
 });
 
-/** The data as stored: every value its text (n8n's API sends ports and switches as numbers and booleans). */
-function asText(data: Record<string, string | number | boolean>): Record<string, string> {
-  return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, String(v)]));
+/**
+ * The data as stored: every value its text (n8n's API sends ports and switches as numbers and booleans,
+ * and a structured field as an object: its JSON). An object anywhere else is refused.
+ */
+function asText(type: string, data: CredentialBodyT['data']): Record<string, string> {
+  const structured = STRUCTURED_FIELDS[type] ?? [];
+  const objects = Object.entries(data).filter(([k, v]) => typeof v === 'object' && !structured.includes(k));
+  if (objects.length > 0)
+    throw new AppError('VALIDATION_ERROR', 'Invalid credential data', {
+      fields: objects.map(([k]) => ({ field: `data.${k}`, message: 'must be a string, number or boolean' })),
+    });
+  return Object.fromEntries(
+    Object.entries(data).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)]),
+  );
 }
 
 /** Every field of the type, non-empty, and nothing else; all problems in one 400. */
@@ -64,9 +76,27 @@ function checkData(type: CredentialType, data: Record<string, string>): void {
       .filter((f) => !wanted.includes(f) && !optional.includes(f))
       .map((f) => ({ field: `data.${f}`, message: `is not a field of type ${type}` })),
     ...(type === 'jwtAuth' ? jwtProblems(data) : []),
+    ...structuredProblems(type, data),
   ];
   if (problems.length > 0)
     throw new AppError('VALIDATION_ERROR', 'Invalid credential data', { fields: problems });
+}
+
+/** httpMultipleHeadersAuth's headers and httpCustomAuth's JSON, read as a request will read them. */
+function structuredProblems(type: CredentialType, data: Record<string, string>) {
+  const problems: Array<{ field: string; message: string }> = [];
+  const check = (field: string, read: (text: string) => unknown) => {
+    const text = data[field];
+    if (typeof text !== 'string' || text === '') return;
+    try {
+      read(text);
+    } catch (error) {
+      problems.push({ field: `data.${field}`, message: (error as Error).message });
+    }
+  };
+  if (type === 'httpMultipleHeadersAuth') check('headers', multipleHeaders);
+  if (type === 'httpCustomAuth') check('json', (text) => customAuth(text, true));
+  return problems;
 }
 
 /**
@@ -147,7 +177,7 @@ export class CredentialService {
 
   /** Owned by its creator (`principal`; none: the operator, for the account). */
   async create(accountId: string, body: CredentialBodyT, principal: Principal | null = null) {
-    const data = asText(body.data);
+    const data = asText(body.type, body.data);
     checkData(body.type, data);
     const at = isoNow(this.clock);
     const row = {
@@ -201,8 +231,11 @@ export class CredentialService {
     if (body.name !== undefined) changes.name = body.name;
     if (body.data !== undefined) {
       const data = body.isPartialData
-        ? { ...(JSON.parse(this.box.decrypt(row.data)) as Record<string, string>), ...asText(body.data) }
-        : asText(body.data);
+        ? {
+            ...(JSON.parse(this.box.decrypt(row.data)) as Record<string, string>),
+            ...asText(row.type, body.data),
+          }
+        : asText(row.type, body.data);
       checkData(row.type as CredentialType, data);
       changes.data = this.box.encrypt(JSON.stringify(data));
     }

@@ -425,8 +425,23 @@ export interface WebhookNodeInfo {
   responseBinaryPropertyName: string;
   /** n8n's Form Trigger: the page served at `/form/{path}` (GET) and the fields a submission holds (POST). */
   form?: FormInfo;
+  /** n8n's Chat Trigger (public): its messages (POST) and, in hosted mode, its chat page (GET). */
+  chat?: ChatInfo;
   /** n8n's MCP Server Trigger: reached at `/mcp/{path}` (JSON-RPC messages), never at `/webhook/`. */
   mcp?: boolean;
+}
+
+/** What a public Chat Trigger serves besides its messages. */
+export interface ChatInfo {
+  /** This entry is the hosted chat page (GET), not the messages (POST). */
+  page: boolean;
+  title: string;
+  subtitle: string;
+  inputPlaceholder: string;
+  /** The assistant's first messages, shown before the user writes (n8n's `initialMessages`, one a line). */
+  initialMessages: string[];
+  /** n8n's `allowedOrigins`: `*` or a comma-separated list of origins whose pages may call the chat. */
+  allowedOrigins: string;
 }
 
 /** The field types of n8n's forms the platform serves (file uploads aside). */

@@ -54,6 +54,7 @@ const DISPLAY: Record<string, string> = {
   '@n8n/n8n-nodes-langchain.toolVectorStore': 'Vector Store Question Answer tool',
   '@n8n/n8n-nodes-langchain.toolWorkflow': 'Call n8n Workflow tool',
   '@n8n/n8n-nodes-langchain.vectorStoreInMemory': 'Simple Vector Store (in memory)',
+  '@n8n/n8n-nodes-langchain.vectorStorePGVector': 'Postgres PGVector Store',
   'n8n-nodes-base.sort': 'Sort',
   'n8n-nodes-base.limit': 'Limit',
   'n8n-nodes-base.removeDuplicates': 'Remove Duplicates',

@@ -7,6 +7,7 @@ import { decodeUtf8Sliced, JSON_INLINE_BYTES, parseJsonSliced } from '../../../c
 import { withErrors } from '../../../core/http/schemas.js';
 import type { ExecutionResumer } from '../executions/resumer.js';
 import type { WebhookCall } from './call.js';
+import { chatCorsHeaders, chatPage } from './chat-page.js';
 import { completionPage, formPage, nextPagePending, responseTextPage, submittedPage } from './form-page.js';
 import { formItem, valuesFromForm, valuesFromJson } from './form-submission.js';
 import type { StoredResponse } from './response.js';
@@ -177,7 +178,9 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
       const path = (request.params as { '*'?: string })['*'];
       const url = request.routeOptions.url;
       if ((url === '/webhook/*' || url === '/webhook-test/*') && path !== undefined) {
-        request.webhookMatch = await deps.webhooks.match(request.method, path, url === '/webhook-test/*');
+        // A preflight asks about the POST that follows (a chat's CORS).
+        const method = request.method === 'OPTIONS' ? 'POST' : request.method;
+        request.webhookMatch = await deps.webhooks.match(method, path, url === '/webhook-test/*');
       }
       if (url === '/mcp/*' && path !== undefined) {
         const noServer = () =>
@@ -257,12 +260,22 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
               `An MCP Server Trigger listens here: its endpoint is /mcp/${match.route.path}`,
             );
           const path = (request.params as { '*': string })['*'];
+          const chat = match.hook.chat;
+          if (chat?.page) {
+            const page = chatPage(chat);
+            const headers = await deps.webhooks.authorize(callOf(request, path), match);
+            return reply
+              .headers({ ...headers, ...page.headers })
+              .send(request.method === 'HEAD' ? '' : page.html);
+          }
+          const cors = chat ? chatCorsHeaders(chat, request.headers.origin) : {};
           const { response, headers } = await deps.webhooks.handle(callOf(request, path), match);
-          return send(reply, response, request.method === 'HEAD', headers);
+          return send(reply, response, request.method === 'HEAD', { ...headers, ...cors });
         },
       });
     }
 
+    chatPreflightRoutes(scope);
     formRoutes(scope, deps);
     formWaitingRoutes(scope, deps);
     mcpRoutes(scope, deps);
@@ -304,6 +317,30 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
 /** Whether the caller is a browser posting the page (answered with pages), not a JSON client. */
 const isPagePost = (request: FastifyRequest) =>
   mediaType(request.headers['content-type']) === 'application/x-www-form-urlencoded';
+
+/** A browser's preflight before posting to a public Chat Trigger from another origin (its `allowedOrigins`). */
+function chatPreflightRoutes(scope: FastifyInstance): void {
+  for (const url of ['/webhook/*', '/webhook-test/*'] as const) {
+    scope.route({
+      method: 'OPTIONS',
+      url,
+      config: { public: true, limited: true },
+      schema: {
+        tags: ['Webhooks'],
+        summary: "CORS preflight of a public Chat Trigger's messages",
+        params: Type.Object({ '*': Type.String({ description: "The chat's path ({webhookId}/chat)" }) }),
+        response: withErrors({
+          204: Type.Null({ description: 'The origin may post (headers say so), or not' }),
+        }),
+      },
+      handler: async (request, reply) => {
+        const chat = request.webhookMatch?.hook.chat;
+        if (!chat) throw new AppError('WEBHOOK_NOT_FOUND', 'No chat listens here');
+        return reply.code(204).headers(chatCorsHeaders(chat, request.headers.origin)).send();
+      },
+    });
+  }
+}
 
 /**
  * n8n's Form Trigger: `GET /form/{path}` serves the page, `POST` takes a submission as the trigger's

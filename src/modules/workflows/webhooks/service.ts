@@ -121,7 +121,9 @@ export class WebhookService {
       );
     }
     const def = await this.deps.runner.definition(route.workflow_id, route.version);
-    const hook = def && webhookNodesOf(def).find((h) => h.nodeName === route.node_name);
+    // A node may serve a path by two methods (the Chat Trigger's page and messages): the route's own first.
+    const hooks = def ? webhookNodesOf(def).filter((h) => h.nodeName === route.node_name) : [];
+    const hook = hooks.find((h) => h.httpMethod === route.method) ?? hooks[0];
     if (!def || !hook) {
       this.routes.delete(path);
       throw notFound();
@@ -184,6 +186,14 @@ export class WebhookService {
       throw new AppError('FORBIDDEN', 'IP is not whitelisted to access the webhook!', {});
     const caller = await authenticateWebhook(call, match.hook, match.route.account_id, this.deps.auth);
     return { response: await this.run(call, match, caller), headers: caller.headers };
+  }
+
+  /** A page a webhook node serves (the Chat Trigger's): its caller checked as a call would be; its headers. */
+  async authorize(call: WebhookCall, match: WebhookMatch): Promise<Record<string, string>> {
+    const allowed = match.hook.options.ipAllowList;
+    if (allowed && allowed.length > 0 && !ipMatcher(allowed)(call.clientAddress))
+      throw new AppError('FORBIDDEN', 'IP is not whitelisted to access the webhook!', {});
+    return (await authenticateWebhook(call, match.hook, match.route.account_id, this.deps.auth)).headers;
   }
 
   /**

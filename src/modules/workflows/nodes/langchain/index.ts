@@ -25,6 +25,7 @@ import { toolHttpRequestNode } from './tool-http-request/index.js';
 import { toolVectorStoreNode } from './tool-vector-store/index.js';
 import { toolWorkflowNode } from './tool-workflow/index.js';
 import { vectorStoreInMemoryNode } from './vector-store-in-memory/index.js';
+import { vectorStorePgVectorNode } from './vector-store-pg-vector/index.js';
 
 /** n8n's AI nodes (`@n8n/n8n-nodes-langchain.*`): root nodes and the sub-nodes attached to them. */
 export const langchainNodeTypes: NodeType[] = [
@@ -55,4 +56,5 @@ export const langchainNodeTypes: NodeType[] = [
   toolVectorStoreNode,
   toolWorkflowNode,
   vectorStoreInMemoryNode,
+  vectorStorePgVectorNode,
 ];

@@ -1,7 +1,13 @@
 import { type Static, Type } from 'typebox';
 import { defineNode, output } from '../../../engine/node-type.js';
 import { withDefaults } from '../../../engine/parameters.js';
-import { credentialRefOf, type Item, type Json, type WorkflowNode } from '../../../engine/types.js';
+import {
+  type ChatInfo,
+  credentialRefOf,
+  type Item,
+  type Json,
+  type WorkflowNode,
+} from '../../../engine/types.js';
 import type { WebhookNodeInfo } from '../../../engine/webhook-nodes.js';
 import { WebhookParameters, type WebhookParams } from '../../platform/webhook/index.js';
 import { LANGCHAIN } from '../ai-parts.js';
@@ -27,7 +33,7 @@ const Parameters = Type.Object(
   {
     public: Type.Boolean({ default: false }),
     mode: Type.Enum(['hostedChat', 'webhook'] as const, { default: 'hostedChat' }),
-    authentication: Type.Enum(['none', 'basicAuth'] as const, { default: 'none' }),
+    authentication: Type.Enum(['none', 'basicAuth', 'n8nUserAuth'] as const, { default: 'none' }),
     initialMessages: Type.Optional(Type.String({ maxLength: 10_000 })),
     availableInChat: Type.Optional(Type.Boolean()),
     agentName: Type.Optional(Type.String({ maxLength: 200 })),
@@ -46,7 +52,9 @@ const MAX_CHAT_BYTES = 256 * 1024;
  * `POST /webhook/{webhookId}/chat` with `{action: 'sendMessage', sessionId, chatInput}` (what n8n's
  * `@n8n/chat` widget sends); the answer is the last node's first item (`{output}` of an agent), or what a
  * Respond to Webhook node answers. Its item is the message itself, as in n8n: `{sessionId, action,
- * chatInput}`. Streaming answers and n8n's own hosted page are not served (the widget's webhook mode is).
+ * chatInput}`. In hosted mode `GET` on the same path is the chat page (the platform's own, speaking the
+ * same webhook); `allowedOrigins` decides which other origins' pages may read the answers. Streaming
+ * answers are not served.
  */
 export const chatTriggerNode = defineNode({
   type: `${LANGCHAIN}.chatTrigger`,
@@ -56,16 +64,21 @@ export const chatTriggerNode = defineNode({
   inputs: 0,
   webhook: { parse: chatWebhook },
   check(params) {
+    const problems: Array<{ path: string; message: string }> = [];
     // Refused rather than ignored: the chat would lose its history without saying so.
     const load = params.options.loadPreviousSession;
-    return load !== undefined && load !== 'notSupported'
-      ? [
-          {
-            path: 'parameters.options.loadPreviousSession',
-            message: 'loading a previous session is not supported here yet',
-          },
-        ]
-      : [];
+    if (load !== undefined && load !== 'notSupported')
+      problems.push({
+        path: 'parameters.options.loadPreviousSession',
+        message: 'loading a previous session is not supported here yet',
+      });
+    // n8n's own editor login has no counterpart here: an open chat would be worse than a refusal.
+    if (params.authentication === 'n8nUserAuth')
+      problems.push({
+        path: 'parameters.authentication',
+        message: "n8n user authentication is not available here: use 'basicAuth' (or 'none')",
+      });
+    return problems;
   },
   async execute(ctx) {
     const items = ctx.items.length > 0 ? ctx.items : [{ json: {} }];
@@ -87,34 +100,48 @@ function chatItem(item: Item): Item {
   return { json: fields, ...(item.binary ? { binary: item.binary } : {}) };
 }
 
+/** n8n's defaults for the hosted chat's texts. */
+const DEFAULT_INITIAL_MESSAGES = 'Hi there! 👋\nMy name is Nathan. How can I assist you today?';
+
 function chatWebhook(node: WorkflowNode): WebhookNodeInfo[] {
   const p = withDefaults(Parameters, node.parameters) as Static<typeof Parameters>;
-  if (!p.public) return [];
+  if (!p.public || p.authentication === 'n8nUserAuth') return [];
   const defaults = withDefaults(WebhookParameters, { path: 'chat' }) as WebhookParams;
-  return [
-    {
-      nodeName: node.name,
-      nodeId: node.id,
-      path: `${node.webhookId ?? node.id}/chat`,
-      dynamicPrefix: null,
-      httpMethod: 'POST',
-      authentication: p.authentication,
-      credentialId:
-        p.authentication === 'basicAuth' ? (credentialRefOf(node.credentials?.httpBasicAuth) ?? null) : null,
-      responseMode: p.options.responseMode === 'responseNode' ? 'responseNode' : 'lastNode',
-      responseCode: 200,
-      responseData: 'firstEntryJson',
-      options: {
-        ...defaults.options,
-        bodyLimitBytes: MAX_CHAT_BYTES * 2,
-        rawBody: false,
-        dedupeKey: null,
-        ipAllowList: null,
-        binaryBody: 'never',
-        binaryPropertyName: null,
-        rawBodyAs: 'json',
-      },
-      responseBinaryPropertyName: 'data',
+  const hosted = p.mode === 'hostedChat';
+  const chat: ChatInfo = {
+    page: false,
+    title: p.options.title ?? 'Hi there! 👋',
+    subtitle: p.options.subtitle ?? "Start a chat. We're here to help you 24/7.",
+    inputPlaceholder: p.options.inputFieldPlaceholder ?? 'Type your question..',
+    initialMessages: hosted
+      ? (p.initialMessages ?? DEFAULT_INITIAL_MESSAGES).split('\n').filter((line) => line.trim() !== '')
+      : [],
+    allowedOrigins: p.options.allowedOrigins ?? '*',
+  };
+  const entry = (httpMethod: 'POST' | 'GET', page: boolean): WebhookNodeInfo => ({
+    nodeName: node.name,
+    nodeId: node.id,
+    path: `${node.webhookId ?? node.id}/chat`,
+    dynamicPrefix: null,
+    httpMethod,
+    authentication: p.authentication === 'basicAuth' ? 'basicAuth' : 'none',
+    credentialId:
+      p.authentication === 'basicAuth' ? (credentialRefOf(node.credentials?.httpBasicAuth) ?? null) : null,
+    responseMode: p.options.responseMode === 'responseNode' ? 'responseNode' : 'lastNode',
+    responseCode: 200,
+    responseData: 'firstEntryJson',
+    options: {
+      ...defaults.options,
+      bodyLimitBytes: MAX_CHAT_BYTES * 2,
+      rawBody: false,
+      dedupeKey: null,
+      ipAllowList: null,
+      binaryBody: 'never',
+      binaryPropertyName: null,
+      rawBodyAs: 'json',
     },
-  ];
+    responseBinaryPropertyName: 'data',
+    chat: { ...chat, page },
+  });
+  return hosted ? [entry('POST', false), entry('GET', true)] : [entry('POST', false)];
 }

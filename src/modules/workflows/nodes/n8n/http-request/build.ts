@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { customAuth, multipleHeaders } from '../../../credentials/http-auth-data.js';
 import { binaryBytes } from '../../../engine/binary.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { Item, OutboundRequest } from '../../../engine/types.js';
@@ -205,19 +206,13 @@ function applyCredential(req: PreparedRequest, { type, data }: AppliedCredential
     case 'httpQueryAuth':
       req.qs[need('name')] = need('value');
       return;
+    case 'httpMultipleHeadersAuth':
+      for (const [name, value] of fromCredential(() => multipleHeaders(need('headers')))) header(name, value);
+      return;
     case 'httpCustomAuth': {
-      let custom: {
-        headers?: Record<string, unknown>;
-        body?: Record<string, unknown>;
-        qs?: Record<string, unknown>;
-      };
-      try {
-        custom = JSON.parse(data.json || '{}');
-      } catch {
-        throw new NodeOperationError('Invalid Custom Auth JSON');
-      }
-      for (const [k, v] of Object.entries(custom.headers ?? {})) header(k, headerValue(v));
-      if (custom.qs) Object.assign(req.qs, custom.qs);
+      const custom = fromCredential(() => customAuth(data.json ?? ''));
+      for (const [name, value] of custom.headers) header(name, value);
+      Object.assign(req.qs, custom.qs);
       if (custom.body) {
         const base = req.body?.kind === 'json' || req.body?.kind === 'form' ? req.body.value : {};
         const merged = { ...(base as Record<string, unknown>), ...custom.body };
@@ -226,6 +221,15 @@ function applyCredential(req: PreparedRequest, { type, data }: AppliedCredential
       }
       return;
     }
+  }
+}
+
+/** A credential's structured field, read; what is wrong with it is the node's error. */
+function fromCredential<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw new NodeOperationError((error as Error).message);
   }
 }
 

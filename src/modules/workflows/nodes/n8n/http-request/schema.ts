@@ -184,5 +184,6 @@ export const GENERIC_AUTH_TYPES = [
   'httpHeaderAuth',
   'httpQueryAuth',
   'httpCustomAuth',
+  'httpMultipleHeadersAuth',
 ] as const;
 export type GenericAuthType = (typeof GENERIC_AUTH_TYPES)[number];

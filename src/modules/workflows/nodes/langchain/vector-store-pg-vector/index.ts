@@ -1,0 +1,182 @@
+import { type Static, Type } from 'typebox';
+import { defineNode, type NodeExecutionContext, NodeOperationError } from '../../../engine/node-type.js';
+import type { Item, Json } from '../../../engine/types.js';
+import { postgresPool, runQuery, withConnection } from '../../n8n/postgres/client.js';
+import { boundsOf } from '../../n8n/sql/bounds.js';
+import { nodeCredential } from '../../n8n/sql/credential.js';
+import { type AiTool, LANGCHAIN, locatorValue, requiredPart, type VectorStore } from '../ai-parts.js';
+import { toolNameOf } from '../from-ai.js';
+import { vectorStoreTool } from '../vector-store-in-memory/index.js';
+import { type Connect, type PgVectorOptions, pgVectorStore } from './store.js';
+
+const Options = Type.Object(
+  {
+    distanceStrategy: Type.Optional(Type.Enum(['cosine', 'innerProduct', 'euclidean'] as const)),
+    collection: Type.Optional(
+      Type.Object({
+        values: Type.Optional(
+          Type.Object({
+            useCollection: Type.Optional(Type.Boolean()),
+            collectionName: Type.Optional(Type.String({ maxLength: 500 })),
+            collectionTableName: Type.Optional(Type.String({ maxLength: 63 })),
+          }),
+        ),
+      }),
+    ),
+    columnNames: Type.Optional(
+      Type.Object({
+        values: Type.Optional(
+          Type.Object({
+            idColumnName: Type.Optional(Type.String({ maxLength: 63 })),
+            vectorColumnName: Type.Optional(Type.String({ maxLength: 63 })),
+            contentColumnName: Type.Optional(Type.String({ maxLength: 63 })),
+            metadataColumnName: Type.Optional(Type.String({ maxLength: 63 })),
+          }),
+        ),
+      }),
+    ),
+    metadata: Type.Optional(
+      Type.Object({
+        metadataValues: Type.Optional(
+          Type.Array(Type.Object({ name: Type.String({ maxLength: 500 }), value: Type.Unknown() }), {
+            maxItems: 100,
+          }),
+        ),
+      }),
+    ),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+const Parameters = Type.Object(
+  {
+    mode: Type.Enum(['load', 'insert', 'retrieve', 'retrieve-as-tool'] as const, { default: 'retrieve' }),
+    tableName: Type.Union(
+      [
+        Type.String({ maxLength: 63 }),
+        Type.Object({
+          __rl: Type.Optional(Type.Boolean()),
+          mode: Type.Optional(Type.String()),
+          value: Type.String({ maxLength: 63 }),
+          cachedResultName: Type.Optional(Type.String()),
+        }),
+      ],
+      { default: 'n8n_vectors' },
+    ),
+    createExtension: Type.Optional(Type.Boolean()),
+    prompt: Type.String({ default: '', maxLength: 100_000 }),
+    topK: Type.Integer({ minimum: 0, maximum: 1_000, default: 4 }),
+    includeDocumentMetadata: Type.Boolean({ default: true }),
+    toolName: Type.String({ default: '', maxLength: 64 }),
+    toolDescription: Type.String({ default: '', maxLength: 10_000 }),
+    useReranker: Type.Optional(Type.Boolean()),
+    embeddingBatchSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_000 })),
+    options: Options,
+    notice: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+type Params = Static<typeof Parameters>;
+
+const withMain = new Set(['load', 'insert']);
+
+/** n8n's options as the store's: its defaults are LangChain's (n8n_vectors, id/embedding/text/metadata, cosine). */
+function optionsOf(p: Params): PgVectorOptions {
+  const columns = p.options.columnNames?.values ?? {};
+  const collection = p.options.collection?.values;
+  const filter = p.options.metadata?.metadataValues ?? [];
+  return {
+    table: locatorValue(p.tableName) || 'n8n_vectors',
+    columns: {
+      id: columns.idColumnName || 'id',
+      vector: columns.vectorColumnName || 'embedding',
+      content: columns.contentColumnName || 'text',
+      metadata: columns.metadataColumnName || 'metadata',
+    },
+    distance: p.options.distanceStrategy ?? 'cosine',
+    collection: collection?.useCollection
+      ? {
+          name: collection.collectionName || 'n8n',
+          table: collection.collectionTableName || 'n8n_vector_collections',
+        }
+      : null,
+    filter:
+      filter.length > 0 ? Object.fromEntries(filter.map((f) => [f.name, (f.value ?? null) as Json])) : null,
+  };
+}
+
+/** Connections of the node's `postgres` credential, reached through the outbound-address guard. */
+async function connectOf(ctx: NodeExecutionContext<unknown>): Promise<Connect> {
+  const credential = await nodeCredential(ctx, 'postgres');
+  const pool = await postgresPool(credential, ctx.deps.connectAddress);
+  const bounds = boundsOf({}, ctx.deadlineAt);
+  return (work) =>
+    withConnection(pool, (client) =>
+      work((sql, values) => runQuery(client, sql, values, bounds, { rows: 0 })),
+    );
+}
+
+/**
+ * n8n's Postgres PGVector Store (vectorStorePGVector) on the workflow's own PostgreSQL with pgvector,
+ * behind the same vector store part as the Simple Vector Store: `insert` embeds its loader's documents,
+ * `load` answers the nearest to a prompt; as a sub-node, `retrieve` is a store for a retriever or a
+ * Vector Store tool and `retrieve-as-tool` a tool of an agent.
+ */
+export const vectorStorePgVectorNode = defineNode({
+  type: `${LANGCHAIN}.vectorStorePGVector`,
+  versions: [1, 1.1, 1.2, 1.3],
+  schema: Parameters,
+  inputs: (params) => (withMain.has(String(params.mode ?? 'retrieve')) ? 1 : 0),
+  subNode: 'ai_vectorStore',
+  alsoSupplies: ['ai_tool'],
+  aiInputs: ['ai_embedding', 'ai_document'],
+  async execute(ctx) {
+    const out: Item[] = [];
+    const connect = await connectOf(ctx as NodeExecutionContext<unknown>);
+    for (let i = 0; i < ctx.items.length; i++) {
+      const p = await ctx.params(i);
+      const embeddings = await requiredPart(ctx.subNodes('ai_embedding'), i, 'embeddings', 'Embeddings');
+      const store = pgVectorStore(connect, optionsOf(p), embeddings);
+      if (p.mode === 'insert') {
+        const source = await requiredPart(ctx.subNodes('ai_document'), i, 'documents', 'Document');
+        await store.add(source.documents);
+        for (const d of source.documents)
+          out.push({ json: { metadata: d.metadata, pageContent: d.pageContent }, pairedItem: { item: i } });
+      } else if (p.mode === 'load') {
+        for (const { document, score } of await store.search(p.prompt, p.topK)) {
+          const doc: Record<string, Json> = p.includeDocumentMetadata
+            ? { pageContent: document.pageContent, metadata: document.metadata }
+            : { pageContent: document.pageContent };
+          out.push({ json: { document: doc, score }, pairedItem: { item: i } });
+        }
+      } else {
+        throw new NodeOperationError(`In '${p.mode}' mode the vector store runs only attached to an AI node`);
+      }
+    }
+    return { kind: 'output', output: [out] };
+  },
+  async supply(ctx, itemIndex): Promise<VectorStore | AiTool> {
+    const p = await ctx.params(itemIndex);
+    if (p.mode !== 'retrieve' && p.mode !== 'retrieve-as-tool')
+      throw new NodeOperationError(`A vector store in '${p.mode}' mode cannot be attached to another node`);
+    const embeddings = await requiredPart(
+      ctx.subNodes('ai_embedding'),
+      itemIndex,
+      'embeddings',
+      'Embeddings',
+    );
+    const store = pgVectorStore(
+      await connectOf(ctx as NodeExecutionContext<unknown>),
+      optionsOf(p),
+      embeddings,
+    );
+    if (p.mode === 'retrieve') return store;
+    return vectorStoreTool(
+      toolNameOf(p.toolName || ctx.node.name),
+      p.toolDescription,
+      store,
+      p.topK,
+      p.includeDocumentMetadata,
+    );
+  },
+});

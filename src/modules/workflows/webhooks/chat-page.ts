@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import type { ChatInfo } from '../engine/index.js';
+import { escapeHtml, type FormPage } from './form-page.js';
+
+const STYLE = `body{font-family:system-ui,sans-serif;background:#f5f5f7;margin:0;display:flex;flex-direction:column;height:100vh}
+header{background:#fff;padding:1rem 1.5rem;box-shadow:0 1px 4px #0002}h1{margin:0;font-size:1.3rem}header p{margin:.3rem 0 0;color:#555}
+#log{flex:1;overflow-y:auto;padding:1rem 1.5rem;display:flex;flex-direction:column;gap:.6rem}
+.msg{max-width:75%;padding:.6rem .9rem;border-radius:10px;white-space:pre-wrap;word-wrap:break-word}
+.bot{background:#fff;align-self:flex-start;box-shadow:0 1px 2px #0002}.user{background:#2b6cb0;color:#fff;align-self:flex-end}
+.error{background:#fde8e8;color:#b00020;align-self:flex-start}
+form{display:flex;gap:.5rem;padding:1rem 1.5rem;background:#fff}input{flex:1;padding:.6rem;font:inherit}button{padding:.6rem 1.2rem;font:inherit}`;
+
+/**
+ * The chat: each message is posted to this same URL as n8n's chat widget posts it (`{action:
+ * 'sendMessage', sessionId, chatInput}`), the answer's `output` (or `text`) shown. Every text is set
+ * with textContent, never parsed as HTML.
+ */
+const SCRIPT = `(()=>{const cfg=JSON.parse(document.getElementById('chat-config').textContent);
+const log=document.getElementById('log'),form=document.getElementById('send'),input=document.getElementById('input');
+let sessionId=sessionStorage.getItem('chatSessionId');if(!sessionId){sessionId=crypto.randomUUID();sessionStorage.setItem('chatSessionId',sessionId);}
+const show=(text,cls)=>{const d=document.createElement('div');d.className='msg '+cls;d.textContent=text;log.appendChild(d);log.scrollTop=log.scrollHeight;};
+for(const m of cfg.initialMessages)show(m,'bot');
+const textOf=(a)=>{if(typeof a==='string')return a;if(Array.isArray(a))a=a[0];if(a&&typeof a==='object'){for(const k of ['output','text','message','answer'])if(typeof a[k]==='string')return a[k];}return JSON.stringify(a);};
+form.addEventListener('submit',async(e)=>{e.preventDefault();const chatInput=input.value.trim();if(!chatInput)return;input.value='';show(chatInput,'user');
+try{const r=await fetch(location.pathname,{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify({action:'sendMessage',sessionId,chatInput})});
+const t=await r.text();let body;try{body=JSON.parse(t);}catch{body=t;}
+if(!r.ok){show((body&&body.message)||('Error '+r.status),'error');return;}show(textOf(body),'bot');}catch(err){show(String(err),'error');}});})();`;
+
+/** JSON for a `<script type="application/json">`: `<` escaped so no text can close the element. */
+const inertJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+
+/**
+ * The Chat Trigger's hosted page (n8n serves its `@n8n/chat` widget there; this is the platform's own
+ * small page speaking the same webhook). Script and style run only by this response's nonce, and the
+ * page may call nothing but its own origin.
+ */
+export function chatPage(chat: ChatInfo): FormPage {
+  const nonce = randomBytes(16).toString('base64');
+  const config = { initialMessages: chat.initialMessages };
+  const subtitle = chat.subtitle ? `<p>${escapeHtml(chat.subtitle)}</p>` : '';
+  const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(chat.title)}</title><style nonce="${nonce}">${STYLE}</style></head><body><header><h1>${escapeHtml(chat.title)}</h1>${subtitle}</header><div id="log" aria-live="polite"></div><form id="send"><input id="input" autocomplete="off" placeholder="${escapeHtml(chat.inputPlaceholder)}" aria-label="Message"><button type="submit">Send</button></form><script type="application/json" id="chat-config">${inertJson(config)}</script><script nonce="${nonce}">${SCRIPT}</script></body></html>`;
+  return {
+    html,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'`,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'cache-control': 'no-store',
+    },
+  };
+}
+
+/**
+ * n8n's `allowedOrigins` for a chat's answers: the caller's Origin echoed when `*` or listed (with
+ * `Vary: Origin`); nothing for another origin, whose page then cannot read the answer.
+ */
+export function chatCorsHeaders(chat: ChatInfo, origin: string | undefined): Record<string, string> {
+  if (!origin) return {};
+  const allowed = chat.allowedOrigins
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
+  if (!allowed.includes('*') && !allowed.includes(origin)) return {};
+  return {
+    'access-control-allow-origin': origin,
+    'access-control-allow-methods': 'OPTIONS, GET, POST',
+    'access-control-allow-headers': 'content-type, authorization',
+    'access-control-max-age': '300',
+    vary: 'Origin',
+  };
+}
