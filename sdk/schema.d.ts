@@ -4357,7 +4357,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/api/v1/document-store/chunks/{storeId}/{loaderId}/{pageNo}': {
+  '/api/v1/document-store/chunks/{storeId}/{loaderId}/{pageOrChunkId}': {
     parameters: {
       query?: never;
       header?: never;
@@ -4370,10 +4370,22 @@ export interface paths {
      *
      *     API keys only. Requires the scope `flow:read`.
      */
-    get: operations['getApiV1DocumentStoreChunksByStoreIdByLoaderIdByPageNo'];
-    put?: never;
+    get: operations['getApiV1DocumentStoreChunksByStoreIdByLoaderIdByPageOrChunkId'];
+    /**
+     * Edit a chunk's text (its document is chunked and embedded again)
+     * @description Edit a chunk's text (its document is chunked and embedded again)
+     *
+     *     API keys only. Requires the scope `flow:write`.
+     */
+    put: operations['putApiV1DocumentStoreChunksByStoreIdByLoaderIdByPageOrChunkId'];
     post?: never;
-    delete?: never;
+    /**
+     * Delete a chunk (its document is chunked and embedded again without it)
+     * @description Delete a chunk (its document is chunked and embedded again without it)
+     *
+     *     API keys only. Requires the scope `flow:delete`.
+     */
+    delete: operations['deleteApiV1DocumentStoreChunksByStoreIdByLoaderIdByPageOrChunkId'];
     options?: never;
     /**
      * A page of a loader's chunks (headers only)
@@ -4381,7 +4393,7 @@ export interface paths {
      *
      *     API keys only. Requires the scope `flow:read`.
      */
-    head: operations['headApiV1DocumentStoreChunksByStoreIdByLoaderIdByPageNo'];
+    head: operations['headApiV1DocumentStoreChunksByStoreIdByLoaderIdByPageOrChunkId'];
     patch?: never;
     trace?: never;
   };
@@ -4402,34 +4414,6 @@ export interface paths {
      */
     post: operations['postApiV1DocumentStoreRefreshById'];
     delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/document-store/chunks/{storeId}/{loaderId}/{chunkId}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Edit a chunk's text (its document is chunked and embedded again)
-     * @description Edit a chunk's text (its document is chunked and embedded again)
-     *
-     *     API keys only. Requires the scope `flow:write`.
-     */
-    put: operations['putApiV1DocumentStoreChunksByStoreIdByLoaderIdByChunkId'];
-    post?: never;
-    /**
-     * Delete a chunk (its document is chunked and embedded again without it)
-     * @description Delete a chunk (its document is chunked and embedded again without it)
-     *
-     *     API keys only. Requires the scope `flow:delete`.
-     */
-    delete: operations['deleteApiV1DocumentStoreChunksByStoreIdByLoaderIdByChunkId'];
     options?: never;
     head?: never;
     patch?: never;
@@ -16444,6 +16428,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
@@ -22860,6 +22845,24 @@ export interface operations {
           'application/json': string;
         };
       };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
     };
   };
   headApiV1Ping: {
@@ -22873,6 +22876,20 @@ export interface operations {
     responses: {
       /** @description OK */
       200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
         headers: {
           [name: string]: unknown;
         };
@@ -25051,14 +25068,15 @@ export interface operations {
       };
     };
   };
-  getApiV1DocumentStoreChunksByStoreIdByLoaderIdByPageNo: {
+  getApiV1DocumentStoreChunksByStoreIdByLoaderIdByPageOrChunkId: {
     parameters: {
       query?: never;
       header?: never;
       path: {
         storeId: string;
         loaderId: string;
-        pageNo: number;
+        /** @description The page number, from 1 */
+        pageOrChunkId: number;
       };
       cookie?: never;
     };
@@ -25096,14 +25114,123 @@ export interface operations {
       };
     };
   };
-  headApiV1DocumentStoreChunksByStoreIdByLoaderIdByPageNo: {
+  putApiV1DocumentStoreChunksByStoreIdByLoaderIdByPageOrChunkId: {
     parameters: {
       query?: never;
       header?: never;
       path: {
         storeId: string;
         loaderId: string;
-        pageNo: number;
+        /** @description The chunk's id */
+        pageOrChunkId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "pageContent": "string"
+         *     }
+         */
+        'application/json': {
+          pageContent: string;
+          metadata?: {
+            [key: string]: unknown;
+          };
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example {} */
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  deleteApiV1DocumentStoreChunksByStoreIdByLoaderIdByPageOrChunkId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        storeId: string;
+        loaderId: string;
+        /** @description The chunk's id */
+        pageOrChunkId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example {} */
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+      /** @description Error (Flowise shape) */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowiseError'];
+        };
+      };
+    };
+  };
+  headApiV1DocumentStoreChunksByStoreIdByLoaderIdByPageOrChunkId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        storeId: string;
+        loaderId: string;
+        /** @description The page number, from 1 */
+        pageOrChunkId: number;
       };
       cookie?: never;
     };
@@ -25164,112 +25291,6 @@ export interface operations {
           'application/json': {
             [key: string]: unknown;
           }[];
-        };
-      };
-      /** @description Error (Flowise shape) */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['FlowiseError'];
-        };
-      };
-      /** @description Error (Flowise shape) */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['FlowiseError'];
-        };
-      };
-    };
-  };
-  putApiV1DocumentStoreChunksByStoreIdByLoaderIdByChunkId: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        storeId: string;
-        loaderId: string;
-        chunkId: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "pageContent": "string"
-         *     }
-         */
-        'application/json': {
-          pageContent: string;
-          metadata?: {
-            [key: string]: unknown;
-          };
-        } & {
-          [key: string]: unknown;
-        };
-      };
-    };
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /** @example {} */
-          'application/json': {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description Error (Flowise shape) */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['FlowiseError'];
-        };
-      };
-      /** @description Error (Flowise shape) */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['FlowiseError'];
-        };
-      };
-    };
-  };
-  deleteApiV1DocumentStoreChunksByStoreIdByLoaderIdByChunkId: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        storeId: string;
-        loaderId: string;
-        chunkId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /** @example {} */
-          'application/json': {
-            [key: string]: unknown;
-          };
         };
       };
       /** @description Error (Flowise shape) */
@@ -29630,7 +29651,12 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    /** @description multipart/form-data: one part `files` per file (at most 10); `base64` = "true" answers their bytes */
+    requestBody: {
+      content: {
+        'multipart/form-data': unknown;
+      };
+    };
     responses: {
       /** @description OK */
       200: {

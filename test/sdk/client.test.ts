@@ -194,6 +194,11 @@ describe('generated TypeScript client (sdk/)', () => {
     const credentials = await api.GET('/api/v1/credentials');
     expect(credentials.response.status).toBe(200);
 
+    // No repository is configured here: the pull says so in the documented 400.
+    const pull = await api.POST('/api/v1/source-control/pull', { body: {} });
+    expect(pull.response.status).toBe(400);
+    expect(JSON.stringify(pull.error)).toContain('SOURCE_CONTROL_REPO_URL');
+
     const audit = await api.POST('/api/v1/audit', {
       body: { additionalOptions: { categories: ['instance'] } },
     });

@@ -46,6 +46,11 @@ export function attachmentRoutes(
             chatflowId: Type.String({ minLength: 1, maxLength: 100 }),
             chatId: Type.String({ minLength: 1, maxLength: 200 }),
           }),
+          // The parts are read in the handler (the multipart plugin leaves the body unset): documented only.
+          consumes: ['multipart/form-data'],
+          body: Type.Unknown({
+            description: `multipart/form-data: one part \`files\` per file (at most ${MAX_FILES}); \`base64\` = "true" answers their bytes`,
+          }),
           response: withFlowiseErrors({ 200: Type.Array(Attachment) }),
         },
       },

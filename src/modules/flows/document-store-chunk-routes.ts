@@ -22,7 +22,8 @@ const flow = { auth: { service: 'flow' }, errorFormat: 'flowise' } as const;
 const ChunkParams = Type.Object({
   storeId: Type.String({ minLength: 1, maxLength: 200 }),
   loaderId: Type.String({ minLength: 1, maxLength: 200 }),
-  chunkId: Type.String({ minLength: 1, maxLength: 200 }),
+  // One name with the page route's (`GET …/{pageOrChunkId}`): a path may name a parameter only one way.
+  pageOrChunkId: Type.String({ minLength: 1, maxLength: 200, description: "The chunk's id" }),
 });
 const ChunkBody = Type.Object(
   {
@@ -147,7 +148,7 @@ export function documentStoreChunkRoutes(
   };
 
   r.put(
-    '/api/v1/document-store/chunks/:storeId/:loaderId/:chunkId',
+    '/api/v1/document-store/chunks/:storeId/:loaderId/:pageOrChunkId',
     {
       config: flow,
       schema: {
@@ -161,11 +162,17 @@ export function documentStoreChunkRoutes(
     async (request) => {
       const found = await store(request, request.params.storeId);
       const loader = loaderOf(found, request.params.loaderId);
-      return rewrite(principalOf(request), found, loader, request.params.chunkId, request.body.pageContent);
+      return rewrite(
+        principalOf(request),
+        found,
+        loader,
+        request.params.pageOrChunkId,
+        request.body.pageContent,
+      );
     },
   );
   r.delete(
-    '/api/v1/document-store/chunks/:storeId/:loaderId/:chunkId',
+    '/api/v1/document-store/chunks/:storeId/:loaderId/:pageOrChunkId',
     {
       config: flow,
       schema: {
@@ -178,7 +185,7 @@ export function documentStoreChunkRoutes(
     async (request) => {
       const found = await store(request, request.params.storeId);
       const loader = loaderOf(found, request.params.loaderId);
-      return rewrite(principalOf(request), found, loader, request.params.chunkId, '');
+      return rewrite(principalOf(request), found, loader, request.params.pageOrChunkId, '');
     },
   );
 }

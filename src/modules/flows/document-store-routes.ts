@@ -368,7 +368,7 @@ export function documentStoreRoutes(
     },
   );
   r.get(
-    '/api/v1/document-store/chunks/:storeId/:loaderId/:pageNo',
+    '/api/v1/document-store/chunks/:storeId/:loaderId/:pageOrChunkId',
     {
       config: flow,
       schema: {
@@ -377,13 +377,17 @@ export function documentStoreRoutes(
         params: Type.Object({
           storeId: Type.String({ maxLength: 200 }),
           loaderId: Type.String({ maxLength: 200 }),
-          pageNo: Type.Integer({ minimum: 1, maximum: 100_000 }),
+          pageOrChunkId: Type.Integer({
+            minimum: 1,
+            maximum: 100_000,
+            description: 'The page number, from 1',
+          }),
         }),
         response: withFlowiseErrors({ 200: Type.Object({}, { additionalProperties: true }) }),
       },
     },
     async (request) => {
-      const { storeId, loaderId, pageNo } = request.params;
+      const { storeId, loaderId, pageOrChunkId: pageNo } = request.params;
       const found = await store(request, storeId);
       return chunkPage(account(request), documents(), found, loaderOf(found, loaderId), pageNo);
     },

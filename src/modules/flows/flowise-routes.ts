@@ -183,7 +183,11 @@ export function flowiseRoutes(app: FastifyInstance, deps: FlowiseRouteDeps): voi
     '/api/v1/ping',
     {
       config: { public: true, limited: true, errorFormat: 'flowise' },
-      schema: { tags, summary: "Flowise's health check: answers pong", response: { 200: Type.String() } },
+      schema: {
+        tags,
+        summary: "Flowise's health check: answers pong",
+        response: withFlowiseErrors({ 200: Type.String() }),
+      },
     },
     async (_request, reply) => reply.type('text/plain; charset=utf-8').send('pong'),
   );

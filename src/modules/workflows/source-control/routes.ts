@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { withErrors } from '../../../core/http/schemas.js';
+import { ErrorBody, withErrors } from '../../../core/http/schemas.js';
 import { NoQuery } from '../executions/n8n-schemas.js';
 import { PullBody, PushBody, PushView, SourceControlledFile } from './schemas.js';
 import type { SourceControlService } from './service.js';
@@ -48,7 +48,8 @@ export function sourceControlRoutes(app: FastifyInstance, service: SourceControl
           'Writes the named workflows to `workflows/<accountId>/<id>.json`, commits with `commitMessage` and pushes to SOURCE_CONTROL_BRANCH. Answers `{data}`, the files that changed (none: no commit). Needs `core:admin`.',
         querystring: NoQuery,
         body: PushBody,
-        response: withErrors({ 200: PushView }),
+        // 404: a named workflow is not the account's.
+        response: withErrors({ 200: PushView, 404: ErrorBody }),
       },
     },
     async (request) => ({
