@@ -15,6 +15,7 @@ import { registerGracefulClose } from './core/http/graceful-close.js';
 import { trustProxyOption } from './core/http/ip-rules.js';
 import { strictJsonParser } from './core/http/json-body.js';
 import { lazyCompilers } from './core/http/lazy-compile.js';
+import { loggedPath } from './core/http/logged-path.js';
 import { refuseNulInUrl } from './core/http/nul-guard.js';
 import { registerOpenApi, registerOpenApiRoute } from './core/http/openapi.js';
 import { REDACTED_HEADERS, requestIdFrom } from './core/http/request-id.js';
@@ -91,10 +92,10 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
             level: config.LOG_LEVEL,
             redact: { paths: REDACTED_HEADERS.map((h) => `req.headers["${h}"]`), censor: '[redacted]' },
             serializers: {
-              // Paths only: query strings may hold webhook secrets or OAuth codes.
+              // Paths only: query strings may hold webhook secrets or OAuth codes; some paths a key.
               req: (req: { method: string; url: string; ip?: string; id: string }) => ({
                 method: req.method,
-                path: req.url.split('?')[0],
+                path: loggedPath(req.url),
                 ip: req.ip,
               }),
             },

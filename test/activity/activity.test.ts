@@ -58,6 +58,31 @@ describe.each(dialects)('request log and audit trail on %s', (dialect) => {
   authSuite(() => p, { method: 'GET', url: '/v1/request-logs', service: 'core' });
   authSuite(() => p, { method: 'GET', url: '/v1/audit-events', service: 'core' });
 
+  it('never stores an API key named in a path (Flowise’s chatflows/apikey/{apikey})', async () => {
+    const { key } = await p.createKey({
+      name: 'in-path',
+      type: 'development',
+      services: ['flow'],
+      role: 'Reader',
+    });
+    const res = await p.request({
+      method: 'GET',
+      url: `/api/v1/chatflows/apikey/${key}`,
+      headers: { 'x-request-id': 'trace-apikey-1' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const { data } = await logs('?requestId=trace-apikey-1');
+    expect(data.map((r) => r.path)).toEqual(['/api/v1/chatflows/apikey/[redacted]']);
+    const stored = JSON.stringify(
+      await p.ctx.db
+        .selectFrom('request_logs')
+        .selectAll()
+        .where('request_id', '=', 'trace-apikey-1')
+        .execute(),
+    );
+    expect(stored).not.toContain(key);
+  });
+
   it('logs a call with method, path without its query string, status, key, client and request id', async () => {
     const { key, id } = await p.createKey({
       name: 'logged',

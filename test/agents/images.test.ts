@@ -171,6 +171,14 @@ describe.each(await testDialects())('agents: images and files in messages on %s'
     });
     expectNamesField(pdf, 'content[0]');
     expect(pdf.text).toContain('application/pdf');
+
+    // A text file may not carry the message past its text bound (the transcript keeps it, turns resend it).
+    const big = Buffer.from('x'.repeat(100_001)).toString('base64');
+    const tooLong = await send(agent.id, {
+      content: [{ type: 'file', file: { filename: 'big.txt', file_data: `data:text/plain;base64,${big}` } }],
+    });
+    expectNamesField(tooLong, 'content');
+    expect(tooLong.text).toContain('100000');
   });
 
   it('refuses images for a text-only model with a 400 naming the model and the part; nothing is stored', async () => {

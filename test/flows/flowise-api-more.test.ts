@@ -258,3 +258,44 @@ describe.each(await testDialects())('flows: Flowise’s keys, attachments and ch
     });
   });
 });
+
+describe('flows: Flowise’s multipart uploads are bounded together, not only per file', () => {
+  let bed: LlmTestbed;
+  let flow: Flow;
+  beforeAll(async () => {
+    // One file may hold 2,000 bytes; a request's files together twice that.
+    bed = await startLlmTestbed('sqlite', { DOCUMENT_MAX_BYTES: '2000' });
+    flow = await createFlow(bed, { name: 'bounded', kind: 'llm', model: 'llama3.2' });
+  });
+  afterAll(() => bed?.close());
+
+  const files = (n: number) =>
+    form(
+      Array.from(
+        { length: n },
+        (_, i) => [`f${i}.txt`, 'x'.repeat(1500), 'text/plain'] as [string, string, string],
+      ),
+    );
+
+  it('attachments: within the total → 200; past it → 413 naming the limit', async () => {
+    const ok = await call(bed, 'POST', `/api/v1/attachments/${flow.id}/chat-1`, { body: files(2) });
+    expect(ok.status, ok.text).toBe(200);
+    const over = await call(bed, 'POST', `/api/v1/attachments/${flow.id}/chat-1`, { body: files(3) });
+    expectFlowError(over, 413, 'PAYLOAD_TOO_LARGE');
+    expect(over.text).toContain('4000');
+  });
+
+  it('document-store upsert: past the total → 413, nothing stored', async () => {
+    const store = (
+      await call(bed, 'POST', '/api/v1/document-store/store', { body: { name: 'bounded' } })
+    ).json() as {
+      id: string;
+    };
+    const over = await call(bed, 'POST', `/api/v1/document-store/upsert/${store.id}`, { body: files(3) });
+    expectFlowError(over, 413, 'PAYLOAD_TOO_LARGE');
+    const after = (await call(bed, 'GET', `/api/v1/document-store/store/${store.id}`)).json() as {
+      loaders?: unknown[];
+    };
+    expect(after.loaders ?? []).toEqual([]);
+  });
+});

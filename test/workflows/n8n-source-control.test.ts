@@ -133,6 +133,71 @@ describe.each(await testDialects())("n8n's source control (git pull/push) on %s"
     expect((await p.request({ method: 'GET', url: '/api/v1/workflows/wf_planted' })).statusCode).toBe(404);
   });
 
+  it("a pull saves workflows as the caller's: a credential the caller may not use is refused", async () => {
+    // A credential owned by one key, not shared; a custom admin key without credentials:use pulls a
+    // workflow that names it: the save is refused, as it would be through PUT.
+    const owner = await p.createKey({
+      name: 'cred-owner',
+      type: 'production',
+      services: ['workflow'],
+      role: 'Writer',
+    });
+    const made = await p.request({
+      method: 'POST',
+      url: '/api/v1/credentials',
+      key: owner.key,
+      payload: {
+        name: 'sc-private',
+        type: 'httpHeaderAuth',
+        data: { name: 'X-Secret', value: 'sc-secret-1' },
+      },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const credentialId = (made.json() as { id: string }).id;
+    const puller = await p.createKey({
+      name: 'sc-admin-no-credentials',
+      type: 'production',
+      role: 'Custom',
+      services: ['core', 'workflow'],
+      scopes: ['core:admin', 'workflow:read', 'workflow:write'],
+    });
+    const other = clone();
+    const accountId = p.accountId;
+    mkdirSync(path.join(other, 'workflows', accountId), { recursive: true });
+    const flowWithCredential = {
+      ...echoFlow('sc-uses-credential'),
+      id: 'wf_sc_cred',
+      nodes: [
+        ...echoFlow('sc-uses-credential').nodes,
+        {
+          id: 'h1',
+          name: 'Call',
+          type: 'n8n-nodes-base.httpRequest',
+          typeVersion: 4.2,
+          position: [600, 0],
+          parameters: {
+            url: 'http://127.0.0.1:9/',
+            authentication: 'genericCredentialType',
+            genericAuthType: 'httpHeaderAuth',
+            options: {},
+          },
+          credentials: { httpHeaderAuth: { id: credentialId, name: 'sc-private' } },
+        },
+      ],
+    };
+    writeFileSync(
+      path.join(other, 'workflows', accountId, 'wf_sc_cred.json'),
+      JSON.stringify(flowWithCredential),
+    );
+    git(other, 'add', '.');
+    git(other, 'commit', '-q', '-m', 'uses a credential');
+    git(other, 'push', '-q', 'origin', 'HEAD:main');
+    const refused = await pull(puller.key);
+    expect(refused.statusCode, refused.body).toBe(403);
+    expect(refused.body).toMatch(/may not use credential/);
+    expect((await p.request({ method: 'GET', url: '/api/v1/workflows/wf_sc_cred' })).statusCode).toBe(404);
+  });
+
   it('needs core:admin; refuses bad bodies', async () => {
     const writer = await p.createKey({
       name: 'writer',

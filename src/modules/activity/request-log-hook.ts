@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { loggedPath } from '../../core/http/logged-path.js';
 import type { RequestLog } from './request-log.js';
 
 /**
@@ -12,14 +13,12 @@ export function registerRequestLogHook(app: FastifyInstance, log: RequestLog): v
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     const p = request.principal;
     if (p) {
-      const url = request.url;
-      const q = url.indexOf('?');
       const ua = request.headers['user-agent'];
       log.record({
         accountId: p.accountId,
         requestId: request.id,
         method: request.method,
-        path: q < 0 ? url : url.slice(0, q),
+        path: loggedPath(request.url),
         route: request.routeOptions.url ?? null,
         service: request.routeOptions.config?.auth?.service ?? null,
         status: reply.statusCode,

@@ -14,6 +14,11 @@ import type { ChatMessage } from '../llm/index.js';
 export const MAX_PART_BYTES = 5 * 1024 * 1024;
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 export const MAX_IMAGES = 10;
+/**
+ * A message's text with its text files read in, at most: the transcript keeps it and every later turn
+ * sends it again, so a 10 MB text file would weigh on each of them.
+ */
+export const MAX_MESSAGE_TEXT = 100_000;
 /** A message route's body: the decoded limit in base64 (4/3) with room for the rest. */
 export const MESSAGE_BODY_LIMIT = Math.ceil((MAX_MESSAGE_BYTES * 4) / 3) + 1024 * 1024;
 
@@ -167,8 +172,14 @@ export function messageContent(
       } else throw problem(`${at}.type`, `'${type}' parts are not supported`);
     }
   for (const [i, data] of images.entries()) c.image(data, undefined, `${imagesField}[${i}]`, 'images');
+  const text = c.texts.filter((t) => t !== '').join('\n\n');
+  if (text.length > MAX_MESSAGE_TEXT)
+    throw problem(
+      field,
+      `holds ${text.length} characters with its files read in; at most ${MAX_MESSAGE_TEXT}`,
+    );
   return {
-    text: c.texts.filter((t) => t !== '').join('\n\n'),
+    text,
     images: c.images,
     notes: c.notes,
     ...(c.firstImage ? { firstImage: c.firstImage } : {}),

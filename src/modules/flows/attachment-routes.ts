@@ -6,12 +6,13 @@ import { AppError, validationError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
 import type { DocumentsApi } from '../documents/index.js';
 import type { FlowService } from './flow-service.js';
-import { fileInput } from './flowise/store-files.js';
+import { countUpload, fileInput, multipartTotalBytes } from './flowise/store-files.js';
 import { withFlowiseErrors } from './schemas.js';
 import type { UpsertFile } from './upsert-service.js';
 
 const tags = ['Flows (Flowise API)'];
-const flow = { auth: { service: 'flow' }, errorFormat: 'flowise' } as const;
+// Each call may read up to twice a file's limit into memory: the per-endpoint limit applies.
+const flow = { auth: { service: 'flow', endpointLimit: true }, errorFormat: 'flowise' } as const;
 /** Files one call reads; the text all of them give back, at most. */
 const MAX_FILES = 10;
 const MAX_TEXT = 5_000_000;
@@ -61,7 +62,7 @@ export function attachmentRoutes(
           throw validationError('Send the files as multipart/form-data', [
             { field: 'files', message: 'is required' },
           ]);
-        const { files, base64 } = await readFiles(request);
+        const { files, base64 } = await readFiles(request, multipartTotalBytes(deps.maxFileBytes));
         if (files.length === 0)
           throw validationError('No files', [{ field: 'files', message: 'is required' }]);
         const out = [];
@@ -95,12 +96,17 @@ async function textOf(
   return documents.extract(principal, input);
 }
 
-async function readFiles(request: FastifyRequest): Promise<{ files: UpsertFile[]; base64: boolean }> {
+async function readFiles(
+  request: FastifyRequest,
+  totalLimit: number,
+): Promise<{ files: UpsertFile[]; base64: boolean }> {
   const files: UpsertFile[] = [];
   let base64 = false;
+  let total = 0;
   for await (const part of request.parts()) {
     if (part.type === 'file') {
       const data = await part.toBuffer();
+      total = countUpload(total, data.length, totalLimit);
       files.push({
         name: part.filename || part.fieldname,
         type: part.mimetype ?? '',

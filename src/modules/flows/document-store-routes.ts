@@ -10,7 +10,13 @@ import type { DocumentsApi } from '../documents/index.js';
 import { documentStoreChunkRoutes } from './document-store-chunk-routes.js';
 import { chunkPage, ingestInto, type Loader, loaderOf, loadersOf, topicOf } from './flowise/doc-store.js';
 import type { FlowiseObjects, StoredObject } from './flowise/objects.js';
-import { loaderNameOf, readStoreMultipart, type StoreUpsert, storeInputs } from './flowise/store-files.js';
+import {
+  loaderNameOf,
+  multipartTotalBytes,
+  readStoreMultipart,
+  type StoreUpsert,
+  storeInputs,
+} from './flowise/store-files.js';
 import { withFlowiseErrors } from './schemas.js';
 
 const tags = ['Flows (Flowise API)'];
@@ -209,7 +215,8 @@ export function documentStoreRoutes(
     scope.withTypeProvider<TypeBoxTypeProvider>().post(
       '/api/v1/document-store/upsert/:id',
       {
-        config: flow,
+        // Reads up to twice a file's limit into memory: the per-endpoint limit applies.
+        config: { ...flow, auth: { ...flow.auth, endpointLimit: true } },
         bodyLimit: Math.ceil(deps.maxFileBytes * 1.4) + 65_536,
         schema: {
           tags,
@@ -220,7 +227,8 @@ export function documentStoreRoutes(
           response: withFlowiseErrors({ 200: Type.Object({}, { additionalProperties: true }) }),
         },
         preValidation: async (request) => {
-          if (request.isMultipart()) request.body = await readStoreMultipart(request);
+          if (request.isMultipart())
+            request.body = await readStoreMultipart(request, multipartTotalBytes(deps.maxFileBytes));
         },
       },
       async (request) => upsert(principalOf(request), request.params.id, request.body as UpsertBodyT),

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { validationError } from '../../../core/errors.js';
+import { AppError, validationError } from '../../../core/errors.js';
 import type { IngestInput } from '../../documents/index.js';
 import type { UpsertFile } from '../upsert-service.js';
 
@@ -109,12 +109,32 @@ export function storeInputs(b: StoreUpsert, topic: string, chunkSize: number | u
 }
 
 /** Flowise's multipart upsert: `files` parts, and `loader`, `splitter`, `metadata` as JSON text fields. */
-export async function readStoreMultipart(request: FastifyRequest): Promise<Record<string, unknown>> {
+/**
+ * The most a multipart request's files may hold together: twice one file's limit. The plugin bounds each
+ * file and their number, not their sum (nor the route's bodyLimit), and every file is held in memory with
+ * its base64 copy.
+ */
+export const multipartTotalBytes = (maxFileBytes: number): number => 2 * maxFileBytes;
+
+/** Counts a file part's bytes against the total; past it, a 413 before the next part is read. */
+export function countUpload(total: number, bytes: number, limit: number): number {
+  const next = total + bytes;
+  if (next > limit)
+    throw new AppError('PAYLOAD_TOO_LARGE', `The files are over ${limit} bytes together`, { limit });
+  return next;
+}
+
+export async function readStoreMultipart(
+  request: FastifyRequest,
+  totalLimit: number,
+): Promise<Record<string, unknown>> {
   const files: UpsertFile[] = [];
   const body: Record<string, unknown> = {};
+  let total = 0;
   for await (const part of request.parts()) {
     if (part.type === 'file') {
       const data = await part.toBuffer();
+      total = countUpload(total, data.length, totalLimit);
       files.push({
         name: part.filename || part.fieldname,
         type: part.mimetype ?? '',

@@ -439,15 +439,22 @@ export class WorkflowService {
     return 'imported';
   }
 
-  /** Imports or replaces (CLI `workflows import`): same id → replaced, else created. */
-  async upsert(accountId: string, body: WorkflowBodyT & { id?: string }): Promise<'created' | 'replaced'> {
+  /**
+   * Imports or replaces (CLI `workflows import`, source-control pull): same id → replaced, else created.
+   * With a principal, the workflow is saved as theirs: it may use only the credentials they may use.
+   */
+  async upsert(
+    accountId: string,
+    body: WorkflowBodyT & { id?: string },
+    principal: Principal | null = null,
+  ): Promise<'created' | 'replaced'> {
     if (body.id && (await this.deps.store.get(accountId, body.id))) {
-      await this.replace(accountId, body.id, body);
+      await this.replace(accountId, body.id, body, principal);
       return 'replaced';
     }
     if (body.id && (await this.deps.store.exists(body.id)))
       throw new AppError('CONFLICT', `Workflow '${body.id}' belongs to another account`, { id: body.id });
-    await this.create(accountId, body, body.id);
+    await this.create(accountId, body, body.id, principal);
     return 'created';
   }
 

@@ -34,7 +34,7 @@ export function sourceControlRoutes(app: FastifyInstance, service: SourceControl
         response: withErrors({ 200: Type.Array(SourceControlledFile) }),
       },
     },
-    async (request) => service.pull(accountOf(request)),
+    async (request) => service.pull(accountOf(request), request.principal ?? null),
   );
 
   r.post(

@@ -1,6 +1,7 @@
 import { lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Principal } from '../../../core/auth/principal.js';
 import { AppError } from '../../../core/errors.js';
 import { type AddressGuard, OutboundBlockedError } from '../../../core/http/outbound.js';
 import { definitionFromBody } from '../definitions/definitions.js';
@@ -97,7 +98,7 @@ export class SourceControlService {
   ) {}
 
   /** Imports every workflow file of the account's folder that differs from the stored workflow. */
-  async pull(accountId: string): Promise<SourceControlledFile[]> {
+  async pull(accountId: string, principal: Principal | null = null): Promise<SourceControlledFile[]> {
     return this.withCheckout(async (dir, run) => {
       const found = await run.fetch();
       if (!found) return [];
@@ -138,7 +139,8 @@ export class SourceControlService {
         const before = current.get(id);
         const withIds = body.nodes.every((n) => typeof n.id === 'string');
         if (before && comparable(fileBody(before), withIds) === comparable(body, withIds)) continue;
-        const outcome = await this.workflows.upsert(accountId, { ...(body as WorkflowBodyT), id });
+        // Saved as the caller's: a pulled workflow may use only the credentials the caller may use.
+        const outcome = await this.workflows.upsert(accountId, { ...(body as WorkflowBodyT), id }, principal);
         const after = await this.workflows.get(accountId, id);
         changed.push({
           file: `workflows/${accountId}/${name}`,
