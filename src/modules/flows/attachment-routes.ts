@@ -6,7 +6,7 @@ import { AppError, validationError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
 import type { DocumentsApi } from '../documents/index.js';
 import type { FlowService } from './flow-service.js';
-import { countUpload, fileInput, multipartTotalBytes } from './flowise/store-files.js';
+import { fileInput, multipartTotalBytes, readMultipartFiles } from './flowise/store-files.js';
 import { withFlowiseErrors } from './schemas.js';
 import type { UpsertFile } from './upsert-service.js';
 
@@ -100,19 +100,9 @@ async function readFiles(
   request: FastifyRequest,
   totalLimit: number,
 ): Promise<{ files: UpsertFile[]; base64: boolean }> {
-  const files: UpsertFile[] = [];
   let base64 = false;
-  let total = 0;
-  for await (const part of request.parts()) {
-    if (part.type === 'file') {
-      const data = await part.toBuffer();
-      total = countUpload(total, data.length, totalLimit);
-      files.push({
-        name: part.filename || part.fieldname,
-        type: part.mimetype ?? '',
-        data: data.toString('base64'),
-      });
-    } else if (part.fieldname === 'base64') base64 = String(part.value) === 'true';
-  }
+  const files = await readMultipartFiles(request, totalLimit, (name, value) => {
+    if (name === 'base64') base64 = value === 'true';
+  });
   return { files, base64 };
 }

@@ -117,19 +117,23 @@ export function storeInputs(b: StoreUpsert, topic: string, chunkSize: number | u
 export const multipartTotalBytes = (maxFileBytes: number): number => 2 * maxFileBytes;
 
 /** Counts a file part's bytes against the total; past it, a 413 before the next part is read. */
-export function countUpload(total: number, bytes: number, limit: number): number {
+function countUpload(total: number, bytes: number, limit: number): number {
   const next = total + bytes;
   if (next > limit)
     throw new AppError('PAYLOAD_TOO_LARGE', `The files are over ${limit} bytes together`, { limit });
   return next;
 }
 
-export async function readStoreMultipart(
+/**
+ * A multipart request's files (bounded together by `totalLimit`) in order; every other field goes to
+ * `onField` as text. Both Flowise upload routes read through this.
+ */
+export async function readMultipartFiles(
   request: FastifyRequest,
   totalLimit: number,
-): Promise<Record<string, unknown>> {
+  onField: (name: string, value: string) => void,
+): Promise<UpsertFile[]> {
   const files: UpsertFile[] = [];
-  const body: Record<string, unknown> = {};
   let total = 0;
   for await (const part of request.parts()) {
     if (part.type === 'file') {
@@ -140,21 +144,29 @@ export async function readStoreMultipart(
         type: part.mimetype ?? '',
         data: data.toString('base64'),
       });
-      continue;
-    }
-    const value = typeof part.value === 'string' ? part.value : String(part.value);
-    if (part.fieldname === 'docId') body.docId = value;
-    else if (part.fieldname === 'replaceExisting') body.replaceExisting = value === 'true';
-    else if (['loader', 'splitter', 'metadata'].includes(part.fieldname)) {
+    } else onField(part.fieldname, typeof part.value === 'string' ? part.value : String(part.value));
+  }
+  return files;
+}
+
+export async function readStoreMultipart(
+  request: FastifyRequest,
+  totalLimit: number,
+): Promise<Record<string, unknown>> {
+  const body: Record<string, unknown> = {};
+  const files = await readMultipartFiles(request, totalLimit, (fieldname, value) => {
+    if (fieldname === 'docId') body.docId = value;
+    else if (fieldname === 'replaceExisting') body.replaceExisting = value === 'true';
+    else if (['loader', 'splitter', 'metadata'].includes(fieldname)) {
       try {
-        body[part.fieldname] = JSON.parse(value) as unknown;
+        body[fieldname] = JSON.parse(value) as unknown;
       } catch {
-        throw validationError(`${part.fieldname} must be JSON`, [
-          { field: part.fieldname, message: 'must be a JSON object' },
+        throw validationError(`${fieldname} must be JSON`, [
+          { field: fieldname, message: 'must be a JSON object' },
         ]);
       }
     }
-  }
+  });
   if (files.length > 0) body.files = files;
   return body;
 }
