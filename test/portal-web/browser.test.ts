@@ -1,45 +1,31 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  type Browser,
-  type BrowserContext,
-  type BrowserServer,
-  chromium,
-  type Download,
-  type Page,
-} from 'playwright-core';
+import type { Browser, BrowserContext, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPortal } from '../../scripts/build-portal.mjs';
-import { allModules } from '../../src/modules/index.js';
-import { createPortalWebModule, portalWebModule } from '../../src/modules/portal-web/index.js';
-import { freePort } from '../helpers/listening.js';
-import { createTestPlatform, type TestPlatform } from '../helpers/platform.js';
+import type { TestPlatform } from '../helpers/platform.js';
+import { alertText, type PortalBrowser, startPortalBrowser } from './browser-support.js';
 
 // The portal as a person uses it: Debian's Chromium on the built bundle, served by a listening
 // platform on SQLite. The steps share one owner browser context and run in order.
-const SHOTS = path.resolve('coverage', 'portal-screenshots');
 const OWNER = 'owner@localhost';
 const OWNER_PASSWORD = 'amber harbor kestrel 58';
 const VIEWER = 'viewer@example.com';
 const VIEWER_PASSWORD = 'quiet granite orchard 31';
 
+let portal: PortalBrowser;
 let p: TestPlatform;
 let base: string;
 let buildDir: string;
-let server: BrowserServer;
 let browser: Browser;
 let owner: BrowserContext;
 let page: Page;
-
-/** Content-Security-Policy refusals the browser reported: the bundle must need none. */
-const cspViolations: string[] = [];
+let cspViolations: string[];
+let newPage: PortalBrowser['newPage'];
 
 /** The created key's id, and its values across the steps. */
 const key = { id: '', value: '', rotated: '' };
 
-const shot = (name: string, on: Page = page) =>
-  on.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+const shot = (name: string, on: Page = page) => portal.shot(name, on);
 
 /** A call of the API with a key, as a program would make it (not the browser). */
 async function callWithKey(value: string, method = 'GET', url = '/api/v1/workflows', body?: unknown) {
@@ -55,29 +41,12 @@ async function callWithKey(value: string, method = 'GET', url = '/api/v1/workflo
   return res.status;
 }
 
-async function newPage(context: BrowserContext): Promise<Page> {
-  const created = await context.newPage();
-  created.setDefaultTimeout(8_000);
-  // A page error (a bundle that throws, a CSP refusal) fails the step that caused it.
-  created.on('pageerror', (error) => {
-    throw error;
-  });
-  created.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy/i.test(message.text()))
-      cspViolations.push(message.text());
-  });
-  return created;
-}
-
 /** A download's text: the browser runs remotely, so the file is copied here first. */
 async function downloadedText(file: Download): Promise<string> {
   const to = path.join(buildDir, `download-${Date.now()}`);
   await file.saveAs(to);
   return readFileSync(to, 'utf8');
 }
-
-/** The text of the page's alert (an API error shown in words). */
-const alertText = async (on: Page) => (await on.getByRole('alert').first().textContent()) ?? '';
 
 /** Manual trigger → Edit Fields → Stop and Error: every run fails, so it can be retried. */
 const failingFlow = {
@@ -119,46 +88,13 @@ const failingFlow = {
 };
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  buildDir = mkdtempSync(path.join(tmpdir(), 'portal-build-'));
-  await buildPortal({ outDir: path.join(buildDir, 'portal') });
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  p = await createTestPlatform({
-    dialect: 'sqlite',
-    env: { PUBLIC_URL: base, MANUAL_RUN_WAIT_MS: '5000' },
-    modules: [
-      ...allModules.filter((m) => m !== portalWebModule),
-      createPortalWebModule({ dir: path.join(buildDir, 'portal') }),
-    ],
-  });
-  await p.app.listen({ port, host: '127.0.0.1' });
-  server = await chromium.launchServer({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
-  browser = await chromium.connect(server.wsEndpoint());
-  owner = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  portal = await startPortalBrowser({ MANUAL_RUN_WAIT_MS: '5000' });
+  ({ p, base, buildDir, browser, owner, cspViolations, newPage } = portal);
   page = await newPage(owner);
 }, 60_000);
 
 afterAll(async () => {
-  const pid = server?.process().pid;
-  const grace = new Promise((resolve) => setTimeout(resolve, 5_000).unref());
-  await Promise.race([
-    (async () => {
-      await browser?.close().catch(() => undefined);
-      await server?.close().catch(() => undefined);
-    })(),
-    grace,
-  ]);
-  // Still there after the grace period: the browser is killed, not left running.
-  if (pid && server.process().exitCode === null) process.kill(pid, 'SIGKILL');
-  if (p) {
-    p.app.server.closeAllConnections();
-    await p.close();
-  }
-  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+  await portal?.close();
 }, 30_000);
 
 describe('the developer portal in Chromium', () => {
@@ -537,7 +473,7 @@ describe('the developer portal in Chromium', () => {
     expect(gone.status).toBe(404);
   });
 
-  it('creates a credential from its type’s fields, tests it, never shows its value, and deletes it', async () => {
+  it('creates a credential from its type’s fields, tests it, never shows its value, shares it with a key, and deletes it', async () => {
     await page.getByRole('link', { name: 'Credentials', exact: true }).click();
     await page.getByRole('heading', { name: 'Credentials', exact: true }).waitFor();
     await page.getByLabel('Name', { exact: true }).fill('portal header');
@@ -561,7 +497,8 @@ describe('the developer portal in Chromium', () => {
     const listed = await fetch(`${base}/api/v1/credentials`, {
       headers: { authorization: `Bearer ${p.adminKey}` },
     });
-    expect(await listed.text()).not.toContain('portal-secret-value-1');
+    const listedText = await listed.text();
+    expect(listedText).not.toContain('portal-secret-value-1');
     // An unknown type says so instead of showing fields.
     await page.getByLabel('Type', { exact: true }).fill('noSuchType');
     await page.getByRole('button', { name: 'Show fields' }).click();
@@ -569,6 +506,27 @@ describe('the developer portal in Chromium', () => {
       .getByRole('alert')
       .filter({ hasText: /noSuchType/ })
       .waitFor();
+    // Shared with a key: the workflows it saves may use the credential; the dialog shows it ticked after.
+    await row.getByRole('button', { name: 'Share portal header' }).click();
+    let share = page.getByRole('dialog', { name: 'Share portal header' });
+    await share.getByLabel('key bootstrap').check();
+    await shot('credential-share');
+    await share.getByRole('button', { name: 'Save shares' }).click();
+    await share.waitFor({ state: 'detached' });
+    const created = (JSON.parse(listedText) as { data: Array<{ id: string; name: string }> }).data.find(
+      (c) => c.name === 'portal header',
+    );
+    const shares = await fetch(`${base}/api/v1/credentials/${created?.id}/share`, {
+      headers: { authorization: `Bearer ${p.adminKey}` },
+    });
+    const sharedWith = ((await shares.json()) as { sharedWith: string[] }).sharedWith;
+    expect(sharedWith).toHaveLength(1);
+    expect(sharedWith[0]).toMatch(/^key:/);
+    await row.getByRole('button', { name: 'Share portal header' }).click();
+    share = page.getByRole('dialog', { name: 'Share portal header' });
+    expect(await share.getByLabel('key bootstrap').isChecked()).toBe(true);
+    await share.getByRole('button', { name: 'Cancel' }).click();
+    await share.waitFor({ state: 'detached' });
     await row.getByRole('button', { name: 'Delete portal header' }).click();
     await page.getByRole('button', { name: 'Delete credential' }).click();
     await row.waitFor({ state: 'detached' });

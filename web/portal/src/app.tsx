@@ -1,9 +1,14 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, setCsrfToken, whenUnauthorized } from './api.js';
+import { AgentPage } from './pages/agent.js';
+import { AgentsPage } from './pages/agents.js';
 import { CredentialsPage } from './pages/credentials.js';
 import { ExecutionPage } from './pages/execution.js';
 import { ExecutionsPage } from './pages/executions.js';
+import { FlowPage } from './pages/flow.js';
+import { FlowsPage } from './pages/flows.js';
 import { KeysPage } from './pages/keys.js';
+import { KnowledgeDocumentPage, KnowledgePage } from './pages/knowledge.js';
 import { InvitePage, LoginPage, SetupPage } from './pages/login.js';
 import { AuditPage, RequestLogPage } from './pages/logs.js';
 import { MembersPage } from './pages/members.js';
@@ -24,6 +29,9 @@ const NAV: Array<[string, string]> = [
   ['workflows', 'Workflows'],
   ['executions', 'Executions'],
   ['credentials', 'Credentials'],
+  ['knowledge', 'Knowledge'],
+  ['flows', 'Flows'],
+  ['agents', 'Agents'],
   ['logs', 'Logs'],
   ['playground', 'Playground'],
   ['members', 'Members'],
@@ -43,6 +51,12 @@ function page(route: Route) {
       return id ? <ExecutionPage id={id} /> : <ExecutionsPage params={route.params} />;
     case 'credentials':
       return <CredentialsPage />;
+    case 'knowledge':
+      return id ? <KnowledgeDocumentPage id={id} /> : <KnowledgePage params={route.params} />;
+    case 'flows':
+      return id ? <FlowPage id={id} /> : <FlowsPage />;
+    case 'agents':
+      return id ? <AgentPage id={id} /> : <AgentsPage />;
     case 'logs':
       return id === 'audit' ? <AuditPage /> : <RequestLogPage params={route.params} />;
     case 'playground':

@@ -5,6 +5,7 @@ import { ErrorNote } from '../components/error-note.js';
 import { More, usePages } from '../components/paged-list.js';
 import { dateTime } from '../format.js';
 import { can, refusal, useSession } from '../session.js';
+import { ShareDialog } from './credential-share.js';
 
 interface Credential {
   id: string;
@@ -148,13 +149,14 @@ function NewCredential({ onCreated }: { onCreated: () => void }) {
   );
 }
 
-/** Credentials of the account: create with fields from the type's schema, test, delete; secrets never come back. */
+/** Credentials of the account: create with fields from the type's schema, test, share, delete; secrets never come back. */
 export function CredentialsPage() {
   const { session } = useSession();
   const writable = can.write(session.member.role);
   const list = usePages<Credential>('/api/v1/credentials', {});
   const [results, setResults] = useState<Record<string, string>>({});
   const [deleting, setDeleting] = useState<Credential | null>(null);
+  const [sharing, setSharing] = useState<Credential | null>(null);
   const [error, setError] = useState<unknown>(null);
   const test = async (c: Credential) => {
     setResults((r) => ({ ...r, [c.id]: 'Testing…' }));
@@ -211,6 +213,14 @@ export function CredentialsPage() {
                   </button>{' '}
                   <button
                     type="button"
+                    disabled={!writable}
+                    aria-label={`Share ${c.name}`}
+                    onClick={() => setSharing(c)}
+                  >
+                    Share
+                  </button>{' '}
+                  <button
+                    type="button"
                     class="danger"
                     disabled={!writable}
                     aria-label={`Delete ${c.name}`}
@@ -232,6 +242,7 @@ export function CredentialsPage() {
       </div>
       {!list.busy && list.rows.length === 0 && !list.error && <p>No credentials yet.</p>}
       <More next={list.next} busy={list.busy} more={list.more} count={list.rows.length} noun="credentials" />
+      {sharing && <ShareDialog credential={sharing} onClose={() => setSharing(null)} />}
       {deleting && (
         <ConfirmDialog
           title={`Delete ${deleting.name}?`}
