@@ -6567,7 +6567,8 @@ export interface operations {
            *           "requests": 0,
            *           "promptTokens": 0,
            *           "completionTokens": 0,
-           *           "estimatedRequests": 0
+           *           "estimatedRequests": 0,
+           *           "costUsd": 0
            *         }
            *       ],
            *       "totals": {
@@ -6599,6 +6600,7 @@ export interface operations {
               completionTokens: number;
               /** @description Calls whose tokens were estimated (no upstream counts) */
               estimatedRequests: number;
+              costUsd: number | null;
             }[];
             totals: {
               requests: number;
@@ -21052,6 +21054,7 @@ export interface operations {
               errorCode?: string | null;
               cached?: boolean;
               fallbacksTried?: number;
+              costUsd?: number | null;
               /**
                * Format: date-time
                * @description ISO 8601 UTC

@@ -118,6 +118,8 @@ describe.each(backends)('gateway keys, budgets, usage and cache on $name', ({ di
     expect(data[2]?.ttftMs).toEqual(expect.any(Number));
     expect(data[1]).toMatchObject({ status: 'error', httpStatus: 502, errorCode: 'UPSTREAM_ERROR' });
     expect(data[0]).toMatchObject({ endpoint: 'embed', tokensEstimated: true, completionTokens: 0 });
+    // No registry price for these models: no cost, rather than a made-up zero.
+    expect(data.map((d) => d.costUsd)).toEqual([null, null, null]);
     const failed = await bed.p.request({ method: 'GET', url: `/v1/llm/requests?keyId=${id}&status=error` });
     expect((failed.json() as { data: unknown[] }).data).toHaveLength(1);
     const paged = await bed.p.request({ method: 'GET', url: `/v1/llm/requests?keyId=${id}&limit=2` });
@@ -133,6 +135,34 @@ describe.each(backends)('gateway keys, budgets, usage and cache on $name', ({ di
     const stranger = await otherAccountKey(bed.p);
     const theirs = await bed.p.request({ method: 'GET', url: '/v1/llm/requests', key: stranger });
     expect((theirs.json() as { data: unknown[] }).data).toEqual([]);
+  });
+
+  it('prices calls at the registry entry’s pricing: the request log, usage per model and the models list', async () => {
+    const { key: k, id } = await key({});
+    await post(
+      bed,
+      '/v1/chat/completions',
+      { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'price me' }] },
+      k,
+    );
+    const logged = await bed.p.request({ method: 'GET', url: `/v1/llm/requests?keyId=${id}` });
+    const row = (
+      logged.json() as { data: Array<{ promptTokens: number; completionTokens: number; costUsd: number }> }
+    ).data[0];
+    // testModels prices gpt-4o-mini at 0.15 in and 0.60 out per million tokens.
+    const expected = (row!.promptTokens * 0.15 + row!.completionTokens * 0.6) / 1e6;
+    expect(row!.promptTokens).toBeGreaterThan(0);
+    expect(row!.costUsd).toBeCloseTo(expected, 6);
+    const usage = await bed.p.request({ method: 'GET', url: `/v1/usage?keyId=${id}` });
+    const tokens = (usage.json() as { tokens: Array<{ model: string; costUsd: number | null }> }).tokens;
+    expect(tokens).toEqual([expect.objectContaining({ model: 'gpt-4o-mini', costUsd: row!.costUsd })]);
+    const models = await bed.p.request({ method: 'GET', url: '/v1/models', key: k });
+    const listed = (models.json() as { data: Array<{ id: string; pricing?: unknown }> }).data;
+    expect(listed.find((m) => m.id === 'gpt-4o-mini')?.pricing).toEqual({
+      inputPerMillion: 0.15,
+      outputPerMillion: 0.6,
+    });
+    expect(listed.find((m) => m.id === 'llama3.2')).not.toHaveProperty('pricing');
   });
 
   it('GET /v1/usage reports tokens per answering model', async () => {

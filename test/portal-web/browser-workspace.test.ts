@@ -18,7 +18,15 @@ let page: Page;
 beforeAll(async () => {
   openai = await startFakeOpenAi({ apiKey: OPENAI_UPSTREAM_KEY });
   portal = await startPortalBrowser({
-    LLM_MODELS: JSON.stringify([{ provider: 'openai', baseUrl: openai.url, name: MODEL, timeoutMs: 5_000 }]),
+    LLM_MODELS: JSON.stringify([
+      {
+        provider: 'openai',
+        baseUrl: openai.url,
+        name: MODEL,
+        timeoutMs: 5_000,
+        pricing: { inputPerMillion: 0.15, outputPerMillion: 0.6 },
+      },
+    ]),
     OPENAI_BASE_URL: openai.url,
     OPENAI_API_KEY: OPENAI_UPSTREAM_KEY,
   });
@@ -32,7 +40,10 @@ afterAll(async () => {
 }, 30_000);
 
 const go = async (label: string, heading: string) => {
-  await page.getByRole('navigation', { name: 'Portal' }).getByRole('link', { name: label, exact: true }).click();
+  await page
+    .getByRole('navigation', { name: 'Portal' })
+    .getByRole('link', { name: label, exact: true })
+    .click();
   await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
 };
 
@@ -197,6 +208,32 @@ describe('knowledge, flows and agents in the portal', () => {
     const answer = chat.locator('li.assistant').filter({ hasText: 'user_profile' });
     await answer.waitFor();
     expect(await answer.textContent()).toMatch(/careful agent:\s*Echo: who am I/);
+  });
+
+  it('lists the model calls with tokens, first token and cost, and prices tokens per model on Usage', async () => {
+    await go('Logs', 'Request log');
+    await page.getByRole('navigation', { name: 'Logs' }).getByRole('link', { name: 'Model calls' }).click();
+    await page.getByRole('heading', { name: 'Model calls', level: 1 }).waitFor();
+    const calls = page.getByRole('table', { name: 'Model calls' });
+    const first = calls.locator('tbody tr').first();
+    await first.waitFor();
+    expect(await first.textContent()).toMatch(/gpt-4o-mini.*success.*ms.*\$0\.0000\d+/);
+    await page.getByLabel('Status').selectOption('error');
+    await page.getByText('No model calls match.').waitFor();
+    await portal.shot('model-calls', page);
+
+    // Usage counts tokens per key: a program's call with the owner's key.
+    const called = await portal.p.request({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      payload: { model: MODEL, messages: [{ role: 'user', content: 'a priced call' }] },
+    });
+    expect(called.statusCode, called.body).toBe(200);
+    await go('Usage', 'Usage');
+    const perModel = page.locator('table', { has: page.getByRole('columnheader', { name: 'Cost (USD)' }) });
+    const row = perModel.getByRole('row', { name: /gpt-4o-mini/ });
+    await row.waitFor();
+    expect(await row.textContent()).toMatch(/\$0\.0000\d+/);
   });
 
   it('ran every page without a Content-Security-Policy refusal', () => {

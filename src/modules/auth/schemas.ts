@@ -212,6 +212,11 @@ export const UsageView = Type.Object({
       estimatedRequests: Type.Integer({
         description: 'Calls whose tokens were estimated (no upstream counts)',
       }),
+      costUsd: Nullable(
+        Type.Number({
+          description: "US dollars at the model registry's prices (`pricing`); null without a price",
+        }),
+      ),
     }),
     { description: 'Language-model tokens per key, day and answering model' },
   ),

@@ -27,6 +27,8 @@ interface TokenUsageRow {
   completionTokens: number;
   /** Calls whose upstream sent no counts (their tokens are estimates). */
   estimatedRequests: number;
+  /** US dollars at the registry's prices; null for a model without a price. */
+  costUsd: number | null;
 }
 
 type TokenUsageSource = (

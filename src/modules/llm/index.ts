@@ -18,6 +18,7 @@ import { ollamaManageRoutes } from './ollama-manage-routes.js';
 import { ollamaRoutes } from './ollama-routes.js';
 import { openAiFilesRoutes } from './openai-files-routes.js';
 import { openAiRoutes } from './openai-routes.js';
+import { costUsd } from './pricing.js';
 import { PROVIDER_CATALOGUE } from './providers/catalogue.js';
 import { OllamaProvider } from './providers/ollama.js';
 import { ModelRegistry } from './registry.js';
@@ -119,7 +120,12 @@ export const llmModule: PlatformModule = {
       ctx.log.error({ err }, 'llm request log flush failed'),
     );
     log.start(1);
-    ctx.apis.auth?.usage.reportTokensFrom((accountId, filter) => log.tokensByModel(accountId, filter));
+    ctx.apis.auth?.usage.reportTokensFrom(async (accountId, filter) =>
+      (await log.tokensByModel(accountId, filter)).map((row) => ({
+        ...row,
+        costUsd: costUsd(registry.get(row.model)?.pricing, row.promptTokens, row.completionTokens),
+      })),
+    );
     ctx.onClose(() => log.stop());
     const gateway = new Gateway({
       registry,
@@ -227,7 +233,7 @@ export const llmModule: PlatformModule = {
     });
     openAiFilesRoutes(app, deps.files, deps.batches);
     anthropicRoutes(app, deps.gateway, settings);
-    requestsRoutes(app, deps.log);
+    requestsRoutes(app, deps.log, deps.gateway.registry);
   },
 };
 

@@ -164,6 +164,8 @@ const modelView = (model: ConfiguredModel, created: number) => ({
   object: 'model' as const,
   created,
   owned_by: model.provider,
+  // Prices per million tokens where the operator set them (as OpenRouter's model list carries them).
+  ...(model.pricing ? { pricing: model.pricing } : {}),
 });
 
 export function openAiRoutes(

@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../../core/http/auth-hook.js';
 import { ListEnvelope, listQueryOf, Nullable, Timestamp, withErrors } from '../../core/http/schemas.js';
+import { costUsd } from './pricing.js';
+import type { ModelRegistry } from './registry.js';
 import type { LlmRequestLog } from './request-log.js';
 import { LIST_SPEC as LLM_REQUEST_LIST_SPEC, LLM_REQUEST_STATUSES } from './request-log.js';
 
@@ -24,10 +26,13 @@ const LlmRequestView = Type.Object({
   errorCode: Nullable(Type.String()),
   cached: Type.Boolean(),
   fallbacksTried: Type.Integer(),
+  costUsd: Nullable(
+    Type.Number({ description: "US dollars at the answering model's registry price; null without one" }),
+  ),
   createdAt: Timestamp,
 });
 
-export function requestsRoutes(app: FastifyInstance, log: LlmRequestLog): void {
+export function requestsRoutes(app: FastifyInstance, log: LlmRequestLog, registry: ModelRegistry): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.get(
     '/v1/llm/requests',
@@ -40,6 +45,21 @@ export function requestsRoutes(app: FastifyInstance, log: LlmRequestLog): void {
         response: withErrors({ 200: ListEnvelope(LlmRequestView) }),
       },
     },
-    async (request) => log.list(principalOf(request).accountId, request.query as Record<string, unknown>),
+    async (request) => {
+      const page = await log.list(principalOf(request).accountId, request.query as Record<string, unknown>);
+      return {
+        ...page,
+        // A row projected by `fields` without its model or tokens gets no cost.
+        data: page.data.map((row) => {
+          const name = row.answeredBy ?? row.model;
+          if (name === undefined || row.promptTokens === undefined || row.completionTokens === undefined)
+            return row;
+          return {
+            ...row,
+            costUsd: costUsd(registry.get(name)?.pricing, row.promptTokens, row.completionTokens),
+          };
+        }),
+      };
+    },
   );
 }

@@ -12,6 +12,7 @@ import { KnowledgeDocumentPage, KnowledgePage } from './pages/knowledge.js';
 import { InvitePage, LoginPage, SetupPage } from './pages/login.js';
 import { AuditPage, RequestLogPage } from './pages/logs.js';
 import { MembersPage } from './pages/members.js';
+import { ModelCallsPage } from './pages/model-calls.js';
 import { PlaygroundPage } from './pages/playground.js';
 import { SessionsPage } from './pages/sessions.js';
 import { UsagePage } from './pages/usage.js';
@@ -58,7 +59,13 @@ function page(route: Route) {
     case 'agents':
       return id ? <AgentPage id={id} /> : <AgentsPage />;
     case 'logs':
-      return id === 'audit' ? <AuditPage /> : <RequestLogPage params={route.params} />;
+      return id === 'audit' ? (
+        <AuditPage />
+      ) : id === 'models' ? (
+        <ModelCallsPage />
+      ) : (
+        <RequestLogPage params={route.params} />
+      );
     case 'playground':
       return <PlaygroundPage />;
     case 'members':

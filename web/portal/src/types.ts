@@ -86,5 +86,8 @@ export type Chatflow = Json<paths['/api/v1/chatflows']['get']['responses'][200]>
 export type RequestLogRow = Required<
   Json<paths['/v1/request-logs']['get']['responses'][200]>['data'][number]
 >;
+export type LlmRequestRow = Required<
+  Json<paths['/v1/llm/requests']['get']['responses'][200]>['data'][number]
+>;
 export type AuditEvent = Required<Json<paths['/v1/audit-events']['get']['responses'][200]>['data'][number]>;
 export type RequestSummary = Json<paths['/v1/request-logs/summary']['get']['responses'][200]>;

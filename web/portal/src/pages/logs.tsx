@@ -6,11 +6,15 @@ import { dateTime } from '../format.js';
 import { href } from '../route.js';
 import { type AuditEvent, type RequestLogRow, SERVICES } from '../types.js';
 
-function Tabs({ current }: { current: 'requests' | 'audit' }) {
+/** The three logs of the account, one tab each. */
+export function Tabs({ current }: { current: 'requests' | 'audit' | 'models' }) {
   return (
     <nav aria-label="Logs" class="tabs">
       <a href={href('logs')} aria-current={current === 'requests' ? 'page' : undefined}>
         Requests
+      </a>
+      <a href={href('logs', 'models')} aria-current={current === 'models' ? 'page' : undefined}>
+        Model calls
       </a>
       <a href={href('logs', 'audit')} aria-current={current === 'audit' ? 'page' : undefined}>
         Audit trail

@@ -62,6 +62,14 @@ export function RequestFigures({ summary }: { summary: RequestSummary }) {
   );
 }
 
+/** The cost of a model's rows at the registry's prices; "—" when the model has no price. */
+export function usd(rows: Array<{ costUsd: number | null }>): string {
+  const priced = rows.filter((r) => r.costUsd !== null);
+  if (priced.length === 0) return '—';
+  const total = priced.reduce((t, r) => t + (r.costUsd ?? 0), 0);
+  return `$${total < 0.01 ? total.toFixed(6) : total.toFixed(2)}`;
+}
+
 const cell = (v: string | number) => {
   const text = String(v);
   return /[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
@@ -72,9 +80,16 @@ export function usageCsv(usage: Usage, summary: RequestSummary | null): string {
   const lines = [['day', 'keyId', 'service', 'requests', 'rejected'].join(',')];
   for (const r of usage.data)
     lines.push([r.day, r.keyId, r.service, r.requests, r.rejected].map(cell).join(','));
-  lines.push('', ['day', 'keyId', 'model', 'requests', 'promptTokens', 'completionTokens'].join(','));
+  lines.push(
+    '',
+    ['day', 'keyId', 'model', 'requests', 'promptTokens', 'completionTokens', 'costUsd'].join(','),
+  );
   for (const t of usage.tokens)
-    lines.push([t.day, t.keyId, t.model, t.requests, t.promptTokens, t.completionTokens].map(cell).join(','));
+    lines.push(
+      [t.day, t.keyId, t.model, t.requests, t.promptTokens, t.completionTokens, t.costUsd ?? '']
+        .map(cell)
+        .join(','),
+    );
   if (summary) {
     lines.push('', ['method', 'route', 'requests', 'errors', 'p50Ms', 'p95Ms', 'p99Ms'].join(','));
     for (const e of summary.byEndpoint)

@@ -7,7 +7,7 @@ import { count, utcDay } from '../format.js';
 import type { ApiKey, RequestSummary, Usage } from '../types.js';
 import { useLoad } from '../use-load.js';
 import { allKeys } from './keys.js';
-import { RequestFigures, usageCsv } from './usage-figures.js';
+import { RequestFigures, usageCsv, usd } from './usage-figures.js';
 
 /** Every day from `from` to `to` (YYYY-MM-DD, UTC), so days without traffic draw as empty bars. */
 function daysBetween(from: string, to: string): string[] {
@@ -207,6 +207,7 @@ export function UsagePage({ params }: { params: URLSearchParams }) {
                     <th scope="col">Requests</th>
                     <th scope="col">Prompt tokens</th>
                     <th scope="col">Completion tokens</th>
+                    <th scope="col">Cost (USD)</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -218,6 +219,7 @@ export function UsagePage({ params }: { params: URLSearchParams }) {
                         <td>{count(rows.reduce((t, r) => t + r.requests, 0))}</td>
                         <td>{count(rows.reduce((t, r) => t + r.promptTokens, 0))}</td>
                         <td>{count(rows.reduce((t, r) => t + r.completionTokens, 0))}</td>
+                        <td>{usd(rows)}</td>
                       </tr>
                     );
                   })}
