@@ -16,7 +16,7 @@
 //                                            (`npm test` reports it; `npm start` retries the build)
 //   node scripts/ensure-build.mjs --check    exit 0 when current, 1 when stale; never builds
 //   node scripts/ensure-build.mjs --force    build whatever the stamp says (`npm run build`)
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import {
   closeSync,
   existsSync,
@@ -270,17 +270,29 @@ async function build(reason) {
     say(`${reason}, and TypeScript is not installed (npm install without dev dependencies?): cannot build.`);
     return false;
   }
-  say(`${reason}: compiling (tsc, about 20 s)…`);
+  say(
+    `${reason}: compiling the TypeScript sources into dist/ with tsc (about 20 s on an idle 2-core machine; ` +
+      'minutes while npm is still building native modules or the machine is busy)…',
+  );
   // The stamp takes the time the build started: a file saved during the build makes the next start rebuild.
   const startedAt = new Date();
   // Never a bundle older than the files it was made from.
   rmSync(commandsBundle, { force: true });
   rmSync(serverBundle, { recursive: true, force: true });
-  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
-  if (result.status !== 0) {
+  // A line every 30 s, so a long compile is never minutes of silence.
+  const heartbeat = setInterval(
+    () => say(`  still compiling (${Math.round((Date.now() - startedAt.getTime()) / 1000)} s)…`),
+    30_000,
+  );
+  const status = await new Promise((resolve) => {
+    const child = spawn(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+    child.once('error', () => resolve(1));
+    child.once('exit', (code) => resolve(code ?? 1));
+  }).finally(() => clearInterval(heartbeat));
+  if (status !== 0) {
     say('the build failed (errors above).');
     return false;
   }

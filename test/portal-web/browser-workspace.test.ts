@@ -236,6 +236,61 @@ describe('knowledge, flows and agents in the portal', () => {
     expect(await row.textContent()).toMatch(/\$0\.0000\d+/);
   });
 
+  it('listens for a test webhook on a workflow and opens the run when the call comes', async () => {
+    const created = await portal.p.request({
+      method: 'POST',
+      url: '/api/v1/workflows',
+      payload: {
+        name: 'portal hook',
+        nodes: [
+          {
+            id: 'w',
+            webhookId: 'portal-hook',
+            name: 'Webhook',
+            type: 'n8n-nodes-base.webhook',
+            typeVersion: 2,
+            position: [0, 0],
+            parameters: { httpMethod: 'POST', path: 'portal-hook', responseMode: 'lastNode', options: {} },
+          },
+          {
+            id: 's',
+            name: 'Edit Fields',
+            type: 'n8n-nodes-base.set',
+            typeVersion: 3.4,
+            position: [200, 0],
+            parameters: {
+              assignments: {
+                assignments: [{ id: 'a', name: 'mode', value: '={{ $execution.mode }}', type: 'string' }],
+              },
+              options: {},
+            },
+          },
+        ],
+        connections: { Webhook: { main: [[{ node: 'Edit Fields', type: 'main', index: 0 }]] } },
+        settings: {},
+      },
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const id = (created.json() as { id: string }).id;
+    await page.goto(`${portal.base}/portal/#/workflows/${id}`);
+    await page.getByRole('heading', { name: 'portal hook', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Listen for test webhook' }).click();
+    const waiting = page.getByRole('status').filter({ hasText: 'Waiting for one call' });
+    await waiting.waitFor();
+    const shown = (await waiting.locator('code').first().textContent()) ?? '';
+    expect(shown).toBe(`POST ${portal.base}/webhook-test/portal-hook`);
+    const res = await fetch(`${portal.base}/webhook-test/portal-hook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"hello":"portal"}',
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ mode: 'test' });
+    // The page opens the run by itself, its nodes listed.
+    await page.getByRole('heading', { name: /^Execution exe_/, level: 1 }).waitFor({ timeout: 15_000 });
+    expect(await page.getByText('Edit Fields').count()).toBeGreaterThan(0);
+  });
+
   it('ran every page without a Content-Security-Policy refusal', () => {
     expect(portal.cspViolations).toEqual([]);
   });

@@ -9,6 +9,7 @@ import { href, navigate } from '../route.js';
 import { can, refusal, useSession } from '../session.js';
 import type { Execution, List, Workflow } from '../types.js';
 import { useLoad } from '../use-load.js';
+import { ListenForTestWebhook } from './test-webhook.js';
 import { exportOf, WorkflowJsonEditor } from './workflow-json.js';
 import { ActiveToggle } from './workflows.js';
 
@@ -84,6 +85,7 @@ export function WorkflowPage({ id }: { id: string }) {
             >
               {busy === 'test' ? 'Running…' : 'Test workflow'}
             </button>
+            <ListenForTestWebhook workflowId={id} disabled={refused} />
             <button
               type="button"
               onClick={() => setEditing(true)}
