@@ -238,14 +238,14 @@ async function timeToFirstChunk(fakePort, proxyPort, platformPort, auth) {
   );
 }
 
-/** A process's CPU so far (user + system), in microseconds, from /proc. */
+/** A process's CPU so far, user and system, in microseconds, from /proc. */
 function cpuMicros(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / USER_HZ;
+  return { user: (Number(fields[11]) * 1e6) / USER_HZ, system: (Number(fields[12]) * 1e6) / USER_HZ };
 }
 
-/** One POST on a keep-alive agent, its whole answer read; rejects on anything but a 200. */
+/** One POST (a GET when `body` is null) on a keep-alive agent, its whole answer read; rejects on anything but a 200. */
 function callOnce(agent, port, urlPath, headers, body) {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -253,13 +253,12 @@ function callOnce(agent, port, urlPath, headers, body) {
         agent,
         host: '127.0.0.1',
         port,
-        method: 'POST',
+        method: body === null ? 'GET' : 'POST',
         path: urlPath,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          ...headers,
-        },
+        headers:
+          body === null
+            ? headers
+            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
       },
       (res) => {
         res.resume();
@@ -270,7 +269,7 @@ function callOnce(agent, port, urlPath, headers, body) {
       },
     );
     req.on('error', reject);
-    req.end(body);
+    req.end(body ?? undefined);
   });
 }
 
@@ -288,20 +287,30 @@ async function burst(port, { path: urlPath, headers, bodies }, calls) {
   }
 }
 
-/** CPU µs per call of the server process `pid` over `CPU_CALLS` calls. */
+/** CPU µs per call of the server process `pid` over `CPU_CALLS` calls: total, user and system. */
 async function cpuPerCall(port, request, pid) {
   const before = cpuMicros(pid);
   await burst(port, request, CPU_CALLS);
-  return (cpuMicros(pid) - before) / CPU_CALLS;
+  const after = cpuMicros(pid);
+  const user = (after.user - before.user) / CPU_CALLS;
+  const system = (after.system - before.system) / CPU_CALLS;
+  return { total: user + system, user, system };
 }
+
+/** The round with the median total. */
+const medianRound = (rounds) => [...rounds].sort((a, b) => a.total - b.total)[Math.floor(rounds.length / 2)];
+const cpuText = (c) => `${fmt(c.total)} µs (user ${fmt(c.user)}, system ${fmt(c.system)})`;
 
 /**
  * CPU µs per call (utime + stime of the server process over a fixed number of calls), the gateway's
  * child and the bare proxy's alternating, non-streamed and streamed; the median of the rounds. On a
- * loaded machine this moves far less than throughput does.
+ * loaded machine this moves far less than throughput does. User and system time are shown apart (a
+ * profile samples wall time, so socket writes that wake another process look dearer than they are),
+ * and a public `GET /health` on the gateway's child gives the platform's own floor per request.
  */
 async function cpuPerCallReport(proxy, platform, auth) {
   const lines = [];
+  const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   for (const stream of [false, true]) {
     const body = JSON.stringify({
       model: 'bench-model',
@@ -318,14 +327,23 @@ async function cpuPerCallReport(proxy, platform, auth) {
       proxied$.push(await cpuPerCall(proxy.port, proxied, proxy.child.pid));
       gateway$.push(await cpuPerCall(platform.port, gateway, platform.child.pid));
     }
-    const [b, g] = [median(proxied$), median(gateway$)];
+    const [b, g] = [medianRound(proxied$), medianRound(gateway$)];
     lines.push(
-      `llm gateway (${stream ? 'stream' : 'non-stream'}, CPU per call): gateway ${fmt(g)} µs, ` +
-        `bare node:http proxy ${fmt(b)} µs → proxy/gateway ${fmt(b / g, 2)} ` +
+      `llm gateway (${stream ? 'stream' : 'non-stream'}, CPU per call): gateway ${cpuText(g)}, ` +
+        `bare node:http proxy ${cpuText(b)} → proxy/gateway ${fmt(b.total / g.total, 2)} ` +
         `(median of ${ROUNDS} alternating rounds of ${CPU_CALLS} calls, ${CPU_CONNECTIONS} connections; ` +
-        `load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`,
+        `load average ${load()})`,
     );
   }
+  const health = { path: '/health', headers: {}, bodies: [null] };
+  await burst(platform.port, health, 500);
+  const floor$ = [];
+  for (let round = 0; round < ROUNDS; round++)
+    floor$.push(await cpuPerCall(platform.port, health, platform.child.pid));
+  lines.push(
+    `platform floor (GET /health on the gateway's process, CPU per call): ${cpuText(medianRound(floor$))} ` +
+      `(median of ${ROUNDS} rounds of ${CPU_CALLS} calls; load average ${load()})`,
+  );
   return lines;
 }
 

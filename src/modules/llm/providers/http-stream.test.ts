@@ -89,7 +89,18 @@ describe('UpstreamCall', () => {
           res.end('\n');
         };
         pump();
-      } else res.end('{"a":1}\n{"b":2}');
+      } else if (req.url === '/pieces') {
+        // A whole body in three reads.
+        res.write('{"a":');
+        setImmediate(() => {
+          res.write('1,"b"');
+          setImmediate(() => res.end(':2}'));
+        });
+      } else if (req.url === '/cut') {
+        // Half of a declared length, then the connection goes.
+        res.socket?.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"a":', () => res.socket?.destroy());
+      } else if (req.url === '/stall') res.write('{"a":');
+      else res.end('{"a":1}\n{"b":2}');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -100,13 +111,13 @@ describe('UpstreamCall', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const open = (path: string): Promise<UpstreamCall> =>
+  const open = (path: string, timeoutMs = 2000): Promise<UpstreamCall> =>
     UpstreamCall.open(
       {
         url: joinUrl(base, path),
         method: 'GET',
         headers: {},
-        timeoutMs: 2000,
+        timeoutMs,
         signal: new AbortController().signal,
         label: 'Test',
       },
@@ -132,5 +143,17 @@ describe('UpstreamCall', () => {
     }
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).message).toContain(`over ${MAX_LINE_BYTES} bytes`);
+  });
+
+  it('reads a whole body over several reads', async () => {
+    const call = await open('/pieces');
+    expect((await call.bytes()).toString()).toBe('{"a":1,"b":2}');
+  });
+
+  it('refuses a whole body over its bound, a body cut short and one that stalls', async () => {
+    await expect((await open('/long')).bytes(100_000)).rejects.toThrow(/response is over 100000 bytes/);
+    await expect((await open('/cut')).bytes()).rejects.toThrow(/closed the connection before the end/);
+    const stalled = await open('/stall', 300);
+    await expect(stalled.bytes()).rejects.toThrow(/sent nothing for 300 ms/);
   });
 });

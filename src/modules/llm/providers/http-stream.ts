@@ -281,28 +281,50 @@ export class UpstreamCall {
     return (await this.bytes(maxBytes)).toString('utf8');
   }
 
-  /** The whole body, at most `maxBytes`. */
-  async bytes(maxBytes = MAX_BODY_BYTES): Promise<Buffer> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    try {
-      for await (const chunk of this.response as AsyncIterable<Buffer>) {
+  /**
+   * The whole body, at most `maxBytes`. Read with listeners, not an async iterator: a whole answer
+   * is read once per non-streamed call, and the iterator's promises and end-of-stream watchers cost
+   * more than the usual one-chunk body.
+   */
+  bytes(maxBytes = MAX_BODY_BYTES): Promise<Buffer> {
+    const response = this.response;
+    const label = this.options.label;
+    return new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let settled = false;
+      const settle = (error: unknown): void => {
+        if (settled) return;
+        settled = true;
+        response.off('data', onData);
+        response.off('end', onEnd);
+        response.off('error', onError);
+        response.off('close', onClose);
+        if (this.failure) reject(this.failure);
+        else if (error !== undefined) reject(lostError(label, error));
+        else if (!response.complete) reject(lostError(label, null));
+        else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+      };
+      const onData = (chunk: Buffer): void => {
         size += chunk.length;
         if (size > maxBytes) {
-          this.fail(
-            new UpstreamError(`${this.options.label} upstream response is over ${maxBytes} bytes`, true),
-          );
-          break;
+          this.fail(new UpstreamError(`${label} upstream response is over ${maxBytes} bytes`, true));
+          settle(undefined);
+          return;
         }
         chunks.push(chunk);
         this.timer.refresh();
-      }
-    } catch (error) {
-      throw this.failure ?? lostError(this.options.label, error);
-    }
-    if (this.failure) throw this.failure;
-    if (!this.response.complete) throw lostError(this.options.label, null);
-    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+      };
+      const onEnd = (): void => settle(undefined);
+      const onError = (error: Error): void => settle(error);
+      // Closed without its end (destroyed by a timeout, an abort or the peer): not complete.
+      const onClose = (): void => settle(undefined);
+      if (response.destroyed || response.readableEnded) return settle(undefined);
+      response.on('data', onData);
+      response.once('end', onEnd);
+      response.once('error', onError);
+      response.once('close', onClose);
+    });
   }
 
   /**
