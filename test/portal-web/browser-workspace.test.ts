@@ -270,7 +270,7 @@ describe('knowledge, flows and agents in the portal', () => {
         settings: {},
       },
     });
-    expect(created.statusCode, created.body).toBe(200);
+    expect(created.statusCode, created.body).toBe(201);
     const id = (created.json() as { id: string }).id;
     await page.goto(`${portal.base}/portal/#/workflows/${id}`);
     await page.getByRole('heading', { name: 'portal hook', level: 1 }).waitFor();
@@ -288,7 +288,8 @@ describe('knowledge, flows and agents in the portal', () => {
     expect(await res.json()).toMatchObject({ mode: 'test' });
     // The page opens the run by itself, its nodes listed.
     await page.getByRole('heading', { name: /^Execution exe_/, level: 1 }).waitFor({ timeout: 15_000 });
-    expect(await page.getByText('Edit Fields').count()).toBeGreaterThan(0);
+    await page.locator('summary', { hasText: 'Edit Fields: 1 run' }).waitFor();
+    expect(page.url()).toContain('#/executions/exe_');
   });
 
   it('ran every page without a Content-Security-Policy refusal', () => {

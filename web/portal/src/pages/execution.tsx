@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { CopyButton } from '../components/copy-button.js';
 import { ErrorNote } from '../components/error-note.js';
@@ -134,6 +134,13 @@ export function ExecutionPage({ id }: { id: string }) {
   const [busy, setBusy] = useState(false);
   // The last load's data stays while the next loads: never show one execution under another's id.
   const e = execution.data?.id === id ? execution.data : null;
+  // A run still going is read again every 2 s until it stops, so its nodes appear as they finish.
+  const going = e !== null && !e.finished && (e.status === 'running' || e.status === 'new');
+  useEffect(() => {
+    if (!going) return;
+    const timer = setTimeout(execution.reload, 2_000);
+    return () => clearTimeout(timer);
+  }, [going, execution.data]);
   const retry = async () => {
     setBusy(true);
     setRetryError(null);

@@ -11,16 +11,25 @@ interface Listening {
 
 /**
  * n8n's "listen for test event": the workflow's webhooks answer once at /webhook-test/…; the page waits
- * for that run (polling the workflow's test executions every 2 s until the window ends) and opens it.
+ * for that run (polling the workflow's newest test execution every 2 s until the window ends) and opens it.
  */
 export function ListenForTestWebhook(props: { workflowId: string; disabled?: string }) {
   const [listening, setListening] = useState<Listening | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const since = useRef('');
+  // The newest test run before listening: a run newer than it is the one this page waits for. Ids are
+  // the server's, so a browser clock that is off does not matter.
+  const before = useRef<string | null>(null);
+  const latest = async () =>
+    (
+      await api<List<{ id: string }>>(
+        'GET',
+        `/api/v1/executions${query({ workflowId: props.workflowId, mode: 'test', limit: 1 })}`,
+      )
+    ).data[0]?.id ?? null;
   const listen = async () => {
     setError(null);
     try {
-      since.current = new Date(Date.now() - 1_000).toISOString();
+      before.current = await latest();
       setListening(
         await api<Listening>('POST', `/api/v1/workflows/${encodeURIComponent(props.workflowId)}/listen`, {
           body: {},
@@ -41,13 +50,9 @@ export function ListenForTestWebhook(props: { workflowId: string; disabled?: str
         return;
       }
       try {
-        const page = await api<List<{ id: string }>>(
-          'GET',
-          `/api/v1/executions${query({ workflowId: props.workflowId, mode: 'test', startedAfter: since.current, limit: 1 })}`,
-        );
-        const run = page.data[0];
-        if (run && live) {
-          navigate(href('executions', run.id));
+        const run = await latest();
+        if (run && run !== before.current && live) {
+          navigate(href('executions', run));
           return;
         }
       } catch (e) {
