@@ -33,6 +33,8 @@ export default defineConfig({
     // 16-28 building a platform on PostgreSQL alone has taken over 30 s.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // Drops the PostgreSQL schemas test platforms kept for reuse (test/helpers/databases.ts).
+    globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     // Workers are not recycled between files (Vitest decides that on the root's `isolate`); whether a
     // file starts from fresh modules inside its worker is each project's `isolate` below.

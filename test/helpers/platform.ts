@@ -1,13 +1,13 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
-import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import type { AppContext, PlatformModule } from '../../src/core/context.js';
-import { openDatabase } from '../../src/core/db/database.js';
 import type { Dialect } from '../../src/core/db/types.js';
+import { allMigrations, allModules } from '../../src/modules/index.js';
 import { TestClock } from './clock.js';
-import { PG_URL, REDIS_URL, uniqueName } from './services.js';
+import { freshSqlite, postgresSchema } from './databases.js';
+import { REDIS_URL } from './services.js';
 
 export interface TestPlatform {
   app: FastifyInstance;
@@ -35,8 +35,8 @@ export interface TestPlatformOptions {
 }
 
 /**
- * A whole platform on a fresh database: SQLite in memory, or a PostgreSQL schema of its own
- * (dropped on close), so suites run in parallel without sharing state.
+ * A whole platform on a fresh database: SQLite in memory, or a PostgreSQL schema of its own (emptied
+ * on close for this process's next platform, or dropped), so suites run in parallel without sharing state.
  */
 export async function createTestPlatform(options: TestPlatformOptions): Promise<TestPlatform> {
   const config = parseConfig({
@@ -50,18 +50,12 @@ export async function createTestPlatform(options: TestPlatformOptions): Promise<
     ...(options.redis ? { REDIS_URL } : {}),
     ...options.env,
   });
-  const schema = options.dialect === 'postgres' ? uniqueName('t') : undefined;
-  const database = await openDatabase({
-    databaseUrl: options.dialect === 'postgres' ? PG_URL : '',
-    dataDir: ':memory:',
-    pgSchema: schema,
-    pgPoolSize: 5,
-  });
+  // A fresh database without running the migrations again (databases.ts says how).
+  const migrations = allMigrations(options.modules ?? allModules);
+  const pg = options.dialect === 'postgres' ? await postgresSchema(migrations, 5) : undefined;
+  const database = pg ? pg.database : await freshSqlite(migrations);
   const clock = options.clock ?? new TestClock();
-  const dropSchema = async () => {
-    if (schema) await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(database.db);
-    await database.close();
-  };
+  const releaseDatabase = () => (pg ? pg.release() : database.close());
   let built: Awaited<ReturnType<typeof buildApp>>;
   try {
     built = await buildApp({
@@ -69,11 +63,12 @@ export async function createTestPlatform(options: TestPlatformOptions): Promise<
       database,
       logger: false,
       clock,
+      skipMigrations: true,
       ...(options.modules ? { modules: options.modules } : {}),
     });
     await built.app.ready();
   } catch (error) {
-    await dropSchema();
+    await releaseDatabase();
     throw error;
   }
   const { app, ctx } = built;
@@ -105,7 +100,7 @@ export async function createTestPlatform(options: TestPlatformOptions): Promise<
     },
     async close() {
       await app.close();
-      await dropSchema();
+      await releaseDatabase();
     },
   };
 }

@@ -76,3 +76,9 @@ export async function redisAvailable(): Promise<boolean> {
 }
 
 export const uniqueName = (prefix: string): string => `${prefix}_${randomBytes(6).toString('hex')}`;
+
+/**
+ * The name prefix of the PostgreSQL schemas that test platforms keep for reuse (databases.ts): the
+ * Vitest process's id (a worker's parent), whose global teardown drops them (global-setup.ts).
+ */
+export const pooledSchemaPrefix = (vitestPid: number = process.ppid): string => `tp_${vitestPid}`;
