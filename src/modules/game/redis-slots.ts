@@ -80,6 +80,8 @@ export class RedisSlots implements SlotStore {
   private unused: Spare[] = [];
   private readonly spares: Spare[] = [];
   private refilling = false;
+  /** Set by flush (the platform closes): slots granted after it go straight back. */
+  private closed = false;
   private flushTimer: NodeJS.Timeout | null = null;
   private holdTimer: NodeJS.Timeout | null = null;
   private readonly run: SlotsCommand;
@@ -137,6 +139,7 @@ export class RedisSlots implements SlotStore {
 
   /** Sends the queued releases and hands back every slot taken ahead (the platform closes). */
   async flush(): Promise<void> {
+    this.closed = true;
     this.unused.push(...this.spares.splice(0));
     await this.send();
   }
@@ -184,7 +187,8 @@ export class RedisSlots implements SlotStore {
   private keep(tickets: readonly Ticket[]): void {
     const at = performance.now();
     for (const ticket of tickets) this.spares.push({ ticket, at });
-    this.armHold();
+    if (!this.closed) this.armHold();
+    else if (tickets.length > 0) this.flush().catch(this.onError);
   }
 
   /** While spares are kept, looks at them every holdMs so an idle process hands them back. */
