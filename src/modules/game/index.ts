@@ -7,15 +7,26 @@ import { gameMigrations } from './migrations/index.js';
 import { GameOAuth } from './oauth-service.js';
 import { OAuthStates } from './oauth-state.js';
 import { OutboundThrottle } from './outbound-throttle.js';
+import { RedisSlots } from './redis-slots.js';
 import { gameRoutes } from './routes.js';
 import { gameSettings } from './settings.js';
 import { GameStore } from './store.js';
-import { LocalSlots, RedisSlots, type SlotStore } from './throttle-slots.js';
+import { LocalSlots, type SlotStore } from './throttle-slots.js';
 import { TokenClient } from './token-client.js';
 import { UserTokens } from './user-tokens.js';
 
 /** The window of the outbound throttle: GAME_RATE_PER_SECOND requests per second. */
 const THROTTLE_WINDOW_MS = 1_000;
+
+/**
+ * Slots each process takes ahead (a tenth of the rate: 2 at 25/s; none below 10/s, where every slot
+ * counts), only while as many more stay free for the other processes, and handed back after 250 ms
+ * unused. A request on a slot taken ahead waits for no Redis round trip.
+ */
+function leaseAhead(ratePerSecond: number): { ahead: number; reserve: number; holdMs: number } {
+  const ahead = Math.min(8, Math.floor(ratePerSecond / 10));
+  return { ahead, reserve: ahead, holdMs: 250 };
+}
 
 /** What other modules (e.g. workflow nodes) may use of the game module. */
 interface GameApi {
@@ -50,7 +61,10 @@ export const gameModule: PlatformModule = {
           settings.ratePerSecond,
           THROTTLE_WINDOW_MS,
           settings.timeoutMs + 5_000,
-          (err) => ctx.log.warn({ err }, 'game throttle could not hand slots back'),
+          {
+            onError: (err) => ctx.log.warn({ err }, 'game throttle could not hand slots back'),
+            ...leaseAhead(settings.ratePerSecond),
+          },
         )
       : local;
     const throttle = new OutboundThrottle(slots, {
