@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
-import { checkParameters, converted, isValid, valueSchemaOf, withDefaults } from './parameters.js';
+import { checkParameters, converted, isValid, withDefaults } from './parameters.js';
+import { defaultsSchemaOf, valueSchemaOf } from './value-schemas.js';
 
 const Schema = Type.Object(
   {
@@ -24,6 +25,15 @@ const Schema = Type.Object(
       { batching: Type.Optional(Type.Enum(['single', 'transaction'] as const)) },
       { default: {} },
     ),
+    // A union whose second variant holds a default: which variant is filled depends on the checks.
+    target: Type.Optional(
+      Type.Union([
+        Type.Object({ kind: Type.Literal('url'), url: Type.String() }),
+        Type.Object({ kind: Type.Literal('id'), id: Type.String({ default: 'x' }) }),
+      ]),
+    ),
+    plain: Type.Optional(Type.Object({ a: Type.Optional(Type.String()), b: Type.Array(Type.Number()) })),
+    byName: Type.Optional(Type.Record(Type.String(), Type.Object({ on: Type.Boolean({ default: true }) }))),
   },
   { additionalProperties: false },
 );
@@ -34,6 +44,9 @@ const VALUES: unknown[] = [
   { table: { mode: 'list', value: 't' }, rows: [{ column: 'a' }, { column: 'b', dir: 'DESC' }] },
   { mode: 'b', options: { batching: 'transaction' } },
   { operation: 'nope', count: 'x', extra: true },
+  { target: { kind: 'id' }, plain: { b: [1, '2'] }, byName: { a: {}, b: { on: false } } },
+  { target: { kind: 'url', url: 'u' }, plain: { a: 3 } },
+  { target: { kind: 'other' }, plain: 'text', byName: 5 },
 ];
 
 const kinds = (node: unknown, out: Set<string> = new Set()): Set<string> => {
@@ -44,11 +57,19 @@ const kinds = (node: unknown, out: Set<string> = new Set()): Set<string> => {
   return out;
 };
 
-describe('valueSchemaOf: enums evaluated once', () => {
+describe('value schemas: enums evaluated once, parts without defaults passed over', () => {
   it('holds no Enum, and is made once per schema', () => {
     expect(kinds(Schema).has('Enum')).toBe(true);
     expect(kinds(valueSchemaOf(Schema)).has('Enum')).toBe(false);
     expect(valueSchemaOf(Schema)).toBe(valueSchemaOf(Schema));
+  });
+
+  it('the defaults copy passes over what holds no default, and keeps a union with one whole', () => {
+    const props = (defaultsSchemaOf(Schema) as unknown as { properties: Record<string, unknown> }).properties;
+    expect(kinds(props.plain)).toEqual(new Set(['Unknown']));
+    expect(kinds(props.label)).toEqual(new Set(['Unknown']));
+    expect(kinds(props.target)).toEqual(kinds(valueSchemaOf(Schema.properties.target)));
+    expect(kinds(props.byName).has('Record')).toBe(true);
   });
 
   it.each(VALUES)('defaults and conversions are those of the schema as written: %j', (value) => {

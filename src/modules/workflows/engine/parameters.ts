@@ -1,8 +1,9 @@
-import { type TSchema, Type } from 'typebox';
+import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import { isExpression } from './expressions.js';
 import type { ValidationProblem } from './types.js';
+import { defaultsSchemaOf, valueSchemaOf } from './value-schemas.js';
 
 /** `/a/0/b` → `.a[0].b` */
 function pointerToPath(pointer: string): string {
@@ -36,60 +37,12 @@ function checkerOf(schema: TSchema): ReturnType<typeof Compile> {
   return checker;
 }
 
-const valueSchemas = new WeakMap<TSchema, TSchema>();
-
-/**
- * The schema as `Value.Default` and `Value.Convert` walk it. TypeBox keeps an `Enum` deferred and
- * evaluates it to its union of literals on every visit (and checks unions without a compiled
- * checker), which made resolving a Postgres node's parameters cost milliseconds per item; here each
- * `Enum` is that union once, its annotations (`default`) kept, so both functions give what they gave.
- * Checks and their messages still use the schema as written.
- */
-export function valueSchemaOf(schema: TSchema): TSchema {
-  let found = valueSchemas.get(schema);
-  if (!found) {
-    found = evaluatedEnums(schema, new Map()) as TSchema;
-    valueSchemas.set(schema, found);
-  }
-  return found;
-}
-
-function evaluatedEnums(node: unknown, seen: Map<object, unknown>): unknown {
-  if (node === null || typeof node !== 'object') return node;
-  const done = seen.get(node);
-  if (done !== undefined) return done;
-  if (Array.isArray(node)) {
-    const list: unknown[] = [];
-    seen.set(node, list);
-    for (const value of node) list.push(evaluatedEnums(value, seen));
-    return list;
-  }
-  if (Type.IsEnum(node)) {
-    // Own enumerable keys only: `~kind` is not one, so the union is a union, not an enum.
-    const { enum: _values, ...annotations } = node as TSchema & { enum: unknown };
-    const union = Type.Evaluate(node, annotations);
-    seen.set(node, union);
-    return union;
-  }
-  const copy: Record<PropertyKey, unknown> = {};
-  seen.set(node, copy);
-  for (const key of Reflect.ownKeys(node)) {
-    const field = Object.getOwnPropertyDescriptor(node, key) as PropertyDescriptor;
-    Object.defineProperty(
-      copy,
-      key,
-      'value' in field ? { ...field, value: evaluatedEnums(field.value, seen) } : field,
-    );
-  }
-  return copy;
-}
-
 /** The message of a parameter the node type (at that version) does not have. */
 export const UNKNOWN_PARAMETER = 'is not a parameter of this node type and version';
 
 /** Applies the schema's defaults to a copy of `params`. */
 export function withDefaults(schema: TSchema, params: unknown): unknown {
-  return Value.Default(valueSchemaOf(schema), structuredClone(params ?? {}));
+  return Value.Default(defaultsSchemaOf(schema), structuredClone(params ?? {}));
 }
 
 /** Converts primitives in `params` (in place) to the schema's types where that is possible. */
