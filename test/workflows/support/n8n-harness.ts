@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Type } from 'typebox';
 import { defineNode, NodeRegistry, output } from '../../../src/modules/workflows/engine/node-type.js';
@@ -30,8 +30,10 @@ export interface N8nExport extends WorkflowDefinition {
 
 /**
  * What n8n's test code adds to a fixture, kept beside it under `<node>/harness/`: `files/` is the test
- * folder its disk-reading nodes read (the confined folder of the platform's file nodes in the run), and
- * `expected/<fixture>` the node outputs a test that checks in code rather than in pinData expects.
+ * folder its disk-reading nodes read (the confined folder of the platform's file nodes in the run),
+ * `paths.json` the absolute paths n8n's test code points at a file of that folder (it sets the node's
+ * path to `__dirname/<file>`, or mocks the file system to serve it), and `expected/<fixture>` the node
+ * outputs a test that checks in code rather than in pinData expects.
  */
 const harnessFiles = new WeakMap<N8nExport, string>();
 
@@ -46,22 +48,34 @@ export function loadFixture(relative: string): N8nExport {
   } as N8nExport;
   const harness = join(FIXTURES, dirname(relative), 'harness');
   const expected = join(harness, 'expected', basename(relative));
-  if (def.pinData === undefined && existsSync(expected))
+  if (Object.keys(def.pinData ?? {}).length === 0 && existsSync(expected))
     def.pinData = (JSON.parse(readFileSync(expected, 'utf8')) as { nodeData: N8nExport['pinData'] }).nodeData;
   const files = join(harness, 'files');
   if (existsSync(files)) {
-    // n8n's harness points `C:\Test\<name>` parameters at its test folder; the same here.
+    const paths = join(harness, 'paths.json');
+    const named = existsSync(paths)
+      ? (JSON.parse(readFileSync(paths, 'utf8')) as Record<string, string>)
+      : {};
+    // n8n's harness points `C:\Test\<name>` parameters at its test folder, and its test code the
+    // absolute paths of paths.json at files of it; the same here, always inside the folder.
     def.nodes = def.nodes.map((node) => ({
       ...node,
-      parameters: JSON.parse(
-        JSON.stringify(node.parameters ?? {}).replace(/"C:\\\\Test\\\\(.*?)"/g, (_m, name: string) =>
-          JSON.stringify(join(files, name)),
-        ),
-      ),
+      parameters: JSON.parse(JSON.stringify(node.parameters ?? {}), (_key, value: unknown) => {
+        if (typeof value !== 'string') return value;
+        const name = Object.hasOwn(named, value) ? named[value] : /^C:\\Test\\(.+)$/.exec(value)?.[1];
+        return name === undefined ? value : inFolder(files, name);
+      }),
     }));
     harnessFiles.set(def, files);
   }
   return def;
+}
+
+/** `name` inside `folder`: a harness entry that would leave it is a broken test folder. */
+function inFolder(folder: string, name: string): string {
+  const path = resolve(folder, name);
+  if (!path.startsWith(`${folder}${sep}`)) throw new Error(`harness path ${name} leaves ${folder}`);
+  return path;
 }
 
 /** The file nodes' access in a fixture run: on, confined to the fixture's test folder, if it has one. */

@@ -91,15 +91,13 @@ const EXTENSIONS: Record<string, string> = {
   'text/html': 'html',
 };
 
-/** `1.2 kB`, as n8n shows sizes (decimal units). */
-function prettySize(bytes: number): string {
+/**
+ * `3.07 kB`, as n8n shows sizes: its pretty-bytes call, decimal units and three significant digits
+ * (so `999999` is `1000 kB`, as there).
+ */
+export function prettySize(bytes: number): string {
   if (bytes < 1000) return `${bytes} B`;
-  const units = ['kB', 'MB', 'GB'];
-  let value = bytes / 1000;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return `${Number(value.toFixed(1))} ${units[unit]}`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  const exponent = Math.min(Math.floor(Math.log10(bytes) / 3), units.length);
+  return `${Number((bytes / 1000 ** exponent).toPrecision(3))} ${units[exponent - 1]}`;
 }

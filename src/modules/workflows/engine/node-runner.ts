@@ -1,4 +1,3 @@
-import { Value } from 'typebox/value';
 import { defaultTimezone } from './expression-sandbox.js';
 import {
   CodeError,
@@ -15,7 +14,7 @@ import {
   type NodeType,
   type SubNodeHandle,
 } from './node-type.js';
-import { checkParameters, withDefaults } from './parameters.js';
+import { checkParameters, converted, isValid, withDefaults } from './parameters.js';
 import {
   type AiConnectionType,
   DEFAULT_CODE_TIMEOUT_MS,
@@ -321,9 +320,15 @@ function resolveChecked(nodeType: NodeType, given: unknown): unknown {
     const hit = schemaChecked.get(given);
     if (hit !== undefined) return hit;
   }
+  // Valid as they are (the common case): Convert would leave every value as it is.
+  const defaulted = withDefaults(nodeType.schema, given);
+  if (isValid(nodeType.schema, defaulted)) {
+    if (given !== null && typeof given === 'object') schemaChecked.set(given, defaulted);
+    return defaulted;
+  }
   // n8n does not type-check evaluated parameters: a number where text is expected is that text
   // (`{{ $json.count }}` as a header value). Primitives convert; anything else is still refused.
-  const params = nodeType.versions && !isStaticObject(given) ? Value.Convert(nodeType.schema, given) : given;
+  const params = nodeType.versions && !isStaticObject(given) ? converted(nodeType.schema, given) : given;
   const problems = checkParameters(nodeType.schema, params, 'parameters', false);
   if (problems.length > 0) {
     throw new NodeOperationError(

@@ -3,6 +3,7 @@ import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import { isExpression } from './expressions.js';
 import type { ValidationProblem } from './types.js';
+import { defaultsSchemaOf, valueSchemaOf } from './value-schemas.js';
 
 /** `/a/0/b` → `.a[0].b` */
 function pointerToPath(pointer: string): string {
@@ -41,7 +42,17 @@ export const UNKNOWN_PARAMETER = 'is not a parameter of this node type and versi
 
 /** Applies the schema's defaults to a copy of `params`. */
 export function withDefaults(schema: TSchema, params: unknown): unknown {
-  return Value.Default(schema, structuredClone(params ?? {}));
+  return Value.Default(defaultsSchemaOf(schema), structuredClone(params ?? {}));
+}
+
+/** Converts primitives in `params` (in place) to the schema's types where that is possible. */
+export function converted(schema: TSchema, params: unknown): unknown {
+  return Value.Convert(valueSchemaOf(schema), params);
+}
+
+/** Whether `value` (defaults applied) is valid for the schema, by its compiled checker. */
+export function isValid(schema: TSchema, value: unknown): boolean {
+  return checkerOf(schema).Check(value);
 }
 
 /**

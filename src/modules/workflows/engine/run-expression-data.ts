@@ -21,16 +21,23 @@ export function workflowData(def: WorkflowDefinition, deps: Pick<EngineDeps, 'en
   };
 }
 
-/** `$execution` of the execution's `waitIndex`-th stretch; a blank one outside an execution. */
+/**
+ * `$execution` of the execution's `waitIndex`-th stretch; a blank one outside an execution. The resume
+ * URL's signature (an HMAC) is made when something reads it, once: most node runs never do.
+ */
 export function executionInfo(
   ctx: RunContext | undefined,
   waitIndex: number,
 ): { id: string; mode: string; resumeUrl: string } {
   if (!ctx) return { id: '', mode: 'manual', resumeUrl: '' };
+  let resumeUrl: string | undefined;
   return {
     id: ctx.executionId,
     mode: ctx.mode,
-    resumeUrl: resumeUrlOf(ctx.resumeUrlBase, ctx.executionId, ctx.resumeSignature?.(waitIndex)),
+    get resumeUrl() {
+      resumeUrl ??= resumeUrlOf(ctx.resumeUrlBase, ctx.executionId, ctx.resumeSignature?.(waitIndex));
+      return resumeUrl;
+    },
   };
 }
 

@@ -18,7 +18,7 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.filter': 'Filter',
   'n8n-nodes-base.formTrigger': 'Form Trigger (page at /form/{path}; no file fields)',
   'n8n-nodes-base.form':
-    'n8n Form (pages at /form-waiting/{executionId}, signed; fields form only, no time limit)',
+    'n8n Form (pages at /form-waiting/{executionId}, signed; fields or JSON-defined, time limit, every ending)',
   'n8n-nodes-base.switch': 'Switch',
   'n8n-nodes-base.merge': 'Merge',
   'n8n-nodes-base.code': 'Code (JavaScript)',
