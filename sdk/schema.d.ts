@@ -11914,8 +11914,7 @@ export interface operations {
             createdAt?: string;
             updatedAt?: string;
           }[];
-          /** @description Kept if given, else a new UUID on every save */
-          versionId?: string;
+          versionId?: string | null;
           /** @description Accepted and ignored: the server gives the id (the CLI import keeps it) */
           id?: string;
           /** @description Accepted and ignored: use the activate and deactivate actions */
@@ -12502,8 +12501,7 @@ export interface operations {
             createdAt?: string;
             updatedAt?: string;
           }[];
-          /** @description Kept if given, else a new UUID on every save */
-          versionId?: string;
+          versionId?: string | null;
           /** @description Accepted and ignored: the server gives the id (the CLI import keeps it) */
           id?: string;
           /** @description Accepted and ignored: use the activate and deactivate actions */

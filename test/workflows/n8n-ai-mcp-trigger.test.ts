@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -176,6 +177,26 @@ describe.each(await testDialects())("n8n's MCP Server Trigger on %s", (dialect) 
     expect(agentOutput(e)).toEqual({ output: 'It is 42.' });
     const messages = (openai.requests[1]?.messages ?? []) as Array<{ role: string; content: string }>;
     expect(messages.at(-1)).toMatchObject({ role: 'tool', content: '42' });
+  });
+
+  it("n8n's own mcp-trigger-multi-tool.json, imported unmodified: three Code tools, called as n8n's e2e test does", async () => {
+    const exported = JSON.parse(
+      readFileSync(new URL('../fixtures/n8n/ai/mcp-trigger-multi-tool.json', import.meta.url), 'utf8'),
+    ) as Record<string, unknown>;
+    await activate(p, await createWorkflow(p, exported));
+    const client = await connect('mcp-multi', {});
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['add', 'echo', 'multiply']);
+    // The example JSON is the schema: the SDK client checks its arguments against it.
+    expect(tools.find((t) => t.name === 'add')?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+    });
+    const text = async (name: string, args: Record<string, unknown>) =>
+      ((await client.callTool({ name, arguments: args })).content as Array<{ text: string }>)[0]?.text;
+    expect(await text('echo', { message: 'Multi-tool test' })).toBe('Echo: Multi-tool test');
+    expect(await text('add', { a: 5, b: 3 })).toBe('Sum: 8');
+    expect(await text('multiply', { a: 4, b: 7 })).toBe('Product: 28');
   });
 
   it('a JSON-RPC batch is refused before any run: one request, one message', async () => {

@@ -208,20 +208,35 @@ describe.each(await testDialects())("n8n's MCP Client Tool on %s", (dialect) => 
     expect(results[2]).toMatch(/orderId|invalid/i);
   });
 
-  it("v1.2's multiple-headers credential is refused by name", async () => {
+  it.each([
+    [
+      'customAuth',
+      'httpCustomAuth',
+      { json: { headers: { 'x-mcp-token': UPSTREAM_TOKEN }, qs: { a: '1' } } },
+    ],
+    [
+      'multipleHeadersAuth',
+      'httpMultipleHeadersAuth',
+      { headers: { values: [{ name: 'x-mcp-token', value: UPSTREAM_TOKEN }] } },
+    ],
+  ] as const)("v1.2's %s credential: its headers reach the server", async (authentication, type, data) => {
+    const id = await createCredential(p, `shop ${type}`, type, data as unknown as Record<string, string>);
+    openai.queue(
+      toolCalls([{ id: 'c1', name: 'lookup_order', arguments: JSON.stringify({ orderId: 'B-2' }) }]),
+      completion('Shipped.'),
+    );
     const e = await runAgent({
       name: 'MCP Client',
       type: `${LC}.mcpClientTool`,
       typeVersion: 1.2,
-      parameters: {
-        endpointUrl: shop.url,
-        serverTransport: 'httpStreamable',
-        authentication: 'multipleHeadersAuth',
-      },
+      parameters: { endpointUrl: shop.url, serverTransport: 'httpStreamable', authentication },
+      credentials: { [type]: { id, name: 'shop' } },
     });
-    const error = e.data.resultData.error as { message: string } | undefined;
-    expect(error?.message).toContain("Authentication 'multipleHeadersAuth' is not supported");
-    expect(shop.calls).toEqual([]);
+    expect(e.data.resultData.error ?? null).toBeNull();
+    expect(outputOf(e)).toEqual({ output: 'Shipped.' });
+    expect(shop.calls).toEqual([
+      { name: 'lookup_order', arguments: { orderId: 'B-2' }, token: UPSTREAM_TOKEN },
+    ]);
   });
 
   it('a server that never answers fails the node at its timeout, naming the server', async () => {

@@ -287,6 +287,37 @@ describe(`PGVector store on PGlite + pgvector, platform on ${dialect}`, () => {
     ]);
   });
 
+  it('a role that may not create, on a prepared database: inserts, and loads in a read-only transaction', async () => {
+    const table = uniqueName('prep');
+    const coll = `${table}_coll`;
+    const collection = { values: { useCollection: true, collectionName: 'c', collectionTableName: coll } };
+    expect(
+      (await insert({ tableName: table, options: { collection } })).data.resultData.error ?? null,
+    ).toBeNull();
+    const role = uniqueName('app');
+    // No CREATE on the database or schema (PostgreSQL's defaults since 15, said here outright).
+    await db.exec(
+      `CREATE ROLE "${role}" NOLOGIN; REVOKE CREATE ON SCHEMA public FROM PUBLIC; GRANT USAGE ON SCHEMA public TO "${role}"; GRANT SELECT, INSERT ON "${table}", "${coll}" TO "${role}"`,
+    );
+    // PGlite is one session: every connection of the node's pool runs as this role from here.
+    await db.exec(`SET ROLE "${role}"`);
+    try {
+      const added = await insert({ tableName: table, options: { collection } });
+      expect(added.data.resultData.error ?? null).toBeNull();
+      await db.exec('SET default_transaction_read_only = on');
+      const found = await load({ tableName: table, prompt: 'Spree', topK: 10, options: { collection } });
+      expect(found.data.resultData.error ?? null).toBeNull();
+      expect(outputOf(found, 'Store')).toHaveLength(6);
+      // A collection that does not exist yet is nothing found, not a write.
+      const other = { values: { ...collection.values, collectionName: 'none yet' } };
+      const none = await load({ tableName: table, prompt: 'Spree', options: { collection: other } });
+      expect(none.data.resultData.error ?? null).toBeNull();
+      expect(outputOf(none, 'Store')).toEqual([]);
+    } finally {
+      await db.exec('RESET default_transaction_read_only; RESET ROLE');
+    }
+  });
+
   it('a PostgreSQL without pgvector: a node error naming the missing extension', async () => {
     const e = await load({ tableName: uniqueName('nopg'), prompt: 'x' }, creds.plainPg);
     const error = e.data.resultData.error as { message?: string; description?: string } | undefined;

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
+import { completion, FakeOpenAi } from './support/fake-openai.js';
 import { createCredential, createWorkflow, otherAccountKey, workflowPlatform } from './support.js';
 
 /**
@@ -11,6 +12,9 @@ import { createCredential, createWorkflow, otherAccountKey, workflowPlatform } f
  */
 
 const [dialect = 'sqlite'] = await testDialects();
+const openai = new FakeOpenAi();
+beforeAll(() => openai.start());
+afterAll(() => openai.stop());
 
 const chatWorkflow = (
   webhookId: string,
@@ -194,5 +198,112 @@ describe(`Chat Trigger over HTTP, platform on ${dialect}`, () => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.body).toMatch(/parameters\.authentication.*n8n user authentication is not available here/);
+  });
+
+  it("loadPreviousSession 'memory': the widget reads the session's messages from the attached memory", async () => {
+    const cred = await createCredential(p, 'openai', 'openAiApi', { apiKey: 'sk', url: `${openai.base}/v1` });
+    const LC = '@n8n/n8n-nodes-langchain';
+    const trigger = 'When chat message received';
+    await activeChat({
+      name: 'chat memory',
+      nodes: [
+        {
+          id: 'chat',
+          name: trigger,
+          type: `${LC}.chatTrigger`,
+          typeVersion: 1.1,
+          position: [0, 0],
+          webhookId: 'chat-memory',
+          parameters: { public: true, options: { loadPreviousSession: 'memory' } },
+        },
+        {
+          id: 'agent',
+          name: 'AI Agent',
+          type: `${LC}.agent`,
+          typeVersion: 2,
+          position: [200, 0],
+          parameters: { options: {} },
+        },
+        {
+          id: 'model',
+          name: 'Model',
+          type: `${LC}.lmChatOpenAi`,
+          typeVersion: 1.2,
+          position: [200, 200],
+          parameters: { model: { __rl: true, mode: 'list', value: 'gpt-4o-mini' }, options: {} },
+          credentials: { openAiApi: { id: cred, name: 'openai' } },
+        },
+        {
+          id: 'memory',
+          name: 'Simple Memory',
+          type: `${LC}.memoryBufferWindow`,
+          typeVersion: 1.3,
+          position: [400, 200],
+          parameters: {},
+        },
+      ],
+      connections: {
+        [trigger]: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
+        Model: { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
+        'Simple Memory': {
+          ai_memory: [
+            [
+              { node: 'AI Agent', type: 'ai_memory', index: 0 },
+              { node: trigger, type: 'ai_memory', index: 0 },
+            ],
+          ],
+        },
+      },
+      settings: {},
+    });
+    const load = (sessionId: string) =>
+      fetch(`${base}/webhook/chat-memory/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ action: 'loadPreviousSession', sessionId }),
+      });
+    expect(await (await load('sess-1')).json()).toEqual({ data: [] });
+    openai.reset();
+    openai.queue(completion('Hello, Ann.'));
+    const sent = await send('chat-memory', 'I am Ann');
+    expect(await sent.json()).toEqual({ output: 'Hello, Ann.' });
+    const loaded = await load('sess-1');
+    expect(loaded.status).toBe(200);
+    // LangChain's serialized messages, as n8n's widget reads them.
+    expect(await loaded.json()).toEqual({
+      data: [
+        {
+          lc: 1,
+          type: 'constructor',
+          id: ['langchain_core', 'messages', 'HumanMessage'],
+          kwargs: { content: 'I am Ann', additional_kwargs: {}, response_metadata: {} },
+        },
+        {
+          lc: 1,
+          type: 'constructor',
+          id: ['langchain_core', 'messages', 'AIMessage'],
+          kwargs: {
+            content: 'Hello, Ann.',
+            additional_kwargs: {},
+            response_metadata: {},
+            tool_calls: [],
+            invalid_tool_calls: [],
+          },
+        },
+      ],
+    });
+    // Another session has none; asking ran no model.
+    expect(await (await load('sess-2')).json()).toEqual({ data: [] });
+    expect(openai.requests).toHaveLength(1);
+  });
+
+  it("loadPreviousSession 'manually' is refused at save, naming the option", async () => {
+    const res = await p.request({
+      method: 'POST',
+      url: '/api/v1/workflows',
+      payload: chatWorkflow('chat-manual', 'M', { options: { loadPreviousSession: 'manually' } }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toMatch(/options\.loadPreviousSession.*'manually' is not supported/);
   });
 });

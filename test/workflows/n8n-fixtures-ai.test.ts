@@ -451,13 +451,13 @@ describe('Basic LLM Chain and the Code tool', () => {
 });
 
 describe('Chat Trigger: what is not served is refused at save', () => {
-  it('loadPreviousSession from memory is a validation problem naming the option', async () => {
+  it("loadPreviousSession 'manually' is a validation problem naming the option", async () => {
     const def = loadFixture('ai/chat-trigger-public-chat.json');
     const trigger = def.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.chatTrigger');
     if (!trigger) throw new Error('the fixture has no chat trigger');
-    trigger.parameters = { public: true, options: { loadPreviousSession: 'memory' } };
+    trigger.parameters = { public: true, options: { loadPreviousSession: 'manually' } };
     await expect(runFixture(def, deps, [chatItem('Hi')])).rejects.toThrow(
-      /options\.loadPreviousSession.*not supported here yet/,
+      /options\.loadPreviousSession.*'manually' is not supported here/,
     );
   });
 });

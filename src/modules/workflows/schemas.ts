@@ -113,11 +113,13 @@ export const WorkflowBody = Type.Object(
     meta: Type.Optional(Nullable(JsonObject)),
     tags: Type.Optional(Type.Array(TagInput, { maxItems: 50 })),
     versionId: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 100,
-        description: 'Kept if given, else a new UUID on every save',
-      }),
+      Nullable(
+        Type.String({
+          minLength: 1,
+          maxLength: 100,
+          description: "Kept if given, else a new UUID on every save (n8n's file exports carry null)",
+        }),
+      ),
     ),
     id: Type.Optional(Type.String(ignored('the server gives the id (the CLI import keeps it)'))),
     active: Type.Optional(Type.Boolean(ignored('use the activate and deactivate actions'))),

@@ -142,6 +142,9 @@ export async function requiredPart<K extends Part['kind']>(
   what: string,
 ): Promise<Extract<Part, { kind: K }>> {
   const handle = handles[0];
-  if (!handle) throw new NodeOperationError(`A ${what} sub-node must be connected and enabled`);
+  if (!handle)
+    throw new NodeOperationError(
+      `${/^[AEIOU]/.test(what) ? 'An' : 'A'} ${what} sub-node must be connected and enabled`,
+    );
   return supplied(handle, itemIndex, kind);
 }

@@ -23,7 +23,7 @@ export function sessionIdOf(
   item: Item | undefined,
 ): string {
   const fromInput = version !== undefined && version >= 1.2 && p.sessionIdType === 'fromInput';
-  const raw = fromInput ? item?.json.sessionId : p.sessionKey;
+  const raw = fromInput ? inputSessionId(item) : p.sessionKey;
   const id = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : '';
   if (id === '')
     throw new NodeOperationError('No session ID found', {
@@ -32,6 +32,17 @@ export function sessionIdOf(
         : 'The session key is empty',
     });
   return id;
+}
+
+/**
+ * The root item's `sessionId`; a Chat Trigger asked for a previous session holds the webhook's item,
+ * whose body has it (n8n reads the webhook's body data there too).
+ */
+export function inputSessionId(item: Item | undefined): unknown {
+  const json = item?.json;
+  if (json?.sessionId !== undefined) return json.sessionId;
+  const body = json?.body;
+  return body && typeof body === 'object' && !Array.isArray(body) ? body.sessionId : undefined;
 }
 
 /** LangChain's stored message (`mapChatMessagesToStoredMessages`): `{type, data}`. */

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import type { ChatMessage } from '../../../../llm/index.js';
 import { defineNode, output } from '../../../engine/node-type.js';
 import { withDefaults } from '../../../engine/parameters.js';
 import {
@@ -10,7 +11,7 @@ import {
 } from '../../../engine/types.js';
 import type { WebhookNodeInfo } from '../../../engine/webhook-nodes.js';
 import { WebhookParameters, type WebhookParams } from '../../platform/webhook/index.js';
-import { LANGCHAIN } from '../ai-parts.js';
+import { LANGCHAIN, supplied } from '../ai-parts.js';
 
 const Options = Type.Object(
   {
@@ -53,8 +54,9 @@ const MAX_CHAT_BYTES = 256 * 1024;
  * `@n8n/chat` widget sends); the answer is the last node's first item (`{output}` of an agent), or what a
  * Respond to Webhook node answers. Its item is the message itself, as in n8n: `{sessionId, action,
  * chatInput}`. In hosted mode `GET` on the same path is the chat page (the platform's own, speaking the
- * same webhook); `allowedOrigins` decides which other origins' pages may read the answers. Streaming
- * answers are not served.
+ * same webhook); `allowedOrigins` decides which other origins' pages may read the answers. The widget's
+ * `loadPreviousSession` action answers the attached memory's messages of that session (n8n's `{data}`,
+ * LangChain's serialized messages) without running the rest. Streaming answers are not served.
  */
 export const chatTriggerNode = defineNode({
   type: `${LANGCHAIN}.chatTrigger`,
@@ -63,14 +65,15 @@ export const chatTriggerNode = defineNode({
   trigger: true,
   inputs: 0,
   webhook: { parse: chatWebhook },
+  // With `loadPreviousSession: 'memory'`, the memory the session's earlier messages are read from.
+  aiInputs: ['ai_memory'],
   check(params) {
     const problems: Array<{ path: string; message: string }> = [];
     // Refused rather than ignored: the chat would lose its history without saying so.
-    const load = params.options.loadPreviousSession;
-    if (load !== undefined && load !== 'notSupported')
+    if (params.options.loadPreviousSession === 'manually')
       problems.push({
         path: 'parameters.options.loadPreviousSession',
-        message: 'loading a previous session is not supported here yet',
+        message: "loading a previous session 'manually' is not supported here: use 'memory'",
       });
     // n8n's own editor login has no counterpart here: an open chat would be worse than a refusal.
     if (params.authentication === 'n8nUserAuth')
@@ -82,9 +85,37 @@ export const chatTriggerNode = defineNode({
   },
   async execute(ctx) {
     const items = ctx.items.length > 0 ? ctx.items : [{ json: {} }];
-    return output(items.map(chatItem));
+    const chat = items.map(chatItem);
+    const asked = chat.findIndex((item) => item.json.action === 'loadPreviousSession');
+    if (asked < 0) return output(chat);
+    // n8n's widget asks for the session's earlier messages when it opens; nothing else runs.
+    const p = await ctx.params(asked);
+    const memory = p.options.loadPreviousSession === 'memory' ? ctx.subNodes('ai_memory')[0] : undefined;
+    const messages = memory ? await (await supplied(memory, asked, 'memory')).load() : [];
+    return {
+      kind: 'respond',
+      output: [[]],
+      response: { statusCode: 200, headers: {}, body: { data: messages.flatMap(langChainMessage) } },
+    };
   },
 });
+
+/** A chat turn as LangChain serializes a message (`toJSON()`), which n8n's chat widget reads. */
+function langChainMessage(message: ChatMessage): Json[] {
+  const content = typeof message.content === 'string' ? message.content : null;
+  if (content === null || (message.role !== 'user' && message.role !== 'assistant')) return [];
+  const human = message.role === 'user';
+  const kwargs: Record<string, Json> = { content, additional_kwargs: {}, response_metadata: {} };
+  if (!human) Object.assign(kwargs, { tool_calls: [], invalid_tool_calls: [] });
+  return [
+    {
+      lc: 1,
+      type: 'constructor',
+      id: ['langchain_core', 'messages', human ? 'HumanMessage' : 'AIMessage'],
+      kwargs,
+    },
+  ];
+}
 
 /** A webhook call's item (`{headers, params, query, body}`) as n8n's chat item: the body's fields. */
 function chatItem(item: Item): Item {

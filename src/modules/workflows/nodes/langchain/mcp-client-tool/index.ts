@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import type { McpConnection, McpConnectionOptions, McpEndpoint } from '../../../../agents/index.js';
+import { customAuth, multipleHeaders } from '../../../credentials/http-auth-data.js';
 import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
 import { credentialRefOf } from '../../../engine/types.js';
 import { type AiTool, LANGCHAIN } from '../ai-parts.js';
@@ -52,6 +53,7 @@ const CREDENTIAL_TYPE: Record<string, string> = {
   bearerAuth: 'httpBearerAuth',
   headerAuth: 'httpHeaderAuth',
   customAuth: 'httpCustomAuth',
+  multipleHeadersAuth: 'httpMultipleHeadersAuth',
 };
 const GENERIC_TYPES = ['httpBearerAuth', 'httpHeaderAuth', 'httpCustomAuth', 'httpBasicAuth'];
 
@@ -198,17 +200,19 @@ async function headersOf(
       return {
         authorization: `Basic ${Buffer.from(`${need('user')}:${need('password')}`).toString('base64')}`,
       };
-    default: {
-      let custom: { headers?: Record<string, unknown> };
-      try {
-        custom = JSON.parse(data.json || '{}') as typeof custom;
-      } catch {
-        throw new NodeOperationError('Invalid Custom Auth JSON');
-      }
-      const out: Record<string, string> = {};
-      for (const [k, v] of Object.entries(custom.headers ?? {}))
-        out[k] = typeof v === 'string' ? v : JSON.stringify(v);
-      return out;
-    }
+    case 'httpMultipleHeadersAuth':
+      return Object.fromEntries(readShared(() => multipleHeaders(need('headers')), type));
+    default:
+      // n8n's MCP client sends only the Custom Auth's headers (not its qs or body).
+      return Object.fromEntries(readShared(() => customAuth(data.json ?? '').headers, type));
+  }
+}
+
+/** A credential read by the shared reader (the one the credential API and the HTTP Request node use). */
+function readShared<T>(read: () => T, type: string): T {
+  try {
+    return read();
+  } catch (error) {
+    throw new NodeOperationError(`The ${type} credential is not usable: ${(error as Error).message}`);
   }
 }

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
 import { type ChatMemory, LANGCHAIN } from '../ai-parts.js';
+import { inputSessionId } from '../memory-session.js';
 import { appendSession, loadSession, sessionKeyOf } from './session-store.js';
 
 const Parameters = Type.Object(
@@ -26,7 +27,7 @@ export const memoryBufferWindowNode = defineSubNode({
     const p = await ctx.params(itemIndex);
     const fromInput =
       ctx.node.typeVersion !== undefined && ctx.node.typeVersion >= 1.2 && p.sessionIdType === 'fromInput';
-    const raw = fromInput ? ctx.items[itemIndex]?.json.sessionId : p.sessionKey;
+    const raw = fromInput ? inputSessionId(ctx.items[itemIndex]) : p.sessionKey;
     const sessionId = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : '';
     if (sessionId === '')
       throw new NodeOperationError('No session ID found', {

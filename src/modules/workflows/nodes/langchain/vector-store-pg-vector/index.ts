@@ -1,12 +1,11 @@
 import { type Static, Type } from 'typebox';
-import { defineNode, type NodeExecutionContext, NodeOperationError } from '../../../engine/node-type.js';
-import type { Item, Json } from '../../../engine/types.js';
+import { defineNode, type NodeExecutionContext } from '../../../engine/node-type.js';
+import type { Json } from '../../../engine/types.js';
 import { postgresPool, runQuery, withConnection } from '../../n8n/postgres/client.js';
 import { boundsOf } from '../../n8n/sql/bounds.js';
 import { nodeCredential } from '../../n8n/sql/credential.js';
-import { type AiTool, LANGCHAIN, locatorValue, requiredPart, type VectorStore } from '../ai-parts.js';
-import { toolNameOf } from '../from-ai.js';
-import { vectorStoreTool } from '../vector-store-in-memory/index.js';
+import { LANGCHAIN, locatorValue } from '../ai-parts.js';
+import { runStoreModes, storeInputs, supplyStore } from '../vector-store-modes.js';
 import { type Connect, type PgVectorOptions, pgVectorStore } from './store.js';
 
 const Options = Type.Object(
@@ -78,8 +77,6 @@ const Parameters = Type.Object(
 );
 type Params = Static<typeof Parameters>;
 
-const withMain = new Set(['load', 'insert']);
-
 /** n8n's options as the store's: its defaults are LangChain's (n8n_vectors, id/embedding/text/metadata, cosine). */
 function optionsOf(p: Params): PgVectorOptions {
   const columns = p.options.columnNames?.values ?? {};
@@ -126,57 +123,18 @@ export const vectorStorePgVectorNode = defineNode({
   type: `${LANGCHAIN}.vectorStorePGVector`,
   versions: [1, 1.1, 1.2, 1.3],
   schema: Parameters,
-  inputs: (params) => (withMain.has(String(params.mode ?? 'retrieve')) ? 1 : 0),
+  inputs: storeInputs,
   subNode: 'ai_vectorStore',
   alsoSupplies: ['ai_tool'],
   aiInputs: ['ai_embedding', 'ai_document'],
   async execute(ctx) {
-    const out: Item[] = [];
+    // One pool for the run's items (the credential is the node's, not an item's), checked first.
     const connect = await connectOf(ctx as NodeExecutionContext<unknown>);
-    for (let i = 0; i < ctx.items.length; i++) {
-      const p = await ctx.params(i);
-      const embeddings = await requiredPart(ctx.subNodes('ai_embedding'), i, 'embeddings', 'Embeddings');
-      const store = pgVectorStore(connect, optionsOf(p), embeddings);
-      if (p.mode === 'insert') {
-        const source = await requiredPart(ctx.subNodes('ai_document'), i, 'documents', 'Document');
-        await store.add(source.documents);
-        for (const d of source.documents)
-          out.push({ json: { metadata: d.metadata, pageContent: d.pageContent }, pairedItem: { item: i } });
-      } else if (p.mode === 'load') {
-        for (const { document, score } of await store.search(p.prompt, p.topK)) {
-          const doc: Record<string, Json> = p.includeDocumentMetadata
-            ? { pageContent: document.pageContent, metadata: document.metadata }
-            : { pageContent: document.pageContent };
-          out.push({ json: { document: doc, score }, pairedItem: { item: i } });
-        }
-      } else {
-        throw new NodeOperationError(`In '${p.mode}' mode the vector store runs only attached to an AI node`);
-      }
-    }
-    return { kind: 'output', output: [out] };
+    return runStoreModes(ctx, (p, embeddings) => pgVectorStore(connect, optionsOf(p), embeddings));
   },
-  async supply(ctx, itemIndex): Promise<VectorStore | AiTool> {
-    const p = await ctx.params(itemIndex);
-    if (p.mode !== 'retrieve' && p.mode !== 'retrieve-as-tool')
-      throw new NodeOperationError(`A vector store in '${p.mode}' mode cannot be attached to another node`);
-    const embeddings = await requiredPart(
-      ctx.subNodes('ai_embedding'),
-      itemIndex,
-      'embeddings',
-      'Embeddings',
-    );
-    const store = pgVectorStore(
-      await connectOf(ctx as NodeExecutionContext<unknown>),
-      optionsOf(p),
-      embeddings,
-    );
-    if (p.mode === 'retrieve') return store;
-    return vectorStoreTool(
-      toolNameOf(p.toolName || ctx.node.name),
-      p.toolDescription,
-      store,
-      p.topK,
-      p.includeDocumentMetadata,
+  supply(ctx, itemIndex) {
+    return supplyStore(ctx, itemIndex, async (p, embeddings) =>
+      pgVectorStore(await connectOf(ctx as NodeExecutionContext<unknown>), optionsOf(p), embeddings),
     );
   },
 });

@@ -64,43 +64,59 @@ export function pgVectorStore(connect: Connect, o: PgVectorOptions, embeddings: 
     metadata: identifier(o.columns.metadata, 'metadata column name'),
   };
   const collectionTable = o.collection ? identifier(o.collection.table, 'collection table name') : null;
-  let ready: Promise<string | null> | null = null;
+  const ready = new Map<'read' | 'write', Promise<string | null | undefined>>();
 
-  /** The extension and tables (created if missing); answers the collection's uuid, if any. */
-  const prepare = (query: Query) => {
-    ready ??= (async () => {
-      await ensureExtension(query);
-      try {
-        await query(
-          `CREATE TABLE IF NOT EXISTS ${table} (${col.id} uuid NOT NULL DEFAULT gen_random_uuid() PRIMARY KEY, ${col.content} text, ${col.metadata} jsonb, ${col.vector} vector)`,
-          [],
-        );
-        if (!o.collection || !collectionTable) return null;
-        await query(
-          `CREATE TABLE IF NOT EXISTS ${collectionTable} (uuid uuid NOT NULL DEFAULT gen_random_uuid() PRIMARY KEY, name character varying, cmetadata jsonb)`,
-          [],
-        );
-        await query(
-          `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS collection_id uuid REFERENCES ${collectionTable}(uuid) ON DELETE CASCADE`,
-          [],
-        );
-        const found = await query(`SELECT uuid FROM ${collectionTable} WHERE name = $1 LIMIT 1`, [
-          o.collection.name,
-        ]);
-        if (found[0]) return String(found[0].uuid);
-        const made = await query(
-          `INSERT INTO ${collectionTable} (name, cmetadata) VALUES ($1, '{}') RETURNING uuid`,
-          [o.collection.name],
-        );
-        return String(made[0]?.uuid);
-      } catch (error) {
-        throw sqlError(error, 'preparing the table');
-      }
-    })();
-    ready.catch(() => {
-      ready = null;
-    });
-    return ready;
+  /**
+   * The extension and tables, created only when missing: a role that may not create (or a read-only
+   * replica) works on a database someone prepared. Answers the collection's uuid, if any — `null`
+   * without a collection, `undefined` when a search's collection does not exist yet (nothing to find).
+   */
+  const prepare = (query: Query, writing: boolean) => {
+    const key = writing ? 'write' : 'read';
+    let pending = ready.get(key);
+    if (!pending) {
+      pending = (async () => {
+        const found = await existing(query, o.table, collectionTable ? o.collection?.table : undefined);
+        if (!found.extension) await ensureExtension(query);
+        try {
+          if (!found.table)
+            await query(
+              `CREATE TABLE IF NOT EXISTS ${table} (${col.id} uuid NOT NULL DEFAULT gen_random_uuid() PRIMARY KEY, ${col.content} text, ${col.metadata} jsonb, ${col.vector} vector)`,
+              [],
+            );
+          if (!o.collection || !collectionTable) return null;
+          if (!found.collectionTable)
+            await query(
+              `CREATE TABLE IF NOT EXISTS ${collectionTable} (uuid uuid NOT NULL DEFAULT gen_random_uuid() PRIMARY KEY, name character varying, cmetadata jsonb)`,
+              [],
+            );
+          if (!found.collectionColumn)
+            await query(
+              `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS collection_id uuid REFERENCES ${collectionTable}(uuid) ON DELETE CASCADE`,
+              [],
+            );
+          const rows = await query(`SELECT uuid FROM ${collectionTable} WHERE name = $1 LIMIT 1`, [
+            o.collection.name,
+          ]);
+          if (rows[0]) return String(rows[0].uuid);
+          if (!writing) return undefined;
+          const made = await query(
+            `INSERT INTO ${collectionTable} (name, cmetadata) VALUES ($1, '{}') RETURNING uuid`,
+            [o.collection.name],
+          );
+          return String(made[0]?.uuid);
+        } catch (error) {
+          throw sqlError(error, 'preparing the table');
+        }
+      })();
+      ready.set(key, pending);
+      // A failure or a collection not made yet is asked again next time.
+      pending.then(
+        (id) => id === undefined && ready.delete(key),
+        () => ready.delete(key),
+      );
+    }
+    return pending;
   };
 
   return {
@@ -109,7 +125,7 @@ export function pgVectorStore(connect: Connect, o: PgVectorOptions, embeddings: 
       if (documents.length === 0) return;
       const vectors = await embeddings.embedDocuments(documents.map((d) => d.pageContent));
       await connect(async (query) => {
-        const collectionId = await prepare(query);
+        const collectionId = await prepare(query, true);
         for (let start = 0; start < documents.length; start += INSERT_BATCH) {
           const values: unknown[] = [];
           const rows = documents.slice(start, start + INSERT_BATCH).map((d, j) => {
@@ -138,7 +154,8 @@ export function pgVectorStore(connect: Connect, o: PgVectorOptions, embeddings: 
       if (topK <= 0) return [];
       const q = vectorText(await embeddings.embedQuery(text));
       return connect(async (query) => {
-        const collectionId = await prepare(query);
+        const collectionId = await prepare(query, false);
+        if (collectionId === undefined) return [];
         const values: unknown[] = [q];
         const where: string[] = [];
         if (collectionId) {
@@ -173,6 +190,32 @@ export function pgVectorStore(connect: Connect, o: PgVectorOptions, embeddings: 
       });
     },
   };
+}
+
+/** Which of the store's objects exist already (one catalog read, no privilege needed). */
+async function existing(
+  query: Query,
+  table: string,
+  collectionTable: string | undefined,
+): Promise<{ extension: boolean; table: boolean; collectionTable: boolean; collectionColumn: boolean }> {
+  const quoted = (name: string) => `"${name}"`;
+  try {
+    const [row] = await query(
+      `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS extension,
+              to_regclass($1) IS NOT NULL AS has_table,
+              ($2::text IS NOT NULL AND to_regclass($2) IS NOT NULL) AS has_collection_table,
+              EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'collection_id' AND NOT attisdropped) AS has_collection_column`,
+      [quoted(table), collectionTable === undefined ? null : quoted(collectionTable)],
+    );
+    return {
+      extension: row?.extension === true,
+      table: row?.has_table === true,
+      collectionTable: row?.has_collection_table === true,
+      collectionColumn: row?.has_collection_column === true,
+    };
+  } catch (error) {
+    throw sqlError(error, 'reading the catalog');
+  }
 }
 
 /** `CREATE EXTENSION IF NOT EXISTS vector` under n8n's advisory lock; a server without pgvector is named. */

@@ -1,0 +1,109 @@
+import { type NodeExecutionContext, NodeOperationError, type NodeResult } from '../../engine/node-type.js';
+import type { Item, Json } from '../../engine/types.js';
+import { type AiTool, type Embeddings, requiredPart, type VectorStore } from './ai-parts.js';
+import { toolNameOf } from './from-ai.js';
+
+/**
+ * n8n's vector store nodes' modes over any store (the Simple Vector Store, PGVector): one adapter, so a
+ * store node says only how it opens its store. `load`/`insert` run as a node; `retrieve` supplies the
+ * store to a retriever or a Vector Store tool, `retrieve-as-tool` a tool of an agent.
+ */
+
+/** The parameters every n8n vector store node shares. */
+export interface StoreModeParams {
+  mode: 'load' | 'insert' | 'retrieve' | 'retrieve-as-tool';
+  prompt: string;
+  topK: number;
+  includeDocumentMetadata: boolean;
+  toolName: string;
+  toolDescription: string;
+}
+
+const withMain = new Set(['load', 'insert']);
+/** The node's main inputs by mode: one in `load`/`insert`, none as a sub-node. */
+export const storeInputs = (params: Record<string, unknown>) =>
+  withMain.has(String(params.mode ?? 'retrieve')) ? 1 : 0;
+
+/** Opens the node's store for item `itemIndex`, its embeddings supplied for the same item. */
+type OpenStore<P> = (p: P, embeddings: Embeddings, itemIndex: number) => Promise<VectorStore> | VectorStore;
+
+/** `insert` (the loader's documents, output as n8n does) and `load` (the nearest to the prompt), per item. */
+export async function runStoreModes<P extends StoreModeParams>(
+  ctx: NodeExecutionContext<P>,
+  open: OpenStore<P>,
+): Promise<NodeResult> {
+  const out: Item[] = [];
+  for (let i = 0; i < ctx.items.length; i++) {
+    const p = await ctx.params(i);
+    if (!withMain.has(p.mode))
+      throw new NodeOperationError(`In '${p.mode}' mode the vector store runs only attached to an AI node`);
+    const embeddings = await requiredPart(ctx.subNodes('ai_embedding'), i, 'embeddings', 'Embeddings');
+    const store = await open(p, embeddings, i);
+    if (p.mode === 'insert') {
+      const source = await requiredPart(ctx.subNodes('ai_document'), i, 'documents', 'Document');
+      await store.add(source.documents);
+      for (const d of source.documents)
+        out.push({ json: { metadata: d.metadata, pageContent: d.pageContent }, pairedItem: { item: i } });
+    } else {
+      for (const { document, score } of await store.search(p.prompt, p.topK)) {
+        const doc: Record<string, Json> = p.includeDocumentMetadata
+          ? { pageContent: document.pageContent, metadata: document.metadata }
+          : { pageContent: document.pageContent };
+        out.push({ json: { document: doc, score }, pairedItem: { item: i } });
+      }
+    }
+  }
+  return { kind: 'output', output: [out] };
+}
+
+/** What a store node supplies as a sub-node: the store (`retrieve`) or a tool over it (`retrieve-as-tool`). */
+export async function supplyStore<P extends StoreModeParams>(
+  ctx: NodeExecutionContext<P>,
+  itemIndex: number,
+  open: OpenStore<P>,
+): Promise<VectorStore | AiTool> {
+  const p = await ctx.params(itemIndex);
+  if (p.mode !== 'retrieve' && p.mode !== 'retrieve-as-tool')
+    throw new NodeOperationError(`A vector store in '${p.mode}' mode cannot be attached to another node`);
+  const embeddings = await requiredPart(ctx.subNodes('ai_embedding'), itemIndex, 'embeddings', 'Embeddings');
+  const store = await open(p, embeddings, itemIndex);
+  if (p.mode === 'retrieve') return store;
+  return vectorStoreTool(
+    toolNameOf(p.toolName || ctx.node.name),
+    p.toolDescription,
+    store,
+    p.topK,
+    p.includeDocumentMetadata,
+  );
+}
+
+/** A store as a tool (n8n's retrieve-as-tool): the nearest documents to the model's query, as JSON. */
+export function vectorStoreTool(
+  name: string,
+  description: string,
+  store: VectorStore,
+  topK: number,
+  metadata: boolean,
+): AiTool {
+  return {
+    kind: 'tool',
+    name,
+    description: description || `Searches the vector store '${name}' for documents relevant to a query`,
+    parameters: {
+      type: 'object',
+      properties: { input: { type: 'string', description: 'The search query' } },
+      required: ['input'],
+    },
+    async run(args) {
+      if (typeof args.input !== 'string') throw new Error("the argument 'input' must be a string");
+      const found = await store.search(args.input, topK);
+      return JSON.stringify(
+        found.map(({ document }) =>
+          metadata
+            ? { pageContent: document.pageContent, metadata: document.metadata }
+            : { pageContent: document.pageContent },
+        ),
+      );
+    },
+  };
+}
