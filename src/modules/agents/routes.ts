@@ -183,19 +183,17 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
       const { conversationId, content, images, stream, background, tools, toolChoice, responseFormat } =
         request.body;
       const parts = messageContent(content, images);
-      if (parts.text === '' && parts.images.length === 0)
+      if (parts.text === '' && parts.images.length === 0 && parts.files.length === 0)
         throw validationError('Invalid message content', [
-          { field: 'content', message: 'has no text and no image' },
+          { field: 'content', message: 'has no text, no image and no file' },
         ]);
       const input = {
         content: parts.text,
-        ...(parts.images.length > 0
-          ? {
-              images: parts.images,
-              imageNotes: parts.notes,
-              ...(parts.firstImage ? { firstImage: parts.firstImage } : {}),
-            }
-          : {}),
+        ...(parts.images.length > 0 ? { images: parts.images } : {}),
+        ...(parts.files.length > 0 ? { files: parts.files } : {}),
+        ...(parts.notes.length > 0 ? { attachmentNotes: parts.notes } : {}),
+        ...(parts.firstImage ? { firstImage: parts.firstImage } : {}),
+        ...(parts.firstFile ? { firstFile: parts.firstFile } : {}),
         ...(conversationId !== undefined ? { conversationId } : {}),
         ...(tools ? { tools: tools as ClientTool[] } : {}),
         ...(toolChoice ? { toolChoice } : {}),
