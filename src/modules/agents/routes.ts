@@ -28,6 +28,7 @@ import {
   MessagePage,
   MessageParams,
   MessageView,
+  ResetAnswer,
   RunParams,
   RunView,
   SendAnswer,
@@ -453,6 +454,23 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
       await conversations.deleteMessage(principalOf(request), request.params.id, request.params.messageId);
       return reply.code(204).send();
     },
+  );
+
+  r.delete(
+    '/api/conversations/:id/messages',
+    {
+      config: customerFacing,
+      schema: {
+        tags,
+        summary:
+          'Reset a conversation: delete all its messages (it and its memory blocks stay); 409 while a turn runs or waits',
+        params: ConversationParams,
+        response: withErrors({ 200: ResetAnswer }),
+      },
+    },
+    async (request) => ({
+      deleted: await conversations.resetMessages(principalOf(request), request.params.id),
+    }),
   );
 
   r.delete(
