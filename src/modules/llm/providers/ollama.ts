@@ -172,7 +172,7 @@ function ollamaUnsupported(request: ChatRequest): Unsupported | null {
   if (document)
     return {
       field: `body.messages.${document.index}.content`,
-      reason: `holds a ${document.file.mediaType} file, but an Ollama model takes text and images only`,
+      reason: `holds a file of type ${document.file.mediaType}, but an Ollama model takes text and images only`,
     };
   if (request.n !== undefined && request.n > 1)
     return { field: 'body.n', reason: 'an Ollama model gives one answer per request' };
