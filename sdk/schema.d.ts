@@ -4807,6 +4807,28 @@ export interface paths {
     patch: operations['patchApiConversationsByIdMessagesByMessageId'];
     trace?: never;
   };
+  '/api/conversations/{id}/messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Reset a conversation: delete all its messages (it and its memory blocks stay); 409 while a turn runs or waits
+     * @description Reset a conversation: delete all its messages (it and its memory blocks stay); 409 while a turn runs or waits
+     *
+     *     An API key or a customer token (acting for its customer). Requires the scope `agent:delete`.
+     */
+    delete: operations['deleteApiConversationsByIdMessages'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/agents/{agentId}/memory/blocks': {
     parameters: {
       query?: never;
@@ -28187,6 +28209,41 @@ export interface operations {
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  deleteApiConversationsByIdMessages: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "deleted": 0
+           *     }
+           */
+          'application/json': {
+            deleted: number;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };

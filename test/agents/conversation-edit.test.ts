@@ -91,6 +91,36 @@ describe.each(await testDialects())('agents: conversation export and message edi
     expect(edited.status, edited.text).toBe(200);
   });
 
+  it('DELETE …/messages resets a conversation: no history for the next turn, the conversation stays; 409 while a turn waits', async () => {
+    const agent = await createAgent(bed, { model: MODEL });
+    const first = await send(bed, agent.id, { content: 'My name is Ada' });
+    const id = first.conversationId;
+    await send(bed, agent.id, { content: 'Remember it', conversationId: id });
+    const reset = await call(bed, 'DELETE', `/api/conversations/${id}/messages`);
+    expect(reset.status, reset.text).toBe(200);
+    expect(reset.json()).toEqual({ deleted: 4 });
+    const after = await call(bed, 'GET', `/api/conversations/${id}`);
+    expect(after.status, after.text).toBe(200);
+    expect((after.json() as { messages: { data: unknown[] } }).messages.data).toEqual([]);
+    await send(bed, agent.id, { content: 'Who am I?', conversationId: id });
+    const seen = chatCalls(bed.openai)
+      .at(-1)
+      ?.messages.map((m) => `${m.role}:${textOf(m.content)}`);
+    expect(seen).toEqual(['user:Who am I?']);
+
+    // A paused turn's state was built from its messages: no reset under it.
+    toolCallsThenText(bed.openai, { name: 'lookup', arguments: {} });
+    const res = await call(bed, 'POST', `/api/agents/${agent.id}/messages`, {
+      body: { content: 'Look', conversationId: id, tools: [{ type: 'function', name: 'lookup' }] },
+    });
+    expect(res.status, res.text).toBe(200);
+    expectError(await call(bed, 'DELETE', `/api/conversations/${id}/messages`), 409, 'CONFLICT');
+    // Another customer's (or an unknown) conversation is a 404.
+    const token = await customerToken(bed, 'cust-reset', ['agent:read', 'agent:write', 'agent:delete']);
+    expectError(await call(bed, 'DELETE', `/api/conversations/${id}/messages`, { key: token }), 404);
+    expectError(await call(bed, 'DELETE', '/api/conversations/conv_nope/messages'), 404);
+  });
+
   it('PATCH /api/conversations/{id} changes title and metadata; bad input 400; another customer 404', async () => {
     const agent = await createAgent(bed, { model: MODEL });
     const created = await call(bed, 'POST', '/api/conversations', {

@@ -1,5 +1,7 @@
 import type { Principal } from '../../core/auth/principal.js';
+import type { FileInput } from '../llm/index.js';
 import type { ToolChoice } from './agent-runner.js';
+import type { FileRef, PartRef } from './content-parts.js';
 import type { ResponseFormat } from './structured-output.js';
 import type { ClientTool } from './tool-specs.js';
 
@@ -95,10 +97,13 @@ export interface SendInput extends TurnRequest {
   content: string;
   /** Base64 images of the message (content parts reduced by content-parts.ts). */
   images?: string[];
-  /** The first image's part, named when the agent's model takes text only. */
-  firstImage?: { field: string; type: string };
-  /** What the transcript keeps of the images (type and size). */
-  imageNotes?: string[];
+  /** Documents (PDF) of the message. */
+  files?: FileInput[];
+  /** The first image's and document's parts, named when the agent's model does not read them. */
+  firstImage?: PartRef;
+  firstFile?: FileRef;
+  /** What the transcript keeps of the images and documents (type and size). */
+  attachmentNotes?: string[];
 }
 
 /** Sending a message to an agent: the one entry point of the HTTP route, SSE and the WebSocket. */

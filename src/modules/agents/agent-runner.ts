@@ -5,6 +5,7 @@ import {
   boundedOutput,
   type ChatGateway,
   type ChatMessage,
+  type FileInput,
   type LoopResult,
   runToolLoop,
   type ToolCall,
@@ -71,8 +72,9 @@ interface TurnInput extends TurnOptions {
   /** Earlier messages of the conversation, oldest first. */
   history: Array<{ role: 'user' | 'assistant'; content: string }>;
   content: string;
-  /** The user message's base64 images (its model takes images: checked before). */
+  /** The user message's base64 images and documents (its model reads them: checked before). */
   images?: string[];
+  files?: FileInput[];
   signal: AbortSignal;
   /** A paused turn to continue, its client tools' results appended: history and content are not read. */
   resume?: TurnState;
@@ -98,8 +100,8 @@ export interface RunnerDeps {
   tools: ToolDeps;
   /** Whether the model can call tools (the built-in models cannot). */
   callsTools(model: string): boolean;
-  /** Whether the model reads images (its registry entry lists the `image` input). */
-  acceptsImages(model: string): boolean;
+  /** What the model reads (its registry entry's `inputs`: `text`, `image`, `file`). */
+  inputs(model: string): readonly string[];
 }
 
 /** Passages retrieved up front for the system prompt. */
@@ -176,6 +178,7 @@ async function fresh(deps: RunnerDeps, input: TurnInput): Promise<TurnState> {
     role: 'user',
     content: input.content,
     ...(input.images?.length ? { images: input.images } : {}),
+    ...(input.files?.length ? { files: input.files } : {}),
   });
   return state;
 }

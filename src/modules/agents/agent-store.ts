@@ -151,6 +151,15 @@ export class AgentStore {
       .execute();
   }
 
+  /** Deletes every message of a conversation; how many there were. */
+  async clearMessages(conversationId: string): Promise<number> {
+    const result = await this.db
+      .deleteFrom('agent_messages')
+      .where('conversation_id', '=', conversationId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   /** A run of the conversation queued, in progress or waiting, if any. */
   activeRun(conversationId: string): Promise<Pick<RunRow, 'id' | 'status'> | undefined> {
     return this.db

@@ -1,19 +1,21 @@
 import { type Static, Type } from 'typebox';
 import { type AppError, validationError } from '../../core/errors.js';
-import type { ChatMessage } from '../llm/index.js';
+import type { ChatMessage, FileInput } from '../llm/index.js';
 
 /**
  * Messages with images and files, as OpenAI's Chat Completions (`text`, `image_url`, `file`), its
  * Responses API (`input_text`, `input_image`, `input_file`) and Ollama (`images: [base64]`) carry
- * them, reduced to what the gateway speaks: the text, and base64 images on the message. Images come
- * inline (`data:` URLs) only: fetching a caller's URL would make the platform an open proxy, and the
- * gateway's OpenAI surface decided the same. Text files are read into the text; other files are refused.
+ * them, reduced to what the gateway speaks: the text, base64 images and documents (PDF) on the message.
+ * They come inline (`data:` URLs) only: fetching a caller's URL would make the platform an open proxy,
+ * and the gateway's OpenAI surface decided the same. Text files are read into the text (every model
+ * reads that); PDFs go to models whose registry entry lists `file`; other files are refused.
  */
 
 /** Decoded bytes of one image or file, and of all of one message's. */
 export const MAX_PART_BYTES = 5 * 1024 * 1024;
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 export const MAX_IMAGES = 10;
+export const MAX_FILES = 10;
 /**
  * A message's text with its text files read in, at most: the transcript keeps it and every later turn
  * sends it again, so a 10 MB text file would weigh on each of them.
@@ -23,6 +25,8 @@ export const MAX_MESSAGE_TEXT = 100_000;
 export const MESSAGE_BODY_LIMIT = Math.ceil((MAX_MESSAGE_BYTES * 4) / 3) + 1024 * 1024;
 
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+/** Documents a model reads whole: what both OpenAI's `file` part and Anthropic's `document` take. */
+const DOCUMENT_TYPES = new Set(['application/pdf']);
 const TEXT_FILE = /^(text\/[a-z0-9.+-]+|application\/(json|xml|x-ndjson|yaml|x-yaml))$/;
 const DATA_URL = /^data:([a-z0-9.+-]+\/[a-z0-9.+-]+)(?:;[a-z0-9-]+=[^;,]*)*;base64,/i;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -49,13 +53,26 @@ export const ContentPart = Type.Union([
   }),
 ]);
 
-/** What a message's parts come to: the text the model reads and its images (base64, no data: prefix). */
+/** Which part a refusal names: its field (`content[1]`, `images[0]`) and its type (`input_file`). */
+export interface PartRef {
+  field: string;
+  type: string;
+}
+
+export interface FileRef extends PartRef {
+  mediaType: string;
+}
+
+/** What a message's parts come to: the text the model reads, its images (base64, no data: prefix), its documents. */
 export interface MessageContent {
   text: string;
   images: string[];
-  /** The first image's part (`content[1]`, `images[0]`) and its type: named when a model refuses images. */
-  firstImage?: { field: string; type: string };
-  /** One line per image for the stored transcript (type and size, never the bytes). */
+  files: FileInput[];
+  /** The first image's part: named when a model refuses images. */
+  firstImage?: PartRef;
+  /** The first document's part and type: named when a model refuses files. */
+  firstFile?: FileRef;
+  /** One line per image and document for the stored transcript (type and size, never the bytes). */
   notes: string[];
 }
 
@@ -94,8 +111,10 @@ function sniffImage(data: string): string | undefined {
 class Collector {
   readonly texts: string[] = [];
   readonly images: string[] = [];
+  readonly files: FileInput[] = [];
   readonly notes: string[] = [];
   firstImage: MessageContent['firstImage'];
+  firstFile: FileRef | undefined;
   private bytes = 0;
 
   private count(bytes: number, field: string): void {
@@ -119,16 +138,27 @@ class Collector {
     this.notes.push(`[image: ${kind}, ${bytes} bytes]`);
   }
 
-  file(url: string, filename: string | undefined, field: string): void {
+  file(url: string, filename: string | undefined, field: string, type: string): void {
     const { mediaType, data } = dataUrl(url, field);
     if (IMAGE_TYPES.has(mediaType)) {
-      this.image(data, mediaType, field, 'file');
+      this.image(data, mediaType, field, type);
+      return;
+    }
+    if (DOCUMENT_TYPES.has(mediaType)) {
+      const bytes = decodedBytes(data, field);
+      this.count(bytes, field);
+      if (this.files.length >= MAX_FILES)
+        throw problem(field, `is one file too many: a message may have at most ${MAX_FILES}`);
+      const name = filename ?? 'file';
+      this.files.push({ mediaType, data, ...(filename !== undefined ? { filename } : {}) });
+      this.firstFile ??= { field, type, mediaType };
+      this.notes.push(fileNote(name, mediaType, bytes));
       return;
     }
     if (!TEXT_FILE.test(mediaType))
       throw problem(
         field,
-        `is a ${mediaType} file; only text files (text/*, JSON, XML, YAML) and images are accepted`,
+        `is a ${mediaType} file; accepted are PDF (application/pdf), text files (text/*, JSON, XML, YAML) and images`,
       );
     this.count(decodedBytes(data, field), field);
     const name = filename ?? 'file';
@@ -168,7 +198,7 @@ export function messageContent(
         const file = (type === 'file' ? part.file : part) as { file_data?: unknown; filename?: unknown };
         if (typeof file?.file_data !== 'string')
           throw problem(`${at}.file_data`, 'must be a data: URL (file ids are not supported)');
-        c.file(file.file_data, typeof file.filename === 'string' ? file.filename : undefined, at);
+        c.file(file.file_data, typeof file.filename === 'string' ? file.filename : undefined, at, type);
       } else throw problem(`${at}.type`, `'${type}' parts are not supported`);
     }
   for (const [i, data] of images.entries()) c.image(data, undefined, `${imagesField}[${i}]`, 'images');
@@ -181,27 +211,64 @@ export function messageContent(
   return {
     text,
     images: c.images,
+    files: c.files,
     notes: c.notes,
     ...(c.firstImage ? { firstImage: c.firstImage } : {}),
+    ...(c.firstFile ? { firstFile: c.firstFile } : {}),
   };
 }
 
-/** The 400 for images sent to a model whose registry entry does not list `image` in its inputs. */
-export function imagesRefused(model: string, first: { field: string; type: string }): AppError {
-  return validationError(`Model '${model}' does not accept images`, [
+/** A document's line in the transcript: its name, type and size. */
+const fileNote = (name: string, mediaType: string, bytes: number): string =>
+  `[file: ${name.replace(/[\]\n\r]/g, '_')}, ${mediaType}, ${bytes} bytes]`;
+
+const article = (word: string): string => (/^[aeiou]/.test(word) ? 'an' : 'a');
+
+/** What a model reads besides text, for a refusal: `text only`, `text and image`. */
+const reads = (inputs: readonly string[]): string => {
+  const rest = inputs.filter((i) => i !== 'text');
+  return rest.length === 0 ? 'text only' : `text and ${rest.join(' and ')}`;
+};
+
+/**
+ * The 400 for the first image or document a model does not read (its registry entry lists no
+ * `image` / `file` input), naming the model, the part and what the model takes; null when it reads them.
+ */
+export function partsRefused(
+  model: string,
+  inputs: readonly string[],
+  seen: { firstImage?: PartRef; firstFile?: FileRef },
+): AppError | null {
+  if (seen.firstImage && !inputs.includes('image')) return imagesRefused(model, seen.firstImage, inputs);
+  const file = seen.firstFile;
+  if (!file || inputs.includes('file')) return null;
+  return validationError(`Model '${model}' does not accept files`, [
     {
-      field: first.field,
-      message: `is an ${first.type} part, but model '${model}' takes text only (its registry entry lists no 'image' input)`,
+      field: file.field,
+      message: `is ${article(file.type)} ${file.type} part (${file.mediaType}), but model '${model}' takes ${reads(inputs)} (its registry entry lists no 'file' input)`,
     },
   ]);
 }
 
-/** A message as the transcript keeps it: its images as notes (type and size), never their bytes. */
-export function withoutImages(message: ChatMessage): ChatMessage {
-  if (!message.images?.length) return message;
-  const { images, ...rest } = message;
-  const notes = images.map(
-    (data) => `[image: ${sniffImage(data) ?? 'image'}, ${decodedBytes(data, 'images')} bytes]`,
-  );
+/** The 400 for images sent to a model whose registry entry does not list `image` in its inputs. */
+function imagesRefused(model: string, first: PartRef, inputs: readonly string[]): AppError {
+  return validationError(`Model '${model}' does not accept images`, [
+    {
+      field: first.field,
+      message: `is ${article(first.type)} ${first.type} part, but model '${model}' takes ${reads(inputs)} (its registry entry lists no 'image' input)`,
+    },
+  ]);
+}
+
+/** A message as the transcript keeps it: its images and documents as notes (type and size), never their bytes. */
+export function withoutAttachments(message: ChatMessage): ChatMessage {
+  if (!message.images?.length && !message.files?.length) return message;
+  const { images, files, ...rest } = message;
+  const notes = [
+    ...(images ?? []).map(
+      (data) => `[image: ${sniffImage(data) ?? 'image'}, ${decodedBytes(data, 'images')} bytes]`,
+    ),
+    ...(files ?? []).map((f) => fileNote(f.filename ?? 'file', f.mediaType, decodedBytes(f.data, 'files'))),
+  ];
   return { ...rest, content: [rest.content, ...notes].filter((t) => t !== '').join('\n') };
 }

@@ -226,6 +226,18 @@ export class ConversationService {
     await this.store.deleteMessage(id, messageId);
   }
 
+  /**
+   * Resets a conversation: every message deleted, the conversation itself (title, metadata, its memory
+   * blocks) kept, so the next turn starts afresh. Refused (409) while a turn runs or waits.
+   */
+  async resetMessages(principal: Principal, id: string): Promise<number> {
+    const conversation = await this.mustGet(principal, id);
+    await this.assertIdle(conversation.id);
+    const deleted = await this.store.clearMessages(conversation.id);
+    await this.store.touchConversation(conversation.id, this.clock.now().toISOString());
+    return deleted;
+  }
+
   private async mustGetMessage(principal: Principal, id: string, messageId: string): Promise<MessageView> {
     const conversation = await this.mustGet(principal, id);
     const row = await this.store

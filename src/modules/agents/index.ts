@@ -112,7 +112,7 @@ export const agentsModule: PlatformModule = {
       gateway: llm.gateway,
       tools,
       callsTools: (name: string) => llm.registry.get(name)?.provider !== 'builtin',
-      acceptsImages: (name: string) => llm.registry.get(name)?.inputs?.includes('image') === true,
+      inputs: (name: string) => llm.registry.get(name)?.inputs ?? ['text'],
     };
     const messenger = new AgentMessenger(
       agents,

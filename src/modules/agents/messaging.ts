@@ -2,7 +2,7 @@ import type { Principal } from '../../core/auth/principal.js';
 import type { Clock } from '../../core/clock.js';
 import { AppError, isAppError, notFound } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import type { ToolCall } from '../llm/index.js';
+import type { FileInput, ToolCall } from '../llm/index.js';
 import type {
   AgentEvent,
   AgentMessaging,
@@ -14,7 +14,7 @@ import type {
 import { type RunnerDeps, runTurn, type TurnEvent, type TurnState } from './agent-runner.js';
 import type { AgentDefinition, AgentService } from './agent-service.js';
 import type { AgentStore, RunRow } from './agent-store.js';
-import { imagesRefused } from './content-parts.js';
+import { partsRefused } from './content-parts.js';
 import { type ConversationService, userOf } from './conversation-service.js';
 import { type MemoryService, memoryPrompt } from './memory-service.js';
 import {
@@ -42,8 +42,9 @@ export interface Turn {
 /** What a run row keeps of its request. */
 interface RunOptions extends TurnRequest {
   content: string;
-  /** The message's images (base64): a background run reads them from here. */
+  /** The message's images (base64) and documents: a background run reads them from here. */
   images?: string[];
+  files?: FileInput[];
   /** The user's message: a background run's history is what came before it. */
   userMessageId?: string;
 }
@@ -103,8 +104,8 @@ export class AgentMessenger implements AgentMessaging {
   ): Promise<Turn | QueuedTurn> {
     const { definition } = await this.agents.load(principal.accountId, agentId);
     checkTurnRequest(definition, input);
-    if (input.images?.length && !this.runner.acceptsImages(definition.model))
-      throw imagesRefused(definition.model, input.firstImage ?? { field: 'images', type: 'image' });
+    const refused = partsRefused(definition.model, this.runner.inputs(definition.model), input);
+    if (refused) throw refused;
     const background = mode.background ? this.enqueueRun : null;
     if (mode.background && !background)
       throw new AppError('SERVICE_UNAVAILABLE', 'Background runs are not available on this server');
@@ -125,7 +126,7 @@ export class AgentMessenger implements AgentMessaging {
       const row = await this.conversations.insert(principal.accountId, {
         agentId,
         userId,
-        title: (input.content || (input.imageNotes?.[0] ?? '')).slice(0, 80),
+        title: (input.content || (input.attachmentNotes?.[0] ?? '')).slice(0, 80),
         metadata: {},
       });
       conversationId = row.id;
@@ -133,8 +134,8 @@ export class AgentMessenger implements AgentMessaging {
     const history = historyOf(await this.store.recentMessages(conversationId, this.historyLimit));
     const userMessage = await this.conversations.addMessage(conversationId, {
       role: 'user',
-      // The transcript keeps what the images were, not their bytes: later turns read the notes.
-      content: [input.content, ...(input.imageNotes ?? [])].filter((t) => t !== '').join('\n'),
+      // The transcript keeps what the images and files were, not their bytes: later turns read the notes.
+      content: [input.content, ...(input.attachmentNotes ?? [])].filter((t) => t !== '').join('\n'),
       steps: [],
       sources: [],
       usage: null,
@@ -143,6 +144,7 @@ export class AgentMessenger implements AgentMessaging {
     const options: RunOptions = {
       content: input.content,
       ...(input.images?.length ? { images: input.images } : {}),
+      ...(input.files?.length ? { files: input.files } : {}),
       userMessageId: userMessage.id,
       ...(input.tools ? { tools: input.tools } : {}),
       ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
@@ -409,6 +411,7 @@ export class AgentMessenger implements AgentMessaging {
         ...('memory' in start ? { memory: start.memory } : {}),
         content: options.content,
         ...(options.images ? { images: options.images } : {}),
+        ...(options.files ? { files: options.files } : {}),
         signal,
         ...('resume' in start ? { resume: start.resume, approved: start.approved } : {}),
         ...(options.tools ? { clientTools: options.tools } : {}),

@@ -2,7 +2,7 @@ import { AppError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { ChatMessage } from '../llm/index.js';
 import type { ToolChoice } from './agent-runner.js';
-import { messageContent } from './content-parts.js';
+import { type FileRef, messageContent, type PartRef } from './content-parts.js';
 import type { ResponseFormat } from './structured-output.js';
 import type { ClientTool } from './tool-specs.js';
 
@@ -52,8 +52,8 @@ function argumentsOf(text: string, param: string): Record<string, unknown> {
 export function inputMessages(
   input: string | Item[] | undefined,
   earlier: ChatMessage[],
-  /** Where the first image was (the model may take text only). */
-  seen: { firstImage?: { field: string; type: string } } = {},
+  /** Where the first image and document were (the model may take text only). */
+  seen: { firstImage?: PartRef; firstFile?: FileRef } = {},
 ): ChatMessage[] {
   if (input === undefined) return [];
   if (typeof input === 'string') return [{ role: 'user', content: input }];
@@ -71,7 +71,13 @@ export function inputMessages(
         // A user's parts may carry images and files (input_image, input_file).
         const parts = messageContent(item.content as Item[], [], `${at}.content`);
         seen.firstImage ??= parts.firstImage;
-        out.push({ role, content: parts.text, ...(parts.images.length ? { images: parts.images } : {}) });
+        seen.firstFile ??= parts.firstFile;
+        out.push({
+          role,
+          content: parts.text,
+          ...(parts.images.length ? { images: parts.images } : {}),
+          ...(parts.files.length ? { files: parts.files } : {}),
+        });
         continue;
       }
       const content = textOf(item.content, `${at}.content`);

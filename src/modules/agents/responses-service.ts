@@ -6,7 +6,7 @@ import type { ChatMessage } from '../llm/index.js';
 import { type RunnerDeps, runTurn, type TurnEvent } from './agent-runner.js';
 import type { AgentDefinition } from './agent-service.js';
 import type { AgentStore } from './agent-store.js';
-import { imagesRefused, withoutImages } from './content-parts.js';
+import { type FileRef, type PartRef, partsRefused, withoutAttachments } from './content-parts.js';
 import {
   clientToolsOf,
   functionCallItem,
@@ -56,10 +56,10 @@ export class ResponsesService {
       if (!row) throw notFound('NOT_FOUND', 'Response', body.previous_response_id);
       earlier = JSON.parse(row.messages) as ChatMessage[];
     }
-    const seen: { firstImage?: { field: string; type: string } } = {};
+    const seen: { firstImage?: PartRef; firstFile?: FileRef } = {};
     const added = inputMessages(body.input, earlier, seen);
-    if (seen.firstImage && !this.runner.acceptsImages(body.model))
-      throw imagesRefused(body.model, seen.firstImage);
+    const refused = partsRefused(body.model, this.runner.inputs(body.model), seen);
+    if (refused) throw refused;
     const clientTools = clientToolsOf(body.tools);
     const toolChoice = toolChoiceOf(body.tool_choice);
     const responseFormat = responseFormatOf(body.text);
@@ -140,8 +140,8 @@ export class ResponsesService {
           output.push(
             functionCallItem({ id: call.id as string, name: call.name, arguments: call.arguments }),
           );
-        // Stored for previous_response_id without image bytes: a later turn reads their notes.
-        const transcript = messages.filter((m) => m.role !== 'system').map(withoutImages);
+        // Stored for previous_response_id without image or file bytes: a later turn reads their notes.
+        const transcript = messages.filter((m) => m.role !== 'system').map(withoutAttachments);
         if (!result.pending) transcript.push({ role: 'assistant', content: result.content });
         const { promptTokens, completionTokens } = result.usage;
         const response: Item = {

@@ -28,6 +28,7 @@ import {
   MessagePage,
   MessageParams,
   MessageView,
+  ResetAnswer,
   RunParams,
   RunView,
   SendAnswer,
@@ -183,19 +184,17 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
       const { conversationId, content, images, stream, background, tools, toolChoice, responseFormat } =
         request.body;
       const parts = messageContent(content, images);
-      if (parts.text === '' && parts.images.length === 0)
+      if (parts.text === '' && parts.images.length === 0 && parts.files.length === 0)
         throw validationError('Invalid message content', [
-          { field: 'content', message: 'has no text and no image' },
+          { field: 'content', message: 'has no text, no image and no file' },
         ]);
       const input = {
         content: parts.text,
-        ...(parts.images.length > 0
-          ? {
-              images: parts.images,
-              imageNotes: parts.notes,
-              ...(parts.firstImage ? { firstImage: parts.firstImage } : {}),
-            }
-          : {}),
+        ...(parts.images.length > 0 ? { images: parts.images } : {}),
+        ...(parts.files.length > 0 ? { files: parts.files } : {}),
+        ...(parts.notes.length > 0 ? { attachmentNotes: parts.notes } : {}),
+        ...(parts.firstImage ? { firstImage: parts.firstImage } : {}),
+        ...(parts.firstFile ? { firstFile: parts.firstFile } : {}),
         ...(conversationId !== undefined ? { conversationId } : {}),
         ...(tools ? { tools: tools as ClientTool[] } : {}),
         ...(toolChoice ? { toolChoice } : {}),
@@ -455,6 +454,23 @@ export function agentRoutes(app: FastifyInstance, deps: AgentRouteDeps): void {
       await conversations.deleteMessage(principalOf(request), request.params.id, request.params.messageId);
       return reply.code(204).send();
     },
+  );
+
+  r.delete(
+    '/api/conversations/:id/messages',
+    {
+      config: customerFacing,
+      schema: {
+        tags,
+        summary:
+          'Reset a conversation: delete all its messages (it and its memory blocks stay); 409 while a turn runs or waits',
+        params: ConversationParams,
+        response: withErrors({ 200: ResetAnswer }),
+      },
+    },
+    async (request) => ({
+      deleted: await conversations.resetMessages(principalOf(request), request.params.id),
+    }),
   );
 
   r.delete(

@@ -242,6 +242,9 @@ export const MessageEditBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** A reset conversation: how many messages were deleted. */
+export const ResetAnswer = Type.Object({ deleted: Type.Integer({ minimum: 0 }) });
+
 export const ConversationExport = Type.Object({
   format: Type.Literal('agent-conversation'),
   version: Type.Literal(1),

@@ -39,7 +39,16 @@ export {
   type ToolLoopHooks,
   type ToolLoopOptions,
 } from './tool-loop.js';
-export type { ChatEvent, ChatMessage, Passage, Retriever, TokenUsage, ToolCall, ToolSpec } from './types.js';
+export type {
+  ChatEvent,
+  ChatMessage,
+  FileInput,
+  Passage,
+  Retriever,
+  TokenUsage,
+  ToolCall,
+  ToolSpec,
+} from './types.js';
 
 /** What flows and agents use of the gateway: a chat call (its service class stays this module's). */
 export type ChatGateway = Pick<Gateway, 'chat'>;

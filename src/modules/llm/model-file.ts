@@ -36,9 +36,12 @@ const ModelFileEntry = Type.Object(
     /** Which OpenAI-compatible server an `openai` entry talks to (`openai`, `vllm`, `llama.cpp`). */
     compat: Type.Optional(Type.String({ maxLength: 50 })),
     dimensions: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_536 })),
-    /** What a chat model reads besides text (`image`): images sent to a model without it are refused. */
+    /**
+     * What a chat model reads besides text (`image`, `file`: PDFs): images or files sent to a model
+     * without it are refused.
+     */
     inputs: Type.Optional(
-      Type.Array(Type.Enum(['text', 'image'] as const), { maxItems: 2, uniqueItems: true }),
+      Type.Array(Type.Enum(['text', 'image', 'file'] as const), { maxItems: 3, uniqueItems: true }),
     ),
   },
   { additionalProperties: false },
@@ -145,6 +148,10 @@ function complete(raw: ModelFileEntryT, sources: ModelSources, where: string): C
       throw new Error(`${where}: model '${raw.name}': the ${raw.provider} provider does not take '${field}'`);
   if (!Value.Check(definition.configSchema, own))
     throw new Error(`${where}: model '${raw.name}' has invalid ${raw.provider} settings`);
+  if (raw.inputs?.includes('file') && !definition.readsFiles)
+    throw new Error(
+      `${where}: model '${raw.name}': the ${raw.provider} provider takes no file input (inputs may list text and image)`,
+    );
   const upstreamModel = raw.upstreamModel ?? raw.name;
   if (raw.provider === 'builtin' && !BUILTIN_IDS.has(upstreamModel.replace(/^builtin\//, ''))) {
     throw new Error(`${where}: model '${raw.name}' names an unknown built-in model '${upstreamModel}'`);

@@ -37,8 +37,8 @@ export interface ModelEntry {
   version?: string;
   /** Which OpenAI-compatible server an `openai` entry is (`openai`, `vllm`, `llama.cpp`): what extras it takes. */
   compat?: string;
-  /** What the model reads besides text, as the operator declared it (`image`); unset: text only. */
-  inputs?: Array<'text' | 'image'>;
+  /** What the model reads besides text, as the operator declared it (`image`, `file`); unset: text only. */
+  inputs?: Array<'text' | 'image' | 'file'>;
 }
 
 export interface ToolCall {
@@ -60,11 +60,20 @@ export interface ToolSpec {
   };
 }
 
+/** A document in a message: base64 bytes and their media type (`application/pdf`, `text/plain`). */
+export interface FileInput {
+  mediaType: string;
+  data: string;
+  filename?: string;
+}
+
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
   /** Base64 images (Ollama `images`; OpenAI `image_url` data URLs). */
   images?: string[];
+  /** Documents the model reads whole (OpenAI `file` parts, Anthropic `document` blocks). */
+  files?: FileInput[];
   toolCalls?: ToolCall[];
   /** For role `tool`: the call this answers (OpenAI `tool_call_id`) and the tool's name (Ollama `tool_name`). */
   toolCallId?: string;
@@ -336,6 +345,8 @@ export interface ProviderDefinition {
    * `apiKeyCredential`); an entry that sets a field its provider does not take is refused at boot.
    */
   configSchema: import('typebox').TObject;
+  /** Its dialect carries documents (PDF): a model entry may list the `file` input. */
+  readsFiles?: boolean;
   /** The base URL and key an entry that names none gets (none: the provider needs neither). */
   defaults?(
     entry: { baseUrl?: string; apiKeyCredential?: string },

@@ -9,12 +9,14 @@ import {
   type ChatProvider,
   type ChatRequest,
   type EmbedResult,
+  type FileInput,
   type ModelEntry,
   type ProviderDefinition,
   type ToolCall,
   type Unsupported,
   UpstreamError,
 } from '../types.js';
+import { isTextDocument } from './documents.js';
 import {
   joinUrl,
   parseJson,
@@ -33,6 +35,7 @@ export const DEFAULT_MAX_TOKENS = 4096;
 
 export const anthropicProviderDefinition: ProviderDefinition = {
   kind: 'anthropic',
+  readsFiles: true,
   configSchema: Type.Object({
     ...RemoteProviderSettings,
     version: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' })),
@@ -206,6 +209,7 @@ function anthropicMessages(messages: ChatMessage[]): Array<{ role: string; conte
     // it can make, and leaves earlier turns' thinking out of the context anyway.
     const blocks: Block[] = [];
     for (const image of m.images ?? []) blocks.push(imageBlock(image));
+    for (const file of m.files ?? []) blocks.push(documentBlock(file));
     if (m.content !== '') blocks.push({ type: 'text', text: m.content });
     if (m.role === 'assistant' && m.toolCalls?.length) {
       open = m.toolCalls.map((call, c) => ({ id: call.id ?? `toolu_${i}_${c}`, name: call.name }));
@@ -217,6 +221,17 @@ function anthropicMessages(messages: ChatMessage[]): Array<{ role: string; conte
     push(m.role === 'assistant' ? 'assistant' : 'user', blocks);
   });
   return out;
+}
+
+/**
+ * A document block: a PDF as base64, a text document as Anthropic's plain-text source (which it
+ * takes as `text/plain` only, whatever the text's own type); placed before the text, as images are.
+ */
+function documentBlock(file: FileInput): Block {
+  const source = isTextDocument(file.mediaType)
+    ? { type: 'text', media_type: 'text/plain', data: Buffer.from(file.data, 'base64').toString('utf8') }
+    : { type: 'base64', media_type: file.mediaType, data: file.data };
+  return { type: 'document', source, ...(file.filename ? { title: file.filename } : {}) };
 }
 
 /** An image block from base64 (its type sniffed from the first bytes) or a data: URL. */

@@ -20,6 +20,7 @@ import {
   UpstreamError,
   type UpstreamTimings,
 } from '../types.js';
+import { documentText, firstBinaryDocument } from './documents.js';
 import { JsonUpstream, parseJson, type UpstreamCall, upstreamErrorText } from './http-stream.js';
 import { modelRenamer, ollamaUsage, relayLines, relayWhole } from './ollama-relay.js';
 import { RemoteProviderSettings, trimSlash } from './settings.js';
@@ -166,6 +167,13 @@ export class OllamaProvider extends JsonUpstream implements ChatProvider {
  * `max_completion_tokens` is `num_predict`, `tool_choice` `none` sends no tools; the rest are refused.
  */
 function ollamaUnsupported(request: ChatRequest): Unsupported | null {
+  // Ollama's chat carries text and images: a PDF would be dropped, so it is refused by name.
+  const document = firstBinaryDocument(request.messages);
+  if (document)
+    return {
+      field: `body.messages.${document.index}.content`,
+      reason: `holds a file of type ${document.file.mediaType}, but an Ollama model takes text and images only`,
+    };
   if (request.n !== undefined && request.n > 1)
     return { field: 'body.n', reason: 'an Ollama model gives one answer per request' };
   const x = request.openAi;
@@ -247,7 +255,10 @@ function withCommon(body: Record<string, unknown>, request: ChatRequest): Record
 }
 
 function ollamaMessage(message: ChatMessage): Record<string, unknown> {
-  const content = message.role === 'tool' ? toolResultText(message) : message.content;
+  let content = message.role === 'tool' ? toolResultText(message) : message.content;
+  // Text documents read as text (a binary one was refused by `unsupported`).
+  for (const file of message.files ?? [])
+    content = content === '' ? documentText(file) : `${content}\n\n${documentText(file)}`;
   const out: Record<string, unknown> = { role: message.role, content };
   if (message.images?.length) out.images = message.images;
   if (message.thinking) out.thinking = message.thinking;

@@ -10,6 +10,7 @@ import {
   type ChatRequest,
   type EmbedRequest,
   type EmbedResult,
+  type FileInput,
   type ModelEntry,
   type ModerationResult,
   type ProviderDefinition,
@@ -22,6 +23,7 @@ import {
   type Unsupported,
   UpstreamError,
 } from '../types.js';
+import { documentText, isTextDocument } from './documents.js';
 import {
   JsonUpstream,
   LineSplitter,
@@ -90,6 +92,7 @@ interface PendingToolCall {
  */
 export const openAiProviderDefinition: ProviderDefinition = {
   kind: 'openai',
+  readsFiles: true,
   configSchema: Type.Object({
     ...RemoteProviderSettings,
     /** Which server this is, for the Ollama options it takes beyond OpenAI's API (openai-compat.ts). */
@@ -386,15 +389,29 @@ function openAiMessages(messages: ChatMessage[]): Record<string, unknown>[] {
         return { role: 'tool', tool_call_id: id, content: toolResultText(message) };
       }
       default: {
-        if (!message.images?.length) return { role: message.role, content: message.content };
+        if (!message.images?.length && !message.files?.length)
+          return { role: message.role, content: message.content };
         const parts: Record<string, unknown>[] = [];
         if (message.content) parts.push({ type: 'text', text: message.content });
-        for (const image of message.images)
+        for (const image of message.images ?? [])
           parts.push({ type: 'image_url', image_url: { url: imageUrl(image) } });
+        for (const file of message.files ?? []) parts.push(filePart(file));
         return { role: message.role, content: parts };
       }
     }
   });
+}
+
+/**
+ * A document as Chat Completions takes it: a `file` part with a data URL. Its `file` input reads PDFs,
+ * so a text document goes as text, which every OpenAI-compatible server reads.
+ */
+function filePart(file: FileInput): Record<string, unknown> {
+  if (isTextDocument(file.mediaType)) return { type: 'text', text: documentText(file) };
+  return {
+    type: 'file',
+    file: { filename: file.filename ?? 'file', file_data: `data:${file.mediaType};base64,${file.data}` },
+  };
 }
 
 /** A data URL for a base64 image (its type sniffed from the first bytes); URLs pass as they are. */
