@@ -22622,6 +22622,14 @@ export interface operations {
                 [key: string]: unknown;
               };
             }[];
+            usedTools?: ({
+              tool: string;
+              toolInput: unknown;
+              toolOutput: unknown;
+              error?: string;
+            } & {
+              [key: string]: unknown;
+            })[];
             executionId?: string;
           };
         };
@@ -22681,6 +22689,7 @@ export interface operations {
            *         "chatflowid": "string",
            *         "content": "string",
            *         "sourceDocuments": "string",
+           *         "usedTools": "string",
            *         "chatType": "EXTERNAL",
            *         "chatId": "string",
            *         "sessionId": "string",
@@ -22696,6 +22705,7 @@ export interface operations {
             chatflowid: string;
             content: string;
             sourceDocuments: string | null;
+            usedTools: string | null;
             /** @enum {string} */
             chatType: 'EXTERNAL';
             chatId: string;
