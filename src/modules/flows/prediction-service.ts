@@ -117,7 +117,10 @@ export class PredictionService {
 
     const chatId = body.chatId ?? randomUUID();
     const sessionId = body.sessionId ?? overrideSession ?? chatId;
-    const history = await this.history(flowId, sessionId, def, body);
+    // A chat the caller names no id for is new: its session is the UUID made here, with no turns to read.
+    const named = body.chatId !== undefined || body.sessionId !== undefined || overrideSession !== undefined;
+    const history =
+      named || (body.history?.length ?? 0) > 0 ? await this.history(flowId, sessionId, def, body) : [];
     const extra = typeof vars.context === 'string' ? vars.context : '';
     // Flowise puts a whole uploaded file before the question.
     const asked = uploads.text === '' ? body.question : `${uploads.text}\n\n${body.question}`;
