@@ -22645,6 +22645,14 @@ export interface operations {
                 [key: string]: unknown;
               };
             }[];
+            usedTools?: ({
+              tool: string;
+              toolInput: unknown;
+              toolOutput: unknown;
+              error?: string;
+            } & {
+              [key: string]: unknown;
+            })[];
             executionId?: string;
           };
         };
@@ -22704,6 +22712,7 @@ export interface operations {
            *         "chatflowid": "string",
            *         "content": "string",
            *         "sourceDocuments": "string",
+           *         "usedTools": "string",
            *         "chatType": "EXTERNAL",
            *         "chatId": "string",
            *         "sessionId": "string",
@@ -22719,6 +22728,7 @@ export interface operations {
             chatflowid: string;
             content: string;
             sourceDocuments: string | null;
+            usedTools: string | null;
             /** @enum {string} */
             chatType: 'EXTERNAL';
             chatId: string;

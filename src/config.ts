@@ -164,6 +164,13 @@ const ConfigSchema = Type.Object({
   /** Comma-separated host names (or host:port) outbound HTTP may reach even if private. */
   OUTBOUND_ALLOW_HOSTS: Type.String({ default: '' }),
   OUTBOUND_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
+  /** Base URLs of the web-search services a Flowise chatflow's search tools call (outbound rules apply). */
+  FLOWISE_SERPAPI_URL: Type.String({ default: 'https://serpapi.com', maxLength: 2_000 }),
+  FLOWISE_SERPER_URL: Type.String({ default: 'https://google.serper.dev', maxLength: 2_000 }),
+  FLOWISE_GOOGLE_SEARCH_URL: Type.String({ default: 'https://www.googleapis.com', maxLength: 2_000 }),
+  FLOWISE_BRAVE_SEARCH_URL: Type.String({ default: 'https://api.search.brave.com', maxLength: 2_000 }),
+  /** Longest one web search of a chatflow's agent may take. */
+  FLOWISE_SEARCH_TIMEOUT_MS: Type.Integer({ default: 15_000, minimum: 100, maximum: 120_000 }),
   WEBHOOK_BODY_LIMIT_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024 }),
   /**
    * Largest JSON or form body a webhook parses into items, whatever the node's `bodyLimitBytes` (up to

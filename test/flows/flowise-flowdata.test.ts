@@ -44,6 +44,7 @@ const TEMPLATES = [
   'Antonym',
   'Claude LLM',
   'Conversation Chain',
+  'Conversational Agent',
   'Conversational Retrieval QA Chain',
   'HuggingFace LLM Chain',
   'Input Moderation',
@@ -52,10 +53,12 @@ const TEMPLATES = [
   'Local QnA',
   'Multiple Documents QnA',
   'Prompt Chaining',
+  'ReAct Agent',
   'Replicate LLM',
   'Simple Chat Engine',
   'Simple Conversation Chain',
   'Simple LLM Chain',
+  'Tool Agent',
   'Transcript Summarization',
   'Translator',
 ];
@@ -467,11 +470,11 @@ describe.each(await testDialects())('flows: Flowise flowData on %s', (dialect) =
 
   it('refuses an unknown node type at save, naming it', async () => {
     const canvas = conversation();
-    canvas.nodes.push(node('serpAPI_0', 'serpAPI'), node('zapier_1', 'zapierNLA'));
+    canvas.nodes.push(node('openAPIToolkit_0', 'openAPIToolkit'), node('zapier_1', 'zapierNLA'));
     const res = await call(bed, 'POST', '/api/v1/chatflows', {
       body: { name: 'u', flowData: JSON.stringify(canvas) },
     });
-    expectNamesField(res, 'serpAPI');
+    expectNamesField(res, 'openAPIToolkit');
     expect(res.text).toContain('zapierNLA');
   });
 

@@ -47,6 +47,9 @@ export interface ChainStep {
   maxTokens: number | null;
 }
 
+/** The web-search services of Flowise's search tools. */
+export type SearchProvider = 'serpapi' | 'serper' | 'google' | 'brave';
+
 /** A tool of a Tool Agent, run by the flows module for the llm module's tool loop. */
 export type FlowiseTool = { name: string; description: string } & (
   | { type: 'calculator' }
@@ -54,6 +57,8 @@ export type FlowiseTool = { name: string; description: string } & (
   | { type: 'custom'; parameters: Record<string, unknown>; code: string }
   | { type: 'retriever'; topic: string; topK: number }
   | { type: 'chain'; step: ChainStep }
+  /** A web-search service (its key from the account's Flowise variables). */
+  | { type: 'search'; provider: SearchProvider }
 );
 
 export interface FlowisePlan {

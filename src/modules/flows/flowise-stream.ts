@@ -11,7 +11,8 @@ function frame(event: string, data: unknown): string {
 
 /**
  * Flowise's stream: `start` with the first token, every token (the first again, as Flowise sends
- * it), `sourceDocuments` of a rag flow, `metadata`, then `end` `[DONE]`. A failure after the first
+ * it), `sourceDocuments` of a rag flow or a retriever tool, a Tool Agent's `usedTools`, `metadata`,
+ * then `end` `[DONE]`. A failure after the first
  * frame is an `error` event (its message) followed by `end`.
  */
 export async function* flowiseEvents(prediction: Prediction): AsyncGenerator<string> {
@@ -22,9 +23,12 @@ export async function* flowiseEvents(prediction: Prediction): AsyncGenerator<str
         started = true;
         yield frame('start', token);
       }
-      yield frame('token', token);
+      // An empty token only starts the stream (a Tool Agent's first answer that calls tools).
+      if (token !== '') yield frame('token', token);
     }
     if (prediction.sourceDocuments.length > 0) yield frame('sourceDocuments', prediction.sourceDocuments);
+    if (prediction.usedTools && prediction.usedTools.length > 0)
+      yield frame('usedTools', prediction.usedTools);
     yield frame('metadata', metadataOf(prediction));
   } catch (error) {
     const message = error instanceof AppError ? error.message : 'The model failed mid-answer';

@@ -6,6 +6,7 @@ import { FlowService } from './flow-service.js';
 import { FlowStore } from './flow-store.js';
 import { FlowiseObjects } from './flowise/objects.js';
 import { toolSandbox } from './flowise/sandbox.js';
+import { searchConfig } from './flowise/search-config.js';
 import { flowiseRoutes } from './flowise-routes.js';
 import { definitionLookups } from './lookups.js';
 import { PredictionService } from './prediction-service.js';
@@ -59,7 +60,7 @@ export const flowsModule: PlatformModule = {
       limiter: ctx.limiter,
       clock: ctx.clock,
       workflowTimeoutMs: ctx.config.WEBHOOK_RESPONSE_TIMEOUT_MS,
-      plan: { gateway: llm.gateway, knowledge, sandbox },
+      plan: { gateway: llm.gateway, knowledge, sandbox, search: searchConfig(ctx.config) },
       // Runtime variables are the caller's overrideConfig.vars: the server's environment is not exposed.
       staticVars: async (accountId) => {
         const out: Record<string, string> = {};

@@ -33,6 +33,7 @@ function messageView(row: FlowMessageRow) {
     chatflowid: row.flow_id,
     content: row.content,
     sourceDocuments: row.source_documents,
+    usedTools: row.used_tools ?? null,
     chatType: 'EXTERNAL' as const,
     chatId: row.chat_id,
     sessionId: row.session_id,

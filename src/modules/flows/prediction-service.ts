@@ -12,7 +12,7 @@ import { type FlowDefinition, templateOf } from './definition.js';
 import type { FlowLookups, FlowService } from './flow-service.js';
 import type { FlowMessageRow, FlowStore } from './flow-store.js';
 import { flowiseOverride } from './flowise/override-config.js';
-import { answerStep, moderated, type PlanDeps, runAgent } from './flowise/plan-runner.js';
+import { answerStep, moderated, type PlanDeps, runAgent, type UsedTool } from './flowise/plan-runner.js';
 import { readUploads } from './flowise/uploads.js';
 import { applyOverrides } from './overrides.js';
 import { buildMessages, type Turn, turnsFromHistory } from './prompt.js';
@@ -45,6 +45,8 @@ export interface Prediction {
   /** Whether the answer goes out as Flowise's event stream. */
   streaming: boolean;
   sourceDocuments: SourceDocument[];
+  /** A Tool Agent's tools as they run (complete once `tokens` ends). */
+  usedTools?: UsedTool[];
   headers: Record<string, string>;
   executionId?: string;
   /** The answer as it comes; once it ends, the question and the answer are stored. */
@@ -115,7 +117,10 @@ export class PredictionService {
 
     const chatId = body.chatId ?? randomUUID();
     const sessionId = body.sessionId ?? overrideSession ?? chatId;
-    const history = await this.history(flowId, sessionId, def, body);
+    // A chat the caller names no id for is new: its session is the UUID made here, with no turns to read.
+    const named = body.chatId !== undefined || body.sessionId !== undefined || overrideSession !== undefined;
+    const history =
+      named || (body.history?.length ?? 0) > 0 ? await this.history(flowId, sessionId, def, body) : [];
     const extra = typeof vars.context === 'string' ? vars.context : '';
     // Flowise puts a whole uploaded file before the question.
     const asked = uploads.text === '' ? body.question : `${uploads.text}\n\n${body.question}`;
@@ -129,8 +134,8 @@ export class PredictionService {
       chatMessageId: newId('fmsg'),
       streaming,
     };
-    const store = (text: string, sources: SourceDocument[]) =>
-      this.storeTurn(flowId, common, text, sources, memoryTypeOf(def));
+    const store = (text: string, sources: SourceDocument[], usedTools: UsedTool[] = []) =>
+      this.storeTurn(flowId, common, text, sources, usedTools, memoryTypeOf(def));
 
     const plan = flowise?.plan;
     // Flowise's moderation answers its message instead of running the chain.
@@ -154,7 +159,7 @@ export class PredictionService {
         vars,
       });
       withImages(messages, uploads.images);
-      const answer = await runAgent(this.deps.plan, call, {
+      const agent = runAgent(this.deps.plan, call, {
         model: def.model as string,
         messages,
         tools: plan.agent.tools,
@@ -162,13 +167,36 @@ export class PredictionService {
         temperature: def.temperature,
         maxTokens: def.maxTokens,
         vars,
+        // Web-search keys are the account's variables (read only for an agent with a search tool).
+        accountVars:
+          this.deps.staticVars && plan.agent.tools.some((t) => t.type === 'search')
+            ? await this.deps.staticVars(principal.accountId)
+            : {},
         question: body.question,
       });
+      // Up to the first model call's first event before answering: its failure is still an HTTP error,
+      // and its headers are the answer's.
+      const primed = await agent.loop.next();
+      async function* tokens(): AsyncGenerator<string, void, undefined> {
+        let next = primed;
+        let announced = false;
+        while (!next.done) {
+          const event = next.value;
+          if (event.type === 'delta') yield event.delta;
+          // Flowise's stream starts at the model's first chunk, a tool call's too: an empty token
+          // (nothing for clients to add) lets `start` go out before the tools run.
+          else if (!announced) yield '';
+          announced = true;
+          next = await agent.loop.next();
+        }
+        await store(next.value.content, agent.sources, agent.usedTools);
+      }
       return {
         ...common,
-        sourceDocuments: answer.sources,
-        headers: answer.headers,
-        tokens: whole(answer.text, answer.sources, store),
+        sourceDocuments: agent.sources,
+        usedTools: agent.usedTools,
+        headers: agent.headers,
+        tokens: tokens(),
       };
     }
 
@@ -311,6 +339,7 @@ export class PredictionService {
     },
     text: string,
     sources: SourceDocument[],
+    usedTools: UsedTool[],
     memoryType: string,
   ): Promise<void> {
     const at = this.deps.clock.now().toISOString();
@@ -334,6 +363,7 @@ export class PredictionService {
       role: 'apiMessage',
       content: text,
       source_documents: sources.length > 0 ? JSON.stringify(sources) : null,
+      ...(usedTools.length > 0 ? { used_tools: JSON.stringify(usedTools) } : {}),
     };
     await this.deps.store.addTurn(question, answer);
   }

@@ -176,6 +176,9 @@ export function flowRoutes(app: FastifyInstance, deps: FlowRouteDeps): void {
         text,
         ...metadataOf(prediction),
         sourceDocuments: prediction.sourceDocuments,
+        ...(prediction.usedTools && prediction.usedTools.length > 0
+          ? { usedTools: prediction.usedTools }
+          : {}),
       };
     },
   );

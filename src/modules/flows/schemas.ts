@@ -174,6 +174,16 @@ const SourceDocument = Type.Object({
   ),
 });
 
+const UsedTool = Type.Object(
+  {
+    tool: Type.String(),
+    toolInput: Type.Unknown(),
+    toolOutput: Type.Unknown(),
+    error: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
 export const PredictionView = Type.Object({
   text: Type.String(),
   question: Type.String(),
@@ -182,6 +192,8 @@ export const PredictionView = Type.Object({
   sessionId: Type.String(),
   memoryType: Type.String(),
   sourceDocuments: Type.Array(SourceDocument),
+  /** The tools a Tool Agent ran (Flowise's), only when it ran some. */
+  usedTools: Type.Optional(Type.Array(UsedTool)),
   executionId: Type.Optional(Type.String()),
 });
 
@@ -213,6 +225,7 @@ export const MessageView = Type.Object({
   chatflowid: Type.String(),
   content: Type.String(),
   sourceDocuments: Nullable(Type.String()),
+  usedTools: Nullable(Type.String()),
   chatType: Type.Literal('EXTERNAL'),
   chatId: Type.String(),
   sessionId: Type.String(),

@@ -22,6 +22,8 @@ export interface FlowMessagesTable {
   memory_type: string | null;
   /** JSON array of the passages an answer used (Flowise stores it as a string too). */
   source_documents: JsonText | null;
+  /** JSON array of the tools a Tool Agent's answer used (Flowise's `usedTools`); absent before 703. */
+  used_tools?: JsonText | null;
   /** The two messages of a prediction share it; their ids (question first) order them. */
   created_at: Timestamp;
 }

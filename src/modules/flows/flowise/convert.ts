@@ -5,6 +5,7 @@ import {
   type FlowisePlan,
   type FlowiseTool,
   type Problem,
+  type SearchProvider,
 } from '../definition.js';
 import type { FlowBodyT } from '../schemas.js';
 import type { Canvas, CanvasNode } from './flow-data.js';
@@ -39,6 +40,28 @@ const DEFAULT_ITERATIONS = 10;
 /** Flowise's (LangChain's) calculator description. */
 const CALCULATOR =
   'Useful for getting the result of a math expression. The input to this tool should be a valid mathematical expression that could be executed by a simple calculator.';
+/**
+ * Agents: the tool loop with the canvas's tools. LangChain's conversational and ReAct agents ask the
+ * model for actions as text; here every agent uses the model's tool calls (same tools, memory, prompt).
+ */
+const AGENTS = new Set(['toolAgent', 'openAIToolAgent', 'conversationalAgent', 'reactAgentChat']);
+/** LangChain's web-search tools: the service, and the name and description the model is offered. */
+const SEARCH =
+  'a search engine. useful for when you need to answer questions about current events. input should be a search query.';
+const SEARCH_TOOLS: Record<
+  'serpAPI' | 'serper' | 'googleCustomSearch' | 'braveSearchAPI',
+  { provider: SearchProvider; name: string; description: string }
+> = {
+  serpAPI: { provider: 'serpapi', name: 'search', description: SEARCH },
+  serper: { provider: 'serper', name: 'search', description: SEARCH },
+  googleCustomSearch: {
+    provider: 'google',
+    name: 'google-custom-search',
+    description:
+      'a custom search engine. useful for when you need to answer questions about current events. input should be a search query. outputs a JSON array of results.',
+  },
+  braveSearchAPI: { provider: 'brave', name: 'brave-search', description: SEARCH },
+};
 const CSV_INSTRUCTIONS = 'Your response should be a list of comma separated values, eg: `foo, bar, baz`';
 
 /**
@@ -143,7 +166,7 @@ export function convertCanvas(
   if (chain.name === 'simpleChatEngine') {
     // LlamaIndex's chat engine: the model with its system message and memory.
     out.systemPrompt = text(chain.inputs.systemMessagePrompt);
-  } else if (chain.name === 'toolAgent' || chain.name === 'openAIToolAgent') {
+  } else if (AGENTS.has(chain.name)) {
     out.systemPrompt = text(chain.inputs.systemMessage);
     const tools = refs(chain, 'tools').filter((n) => n.role === 'tool');
     if (tools.length > MAX_TOOLS)
@@ -230,6 +253,11 @@ function toolOf(
   switch (node.name) {
     case 'calculator':
       return { type: 'calculator', name: 'calculator', description: CALCULATOR };
+    case 'serpAPI':
+    case 'serper':
+    case 'googleCustomSearch':
+    case 'braveSearchAPI':
+      return { type: 'search', ...SEARCH_TOOLS[node.name] };
     case 'retrieverTool': {
       const store = one(node, 'retriever', 'vectorStore', true);
       if (!store) return null;

@@ -12,7 +12,7 @@ export type NodeRole =
   | 'embeddings'
   | 'splitter'
   | 'loader'
-  /** A tool a Tool Agent may call (calculator, custom tool, retriever tool, chain tool). */
+  /** A tool a Tool Agent may call (calculator, custom tool, retriever tool, chain tool, web search). */
   | 'tool'
   /** Input moderation in front of a chain (its deny list). */
   | 'moderation'
@@ -43,10 +43,18 @@ export const NODE_TYPES: Readonly<Record<string, NodeRole>> = {
   // Agents: the llm module's tool loop (runToolLoop) with the tools connected.
   toolAgent: 'chain',
   openAIToolAgent: 'chain',
+  // LangChain's text-protocol agents, on the same loop (the model's tool calls, not parsed text).
+  conversationalAgent: 'chain',
+  reactAgentChat: 'chain',
   calculator: 'tool',
   customTool: 'tool',
   retrieverTool: 'tool',
   chainTool: 'tool',
+  // Web search, each in its service's wire format (flowise/web-search.ts).
+  serpAPI: 'tool',
+  serper: 'tool',
+  googleCustomSearch: 'tool',
+  braveSearchAPI: 'tool',
   inputModerationSimple: 'moderation',
   csvOutputParser: 'parser',
   fewShotPromptTemplate: 'prompt',

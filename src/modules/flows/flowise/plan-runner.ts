@@ -2,16 +2,26 @@ import { ArithmeticError, evaluateArithmetic } from '../../../core/arithmetic.js
 import type { Principal } from '../../../core/auth/principal.js';
 import { newId } from '../../../core/ids.js';
 import type { KnowledgeSearch } from '../../documents/index.js';
-import { type ChatGateway, type ChatMessage, runToolLoop, type ToolSpec } from '../../llm/index.js';
+import {
+  type ChatGateway,
+  type ChatMessage,
+  type LoopEvent,
+  type LoopResult,
+  runToolLoop,
+  type ToolSpec,
+} from '../../llm/index.js';
 import type { ChainStep, FlowisePlan, FlowiseTool } from '../definition.js';
 import { buildMessages } from '../prompt.js';
 import type { ToolSandbox } from './sandbox.js';
+import { type SearchConfig, webSearch } from './web-search.js';
 
 /** What a chatflow's plan reaches: the gateway, the knowledge base, the tools' sandbox. */
 export interface PlanDeps {
   gateway: ChatGateway;
   knowledge: KnowledgeSearch | null;
   sandbox: ToolSandbox;
+  /** Web-search services (base URLs, the outbound client); null: search tools fail when called. */
+  search: SearchConfig | null;
 }
 
 interface Call {
@@ -69,11 +79,29 @@ export async function answerStep(
   return text;
 }
 
+/** A tool the agent ran, as Flowise reports it (`usedTools` of the answer, the stream and the message). */
+export interface UsedTool {
+  tool: string;
+  toolInput: unknown;
+  toolOutput: unknown;
+  error?: string;
+}
+
+/** A Tool Agent under way: its loop's events, and what its tools found as they run. */
+export interface AgentRun {
+  loop: AsyncGenerator<LoopEvent, LoopResult, undefined>;
+  sources: PlanSource[];
+  usedTools: UsedTool[];
+  /** The first model call's gateway headers (set once that call has answered). */
+  headers: Record<string, string>;
+}
+
 /**
  * A Tool Agent: the llm module's tool loop (the one the platform's agents and n8n's AI Agent run) with
- * the canvas's tools; after `maxIterations` rounds of tools, one answer without them.
+ * the canvas's tools; after `maxIterations` rounds of tools, one answer without them. Nothing runs
+ * until the caller pulls the loop, which streams each model answer's text as it comes.
  */
-export async function runAgent(
+export function runAgent(
   deps: PlanDeps,
   call: Call,
   input: {
@@ -84,16 +112,18 @@ export async function runAgent(
     temperature: number | null;
     maxTokens: number | null;
     vars: Record<string, unknown>;
+    /** The account's static Flowise variables (web-search keys). */
+    accountVars: Record<string, string>;
     question: string;
   },
-): Promise<{ text: string; sources: PlanSource[]; headers: Record<string, string> }> {
+): AgentRun {
   const byName = new Map(input.tools.map((t) => [t.name, t]));
   const specs: ToolSpec[] = input.tools.map((t) => ({
     type: 'function',
     function: { name: t.name, description: t.description, parameters: parametersOf(t) },
   }));
-  const sources: PlanSource[] = [];
-  let headers: Record<string, string> = {};
+  const run: AgentRun = { loop: undefined as never, sources: [], usedTools: [], headers: {} };
+  let first = true;
   const loop = runToolLoop(
     {
       chat: async (messages, tools) => {
@@ -109,14 +139,15 @@ export async function runAgent(
             },
           },
         );
-        headers = session.headers;
+        if (first) Object.assign(run.headers, session.headers);
+        first = false;
         return { model: session.model.name, events: session.events };
       },
       execute: async (toolCall) => {
         const tool = byName.get(toolCall.name);
         if (!tool) throw new Error(`unknown tool '${toolCall.name}'`);
         const args = (toolCall.arguments ?? {}) as Record<string, unknown>;
-        return runTool(deps, call, tool, args, input, sources);
+        return runTool(deps, call, tool, args, input, run.sources);
       },
     },
     input.messages,
@@ -129,9 +160,34 @@ export async function runAgent(
       newId: () => newId('call'),
     },
   );
+  run.loop = recordTools(loop, run.usedTools);
+  return run;
+}
+
+/** Passes the loop's events on, noting each tool's result in Flowise's `usedTools` shape. */
+async function* recordTools(
+  loop: AsyncGenerator<LoopEvent, LoopResult, undefined>,
+  used: UsedTool[],
+): AsyncGenerator<LoopEvent, LoopResult, undefined> {
   let next = await loop.next();
-  while (!next.done) next = await loop.next();
-  return { text: next.value.content, sources, headers };
+  while (!next.done) {
+    const event = next.value;
+    if (event.type === 'tool.result') used.push(usedToolOf(event.name, event.arguments, event.output));
+    yield event;
+    next = await loop.next();
+  }
+  return next.value;
+}
+
+/** A failed tool is `{error}` to the model; Flowise reports it with an empty output and the error. */
+function usedToolOf(tool: string, toolInput: unknown, output: unknown): UsedTool {
+  const failed =
+    output !== null &&
+    typeof output === 'object' &&
+    Object.keys(output).length === 1 &&
+    typeof (output as { error?: unknown }).error === 'string';
+  if (failed) return { tool, toolInput, toolOutput: '', error: (output as { error: string }).error };
+  return { tool, toolInput, toolOutput: output };
 }
 
 function parametersOf(tool: FlowiseTool): Record<string, unknown> {
@@ -163,7 +219,7 @@ async function runTool(
   call: Call,
   tool: FlowiseTool,
   args: Record<string, unknown>,
-  input: { vars: Record<string, unknown>; question: string },
+  input: { vars: Record<string, unknown>; accountVars: Record<string, string>; question: string },
   sources: PlanSource[],
 ): Promise<unknown> {
   const tenant = call.principal.accountId;
@@ -178,6 +234,9 @@ async function runTool(
       );
     case 'chain':
       return answerStep(deps, call, tool.step, inputText(args), input.vars);
+    case 'search':
+      if (!deps.search) throw new Error('web search is not enabled on this server');
+      return webSearch(deps.search, tool.provider, inputText(args), input.accountVars);
     case 'retriever': {
       if (!deps.knowledge) throw new Error('the knowledge base is not enabled on this server');
       const { results } = await deps.knowledge.query(call.principal.accountId, {
