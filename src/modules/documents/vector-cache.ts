@@ -30,7 +30,7 @@ const LOAD_PAGE = 1_000;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 interface HeldDocument {
-  /** Changes whenever the document's chunks may have (updated_at, chunk count, embedding model). */
+  /** Changes whenever the document's chunks may have (revision, updated_at, chunk count, model). */
   stamp: string;
   model: string | null;
   ids: string[];
@@ -184,7 +184,8 @@ export class VectorCache {
   private async sync(accountId: string, topic: string, key: string, version: string): Promise<void> {
     const current = await this.store.indexedDocuments(accountId, topic);
     const held = this.topics.get(key);
-    const stampOf = (d: (typeof current)[number]) => `${d.updatedAt}|${d.chunkCount}|${d.model ?? ''}`;
+    const stampOf = (d: (typeof current)[number]) =>
+      `${d.revision}|${d.updatedAt}|${d.chunkCount}|${d.model ?? ''}`;
     const stale = (d: (typeof current)[number]) => held?.documents.get(d.id)?.stamp !== stampOf(d);
     const changed = current.filter(stale);
     const changedChunks = changed.reduce((n, d) => n + d.chunkCount, 0);
