@@ -75,7 +75,8 @@ async function hasFullText(db: DatabaseHandle['db'], dialect: Dialect): Promise<
   return Number(row.rows[0]?.n) > 0;
 }
 
-const document = (id: string, accountId: string, topic: string): DocumentsTable => ({
+/** A document row as the migrations before 605 know it (no revision: inserted cast to today's type). */
+const document = (id: string, accountId: string, topic: string): Omit<DocumentsTable, 'revision'> => ({
   id,
   account_id: accountId,
   topic,
@@ -97,7 +98,7 @@ const document = (id: string, accountId: string, topic: string): DocumentsTable 
   updated_at: '2026-11-29T00:00:00.000Z',
 });
 
-const chunk = (doc: DocumentsTable, index: number, terms: string): ChunksTable => ({
+const chunk = (doc: Omit<DocumentsTable, 'revision'>, index: number, terms: string): ChunksTable => ({
   id: `${doc.id}-${index}`,
   document_id: doc.id,
   account_id: doc.account_id,
@@ -145,7 +146,7 @@ describe.each(await testDialects())(
       const store = new DocumentStore(db, dialect);
       // Rows written before the migration: it must index them with their scope.
       for (const doc of DOCS) {
-        await store.insert(doc, [{ document_id: doc.id, page_number: 1, text: 'x' }]);
+        await store.insert(doc as DocumentsTable, [{ document_id: doc.id, page_number: 1, text: 'x' }]);
         await store.insertChunks(TERMS.length, (i) => chunk(doc, i, TERMS[i]!));
       }
       expect((await migrateToLatest(db, UP_TO_603)).map((r) => r.migrationName)).toEqual([
@@ -177,7 +178,9 @@ describe.each(await testDialects())(
           : createHash('md5').update('acct-a').digest('hex')
       }`;
       const intruder = document('d-b-intruder', 'acct-b', 'kb');
-      await store.insert(intruder, [{ document_id: intruder.id, page_number: 1, text: 'x' }]);
+      await store.insert(intruder as DocumentsTable, [
+        { document_id: intruder.id, page_number: 1, text: 'x' },
+      ]);
       await store.insertChunks(1, () => chunk(intruder, 0, `shared ${token}`));
       expect(await count('acct-a', null)).toBe(4);
       expect(await count('acct-b', null)).toBe(3);
@@ -187,7 +190,7 @@ describe.each(await testDialects())(
       await store.clearChunks(intruder.id);
       expect(await count('acct-b', null)).toBe(2);
       const late = document('d-a-late', 'acct-a', 'kb');
-      await store.insert(late, [{ document_id: late.id, page_number: 1, text: 'x' }]);
+      await store.insert(late as DocumentsTable, [{ document_id: late.id, page_number: 1, text: 'x' }]);
       await store.insertChunks(1, () => chunk(late, 0, 'shared rare'));
       expect(await count('acct-a', ['kb'])).toBe(3);
       await store.clearChunks(late.id);
@@ -211,10 +214,11 @@ describe.each(await testDialects())(
       // written and deleted without it; its down builds 603's again from the rows.
       expect((await migrateToLatest(db, documentsMigrations)).map((r) => r.migrationName)).toEqual([
         '20261130_604_drop_full_text',
+        '20261130_605_document_revision',
       ]);
       expect(await hasFullText(db, dialect)).toBe(false);
       const after = document('d-a-after', 'acct-a', 'kb');
-      await store.insert(after, [{ document_id: after.id, page_number: 1, text: 'x' }]);
+      await store.insert(after as DocumentsTable, [{ document_id: after.id, page_number: 1, text: 'x' }]);
       await store.insertChunks(1, () => chunk(after, 0, 'shared rare'));
       await store.clearChunks(after.id);
       await m604.down(db as never);

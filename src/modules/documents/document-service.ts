@@ -121,6 +121,7 @@ export class DocumentService {
       // Set when it is chunked (its topic's language then).
       language: 'none',
       processing: null,
+      revision: 0,
       created_at: now,
       updated_at: now,
     };

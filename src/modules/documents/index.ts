@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Principal } from '../../core/auth/principal.js';
 import { blocksToMarkdown } from '../../core/blocks-markdown.js';
 import type { AppContext, PlatformModule } from '../../core/context.js';
@@ -91,6 +92,7 @@ export const documentsModule: PlatformModule = {
       config.KNOWLEDGE_EMBEDDING_MODEL,
       config.KNOWLEDGE_VECTOR_CACHE_MB * 1024 * 1024,
       config.KNOWLEDGE_VECTOR_CACHE_ACCOUNT_PERCENT / 100,
+      config.DATA_DIR === ':memory:' ? null : { dir: path.join(config.DATA_DIR, 'knowledge-cache') },
     );
     if (config.KNOWLEDGE_WARM_TOPICS > 0) {
       // In the background: the server answers meanwhile, and a query of a topic being warmed shares its load.

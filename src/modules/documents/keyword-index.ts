@@ -21,6 +21,18 @@ export interface KeywordItem {
   terms: string;
 }
 
+/** A key's rows and postings, compacted, as a snapshot holds them (topic-snapshot.ts). */
+export interface KeywordPart {
+  ids: string[];
+  /** Words per row. */
+  lengths: Int32Array;
+  terms: string[];
+  /** Postings pairs per term, in `terms` order. */
+  counts: Int32Array;
+  /** Every term's (row, count) pairs, one term after another. */
+  postings: Int32Array;
+}
+
 interface Postings {
   /** Interleaved (row, count) pairs; `n` pairs in use. */
   data: Int32Array;
@@ -132,6 +144,62 @@ export class KeywordIndex {
     }
     if (rows.dead >= COMPACT_MIN && rows.dead > rows.ids.length * COMPACT_SHARE) this.compact(rows);
     return removed;
+  }
+
+  /** The key's live rows and postings (compacted first: dead rows are not kept), or null when absent. */
+  exportKey(key: string): KeywordPart | null {
+    const rows = this.keys.get(key);
+    if (!rows) return null;
+    if (rows.dead > 0) this.compact(rows);
+    const terms: string[] = [];
+    const counts = new Int32Array(rows.terms.size);
+    let total = 0;
+    for (const [term, p] of rows.terms) {
+      counts[terms.length] = p.n;
+      terms.push(term);
+      total += p.n * 2;
+    }
+    const postings = new Int32Array(total);
+    let at = 0;
+    for (const p of rows.terms.values()) {
+      postings.set(p.data.subarray(0, p.n * 2), at);
+      at += p.n * 2;
+    }
+    return {
+      ids: rows.ids.slice(),
+      lengths: rows.lengths.slice(0, rows.ids.length),
+      terms,
+      counts,
+      postings,
+    };
+  }
+
+  /**
+   * Puts an exported key under `key` as it was (replacing what `key` held): no term is counted again.
+   * Each term's postings are a view of `part.postings` until it grows.
+   */
+  importKey(key: string, part: KeywordPart): void {
+    const terms = new Map<string, Postings>();
+    let at = 0;
+    for (const [i, term] of part.terms.entries()) {
+      const n = part.counts[i]!;
+      terms.set(term, { data: part.postings.subarray(at, at + n * 2), n });
+      at += n * 2;
+    }
+    const lengths = new Int32Array(Math.max(16, part.ids.length));
+    lengths.set(part.lengths.subarray(0, part.ids.length));
+    let words = 0;
+    for (let row = 0; row < part.ids.length; row++) words += lengths[row]!;
+    this.keys.set(key, {
+      ids: part.ids.slice(),
+      rowOf: new Map(part.ids.map((id, row) => [id, row])),
+      lengths,
+      live: part.ids.length,
+      dead: 0,
+      words,
+      terms,
+      slots: at,
+    });
   }
 
   /** Puts the rows of `from` under `to` (replacing what `to` held): a key built aside goes live at once. */

@@ -3,6 +3,7 @@ import { queryTerms } from './bm25.js';
 import type { Embedder } from './processor.js';
 import { fuseRanks, fuseScores } from './rank-fusion.js';
 import type { DocumentStore } from './store.js';
+import { TopicSnapshots } from './topic-snapshot.js';
 import type { RankedChunk } from './types.js';
 import { VectorCache } from './vector-cache.js';
 
@@ -62,8 +63,24 @@ export class KnowledgeService {
     vectorCacheBytes = DEFAULT_VECTOR_CACHE_BYTES,
     /** The share of the cache one account may hold once it is full (KNOWLEDGE_VECTOR_CACHE_ACCOUNT_PERCENT). */
     accountShare = 1,
+    /**
+     * Where held topics are saved so a restart loads them from one file each (topic-snapshot.ts):
+     * DATA_DIR/knowledge-cache; null keeps nothing on disk.
+     */
+    snapshots: { dir: string; delayMs?: number } | null = null,
   ) {
-    this.vectors = new VectorCache(store, vectorCacheBytes, accountShare);
+    this.vectors = new VectorCache(
+      store,
+      vectorCacheBytes,
+      accountShare,
+      snapshots && TopicSnapshots.available() ? new TopicSnapshots(snapshots.dir) : null,
+      snapshots?.delayMs,
+    );
+  }
+
+  /** Topics this process loaded from a snapshot, for tests and figures. */
+  snapshotLoads(): number {
+    return this.vectors.snapshotLoads;
   }
 
   invalidate(accountId: string, topic: string): void {

@@ -190,7 +190,7 @@ export class DocumentProcessor {
       if (current.status !== 'embedded' && current.status !== 'indexed' && current.status !== 'chunked')
         throw new Error(`the document is ${current.status}: chunk (and embed) it first`);
       // Keyword search works on chunks alone (the full-text index follows the rows); vectors when embedded.
-      await this.store.setStatus(current.id, 'indexed', { error: null, updated_at: this.now() });
+      await this.store.setIndexed(current, this.now());
       this.onIndexChanged(current.account_id, current.topic);
       this.writtenSinceAnalyze += current.chunk_count;
       if (this.writtenSinceAnalyze >= ANALYZE_EVERY && !this.analyzing) {

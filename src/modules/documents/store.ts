@@ -85,6 +85,27 @@ export class DocumentStore {
       .execute();
   }
 
+  /**
+   * Marks a document indexed with a new revision, above every revision of its topic (one statement):
+   * each indexing is then a change every process's cache sees (vector-cache.ts), whatever the clock says.
+   */
+  async setIndexed(doc: Pick<DocumentRow, 'id' | 'account_id' | 'topic'>, updatedAt: string): Promise<void> {
+    await this.db
+      .updateTable('documents')
+      .set((eb) => ({
+        status: 'indexed',
+        error: null,
+        updated_at: updatedAt,
+        revision: eb
+          .selectFrom('documents as d')
+          .select(sql<number>`coalesce(max(d.revision), 0) + 1`.as('next'))
+          .where('d.account_id', '=', doc.account_id)
+          .where('d.topic', '=', doc.topic),
+      }))
+      .where('id', '=', doc.id)
+      .execute();
+  }
+
   /** Ends a processing job, unless another request replaced its parameters meanwhile (then false). */
   async clearProcessing(id: string, expected: string): Promise<boolean> {
     const result = await this.db
@@ -225,7 +246,7 @@ export class DocumentStore {
   async indexedDocuments(accountId: string, topic: string) {
     const rows = await this.db
       .selectFrom('documents')
-      .select(['id', 'updated_at', 'chunk_count', 'embedding_model'])
+      .select(['id', 'updated_at', 'chunk_count', 'embedding_model', 'revision'])
       .where('account_id', '=', accountId)
       .where('topic', '=', topic)
       .where('status', '=', 'indexed')
@@ -233,6 +254,7 @@ export class DocumentStore {
       .execute();
     return rows.map((r) => ({
       id: r.id,
+      revision: Number(r.revision),
       updatedAt: r.updated_at,
       chunkCount: Number(r.chunk_count),
       model: r.embedding_model,
@@ -292,7 +314,10 @@ export class DocumentStore {
     return rows.map((r) => ({ accountId: r.account_id, topic: r.topic, chunks: Number(r.chunks ?? 0) }));
   }
 
-  /** A topic's version: changes whenever its indexed chunks change (count and newest update). */
+  /**
+   * A topic's version: changes whenever its indexed chunks change. Each indexing raises the sum of
+   * revisions (a new revision is above every one of the topic's), each deletion lowers the count.
+   */
   async topicVersion(accountId: string, topic: string): Promise<string> {
     const row = await this.db
       .selectFrom('documents')
@@ -300,12 +325,13 @@ export class DocumentStore {
         eb.fn.count<number>('id').as('n'),
         eb.fn.max('updated_at').as('at'),
         eb.fn.sum<number>('chunk_count').as('c'),
+        eb.fn.sum<number>('revision').as('r'),
       ])
       .where('account_id', '=', accountId)
       .where('topic', '=', topic)
       .where('status', '=', 'indexed')
       .executeTakeFirst();
-    return `${Number(row?.n ?? 0)}:${Number(row?.c ?? 0)}:${row?.at ?? ''}`;
+    return `${Number(row?.n ?? 0)}:${Number(row?.c ?? 0)}:${Number(row?.r ?? 0)}:${row?.at ?? ''}`;
   }
 
   async topics(accountId: string) {

@@ -21,6 +21,11 @@ export interface DocumentsTable {
   language: string;
   /** JSON of the queued or running processing job, until it ends (crash recovery). */
   processing: JsonText | null;
+  /**
+   * Set when it is indexed, above every revision of its topic (0 before): what tells the knowledge
+   * cache its chunks changed (migration 605).
+   */
+  revision: number;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -21,7 +21,7 @@ function fakeStore(topics: FakeTopic[]) {
     topicVersion: async (account: string, topic: string) => `${find(account, topic)?.chunks ?? 0}`,
     indexedDocuments: async (account: string, topic: string) => {
       const t = find(account, topic);
-      return t ? [{ id: docOf(t), updatedAt: 'v1', chunkCount: t.chunks, model: 'm' }] : [];
+      return t ? [{ id: docOf(t), revision: 1, updatedAt: 'v1', chunkCount: t.chunks, model: 'm' }] : [];
     },
     indexedChunks: async (documentId: string, after: number, limit: number) => {
       const t = topics.find((x) => docOf(x) === documentId)!;

@@ -20,17 +20,24 @@
  */
 import { KeywordIndex, type KeywordItem } from './keyword-index.js';
 import type { DocumentStore } from './store.js';
+import type { TopicSnapshots } from './topic-snapshot.js';
 import type { RankedChunk } from './types.js';
 import { VectorIndex, type VectorItem } from './vector-index.js';
 
 /** Chunks (terms and vectors) read per page when a topic is loaded: a few milliseconds each. */
 const LOAD_PAGE = 1_000;
 
+/**
+ * A topic is saved once it has not changed for this long: a bulk ingest changes it after every document,
+ * and each save writes the whole topic.
+ */
+const SNAPSHOT_DELAY_MS = 10_000;
+
 /** A turn of the event loop between pages of a load. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 interface HeldDocument {
-  /** Changes whenever the document's chunks may have (updated_at, chunk count, embedding model). */
+  /** Changes whenever the document's chunks may have (revision, updated_at, chunk count, model). */
   stamp: string;
   model: string | null;
   ids: string[];
@@ -44,6 +51,9 @@ interface HeldTopic {
   used: number;
   /** The embedding model of its first embedded document (documents in id order). */
   model: string | null;
+  /** Changes applied to it, and how many of them its snapshot on disk holds. */
+  changes: number;
+  saved: number;
 }
 
 export class VectorCache {
@@ -58,12 +68,20 @@ export class VectorCache {
   /** Topics with a background refresh scheduled, and the refreshes running (awaited by `close`). */
   private readonly refreshing = new Set<string>();
   private readonly background = new Set<Promise<unknown>>();
+  /** Snapshot writes waiting for their topic to be quiet. */
+  private readonly snapshotTimers = new Map<string, NodeJS.Timeout>();
+  /** Topics loaded from a snapshot (for tests and figures). */
+  snapshotLoads = 0;
 
   constructor(
     private readonly store: DocumentStore,
     private readonly maxBytes: number,
     /** The share of `maxBytes` (0–1] an account may hold when the cache is full. */
     private readonly accountShare = 1,
+    /** Where topics are saved and loaded from at start (topic-snapshot.ts); null: never saved. */
+    private readonly snapshots: TopicSnapshots | null = null,
+    /** How long a topic stays unchanged before it is saved. */
+    private readonly snapshotDelayMs = SNAPSHOT_DELAY_MS,
   ) {}
 
   key(accountId: string, topic: string): string {
@@ -140,6 +158,8 @@ export class VectorCache {
   /** Stops loads in progress (at their next page), refreshes and warming: the database is about to close. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const timer of this.snapshotTimers.values()) clearTimeout(timer);
+    this.snapshotTimers.clear();
     await Promise.allSettled([...this.background, ...this.loading.values()]);
   }
 
@@ -184,14 +204,15 @@ export class VectorCache {
   private async sync(accountId: string, topic: string, key: string, version: string): Promise<void> {
     const current = await this.store.indexedDocuments(accountId, topic);
     const held = this.topics.get(key);
-    const stampOf = (d: (typeof current)[number]) => `${d.updatedAt}|${d.chunkCount}|${d.model ?? ''}`;
-    const stale = (d: (typeof current)[number]) => held?.documents.get(d.id)?.stamp !== stampOf(d);
+    const stale = (d: IndexedDocument) => held?.documents.get(d.id)?.stamp !== stampOf(d);
     const changed = current.filter(stale);
     const changedChunks = changed.reduce((n, d) => n + d.chunkCount, 0);
     // A topic not held, or one mostly new, is built aside; otherwise only the difference is read.
     const rebuild = !held || changedChunks > this.keywords.size(key);
     const target = rebuild ? `${key}\u0000loading` : null;
-    if (target) {
+    // A topic not held starts from its snapshot when there is one: only what changed since is read.
+    const base = target && !held ? await this.fromSnapshot(accountId, topic, target, current) : null;
+    if (target && !base) {
       this.index.drop(target);
       this.index.add(target, []);
       this.index.expect(
@@ -201,10 +222,11 @@ export class VectorCache {
       this.keywords.drop(target);
       this.keywords.add(target, []);
     }
-    const loaded = new Map<string, HeldDocument>();
+    const loaded = new Map<string, HeldDocument>(base ?? []);
     const pending: VectorItem[] = [];
     const pendingTerms: KeywordItem[] = [];
-    for (const doc of rebuild ? current : changed) {
+    const toRead = base ? current.filter((d) => !base.has(d.id)) : rebuild ? current : changed;
+    for (const doc of toRead) {
       const read: HeldDocument = { stamp: stampOf(doc), model: null, ids: [] };
       let after = -1;
       for (;;) {
@@ -234,7 +256,17 @@ export class VectorCache {
     if (target) {
       this.index.move(target, key);
       this.keywords.move(target, key);
-      this.topics.set(key, { version, documents: loaded, used: ++this.clock, model: modelOf(loaded) });
+      // Loaded from a snapshot with nothing read since: what is on disk is what is held.
+      const saved = base && toRead.length === 0 && base.size === current.length ? 1 : 0;
+      this.topics.set(key, {
+        version,
+        documents: loaded,
+        used: ++this.clock,
+        model: modelOf(loaded),
+        changes: 1,
+        saved,
+      });
+      this.snapshotLater(accountId, topic, key);
     } else if (held && this.topics.get(key) === held) {
       const live = new Set(current.map((d) => d.id));
       const gone: string[] = [];
@@ -251,8 +283,83 @@ export class VectorCache {
       held.version = version;
       held.used = ++this.clock;
       held.model = modelOf(held.documents);
+      if (gone.length > 0 || loaded.size > 0) {
+        held.changes++;
+        this.snapshotLater(accountId, topic, key);
+      }
     }
     this.evict(key);
+  }
+
+  /**
+   * Puts the topic's snapshot under `target` without the documents changed or gone since it was saved;
+   * returns the documents it still holds, or null (no snapshot, or one mostly out of date).
+   */
+  private async fromSnapshot(
+    accountId: string,
+    topic: string,
+    target: string,
+    current: readonly IndexedDocument[],
+  ): Promise<Map<string, HeldDocument> | null> {
+    if (!this.snapshots) return null;
+    const snapshot = await this.snapshots.read(accountId, topic).catch(() => null);
+    if (!snapshot || this.closed) return null;
+    const now = new Map(current.map((d) => [d.id, stampOf(d)]));
+    const kept = new Map<string, HeldDocument>();
+    const stale: string[] = [];
+    for (const doc of snapshot.documents) {
+      if (now.get(doc.id) === doc.stamp)
+        kept.set(doc.id, { stamp: doc.stamp, model: doc.model, ids: doc.ids });
+      else stale.push(...doc.ids);
+    }
+    if (kept.size === 0) return null;
+    this.index.drop(target);
+    this.keywords.drop(target);
+    this.index.importKey(target, snapshot.vectors);
+    this.keywords.importKey(target, snapshot.keywords);
+    this.index.remove(target, stale);
+    this.keywords.remove(target, stale);
+    this.snapshotLoads++;
+    return kept;
+  }
+
+  /** Saves the topic once it has been quiet for `snapshotDelayMs` (a later change restarts the wait). */
+  private snapshotLater(accountId: string, topic: string, key: string): void {
+    if (!this.snapshots || this.closed) return;
+    const held = this.topics.get(key);
+    if (!held || held.saved === held.changes) return;
+    clearTimeout(this.snapshotTimers.get(key));
+    const timer = setTimeout(() => {
+      this.snapshotTimers.delete(key);
+      const save = this.saveSnapshot(accountId, topic, key).catch(() => undefined);
+      this.background.add(save);
+      void save.finally(() => this.background.delete(save));
+    }, this.snapshotDelayMs);
+    timer.unref();
+    this.snapshotTimers.set(key, timer);
+  }
+
+  /** Writes what the cache holds of the topic (read in one synchronous step: a consistent copy). */
+  private async saveSnapshot(accountId: string, topic: string, key: string): Promise<void> {
+    const held = this.topics.get(key);
+    if (!this.snapshots || this.closed || !held || held.saved === held.changes || this.loading.has(key))
+      return;
+    const keywords = this.keywords.exportKey(key);
+    const vectors = this.index.exportKey(key);
+    if (!keywords || !vectors) return;
+    const changes = held.changes;
+    if (held.documents.size === 0) {
+      await this.snapshots.remove(accountId, topic);
+    } else {
+      const documents = [...held.documents].map(([id, d]) => ({
+        id,
+        stamp: d.stamp,
+        model: d.model,
+        ids: d.ids,
+      }));
+      await this.snapshots.write({ accountId, topic, documents, keywords, vectors });
+    }
+    held.saved = changes;
   }
 
   /**
@@ -293,6 +400,13 @@ export class VectorCache {
       perAccount.set(accountOf(victim), (perAccount.get(accountOf(victim)) ?? 0) - size);
     }
   }
+}
+
+type IndexedDocument = Awaited<ReturnType<DocumentStore['indexedDocuments']>>[number];
+
+/** What changes whenever a document's chunks may have: its revision, update, chunk count and model. */
+function stampOf(d: IndexedDocument): string {
+  return `${d.revision}|${d.updatedAt}|${d.chunkCount}|${d.model ?? ''}`;
 }
 
 /** The account of a cache key (`key`'s first part). */

@@ -18,6 +18,14 @@ export interface VectorItem {
   vector: ArrayLike<number>;
 }
 
+/** A key's vectors as a snapshot holds them (topic-snapshot.ts): unit floats, column by column. */
+export interface VectorPart {
+  dimensions: number;
+  ids: string[];
+  /** `dimensions × ids.length` floats: column d at `d × ids.length`. */
+  columns: Float32Array;
+}
+
 interface Rows {
   /** Set by the first vector added; 0 while the key holds none. */
   dimensions: number;
@@ -217,6 +225,37 @@ export class VectorIndex {
     this.keys.delete(from);
     if (rows) this.keys.set(to, rows);
     else this.keys.delete(to);
+  }
+
+  /** The key's vectors as stored (already unit length), or null when absent. */
+  exportKey(key: string): VectorPart | null {
+    const rows = this.keys.get(key);
+    if (!rows) return null;
+    const count = rows.ids.length;
+    const columns = new Float32Array(rows.dimensions * count);
+    for (let d = 0; d < rows.dimensions; d++)
+      columns.set(rows.data.subarray(d * rows.capacity, d * rows.capacity + count), d * count);
+    return { dimensions: rows.dimensions, ids: rows.ids.slice(), columns };
+  }
+
+  /**
+   * Puts exported vectors under `key` as they were (replacing what `key` held): copied bit for bit, not
+   * normalised again, so a search gives what it gave before the export.
+   */
+  importKey(key: string, part: VectorPart): void {
+    const count = part.ids.length;
+    const rows: Rows = {
+      dimensions: count > 0 ? part.dimensions : 0,
+      capacity: 0,
+      data: new Float32Array(0),
+      ids: part.ids.slice(),
+      rowOf: new Map(part.ids.map((id, row) => [id, row])),
+    };
+    this.keys.set(key, rows);
+    if (rows.dimensions === 0) return;
+    this.resize(rows, Math.max(INITIAL_ROWS, count));
+    for (let d = 0; d < rows.dimensions; d++)
+      rows.data.set(part.columns.subarray(d * count, (d + 1) * count), d * rows.capacity);
   }
 
   /**
