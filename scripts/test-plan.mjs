@@ -42,6 +42,7 @@ export const SERIAL_SECONDS = {
   'test/faults/redis-outage.test.ts': 68,
   'test/faults/postgres-restart.test.ts': 56,
   'test/portal-web/browser.test.ts': 30,
+  'test/portal-web/browser-workspace.test.ts': 20,
   'test/faults/worker-kill.test.ts': 25,
   'test/faults/redis-long-outage.test.ts': 25,
   'test/workflows/process/schedule-restart.test.ts': 20,

@@ -20,6 +20,8 @@ export interface ScriptedAnswer {
   throttleSeconds?: number;
   httpStatus?: number;
   delayMs?: number;
+  /** Pads the answer's envelope with this many bytes (an oversized answer). */
+  padBytes?: number;
 }
 
 export const FAKE_API_KEY = 'fake-game-api-key';
@@ -141,6 +143,7 @@ export class FakeGamePlatform {
       );
     }
     const [status, answer] = this.route(seen);
+    if (scripted?.padBytes) (answer as Record<string, unknown>).Padding = 'x'.repeat(scripted.padBytes);
     send(res, status, answer);
   }
 

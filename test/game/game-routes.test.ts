@@ -150,6 +150,13 @@ describe.each(dialects)('game routes on %s', (dialect) => {
     });
   });
 
+  it('refuses an upstream answer over 32 MiB with a 502, without holding the rest', async () => {
+    fake.script.push({ padBytes: 33 * 1024 * 1024 });
+    const res = await p.request({ method: 'GET', url: '/game/GroupV2/Name/clan/1' });
+    expect(res.statusCode).toBe(502);
+    expect(res.json()).toMatchObject({ code: 'UPSTREAM_ERROR', details: { reason: 'content_too_large' } });
+  });
+
   it('waits ThrottleSeconds and retries when the upstream throttles', async () => {
     fake.script.push({ errorCode: 36, errorStatus: 'ThrottleLimitExceededMomentarily', throttleSeconds: 1 });
     const before = fake.apiRequests().length;

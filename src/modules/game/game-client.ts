@@ -124,19 +124,9 @@ export class GameClient {
           httpStatus: response.status,
         });
       }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of response.body) {
-        size += chunk.byteLength;
-        if (size > maxBytes) {
-          throw new AppError('UPSTREAM_ERROR', `The content file is larger than ${maxBytes} bytes`, {
-            reason: 'content_too_large',
-          });
-        }
-        chunks.push(Buffer.from(chunk));
-      }
+      const text = await readCapped(response, maxBytes, 'The content file');
       try {
-        return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+        return JSON.parse(text) as unknown;
       } catch {
         throw new AppError('UPSTREAM_ERROR', 'The content file is not JSON', { httpStatus: response.status });
       }
@@ -165,7 +155,10 @@ export class GameClient {
     } catch (error) {
       throw unreachable(error, this.settings.timeoutMs);
     }
-    const text = await response.text().catch(() => '');
+    const text = await readCapped(response, MAX_ANSWER_BYTES, 'The game platform’s answer').catch((error) => {
+      if (error instanceof AppError) throw error;
+      return '';
+    });
     let envelope: Envelope;
     try {
       envelope = JSON.parse(text) as Envelope;
@@ -181,6 +174,27 @@ export class GameClient {
     }
     return { status: response.status, envelope };
   }
+}
+
+/** The largest API answer read (a full profile with every component is a few MB). */
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+
+/** A response body as text, refused past `maxBytes` without reading the rest. */
+async function readCapped(response: Response, maxBytes: number, what: string): Promise<string> {
+  if (!response.body) return '';
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    // Throwing ends the loop, which cancels the rest of the stream.
+    if (size > maxBytes) {
+      throw new AppError('UPSTREAM_ERROR', `${what} is larger than ${maxBytes} bytes`, {
+        reason: 'content_too_large',
+      });
+    }
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The upstream's error as the caller sees it: its codes, and its message without the keys it was sent. */
