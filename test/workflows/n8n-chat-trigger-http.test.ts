@@ -297,6 +297,44 @@ describe(`Chat Trigger over HTTP, platform on ${dialect}`, () => {
     expect(openai.requests).toHaveLength(1);
   });
 
+  it('loadPreviousSession refuses a memory whose session key is fixed: every visitor would read one chat', async () => {
+    const LC = '@n8n/n8n-nodes-langchain';
+    const trigger = 'When chat message received';
+    await activeChat({
+      name: 'chat shared memory',
+      nodes: [
+        {
+          id: 'chat',
+          name: trigger,
+          type: `${LC}.chatTrigger`,
+          typeVersion: 1.1,
+          position: [0, 0],
+          webhookId: 'chat-shared',
+          parameters: { public: true, options: { loadPreviousSession: 'memory' } },
+        },
+        {
+          id: 'memory',
+          name: 'Simple Memory',
+          type: `${LC}.memoryBufferWindow`,
+          typeVersion: 1.3,
+          position: [400, 200],
+          parameters: { sessionIdType: 'customKey', sessionKey: 'everyone' },
+        },
+      ],
+      connections: {
+        'Simple Memory': { ai_memory: [[{ node: trigger, type: 'ai_memory', index: 0 }]] },
+      },
+      settings: {},
+    });
+    const res = await fetch(`${base}/webhook/chat-shared/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'loadPreviousSession', sessionId: 'anyone' }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toMatch(/fromInput/);
+  });
+
   it("loadPreviousSession 'manually' is refused at save, naming the option", async () => {
     const res = await p.request({
       method: 'POST',

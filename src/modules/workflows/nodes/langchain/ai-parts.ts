@@ -30,6 +30,8 @@ export interface AiTool {
 /** A chat memory (ai_memory): the earlier turns of a session. */
 export interface ChatMemory {
   kind: 'memory';
+  /** The session is the caller's own (the chat input's `sessionId`), not a key fixed in the node. */
+  sessionFromInput: boolean;
   load(): Promise<ChatMessage[]>;
   save(input: string, output: string): Promise<void>;
 }

@@ -13,6 +13,11 @@ export const SessionParameters = {
 /** Longest message a memory stores (characters); longer ones are cut. */
 export const MAX_STORED_MESSAGE_CHARS = 1_000_000;
 
+/** Whether the session id comes from the input (v1.2+, `fromInput`) rather than the node's own key. */
+export function sessionFromInput(version: number | undefined, p: { sessionIdType: string }): boolean {
+  return version !== undefined && version >= 1.2 && p.sessionIdType === 'fromInput';
+}
+
 /**
  * The session id for the root's item: from v1.2 and `fromInput`, the item's `sessionId` (as the Chat
  * Trigger sends it); else the node's `sessionKey`.
@@ -22,7 +27,7 @@ export function sessionIdOf(
   p: { sessionIdType: string; sessionKey: string },
   item: Item | undefined,
 ): string {
-  const fromInput = version !== undefined && version >= 1.2 && p.sessionIdType === 'fromInput';
+  const fromInput = sessionFromInput(version, p);
   const raw = fromInput ? inputSessionId(item) : p.sessionKey;
   const id = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : '';
   if (id === '')

@@ -91,7 +91,23 @@ export const chatTriggerNode = defineNode({
     // n8n's widget asks for the session's earlier messages when it opens; nothing else runs.
     const p = await ctx.params(asked);
     const memory = p.options.loadPreviousSession === 'memory' ? ctx.subNodes('ai_memory')[0] : undefined;
-    const messages = memory ? await (await supplied(memory, asked, 'memory')).load() : [];
+    const store = memory ? await supplied(memory, asked, 'memory') : undefined;
+    // Only the caller's own session: with a key fixed in the memory node, every visitor of a public
+    // chat would read the one shared conversation.
+    if (store && !store.sessionFromInput)
+      return {
+        kind: 'respond',
+        output: [[]],
+        response: {
+          statusCode: 400,
+          headers: {},
+          body: {
+            message:
+              "loadPreviousSession needs the memory's session id from the chat input (sessionIdType 'fromInput'); a fixed session key would show every visitor the same conversation",
+          },
+        },
+      };
+    const messages = store ? await store.load() : [];
     return {
       kind: 'respond',
       output: [[]],

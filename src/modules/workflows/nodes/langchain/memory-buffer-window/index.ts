@@ -38,6 +38,7 @@ export const memoryBufferWindowNode = defineSubNode({
     const key = sessionKeyOf(ctx.deps.tenant, ctx.workflow.id, sessionId);
     return {
       kind: 'memory',
+      sessionFromInput: fromInput,
       load: async () => loadSession(key, p.contextWindowLength * 2),
       save: async (input, output) =>
         appendSession(key, [

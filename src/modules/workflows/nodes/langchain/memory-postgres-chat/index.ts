@@ -4,7 +4,13 @@ import { postgresPool, runQuery, withConnection } from '../../n8n/postgres/clien
 import { boundsOf } from '../../n8n/sql/bounds.js';
 import { nodeCredential } from '../../n8n/sql/credential.js';
 import { type ChatMemory, LANGCHAIN } from '../ai-parts.js';
-import { chatMessageOf, SessionParameters, sessionIdOf, storedMessage } from '../memory-session.js';
+import {
+  chatMessageOf,
+  SessionParameters,
+  sessionFromInput,
+  sessionIdOf,
+  storedMessage,
+} from '../memory-session.js';
 
 const Parameters = Type.Object(
   {
@@ -58,6 +64,7 @@ export const memoryPostgresChatNode = defineSubNode({
       });
     return {
       kind: 'memory',
+      sessionFromInput: sessionFromInput(ctx.node.typeVersion, p),
       async load() {
         const rows = await query(
           `SELECT message FROM (SELECT id, message FROM ${table} WHERE session_id = $1 ORDER BY id DESC LIMIT $2) last ORDER BY id`,

@@ -4,7 +4,13 @@ import { redisClient } from '../../n8n/redis/client.js';
 import { boundsOf, timedOut } from '../../n8n/sql/bounds.js';
 import { nodeCredential } from '../../n8n/sql/credential.js';
 import { type ChatMemory, LANGCHAIN } from '../ai-parts.js';
-import { chatMessageOf, SessionParameters, sessionIdOf, storedMessage } from '../memory-session.js';
+import {
+  chatMessageOf,
+  SessionParameters,
+  sessionFromInput,
+  sessionIdOf,
+  storedMessage,
+} from '../memory-session.js';
 
 const Parameters = Type.Object(
   {
@@ -48,6 +54,7 @@ export const memoryRedisChatNode = defineSubNode({
     const limit = p.contextWindowLength * 2;
     return {
       kind: 'memory',
+      sessionFromInput: sessionFromInput(ctx.node.typeVersion, p),
       async load() {
         const raw = await bounded(redis.lrange(key, 0, limit - 1));
         return raw
