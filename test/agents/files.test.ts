@@ -117,6 +117,14 @@ describe.each(await testDialects())('agents: files in messages on %s', (dialect)
     expect(history.map((m) => textOf(m.content)).join('\n')).toContain(NOTE);
     const stored = await transcript(turn.conversationId);
     expect(JSON.stringify(stored)).not.toContain(PDF);
+    // The ended runs keep no bytes either (a run holds them only while it may resume).
+    const runs = await bed.p.ctx.db
+      .selectFrom('agent_runs')
+      .select(['status', 'options'])
+      .where('conversation_id', '=', turn.conversationId)
+      .execute();
+    expect(runs.map((r) => r.status)).toEqual(['completed', 'completed']);
+    expect(JSON.stringify(runs)).not.toContain(PDF);
   });
 
   it('passes a PDF to an Anthropic upstream as a base64 document block, before the text', async () => {
@@ -156,6 +164,12 @@ describe.each(await testDialects())('agents: files in messages on %s', (dialect)
     const sent = lastUser(chatCalls(bed.openai)[0]?.messages ?? [])?.content as unknown[];
     expect(sent).toContainEqual({ type: 'file', file: { filename: 'report.pdf', file_data: PDF_URL } });
     expect((await transcript(run.conversationId))[0]?.content).toBe(NOTE);
+    const row = await bed.p.ctx.db
+      .selectFrom('agent_runs')
+      .select('options')
+      .where('id', '=', run.id)
+      .executeTakeFirst();
+    expect(row?.options).not.toContain(PDF);
   });
 
   it('refuses a PDF for a model without the file input, naming the model, the part and what it reads', async () => {

@@ -8,6 +8,8 @@ import type {
   ConversationsTable,
 } from './tables.js';
 
+/** Statuses a run does not leave. */
+const ENDED_RUN: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 export type AgentRow = AgentsTable;
 export type ConversationRow = ConversationsTable;
 export type MessageRow = AgentMessagesTable;
@@ -196,7 +198,31 @@ export class AgentStore {
       .where('id', '=', id)
       .where('status', 'in', [...from])
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    const moved = Number(result.numUpdatedRows) > 0;
+    if (moved && values.status !== undefined && ENDED_RUN.has(values.status)) await this.dropAttachments(id);
+    return moved;
+  }
+
+  /**
+   * An ended run no longer needs its message's image and file bytes (kept while it may resume in
+   * another process): the transcript holds notes of them, the run row keeps nothing.
+   */
+  private async dropAttachments(id: string): Promise<void> {
+    const row = await this.db
+      .selectFrom('agent_runs')
+      .select('options')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row?.options) return;
+    const options = JSON.parse(row.options) as Record<string, unknown>;
+    if (!('images' in options) && !('files' in options)) return;
+    delete options.images;
+    delete options.files;
+    await this.db
+      .updateTable('agent_runs')
+      .set({ options: JSON.stringify(options) })
+      .where('id', '=', id)
+      .execute();
   }
 
   /** Records a paused run's answers if its calls are still as read (a compare-and-set on `pending`). */
