@@ -2,6 +2,9 @@ import { existsSync } from 'node:fs';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 
+/** A web-search service's base address: http(s), no query string (a key belongs in a variable, not here). */
+const SEARCH_BASE_URL = '^https?://[^\\s?#]+$';
+
 /** Every setting of the platform, parsed once at boot. Nothing else reads process.env. */
 const ConfigSchema = Type.Object({
   NODE_ENV: Type.String({ default: 'development' }),
@@ -165,10 +168,26 @@ const ConfigSchema = Type.Object({
   OUTBOUND_ALLOW_HOSTS: Type.String({ default: '' }),
   OUTBOUND_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
   /** Base URLs of the web-search services a Flowise chatflow's search tools call (outbound rules apply). */
-  FLOWISE_SERPAPI_URL: Type.String({ default: 'https://serpapi.com', maxLength: 2_000 }),
-  FLOWISE_SERPER_URL: Type.String({ default: 'https://google.serper.dev', maxLength: 2_000 }),
-  FLOWISE_GOOGLE_SEARCH_URL: Type.String({ default: 'https://www.googleapis.com', maxLength: 2_000 }),
-  FLOWISE_BRAVE_SEARCH_URL: Type.String({ default: 'https://api.search.brave.com', maxLength: 2_000 }),
+  FLOWISE_SERPAPI_URL: Type.String({
+    default: 'https://serpapi.com',
+    maxLength: 2_000,
+    pattern: SEARCH_BASE_URL,
+  }),
+  FLOWISE_SERPER_URL: Type.String({
+    default: 'https://google.serper.dev',
+    maxLength: 2_000,
+    pattern: SEARCH_BASE_URL,
+  }),
+  FLOWISE_GOOGLE_SEARCH_URL: Type.String({
+    default: 'https://www.googleapis.com',
+    maxLength: 2_000,
+    pattern: SEARCH_BASE_URL,
+  }),
+  FLOWISE_BRAVE_SEARCH_URL: Type.String({
+    default: 'https://api.search.brave.com',
+    maxLength: 2_000,
+    pattern: SEARCH_BASE_URL,
+  }),
   /** Longest one web search of a chatflow's agent may take. */
   FLOWISE_SEARCH_TIMEOUT_MS: Type.Integer({ default: 15_000, minimum: 100, maximum: 120_000 }),
   WEBHOOK_BODY_LIMIT_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024 }),

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import flowise from 'flowise-sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../../src/config.js';
 import { toolCallsThenText } from '../agents/support.js';
 import { testDialects } from '../helpers/services.js';
 import { type LlmTestbed, startLlmTestbed } from '../llm/support.js';
@@ -161,5 +162,22 @@ describe.each(await testDialects())('flows: a Tool Agent chatflow streaming on %
     expect(events[0]).toEqual({ event: 'start', data: 'Echo:' });
     expect(events.map((e) => e.event)).not.toContain('usedTools');
     expect(tokensOf(events)).toBe('Echo: just talk');
+  });
+});
+
+describe('web-search base addresses', () => {
+  it('are http(s) without a query string, checked at start (a key there would reach error messages)', () => {
+    for (const bad of [
+      'serpapi.com',
+      'ftp://serpapi.com',
+      'https://serpapi.com/?api_key=secret',
+      'https://x#y',
+    ]) {
+      expect(() => parseConfig({ FLOWISE_SERPAPI_URL: bad }), bad).toThrow(ConfigError);
+      expect(() => parseConfig({ FLOWISE_BRAVE_SEARCH_URL: bad }), bad).toThrow(/FLOWISE_BRAVE_SEARCH_URL/);
+    }
+    expect(parseConfig({ FLOWISE_SERPER_URL: 'http://127.0.0.1:9999/base' }).FLOWISE_SERPER_URL).toBe(
+      'http://127.0.0.1:9999/base',
+    );
   });
 });
