@@ -49,6 +49,14 @@ describe.each(await testDialects())('agents: images and files in messages on %s'
             inputs: ['text', 'image'],
           },
           {
+            provider: 'openai',
+            baseUrl: openai.url,
+            name: 'vision-then-text',
+            upstreamModel: 'gpt-4o-mini',
+            inputs: ['text', 'image'],
+            fallbacks: ['llama3.2'],
+          },
+          {
             provider: 'ollama',
             baseUrl: ollama.url,
             name: 'vision-ollama',
@@ -84,6 +92,24 @@ describe.each(await testDialects())('agents: images and files in messages on %s'
     expect(res.status, res.text).toBe(200);
     return (res.json() as { messages: { data: Message[] } }).messages.data;
   };
+
+  it('never falls back to a model that does not read images: the image is not sent to it', async () => {
+    const agent = await createAgent(bed, { model: 'vision-then-text' });
+    bed.openai.failNext(503);
+    const res = await send(agent.id, {
+      content: [
+        { type: 'text', text: 'What is in this picture?' },
+        { type: 'image_url', image_url: { url: PNG_URL } },
+      ],
+    });
+    expect(res.status, res.text).toBeGreaterThanOrEqual(500);
+    expect(chatCalls(bed.ollama)).toHaveLength(0);
+    // Text alone may fall back as before.
+    bed.openai.failNext(503);
+    const plain = await send(agent.id, { content: 'Hello?' });
+    expect(plain.status, plain.text).toBe(200);
+    expect(chatCalls(bed.ollama)).toHaveLength(1);
+  });
 
   it('passes OpenAI image parts to an OpenAI upstream as image_url parts; the transcript keeps a note', async () => {
     const agent = await createAgent(bed, { model: 'vision-openai' });

@@ -454,8 +454,10 @@ export class Gateway {
     let lastError: unknown = null;
     for (const candidate of this.deps.registry.chain(first)) {
       if (ctx.signal.aborted) break;
-      // A fallback whose provider would drop a field the caller sent is not tried.
-      if (candidate !== first && this.refusal(candidate, request)) continue;
+      // A fallback whose provider would drop a field the caller sent, or that does not read the
+      // message's images or files, is not tried.
+      if (candidate !== first && (this.refusal(candidate, request) || !readsParts(candidate, request)))
+        continue;
       tried.push(candidate.name);
       const attempt = attemptOf(ctx.signal);
       const signal = attempt.signal;
@@ -740,4 +742,14 @@ function attemptOf(parent: AbortSignal): Attempt {
 
 async function* replay(events: readonly ChatEvent[]): AsyncGenerator<ChatEvent, void, undefined> {
   for (const event of events) yield event;
+}
+
+/** Whether a model's entry declares the inputs the request's messages carry (images, files). */
+function readsParts(model: ConfiguredModel, request: Omit<ChatRequest, 'model'>): boolean {
+  const inputs = model.inputs ?? ['text'];
+  for (const message of request.messages) {
+    if (message.images?.length && !inputs.includes('image')) return false;
+    if (message.files?.length && !inputs.includes('file')) return false;
+  }
+  return true;
 }
