@@ -4837,16 +4837,16 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * An agent's memory blocks, and a conversation's with conversationId
-     * @description An agent's memory blocks, and a conversation's with conversationId
+     * An agent's memory blocks, with a conversation's (conversationId) and a user's (userId) as a turn reads them
+     * @description An agent's memory blocks, with a conversation's (conversationId) and a user's (userId) as a turn reads them
      *
      *     API keys only. Requires the scope `agent:read`.
      */
     get: operations['getApiAgentsByAgentIdMemoryBlocks'];
     put?: never;
     /**
-     * Create a memory block (the agent’s, or a conversation’s with conversationId)
-     * @description Create a memory block (the agent’s, or a conversation’s with conversationId)
+     * Create a memory block (the agent’s, a conversation’s with conversationId, a user’s with userId)
+     * @description Create a memory block (the agent’s, a conversation’s with conversationId, a user’s with userId)
      *
      *     API keys only. Requires the scope `agent:write`.
      */
@@ -4854,8 +4854,8 @@ export interface paths {
     delete?: never;
     options?: never;
     /**
-     * An agent's memory blocks, and a conversation's with conversationId (headers only)
-     * @description An agent's memory blocks, and a conversation's with conversationId
+     * An agent's memory blocks, with a conversation's (conversationId) and a user's (userId) as a turn reads them (headers only)
+     * @description An agent's memory blocks, with a conversation's (conversationId) and a user's (userId) as a turn reads them
      *
      *     API keys only. Requires the scope `agent:read`.
      */
@@ -28262,6 +28262,7 @@ export interface operations {
     parameters: {
       query?: {
         conversationId?: string;
+        userId?: string;
       };
       header?: never;
       path: {
@@ -28284,6 +28285,7 @@ export interface operations {
            *           "id": "string",
            *           "agentId": "string",
            *           "conversationId": "string",
+           *           "userId": "string",
            *           "label": "string",
            *           "description": "string",
            *           "value": "string",
@@ -28299,6 +28301,7 @@ export interface operations {
               id: string;
               agentId: string;
               conversationId: string | null;
+              userId: string | null;
               label: string;
               description: string | null;
               value: string;
@@ -28349,6 +28352,8 @@ export interface operations {
           limit?: number;
           description?: string;
           conversationId?: string;
+          /** @description A user's block: read into every conversation of that user with the agent */
+          userId?: string;
         };
       };
     };
@@ -28364,6 +28369,7 @@ export interface operations {
            *       "id": "string",
            *       "agentId": "string",
            *       "conversationId": "string",
+           *       "userId": "string",
            *       "label": "string",
            *       "description": "string",
            *       "value": "string",
@@ -28376,6 +28382,7 @@ export interface operations {
             id: string;
             agentId: string;
             conversationId: string | null;
+            userId: string | null;
             label: string;
             description: string | null;
             value: string;
@@ -28407,6 +28414,7 @@ export interface operations {
     parameters: {
       query?: {
         conversationId?: string;
+        userId?: string;
       };
       header?: never;
       path: {
@@ -28454,6 +28462,7 @@ export interface operations {
            *       "id": "string",
            *       "agentId": "string",
            *       "conversationId": "string",
+           *       "userId": "string",
            *       "label": "string",
            *       "description": "string",
            *       "value": "string",
@@ -28466,6 +28475,7 @@ export interface operations {
             id: string;
             agentId: string;
             conversationId: string | null;
+            userId: string | null;
             label: string;
             description: string | null;
             value: string;
@@ -28581,6 +28591,7 @@ export interface operations {
            *       "id": "string",
            *       "agentId": "string",
            *       "conversationId": "string",
+           *       "userId": "string",
            *       "label": "string",
            *       "description": "string",
            *       "value": "string",
@@ -28593,6 +28604,7 @@ export interface operations {
             id: string;
             agentId: string;
             conversationId: string | null;
+            userId: string | null;
             label: string;
             description: string | null;
             value: string;

@@ -25,6 +25,7 @@ interface Block {
   value: string;
   limit: number;
   conversationId: string | null;
+  userId: string | null;
 }
 
 describe.each(await testDialects())('agents: memory blocks on %s', (dialect) => {
@@ -103,6 +104,57 @@ describe.each(await testDialects())('agents: memory blocks on %s', (dialect) => 
     expect((await call(bed, 'GET', blocksPath(agent.id), { key: foreign })).status).toBe(404);
     expect((await call(bed, 'DELETE', `${blocksPath(agent.id)}/${persona.id}`)).status).toBe(204);
     expect((await call(bed, 'GET', `${blocksPath(agent.id)}/${persona.id}`)).status).toBe(404);
+  });
+
+  it("a user's blocks: read into every conversation of that user, shadowed by a conversation's, edited by the agent", async () => {
+    const agent = await createAgent(bed, { model: 'gpt-4o-mini', tools: ['memory_append'] });
+    await create(agent.id, { label: 'human', value: 'Unknown yet.' });
+    const ada = await create(agent.id, { label: 'human', value: 'Ada, likes vetiver.', userId: 'u-ada' });
+    expect(ada).toMatchObject({ userId: 'u-ada', conversationId: null });
+    const adaFirst = await createConversation(bed, { agentId: agent.id, userId: 'u-ada' });
+    const adaSecond = await createConversation(bed, { agentId: agent.id, userId: 'u-ada' });
+    const bob = await createConversation(bed, { agentId: agent.id, userId: 'u-bob' });
+    // One scope per block.
+    expectNamesField(
+      await call(bed, 'POST', blocksPath(agent.id), {
+        body: { label: 'x', userId: 'u-ada', conversationId: adaFirst.id },
+      }),
+      'userId',
+    );
+
+    await send(bed, agent.id, { conversationId: adaFirst.id, content: 'Hello' });
+    await send(bed, agent.id, { conversationId: bob.id, content: 'Hello' });
+    const [forAda, forBob] = chatCalls(bed.openai).map((c) => c.system ?? '');
+    expect(forAda).toContain('Ada, likes vetiver.');
+    expect(forAda).not.toContain('Unknown yet.');
+    expect(forBob).toContain('Unknown yet.');
+    expect(forBob).not.toContain('Ada');
+
+    // The agent's edit in another conversation of Ada goes to her block, not the agent's.
+    bed.openai.reset();
+    toolCallsThenText(bed.openai, {
+      name: 'memory_append',
+      arguments: { label: 'human', content: 'Prefers amber.' },
+    });
+    await send(bed, agent.id, { conversationId: adaSecond.id, content: 'I like amber' });
+    const listed = await call(bed, 'GET', `${blocksPath(agent.id)}?userId=u-ada`);
+    const blocks = (listed.json() as { data: Block[] }).data;
+    expect(blocks.map((b) => [b.label, b.userId, b.value])).toEqual([
+      ['human', null, 'Unknown yet.'],
+      ['human', 'u-ada', 'Ada, likes vetiver.\nPrefers amber.'],
+    ]);
+
+    // A conversation's block of the label hides the user's.
+    await create(agent.id, {
+      label: 'human',
+      value: 'Shopping for a gift today.',
+      conversationId: adaFirst.id,
+    });
+    bed.openai.reset();
+    await send(bed, agent.id, { conversationId: adaFirst.id, content: 'Again' });
+    const system = chatCalls(bed.openai)[0]?.system ?? '';
+    expect(system).toContain('Shopping for a gift today.');
+    expect(system).not.toContain('Prefers amber.');
   });
 
   it('the agent edits its memory with memory_append and memory_replace; over the limit the model reads an error', async () => {

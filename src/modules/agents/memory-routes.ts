@@ -64,19 +64,25 @@ export function memoryRoutes(
       config: keysOnly,
       schema: {
         tags,
-        summary: "An agent's memory blocks, and a conversation's with conversationId",
+        summary:
+          "An agent's memory blocks, with a conversation's (conversationId) and a user's (userId) as a turn reads them",
         params: AgentParams,
         querystring: Type.Object(
-          { conversationId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) },
+          {
+            conversationId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+            userId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+          },
           { additionalProperties: false },
         ),
         response: withErrors({ 200: MemoryBlockList }),
       },
     },
     async (request) => {
-      const { conversationId } = request.query;
+      const { conversationId, userId } = request.query;
       const accountId = await agentOf(request, request.params.agentId, conversationId);
-      return { data: await memory.list(accountId, request.params.agentId, conversationId ?? null) };
+      return {
+        data: await memory.list(accountId, request.params.agentId, conversationId ?? null, userId ?? null),
+      };
     },
   );
 
@@ -86,7 +92,8 @@ export function memoryRoutes(
       config: keysOnly,
       schema: {
         tags,
-        summary: 'Create a memory block (the agent’s, or a conversation’s with conversationId)',
+        summary:
+          'Create a memory block (the agent’s, a conversation’s with conversationId, a user’s with userId)',
         params: AgentParams,
         body: MemoryBlockBody,
         response: withErrors({ 201: MemoryBlockView }),

@@ -13,6 +13,7 @@ export interface BlockView {
   id: string;
   agentId: string;
   conversationId: string | null;
+  userId: string | null;
   label: string;
   description: string | null;
   value: string;
@@ -21,10 +22,25 @@ export interface BlockView {
   updatedAt: string;
 }
 
+/**
+ * A block's scope: '' the agent's (every turn), a conversation id (that conversation's turns), or
+ * `user:<id>` (every conversation of that user with the agent, Letta's per-user "human" block).
+ */
+const USER_SCOPE = 'user:';
+const userScope = (userId: string) => `${USER_SCOPE}${userId}`;
+const userOfScope = (scope: string) => (scope.startsWith(USER_SCOPE) ? scope.slice(USER_SCOPE.length) : null);
+const scopesOf = (conversationId: string | null, userId: string | null) => [
+  ...(conversationId ? [conversationId] : []),
+  ...(userId ? [userScope(userId)] : []),
+];
+/** Which block of a label a turn reads: the conversation's, then the user's, then the agent's. */
+const precedence = (scope: string) => (scope === '' ? 0 : scope.startsWith(USER_SCOPE) ? 1 : 2);
+
 const view = (row: BlockRow): BlockView => ({
   id: row.id,
   agentId: row.agent_id,
-  conversationId: row.scope === '' ? null : row.scope,
+  conversationId: row.scope === '' || row.scope.startsWith(USER_SCOPE) ? null : row.scope,
+  userId: userOfScope(row.scope),
   label: row.label,
   description: row.description,
   value: row.value,
@@ -39,7 +55,7 @@ const tooLong = (field: string, length: number, limit: number) =>
   ]);
 
 /**
- * Memory blocks (Letta's core memory): named texts per agent and per conversation, each with a
+ * Memory blocks (Letta's core memory): named texts per agent, per user and per conversation, each with a
  * character limit, read into every turn's system prompt and edited through the API or by the agent's
  * memory tools; every change is an edit in the block's history.
  */
@@ -49,8 +65,13 @@ export class MemoryService {
     private readonly clock: Clock,
   ) {}
 
-  async list(accountId: string, agentId: string, conversationId: string | null): Promise<BlockView[]> {
-    return (await this.store.blocks(accountId, agentId, conversationId)).map(view);
+  async list(
+    accountId: string,
+    agentId: string,
+    conversationId: string | null,
+    userId: string | null = null,
+  ): Promise<BlockView[]> {
+    return (await this.store.blocks(accountId, agentId, scopesOf(conversationId, userId))).map(view);
   }
 
   async get(accountId: string, agentId: string, id: string): Promise<BlockView> {
@@ -60,14 +81,28 @@ export class MemoryService {
   async create(
     accountId: string,
     agentId: string,
-    body: { label: string; value?: string; limit?: number; description?: string; conversationId?: string },
+    body: {
+      label: string;
+      value?: string;
+      limit?: number;
+      description?: string;
+      conversationId?: string;
+      userId?: string;
+    },
   ): Promise<BlockView> {
     const limit = body.limit ?? DEFAULT_BLOCK_LIMIT;
     const value = body.value ?? '';
     if (value.length > limit) throw tooLong('value', value.length, limit);
-    const scope = body.conversationId ?? '';
+    if (body.conversationId !== undefined && body.userId !== undefined)
+      throw validationError('A block belongs to one scope', [
+        { field: 'userId', message: 'cannot be given with conversationId' },
+      ]);
+    const scope = body.conversationId ?? (body.userId !== undefined ? userScope(body.userId) : '');
     if ((await this.store.countIn(agentId, scope)) >= MAX_BLOCKS)
-      throw new AppError('CONFLICT', `At most ${MAX_BLOCKS} memory blocks per agent and per conversation`);
+      throw new AppError(
+        'CONFLICT',
+        `At most ${MAX_BLOCKS} memory blocks per agent, per conversation and per user`,
+      );
     const now = this.clock.now().toISOString();
     const row: BlockRow = {
       id: newId('mem'),
@@ -143,11 +178,12 @@ export class MemoryService {
     agentId: string,
     conversationId: string | null,
     edit: { label: string } & ({ op: 'append'; text: string } | { op: 'replace'; old: string; text: string }),
+    userId: string | null = null,
   ): Promise<{ label: string; value: string }> {
-    const blocks = await this.store.blocks(accountId, agentId, conversationId);
-    const row =
-      blocks.find((b) => b.label === edit.label && b.scope !== '') ??
-      blocks.find((b) => b.label === edit.label);
+    const blocks = await this.store.blocks(accountId, agentId, scopesOf(conversationId, userId));
+    const row = blocks
+      .filter((b) => b.label === edit.label)
+      .sort((a, b) => precedence(b.scope) - precedence(a.scope))[0];
     if (!row)
       throw new Error(`no memory block '${edit.label}': ${blocks.map((b) => b.label).join(', ') || 'none'}`);
     let value: string;
@@ -193,10 +229,17 @@ export class MemoryService {
   }
 }
 
-/** The blocks as the system prompt carries them (a conversation's block hides the agent's of its label). */
+/**
+ * The blocks as the system prompt carries them: of one label, the conversation's block hides the
+ * user's, which hides the agent's.
+ */
 export function memoryPrompt(blocks: BlockView[]): string {
+  const rank = (b: BlockView) => (b.conversationId !== null ? 2 : b.userId !== null ? 1 : 0);
   const shown = new Map<string, BlockView>();
-  for (const b of blocks) if (b.conversationId !== null || !shown.has(b.label)) shown.set(b.label, b);
+  for (const b of blocks) {
+    const held = shown.get(b.label);
+    if (!held || rank(b) > rank(held)) shown.set(b.label, b);
+  }
   if (shown.size === 0) return '';
   const parts = [...shown.values()].map(
     (b) =>

@@ -9,14 +9,14 @@ export type EditRow = AgentMemoryEditsTable;
 export class MemoryStore {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** The agent's blocks, and those of `conversationId` when given; by label. */
-  blocks(accountId: string, agentId: string, conversationId: string | null): Promise<BlockRow[]> {
+  /** The agent's blocks, and those of the scopes given (a conversation's, a user's); by label. */
+  blocks(accountId: string, agentId: string, scopes: string[]): Promise<BlockRow[]> {
     return this.db
       .selectFrom('agent_memory_blocks')
       .selectAll()
       .where('account_id', '=', accountId)
       .where('agent_id', '=', agentId)
-      .where('scope', 'in', conversationId ? ['', conversationId] : [''])
+      .where('scope', 'in', ['', ...scopes])
       .orderBy('scope')
       .orderBy('label')
       .execute();

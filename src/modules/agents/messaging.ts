@@ -174,7 +174,7 @@ export class AgentMessenger implements AgentMessaging {
       await background(run.id, principal.accountId);
       return { conversationId, runId: run.id, userMessage, queued: run };
     }
-    const memory = memoryPrompt(await this.memory.list(principal.accountId, agentId, conversationId));
+    const memory = memoryPrompt(await this.memory.list(principal.accountId, agentId, conversationId, userId));
     return {
       conversationId,
       runId: run.id,
@@ -197,7 +197,9 @@ export class AgentMessenger implements AgentMessaging {
     if (row.state && row.pending)
       return this.continued(principal, row, JSON.parse(row.pending) as StoredCall[]);
     const history = historyOf(before);
-    const memory = memoryPrompt(await this.memory.list(row.account_id, row.agent_id, row.conversation_id));
+    const memory = memoryPrompt(
+      await this.memory.list(row.account_id, row.agent_id, row.conversation_id, row.user_id),
+    );
     return {
       conversationId: row.conversation_id,
       runId: row.id,

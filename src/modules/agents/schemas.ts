@@ -416,6 +416,13 @@ export const MemoryBlockBody = Type.Object(
     ),
     description: Type.Optional(Type.String({ maxLength: 1_000 })),
     conversationId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    userId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: "A user's block: read into every conversation of that user with the agent",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -438,6 +445,7 @@ export const MemoryBlockView = Type.Object({
   id: Type.String(),
   agentId: Type.String(),
   conversationId: Nullable(Type.String()),
+  userId: Nullable(Type.String()),
   label: Type.String(),
   description: Nullable(Type.String()),
   value: Type.String(),

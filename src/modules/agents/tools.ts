@@ -132,6 +132,7 @@ export async function runTool(
         name === 'memory_append'
           ? { op: 'append', label, text: String(args.content) }
           : { op: 'replace', label, old: String(args.old_content), text: String(args.new_content) },
+        context.userId ?? null,
       );
       return { output: { ok: true, block: edited }, sources: [] };
     }
