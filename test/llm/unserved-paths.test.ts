@@ -34,6 +34,20 @@ describe("unserved paths of the products' APIs", () => {
     expect(body.code).toBe('ROUTE_NOT_FOUND');
   });
 
+  it("a body refused on an unserved OpenAI path (before any route) answers in OpenAI's body too", async () => {
+    // Malformed JSON, and bytes that are not UTF-8.
+    for (const body of ['{', Buffer.from([0xed, 0xa0, 0x80, 0x7b, 0x7d])]) {
+      const res = await fetch(`${bed.url}/v1/batches/a/b/cancel`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bed.p.adminKey}`, 'content-type': 'application/json' },
+        body,
+      });
+      expect(res.status).toBe(400);
+      const answer = (await res.json()) as { error: { message: string; type: string } };
+      expect(typeof answer.error.message, JSON.stringify(answer)).toBe('string');
+    }
+  });
+
   it("Ollama's management paths under a method they do not serve answer in Ollama's body", async () => {
     const res = await fetch(`${bed.url}/api/pull`, {
       headers: { authorization: `Bearer ${bed.p.adminKey}` },

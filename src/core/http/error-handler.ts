@@ -108,11 +108,21 @@ export function registerUnroutedFormat(owns: (path: string) => boolean, format: 
     unroutedFormats.push({ owns, format });
 }
 
+/**
+ * The error body a request gets: its route's format; on a path no route matched (a body refused
+ * before the not-found handler runs, say), the format of the product that owns the path.
+ */
+function formatOf(request: FastifyRequest): ErrorFormat | undefined {
+  if (request.routeOptions?.url !== undefined) return request.routeOptions.config?.errorFormat;
+  const path = request.url.split('?')[0] ?? '/';
+  return unroutedFormats.find((f) => f.owns(path))?.format;
+}
+
 function sendError(
   request: FastifyRequest,
   reply: FastifyReply,
   error: AppError,
-  format: ErrorFormat | undefined = request.routeOptions?.config?.errorFormat,
+  format: ErrorFormat | undefined = formatOf(request),
 ): FastifyReply {
   if (format && format !== 'platform') {
     for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
