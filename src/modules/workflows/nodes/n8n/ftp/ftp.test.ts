@@ -6,6 +6,7 @@ import path from 'node:path';
 import { FtpSrv } from 'ftp-srv';
 import { Server, utils } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sshKeyPair } from '../../../../../../test/helpers/ssh-keys.js';
 import { createAddressGuard } from '../../../../../core/http/outbound.js';
 import { testCredential } from '../../../credentials/connection-test.js';
 import { ctx, testDeps, workflow } from '../../../engine/testing.js';
@@ -171,21 +172,18 @@ beforeAll(async () => {
   await ftpServer.listen();
   ports.ftp = (ftpServer as unknown as { server: { address(): AddressInfo } }).server.address().port;
 
-  sshServer = new Server(
-    { hostKeys: [utils.generateKeyPairSync('ed25519').private] },
-    (client: EventEmitter) => {
-      const c = client as Any;
-      c.on('authentication', (auth: Any) =>
-        auth.username === 'ada' && auth.method === 'password' && auth.password === 'pw'
-          ? auth.accept()
-          : auth.reject(),
-      );
-      c.on('ready', () =>
-        c.on('session', (accept: () => Any) => accept().on('sftp', (ok: () => Any) => serveSftp(ok()))),
-      );
-      c.on('error', () => undefined);
-    },
-  );
+  sshServer = new Server({ hostKeys: [sshKeyPair().private] }, (client: EventEmitter) => {
+    const c = client as Any;
+    c.on('authentication', (auth: Any) =>
+      auth.username === 'ada' && auth.method === 'password' && auth.password === 'pw'
+        ? auth.accept()
+        : auth.reject(),
+    );
+    c.on('ready', () =>
+      c.on('session', (accept: () => Any) => accept().on('sftp', (ok: () => Any) => serveSftp(ok()))),
+    );
+    c.on('error', () => undefined);
+  });
   await new Promise<void>((resolve) => sshServer.listen(0, '127.0.0.1', resolve));
   ports.sftp = sshServer.address().port;
 });

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import { Server, utils } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sshKeyPair } from '../../../../../../test/helpers/ssh-keys.js';
 import { checkedTcpTarget } from '../../../../../core/http/outbound.js';
 import { ctx, testDeps, workflow } from '../../../engine/testing.js';
 import type { HostAccess, Item } from '../../../engine/types.js';
@@ -17,7 +18,7 @@ const { OPEN_MODE, STATUS_CODE } = utils.sftp as {
   OPEN_MODE: Record<string, number>;
   STATUS_CODE: Record<string, number>;
 };
-const userKey = utils.generateKeyPairSync('ed25519');
+const userKey = sshKeyPair();
 const files = new Map<string, Buffer>([['/srv/hello.txt', Buffer.from('hello from ssh')]]);
 const commands: string[] = [];
 let server: Server;
@@ -69,7 +70,7 @@ function serveSftp(sftp: Any) {
 }
 
 beforeAll(async () => {
-  const hostKey = utils.generateKeyPairSync('ed25519').private;
+  const hostKey = sshKeyPair().private;
   const allowed = utils.parseKey(userKey.public) as Any;
   server = new Server({ hostKeys: [hostKey] }, (client: EventEmitter) => {
     const c = client as Any;
