@@ -2,11 +2,12 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { ErrorNote } from '../components/error-note.js';
+import { modelList, names } from '../components/model-choice.js';
 import { href, navigate } from '../route.js';
 import { can, useSession } from '../session.js';
 import { useLoad } from '../use-load.js';
 import { AgentChat } from './agent-chat.js';
-import { type Agent, modelList, toolName } from './agents.js';
+import { type Agent, toolName } from './agents.js';
 
 interface Block {
   id: string;
@@ -15,12 +16,6 @@ interface Block {
   value: string;
   limit: number;
 }
-
-const list = (text: string) =>
-  text
-    .split(',')
-    .map((t) => t.trim())
-    .filter(Boolean);
 
 /** Instructions, model, topics and which tools wait for a person's approval. */
 function Settings({
@@ -45,7 +40,7 @@ function Settings({
     setNote('');
     try {
       const saved = await api<Agent>('PATCH', `/api/agents/${encodeURIComponent(agent.id)}`, {
-        body: { instructions, model, knowledgeTopics: list(topics), requiresApproval: list(approval) },
+        body: { instructions, model, knowledgeTopics: names(topics), requiresApproval: names(approval) },
       });
       onSaved(saved);
       setNote('Saved.');
@@ -53,7 +48,7 @@ function Settings({
       setError(e);
     }
   };
-  const names = new Set((models.data ?? []).map((m) => m.id));
+  const listed = new Set((models.data ?? []).map((m) => m.id));
   return (
     <form class="panel" onSubmit={save} aria-labelledby="settings-title">
       <h2 id="settings-title">Settings</h2>
@@ -62,7 +57,7 @@ function Settings({
           <label>
             Model
             <select name="model" value={model} onChange={(e) => setModel(e.currentTarget.value)}>
-              {!names.has(model) && <option value={model}>{model}</option>}
+              {!listed.has(model) && <option value={model}>{model}</option>}
               {(models.data ?? []).map((m) => (
                 <option key={m.id} value={m.id}>
                   {m.id}

@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { ErrorNote } from '../components/error-note.js';
+import { names, useModelChoice } from '../components/model-choice.js';
 import { More, usePages } from '../components/paged-list.js';
 import { dateTime } from '../format.js';
 import { href, navigate } from '../route.js';
 import { can, refusal, useSession } from '../session.js';
-import type { Model } from '../types.js';
-import { useLoad } from '../use-load.js';
+import { useSubmit } from '../use-submit.js';
 
 export interface Agent {
   id: string;
@@ -22,43 +22,25 @@ export interface Agent {
 
 export const toolName = (t: Agent['tools'][number]): string => (typeof t === 'string' ? t : t.name);
 
-/** The models a key of this member may call (the gateway's list). */
-export const modelList = () => api<{ data: Model[] }>('GET', '/v1/models').then((r) => r.data);
-
 function NewAgent() {
-  const models = useLoad(modelList, []);
+  const model = useModelChoice();
   const [name, setName] = useState('');
-  const [model, setModel] = useState('');
   const [instructions, setInstructions] = useState('');
   const [topics, setTopics] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const chosen = model || models.data?.[0]?.id || '';
-  const create = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const knowledgeTopics = topics
-        .split(',')
-        .map((t) => t.trim())
-        .filter(Boolean);
-      const agent = await api<Agent>('POST', '/api/agents', {
-        body: {
-          name: name.trim(),
-          model: chosen,
-          ...(instructions.trim() ? { instructions } : {}),
-          ...(knowledgeTopics.length ? { knowledgeTopics } : {}),
-        },
-      });
-      navigate(href('agents', agent.id));
-    } catch (e) {
-      setError(e);
-      setBusy(false);
-    }
-  };
+  const { busy, error, onSubmit } = useSubmit(async () => {
+    const knowledgeTopics = names(topics);
+    const agent = await api<Agent>('POST', '/api/agents', {
+      body: {
+        name: name.trim(),
+        model: model.chosen,
+        ...(instructions.trim() ? { instructions } : {}),
+        ...(knowledgeTopics.length ? { knowledgeTopics } : {}),
+      },
+    });
+    navigate(href('agents', agent.id));
+  });
   return (
-    <form class="panel" onSubmit={create} aria-labelledby="new-agent-title">
+    <form class="panel" onSubmit={onSubmit} aria-labelledby="new-agent-title">
       <h2 id="new-agent-title">New agent</h2>
       <div class="filters">
         <label>
@@ -71,16 +53,7 @@ function NewAgent() {
             onInput={(e) => setName(e.currentTarget.value)}
           />
         </label>
-        <label>
-          Model
-          <select name="model" value={chosen} onChange={(e) => setModel(e.currentTarget.value)}>
-            {(models.data ?? []).map((m) => (
-              <option key={m.id} value={m.id}>
-                {m.id}
-              </option>
-            ))}
-          </select>
-        </label>
+        {model.select}
         <label>
           Knowledge topics (comma-separated)
           <input name="topics" value={topics} onInput={(e) => setTopics(e.currentTarget.value)} />
@@ -95,9 +68,9 @@ function NewAgent() {
           onInput={(e) => setInstructions(e.currentTarget.value)}
         />
       </label>
-      <ErrorNote error={error ?? models.error} />
+      <ErrorNote error={error ?? model.error} />
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy || !chosen}>
+        <button type="submit" class="primary" disabled={busy || !model.chosen}>
           Create agent
         </button>
       </div>

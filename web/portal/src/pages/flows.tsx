@@ -1,55 +1,37 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { ErrorNote } from '../components/error-note.js';
+import { names, useModelChoice } from '../components/model-choice.js';
 import { dateTime } from '../format.js';
 import { href, navigate } from '../route.js';
 import { can, refusal, useSession } from '../session.js';
 import type { Chatflow } from '../types.js';
 import { useLoad } from '../use-load.js';
-import { modelList } from './agents.js';
+import { useSubmit } from '../use-submit.js';
 
 /** A flow from the platform's fields, or a Flowise export (its canvas JSON) pasted as it is. */
 function NewFlow() {
-  const models = useLoad(modelList, []);
+  const model = useModelChoice();
   const [name, setName] = useState('');
   const [kind, setKind] = useState('llm');
-  const [model, setModel] = useState('');
   const [systemPrompt, setSystemPrompt] = useState('');
   const [topics, setTopics] = useState('');
   const [flowData, setFlowData] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const chosen = model || models.data?.[0]?.id || '';
-  const create = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const body = flowData.trim()
-        ? { name: name.trim(), flowData: flowData.trim() }
-        : {
-            name: name.trim(),
-            kind,
-            model: chosen,
-            ...(systemPrompt.trim() ? { systemPrompt } : {}),
-            ...(kind === 'rag'
-              ? {
-                  topics: topics
-                    .split(',')
-                    .map((t) => t.trim())
-                    .filter(Boolean),
-                }
-              : {}),
-          };
-      const flow = await api<Chatflow>('POST', '/api/v1/chatflows', { body });
-      navigate(href('flows', flow.id));
-    } catch (e) {
-      setError(e);
-      setBusy(false);
-    }
-  };
+  const { busy, error, onSubmit } = useSubmit(async () => {
+    const body = flowData.trim()
+      ? { name: name.trim(), flowData: flowData.trim() }
+      : {
+          name: name.trim(),
+          kind,
+          model: model.chosen,
+          ...(systemPrompt.trim() ? { systemPrompt } : {}),
+          ...(kind === 'rag' ? { topics: names(topics) } : {}),
+        };
+    const flow = await api<Chatflow>('POST', '/api/v1/chatflows', { body });
+    navigate(href('flows', flow.id));
+  });
   return (
-    <form class="panel" onSubmit={create} aria-labelledby="new-flow-title">
+    <form class="panel" onSubmit={onSubmit} aria-labelledby="new-flow-title">
       <h2 id="new-flow-title">New flow</h2>
       <div class="filters">
         <label>
@@ -69,16 +51,7 @@ function NewFlow() {
             <option value="rag">Answer from knowledge (rag)</option>
           </select>
         </label>
-        <label>
-          Model
-          <select name="model" value={chosen} onChange={(e) => setModel(e.currentTarget.value)}>
-            {(models.data ?? []).map((m) => (
-              <option key={m.id} value={m.id}>
-                {m.id}
-              </option>
-            ))}
-          </select>
-        </label>
+        {model.select}
         {kind === 'rag' && (
           <label>
             Topics (comma-separated)
@@ -104,7 +77,7 @@ function NewFlow() {
           onInput={(e) => setFlowData(e.currentTarget.value)}
         />
       </label>
-      <ErrorNote error={error ?? models.error} />
+      <ErrorNote error={error ?? model.error} />
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>
           Create flow
