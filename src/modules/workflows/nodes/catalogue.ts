@@ -31,6 +31,7 @@ import { graphqlNodes } from './n8n/graphql/index.js';
 import { n8nHtmlNode } from './n8n/html/index.js';
 import { n8nHtmlExtractNode } from './n8n/html-extract/index.js';
 import { n8nHttpRequestNode } from './n8n/http-request/index.js';
+import { n8nHttpRequestLegacyNode } from './n8n/http-request/legacy.js';
 import { n8nICalNode } from './n8n/i-calendar/index.js';
 import { n8nIfNodes } from './n8n/if/index.js';
 import { ifV1Node } from './n8n/if/v1.js';
@@ -131,6 +132,7 @@ export const allNodeTypes: NodeType[] = [
   n8nHtmlNode,
   n8nHtmlExtractNode,
   n8nHttpRequestNode,
+  n8nHttpRequestLegacyNode,
   n8nICalNode,
   ...n8nIfNodes,
   ifV1Node,

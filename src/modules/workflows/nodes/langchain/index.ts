@@ -1,6 +1,7 @@
 import type { NodeType } from '../../engine/node-type.js';
 import { agentNode } from './agent/index.js';
 import { agentToolNode } from './agent-tool/index.js';
+import { agentV1Node } from './agent-v1/index.js';
 import { chainLlmNode } from './chain-llm/index.js';
 import { chainRetrievalQaNode } from './chain-retrieval-qa/index.js';
 import { chainSummarizationNodes } from './chain-summarization/index.js';
@@ -30,6 +31,7 @@ import { vectorStorePgVectorNode } from './vector-store-pg-vector/index.js';
 /** n8n's AI nodes (`@n8n/n8n-nodes-langchain.*`): root nodes and the sub-nodes attached to them. */
 export const langchainNodeTypes: NodeType[] = [
   agentNode,
+  agentV1Node,
   agentToolNode,
   chainLlmNode,
   chainRetrievalQaNode,

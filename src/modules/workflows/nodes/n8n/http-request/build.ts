@@ -180,7 +180,7 @@ export function setPath(root: Record<string, unknown>, path: string, value: unkn
   });
 }
 
-function applyCredential(req: PreparedRequest, { type, data }: AppliedCredential): void {
+export function applyCredential(req: PreparedRequest, { type, data }: AppliedCredential): void {
   const need = (field: string): string => {
     const v = data[field];
     if (typeof v !== 'string') throw new NodeOperationError(`The ${type} credential has no '${field}'`);
