@@ -63,6 +63,14 @@ describe.each(await testDialects())('n8n form file fields on %s', (dialect) => {
     await activate(p, await createWorkflow(p, uploadForm('apply', 2.3)));
     await activate(p, await createWorkflow(p, uploadForm('legacy', 1)));
     await activate(p, await createWorkflow(p, pagesWithUpload('pages-upload')));
+    await activate(p, await createWorkflow(p, pagesWithUpload('pages-zip', true)));
+    await activate(
+      p,
+      await createWorkflow(
+        p,
+        uploadForm('walled', 2.6, { options: { path: 'walled', ipWhitelist: '10.1.0.0/16' } }),
+      ),
+    );
   });
   afterAll(() => p.close());
 
@@ -274,10 +282,82 @@ describe.each(await testDialects())('n8n form file fields on %s', (dialect) => {
     });
     expect(Buffer.from(item?.binary?.photo?.data ?? '', 'base64').toString()).toBe('photo-bytes');
   });
+
+  /** Starts a pages workflow as a browser and returns its first page's signed path, once served. */
+  async function firstPage(path: string): Promise<string> {
+    const start = new FormData();
+    start.append('field-0', 'Hal');
+    const started = await fetch(`${base}/form/${path}`, {
+      method: 'POST',
+      body: start,
+      headers: { accept: 'text/html' },
+      redirect: 'manual',
+    });
+    expect(started.status).toBe(303);
+    const location = String(started.headers.get('location'));
+    const end = Date.now() + 20_000;
+    for (let html = ''; !html.includes('type="file"'); ) {
+      if (Date.now() > end) throw new Error(`no form page: ${html}`);
+      html = await (await fetch(`${base}${location}`)).text();
+    }
+    return location;
+  }
+
+  it('serves several returnBinary files of an ending as one zip download', async () => {
+    const location = await firstPage('pages-zip');
+    const form = new FormData();
+    form.append('field-0', file('first', 'image/png'), 'one.png');
+    form.append('field-0', file('second!', 'image/png'), 'two.png');
+    const res = await fetch(`${base}${location}`, { method: 'POST', body: form });
+    const { next } = (await res.json()) as { next: string };
+    expect(res.status).toBe(200);
+    const end = Date.now() + 20_000;
+    let download = await fetch(`${base}${next}`);
+    // The pending page reloads itself until the execution reaches the ending.
+    while (download.headers.get('content-type') !== 'application/zip') {
+      if (Date.now() > end) throw new Error(`no download: ${await download.text()}`);
+      download = await fetch(`${base}${next}`);
+    }
+    expect(download.headers.get('content-disposition')).toBe('attachment; filename="files.zip"');
+    const zip = Buffer.from(await download.arrayBuffer());
+    expect(zip.subarray(0, 2).toString()).toBe('PK');
+    // Stored (level 0): each file's bytes and name are in the archive as they came.
+    expect(zip.includes(Buffer.from('one.png'))).toBe(true);
+    expect(zip.includes(Buffer.from('second!'))).toBe(true);
+  });
+
+  it('keeps a form behind its ipWhitelist: page and submission 403 from elsewhere', async () => {
+    expect((await fetch(`${base}/form/walled`)).status).toBe(403);
+    const form = new FormData();
+    form.append('field-0', 'Ivy');
+    form.append('field-1', file('cv', 'text/plain'), 'cv.txt');
+    expect((await fetch(`${base}/form/walled`, { method: 'POST', body: form })).status).toBe(403);
+  });
+
+  it("refuses at save what the trigger cannot serve: n8n's user sign-in, a bad allow-list entry", async () => {
+    const body = uploadForm('refused', 2.6, {
+      authentication: 'n8nUserAuth',
+      options: { path: 'refused', ipWhitelist: '10.0.0.0/8, nonsense' },
+    });
+    const res = await p.request({ method: 'POST', url: '/api/v1/workflows', payload: body });
+    expect(res.statusCode).toBe(400);
+    const text = res.body;
+    expect(text).toContain("n8n's user sign-in is not served here");
+    expect(text).toContain("'nonsense' is not an IP address or CIDR range");
+  });
 });
 
-/** Form Trigger v2.5 → an n8n Form page v2.5 whose fields have fieldNames, one a file field. */
-function pagesWithUpload(path: string) {
+/**
+ * Form Trigger v2.5 → an n8n Form page v2.5 whose fields have fieldNames, one a file field; `ending`
+ * adds a Form ending returning both uploaded files (n8n's comma-separated `inputDataFieldName`).
+ */
+function pagesWithUpload(path: string, ending = false) {
+  const end = node('Download', 'n8n-nodes-base.form', 2.5, {
+    operation: 'completion',
+    respondWith: 'returnBinary',
+    inputDataFieldName: 'photo_0, photo_1',
+    completionTitle: 'Here you go',
+  });
   return {
     name: `pages ${path}`,
     nodes: [
@@ -300,8 +380,12 @@ function pagesWithUpload(path: string) {
         },
         options: { formTitle: 'Upload' },
       }),
+      ...(ending ? [end] : []),
     ],
-    connections: { 'On form submission': { main: [[{ node: 'Upload page', type: 'main', index: 0 }]] } },
+    connections: {
+      'On form submission': { main: [[{ node: 'Upload page', type: 'main', index: 0 }]] },
+      ...(ending ? { 'Upload page': { main: [[{ node: 'Download', type: 'main', index: 0 }]] } } : {}),
+    },
     settings: { executionOrder: 'v1' },
   };
 }
