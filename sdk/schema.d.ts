@@ -2589,7 +2589,7 @@ export interface paths {
     put?: never;
     /**
      * Submit an active workflow's form: starts it with the fields as its item
-     * @description The page posts `application/x-www-form-urlencoded` (`field-{index}`) and gets pages back; a JSON object keyed by the fields' labels gets JSON. A field's problem is a 400 naming it.
+     * @description The page posts `application/x-www-form-urlencoded`, or `multipart/form-data` when it has a file field (`field-{index}`; files become the item's binary, the whole submission at most FORM_UPLOAD_MAX_BYTES), and gets pages back; a multipart post that does not accept text/html (n8n's page script, a `fetch` with `FormData`) and a JSON object keyed by the fields' labels get JSON. A field's problem is a 400 naming it.
      *
      *     Public: no platform credential.
      */
@@ -2617,7 +2617,7 @@ export interface paths {
     put?: never;
     /**
      * Submit a listening workflow's form: one call, mode test
-     * @description The page posts `application/x-www-form-urlencoded` (`field-{index}`) and gets pages back; a JSON object keyed by the fields' labels gets JSON. A field's problem is a 400 naming it.
+     * @description The page posts `application/x-www-form-urlencoded`, or `multipart/form-data` when it has a file field (`field-{index}`; files become the item's binary, the whole submission at most FORM_UPLOAD_MAX_BYTES), and gets pages back; a multipart post that does not accept text/html (n8n's page script, a `fetch` with `FormData`) and a JSON object keyed by the fields' labels get JSON. A field's problem is a 400 naming it.
      *
      *     Public: no platform credential.
      */
@@ -2645,7 +2645,7 @@ export interface paths {
     put?: never;
     /**
      * Submit the n8n Form page an execution waits at: it resumes with the fields as its item
-     * @description The page posts `application/x-www-form-urlencoded` (`field-{index}`) and is sent on (303) to the next page; a JSON object keyed by the fields' labels gets `next`, the next page's path. A field's problem is a 400 naming it.
+     * @description The page posts `application/x-www-form-urlencoded` (`multipart/form-data` with a file field: files become the item's binary) as `field-{index}` and is sent on (303) to the next page; a JSON object keyed by the fields' labels, or a multipart post that does not accept text/html, gets `next`, the next page's path. A field's problem is a 400 naming it.
      *
      *     Public: no platform credential.
      */

@@ -196,6 +196,11 @@ const ConfigSchema = Type.Object({
    * 100 MB, for bytes kept whole): a parsed body is objects the server's thread handles at every step.
    */
   WEBHOOK_JSON_LIMIT_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024, maximum: 104_857_600 }),
+  /**
+   * Largest multipart submission of a form with a file field (Form Trigger and n8n Form pages), files
+   * included; read within it, refused past it with 413 (n8n's N8N_FORMDATA_FILE_SIZE_MAX, per file).
+   */
+  FORM_UPLOAD_MAX_BYTES: Type.Integer({ default: 16_777_216, minimum: 1024, maximum: 104_857_600 }),
   WEBHOOK_DEDUPE_HOURS: Type.Integer({ default: 24, minimum: 1 }),
   /** How long a webhook in lastNode/responseNode mode waits for its execution before 504. */
   WEBHOOK_RESPONSE_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 100 }),

@@ -197,11 +197,11 @@ describe.each(await testDialects())("n8n's Form Trigger on %s", (dialect) => {
         formFields: { values: Array<Record<string, unknown>> };
       }
     ).formFields;
-    fields.values.push({ fieldLabel: 'CV', fieldType: 'file' }, { fieldLabel: 'Name' });
+    fields.values.push({ fieldLabel: 'Intro', fieldType: 'html' }, { fieldLabel: 'Name' });
     const res = await p.request({ method: 'POST', url: '/api/v1/workflows', payload: body });
     expect(res.statusCode).toBe(400);
     const text = JSON.stringify(res.json());
-    expect(text).toContain("'file' fields are not served here");
+    expect(text).toContain("'html' fields are not served here");
     expect(text).toContain("'Name' is used twice");
   });
 });

@@ -419,6 +419,7 @@ export const workflowsModule: PlatformModule = {
       resumer: deps.resumer,
       defaultBodyLimit: ctx.config.WEBHOOK_BODY_LIMIT_BYTES,
       parsedBodyLimit: ctx.config.WEBHOOK_JSON_LIMIT_BYTES,
+      formUploadLimit: ctx.config.FORM_UPLOAD_MAX_BYTES,
     });
   },
 };

@@ -455,7 +455,8 @@ export type FormFieldType =
   | 'dropdown'
   | 'checkbox'
   | 'radio'
-  | 'hiddenField';
+  | 'hiddenField'
+  | 'file';
 
 /** One field of an n8n form: its label is the key of the submitted value in the trigger's item. */
 export interface FormFieldInfo {
@@ -470,6 +471,16 @@ export interface FormFieldInfo {
   /** A hidden field's name (its key) and value. */
   name: string;
   value: string;
+  /** The key of the submitted value in the item: the label, a hidden field's name, n8n 2.4+'s `fieldName`. */
+  key: string;
+  /** n8n's `defaultValue`: the value the page shows first (checkboxes: comma-separated options). */
+  defaultValue: string;
+  /** A file field: whether it takes several files, and n8n's `acceptFileTypes` (`.jpg, .png`; empty: any). */
+  multipleFiles: boolean;
+  accept: string;
+  /** Checkboxes: n8n's `limitSelection` as bounds on how many are ticked (null: unlimited). */
+  minSelections: number | null;
+  maxSelections: number | null;
 }
 
 /** An n8n form page: title, description, fields and what a submission is answered with. */
@@ -480,4 +491,10 @@ export interface FormInfo {
   fields: FormFieldInfo[];
   /** The text of the page shown after a submission (n8n's `formSubmittedText`). */
   submittedText: string;
+  /** n8n's `showHeaders`: the submission's request headers go into the item as `headers`. */
+  showHeaders?: boolean;
+  /** n8n's `useWorkflowTimezone`: `submittedAt` in the workflow's time zone (else UTC). */
+  useWorkflowTimezone?: boolean;
+  /** Form Trigger v1: n8n 1.x served the page and its submissions at `/webhook/{path}/n8n-form`. */
+  servedAtWebhook?: boolean;
 }

@@ -23,7 +23,7 @@ import { n8nExtractFromFileNode } from './n8n/extract-from-file/index.js';
 import { n8nFilterNodes } from './n8n/filter/index.js';
 import { filterV1Node } from './n8n/filter/v1.js';
 import { n8nFormNode } from './n8n/form/index.js';
-import { formTriggerNode } from './n8n/form-trigger/index.js';
+import { formTriggerNode, formTriggerV1Node } from './n8n/form-trigger/index.js';
 import { ftpNode } from './n8n/ftp/index.js';
 import { functionNode } from './n8n/function/index.js';
 import { functionItemNode } from './n8n/function-item/index.js';
@@ -123,6 +123,7 @@ export const allNodeTypes: NodeType[] = [
   ...n8nFilterNodes,
   filterV1Node,
   formTriggerNode,
+  formTriggerV1Node,
   n8nFormNode,
   ftpNode,
   functionNode,

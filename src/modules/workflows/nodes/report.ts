@@ -16,7 +16,8 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.set': 'Edit Fields (Set)',
   'n8n-nodes-base.if': 'If',
   'n8n-nodes-base.filter': 'Filter',
-  'n8n-nodes-base.formTrigger': 'Form Trigger (page at /form/{path}; no file fields)',
+  'n8n-nodes-base.formTrigger':
+    'Form Trigger (page at /form/{path}, v1 at /webhook/{path}/n8n-form; file fields as binary; no custom HTML fields)',
   'n8n-nodes-base.form':
     'n8n Form (pages at /form-waiting/{executionId}, signed; fields or JSON-defined, time limit, every ending)',
   'n8n-nodes-base.switch': 'Switch',

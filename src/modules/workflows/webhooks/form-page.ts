@@ -62,11 +62,24 @@ function input(field: FormFieldInfo, i: number, given: string[]): string {
             `<label class="choice"><input type="${field.type}" name="${name}" value="${escapeHtml(o)}"${given.includes(o) ? ' checked' : ''}${field.type === 'radio' && field.required && k === 0 ? ' required' : ''}>${escapeHtml(o)}</label>`,
         )
         .join('');
+    case 'file': {
+      // A browser sends the chosen files again only if chosen again: nothing is pre-filled.
+      const multiple = field.multipleFiles ? ' multiple' : '';
+      const accept = field.accept ? ` accept="${escapeHtml(field.accept)}"` : '';
+      return `<input id="${id}" type="file" name="${name}"${multiple}${accept}${required}>`;
+    }
     default: {
       const type = field.type === 'text' ? 'text' : field.type;
       return `<input id="${id}" type="${type}" name="${name}" value="${value}"${placeholder}${required}>`;
     }
   }
+}
+
+/** n8n's `defaultValue`: what the page shows first (checkboxes: comma-separated options). */
+function defaultsOf(field: FormFieldInfo): string[] {
+  const given = field.defaultValue ?? '';
+  if (given === '') return [];
+  return field.type === 'checkbox' ? given.split(',').map((v) => v.trim()) : [given];
 }
 
 /** The form as n8n's page shows it; after a refused submission, with the values given and each field's problem. */
@@ -78,13 +91,15 @@ export function formPage(form: FormInfo, values: FormValues = [], problems: Fiel
       const problem = problems.find((p) => p.field === i);
       const label = `<label for="f${i}">${escapeHtml(field.label)}${field.required ? ' *' : ''}</label>`;
       const error = problem ? `<p class="error" role="alert">${escapeHtml(problem.message)}</p>` : '';
-      return label + input(field, i, values[i] ?? []) + error;
+      return label + input(field, i, values[i] ?? defaultsOf(field)) + error;
     })
     .join('');
   const description = form.description ? `<p>${escapeHtml(form.description)}</p>` : '';
+  // Files go up as n8n's page sends every submission: multipart (the other pages post a plain form).
+  const enctype = form.fields.some((f) => f.type === 'file') ? ' enctype="multipart/form-data"' : '';
   return page(
     form.title || 'Form',
-    `<h1>${escapeHtml(form.title)}</h1>${description}<form method="post" accept-charset="utf-8">${fields}<button type="submit">${escapeHtml(form.buttonLabel)}</button></form>`,
+    `<h1>${escapeHtml(form.title)}</h1>${description}<form method="post" accept-charset="utf-8"${enctype}>${fields}<button type="submit">${escapeHtml(form.buttonLabel)}</button></form>`,
   );
 }
 

@@ -1,7 +1,25 @@
-import type { FormFieldInfo, FormInfo, Json } from '../engine/index.js';
+import { AppError } from '../../../core/errors.js';
+import { binaryOf } from '../engine/binary.js';
+import type { BinaryData, FormFieldInfo, FormInfo, Json } from '../engine/index.js';
 
 /** A submission's value per field, as the page posts it (`field-{index}`) or a JSON caller (by label). */
 export type FormValues = Array<string[] | undefined>;
+
+/** A file uploaded to a file field (a multipart part with a file name). */
+export interface UploadedFile {
+  fileName: string;
+  mimeType: string;
+  bytes: Buffer;
+}
+
+/** A submission's files per field (file fields only; the others stay undefined). */
+export type FormFiles = Array<UploadedFile[] | undefined>;
+
+/** The item's key of a field (a page stored before keys were kept: the label, a hidden field's name). */
+const keyOf = (f: FormFieldInfo) => f.key ?? (f.type === 'hiddenField' ? f.name : f.label);
+
+/** At most this many files in one submission (each is a binary property of the item). */
+export const MAX_FORM_FILES = 100;
 
 /** What a field is told when its value does not do (shown next to it on the page). */
 export interface FieldProblem {
@@ -24,12 +42,57 @@ export function valuesFromForm(form: FormInfo, raw: Buffer): FormValues {
   });
 }
 
+/**
+ * n8n's own post (`multipart/form-data`, as its page's script and a `fetch` with `FormData` send it):
+ * text parts of `field-{i}` are values, parts with a file name are files of a file field. The body was
+ * read within its bound before; an empty file part (a browser's file input left empty) is no file.
+ */
+export async function submissionFromMultipart(
+  form: FormInfo,
+  raw: Buffer,
+  contentType: string,
+): Promise<{ values: FormValues; files: FormFiles }> {
+  let data: FormData;
+  try {
+    data = await new Response(raw, { headers: { 'content-type': contentType } }).formData();
+  } catch {
+    throw new AppError('VALIDATION_ERROR', 'The multipart body cannot be read (bad boundary or parts)', {});
+  }
+  const values: FormValues = form.fields.map(() => undefined);
+  const files: FormFiles = form.fields.map(() => undefined);
+  let count = 0;
+  for (const [name, value] of data.entries()) {
+    const index = /^field-(\d{1,4})$/.exec(name)?.[1];
+    const i = index === undefined ? -1 : Number(index);
+    const field = form.fields[i];
+    if (!field) continue;
+    if (typeof value === 'string') {
+      if (field.type !== 'file') values[i] = [...(values[i] ?? []), value];
+      continue;
+    }
+    if (field.type !== 'file' || (value.name === '' && value.size === 0)) continue;
+    if (++count > MAX_FORM_FILES)
+      throw new AppError('VALIDATION_ERROR', `A form submission may hold at most ${MAX_FORM_FILES} files`, {
+        limit: MAX_FORM_FILES,
+      });
+    files[i] = [
+      ...(files[i] ?? []),
+      {
+        fileName: value.name || 'file',
+        mimeType: value.type || 'application/octet-stream',
+        bytes: Buffer.from(await value.arrayBuffer()),
+      },
+    ];
+  }
+  return { values, files };
+}
+
 /** A JSON object keyed by label (a hidden field by its name): text, a number or a list of text. */
 export function valuesFromJson(form: FormInfo, body: unknown): FormValues {
   const object = body !== null && typeof body === 'object' && !Array.isArray(body) ? body : {};
   return form.fields.map((f) => {
-    const key = f.type === 'hiddenField' ? f.name : f.label;
-    if (!Object.hasOwn(object, key)) return undefined;
+    const key = keyOf(f);
+    if (f.type === 'file' || !Object.hasOwn(object, key)) return undefined;
     const value = (object as Record<string, unknown>)[key];
     if (value === null || value === undefined) return undefined;
     const list = Array.isArray(value) ? value : [value];
@@ -45,19 +108,73 @@ export function formItem(
   form: FormInfo,
   values: FormValues,
   meta: { submittedAt: string; formMode: 'test' | 'production' },
-): { json: Record<string, Json> } | { problems: FieldProblem[] } {
+  files: FormFiles = [],
+): { json: Record<string, Json>; binary?: Record<string, BinaryData> } | { problems: FieldProblem[] } {
   const json: Record<string, Json> = {};
+  const binary: Record<string, BinaryData> = {};
   const problems: FieldProblem[] = [];
   form.fields.forEach((field, i) => {
+    if (field.type === 'file') {
+      const result = fileValue(field, files[i] ?? []);
+      if ('message' in result) problems.push({ field: i, label: field.label, message: result.message });
+      else {
+        json[keyOf(field)] = result.value;
+        Object.assign(binary, result.binary);
+      }
+      return;
+    }
     const given = (values[i] ?? []).filter((v) => v !== '');
     const result = fieldValue(field, given);
     if ('message' in result) problems.push({ field: i, label: field.label, message: result.message });
-    else json[field.type === 'hiddenField' ? field.name : field.label] = result.value;
+    else json[keyOf(field)] = result.value;
   });
   if (problems.length > 0) return { problems };
   json.submittedAt = meta.submittedAt;
   json.formMode = meta.formMode;
-  return { json };
+  return Object.keys(binary).length > 0 ? { json, binary } : { json };
+}
+
+/** `.jpg, .png` (n8n's accepted extensions; a media type such as `image/*` also works, as in a browser). */
+function accepts(accept: string, file: UploadedFile): boolean {
+  const entries = accept
+    .split(',')
+    .map((e) => e.trim().toLowerCase())
+    .filter(Boolean);
+  if (entries.length === 0) return true;
+  const name = file.fileName.toLowerCase();
+  const type = file.mimeType.toLowerCase();
+  return entries.some((e) =>
+    e.includes('/')
+      ? e.endsWith('/*')
+        ? type.startsWith(e.slice(0, -1))
+        : type === e
+      : name.endsWith(e.startsWith('.') ? e : `.${e}`),
+  );
+}
+
+/**
+ * A file field as n8n's Form Trigger makes it: each file a binary property named after the field
+ * (`\W` → `_`; `_0`, `_1`… when several came), and in the JSON its `{filename, mimetype, size}` (a list
+ * when the field takes several files); no file: null.
+ */
+function fileValue(
+  field: FormFieldInfo,
+  given: UploadedFile[],
+): { value: Json; binary: Record<string, BinaryData> } | { message: string } {
+  if (given.length === 0)
+    return field.required ? { message: 'This field is required' } : { value: null, binary: {} };
+  if (!field.multipleFiles && given.length > 1) return { message: 'Choose one file' };
+  const refused = given.find((f) => !accepts(field.accept ?? '', f));
+  if (refused)
+    return { message: `'${refused.fileName.slice(0, 200)}' is not an accepted file type (${field.accept})` };
+  const base = keyOf(field).replace(/\W/g, '_');
+  const binary: Record<string, BinaryData> = {};
+  const described = given.map((file, n) => {
+    binary[given.length > 1 ? `${base}_${n}` : base] = binaryOf(file.bytes, file.mimeType, file.fileName);
+    return { filename: file.fileName, mimetype: file.mimeType, size: file.bytes.length };
+  });
+  const [one] = described;
+  return { value: described.length === 1 && one && !field.multipleFiles ? one : described, binary };
 }
 
 function fieldValue(field: FormFieldInfo, given: string[]): { value: Json } | { message: string } {
@@ -87,6 +204,12 @@ function fieldValue(field: FormFieldInfo, given: string[]): { value: Json } | { 
     case 'checkbox': {
       const unknown = given.find((v) => !field.options.includes(v));
       if (unknown !== undefined) return { message: 'Choose one of the options' };
+      const { minSelections: min, maxSelections: max } = field;
+      if (min != null && max != null && (given.length < min || given.length > max))
+        return {
+          message:
+            min === max ? `Choose ${min} of the options` : `Choose between ${min} and ${max} of the options`,
+        };
       return { value: list ? given : first };
     }
     default:

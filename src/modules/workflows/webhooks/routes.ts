@@ -5,11 +5,19 @@ import { isValidHeader } from '../../../core/http/header-check.js';
 import { assertSafeJson } from '../../../core/http/json-guard.js';
 import { decodeUtf8Sliced, JSON_INLINE_BYTES, parseJsonSliced } from '../../../core/http/json-sliced.js';
 import { withErrors } from '../../../core/http/schemas.js';
+import type { FormInfo } from '../engine/index.js';
 import type { ExecutionResumer } from '../executions/resumer.js';
 import type { WebhookCall } from './call.js';
 import { chatCorsHeaders, chatPage } from './chat-page.js';
 import { completionPage, formPage, nextPagePending, responseTextPage, submittedPage } from './form-page.js';
-import { formItem, valuesFromForm, valuesFromJson } from './form-submission.js';
+import {
+  type FormFiles,
+  type FormValues,
+  formItem,
+  submissionFromMultipart,
+  valuesFromForm,
+  valuesFromJson,
+} from './form-submission.js';
 import type { StoredResponse } from './response.js';
 import type { WebhookMatch, WebhookService } from './service.js';
 
@@ -29,6 +37,8 @@ export interface WebhookRouteDeps {
   defaultBodyLimit: number;
   /** Largest JSON or form body parsed into items (WEBHOOK_JSON_LIMIT_BYTES), whatever the node's limit. */
   parsedBodyLimit: number;
+  /** Largest multipart submission of a form with a file field (FORM_UPLOAD_MAX_BYTES), files included. */
+  formUploadLimit: number;
 }
 
 /** An n8n Form page's submission: few short fields, bounded as the Form Trigger's. */
@@ -150,6 +160,19 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', async (request: FastifyRequest, payload: NodeJS.ReadableStream) => {
+      const uploads = formUploadLimit(request, deps.formUploadLimit);
+      if (uploads !== null) {
+        const declared = Number(request.headers['content-length'] ?? 0) || 0;
+        request.rawBody = await readLimited(payload, uploads, declared).catch((error: unknown) => {
+          if ((error as AppError).code !== 'PAYLOAD_TOO_LARGE') throw error;
+          throw new AppError(
+            'PAYLOAD_TOO_LARGE',
+            `The form submission is larger than forms accept (${uploads} bytes, files included; FORM_UPLOAD_MAX_BYTES)`,
+            { limit: uploads },
+          );
+        });
+        return null;
+      }
       const nodeLimit =
         request.webhookMatch?.hook.options.bodyLimitBytes ??
         (request.routeOptions.url === FORM_WAITING_URL ? FORM_BODY_LIMIT : deps.defaultBodyLimit);
@@ -249,6 +272,11 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
         handler: async (request, reply) => {
           const match = request.webhookMatch;
           if (!match) throw new AppError('WEBHOOK_NOT_FOUND', 'No active workflow listens here');
+          // Form Trigger v1: n8n 1.x served its page and submissions here (`{path}/n8n-form`).
+          if (match.hook.form?.servedAtWebhook && request.method === 'GET')
+            return serveFormPage(request, reply, deps);
+          if (match.hook.form?.servedAtWebhook && request.method === 'POST')
+            return submitForm(request, reply, deps);
           if (match.hook.form)
             throw new AppError(
               'WEBHOOK_NOT_FOUND',
@@ -314,10 +342,6 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
   });
 }
 
-/** Whether the caller is a browser posting the page (answered with pages), not a JSON client. */
-const isPagePost = (request: FastifyRequest) =>
-  mediaType(request.headers['content-type']) === 'application/x-www-form-urlencoded';
-
 /** A browser's preflight before posting to a public Chat Trigger from another origin (its `allowedOrigins`). */
 function chatPreflightRoutes(scope: FastifyInstance): void {
   for (const url of ['/webhook/*', '/webhook-test/*'] as const) {
@@ -364,12 +388,7 @@ function formRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void {
         params,
         response: withErrors({ 200: Type.String({ description: 'The form page (HTML)' }) }),
       },
-      handler: async (request, reply) => {
-        const form = request.webhookMatch?.hook.form;
-        if (!form) throw new AppError('WEBHOOK_NOT_FOUND', 'No form listens here');
-        const page = formPage(form);
-        return reply.headers(page.headers).send(page.html);
-      },
+      handler: (request, reply) => serveFormPage(request, reply, deps),
     });
     scope.route({
       method: 'POST',
@@ -382,7 +401,7 @@ function formRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void {
           ? "Submit a listening workflow's form: one call, mode test"
           : "Submit an active workflow's form: starts it with the fields as its item",
         description:
-          "The page posts `application/x-www-form-urlencoded` (`field-{index}`) and gets pages back; a JSON object keyed by the fields' labels gets JSON. A field's problem is a 400 naming it.",
+          "The page posts `application/x-www-form-urlencoded`, or `multipart/form-data` when it has a file field (`field-{index}`; files become the item's binary, the whole submission at most FORM_UPLOAD_MAX_BYTES), and gets pages back; a multipart post that does not accept text/html (n8n's page script, a `fetch` with `FormData`) and a JSON object keyed by the fields' labels get JSON. A field's problem is a 400 naming it.",
         params,
         body: Type.Unknown({ description: 'The form fields' }),
         response: withErrors({
@@ -390,54 +409,97 @@ function formRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void {
           303: Type.Null({ description: "Submitted: the workflow's first n8n Form page is at `location`" }),
         }),
       },
-      handler: async (request, reply) => {
-        const match = request.webhookMatch;
-        const form = match?.hook.form;
-        if (!match || !form) throw new AppError('WEBHOOK_NOT_FOUND', 'No form listens here');
-        const type = mediaType(request.headers['content-type']);
-        const page = isPagePost(request);
-        if (!page && !isJsonType(type))
-          throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'A form submission is a form post or a JSON object', {
-            contentType: type,
-          });
-        const values = page
-          ? valuesFromForm(form, request.rawBody ?? Buffer.alloc(0))
-          : valuesFromJson(form, request.body);
-        const path = (request.params as { '*': string })['*'];
-        let result: Awaited<ReturnType<WebhookRouteDeps['webhooks']['handleForm']>>;
-        try {
-          result = await deps.webhooks.handleForm(callOf(request, path), match, values);
-        } catch (error) {
-          const problems = (error as AppError).details?.problems;
-          if (!page || (error as AppError).code !== 'VALIDATION_ERROR' || !Array.isArray(problems))
-            throw error;
-          const again = formPage(
-            form,
-            values.map((v) => v ?? []),
-            (problems as Array<{ field: number; path: string; message: string }>).map((p) => ({
-              field: p.field,
-              label: p.path,
-              message: p.message,
-            })),
-          );
-          return reply.code(400).headers(again.headers).send(again.html);
-        }
-        if (page && match.hook.responseMode === 'onReceived' && result.response.kind === 'reply') {
-          // n8n's multi-page form: the browser goes on to the first Form node's page (n8n answers 307).
-          const started = (result.response.body as { executionId?: unknown } | null)?.executionId;
-          if (typeof started === 'string' && match.def.nodes.some((n) => n.type === FORM_NODE_TYPE))
-            return reply
-              .code(303)
-              .headers(result.headers)
-              .header('location', deps.resumer.formPath(started, 0))
-              .send();
-          const done = submittedPage(form);
-          return reply.headers({ ...result.headers, ...done.headers }).send(done.html);
-        }
-        return send(reply, result.response, false, result.headers);
-      },
+      handler: (request, reply) => submitForm(request, reply, deps),
     });
   }
+}
+
+/** A form's page: its caller checked first as a submission is (the IP allow-list, basic auth). */
+async function serveFormPage(request: FastifyRequest, reply: FastifyReply, deps: WebhookRouteDeps) {
+  const match = request.webhookMatch;
+  const form = match?.hook.form;
+  if (!match || !form) throw new AppError('WEBHOOK_NOT_FOUND', 'No form listens here');
+  const path = (request.params as { '*': string })['*'];
+  const headers = await deps.webhooks.authorize(callOf(request, path), match);
+  const page = formPage(form);
+  return reply.headers({ ...headers, ...page.headers }).send(page.html);
+}
+
+/**
+ * A submission's values and files, and whether the caller is a browser posting the page (answered
+ * with pages): a plain form post, or a multipart one that accepts HTML (a `fetch` with `FormData`
+ * gets JSON, as n8n's own page script reads it).
+ */
+async function submissionOf(
+  request: FastifyRequest,
+  form: FormInfo,
+): Promise<{ values: FormValues; files: FormFiles; page: boolean }> {
+  const type = mediaType(request.headers['content-type']);
+  const raw = request.rawBody ?? Buffer.alloc(0);
+  if (type === 'multipart/form-data') {
+    const { values, files } = await submissionFromMultipart(form, raw, request.headers['content-type'] ?? '');
+    return { values, files, page: acceptsHtml(request) };
+  }
+  if (type === 'application/x-www-form-urlencoded')
+    return { values: valuesFromForm(form, raw), files: [], page: true };
+  if (!isJsonType(type))
+    throw new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'A form submission is a form post (urlencoded or multipart) or a JSON object',
+      { contentType: type },
+    );
+  return { values: valuesFromJson(form, request.body), files: [], page: false };
+}
+
+const acceptsHtml = (request: FastifyRequest) => /\btext\/html\b/i.test(request.headers.accept ?? '');
+
+/** The multipart bound of a form's submission (null: not a multipart form post; the usual bounds apply). */
+function formUploadLimit(request: FastifyRequest, limit: number): number | null {
+  if (mediaType(request.headers['content-type']) !== 'multipart/form-data') return null;
+  const url = request.routeOptions.url;
+  // A waiting page's fields are known only once its execution is read: any page may take files.
+  if (url === FORM_WAITING_URL) return limit;
+  const form = request.webhookMatch?.hook.form;
+  if (!form) return null;
+  return form.fields.some((f) => f.type === 'file') ? limit : FORM_BODY_LIMIT;
+}
+
+async function submitForm(request: FastifyRequest, reply: FastifyReply, deps: WebhookRouteDeps) {
+  const match = request.webhookMatch;
+  const form = match?.hook.form;
+  if (!match || !form) throw new AppError('WEBHOOK_NOT_FOUND', 'No form listens here');
+  const { values, files, page } = await submissionOf(request, form);
+  const path = (request.params as { '*': string })['*'];
+  let result: Awaited<ReturnType<WebhookRouteDeps['webhooks']['handleForm']>>;
+  try {
+    result = await deps.webhooks.handleForm(callOf(request, path), match, values, files);
+  } catch (error) {
+    const problems = (error as AppError).details?.problems;
+    if (!page || (error as AppError).code !== 'VALIDATION_ERROR' || !Array.isArray(problems)) throw error;
+    const again = formPage(
+      form,
+      values.map((v) => v ?? []),
+      (problems as Array<{ field: number; path: string; message: string }>).map((p) => ({
+        field: p.field,
+        label: p.path,
+        message: p.message,
+      })),
+    );
+    return reply.code(400).headers(again.headers).send(again.html);
+  }
+  if (page && match.hook.responseMode === 'onReceived' && result.response.kind === 'reply') {
+    // n8n's multi-page form: the browser goes on to the first Form node's page (n8n answers 307).
+    const started = (result.response.body as { executionId?: unknown } | null)?.executionId;
+    if (typeof started === 'string' && match.def.nodes.some((n) => n.type === FORM_NODE_TYPE))
+      return reply
+        .code(303)
+        .headers(result.headers)
+        .header('location', deps.resumer.formPath(started, 0))
+        .send();
+    const done = submittedPage(form);
+    return reply.headers({ ...result.headers, ...done.headers }).send(done.html);
+  }
+  return send(reply, result.response, false, result.headers);
 }
 
 /**
@@ -515,7 +577,7 @@ function formWaitingRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void
       tags: ['Webhooks'],
       summary: 'Submit the n8n Form page an execution waits at: it resumes with the fields as its item',
       description:
-        "The page posts `application/x-www-form-urlencoded` (`field-{index}`) and is sent on (303) to the next page; a JSON object keyed by the fields' labels gets `next`, the next page's path. A field's problem is a 400 naming it.",
+        "The page posts `application/x-www-form-urlencoded` (`multipart/form-data` with a file field: files become the item's binary) as `field-{index}` and is sent on (303) to the next page; a JSON object keyed by the fields' labels, or a multipart post that does not accept text/html, gets `next`, the next page's path. A field's problem is a 400 naming it.",
       params,
       querystring,
       body: Type.Unknown({ description: 'The form fields' }),
@@ -535,19 +597,13 @@ function formWaitingRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void
         throw new AppError('CONFLICT', 'This form page is an ending: it is shown, not submitted', {
           executionId,
         });
-      const type = mediaType(request.headers['content-type']);
-      const pagePost = isPagePost(request);
-      if (!pagePost && !isJsonType(type))
-        throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'A form submission is a form post or a JSON object', {
-          contentType: type,
-        });
-      const values = pagePost
-        ? valuesFromForm(waiting.form, request.rawBody ?? Buffer.alloc(0))
-        : valuesFromJson(waiting.form, request.body);
-      const item = formItem(waiting.form, values, {
-        submittedAt: new Date().toISOString(),
-        formMode: 'production',
-      });
+      const { values, files, page: pagePost } = await submissionOf(request, waiting.form);
+      const item = formItem(
+        waiting.form,
+        values,
+        { submittedAt: new Date().toISOString(), formMode: 'production' },
+        files,
+      );
       if ('problems' in item) {
         if (pagePost) {
           const again = formPage(
@@ -561,7 +617,9 @@ function formWaitingRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void
           problems: item.problems.map((p) => ({ field: p.field, path: p.label, message: p.message })),
         });
       }
-      await deps.resumer.resumeByForm(executionId, waitIndex, [{ json: item.json }]);
+      await deps.resumer.resumeByForm(executionId, waitIndex, [
+        item.binary ? { json: item.json, binary: item.binary } : { json: item.json },
+      ]);
       const next = deps.resumer.formPath(executionId, waitIndex + 1);
       if (pagePost) return reply.code(303).header('location', next).send();
       return { message: 'Form submitted', executionId, next };

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { DateTime } from 'luxon';
 import type { Clock } from '../../../core/clock.js';
 import { AppError } from '../../../core/errors.js';
 import { ipMatcher } from '../../../core/http/ip-rules.js';
@@ -6,6 +7,7 @@ import { newId } from '../../../core/ids.js';
 import { queueUnavailable } from '../../../core/queue/queue-unavailable.js';
 import { webhookNodesOf } from '../definitions/definitions.js';
 import type { WebhookRoute, WorkflowStore } from '../definitions/store.js';
+import { defaultTimezone, isTimeZone } from '../engine/expression-sandbox.js';
 import {
   type BinaryData,
   type Json,
@@ -21,7 +23,7 @@ import { authenticateWebhook, type Redactions, type WebhookAuthDeps, type Webhoo
 import { webhookBinary } from './binary.js';
 import { headersAsData, type WebhookCall } from './call.js';
 import type { DeliveryStore } from './delivery-store.js';
-import { type FormValues, formItem } from './form-submission.js';
+import { type FormFiles, type FormValues, formItem } from './form-submission.js';
 import { type StoredResponse, startedResponse, unansweredResponse } from './response.js';
 
 export interface WebhookMatch {
@@ -204,18 +206,36 @@ export class WebhookService {
     call: WebhookCall,
     match: WebhookMatch,
     values: FormValues,
+    files: FormFiles = [],
   ): Promise<{ response: StoredResponse; headers: Record<string, string> }> {
     const form = match.hook.form;
     if (!form) throw new AppError('WEBHOOK_NOT_FOUND', 'No form listens here', {});
+    const allowed = match.hook.options.ipAllowList;
+    if (allowed && allowed.length > 0 && !ipMatcher(allowed)(call.clientAddress))
+      throw new AppError('FORBIDDEN', 'IP is not whitelisted to access the webhook!', {});
     const caller = await authenticateWebhook(call, match.hook, match.route.account_id, this.deps.auth);
-    const submitted = formItem(form, values, {
-      submittedAt: this.deps.clock.now().toISOString(),
-      formMode: match.test ? 'test' : 'production',
-    });
+    const now = this.deps.clock.now();
+    const zone = form.useWorkflowTimezone ? workflowZone(match.def.settings) : 'UTC';
+    const submitted = formItem(
+      form,
+      values,
+      {
+        // n8n's `submittedAt`: UTC ends in Z, another zone carries its offset (`useWorkflowTimezone`).
+        submittedAt:
+          zone === 'UTC'
+            ? now.toISOString()
+            : (DateTime.fromJSDate(now, { zone }).toISO() ?? now.toISOString()),
+        formMode: match.test ? 'test' : 'production',
+      },
+      files,
+    );
     if ('problems' in submitted)
       throw new AppError('VALIDATION_ERROR', 'The form has fields to correct', {
         problems: submitted.problems.map((p) => ({ path: p.label, message: p.message, field: p.field })),
       });
+    if (form.showHeaders) submitted.json.headers = headersAsData(call, caller.redact.headers);
+    // n8n's trigger keeps the page's query (a hidden field's value may come from it).
+    if (Object.keys(call.query).length > 0) submitted.json.formQueryParameters = call.query as Json;
     return { response: await this.run(call, match, caller, submitted), headers: caller.headers };
   }
 
@@ -442,4 +462,12 @@ function fixedSegmentsMatched(template: string[], segments: string[]): number | 
     fixed++;
   }
   return fixed;
+}
+
+/** The workflow's zone (`settings.timezone`), else the instance's (GENERIC_TIMEZONE). */
+function workflowZone(settings: Record<string, unknown> | undefined): string {
+  const zone = settings?.timezone;
+  return typeof zone === 'string' && zone !== '' && zone !== 'DEFAULT' && isTimeZone(zone)
+    ? zone
+    : defaultTimezone();
 }

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { isValidCidr } from '../../../../../core/http/ip-rules.js';
 import { isExpression } from '../../../engine/expressions.js';
 import { defineNode, output } from '../../../engine/node-type.js';
 import { withDefaults } from '../../../engine/parameters.js';
@@ -14,9 +15,10 @@ import { trimSlashes, type WebhookNodeInfo } from '../../../engine/webhook-nodes
 import { WebhookParameters, type WebhookParams } from '../../platform/webhook/index.js';
 
 /**
- * n8n's Form Trigger (v2–v2.3): a page at `/form/{path}` (`/form-test/{path}` while listening) whose
- * submission starts the workflow with one item, the fields by label plus `submittedAt` and `formMode`,
- * as n8n's. File fields are refused at save (the page posts a plain form, not multipart uploads).
+ * n8n's Form Trigger, every version n8n accepts: v1 (its page under `/webhook/{path}/n8n-form`, as n8n
+ * 1.x served it) and v2–v2.6 (a page at `/form/{path}`, `/form-test/{path}` while listening). A
+ * submission starts the workflow with one item, the fields by label (n8n 2.4+: by `fieldName` when set)
+ * plus `submittedAt` and `formMode`, as n8n's; a file field's uploads become the item's binary data.
  */
 
 const FIELD_TYPES = [
@@ -30,8 +32,8 @@ const FIELD_TYPES = [
   'checkbox',
   'radio',
   'hiddenField',
-  // n8n knows these; they are refused at save with a reason (check), not as unknown.
   'file',
+  // n8n knows it; it is refused at save with a reason (check), not as unknown.
   'html',
 ] as const;
 
@@ -44,6 +46,7 @@ const FormField = Type.Object(
     fieldName: Type.Optional(Type.String({ maxLength: 200 })),
     fieldValue: Type.Optional(Type.String({ maxLength: 10_000 })),
     placeholder: Type.Optional(Type.String({ maxLength: 500 })),
+    defaultValue: Type.Optional(Type.String({ maxLength: 10_000 })),
     requiredField: Type.Optional(Type.Boolean()),
     fieldOptions: Type.Optional(
       Type.Object(
@@ -52,9 +55,16 @@ const FormField = Type.Object(
       ),
     ),
     multiselect: Type.Optional(Type.Boolean()),
-    // Options of the field types refused at save (check names the type, not these).
-    acceptFileTypes: any(),
-    multipleFiles: any(),
+    limitSelection: Type.Optional(Type.Enum(['exact', 'range', 'unlimited'] as const)),
+    numberOfSelections: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+    minSelections: Type.Optional(Type.Integer({ minimum: 0, maximum: 500 })),
+    maxSelections: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+    multipleFiles: Type.Optional(Type.Boolean()),
+    acceptFileTypes: Type.Optional(Type.String({ maxLength: 1_000 })),
+    // n8n's editor notices (no value of their own) and the date format of n8n's older descriptions.
+    formatDate: any(),
+    multiselectLegacyNotice: any(),
+    // The html field's options (the type is refused at save; check names the type, not these).
     html: any(),
     elementName: any(),
   },
@@ -68,35 +78,65 @@ export const FormFieldsParameter = Type.Object(
 
 const PATH = Type.String({ minLength: 1, maxLength: 300, pattern: "^/?[A-Za-z0-9._~@!$&'()*+,;=/-]+$" });
 
+const RespondWithOptions = Type.Object(
+  {
+    values: Type.Object(
+      {
+        respondWith: Type.Optional(Type.Enum(['text', 'redirect'] as const)),
+        formSubmittedText: Type.Optional(Type.String({ maxLength: 10_000 })),
+        redirectUrl: Type.Optional(Type.String({ maxLength: 2_000 })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
 const FormTriggerParameters = Type.Object(
   {
     path: Type.Optional(PATH),
-    authentication: Type.Enum(['none', 'basicAuth'] as const, { default: 'none' }),
+    authentication: Type.Enum(['none', 'basicAuth', 'n8nUserAuth'] as const, { default: 'none' }),
+    requireExecuteAccess: Type.Optional(Type.Boolean()),
+    formTitle: Type.String({ default: '', maxLength: 500 }),
+    formDescription: Type.String({ default: '', maxLength: 10_000 }),
+    formFields: FormFieldsParameter,
+    responseMode: Type.Enum(['onReceived', 'lastNode', 'responseNode'] as const, { default: 'onReceived' }),
+    formNotice: any(),
+    addFormPage: any(),
+    options: Type.Object(
+      {
+        path: Type.Optional(PATH),
+        buttonLabel: Type.Optional(Type.String({ maxLength: 200 })),
+        appendAttribution: Type.Optional(Type.Boolean()),
+        /** Comma-separated addresses or CIDR ranges; others get 403 (empty: everyone). */
+        ipWhitelist: Type.Optional(Type.String({ maxLength: 4_000 })),
+        ignoreBots: Type.Optional(Type.Boolean()),
+        includeUserInOutput: Type.Optional(Type.Boolean()),
+        useWorkflowTimezone: Type.Optional(Type.Boolean()),
+        // n8n's custom styling: accepted, not applied (the page allows only its own nonce'd style).
+        customCss: Type.Optional(Type.String({ maxLength: 100_000 })),
+        showHeaders: Type.Optional(Type.Boolean()),
+        formSubmittedText: Type.Optional(Type.String({ maxLength: 10_000 })),
+        respondWithOptions: Type.Optional(RespondWithOptions),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** v1 (n8n 1.x's first Form Trigger): a required path, no authentication, its page under `/webhook/`. */
+const FormTriggerV1Parameters = Type.Object(
+  {
+    path: PATH,
     formTitle: Type.String({ default: '', maxLength: 500 }),
     formDescription: Type.String({ default: '', maxLength: 10_000 }),
     formFields: FormFieldsParameter,
     responseMode: Type.Enum(['onReceived', 'lastNode', 'responseNode'] as const, { default: 'onReceived' }),
     options: Type.Object(
       {
-        path: Type.Optional(PATH),
-        buttonLabel: Type.Optional(Type.String({ maxLength: 200 })),
-        appendAttribution: Type.Optional(Type.Boolean()),
+        ipWhitelist: Type.Optional(Type.String({ maxLength: 4_000 })),
         formSubmittedText: Type.Optional(Type.String({ maxLength: 10_000 })),
-        respondWithOptions: Type.Optional(
-          Type.Object(
-            {
-              values: Type.Object(
-                {
-                  respondWith: Type.Optional(Type.Enum(['text', 'redirect'] as const)),
-                  formSubmittedText: Type.Optional(Type.String({ maxLength: 10_000 })),
-                  redirectUrl: Type.Optional(Type.String({ maxLength: 2_000 })),
-                },
-                { additionalProperties: false },
-              ),
-            },
-            { additionalProperties: false },
-          ),
-        ),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -105,86 +145,136 @@ const FormTriggerParameters = Type.Object(
 );
 
 type Params = Static<typeof FormTriggerParameters>;
+type V1Params = Static<typeof FormTriggerV1Parameters>;
 export type FieldParams = Static<typeof FormField>;
 
 /** One field as n8n's editor stores it (`formFields.values[i]`; a Form page's JSON-defined fields too). */
 export { FormField };
 
 const SUBMITTED_TEXT = 'Your response has been recorded';
+/** n8n 1.x's path suffix of a v1 form (FORM_TRIGGER_PATH_IDENTIFIER). */
+export const V1_FORM_SUFFIX = 'n8n-form';
 
-/** The fields as the page and the submission check read them. */
-export function formFieldsOf(values: readonly FieldParams[]): FormFieldInfo[] {
-  return values.map((f) => ({
-    label: f.fieldLabel,
-    type: f.fieldType as FormFieldType,
-    required: f.requiredField === true,
-    placeholder: f.placeholder ?? '',
-    options: (f.fieldOptions?.values ?? []).map((o) => o.option),
-    multiselect: f.multiselect === true,
-    name: f.fieldName ?? f.fieldLabel,
-    value: f.fieldValue ?? '',
-  }));
+/** n8n's `getFieldIdentifier`: from version 2.4 a field's `fieldName` names its value, else its label. */
+function keyOf(f: FieldParams, version: number): string {
+  if (version >= 2.4 && f.fieldName) return f.fieldName;
+  if (f.fieldType === 'hiddenField') return f.fieldName ?? f.fieldLabel;
+  return f.fieldLabel;
+}
+
+function selectionBounds(f: FieldParams): { min: number | null; max: number | null } {
+  if (f.fieldType !== 'checkbox') return { min: null, max: null };
+  if (f.limitSelection === 'exact') return { min: f.numberOfSelections ?? 1, max: f.numberOfSelections ?? 1 };
+  if (f.limitSelection === 'range') return { min: f.minSelections ?? 0, max: f.maxSelections ?? 1 };
+  return { min: null, max: null };
+}
+
+/** The fields as the page and the submission check read them (`version`: the node's typeVersion). */
+export function formFieldsOf(values: readonly FieldParams[], version = 1): FormFieldInfo[] {
+  return values.map((f) => {
+    const bounds = selectionBounds(f);
+    return {
+      label: f.fieldLabel,
+      type: f.fieldType as FormFieldType,
+      required: f.requiredField === true,
+      placeholder: f.placeholder ?? '',
+      options: (f.fieldOptions?.values ?? []).map((o) => o.option),
+      multiselect: f.multiselect === true,
+      name: f.fieldName ?? f.fieldLabel,
+      value: f.fieldValue ?? '',
+      key: keyOf(f, version),
+      defaultValue: f.defaultValue ?? '',
+      // n8n's default for a file field is several files.
+      multipleFiles: f.fieldType === 'file' && f.multipleFiles !== false,
+      accept: f.acceptFileTypes ?? '',
+      minSelections: bounds.min,
+      maxSelections: bounds.max,
+    };
+  });
 }
 
 /** Field problems n8n's editor would not let through, or that the page cannot serve. */
-export function formFieldProblems(values: readonly FieldParams[], at: string): ValidationProblem[] {
+export function formFieldProblems(
+  values: readonly FieldParams[],
+  at: string,
+  version = 1,
+): ValidationProblem[] {
   const problems: ValidationProblem[] = [];
-  const labels = new Set<string>();
+  const keys = new Set<string>();
   values.forEach((f, i) => {
     const path = `${at}[${i}]`;
-    if (f.fieldType === 'file' || f.fieldType === 'html')
+    if (f.fieldType === 'html')
       problems.push({
         path: `${path}.fieldType`,
-        message: `'${f.fieldType}' fields are not served here: the page posts a plain form (no uploads, no custom HTML)`,
+        message: "'html' fields are not served here: the page shows no author HTML (its policy allows none)",
       });
-    const key = f.fieldType === 'hiddenField' ? (f.fieldName ?? f.fieldLabel) : f.fieldLabel;
+    const key = keyOf(f, version);
     if (key === '' || isExpression(key))
       problems.push({
         path: `${path}.fieldLabel`,
         message: 'must be fixed text: it names the submitted value',
       });
-    else if (labels.has(key))
-      problems.push({ path: `${path}.fieldLabel`, message: `'${key}' is used twice` });
-    labels.add(key);
+    else if (keys.has(key)) problems.push({ path: `${path}.fieldLabel`, message: `'${key}' is used twice` });
+    keys.add(key);
     if (
       ['dropdown', 'radio', 'checkbox'].includes(f.fieldType) &&
       (f.fieldOptions?.values ?? []).length === 0
     )
       problems.push({ path: `${path}.fieldOptions`, message: 'needs at least one option' });
+    if (isExpression(f.acceptFileTypes ?? ''))
+      problems.push({ path: `${path}.acceptFileTypes`, message: 'must be fixed: the page shows it' });
   });
   return problems;
 }
 
-function formOf(p: Params): FormInfo {
-  const respond = p.options.respondWithOptions?.values;
+function formOf(p: Params | V1Params, version: number): FormInfo {
+  const options = p.options as Params['options'];
+  const respond = options.respondWithOptions?.values;
   return {
     title: p.formTitle,
     description: p.formDescription,
-    buttonLabel: p.options.buttonLabel || 'Submit',
-    fields: formFieldsOf(p.formFields.values),
-    submittedText: respond?.formSubmittedText ?? p.options.formSubmittedText ?? SUBMITTED_TEXT,
+    buttonLabel: options.buttonLabel || 'Submit',
+    fields: formFieldsOf(p.formFields.values, version),
+    submittedText: respond?.formSubmittedText ?? options.formSubmittedText ?? SUBMITTED_TEXT,
+    showHeaders: options.showHeaders === true,
+    // n8n: off by default at v2 (and v1), on above it.
+    useWorkflowTimezone: options.useWorkflowTimezone ?? version > 2,
   };
 }
 
+/** n8n's `ipWhitelist`: comma-separated entries, blanks ignored. */
+function allowListOf(text: string | undefined): string[] | null {
+  const list = (text ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  return list.length > 0 ? list : null;
+}
+
 function parseFormTrigger(node: WorkflowNode): WebhookNodeInfo[] {
-  const p = withDefaults(FormTriggerParameters, node.parameters) as Params;
-  const path = trimSlashes(p.options.path ?? p.path ?? node.webhookId ?? node.id);
-  // Form fields are few and short: a submission is bounded well below a webhook's default.
+  const version = node.typeVersion ?? 1;
+  const v1 = version < 2;
+  const p = withDefaults(v1 ? FormTriggerV1Parameters : FormTriggerParameters, node.parameters) as Params;
+  const base = trimSlashes(v1 ? (p.path ?? '') : (p.options.path ?? p.path ?? node.webhookId ?? node.id));
+  const path = v1 ? `${base}/${V1_FORM_SUFFIX}` : base;
+  // Form fields are few and short: a submission is bounded well below a webhook's default (uploads of
+  // a file field are bounded apart, by FORM_UPLOAD_MAX_BYTES, where the body is read).
   const defaults = withDefaults(WebhookParameters, {
     path,
     options: { bodyLimitBytes: 262_144 },
   }) as WebhookParams;
   const credentials = node.credentials ?? {};
-  const form = formOf(p);
+  const form = { ...formOf(p, version), ...(v1 ? { servedAtWebhook: true } : {}) };
+  const authentication = v1 ? 'none' : p.authentication === 'basicAuth' ? 'basicAuth' : 'none';
   return (['GET', 'POST'] as const).map((httpMethod) => ({
     nodeName: node.name,
     nodeId: node.id,
     path,
     dynamicPrefix: null,
     httpMethod,
-    authentication: p.authentication,
+    authentication,
     credentialId:
-      p.authentication === 'basicAuth'
+      authentication === 'basicAuth'
         ? (credentialRefOf(credentials.httpBasicAuth) ?? credentialRefOf(Object.values(credentials)[0]))
         : null,
     responseMode: p.responseMode,
@@ -193,7 +283,7 @@ function parseFormTrigger(node: WorkflowNode): WebhookNodeInfo[] {
     options: {
       ...defaults.options,
       dedupeKey: null,
-      ipAllowList: null,
+      ipAllowList: allowListOf(p.options.ipWhitelist),
       binaryBody: 'never',
       binaryPropertyName: null,
       rawBodyAs: 'json',
@@ -203,14 +293,55 @@ function parseFormTrigger(node: WorkflowNode): WebhookNodeInfo[] {
   }));
 }
 
-export const formTriggerNode = defineNode({
+function ipProblems(allowed: string | undefined): ValidationProblem[] {
+  if (allowed === undefined) return [];
+  if (isExpression(allowed))
+    return [{ path: 'parameters.options.ipWhitelist', message: 'must be fixed: it guards the form' }];
+  const bad = (allowListOf(allowed) ?? []).filter((entry) => !isValidCidr(entry));
+  return bad.length > 0
+    ? [
+        {
+          path: 'parameters.options.ipWhitelist',
+          message: `${bad.map((b) => `'${b.slice(0, 60)}'`).join(', ')} is not an IP address or CIDR range`,
+        },
+      ]
+    : [];
+}
+
+/** n8n's Form Trigger v1 (n8n 1.x): `/webhook/{path}/n8n-form`, fields by label, no authentication. */
+export const formTriggerV1Node = defineNode({
   type: 'n8n-nodes-base.formTrigger',
-  versions: [2, 2.1, 2.2, 2.3],
-  schema: FormTriggerParameters,
+  versions: [1],
+  schema: FormTriggerV1Parameters,
   trigger: true,
   webhook: { parse: parseFormTrigger },
   check(p) {
-    const problems = formFieldProblems(p.formFields.values, 'parameters.formFields.values');
+    const problems = formFieldProblems(p.formFields.values, 'parameters.formFields.values', 1);
+    for (const [name, value] of [
+      ['path', p.path],
+      ['formTitle', p.formTitle],
+    ] as const)
+      if (isExpression(value))
+        problems.push({ path: `parameters.${name}`, message: 'must be fixed: it shapes the form page' });
+    problems.push(...ipProblems(p.options.ipWhitelist));
+    return problems;
+  },
+  async execute(ctx) {
+    return output(ctx.items);
+  },
+});
+
+export const formTriggerNode = defineNode({
+  type: 'n8n-nodes-base.formTrigger',
+  versions: [2, 2.1, 2.2, 2.3, 2.4, 2.5, 2.6],
+  schema: FormTriggerParameters,
+  trigger: true,
+  webhook: { parse: parseFormTrigger },
+  check(p, _limits) {
+    // The version is not among check's arguments: keys are checked as 2.4+ names them when a visible
+    // field has a fieldName (n8n's editor shows that name from 2.4 only).
+    const named = p.formFields.values.some((f) => f.fieldName && f.fieldType !== 'hiddenField');
+    const problems = formFieldProblems(p.formFields.values, 'parameters.formFields.values', named ? 2.4 : 2);
     for (const [name, value] of [
       ['path', p.path],
       ['options.path', p.options.path],
@@ -218,6 +349,12 @@ export const formTriggerNode = defineNode({
     ] as const)
       if (isExpression(value))
         problems.push({ path: `parameters.${name}`, message: 'must be fixed: it shapes the form page' });
+    problems.push(...ipProblems(p.options.ipWhitelist));
+    if (p.authentication === 'n8nUserAuth')
+      problems.push({
+        path: 'parameters.authentication',
+        message: "n8n's user sign-in is not served here: use basicAuth (an httpBasicAuth credential) or none",
+      });
     if (p.options.respondWithOptions?.values.respondWith === 'redirect')
       problems.push({
         path: 'parameters.options.respondWithOptions',

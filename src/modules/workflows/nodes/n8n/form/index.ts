@@ -1,3 +1,4 @@
+import { zipSync } from 'fflate';
 import { Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { isExpression } from '../../../engine/expressions.js';
@@ -18,7 +19,8 @@ import {
 } from '../form-trigger/index.js';
 
 /**
- * n8n's Form node (v1, "n8n Form"): the pages after a Form Trigger. `page` pauses the execution until
+ * n8n's Form node ("n8n Form", v1, 2.3, 2.4 and 2.5: the versions n8n keeps aligned with its trigger's;
+ * from 2.4 a field's `fieldName` names its value): the pages after a Form Trigger. `page` pauses the execution until
  * its page at `/form-waiting/{executionId}` is submitted (the fields become the item, as the trigger's);
  * `completion` pauses until its page is shown, then passes its input on. The page's form (its
  * expressions resolved for the first item) is kept in the node's context for the page routes.
@@ -50,6 +52,8 @@ const FormParameters = Type.Object(
         buttonLabel: Type.Optional(Type.String({ maxLength: 200 })),
         // n8n's custom styling: accepted, not applied (the page allows only its own nonce'd style).
         customCss: Type.Optional(Type.String({ maxLength: 100_000 })),
+        // n8n's "Form automated with n8n" link: this platform's pages carry no attribution.
+        appendAttribution: Type.Optional(Type.Boolean()),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -99,17 +103,46 @@ function waitLimit(
   return new Date(at);
 }
 
-/** The file a `returnBinary` ending serves: the first input item's binary property (n8n's default `data`). */
+/**
+ * The file a `returnBinary` ending serves: the first input item's binary property (n8n's default
+ * `data`). n8n's comma-separated names (several files, each downloaded by its page's script) are one
+ * zip here: a page without script starts one download.
+ */
 function downloadOf(item: Item | undefined, field: string | undefined) {
-  const name = field || 'data';
-  const binary = item?.binary?.[name];
-  if (!binary)
-    throw new NodeOperationError(`Form: the input item has no binary property '${name}' to return`);
-  if (Math.ceil((binary.data.length * 3) / 4) > MAX_FORM_DOWNLOAD_BYTES)
+  const names = (field ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (names.length === 0) names.push('data');
+  const files = names.map((name) => {
+    const binary = item?.binary?.[name];
+    if (!binary)
+      throw new NodeOperationError(`Form: the input item has no binary property '${name}' to return`);
+    return { name, binary };
+  });
+  const size = files.reduce((n, f) => n + Math.ceil((f.binary.data.length * 3) / 4), 0);
+  if (size > MAX_FORM_DOWNLOAD_BYTES)
     throw new NodeOperationError(
-      `Form: the file '${name}' is larger than ${MAX_FORM_DOWNLOAD_BYTES / 1024 / 1024} MB, the most an ending serves`,
+      `Form: the file${files.length > 1 ? 's' : ''} '${names.join("', '")}' ${files.length > 1 ? 'are' : 'is'} larger than ${MAX_FORM_DOWNLOAD_BYTES / 1024 / 1024} MB, the most an ending serves`,
     );
-  return { data: binary.data, mimeType: binary.mimeType, fileName: binary.fileName ?? name };
+  const [first] = files;
+  if (files.length === 1 && first)
+    return {
+      data: first.binary.data,
+      mimeType: first.binary.mimeType,
+      fileName: first.binary.fileName ?? first.name,
+    };
+  const entries: Record<string, Uint8Array> = {};
+  for (const { name, binary } of files) {
+    let entry = binary.fileName || name;
+    for (let n = 1; entry in entries; n++) entry = `${n}-${binary.fileName || name}`;
+    entries[entry] = Buffer.from(binary.data, 'base64');
+  }
+  return {
+    data: Buffer.from(zipSync(entries, { level: 0 })).toString('base64'),
+    mimeType: 'application/zip',
+    fileName: 'files.zip',
+  };
 }
 
 const SAFE_URL = /^https?:\/\/[^\s]+$/i;
@@ -141,16 +174,24 @@ export function jsonFormFields(text: unknown): FieldParams[] {
 
 export const n8nFormNode = defineNode({
   type: 'n8n-nodes-base.form',
-  versions: [1],
+  versions: [1, 2.3, 2.4, 2.5],
   schema: FormParameters,
   check(p): ValidationProblem[] {
+    // check has no version: keys as 2.4+ names them when a visible field has a fieldName.
+    const keyVersion = (fields: readonly FieldParams[]) =>
+      fields.some((f) => f.fieldName && f.fieldType !== 'hiddenField') ? 2.4 : 1;
     const problems: ValidationProblem[] =
       p.operation === 'page' && p.defineForm === 'fields'
-        ? formFieldProblems(p.formFields.values, 'parameters.formFields.values')
+        ? formFieldProblems(
+            p.formFields.values,
+            'parameters.formFields.values',
+            keyVersion(p.formFields.values),
+          )
         : [];
     if (p.operation === 'page' && p.defineForm === 'json' && !isExpression(p.jsonOutput ?? '')) {
       try {
-        problems.push(...formFieldProblems(jsonFormFields(p.jsonOutput ?? '[]'), 'parameters.jsonOutput'));
+        const fields = jsonFormFields(p.jsonOutput ?? '[]');
+        problems.push(...formFieldProblems(fields, 'parameters.jsonOutput', keyVersion(fields)));
       } catch (err) {
         problems.push({ path: 'parameters.jsonOutput', message: (err as Error).message });
       }
@@ -186,8 +227,13 @@ export const n8nFormNode = defineNode({
           : {}),
       };
     } else {
+      const version = ctx.node.typeVersion ?? 1;
       const values = p.defineForm === 'json' ? jsonFormFields(p.jsonOutput ?? '[]') : p.formFields.values;
-      const problems = formFieldProblems(values, p.defineForm === 'json' ? 'jsonOutput' : 'formFields');
+      const problems = formFieldProblems(
+        values,
+        p.defineForm === 'json' ? 'jsonOutput' : 'formFields',
+        version,
+      );
       if (problems.length > 0)
         throw new NodeOperationError(`Form: ${problems[0]?.path} ${problems[0]?.message}`);
       waiting = {
@@ -196,7 +242,7 @@ export const n8nFormNode = defineNode({
           title: p.options.formTitle ?? '',
           description: p.options.formDescription ?? '',
           buttonLabel: p.options.buttonLabel || 'Submit',
-          fields: formFieldsOf(values),
+          fields: formFieldsOf(values, version),
           submittedText: '',
         },
       };
