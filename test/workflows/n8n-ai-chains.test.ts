@@ -194,6 +194,93 @@ describe('Information Extractor', () => {
   });
 });
 
+describe("Information Extractor: dates, and the Structured Output Parser's own retry prompt", () => {
+  it('a date attribute must be a date (YYYY-MM-DD); the repair is asked for it', async () => {
+    const def = loadFixture('ai/built/information-extractor-json-schema.json');
+    const node = def.nodes.find((n) => n.name === 'Extract Meeting');
+    if (!node) throw new Error('no node');
+    node.parameters = {
+      text: 'We meet on the third of May 2024.',
+      attributes: { attributes: [{ name: 'day', type: 'date', description: 'The day', required: true }] },
+    };
+    model.answer = (messages) =>
+      user(messages).startsWith('Instructions:') ? '{"day": "2024-05-03"}' : '{"day": "3 May 2024"}';
+    const { outcome, outputs } = await runFixture(def, deps);
+    expect(outcome.state.error).toBeNull();
+    expect(outputs['Extract Meeting']).toEqual([{ output: { day: '2024-05-03' } }]);
+    expect(printedSchema(model.requests[0]?.messages ?? [])).toMatchObject({
+      properties: { day: { type: 'string', format: 'date', description: 'The day' } },
+    });
+    expect(user(model.requests[1]?.messages ?? [])).toContain('must match format "date"');
+  });
+
+  it("chainLlm with the Structured Output Parser's customized retry prompt (autoFix)", async () => {
+    const def: N8nExport = {
+      id: 'wf_retry',
+      name: 'retry prompt',
+      nodes: [
+        {
+          id: 't',
+          name: 'Trigger',
+          type: 'n8n-nodes-base.manualTrigger',
+          typeVersion: 1,
+          position: [0, 0],
+          parameters: {},
+        },
+        {
+          id: 'c',
+          name: 'Basic LLM Chain',
+          type: '@n8n/n8n-nodes-langchain.chainLlm',
+          typeVersion: 1.7,
+          position: [200, 0],
+          parameters: { promptType: 'define', text: 'Capital of France?', hasOutputParser: true },
+        },
+        {
+          id: 'm',
+          name: 'OpenAI Chat Model',
+          type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+          typeVersion: 1.2,
+          position: [200, 200],
+          parameters: { model: { __rl: true, mode: 'list', value: 'gpt-4o-mini' }, options: {} },
+          credentials: { openAiApi: { id: '123', name: 'OpenAi account' } },
+        },
+        {
+          id: 'p',
+          name: 'Structured Output Parser',
+          type: '@n8n/n8n-nodes-langchain.outputParserStructured',
+          typeVersion: 1.3,
+          position: [400, 200],
+          parameters: {
+            jsonSchemaExample: '{"city": "Rome"}',
+            autoFix: true,
+            customizeRetryPrompt: true,
+            prompt: 'FIX {completion} BECAUSE {error}',
+          },
+        },
+      ],
+      connections: {
+        Trigger: { main: [[{ node: 'Basic LLM Chain', type: 'main', index: 0 }]] },
+        'OpenAI Chat Model': {
+          ai_languageModel: [
+            [
+              { node: 'Basic LLM Chain', type: 'ai_languageModel', index: 0 },
+              { node: 'Structured Output Parser', type: 'ai_languageModel', index: 0 },
+            ],
+          ],
+        },
+        'Structured Output Parser': {
+          ai_outputParser: [[{ node: 'Basic LLM Chain', type: 'ai_outputParser', index: 0 }]],
+        },
+      },
+    } as unknown as N8nExport;
+    model.answer = (messages) => (user(messages).startsWith('FIX') ? '{"city": "Paris"}' : 'Paris');
+    const { outcome, outputs } = await runFixture(def, deps);
+    expect(outcome.state.error).toBeNull();
+    expect(outputs['Basic LLM Chain']).toEqual([{ output: { city: 'Paris' } }]);
+    expect(user(model.requests[1]?.messages ?? [])).toMatch(/^FIX Paris BECAUSE /);
+  });
+});
+
 describe('Text Classifier', () => {
   it('one output per category and "Other"; items unchanged; n8n prompt with the categories', async () => {
     model.answer = (messages) => {
