@@ -1,6 +1,7 @@
 import { NodeRegistry, type NodeType } from '../engine/node-type.js';
 import { langchainNodeTypes } from './langchain/index.js';
 import { aggregateNode } from './n8n/aggregate/index.js';
+import { aiTransformNode } from './n8n/ai-transform/index.js';
 import { awsS3Node } from './n8n/aws-s3/index.js';
 import { readBinaryFileNode, readBinaryFilesNode, writeBinaryFileNode } from './n8n/binary-file/index.js';
 import { codeNode } from './n8n/code/index.js';
@@ -104,6 +105,7 @@ export const allNodeTypes: NodeType[] = [
   writeBinaryFileNode,
   awsS3Node,
   codeNode,
+  aiTransformNode,
   compareDatasetsNode,
   n8nCompressionNode,
   n8nConvertToFileNode,

@@ -44,6 +44,8 @@ export interface OutputParser {
   parse(value: unknown): unknown;
   /** An auto-fixing parser's model: asked once to repair an answer that does not parse. */
   fixWith?: ChatModel;
+  /** The repair prompt (`{instructions}`, `{completion}`, `{error}`); LangChain's by default. */
+  fixPrompt?: string;
 }
 
 /** An embedding model (ai_embedding): texts to vectors. */

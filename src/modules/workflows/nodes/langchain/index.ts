@@ -2,9 +2,12 @@ import type { NodeType } from '../../engine/node-type.js';
 import { agentNode } from './agent/index.js';
 import { agentToolNode } from './agent-tool/index.js';
 import { agentV1Node } from './agent-v1/index.js';
+import { informationExtractorNode } from './chain-information-extractor/index.js';
 import { chainLlmNode } from './chain-llm/index.js';
 import { chainRetrievalQaNode } from './chain-retrieval-qa/index.js';
+import { sentimentAnalysisNode } from './chain-sentiment-analysis/index.js';
 import { chainSummarizationNodes } from './chain-summarization/index.js';
+import { textClassifierNode } from './chain-text-classifier/index.js';
 import { chatTriggerNode } from './chat-trigger/index.js';
 import { documentDefaultDataLoaderNode } from './document-default-data-loader/index.js';
 import { embeddingsOllamaNode } from './embeddings-ollama/index.js';
@@ -17,12 +20,14 @@ import { mcpTriggerNode } from './mcp-trigger/index.js';
 import { memoryBufferWindowNode } from './memory-buffer-window/index.js';
 import { memoryPostgresChatNode } from './memory-postgres-chat/index.js';
 import { memoryRedisChatNode } from './memory-redis-chat/index.js';
+import { outputParserAutofixingNode } from './output-parser-autofixing/index.js';
 import { outputParserStructuredNode } from './output-parser-structured/index.js';
 import { retrieverVectorStoreNode } from './retriever-vector-store/index.js';
 import { textSplitterCharacterNode, textSplitterRecursiveNode } from './text-splitter/index.js';
 import { toolCalculatorNode } from './tool-calculator/index.js';
 import { toolCodeNode } from './tool-code/index.js';
 import { toolHttpRequestNode } from './tool-http-request/index.js';
+import { toolThinkNode } from './tool-think/index.js';
 import { toolVectorStoreNode } from './tool-vector-store/index.js';
 import { toolWorkflowNode } from './tool-workflow/index.js';
 import { vectorStoreInMemoryNode } from './vector-store-in-memory/index.js';
@@ -34,8 +39,11 @@ export const langchainNodeTypes: NodeType[] = [
   agentV1Node,
   agentToolNode,
   chainLlmNode,
+  informationExtractorNode,
   chainRetrievalQaNode,
+  sentimentAnalysisNode,
   ...chainSummarizationNodes,
+  textClassifierNode,
   chatTriggerNode,
   documentDefaultDataLoaderNode,
   embeddingsOllamaNode,
@@ -48,6 +56,7 @@ export const langchainNodeTypes: NodeType[] = [
   memoryBufferWindowNode,
   memoryPostgresChatNode,
   memoryRedisChatNode,
+  outputParserAutofixingNode,
   outputParserStructuredNode,
   retrieverVectorStoreNode,
   textSplitterCharacterNode,
@@ -55,6 +64,7 @@ export const langchainNodeTypes: NodeType[] = [
   toolCalculatorNode,
   toolCodeNode,
   toolHttpRequestNode,
+  toolThinkNode,
   toolVectorStoreNode,
   toolWorkflowNode,
   vectorStoreInMemoryNode,

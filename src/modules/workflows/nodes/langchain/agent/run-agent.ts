@@ -2,7 +2,9 @@ import { type ChatMessage, runToolLoop } from '../../../../llm/index.js';
 import { type NodeExecutionContext, NodeOperationError } from '../../../engine/node-type.js';
 import type { Json } from '../../../engine/types.js';
 import { type AiTool, type ChatModel, type OutputParser, supplied, toolSpec, toolsOf } from '../ai-parts.js';
+import { fillTemplate } from '../ask.js';
 import type { WireToolCall } from '../openai-wire.js';
+import { NAIVE_FIX_TEMPLATE } from '../structured-output.js';
 
 /** n8n's name for the tool an agent with an output parser answers through. */
 const FINAL_TOOL = 'format_final_json_response';
@@ -156,15 +158,12 @@ export async function parseOrFix(parser: OutputParser, text: string): Promise<un
   } catch (error) {
     if (!parser.fixWith) throw new NodeOperationError(error instanceof Error ? error.message : String(error));
     const problem = error instanceof Error ? error.message : String(error);
-    const answer = await parser.fixWith.chat(
-      [
-        {
-          role: 'user',
-          content: `Instructions:\n--------------\nAnswer with JSON meeting this schema: ${JSON.stringify(parser.schema)}\n--------------\nCompletion:\n--------------\n${text}\n--------------\n\nAbove, the Completion did not satisfy the constraints given in the Instructions.\nError:\n--------------\n${problem}\n--------------\n\nPlease try again. Please only respond with an answer that satisfies the constraints laid out in the Instructions:`,
-        },
-      ],
-      undefined,
-    );
+    const content = fillTemplate(parser.fixPrompt ?? NAIVE_FIX_TEMPLATE, {
+      instructions: `Answer with JSON meeting this schema: ${JSON.stringify(parser.schema)}`,
+      completion: text,
+      error: problem,
+    });
+    const answer = await parser.fixWith.chat([{ role: 'user', content }], undefined);
     let fixed = '';
     for await (const e of answer.events) if (e.type === 'delta' && e.content) fixed += e.content;
     try {

@@ -64,6 +64,11 @@ export const outputParserStructuredNode = defineSubNode({
     if (fixer) {
       const model = (await fixer.supply(itemIndex)) as OutputParser['fixWith'];
       if (model?.kind === 'chatModel') parser.fixWith = model;
+      if (p.customizeRetryPrompt && p.prompt) {
+        if (!p.prompt.includes('{error}'))
+          throw new NodeOperationError('Auto-fixing parser prompt has to contain {error} placeholder');
+        parser.fixPrompt = p.prompt;
+      }
     }
     return parser;
   },
