@@ -18,7 +18,11 @@ import { memoryPostgresChatNode } from './memory-postgres-chat/index.js';
 import { memoryRedisChatNode } from './memory-redis-chat/index.js';
 import { outputParserStructuredNode } from './output-parser-structured/index.js';
 import { retrieverVectorStoreNode } from './retriever-vector-store/index.js';
-import { textSplitterCharacterNode, textSplitterRecursiveNode } from './text-splitter/index.js';
+import {
+  textSplitterCharacterNode,
+  textSplitterRecursiveNode,
+  textSplitterTokenNode,
+} from './text-splitter/index.js';
 import { toolCalculatorNode } from './tool-calculator/index.js';
 import { toolCodeNode } from './tool-code/index.js';
 import { toolHttpRequestNode } from './tool-http-request/index.js';
@@ -50,6 +54,7 @@ export const langchainNodeTypes: NodeType[] = [
   retrieverVectorStoreNode,
   textSplitterCharacterNode,
   textSplitterRecursiveNode,
+  textSplitterTokenNode,
   toolCalculatorNode,
   toolCodeNode,
   toolHttpRequestNode,
