@@ -194,6 +194,20 @@ describe('Default Data Loader, binary mode', () => {
     expect(text.docs.map((d) => d.pageContent)).toEqual(['plain words']);
   });
 
+  it('a DOCX of unclosed elements is read in one pass, not rescanned', async () => {
+    const xml = `<w:document><w:body>${'<w:p><w:r><w:t>x</w:t>'.repeat(50_000)}</w:body></w:document>`;
+    const hostile = Buffer.from(zipSync({ 'word/document.xml': strToU8(xml) }));
+    const started = Date.now();
+    const { error, docs } = await insert('bin-docx-hostile', [file(hostile, DOCX_MIME, 'h.docx')], {
+      loader: 'docxLoader',
+    });
+    expect(error).toBeNull();
+    expect(docs.length).toBeGreaterThan(0);
+    expect(docs[0]?.pageContent).toMatch(/^x\n\nx\n\n/);
+    // A rescanning pattern takes minutes here (50,000 unclosed paragraphs).
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
   it('refuses by name: EPUB, an unknown loader, a missing binary property, a damaged DOCX', async () => {
     const epub = await insert('bin-epub', [file(Buffer.from('PK'), 'application/epub+zip', 'b.epub')]);
     expect(epub.error?.message).toContain('The EPUB loader is not supported here');

@@ -154,28 +154,46 @@ function csvDocuments(source: string, o: BinaryLoadOptions): AiDocument[] {
 
 const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
+/** The WordprocessingML tags that make raw text; `(?=[\s/>])` keeps `w:tabs`, `w:pStyle`… out. */
+const DOCX_TAG = /<(\/?)w:(p|pPr|t|tab|br|cr)(?=[\s/>])([^>]*)>/g;
+
 /**
  * A DOCX file's text, as mammoth's raw text: each paragraph's runs (`w:t`, tabs, breaks) followed by a
- * blank line. Read from `word/document.xml` with a bound on what the zip inflates to.
+ * blank line. Read from `word/document.xml` with a bound on what the zip inflates to, in one pass over
+ * its tags (no pattern that rescans: a file of unclosed elements costs the same as a good one).
  */
 export function docxText(bytes: Buffer): string {
   const [entry] = unzipBounded(bytes, 'DOCX file', (name) => name === 'word/document.xml');
   if (!entry) throw new NodeOperationError('The DOCX file has no word/document.xml');
   const xml = Buffer.from(entry.bytes).toString('utf8');
-  const body = /<w:body\b[^>]*>([\s\S]*)<\/w:body>/.exec(xml)?.[1] ?? xml;
   const paragraphs: string[] = [];
-  for (const [whole] of body.matchAll(/<w:p\b[^>]*?(?:\/>|>[\s\S]*?<\/w:p>)/g)) {
-    // Paragraph properties hold tab stops (`<w:tabs><w:tab …/>`), not text.
-    const p = whole.replace(/<w:pPr\b[\s\S]*?<\/w:pPr>/g, '');
-    let out = '';
-    for (const m of p.matchAll(/<w:t(?:\s[^>]*)?>([\s\S]*?)<\/w:t>|<w:(tab|br|cr)\b[^>]*\/?>/g)) {
-      if (m[2] === 'tab') out += '\t';
-      else if (m[2] !== undefined) out += '\n';
-      else out += m[1] ?? '';
-    }
-    paragraphs.push(out.replace(/&(amp|lt|gt|quot|apos|#\d+|#x[0-9a-f]+);/gi, entity));
+  let out = '';
+  let inParagraph = false;
+  // Paragraph properties hold tab stops (`<w:tabs><w:tab …/>`), not text.
+  let inProperties = 0;
+  let textFrom = -1;
+  for (const m of xml.matchAll(DOCX_TAG)) {
+    const [tag, close, name, attributes = ''] = m;
+    const empty = attributes.endsWith('/');
+    if (name === 'p') {
+      if (close || empty || inParagraph) {
+        if (inParagraph || empty) paragraphs.push(out);
+        out = '';
+      }
+      inParagraph = !close && !empty;
+    } else if (name === 'pPr') {
+      if (!empty) inProperties = Math.max(0, inProperties + (close ? -1 : 1));
+    } else if (inProperties > 0) {
+      // a tab stop, not a tab
+    } else if (name === 't') {
+      if (close && textFrom >= 0) out += xml.slice(textFrom, m.index);
+      textFrom = close || empty ? -1 : m.index + tag.length;
+    } else if (!close) out += name === 'tab' ? '\t' : '\n';
   }
-  return paragraphs.map((p) => `${p}\n\n`).join('');
+  if (inParagraph) paragraphs.push(out);
+  return paragraphs
+    .map((p) => `${p.replace(/&(amp|lt|gt|quot|apos|#\d+|#x[0-9a-f]+);/gi, entity)}\n\n`)
+    .join('');
 }
 
 function entity(whole: string, name: string): string {
