@@ -404,6 +404,8 @@ async function pageOrSkip(config: WebLoaderConfig, budget: Budget, url: URL): Pr
   }
 }
 
+/** The largest page a CSS selector is applied to. */
+const MAX_SELECTOR_BYTES = 2 * 1024 * 1024;
 const HREF = /<a\b[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/gi;
 const LOC = /<loc>\s*([^<]*?)\s*<\/loc>/gi;
 const MAX_LINKS = 10_000;
@@ -452,6 +454,13 @@ const decodeEntities = (s: string) =>
 
 /** The elements the selector picks, as HTML (cheerio's selector engine; a bad selector is a 400). */
 async function selected(html: string, selector: string, loader: FlowiseLoader): Promise<string> {
+  // cheerio parses on the server's thread (~1 s a MB on a busy core): a larger page is refused.
+  if (Buffer.byteLength(html, 'utf8') > MAX_SELECTOR_BYTES)
+    throw new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `A page over ${MAX_SELECTOR_BYTES} bytes is not read with a CSS selector (loader '${loader.id}')`,
+      { maxBytes: MAX_SELECTOR_BYTES },
+    );
   const { load } = await import('cheerio');
   const $ = load(html);
   let picked: ReturnType<typeof $>;
