@@ -29661,6 +29661,10 @@ export interface operations {
           metadata?: {
             [key: string]: unknown;
           };
+          /** @description The canvas's loader inputs for this upsert (url, selector, limit, relativeLinksMethod, method, headers, body, metadata, chunkSize; repoLink, branch, recursive, githubInstanceApi, ignorePath), by name or per node id */
+          overrideConfig?: {
+            [key: string]: unknown;
+          };
         };
       };
     };

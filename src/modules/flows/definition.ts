@@ -61,6 +61,45 @@ export type FlowiseTool = { name: string; description: string } & (
   | { type: 'search'; provider: SearchProvider }
 );
 
+/**
+ * A document loader of a vector store, run by the vector upsert (when the upsert sends no documents):
+ * Flowise's Cheerio Web Scraper (`web`) and API Loader (`api`).
+ */
+export type FlowiseLoader = {
+  /** The loader's node id (overrideConfig may address its inputs by it). */
+  id: string;
+  /** The connected splitter's chunk size, in characters (the knowledge base chunks). */
+  chunkSize?: number;
+  metadata: Record<string, unknown>;
+} & (
+  | {
+      type: 'web';
+      url: string;
+      relativeLinksMethod: '' | 'webCrawl' | 'scrapeXMLSitemap';
+      /** Pages of a crawl or sitemap (0: as many as the server allows). */
+      limit: number;
+      selector: string;
+    }
+  | {
+      type: 'api';
+      method: 'GET' | 'POST';
+      url: string;
+      headers: Record<string, string>;
+      body: unknown;
+    }
+  /** Flowise's GitHub loader (LangChain's GithubRepoLoader, public repositories: no token is kept). */
+  | {
+      type: 'github';
+      repoLink: string;
+      branch: string;
+      recursive: boolean;
+      /** GitHub's API base (GitHub Enterprise's, or another host speaking its contents API). */
+      githubInstanceApi: string;
+      /** Paths left out: a path equal to one, or under it (`docs/`, `docs/*`). */
+      ignorePath: string[];
+    }
+);
+
 export interface FlowisePlan {
   /** Chains answered first, in order (each may use the ones before it). */
   steps?: ChainStep[];
@@ -72,6 +111,8 @@ export interface FlowisePlan {
   imageUploads?: boolean;
   /** The vector stores of the canvas by node id, each a knowledge-base topic (the vector upsert fills them). */
   stores?: Record<string, string>;
+  /** The document loaders of each vector store (by the store's node id) that the vector upsert runs. */
+  loaders?: Record<string, FlowiseLoader[]>;
 }
 
 export const DEFAULT_TEMPLATES: Record<FlowKind, string> = {

@@ -6,7 +6,7 @@ import { FlowService } from './flow-service.js';
 import { FlowStore } from './flow-store.js';
 import { FlowiseObjects } from './flowise/objects.js';
 import { toolSandbox } from './flowise/sandbox.js';
-import { searchConfig } from './flowise/search-config.js';
+import { searchConfig, webLoaderConfig } from './flowise/search-config.js';
 import { flowiseRoutes } from './flowise-routes.js';
 import { definitionLookups } from './lookups.js';
 import { PredictionService } from './prediction-service.js';
@@ -74,7 +74,7 @@ export const flowsModule: PlatformModule = {
       flows,
       store,
       predictions,
-      upserts: new UpsertService(flows, documents, objects),
+      upserts: new UpsertService(flows, documents, objects, webLoaderConfig(ctx.config)),
       objects,
       predictionBodyLimit: ctx.config.LLM_BODY_LIMIT_BYTES,
       maxFileBytes: ctx.config.DOCUMENT_MAX_BYTES,

@@ -271,12 +271,12 @@ async function readMultipart(request: FastifyRequest): Promise<Record<string, un
     if (part.fieldname === 'topic') body.topic = value;
     else if (part.fieldname === 'stopNodeId') body.stopNodeId = value;
     else if (part.fieldname === 'chunkSize') body.chunkSize = Number(value);
-    else if (part.fieldname === 'metadata') {
+    else if (part.fieldname === 'metadata' || part.fieldname === 'overrideConfig') {
       try {
-        body.metadata = JSON.parse(value) as unknown;
+        body[part.fieldname] = JSON.parse(value) as unknown;
       } catch {
-        throw new AppError('VALIDATION_ERROR', 'metadata must be JSON', {
-          fields: [{ field: 'metadata', message: 'must be a JSON object' }],
+        throw new AppError('VALIDATION_ERROR', `${part.fieldname} must be JSON`, {
+          fields: [{ field: part.fieldname, message: 'must be a JSON object' }],
         });
       }
     }

@@ -271,6 +271,12 @@ export const UpsertBody = Type.Object(
     ),
     chunkSize: Type.Optional(Type.Integer({ minimum: 50, maximum: 20_000 })),
     metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    overrideConfig: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          "The canvas's loader inputs for this upsert (url, selector, limit, relativeLinksMethod, method, headers, body, metadata, chunkSize; repoLink, branch, recursive, githubInstanceApi, ignorePath), by name or per node id",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -3,6 +3,7 @@ import { AppError, validationError } from '../../core/errors.js';
 import type { DocumentsApi, IngestInput } from '../documents/index.js';
 import type { FlowService } from './flow-service.js';
 import type { FlowiseObjects } from './flowise/objects.js';
+import { runLoaders, type WebLoaderConfig, withOverrides } from './flowise/web-loaders.js';
 
 /** A file of a multipart upsert (Flowise's `files` field), or of a JSON one, as base64. */
 export interface UpsertFile {
@@ -20,6 +21,8 @@ export interface UpsertInput {
   stopNodeId?: string;
   chunkSize?: number;
   metadata?: Record<string, unknown>;
+  /** Flowise's: the canvas's loader inputs for this upsert (`url`, `selector`, `headers`…). */
+  overrideConfig?: Record<string, unknown>;
 }
 
 /** The loader a file goes through, by its extension or media type; null when none reads it. */
@@ -43,6 +46,8 @@ export class UpsertService {
     private readonly documents: DocumentsApi | null,
     /** Each upsert is recorded (Flowise's upsert history). */
     private readonly objects: FlowiseObjects,
+    /** The web and API loaders' outbound client and bounds. */
+    private readonly loaders: WebLoaderConfig,
   ) {}
 
   /** The embeddings are charged to the caller's key, within its models (the documents module's ingest). */
@@ -69,7 +74,38 @@ export class UpsertService {
       throw validationError(`Topic '${topic}' is not one of the flow's topics`, [
         { field: 'topic', message: `must be one of: ${topics.join(', ')}` },
       ]);
-    const entries = this.entriesOf(input, topic);
+    let entries = this.entriesOf(input, topic);
+    // No documents sent: the canvas's loaders (web pages, APIs) load them, as Flowise's upsert does.
+    const loaders = definition.flowise?.plan?.loaders ?? {};
+    const loading = Object.entries(loaders).filter(
+      ([store]) => input.stopNodeId === undefined || store === input.stopNodeId,
+    );
+    if (entries.length === 0 && loading.length > 0) {
+      if (!this.documents)
+        throw new AppError('SERVICE_UNAVAILABLE', 'The knowledge base is not enabled on this server');
+      entries = [];
+      for (const [store, list] of loading) {
+        const docs = await runLoaders(this.loaders, withOverrides(list, input.overrideConfig ?? {}));
+        const into = input.topic ?? stores[store] ?? topic;
+        for (const doc of docs) {
+          const chunkSize = input.chunkSize ?? doc.chunkSize;
+          entries.push({
+            topic: into,
+            source: doc.source,
+            content: doc.content,
+            title: doc.title,
+            metadata: { ...doc.metadata, ...input.metadata },
+            ...(chunkSize !== undefined ? { chunkSize } : {}),
+          });
+        }
+      }
+    } else if (input.overrideConfig !== undefined && Object.keys(input.overrideConfig).length > 0)
+      throw validationError('overrideConfig changes the canvas’s loaders', [
+        {
+          field: 'overrideConfig',
+          message: 'applies to the loaders the upsert runs: send it without documents or files',
+        },
+      ]);
     if (entries.length === 0)
       throw validationError('Nothing to upsert', [
         { field: 'documents', message: 'send documents or files' },

@@ -2,6 +2,7 @@ import { validationError } from '../../../core/errors.js';
 import {
   type ChainStep,
   DEFAULT_TEMPLATES,
+  type FlowiseLoader,
   type FlowisePlan,
   type FlowiseTool,
   type Problem,
@@ -97,10 +98,17 @@ export function convertCanvas(
     const topic =
       store.name === 'postgres'
         ? postgresTopic(store)
-        : store.name === 'pinecone'
+        : store.name === 'pinecone' || store.name === 'pineconeUpsert'
           ? pineconeTopic(store)
           : topicOf(store);
     plan.stores = { ...plan.stores, [store.id]: topic };
+    const loaders = refs(store, 'document')
+      .filter((n) => WEB_LOADERS.has(n.name))
+      .flatMap((n) => {
+        const loader = webLoaderOf(n, problems, (l) => one(l, 'textSplitter', 'splitter', false));
+        return loader ? [loader] : [];
+      });
+    if (loaders.length > 0) plan.loaders = { ...plan.loaders, [store.id]: loaders };
     return topic;
   };
   const steps = new Map<string, ChainStep>();
@@ -522,6 +530,13 @@ const withQuestion = (template: string) =>
  */
 function loaderText(node: CanvasNode, problems: Problem[]): string {
   if (node.name === 'plainText') return text(node.inputs.text);
+  if (WEB_LOADERS.has(node.name)) {
+    problems.push({
+      field: `flowData.${node.id}`,
+      message: `a ${node.name} is not read at save: connect it to a vector store and run the vector upsert`,
+    });
+    return '';
+  }
   const file = text(node.inputs.txtFile ?? node.inputs.pdfFile);
   if (file === '') return '';
   if (node.name === 'pdfFile') {
@@ -535,6 +550,105 @@ function loaderText(node: CanvasNode, problems: Problem[]): string {
   // Flowise keeps an uploaded file as `data:<type>;base64,<data>,filename:<name>`.
   const match = /^data:[^;,]*;base64,([A-Za-z0-9+/=]*)/.exec(file);
   return match ? Buffer.from(match[1] ?? '', 'base64').toString('utf8') : '';
+}
+
+/** Loaders that fetch their documents when the vector upsert runs (flowise/web-loaders.ts). */
+const WEB_LOADERS = new Set(['cheerioWebScraper', 'apiLoader', 'github']);
+const RELATIVE_LINKS = ['', 'webCrawl', 'scrapeXMLSitemap'] as const;
+
+/** A JSON input of the canvas (an object, or its JSON text; '' is unset); a problem when it does not parse. */
+function jsonInput(value: unknown, problems: Problem[], field: string): unknown {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    problems.push({ field, message: 'is not JSON' });
+    return undefined;
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A Cheerio Web Scraper or API Loader as the loader the vector upsert runs; its URL is checked again
+ * at upsert (overrideConfig may change it), and every request goes through the outbound guard.
+ */
+function webLoaderOf(
+  node: CanvasNode,
+  problems: Problem[],
+  splitterOf: (loader: CanvasNode) => CanvasNode | undefined,
+): FlowiseLoader | null {
+  const field = `flowData.${node.id}`;
+  const url = text(node.inputs.url).trim();
+  if (url !== '' && !/^https?:\/\//i.test(url))
+    problems.push({ field: `${field}.url`, message: 'must be an http(s) URL' });
+  const metadata = jsonInput(node.inputs.metadata, problems, `${field}.metadata`) ?? {};
+  if (!isObject(metadata)) problems.push({ field: `${field}.metadata`, message: 'must be a JSON object' });
+  const splitter = splitterOf(node);
+  const chunkSize = splitter ? integerIn(splitter.inputs.chunkSize, 50, 20_000) : undefined;
+  const common = {
+    id: node.id,
+    metadata: isObject(metadata) ? metadata : {},
+    ...(chunkSize !== undefined ? { chunkSize } : {}),
+  };
+  if (node.name === 'cheerioWebScraper') {
+    const method = text(node.inputs.relativeLinksMethod);
+    if (!(RELATIVE_LINKS as readonly string[]).includes(method))
+      problems.push({
+        field: `${field}.relativeLinksMethod`,
+        message: 'must be webCrawl, scrapeXMLSitemap or empty',
+      });
+    const limit = node.inputs.limit;
+    const pages = limit === undefined || limit === '' ? 10 : integerIn(limit, 0, 1_000_000);
+    if (pages === undefined)
+      problems.push({ field: `${field}.limit`, message: 'must be a whole number, 0 or more' });
+    return {
+      ...common,
+      type: 'web',
+      url,
+      relativeLinksMethod: (RELATIVE_LINKS as readonly string[]).includes(method)
+        ? (method as (typeof RELATIVE_LINKS)[number])
+        : '',
+      limit: pages ?? 10,
+      selector: text(node.inputs.selector).slice(0, 1_000),
+    };
+  }
+  if (node.name === 'github') {
+    const ignored = jsonInput(node.inputs.ignorePath, problems, `${field}.ignorePath`) ?? [];
+    if (!Array.isArray(ignored) || !ignored.every((p) => typeof p === 'string'))
+      problems.push({ field: `${field}.ignorePath`, message: 'must be a JSON array of paths' });
+    const api = text(node.inputs.githubInstanceApi).trim();
+    if (api !== '' && !/^https?:\/\//i.test(api))
+      problems.push({ field: `${field}.githubInstanceApi`, message: 'must be an http(s) URL' });
+    return {
+      ...common,
+      type: 'github',
+      repoLink: text(node.inputs.repoLink).trim(),
+      branch: text(node.inputs.branch).trim() || 'main',
+      recursive: node.inputs.recursive === true || node.inputs.recursive === 'true',
+      githubInstanceApi: api.replace(/\/+$/, '') || 'https://api.github.com',
+      ignorePath: Array.isArray(ignored) ? (ignored as unknown[]).filter((p) => typeof p === 'string') : [],
+    };
+  }
+  const method = text(node.inputs.method).toUpperCase() || 'GET';
+  if (method !== 'GET' && method !== 'POST')
+    problems.push({ field: `${field}.method`, message: 'must be GET or POST' });
+  const headers = jsonInput(node.inputs.headers, problems, `${field}.headers`) ?? {};
+  if (!isObject(headers)) problems.push({ field: `${field}.headers`, message: 'must be a JSON object' });
+  return {
+    ...common,
+    type: 'api',
+    method: method === 'POST' ? 'POST' : 'GET',
+    url,
+    headers: isObject(headers)
+      ? Object.fromEntries(
+          Object.entries(headers).map(([k, v]) => [k, typeof v === 'string' ? v : String(v)]),
+        )
+      : {},
+    body: jsonInput(node.inputs.body, problems, `${field}.body`),
+  };
 }
 
 function pineconeTopic(node: CanvasNode): string {

@@ -68,6 +68,8 @@ export const NODE_TYPES: Readonly<Record<string, NodeRole>> = {
   postgres: 'vectorStore',
   // A Pinecone index and namespace are a knowledge-base topic here (filled by the vector upsert).
   pinecone: 'vectorStore',
+  // Flowise's older upserting Pinecone node: the same topic.
+  pineconeUpsert: 'vectorStore',
   faiss: 'vectorStore',
   faissUpsert: 'vectorStore',
   openAIEmbeddings: 'embeddings',
@@ -75,9 +77,16 @@ export const NODE_TYPES: Readonly<Record<string, NodeRole>> = {
   localAIEmbeddings: 'embeddings',
   recursiveCharacterTextSplitter: 'splitter',
   characterTextSplitter: 'splitter',
+  // The knowledge base writes HTML as Markdown and chunks it; the chunk size is the splitter's.
+  htmlToMarkdownTextSplitter: 'splitter',
+  markdownTextSplitter: 'splitter',
   plainText: 'loader',
   textFile: 'loader',
   pdfFile: 'loader',
+  // Run by the vector upsert: the pages or the API's answer, fetched under the outbound rule.
+  cheerioWebScraper: 'loader',
+  apiLoader: 'loader',
+  github: 'loader',
   // Flowise's Document Store loader: the flow's topic is filled by the upsert or the document-store API.
   documentStore: 'loader',
   stickyNote: 'note',

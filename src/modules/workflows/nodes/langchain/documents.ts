@@ -58,7 +58,10 @@ export function splitDocuments(documents: AiDocument[], splitter: TextSplitter |
       const from = lineAt(doc.pageContent, start);
       const to = from + (chunk.match(/\n/g)?.length ?? 0);
       if (at !== -1) searchFrom = at + 1;
-      out.push({ pageContent: chunk, metadata: { ...doc.metadata, loc: { lines: { from, to } } } });
+      // LangChain keeps a loader's `loc` (a PDF's page number) and adds the lines.
+      const loc = doc.metadata.loc;
+      const kept = loc && typeof loc === 'object' && !Array.isArray(loc) ? loc : {};
+      out.push({ pageContent: chunk, metadata: { ...doc.metadata, loc: { ...kept, lines: { from, to } } } });
       if (out.length > MAX_DOCUMENTS)
         throw new NodeOperationError(`The data splits into more than ${MAX_DOCUMENTS} documents`);
     }

@@ -23,7 +23,11 @@ import { memoryRedisChatNode } from './memory-redis-chat/index.js';
 import { outputParserAutofixingNode } from './output-parser-autofixing/index.js';
 import { outputParserStructuredNode } from './output-parser-structured/index.js';
 import { retrieverVectorStoreNode } from './retriever-vector-store/index.js';
-import { textSplitterCharacterNode, textSplitterRecursiveNode } from './text-splitter/index.js';
+import {
+  textSplitterCharacterNode,
+  textSplitterRecursiveNode,
+  textSplitterTokenNode,
+} from './text-splitter/index.js';
 import { toolCalculatorNode } from './tool-calculator/index.js';
 import { toolCodeNode } from './tool-code/index.js';
 import { toolHttpRequestNode } from './tool-http-request/index.js';
@@ -61,6 +65,7 @@ export const langchainNodeTypes: NodeType[] = [
   retrieverVectorStoreNode,
   textSplitterCharacterNode,
   textSplitterRecursiveNode,
+  textSplitterTokenNode,
   toolCalculatorNode,
   toolCodeNode,
   toolHttpRequestNode,

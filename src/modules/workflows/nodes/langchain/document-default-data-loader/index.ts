@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
-import { defineSubNode } from '../../../engine/node-type.js';
+import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
 import type { Json } from '../../../engine/types.js';
 import { type AiDocument, type DocumentSource, LANGCHAIN, supplied, type TextSplitter } from '../ai-parts.js';
-import { binaryText, jsonDocuments, splitDocuments, textDocument, withMetadata } from '../documents.js';
+import { jsonDocuments, splitDocuments, textDocument, withMetadata } from '../documents.js';
 import { splitRecursive } from '../text-splitter/split.js';
+import { BINARY_LOADERS, type BinaryLoader, loadBinary } from './binary.js';
 
 const Parameters = Type.Object(
   {
@@ -39,7 +40,8 @@ const Parameters = Type.Object(
 
 /**
  * n8n's Default Data Loader: the documents of one item of its root (a vector store inserting) — the
- * item's JSON (each string value a document), an expression's text, or a text file of its binary — cut by
+ * item's JSON (each string value a document), an expression's text, or its binary files (PDF, CSV, DOCX,
+ * JSON, text: binary.ts) — cut by
  * the attached text splitter (v1, v1.1 `custom`) or by the recursive splitter at 1000/200 (v1.1 `simple`).
  */
 export const documentDefaultDataLoaderNode = defineSubNode({
@@ -64,10 +66,26 @@ export const documentDefaultDataLoaderNode = defineSubNode({
     }
     let documents: AiDocument[];
     if (p.dataType === 'binary') {
-      const key =
-        p.binaryMode === 'specificField' ? p.binaryDataKey : (Object.keys(item?.binary ?? {})[0] ?? 'data');
-      const { text, mimeType } = binaryText(item, key);
-      documents = [textDocument(text, mimeType)];
+      const loader = p.loader ?? 'auto';
+      if (!(BINARY_LOADERS as readonly string[]).includes(loader))
+        throw new NodeOperationError(`Loader '${loader}' is not one of: ${BINARY_LOADERS.join(', ')}`);
+      // Every binary property of the item, or the one named (n8n's `specificField`).
+      const keys =
+        p.binaryMode === 'specificField' ? [p.binaryDataKey] : Object.keys(item?.binary ?? {}).slice(0, 100);
+      if (keys.length === 0) throw new NodeOperationError('No binary data set.');
+      documents = [];
+      for (const key of keys) {
+        const file = item?.binary?.[key];
+        if (!file) throw new NodeOperationError(`The item has no binary property '${key}'`);
+        documents.push(
+          ...(await loadBinary(file, loader as BinaryLoader, {
+            ...(p.options.splitPages !== undefined ? { splitPages: p.options.splitPages } : {}),
+            ...(p.options.column !== undefined ? { column: p.options.column } : {}),
+            ...(p.options.separator !== undefined ? { separator: p.options.separator } : {}),
+            ...(p.options.pointers !== undefined ? { pointers: p.options.pointers } : {}),
+          })),
+        );
+      }
     } else if (p.jsonMode === 'expressionData') {
       const data = p.jsonData;
       documents = typeof data === 'string' ? [textDocument(data)] : jsonDocuments(data);

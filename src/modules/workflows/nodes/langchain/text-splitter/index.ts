@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
 import { LANGCHAIN, type TextSplitter } from '../ai-parts.js';
 import { splitCharacter, splitRecursive } from './split.js';
+import { splitTokens } from './token.js';
 
 const Size = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1000 });
 const Overlap = Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 });
@@ -52,5 +53,21 @@ export const textSplitterCharacterNode = defineSubNode({
     const p = await ctx.params(itemIndex);
     const o = { chunkSize: p.chunkSize, chunkOverlap: p.chunkOverlap };
     return { kind: 'textSplitter', split: (text) => splitCharacter(text, p.separator, o) };
+  },
+});
+
+/** n8n's Token Splitter: windows of `chunkSize` tokens (an approximation of cl100k_base: token.ts). */
+export const textSplitterTokenNode = defineSubNode({
+  type: `${LANGCHAIN}.textSplitterTokenSplitter`,
+  versions: [1],
+  schema: Type.Object(
+    { chunkSize: Size, chunkOverlap: Overlap, notice: Type.Optional(Type.String()) },
+    { additionalProperties: false },
+  ),
+  subNode: 'ai_textSplitter',
+  async supply(ctx, itemIndex): Promise<TextSplitter> {
+    const p = await ctx.params(itemIndex);
+    const o = { chunkSize: p.chunkSize, chunkOverlap: p.chunkOverlap };
+    return { kind: 'textSplitter', split: (text) => splitTokens(text, o) };
   },
 });

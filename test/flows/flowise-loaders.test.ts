@@ -1,0 +1,414 @@
+/**
+ * Flowise's Cheerio Web Scraper and API Loader (issue 36): the vector upsert runs a canvas's loaders
+ * against a local web site and API (real HTTP), through the platform's outbound client, into the store's
+ * topic, and the next prediction answers from what they loaded. Flowise's "WebPage QnA" marketplace
+ * template is imported unmodified (test/fixtures/flowise); its URL is changed by the upsert's
+ * `overrideConfig`, as a Flowise client does.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createOutboundHttp } from '../../src/core/http/outbound.js';
+import type { FlowiseLoader } from '../../src/modules/flows/definition.js';
+import { runLoaders, type WebLoaderConfig } from '../../src/modules/flows/flowise/web-loaders.js';
+import { testDialects } from '../helpers/services.js';
+import { type LlmTestbed, startLlmTestbed } from '../llm/support.js';
+import { call, expectFlowError, expectNamesField, type Flow, lastCall, predict } from './support.js';
+
+const template = (name: string): string =>
+  readFileSync(new URL(`../fixtures/flowise/${name}.json`, import.meta.url), 'utf8');
+
+interface Seen {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/** A small web site and JSON API: pages linking each other, a sitemap, an API that checks its key. */
+async function startSite(): Promise<{ url: string; host: string; seen: Seen[]; close: () => Promise<void> }> {
+  const seen: Seen[] = [];
+  const page = (title: string, main: string, links: string[]) =>
+    `<!doctype html><html><head><title>${title}</title></head><body><nav>Navigation menu text</nav>` +
+    `<main><h1>${title}</h1><p>${main}</p></main>${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</body></html>`;
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => {
+      body += c.toString('utf8');
+    });
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      seen.push({ method: req.method ?? '', path, headers: req.headers, body });
+      const json = (v: unknown) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(v));
+      };
+      const text = (s: string) => {
+        res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end(s);
+      };
+      const html = (s: string) => {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(s);
+      };
+      switch (path) {
+        case '/':
+          return html(
+            page('Harbour Library', 'The harbour library lends kayaks every Tuesday morning.', [
+              '/about',
+              '/hours#today',
+              'https://elsewhere.example/out',
+              'mailto:x@example.com',
+            ]),
+          );
+        case '/about':
+          return html(
+            page('About', 'The library was founded by lighthouse keepers in 1907.', ['/', '/deep']),
+          );
+        case '/hours':
+          return html(page('Hours', 'Open from nine to five, closed on Sundays.', ['/']));
+        case '/deep':
+          return html(page('Deep', 'A page only a longer crawl reaches.', []));
+        case '/sitemap.xml':
+          res.writeHead(200, { 'content-type': 'application/xml' });
+          return res.end(
+            `<?xml version="1.0"?><urlset><url><loc>${base}/hours</loc></url><url><loc>${base}/deep</loc></url>` +
+              '<url><loc>https://elsewhere.example/x</loc></url></urlset>',
+          );
+        case '/big':
+          return html(`<html><body>${'x'.repeat(300_000)}</body></html>`);
+        case '/hang':
+          return; // never answers: the loader's time limit ends it
+        // A GitHub contents API (what LangChain's GithubRepoLoader reads) and its raw files.
+        case '/gh/repos/FlowiseAI/FlowiseDocs/contents/?ref=main':
+        case '/gh/repos/acme/tools/contents/?ref=main':
+          return json([
+            { type: 'file', path: 'README.md', size: 40, download_url: `${base}/raw/README.md` },
+            { type: 'dir', path: 'docs', size: 0, download_url: null },
+            { type: 'file', path: 'logo.png', size: 9, download_url: `${base}/raw/logo.png` },
+            { type: 'file', path: 'submodule', size: 0, download_url: null },
+          ]);
+        case '/gh/repos/FlowiseAI/FlowiseDocs/contents/docs?ref=main':
+        case '/gh/repos/acme/tools/contents/docs?ref=main':
+          return json([
+            { type: 'file', path: 'docs/upsert.md', size: 60, download_url: `${base}/raw/docs/upsert.md` },
+          ]);
+        case '/raw/README.md':
+          return text('# Flowise Docs\n\nThe documentation of Flowise.');
+        case '/raw/docs/upsert.md':
+          return text('# Upsert\n\nThe vector upsert API loads documents into a vector store.');
+        case '/api/items': {
+          if (req.headers.authorization !== 'Bearer api-key-1') {
+            res.writeHead(401, { 'content-type': 'application/json' });
+            return res.end('{"error":"no key"}');
+          }
+          res.writeHead(200, { 'content-type': 'application/json' });
+          const query = body ? (JSON.parse(body) as { q?: string }).q : undefined;
+          return res.end(
+            JSON.stringify({ items: [{ name: 'Copper kettle', price: 42, query: query ?? null }] }),
+          );
+        }
+        default:
+          res.writeHead(404, { 'content-type': 'text/plain' });
+          return res.end('not found');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    url: base,
+    host: `127.0.0.1:${port}`,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const node = (id: string, name: string, inputs: Record<string, unknown> = {}) => ({
+  id,
+  type: 'customNode',
+  data: { id, name, inputs },
+});
+const edge = (source: string, target: string) => ({ source, target, sourceHandle: '', targetHandle: '' });
+
+/** A Conversational Retrieval QA chain over an in-memory vector store fed by one loader node. */
+const qnaCanvas = (loader: ReturnType<typeof node>) => ({
+  nodes: [
+    node('chatOpenAI_0', 'chatOpenAI', { modelName: 'gpt-3.5-turbo' }),
+    node('openAIEmbeddings_0', 'openAIEmbeddings', {}),
+    node('recursiveCharacterTextSplitter_0', 'recursiveCharacterTextSplitter', { chunkSize: 500 }),
+    loader,
+    node('memoryVectorStore_0', 'memoryVectorStore', {
+      document: [`{{${loader.id}.data.instance}}`],
+      embeddings: '{{openAIEmbeddings_0.data.instance}}',
+      topK: 4,
+    }),
+    node('conversationalRetrievalQAChain_0', 'conversationalRetrievalQAChain', {
+      model: '{{chatOpenAI_0.data.instance}}',
+      vectorStoreRetriever: '{{memoryVectorStore_0.data.instance}}',
+    }),
+  ],
+  edges: [
+    edge('recursiveCharacterTextSplitter_0', loader.id),
+    edge(loader.id, 'memoryVectorStore_0'),
+    edge('openAIEmbeddings_0', 'memoryVectorStore_0'),
+    edge('memoryVectorStore_0', 'conversationalRetrievalQAChain_0'),
+    edge('chatOpenAI_0', 'conversationalRetrievalQAChain_0'),
+  ],
+});
+
+let site: Awaited<ReturnType<typeof startSite>>;
+beforeAll(async () => {
+  site = await startSite();
+});
+afterAll(() => site?.close());
+beforeEach(() => {
+  site.seen.length = 0;
+});
+
+describe.each(await testDialects())('flows: Flowise web and API loaders on %s', (dialect) => {
+  let bed: LlmTestbed;
+
+  beforeAll(async () => {
+    bed = await startLlmTestbed(
+      dialect,
+      { OUTBOUND_ALLOW_HOSTS: site.host },
+      {
+        extraModels: (_ollama, openai) => [
+          { provider: 'openai', baseUrl: openai.url, name: 'gpt-3.5-turbo', upstreamModel: 'gpt-4o-mini' },
+        ],
+      },
+    );
+  });
+  afterAll(() => bed?.close());
+  beforeEach(() => bed.openai.reset());
+
+  const importFlow = async (name: string, flowData: string): Promise<Flow> => {
+    const res = await call(bed, 'POST', '/api/v1/chatflows', { body: { name, flowData } });
+    expect(res.status, res.text).toBe(201);
+    return res.json() as Flow;
+  };
+  const upsert = (flowId: string, body: Record<string, unknown>) =>
+    call(bed, 'POST', `/api/v1/vector/upsert/${flowId}`, { body });
+
+  it('WebPage QnA (marketplace template, unmodified): the upsert scrapes the page, the answer cites it', async () => {
+    const flow = await importFlow('WebPage QnA', template('WebPage QnA'));
+    expect(flow.kind).toBe('rag');
+    const res = await upsert(flow.id, { overrideConfig: { url: `${site.url}/` } });
+    expect(res.status, res.text).toBe(200);
+    expect((res.json() as { numAdded: number }).numAdded).toBeGreaterThan(0);
+    expect(site.seen.map((s) => s.path)).toEqual(['/']);
+    const answer = await predict(bed, flow.id, { question: 'When does the library lend kayaks?' });
+    expect(answer.sourceDocuments[0]?.pageContent).toContain('lends kayaks every Tuesday');
+    expect(lastCall(bed.openai).user).toContain('lends kayaks every Tuesday');
+  });
+
+  it.each(['Github Docs QnA', 'Flowise Docs QnA'])(
+    '%s (marketplace template, unmodified): the GitHub loader reads the repository recursively',
+    async (name) => {
+      const flow = await importFlow(name, template(name));
+      const res = await upsert(flow.id, { overrideConfig: { githubInstanceApi: `${site.url}/gh` } });
+      expect(res.status, res.text).toBe(200);
+      // The root listing, the docs directory, the two text files; not the image nor the submodule.
+      expect(site.seen.map((s) => s.path).sort()).toEqual(
+        [
+          '/gh/repos/FlowiseAI/FlowiseDocs/contents/?ref=main',
+          '/gh/repos/FlowiseAI/FlowiseDocs/contents/docs?ref=main',
+          '/raw/README.md',
+          '/raw/docs/upsert.md',
+        ].sort(),
+      );
+      const answer = await predict(bed, flow.id, { question: 'What does the vector upsert API do?' });
+      expect(answer.sourceDocuments.map((d) => d.pageContent).join('\n')).toContain(
+        'loads documents into a vector store',
+      );
+    },
+  );
+
+  it('Github Repo QnA (marketplace template, unmodified): its repository given at upsert, into its Pinecone topic', async () => {
+    const flow = await importFlow('Github Repo QnA', template('Github Repo QnA'));
+    // The template names no repository: the upsert must.
+    expectNamesField(await upsert(flow.id, {}), 'flowData.github_1.repoLink');
+    const res = await upsert(flow.id, {
+      overrideConfig: { repoLink: 'https://github.com/acme/tools', githubInstanceApi: `${site.url}/gh` },
+    });
+    expect(res.status, res.text).toBe(200);
+    const answer = await predict(bed, flow.id, { question: 'What is the documentation about?' });
+    expect(answer.sourceDocuments[0]?.metadata.topic).toBe('pinecone:myindex/mynamespace');
+  });
+
+  it('a web crawl follows same-origin links breadth first up to its limit; the selector picks the content', async () => {
+    const flow = await importFlow(
+      'crawl',
+      JSON.stringify(
+        qnaCanvas(
+          node('cheerioWebScraper_0', 'cheerioWebScraper', {
+            url: `${site.url}/`,
+            relativeLinksMethod: 'webCrawl',
+            limit: '3',
+            selector: 'main',
+            metadata: '{"site":"harbour"}',
+            textSplitter: '{{recursiveCharacterTextSplitter_0.data.instance}}',
+          }),
+        ),
+      ),
+    );
+    const res = await upsert(flow.id, {});
+    expect(res.status, res.text).toBe(200);
+    const docs = (res.json() as { addedDocs: Array<{ title: string }> }).addedDocs;
+    // `/`, then its links in order: /about, /hours (the fragment dropped); not /deep (past the limit),
+    // not the other origin.
+    expect(site.seen.map((s) => s.path)).toEqual(['/', '/about', '/hours']);
+    expect(docs.map((d) => d.title).sort()).toEqual(
+      [`${site.url}/`, `${site.url}/about`, `${site.url}/hours`].sort(),
+    );
+    const answer = await predict(bed, flow.id, { question: 'Who founded the library?' });
+    const found = answer.sourceDocuments.map((d) => d.pageContent).join('\n');
+    expect(found).toContain('lighthouse keepers');
+    expect(found).not.toContain('Navigation menu text');
+  });
+
+  it('a sitemap gives the pages of its own origin', async () => {
+    const flow = await importFlow(
+      'sitemap',
+      JSON.stringify(
+        qnaCanvas(
+          node('cheerioWebScraper_0', 'cheerioWebScraper', {
+            url: `${site.url}/sitemap.xml`,
+            relativeLinksMethod: 'scrapeXMLSitemap',
+            limit: 0,
+          }),
+        ),
+      ),
+    );
+    const res = await upsert(flow.id, {});
+    expect(res.status, res.text).toBe(200);
+    expect(site.seen.map((s) => s.path)).toEqual(['/sitemap.xml', '/hours', '/deep']);
+  });
+
+  it('the API Loader: GET with its headers, POST with its JSON body; the answer’s JSON is the document', async () => {
+    const api = (inputs: Record<string, unknown>) =>
+      JSON.stringify(
+        qnaCanvas(
+          node('apiLoader_0', 'apiLoader', {
+            url: `${site.url}/api/items`,
+            headers: '{"Authorization":"Bearer api-key-1"}',
+            ...inputs,
+          }),
+        ),
+      );
+    const get = await importFlow('api get', api({ method: 'GET' }));
+    const res = await upsert(get.id, {});
+    expect(res.status, res.text).toBe(200);
+    expect(site.seen[0]).toMatchObject({ method: 'GET', path: '/api/items' });
+    const answer = await predict(bed, get.id, { question: 'What does the copper kettle cost?' });
+    expect(answer.sourceDocuments[0]?.pageContent).toContain('"name": "Copper kettle"');
+
+    const post = await importFlow('api post', api({ method: 'POST', body: '{"q":"kettles"}' }));
+    site.seen.length = 0;
+    expect((await upsert(post.id, {})).status).toBe(200);
+    expect(site.seen[0]).toMatchObject({ method: 'POST', body: '{"q":"kettles"}' });
+    expect(site.seen[0]?.headers['content-type']).toBe('application/json');
+
+    // A refused key is the API's status, in Flowise's error body.
+    const denied = await upsert(get.id, { overrideConfig: { headers: { Authorization: 'Bearer wrong' } } });
+    expectFlowError(denied, 502, 'UPSTREAM_ERROR');
+  });
+
+  it('refuses what cannot run: bad URLs, overrides of other inputs, a web loader in a conversation chain', async () => {
+    const flow = await importFlow('WebPage QnA', template('WebPage QnA'));
+    expectNamesField(
+      await upsert(flow.id, { overrideConfig: { url: 'file:///etc/passwd' } }),
+      'flowData.cheerioWebScraper_0.url',
+    );
+    expectNamesField(await upsert(flow.id, { overrideConfig: { temperature: 2 } }), 'overrideConfig');
+    expectNamesField(
+      await upsert(flow.id, { overrideConfig: { url: { other_0: `${site.url}/` } } }),
+      'overrideConfig.url',
+    );
+    // Not in OUTBOUND_ALLOW_HOSTS: the outbound rule refuses a private address.
+    const local = await upsert(flow.id, { overrideConfig: { url: 'http://127.0.0.2:9/' } });
+    expectFlowError(local, 403, 'FORBIDDEN');
+    const bad = await call(bed, 'POST', '/api/v1/chatflows', {
+      body: {
+        name: 'bad',
+        flowData: JSON.stringify({
+          nodes: [
+            node('chatOpenAI_0', 'chatOpenAI', { modelName: 'gpt-3.5-turbo' }),
+            node('cheerioWebScraper_0', 'cheerioWebScraper', {
+              url: 'ftp://x',
+              relativeLinksMethod: 'spider',
+            }),
+            node('conversationChain_0', 'conversationChain', {
+              model: '{{chatOpenAI_0.data.instance}}',
+              document: ['{{cheerioWebScraper_0.data.instance}}'],
+            }),
+          ],
+          edges: [
+            edge('chatOpenAI_0', 'conversationChain_0'),
+            edge('cheerioWebScraper_0', 'conversationChain_0'),
+          ],
+        }),
+      },
+    });
+    expectNamesField(bad, 'flowData.cheerioWebScraper_0');
+  });
+});
+
+describe('flows: Flowise loaders bounded', () => {
+  const config = (o: Partial<WebLoaderConfig> = {}): WebLoaderConfig => ({
+    http: createOutboundHttp({ allowHosts: [site.host], timeoutMs: 5_000 }),
+    timeoutMs: 5_000,
+    maxPageBytes: 1_000_000,
+    maxTotalBytes: 2_000_000,
+    maxPages: 50,
+    deadlineMs: 10_000,
+    ...o,
+  });
+  const web = (url: string, o: Partial<FlowiseLoader & { type: 'web' }> = {}): FlowiseLoader => ({
+    id: 'cheerioWebScraper_0',
+    type: 'web',
+    url,
+    relativeLinksMethod: '',
+    limit: 10,
+    selector: '',
+    metadata: {},
+    ...o,
+  });
+
+  it('a page over the size limit is a 413; a server that never answers ends at the time limit', async () => {
+    await expect(
+      runLoaders(config({ maxPageBytes: 100_000 }), [web(`${site.url}/big`)]),
+    ).rejects.toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+    });
+    const started = Date.now();
+    await expect(runLoaders(config({ timeoutMs: 300 }), [web(`${site.url}/hang`)])).rejects.toMatchObject({
+      code: 'GATEWAY_TIMEOUT',
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('a crawl stops at the server’s page cap and its byte budget', async () => {
+    const pages = await runLoaders(config({ maxPages: 2 }), [
+      web(`${site.url}/`, { relativeLinksMethod: 'webCrawl', limit: 0 }),
+    ]);
+    expect(pages).toHaveLength(2);
+    await expect(
+      runLoaders(config({ maxTotalBytes: 1_000 }), [
+        web(`${site.url}/`, { relativeLinksMethod: 'webCrawl', limit: 0 }),
+      ]),
+    ).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  it('the outbound rule holds for every page: no allowed host, no private address', async () => {
+    const closed = config({ http: createOutboundHttp({ allowHosts: [], timeoutMs: 5_000 }) });
+    await expect(runLoaders(closed, [web(`${site.url}/`)])).rejects.toMatchObject({ code: 'FORBIDDEN' });
+  });
+});
