@@ -14780,6 +14780,11 @@ export interface operations {
           | 'openAiApi'
           | 'anthropicApi'
           | 'ollamaApi'
+          | 'azureOpenAiApi'
+          | 'mistralCloudApi'
+          | 'groqApi'
+          | 'googlePalmApi'
+          | 'openRouterApi'
           | 'n8nApi';
       };
       header?: never;
@@ -14876,6 +14881,11 @@ export interface operations {
             | 'openAiApi'
             | 'anthropicApi'
             | 'ollamaApi'
+            | 'azureOpenAiApi'
+            | 'mistralCloudApi'
+            | 'groqApi'
+            | 'googlePalmApi'
+            | 'openRouterApi'
             | 'n8nApi';
           data: {
             [key: string]:
@@ -14971,6 +14981,11 @@ export interface operations {
           | 'openAiApi'
           | 'anthropicApi'
           | 'ollamaApi'
+          | 'azureOpenAiApi'
+          | 'mistralCloudApi'
+          | 'groqApi'
+          | 'googlePalmApi'
+          | 'openRouterApi'
           | 'n8nApi';
       };
       header?: never;

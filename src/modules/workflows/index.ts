@@ -25,6 +25,7 @@ import { TriggerListeners } from './listeners/trigger-listeners.js';
 import { defaultNodeRegistry } from './nodes/index.js';
 import { peopleRoutes } from './people/routes.js';
 import { PeopleService } from './people/service.js';
+import { platformAiFor } from './platform-ai.js';
 import { workflowRoutes } from './routes.js';
 import { ScheduleStore } from './schedule/schedule-store.js';
 import { Scheduler } from './schedule/scheduler.js';
@@ -254,6 +255,7 @@ export const workflowsModule: PlatformModule = {
       tcpTarget: (host, port) => checkedTcpTarget(host, port, tcpAllowHosts),
       outboundHost,
       connectAddress,
+      platformAi: platformAiFor(ctx),
       env,
       signer: new ResumeSigner(ctx.secrets.derive('workflow:resume-urls')),
       limits: config,

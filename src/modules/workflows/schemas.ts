@@ -290,6 +290,11 @@ export const CREDENTIAL_TYPES = {
   openAiApi: ['apiKey'],
   anthropicApi: ['apiKey'],
   ollamaApi: ['baseUrl'],
+  azureOpenAiApi: ['apiKey'],
+  mistralCloudApi: ['apiKey'],
+  groqApi: ['apiKey'],
+  googlePalmApi: ['apiKey'],
+  openRouterApi: ['apiKey'],
   // n8n's n8n API credential (the n8n node): a key of this platform and its /api/v1 URL.
   n8nApi: ['apiKey', 'baseUrl'],
 } as const;
@@ -320,6 +325,20 @@ export const OPTIONAL_CREDENTIAL_FIELDS: Partial<Record<CredentialType, readonly
   openAiApi: ['url', 'organizationId', 'header', 'headerName', 'headerValue'],
   anthropicApi: ['url', 'header', 'headerName', 'headerValue'],
   ollamaApi: ['apiKey'],
+  // Classic (resourceName and apiVersion, or endpoint) or Foundry (endpointType 'foundry', foundryEndpoint).
+  azureOpenAiApi: [
+    'resourceName',
+    'apiVersion',
+    'endpoint',
+    'approvedModels',
+    'endpointType',
+    'foundryEndpoint',
+  ],
+  // `url`: a proxy or a compatible server instead of the provider's own API (n8n's openRouterApi has it).
+  mistralCloudApi: ['url'],
+  groqApi: ['url'],
+  googlePalmApi: ['host'],
+  openRouterApi: ['url'],
   aws: [
     'region',
     'temporaryCredentials',

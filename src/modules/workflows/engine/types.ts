@@ -256,6 +256,45 @@ export interface EngineDeps {
   s3MaxDownloadBytes?: number;
   /** The nodes that reach this server's disk and processes, and other hosts' shells; absent: all off. */
   host?: HostAccess;
+  /** The platform's knowledge base and built-in embedders, bound to the execution's account; absent: off. */
+  platformAi?: PlatformAiAccess;
+}
+
+/** A passage of the knowledge base found for a query. */
+export interface KnowledgeHit {
+  text: string;
+  score: number;
+  documentId: string;
+  title: string | null;
+  topic: string;
+  pageNumber: number | null;
+  /** The document's own metadata (what was inserted with it). */
+  metadata: Record<string, Json>;
+}
+
+/**
+ * What AI nodes may use of the platform itself, always as the execution's account (the binding is made
+ * where the engine's deps are built, never from a node's parameters): one topic of its knowledge base
+ * through the knowledge service, and the built-in embedding models through the gateway.
+ */
+export interface PlatformAiAccess {
+  /** The knowledge service's search (hybrid by default) over one topic of the account. */
+  searchKnowledge(input: {
+    topic: string;
+    query: string;
+    topK: number;
+    mode: 'hybrid' | 'vector' | 'keyword';
+    minScore?: number;
+  }): Promise<KnowledgeHit[]>;
+  /** Adds a text as a document of the topic (chunked, embedded, indexed) and waits until it is searchable. */
+  addKnowledge(input: {
+    topic: string;
+    text: string;
+    title?: string;
+    metadata: Record<string, Json>;
+  }): Promise<{ documentId: string; created: boolean; status: string }>;
+  /** Vectors of `texts` from a built-in embedding model (`builtin/…`), recorded as the account's call. */
+  embed(texts: string[], model: string): Promise<number[][]>;
 }
 
 /**

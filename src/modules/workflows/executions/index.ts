@@ -11,7 +11,13 @@ import { callerChecks } from '../credentials/access.js';
 import type { CredentialService } from '../credentials/service.js';
 import type { CredentialStore } from '../credentials/store.js';
 import type { WorkflowStore } from '../definitions/store.js';
-import { type EngineDeps, type HostAccess, type NodeRegistry, WorkflowEngine } from '../engine/index.js';
+import {
+  type EngineDeps,
+  type HostAccess,
+  type NodeRegistry,
+  type PlatformAiAccess,
+  WorkflowEngine,
+} from '../engine/index.js';
 import { VariablesEngine } from '../variables/engine.js';
 import type { VariableService } from '../variables/service.js';
 import type { DeliveryStore } from '../webhooks/delivery-store.js';
@@ -86,6 +92,8 @@ export interface ExecutionResources {
   http: OutboundHttp;
   /** The outbound-address guard for TCP (SSH): resolves a host and refuses private addresses. */
   tcpTarget?: HostAccess['tcpTarget'];
+  /** The knowledge base and built-in embedders, bound to an account (platform-ai.ts); absent: off. */
+  platformAi?: (accountId: string) => PlatformAiAccess;
   /** The same address rule for SMTP and IMAP clients. */
   outboundHost?: OutboundHostGuard;
   /** The guard of TCP clients (database and Redis nodes): where a credential's host may lead. */
@@ -238,6 +246,7 @@ export class Executions {
       s3MaxDownloadBytes: limits.S3_MAX_DOWNLOAD_BYTES,
       dedupe: this.res.stores.dedupe,
       host: this.hostAccess(accountId),
+      ...(accountId && this.res.platformAi ? { platformAi: this.res.platformAi(accountId) } : {}),
       subWorkflow: async (call) => {
         if (!accountId) throw new Error('Sub-workflows run only in an account’s execution');
         return this.subWorkflows.call(accountId, call);

@@ -150,6 +150,8 @@ const ALIASES: Record<string, (p: Parameters) => Translation> = {
   flowPrediction: platform('flowPrediction'),
   gamePlatform: platform('gamePlatform'),
   splitItems: platform('splitItems'),
+  vectorStoreKnowledgeBase: platform('vectorStoreKnowledgeBase'),
+  embeddingsBuiltin: platform('embeddingsBuiltin'),
 };
 
 /** A node with its alias resolved (the same object when its type is no alias). */

@@ -84,6 +84,7 @@ import { n8nWaitNode } from './n8n/wait/index.js';
 import { n8nWebhookNode } from './n8n/webhook/index.js';
 import { n8nXmlNode } from './n8n/xml/index.js';
 import { documentLoadNode } from './platform/document-load/index.js';
+import { embeddingsBuiltinNode } from './platform/embeddings-builtin/index.js';
 import { flowPredictionNode } from './platform/flow-prediction/index.js';
 import { gamePlatformNode } from './platform/game-platform/index.js';
 import { httpRequestNode } from './platform/http-request/index.js';
@@ -91,6 +92,7 @@ import { knowledgeQueryNode } from './platform/knowledge-query/index.js';
 import { markdownNode } from './platform/markdown/index.js';
 import { splitItemsNode } from './platform/split-items/index.js';
 import { validateNode } from './platform/validate/index.js';
+import { vectorStoreKnowledgeBaseNode } from './platform/vector-store-knowledge-base/index.js';
 import { webhookNode } from './platform/webhook/index.js';
 
 /**
@@ -189,6 +191,7 @@ export const allNodeTypes: NodeType[] = [
   n8nXmlNode,
   ...langchainNodeTypes,
   documentLoadNode,
+  embeddingsBuiltinNode,
   flowPredictionNode,
   gamePlatformNode,
   httpRequestNode,
@@ -196,6 +199,7 @@ export const allNodeTypes: NodeType[] = [
   markdownNode,
   splitItemsNode,
   validateNode,
+  vectorStoreKnowledgeBaseNode,
   webhookNode,
 ];
 

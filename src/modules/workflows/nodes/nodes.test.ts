@@ -75,6 +75,7 @@ describe('parameter schemas', () => {
       knowledgeQuery: { query: 'x', credential: 'kb' },
       flowPrediction: { flowId: 'f', question: 'x', credential: 'c' },
       gamePlatform: { operation: 'getPublicMilestones', credential: 'g' },
+      vectorStoreKnowledgeBase: { topic: 'faq' },
     };
     const platformTypes = defaultNodeRegistry.types.filter((t) => !t.versions).map((t) => t.type);
     expect(platformTypes.every((t) => t.startsWith(PLATFORM_PREFIX))).toBe(true);

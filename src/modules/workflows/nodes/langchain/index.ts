@@ -13,8 +13,13 @@ import { documentDefaultDataLoaderNode } from './document-default-data-loader/in
 import { embeddingsOllamaNode } from './embeddings-ollama/index.js';
 import { embeddingsOpenAiNode } from './embeddings-open-ai/index.js';
 import { lmChatAnthropicNode } from './lm-chat-anthropic/index.js';
+import { lmChatAzureOpenAiNode } from './lm-chat-azure-open-ai/index.js';
+import { lmChatGoogleGeminiNode } from './lm-chat-google-gemini/index.js';
+import { lmChatGroqNode } from './lm-chat-groq/index.js';
+import { lmChatMistralCloudNode } from './lm-chat-mistral-cloud/index.js';
 import { lmChatOllamaNode } from './lm-chat-ollama/index.js';
 import { lmChatOpenAiNode } from './lm-chat-open-ai/index.js';
+import { lmChatOpenRouterNode } from './lm-chat-open-router/index.js';
 import { mcpClientToolNode } from './mcp-client-tool/index.js';
 import { mcpTriggerNode } from './mcp-trigger/index.js';
 import { memoryBufferWindowNode } from './memory-buffer-window/index.js';
@@ -53,8 +58,13 @@ export const langchainNodeTypes: NodeType[] = [
   embeddingsOllamaNode,
   embeddingsOpenAiNode,
   lmChatAnthropicNode,
+  lmChatAzureOpenAiNode,
+  lmChatGoogleGeminiNode,
+  lmChatGroqNode,
+  lmChatMistralCloudNode,
   lmChatOllamaNode,
   lmChatOpenAiNode,
+  lmChatOpenRouterNode,
   mcpClientToolNode,
   mcpTriggerNode,
   memoryBufferWindowNode,

@@ -21,6 +21,8 @@ export interface OpenAiWireTarget {
   /** Sampling and other body fields, in OpenAI's names (`temperature`, `max_tokens`…). */
   body: Record<string, unknown>;
   timeoutMs: number;
+  /** Tool results carry the tool's `name` too (Mistral's chat API reads it). */
+  toolResultNames?: boolean;
 }
 
 /** A tool call whose arguments were not a JSON object: kept so the loop can tell the model. */
@@ -35,7 +37,7 @@ export function openAiWireModel(deps: EngineDeps, target: OpenAiWireTarget): Cha
     async chat(messages, tools) {
       const body: Record<string, unknown> = {
         model: target.model,
-        messages: openAiMessages(messages),
+        messages: openAiMessages(messages, target.toolResultNames),
         ...target.body,
         stream: false,
       };
@@ -144,9 +146,15 @@ export function safeParse(text: string): unknown {
 }
 
 /** The platform's messages in OpenAI's chat shape. */
-export function openAiMessages(messages: ChatMessage[]): Record<string, unknown>[] {
+export function openAiMessages(messages: ChatMessage[], toolResultNames = false): Record<string, unknown>[] {
   return messages.map((m) => {
-    if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: m.content };
+    if (m.role === 'tool')
+      return {
+        role: 'tool',
+        tool_call_id: m.toolCallId ?? '',
+        ...(toolResultNames && m.toolName ? { name: m.toolName } : {}),
+        content: m.content,
+      };
     if (m.role === 'assistant' && m.toolCalls?.length)
       return {
         role: 'assistant',

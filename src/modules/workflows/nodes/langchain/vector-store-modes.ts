@@ -27,17 +27,39 @@ export const storeInputs = (params: Record<string, unknown>) =>
 /** Opens the node's store for item `itemIndex`, its embeddings supplied for the same item. */
 type OpenStore<P> = (p: P, embeddings: Embeddings, itemIndex: number) => Promise<VectorStore> | VectorStore;
 
+/** How a store gets its embeddings: from its `ai_embedding` sub-node, or its own (the knowledge base). */
+export interface StoreModeOptions {
+  ownEmbeddings?: boolean;
+}
+
+/** The embeddings of a store that embeds by itself: never asked. */
+const OWN_EMBEDDINGS: Embeddings = {
+  kind: 'embeddings',
+  embedDocuments: () => Promise.reject(new NodeOperationError('This vector store embeds by itself')),
+  embedQuery: () => Promise.reject(new NodeOperationError('This vector store embeds by itself')),
+};
+
+const embeddingsFor = <P>(
+  ctx: NodeExecutionContext<P>,
+  itemIndex: number,
+  options: StoreModeOptions,
+): Promise<Embeddings> =>
+  options.ownEmbeddings
+    ? Promise.resolve(OWN_EMBEDDINGS)
+    : requiredPart(ctx.subNodes('ai_embedding'), itemIndex, 'embeddings', 'Embeddings');
+
 /** `insert` (the loader's documents, output as n8n does) and `load` (the nearest to the prompt), per item. */
 export async function runStoreModes<P extends StoreModeParams>(
   ctx: NodeExecutionContext<P>,
   open: OpenStore<P>,
+  options: StoreModeOptions = {},
 ): Promise<NodeResult> {
   const out: Item[] = [];
   for (let i = 0; i < ctx.items.length; i++) {
     const p = await ctx.params(i);
     if (!withMain.has(p.mode))
       throw new NodeOperationError(`In '${p.mode}' mode the vector store runs only attached to an AI node`);
-    const embeddings = await requiredPart(ctx.subNodes('ai_embedding'), i, 'embeddings', 'Embeddings');
+    const embeddings = await embeddingsFor(ctx, i, options);
     const store = await open(p, embeddings, i);
     if (p.mode === 'insert') {
       const source = await requiredPart(ctx.subNodes('ai_document'), i, 'documents', 'Document');
@@ -61,11 +83,12 @@ export async function supplyStore<P extends StoreModeParams>(
   ctx: NodeExecutionContext<P>,
   itemIndex: number,
   open: OpenStore<P>,
+  options: StoreModeOptions = {},
 ): Promise<VectorStore | AiTool> {
   const p = await ctx.params(itemIndex);
   if (p.mode !== 'retrieve' && p.mode !== 'retrieve-as-tool')
     throw new NodeOperationError(`A vector store in '${p.mode}' mode cannot be attached to another node`);
-  const embeddings = await requiredPart(ctx.subNodes('ai_embedding'), itemIndex, 'embeddings', 'Embeddings');
+  const embeddings = await embeddingsFor(ctx, itemIndex, options);
   const store = await open(p, embeddings, itemIndex);
   if (p.mode === 'retrieve') return store;
   return vectorStoreTool(
