@@ -69,6 +69,8 @@ export class FakeGamePlatform {
   refuseRefresh = false;
   refreshDelayMs = 0;
   refreshes = 0;
+  /** TCP connections clients opened to this fake. */
+  connections = 0;
   private readonly codes = new Map<string, IssuedCode>();
   private readonly accessTokens = new Map<string, Token>();
   private readonly refreshTokens = new Map<string, string>();
@@ -79,6 +81,9 @@ export class FakeGamePlatform {
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
       void this.handle(req, res);
+    });
+    this.server.on('connection', () => {
+      this.connections += 1;
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
     const { port } = this.server.address() as AddressInfo;

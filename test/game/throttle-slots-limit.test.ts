@@ -1,16 +1,57 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisSlots } from '../../src/modules/game/redis-slots.js';
 import type { TakeResult } from '../../src/modules/game/throttle-slots.js';
 import { testRedis } from '../helpers/platform.js';
-import { redisAvailable } from '../helpers/services.js';
+import { REDIS_URL, redisAvailable } from '../helpers/services.js';
 import { until } from '../helpers/until.js';
 
 // The shared limit of the Redis slots, with slots taken ahead, on a connection of their own: apart from
 // the round-trip file's MONITOR connection, whose failure under load would stop these tests running.
 const withRedis = await redisAvailable();
 const LEASE_MS = 10_000;
+
+/**
+ * A TCP relay in front of Redis that can hold Redis's replies back (`hold`): the commands still
+ * reach Redis and run, but their answers are lost to the client until `pass`.
+ */
+async function replyHoldingRelay(): Promise<{
+  url: string;
+  hold(on: boolean): void;
+  close(): Promise<void>;
+}> {
+  const target = new URL(REDIS_URL);
+  let holding = false;
+  const links: Array<{ held: Buffer[]; client: Socket; upstream: Socket }> = [];
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    const link = { held: [] as Buffer[], client, upstream };
+    links.push(link);
+    client.on('data', (chunk) => upstream.write(chunk));
+    upstream.on('data', (chunk: Buffer) => {
+      if (holding) link.held.push(chunk);
+      else client.write(chunk);
+    });
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    client.on('close', () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    hold(on) {
+      holding = on;
+      if (!on) for (const link of links) for (const chunk of link.held.splice(0)) link.client.write(chunk);
+    },
+    async close() {
+      for (const link of links) link.client.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 function ticketOf(result: TakeResult): string {
   if (!('ticket' in result)) throw new Error(`no slot: wait ${result.waitMs} ms`);
@@ -106,5 +147,42 @@ describe.skipIf(!withRedis)('RedisSlots: the shared limit with slots taken ahead
     await a.flush();
     await b.flush();
     await redis.del(shared);
+  });
+
+  it('a burst of calls in one process keeps at most `ahead` slots taken ahead', async () => {
+    const shared = `${key}:burst`;
+    const slots = new RedisSlots(redis, shared, 25, 60_000, LEASE_MS, { ahead: 2, holdMs: 60_000 });
+    // Ten calls at once, none with a spare: the first asks for 2 ahead, the others for none.
+    const results = await Promise.all(Array.from({ length: 10 }, () => slots.tryTake()));
+    for (const r of results) ticketOf(r);
+    expect(slots.spareCount).toBe(2);
+    expect(await redis.zcard(shared)).toBe(12);
+    await slots.flush();
+    await redis.del(shared);
+  });
+
+  it('a call whose reply is lost hands back what it may have been granted', async () => {
+    const shared = `${key}:lost`;
+    const relay = await replyHoldingRelay();
+    const relayed = new Redis(relay.url, { maxRetriesPerRequest: 1, commandTimeout: 500 });
+    try {
+      // Loads the script into Redis, so the call below runs it by SHA.
+      const warm = new RedisSlots(relayed, `${shared}:warm`, 25, 60_000, LEASE_MS);
+      ticketOf(await warm.tryTake());
+      await redis.del(`${shared}:warm`);
+      const slots = new RedisSlots(relayed, shared, 25, 60_000, LEASE_MS, { ahead: 2, flushMs: 5 });
+      relay.hold(true);
+      const lost = slots.tryTake();
+      await until(async () => (await redis.zcard(shared)) === 3, 'the call to run in Redis', 5_000);
+      await expect(lost).rejects.toThrow();
+      // The call ran in Redis: the slot it asked for and 2 ahead were granted, then the reply was lost.
+      // They go back with the next call to Redis, not after the lease.
+      await until(async () => (await redis.zcard(shared)) === 0, 'the lost slots to be handed back', 5_000);
+    } finally {
+      relay.hold(false);
+      relayed.disconnect();
+      await relay.close();
+      await redis.del(shared);
+    }
   });
 });

@@ -49,6 +49,28 @@ describe('outbound throttle (one process)', () => {
   }, 20_000);
 });
 
+describe('upstream connections', () => {
+  let fake: FakeGamePlatform;
+  let p: TestPlatform;
+  beforeAll(async () => {
+    fake = await new FakeGamePlatform().start();
+    p = await createTestPlatform({ dialect: 'sqlite', modules, env: fake.env() });
+  });
+  afterAll(async () => {
+    await p?.close();
+    await fake?.stop();
+  });
+
+  it('calls one after the other reuse one kept-alive connection to the upstream', async () => {
+    for (let i = 0; i < 5; i++) {
+      const res = await p.request({ method: 'GET', url: `/game/GroupV2/Name/keep${i}/1` });
+      expect(res.statusCode).toBe(200);
+    }
+    expect(fake.apiRequests()).toHaveLength(5);
+    expect(fake.connections).toBe(1);
+  });
+});
+
 describe('outbound throttle: bounded queue', () => {
   let fake: FakeGamePlatform;
   let p: TestPlatform;

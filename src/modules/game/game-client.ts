@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import type { ServerResponse } from 'bungie-api-ts/core';
 import { AppError } from '../../core/errors.js';
 import { safeCause } from '../../core/redact.js';
@@ -42,10 +44,27 @@ type Envelope = Partial<ServerResponse<unknown>>;
  * HTTP 200), throttle answers retried after ThrottleSeconds or a bounded backoff.
  */
 export class GameClient {
+  /**
+   * Kept-alive connections to the upstream, reused call after call: Node's own HTTP client, which
+   * costs a third of the CPU `fetch` does per exchange (its WHATWG streams and request objects).
+   */
+  private readonly agent: http.Agent;
+
   constructor(
     private readonly settings: GameSettings,
     private readonly throttle: OutboundThrottle,
-  ) {}
+  ) {
+    const secure = settings.apiUrl.startsWith('https:');
+    // An idle connection closes after 4 s, before a server's usual 5 s (and sooner when the server's
+    // Keep-Alive header says so): a call never goes out on a connection the server is closing.
+    const options = { keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const };
+    this.agent = secure ? new https.Agent(options) : new http.Agent(options);
+  }
+
+  /** Closes the idle connections (the platform closes). */
+  close(): void {
+    this.agent.destroy();
+  }
 
   get<T>(call: GameCall): Promise<T> {
     return this.call<T>({ ...call, method: 'GET' });
@@ -110,25 +129,23 @@ export class GameClient {
     }
     const release = await this.throttle.acquire();
     try {
-      let response: Response;
-      try {
-        response = await fetch(url, {
-          headers: { 'x-api-key': this.settings.apiKey, accept: 'application/json' },
-          signal: AbortSignal.timeout(this.settings.timeoutMs * 4),
-        });
-      } catch (error) {
-        throw unreachable(error, this.settings.timeoutMs * 4);
-      }
-      if (!response.ok || !response.body) {
+      const timeoutMs = this.settings.timeoutMs * 4;
+      const answer = await exchange(this.agent, url, {
+        method: 'GET',
+        headers: { 'x-api-key': this.settings.apiKey, accept: 'application/json' },
+        timeoutMs,
+        maxBytes,
+        what: 'The content file',
+      });
+      if (answer.status < 200 || answer.status >= 300) {
         throw new AppError('UPSTREAM_ERROR', 'The game platform did not serve the content file', {
-          httpStatus: response.status,
+          httpStatus: answer.status,
         });
       }
-      const text = await readCapped(response, maxBytes, 'The content file');
       try {
-        return JSON.parse(text) as unknown;
+        return JSON.parse(answer.text) as unknown;
       } catch {
-        throw new AppError('UPSTREAM_ERROR', 'The content file is not JSON', { httpStatus: response.status });
+        throw new AppError('UPSTREAM_ERROR', 'The content file is not JSON', { httpStatus: answer.status });
       }
     } finally {
       release();
@@ -144,57 +161,95 @@ export class GameClient {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(call.body);
     }
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        method,
-        headers,
-        body,
-        signal: AbortSignal.timeout(this.settings.timeoutMs),
-      });
-    } catch (error) {
-      throw unreachable(error, this.settings.timeoutMs);
-    }
-    const text = await readCapped(response, MAX_ANSWER_BYTES, 'The game platform’s answer').catch((error) => {
-      if (error instanceof AppError) throw error;
-      return '';
+    const answer = await exchange(this.agent, url, {
+      method,
+      headers,
+      body,
+      timeoutMs: this.settings.timeoutMs,
+      maxBytes: MAX_ANSWER_BYTES,
+      what: 'The game platform’s answer',
     });
     let envelope: Envelope;
     try {
-      envelope = JSON.parse(text) as Envelope;
+      envelope = JSON.parse(answer.text) as Envelope;
     } catch {
       throw new AppError('UPSTREAM_ERROR', 'The game platform answered with something other than JSON', {
-        httpStatus: response.status,
+        httpStatus: answer.status,
       });
     }
     if (typeof envelope !== 'object' || envelope === null || !('ErrorCode' in envelope)) {
       throw new AppError('UPSTREAM_ERROR', 'The game platform answered without its envelope', {
-        httpStatus: response.status,
+        httpStatus: answer.status,
       });
     }
-    return { status: response.status, envelope };
+    return { status: answer.status, envelope };
   }
 }
 
 /** The largest API answer read (a full profile with every component is a few MB). */
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
-/** A response body as text, refused past `maxBytes` without reading the rest. */
-async function readCapped(response: Response, maxBytes: number, what: string): Promise<string> {
-  if (!response.body) return '';
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body) {
-    size += chunk.byteLength;
-    // Throwing ends the loop, which cancels the rest of the stream.
-    if (size > maxBytes) {
-      throw new AppError('UPSTREAM_ERROR', `${what} is larger than ${maxBytes} bytes`, {
-        reason: 'content_too_large',
+/** Idle kept-alive connections to the upstream close after this long. */
+const IDLE_SOCKET_MS = 4_000;
+
+interface Exchange {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  /** For the whole exchange, answer read included. */
+  timeoutMs: number;
+  /** The answer is refused past this many bytes, without reading the rest. */
+  maxBytes: number;
+  what: string;
+}
+
+/**
+ * One request on the agent's kept-alive connections, its answer read as text. Refused (502) when
+ * the upstream cannot be reached, does not answer within `timeoutMs` or sends more than `maxBytes`;
+ * an answer cut short reads as empty (the caller then finds no envelope).
+ */
+function exchange(agent: http.Agent, url: URL, x: Exchange): Promise<{ status: number; text: string }> {
+  const transport = url.protocol === 'https:' ? https : http;
+  const headers =
+    x.body === undefined ? x.headers : { ...x.headers, 'content-length': String(Buffer.byteLength(x.body)) };
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (error: Error | null, answer?: { status: number; text: string }) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (error) {
+        request.destroy();
+        reject(error);
+      } else resolve(answer as { status: number; text: string });
+    };
+    const request = transport.request(url, { method: x.method, headers, agent }, (response) => {
+      const status = response.statusCode ?? 0;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > x.maxBytes) {
+          settle(
+            new AppError('UPSTREAM_ERROR', `${x.what} is larger than ${x.maxBytes} bytes`, {
+              reason: 'content_too_large',
+            }),
+          );
+        } else chunks.push(chunk);
       });
-    }
-    chunks.push(Buffer.from(chunk));
-  }
-  return Buffer.concat(chunks).toString('utf8');
+      response.on('end', () => settle(null, { status, text: Buffer.concat(chunks).toString('utf8') }));
+      // Cut short (the connection reset mid-answer): no answer to read.
+      response.on('aborted', () => settle(null, { status, text: '' }));
+      response.on('error', () => settle(null, { status, text: '' }));
+    });
+    const timer = setTimeout(() => {
+      const timeout = new Error('timed out');
+      timeout.name = 'TimeoutError';
+      settle(unreachable(timeout, x.timeoutMs));
+    }, x.timeoutMs);
+    request.on('error', (error) => settle(unreachable(error, x.timeoutMs)));
+    request.end(x.body);
+  });
 }
 
 /** The upstream's error as the caller sees it: its codes, and its message without the keys it was sent. */

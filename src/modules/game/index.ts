@@ -19,12 +19,15 @@ import { UserTokens } from './user-tokens.js';
 const THROTTLE_WINDOW_MS = 1_000;
 
 /**
- * Slots each process takes ahead (a tenth of the rate: 2 at 25/s; none below 10/s, where every slot
- * counts), only while as many more stay free for the other processes, and handed back after 250 ms
- * unused. A request on a slot taken ahead waits for no Redis round trip.
+ * Slots each process takes ahead (one per 25/s of the rate: 1 at 25/s; none below 10/s, where every
+ * slot counts; at most 8), only while as many more stay free for the other processes, and handed
+ * back after 250 ms unused. A request on a slot taken ahead waits for no Redis round trip. A slot
+ * taken ahead counts against the limit until it is used and answered: at 20/s of 25, two processes
+ * keeping two each left the reserve too little room to refill, and about a third of the calls took
+ * their slot over Redis; one each keeps all but a handful off the round trip (docs/decisions.md).
  */
 function leaseAhead(ratePerSecond: number): { ahead: number; reserve: number; holdMs: number } {
-  const ahead = Math.min(8, Math.floor(ratePerSecond / 10));
+  const ahead = ratePerSecond < 10 ? 0 : Math.min(8, Math.max(1, Math.floor(ratePerSecond / 25)));
   return { ahead, reserve: ahead, holdMs: 250 };
 }
 
@@ -76,6 +79,7 @@ export const gameModule: PlatformModule = {
     const store = new GameStore(ctx.db);
     const box = ctx.secrets.box('game-oauth');
     const client = new GameClient(settings, throttle);
+    ctx.onClose(() => client.close());
     const tokenClient = new TokenClient(settings, throttle);
     const states = new OAuthStates(ctx.secrets.derive('game-oauth-state'), store, box, ctx.clock);
     const connections = new ConnectionCache({

@@ -80,6 +80,8 @@ export class RedisSlots implements SlotStore {
   private unused: Spare[] = [];
   private readonly spares: Spare[] = [];
   private refilling = false;
+  /** Slots asked ahead by calls still waiting for Redis: a burst of calls does not ask for `ahead` each. */
+  private asking = 0;
   /** Set by flush (the platform closes): slots granted after it go straight back. */
   private closed = false;
   private flushTimer: NodeJS.Timeout | null = null;
@@ -149,6 +151,8 @@ export class RedisSlots implements SlotStore {
     this.counter += 1;
     const base = `${this.prefix}:${this.counter}`;
     const carried = this.takeQueued();
+    const extra = Math.max(0, this.ahead - this.spares.length - this.asking);
+    this.asking += extra;
     let granted: number;
     let waitMs: number;
     try {
@@ -159,7 +163,7 @@ export class RedisSlots implements SlotStore {
           this.windowMs,
           this.leaseMs,
           need,
-          Math.max(0, this.ahead - this.spares.length),
+          extra,
           this.reserve,
           base,
           ...carriedArgs(carried, performance.now()),
@@ -167,14 +171,21 @@ export class RedisSlots implements SlotStore {
       ).map(Number) as [number, number];
     } catch (error) {
       this.requeue(carried);
+      // The reply is lost, not necessarily the call: whatever it may have granted goes back with the
+      // next call (nothing is sent on those slots), instead of staying taken for the whole lease.
+      const at = performance.now();
+      for (let n = 1; n <= need + extra; n++) this.unused.push({ ticket: `${base}.${n}`, at });
+      this.scheduleFlush();
       throw error;
+    } finally {
+      this.asking -= extra;
     }
     return { tickets: Array.from({ length: granted }, (_, n) => `${base}.${n + 1}`), waitMs };
   }
 
   /** Tops the spares up in the background once one is used; a failure only costs the next request a round trip. */
   private refill(): void {
-    if (this.refilling || this.ahead === 0 || this.spares.length >= this.ahead) return;
+    if (this.refilling || this.spares.length + this.asking >= this.ahead) return;
     this.refilling = true;
     this.call(0)
       .then(({ tickets }) => this.keep(tickets))
@@ -186,7 +197,14 @@ export class RedisSlots implements SlotStore {
 
   private keep(tickets: readonly Ticket[]): void {
     const at = performance.now();
-    for (const ticket of tickets) this.spares.push({ ticket, at });
+    for (const ticket of tickets) {
+      // Never more than `ahead` kept: any beyond go back at once.
+      if (this.spares.length < this.ahead) this.spares.push({ ticket, at });
+      else {
+        this.unused.push({ ticket, at });
+        this.scheduleFlush();
+      }
+    }
     if (!this.closed) this.armHold();
     else if (tickets.length > 0) this.flush().catch(this.onError);
   }
