@@ -13,7 +13,9 @@
  * for a plain BM25 library (wink-bm25-text-search, a devDependency used only here) over the same chunks;
  * and the answerer's answer rate (the answer quotes the phrase), abstention rate on unanswerable
  * questions and mean answer length in words. `EVAL_DIALECT=postgres` runs on PostgreSQL instead;
- * `EVAL_JSON=1` prints the figures as JSON, `EVAL_VERBOSE=1` the answerer's misses.
+ * `EVAL_JSON=1` prints the figures as JSON, `EVAL_VERBOSE=1` the answerer's misses; `DOCUMENT_CHUNK_SIZE`
+ * and `DOCUMENT_CHUNK_OVERLAP` in the environment replace the platform's defaults, and `EVAL_WEIGHTS`
+ * (`keyword,vector`) the hybrid mode's fusion weights.
  *
  * `--beir <dir>` (or `--scifact <dir>`) judges a public benchmark in BEIR's format instead (eval/beir.ts).
  */
@@ -216,13 +218,19 @@ function summary(outcomes: Outcome[]): AnswererScores {
   };
 }
 
+/** The retrieval settings taken from the environment, to judge values other than the defaults. */
+function settings(): Record<string, string> {
+  const names = ['DOCUMENT_CHUNK_SIZE', 'DOCUMENT_CHUNK_OVERLAP'];
+  return Object.fromEntries(names.flatMap((n) => (process.env[n] ? [[n, process.env[n]]] : [])));
+}
+
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 const f3 = (x: number) => x.toFixed(3);
 
 async function main(): Promise<void> {
   const dialect = process.env.EVAL_DIALECT === 'postgres' ? 'postgres' : 'sqlite';
   const questions = [...questionsOf('questions.json', 'tuning'), ...questionsOf('heldout.json', 'held-out')];
-  const p = await createTestPlatform({ dialect });
+  const p = await createTestPlatform({ dialect, env: settings() });
   try {
     const started = performance.now();
     const chunks = await ingest(p);
@@ -303,7 +311,7 @@ async function main(): Promise<void> {
 async function beir(dir: string): Promise<void> {
   const dialect = process.env.EVAL_DIALECT === 'postgres' ? 'postgres' : 'sqlite';
   const set = readBeir(dir);
-  const p = await createTestPlatform({ dialect });
+  const p = await createTestPlatform({ dialect, env: settings() });
   try {
     const started = performance.now();
     const ids = await ingestBeir(p, set, 'beir');

@@ -342,6 +342,8 @@ const ConfigSchema = Type.Object({
   KNOWLEDGE_VECTOR_CACHE_ACCOUNT_PERCENT: Type.Integer({ default: 50, minimum: 1, maximum: 100 }),
   /** Topics (most recently changed first) loaded into that memory in the background at start; 0: none. */
   KNOWLEDGE_WARM_TOPICS: Type.Integer({ default: 20, minimum: 0, maximum: 10_000 }),
+  /** Disk the topics' snapshots (DATA_DIR/knowledge-cache) may take; the least recently used go past it. 0: none kept. */
+  KNOWLEDGE_SNAPSHOT_MAX_MB: Type.Integer({ default: 1_024, minimum: 0, maximum: 1_048_576 }),
   /** How long `POST /api/documents/{id}/process?wait=true` holds the request before answering 202. */
   DOCUMENT_PROCESS_WAIT_MS: Type.Integer({ default: 110_000, minimum: 100, maximum: 3_600_000 }),
   /** Documents processed at once per process. */

@@ -88,7 +88,8 @@ export class DocumentService {
     private readonly store: DocumentStore,
     private readonly queue: JobQueue<ProcessJob>,
     private readonly clock: Clock,
-    private readonly onChunksGone: (accountId: string, topic: string) => void,
+    /** A document's chunks were deleted (search forgets them; its topic's snapshot goes). */
+    private readonly onChunksGone: (accountId: string, topic: string) => void | Promise<void>,
   ) {}
 
   /** Stores a loaded document; the same content in the same topic is the existing one (`created: false`). */
@@ -153,7 +154,7 @@ export class DocumentService {
     const row = await this.store.get(accountId, id);
     if (!row) throw notFound('DOCUMENT_NOT_FOUND', 'Document', id);
     await this.store.delete(accountId, id);
-    this.onChunksGone(accountId, row.topic);
+    await this.onChunksGone(accountId, row.topic);
   }
 
   async chunks(accountId: string, id: string) {

@@ -92,19 +92,27 @@ export const documentsModule: PlatformModule = {
       config.KNOWLEDGE_EMBEDDING_MODEL,
       config.KNOWLEDGE_VECTOR_CACHE_MB * 1024 * 1024,
       config.KNOWLEDGE_VECTOR_CACHE_ACCOUNT_PERCENT / 100,
-      config.DATA_DIR === ':memory:' ? null : { dir: path.join(config.DATA_DIR, 'knowledge-cache') },
+      config.DATA_DIR === ':memory:'
+        ? null
+        : {
+            dir: path.join(config.DATA_DIR, 'knowledge-cache'),
+            maxBytes: config.KNOWLEDGE_SNAPSHOT_MAX_MB * 1024 * 1024,
+          },
     );
-    if (config.KNOWLEDGE_WARM_TOPICS > 0) {
-      // In the background: the server answers meanwhile, and a query of a topic being warmed shares its load.
-      const warming = knowledge
-        .warm(config.KNOWLEDGE_WARM_TOPICS)
-        .then((n) => n > 0 && log.info({ topics: n }, 'knowledge cache warmed'))
-        .catch((err: unknown) => log.warn({ err }, 'knowledge cache warming stopped'));
-      ctx.onClose(async () => {
-        await knowledge.close();
-        await warming;
-      });
-    } else ctx.onClose(() => knowledge.close());
+    // In the background: snapshots of topics gone while the process was down go first (a deleted
+    // topic's text never stays on disk), then the warming; the server answers meanwhile, and a query of
+    // a topic being warmed shares its load.
+    const warming = knowledge
+      .prune()
+      .then((n) => n > 0 && log.info({ files: n }, 'knowledge snapshots of deleted topics removed'))
+      .catch((err: unknown) => log.warn({ err }, 'knowledge snapshot pruning failed'))
+      .then(() => (config.KNOWLEDGE_WARM_TOPICS > 0 ? knowledge.warm(config.KNOWLEDGE_WARM_TOPICS) : 0))
+      .then((n) => n > 0 && log.info({ topics: n }, 'knowledge cache warmed'))
+      .catch((err: unknown) => log.warn({ err }, 'knowledge cache warming stopped'));
+    ctx.onClose(async () => {
+      await knowledge.close();
+      await warming;
+    });
     const invalidate = (accountId: string, topic: string) => knowledge.invalidate(accountId, topic);
     const queue = await createQueue(jobs.documentProcessing, {
       redisUrl: config.REDIS_URL,
@@ -122,7 +130,9 @@ export const documentsModule: PlatformModule = {
       invalidate,
       topicLanguages(config.KNOWLEDGE_LANGUAGE, config.KNOWLEDGE_TOPIC_LANGUAGES),
     );
-    const documents = new DocumentService(store, queue, clock, invalidate);
+    const documents = new DocumentService(store, queue, clock, (accountId, topic) =>
+      knowledge.forget(accountId, topic),
+    );
     if (config.WORKFLOW_WORKER) {
       queue.work((job) => processor.handle(job), config.DOCUMENT_CONCURRENCY);
       // Jobs queued or running when the process stopped run again (their parameters are on the rows).

@@ -67,13 +67,15 @@ export class KnowledgeService {
      * Where held topics are saved so a restart loads them from one file each (topic-snapshot.ts):
      * DATA_DIR/knowledge-cache; null keeps nothing on disk.
      */
-    snapshots: { dir: string; delayMs?: number } | null = null,
+    snapshots: { dir: string; delayMs?: number; maxBytes?: number } | null = null,
   ) {
     this.vectors = new VectorCache(
       store,
       vectorCacheBytes,
       accountShare,
-      snapshots && TopicSnapshots.available() ? new TopicSnapshots(snapshots.dir) : null,
+      snapshots && TopicSnapshots.available() && snapshots.maxBytes !== 0
+        ? new TopicSnapshots(snapshots.dir, snapshots.maxBytes)
+        : null,
       snapshots?.delayMs,
     );
   }
@@ -85,6 +87,16 @@ export class KnowledgeService {
 
   invalidate(accountId: string, topic: string): void {
     this.vectors.invalidate(accountId, topic);
+  }
+
+  /** A document of the topic was deleted: its snapshot goes with it (vector-cache.ts). */
+  forget(accountId: string, topic: string): Promise<void> {
+    return this.vectors.forget(accountId, topic);
+  }
+
+  /** Removes the snapshots of topics with no indexed document left (run at start). */
+  prune(): Promise<number> {
+    return this.vectors.prune();
   }
 
   /**

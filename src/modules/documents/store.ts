@@ -314,6 +314,17 @@ export class DocumentStore {
     return rows.map((r) => ({ accountId: r.account_id, topic: r.topic, chunks: Number(r.chunks ?? 0) }));
   }
 
+  /** Every (account, topic) with an indexed document: the topics a snapshot may be kept for. */
+  async indexedTopics(): Promise<Array<{ accountId: string; topic: string }>> {
+    const rows = await this.db
+      .selectFrom('documents')
+      .select(['account_id', 'topic'])
+      .distinct()
+      .where('status', '=', 'indexed')
+      .execute();
+    return rows.map((r) => ({ accountId: r.account_id, topic: r.topic }));
+  }
+
   /**
    * A topic's version: changes whenever its indexed chunks change. Each indexing raises the sum of
    * revisions (a new revision is above every one of the topic's), each deletion lowers the count.

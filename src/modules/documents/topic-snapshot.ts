@@ -10,12 +10,17 @@
  * text in a path); the account and topic inside are checked on read. Written to a temporary file and
  * renamed, so a crash leaves the old snapshot or the new one. A file that does not parse is removed.
  *
+ * They never outlive what they copy: a deleted document's topic loses its file at once (vector-cache.ts
+ * saves a held topic again once quiet), a start removes the files of topics with no indexed document
+ * left (a deleted topic or account, or deletes made while this process was down), and the folder is
+ * bounded by `maxBytes` (KNOWLEDGE_SNAPSHOT_MAX_MB): past it the files read or written least recently go.
+ *
  * Layout (little-endian): `kbsnap1\n`, a u32 byte length and a JSON header (padded to 4 bytes), then
  * four sections, each a u32 byte length and its bytes (padded to 4): row lengths (i32), postings per
  * term (i32), postings pairs (i32), vector columns (f32).
  */
 import { createHash } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import type { KeywordPart } from './keyword-index.js';
 import type { VectorPart } from './vector-index.js';
@@ -129,17 +134,29 @@ export function decodeSnapshot(bytes: Buffer): TopicSnapshot {
   };
 }
 
+const SUFFIX = '.kbs';
+
 /** Snapshot files of one directory. Off on a big-endian host (the files are little-endian). */
 export class TopicSnapshots {
-  constructor(private readonly dir: string) {}
+  /** Removals per file: a write that was under way when its file was removed removes what it wrote. */
+  private readonly removals = new Map<string, number>();
+
+  constructor(
+    private readonly dir: string,
+    /** The most bytes the directory's snapshots may take together. */
+    private readonly maxBytes = Number.POSITIVE_INFINITY,
+  ) {}
 
   static available(): boolean {
     return LITTLE_ENDIAN;
   }
 
+  private name(accountId: string, topic: string): string {
+    return `${createHash('sha256').update(accountId).update('\u0000').update(topic).digest('hex')}${SUFFIX}`;
+  }
+
   private file(accountId: string, topic: string): string {
-    const name = createHash('sha256').update(accountId).update('\u0000').update(topic).digest('hex');
-    return path.join(this.dir, `${name}.kbs`);
+    return path.join(this.dir, this.name(accountId, topic));
   }
 
   /** The topic's snapshot, or null (none, or one that does not parse: removed). */
@@ -153,27 +170,116 @@ export class TopicSnapshots {
     }
     try {
       const s = decodeSnapshot(bytes);
-      return s.accountId === accountId && s.topic === topic ? s : null;
+      if (s.accountId !== accountId || s.topic !== topic) return null;
+      // Read: the most recently used files are the ones the bound keeps.
+      const now = new Date();
+      await utimes(file, now, now).catch(() => undefined);
+      return s;
     } catch {
       await rm(file, { force: true }).catch(() => undefined);
       return null;
     }
   }
 
+  /**
+   * Writes the topic's snapshot, then removes the least recently used files while the directory holds
+   * more than `maxBytes`. A snapshot larger than the bound on its own is not written (its old file goes).
+   */
   async write(s: TopicSnapshot): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
     const file = this.file(s.accountId, s.topic);
+    const parts = encodeSnapshot(s);
+    if (parts.reduce((n, b) => n + b.byteLength, 0) > this.maxBytes) {
+      await this.remove(s.accountId, s.topic);
+      return;
+    }
+    const removals = this.removals.get(file) ?? 0;
+    await mkdir(this.dir, { recursive: true });
     const temporary = `${file}.${process.pid}.tmp`;
     const handle = await open(temporary, 'w', 0o600);
     try {
-      await handle.writev(encodeSnapshot(s));
+      await handle.writev(parts);
     } finally {
       await handle.close();
     }
     await rename(temporary, file);
+    // Removed while it was written (a document of the topic was deleted): what was copied before goes.
+    if ((this.removals.get(file) ?? 0) !== removals) await rm(file, { force: true });
+    await this.bound(path.basename(file));
   }
 
   async remove(accountId: string, topic: string): Promise<void> {
-    await rm(this.file(accountId, topic), { force: true });
+    const file = this.file(accountId, topic);
+    this.removals.set(file, (this.removals.get(file) ?? 0) + 1);
+    await rm(file, { force: true });
+  }
+
+  /**
+   * Removes every snapshot but those of `live` topics (each `[accountId, topic]`), and temporary files
+   * a stopped write left. Returns how many files went.
+   */
+  async prune(live: Iterable<readonly [string, string]>): Promise<number> {
+    const keep = new Set<string>();
+    for (const [accountId, topic] of live) keep.add(this.name(accountId, topic));
+    let removed = 0;
+    for (const name of await this.names()) {
+      if (keep.has(name)) continue;
+      // A write under way is left (its temporary file ends in its process's id).
+      if (name.endsWith('.tmp')) {
+        const owner = Number(name.slice(0, -'.tmp'.length).split('.').at(-1));
+        if (Number.isInteger(owner) && alive(owner)) continue;
+      }
+      if (!name.endsWith(SUFFIX) && !name.endsWith('.tmp')) continue;
+      await rm(path.join(this.dir, name), { force: true });
+      removed++;
+    }
+    return removed;
+  }
+
+  /** Bytes of the directory's snapshots (for tests and figures). */
+  async bytes(): Promise<number> {
+    let total = 0;
+    for (const f of await this.files()) total += f.size;
+    return total;
+  }
+
+  private async names(): Promise<string[]> {
+    try {
+      return await readdir(this.dir);
+    } catch {
+      return [];
+    }
+  }
+
+  private async files(): Promise<Array<{ name: string; size: number; used: number }>> {
+    const out = [];
+    for (const name of await this.names()) {
+      if (!name.endsWith(SUFFIX)) continue;
+      const info = await stat(path.join(this.dir, name)).catch(() => null);
+      if (info) out.push({ name, size: info.size, used: info.mtimeMs });
+    }
+    return out;
+  }
+
+  /** Removes the least recently used snapshots (never `keep`) while they take more than `maxBytes`. */
+  private async bound(keep: string): Promise<void> {
+    if (!Number.isFinite(this.maxBytes)) return;
+    const files = await this.files();
+    let total = files.reduce((n, f) => n + f.size, 0);
+    for (const f of files.sort((a, b) => a.used - b.used)) {
+      if (total <= this.maxBytes) break;
+      if (f.name === keep) continue;
+      await rm(path.join(this.dir, f.name), { force: true });
+      total -= f.size;
+    }
+  }
+}
+
+/** Whether a process of this id runs (signal 0 checks without sending). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

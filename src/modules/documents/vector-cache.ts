@@ -109,6 +109,26 @@ export class VectorCache {
     });
   }
 
+  /**
+   * A document of the topic was deleted: the topic's snapshot goes at once (it holds the document's
+   * terms and vectors), and a topic held is brought up to date and saved again once quiet.
+   */
+  async forget(accountId: string, topic: string): Promise<void> {
+    const key = this.key(accountId, topic);
+    const held = this.topics.get(key);
+    // Whatever was saved is gone: the refresh saves the topic again once quiet.
+    if (held) held.saved = -1;
+    this.invalidate(accountId, topic);
+    await this.snapshots?.remove(accountId, topic);
+  }
+
+  /** Removes the snapshots of topics with no indexed document (run at start); returns how many went. */
+  async prune(): Promise<number> {
+    if (!this.snapshots) return 0;
+    const live = await this.store.indexedTopics();
+    return this.snapshots.prune(live.map((t) => [t.accountId, t.topic] as const));
+  }
+
   /** The topic's index, fresh; returns the topic's embedding model (null when nothing is embedded). */
   async ensure(accountId: string, topic: string): Promise<string | null> {
     const key = this.key(accountId, topic);
@@ -283,10 +303,8 @@ export class VectorCache {
       held.version = version;
       held.used = ++this.clock;
       held.model = modelOf(held.documents);
-      if (gone.length > 0 || loaded.size > 0) {
-        held.changes++;
-        this.snapshotLater(accountId, topic, key);
-      }
+      if (gone.length > 0 || loaded.size > 0) held.changes++;
+      this.snapshotLater(accountId, topic, key);
     }
     this.evict(key);
   }
@@ -312,7 +330,11 @@ export class VectorCache {
         kept.set(doc.id, { stamp: doc.stamp, model: doc.model, ids: doc.ids });
       else stale.push(...doc.ids);
     }
-    if (kept.size === 0) return null;
+    if (kept.size === 0) {
+      // Nothing in it is current (every document changed or deleted): it only keeps deleted text.
+      await this.snapshots.remove(accountId, topic).catch(() => undefined);
+      return null;
+    }
     this.index.drop(target);
     this.keywords.drop(target);
     this.index.importKey(target, snapshot.vectors);
@@ -342,7 +364,15 @@ export class VectorCache {
   /** Writes what the cache holds of the topic (read in one synchronous step: a consistent copy). */
   private async saveSnapshot(accountId: string, topic: string, key: string): Promise<void> {
     const held = this.topics.get(key);
-    if (!this.snapshots || this.closed || !held || held.saved === held.changes || this.loading.has(key))
+    // Not while it is being brought up to date (a refresh saves it again when done).
+    if (
+      !this.snapshots ||
+      this.closed ||
+      !held ||
+      held.saved === held.changes ||
+      held.version === '' ||
+      this.loading.has(key)
+    )
       return;
     const keywords = this.keywords.exportKey(key);
     const vectors = this.index.exportKey(key);
