@@ -9,16 +9,17 @@ import { type DatabaseHandle, openDatabase } from './core/db/database.js';
 import { migrateToLatest } from './core/db/migrate.js';
 import { createAuthHook } from './core/http/auth-hook.js';
 import { registerDeprecation } from './core/http/deprecation.js';
-import { refuseEmptyPathParams } from './core/http/empty-params.js';
+import { emptyPathParamCheck } from './core/http/empty-params.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './core/http/error-handler.js';
 import { registerGracefulClose } from './core/http/graceful-close.js';
 import { trustProxyOption } from './core/http/ip-rules.js';
 import { strictJsonParser } from './core/http/json-body.js';
 import { lazyCompilers } from './core/http/lazy-compile.js';
 import { loggedPath } from './core/http/logged-path.js';
-import { refuseNulInUrl } from './core/http/nul-guard.js';
+import { nulInUrl } from './core/http/nul-guard.js';
 import { registerOpenApi, registerOpenApiRoute } from './core/http/openapi.js';
 import { REDACTED_HEADERS, requestIdFrom } from './core/http/request-id.js';
+import { lazyChildLogger, RequestLogController } from './core/http/request-logger.js';
 import { serverTimeouts } from './core/http/server-timeouts.js';
 import { processStreamCap, registerStreamSlots, StreamSlots } from './core/http/stream-slots.js';
 import { withStrictNumbers } from './core/http/strict-numbers.js';
@@ -100,6 +101,10 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
               }),
             },
           },
+    // One access line per request, and a request's child logger made only when it logs.
+    ...(options.logger === false
+      ? {}
+      : { logController: new RequestLogController(), childLoggerFactory: lazyChildLogger }),
     genReqId: requestIdFrom,
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     bodyLimit: config.BODY_LIMIT_BYTES,
@@ -167,15 +172,17 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
   };
 
   app.decorateRequest('principal', null);
-  // Callback hooks, not async ones, on every request's path: no promise and no extra turn each.
+  // An empty path parameter (`/v1/api-keys/`, `//`) is a 404 on every route, not the collection.
+  const emptyPathParam = emptyPathParamCheck(app);
+  // One callback hook, not async ones, first on every request's path: no promise, no extra turn,
+  // one hook call. The request id on every answer; then, before any other hook reads the path (the
+  // webhook look-up runs on it, unauthenticated), a NUL in the URL and an empty path parameter.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    done();
+    const refusal = nulInUrl(request.url) ?? emptyPathParam(request);
+    if (refusal) done(refusal);
+    else done();
   });
-  // Before any other hook reads the path (the webhook look-up runs on it, unauthenticated).
-  app.addHook('onRequest', refuseNulInUrl);
-  // An empty path parameter (`/v1/api-keys/`, `//`) is a 404 on every route, not the collection.
-  refuseEmptyPathParams(app);
   app.addHook('onRoute', (route) => {
     const cfg = route.config as { auth?: unknown; public?: boolean } | undefined;
     if (!cfg?.auth && !cfg?.public && !route.url.startsWith('/reference')) {

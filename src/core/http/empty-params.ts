@@ -12,7 +12,7 @@ import { AppError } from '../errors.js';
  * A trailing slash elsewhere (`/health/`) is still the same route. Wildcard routes (`*`) are not
  * parameters here: their rest of path may be empty, and a request they serve may end in `/`.
  */
-export function refuseEmptyPathParams(app: FastifyInstance): void {
+export function emptyPathParamCheck(app: FastifyInstance): (request: FastifyRequest) => AppError | null {
   const parents = Router({ maxParamLength: 100 });
   const seen = new Set<string>();
   app.addHook('onRoute', (route) => {
@@ -28,7 +28,7 @@ export function refuseEmptyPathParams(app: FastifyInstance): void {
       }
     }
   });
-  app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+  return (request: FastifyRequest): AppError | null => {
     const queryAt = request.url.indexOf('?');
     const path = queryAt === -1 ? request.url : request.url.slice(0, queryAt);
     // A wildcard route has no parameter a trailing slash could empty (`/game/Settings/` is the
@@ -37,11 +37,19 @@ export function refuseEmptyPathParams(app: FastifyInstance): void {
     const empty =
       path.includes('//') ||
       (!wildcard && path.length > 1 && path.endsWith('/') && parents.find('GET', path));
-    if (!empty) return done();
-    done(
-      new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${path}: a path parameter is empty`, {
-        path,
-      }),
-    );
+    if (!empty) return null;
+    return new AppError('ROUTE_NOT_FOUND', `No route ${request.method} ${path}: a path parameter is empty`, {
+      path,
+    });
+  };
+}
+
+/** As a callback hook of its own (app.ts runs the check inside its first hook). */
+export function refuseEmptyPathParams(app: FastifyInstance): void {
+  const check = emptyPathParamCheck(app);
+  app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    const refusal = check(request);
+    if (refusal) done(refusal);
+    else done();
   });
 }

@@ -8,17 +8,21 @@ import { AppError } from '../errors.js';
  */
 const holdsNul = (text: string) => text.includes('\u0000') || /%00/i.test(text);
 
-/** A callback hook, not an async one: it runs on every request, and most URLs pass at once. */
-export function refuseNulInUrl(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
-  const url = request.url;
-  if (!holdsNul(url)) return done();
+/** The refusal of a URL holding a NUL, or null (most URLs pass at once). */
+export function nulInUrl(url: string): AppError | null {
+  if (!holdsNul(url)) return null;
   const queryAt = url.indexOf('?');
   const inPath = holdsNul(queryAt === -1 ? url : url.slice(0, queryAt));
-  done(
-    new AppError('VALIDATION_ERROR', 'The request URL holds a NUL character', {
-      fields: [
-        { field: inPath ? 'path' : 'querystring', message: 'must not contain the NUL character (U+0000)' },
-      ],
-    }),
-  );
+  return new AppError('VALIDATION_ERROR', 'The request URL holds a NUL character', {
+    fields: [
+      { field: inPath ? 'path' : 'querystring', message: 'must not contain the NUL character (U+0000)' },
+    ],
+  });
+}
+
+/** As a callback hook of its own (app.ts runs `nulInUrl` inside its first hook). */
+export function refuseNulInUrl(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
+  const refusal = nulInUrl(request.url);
+  if (refusal) done(refusal);
+  else done();
 }

@@ -2,18 +2,62 @@ import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 
 /**
+ * The client's going before its answer is complete, for work done on its behalf (an upstream call):
+ * that work follows it through plain callbacks, and an AbortSignal is made only when one is asked
+ * for. A model call then costs one abort controller (its attempt's, which the upstream request
+ * needs), not one for the client plus one per attempt linked through EventTarget listeners, which
+ * are dear on Node 20.
+ */
+export class ClientGone {
+  /** True once the client went before its answer was complete. */
+  gone = false;
+  private controller: AbortController | null = null;
+  private followers: Array<() => void> | null = null;
+
+  constructor(reply: FastifyReply) {
+    reply.raw.once('close', () => {
+      if (reply.raw.writableFinished) return;
+      this.gone = true;
+      this.controller?.abort();
+      const followers = this.followers;
+      this.followers = null;
+      if (followers) for (const follower of followers) follower();
+      // A client that half-closed leaves the socket open; nothing more will be written to it.
+      reply.raw.socket?.destroy();
+    });
+  }
+
+  /** A signal that fires when the client goes (made on first use). */
+  get signal(): AbortSignal {
+    if (this.controller === null) {
+      this.controller = new AbortController();
+      if (this.gone) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  /** Calls `follower` when the client goes (at once if it has); returns the way to stop following. */
+  follow(follower: () => void): () => void {
+    if (this.gone) {
+      follower();
+      return () => {};
+    }
+    const followers = this.followers ?? [];
+    this.followers = followers;
+    followers.push(follower);
+    return () => {
+      const at = followers.indexOf(follower);
+      if (at !== -1) followers.splice(at, 1);
+    };
+  }
+}
+
+/**
  * An AbortSignal that fires when the client goes before its answer is complete: the upstream
  * request is aborted with it, so a closed tab stops the model (and its token bill).
  */
 export function clientGone(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.once('close', () => {
-    if (reply.raw.writableFinished) return;
-    controller.abort();
-    // A client that half-closed leaves the socket open; nothing more will be written to it.
-    reply.raw.socket?.destroy();
-  });
-  return controller.signal;
+  return new ClientGone(reply).signal;
 }
 
 /** Sends lines as they come (NDJSON or server-sent events), without buffering. */

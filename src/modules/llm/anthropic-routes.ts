@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
 import { type ErrorRenderer, errorBody, registerErrorFormat } from '../../core/http/error-handler.js';
-import { clientGone, sendBody, sendLines } from '../../core/http/stream-reply.js';
+import { ClientGone, sendBody, sendLines } from '../../core/http/stream-reply.js';
 import { holdStreamSlot } from '../../core/http/stream-slots.js';
 import { AnthropicWriter, chatFromAnthropic, countTokens, sse } from './anthropic-format.js';
 import {
@@ -18,7 +18,7 @@ import {
   AnthropicTokenCount,
   withAnthropicErrors,
 } from './anthropic-schemas.js';
-import type { CallContext, ChatSession, Gateway } from './gateway.js';
+import { type ChatSession, callContext, type Gateway } from './gateway.js';
 import type { ConfiguredModel } from './model-file.js';
 
 const tags = ['Language models: Anthropic API'];
@@ -115,7 +115,7 @@ export function anthropicRoutes(
   if (!app.hasConstraintStrategy(ANTHROPIC_CLIENT)) app.addConstraintStrategy(anthropicClientStrategy);
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const contextOf = (request: FastifyRequest, reply: FastifyReply, endpoint: string, stream: boolean) =>
-    ({ principal: principalOf(request), endpoint, stream, signal: clientGone(reply) }) satisfies CallContext;
+    callContext(principalOf(request), endpoint, stream, new ClientGone(reply));
 
   r.post(
     '/v1/messages',

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mayUseModel, type Principal } from '../../core/auth/principal.js';
 import { AppError } from '../../core/errors.js';
+import type { ClientGone } from '../../core/http/stream-reply.js';
 import type { Limiter } from '../../core/limits/limiter.js';
 import { safeCause } from '../../core/redact.js';
 import { estimateTokens, estimateTokensYielding, sumTokensYielding } from './builtin/tokens.js';
@@ -30,7 +31,33 @@ export interface CallContext {
   endpoint: string;
   stream: boolean;
   signal: AbortSignal;
+  /**
+   * The client's connection, when the call serves one: attempts follow it without an AbortSignal of
+   * its own (`signal` is then made only if something reads it).
+   */
+  gone?: ClientGone;
 }
+
+/** The context of a call serving a client connection (an HTTP route's). */
+export function callContext(
+  principal: Principal,
+  endpoint: string,
+  stream: boolean,
+  gone: ClientGone,
+): CallContext {
+  return {
+    principal,
+    endpoint,
+    stream,
+    gone,
+    get signal() {
+      return gone.signal;
+    },
+  };
+}
+
+/** Whether the caller went (without making the client's signal when the call has its connection). */
+const callerGone = (ctx: CallContext): boolean => (ctx.gone ? ctx.gone.gone : ctx.signal.aborted);
 
 /** An answer under way: the model that answered, and its events (the first already received). */
 export interface ChatSession {
@@ -256,7 +283,7 @@ export class Gateway {
       latencyMs: this.deps.now() - started,
       httpStatus: appError.status,
       errorCode: appError.code,
-      status: ctx.signal.aborted ? 'canceled' : 'error',
+      status: callerGone(ctx) ? 'canceled' : 'error',
       fallbacksTried: Math.max(0, tried.length - 1),
     });
     return appError;
@@ -299,10 +326,10 @@ export class Gateway {
     const tried: string[] = [];
     let lastError: unknown = null;
     for (const candidate of chain) {
-      if (ctx.signal.aborted) break;
+      if (callerGone(ctx)) break;
       if (candidate !== first && this.refusal(candidate, asked)) continue;
       tried.push(candidate.name);
-      const attempt = attemptOf(ctx.signal);
+      const attempt = attemptOf(ctx);
       try {
         const model = await this.withKey(candidate);
         const provider = this.providerOf(model);
@@ -378,7 +405,7 @@ export class Gateway {
       outcome = next.value;
       status = 'success';
     } catch (error) {
-      status = call.ctx.signal.aborted ? 'canceled' : 'error';
+      status = callerGone(call.ctx) ? 'canceled' : 'error';
       errorCode = 'UPSTREAM_ERROR';
       if (error instanceof AppError) throw error;
       const why = error instanceof UpstreamError ? this.causeOf(error) : 'unexpected error';
@@ -453,13 +480,13 @@ export class Gateway {
     const tried: string[] = [];
     let lastError: unknown = null;
     for (const candidate of this.deps.registry.chain(first)) {
-      if (ctx.signal.aborted) break;
+      if (callerGone(ctx)) break;
       // A fallback whose provider would drop a field the caller sent, or that does not read the
       // message's images or files, is not tried.
       if (candidate !== first && (this.refusal(candidate, request) || !readsParts(candidate, request)))
         continue;
       tried.push(candidate.name);
-      const attempt = attemptOf(ctx.signal);
+      const attempt = attemptOf(ctx);
       const signal = attempt.signal;
       try {
         const model = await this.withKey(candidate);
@@ -560,7 +587,7 @@ export class Gateway {
       if (outcome !== 'success')
         throw new UpstreamError('the model ended its answer without finishing', true);
     } catch (error) {
-      outcome = ctx.signal.aborted ? 'canceled' : 'error';
+      outcome = callerGone(ctx) ? 'canceled' : 'error';
       errorCode = 'UPSTREAM_ERROR';
       if (error instanceof AppError) throw error;
       const why = error instanceof UpstreamError ? this.causeOf(error) : 'unexpected error';
@@ -621,7 +648,7 @@ export class Gateway {
     const tried: string[] = [];
     let lastError: unknown = null;
     for (const candidate of this.deps.registry.chain(first)) {
-      if (ctx.signal.aborted) break;
+      if (callerGone(ctx)) break;
       tried.push(candidate.name);
       try {
         const model = await this.withKey(candidate);
@@ -721,21 +748,31 @@ interface Attempt {
 
 /**
  * Linked by hand: `AbortSignal.any` keeps every combined signal alive on Node 20, one per model call,
- * and aborting a finished call costs an exception object per request for nothing.
+ * and aborting a finished call costs an exception object per request for nothing. A call serving a
+ * connection follows it by a plain callback (no signal for the client at all); any other follows its
+ * context's signal.
  */
-function attemptOf(parent: AbortSignal): Attempt {
+function attemptOf(ctx: CallContext): Attempt {
   const controller = new AbortController();
-  const follow = () => controller.abort(parent.reason);
-  if (parent.aborted) controller.abort(parent.reason);
-  else parent.addEventListener('abort', follow, { once: true });
+  let unfollow: () => void;
+  const gone = ctx.gone;
+  if (gone) {
+    unfollow = gone.follow(() => controller.abort());
+  } else {
+    const parent = ctx.signal;
+    const follow = () => controller.abort(parent.reason);
+    if (parent.aborted) controller.abort(parent.reason);
+    else parent.addEventListener('abort', follow, { once: true });
+    unfollow = () => parent.removeEventListener('abort', follow);
+  }
   return {
     signal: controller.signal,
     abort() {
-      parent.removeEventListener('abort', follow);
+      unfollow();
       controller.abort();
     },
     done() {
-      parent.removeEventListener('abort', follow);
+      unfollow();
     },
   };
 }

@@ -8,9 +8,9 @@ import {
   registerUnroutedFormat,
 } from '../../core/http/error-handler.js';
 import { bodyBytesOf } from '../../core/http/json-body.js';
-import { clientGone, sendBody, sendLines } from '../../core/http/stream-reply.js';
+import { ClientGone, sendBody, sendLines } from '../../core/http/stream-reply.js';
 import { holdStreamSlot } from '../../core/http/stream-slots.js';
-import type { CallContext, ChatSession, Gateway, RelaySession } from './gateway.js';
+import { type ChatSession, callContext, type Gateway, type RelaySession } from './gateway.js';
 import {
   chatFromGenerate,
   chatFromOllama,
@@ -140,12 +140,7 @@ export function ollamaRoutes(
   const contextOf = (request: FastifyRequest, reply: FastifyReply, endpoint: string, stream: boolean) => {
     // A stream's slot is taken before the model is called: a refusal starts nothing upstream.
     if (stream) holdStreamSlot(request, reply);
-    return {
-      principal: principalOf(request),
-      endpoint,
-      stream,
-      signal: clientGone(reply),
-    } satisfies CallContext;
+    return callContext(principalOf(request), endpoint, stream, new ClientGone(reply));
   };
 
   r.post(

@@ -11,9 +11,9 @@ import {
   registerUnroutedFormat,
 } from '../../core/http/error-handler.js';
 import { bodyBytesOf } from '../../core/http/json-body.js';
-import { clientGone, sendBody, sendLines } from '../../core/http/stream-reply.js';
+import { ClientGone, sendBody, sendLines } from '../../core/http/stream-reply.js';
 import { holdStreamSlot } from '../../core/http/stream-slots.js';
-import type { CallContext, ChatSession, Gateway, RelaySession } from './gateway.js';
+import { type ChatSession, callContext, type Gateway, type RelaySession } from './gateway.js';
 import type { ConfiguredModel } from './model-file.js';
 import { embeddingsOnce } from './openai-calls.js';
 import { CompletionWriter, chatFromOpenAi, completionFromOpenAi, OpenAiWriter } from './openai-format.js';
@@ -178,7 +178,7 @@ export function openAiRoutes(
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const created = Math.floor(Date.parse(settings.startedAt) / 1000);
   const contextOf = (request: FastifyRequest, reply: FastifyReply, endpoint: string, stream: boolean) =>
-    ({ principal: principalOf(request), endpoint, stream, signal: clientGone(reply) }) satisfies CallContext;
+    callContext(principalOf(request), endpoint, stream, new ClientGone(reply));
 
   r.post(
     '/v1/chat/completions',
