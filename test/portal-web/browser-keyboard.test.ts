@@ -96,52 +96,59 @@ interface Focus {
   ring: boolean;
 }
 
-const focus = (): Promise<Focus> =>
-  page.evaluate(() => {
-    const el = document.activeElement as HTMLElement | null;
-    if (!el || el === document.body)
-      return { kb: null, type: '', desc: 'body', inMain: false, inDialog: false, ring: false };
-    const style = getComputedStyle(el);
-    const ring =
-      (style.outlineStyle !== 'none' && Number.parseFloat(style.outlineWidth) > 0) ||
-      style.boxShadow !== 'none';
-    const name = el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 40) ?? '';
-    return {
-      kb: el.dataset.kb ?? null,
-      type: (el as HTMLInputElement).type ?? '',
-      desc: `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${(el as HTMLInputElement).type ? `[${(el as HTMLInputElement).type}]` : ''} "${name}"`,
-      inMain: el.closest('main') !== null && el.tagName !== 'MAIN',
-      inDialog: el.closest('dialog[open]') !== null,
-      ring,
-    };
-  });
+// The in-page parts are sources, run by the browser: this project compiles its tests without the DOM's types.
 
-/** Marks every enabled, visible control of the scope (`main` or the open dialog); answers their descriptions by mark. */
-const mark = (scope: 'main' | 'dialog[open]'): Promise<Record<string, string>> =>
-  page.evaluate((sel) => {
-    const root = document.querySelector(sel);
-    const found: Record<string, string> = {};
-    if (!root) return found;
-    const controls = root.querySelectorAll<HTMLElement>(
-      'a[href], button, input, select, textarea, summary, [tabindex]',
-    );
-    let n = 0;
-    for (const el of controls) {
-      if (el.tabIndex < 0 || el.matches(':disabled') || (el as HTMLInputElement).type === 'hidden') continue;
-      if (!el.checkVisibility({ checkVisibilityCSS: true }) || el.getClientRects().length === 0) continue;
-      // Of a radio group only the checked radio (else the first) is in the tab order; arrows move in it.
-      if (el instanceof HTMLInputElement && el.type === 'radio') {
-        const group = [...root.querySelectorAll<HTMLInputElement>(`input[type=radio][name="${el.name}"]`)];
-        const tabbable = group.find((r) => r.checked) ?? group[0];
-        if (tabbable !== el) continue;
-      }
-      n++;
-      el.dataset.kb = String(n);
-      found[String(n)] =
-        `${el.tagName.toLowerCase()} "${el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 40) ?? ''}"`;
+/** In the page: the focused element described (see Focus). */
+const FOCUS_SCRIPT = `(() => {
+  const el = document.activeElement;
+  if (!el || el === document.body)
+    return { kb: null, type: '', desc: 'body', inMain: false, inDialog: false, ring: false };
+  const style = getComputedStyle(el);
+  const ring =
+    (style.outlineStyle !== 'none' && Number.parseFloat(style.outlineWidth) > 0) || style.boxShadow !== 'none';
+  const name = el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 40) ?? '';
+  const type = el.type ?? '';
+  return {
+    kb: el.dataset.kb ?? null,
+    type,
+    desc: el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (type ? '[' + type + ']' : '') + ' "' + name + '"',
+    inMain: el.closest('main') !== null && el.tagName !== 'MAIN',
+    inDialog: el.closest('dialog[open]') !== null,
+    ring,
+  };
+})()`;
+
+const focus = (): Promise<Focus> => page.evaluate<Focus>(FOCUS_SCRIPT);
+
+/** In the page: marks every enabled, visible control under `sel`; answers their descriptions by mark. */
+const MARK_SCRIPT = (sel: string) => `(() => {
+  const root = document.querySelector(${JSON.stringify(sel)});
+  const found = {};
+  if (!root) return found;
+  let n = 0;
+  for (const el of root.querySelectorAll('a[href], button, input, select, textarea, summary, [tabindex]')) {
+    if (el.tabIndex < 0 || el.matches(':disabled') || el.type === 'hidden') continue;
+    if (!el.checkVisibility({ checkVisibilityCSS: true }) || el.getClientRects().length === 0) continue;
+    // Of a radio group only the checked radio (else the first) is in the tab order; arrows move in it.
+    if (el.tagName === 'INPUT' && el.type === 'radio') {
+      const group = [...root.querySelectorAll('input[type=radio]')].filter((r) => r.name === el.name);
+      if ((group.find((r) => r.checked) ?? group[0]) !== el) continue;
     }
-    return found;
-  }, scope);
+    n++;
+    el.dataset.kb = String(n);
+    found[String(n)] =
+      el.tagName.toLowerCase() + ' "' + (el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 40) ?? '') + '"';
+  }
+  return found;
+})()`;
+
+/** Whether an element has the focus (run in the page). */
+const isFocused = (el: unknown) =>
+  el === (el as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement;
+
+/** Marks every enabled, visible control of the scope (`main` or the open dialog). */
+const mark = (scope: 'main' | 'dialog[open]'): Promise<Record<string, string>> =>
+  page.evaluate<Record<string, string>>(MARK_SCRIPT(scope));
 
 /**
  * Tabs through the page's main part from its start and back with Shift+Tab: each control is reached
@@ -268,9 +275,7 @@ describe('node parameters in forms, and the keyboard on every page', () => {
     // A new entry takes the focus; its value is JSON (a number), its type chosen from the list.
     await assignments.getByRole('button', { name: 'Add assignment' }).click();
     const first = form.locator('#param-1-assignments_assignments_1__id');
-    await expect
-      .poll(() => first.evaluate((el) => el === document.activeElement), { timeout: 5_000 })
-      .toBe(true);
+    await expect.poll(() => first.evaluate(isFocused), { timeout: 5_000 }).toBe(true);
     await page.keyboard.press('Tab');
     await page.keyboard.type('count');
     await form.locator('#param-1-assignments_assignments_1__value').fill('{bad');
@@ -285,7 +290,7 @@ describe('node parameters in forms, and the keyboard on every page', () => {
     const count = form.getByLabel('Duplicate count');
     await expect.poll(() => count.getAttribute('aria-invalid'), { timeout: 8_000 }).toBe('true');
     expect(await form.locator('#param-1-duplicateCount-problem').textContent()).toContain('>= 0');
-    expect(await count.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await count.evaluate(isFocused)).toBe(true);
     expect(await form.getByRole('alert').textContent()).toContain('duplicateCount: must be >= 0');
     await portal.shot('workflow-node-form-problem', page);
 

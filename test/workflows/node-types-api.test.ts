@@ -45,7 +45,7 @@ describe.each(await testDialects())('node types API on %s', (dialect) => {
     };
     expect(body).toMatchObject({ type: 'n8n-nodes-base.set', version: 3.4, trigger: false });
     expect(body.schema.properties.mode).toEqual({ enum: ['manual', 'raw'], default: 'manual' });
-    expect(body.schema.properties.options.properties).toHaveProperty('stripBinary');
+    expect(body.schema.properties.options?.properties).toHaveProperty('stripBinary');
     // An older version has the other shape.
     const v3 = await p.request({
       method: 'GET',
