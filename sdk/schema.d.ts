@@ -2102,6 +2102,62 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/node-types': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The node types this server runs, with their versions
+     * @description The node types this server runs, with their versions
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    get: operations['getApiV1NodeTypes'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * The node types this server runs, with their versions (headers only)
+     * @description The node types this server runs, with their versions
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    head: operations['headApiV1NodeTypes'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/node-types/schema': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The parameter schema of a node type at a version; an unknown type or version is a 404
+     * @description The parameter schema of a node type at a version; an unknown type or version is a 404
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    get: operations['getApiV1NodeTypesSchema'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * The parameter schema of a node type at a version; an unknown type or version is a 404 (headers only)
+     * @description The parameter schema of a node type at a version; an unknown type or version is a 404
+     *
+     *     API keys only. Requires the scope `workflow:read`.
+     */
+    head: operations['headApiV1NodeTypesSchema'];
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/variables': {
     parameters: {
       query?: never;
@@ -15531,6 +15587,150 @@ export interface operations {
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiV1NodeTypes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "types": [
+           *         {
+           *           "type": "string",
+           *           "versions": [
+           *             0
+           *           ],
+           *           "trigger": true,
+           *           "subNode": "string"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            types: {
+              /** @description n8n’s type name, e.g. n8n-nodes-base.set */
+              type: string;
+              versions: number[] | null;
+              trigger: boolean;
+              subNode: string | null;
+            }[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiV1NodeTypes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getApiV1NodeTypesSchema: {
+    parameters: {
+      query: {
+        /** @description A node type name */
+        type: string;
+        /** @description The typeVersion (n8n reads a missing one as 1) */
+        version?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "string",
+           *       "version": 0,
+           *       "trigger": true,
+           *       "schema": null
+           *     }
+           */
+          'application/json': {
+            type: string;
+            version: number | null;
+            trigger: boolean;
+            /** @description The JSON schema of the node’s parameters at that version (defaults included); an expression string (={{ … }}) may stand in for any value */
+            schema: unknown;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headApiV1NodeTypesSchema: {
+    parameters: {
+      query: {
+        /** @description A node type name */
+        type: string;
+        /** @description The typeVersion (n8n reads a missing one as 1) */
+        version?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };

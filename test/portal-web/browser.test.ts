@@ -426,7 +426,7 @@ describe('the developer portal in Chromium', () => {
     const editor = page.getByLabel('Workflow JSON');
     const text = await editor.inputValue();
     await editor.fill(text.replace('n8n-nodes-base.stopAndError', 'n8n-nodes-base.noSuchNode'));
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     const problems = page.locator('ul.problems');
     await problems.waitFor();
     expect(await problems.textContent()).toContain('nodes[2].type');
@@ -435,11 +435,11 @@ describe('the developer portal in Chromium', () => {
     await shot('workflow-json-problems');
     // Broken JSON: the parser's complaint with its line; nothing is sent.
     await editor.fill('{\n  "name": "x"\n  "nodes": []\n}');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(async () => (await problems.textContent()) ?? '').toMatch(/line 3.*JSON/s);
     // A valid change saves and shows.
     await editor.fill(text.replace('"portal imported flow"', '"portal edited flow"'));
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('heading', { name: 'portal edited flow' }).waitFor();
 
     // Export downloads the workflow's JSON.

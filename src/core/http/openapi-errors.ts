@@ -110,6 +110,8 @@ const DOMAIN_STATUSES: Record<string, number[]> = {
   'POST /api/v1/tags': [409],
   'PUT /api/v1/tags/{id}': [409],
   'PUT /api/v1/workflows/{id}/tags': [404],
+  // A node type or version the catalogue does not have.
+  'GET /api/v1/node-types/schema': [404],
   'POST /webhook/{path}': WEBHOOK,
   'PUT /webhook/{path}': WEBHOOK,
   'PATCH /webhook/{path}': WEBHOOK,

@@ -22,6 +22,7 @@ import type { ExecutionRunner } from './executions/runner.js';
 import type { ExecutionService } from './executions/service.js';
 import { ExecutionStore } from './executions/store.js';
 import { TriggerListeners } from './listeners/trigger-listeners.js';
+import { nodeTypeRoutes } from './node-type-routes.js';
 import { defaultNodeRegistry } from './nodes/index.js';
 import { peopleRoutes } from './people/routes.js';
 import { PeopleService } from './people/service.js';
@@ -411,6 +412,7 @@ export const workflowsModule: PlatformModule = {
     const deps = internals.get(ctx);
     if (!deps) throw new Error('workflows module not initialised');
     workflowRoutes(app, deps.routes);
+    nodeTypeRoutes(app, defaultNodeRegistry);
     variableRoutes(app, deps.variables);
     tagRoutes(app, deps.tags, deps.executionTags);
     sourceControlRoutes(app, deps.sourceControl);

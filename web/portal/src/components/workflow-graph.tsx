@@ -15,7 +15,13 @@ function edgesOf(connections: Connections): Array<{ from: string; to: string; ou
 }
 
 /** A workflow drawn read-only from its nodes' positions and connections (n8n's coordinates). */
-export function WorkflowGraph(props: { nodes: WorkflowNode[]; connections: Connections; title: string }) {
+export function WorkflowGraph(props: {
+  nodes: WorkflowNode[];
+  connections: Connections;
+  title: string;
+  /** The node whose parameters are shown (chosen in the parameter form), drawn highlighted. */
+  selected?: string | undefined;
+}) {
   const { nodes } = props;
   if (nodes.length === 0) return <p>This workflow has no nodes.</p>;
   const minX = Math.min(...nodes.map((n) => n.position[0]));
@@ -76,7 +82,11 @@ export function WorkflowGraph(props: { nodes: WorkflowNode[]; connections: Conne
           const name = n.name.length > 22 ? `${n.name.slice(0, 21)}…` : n.name;
           const type = n.type.replace(/^.*\./, '');
           return (
-            <g key={n.id} class={n.disabled ? 'node disabled' : 'node'} data-node={n.name}>
+            <g
+              key={n.id}
+              class={`node${n.disabled ? ' disabled' : ''}${n.name === props.selected ? ' selected' : ''}`}
+              data-node={n.name}
+            >
               <title>
                 {n.name} ({n.type})
               </title>

@@ -9,6 +9,7 @@ import { href, navigate } from '../route.js';
 import { can, refusal, useSession } from '../session.js';
 import type { Execution, List, Workflow } from '../types.js';
 import { useLoad } from '../use-load.js';
+import { NodeParameters } from './node-parameters.js';
 import { ListenForTestWebhook } from './test-webhook.js';
 import { exportOf, WorkflowJsonEditor } from './workflow-json.js';
 import { ActiveToggle } from './workflows.js';
@@ -31,6 +32,8 @@ export function WorkflowPage({ id }: { id: string }) {
   const [deleting, setDeleting] = useState(false);
   const [actionError, setActionError] = useState<unknown>(null);
   const [busy, setBusy] = useState('');
+  const [selected, setSelected] = useState<string | null>(null);
+  const [revision, setRevision] = useState(0);
   const w = workflow.data;
   const refused = writable ? undefined : refusal(session.member.role, 'change or run workflows');
   const act = async (name: string, action: () => Promise<void>) => {
@@ -141,12 +144,26 @@ export function WorkflowPage({ id }: { id: string }) {
               onCancel={() => setEditing(false)}
               onSaved={() => {
                 setEditing(false);
+                setRevision((r) => r + 1);
                 workflow.reload();
               }}
             />
           )}
           <h2>Graph</h2>
-          <WorkflowGraph nodes={w.nodes} connections={w.connections} title={w.name} />
+          <WorkflowGraph
+            nodes={w.nodes}
+            connections={w.connections}
+            title={w.name}
+            selected={selected ?? w.nodes[0]?.name}
+          />
+          <NodeParameters
+            workflow={w}
+            selected={selected}
+            onSelect={setSelected}
+            refused={refused}
+            revision={revision}
+            onSaved={() => workflow.reload()}
+          />
         </>
       )}
       <h2>Executions</h2>
