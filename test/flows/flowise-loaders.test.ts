@@ -9,9 +9,16 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CpuPool } from '../../src/core/cpu/index.js';
 import { createOutboundHttp } from '../../src/core/http/outbound.js';
 import type { FlowiseLoader } from '../../src/modules/flows/definition.js';
-import { runLoaders, type WebLoaderConfig } from '../../src/modules/flows/flowise/web-loaders.js';
+import {
+  pageLinks,
+  runLoaders,
+  sitemapLinks,
+  type WebLoaderConfig,
+  withOverrides,
+} from '../../src/modules/flows/flowise/web-loaders.js';
 import { testDialects } from '../helpers/services.js';
 import { type LlmTestbed, startLlmTestbed } from '../llm/support.js';
 import { call, expectFlowError, expectNamesField, type Flow, lastCall, predict } from './support.js';
@@ -362,6 +369,8 @@ describe.each(await testDialects())('flows: Flowise web and API loaders on %s', 
 });
 
 describe('flows: Flowise loaders bounded', () => {
+  const pool = new CpuPool({ workers: 1, heapMb: 128, maxQueue: 8 });
+  afterAll(() => pool.close());
   const config = (o: Partial<WebLoaderConfig> = {}): WebLoaderConfig => ({
     http: createOutboundHttp({ allowHosts: [site.host], timeoutMs: 5_000 }),
     timeoutMs: 5_000,
@@ -369,6 +378,7 @@ describe('flows: Flowise loaders bounded', () => {
     maxTotalBytes: 2_000_000,
     maxPages: 50,
     deadlineMs: 10_000,
+    cpu: { pool, timeoutMs: 2_000 },
     ...o,
   });
   const web = (url: string, o: Partial<FlowiseLoader & { type: 'web' }> = {}): FlowiseLoader => ({
@@ -411,4 +421,71 @@ describe('flows: Flowise loaders bounded', () => {
     const closed = config({ http: createOutboundHttp({ allowHosts: [], timeoutMs: 5_000 }) });
     await expect(runLoaders(closed, [web(`${site.url}/`)])).rejects.toMatchObject({ code: 'FORBIDDEN' });
   });
+
+  it('a CSS selector that takes exponential time is stopped by its worker’s deadline: a 422, the server free', async () => {
+    const page = `<html><body>${'<div>'.repeat(200)}<p>x</p>${'</div>'.repeat(200)}</body></html>`;
+    const slow = await startPage(page);
+    try {
+      await expect(
+        runLoaders(
+          config({
+            http: createOutboundHttp({ allowHosts: [slow.host], timeoutMs: 5_000 }),
+            cpu: { pool, timeoutMs: 300 },
+          }),
+          [web(slow.url, { selector: 'div:has(div:has(div:has(div:has(p))))' })],
+        ),
+      ).rejects.toMatchObject({ code: 'UNPROCESSABLE' });
+      // The pool replaced the stopped worker: a plain selector still answers.
+      const ok = await runLoaders(
+        config({ http: createOutboundHttp({ allowHosts: [slow.host], timeoutMs: 5_000 }) }),
+        [web(slow.url, { selector: 'p' })],
+      );
+      expect(ok[0]?.content).toContain('x');
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('an API Loader moved to another origin by overrideConfig does not take the canvas’s headers along', () => {
+    const api = {
+      id: 'apiLoader_0',
+      type: 'api',
+      method: 'GET',
+      url: 'https://api.example.test/items',
+      headers: { Authorization: 'Bearer canvas-secret' },
+      body: null,
+      metadata: {},
+    } as unknown as FlowiseLoader;
+    const moved = withOverrides([api], { url: 'https://attacker.example.net/' })[0] as { headers: object };
+    expect(moved.headers).toEqual({});
+    const samePlace = withOverrides([api], { url: 'https://api.example.test/other' })[0] as {
+      headers: object;
+    };
+    expect(samePlace.headers).toEqual({ Authorization: 'Bearer canvas-secret' });
+    const ownHeaders = withOverrides([api], {
+      url: 'https://elsewhere.test/',
+      headers: { 'X-Key': 'mine' },
+    })[0] as {
+      headers: object;
+    };
+    expect(ownHeaders.headers).toEqual({ 'X-Key': 'mine' });
+  });
+
+  it('link and sitemap scans stay linear on hostile pages', () => {
+    const base = new URL('http://site.test/');
+    expect(pageLinks('<a '.repeat(40_000), base)).toEqual([]);
+    expect(pageLinks('<a class="x" href="/next">n</a>', base).map(String)).toEqual(['http://site.test/next']);
+    expect(sitemapLinks(`<loc>${' '.repeat(40_000)}`, base)).toEqual([]);
+    expect(sitemapLinks('<loc>\n  http://site.test/a \n</loc>', base).map(String)).toEqual([
+      'http://site.test/a',
+    ]);
+  });
 });
+
+/** One page served at `/` (for inputs the site above does not hold). */
+async function startPage(html: string): Promise<{ url: string; host: string; close: () => Promise<void> }> {
+  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url: `http://${host}/`, host, close: () => new Promise<void>((r) => server.close(() => r())) };
+}

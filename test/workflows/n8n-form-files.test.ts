@@ -1,4 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FormInfo } from '../../src/modules/workflows/engine/index.js';
+import {
+  MAX_FORM_PARTS,
+  submissionFromMultipart,
+} from '../../src/modules/workflows/webhooks/form-submission.js';
 import { listeningPlatform } from '../helpers/listening.js';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
@@ -389,3 +394,31 @@ function pagesWithUpload(path: string, ending = false) {
     settings: { executionOrder: 'v1' },
   };
 }
+
+describe('multipart form submissions, bounded in parts', () => {
+  const form = { fields: [{ type: 'text', label: 'Tags' }] } as unknown as FormInfo;
+  const encode = async (data: FormData) => {
+    const response = new Response(data);
+    return {
+      raw: Buffer.from(await response.arrayBuffer()),
+      type: response.headers.get('content-type') ?? '',
+    };
+  };
+
+  it('collects repeated values of a field in order', async () => {
+    const data = new FormData();
+    for (const tag of ['a', 'b', 'c']) data.append('field-0', tag);
+    const { raw, type } = await encode(data);
+    expect((await submissionFromMultipart(form, raw, type)).values).toEqual([['a', 'b', 'c']]);
+  });
+
+  it('refuses a submission of more parts than a form has any use for: a 400, not a long parse', async () => {
+    const data = new FormData();
+    for (let i = 0; i <= MAX_FORM_PARTS; i++) data.append('field-0', 'x');
+    const { raw, type } = await encode(data);
+    await expect(submissionFromMultipart(form, raw, type)).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { limit: MAX_FORM_PARTS },
+    });
+  });
+});

@@ -35,7 +35,9 @@ beforeAll(async () => {
     });
     req.on('end', () => {
       seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-      if (req.url?.startsWith('/status/')) {
+      if (req.url?.startsWith('/moved')) {
+        res.writeHead(302, { location: '/list' }).end();
+      } else if (req.url?.startsWith('/status/')) {
         res
           .writeHead(Number(req.url.slice(8)), { 'content-type': 'application/json' })
           .end('{"error":"nope"}');
@@ -198,6 +200,19 @@ describe('HTTP Request v1/v2 parameters', () => {
     expect(failed.outcome.status).toBe('error');
     const ignored = await run(httpV(1, { url: `${base}/status/404`, options: { ignoreResponseCode: true } }));
     expect(ignored.out).toEqual([{ error: 'nope' }]);
+  });
+
+  it('redirects: a GET follows them, a POST only with followAllRedirects (request’s rule in n8n v1)', async () => {
+    expect((await run(httpV(1, { url: `${base}/moved` }))).out).toEqual([{ data: [{ a: 1 }, { a: 2 }] }]);
+    const post = await run(
+      httpV(1, { url: `${base}/moved`, requestMethod: 'POST', options: { ignoreResponseCode: true } }),
+    );
+    expect(seen.filter((r) => r.url === '/list')).toHaveLength(1);
+    expect(post.outcome.status).toBe('success');
+    await run(
+      httpV(1, { url: `${base}/moved`, requestMethod: 'POST', options: { followAllRedirects: true } }),
+    );
+    expect(seen.filter((r) => r.url === '/list')).toHaveLength(2);
   });
 
   it('v1 basicAuth and v2 generic header credentials are applied from their slots', async () => {

@@ -1,4 +1,5 @@
 import type { AppContext, PlatformModule } from '../../core/context.js';
+import { cpuPoolOf } from '../../core/cpu/index.js';
 import { apikeyRoutes } from './apikey-routes.js';
 import { attachmentRoutes } from './attachment-routes.js';
 import { documentStoreRoutes } from './document-store-routes.js';
@@ -29,6 +30,9 @@ declare module '../../core/context.js' {
     flows: FlowsApi;
   }
 }
+
+/** A loader's CSS selector on one page: cheerio's engine can take exponential time, the worker stops it. */
+const SELECTOR_TIMEOUT_MS = 5_000;
 
 const internals = new WeakMap<AppContext, FlowRouteDeps>();
 
@@ -74,7 +78,12 @@ export const flowsModule: PlatformModule = {
       flows,
       store,
       predictions,
-      upserts: new UpsertService(flows, documents, objects, webLoaderConfig(ctx.config)),
+      upserts: new UpsertService(
+        flows,
+        documents,
+        objects,
+        webLoaderConfig(ctx.config, { pool: cpuPoolOf(ctx), timeoutMs: SELECTOR_TIMEOUT_MS }),
+      ),
       objects,
       predictionBodyLimit: ctx.config.LLM_BODY_LIMIT_BYTES,
       maxFileBytes: ctx.config.DOCUMENT_MAX_BYTES,

@@ -37,7 +37,7 @@ const LOADER_PAGE_BYTES = 10 * 1024 * 1024;
  * The document loaders' outbound client (Cheerio Web Scraper, API Loader): the outbound rule, a page at
  * most 10 MB (and `DOCUMENT_MAX_BYTES`), twice `DOCUMENT_MAX_BYTES` for one upsert, 50 pages a crawl.
  */
-export function webLoaderConfig(config: Config): WebLoaderConfig {
+export function webLoaderConfig(config: Config, cpu: WebLoaderConfig['cpu']): WebLoaderConfig {
   const timeoutMs = config.OUTBOUND_TIMEOUT_MS;
   return {
     http: createOutboundHttp({
@@ -52,5 +52,6 @@ export function webLoaderConfig(config: Config): WebLoaderConfig {
     maxTotalBytes: 2 * config.DOCUMENT_MAX_BYTES,
     maxPages: LOADER_MAX_PAGES,
     deadlineMs: LOADER_DEADLINE_MS,
+    cpu,
   };
 }

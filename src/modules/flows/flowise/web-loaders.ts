@@ -1,3 +1,4 @@
+import { type CpuPool, CpuTaskError, cpuTask } from '../../../core/cpu/index.js';
 import { AppError, validationError } from '../../../core/errors.js';
 import {
   OutboundBlockedError,
@@ -25,6 +26,8 @@ export interface WebLoaderConfig {
   maxPages: number;
   /** How long one upsert's loaders may take together. */
   deadlineMs: number;
+  /** Where CSS selectors run (a CPU worker with a deadline): cheerio's engine can take exponential time. */
+  cpu: { pool: CpuPool; timeoutMs: number };
 }
 
 /** A document a loader produced, as the upsert ingests it. */
@@ -95,9 +98,21 @@ export function withOverrides(loaders: FlowiseLoader[], override: Record<string,
       }
       out[key] = checkedInput(key, value);
     }
+    // The canvas's headers (an Authorization key) belong to the canvas's address: a caller who moves the
+    // loader to another origin without sending headers of its own does not get them sent there.
+    if (loader.type === 'api' && !('headers' in override) && originOf(out.url) !== originOf(loader.url))
+      out.headers = {};
     return out as FlowiseLoader;
   });
 }
+
+const originOf = (url: unknown): string | null => {
+  try {
+    return typeof url === 'string' ? new URL(url).origin : null;
+  } catch {
+    return null;
+  }
+};
 
 function checkedInput(key: string, value: unknown): unknown {
   const bad = (message: string) =>
@@ -327,7 +342,7 @@ async function scrape(
   const limit = loader.limit === 0 ? config.maxPages : Math.min(loader.limit, config.maxPages);
   const docs: Omit<LoadedDocument, 'chunkSize'>[] = [];
   const add = async (url: URL, html: string) => {
-    const content = loader.selector ? await selected(html, loader.selector, loader) : html;
+    const content = loader.selector ? await selected(config, html, loader.selector, loader) : html;
     if (content.trim() !== '')
       docs.push({ source: 'html', content, title: url.toString(), metadata: { source: url.toString() } });
   };
@@ -406,8 +421,9 @@ async function pageOrSkip(config: WebLoaderConfig, budget: Budget, url: URL): Pr
 
 /** The largest page a CSS selector is applied to. */
 const MAX_SELECTOR_BYTES = 2 * 1024 * 1024;
-const HREF = /<a\b[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/gi;
-const LOC = /<loc>\s*([^<]*?)\s*<\/loc>/gi;
+// Linear scans: `[^<>]` stops at the next tag, so a page of unclosed `<a ` cannot backtrack over itself.
+const HREF = /<a\b[^<>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>]+))/gi;
+const LOC = /<loc>([^<]*)<\/loc>/gi;
 const MAX_LINKS = 10_000;
 
 /** The page's links as absolute http(s) URLs without their fragment (a scan of `<a href>`, no DOM). */
@@ -426,7 +442,7 @@ export function pageLinks(html: string, base: URL): URL[] {
 export function sitemapLinks(xml: string, base: URL): URL[] {
   const out: URL[] = [];
   for (const match of xml.matchAll(LOC)) {
-    const url = absolute(decodeEntities(match[1] ?? ''), base);
+    const url = absolute(decodeEntities((match[1] ?? '').trim()), base);
     if (url && url.origin === base.origin) out.push(url);
     if (out.length >= MAX_LINKS) break;
   }
@@ -452,30 +468,42 @@ const decodeEntities = (s: string) =>
     .replace(/&quot;/g, '"')
     .replace(/&#39;|&apos;/g, "'");
 
-/** The elements the selector picks, as HTML (cheerio's selector engine; a bad selector is a 400). */
-async function selected(html: string, selector: string, loader: FlowiseLoader): Promise<string> {
-  // cheerio parses on the server's thread (~1 s a MB on a busy core): a larger page is refused.
+/** The elements the selector picks, as HTML (cheerio's selector engine on a CPU worker; a bad selector is a 400). */
+async function selected(
+  config: WebLoaderConfig,
+  html: string,
+  selector: string,
+  loader: FlowiseLoader,
+): Promise<string> {
+  // The page crosses to the worker whole: a larger page is refused.
   if (Buffer.byteLength(html, 'utf8') > MAX_SELECTOR_BYTES)
     throw new AppError(
       'PAYLOAD_TOO_LARGE',
       `A page over ${MAX_SELECTOR_BYTES} bytes is not read with a CSS selector (loader '${loader.id}')`,
       { maxBytes: MAX_SELECTOR_BYTES },
     );
-  const { load } = await import('cheerio');
-  const $ = load(html);
-  let picked: ReturnType<typeof $>;
   try {
-    picked = $(selector);
-  } catch {
-    throw validationError(`Loader '${loader.id}' has an invalid CSS selector`, [
-      { field: `flowData.${loader.id}.selector`, message: 'is not a CSS selector' },
-    ]);
+    return await config.cpu.pool.run(SELECT_TASK, { html, selector }, { timeoutMs: config.cpu.timeoutMs });
+  } catch (error) {
+    if (error instanceof CpuTaskError && error.limit === null && error.message.includes('invalid selector'))
+      throw validationError(`Loader '${loader.id}' has an invalid CSS selector`, [
+        { field: `flowData.${loader.id}.selector`, message: 'is not a CSS selector' },
+      ]);
+    if (error instanceof CpuTaskError && (error.limit === 'time' || error.limit === 'memory'))
+      throw new AppError(
+        'UNPROCESSABLE',
+        `Loader '${loader.id}': the CSS selector took too long on this page (it ${error.message}); use a simpler selector`,
+      );
+    if (error instanceof CpuTaskError && error.limit === 'queue')
+      throw new AppError('SERVICE_UNAVAILABLE', 'The server is busy; try again', {}, { 'retry-after': '5' });
+    throw error;
   }
-  return picked
-    .toArray()
-    .map((el) => $.html(el))
-    .join('\n');
 }
+
+const SELECT_TASK = cpuTask<{ html: string; selector: string }, string>(
+  new URL('./selector-task.js', import.meta.url),
+  'selectHtml',
+);
 
 /** Files LangChain's loader leaves out as binary (by extension), plus anything holding a NUL byte. */
 const BINARY_FILE =

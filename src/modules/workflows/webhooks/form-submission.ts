@@ -20,6 +20,8 @@ const keyOf = (f: FormFieldInfo) => f.key ?? (f.type === 'hiddenField' ? f.name 
 
 /** At most this many files in one submission (each is a binary property of the item). */
 export const MAX_FORM_FILES = 100;
+/** At most this many parts (values and files) in one multipart submission: a form has a few dozen fields. */
+export const MAX_FORM_PARTS = 2_000;
 
 /** What a field is told when its value does not do (shown next to it on the page). */
 export interface FieldProblem {
@@ -61,13 +63,18 @@ export async function submissionFromMultipart(
   const values: FormValues = form.fields.map(() => undefined);
   const files: FormFiles = form.fields.map(() => undefined);
   let count = 0;
+  let parts = 0;
   for (const [name, value] of data.entries()) {
+    if (++parts > MAX_FORM_PARTS)
+      throw new AppError('VALIDATION_ERROR', `A form submission may hold at most ${MAX_FORM_PARTS} parts`, {
+        limit: MAX_FORM_PARTS,
+      });
     const index = /^field-(\d{1,4})$/.exec(name)?.[1];
     const i = index === undefined ? -1 : Number(index);
     const field = form.fields[i];
     if (!field) continue;
     if (typeof value === 'string') {
-      if (field.type !== 'file') values[i] = [...(values[i] ?? []), value];
+      if (field.type !== 'file') (values[i] ??= []).push(value);
       continue;
     }
     if (field.type !== 'file' || (value.name === '' && value.size === 0)) continue;
@@ -75,14 +82,11 @@ export async function submissionFromMultipart(
       throw new AppError('VALIDATION_ERROR', `A form submission may hold at most ${MAX_FORM_FILES} files`, {
         limit: MAX_FORM_FILES,
       });
-    files[i] = [
-      ...(files[i] ?? []),
-      {
-        fileName: value.name || 'file',
-        mimeType: value.type || 'application/octet-stream',
-        bytes: Buffer.from(await value.arrayBuffer()),
-      },
-    ];
+    (files[i] ??= []).push({
+      fileName: value.name || 'file',
+      mimeType: value.type || 'application/octet-stream',
+      bytes: Buffer.from(await value.arrayBuffer()),
+    });
   }
   return { values, files };
 }

@@ -468,8 +468,10 @@ async function submitForm(request: FastifyRequest, reply: FastifyReply, deps: We
   const match = request.webhookMatch;
   const form = match?.hook.form;
   if (!match || !form) throw new AppError('WEBHOOK_NOT_FOUND', 'No form listens here');
-  const { values, files, page } = await submissionOf(request, form);
   const path = (request.params as { '*': string })['*'];
+  // The caller is checked (IP allow-list, basic auth) before the parts of its body are parsed.
+  await deps.webhooks.authorize(callOf(request, path), match);
+  const { values, files, page } = await submissionOf(request, form);
   let result: Awaited<ReturnType<WebhookRouteDeps['webhooks']['handleForm']>>;
   try {
     result = await deps.webhooks.handleForm(callOf(request, path), match, values, files);

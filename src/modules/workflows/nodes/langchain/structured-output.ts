@@ -65,9 +65,19 @@ Error:
 
 Please try again. Please only respond with an answer that satisfies the constraints laid out in the Instructions:`;
 
-const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true });
-addFormats.default(ajv);
+/**
+ * One Ajv per 500 schemas: Ajv keeps every schema it compiled (by object, and by `$id`), so the set is
+ * dropped with its instance. `addUsedSchema: false` keeps a schema's `$id` out of the instance's
+ * registry, so two workflows (two accounts) may use the same `$id` for different schemas.
+ */
+const newAjv = () => {
+  const instance = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, addUsedSchema: false });
+  addFormats.default(instance);
+  return instance;
+};
+let ajv = newAjv();
 const compiled = new Map<string, ValidateFunction>();
+const MAX_COMPILED = 500;
 
 /**
  * The check of a schema as zod runs it: `additionalProperties: false` of a `z.object` drops unknown keys
@@ -77,11 +87,14 @@ export function validatorFor(schema: Record<string, unknown>): ValidateFunction 
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (!validate) {
+    if (compiled.size >= MAX_COMPILED) {
+      compiled.clear();
+      ajv = newAjv();
+    }
     const { $schema: _drop, ...rest } = schema;
     validate = ajv.compile(
       rest.additionalProperties === false ? { ...rest, additionalProperties: true } : rest,
     );
-    if (compiled.size > 500) compiled.clear();
     compiled.set(key, validate);
   }
   return validate;

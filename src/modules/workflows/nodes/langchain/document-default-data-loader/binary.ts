@@ -155,7 +155,7 @@ function csvDocuments(source: string, o: BinaryLoadOptions): AiDocument[] {
 const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
 /** The WordprocessingML tags that make raw text; `(?=[\s/>])` keeps `w:tabs`, `w:pStyle`… out. */
-const DOCX_TAG = /<(\/?)w:(p|pPr|t|tab|br|cr)(?=[\s/>])([^>]*)>/g;
+const DOCX_TAG = /<(\/?)w:(p|pPr|t|tab|br|cr)(?=[\s/>])([^<>]*)>/g;
 
 /**
  * A DOCX file's text, as mammoth's raw text: each paragraph's runs (`w:t`, tabs, breaks) followed by a

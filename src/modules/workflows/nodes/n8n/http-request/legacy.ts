@@ -80,8 +80,8 @@ export function legacyRequest(
     timeoutMs: o.timeout ?? DEFAULT_TIMEOUT_MS,
     credentialHeaders: [],
     arrayFormat: o.useQueryString ? 'repeat' : 'indices',
-    // request follows GET/HEAD redirects unless told not to; followAllRedirects follows the others too.
-    ...(o.followRedirect === false && !o.followAllRedirects ? { maxRedirects: 0 } : {}),
+    // request follows GET/HEAD redirects unless told not to; only followAllRedirects follows the others.
+    ...(follows(p) ? {} : { maxRedirects: 0 }),
   };
   let body: unknown;
   if (p.jsonParameters) {
@@ -128,6 +128,10 @@ export function legacyRequest(
     req.headers.accept = ACCEPT[p.responseFormat];
   return req;
 }
+
+const follows = (p: HttpRequestLegacyParams): boolean =>
+  p.options.followAllRedirects === true ||
+  (p.options.followRedirect !== false && (p.requestMethod === 'GET' || p.requestMethod === 'HEAD'));
 
 const ACCEPT: Record<HttpRequestLegacyParams['responseFormat'], string> = {
   json: 'application/json,text/*;q=0.99',
