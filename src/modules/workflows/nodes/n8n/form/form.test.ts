@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ctx, jsonOf, testDeps, workflow } from '../../../engine/testing.js';
 import { WorkflowEngine } from '../../../engine/workflow-engine.js';
 import { defaultNodeRegistry } from '../../index.js';
-import { jsonFormFields } from './index.js';
+import { jsonFormFields, zipEntryName } from './index.js';
 
 const engine = new WorkflowEngine(testDeps(), defaultNodeRegistry);
 
@@ -113,5 +113,18 @@ describe("n8n Form page's time limit (limitWaitTime)", () => {
     expect(bad.state.error?.message).toBe("Form: 'soon' is not a date");
     const far = await runPage({ limitWaitTime: true, resumeAmount: 3, resumeUnit: 'days' }, 86_400_000);
     expect(far.state.error?.message).toMatch(/beyond the longest wait allowed \(86400 s/);
+  });
+});
+
+describe('zip entry names of an ending’s download', () => {
+  it('keeps only the last segment of an uploaded file name, never a way out of the folder', () => {
+    expect(['../../etc/passwd', 'a\\..\\b.txt', '..', '', 'ok.pdf', 'x\u0000y'].map(zipEntryName)).toEqual([
+      'passwd',
+      'b.txt',
+      'file',
+      'file',
+      'ok.pdf',
+      'xy',
+    ]);
   });
 });

@@ -132,10 +132,13 @@ function downloadOf(item: Item | undefined, field: string | undefined) {
       mimeType: first.binary.mimeType,
       fileName: first.binary.fileName ?? first.name,
     };
-  const entries: Record<string, Uint8Array> = {};
+  // Entry names are uploaders' file names: only their last segment, no `..`, no control characters, so
+  // unzipping the download cannot write outside its folder. A null-prototype map keeps `__proto__` a name.
+  const entries: Record<string, Uint8Array> = Object.create(null);
   for (const { name, binary } of files) {
-    let entry = binary.fileName || name;
-    for (let n = 1; entry in entries; n++) entry = `${n}-${binary.fileName || name}`;
+    const safe = zipEntryName(binary.fileName || name);
+    let entry = safe;
+    for (let n = 1; entry in entries; n++) entry = `${n}-${safe}`;
     entries[entry] = Buffer.from(binary.data, 'base64');
   }
   return {
@@ -143,6 +146,13 @@ function downloadOf(item: Item | undefined, field: string | undefined) {
     mimeType: 'application/zip',
     fileName: 'files.zip',
   };
+}
+
+/** A file name as a zip entry: its last path segment, without control characters, never `.` or `..`. */
+export function zipEntryName(name: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
+  const last = (name.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return last === '' || last === '.' || last === '..' ? 'file' : last.slice(0, 200);
 }
 
 const SAFE_URL = /^https?:\/\/[^\s]+$/i;
