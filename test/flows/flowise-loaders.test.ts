@@ -13,6 +13,7 @@ import { CpuPool } from '../../src/core/cpu/index.js';
 import { createOutboundHttp } from '../../src/core/http/outbound.js';
 import type { FlowiseLoader } from '../../src/modules/flows/definition.js';
 import {
+  loaderBudget,
   pageLinks,
   runLoaders,
   sitemapLinks,
@@ -415,6 +416,19 @@ describe('flows: Flowise loaders bounded', () => {
         web(`${site.url}/`, { relativeLinksMethod: 'webCrawl', limit: 0 }),
       ]),
     ).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  it('one budget for the whole upsert: what one vector store’s loaders fetched counts for the next', async () => {
+    const measure = loaderBudget(config());
+    await runLoaders(config(), [web(`${site.url}/`)], measure);
+    const cfg = config({ maxTotalBytes: Math.floor(measure.bytes * 1.5) });
+    const shared = loaderBudget(cfg);
+    await runLoaders(cfg, [web(`${site.url}/`)], shared);
+    await expect(runLoaders(cfg, [web(`${site.url}/`)], shared)).rejects.toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+    });
+    // Each store on a fresh budget would have passed.
+    await expect(runLoaders(cfg, [web(`${site.url}/`)])).resolves.toHaveLength(1);
   });
 
   it('the outbound rule holds for every page: no allowed host, no private address', async () => {

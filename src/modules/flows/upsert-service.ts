@@ -3,7 +3,7 @@ import { AppError, validationError } from '../../core/errors.js';
 import type { DocumentsApi, IngestInput } from '../documents/index.js';
 import type { FlowService } from './flow-service.js';
 import type { FlowiseObjects } from './flowise/objects.js';
-import { runLoaders, type WebLoaderConfig, withOverrides } from './flowise/web-loaders.js';
+import { loaderBudget, runLoaders, type WebLoaderConfig, withOverrides } from './flowise/web-loaders.js';
 
 /** A file of a multipart upsert (Flowise's `files` field), or of a JSON one, as base64. */
 export interface UpsertFile {
@@ -84,8 +84,10 @@ export class UpsertService {
       if (!this.documents)
         throw new AppError('SERVICE_UNAVAILABLE', 'The knowledge base is not enabled on this server');
       entries = [];
+      // One budget for the whole upsert, however many vector stores have loaders.
+      const budget = loaderBudget(this.loaders);
       for (const [store, list] of loading) {
-        const docs = await runLoaders(this.loaders, withOverrides(list, input.overrideConfig ?? {}));
+        const docs = await runLoaders(this.loaders, withOverrides(list, input.overrideConfig ?? {}), budget);
         const into = input.topic ?? stores[store] ?? topic;
         for (const doc of docs) {
           const chunkSize = input.chunkSize ?? doc.chunkSize;

@@ -173,13 +173,17 @@ function parseJson(text: string, bad: (message: string) => Error): unknown {
   }
 }
 
-/** Runs the loaders one after the other, within one time and byte budget. */
+/** One upsert's time and byte budget, shared by all the loaders it runs (of every vector store). */
+export function loaderBudget(config: WebLoaderConfig, signal?: AbortSignal): Budget {
+  return { bytes: 0, until: Date.now() + config.deadlineMs, signal };
+}
+
+/** Runs the loaders one after the other, within one time and byte budget (the upsert's, when given). */
 export async function runLoaders(
   config: WebLoaderConfig,
   loaders: FlowiseLoader[],
-  signal?: AbortSignal,
+  budget: Budget = loaderBudget(config),
 ): Promise<LoadedDocument[]> {
-  const budget: Budget = { bytes: 0, until: Date.now() + config.deadlineMs, signal };
   const out: LoadedDocument[] = [];
   for (const loader of loaders) {
     const docs =
@@ -198,7 +202,7 @@ export async function runLoaders(
   return out;
 }
 
-interface Budget {
+export interface Budget {
   bytes: number;
   until: number;
   signal: AbortSignal | undefined;
