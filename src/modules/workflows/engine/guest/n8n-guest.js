@@ -526,7 +526,9 @@
     codeCtx.require = unsupported('require');
     let fn;
     try {
-      fn = new AsyncFunction(...CODE_NAMES, request.code);
+      // In a block of its own: n8n's globals are this function's parameters, and code that declares
+      // `const items = $input.all()` (as published templates do) shadows them instead of failing.
+      fn = new AsyncFunction(...CODE_NAMES, `{\n${request.code}\n}`);
     } catch (err) {
       return JSON.stringify({ ok: false, message: messageOf(err), logs });
     }

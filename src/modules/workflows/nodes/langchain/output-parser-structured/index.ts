@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
 import { LANGCHAIN, type OutputParser } from '../ai-parts.js';
+import { lenientSchema } from '../lenient-schema.js';
 import { jsonOfText, parseJsonField, schemaFromExample, validatorOf } from './json-schema.js';
 
 const Parameters = Type.Object(
@@ -39,6 +40,7 @@ export const outputParserStructuredNode = defineSubNode({
       else schema = schemaFromExample(parseJsonField(p.jsonSchemaExample, 'jsonSchemaExample'));
       if (!schema || typeof schema !== 'object' || Array.isArray(schema))
         throw new Error('the schema must be an object');
+      schema = lenientSchema(schema);
       validatorOf(schema);
     } catch (error) {
       throw new NodeOperationError(

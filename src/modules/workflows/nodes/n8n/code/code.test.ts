@@ -53,6 +53,16 @@ describe('n8n Code node (JavaScript)', () => {
     expect(jsonOf((await run('return [];')).state, 'Code')).toEqual([]);
   });
 
+  it('code may declare its own `items`, `item` or `$json` (they shadow n8n’s, as in n8n; templates do this)', async () => {
+    const all = await run(
+      'const items = $input.all();\nconst item = items[0];\nreturn { json: { first: item.json.name } };',
+    );
+    expect(all.state.error).toBeNull();
+    expect(jsonOf(all.state, 'Code')).toEqual([{ first: 'ada' }]);
+    const each = await run('let $json = { renamed: true };\nreturn { json: $json };', 'runOnceForEachItem');
+    expect(jsonOf(each.state, 'Code')).toEqual([{ renamed: true }, { renamed: true }]);
+  });
+
   it('runs once for each item: $json, $input.item, $itemIndex; async code awaits', async () => {
     const out = await run(
       'await Promise.resolve(); return { json: { i: $itemIndex, name: $json.name, same: $input.item.json.n === item.json.n } };',
