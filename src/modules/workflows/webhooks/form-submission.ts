@@ -127,8 +127,11 @@ export function formItem(
       }
       return;
     }
-    const given = (values[i] ?? []).filter((v) => v !== '');
-    const result = fieldValue(field, given);
+    const posted = values[i];
+    // As n8n: text and email values are trimmed; a field the post does not hold at all is null.
+    const trim = field.type === 'text' || field.type === 'email';
+    const given = (posted ?? []).map((v) => (trim ? v.trim() : v)).filter((v) => v !== '');
+    const result = fieldValue(field, given, posted === undefined);
     if ('message' in result) problems.push({ field: i, label: field.label, message: result.message });
     else json[keyOf(field)] = result.value;
   });
@@ -181,14 +184,18 @@ function fileValue(
   return { value: described.length === 1 && one && !field.multipleFiles ? one : described, binary };
 }
 
-function fieldValue(field: FormFieldInfo, given: string[]): { value: Json } | { message: string } {
+function fieldValue(
+  field: FormFieldInfo,
+  given: string[],
+  absent = false,
+): { value: Json } | { message: string } {
   if (given.some((v) => v.length > MAX_VALUE_CHARS))
     return { message: `Enter at most ${MAX_VALUE_CHARS} characters` };
   const list = field.type === 'checkbox' || (field.type === 'dropdown' && field.multiselect);
   if (given.length === 0) {
     if (field.type === 'hiddenField') return { value: field.value };
     if (field.required) return { message: 'This field is required' };
-    return { value: list ? [] : '' };
+    return { value: absent ? null : list ? [] : '' };
   }
   if (!list && given.length > 1) return { message: 'Give one value' };
   const first = given[0] as string;
