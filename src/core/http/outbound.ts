@@ -21,6 +21,11 @@ export interface OutboundRequest {
   maxResponseBytes?: number;
   /** 'bytes': the body as `bytes` only (`body` empty), not also decoded as text (large binary files). */
   responseType?: 'text' | 'bytes';
+  /**
+   * The final answer's body as it arrives, when its status is 2xx (a streamed answer read while it
+   * comes: a model's server-sent events); the whole body is still returned at the end.
+   */
+  onData?: (chunk: Buffer) => void;
 }
 
 export interface OutboundResponse {
@@ -94,6 +99,7 @@ export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
       const res = await send(url, target, method, headers, body, deadline, timeoutMs, {
         maxBytes: req.maxResponseBytes && req.maxResponseBytes > 0 ? req.maxResponseBytes : maxBytes,
         bytesOnly: req.responseType === 'bytes',
+        ...(req.onData ? { onData: req.onData } : {}),
       });
       const location = res.headers.location;
       if (!REDIRECTS.has(res.status) || location === undefined || req.maxRedirects === 0) return res;
@@ -209,7 +215,7 @@ function send(
   body: string | Buffer | undefined,
   deadline: AbortSignal,
   timeoutMs: number,
-  { maxBytes, bytesOnly }: { maxBytes: number; bytesOnly: boolean },
+  { maxBytes, bytesOnly, onData }: { maxBytes: number; bytesOnly: boolean; onData?: (chunk: Buffer) => void },
 ): Promise<OutboundResponse> {
   // Pin the connection to the address just checked: no second DNS answer can slip in (rebinding).
   const lookup: LookupFunction = (_host, opts, cb) => {
@@ -232,6 +238,8 @@ function send(
         signal: deadline,
       },
       (res) => {
+        const status = res.statusCode ?? 0;
+        const stream = status >= 200 && status < 300 ? onData : undefined;
         const chunks: Buffer[] = [];
         let size = 0;
         let tooLarge = false;
@@ -259,6 +267,7 @@ function send(
             return;
           }
           chunks.push(chunk);
+          stream?.(chunk);
         });
         res.on('end', () => {
           if (tooLarge) return;

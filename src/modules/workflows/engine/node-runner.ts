@@ -23,6 +23,7 @@ import {
   type NodeContext,
   type NodeError,
   type NodeRunData,
+  type StreamChunk,
   type WorkflowNode,
 } from './types.js';
 
@@ -52,6 +53,8 @@ export interface RunNodeArgs {
   subNodes?: SubNodeLookup;
   /** The execution's deadline (ms since the epoch), for nodes that bound their own waits. */
   deadlineAt?: number;
+  /** The execution streams its answer (RunContext.onChunk): the node may send chunks. */
+  onChunk?: (chunk: StreamChunk) => void;
 }
 
 /** How a root node finds its sub-nodes and their types. */
@@ -187,6 +190,19 @@ function contextOf(
       }),
     subNodes: (type) => subNodesOf(args, node, type, depth),
   };
+  const onChunk = args.onChunk;
+  if (onChunk && depth === 0)
+    ctx.sendChunk = (type, itemIndex, content) => {
+      const metadata = {
+        nodeId: node.id,
+        nodeName: node.name,
+        itemIndex,
+        runIndex: data.runIndex ?? 0,
+        timestamp: Date.now(),
+      };
+      const text = typeof content === 'string' || content === undefined ? content : JSON.stringify(content);
+      onChunk(text === undefined ? { type, metadata } : { type, content: text, metadata });
+    };
   return ctx as NodeExecutionContext<never>;
 }
 

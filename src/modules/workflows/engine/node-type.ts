@@ -7,6 +7,7 @@ import type {
   EngineDeps,
   Item,
   NodeContext,
+  StreamChunk,
   ValidationProblem,
   WebhookNodeInfo,
   WebhookResponse,
@@ -67,6 +68,11 @@ export interface NodeExecutionContext<P> {
    * node that has none. Each supplies its part (a chat model, a tool…) for one item of this node.
    */
   subNodes(type: AiConnectionType): SubNodeHandle[];
+  /**
+   * n8n's `sendChunk`: present only when the execution's webhook answers as a stream (n8n's
+   * `isStreaming()`); a chunk of this node's item `itemIndex`, sent to the caller at once.
+   */
+  sendChunk?(type: StreamChunk['type'], itemIndex: number, content?: string | Record<string, unknown>): void;
 }
 
 /** A sub-node as its root node sees it. */

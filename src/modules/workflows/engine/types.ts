@@ -404,6 +404,18 @@ export interface RunContext {
    * running is left behind.
    */
   stopSignal?: AbortSignal;
+  /**
+   * The webhook answers as a stream (n8n's `responseMode: 'streaming'`): the chunks nodes send
+   * (`NodeExecutionContext.sendChunk`) go here as they are made. Absent: nodes stream nothing.
+   */
+  onChunk?: (chunk: StreamChunk) => void;
+}
+
+/** n8n's StructuredChunk: one line of a streamed webhook answer (newline-delimited JSON). */
+export interface StreamChunk {
+  type: 'begin' | 'item' | 'end' | 'error';
+  content?: string;
+  metadata: { nodeId: string; nodeName: string; itemIndex: number; runIndex: number; timestamp: number };
 }
 
 export interface ValidationProblem {
@@ -466,6 +478,8 @@ export interface WebhookNodeInfo {
   form?: FormInfo;
   /** n8n's Chat Trigger (public): its messages (POST) and, in hosted mode, its chat page (GET). */
   chat?: ChatInfo;
+  /** The answer is streamed as n8n's JSON lines (`responseMode: 'streaming'`), the last node's if none streams. */
+  streaming?: boolean;
   /** n8n's MCP Server Trigger: reached at `/mcp/{path}` (JSON-RPC messages), never at `/webhook/`. */
   mcp?: boolean;
 }

@@ -244,6 +244,7 @@ export class WorkflowEngine {
         typeOf: (node) => this.registry.get(node.type, node.typeVersion),
       },
       ...(run.ctx.deadline ? { deadlineAt: run.ctx.deadline.at } : {}),
+      ...(run.ctx.onChunk ? { onChunk: run.ctx.onChunk } : {}),
     };
   }
 

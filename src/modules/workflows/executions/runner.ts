@@ -282,6 +282,9 @@ export class ExecutionRunner {
           ? { onRespond: (r: WebhookResponse) => this.answerEarly(row, hook.nodeName, trigger, r) }
           : {}),
         onNodeFinished: (node) => this.nodeFinished(row, node),
+        ...(hook?.streaming && (row.mode === 'webhook' || row.mode === 'test')
+          ? { onChunk: (chunk) => this.deps.waiters.chunk(row.id, JSON.stringify(chunk)) }
+          : {}),
       };
       // A waited sub-workflow has none: its caller's checkpoint covers the call, and a resumed caller
       // calls again.

@@ -39,6 +39,8 @@ const ENDED = new Set(['success', 'error', 'canceled']);
  */
 export class ExecutionWaiters {
   private readonly waiting = new Map<string, Set<(response: string | null) => void>>();
+  /** Streamed answers' callers, by execution: each chunk (one JSON line) as the execution sends it. */
+  private readonly streams = new Map<string, (line: string) => void>();
   private subscriber: Redis | null = null;
   private onStop: ((executionId: string) => void) | null = null;
   private readonly health: RedisHealth | null;
@@ -64,6 +66,11 @@ export class ExecutionWaiters {
         this.onStop?.(message);
         return;
       }
+      if (channel === this.chunkChannel) {
+        const at = message.indexOf('\n');
+        this.streams.get(message.slice(0, at))?.(message.slice(at + 1));
+        return;
+      }
       const cut = message.indexOf('\n');
       this.settle(message.slice(0, cut), message.slice(cut + 1) || null);
     });
@@ -72,7 +79,7 @@ export class ExecutionWaiters {
     this.health?.subscribe((status) => {
       if (status === 'up') void this.recheck();
     });
-    await this.subscriber.subscribe(this.channel, this.stopChannel);
+    await this.subscriber.subscribe(this.channel, this.stopChannel, this.chunkChannel);
     if (this.options.read) {
       this.poller = setInterval(() => {
         this.ticks++;
@@ -93,6 +100,37 @@ export class ExecutionWaiters {
 
   private get stopChannel(): string {
     return `${this.channel}:stop`;
+  }
+
+  private get chunkChannel(): string {
+    return `${this.channel}:chunk`;
+  }
+
+  /**
+   * A streamed answer's caller listens to its execution's chunks (one caller per execution: the
+   * webhook call that started it). The returned function stops listening (the answer ended or the
+   * client went away); the execution goes on either way.
+   */
+  listenChunks(executionId: string, onLine: (line: string) => void): () => void {
+    this.streams.set(executionId, onLine);
+    return () => {
+      if (this.streams.get(executionId) === onLine) this.streams.delete(executionId);
+    };
+  }
+
+  /**
+   * An execution sent a chunk: to its caller in this process at once, else over Redis (a `platform
+   * worker` runs it). Publishes in order on one connection, so the caller reads them in order, and
+   * before the execution's end (`notify`, the same connection). Never fails: a lost chunk is only
+   * missing from the stream, the execution's stored outcome is whole.
+   */
+  chunk(executionId: string, line: string): void {
+    const local = this.streams.get(executionId);
+    if (local) {
+      local(line);
+      return;
+    }
+    if (this.redis) void this.publish(this.chunkChannel, `${executionId}\n${line}`);
   }
 
   /** Who hears that an execution was stopped through the API (the runner of this process). */
@@ -185,6 +223,7 @@ export class ExecutionWaiters {
   async close(): Promise<void> {
     if (this.poller) clearInterval(this.poller);
     for (const id of [...this.waiting.keys()]) this.settle(id, null);
+    this.streams.clear();
     if (this.subscriber) await this.subscriber.quit().catch(() => undefined);
   }
 }

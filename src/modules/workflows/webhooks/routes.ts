@@ -20,6 +20,7 @@ import {
 } from './form-submission.js';
 import type { StoredResponse } from './response.js';
 import type { WebhookMatch, WebhookService } from './service.js';
+import { sendStreamed } from './streamed.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -297,6 +298,10 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
               .send(request.method === 'HEAD' ? '' : page.html);
           }
           const cors = chat ? chatCorsHeaders(chat, request.headers.origin) : {};
+          if (match.hook.streaming && request.method === 'POST')
+            return sendStreamed(reply, match.hook, cors, (sink) =>
+              deps.webhooks.handle(callOf(request, path), match, sink),
+            );
           const { response, headers } = await deps.webhooks.handle(callOf(request, path), match);
           return send(reply, response, request.method === 'HEAD', { ...headers, ...cors });
         },

@@ -182,12 +182,14 @@ export class WebhookService {
   async handle(
     call: WebhookCall,
     match: WebhookMatch,
+    /** A streamed answer's writer (the hook's `streaming`): the execution's chunks. */
+    stream?: StreamSink,
   ): Promise<{ response: StoredResponse; headers: Record<string, string> }> {
     const allowed = match.hook.options.ipAllowList;
     if (allowed && allowed.length > 0 && !ipMatcher(allowed)(call.clientAddress))
       throw new AppError('FORBIDDEN', 'IP is not whitelisted to access the webhook!', {});
     const caller = await authenticateWebhook(call, match.hook, match.route.account_id, this.deps.auth);
-    return { response: await this.run(call, match, caller), headers: caller.headers };
+    return { response: await this.run(call, match, caller, undefined, stream), headers: caller.headers };
   }
 
   /** A page a webhook node serves (the Chat Trigger's): its caller checked as a call would be; its headers. */
@@ -244,6 +246,7 @@ export class WebhookService {
     match: WebhookMatch,
     caller: WebhookCaller,
     given?: { json: Record<string, Json>; binary?: Record<string, BinaryData> },
+    stream?: StreamSink,
   ): Promise<StoredResponse> {
     const { route, def, hook } = match;
     const { json, binary } = given ?? (await this.itemOf(call, match, caller.redact));
@@ -279,6 +282,9 @@ export class WebhookService {
 
     const answers = hook.responseMode !== 'onReceived';
     const waiter = answers ? this.deps.waiters.wait(executionId, this.deps.responseTimeoutMs) : null;
+    // Listening before the execution is queued: a worker may run it at once.
+    const unlisten =
+      waiter && stream && hook.streaming ? this.deps.waiters.listenChunks(executionId, stream.write) : null;
     try {
       await this.deps.runner.enqueue({
         id: executionId,
@@ -296,6 +302,7 @@ export class WebhookService {
       // Not queued: the runner canceled the execution (a late job of it runs nothing), so a retry
       // with the same key must run.
       waiter?.cancel();
+      unlisten?.();
       if (dedupeKey) await this.release(def.id, hook.nodeName, dedupeKey, executionId);
       throw error;
     }
@@ -306,12 +313,16 @@ export class WebhookService {
       }
       return response;
     }
-    return this.awaitResponse(
-      executionId,
-      waiter.promise,
-      false,
-      dedupeKey ? { def, hook, dedupeKey } : null,
-    );
+    try {
+      return await this.awaitResponse(
+        executionId,
+        waiter.promise,
+        false,
+        dedupeKey ? { def, hook, dedupeKey } : null,
+      );
+    } finally {
+      unlisten?.();
+    }
   }
 
   /** Frees a dedupe claim so the sender's retry runs; a failure leaves it to expire. */
@@ -443,6 +454,11 @@ export class WebhookService {
     // caller's stored answer.
     return createHash('sha256').update(identity).update('\n').update(text).digest('base64url');
   }
+}
+
+/** A streamed answer (n8n's `responseMode: 'streaming'`): the execution's JSON lines as they come. */
+export interface StreamSink {
+  write(line: string): void;
 }
 
 /**

@@ -13,7 +13,15 @@ export const LANGCHAIN = '@n8n/n8n-nodes-langchain';
 export interface ChatModel {
   kind: 'chatModel';
   name: string;
-  chat(messages: ChatMessage[], tools: ToolSpec[] | undefined): Promise<LoopModelAnswer>;
+  /**
+   * `stream`: the answer's text is wanted as the model writes it (a streamed chat answer); a model
+   * that cannot stream answers whole, which is the same events at once.
+   */
+  chat(
+    messages: ChatMessage[],
+    tools: ToolSpec[] | undefined,
+    options?: { stream?: boolean },
+  ): Promise<LoopModelAnswer>;
 }
 
 /** A tool (ai_tool) as the model sees it and as it runs. */

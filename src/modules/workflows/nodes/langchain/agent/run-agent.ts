@@ -17,6 +17,8 @@ interface AgentRun {
   maxIterations: number;
   useParser: boolean;
   useFallback: boolean;
+  /** The model's text as the loop reads it (n8n's streaming agent), before the run's end. */
+  onText?: (text: string) => void;
 }
 
 interface AgentStep {
@@ -70,7 +72,8 @@ export async function runAgentItem(
   let ids = 0;
   const loop = runToolLoop(
     {
-      chat: (conversation, offered) => withFallback(model, fallback, conversation, offered),
+      chat: (conversation, offered) =>
+        withFallback(model, fallback, conversation, offered, run.onText ? { stream: true } : undefined),
       execute: async (call) => {
         const malformed = (call as WireToolCall).malformed;
         if (malformed !== undefined)
@@ -104,7 +107,8 @@ export async function runAgentItem(
   let next = await loop.next();
   for (; !next.done; next = await loop.next()) {
     const e = next.value;
-    if (e.type === 'tool.result')
+    if (e.type === 'delta' && e.delta !== '') run.onText?.(e.delta);
+    else if (e.type === 'tool.result')
       steps.push({
         action: {
           tool: e.name,
@@ -134,12 +138,13 @@ async function withFallback(
   fallback: ChatModel | undefined,
   messages: ChatMessage[],
   tools: Parameters<ChatModel['chat']>[1],
+  options?: Parameters<ChatModel['chat']>[2],
 ) {
   try {
-    return await model.chat(messages, tools);
+    return await model.chat(messages, tools, options);
   } catch (error) {
     if (!fallback) throw error;
-    return fallback.chat(messages, tools);
+    return fallback.chat(messages, tools, options);
   }
 }
 

@@ -22,7 +22,7 @@ const Options = Type.Object(
     getStarted: Type.Optional(Type.String({ maxLength: 1_000 })),
     inputFieldPlaceholder: Type.Optional(Type.String({ maxLength: 1_000 })),
     loadPreviousSession: Type.Optional(Type.Enum(['notSupported', 'memory', 'manually'] as const)),
-    responseMode: Type.Optional(Type.Enum(['lastNode', 'responseNode'] as const)),
+    responseMode: Type.Optional(Type.Enum(['lastNode', 'responseNode', 'streaming'] as const)),
     showWelcomeScreen: Type.Optional(Type.Boolean()),
     subtitle: Type.Optional(Type.String({ maxLength: 1_000 })),
     title: Type.Optional(Type.String({ maxLength: 1_000 })),
@@ -56,7 +56,9 @@ const MAX_CHAT_BYTES = 256 * 1024;
  * chatInput}`. In hosted mode `GET` on the same path is the chat page (the platform's own, speaking the
  * same webhook); `allowedOrigins` decides which other origins' pages may read the answers. The widget's
  * `loadPreviousSession` action answers the attached memory's messages of that session (n8n's `{data}`,
- * LangChain's serialized messages) without running the rest. Streaming answers are not served.
+ * LangChain's serialized messages) without running the rest. With `responseMode: 'streaming'` the answer
+ * is n8n's JSON lines: the chunks the nodes send (an AI Agent's text as the model writes it), or the
+ * last node's answer as one chunk when none streams.
  */
 export const chatTriggerNode = defineNode({
   type: `${LANGCHAIN}.chatTrigger`,
@@ -175,6 +177,7 @@ function chatWebhook(node: WorkflowNode): WebhookNodeInfo[] {
     credentialId:
       p.authentication === 'basicAuth' ? (credentialRefOf(node.credentials?.httpBasicAuth) ?? null) : null,
     responseMode: p.options.responseMode === 'responseNode' ? 'responseNode' : 'lastNode',
+    ...(p.options.responseMode === 'streaming' ? { streaming: true } : {}),
     responseCode: 200,
     responseData: 'firstEntryJson',
     options: {
