@@ -47,6 +47,7 @@ import { mergeV1Node } from './n8n/merge/v1.js';
 import { mergeV2Node } from './n8n/merge/v2.js';
 import { n8nMoveBinaryDataNode } from './n8n/move-binary-data/index.js';
 import { mySqlNode } from './n8n/mysql/index.js';
+import { mySqlV1Node } from './n8n/mysql/v1.js';
 import { n8nApiNode } from './n8n/n8n-api/index.js';
 import { trainingCustomerDatastoreNode, trainingCustomerMessengerNode } from './n8n/n8n-training/index.js';
 import { n8nNoOpNode } from './n8n/no-op/index.js';
@@ -150,6 +151,7 @@ export const allNodeTypes: NodeType[] = [
   mergeV2Node,
   n8nMoveBinaryDataNode,
   mySqlNode,
+  mySqlV1Node,
   trainingCustomerDatastoreNode,
   trainingCustomerMessengerNode,
   n8nNoOpNode,
