@@ -1,5 +1,6 @@
 import { NodeRegistry, type NodeType } from '../engine/node-type.js';
 import { langchainNodeTypes } from './langchain/index.js';
+import { nodeAsTool } from './langchain/node-as-tool.js';
 import { aggregateNode } from './n8n/aggregate/index.js';
 import { aiTransformNode } from './n8n/ai-transform/index.js';
 import { awsS3Node } from './n8n/aws-s3/index.js';
@@ -199,6 +200,17 @@ export const allNodeTypes: NodeType[] = [
   splitItemsNode,
   validateNode,
   webhookNode,
+  // n8n's "as tool" twins (`postgresTool`…) of the nodes here that n8n marks usable as a tool.
+  ...(
+    [
+      [postgresNode, 'Postgres'],
+      [mySqlNode, 'MySQL'],
+      [redisNode, 'Redis'],
+      [executeCommandNode, 'Execute Command'],
+      [n8nHttpRequestNode, 'HTTP Request'],
+      ...emailSendNodes.map((n) => [n, 'Send Email'] as const),
+    ] as const
+  ).map(([node, label]) => nodeAsTool(node, label)),
 ];
 
 export const defaultNodeRegistry = new NodeRegistry(allNodeTypes);

@@ -95,6 +95,13 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.ssh': 'SSH (off unless WORKFLOW_SSH_ENABLED)',
   'n8n-nodes-base.emailSend': 'Send Email (SMTP)',
   'n8n-nodes-base.emailReadImap': 'Email Trigger (IMAP)',
+  'n8n-nodes-base.postgresTool': 'Postgres as an AI tool ($fromAI arguments)',
+  'n8n-nodes-base.mySqlTool': 'MySQL as an AI tool ($fromAI arguments)',
+  'n8n-nodes-base.redisTool': 'Redis as an AI tool ($fromAI arguments)',
+  'n8n-nodes-base.emailSendTool': 'Send Email as an AI tool ($fromAI arguments)',
+  'n8n-nodes-base.executeCommandTool':
+    'Execute Command as an AI tool (off unless WORKFLOW_EXECUTE_COMMAND_ENABLED)',
+  'n8n-nodes-base.httpRequestTool': 'HTTP Request as an AI tool ($fromAI arguments)',
   'n8n-nodes-base.graphql': 'GraphQL',
   'n8n-nodes-base.n8n': "n8n (this platform's public API)",
   'n8n-nodes-base.rssFeedRead': 'RSS Read',
