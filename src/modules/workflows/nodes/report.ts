@@ -95,6 +95,7 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.ssh': 'SSH (off unless WORKFLOW_SSH_ENABLED)',
   'n8n-nodes-base.emailSend': 'Send Email (SMTP)',
   'n8n-nodes-base.emailReadImap': 'Email Trigger (IMAP)',
+  '@n8n/n8n-nodes-langchain.manualChatTrigger': 'Manual Chat Trigger (a manual run with items)',
   'n8n-nodes-base.postgresTool': 'Postgres as an AI tool ($fromAI arguments)',
   'n8n-nodes-base.mySqlTool': 'MySQL as an AI tool ($fromAI arguments)',
   'n8n-nodes-base.redisTool': 'Redis as an AI tool ($fromAI arguments)',

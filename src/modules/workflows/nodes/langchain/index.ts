@@ -15,6 +15,7 @@ import { embeddingsOpenAiNode } from './embeddings-open-ai/index.js';
 import { lmChatAnthropicNode } from './lm-chat-anthropic/index.js';
 import { lmChatOllamaNode } from './lm-chat-ollama/index.js';
 import { lmChatOpenAiNode } from './lm-chat-open-ai/index.js';
+import { manualChatTriggerNode } from './manual-chat-trigger/index.js';
 import { mcpClientToolNode } from './mcp-client-tool/index.js';
 import { mcpTriggerNode } from './mcp-trigger/index.js';
 import { memoryBufferWindowNode } from './memory-buffer-window/index.js';
@@ -55,6 +56,7 @@ export const langchainNodeTypes: NodeType[] = [
   lmChatAnthropicNode,
   lmChatOllamaNode,
   lmChatOpenAiNode,
+  manualChatTriggerNode,
   mcpClientToolNode,
   mcpTriggerNode,
   memoryBufferWindowNode,
