@@ -176,6 +176,40 @@ describe.skipIf(missing !== null).each(await testDialects())(
       expect(third).toHaveLength(3);
     });
 
+    it('runs a v1 trigger as exported by templates (search config, allowUnauthorizedCerts in options)', async () => {
+      const cred = await createCredential(p, 'IMAP v1', 'imap', credentialData());
+      const id = await createWorkflow(p, {
+        name: 'mail in v1',
+        nodes: [
+          n8nNode(
+            'Email Trigger (IMAP)',
+            'emailReadImap',
+            1,
+            {
+              format: 'resolved',
+              mailbox: 'INBOX',
+              postProcessAction: 'nothing',
+              options: { customEmailConfig: '["ALL"]', allowUnauthorizedCerts: true },
+            },
+            { credentials: { imap: { id: cred, name: 'IMAP v1' } } },
+          ),
+          n8nNode('No Operation', 'noOp', 1, {}),
+        ],
+        connections: {
+          'Email Trigger (IMAP)': { main: [[{ node: 'No Operation', type: 'main', index: 0 }]] },
+        },
+        settings: {},
+      });
+      await activate(p, id);
+      const first = await until(async () => (await runsOf(p, id))[0], 'the v1 execution', 30_000);
+      const detail = (await settled(p, first.id)) as unknown as Detail;
+      expect(detail.status).toBe('success');
+      const subjects = outputOf(detail, 'No Operation').map((i) => i.json.subject);
+      expect(subjects).toContain('before activation');
+      const off = await p.request({ method: 'POST', url: `/api/v1/workflows/${id}/deactivate` });
+      expect(off.statusCode).toBe(200);
+    });
+
     it('a mail with a 100 MB attachment is not downloaded: its item says so, and the next mail runs', async () => {
       const bea = new ImapFlow({
         host: '127.0.0.1',

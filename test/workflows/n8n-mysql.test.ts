@@ -208,5 +208,59 @@ describe.skipIf(!admin).each(await testDialects())(
       );
       expect((left as Array<{ c: number }>)[0]?.c).toBe(0);
     });
+
+    it('runs v1 (templates before 2.0): insert with IGNORE, update by key, a query per item', async () => {
+      const t1 = `${table}_v1`;
+      await db.query(`CREATE TABLE \`${t1}\` (id INT PRIMARY KEY, name VARCHAR(200), score INT NULL)`);
+      try {
+        const v1 = (parameters: Record<string, unknown>) => ({
+          ...node({}, 1),
+          parameters: { options: {}, ...parameters },
+        });
+        const ins = await runNode(
+          p,
+          v1({ table: t1, columns: 'id, name', options: { ignore: true, priority: 'LOW_PRIORITY' } }),
+          [
+            { id: 1, name: 'Ada', other: 'x' },
+            { id: 2, name: 'Grace' },
+            { id: 1, name: 'dup' },
+          ],
+        );
+        expect(ins.error).toBeUndefined();
+        expect(ins.out).toHaveLength(1);
+        expect(ins.out[0]).toMatchObject({ affectedRows: 2 });
+        const upd = await runNode(
+          p,
+          v1({
+            operation: 'update',
+            table: { __rl: true, mode: 'name', value: t1 },
+            updateKey: 'id',
+            columns: 'score',
+          }),
+          [
+            { id: 2, score: 7 },
+            { id: 9, score: 1 },
+          ],
+        );
+        expect(upd.error).toBeUndefined();
+        expect(upd.out.map((r) => r.affectedRows)).toEqual([1, 0]);
+        const q = await runNode(
+          p,
+          v1({
+            operation: 'executeQuery',
+            query: `=SELECT id, name, score FROM \`${t1}\` WHERE id = {{ $json.id }}`,
+          }),
+          [{ id: 1 }, { id: 2 }],
+        );
+        expect(q.out).toEqual([
+          { id: 1, name: 'Ada', score: null },
+          { id: 2, name: 'Grace', score: 7 },
+        ]);
+        const bad = await runNode(p, v1({ table: t1, columns: 'id, nope' }), [{ id: 5 }]);
+        expect(bad.error).toMatch(/nope/);
+      } finally {
+        await db.query(`DROP TABLE IF EXISTS \`${t1}\``);
+      }
+    });
   },
 );

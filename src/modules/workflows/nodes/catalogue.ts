@@ -1,5 +1,6 @@
 import { NodeRegistry, type NodeType } from '../engine/node-type.js';
 import { langchainNodeTypes } from './langchain/index.js';
+import { nodeAsTool } from './langchain/node-as-tool.js';
 import { aggregateNode } from './n8n/aggregate/index.js';
 import { aiTransformNode } from './n8n/ai-transform/index.js';
 import { awsS3Node } from './n8n/aws-s3/index.js';
@@ -47,6 +48,7 @@ import { mergeV1Node } from './n8n/merge/v1.js';
 import { mergeV2Node } from './n8n/merge/v2.js';
 import { n8nMoveBinaryDataNode } from './n8n/move-binary-data/index.js';
 import { mySqlNode } from './n8n/mysql/index.js';
+import { mySqlV1Node } from './n8n/mysql/v1.js';
 import { n8nApiNode } from './n8n/n8n-api/index.js';
 import { trainingCustomerDatastoreNode, trainingCustomerMessengerNode } from './n8n/n8n-training/index.js';
 import { n8nNoOpNode } from './n8n/no-op/index.js';
@@ -152,6 +154,7 @@ export const allNodeTypes: NodeType[] = [
   mergeV2Node,
   n8nMoveBinaryDataNode,
   mySqlNode,
+  mySqlV1Node,
   trainingCustomerDatastoreNode,
   trainingCustomerMessengerNode,
   n8nNoOpNode,
@@ -201,6 +204,17 @@ export const allNodeTypes: NodeType[] = [
   validateNode,
   vectorStoreKnowledgeBaseNode,
   webhookNode,
+  // n8n's "as tool" twins (`postgresTool`…) of the nodes here that n8n marks usable as a tool.
+  ...(
+    [
+      [postgresNode, 'Postgres'],
+      [mySqlNode, 'MySQL'],
+      [redisNode, 'Redis'],
+      [executeCommandNode, 'Execute Command'],
+      [n8nHttpRequestNode, 'HTTP Request'],
+      ...emailSendNodes.map((n) => [n, 'Send Email'] as const),
+    ] as const
+  ).map(([node, label]) => nodeAsTool(node, label)),
 ];
 
 export const defaultNodeRegistry = new NodeRegistry(allNodeTypes);

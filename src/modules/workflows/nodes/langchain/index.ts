@@ -20,6 +20,7 @@ import { lmChatMistralCloudNode } from './lm-chat-mistral-cloud/index.js';
 import { lmChatOllamaNode } from './lm-chat-ollama/index.js';
 import { lmChatOpenAiNode } from './lm-chat-open-ai/index.js';
 import { lmChatOpenRouterNode } from './lm-chat-open-router/index.js';
+import { manualChatTriggerNode } from './manual-chat-trigger/index.js';
 import { mcpClientToolNode } from './mcp-client-tool/index.js';
 import { mcpTriggerNode } from './mcp-trigger/index.js';
 import { memoryBufferWindowNode } from './memory-buffer-window/index.js';
@@ -65,6 +66,7 @@ export const langchainNodeTypes: NodeType[] = [
   lmChatOllamaNode,
   lmChatOpenAiNode,
   lmChatOpenRouterNode,
+  manualChatTriggerNode,
   mcpClientToolNode,
   mcpTriggerNode,
   memoryBufferWindowNode,

@@ -24,6 +24,8 @@ const EmailReadImapParameters = Type.Object(
         customEmailConfig: Type.Optional(Type.String({ maxLength: 10_000 })),
         forceReconnect: Type.Optional(Type.Number({ minimum: 0 })),
         trackLastMessageId: Type.Optional(Type.Boolean()),
+        // v1 only (v2 moved it to the credential): accept a certificate TLS cannot verify.
+        allowUnauthorizedCerts: Type.Optional(Type.Boolean()),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -79,7 +81,12 @@ async function fetchItem(client: ImapFlow, uid: number, p: Params): Promise<Item
 async function listen(ctx: ListenerContext) {
   const p = ctx.parameters as Params;
   const search = searchOf(p.options.customEmailConfig);
-  const credential = await credentialOf(ctx.node, 'imap', (id) => ctx.credential(id));
+  const stored = await credentialOf(ctx.node, 'imap', (id) => ctx.credential(id));
+  // v1 read allowUnauthorizedCerts from the node's options; it adds to the credential's setting.
+  const credential =
+    (ctx.node.typeVersion ?? 1) < 2 && p.options.allowUnauthorizedCerts === true
+      ? { ...stored, allowUnauthorizedCerts: 'true' }
+      : stored;
   const dedupe = ctx.deps.dedupe;
   if (!dedupe) throw new Error('The Email Trigger needs the dedupe history');
   const scope = { workflowId: ctx.workflowId, scope: `imap:${ctx.node.id}` };
@@ -173,12 +180,13 @@ async function listen(ctx: ListenerContext) {
 }
 
 /**
- * n8n's Email Trigger (IMAP) v2 and v2.1 over the `imap` credential: new messages of a mailbox start
+ * n8n's Email Trigger (IMAP) v1, v2 and v2.1 (v1 has the same parameters, plus the options'
+ * `allowUnauthorizedCerts`, which v2 moved to the credential) over the `imap` credential: new messages of a mailbox start
  * the workflow (one execution per round of new mail). In a run the trigger passes the messages on.
  */
 export const emailReadImapNode = defineNode({
   type: 'n8n-nodes-base.emailReadImap',
-  versions: [2, 2.1],
+  versions: [1, 2, 2.1],
   schema: EmailReadImapParameters,
   trigger: true,
   inputs: 0,

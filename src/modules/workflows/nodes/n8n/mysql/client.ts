@@ -97,7 +97,8 @@ type Row = Record<string, unknown>;
  * One statement, bounded as the Postgres node's: with values it is a prepared statement (values sent
  * apart from the SQL); past the timeout the server's query is killed (KILL QUERY from another
  * connection) and this connection dropped; more than `maxRows` rows ends the connection at once.
- * Statements that answer no rows (INSERT, UPDATE…) add none.
+ * Statements that answer no rows (INSERT, UPDATE…) add none; their result headers (affectedRows,
+ * insertId…) go to `headers` when given.
  */
 export function runStatement(
   pool: Pool,
@@ -106,6 +107,7 @@ export function runStatement(
   values: unknown[],
   bounds: QueryBounds,
   seen: { rows: number },
+  headers?: Row[],
 ): Promise<Row[]> {
   const rows: Row[] = [];
   return new Promise((resolve, reject) => {
@@ -125,7 +127,11 @@ export function runStatement(
         ? conn.execute({ sql: text, values: values.map(mysqlValue) as never[] })
         : conn.query({ sql: text });
     query.on('result', (row: unknown) => {
-      if (failed || isHeader(row)) return;
+      if (failed) return;
+      if (isHeader(row)) {
+        headers?.push(JSON.parse(JSON.stringify(row)) as Row);
+        return;
+      }
       if (++seen.rows > bounds.maxRows) return cut(tooManyRows(bounds.maxRows));
       rows.push(row as Row);
     });

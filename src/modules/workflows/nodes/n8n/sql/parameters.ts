@@ -102,8 +102,30 @@ function resolvables(text: string): string[] {
   return text.match(/\{\{[\s\S]*?\}\}/g) ?? [];
 }
 
+/** The text split at commas that are not inside a `{{ … }}` (`{{ $fromAI('id', 'The id') }}` is one piece). */
+function splitOutsideExpressions(text: string): string[] {
+  const pieces: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text.startsWith('{{', i)) {
+      depth++;
+      i++;
+    } else if (depth > 0 && text.startsWith('}}', i)) {
+      depth--;
+      i++;
+    } else if (depth === 0 && text[i] === ',') {
+      pieces.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  pieces.push(text.slice(start));
+  return pieces;
+}
+
 /**
- * n8n's Query Parameters option, read as n8n reads it: the raw text split at commas first, then each
+ * n8n's Query Parameters option, read as n8n reads it: the raw text split at commas (not those inside an
+ * expression) first, then each
  * `{{ … }}` in a piece evaluated for the item (so a comma inside a value does not split it), a piece
  * without one kept as its text; or an expression answering an array, used as the values. Either
  * way the values go to the server as parameters, never into the SQL text.
@@ -125,9 +147,7 @@ export async function queryParameters(ctx: NodeExecutionContext<unknown>, index:
     }
   }
   const values: unknown[] = [];
-  for (const piece of raw
-    .replace(/^=+/, '')
-    .split(',')
+  for (const piece of splitOutsideExpressions(raw.replace(/^=+/, ''))
     .filter((p) => p)
     .map((p) => p.trim())) {
     const found = resolvables(piece);
