@@ -194,6 +194,14 @@ describe('generated TypeScript client (sdk/)', () => {
     const credentials = await api.GET('/api/v1/credentials');
     expect(credentials.response.status).toBe(200);
 
+    // The node catalogue and one type's parameter schema (the portal's node forms read these).
+    const nodeTypes = await api.GET('/api/v1/node-types');
+    expect(nodeTypes.data?.types.some((t) => t.type === 'n8n-nodes-base.set')).toBe(true);
+    const setSchema = await api.GET('/api/v1/node-types/schema', {
+      params: { query: { type: 'n8n-nodes-base.set', version: 3.4 } },
+    });
+    expect(setSchema.response.status, JSON.stringify(setSchema.error)).toBe(200);
+
     // No repository is configured here: the pull says so in the documented 400.
     const pull = await api.POST('/api/v1/source-control/pull', { body: {} });
     expect(pull.response.status).toBe(400);
