@@ -24,6 +24,7 @@ beforeAll(async () => {
     credential: async (id): Promise<Record<string, string>> => {
       if (id === '8gccIjcuf3gvaoEr') return { apiKey: 'oa-key', url: `${openai.base}/v1` };
       if (id === 'clmB8ZYJMHaHmnsu') return { apiKey: 'gm-key', host: gemini.base };
+      if (id === 'QRSxlMSE2Tacaxcl') return { apiKey: 'or-key', url: `${gemini.base}/api/v1` };
       throw new Error(`Credential '${id}' not found`);
     },
   };
@@ -75,6 +76,50 @@ describe('n8n templates with the newer AI nodes', () => {
       ['user', 'Username: Ada\n\nQuestion/Prompt: Hi there?'],
       ['model', '@Ada Hello!'],
       ['user', 'Username: Ada\n\nQuestion/Prompt: What did I say?'],
+    ]);
+  });
+
+  it('Basic LLM Chain on OpenRouter with a parser, then a Code node that declares its own `items`', async () => {
+    const text = [
+      'Service: Atlassian',
+      'Audience: api.atlassian.com',
+      'Authorization URI: https://auth.atlassian.com/authorize',
+      'Token URI: https://auth.atlassian.com/oauth/token',
+      'Details: Jira resolves to Atlassian',
+      'Confidence: 0.9',
+    ].join('\n');
+    gemini.queue({
+      body: {
+        id: 'gen-1',
+        object: 'chat.completion',
+        created: 1,
+        model: 'latitudegames/wayfarer-large-70b-llama-3.3',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: JSON.stringify({ action: 'resolve', text }) },
+            finish_reason: 'stop',
+          },
+        ],
+        usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
+      },
+    });
+    const def = loadFixture('templates/chain-openrouter-parser-code.json');
+    const { outcome, outputs } = await runFixture(def, deps, [{ json: { name: 'Jira', audience: '' } }]);
+    expect(outcome.state.error).toBeNull();
+    expect(gemini.requests[0]?.url).toBe('/api/v1/chat/completions');
+    expect(gemini.requests[0]?.body).toMatchObject({ temperature: 0.5, top_p: 0.9, max_tokens: 2500 });
+    expect(outputs['Conform JSON']).toEqual([
+      {
+        output: {
+          service_name: 'Atlassian',
+          audience: 'api.atlassian.com',
+          authorization_uri: 'https://auth.atlassian.com/authorize',
+          token_uri: 'https://auth.atlassian.com/oauth/token',
+          details: 'Jira resolves to Atlassian',
+          confidence: 0.9,
+        },
+      },
     ]);
   });
 });
