@@ -74,7 +74,11 @@ export async function submissionFromMultipart(
     const field = form.fields[i];
     if (!field) continue;
     if (typeof value === 'string') {
-      if (field.type !== 'file') (values[i] ??= []).push(value);
+      if (field.type !== 'file') {
+        const list = values[i] ?? [];
+        list.push(value);
+        values[i] = list;
+      }
       continue;
     }
     if (field.type !== 'file' || (value.name === '' && value.size === 0)) continue;
@@ -82,11 +86,13 @@ export async function submissionFromMultipart(
       throw new AppError('VALIDATION_ERROR', `A form submission may hold at most ${MAX_FORM_FILES} files`, {
         limit: MAX_FORM_FILES,
       });
-    (files[i] ??= []).push({
+    const list = files[i] ?? [];
+    list.push({
       fileName: value.name || 'file',
       mimeType: value.type || 'application/octet-stream',
       bytes: Buffer.from(await value.arrayBuffer()),
     });
+    files[i] = list;
   }
   return { values, files };
 }
