@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { ServerResponse } from 'node:http';
 import { isValidHeader } from '../../../core/http/header-check.js';
 import type { StreamChunk, WebhookNodeInfo } from '../engine/index.js';
 import type { StoredResponse } from './response.js';
@@ -23,12 +23,18 @@ const STREAM_HEADERS = {
  * the execution's: a failure is an `error` chunk, then the end; an execution no node streamed from
  * answers its last node's answer as one item. A client that goes away only stops the writing.
  */
-export async function sendStreamed(
-  reply: FastifyReply,
+/** What the stream writes to: the HTTP response and taking it over from the framework (a Fastify reply is one). */
+export interface StreamTarget {
+  raw: ServerResponse;
+  hijack(): void;
+}
+
+export async function sendStreamed<R extends StreamTarget>(
+  reply: R,
   hook: WebhookNodeInfo,
   extra: Record<string, string>,
   run: (sink: StreamSink) => Promise<{ response: StoredResponse }>,
-): Promise<FastifyReply> {
+): Promise<R> {
   const raw = reply.raw;
   let opened = false;
   let gone = false;

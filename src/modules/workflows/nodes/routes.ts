@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { AppError } from '../../core/errors.js';
-import { Nullable, withErrors } from '../../core/http/schemas.js';
-import type { NodeRegistry } from './engine/node-type.js';
-import { NoQuery } from './executions/n8n-schemas.js';
+import { AppError } from '../../../core/errors.js';
+import { Nullable, withErrors } from '../../../core/http/schemas.js';
+import type { NodeRegistry } from '../engine/node-type.js';
+import { NoQuery } from '../executions/n8n-schemas.js';
 
 const config = { auth: { service: 'workflow', endpointLimit: true } } as const;
 const tags = ['Node types'];

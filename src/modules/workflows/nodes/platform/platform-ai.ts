@@ -1,7 +1,7 @@
-import type { Principal } from '../../core/auth/principal.js';
-import type { AppContext } from '../../core/context.js';
-import { AppError } from '../../core/errors.js';
-import type { Json, KnowledgeHit, PlatformAiAccess } from './engine/index.js';
+import type { Principal } from '../../../../core/auth/principal.js';
+import type { AppContext } from '../../../../core/context.js';
+import { AppError } from '../../../../core/errors.js';
+import type { Json, KnowledgeHit, PlatformAiAccess } from '../../engine/index.js';
 
 /** Embedding calls of a run are not tied to a client connection. */
 const NO_SIGNAL = new AbortController().signal;
