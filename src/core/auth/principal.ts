@@ -122,3 +122,25 @@ export function expandScopes(
   }
   return out;
 }
+
+/**
+ * The account as a principal for accounting only (its workflows' and documents' own model calls): no
+ * service, no key and so no key budget, any model as the account's members have; it can do nothing but
+ * be charged and recorded.
+ */
+export function accountPrincipal(accountId: string): Principal {
+  return {
+    kind: 'session',
+    accountId,
+    keyId: null,
+    keyType: null,
+    services: [],
+    role: 'Reader',
+    scopes: [],
+    customerId: null,
+    dailyQuota: null,
+    models: null,
+    dailyTokenBudget: null,
+    ipAllowed: null,
+  };
+}

@@ -1,4 +1,4 @@
-import type { Principal } from '../../core/auth/principal.js';
+import { accountPrincipal } from '../../core/auth/principal.js';
 
 /**
  * Who pays for the model calls the documents module makes (embedding chunks and queries): the key
@@ -11,23 +11,5 @@ export interface Payer {
   keyId: string | null;
 }
 
-/**
- * The account as a principal for accounting only: no service, so it can do nothing but be charged
- * and recorded (it has no budget, and any model, as the account's members do).
- */
-export function accountPayer(accountId: string): Principal {
-  return {
-    kind: 'session',
-    accountId,
-    keyId: null,
-    keyType: null,
-    services: [],
-    role: 'Reader',
-    scopes: [],
-    customerId: null,
-    dailyQuota: null,
-    models: null,
-    dailyTokenBudget: null,
-    ipAllowed: null,
-  };
-}
+/** The account as a principal for accounting only (core's, so workflows charge the same way). */
+export const accountPayer = accountPrincipal;

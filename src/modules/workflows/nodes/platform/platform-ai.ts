@@ -1,31 +1,10 @@
-import type { Principal } from '../../../../core/auth/principal.js';
+import { accountPrincipal } from '../../../../core/auth/principal.js';
 import type { AppContext } from '../../../../core/context.js';
 import { AppError } from '../../../../core/errors.js';
 import type { Json, KnowledgeHit, PlatformAiAccess } from '../../engine/index.js';
 
 /** Embedding calls of a run are not tied to a client connection. */
 const NO_SIGNAL = new AbortController().signal;
-
-/**
- * The account as the principal of its workflows' knowledge and embedding calls: recorded in the request
- * log as the account's, with no key (so no key budget), as the knowledge base charges its own retrieval.
- */
-function accountPrincipal(accountId: string): Principal {
-  return {
-    kind: 'session',
-    accountId,
-    keyId: null,
-    keyType: null,
-    services: [],
-    role: 'Reader',
-    scopes: [],
-    customerId: null,
-    dailyQuota: null,
-    models: null,
-    dailyTokenBudget: null,
-    ipAllowed: null,
-  };
-}
 
 /**
  * The knowledge base and the built-in embedders for one account's executions (EngineDeps.platformAi).
