@@ -1,4 +1,4 @@
-import type { Principal } from '../../core/auth/principal.js';
+import { accountPrincipal, type Principal } from '../../core/auth/principal.js';
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { createOutboundHttp } from '../../core/http/outbound.js';
@@ -156,20 +156,7 @@ function archivalMemory(ctx: AppContext): ArchivalMemory | null {
   const payerPrincipal = async (payer: { accountId: string; keyId: string | null }): Promise<Principal> =>
     payer.keyId && ctx.apis.auth
       ? ctx.apis.auth.keyPrincipal(payer.keyId)
-      : {
-          kind: 'session',
-          accountId: payer.accountId,
-          keyId: null,
-          keyType: null,
-          services: [],
-          role: 'Reader',
-          scopes: [],
-          customerId: null,
-          dailyQuota: null,
-          models: null,
-          dailyTokenBudget: null,
-          ipAllowed: null,
-        };
+      : accountPrincipal(payer.accountId);
   return new ArchivalMemory(
     ctx.db,
     {
