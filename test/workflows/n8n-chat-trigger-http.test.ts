@@ -120,6 +120,29 @@ describe(`Chat Trigger over HTTP, platform on ${dialect}`, () => {
     expect(html).toContain("action:'sendMessage'");
   });
 
+  it("applies the hosted chat's customCss after its own style, by the nonce and inert; none without it", async () => {
+    await activeChat(
+      chatWorkflow('chat-styled', 'S', {
+        options: { customCss: ':root{--chat--color-primary:#0a0}</style><script>alert(1)</script>' },
+      }),
+    );
+    const page = await fetch(`${base}/webhook/chat-styled/chat`);
+    expect(page.status).toBe(200);
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).not.toContain('unsafe-inline');
+    const nonce = /style-src 'nonce-([^']+)'/.exec(csp)?.[1];
+    const html = await page.text();
+    expect([...html.matchAll(/<style nonce="([^"]+)">/g)].map((m) => m[1])).toEqual([nonce, nonce]);
+    expect(html).toContain(':root{--chat--color-primary:#0a0}\\3C /style>\\3C script>alert(1)\\3C /script>');
+    expect(html).not.toContain('<script>alert(1)');
+    // The page's own two scripts only.
+    expect(html.match(/<script/g)).toHaveLength(2);
+
+    await activeChat(chatWorkflow('chat-unstyled', 'U'));
+    const plain = await (await fetch(`${base}/webhook/chat-unstyled/chat`)).text();
+    expect(plain.match(/<style /g)).toHaveLength(1);
+  });
+
   it('webhook mode: no page (405: the path takes POST only), the messages still answered', async () => {
     await activeChat(chatWorkflow('chat-webhook-mode', 'W', { mode: 'webhook' }));
     expect((await fetch(`${base}/webhook/chat-webhook-mode/chat`)).status).toBe(405);

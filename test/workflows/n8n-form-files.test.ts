@@ -76,6 +76,21 @@ describe.each(await testDialects())('n8n form file fields on %s', (dialect) => {
         uploadForm('walled', 2.6, { options: { path: 'walled', ipWhitelist: '10.1.0.0/16' } }),
       ),
     );
+    await activate(
+      p,
+      await createWorkflow(
+        p,
+        uploadForm('proto', 2.3, {
+          formFields: {
+            values: [
+              { fieldLabel: '__proto__', fieldType: 'file', multipleFiles: false },
+              { fieldLabel: 'constructor', fieldType: 'file' },
+              { fieldLabel: 'toString' },
+            ],
+          },
+        }),
+      ),
+    );
   });
   afterAll(() => p.close());
 
@@ -343,6 +358,57 @@ describe.each(await testDialects())('n8n form file fields on %s', (dialect) => {
     form.append('field-0', 'Ivy');
     form.append('field-1', file('cv', 'text/plain'), 'cv.txt');
     expect((await fetch(`${base}/form/walled`, { method: 'POST', body: form })).status).toBe(403);
+  });
+
+  it("keeps fields labelled '__proto__' and 'constructor': their values and files are the item's", async () => {
+    const form = new FormData();
+    form.append('field-0', file('proto bytes', 'text/plain'), 'p.txt');
+    form.append('field-1', file('c1', 'text/plain'), 'c1.txt');
+    form.append('field-1', file('c2', 'text/plain'), 'c2.txt');
+    form.append('field-2', 'text value');
+    const res = await fetch(`${base}/form/proto`, { method: 'POST', body: form });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const item = await lastItem('Keep');
+    const json = item?.json ?? {};
+    expect(Object.keys(json)).toEqual(['__proto__', 'constructor', 'toString', 'submittedAt', 'formMode']);
+    expect(Object.getOwnPropertyDescriptor(json, '__proto__')?.value).toEqual({
+      filename: 'p.txt',
+      mimetype: 'text/plain',
+      size: 11,
+    });
+    expect(Object.getOwnPropertyDescriptor(json, 'constructor')?.value).toHaveLength(2);
+    expect(Object.getOwnPropertyDescriptor(json, 'toString')?.value).toBe('text value');
+    const binary = item?.binary ?? {};
+    expect(Object.keys(binary).sort()).toEqual(['__proto__', 'constructor_0', 'constructor_1']);
+    const proto = Object.getOwnPropertyDescriptor(binary, '__proto__')?.value as { data: string };
+    expect(Buffer.from(proto.data, 'base64').toString()).toBe('proto bytes');
+  });
+
+  it('refuses at save file fields whose files would share a binary property (n8n would overwrite one)', async () => {
+    const body = uploadForm('clash', 2.3, {
+      formFields: {
+        values: [
+          { fieldLabel: 'CV file', fieldType: 'file' },
+          { fieldLabel: 'CV-file', fieldType: 'file' },
+        ],
+      },
+    });
+    const res = await p.request({ method: 'POST', url: '/api/v1/workflows', payload: body });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toContain('parameters.formFields.values[1].fieldLabel');
+    expect(res.body).toContain("the same binary property as 'CV file' ('CV_file')");
+    // Distinct names are saved.
+    const fine = uploadForm('no-clash', 2.3, {
+      formFields: {
+        values: [
+          { fieldLabel: 'CV file', fieldType: 'file' },
+          { fieldLabel: 'Cover letter', fieldType: 'file' },
+        ],
+      },
+    });
+    expect((await p.request({ method: 'POST', url: '/api/v1/workflows', payload: fine })).statusCode).toBe(
+      201,
+    );
   });
 
   it("refuses at save what the trigger cannot serve: n8n's user sign-in, a bad allow-list entry", async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FORM_ATTRIBUTION } from '../../src/modules/workflows/webhooks/form-page.js';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
 import { activate, createWorkflow, settled, workflowPlatform } from './support.js';
@@ -62,6 +63,9 @@ function formExport(path: string, extra: Record<string, unknown> = {}) {
   };
 }
 
+/** n8n's editor starts customCss from its variables; this one also tries to end its style element. */
+const STYLED_CSS = ':root{--color-submit-btn-bg:#0a0}</style><script>alert(1)</script><img src=x>';
+
 const form = (fields: Record<string, string | string[]>) => {
   const body = new URLSearchParams();
   for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) body.append(k, one);
@@ -76,6 +80,15 @@ describe.each(await testDialects())("n8n's Form Trigger on %s", (dialect) => {
     await activate(p, await createWorkflow(p, formExport('contact')));
     lastNodeId = await createWorkflow(p, formExport('contact-last', { responseMode: 'lastNode' }));
     await activate(p, lastNodeId);
+    await activate(
+      p,
+      await createWorkflow(
+        p,
+        formExport('styled', {
+          options: { path: 'styled', customCss: STYLED_CSS, appendAttribution: false, ignoreBots: true },
+        }),
+      ),
+    );
   });
   afterAll(() => p.close());
 
@@ -188,6 +201,88 @@ describe.each(await testDialects())("n8n's Form Trigger on %s", (dialect) => {
       (await post('/form-test/contact-test', form({ 'field-0': 'T', 'field-2': 't@example.com' })))
         .statusCode,
     ).toBe(404);
+  });
+
+  it("applies customCss after the page's style, by its nonce and inert; without it, none", async () => {
+    const plain = await p.request({ method: 'GET', url: '/form/contact', key: null });
+    expect(plain.body.match(/<style /g)).toHaveLength(1);
+    const res = await p.request({ method: 'GET', url: '/form/styled', key: null });
+    expect(res.statusCode).toBe(200);
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).not.toContain('unsafe-inline');
+    const nonce = /style-src 'nonce-([^']+)'/.exec(csp)?.[1];
+    const styles = [...res.body.matchAll(/<style nonce="([^"]+)">/g)].map((m) => m[1]);
+    expect(styles).toEqual([nonce, nonce]);
+    expect(res.body).toContain(':root{--color-submit-btn-bg:#0a0}');
+    // The payload cannot end the style element: no script, no image, only the page's own markup.
+    expect(res.body).not.toContain('<script');
+    expect(res.body).not.toContain('<img');
+    expect(res.body).toContain('\\3C /style>\\3C script>');
+  });
+
+  it('shows the attribution line by default, not with appendAttribution false', async () => {
+    const shown = await p.request({ method: 'GET', url: '/form/contact', key: null });
+    expect(shown.body).toContain(`<p class="attribution">${FORM_ATTRIBUTION}</p>`);
+    const hidden = await p.request({ method: 'GET', url: '/form/styled', key: null });
+    expect(hidden.statusCode).toBe(200);
+    expect(hidden.body).not.toContain(FORM_ATTRIBUTION);
+    // The submitted page follows the option as well.
+    const done = await post('/form/contact', form({ 'field-0': 'Ada', 'field-2': 'ada@example.com' }));
+    expect(done.body).toContain('Form Submitted');
+    expect(done.body).toContain(FORM_ATTRIBUTION);
+  });
+
+  it("ignoreBots: a bot's page and submission get n8n's 401; a browser passes; without the option a bot passes", async () => {
+    const bot = { 'user-agent': 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)' };
+    const browser = {
+      'user-agent':
+        'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+    };
+    const submission = form({ 'field-0': 'Ada', 'field-2': 'ada@example.com' });
+    const postAs = (url: string, headers: Record<string, string>) =>
+      p.request({
+        method: 'POST',
+        url,
+        key: null,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        payload: submission,
+      });
+    const count = async () =>
+      (
+        (await p.request({ method: 'GET', url: '/api/v1/executions?limit=250' })).json() as {
+          data: unknown[];
+        }
+      ).data.length;
+    const before = await count();
+    for (const refused of [
+      await p.request({ method: 'GET', url: '/form/styled', key: null, headers: bot }),
+      await postAs('/form/styled', bot),
+    ]) {
+      expect(refused.statusCode).toBe(401);
+      expect(refused.headers['www-authenticate']).toBe('Basic realm="Enter credentials"');
+      expect(refused.json()).toMatchObject({ code: 'UNAUTHORIZED' });
+      expect(refused.json().message).toContain('ignoreBots');
+    }
+    expect(await count()).toBe(before);
+    expect(
+      (await p.request({ method: 'GET', url: '/form/styled', key: null, headers: browser })).statusCode,
+    ).toBe(200);
+    expect((await postAs('/form/styled', browser)).statusCode).toBe(200);
+    // The option off (the default): a bot is served as anyone.
+    expect(
+      (await p.request({ method: 'GET', url: '/form/contact', key: null, headers: bot })).statusCode,
+    ).toBe(200);
+    expect((await postAs('/form/contact', bot)).statusCode).toBe(200);
+  });
+
+  it('refuses at save page options given as expressions: they shape the page before any item', async () => {
+    const body = formExport('styled-expr', {
+      options: { path: 'styled-expr', customCss: '={{ $json.css }}', ignoreBots: '={{ true }}' },
+    });
+    const res = await p.request({ method: 'POST', url: '/api/v1/workflows', payload: body });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toContain('parameters.options.customCss');
+    expect(res.body).toContain('parameters.options.ignoreBots');
   });
 
   it('refuses at save what the page cannot serve, naming the field', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FORM_ATTRIBUTION } from '../../src/modules/workflows/webhooks/form-page.js';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
 import { activate, createWorkflow, otherAccountKey, settled, workflowPlatform } from './support.js';
@@ -357,6 +358,84 @@ describe.each(await testDialects())("n8n's Form node on %s", (dialect) => {
     const failed = await settled(p, list.data[0]?.id ?? '', 20_000, ['new', 'running']);
     expect(failed.status).toBe('error');
     expect(JSON.stringify(failed.data)).toContain("no binary property 'file'");
+  });
+
+  /** Form Trigger (`version`, `options`) → one Form page (`pageOptions`), in the zone `timezone`, active. */
+  async function zonedFlow(
+    path: string,
+    version: number,
+    options: Record<string, unknown>,
+    pageOptions: Record<string, unknown> = {},
+  ) {
+    const nodes = [
+      node('On form submission', 'n8n-nodes-base.formTrigger', version, {
+        formTitle: 'Start',
+        formFields: { values: [{ fieldLabel: 'Name', requiredField: true }] },
+        options: { path, ...options },
+      }),
+      node('Page', 'n8n-nodes-base.form', 2.3, {
+        formFields: { values: [{ fieldLabel: 'Colour' }] },
+        options: { formTitle: 'More', ...pageOptions },
+      }),
+    ];
+    const connections = { 'On form submission': { main: [[{ node: 'Page', type: 'main', index: 0 }]] } };
+    const settings = { executionOrder: 'v1', timezone: 'Asia/Kolkata' };
+    await activate(p, await createWorkflow(p, { name: `zoned ${path}`, nodes, connections, settings }));
+  }
+
+  /** Runs a zoned flow through its page; the trigger's and the page's `submittedAt`. */
+  async function submittedAts(path: string): Promise<[string, string]> {
+    const { executionId, url } = await start(path);
+    await pageAt(url);
+    const sent = await p.request({ method: 'POST', url, key: null, payload: { Colour: 'Red' } });
+    expect(sent.statusCode, sent.body).toBe(200);
+    const done = await settled(p, executionId, 20_000, ['waiting']);
+    expect(done.status).toBe('success');
+    const runData = (
+      done.data as {
+        resultData: {
+          runData: Record<string, Array<{ data: { main: Array<Array<{ json: { submittedAt: string } }>> } }>>;
+        };
+      }
+    ).resultData.runData;
+    const at = (name: string) => String(runData[name]?.[0]?.data.main[0]?.[0]?.json.submittedAt);
+    return [at('On form submission'), at('Page')];
+  }
+
+  it("writes a Form page's submittedAt in the zone its trigger uses, as n8n's Form node does", async () => {
+    // Trigger v2.2: the workflow's zone by default, for the trigger and for the page.
+    await zonedFlow('zoned-default', 2.2, {});
+    for (const at of await submittedAts('zoned-default')) {
+      expect(at).toMatch(/\+05:30$/);
+      expect(Date.parse(at)).not.toBeNaN();
+    }
+    // Trigger v2: UTC by default, for both.
+    await zonedFlow('utc-default', 2, {});
+    for (const at of await submittedAts('utc-default')) expect(at).toMatch(/Z$/);
+    // The trigger's option decides either way.
+    await zonedFlow('zoned-asked', 2, { useWorkflowTimezone: true });
+    for (const at of await submittedAts('zoned-asked')) expect(at).toMatch(/\+05:30$/);
+    await zonedFlow('utc-asked', 2.2, { useWorkflowTimezone: false });
+    for (const at of await submittedAts('utc-asked')) expect(at).toMatch(/Z$/);
+  });
+
+  it("styles a Form page with its customCss, and shows the attribution line as its trigger's option says", async () => {
+    await zonedFlow('page-plain', 2.2, {});
+    const plain = await pageAt((await start('page-plain')).url);
+    expect(plain).toContain(FORM_ATTRIBUTION);
+    expect(plain.match(/<style /g)).toHaveLength(1);
+
+    await zonedFlow(
+      'page-styled',
+      2.2,
+      { appendAttribution: false },
+      { customCss: ':root{--color-submit-btn-bg:#0a0}</style><script>alert(1)</script>' },
+    );
+    const styled = await pageAt((await start('page-styled')).url);
+    expect(styled).not.toContain(FORM_ATTRIBUTION);
+    expect(styled.match(/<style /g)).toHaveLength(2);
+    expect(styled).toContain(':root{--color-submit-btn-bg:#0a0}\\3C /style>\\3C script>');
+    expect(styled).not.toContain('<script');
   });
 
   it('refuses at save JSON fields that are not fields, naming them', async () => {

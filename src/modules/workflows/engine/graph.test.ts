@@ -32,6 +32,24 @@ describe('WorkflowGraph', () => {
     expect(g.connectedInputs('M')).toEqual([0, 1]);
     expect(g.children('M', 0)).toEqual([]);
   });
+
+  it("lists a node's ancestors nearest first, each once, through a loop too (n8n's getParentNodes)", () => {
+    const g = new WorkflowGraph(
+      workflow(
+        [webhookNode, set('A', {}), set('B', {}), { name: 'M', type: 'merge' }, set('C', {})],
+        [
+          ['Webhook', 'A'],
+          ['Webhook', 'B'],
+          ['A', 'M', 0, 0],
+          ['B', 'M', 0, 1],
+          ['M', 'C'],
+          ['C', 'A'],
+        ],
+      ),
+    );
+    expect(g.ancestors('M').map((n) => n.name)).toEqual(['A', 'B', 'Webhook', 'C']);
+    expect(g.ancestors('Webhook')).toEqual([]);
+  });
 });
 
 describe('execution order', () => {

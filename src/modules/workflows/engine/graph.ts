@@ -71,6 +71,25 @@ export class WorkflowGraph {
     return this.parentsOf.get(name) ?? [];
   }
 
+  /** Every node upstream of `name` by main connections, nearest first (n8n's `getParentNodes`). */
+  ancestors(name: string): WorkflowNode[] {
+    const seen = new Set<string>([name]);
+    const found: WorkflowNode[] = [];
+    for (let queue = [name]; queue.length > 0; ) {
+      const next: string[] = [];
+      for (const current of queue)
+        for (const parent of this.parents(current)) {
+          if (seen.has(parent.node)) continue;
+          seen.add(parent.node);
+          const node = this.nodes.get(parent.node);
+          if (node) found.push(node);
+          next.push(parent.node);
+        }
+      queue = next;
+    }
+    return found;
+  }
+
   /** The input indexes of `name` that some connection feeds (what a merge waits for). */
   connectedInputs(name: string): number[] {
     return [...new Set(this.parents(name).map((p) => p.inputIndex))].sort((a, b) => a - b);

@@ -55,6 +55,8 @@ export interface RunNodeArgs {
   deadlineAt?: number;
   /** The execution streams its answer (RunContext.onChunk): the node may send chunks. */
   onChunk?: (chunk: StreamChunk) => void;
+  /** The nodes upstream of a node by main connections (NodeExecutionContext.parentNodes). */
+  ancestors?: (name: string) => readonly WorkflowNode[];
 }
 
 /** How a root node finds its sub-nodes and their types. */
@@ -171,6 +173,7 @@ function contextOf(
     execution: data.execution,
     ...(args.deadlineAt !== undefined ? { deadlineAt: args.deadlineAt } : {}),
     workflow: { id: data.workflow.id, name: data.workflow.name },
+    parentNodes: () => args.ancestors?.(node.name) ?? [],
     timezone: data.timezone ?? defaultTimezone(),
     credential: (id) => deps.credential(id, data.workflow.id),
     runCode: (code, mode) =>

@@ -52,6 +52,8 @@ export interface NodeExecutionContext<P> {
    */
   deadlineAt?: number;
   workflow: { id: string; name: string };
+  /** The nodes upstream of this one by main connections, nearest first (n8n's `getParentNodes`). */
+  parentNodes?(): readonly WorkflowNode[];
   /** The workflow's time zone (`settings.timezone`, else the instance's), as `$now` has it. */
   timezone?: string;
   /** Decrypted credential data by id (through EngineDeps). */

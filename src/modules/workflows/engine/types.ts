@@ -495,6 +495,8 @@ export interface ChatInfo {
   initialMessages: string[];
   /** n8n's `allowedOrigins`: `*` or a comma-separated list of origins whose pages may call the chat. */
   allowedOrigins: string;
+  /** n8n's `customCss`: the author's CSS after the page's own (in a nonce'd style, `<` escaped). */
+  customCss?: string;
 }
 
 /** The field types of n8n's forms the platform serves (file uploads aside). */
@@ -548,6 +550,17 @@ export interface FormInfo {
   showHeaders?: boolean;
   /** n8n's `useWorkflowTimezone`: `submittedAt` in the workflow's time zone (else UTC). */
   useWorkflowTimezone?: boolean;
+  /**
+   * The zone `submittedAt` is written in when `useWorkflowTimezone` holds, fixed when the page was made
+   * (an n8n Form page: the workflow's zone as the execution had it); absent: the workflow's settings.
+   */
+  timezone?: string;
+  /** n8n's `customCss`: the author's CSS after the page's own (in a nonce'd style, `<` escaped). */
+  customCss?: string;
+  /** n8n's `appendAttribution` (default true): the page's attribution line under the form. */
+  appendAttribution?: boolean;
+  /** n8n's `ignoreBots`: a bot's user agent gets 401 on the page and the submission, as in n8n. */
+  ignoreBots?: boolean;
   /** Form Trigger v1: n8n 1.x served the page and its submissions at `/webhook/{path}/n8n-form`. */
   servedAtWebhook?: boolean;
 }

@@ -245,6 +245,7 @@ export class WorkflowEngine {
       },
       ...(run.ctx.deadline ? { deadlineAt: run.ctx.deadline.at } : {}),
       ...(run.ctx.onChunk ? { onChunk: run.ctx.onChunk } : {}),
+      ancestors: (name) => run.graph.ancestors(name),
     };
   }
 

@@ -1,14 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { ChatInfo } from '../engine/index.js';
-import { escapeHtml, type FormPage } from './form-page.js';
+import { escapeHtml, type FormPage, styleElement } from './form-page.js';
 
-const STYLE = `body{font-family:system-ui,sans-serif;background:#f5f5f7;margin:0;display:flex;flex-direction:column;height:100vh}
-header{background:#fff;padding:1rem 1.5rem;box-shadow:0 1px 4px #0002}h1{margin:0;font-size:1.3rem}header p{margin:.3rem 0 0;color:#555}
+/**
+ * The page's own look, its colours read from the CSS variables of n8n's chat widget (`--chat--color-primary`,
+ * `--chat--header--background`…, with this page's defaults), so an n8n `customCss` setting them applies here.
+ */
+const STYLE = `body{font-family:var(--chat--font-family,system-ui,sans-serif);background:var(--chat--color-light,#f5f5f7);margin:0;display:flex;flex-direction:column;height:100vh}
+header{background:var(--chat--header--background,#fff);color:var(--chat--header--color,inherit);padding:1rem 1.5rem;box-shadow:0 1px 4px #0002}h1{margin:0;font-size:var(--chat--heading--font-size,1.3rem)}header p{margin:.3rem 0 0;opacity:.8;font-size:var(--chat--subtitle--font-size,inherit)}
 #log{flex:1;overflow-y:auto;padding:1rem 1.5rem;display:flex;flex-direction:column;gap:.6rem}
-.msg{max-width:75%;padding:.6rem .9rem;border-radius:10px;white-space:pre-wrap;word-wrap:break-word}
-.bot{background:#fff;align-self:flex-start;box-shadow:0 1px 2px #0002}.user{background:#2b6cb0;color:#fff;align-self:flex-end}
+.msg{max-width:75%;padding:.6rem .9rem;border-radius:var(--chat--message--border-radius,10px);white-space:pre-wrap;word-wrap:break-word;font-size:var(--chat--message--font-size,inherit)}
+.bot{background:var(--chat--message--bot--background,#fff);color:var(--chat--message--bot--color,inherit);align-self:flex-start;box-shadow:0 1px 2px #0002}.user{background:var(--chat--message--user--background,#2b6cb0);color:var(--chat--message--user--color,#fff);align-self:flex-end}
 .error{background:#fde8e8;color:#b00020;align-self:flex-start}
-form{display:flex;gap:.5rem;padding:1rem 1.5rem;background:#fff}input{flex:1;padding:.6rem;font:inherit}button{padding:.6rem 1.2rem;font:inherit}`;
+form{display:flex;gap:.5rem;padding:1rem 1.5rem;background:#fff}input{flex:1;padding:.6rem;font:inherit}button{padding:.6rem 1.2rem;font:inherit;border:0;border-radius:4px;background:var(--chat--color-primary,#2b6cb0);color:var(--chat--color-white,#fff)}`;
 
 /**
  * The chat: each message is posted to this same URL as n8n's chat widget posts it (`{action:
@@ -38,7 +42,7 @@ export function chatPage(chat: ChatInfo): FormPage {
   const nonce = randomBytes(16).toString('base64');
   const config = { initialMessages: chat.initialMessages };
   const subtitle = chat.subtitle ? `<p>${escapeHtml(chat.subtitle)}</p>` : '';
-  const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(chat.title)}</title><style nonce="${nonce}">${STYLE}</style></head><body><header><h1>${escapeHtml(chat.title)}</h1>${subtitle}</header><div id="log" aria-live="polite"></div><form id="send"><input id="input" autocomplete="off" placeholder="${escapeHtml(chat.inputPlaceholder)}" aria-label="Message"><button type="submit">Send</button></form><script type="application/json" id="chat-config">${inertJson(config)}</script><script nonce="${nonce}">${SCRIPT}</script></body></html>`;
+  const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(chat.title)}</title><style nonce="${nonce}">${STYLE}</style>${styleElement(nonce, chat.customCss)}</head><body><header><h1>${escapeHtml(chat.title)}</h1>${subtitle}</header><div id="log" aria-live="polite"></div><form id="send"><input id="input" autocomplete="off" placeholder="${escapeHtml(chat.inputPlaceholder)}" aria-label="Message"><button type="submit">Send</button></form><script type="application/json" id="chat-config">${inertJson(config)}</script><script nonce="${nonce}">${SCRIPT}</script></body></html>`;
   return {
     html,
     headers: {

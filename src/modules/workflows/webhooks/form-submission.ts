@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import { AppError } from '../../../core/errors.js';
 import { binaryOf } from '../engine/binary.js';
 import type { BinaryData, FormFieldInfo, FormInfo, Json } from '../engine/index.js';
@@ -120,17 +121,29 @@ export function formItem(
   meta: { submittedAt: string; formMode: 'test' | 'production' },
   files: FormFiles = [],
 ): { json: Record<string, Json>; binary?: Record<string, BinaryData> } | { problems: FieldProblem[] } {
+  // Keys are the author's labels: `__proto__` or `constructor` is a key like any other (own properties).
   const json: Record<string, Json> = {};
   const binary: Record<string, BinaryData> = {};
   const problems: FieldProblem[] = [];
   form.fields.forEach((field, i) => {
     if (field.type === 'file') {
       const result = fileValue(field, files[i] ?? []);
-      if ('message' in result) problems.push({ field: i, label: field.label, message: result.message });
-      else {
-        json[keyOf(field)] = result.value;
-        Object.assign(binary, result.binary);
+      if ('message' in result) {
+        problems.push({ field: i, label: field.label, message: result.message });
+        return;
       }
+      // Refused at save; a page stored before that check must not let one field's files replace another's.
+      const taken = Object.keys(result.binary).find((name) => Object.hasOwn(binary, name));
+      if (taken !== undefined) {
+        problems.push({
+          field: i,
+          label: field.label,
+          message: `The files of this field would replace another field's ('${taken}'): the form needs distinct field names`,
+        });
+        return;
+      }
+      put(json, keyOf(field), result.value);
+      for (const [name, data] of Object.entries(result.binary)) put(binary, name, data);
       return;
     }
     const posted = values[i];
@@ -139,12 +152,29 @@ export function formItem(
     const given = (posted ?? []).map((v) => (trim ? v.trim() : v)).filter((v) => v !== '');
     const result = fieldValue(field, given, posted === undefined);
     if ('message' in result) problems.push({ field: i, label: field.label, message: result.message });
-    else json[keyOf(field)] = result.value;
+    else put(json, keyOf(field), result.value);
   });
   if (problems.length > 0) return { problems };
   json.submittedAt = meta.submittedAt;
   json.formMode = meta.formMode;
   return Object.keys(binary).length > 0 ? { json, binary } : { json };
+}
+
+/**
+ * `object[key] = value` as an own property whatever the key: a plain assignment to `__proto__` would
+ * set the prototype (or do nothing) and the value would be lost.
+ */
+function put<T>(object: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * n8n's `submittedAt`: `now` in UTC (ending in Z), or with the zone's offset when the form uses the
+ * workflow's time zone (`useWorkflowTimezone`).
+ */
+export function submittedAtOf(now: Date, zone: string): string {
+  if (zone === 'UTC') return now.toISOString();
+  return DateTime.fromJSDate(now, { zone }).toISO() ?? now.toISOString();
 }
 
 /** `.jpg, .png` (n8n's accepted extensions; a media type such as `image/*` also works, as in a browser). */
@@ -183,7 +213,7 @@ function fileValue(
   const base = keyOf(field).replace(/\W/g, '_');
   const binary: Record<string, BinaryData> = {};
   const described = given.map((file, n) => {
-    binary[given.length > 1 ? `${base}_${n}` : base] = binaryOf(file.bytes, file.mimeType, file.fileName);
+    put(binary, given.length > 1 ? `${base}_${n}` : base, binaryOf(file.bytes, file.mimeType, file.fileName));
     return { filename: file.fileName, mimetype: file.mimeType, size: file.bytes.length };
   });
   const [one] = described;

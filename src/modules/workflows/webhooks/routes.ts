@@ -15,6 +15,7 @@ import {
   type FormValues,
   formItem,
   submissionFromMultipart,
+  submittedAtOf,
   valuesFromForm,
   valuesFromJson,
 } from './form-submission.js';
@@ -571,7 +572,10 @@ function formWaitingRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void
           })
           .send(Buffer.from(data, 'base64'));
       }
-      const done = completionPage(waiting.form.title, waiting.form.description, waiting.form.submittedText);
+      const done = completionPage(waiting.form.title, waiting.form.description, waiting.form.submittedText, {
+        customCss: waiting.form.customCss,
+        appendAttribution: waiting.form.appendAttribution,
+      });
       return reply.headers(done.headers).send(done.html);
     },
   });
@@ -608,7 +612,14 @@ function formWaitingRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void
       const item = formItem(
         waiting.form,
         values,
-        { submittedAt: new Date().toISOString(), formMode: 'production' },
+        {
+          // As n8n's Form node: UTC, or the workflow's zone when its Form Trigger uses it.
+          submittedAt: submittedAtOf(
+            new Date(),
+            waiting.form.useWorkflowTimezone ? (waiting.form.timezone ?? 'UTC') : 'UTC',
+          ),
+          formMode: 'production',
+        },
         files,
       );
       if ('problems' in item) {

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { DateTime } from 'luxon';
 import type { Clock } from '../../../core/clock.js';
 import { AppError } from '../../../core/errors.js';
 import { ipMatcher } from '../../../core/http/ip-rules.js';
@@ -21,9 +20,10 @@ import { type ExecutionStore, QUEUE_OUTAGE_MESSAGE } from '../executions/store.j
 import type { ExecutionWaiters } from '../executions/waiters.js';
 import { authenticateWebhook, type Redactions, type WebhookAuthDeps, type WebhookCaller } from './auth.js';
 import { webhookBinary } from './binary.js';
+import { isBotAgent } from './bot-agents.js';
 import { headersAsData, type WebhookCall } from './call.js';
 import type { DeliveryStore } from './delivery-store.js';
-import { type FormFiles, type FormValues, formItem } from './form-submission.js';
+import { type FormFiles, type FormValues, formItem, submittedAtOf } from './form-submission.js';
 import { type StoredResponse, startedResponse, unansweredResponse } from './response.js';
 
 export interface WebhookMatch {
@@ -197,6 +197,7 @@ export class WebhookService {
     const allowed = match.hook.options.ipAllowList;
     if (allowed && allowed.length > 0 && !ipMatcher(allowed)(call.clientAddress))
       throw new AppError('FORBIDDEN', 'IP is not whitelisted to access the webhook!', {});
+    refuseBots(call, match);
     return (await authenticateWebhook(call, match.hook, match.route.account_id, this.deps.auth)).headers;
   }
 
@@ -215,18 +216,15 @@ export class WebhookService {
     const allowed = match.hook.options.ipAllowList;
     if (allowed && allowed.length > 0 && !ipMatcher(allowed)(call.clientAddress))
       throw new AppError('FORBIDDEN', 'IP is not whitelisted to access the webhook!', {});
+    refuseBots(call, match);
     const caller = await authenticateWebhook(call, match.hook, match.route.account_id, this.deps.auth);
-    const now = this.deps.clock.now();
     const zone = form.useWorkflowTimezone ? workflowZone(match.def.settings) : 'UTC';
     const submitted = formItem(
       form,
       values,
       {
         // n8n's `submittedAt`: UTC ends in Z, another zone carries its offset (`useWorkflowTimezone`).
-        submittedAt:
-          zone === 'UTC'
-            ? now.toISOString()
-            : (DateTime.fromJSDate(now, { zone }).toISO() ?? now.toISOString()),
+        submittedAt: submittedAtOf(this.deps.clock.now(), zone),
         formMode: match.test ? 'test' : 'production',
       },
       files,
@@ -478,6 +476,22 @@ function fixedSegmentsMatched(template: string[], segments: string[]): number | 
     fixed++;
   }
   return fixed;
+}
+
+/**
+ * n8n's `ignoreBots` on a Form Trigger: a bot's user agent is refused before authentication, page and
+ * submission alike, with n8n's answer (401 and its Basic challenge); the body says why.
+ */
+function refuseBots(call: WebhookCall, match: WebhookMatch): void {
+  if (!match.hook.form?.ignoreBots) return;
+  const agent = call.headers['user-agent'];
+  if (isBotAgent(typeof agent === 'string' ? agent : undefined))
+    throw new AppError(
+      'UNAUTHORIZED',
+      "This form does not serve bots (the Form Trigger's ignoreBots option): the user agent is a bot's",
+      {},
+      { 'www-authenticate': 'Basic realm="Enter credentials"' },
+    );
 }
 
 /** The workflow's zone (`settings.timezone`), else the instance's (GENERIC_TIMEZONE). */

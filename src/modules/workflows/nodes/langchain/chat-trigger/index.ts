@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import type { ChatMessage } from '../../../../llm/index.js';
+import { isExpression } from '../../../engine/expressions.js';
 import { defineNode, output } from '../../../engine/node-type.js';
 import { withDefaults } from '../../../engine/parameters.js';
 import {
@@ -76,6 +77,11 @@ export const chatTriggerNode = defineNode({
       problems.push({
         path: 'parameters.options.loadPreviousSession',
         message: "loading a previous session 'manually' is not supported here: use 'memory'",
+      });
+    if (isExpression(params.options.customCss ?? ''))
+      problems.push({
+        path: 'parameters.options.customCss',
+        message: 'must be fixed: it styles the chat page, which is made before any message',
       });
     // n8n's own editor login has no counterpart here: an open chat would be worse than a refusal.
     if (params.authentication === 'n8nUserAuth')
@@ -166,6 +172,8 @@ function chatWebhook(node: WorkflowNode): WebhookNodeInfo[] {
       ? (p.initialMessages ?? DEFAULT_INITIAL_MESSAGES).split('\n').filter((line) => line.trim() !== '')
       : [],
     allowedOrigins: p.options.allowedOrigins ?? '*',
+    // n8n styles its hosted chat with it; a webhook-mode chat has no page.
+    ...(hosted && p.options.customCss ? { customCss: p.options.customCss } : {}),
   };
   const entry = (httpMethod: 'POST' | 'GET', page: boolean): WebhookNodeInfo => ({
     nodeName: node.name,

@@ -113,7 +113,7 @@ const FormTriggerParameters = Type.Object(
         ignoreBots: Type.Optional(Type.Boolean()),
         includeUserInOutput: Type.Optional(Type.Boolean()),
         useWorkflowTimezone: Type.Optional(Type.Boolean()),
-        // n8n's custom styling: accepted, not applied (the page allows only its own nonce'd style).
+        // n8n's custom styling: after the page's own style, in a nonce'd style element (`<` escaped).
         customCss: Type.Optional(Type.String({ maxLength: 100_000 })),
         showHeaders: Type.Optional(Type.Boolean()),
         formSubmittedText: Type.Optional(Type.String({ maxLength: 10_000 })),
@@ -224,6 +224,40 @@ export function formFieldProblems(
     if (isExpression(f.acceptFileTypes ?? ''))
       problems.push({ path: `${path}.acceptFileTypes`, message: 'must be fixed: the page shows it' });
   });
+  problems.push(...binaryClashes(values, at, version));
+  return problems;
+}
+
+/** n8n's binary property of a file field's uploads: its key with `\W` → `_` (`_0`, `_1`… for several). */
+export const binaryBaseOf = (key: string) => key.replace(/\W/g, '_');
+
+/**
+ * File fields whose uploads would land on one binary property: n8n lets the later one overwrite the
+ * earlier silently (`CV file` and `CV-file` are both `CV_file`; `Scan_0` is the first of several
+ * `Scan` files). Refused here, naming both fields.
+ */
+function binaryClashes(values: readonly FieldParams[], at: string, version: number): ValidationProblem[] {
+  const files = values.flatMap((f, i) => {
+    const key = keyOf(f, version);
+    return f.fieldType === 'file' && key !== '' && !isExpression(key)
+      ? [{ i, key, base: binaryBaseOf(key), several: f.multipleFiles !== false }]
+      : [];
+  });
+  const problems: ValidationProblem[] = [];
+  for (const later of files)
+    for (const earlier of files) {
+      if (earlier.i >= later.i) break;
+      const numbered = (of: typeof later, other: typeof later) =>
+        of.several && new RegExp(`^${of.base}_\\d+$`).test(other.base);
+      if (earlier.key === later.key) continue; // already refused as a key used twice
+      if (earlier.base === later.base || numbered(earlier, later) || numbered(later, earlier)) {
+        problems.push({
+          path: `${at}[${later.i}].fieldLabel`,
+          message: `'${later.key}' would store its files under the same binary property as '${earlier.key}' ('${later.base}'): rename one of them`,
+        });
+        break;
+      }
+    }
   return problems;
 }
 
@@ -239,6 +273,10 @@ function formOf(p: Params | V1Params, version: number): FormInfo {
     showHeaders: options.showHeaders === true,
     // n8n: off by default at v2 (and v1), on above it.
     useWorkflowTimezone: options.useWorkflowTimezone ?? version > 2,
+    ...(options.customCss ? { customCss: options.customCss } : {}),
+    // n8n: shown unless false.
+    appendAttribution: options.appendAttribution !== false,
+    ignoreBots: options.ignoreBots === true,
   };
 }
 
@@ -346,6 +384,9 @@ export const formTriggerNode = defineNode({
       ['path', p.path],
       ['options.path', p.options.path],
       ['formTitle', p.formTitle],
+      ['options.customCss', p.options.customCss],
+      ['options.appendAttribution', p.options.appendAttribution],
+      ['options.ignoreBots', p.options.ignoreBots],
     ] as const)
       if (isExpression(value))
         problems.push({ path: `parameters.${name}`, message: 'must be fixed: it shapes the form page' });

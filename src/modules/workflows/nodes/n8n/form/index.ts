@@ -9,6 +9,7 @@ import {
   type Item,
   type Json,
   type ValidationProblem,
+  type WorkflowNode,
 } from '../../../engine/types.js';
 import {
   type FieldParams,
@@ -50,9 +51,9 @@ const FormParameters = Type.Object(
         formTitle: Type.Optional(Type.String({ maxLength: 500 })),
         formDescription: Type.Optional(Type.String({ maxLength: 10_000 })),
         buttonLabel: Type.Optional(Type.String({ maxLength: 200 })),
-        // n8n's custom styling: accepted, not applied (the page allows only its own nonce'd style).
+        // n8n's custom styling: after the page's own style, in a nonce'd style element (`<` escaped).
         customCss: Type.Optional(Type.String({ maxLength: 100_000 })),
-        // n8n's "Form automated with n8n" link: this platform's pages carry no attribution.
+        // n8n's pages take the attribution line from the Form Trigger's option; this one, when set, wins.
         appendAttribution: Type.Optional(Type.Boolean()),
       },
       { additionalProperties: false, default: {} },
@@ -155,6 +156,21 @@ export function zipEntryName(name: string): string {
   return last === '' || last === '.' || last === '..' ? 'file' : last.slice(0, 200);
 }
 
+/**
+ * What n8n's Form node reads of the Form Trigger before it (`$('trigger').params.options`): its
+ * `appendAttribution` (shown unless false) and `useWorkflowTimezone` (unset: on from trigger v2.1).
+ */
+function triggerOptions(parents: readonly WorkflowNode[]) {
+  const trigger = parents.find((n) => n.type === 'n8n-nodes-base.formTrigger');
+  const options = (trigger?.parameters?.options ?? {}) as Record<string, unknown>;
+  const zoned = options.useWorkflowTimezone;
+  return {
+    appendAttribution: options.appendAttribution !== false,
+    useWorkflowTimezone:
+      zoned === undefined ? trigger !== undefined && (trigger.typeVersion ?? 1) > 2 : zoned === true,
+  };
+}
+
 const SAFE_URL = /^https?:\/\/[^\s]+$/i;
 
 const JsonFields = Type.Array(FormField, { maxItems: 200 });
@@ -217,6 +233,11 @@ export const n8nFormNode = defineNode({
   },
   async execute(ctx) {
     const p = await ctx.params(0);
+    const trigger = triggerOptions(ctx.parentNodes?.() ?? []);
+    const look = {
+      ...(p.options.customCss ? { customCss: p.options.customCss } : {}),
+      appendAttribution: p.options.appendAttribution ?? trigger.appendAttribution,
+    };
     let waiting: FormWaitingContext;
     if (p.operation === 'completion') {
       if (p.respondWith === 'redirect' && !SAFE_URL.test(p.redirectUrl))
@@ -229,6 +250,7 @@ export const n8nFormNode = defineNode({
           buttonLabel: '',
           fields: [],
           submittedText: p.completionMessage,
+          ...look,
         },
         ...(p.respondWith === 'redirect' ? { redirectUrl: p.redirectUrl } : {}),
         ...(p.respondWith === 'showText' ? { responseText: p.responseText ?? '' } : {}),
@@ -254,6 +276,11 @@ export const n8nFormNode = defineNode({
           buttonLabel: p.options.buttonLabel || 'Submit',
           fields: formFieldsOf(values, version),
           submittedText: '',
+          ...look,
+          // n8n's Form node writes `submittedAt` as its trigger does: in the workflow's zone when the
+          // trigger's useWorkflowTimezone holds (by default from trigger v2.1), else UTC.
+          useWorkflowTimezone: trigger.useWorkflowTimezone,
+          ...(trigger.useWorkflowTimezone && ctx.timezone ? { timezone: ctx.timezone } : {}),
         },
       };
     }
