@@ -44,6 +44,8 @@ interface Provider {
   toolResult: (body: Record<string, unknown>) => void;
   /** A failure after the first token, in the provider's stream format. */
   failMidStream: (res: ServerResponse) => void;
+  /** A whole answer `Whole.` (1 prompt token, 2 completion tokens) in the provider's JSON. */
+  whole: Record<string, unknown>;
 }
 
 const last = (list: unknown) => (list as unknown[]).at(-1) as Record<string, unknown>;
@@ -94,6 +96,14 @@ const PROVIDERS: Provider[] = [
       );
       res.end();
     },
+    whole: {
+      id: 'msg_01',
+      type: 'message',
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Whole.' }],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 1, output_tokens: 2 },
+    },
   },
   {
     name: 'Ollama',
@@ -118,6 +128,14 @@ const PROVIDERS: Provider[] = [
     },
     failMidStream: (res) => {
       res.end(`${JSON.stringify({ error: 'model runner has unexpectedly stopped' })}\n`);
+    },
+    whole: {
+      model: 'llama3.2',
+      message: { role: 'assistant', content: 'Whole.' },
+      done: true,
+      done_reason: 'stop',
+      prompt_eval_count: 1,
+      eval_count: 2,
     },
   },
   {
@@ -155,6 +173,10 @@ const PROVIDERS: Provider[] = [
       res.end(
         `data: ${JSON.stringify({ error: { code: 500, message: 'Internal error encountered.', status: 'INTERNAL' } })}\r\n\r\n`,
       );
+    },
+    whole: {
+      candidates: [{ content: { role: 'model', parts: [{ text: 'Whole.' }] }, finishReason: 'STOP' }],
+      usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 2 },
     },
   },
 ];
@@ -302,6 +324,19 @@ describe.each(PROVIDERS)('$name chat model streams tokens', (provider) => {
       .writeHead(429, { 'content-type': 'application/json' })
       .end(JSON.stringify({ error: { message: 'Rate limit reached' } }));
     await expect(answer).rejects.toThrow(/refused the request \(429\).*Rate limit reached/);
+  });
+
+  it('an upstream answering one JSON document to a streamed request is read as one answer', async () => {
+    const answer = provider.model(deps, upstream.base).chat(question, undefined, { stream: true });
+    const call = await upstream.next();
+    call.res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(provider.whole));
+    const events: ChatEvent[] = [];
+    for await (const e of (await answer).events) events.push(e);
+    expect(events[0]).toEqual({ type: 'delta', content: 'Whole.' });
+    expect(events.at(-1)).toMatchObject({
+      type: 'done',
+      usage: { promptTokens: 1, completionTokens: 2, estimated: false },
+    });
   });
 
   it('a failure in the stream after the first token ends the events with its message', async () => {
