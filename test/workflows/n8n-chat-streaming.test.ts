@@ -1,8 +1,9 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
+import { HeldUpstream } from './support/held-upstream.js';
+import { reader, streamingAgent } from './support/streamed-chat.js';
 import { createCredential, createWorkflow, settled, workflowPlatform } from './support.js';
 
 /**
@@ -10,83 +11,6 @@ import { createCredential, createWorkflow, settled, workflowPlatform } from './s
  * text sent while the run goes on (the upstream's second answer is held until the client has read the
  * first), an error mid-stream, a workflow no node streams from, and a client that goes away.
  */
-
-/**
- * An OpenAI upstream whose answers are given one at a time by the test (a call waits for its answer).
- * A `stream: true` request is answered as OpenAI's server-sent events, a piece per event.
- */
-class HeldUpstream {
-  private server: Server | null = null;
-  private answers: Array<{ stream: boolean; res: ServerResponse }> = [];
-  private ready: Array<() => void> = [];
-  readonly bodies: Array<Record<string, unknown>> = [];
-  base = '';
-
-  async start() {
-    const server = createServer((req, res) => {
-      let raw = '';
-      req.on('data', (c) => {
-        raw += c;
-      });
-      req.on('end', () => {
-        const body = JSON.parse(raw) as Record<string, unknown>;
-        this.bodies.push(body);
-        this.answers.push({ stream: body.stream === true, res });
-        for (const wake of this.ready.splice(0)) wake();
-      });
-    });
-    this.server = server;
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    this.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  }
-  private async next() {
-    while (this.answers.length === 0) await new Promise<void>((r) => this.ready.push(r));
-    return this.answers.shift() as { stream: boolean; res: ServerResponse };
-  }
-  /** Answers the next call whole (a JSON body), or with an error status. */
-  async answer(body: unknown, status = 200) {
-    const { res } = await this.next();
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-  }
-  /** Answers the next (streamed) call: the first piece, then, once `gate` resolves, the rest. */
-  async answerStream(
-    pieces: string[],
-    calls: Array<{ name: string; arguments: string }> = [],
-    gate?: Promise<void>,
-  ) {
-    const { stream, res } = await this.next();
-    expect(stream).toBe(true);
-    const event = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    event({ choices: [{ index: 0, delta: { role: 'assistant', content: pieces[0] ?? '' } }] });
-    await gate;
-    for (const piece of pieces.slice(1)) event({ choices: [{ index: 0, delta: { content: piece } }] });
-    calls.forEach((c, i) => {
-      event({
-        choices: [
-          {
-            index: 0,
-            delta: {
-              tool_calls: [
-                { index: i, id: `call_${i}`, type: 'function', function: { name: c.name, arguments: '' } },
-              ],
-            },
-          },
-        ],
-      });
-      event({
-        choices: [{ index: 0, delta: { tool_calls: [{ index: i, function: { arguments: c.arguments } }] } }],
-      });
-    });
-    event({ choices: [{ index: 0, delta: {}, finish_reason: calls.length ? 'tool_calls' : 'stop' }] });
-    event({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 3, total_tokens: 6 } });
-    res.end('data: [DONE]\n\n');
-  }
-  async stop() {
-    this.server?.closeAllConnections();
-    await new Promise<void>((r) => this.server?.close(() => r()));
-  }
-}
 
 const message = (content: string | null, calls: Array<{ name: string; arguments: string }> = []) => ({
   id: 'chatcmpl-1',
@@ -159,43 +83,6 @@ const agentChat = (webhookId: string, cred: string, agentOptions: Record<string,
   },
   settings: {},
 });
-
-interface Chunk {
-  type: string;
-  content?: string;
-  metadata: { nodeId: string; nodeName: string; itemIndex: number; runIndex: number; timestamp: number };
-}
-
-/** Reads a streamed answer line by line; `until` resolves once a chunk matching it has arrived. */
-function reader(res: Response) {
-  const chunks: Chunk[] = [];
-  const watchers: Array<{ test: (c: Chunk) => boolean; wake: () => void }> = [];
-  const body = res.body?.getReader();
-  const decoder = new TextDecoder();
-  const done = (async () => {
-    let buffered = '';
-    for (;;) {
-      const read = await body?.read();
-      if (!read || read.done) break;
-      buffered += decoder.decode(read.value, { stream: true });
-      let cut = buffered.indexOf('\n');
-      for (; cut >= 0; cut = buffered.indexOf('\n')) {
-        const chunk = JSON.parse(buffered.slice(0, cut)) as Chunk;
-        buffered = buffered.slice(cut + 1);
-        chunks.push(chunk);
-        for (const w of watchers.filter((x) => x.test(chunk))) w.wake();
-      }
-    }
-    expect(buffered).toBe('');
-    return chunks;
-  })();
-  const until = (test: (c: Chunk) => boolean) =>
-    new Promise<void>((wake) => {
-      if (chunks.some(test)) wake();
-      else watchers.push({ test, wake });
-    });
-  return { chunks, done, until, cancel: () => body?.cancel() };
-}
 
 describe.each(await testDialects())('Chat Trigger streaming answers on %s', (dialect) => {
   let p: TestPlatform;
@@ -320,6 +207,101 @@ describe.each(await testDialects())('Chat Trigger streaming answers on %s', (dia
     const agent = (execution.data as { resultData: { runData: Record<string, Array<{ data: unknown }>> } })
       .resultData.runData['AI Agent'];
     expect(JSON.stringify(agent)).toContain('It is 4.');
+  });
+
+  it("n8n's Webhook node (v2.1, responseMode 'streaming') streams the agent's tokens the same way", async () => {
+    const hook = {
+      parameters: {
+        httpMethod: 'POST',
+        path: 'agent-stream',
+        responseMode: 'streaming',
+        options: {},
+      },
+      id: 'hook-node',
+      name: 'Webhook',
+      type: 'n8n-nodes-base.webhook',
+      typeVersion: 2.1,
+      position: [0, 0],
+      webhookId: 'b1f0c6d2-5d36-4d3e-9c1e-0f7a2b9c1d11',
+    };
+    const body = streamingAgent(
+      'hook-stream',
+      [
+        {
+          name: 'OpenAI Chat Model',
+          type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+          typeVersion: 1.2,
+          parameters: { model: { __rl: true, value: 'gpt-4o-mini', mode: 'list' }, options: {} },
+          credentials: { openAiApi: { id: cred, name: 'openai' } },
+        },
+      ],
+      { trigger: hook, agent: { promptType: 'define', text: '={{ $json.body.message }}' } },
+    );
+    const wf = await active(body);
+    const res = await fetch(`${base}/webhook/agent-stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'Say hello' }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const read = reader(res);
+    const first = read.until((c) => c.type === 'item' && c.content === 'Hello ');
+    await upstream.answerStream(['Hello ', 'from the webhook.'], [], first);
+    const chunks = await read.done;
+    expect(chunks.map((c) => [c.type, c.content, c.metadata.nodeName])).toEqual([
+      ['begin', undefined, 'AI Agent'],
+      ['item', 'Hello ', 'AI Agent'],
+      ['item', 'from the webhook.', 'AI Agent'],
+      ['end', undefined, 'AI Agent'],
+    ]);
+    const sent = upstream.bodies.at(-1) as { messages: Array<{ role: string; content: string }> };
+    expect(sent.messages.at(-1)).toEqual({ role: 'user', content: 'Say hello' });
+    expect((await lastExecution(wf)).status).toBe('success');
+  });
+
+  it("a streaming Webhook whose workflow streams nothing answers its last node's JSON as one item", async () => {
+    await active({
+      name: 'hook-no-stream',
+      nodes: [
+        {
+          parameters: { httpMethod: 'POST', path: 'plain-stream', responseMode: 'streaming', options: {} },
+          id: 'hook-plain',
+          name: 'Webhook',
+          type: 'n8n-nodes-base.webhook',
+          typeVersion: 2.1,
+          position: [0, 0],
+          webhookId: 'c2a1d7e3-6e47-4e4f-8d2f-1a8b3c0d2e22',
+        },
+        {
+          parameters: {
+            assignments: {
+              assignments: [{ id: 'a1', name: 'echo', value: '={{ $json.body.message }}', type: 'string' }],
+            },
+            options: {},
+          },
+          id: 'set-node',
+          name: 'Edit Fields',
+          type: 'n8n-nodes-base.set',
+          typeVersion: 3.4,
+          position: [200, 0],
+        },
+      ],
+      connections: { Webhook: { main: [[{ node: 'Edit Fields', type: 'main', index: 0 }]] } },
+      settings: {},
+    });
+    const res = await fetch(`${base}/webhook/plain-stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'ping' }),
+    });
+    expect(res.status).toBe(200);
+    const chunks = await reader(res).done;
+    expect(chunks.map((c) => [c.type, c.content])).toEqual([
+      ['begin', undefined],
+      ['item', JSON.stringify({ echo: 'ping' })],
+      ['end', undefined],
+    ]);
   });
 
   it('a refused call (bad JSON) is answered in the error shape, not as a stream', async () => {

@@ -299,7 +299,7 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
               .send(request.method === 'HEAD' ? '' : page.html);
           }
           const cors = chat ? chatCorsHeaders(chat, request.headers.origin) : {};
-          if (match.hook.streaming && request.method === 'POST')
+          if (match.hook.streaming && request.method !== 'HEAD')
             return sendStreamed(reply, match.hook, cors, (sink) =>
               deps.webhooks.handle(callOf(request, path), match, sink),
             );

@@ -1,4 +1,5 @@
-import type { ChatMessage, ToolSpec } from '../../../llm/index.js';
+import type { OutboundResponse } from '../../../../core/http/outbound.js';
+import type { ChatEvent, ChatMessage, ToolSpec } from '../../../llm/index.js';
 import { NodeOperationError } from '../../engine/node-type.js';
 import type { EngineDeps } from '../../engine/types.js';
 import type { ChatModel } from './ai-parts.js';
@@ -10,11 +11,12 @@ import {
   type WireToolCall,
   wireToolCall,
 } from './openai-wire.js';
+import { type LineReader, sseData, streamedEvents, usageOf } from './stream-wire.js';
 
 /**
  * A chat model on Anthropic's Messages API (`POST /v1/messages`): the system message apart, tool calls as
  * `tool_use` blocks and their results as `tool_result` blocks of a user turn. Through the engine's guarded
- * outbound HTTP, the answer read whole.
+ * outbound HTTP: the answer read whole, or, when the caller streams, as Anthropic's server-sent events.
  */
 
 export interface AnthropicTarget {
@@ -32,7 +34,8 @@ export function anthropicModel(deps: EngineDeps, target: AnthropicTarget): ChatM
   return {
     kind: 'chatModel',
     name: target.model,
-    async chat(messages, tools) {
+    async chat(messages, tools, options) {
+      const stream = options?.stream === true;
       const system = messages
         .filter((m) => m.role === 'system')
         .map((m) => m.content)
@@ -45,48 +48,139 @@ export function anthropicModel(deps: EngineDeps, target: AnthropicTarget): ChatM
       };
       if (system !== '') body.system = system;
       if (tools?.length) body.tools = tools.map(anthropicTool);
-      const res = await deps.http({
-        method: 'POST',
-        url: `${target.base}/v1/messages`,
-        headers: {
-          'x-api-key': target.apiKey,
-          'anthropic-version': '2023-06-01',
-          'content-type': 'application/json',
-          accept: 'application/json',
-        },
-        body: JSON.stringify(body),
-        timeoutMs: target.timeoutMs,
-        credentialHeaders: ['x-api-key'],
-      });
-      const parsed = parseBody(res.body, LABEL) as AnthropicAnswer;
-      if (res.status < 200 || res.status >= 300)
-        throw new NodeOperationError(`${LABEL} refused the request (${res.status}): ${errorText(parsed)}`, {
-          description: res.body.slice(0, 1000),
-        });
-      if (!Array.isArray(parsed?.content)) throw new NodeOperationError(`${LABEL} answered without content`);
-      let text = '';
-      const calls: WireToolCall[] = [];
-      for (const block of parsed.content) {
-        if (block?.type === 'text' && typeof block.text === 'string') text += block.text;
-        else if (block?.type === 'tool_use')
-          calls.push(
-            wireToolCall(typeof block.id === 'string' ? block.id : undefined, block.name, block.input, LABEL),
-          );
-      }
-      if (calls.length > MAX_TOOL_CALLS)
-        throw new NodeOperationError(`${LABEL} answered with too many tool calls`);
-      return {
-        model: target.model,
-        events: answerEvents(
-          text,
-          calls,
-          parsed.stop_reason === 'tool_use' ? 'tool_calls' : (parsed.stop_reason ?? 'stop'),
-          {
-            prompt: parsed.usage?.input_tokens,
-            completion: parsed.usage?.output_tokens,
+      if (stream) body.stream = true;
+      const send = (onData?: (chunk: Buffer) => void) =>
+        deps.http({
+          method: 'POST',
+          url: `${target.base}/v1/messages`,
+          headers: {
+            'x-api-key': target.apiKey,
+            'anthropic-version': '2023-06-01',
+            'content-type': 'application/json',
+            accept: stream ? 'text/event-stream' : 'application/json',
           },
-        ),
-      };
+          body: JSON.stringify(body),
+          timeoutMs: target.timeoutMs,
+          credentialHeaders: ['x-api-key'],
+          ...(onData ? { onData } : {}),
+        });
+      if (stream)
+        return { model: target.model, events: await streamedEvents(send, anthropicReader(), answerOf) };
+      return { model: target.model, events: answerOf(await send()) };
+    },
+  };
+}
+
+/** Anthropic's stop reasons in the loop's words (`tool_use` is OpenAI's `tool_calls`). */
+const stopReason = (reason: unknown) =>
+  reason === 'tool_use' ? 'tool_calls' : typeof reason === 'string' ? reason : 'stop';
+
+/** A whole Messages answer (`stream` off, or an upstream answering JSON anyway); a refusal throws. */
+function answerOf(res: OutboundResponse): AsyncIterable<ChatEvent> {
+  const parsed = parseBody(res.body, LABEL) as AnthropicAnswer;
+  if (res.status < 200 || res.status >= 300)
+    throw new NodeOperationError(`${LABEL} refused the request (${res.status}): ${errorText(parsed)}`, {
+      description: res.body.slice(0, 1000),
+    });
+  if (!Array.isArray(parsed?.content)) throw new NodeOperationError(`${LABEL} answered without content`);
+  let text = '';
+  const calls: WireToolCall[] = [];
+  for (const block of parsed.content) {
+    if (block?.type === 'text' && typeof block.text === 'string') text += block.text;
+    else if (block?.type === 'tool_use')
+      calls.push(
+        wireToolCall(typeof block.id === 'string' ? block.id : undefined, block.name, block.input, LABEL),
+      );
+  }
+  if (calls.length > MAX_TOOL_CALLS)
+    throw new NodeOperationError(`${LABEL} answered with too many tool calls`);
+  return answerEvents(text, calls, stopReason(parsed.stop_reason), {
+    prompt: parsed.usage?.input_tokens,
+    completion: parsed.usage?.output_tokens,
+  });
+}
+
+interface StreamEvent {
+  type?: string;
+  index?: number;
+  message?: { usage?: { input_tokens?: unknown; output_tokens?: unknown } };
+  content_block?: { type?: string; id?: unknown; name?: unknown; text?: unknown; input?: unknown };
+  delta?: { type?: string; text?: unknown; partial_json?: unknown; stop_reason?: unknown };
+  usage?: { input_tokens?: unknown; output_tokens?: unknown };
+  error?: { message?: unknown };
+}
+
+/**
+ * Anthropic's Messages stream (`stream: true`): `message_start` (the prompt's tokens), per content
+ * block a `content_block_start`, its deltas (`text_delta` text passed on at once, `input_json_delta`
+ * pieces of a `tool_use` block's arguments) and a stop, then `message_delta` (stop reason, output
+ * tokens so far) and `message_stop`. An `error` event mid-stream fails the call with its message.
+ */
+function anthropicReader(): LineReader {
+  const blocks = new Map<number, { id?: string; name: unknown; json: string; input: unknown }>();
+  let seen = false;
+  let stop: unknown = null;
+  let prompt: unknown;
+  let completion: unknown;
+  return {
+    line(line, text) {
+      if (line.startsWith('event:')) seen = true;
+      const sse = sseData(line);
+      if (!sse) return;
+      seen = true;
+      const event = sse.data as StreamEvent | undefined;
+      if (!event || typeof event !== 'object') return;
+      switch (event.type) {
+        case 'message_start':
+          prompt = event.message?.usage?.input_tokens;
+          completion = event.message?.usage?.output_tokens;
+          return;
+        case 'content_block_start': {
+          const block = event.content_block;
+          if (block?.type === 'text' && typeof block.text === 'string') text(block.text);
+          else if (block?.type === 'tool_use' && typeof event.index === 'number') {
+            if (blocks.size >= MAX_TOOL_CALLS)
+              throw new NodeOperationError(`${LABEL} answered with too many tool calls`);
+            blocks.set(event.index, {
+              ...(typeof block.id === 'string' ? { id: block.id } : {}),
+              name: block.name,
+              json: '',
+              input: block.input,
+            });
+          }
+          return;
+        }
+        case 'content_block_delta': {
+          const delta = event.delta;
+          if (delta?.type === 'text_delta' && typeof delta.text === 'string') text(delta.text);
+          else if (delta?.type === 'input_json_delta' && typeof delta.partial_json === 'string') {
+            const block = typeof event.index === 'number' ? blocks.get(event.index) : undefined;
+            if (block) block.json += delta.partial_json;
+          }
+          return;
+        }
+        case 'message_delta':
+          if (event.delta?.stop_reason !== undefined) stop = event.delta.stop_reason;
+          if (event.usage?.input_tokens !== undefined) prompt = event.usage.input_tokens;
+          if (event.usage?.output_tokens !== undefined) completion = event.usage.output_tokens;
+          return;
+        case 'error':
+          throw new NodeOperationError(
+            `${LABEL} failed while answering: ${typeof event.error?.message === 'string' ? event.error.message.slice(0, 1000) : 'no error message'}`,
+          );
+        default:
+          return;
+      }
+    },
+    seen: () => seen,
+    end() {
+      const calls = [...blocks.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([, b]) =>
+          // A block whose arguments came whole in its start (no deltas) keeps them.
+          wireToolCall(b.id, b.name, b.json === '' ? (b.input ?? {}) : b.json, LABEL),
+        );
+      return { calls, doneReason: stopReason(stop), usage: usageOf(prompt, completion) };
     },
   };
 }

@@ -1,9 +1,9 @@
-import { StringDecoder } from 'node:string_decoder';
 import type { OutboundResponse } from '../../../../core/http/outbound.js';
 import type { ChatEvent, ChatMessage, ToolCall, ToolSpec } from '../../../llm/index.js';
 import { NodeOperationError } from '../../engine/node-type.js';
 import type { EngineDeps } from '../../engine/types.js';
 import type { ChatModel } from './ai-parts.js';
+import { type LineReader, sseData, streamedEvents, usageOf } from './stream-wire.js';
 
 /**
  * A chat model on an OpenAI-compatible `/chat/completions` (OpenAI, Groq, Mistral, OpenRouter, Azure, and
@@ -61,9 +61,10 @@ export function openAiWireModel(deps: EngineDeps, target: OpenAiWireTarget): Cha
           credentialHeaders: target.credentialHeaders,
           ...(onData ? { onData } : {}),
         });
-      if (stream) return { model: target.model, events: await streamedEvents(send, target.label) };
-      const res = await send();
-      return { model: target.model, events: eventsOf(checked(res, target.label), target.label) };
+      const whole = (res: OutboundResponse) => eventsOf(checked(res, target.label), target.label);
+      if (stream)
+        return { model: target.model, events: await streamedEvents(send, openAiReader(target.label), whole) };
+      return { model: target.model, events: whole(await send()) };
     },
   };
 }
@@ -90,118 +91,58 @@ interface StreamDelta {
 }
 
 /**
- * A streamed completion (`stream: true`): OpenAI's server-sent events read as they arrive, each text
- * delta an event at once; tool calls are put together from their pieces and given at the end. Resolves
- * once the answer began (its first bytes) or ended, so a refusal (a non-2xx status) throws here, where
- * the agent's fallback model takes over. An upstream that answers a whole JSON body instead is read
- * as one.
+ * OpenAI's server-sent events (`stream: true`): each text delta passed on at once; tool calls are put
+ * together from their pieces (by `index`) and given at the end, with the usage of the last event
+ * (`include_usage`).
  */
-async function streamedEvents(
-  send: (onData: (chunk: Buffer) => void) => Promise<OutboundResponse>,
-  label: string,
-): Promise<AsyncIterable<ChatEvent>> {
-  const decoder = new StringDecoder('utf8');
-  const texts: string[] = [];
+function openAiReader(label: string): LineReader {
   const calls = new Map<number, { id?: string; name: string; arguments: string }>();
-  let buffered = '';
-  let sawEvents = false;
+  let seen = false;
   let finish = 'stop';
   let usage: StreamDelta['usage'] = null;
-  let wake: (() => void) | null = null;
-  let ended = false;
-  let began: () => void = () => undefined;
-  const beginning = new Promise<void>((resolve) => {
-    began = resolve;
-  });
-  const line = (text: string) => {
-    if (!text.startsWith('data:')) return;
-    const data = text.slice(5).trim();
-    sawEvents = true;
-    if (data === '[DONE]' || data === '') return;
-    const event = safeParse(data) as StreamDelta | undefined;
-    if (!event || typeof event !== 'object') return;
-    if (event.usage) usage = event.usage;
-    const choice = Array.isArray(event.choices) ? event.choices[0] : undefined;
-    if (!choice) return;
-    if (typeof choice.finish_reason === 'string') finish = choice.finish_reason;
-    const content = choice.delta?.content;
-    if (typeof content === 'string' && content !== '') texts.push(content);
-    const pieces = choice.delta?.tool_calls;
-    for (const piece of Array.isArray(pieces) ? pieces : []) {
-      const index = typeof piece.index === 'number' ? piece.index : calls.size;
-      const call = calls.get(index) ?? { name: '', arguments: '' };
-      if (!calls.has(index)) {
-        if (calls.size >= MAX_TOOL_CALLS)
-          throw new NodeOperationError(`${label} answered with malformed tool calls`);
-        calls.set(index, call);
+  return {
+    line(text, emit) {
+      const sse = sseData(text);
+      if (!sse) return;
+      seen = true;
+      const event = sse.data as (StreamDelta & { error?: unknown }) | undefined;
+      if (!event || typeof event !== 'object') return;
+      // An error event mid-stream (OpenRouter and others send one with a 200).
+      if (event.error)
+        throw new NodeOperationError(`${label} failed while answering: ${errorText(event).slice(0, 1000)}`);
+      if (event.usage) usage = event.usage;
+      const choice = Array.isArray(event.choices) ? event.choices[0] : undefined;
+      if (!choice) return;
+      if (typeof choice.finish_reason === 'string') finish = choice.finish_reason;
+      const content = choice.delta?.content;
+      if (typeof content === 'string') emit(content);
+      const pieces = choice.delta?.tool_calls;
+      for (const piece of Array.isArray(pieces) ? pieces : []) {
+        const index = typeof piece.index === 'number' ? piece.index : calls.size;
+        const call = calls.get(index) ?? { name: '', arguments: '' };
+        if (!calls.has(index)) {
+          if (calls.size >= MAX_TOOL_CALLS)
+            throw new NodeOperationError(`${label} answered with malformed tool calls`);
+          calls.set(index, call);
+        }
+        if (typeof piece.id === 'string') call.id = piece.id;
+        if (typeof piece.function?.name === 'string') call.name += piece.function.name;
+        if (typeof piece.function?.arguments === 'string') call.arguments += piece.function.arguments;
       }
-      if (typeof piece.id === 'string') call.id = piece.id;
-      if (typeof piece.function?.name === 'string') call.name += piece.function.name;
-      if (typeof piece.function?.arguments === 'string') call.arguments += piece.function.arguments;
-    }
+    },
+    seen: () => seen,
+    end() {
+      const wire = [...calls.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([, c]) => toolCallOf({ ...(c.id ? { id: c.id } : {}), function: c }, label));
+      const used = usage as StreamDelta['usage'];
+      return {
+        calls: wire,
+        doneReason: finish,
+        usage: usageOf(used?.prompt_tokens, used?.completion_tokens),
+      };
+    },
   };
-  let failure: unknown = null;
-  const onData = (chunk: Buffer) => {
-    began();
-    buffered += decoder.write(chunk);
-    let cut = buffered.indexOf('\n');
-    try {
-      for (; cut >= 0; cut = buffered.indexOf('\n')) {
-        line(buffered.slice(0, cut).replace(/\r$/, ''));
-        buffered = buffered.slice(cut + 1);
-      }
-    } catch (error) {
-      failure ??= error;
-    }
-    wake?.();
-  };
-  const response = send(onData).finally(() => {
-    ended = true;
-    began();
-    wake?.();
-  });
-  // Read at the end (or at once when it ended before beginning); until then a failure is held here.
-  response.catch(() => undefined);
-  await beginning;
-  if (ended) {
-    const res = await response;
-    if (res.status < 200 || res.status >= 300) checked(res, label);
-  }
-  return (async function* () {
-    for (;;) {
-      while (texts.length > 0) yield { type: 'delta', content: texts.shift() as string } as ChatEvent;
-      if (failure) throw failure;
-      if (ended) break;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-      });
-      wake = null;
-    }
-    const res = await response;
-    if (!sawEvents) {
-      yield* eventsOf(checked(res, label), label);
-      return;
-    }
-    line((buffered + decoder.end()).replace(/\r$/, ''));
-    if (failure) throw failure;
-    while (texts.length > 0) yield { type: 'delta', content: texts.shift() as string } as ChatEvent;
-    const wire = [...calls.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([, c]) => toolCallOf({ ...(c.id ? { id: c.id } : {}), function: c }, label));
-    if (wire.length > 0) yield { type: 'delta', toolCalls: wire };
-    const used = usage as StreamDelta['usage'];
-    yield {
-      type: 'done',
-      doneReason: finish,
-      usage: used
-        ? {
-            promptTokens: used.prompt_tokens ?? 0,
-            completionTokens: used.completion_tokens ?? 0,
-            estimated: false,
-          }
-        : null,
-    };
-  })();
 }
 
 export function parseBody(text: string, label: string): unknown {

@@ -12,8 +12,10 @@ import { HTTP_METHODS, WebhookParameters, type WebhookParams } from '../../platf
  * `/webhook/{path}` like the platform's own `webhook` node (each parses its parameters into one
  * description). A path with parameters (`users/:id`) is n8n's dynamic webhook, reached under the node's
  * webhook id. Bodies it does not parse (v2; v1 with `options.binaryData`), uploaded files and
- * `options.rawBody` arrive as binary data, as in n8n. What the platform cannot do yet is refused at
- * save, never ignored: streaming responses and the options not below.
+ * `options.rawBody` arrive as binary data, as in n8n. `responseMode: 'streaming'` (v2.1's "Streaming
+ * Response") answers n8n's JSON lines as the streaming nodes (an AI Agent) send them, on the Chat
+ * Trigger's stream writer. What the platform cannot do yet is refused at save, never ignored: the
+ * options not below.
  */
 
 const Method = Type.Enum(HTTP_METHODS);
@@ -32,7 +34,10 @@ const N8nWebhookParameters = Type.Object(
     }),
     multipleMethods: Type.Optional(Type.Boolean()),
     authentication: Type.Enum(['none', 'basicAuth', 'headerAuth', 'jwtAuth'] as const, { default: 'none' }),
-    responseMode: Type.Enum(['onReceived', 'lastNode', 'responseNode'] as const, { default: 'onReceived' }),
+    /** `streaming`: n8n's Webhook v2.1 (n8n's server streams whatever the version says). */
+    responseMode: Type.Enum(['onReceived', 'lastNode', 'responseNode', 'streaming'] as const, {
+      default: 'onReceived',
+    }),
     /** v1 and 1.1: the code of an onReceived / lastNode answer (v2 moved it into options). */
     responseCode: Type.Optional(Type.Integer({ minimum: 200, maximum: 599 })),
     responseData: Type.Enum(['firstEntryJson', 'firstEntryBinary', 'allEntries', 'noData'] as const, {
@@ -187,7 +192,8 @@ function n8nWebhook(node: WorkflowNode): WebhookNodeInfo[] {
     credentialId: credentialType
       ? (credentialRefOf(credentials[credentialType]) ?? credentialRefOf(Object.values(credentials)[0]))
       : null,
-    responseMode: p.responseMode,
+    responseMode: p.responseMode === 'streaming' ? 'lastNode' : p.responseMode,
+    ...(p.responseMode === 'streaming' ? { streaming: true } : {}),
     responseCode: n8nWebhookResponseCode(p),
     responseData: p.options.noResponseBody && p.responseMode === 'onReceived' ? 'noData' : p.responseData,
     options: {
