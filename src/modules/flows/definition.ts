@@ -63,7 +63,7 @@ export type FlowiseTool = { name: string; description: string } & (
 
 /**
  * A document loader of a vector store, run by the vector upsert (when the upsert sends no documents):
- * Flowise's Cheerio Web Scraper (`web`) and API Loader (`api`).
+ * Flowise's Cheerio Web Scraper (`web`), API Loader (`api`), GitHub (`github`) and SearchApi (`searchapi`).
  */
 export type FlowiseLoader = {
   /** The loader's node id (overrideConfig may address its inputs by it). */
@@ -87,7 +87,10 @@ export type FlowiseLoader = {
       headers: Record<string, string>;
       body: unknown;
     }
-  /** Flowise's GitHub loader (LangChain's GithubRepoLoader, public repositories: no token is kept). */
+  /**
+   * Flowise's GitHub loader (LangChain's GithubRepoLoader); a private repository with the account's
+   * `GITHUB_ACCESS_TOKEN` Flowise variable, sent to the API's origin only.
+   */
   | {
       type: 'github';
       repoLink: string;
@@ -97,6 +100,18 @@ export type FlowiseLoader = {
       githubInstanceApi: string;
       /** Paths left out: a path equal to one, or under it (`docs/`, `docs/*`). */
       ignorePath: string[];
+    }
+  /**
+   * Flowise's SearchApi loader (LangChain's SearchApiLoader): one search of SearchApi.io (`engine`
+   * google unless the parameters name another, e.g. `youtube_transcripts`), with the account's
+   * `SEARCHAPI_API_KEY` Flowise variable.
+   */
+  | {
+      type: 'searchapi';
+      /** `q` (Flowise's Query input; may be empty, as for a transcript). */
+      query: string;
+      /** Flowise's Custom Parameters: the search's other query parameters. */
+      customParameters: Record<string, unknown>;
     }
 );
 

@@ -3,7 +3,15 @@ import { AppError, validationError } from '../../core/errors.js';
 import type { DocumentsApi, IngestInput } from '../documents/index.js';
 import type { FlowService } from './flow-service.js';
 import type { FlowiseObjects } from './flowise/objects.js';
-import { loaderBudget, runLoaders, type WebLoaderConfig, withOverrides } from './flowise/web-loaders.js';
+import {
+  GITHUB_TOKEN,
+  type LoaderKeys,
+  loaderBudget,
+  runLoaders,
+  SEARCHAPI_KEY,
+  type WebLoaderConfig,
+  withOverrides,
+} from './flowise/web-loaders.js';
 
 /** A file of a multipart upsert (Flowise's `files` field), or of a JSON one, as base64. */
 export interface UpsertFile {
@@ -48,10 +56,15 @@ export class UpsertService {
     private readonly objects: FlowiseObjects,
     /** The web and API loaders' outbound client and bounds. */
     private readonly loaders: WebLoaderConfig,
+    /** The account's static Flowise variables (the SearchApi and GitHub loaders' keys). */
+    private readonly staticVars: (accountId: string) => Promise<Record<string, string>> = async () => ({}),
   ) {}
 
-  /** The embeddings are charged to the caller's key, within its models (the documents module's ingest). */
-  async upsert(caller: Principal, flowId: string, input: UpsertInput) {
+  /**
+   * The embeddings are charged to the caller's key, within its models (the documents module's ingest).
+   * `signal`: the caller went away (a closed connection): the loaders stop, their request in flight too.
+   */
+  async upsert(caller: Principal, flowId: string, input: UpsertInput, signal?: AbortSignal) {
     const accountId = caller.accountId;
     const { definition } = await this.flows.load(accountId, flowId);
     // A chatflow's vector stores (a Tool Agent's retrievers too) are topics, by node id.
@@ -85,9 +98,20 @@ export class UpsertService {
         throw new AppError('SERVICE_UNAVAILABLE', 'The knowledge base is not enabled on this server');
       entries = [];
       // One budget for the whole upsert, however many vector stores have loaders.
-      const budget = loaderBudget(this.loaders);
+      const budget = loaderBudget(this.loaders, signal);
+      // A per-node override names a loader of any of the flow's stores, and changes that loader only.
+      const known = new Set(Object.values(loaders).flatMap((list) => list.map((l) => l.id)));
+      const keys = await this.keysFor(
+        accountId,
+        loading.flatMap(([, list]) => list),
+      );
       for (const [store, list] of loading) {
-        const docs = await runLoaders(this.loaders, withOverrides(list, input.overrideConfig ?? {}), budget);
+        const docs = await runLoaders(
+          this.loaders,
+          withOverrides(list, input.overrideConfig ?? {}, known),
+          budget,
+          keys,
+        );
         const into = input.topic ?? stores[store] ?? topic;
         for (const doc of docs) {
           const chunkSize = input.chunkSize ?? doc.chunkSize;
@@ -150,6 +174,15 @@ export class UpsertService {
       flowId,
     );
     return result;
+  }
+
+  /** The variables the loaders' keys are read from: only when a SearchApi or GitHub loader runs. */
+  private async keysFor(accountId: string, loaders: Array<{ type: string }>): Promise<LoaderKeys> {
+    if (!loaders.some((l) => l.type === 'searchapi' || l.type === 'github')) return {};
+    const vars = await this.staticVars(accountId);
+    const keys: Record<string, string> = {};
+    for (const name of [SEARCHAPI_KEY, GITHUB_TOKEN]) if (vars[name]) keys[name] = vars[name];
+    return keys;
   }
 
   private entriesOf(input: UpsertInput, topic: string): IngestInput[] {

@@ -1,4 +1,5 @@
 import { validationError } from '../../../core/errors.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../../core/http/json-guard.js';
 import { NODE_TYPES, type NodeRole } from './node-types.js';
 
 /** Nodes a canvas may hold: Flowise's own flows have tens; the cap bounds parsing and conversion. */
@@ -40,6 +41,8 @@ export function parseFlowData(text: string): Canvas {
   } catch {
     throw fail('flowData is not JSON');
   }
+  // Walked without recursion: a canvas nested thousands deep would overflow every later walk (and its save).
+  if (nestedDeeperThan(raw)) throw fail(`flowData is nested deeper than ${MAX_JSON_DEPTH} levels`);
   if (!isObject(raw) || !Array.isArray(raw.nodes) || !Array.isArray(raw.edges))
     throw fail('flowData must be an object with nodes and edges arrays');
   if (raw.nodes.length > MAX_NODES)
