@@ -435,6 +435,51 @@ describe.each(await testDialects())('flows: Flowise web and API loaders on %s', 
     }
   });
 
+  it('a SearchApi or GitHub node naming a credential uses that credential of the account’s store (searchApiKey)', async () => {
+    const canvas = (credential: string) => {
+      const c = qnaCanvas(
+        node('searchApi_0', 'searchApi', {
+          query: 'harbour library',
+          customParameters: '{"engine":"google"}',
+        }),
+      );
+      (c.nodes[3]?.data as Record<string, unknown>).credential = credential;
+      return JSON.stringify(c);
+    };
+    const flow = await importFlow('searchapi credential', canvas('podcast-search'));
+    // Not in the store yet: a 400 naming the node's credential.
+    const missing = await upsert(flow.id, {});
+    expectNamesField(missing, 'flowData.searchApi_0.credential');
+    expect(missing.text).toContain('podcast-search');
+    const made = await call(bed, 'POST', '/api/v1/credentials', {
+      body: { name: 'podcast-search', type: 'searchApi', data: { searchApiKey: SEARCHAPI_KEY } },
+    });
+    expect(made.status, made.text).toBe(201);
+    const wrong = await call(bed, 'POST', '/api/v1/credentials', {
+      body: { name: 'gh-token', type: 'githubApi', data: { accessToken: 'gh-token-1' } },
+    });
+    expect(wrong.status, wrong.text).toBe(201);
+    try {
+      const res = await upsert(flow.id, {});
+      expect(res.status, res.text).toBe(200);
+      expect(site.seen[0]?.headers.authorization).toBe(`Bearer ${SEARCHAPI_KEY}`);
+      expect(Object.fromEntries(new URL(site.seen[0]?.path ?? '', 'http://x').searchParams)).toEqual({
+        engine: 'google',
+        q: 'harbour library',
+      });
+      // An answer box and an organic result: a document each, as LangChain's loader makes them.
+      expect((res.json() as { addedDocs: unknown[] }).addedDocs).toHaveLength(2);
+      // A credential of another type is refused by name.
+      const other = await importFlow('searchapi wrong credential', canvas('gh-token'));
+      const refused = await upsert(other.id, {});
+      expectNamesField(refused, 'flowData.searchApi_0.credential');
+      expect(refused.text).toContain('needs a searchApi one with searchApiKey');
+    } finally {
+      for (const c of [made, wrong])
+        await call(bed, 'DELETE', `/api/v1/credentials/${(c.json() as { id: string }).id}`);
+    }
+  });
+
   it('loader errors show the URL’s origin and path, never its query (which may hold a key)', async () => {
     const flow = await importFlow(
       'api with key in query',
@@ -739,7 +784,7 @@ describe('flows: Flowise loaders bounded', () => {
         ignorePath: [],
         metadata: {},
       };
-      const docs = await runLoaders(config({ http }), [github], undefined, { GITHUB_ACCESS_TOKEN: TOKEN });
+      const docs = await runLoaders(config({ http }), [github], undefined, { github_0: TOKEN });
       expect(docs.map((d) => d.title).sort()).toEqual(['LICENSE', 'README.md', 'docs/keys.md']);
       expect(docs.map((d) => d.content).join('\n')).toContain('The keys hang by the door.');
       // The API's origin saw the token on each request (listings and its own file) …

@@ -71,6 +71,11 @@ export type FlowiseLoader = {
   /** The connected splitter's chunk size, in characters (the knowledge base chunks). */
   chunkSize?: number;
   metadata: Record<string, unknown>;
+  /**
+   * The credential the canvas names (SearchApi, GitHub): a credential of the account's store (by id or
+   * name, `/api/v1/credentials`, type `searchApi` or `githubApi`); none: the account's Flowise variable.
+   */
+  credential?: string;
 } & (
   | {
       type: 'web';
@@ -88,8 +93,8 @@ export type FlowiseLoader = {
       body: unknown;
     }
   /**
-   * Flowise's GitHub loader (LangChain's GithubRepoLoader); a private repository with the account's
-   * `GITHUB_ACCESS_TOKEN` Flowise variable, sent to the API's origin only.
+   * Flowise's GitHub loader (LangChain's GithubRepoLoader); a private repository with the `credential`'s
+   * `accessToken` (or the account's `GITHUB_ACCESS_TOKEN` Flowise variable), sent to the API's origin only.
    */
   | {
       type: 'github';
@@ -103,8 +108,8 @@ export type FlowiseLoader = {
     }
   /**
    * Flowise's SearchApi loader (LangChain's SearchApiLoader): one search of SearchApi.io (`engine`
-   * google unless the parameters name another, e.g. `youtube_transcripts`), with the account's
-   * `SEARCHAPI_API_KEY` Flowise variable.
+   * google unless the parameters name another, e.g. `youtube_transcripts`), with the `credential`'s
+   * `searchApiKey` (or the account's `SEARCHAPI_API_KEY` Flowise variable).
    */
   | {
       type: 'searchapi';

@@ -85,6 +85,8 @@ export const flowsModule: PlatformModule = {
         objects,
         webLoaderConfig(ctx.config, { pool: cpuPoolOf(ctx), timeoutMs: SELECTOR_TIMEOUT_MS }),
         staticVars,
+        // The canvas's credential (SearchApi, GitHub) is one of the account's store, the caller's to use.
+        workflows ? (caller, ref) => workflows.credentials.revealFor(caller.accountId, ref, caller) : null,
       ),
       objects,
       predictionBodyLimit: ctx.config.LLM_BODY_LIMIT_BYTES,

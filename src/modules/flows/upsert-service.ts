@@ -1,6 +1,7 @@
 import type { Principal } from '../../core/auth/principal.js';
 import { AppError, validationError } from '../../core/errors.js';
 import type { DocumentsApi, IngestInput } from '../documents/index.js';
+import type { FlowiseLoader } from './definition.js';
 import type { FlowService } from './flow-service.js';
 import type { FlowiseObjects } from './flowise/objects.js';
 import {
@@ -12,6 +13,12 @@ import {
   type WebLoaderConfig,
   withOverrides,
 } from './flowise/web-loaders.js';
+
+/** A credential of the account's store, by id or name, if the caller may use it (else it throws 403). */
+export type CredentialReveal = (
+  caller: Principal,
+  ref: string,
+) => Promise<{ type: string; data: Record<string, string> } | null>;
 
 /** A file of a multipart upsert (Flowise's `files` field), or of a JSON one, as base64. */
 export interface UpsertFile {
@@ -58,6 +65,8 @@ export class UpsertService {
     private readonly loaders: WebLoaderConfig,
     /** The account's static Flowise variables (the SearchApi and GitHub loaders' keys). */
     private readonly staticVars: (accountId: string) => Promise<Record<string, string>> = async () => ({}),
+    /** A credential of the account's store the caller may use, by id or name (null: no credentials here). */
+    private readonly credentials: CredentialReveal | null = null,
   ) {}
 
   /**
@@ -102,7 +111,7 @@ export class UpsertService {
       // A per-node override names a loader of any of the flow's stores, and changes that loader only.
       const known = new Set(Object.values(loaders).flatMap((list) => list.map((l) => l.id)));
       const keys = await this.keysFor(
-        accountId,
+        caller,
         loading.flatMap(([, list]) => list),
       );
       for (const [store, list] of loading) {
@@ -176,12 +185,40 @@ export class UpsertService {
     return result;
   }
 
-  /** The variables the loaders' keys are read from: only when a SearchApi or GitHub loader runs. */
-  private async keysFor(accountId: string, loaders: Array<{ type: string }>): Promise<LoaderKeys> {
-    if (!loaders.some((l) => l.type === 'searchapi' || l.type === 'github')) return {};
-    const vars = await this.staticVars(accountId);
+  /**
+   * Each SearchApi and GitHub loader's key: the credential its node names (of the right type, one the
+   * caller may use; a 400 or 403 naming it otherwise), else the account's Flowise variable.
+   */
+  private async keysFor(caller: Principal, loaders: FlowiseLoader[]): Promise<LoaderKeys> {
+    const keyed = loaders.filter((l) => l.type === 'searchapi' || l.type === 'github');
+    if (keyed.length === 0) return {};
+    const vars = await this.staticVars(caller.accountId);
     const keys: Record<string, string> = {};
-    for (const name of [SEARCHAPI_KEY, GITHUB_TOKEN]) if (vars[name]) keys[name] = vars[name];
+    for (const loader of keyed) {
+      const [type, field, variable] =
+        loader.type === 'searchapi'
+          ? ['searchApi', 'searchApiKey', SEARCHAPI_KEY]
+          : ['githubApi', 'accessToken', GITHUB_TOKEN];
+      if (loader.credential === undefined) {
+        if (vars[variable]) keys[loader.id] = vars[variable];
+        continue;
+      }
+      const bad = (message: string) =>
+        validationError(`Loader '${loader.id}': ${message}`, [
+          { field: `flowData.${loader.id}.credential`, message },
+        ]);
+      const found = this.credentials ? await this.credentials(caller, loader.credential) : null;
+      if (!found)
+        throw bad(
+          `names credential '${loader.credential}', which this account does not have (/api/v1/credentials)`,
+        );
+      const key = found.data[field];
+      if (found.type !== type || !key)
+        throw bad(
+          `credential '${loader.credential}' is a ${found.type} credential; the loader needs a ${type} one with ${field}`,
+        );
+      keys[loader.id] = key;
+    }
     return keys;
   }
 

@@ -630,6 +630,7 @@ function webLoaderOf(
       problems.push({ field: `${field}.customParameters`, message: 'must be a JSON object' });
     return {
       ...common,
+      ...(node.credential !== '' ? { credential: node.credential } : {}),
       type: 'searchapi',
       query: text(node.inputs.query).slice(0, 4_000),
       customParameters: isObject(parameters) ? parameters : {},
@@ -644,6 +645,7 @@ function webLoaderOf(
       problems.push({ field: `${field}.githubInstanceApi`, message: 'must be an http(s) URL' });
     return {
       ...common,
+      ...(node.credential !== '' ? { credential: node.credential } : {}),
       type: 'github',
       repoLink: text(node.inputs.repoLink).trim(),
       branch: text(node.inputs.branch).trim() || 'main',

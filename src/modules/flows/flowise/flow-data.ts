@@ -14,6 +14,8 @@ export interface CanvasNode {
   name: string;
   role: NodeRole;
   inputs: Record<string, unknown>;
+  /** The credential the node names (`data.credential`, Flowise's credential id); '' when none. */
+  credential: string;
 }
 
 /** A checked canvas: its nodes by id, the edges between them, and the one node that answers. */
@@ -75,7 +77,15 @@ function readNodes(list: unknown[]): Map<string, CanvasNode> {
       unknown.add(data.name);
       continue;
     }
-    nodes.set(id, { id, name: data.name, role, inputs: isObject(data.inputs) ? data.inputs : {} });
+    const inputs = isObject(data.inputs) ? data.inputs : {};
+    const credential = [data.credential, inputs.credential].find((c) => typeof c === 'string' && c !== '');
+    nodes.set(id, {
+      id,
+      name: data.name,
+      role,
+      inputs,
+      credential: typeof credential === 'string' ? credential.slice(0, 200) : '',
+    });
   }
   if (unknown.size > 0) {
     const names = [...unknown].slice(0, 50);

@@ -35,8 +35,9 @@ export interface WebLoaderConfig {
 }
 
 /**
- * The account's Flowise variables the loaders read their keys from, by LangChain's environment names
- * (`SEARCHAPI_API_KEY`, `GITHUB_ACCESS_TOKEN`): Flowise's credential store is not served here.
+ * Each SearchApi or GitHub loader's key, by loader id: its canvas credential's (`searchApiKey`,
+ * `accessToken`), else the account's Flowise variable of LangChain's environment name
+ * (`SEARCHAPI_API_KEY`, `GITHUB_ACCESS_TOKEN`); the upsert resolves them.
  */
 export type LoaderKeys = Readonly<Record<string, string>>;
 export const SEARCHAPI_KEY = 'SEARCHAPI_API_KEY';
@@ -225,8 +226,8 @@ export async function runLoaders(
         : loader.type === 'api'
           ? await callApi(config, loader, budget)
           : loader.type === 'searchapi'
-            ? await searchApi(config, loader, budget, keys)
-            : await githubFiles(config, loader, budget, keys[GITHUB_TOKEN] ?? '');
+            ? await searchApi(config, loader, budget, keys[loader.id] ?? '')
+            : await githubFiles(config, loader, budget, keys[loader.id] ?? '');
     for (const doc of docs)
       out.push({
         ...doc,
@@ -642,7 +643,7 @@ async function githubFiles(
       if (token === '' && (status === 401 || status === 403 || status === 404))
         throw new AppError(
           'UPSTREAM_ERROR',
-          `GitHub answered ${String(status)} for ${repository}: a private repository needs the account's ${GITHUB_TOKEN} Flowise variable`,
+          `GitHub answered ${String(status)} for ${repository}: a private repository needs a token (a githubApi credential named by the node, or the account's ${GITHUB_TOKEN} Flowise variable)`,
           { url: shownUrl(listing), status },
         );
       throw error;
@@ -708,14 +709,13 @@ async function searchApi(
   config: WebLoaderConfig,
   loader: FlowiseLoader & { type: 'searchapi' },
   budget: Budget,
-  keys: LoaderKeys,
+  key: string,
 ): Promise<Omit<LoadedDocument, 'chunkSize'>[]> {
-  const key = keys[SEARCHAPI_KEY] ?? '';
   if (key === '')
     throw validationError(`Loader '${loader.id}' has no SearchApi key`, [
       {
         field: `flowData.${loader.id}.credential`,
-        message: `add the SearchApi key as the account's Flowise variable ${SEARCHAPI_KEY} (/flowise/api/v1/variables)`,
+        message: `name a searchApi credential of the account (/api/v1/credentials), or add the key as the account's Flowise variable ${SEARCHAPI_KEY} (/flowise/api/v1/variables)`,
       },
     ]);
   const params = new URLSearchParams({ engine: 'google', q: loader.query });
