@@ -159,6 +159,15 @@ async function startSite(): Promise<{
           return json([
             { type: 'file', path: 'docs/upsert.md', size: 60, download_url: `${base}/raw/docs/upsert.md` },
           ]);
+        // A private repository: GitHub answers 404 without its token.
+        case '/gh/repos/acme/private/contents/?ref=main':
+          if (req.headers.authorization !== 'Bearer gh-private-token') {
+            res.writeHead(404, { 'content-type': 'application/json' });
+            return res.end('{"message":"Not Found"}');
+          }
+          return json([
+            { type: 'file', path: 'NOTES.md', size: 40, download_url: `${base}/raw/docs/upsert.md` },
+          ]);
         case '/raw/README.md':
           return text('# Flowise Docs\n\nThe documentation of Flowise.');
         case '/raw/docs/upsert.md':
@@ -474,6 +483,19 @@ describe.each(await testDialects())('flows: Flowise web and API loaders on %s', 
       const refused = await upsert(other.id, {});
       expectNamesField(refused, 'flowData.searchApi_0.credential');
       expect(refused.text).toContain('needs a searchApi one with searchApiKey');
+      // A key that may upsert but was not given the credential (its owner's, not shared): a 403.
+      const { key: writer } = await bed.p.createKey({
+        name: 'upsert writer',
+        type: 'development',
+        services: ['flow'],
+        role: 'Writer',
+      });
+      const notShared = await call(bed, 'POST', `/api/v1/vector/upsert/${flow.id}`, {
+        body: {},
+        key: writer,
+      });
+      expectFlowError(notShared, 403, 'FORBIDDEN');
+      expect(notShared.text).toContain('podcast-search');
     } finally {
       for (const c of [made, wrong])
         await call(bed, 'DELETE', `/api/v1/credentials/${(c.json() as { id: string }).id}`);
@@ -570,6 +592,31 @@ describe.each(await testDialects())('flows: Flowise web and API loaders on %s', 
       await upsert(flow.id, { overrideConfig: { url: `${site.url}/`, metadata: deep } }),
       'overrideConfig.metadata',
     );
+  });
+
+  it('Github Repo QnA on a private repository: the account’s GITHUB_ACCESS_TOKEN variable opens it', async () => {
+    const flow = await importFlow('Github Repo QnA', template('Github Repo QnA'));
+    const override = {
+      overrideConfig: { repoLink: 'https://github.com/acme/private', githubInstanceApi: `${site.url}/gh` },
+    };
+    const closed = await upsert(flow.id, override);
+    const body = expectFlowError(closed, 502, 'UPSTREAM_ERROR');
+    expect(body.message).toContain('GITHUB_ACCESS_TOKEN');
+    const variable = await call(bed, 'POST', '/flowise/api/v1/variables', {
+      body: { name: 'GITHUB_ACCESS_TOKEN', value: 'gh-private-token', type: 'static' },
+    });
+    expect(variable.status, variable.text).toBe(200);
+    try {
+      site.seen.length = 0;
+      const res = await upsert(flow.id, override);
+      expect(res.status, res.text).toBe(200);
+      expect(site.seen.map((r) => r.headers.authorization)).toEqual([
+        'Bearer gh-private-token',
+        'Bearer gh-private-token',
+      ]);
+    } finally {
+      await call(bed, 'DELETE', `/flowise/api/v1/variables/${(variable.json() as { id: string }).id}`);
+    }
   });
 
   it('refuses what cannot run: bad URLs, overrides of other inputs, a web loader in a conversation chain', async () => {
