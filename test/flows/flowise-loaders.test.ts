@@ -460,6 +460,16 @@ describe.each(await testDialects())('flows: Flowise web and API loaders on %s', 
     const missing = await upsert(flow.id, {});
     expectNamesField(missing, 'flowData.searchApi_0.credential');
     expect(missing.text).toContain('podcast-search');
+    // An id this store lacks (a Flowise export names Flowise's own) falls back to the account's variable.
+    const variable = await call(bed, 'POST', '/flowise/api/v1/variables', {
+      body: { name: 'SEARCHAPI_API_KEY', value: SEARCHAPI_KEY, type: 'static' },
+    });
+    const fallback = await upsert(flow.id, {});
+    expect(fallback.status, fallback.text).toBe(200);
+    // An answer box and an organic result: a document each, as LangChain's loader makes them.
+    expect((fallback.json() as { addedDocs: unknown[] }).addedDocs).toHaveLength(2);
+    await call(bed, 'DELETE', `/flowise/api/v1/variables/${(variable.json() as { id: string }).id}`);
+    site.seen.length = 0;
     const made = await call(bed, 'POST', '/api/v1/credentials', {
       body: { name: 'podcast-search', type: 'searchApi', data: { searchApiKey: SEARCHAPI_KEY } },
     });
@@ -476,8 +486,6 @@ describe.each(await testDialects())('flows: Flowise web and API loaders on %s', 
         engine: 'google',
         q: 'harbour library',
       });
-      // An answer box and an organic result: a document each, as LangChain's loader makes them.
-      expect((res.json() as { addedDocs: unknown[] }).addedDocs).toHaveLength(2);
       // A credential of another type is refused by name.
       const other = await importFlow('searchapi wrong credential', canvas('gh-token'));
       const refused = await upsert(other.id, {});

@@ -186,8 +186,9 @@ export class UpsertService {
   }
 
   /**
-   * Each SearchApi and GitHub loader's key: the credential its node names (of the right type, one the
-   * caller may use; a 400 or 403 naming it otherwise), else the account's Flowise variable.
+   * Each SearchApi and GitHub loader's key: the credential its node names, when the account's store has
+   * it (of the right type, one the caller may use: a 400 or 403 naming it otherwise), else the account's
+   * Flowise variable.
    */
   private async keysFor(caller: Principal, loaders: FlowiseLoader[]): Promise<LoaderKeys> {
     const keyed = loaders.filter((l) => l.type === 'searchapi' || l.type === 'github');
@@ -199,19 +200,23 @@ export class UpsertService {
         loader.type === 'searchapi'
           ? ['searchApi', 'searchApiKey', SEARCHAPI_KEY]
           : ['githubApi', 'accessToken', GITHUB_TOKEN];
-      if (loader.credential === undefined) {
-        if (vars[variable]) keys[loader.id] = vars[variable];
-        continue;
-      }
       const bad = (message: string) =>
         validationError(`Loader '${loader.id}': ${message}`, [
           { field: `flowData.${loader.id}.credential`, message },
         ]);
-      const found = this.credentials ? await this.credentials(caller, loader.credential) : null;
-      if (!found)
-        throw bad(
-          `names credential '${loader.credential}', which this account does not have (/api/v1/credentials)`,
-        );
+      const found =
+        loader.credential !== undefined && this.credentials
+          ? await this.credentials(caller, loader.credential)
+          : null;
+      if (!found) {
+        // An exported canvas names Flowise's own credential ids: one this store lacks falls back to the variable.
+        if (vars[variable]) keys[loader.id] = vars[variable];
+        else if (loader.credential !== undefined && loader.type === 'searchapi')
+          throw bad(
+            `names credential '${loader.credential}', which this account does not have (/api/v1/credentials), and the account has no ${variable} Flowise variable`,
+          );
+        continue;
+      }
       const key = found.data[field];
       if (found.type !== type || !key)
         throw bad(
