@@ -14841,7 +14841,9 @@ export interface operations {
           | 'groqApi'
           | 'googlePalmApi'
           | 'openRouterApi'
-          | 'n8nApi';
+          | 'n8nApi'
+          | 'searchApi'
+          | 'githubApi';
       };
       header?: never;
       path?: never;
@@ -14942,7 +14944,9 @@ export interface operations {
             | 'groqApi'
             | 'googlePalmApi'
             | 'openRouterApi'
-            | 'n8nApi';
+            | 'n8nApi'
+            | 'searchApi'
+            | 'githubApi';
           data: {
             [key: string]:
               | string
@@ -15042,7 +15046,9 @@ export interface operations {
           | 'groqApi'
           | 'googlePalmApi'
           | 'openRouterApi'
-          | 'n8nApi';
+          | 'n8nApi'
+          | 'searchApi'
+          | 'githubApi';
       };
       header?: never;
       path?: never;

@@ -188,6 +188,12 @@ const ConfigSchema = Type.Object({
     maxLength: 2_000,
     pattern: SEARCH_BASE_URL,
   }),
+  /** Base URL of SearchApi.io, which a chatflow's SearchApi loader calls (`/api/v1/search`; outbound rules apply). */
+  FLOWISE_SEARCHAPI_URL: Type.String({
+    default: 'https://www.searchapi.io',
+    maxLength: 2_000,
+    pattern: SEARCH_BASE_URL,
+  }),
   /** Longest one web search of a chatflow's agent may take. */
   FLOWISE_SEARCH_TIMEOUT_MS: Type.Integer({ default: 15_000, minimum: 100, maximum: 120_000 }),
   WEBHOOK_BODY_LIMIT_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024 }),

@@ -210,6 +210,16 @@ describe('Default Data Loader, binary mode', () => {
     expect(docxText(Buffer.from(zipSync({ 'word/document.xml': strToU8(open) })))).toBe('y\n\n');
   });
 
+  it('JSON nested thousands deep is a clear bounded error, not a stack overflow; within the limit it loads', async () => {
+    const deep = Buffer.from(`${'['.repeat(100_000)}"core"${']'.repeat(100_000)}`);
+    const refused = await insert('bin-json-deep', [file(deep, 'application/json', 'deep.json')]);
+    expect(refused.error?.message).toContain('The JSON is nested deeper than 1000 levels');
+    const fine = Buffer.from(`${'{"a":'.repeat(900)}"still read"${'}'.repeat(900)}`);
+    const loaded = await insert('bin-json-fine', [file(fine, 'application/json', 'fine.json')]);
+    expect(loaded.error).toBeNull();
+    expect(loaded.docs.map((d) => d.pageContent)).toEqual(['still read']);
+  });
+
   it('refuses by name: EPUB, an unknown loader, a missing binary property, a damaged DOCX', async () => {
     const epub = await insert('bin-epub', [file(Buffer.from('PK'), 'application/epub+zip', 'b.epub')]);
     expect(epub.error?.message).toContain('The EPUB loader is not supported here');

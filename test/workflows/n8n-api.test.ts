@@ -580,7 +580,14 @@ describe.each(await testDialects())("n8n's public API where it differs, on %s", 
         properties: { name: { type: 'string' }, value: { type: 'string' } },
         required: ['name', 'value'],
       });
-      for (const type of ['httpBasicAuth', 'httpQueryAuth', 'httpBearerAuth', 'hmacSecret']) {
+      for (const type of [
+        'httpBasicAuth',
+        'httpQueryAuth',
+        'httpBearerAuth',
+        'hmacSecret',
+        'githubApi',
+        'searchApi',
+      ]) {
         const res = await p.request({
           method: 'GET',
           url: `/api/v1/credentials/schema/${type}`,
@@ -589,7 +596,7 @@ describe.each(await testDialects())("n8n's public API where it differs, on %s", 
         expect(res.statusCode, type).toBe(200);
         expect((res.json() as { required: string[] }).required.length).toBeGreaterThan(0);
       }
-      for (const type of ['oAuth2Api', 'githubApi', 'constructor', 'toString']) {
+      for (const type of ['oAuth2Api', 'slackApi', 'constructor', 'toString']) {
         const res = await p.request({ method: 'GET', url: `/api/v1/credentials/schema/${type}` });
         expect(res.statusCode, type).toBe(404);
       }

@@ -26,6 +26,24 @@ export function findJsonProblem(value: unknown, max = MAX_JSON_DEPTH): JsonProbl
   return locate(value, found);
 }
 
+/** Whether a parsed JSON value nests deeper than `max` levels (walked without recursion). */
+export function nestedDeeperThan(value: unknown, max = MAX_JSON_DEPTH): boolean {
+  const nodes: unknown[] = [value];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop();
+    const depth = depths.pop() as number;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child === null || typeof child !== 'object') continue;
+      nodes.push(child);
+      depths.push(depth + 1);
+    }
+  }
+  return false;
+}
+
 const badLeaf = (v: unknown) =>
   typeof v === 'string' ? v.includes(NUL) : typeof v === 'number' && !Number.isFinite(v);
 

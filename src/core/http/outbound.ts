@@ -26,6 +26,8 @@ export interface OutboundRequest {
    * comes: a model's server-sent events); the whole body is still returned at the end.
    */
   onData?: (chunk: Buffer) => void;
+  /** The caller's cancellation (a client that went away): the exchange ends at once, with an AbortError. */
+  signal?: AbortSignal;
 }
 
 export interface OutboundResponse {
@@ -100,6 +102,7 @@ export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
         maxBytes: req.maxResponseBytes && req.maxResponseBytes > 0 ? req.maxResponseBytes : maxBytes,
         bytesOnly: req.responseType === 'bytes',
         ...(req.onData ? { onData: req.onData } : {}),
+        ...(req.signal ? { cancel: req.signal } : {}),
       });
       const location = res.headers.location;
       if (!REDIRECTS.has(res.status) || location === undefined || req.maxRedirects === 0) return res;
@@ -215,7 +218,12 @@ function send(
   body: string | Buffer | undefined,
   deadline: AbortSignal,
   timeoutMs: number,
-  { maxBytes, bytesOnly, onData }: { maxBytes: number; bytesOnly: boolean; onData?: (chunk: Buffer) => void },
+  {
+    maxBytes,
+    bytesOnly,
+    onData,
+    cancel,
+  }: { maxBytes: number; bytesOnly: boolean; onData?: (chunk: Buffer) => void; cancel?: AbortSignal },
 ): Promise<OutboundResponse> {
   // Pin the connection to the address just checked: no second DNS answer can slip in (rebinding).
   const lookup: LookupFunction = (_host, opts, cb) => {
@@ -228,6 +236,10 @@ function send(
       reject(new OutboundTimeoutError(timeoutMs));
       return;
     }
+    if (cancel?.aborted) {
+      reject(cancel.reason ?? new DOMException('The operation was aborted', 'AbortError'));
+      return;
+    }
     const req = client.request(
       url,
       {
@@ -235,7 +247,7 @@ function send(
         headers:
           body !== undefined ? { ...headers, 'content-length': String(Buffer.byteLength(body)) } : headers,
         lookup,
-        signal: deadline,
+        signal: cancel ? AbortSignal.any([deadline, cancel]) : deadline,
       },
       (res) => {
         const status = res.statusCode ?? 0;

@@ -63,7 +63,7 @@ export type FlowiseTool = { name: string; description: string } & (
 
 /**
  * A document loader of a vector store, run by the vector upsert (when the upsert sends no documents):
- * Flowise's Cheerio Web Scraper (`web`) and API Loader (`api`).
+ * Flowise's Cheerio Web Scraper (`web`), API Loader (`api`), GitHub (`github`) and SearchApi (`searchapi`).
  */
 export type FlowiseLoader = {
   /** The loader's node id (overrideConfig may address its inputs by it). */
@@ -71,6 +71,11 @@ export type FlowiseLoader = {
   /** The connected splitter's chunk size, in characters (the knowledge base chunks). */
   chunkSize?: number;
   metadata: Record<string, unknown>;
+  /**
+   * The credential the canvas names (SearchApi, GitHub): a credential of the account's store (by id or
+   * name, `/api/v1/credentials`, type `searchApi` or `githubApi`); none: the account's Flowise variable.
+   */
+  credential?: string;
 } & (
   | {
       type: 'web';
@@ -87,7 +92,10 @@ export type FlowiseLoader = {
       headers: Record<string, string>;
       body: unknown;
     }
-  /** Flowise's GitHub loader (LangChain's GithubRepoLoader, public repositories: no token is kept). */
+  /**
+   * Flowise's GitHub loader (LangChain's GithubRepoLoader); a private repository with the `credential`'s
+   * `accessToken` (or the account's `GITHUB_ACCESS_TOKEN` Flowise variable), sent to the API's origin only.
+   */
   | {
       type: 'github';
       repoLink: string;
@@ -97,6 +105,18 @@ export type FlowiseLoader = {
       githubInstanceApi: string;
       /** Paths left out: a path equal to one, or under it (`docs/`, `docs/*`). */
       ignorePath: string[];
+    }
+  /**
+   * Flowise's SearchApi loader (LangChain's SearchApiLoader): one search of SearchApi.io (`engine`
+   * google unless the parameters name another, e.g. `youtube_transcripts`), with the `credential`'s
+   * `searchApiKey` (or the account's `SEARCHAPI_API_KEY` Flowise variable).
+   */
+  | {
+      type: 'searchapi';
+      /** `q` (Flowise's Query input; may be empty, as for a transcript). */
+      query: string;
+      /** Flowise's Custom Parameters: the search's other query parameters. */
+      customParameters: Record<string, unknown>;
     }
 );
 

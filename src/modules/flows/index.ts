@@ -54,6 +54,14 @@ export const flowsModule: PlatformModule = {
     ctx.onClose(() => sandbox.close());
     const knowledge = documents?.knowledge ?? null;
     const objects = new FlowiseObjects(ctx.db, ctx.clock);
+    // Runtime variables are the caller's overrideConfig.vars: the server's environment is not exposed.
+    const staticVars = async (accountId: string) => {
+      const out: Record<string, string> = {};
+      for (const v of await objects.list(accountId, 'variable'))
+        if (v.body.type !== 'runtime' && typeof v.body.name === 'string')
+          out[v.body.name] = String(v.body.value ?? '');
+      return out;
+    };
     const predictions = new PredictionService({
       flows,
       store,
@@ -65,14 +73,7 @@ export const flowsModule: PlatformModule = {
       clock: ctx.clock,
       workflowTimeoutMs: ctx.config.WEBHOOK_RESPONSE_TIMEOUT_MS,
       plan: { gateway: llm.gateway, knowledge, sandbox, search: searchConfig(ctx.config) },
-      // Runtime variables are the caller's overrideConfig.vars: the server's environment is not exposed.
-      staticVars: async (accountId) => {
-        const out: Record<string, string> = {};
-        for (const v of await objects.list(accountId, 'variable'))
-          if (v.body.type !== 'runtime' && typeof v.body.name === 'string')
-            out[v.body.name] = String(v.body.value ?? '');
-        return out;
-      },
+      staticVars,
     });
     internals.set(ctx, {
       flows,
@@ -83,6 +84,9 @@ export const flowsModule: PlatformModule = {
         documents,
         objects,
         webLoaderConfig(ctx.config, { pool: cpuPoolOf(ctx), timeoutMs: SELECTOR_TIMEOUT_MS }),
+        staticVars,
+        // The canvas's credential (SearchApi, GitHub) is one of the account's store, the caller's to use.
+        workflows ? (caller, ref) => workflows.credentials.revealFor(caller.accountId, ref, caller) : null,
       ),
       objects,
       predictionBodyLimit: ctx.config.LLM_BODY_LIMIT_BYTES,

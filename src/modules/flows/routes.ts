@@ -247,8 +247,14 @@ export function flowRoutes(app: FastifyInstance, deps: FlowRouteDeps): void {
           if (request.isMultipart()) request.body = await readMultipart(request);
         },
       },
-      async (request) =>
-        deps.upserts.upsert(principalOf(request), request.params.id, request.body as UpsertInput),
+      // A client that goes away stops the upsert's loaders (their request in flight too).
+      async (request, reply) =>
+        deps.upserts.upsert(
+          principalOf(request),
+          request.params.id,
+          request.body as UpsertInput,
+          clientGone(reply),
+        ),
     );
   });
 }

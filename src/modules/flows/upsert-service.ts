@@ -1,9 +1,24 @@
 import type { Principal } from '../../core/auth/principal.js';
 import { AppError, validationError } from '../../core/errors.js';
 import type { DocumentsApi, IngestInput } from '../documents/index.js';
+import type { FlowiseLoader } from './definition.js';
 import type { FlowService } from './flow-service.js';
 import type { FlowiseObjects } from './flowise/objects.js';
-import { loaderBudget, runLoaders, type WebLoaderConfig, withOverrides } from './flowise/web-loaders.js';
+import {
+  GITHUB_TOKEN,
+  type LoaderKeys,
+  loaderBudget,
+  runLoaders,
+  SEARCHAPI_KEY,
+  type WebLoaderConfig,
+  withOverrides,
+} from './flowise/web-loaders.js';
+
+/** A credential of the account's store, by id or name, if the caller may use it (else it throws 403). */
+export type CredentialReveal = (
+  caller: Principal,
+  ref: string,
+) => Promise<{ type: string; data: Record<string, string> } | null>;
 
 /** A file of a multipart upsert (Flowise's `files` field), or of a JSON one, as base64. */
 export interface UpsertFile {
@@ -48,10 +63,17 @@ export class UpsertService {
     private readonly objects: FlowiseObjects,
     /** The web and API loaders' outbound client and bounds. */
     private readonly loaders: WebLoaderConfig,
+    /** The account's static Flowise variables (the SearchApi and GitHub loaders' keys). */
+    private readonly staticVars: (accountId: string) => Promise<Record<string, string>> = async () => ({}),
+    /** A credential of the account's store the caller may use, by id or name (null: no credentials here). */
+    private readonly credentials: CredentialReveal | null = null,
   ) {}
 
-  /** The embeddings are charged to the caller's key, within its models (the documents module's ingest). */
-  async upsert(caller: Principal, flowId: string, input: UpsertInput) {
+  /**
+   * The embeddings are charged to the caller's key, within its models (the documents module's ingest).
+   * `signal`: the caller went away (a closed connection): the loaders stop, their request in flight too.
+   */
+  async upsert(caller: Principal, flowId: string, input: UpsertInput, signal?: AbortSignal) {
     const accountId = caller.accountId;
     const { definition } = await this.flows.load(accountId, flowId);
     // A chatflow's vector stores (a Tool Agent's retrievers too) are topics, by node id.
@@ -85,9 +107,20 @@ export class UpsertService {
         throw new AppError('SERVICE_UNAVAILABLE', 'The knowledge base is not enabled on this server');
       entries = [];
       // One budget for the whole upsert, however many vector stores have loaders.
-      const budget = loaderBudget(this.loaders);
+      const budget = loaderBudget(this.loaders, signal);
+      // A per-node override names a loader of any of the flow's stores, and changes that loader only.
+      const known = new Set(Object.values(loaders).flatMap((list) => list.map((l) => l.id)));
+      const keys = await this.keysFor(
+        caller,
+        loading.flatMap(([, list]) => list),
+      );
       for (const [store, list] of loading) {
-        const docs = await runLoaders(this.loaders, withOverrides(list, input.overrideConfig ?? {}), budget);
+        const docs = await runLoaders(
+          this.loaders,
+          withOverrides(list, input.overrideConfig ?? {}, known),
+          budget,
+          keys,
+        );
         const into = input.topic ?? stores[store] ?? topic;
         for (const doc of docs) {
           const chunkSize = input.chunkSize ?? doc.chunkSize;
@@ -150,6 +183,48 @@ export class UpsertService {
       flowId,
     );
     return result;
+  }
+
+  /**
+   * Each SearchApi and GitHub loader's key: the credential its node names, when the account's store has
+   * it (of the right type, one the caller may use: a 400 or 403 naming it otherwise), else the account's
+   * Flowise variable.
+   */
+  private async keysFor(caller: Principal, loaders: FlowiseLoader[]): Promise<LoaderKeys> {
+    const keyed = loaders.filter((l) => l.type === 'searchapi' || l.type === 'github');
+    if (keyed.length === 0) return {};
+    const vars = await this.staticVars(caller.accountId);
+    const keys: Record<string, string> = {};
+    for (const loader of keyed) {
+      const [type, field, variable] =
+        loader.type === 'searchapi'
+          ? ['searchApi', 'searchApiKey', SEARCHAPI_KEY]
+          : ['githubApi', 'accessToken', GITHUB_TOKEN];
+      const bad = (message: string) =>
+        validationError(`Loader '${loader.id}': ${message}`, [
+          { field: `flowData.${loader.id}.credential`, message },
+        ]);
+      const found =
+        loader.credential !== undefined && this.credentials
+          ? await this.credentials(caller, loader.credential)
+          : null;
+      if (!found) {
+        // An exported canvas names Flowise's own credential ids: one this store lacks falls back to the variable.
+        if (vars[variable]) keys[loader.id] = vars[variable];
+        else if (loader.credential !== undefined && loader.type === 'searchapi')
+          throw bad(
+            `names credential '${loader.credential}', which this account does not have (/api/v1/credentials), and the account has no ${variable} Flowise variable`,
+          );
+        continue;
+      }
+      const key = found.data[field];
+      if (found.type !== type || !key)
+        throw bad(
+          `credential '${loader.credential}' is a ${found.type} credential; the loader needs a ${type} one with ${field}`,
+        );
+      keys[loader.id] = key;
+    }
+    return keys;
   }
 
   private entriesOf(input: UpsertInput, topic: string): IngestInput[] {

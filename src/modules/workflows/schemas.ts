@@ -297,6 +297,10 @@ export const CREDENTIAL_TYPES = {
   openRouterApi: ['apiKey'],
   // n8n's n8n API credential (the n8n node): a key of this platform and its /api/v1 URL.
   n8nApi: ['apiKey', 'baseUrl'],
+  // Flowise's credentials of its loaders (a chatflow canvas names one by id or name): SearchApi's key, and
+  // GitHub's token (n8n's githubApi has the same `accessToken`, with `server` and `user`).
+  searchApi: ['searchApiKey'],
+  githubApi: ['accessToken'],
 } as const;
 export type CredentialType = keyof typeof CREDENTIAL_TYPES;
 
@@ -339,6 +343,7 @@ export const OPTIONAL_CREDENTIAL_FIELDS: Partial<Record<CredentialType, readonly
   groqApi: ['url'],
   googlePalmApi: ['host'],
   openRouterApi: ['url'],
+  githubApi: ['server', 'user'],
   aws: [
     'region',
     'temporaryCredentials',

@@ -1,4 +1,5 @@
 import { validationError } from '../../../core/errors.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../../core/http/json-guard.js';
 import {
   type ChainStep,
   DEFAULT_TEMPLATES,
@@ -103,7 +104,8 @@ export function convertCanvas(
           : topicOf(store);
     plan.stores = { ...plan.stores, [store.id]: topic };
     const loaders = refs(store, 'document')
-      .filter((n) => WEB_LOADERS.has(n.name))
+      // A loader listed more than once (Chat with a Podcast lists its SearchApi node three times) loads once.
+      .filter((n, i, all) => WEB_LOADERS.has(n.name) && all.findIndex((m) => m.id === n.id) === i)
       .flatMap((n) => {
         const loader = webLoaderOf(n, problems, (l) => one(l, 'textSplitter', 'splitter', false));
         return loader ? [loader] : [];
@@ -553,19 +555,26 @@ function loaderText(node: CanvasNode, problems: Problem[]): string {
 }
 
 /** Loaders that fetch their documents when the vector upsert runs (flowise/web-loaders.ts). */
-const WEB_LOADERS = new Set(['cheerioWebScraper', 'apiLoader', 'github']);
+const WEB_LOADERS = new Set(['cheerioWebScraper', 'apiLoader', 'github', 'searchApi']);
 const RELATIVE_LINKS = ['', 'webCrawl', 'scrapeXMLSitemap'] as const;
 
 /** A JSON input of the canvas (an object, or its JSON text; '' is unset); a problem when it does not parse. */
 function jsonInput(value: unknown, problems: Problem[], field: string): unknown {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string') return value;
+  let parsed: unknown;
   try {
-    return JSON.parse(value) as unknown;
+    parsed = JSON.parse(value) as unknown;
   } catch {
     problems.push({ field, message: 'is not JSON' });
     return undefined;
   }
+  // The input is kept in the flow's definition: nesting past the limit would overflow its save.
+  if (nestedDeeperThan(parsed)) {
+    problems.push({ field, message: `is nested deeper than ${MAX_JSON_DEPTH} levels` });
+    return undefined;
+  }
+  return parsed;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -615,6 +624,18 @@ function webLoaderOf(
       selector: text(node.inputs.selector).slice(0, 1_000),
     };
   }
+  if (node.name === 'searchApi') {
+    const parameters = jsonInput(node.inputs.customParameters, problems, `${field}.customParameters`) ?? {};
+    if (!isObject(parameters))
+      problems.push({ field: `${field}.customParameters`, message: 'must be a JSON object' });
+    return {
+      ...common,
+      ...(node.credential !== '' ? { credential: node.credential } : {}),
+      type: 'searchapi',
+      query: text(node.inputs.query).slice(0, 4_000),
+      customParameters: isObject(parameters) ? parameters : {},
+    };
+  }
   if (node.name === 'github') {
     const ignored = jsonInput(node.inputs.ignorePath, problems, `${field}.ignorePath`) ?? [];
     if (!Array.isArray(ignored) || !ignored.every((p) => typeof p === 'string'))
@@ -624,6 +645,7 @@ function webLoaderOf(
       problems.push({ field: `${field}.githubInstanceApi`, message: 'must be an http(s) URL' });
     return {
       ...common,
+      ...(node.credential !== '' ? { credential: node.credential } : {}),
       type: 'github',
       repoLink: text(node.inputs.repoLink).trim(),
       branch: text(node.inputs.branch).trim() || 'main',

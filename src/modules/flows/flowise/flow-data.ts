@@ -1,4 +1,5 @@
 import { validationError } from '../../../core/errors.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../../core/http/json-guard.js';
 import { NODE_TYPES, type NodeRole } from './node-types.js';
 
 /** Nodes a canvas may hold: Flowise's own flows have tens; the cap bounds parsing and conversion. */
@@ -13,6 +14,8 @@ export interface CanvasNode {
   name: string;
   role: NodeRole;
   inputs: Record<string, unknown>;
+  /** The credential the node names (`data.credential`, Flowise's credential id); '' when none. */
+  credential: string;
 }
 
 /** A checked canvas: its nodes by id, the edges between them, and the one node that answers. */
@@ -40,6 +43,8 @@ export function parseFlowData(text: string): Canvas {
   } catch {
     throw fail('flowData is not JSON');
   }
+  // Walked without recursion: a canvas nested thousands deep would overflow every later walk (and its save).
+  if (nestedDeeperThan(raw)) throw fail(`flowData is nested deeper than ${MAX_JSON_DEPTH} levels`);
   if (!isObject(raw) || !Array.isArray(raw.nodes) || !Array.isArray(raw.edges))
     throw fail('flowData must be an object with nodes and edges arrays');
   if (raw.nodes.length > MAX_NODES)
@@ -72,7 +77,15 @@ function readNodes(list: unknown[]): Map<string, CanvasNode> {
       unknown.add(data.name);
       continue;
     }
-    nodes.set(id, { id, name: data.name, role, inputs: isObject(data.inputs) ? data.inputs : {} });
+    const inputs = isObject(data.inputs) ? data.inputs : {};
+    const credential = [data.credential, inputs.credential].find((c) => typeof c === 'string' && c !== '');
+    nodes.set(id, {
+      id,
+      name: data.name,
+      role,
+      inputs,
+      credential: typeof credential === 'string' ? credential.slice(0, 200) : '',
+    });
   }
   if (unknown.size > 0) {
     const names = [...unknown].slice(0, 50);

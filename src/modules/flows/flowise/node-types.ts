@@ -87,6 +87,8 @@ export const NODE_TYPES: Readonly<Record<string, NodeRole>> = {
   cheerioWebScraper: 'loader',
   apiLoader: 'loader',
   github: 'loader',
+  // SearchApi.io's results (YouTube transcripts, Google…), with the account's SEARCHAPI_API_KEY variable.
+  searchApi: 'loader',
   // Flowise's Document Store loader: the flow's topic is filled by the upsert or the document-store API.
   documentStore: 'loader',
   stickyNote: 'note',

@@ -34,7 +34,7 @@ const LOADER_DEADLINE_MS = 120_000;
 const LOADER_PAGE_BYTES = 10 * 1024 * 1024;
 
 /**
- * The document loaders' outbound client (Cheerio Web Scraper, API Loader): the outbound rule, a page at
+ * The document loaders' outbound client (Cheerio Web Scraper, API Loader, GitHub, SearchApi): the outbound rule, a page at
  * most 10 MB (and `DOCUMENT_MAX_BYTES`), twice `DOCUMENT_MAX_BYTES` for one upsert, 50 pages a crawl.
  */
 export function webLoaderConfig(config: Config, cpu: WebLoaderConfig['cpu']): WebLoaderConfig {
@@ -53,5 +53,6 @@ export function webLoaderConfig(config: Config, cpu: WebLoaderConfig['cpu']): We
     maxPages: LOADER_MAX_PAGES,
     deadlineMs: LOADER_DEADLINE_MS,
     cpu,
+    searchApiUrl: config.FLOWISE_SEARCHAPI_URL.replace(/\/+$/, ''),
   };
 }

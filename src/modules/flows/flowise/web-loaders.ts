@@ -1,5 +1,6 @@
 import { type CpuPool, CpuTaskError, cpuTask } from '../../../core/cpu/index.js';
 import { AppError, validationError } from '../../../core/errors.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../../core/http/json-guard.js';
 import {
   OutboundBlockedError,
   type OutboundHttp,
@@ -9,10 +10,11 @@ import {
 import type { FlowiseLoader } from '../definition.js';
 
 /**
- * Flowise's Cheerio Web Scraper, API Loader and GitHub loader, run by the vector upsert: each request through the
- * platform's outbound client (private addresses only when `OUTBOUND_ALLOW_HOSTS` names them, every
- * redirect checked again), bounded in pages, bytes and time. A page is not read here: its HTML (or the
- * part the selector picks) goes to the knowledge base's HTML loader, like any HTML document.
+ * Flowise's Cheerio Web Scraper, API Loader, GitHub and SearchApi loaders, run by the vector upsert: each
+ * request through the platform's outbound client (private addresses only when `OUTBOUND_ALLOW_HOSTS` names
+ * them, every redirect checked again), bounded in pages, bytes and time, and ended when the caller goes.
+ * A page is not read here: its HTML (or the part the selector picks) goes to the knowledge base's HTML
+ * loader, like any HTML document.
  */
 export interface WebLoaderConfig {
   http: OutboundHttp;
@@ -28,7 +30,18 @@ export interface WebLoaderConfig {
   deadlineMs: number;
   /** Where CSS selectors run (a CPU worker with a deadline): cheerio's engine can take exponential time. */
   cpu: { pool: CpuPool; timeoutMs: number };
+  /** SearchApi.io's base URL (`FLOWISE_SEARCHAPI_URL`): the SearchApi loader asks `{searchApiUrl}/api/v1/search`. */
+  searchApiUrl: string;
 }
+
+/**
+ * Each SearchApi or GitHub loader's key, by loader id: its canvas credential's (`searchApiKey`,
+ * `accessToken`), else the account's Flowise variable of LangChain's environment name
+ * (`SEARCHAPI_API_KEY`, `GITHUB_ACCESS_TOKEN`); the upsert resolves them.
+ */
+export type LoaderKeys = Readonly<Record<string, string>>;
+export const SEARCHAPI_KEY = 'SEARCHAPI_API_KEY';
+export const GITHUB_TOKEN = 'GITHUB_ACCESS_TOKEN';
 
 /** A document a loader produced, as the upsert ingests it. */
 export interface LoadedDocument {
@@ -55,12 +68,22 @@ const OVERRIDABLE = new Set([
   'recursive',
   'githubInstanceApi',
   'ignorePath',
+  'query',
+  'customParameters',
 ]);
 const USER_AGENT = 'api-platform-flowise-loader/0.1';
 const HTML_ACCEPT = 'text/html, application/xhtml+xml, text/plain;q=0.8, */*;q=0.5';
 
-/** Each loader with the upsert's `overrideConfig` applied (by input name, or `{input: {nodeId: value}}`). */
-export function withOverrides(loaders: FlowiseLoader[], override: Record<string, unknown>): FlowiseLoader[] {
+/**
+ * Each loader with the upsert's `overrideConfig` applied (by input name, or `{input: {nodeId: value}}`).
+ * `known` is every loader id of the flow (of all its vector stores): a per-node value names one of them,
+ * and applies to that loader only.
+ */
+export function withOverrides(
+  loaders: FlowiseLoader[],
+  override: Record<string, unknown>,
+  known: ReadonlySet<string> = new Set(loaders.map((l) => l.id)),
+): FlowiseLoader[] {
   const refused = Object.keys(override).filter((k) => !OVERRIDABLE.has(k));
   if (refused.length > 0)
     throw validationError('Invalid overrideConfig', [
@@ -69,7 +92,7 @@ export function withOverrides(loaders: FlowiseLoader[], override: Record<string,
         message: `the vector upsert changes loader inputs (${[...OVERRIDABLE].join(', ')}), not: ${refused.slice(0, 10).join(', ')}`,
       },
     ]);
-  const ids = new Set(loaders.map((l) => l.id));
+  const ids = known;
   return loaders.map((loader) => {
     const out: Record<string, unknown> = { ...loader };
     for (const [key, raw] of Object.entries(override)) {
@@ -77,7 +100,8 @@ export function withOverrides(loaders: FlowiseLoader[], override: Record<string,
       // Per node, as Flowise allows: `{"url": {"cheerioWebScraper_0": "…"}}`. An object input
       // (metadata, headers, body) is per node only when every key is a loader's id.
       const object = typeof raw === 'object' && raw !== null && !Array.isArray(raw);
-      const objectInput = key === 'metadata' || key === 'headers' || key === 'body';
+      const objectInput =
+        key === 'metadata' || key === 'headers' || key === 'body' || key === 'customParameters';
       const entries = object ? (raw as Record<string, unknown>) : {};
       const perNode =
         object &&
@@ -134,6 +158,7 @@ function checkedInput(key: string, value: unknown): unknown {
     case 'branch':
     case 'url':
     case 'selector':
+    case 'query':
       if (typeof value !== 'string' || value.length > 4_000) throw bad('must be a string');
       return value.trim();
     case 'relativeLinksMethod':
@@ -152,6 +177,7 @@ function checkedInput(key: string, value: unknown): unknown {
       return n;
     }
     case 'headers':
+    case 'customParameters':
     case 'metadata': {
       const parsed = typeof value === 'string' ? parseJson(value, bad) : value;
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
@@ -166,11 +192,15 @@ function checkedInput(key: string, value: unknown): unknown {
 }
 
 function parseJson(text: string, bad: (message: string) => Error): unknown {
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch {
     throw bad('is not JSON');
   }
+  // It becomes the documents' metadata (or a request body): nesting past the limit overflows their save.
+  if (nestedDeeperThan(parsed)) throw bad(`is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  return parsed;
 }
 
 /** One upsert's time and byte budget, shared by all the loaders it runs (of every vector store). */
@@ -178,11 +208,15 @@ export function loaderBudget(config: WebLoaderConfig, signal?: AbortSignal): Bud
   return { bytes: 0, until: Date.now() + config.deadlineMs, signal };
 }
 
-/** Runs the loaders one after the other, within one time and byte budget (the upsert's, when given). */
+/**
+ * Runs the loaders one after the other, within one time and byte budget (the upsert's, when given);
+ * `keys` are the account's variables the SearchApi and GitHub loaders read their keys from.
+ */
 export async function runLoaders(
   config: WebLoaderConfig,
   loaders: FlowiseLoader[],
   budget: Budget = loaderBudget(config),
+  keys: LoaderKeys = {},
 ): Promise<LoadedDocument[]> {
   const out: LoadedDocument[] = [];
   for (const loader of loaders) {
@@ -191,7 +225,9 @@ export async function runLoaders(
         ? await scrape(config, loader, budget)
         : loader.type === 'api'
           ? await callApi(config, loader, budget)
-          : await githubFiles(config, loader, budget);
+          : loader.type === 'searchapi'
+            ? await searchApi(config, loader, budget, keys[loader.id] ?? '')
+            : await githubFiles(config, loader, budget, keys[loader.id] ?? '');
     for (const doc of docs)
       out.push({
         ...doc,
@@ -205,8 +241,24 @@ export async function runLoaders(
 export interface Budget {
   bytes: number;
   until: number;
+  /** The caller's going (a client that disconnected): the loaders stop, their request in flight too. */
   signal: AbortSignal | undefined;
 }
+
+/**
+ * A URL as errors show it: its origin and path, never its query or fragment (which may hold a key, as
+ * SearchApi's and SerpAPI's `api_key` do) nor user info.
+ */
+export function shownUrl(raw: string | URL): string {
+  try {
+    const url = typeof raw === 'string' ? new URL(raw) : raw;
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return '(an invalid URL)';
+  }
+}
+
+const cancelled = () => new AppError('GATEWAY_TIMEOUT', 'The upsert was cancelled: the client went away');
 
 /** A parsed http(s) URL of a loader, or a 400 naming the loader's input. */
 function loaderUrl(raw: string, loader: FlowiseLoader): URL {
@@ -235,9 +287,11 @@ async function fetchOne(
   budget: Budget,
   request: { method: string; url: string; headers: Record<string, string>; body?: string },
   credentialHeaders: string[] = [],
+  /** false: any status is answered (the caller reads the service's own error). */
+  okOnly = true,
 ): Promise<OutboundResponse> {
   const left = budget.until - Date.now();
-  if (budget.signal?.aborted) throw new AppError('GATEWAY_TIMEOUT', 'The upsert was cancelled');
+  if (budget.signal?.aborted) throw cancelled();
   if (left <= 0)
     throw new AppError('GATEWAY_TIMEOUT', `The loaders took longer than ${config.deadlineMs} ms`, {
       timeoutMs: config.deadlineMs,
@@ -252,8 +306,10 @@ async function fetchOne(
       timeoutMs: Math.min(config.timeoutMs, left),
       maxResponseBytes: maxBytes,
       credentialHeaders,
+      ...(budget.signal ? { signal: budget.signal } : {}),
     });
   } catch (error) {
+    if (budget.signal?.aborted) throw cancelled();
     // Over what the upsert has left, not over one page's limit: the budget is spent.
     if (
       error instanceof OutboundBlockedError &&
@@ -265,9 +321,9 @@ async function fetchOne(
   }
   budget.bytes += res.bytes?.length ?? Buffer.byteLength(res.body, 'utf8');
   if (budget.bytes > config.maxTotalBytes) throw tooMuch(config);
-  if (res.status < 200 || res.status > 299)
-    throw new AppError('UPSTREAM_ERROR', `${request.url} answered with status ${res.status}`, {
-      url: request.url,
+  if (okOnly && (res.status < 200 || res.status > 299))
+    throw new AppError('UPSTREAM_ERROR', `${shownUrl(request.url)} answered with status ${res.status}`, {
+      url: shownUrl(request.url),
       status: res.status,
     });
   return res;
@@ -279,8 +335,9 @@ const tooMuch = (config: WebLoaderConfig) =>
     budget: true,
   });
 
-function fetchError(error: unknown, url: string, config: WebLoaderConfig): AppError {
+function fetchError(error: unknown, fullUrl: string, config: WebLoaderConfig): AppError {
   if (error instanceof AppError) return error;
+  const url = shownUrl(fullUrl);
   if (error instanceof OutboundTimeoutError)
     return new AppError('GATEWAY_TIMEOUT', `${url} did not answer within ${config.timeoutMs} ms`, { url });
   if (error instanceof OutboundBlockedError) {
@@ -289,7 +346,10 @@ function fetchError(error: unknown, url: string, config: WebLoaderConfig): AppEr
         url,
         maxBytes: config.maxPageBytes,
       });
-    return new AppError('FORBIDDEN', `The URL is not allowed: ${error.message}`, { url });
+    // The guard's message names the address it refused, not the URL's query.
+    return new AppError('FORBIDDEN', `The URL is not allowed: ${error.message.replaceAll(fullUrl, url)}`, {
+      url,
+    });
   }
   const code = (error as { code?: unknown } | null)?.code;
   return new AppError('UPSTREAM_ERROR', `Fetching ${url} failed`, {
@@ -327,12 +387,16 @@ async function callApi(
   );
   let content = res.body;
   try {
-    content = JSON.stringify(JSON.parse(res.body), null, 2);
+    const parsed = JSON.parse(res.body) as unknown;
+    // Pretty-printing recurses: an answer nested past the limit is kept as sent.
+    if (!nestedDeeperThan(parsed)) content = JSON.stringify(parsed, null, 2);
   } catch {
     // Not JSON: the text as sent, as axios hands it to the loader.
   }
   if (content.trim() === '')
-    throw new AppError('UNPROCESSABLE', `${url} answered with an empty body`, { url: url.toString() });
+    throw new AppError('UNPROCESSABLE', `${shownUrl(url)} answered with an empty body`, {
+      url: shownUrl(url),
+    });
   return [{ source: 'text', content, title: url.toString(), metadata: { url: url.toString() } }];
 }
 
@@ -353,7 +417,9 @@ async function scrape(
   if (loader.relativeLinksMethod === '') {
     const page = await fetchPage(config, budget, start);
     if (page === null)
-      throw new AppError('UNSUPPORTED_MEDIA_TYPE', `${start} is not an HTML page`, { url: start.toString() });
+      throw new AppError('UNSUPPORTED_MEDIA_TYPE', `${shownUrl(start)} is not an HTML page`, {
+        url: shownUrl(start),
+      });
     await add(start, page);
     return docs;
   }
@@ -365,7 +431,7 @@ async function scrape(
     });
     const pages = sitemapLinks(sitemap.body, start).slice(0, limit);
     if (pages.length === 0)
-      throw new AppError('UNPROCESSABLE', 'No relative links found', { url: start.toString() });
+      throw new AppError('UNPROCESSABLE', 'No relative links found', { url: shownUrl(start) });
     for (const url of pages) {
       const page = await pageOrSkip(config, budget, url);
       if (page !== null) await add(url, page);
@@ -392,7 +458,7 @@ async function scrape(
     }
   }
   if (docs.length === 0)
-    throw new AppError('UNPROCESSABLE', 'No relative links found', { url: start.toString() });
+    throw new AppError('UNPROCESSABLE', 'No relative links found', { url: shownUrl(start) });
   return docs;
 }
 
@@ -528,11 +594,15 @@ interface GithubEntry {
  * (`GET {api}/repos/{owner}/{repo}/contents/{path}?ref={branch}`) for each directory (subdirectories
  * when `recursive`), each file's text from its `download_url`; binary files, empty entries (submodules)
  * and `ignorePath` left out. A document a file: `{source: path, repository, branch}`.
+ * With a token (a private repository), `Authorization: Bearer` goes to the API's origin only: not to a
+ * `download_url` elsewhere (GitHub's raw host gets a private file's own token in its URL), and the
+ * outbound client drops it on a redirect to another origin.
  */
 async function githubFiles(
   config: WebLoaderConfig,
   loader: FlowiseLoader & { type: 'github' },
   budget: Budget,
+  token: string,
 ): Promise<Omit<LoadedDocument, 'chunkSize'>[]> {
   const link = loaderUrlOf(loader.repoLink, loader, 'repoLink');
   const [, owner, repo, , initialPath = ''] =
@@ -543,6 +613,8 @@ async function githubFiles(
     ]);
   const api = loaderUrlOf(loader.githubInstanceApi, loader, 'githubInstanceApi');
   const base = api.toString().replace(/\/+$/, '');
+  const auth = (url: string): Record<string, string> =>
+    token !== '' && new URL(url).origin === api.origin ? { authorization: `Bearer ${token}` } : {};
   const repository = `${link.origin}/${owner}/${repo}`;
   const ignored = loader.ignorePath.map((p) => p.replace(/^\/+/, '').replace(/\*+$/, '').replace(/\/+$/, ''));
   const skip = (path: string) => ignored.some((p) => p !== '' && (path === p || path.startsWith(`${p}/`)));
@@ -557,11 +629,25 @@ async function githubFiles(
         `The repository has more than ${MAX_GITHUB_LISTINGS} directories`,
       );
     const path = dir.split('/').map(encodeURIComponent).join('/');
-    const res = await fetchOne(config, budget, {
-      method: 'GET',
-      url: `${base}/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/contents/${path}?ref=${encodeURIComponent(loader.branch)}`,
-      headers: { accept: 'application/vnd.github+json' },
-    });
+    const listing = `${base}/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/contents/${path}?ref=${encodeURIComponent(loader.branch)}`;
+    let res: OutboundResponse;
+    try {
+      res = await fetchOne(config, budget, {
+        method: 'GET',
+        url: listing,
+        headers: { accept: 'application/vnd.github+json', ...auth(listing) },
+      });
+    } catch (error) {
+      // GitHub answers 404 (or 401/403) for a private repository asked without a token.
+      const status = error instanceof AppError ? error.details.status : undefined;
+      if (token === '' && (status === 401 || status === 403 || status === 404))
+        throw new AppError(
+          'UPSTREAM_ERROR',
+          `GitHub answered ${String(status)} for ${repository}: a private repository needs a token (a githubApi credential named by the node, or the account's ${GITHUB_TOKEN} Flowise variable)`,
+          { url: shownUrl(listing), status },
+        );
+      throw error;
+    }
     let listed: unknown;
     try {
       listed = JSON.parse(res.body);
@@ -585,11 +671,8 @@ async function githubFiles(
           'PAYLOAD_TOO_LARGE',
           `The repository has more than ${MAX_GITHUB_FILES} files to load`,
         );
-      const file = await fetchOne(config, budget, {
-        method: 'GET',
-        url: new URL(entry.download_url, api).toString(),
-        headers: {},
-      });
+      const download = new URL(entry.download_url, api).toString();
+      const file = await fetchOne(config, budget, { method: 'GET', url: download, headers: auth(download) });
       const content = file.bytes ? file.bytes.toString('utf8') : file.body;
       if (content.includes('\u0000') || content.trim() === '') continue;
       docs.push({
@@ -602,5 +685,89 @@ async function githubFiles(
   }
   if (docs.length === 0)
     throw new AppError('UNPROCESSABLE', `No text files found in ${repository}`, { repository });
+  return docs;
+}
+
+/** The answer's parts LangChain's SearchApiLoader makes documents of, in its order. */
+const SEARCHAPI_PARTS = [
+  'answer_box',
+  'shopping_results',
+  'knowledge_graph',
+  'organic_results',
+  'transcripts',
+] as const;
+
+/**
+ * Flowise's SearchApi loader, as LangChain's SearchApiLoader reads SearchApi.io: one
+ * `GET {FLOWISE_SEARCHAPI_URL}/api/v1/search?engine=google&q=…` with the custom parameters (an engine
+ * of their own: `youtube_transcripts` with `video_id`), the key as `Authorization: Bearer` (SearchApi
+ * takes it so; LangChain puts it in the query, where logs and errors would show it). A transcript is
+ * one document (its lines' `text`, a line each); each answer box, shopping, knowledge-graph or organic
+ * result is one (its JSON), `{source: 'SearchApi', responseType}`.
+ */
+async function searchApi(
+  config: WebLoaderConfig,
+  loader: FlowiseLoader & { type: 'searchapi' },
+  budget: Budget,
+  key: string,
+): Promise<Omit<LoadedDocument, 'chunkSize'>[]> {
+  if (key === '')
+    throw validationError(`Loader '${loader.id}' has no SearchApi key`, [
+      {
+        field: `flowData.${loader.id}.credential`,
+        message: `name a searchApi credential of the account (/api/v1/credentials), or add the key as the account's Flowise variable ${SEARCHAPI_KEY} (/flowise/api/v1/variables)`,
+      },
+    ]);
+  const params = new URLSearchParams({ engine: 'google', q: loader.query });
+  for (const [name, value] of Object.entries(loader.customParameters)) {
+    // The key is the account's, sent in the header: none rides in the query.
+    if (name === 'api_key' || name === 'apiKey' || value === undefined || value === null) continue;
+    params.set(name, typeof value === 'object' ? JSON.stringify(value) : String(value));
+  }
+  const url = `${config.searchApiUrl}/api/v1/search?${params}`;
+  const res = await fetchOne(
+    config,
+    budget,
+    { method: 'GET', url, headers: { accept: 'application/json', authorization: `Bearer ${key}` } },
+    [],
+    false,
+  );
+  let body: Record<string, unknown> | null = null;
+  try {
+    const parsed = JSON.parse(res.body) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+      body = parsed as Record<string, unknown>;
+  } catch {
+    body = null;
+  }
+  const said = typeof body?.error === 'string' ? body.error.slice(0, 500) : null;
+  if (res.status < 200 || res.status > 299 || said !== null || body === null)
+    throw new AppError(
+      'UPSTREAM_ERROR',
+      `SearchApi ${body === null && res.status < 300 ? 'did not answer JSON' : `answered with status ${res.status}`}${said ? `: ${said}` : ''}`,
+      { url: shownUrl(url), status: res.status },
+    );
+  const docs: Omit<LoadedDocument, 'chunkSize'>[] = [];
+  const title = `SearchApi ${params.get('engine')}`;
+  for (const part of SEARCHAPI_PARTS) {
+    if (!(part in body)) continue;
+    const value = body[part];
+    const results = Array.isArray(value) ? value : [value];
+    const metadata = { source: 'SearchApi', responseType: part };
+    if (part === 'transcripts') {
+      const content = results
+        .map((r) => (r && typeof r === 'object' ? (r as { text?: unknown }).text : undefined))
+        .filter((t): t is string => typeof t === 'string')
+        .join('\n');
+      if (content.trim() !== '') docs.push({ source: 'text', content, title, metadata });
+      continue;
+    }
+    for (const result of results)
+      docs.push({ source: 'text', content: JSON.stringify(result), title, metadata });
+  }
+  if (docs.length === 0)
+    throw new AppError('UNPROCESSABLE', `SearchApi answered no results for loader '${loader.id}'`, {
+      engine: params.get('engine'),
+    });
   return docs;
 }

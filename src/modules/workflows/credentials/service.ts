@@ -14,7 +14,7 @@ import {
   JWT_ALGORITHMS,
   OPTIONAL_CREDENTIAL_FIELDS,
 } from '../schemas.js';
-import { ACCOUNT_ACTOR, actorOf, mayManage, mayUse, notUsableAtRun } from './access.js';
+import { ACCOUNT_ACTOR, actorOf, mayManage, mayUse, notUsableAtRun, savedByOf } from './access.js';
 import { type CredentialTestResult, testCredential } from './connection-test.js';
 import { customAuth, multipleHeaders, STRUCTURED_FIELDS } from './http-auth-data.js';
 import type { CredentialPatchBodyT } from './n8n-schemas.js';
@@ -364,6 +364,31 @@ export class CredentialService {
     };
     this.revealed.set(accountId, ref, workflowId, revealed);
     return revealed;
+  }
+
+  /**
+   * The clear data of a credential, by id or name, for work a principal does now (a chatflow's loaders
+   * in its vector upsert): only one it may use (its own, shared with it, or any with `credentials:use`);
+   * another is refused as a workflow save refuses it. null when the account has none of that id or name.
+   */
+  async revealFor(
+    accountId: string,
+    ref: string,
+    principal: Principal | null,
+  ): Promise<{ type: string; data: Record<string, string> } | null> {
+    const row = await this.store.find(accountId, ref);
+    if (!row) return null;
+    const actor = savedByOf(principal);
+    if (actor !== ACCOUNT_ACTOR && row.owner !== actor) {
+      const shared = (await this.store.sharesOf([row.id])).get(row.id) ?? new Set<string>();
+      if (!mayUse(actor, row.owner, shared))
+        throw new AppError(
+          'FORBIDDEN',
+          `Credential '${ref}' is neither owned by nor shared with ${actor}: ask its owner to share it (PUT /api/v1/credentials/{id}/share), or use a key with credentials:use`,
+          { credential: ref, actor },
+        );
+    }
+    return { type: row.type, data: JSON.parse(this.box.decrypt(row.data)) as Record<string, string> };
   }
 
   /** The clear data of a credential, by id or name, for the platform's own uses and webhook checks. */

@@ -10,14 +10,34 @@ import type { AiDocument, TextSplitter } from './ai-parts.js';
 
 const MAX_DOCUMENTS = 20_000;
 const MAX_TEXT_CHARS = 20_000_000;
+/** Deepest JSON the loaders read: a deeper file is refused by name (a recursive walk overflowed the stack). */
+export const MAX_LOADER_JSON_DEPTH = 1_000;
 
-/** LangChain's JSONLoader: every string value of the JSON, depth first, in order. */
+/**
+ * LangChain's JSONLoader: every string value of the JSON, depth first, in order; walked with a stack of
+ * its own, so nesting past MAX_LOADER_JSON_DEPTH is a clear error, not a stack overflow.
+ */
 export function jsonStrings(value: unknown, out: string[] = []): string[] {
-  if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) for (const v of value) jsonStrings(v, out);
-  else if (value && typeof value === 'object') for (const v of Object.values(value)) jsonStrings(v, out);
-  if (out.length > MAX_DOCUMENTS)
-    throw new NodeOperationError(`The data gives more than ${MAX_DOCUMENTS} documents`);
+  const stack: Array<{ values: unknown[]; at: number }> = [{ values: [value], at: 0 }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1] as { values: unknown[]; at: number };
+    if (top.at >= top.values.length) {
+      stack.pop();
+      continue;
+    }
+    const v = top.values[top.at++];
+    if (typeof v === 'string') {
+      out.push(v);
+      if (out.length > MAX_DOCUMENTS)
+        throw new NodeOperationError(`The data gives more than ${MAX_DOCUMENTS} documents`);
+    } else if (v && typeof v === 'object') {
+      if (stack.length >= MAX_LOADER_JSON_DEPTH)
+        throw new NodeOperationError(
+          `The JSON is nested deeper than ${MAX_LOADER_JSON_DEPTH} levels: flatten it, or point at a part of it`,
+        );
+      stack.push({ values: Array.isArray(v) ? v : Object.values(v), at: 0 });
+    }
+  }
   return out;
 }
 
