@@ -87,6 +87,8 @@ const credentials: Record<string, Record<string, string>> = {
   qdrantOpen: { apiUrl: 'http://localhost:6333' },
   notion: { apiKey: 'n1' },
   wordpress: { username: 'ada', password: 'pw', url: 'https://blog.test' },
+  slack: { accessToken: 'xoxb-1' },
+  virustotal: { accessToken: 'vt1' },
 };
 
 const engine = new WorkflowEngine(
@@ -277,6 +279,8 @@ describe('n8n-nodes-base.httpRequest v4.x', () => {
       (s: Seen) => s.headers.authorization === 'Bearer n1' && s.headers['notion-version'] === '2022-02-22',
     ],
     ['wordpressApi', 'wordpress', (s: Seen) => s.headers.authorization === `Basic ${btoa('ada:pw')}`],
+    ['slackApi', 'slack', (s: Seen) => s.headers.authorization === 'Bearer xoxb-1'],
+    ['virusTotalApi', 'virustotal', (s: Seen) => s.headers['x-apikey'] === 'vt1'],
   ])(
     'applies the predefined credential type %s as n8n’s credential authenticates (%s)',
     async (type, id, check) => {

@@ -38,6 +38,11 @@ const PREDEFINED: Record<string, Apply> = {
     if (!to.has('notion-version')) to.header('notion-version', '2022-02-22');
   },
   airtableTokenApi: bearer('accessToken'),
+  slackApi: bearer('accessToken'),
+  todoistApi: bearer('apiKey'),
+  hubspotAppToken: bearer('appToken'),
+  whatsAppApi: bearer('accessToken'),
+  virusTotalApi: (_data, to, need) => to.header('x-apikey', need('accessToken')),
   wordpressApi: (_data, to, need) =>
     to.header(
       'authorization',
