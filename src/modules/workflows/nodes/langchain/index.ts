@@ -26,6 +26,7 @@ import { mcpTriggerNode } from './mcp-trigger/index.js';
 import { memoryBufferWindowNode } from './memory-buffer-window/index.js';
 import { memoryPostgresChatNode } from './memory-postgres-chat/index.js';
 import { memoryRedisChatNode } from './memory-redis-chat/index.js';
+import { openAiNode } from './open-ai/index.js';
 import { outputParserAutofixingNode } from './output-parser-autofixing/index.js';
 import { outputParserStructuredNode } from './output-parser-structured/index.js';
 import { retrieverVectorStoreNode } from './retriever-vector-store/index.js';
@@ -65,6 +66,7 @@ export const langchainNodeTypes: NodeType[] = [
   lmChatMistralCloudNode,
   lmChatOllamaNode,
   lmChatOpenAiNode,
+  openAiNode,
   lmChatOpenRouterNode,
   manualChatTriggerNode,
   mcpClientToolNode,

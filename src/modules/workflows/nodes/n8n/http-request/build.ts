@@ -3,6 +3,7 @@ import { customAuth, multipleHeaders } from '../../../credentials/http-auth-data
 import { binaryBytes } from '../../../engine/binary.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { Item, OutboundRequest } from '../../../engine/types.js';
+import { applyPredefined, isPredefinedType } from './predefined.js';
 import type { GenericAuthType, HttpRequestV4Params } from './schema.js';
 
 /** A request as n8n's node prepares it (qs, headers and body kept structured for pagination merges). */
@@ -36,7 +37,8 @@ const isFilePart = (value: unknown): value is FilePart =>
   value !== null && typeof value === 'object' && Buffer.isBuffer((value as Partial<FilePart>).file?.bytes);
 
 export interface AppliedCredential {
-  type: GenericAuthType;
+  /** A generic auth type, or one of the predefined credential types served (predefined.ts). */
+  type: GenericAuthType | (string & {});
   data: Record<string, string>;
 }
 
@@ -190,6 +192,22 @@ export function applyCredential(req: PreparedRequest, { type, data }: AppliedCre
     req.headers[name] = value;
     req.credentialHeaders.push(name);
   };
+  if (isPredefinedType(type)) {
+    const has = (name: string) => Object.keys(req.headers).some((h) => h.toLowerCase() === name);
+    applyPredefined(
+      type,
+      data,
+      {
+        header,
+        query: (name, value) => {
+          req.qs[name] = value;
+        },
+        has,
+      },
+      need,
+    );
+    return;
+  }
   switch (type) {
     case 'httpBasicAuth':
       header(

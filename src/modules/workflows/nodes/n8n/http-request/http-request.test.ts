@@ -81,6 +81,14 @@ const credentials: Record<string, Record<string, string>> = {
   header: { name: 'X-Api-Key', value: 'k3y' },
   query: { name: 'api_key', value: 'q1' },
   custom: { json: '{"headers":{"x-custom":"c1"},"qs":{"sig":"s1"}}' },
+  openai: { apiKey: 'sk-1', organizationId: 'org-1' },
+  gemini: { apiKey: 'g1', host: 'https://generativelanguage.googleapis.com' },
+  qdrant: { apiKey: 'qk', apiUrl: 'http://localhost:6333' },
+  qdrantOpen: { apiUrl: 'http://localhost:6333' },
+  notion: { apiKey: 'n1' },
+  wordpress: { username: 'ada', password: 'pw', url: 'https://blog.test' },
+  slack: { accessToken: 'xoxb-1' },
+  virustotal: { accessToken: 'vt1' },
 };
 
 const engine = new WorkflowEngine(
@@ -254,6 +262,49 @@ describe('n8n-nodes-base.httpRequest v4.x', () => {
     );
     expect(out.status).toBe('success');
     expect(seen[0] && check(seen[0])).toBe(true);
+  });
+
+  it.each([
+    [
+      'openAiApi',
+      'openai',
+      (s: Seen) => s.headers.authorization === 'Bearer sk-1' && s.headers['openai-organization'] === 'org-1',
+    ],
+    ['googlePalmApi', 'gemini', (s: Seen) => s.url === '/echo?key=g1'],
+    ['qdrantApi', 'qdrant', (s: Seen) => s.headers['api-key'] === 'qk'],
+    ['qdrantApi', 'qdrantOpen', (s: Seen) => s.headers['api-key'] === undefined],
+    [
+      'notionApi',
+      'notion',
+      (s: Seen) => s.headers.authorization === 'Bearer n1' && s.headers['notion-version'] === '2022-02-22',
+    ],
+    ['wordpressApi', 'wordpress', (s: Seen) => s.headers.authorization === `Basic ${btoa('ada:pw')}`],
+    ['slackApi', 'slack', (s: Seen) => s.headers.authorization === 'Bearer xoxb-1'],
+    ['virusTotalApi', 'virustotal', (s: Seen) => s.headers['x-apikey'] === 'vt1'],
+  ])(
+    'applies the predefined credential type %s as n8n’s credential authenticates (%s)',
+    async (type, id, check) => {
+      const { out } = await run(
+        { url: `${base}/echo`, authentication: 'predefinedCredentialType', nodeCredentialType: type },
+        { credentials: { [type]: { id, name: 'mine' } } as unknown as Record<string, string> },
+      );
+      expect(out.status).toBe('success');
+      expect(seen[0] && check(seen[0])).toBe(true);
+    },
+  );
+
+  it('keeps a Notion-Version header the request sets itself', async () => {
+    await run(
+      {
+        url: `${base}/echo`,
+        authentication: 'predefinedCredentialType',
+        nodeCredentialType: 'notionApi',
+        sendHeaders: true,
+        headerParameters: { parameters: [{ name: 'Notion-Version', value: '2022-06-28' }] },
+      },
+      { credentials: { notionApi: 'notion' } },
+    );
+    expect(seen[0]?.headers['notion-version']).toBe('2022-06-28');
   });
 
   it('reads a credential given as a plain id, and fails without one', async () => {

@@ -10,6 +10,7 @@ import {
 import type { Item, ValidationProblem } from '../../../engine/types.js';
 import { type AppliedCredential, buildRequest, toOutbound } from './build.js';
 import { paginate } from './pagination.js';
+import { isPredefinedType, predefinedRefusal } from './predefined.js';
 import { fileItem, isFileResponse, type ReceivedResponse, responseItems, statusError } from './response.js';
 import {
   GENERIC_AUTH_TYPES,
@@ -126,8 +127,10 @@ async function credentialOf(
   p: HttpRequestV4Params,
 ): Promise<AppliedCredential | null> {
   if (p.authentication === 'none') return null;
-  const type = p.genericAuthType;
-  if (p.authentication !== 'genericCredentialType' || !isGenericAuthType(type)) {
+  const type = p.authentication === 'predefinedCredentialType' ? p.nodeCredentialType : p.genericAuthType;
+  const served =
+    p.authentication === 'predefinedCredentialType' ? isPredefinedType(type) : isGenericAuthType(type);
+  if (!served || typeof type !== 'string') {
     throw new NodeOperationError(
       `Authentication '${p.authentication}'${type ? ` (${type})` : ''} is not supported here`,
     );
@@ -150,11 +153,8 @@ const isGenericAuthType = (t: unknown): t is GenericAuthType =>
 function refusals(p: HttpRequestV4Params): ValidationProblem[] {
   const problems: ValidationProblem[] = [];
   const refuse = (path: string, message: string) => problems.push({ path: `parameters.${path}`, message });
-  if (p.authentication === 'predefinedCredentialType') {
-    refuse(
-      'nodeCredentialType',
-      `predefined credential type '${p.nodeCredentialType ?? ''}' is not available here; use authentication 'genericCredentialType' with genericAuthType ${GENERIC_AUTH_TYPES.join(', ')}`,
-    );
+  if (p.authentication === 'predefinedCredentialType' && !isPredefinedType(p.nodeCredentialType)) {
+    refuse('nodeCredentialType', predefinedRefusal(p.nodeCredentialType));
   } else if (p.authentication === 'genericCredentialType' && !isGenericAuthType(p.genericAuthType)) {
     refuse(
       'genericAuthType',

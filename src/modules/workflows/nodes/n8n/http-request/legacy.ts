@@ -11,6 +11,7 @@ import {
 import type { Item, Json, ValidationProblem } from '../../../engine/types.js';
 import { type AppliedCredential, applyCredential, type PreparedRequest, toOutbound } from './build.js';
 import { HttpRequestLegacyParameters, type HttpRequestLegacyParams } from './legacy-schema.js';
+import { isPredefinedType, predefinedRefusal } from './predefined.js';
 import { fileItem, statusError } from './response.js';
 import { GENERIC_AUTH_TYPES, type GenericAuthType } from './schema.js';
 
@@ -261,8 +262,10 @@ async function credentialOf(
   return { type, data: await ctx.credential(id) };
 }
 
-function authTypeOf(p: HttpRequestLegacyParams): GenericAuthType | null {
+function authTypeOf(p: HttpRequestLegacyParams): string | null {
   if (p.authentication === 'none') return null;
+  if (p.authentication === 'predefinedCredentialType' && isPredefinedType(p.nodeCredentialType))
+    return p.nodeCredentialType;
   const type = p.authentication === 'genericCredentialType' ? p.genericAuthType : V1_AUTH[p.authentication];
   if (!isGeneric(type))
     throw new NodeOperationError(`Authentication '${p.authentication}' is not supported here`);
@@ -276,11 +279,8 @@ const isGeneric = (t: unknown): t is GenericAuthType =>
 function refusals(p: HttpRequestLegacyParams): ValidationProblem[] {
   const problems: ValidationProblem[] = [];
   const refuse = (path: string, message: string) => problems.push({ path: `parameters.${path}`, message });
-  if (p.authentication === 'predefinedCredentialType')
-    refuse(
-      'nodeCredentialType',
-      `predefined credential type '${p.nodeCredentialType ?? ''}' is not available here; use authentication 'genericCredentialType' with genericAuthType ${GENERIC_AUTH_TYPES.join(', ')}`,
-    );
+  if (p.authentication === 'predefinedCredentialType' && !isPredefinedType(p.nodeCredentialType))
+    refuse('nodeCredentialType', predefinedRefusal(p.nodeCredentialType));
   else if (p.authentication === 'genericCredentialType' && !isGeneric(p.genericAuthType))
     refuse(
       'genericAuthType',
