@@ -13,9 +13,10 @@
  * for a plain BM25 library (wink-bm25-text-search, a devDependency used only here) over the same chunks;
  * and the answerer's answer rate (the answer quotes the phrase), abstention rate on unanswerable
  * questions and mean answer length in words. `EVAL_DIALECT=postgres` runs on PostgreSQL instead;
- * `EVAL_JSON=1` prints the figures as JSON, `EVAL_VERBOSE=1` the answerer's misses; `DOCUMENT_CHUNK_SIZE`
- * and `DOCUMENT_CHUNK_OVERLAP` in the environment replace the platform's defaults, and `EVAL_WEIGHTS`
- * (`keyword,vector`) the hybrid mode's fusion weights.
+ * `EVAL_JSON=1` prints the figures as JSON, `EVAL_VERBOSE=1` the answerer's misses; `DOCUMENT_CHUNK_SIZE`,
+ * `DOCUMENT_CHUNK_OVERLAP` and `KNOWLEDGE_VECTOR_WEIGHT` in the environment replace the platform's
+ * defaults, and `EVAL_WEIGHTS` (`keyword,vector`) the hybrid mode's fusion weights of the retrieval
+ * figures alone.
  *
  * `--beir <dir>` (or `--scifact <dir>`) judges a public benchmark in BEIR's format instead (eval/beir.ts).
  */
@@ -220,7 +221,7 @@ function summary(outcomes: Outcome[]): AnswererScores {
 
 /** The retrieval settings taken from the environment, to judge values other than the defaults. */
 function settings(): Record<string, string> {
-  const names = ['DOCUMENT_CHUNK_SIZE', 'DOCUMENT_CHUNK_OVERLAP'];
+  const names = ['DOCUMENT_CHUNK_SIZE', 'DOCUMENT_CHUNK_OVERLAP', 'KNOWLEDGE_VECTOR_WEIGHT'];
   return Object.fromEntries(names.flatMap((n) => (process.env[n] ? [[n, process.env[n]]] : [])));
 }
 

@@ -22028,7 +22028,7 @@ export interface operations {
           mode?: 'hybrid' | 'vector' | 'keyword';
           minScore?: number;
           embeddingModel?: string;
-          /** @description Hybrid mode: the weight of each side in the fusion (default keyword 1, vector 0.2) */
+          /** @description Hybrid mode: the weight of each side in the fusion (default keyword 1, vector KNOWLEDGE_VECTOR_WEIGHT: 0.1) */
           weights?: {
             keyword?: number;
             vector?: number;

@@ -336,9 +336,11 @@ const ConfigSchema = Type.Object({
   PDF_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
   PDF_MAX_PAGES: Type.Integer({ default: 2_000, minimum: 1 }),
   /** Chunking and embedding when a process request names none. */
-  DOCUMENT_CHUNK_SIZE: Type.Integer({ default: 1_000, minimum: 50, maximum: 20_000 }),
+  DOCUMENT_CHUNK_SIZE: Type.Integer({ default: 2_000, minimum: 50, maximum: 20_000 }),
   DOCUMENT_CHUNK_OVERLAP: Type.Integer({ default: 150, minimum: 0, maximum: 10_000 }),
   KNOWLEDGE_EMBEDDING_MODEL: Type.String({ default: 'builtin/hashed-ngrams' }),
+  /** The hybrid search's vector weight (keyword 1) when a query gives none. */
+  KNOWLEDGE_VECTOR_WEIGHT: Type.Number({ default: 0.1, minimum: 0, maximum: 100 }),
   /** Language the keyword index stems words in (`none`: as written); per topic: `topic=language,…`. */
   KNOWLEDGE_LANGUAGE: Type.String({ default: 'english' }),
   KNOWLEDGE_TOPIC_LANGUAGES: Type.String({ default: '' }),

@@ -99,9 +99,6 @@ export class DocumentService {
     loaded: LoadedDocument,
   ): Promise<{ created: boolean; document: ReturnType<typeof documentView> }> {
     const hash = contentHashOf(loaded);
-    const existing = await this.store.byHash(accountId, input.topic, hash);
-    if (existing)
-      return { created: false, document: documentView(existing, await this.store.pages(existing.id)) };
     const now = this.clock.now().toISOString();
     const row: DocumentRow = {
       id: newId('doc'),
@@ -127,16 +124,18 @@ export class DocumentService {
       updated_at: now,
     };
     const pages = loaded.pages.map((p) => ({ document_id: row.id, page_number: p.pageNumber, text: p.text }));
-    try {
-      await this.store.insert(row, pages);
-    } catch (error) {
-      // Two loads of the same content at once: the other one won.
-      const winner = await this.store.byHash(accountId, input.topic, hash);
-      if (winner)
-        return { created: false, document: documentView(winner, await this.store.pages(winner.id)) };
-      throw error;
+    // The same content in the topic already (loaded before, or by a load running at the same time):
+    // that document; deleted meanwhile, this one is written after all.
+    for (let tries = 0; tries < 3; tries++) {
+      if (await this.store.insert(row, pages)) return { created: true, document: documentView(row, pages) };
+      const existing = await this.store.byHash(accountId, input.topic, hash);
+      if (existing)
+        return { created: false, document: documentView(existing, await this.store.pages(existing.id)) };
     }
-    return { created: true, document: documentView(row, pages) };
+    throw new AppError(
+      'CONFLICT',
+      'A document of the same content is being loaded and deleted: load it again',
+    );
   }
 
   async list(accountId: string, rawQuery: Record<string, unknown>) {
@@ -182,16 +181,18 @@ export class DocumentService {
       throw new AppError('VALIDATION_ERROR', 'chunkOverlap must be smaller than chunkSize', {
         fields: [{ field: 'body.chunkOverlap', message: 'must be smaller than chunkSize' }],
       });
-    const row = await this.store.get(accountId, id);
-    if (!row) throw notFound('DOCUMENT_NOT_FOUND', 'Document', id);
     const data: ProcessJob = { ...job, documentId: id, accountId };
-    await this.store.setStatus(id, row.status, {
-      processing: JSON.stringify(data),
-      updated_at: this.clock.now().toISOString(),
-    });
+    // One statement: the parameters are recorded where the document is the account's.
+    const status = await this.store.markProcessing(
+      accountId,
+      id,
+      JSON.stringify(data),
+      this.clock.now().toISOString(),
+    );
+    if (status === undefined) throw notFound('DOCUMENT_NOT_FOUND', 'Document', id);
     const jobId = `process-${id}`;
     await this.queue.add(jobId, data);
-    return { jobId, documentId: id, status: row.status, operations: job.operations };
+    return { jobId, documentId: id, status, operations: job.operations };
   }
 
   /** Queues again the jobs that were queued or running when the process stopped (their rows say so). */

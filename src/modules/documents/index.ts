@@ -98,6 +98,7 @@ export const documentsModule: PlatformModule = {
             dir: path.join(config.DATA_DIR, 'knowledge-cache'),
             maxBytes: config.KNOWLEDGE_SNAPSHOT_MAX_MB * 1024 * 1024,
           },
+      { keyword: 1, vector: config.KNOWLEDGE_VECTOR_WEIGHT },
     );
     // In the background: snapshots of topics gone while the process was down go first (a deleted
     // topic's text never stays on disk), then the warming; the server answers meanwhile, and a query of

@@ -124,7 +124,8 @@ export const QueryBody = Type.Object(
         },
         {
           additionalProperties: false,
-          description: 'Hybrid mode: the weight of each side in the fusion (default keyword 1, vector 0.2)',
+          description:
+            'Hybrid mode: the weight of each side in the fusion (default keyword 1, vector KNOWLEDGE_VECTOR_WEIGHT: 0.1)',
         },
       ),
     ),

@@ -19,6 +19,19 @@ const WRITE_BATCH = 100;
 const INSERT_ROWS = 400;
 const INSERT_CHARS = 256 * 1024;
 
+/** Rows in statements of at most `INSERT_ROWS` rows and `INSERT_CHARS` characters (text and terms). */
+function* insertBatches(rows: ChunksTable[]): Generator<ChunksTable[]> {
+  let from = 0;
+  let chars = 0;
+  for (let i = 0; i < rows.length; i++) {
+    chars += rows[i]!.text.length + rows[i]!.terms.length;
+    if (i - from + 1 < INSERT_ROWS && chars < INSERT_CHARS && i < rows.length - 1) continue;
+    yield rows.slice(from, i + 1);
+    from = i + 1;
+    chars = 0;
+  }
+}
+
 /** A turn of the event loop: I/O and timers run before the next batch. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -61,20 +74,70 @@ export class DocumentStore {
       .execute();
   }
 
-  /** The document and its pages, in one transaction: never a document without its text. */
-  async insert(row: DocumentRow, pages: DocumentPagesTable[]): Promise<void> {
+  /**
+   * The document and its pages, in one transaction: never a document without its text. False (and
+   * nothing written) when the topic holds a document of the same content already.
+   */
+  async insert(row: DocumentRow, pages: DocumentPagesTable[]): Promise<boolean> {
     // Turns of the event loop around the write: a 20 MB document's hashing before it, its write, and
     // its answer's serialisation after it are each tens of milliseconds; together they would add up.
     await nextTurn();
-    await this.db.transaction().execute(async (trx) => {
-      await trx.insertInto('documents').values(row).execute();
+    const inserted = await this.db.transaction().execute(async (trx) => {
+      // The content's unique key decides, in the same statement: no read before the write.
+      const added = await trx
+        .insertInto('documents')
+        .values(row)
+        .onConflict((oc) => oc.columns(['account_id', 'topic', 'content_hash']).doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (added === undefined) return false;
       for (let i = 0; i < pages.length; i += 100)
         await trx
           .insertInto('document_pages')
           .values(pages.slice(i, i + 100))
           .execute();
+      return true;
     });
     await nextTurn();
+    return inserted;
+  }
+
+  /**
+   * Records a processing job on the document (its parameters, until the job ends) in one statement;
+   * the document's status, or undefined when the account has no such document.
+   */
+  async markProcessing(
+    accountId: string,
+    id: string,
+    processing: string,
+    updatedAt: string,
+  ): Promise<string | undefined> {
+    const row = await this.db
+      .updateTable('documents')
+      .set({ processing, updated_at: updatedAt })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .returning('status')
+      .executeTakeFirst();
+    return row?.status;
+  }
+
+  /**
+   * Sets the document's fields and ends its processing job in one statement, unless another request
+   * replaced the job's parameters meanwhile (`expected` no longer there): true when the job ended (or
+   * the document is gone), false when it must run again.
+   */
+  async finish(id: string, expected: string, fields: Partial<DocumentRow>): Promise<boolean> {
+    const row = await this.db
+      .updateTable('documents')
+      .set({
+        ...fields,
+        processing: sql<string | null>`case when processing = ${expected} then null else processing end`,
+      })
+      .where('id', '=', id)
+      .returning('processing')
+      .executeTakeFirst();
+    return row === undefined || row.processing === null;
   }
 
   async setStatus(id: string, status: string, fields: Partial<DocumentRow> = {}): Promise<void> {
@@ -201,6 +264,65 @@ export class DocumentStore {
       chars = 0;
       await nextTurn();
     }
+  }
+
+  /**
+   * A document's whole new state in one transaction: its old chunks and vectors go, `rows` (with their
+   * `vectors`, if embedded) come in, and its row gets `fields` — with a new revision when `indexed` (as
+   * `setIndexed`) — and its processing job `expected` ends unless replaced meanwhile (as `finish`; the
+   * result; null: the job is left to the caller).
+   * Readers see the document before or after, never between; a failure leaves it as it was. For
+   * documents of one embedding batch: a larger one is written a batch per transaction (`insertChunks`).
+   */
+  async replaceDocument(
+    doc: Pick<DocumentRow, 'id' | 'account_id' | 'topic'>,
+    rows: ChunksTable[],
+    vectors: Buffer[] | null,
+    fields: Partial<DocumentRow>,
+    job: { indexed: boolean; expected: string | null },
+  ): Promise<boolean> {
+    await nextTurn();
+    const ended = await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('chunk_vectors').where('document_id', '=', doc.id).execute();
+      await trx.deleteFrom('chunks').where('document_id', '=', doc.id).execute();
+      // A turn of the event loop after each insert: on SQLite each statement holds the thread.
+      for (const batch of insertBatches(rows)) {
+        await trx.insertInto('chunks').values(batch).execute();
+        await nextTurn();
+      }
+      if (vectors && rows.length > 0)
+        await trx
+          .insertInto('chunk_vectors')
+          .values(rows.map((r, i) => ({ chunk_id: r.id, document_id: doc.id, embedding: vectors[i]! })))
+          .execute();
+      const row = await trx
+        .updateTable('documents')
+        .set((eb) => ({
+          ...fields,
+          ...(job.expected === null
+            ? {}
+            : {
+                processing: sql<
+                  string | null
+                >`case when processing = ${job.expected} then null else processing end`,
+              }),
+          ...(job.indexed
+            ? {
+                revision: eb
+                  .selectFrom('documents as d')
+                  .select(sql<number>`coalesce(max(d.revision), 0) + 1`.as('next'))
+                  .where('d.account_id', '=', doc.account_id)
+                  .where('d.topic', '=', doc.topic),
+              }
+            : {}),
+        }))
+        .where('id', '=', doc.id)
+        .returning('processing')
+        .executeTakeFirst();
+      return job.expected !== null && (row === undefined || row.processing === null);
+    });
+    await nextTurn();
+    return ended;
   }
 
   chunksOf(documentId: string) {

@@ -336,6 +336,29 @@ describe('builtin/extractive with a registered retriever', () => {
     expect(text).toBe('The tower is 330 metres tall.\n\nSources: message 0 (from the conversation)');
   });
 
+  it('reads the best passages up to 8,000 characters: four chunks of 2,000, not all eight retrieved', async () => {
+    /** A passage of ~1,990 characters about crates, with `lead` first. */
+    const passage = (i: number, lead = ''): Passage => {
+      let text = lead;
+      for (let n = 0; text.length < 1_950; n++)
+        text += `Crates of batch ${i}-${n} wait on pallets in aisle ${n}. `;
+      return { text: text.trim(), source: `Depot ${i}`, score: 10 - i };
+    };
+    const answer = 'The lighthouse on Quillan Point is painted red and white.';
+    const withAnswerAt = (at: number) =>
+      Array.from({ length: 8 }, (_, i) => passage(i, i === at ? `${answer} ` : ''));
+    const question = lone('What colour is the lighthouse on Quillan Point?');
+    const fourth = new BuiltinProvider({ retriever: () => new ListRetriever(withAnswerAt(3)) });
+    expect((await collect(await fourth.chat(question, extractive, signal))).text).toBe(
+      `${answer}\n\nSources: Depot 3 (from the knowledge base)`,
+    );
+    // The fifth passage is past the budget: a sentence there is not read.
+    const fifth = new BuiltinProvider({ retriever: () => new ListRetriever(withAnswerAt(4)) });
+    expect((await collect(await fifth.chat(question, extractive, signal))).text).toBe(
+      NOTHING_FOUND_IN_KNOWLEDGE,
+    );
+  });
+
   it('does not search documents for a request that names no account', async () => {
     const retriever = new ListRetriever(passages);
     const warnings: string[] = [];

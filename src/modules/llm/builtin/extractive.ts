@@ -69,6 +69,13 @@ const QUESTION_TAIL_CHARS = 10_000;
 const MAX_SEARCH_CHARS = 4_000;
 const MAX_QUOTED = 3;
 const RETRIEVER_LIMIT = 8;
+/**
+ * The knowledge base's text it reads: the best passages while they fit (the first always). Eight
+ * chunks of the old default 1,000 characters, four of today's 2,000: larger chunks do not widen the
+ * field of sentences that may be quoted (each one more is one more chance of a lexically close
+ * sentence that does not answer).
+ */
+const RETRIEVED_CHARS = 8_000;
 /** A sentence's score: Σ weight × (covered share of the question, embedding cosine, passage prior). */
 const COVERAGE_WEIGHT = 0.6;
 const SIMILARITY_WEIGHT = 0.2;
@@ -81,9 +88,13 @@ const NEAR_WEIGHT = 0.5;
  * measured on `npm run eval:knowledge` (docs/decisions.md has the figures).
  */
 export const MIN_COVERAGE = 0.4;
-/** Words a sentence may have before its length costs it (`LENGTH_PENALTY_PER_WORD` each, at most the max). */
+/**
+ * Words a sentence may have before its length costs it (`LENGTH_PENALTY_PER_WORD` each, at most the
+ * max): a 38-word list item of the first passage no longer ties a 10-word answer of the second
+ * (0.0035 to 0.0045 gave the same answers on `npm run eval:knowledge`, 0.003 missed it, 0.005 another).
+ */
 const FREE_WORDS = 20;
-const LENGTH_PENALTY_PER_WORD = 0.003;
+const LENGTH_PENALTY_PER_WORD = 0.004;
 const MAX_LENGTH_PENALTY = 0.15;
 /** A quoted sentence scores at least this. */
 const MIN_SCORE = 0.2;
@@ -120,8 +131,13 @@ const NUMBER_WORDS = new Map(
     .split(' ')
     .map((pair) => pair.split(':') as [string, string]),
 );
-/** A "how long / much / many" question is answered by a sentence that states a number. */
-const MEASURE_BONUS = 0.08;
+/**
+ * A "how long / much / many" question is answered by a sentence that states a number: enough to pass a
+ * shorter sentence of the same words that states none ("You do not need to return the broken candle."
+ * for "How long do I have to report a broken candle?"). On `npm run eval:knowledge` every value from
+ * 0.12 to 0.2 gave the same answers (0.08 missed that held-out question).
+ */
+const MEASURE_BONUS = 0.15;
 /** A Markdown ATX heading line (`# Shipping`, `## Manifest cache`). */
 const HEADING = /^#{1,6}\s+/;
 
@@ -252,7 +268,12 @@ async function retrieve(
       limit: RETRIEVER_LIMIT,
       signal,
     });
-    return ranked(passages);
+    let chars = 0;
+    const read = passages.filter((p, i) => {
+      chars += p.text.length;
+      return i === 0 || chars <= RETRIEVED_CHARS;
+    });
+    return ranked(read);
   } catch (error) {
     throwIfAborted(signal);
     throw new UpstreamError(`builtin/extractive: retrieval failed: ${(error as Error).message}`, true, 503);

@@ -1,0 +1,220 @@
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountPrincipal } from '../../src/core/auth/principal.js';
+import { cpuPoolOf } from '../../src/core/cpu/index.js';
+import { DocumentCpu } from '../../src/modules/documents/document-cpu.js';
+import { DocumentProcessor, type Embedder } from '../../src/modules/documents/processor.js';
+import { DocumentStore } from '../../src/modules/documents/store.js';
+import { createTestPlatform, type TestPlatform } from '../helpers/platform.js';
+import { testDialects } from '../helpers/services.js';
+import { type DocView, loaded, processed, query } from './support.js';
+
+const OWLS = `# Owls
+
+The barn owl hunts voles over meadows at night. Its heart-shaped face gathers sound like a dish.
+
+## Pellets
+
+An owl swallows prey whole and coughs up pellets of fur and bone a few hours later. Biologists pull the
+pellets apart to learn what the owl ate: skulls of voles, shrews and mice.
+
+## Nests
+
+Barn owls nest in old barns, church towers and hollow trees, and use the same site year after year.`;
+
+/** Statements either database driver sends while `work` runs (BEGIN and COMMIT included). */
+async function counted(work: () => Promise<void>): Promise<number> {
+  let statements = 0;
+  const pgQuery = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    statements++;
+    return (pgQuery as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof pgQuery;
+  // SQLite statements are prepared once and kept (src/core/db/database.ts): their runs are counted.
+  const scratch = new Database(':memory:');
+  const statement = Object.getPrototypeOf(scratch.prepare('select 1')) as Record<
+    string,
+    (...args: unknown[]) => unknown
+  >;
+  const originals = new Map(['run', 'get', 'all', 'iterate'].map((m) => [m, statement[m]!]));
+  for (const [method, original] of originals)
+    statement[method] = function (this: unknown, ...args: unknown[]) {
+      statements++;
+      return original.apply(this, args);
+    };
+  try {
+    await work();
+  } finally {
+    pg.Client.prototype.query = pgQuery;
+    for (const [method, original] of originals) statement[method] = original;
+    scratch.close();
+  }
+  return statements;
+}
+
+/**
+ * A document of one embedding batch costs few round trips: the processing job reads the document and
+ * its pages, embeds in memory and writes everything (old chunks out, new chunks and vectors in, the
+ * row indexed, the job ended) in one transaction. Step by step it took about twenty statements, each a
+ * wait for the database on a loaded machine.
+ */
+describe.each(await testDialects())('processing a small document in few statements on %s', (dialect) => {
+  let p: TestPlatform;
+  let store: DocumentStore;
+  let processor: DocumentProcessor;
+
+  beforeAll(async () => {
+    p = await createTestPlatform({ dialect });
+    const llm = p.ctx.apis.llm!;
+    const embed: Embedder = async (texts, model, payer) => {
+      const call = {
+        principal: accountPrincipal(payer.accountId),
+        endpoint: 'documents.embed',
+        stream: false,
+        signal: new AbortController().signal,
+      };
+      const answer = await llm.gateway.embed(call, model, texts);
+      return { vectors: answer.embeddings, model: answer.model.name };
+    };
+    store = new DocumentStore(p.ctx.db, dialect);
+    // The platform's own store and CPU pool; only the processor is this test's, run by hand.
+    const cpu = new DocumentCpu({ pool: cpuPoolOf(p.ctx), timeoutMs: 30_000 });
+    processor = new DocumentProcessor(store, cpu, embed, p.clock, () => undefined);
+  });
+  afterAll(() => p?.close());
+
+  /** Records the job on the document as the process route does, then runs it here, counted. */
+  const run = async (documentId: string, embeddingModel = 'builtin/hashed-ngrams') => {
+    const job = {
+      documentId,
+      accountId: p.accountId,
+      operations: ['chunk' as const, 'embed' as const, 'index' as const],
+      chunkSize: 200,
+      chunkOverlap: 0,
+      embeddingModel,
+      payerKeyId: null,
+    };
+    await store.markProcessing(p.accountId, documentId, JSON.stringify(job), p.clock.now().toISOString());
+    return counted(() => processor.handle(job));
+  };
+  const view = async (id: string) =>
+    (
+      await p.request({
+        method: 'GET',
+        url: `/api/documents/${id}?fields=status,processing,error,chunkCount,embeddingModel`,
+      })
+    ).json() as DocView;
+  const chunks = async (id: string) =>
+    (
+      (await p.request({ method: 'GET', url: `/api/documents/${id}/chunks` })).json() as {
+        data: Array<{ chunkId: string; text: string; embeddingModel: string | null }>;
+      }
+    ).data;
+
+  it('chunk, embed and index again: a few statements, the chunks replaced whole, searchable', async () => {
+    const doc = await loaded(p, { source: 'markdown', content: OWLS, topic: 'owls' });
+    expect((await processed(p, doc.documentId, { chunkSize: 120, chunkOverlap: 0 })).status).toBe('indexed');
+    const before = await chunks(doc.documentId);
+
+    const statements = await run(doc.documentId);
+    // The row, the pages, then BEGIN, two deletes, two inserts, the row's update, COMMIT: 9.
+    expect(statements).toBeLessThanOrEqual(10);
+
+    const after = await view(doc.documentId);
+    expect(after).toMatchObject({
+      status: 'indexed',
+      processing: false,
+      error: null,
+      embeddingModel: 'builtin/hashed-ngrams',
+    });
+    const now = await chunks(doc.documentId);
+    expect(now.length).toBe(after.chunkCount);
+    expect(now.length).toBeGreaterThan(1);
+    expect(now.length).toBeLessThan(before.length);
+    expect(now.every((c) => c.embeddingModel === 'builtin/hashed-ngrams')).toBe(true);
+    expect(now.some((c) => before.some((b) => b.chunkId === c.chunkId))).toBe(false);
+    for (const mode of ['keyword', 'vector', 'hybrid']) {
+      const res = await query(p, { query: 'owl pellets fur bone', mode, topK: 3, topics: ['owls'] });
+      const found = (res.json() as { results: Array<{ chunkId: string }> }).results;
+      expect(found.length, mode).toBeGreaterThan(0);
+      for (const r of found)
+        expect(
+          now.map((c) => c.chunkId),
+          mode,
+        ).toContain(r.chunkId);
+    }
+  });
+
+  it('an embedding that fails leaves what the step-by-step way left: the new chunks, no vectors, failed', async () => {
+    const doc = await loaded(p, { source: 'markdown', content: `${OWLS}\n\nA second copy.`, topic: 'owls' });
+    expect((await processed(p, doc.documentId, { chunkSize: 120, chunkOverlap: 0 })).status).toBe('indexed');
+    const before = await chunks(doc.documentId);
+
+    await run(doc.documentId, 'no-such-model');
+    const after = await view(doc.documentId);
+    expect(after).toMatchObject({ status: 'failed', processing: false, embeddingModel: null });
+    expect(after.error).toMatch(/no-such-model/);
+    const now = await chunks(doc.documentId);
+    expect(now.length).toBe(after.chunkCount);
+    expect(now.every((c) => c.embeddingModel === null)).toBe(true);
+    expect(now.some((c) => before.some((b) => b.chunkId === c.chunkId))).toBe(false);
+    // Out of search: a failed document is not indexed.
+    const res = await query(p, { query: 'second copy', mode: 'keyword', topK: 10, topics: ['owls'] });
+    const ids = new Set(now.map((c) => c.chunkId));
+    for (const r of (res.json() as { results: Array<{ chunkId: string }> }).results)
+      expect(ids.has(r.chunkId)).toBe(false);
+  });
+
+  it('a request made while the job ran is honoured by one more run (the job is not ended under it)', async () => {
+    const doc = await loaded(p, { source: 'markdown', content: `${OWLS}\n\nA third copy.`, topic: 'owls' });
+    const job = {
+      documentId: doc.documentId,
+      accountId: p.accountId,
+      operations: ['chunk' as const, 'embed' as const, 'index' as const],
+      chunkSize: 200,
+      chunkOverlap: 0,
+      embeddingModel: 'builtin/hashed-ngrams',
+      payerKeyId: null,
+    };
+    await store.markProcessing(p.accountId, doc.documentId, JSON.stringify(job), p.clock.now().toISOString());
+    // An embedder that records a newer request (other parameters) while the first run embeds.
+    let runs = 0;
+    const cpu = new DocumentCpu({ pool: cpuPoolOf(p.ctx), timeoutMs: 30_000 });
+    const llm = p.ctx.apis.llm!;
+    const racing = new DocumentProcessor(
+      store,
+      cpu,
+      async (texts, model, payer) => {
+        if (runs++ === 0)
+          await store.markProcessing(
+            p.accountId,
+            doc.documentId,
+            JSON.stringify({ ...job, chunkSize: 100 }),
+            p.clock.now().toISOString(),
+          );
+        const answer = await llm.gateway.embed(
+          {
+            principal: accountPrincipal(payer.accountId),
+            endpoint: 'documents.embed',
+            stream: false,
+            signal: new AbortController().signal,
+          },
+          model,
+          texts,
+        );
+        return { vectors: answer.embeddings, model: answer.model.name };
+      },
+      p.clock,
+      () => undefined,
+    );
+    await racing.handle(job);
+    expect(runs).toBe(2);
+    const after = await view(doc.documentId);
+    expect(after).toMatchObject({ status: 'indexed', processing: false });
+    // The second run's chunks (100 characters at most).
+    const now = await chunks(doc.documentId);
+    expect(now.length).toBe(after.chunkCount);
+    expect(now.every((c) => c.text.length <= 100)).toBe(true);
+  });
+});
