@@ -4,7 +4,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOutboundHttp } from '../../src/core/http/outbound.js';
 import { buildPdf } from '../../src/modules/documents/loaders/pdf-fixture.js';
 import { binaryOf } from '../../src/modules/workflows/engine/binary.js';
+import { ctx as runContext, testDeps } from '../../src/modules/workflows/engine/testing.js';
 import type { EngineDeps } from '../../src/modules/workflows/engine/types.js';
+import { WorkflowEngine } from '../../src/modules/workflows/engine/workflow-engine.js';
+import { defaultNodeRegistry } from '../../src/modules/workflows/nodes/index.js';
 import { completion, FakeOpenAi, toolCalls } from './support/fake-openai.js';
 import { FakeProvider } from './support/fake-provider.js';
 import { loadFixture, runFixture } from './support/n8n-fixtures.js';
@@ -416,6 +419,72 @@ describe('HTTP Request tool v1 (template "Introduction to the HTTP Tool")', () =
         null,
         2,
       ),
+    });
+  });
+});
+
+describe('Call n8n Workflow tool v2 and an Information Extractor with a JSON schema (template 2094)', () => {
+  it('the agent calls its own workflow as a tool: the extractor reads the request, the API is asked, the answer aggregated', async () => {
+    const def = loadFixture('templates/agent-v1.8-workflow-tool-extractor.json');
+    // The platform's sub-workflow path, as the workflow service runs it: the callee (here the workflow
+    // itself, `$workflow.id`) from its Execute Workflow Trigger, the last node's output back.
+    const calls: string[] = [];
+    const subWorkflow: EngineDeps['subWorkflow'] = async (call) => {
+      calls.push(call.workflowId);
+      if (call.workflowId !== def.id) throw new Error(`Workflow '${call.workflowId}' was not found`);
+      const engine = new WorkflowEngine(testDeps({ ...deps, subWorkflow }), defaultNodeRegistry);
+      const trigger = def.nodes.find((n) => n.type === 'n8n-nodes-base.executeWorkflowTrigger');
+      const done = await engine.run(def, { nodeName: trigger?.name ?? '', items: call.items }, runContext);
+      if (done.status !== 'success') throw new Error(`The sub-workflow failed: ${done.state.error?.message}`);
+      return { items: done.lastItems, nodeRuns: call.nodeRunsBefore };
+    };
+    web.pages.set('/filter', {
+      type: 'application/json; charset=utf-8',
+      body: JSON.stringify([
+        { activity: 'Bake bread together', type: 'cooking', participants: 2, key: '1' },
+        { activity: 'Cook a new recipe', type: 'cooking', participants: 2, key: '2' },
+      ]),
+    });
+    openai.queue(
+      toolCalls([
+        {
+          id: 'call_w',
+          name: 'activity_tool',
+          arguments: JSON.stringify({ chatInput: 'We are two and bored, we like cooking' }),
+        },
+      ]),
+      completion('```json\n{"type": {"data": "cooking"}, "participants": 2}\n```'),
+      completion('Bake bread together, or cook a new recipe.'),
+    );
+    const { outcome, outputs } = await runFixture(def, { ...deps, subWorkflow }, [
+      { json: { sessionId: 's-2094', action: 'sendMessage', chatInput: 'I am bored, ideas for two?' } },
+    ]);
+    expect(outcome.state.error).toBeNull();
+    expect(outputs['AI Agent']).toEqual([{ output: 'Bake bread together, or cook a new recipe.' }]);
+    expect(calls).toEqual([def.id]);
+
+    // The agent's tool: v2 is named by its `name` parameter (after the node only from v2.2), as n8n's.
+    const tools = (openai.requests[0]?.tools ?? []) as Array<{
+      function: { name: string; parameters: unknown };
+    }>;
+    expect(tools.map((t) => t.function.name)).toEqual(['activity_tool']);
+    expect(tools[0]?.function.parameters).toMatchObject({
+      type: 'object',
+      properties: { chatInput: { type: 'string' } },
+    });
+    // The extractor: the tool's input as the text, the template's JSON schema in the instructions.
+    const extract = messagesOf(1);
+    expect(extract[0]?.content).toContain('You are an expert extraction algorithm.');
+    expect(extract[0]?.content).toContain('"participants":{"type":"number"}');
+    expect(extract[1]).toEqual({ role: 'user', content: 'We are two and bored, we like cooking' });
+    // The HTTP node's query, the template's own parameter names (its `participicants` included).
+    const filter = web.requests.find((r) => r.url.startsWith('/filter'));
+    expect(filter?.url).toBe('/filter?type=cooking&participicants=2');
+    // The sub-workflow's last node (Set) answers the tool: its first item, as JSON.
+    const answer = messagesOf(2).at(-1);
+    expect(answer?.role).toBe('tool');
+    expect(JSON.parse(answer?.content ?? '{}')).toEqual({
+      response: JSON.stringify([{ activity: 'Bake bread together' }, { activity: 'Cook a new recipe' }]),
     });
   });
 });
