@@ -1,7 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createOutboundHttp } from '../../src/core/http/outbound.js';
+import { z } from 'zod';
+import { createAddressGuard, createOutboundHttp } from '../../src/core/http/outbound.js';
 import { buildPdf } from '../../src/modules/documents/loaders/pdf-fixture.js';
 import { binaryOf } from '../../src/modules/workflows/engine/binary.js';
 import { ctx as runContext, testDeps } from '../../src/modules/workflows/engine/testing.js';
@@ -486,5 +489,100 @@ describe('Call n8n Workflow tool v2 and an Information Extractor with a JSON sch
     expect(JSON.parse(answer?.content ?? '{}')).toEqual({
       response: JSON.stringify([{ activity: 'Bake bread together' }, { activity: 'Cook a new recipe' }]),
     });
+  });
+});
+
+describe('MCP Client Tool v1 on the SSE transport (template xRclXA5QzrT3c6U8)', () => {
+  // The template's endpoint is an MCP Server Trigger of the n8n instance it was made on
+  // (localhost:5678, n8n's default port): the SDK's own server on its SSE transport stands in there.
+  const PATH = '/mcp/404f083e-f3f4-4358-83ef-9804099ee253';
+  let server: Server;
+  const sent: Array<{ channel: string; message: string }> = [];
+
+  beforeAll(async () => {
+    const sessions = new Map<string, SSEServerTransport>();
+    server = createServer((req, res) => {
+      void (async () => {
+        const url = new URL(req.url ?? '/', 'http://x');
+        if (req.method === 'GET' && url.pathname === `${PATH}/sse`) {
+          const transport = new SSEServerTransport(`${PATH}/messages`, res);
+          sessions.set(transport.sessionId, transport);
+          res.on('close', () => sessions.delete(transport.sessionId));
+          const mcp = new McpServer({ name: 'discord', version: '1.0.0' });
+          mcp.registerTool(
+            'send_message',
+            {
+              description: 'Sends a message to a Discord channel',
+              inputSchema: { channel: z.string(), message: z.string() },
+            },
+            async ({ channel, message }) => {
+              sent.push({ channel, message });
+              return { content: [{ type: 'text', text: `Sent to #${channel}` }] };
+            },
+          );
+          await mcp.connect(transport);
+          return;
+        }
+        const transport = sessions.get(url.searchParams.get('sessionId') ?? '');
+        if (req.method === 'POST' && url.pathname === `${PATH}/messages` && transport) {
+          await transport.handlePostMessage(req, res);
+          return;
+        }
+        res.writeHead(404).end();
+      })().catch(() => {
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(5678, '127.0.0.1', resolve);
+    });
+  });
+  afterAll(async () => {
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => server?.close(() => resolve()));
+  });
+
+  it('an AI Agent v1.9 lists the server’s tools, the model calls one, the server runs it', async () => {
+    const local = createOutboundHttp({
+      allowHosts: [new URL(openai.base).host, 'localhost:5678'],
+      timeoutMs: 10_000,
+    });
+    const mcpDeps: Partial<EngineDeps> = {
+      ...deps,
+      http: local,
+      connectAddress: createAddressGuard(['localhost:5678']),
+      credential: async (id) => {
+        if (id === 'AWozvbIHWTdrKYZt') return { apiKey: 'oa-key', url: `${openai.base}/v1` };
+        throw new Error(`Credential '${id}' not found`);
+      },
+    };
+    openai.queue(
+      toolCalls([
+        {
+          id: 'call_d',
+          name: 'send_message',
+          arguments: JSON.stringify({ channel: 'general', message: 'Hello from n8n' }),
+        },
+      ]),
+      completion('Posted it to #general.'),
+    );
+    const { outcome, outputs } = await runFixture(
+      loadFixture('templates/agent-v1.9-mcp-client-sse.json'),
+      mcpDeps,
+      [{ json: { sessionId: 's-mcp', action: 'sendMessage', chatInput: 'Say hello in #general' } }],
+    );
+    expect(outcome.state.error).toBeNull();
+    expect(outputs['AI Agent']).toEqual([{ output: 'Posted it to #general.' }]);
+    expect(sent).toEqual([{ channel: 'general', message: 'Hello from n8n' }]);
+    const tools = (openai.requests[0]?.tools ?? []) as Array<{
+      function: { name: string; description: string; parameters: { properties?: unknown } };
+    }>;
+    expect(tools.map((t) => t.function.name)).toEqual(['send_message']);
+    expect(tools[0]?.function.description).toBe('Sends a message to a Discord channel');
+    expect(Object.keys(tools[0]?.function.parameters.properties ?? {})).toEqual(['channel', 'message']);
+    expect(openai.requests[0]?.model).toBe('gpt-4o');
+    expect(messagesOf(1).at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_d' });
+    expect(String(messagesOf(1).at(-1)?.content)).toContain('Sent to #general');
   });
 });
