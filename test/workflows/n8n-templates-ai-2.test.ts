@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAddressGuard, createOutboundHttp } from '../../src/core/http/outbound.js';
@@ -11,9 +12,10 @@ import { ctx as runContext, testDeps } from '../../src/modules/workflows/engine/
 import type { EngineDeps } from '../../src/modules/workflows/engine/types.js';
 import { WorkflowEngine } from '../../src/modules/workflows/engine/workflow-engine.js';
 import { defaultNodeRegistry } from '../../src/modules/workflows/nodes/index.js';
+import { PG_URL, uniqueName } from '../helpers/services.js';
 import { completion, FakeOpenAi, toolCalls } from './support/fake-openai.js';
 import { FakeProvider } from './support/fake-provider.js';
-import { loadFixture, runFixture } from './support/n8n-fixtures.js';
+import { loadFixture, type N8nExport, runFixture } from './support/n8n-fixtures.js';
 
 /**
  * More real n8n template exports (test/fixtures/n8n/templates/, SOURCES-templates.md), each the first
@@ -426,21 +428,40 @@ describe('HTTP Request tool v1 (template "Introduction to the HTTP Tool")', () =
   });
 });
 
+/**
+ * The platform's sub-workflow path for a template that calls itself (`$workflow.id`), as the workflow
+ * service runs it: the callee from its Execute Workflow Trigger with the real engine (not in a manual
+ * run's mode, so pinned data does not apply, as in n8n), the last node's output back.
+ */
+function selfCalls(
+  def: N8nExport,
+  over: () => Partial<EngineDeps>,
+  calls: string[],
+): EngineDeps['subWorkflow'] {
+  const subWorkflow: EngineDeps['subWorkflow'] = async (call) => {
+    calls.push(call.workflowId);
+    if (call.workflowId !== def.id) throw new Error(`Workflow '${call.workflowId}' was not found`);
+    const engine = new WorkflowEngine(testDeps({ ...over(), subWorkflow }), defaultNodeRegistry);
+    const trigger = def.nodes.find((n) => n.type === 'n8n-nodes-base.executeWorkflowTrigger');
+    const done = await engine.run(
+      def,
+      { nodeName: trigger?.name ?? '', items: call.items },
+      {
+        ...runContext,
+        mode: 'integrated',
+      },
+    );
+    if (done.status !== 'success') throw new Error(`The sub-workflow failed: ${done.state.error?.message}`);
+    return { items: done.lastItems, nodeRuns: call.nodeRunsBefore };
+  };
+  return subWorkflow;
+}
+
 describe('Call n8n Workflow tool v2 and an Information Extractor with a JSON schema (template 2094)', () => {
   it('the agent calls its own workflow as a tool: the extractor reads the request, the API is asked, the answer aggregated', async () => {
     const def = loadFixture('templates/agent-v1.8-workflow-tool-extractor.json');
-    // The platform's sub-workflow path, as the workflow service runs it: the callee (here the workflow
-    // itself, `$workflow.id`) from its Execute Workflow Trigger, the last node's output back.
     const calls: string[] = [];
-    const subWorkflow: EngineDeps['subWorkflow'] = async (call) => {
-      calls.push(call.workflowId);
-      if (call.workflowId !== def.id) throw new Error(`Workflow '${call.workflowId}' was not found`);
-      const engine = new WorkflowEngine(testDeps({ ...deps, subWorkflow }), defaultNodeRegistry);
-      const trigger = def.nodes.find((n) => n.type === 'n8n-nodes-base.executeWorkflowTrigger');
-      const done = await engine.run(def, { nodeName: trigger?.name ?? '', items: call.items }, runContext);
-      if (done.status !== 'success') throw new Error(`The sub-workflow failed: ${done.state.error?.message}`);
-      return { items: done.lastItems, nodeRuns: call.nodeRunsBefore };
-    };
+    const subWorkflow = selfCalls(def, () => deps, calls);
     web.pages.set('/filter', {
       type: 'application/json; charset=utf-8',
       body: JSON.stringify([
@@ -584,5 +605,124 @@ describe('MCP Client Tool v1 on the SSE transport (template xRclXA5QzrT3c6U8)', 
     expect(openai.requests[0]?.model).toBe('gpt-4o');
     expect(messagesOf(1).at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_d' });
     expect(String(messagesOf(1).at(-1)?.content)).toContain('Sent to #general');
+  });
+});
+
+describe('Postgres Chat Memory, Postgres tools and a tool router (template Q63cSgFlcqz291ec)', () => {
+  const db = uniqueName('tpl_ai_pg');
+  const admin = new pg.Client({ connectionString: PG_URL });
+  let pgDeps: Partial<EngineDeps>;
+
+  beforeAll(async () => {
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${db}`);
+    const url = new URL(PG_URL);
+    const seed = new pg.Client({
+      connectionString: `${url.protocol}//${url.username}${url.password ? `:${url.password}` : ''}@${url.host}/${db}`,
+    });
+    await seed.connect();
+    await seed.query('CREATE TABLE listings (mls_num text PRIMARY KEY, list_price integer)');
+    await seed.query("INSERT INTO listings VALUES ('R1', 1148000), ('V2', 420000)");
+    await seed.end();
+    pgDeps = {
+      ...deps,
+      connectAddress: createAddressGuard([url.hostname]),
+      credential: async (id): Promise<Record<string, string>> => {
+        if (id === 'jEMSvKmtYfzAkhe6') return { apiKey: 'oa-key', url: `${openai.base}/v1` };
+        if (id === 'wZnget4L3P3bnlfh')
+          return {
+            host: url.hostname,
+            port: url.port || '5432',
+            database: db,
+            user: decodeURIComponent(url.username) || 'postgres',
+            password: decodeURIComponent(url.password),
+            ssl: 'disable',
+          };
+        throw new Error(`Credential '${id}' not found`);
+      },
+    };
+  });
+  afterAll(async () => {
+    await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  it('the primary agent routes to its own sub-workflow, whose agent queries PostgreSQL; the chat is kept in PostgreSQL', async () => {
+    const def = loadFixture('templates/agent-v1.7-postgres-memory-tool-router.json');
+    const calls: string[] = [];
+    const subWorkflow = selfCalls(def, () => pgDeps, calls);
+    openai.queue(
+      toolCalls([
+        { id: 'call_q', name: 'query_database_tool', arguments: JSON.stringify({ input: 'prices' }) },
+      ]),
+      toolCalls([
+        {
+          id: 'call_sql',
+          name: 'Execute_SQL_Query',
+          arguments: JSON.stringify({
+            sql_query: 'SELECT mls_num, list_price FROM listings ORDER BY mls_num',
+          }),
+        },
+      ]),
+      completion('R1 lists at 1,148,000; V2 at 420,000.'),
+      completion('Here are the prices: R1 1,148,000 and V2 420,000.'),
+    );
+    const { outcome, outputs } = await runFixture(def, { ...pgDeps, subWorkflow }, [
+      { json: { sessionId: 's-pg', action: 'sendMessage', chatInput: 'What are the list prices?' } },
+    ]);
+    expect(outcome.state.error).toBeNull();
+    expect(outputs['🤖Primary Agent']).toEqual([
+      { output: 'Here are the prices: R1 1,148,000 and V2 420,000.' },
+    ]);
+    expect(calls).toEqual([def.id]);
+
+    // The primary agent: the template's system message, its two Call n8n Workflow tools by `name`.
+    const primary = openai.requests[0];
+    expect(messagesOf(0)[0]?.content).toMatch(
+      /^You are a helpful assistant that answers the users questions/,
+    );
+    const offered = (primary?.tools ?? []) as Array<{ function: { name: string; parameters: unknown } }>;
+    expect(offered.map((t) => t.function.name).sort()).toEqual([
+      'generate_chart_tool',
+      'query_database_tool',
+    ]);
+    // Without $fromAI the tool is LangChain's one-text-input tool, as n8n makes it.
+    expect(offered.find((t) => t.function.name === 'query_database_tool')?.function.parameters).toEqual({
+      type: 'object',
+      properties: { input: { type: 'string' } },
+    });
+    // The sub-workflow's agent: the routed user prompt, the template's three Postgres tools.
+    const secondary = messagesOf(1);
+    expect(secondary.at(-1)).toEqual({ role: 'user', content: 'What are the list prices?' });
+    const dbTools = (openai.requests[1]?.tools ?? []) as Array<{ function: { name: string } }>;
+    expect(dbTools.map((t) => t.function.name).sort()).toEqual([
+      'DB_Schema_and_Tables',
+      'Execute_SQL_Query',
+      'Table_Definitions',
+    ]);
+    const rows = messagesOf(2).at(-1);
+    expect(rows?.role).toBe('tool');
+    expect(JSON.parse(String(rows?.content))).toEqual([
+      { mls_num: 'R1', list_price: 1148000 },
+      { mls_num: 'V2', list_price: 420000 },
+    ]);
+    // The sub-workflow's answer (its agent's item) is the primary agent's tool result.
+    expect(JSON.parse(String(messagesOf(3).at(-1)?.content))).toEqual({
+      output: 'R1 lists at 1,148,000; V2 at 420,000.',
+    });
+
+    // The Postgres Chat Memory: the exchange in `{workflow id}_chat_history`, as LangChain's Postgres
+    // history stores it (`{...data, type}`).
+    const url = new URL(PG_URL);
+    const check = new pg.Client({
+      connectionString: `${url.protocol}//${url.username}${url.password ? `:${url.password}` : ''}@${url.host}/${db}`,
+    });
+    await check.connect();
+    const stored = await check.query(`SELECT session_id, message FROM "${def.id}_chat_history" ORDER BY id`);
+    await check.end();
+    expect(stored.rows.map((r) => [r.session_id, r.message.type, r.message.content])).toEqual([
+      ['s-pg', 'human', 'What are the list prices?'],
+      ['s-pg', 'ai', 'Here are the prices: R1 1,148,000 and V2 420,000.'],
+    ]);
   });
 });

@@ -90,7 +90,14 @@ export const toolWorkflowNode = defineSubNode({
     const version = ctx.node.typeVersion ?? 1;
     const v2 = version >= 2;
     const fromAi = v2 ? fromAiParameters(ctx.node.parameters.workflowInputs ?? {}) : [];
-    const schema = v2 ? fromAiSchema(fromAi) : p.specifyInputSchema ? inputSchemaOf(p) : QUERY_SCHEMA;
+    // A v2 tool without `$fromAI()` is LangChain's DynamicTool in n8n (one optional text, `input`).
+    const schema = v2
+      ? fromAi.length > 0
+        ? fromAiSchema(fromAi)
+        : TEXT_INPUT_SCHEMA
+      : p.specifyInputSchema
+        ? inputSchemaOf(p)
+        : QUERY_SCHEMA;
     // n8n names the tool by its `name` parameter before v1.3 and again at v2 and v2.1 (ToolWorkflowV2:
     // `typeVersion <= 2.1`), else after the node.
     const named = (version < 1.3 || (version >= 2 && version <= 2.1)) && p.name;
@@ -152,6 +159,8 @@ export const toolWorkflowNode = defineSubNode({
     };
   },
 });
+
+const TEXT_INPUT_SCHEMA = { type: 'object', properties: { input: { type: 'string' } } };
 
 const limit = (text: string) => (text.length > MAX_ANSWER_CHARS ? text.slice(0, MAX_ANSWER_CHARS) : text);
 
