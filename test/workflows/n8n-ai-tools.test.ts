@@ -182,7 +182,8 @@ describe.each(await testDialects())('AI tools through the platform on %s', (dial
     });
     // A hostile argument (an object for a string) is refused before the sub-workflow runs; the model is told.
     expect(toolResult(1)?.content).toContain("the argument 'city' must be text");
-    expect(JSON.parse(toolResult(2)?.content ?? '{}')).toEqual({ response: 'Sunny in Lyon' });
+    // From v2.1 every item the callee outputs, as a list (n8n's `returnAllItems`).
+    expect(JSON.parse(toolResult(2)?.content ?? '[]')).toEqual([{ response: 'Sunny in Lyon' }]);
   });
 
   it("n8n's own Get Weather sub-workflow (imported unmodified) answers the Workflow tool", async () => {

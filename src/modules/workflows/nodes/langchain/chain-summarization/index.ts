@@ -76,7 +76,7 @@ const V2Parameters = Type.Object(
 /**
  * n8n's Summarization Chain v2: one summary per item — of its JSON's text values or its binary text
  * file, cut by the recursive splitter (`simple`) or the attached one (`advanced`), or of the attached
- * loader's documents — answered as `{output}`.
+ * loader's documents — answered as `{response}` (v2) or `{output}` (v2.1, batched).
  */
 export const chainSummarizationV2Node = defineNode({
   type: `${LANGCHAIN}.chainSummarization`,
@@ -85,6 +85,13 @@ export const chainSummarizationV2Node = defineNode({
   aiInputs: ['ai_languageModel', 'ai_document', 'ai_textSplitter'],
   async execute(ctx) {
     const out: Item[] = [];
+    // n8n answers `{response}` (v2, and v2.1 without batching) or `{output}` (v2.1's batched run, its
+    // default batch size being 5): templates made on v2 read `$json.response`.
+    const batching = (ctx.items.length > 0 ? (await ctx.params(0)).options.batching : undefined) as
+      | { batchSize?: unknown }
+      | undefined;
+    const batchSize = typeof batching?.batchSize === 'number' ? batching.batchSize : 5;
+    const key = (ctx.node.typeVersion ?? 2) >= 2.1 && batchSize > 1 ? 'output' : 'response';
     for (let i = 0; i < ctx.items.length; i++) {
       try {
         const p = await ctx.params(i);
@@ -112,7 +119,7 @@ export const chainSummarizationV2Node = defineNode({
         const method: Method = values.summarizationMethod ?? 'map_reduce';
         const prompts: Prompts = values;
         out.push({
-          json: { output: await summarize(model, documents, method, prompts) },
+          json: { [key]: await summarize(model, documents, method, prompts) },
           pairedItem: { item: i },
         });
       } catch (error) {

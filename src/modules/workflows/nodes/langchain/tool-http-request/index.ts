@@ -12,6 +12,7 @@ import {
 import { type AiTool, LANGCHAIN } from '../ai-parts.js';
 import { toolNameOf } from '../from-ai.js';
 import { fillJson, fillUrl, placeholdersIn, textOf } from './placeholders.js';
+import { toolAnswer } from './response.js';
 
 const Pair = Type.Object(
   {
@@ -132,34 +133,82 @@ export const toolHttpRequestNode = defineSubNode({
       if (['query', 'headers', 'body'].includes(name) && !def) properties[name] = { type: 'object' };
     }
     const version = ctx.node.typeVersion ?? 1;
+    const schema = { type: 'object', properties, required: [...names].filter((n) => !optional.has(n)) };
+    const call = async (args: Record<string, unknown>): Promise<string> => {
+      for (const name of names)
+        if (!optional.has(name) && (args[name] === undefined || args[name] === null))
+          throw new Error(`the argument '${name}' is missing`);
+      const v4 = Value.Default(HttpRequestV4Parameters, {
+        method: p.method,
+        url: fillUrl(p.url, args),
+        authentication: credential ? 'genericCredentialType' : 'none',
+        ...(credential ? { genericAuthType: credential.type } : {}),
+        options: { timeout: TIMEOUT_MS },
+      }) as HttpRequestV4Params;
+      for (const part of parts) applyPart(v4, part, p, args);
+      const req = buildRequest(v4, 4.2, credential);
+      const res = await ctx.deps.http(toOutbound(req));
+      let text: string;
+      if (res.status < 200 || res.status >= 300)
+        text = `There was an error: "${res.status} - ${res.body.slice(0, 2_000)}"`;
+      else
+        try {
+          text = toolAnswer(res, p);
+        } catch (error) {
+          text = `There was an error: "${(error as Error).message}"`;
+        }
+      const max = p.truncateResponse ? Math.min(p.maxLength, MAX_ANSWER_CHARS) : MAX_ANSWER_CHARS;
+      return text.length > max ? text.slice(0, max) : text;
+    };
+    if (version < 1.1) {
+      // v1 is LangChain's DynamicTool, as n8n keeps it: one text input, the stringified JSON of the
+      // parameters, which the description lists (n8n's `prepareToolDescription`).
+      const listed = [...names].map((name) => {
+        const def = types.get(name);
+        const type = def?.type && def.type !== 'not specified' ? def.type : 'string';
+        return `${name}: (description: ${def?.description ?? ''}, type: ${type}, required: ${!optional.has(name)})`;
+      });
+      const description =
+        names.size === 0
+          ? p.toolDescription
+          : `${p.toolDescription}\n\tTool expects valid stringified JSON object with ${names.size} properties.\n\tProperty names with description, type and required status:\n\t${listed.join(',\n ')}\n\tALL parameters marked as required must be provided`;
+      return {
+        kind: 'tool',
+        name: toolNameOf(p.name || ctx.node.name),
+        description,
+        parameters: { type: 'object', properties: { input: { type: 'string' } } },
+        run: (args) => call(names.size === 0 ? {} : dynamicInput(args.input, names)),
+      };
+    }
     return {
       kind: 'tool',
-      name: toolNameOf(version < 1.1 && p.name ? p.name : ctx.node.name),
+      name: toolNameOf(ctx.node.name),
       description: p.toolDescription,
-      parameters: { type: 'object', properties, required: [...names].filter((n) => !optional.has(n)) },
-      async run(args) {
-        for (const name of names)
-          if (!optional.has(name) && (args[name] === undefined || args[name] === null))
-            throw new Error(`the argument '${name}' is missing`);
-        const v4 = Value.Default(HttpRequestV4Parameters, {
-          method: p.method,
-          url: fillUrl(p.url, args),
-          authentication: credential ? 'genericCredentialType' : 'none',
-          ...(credential ? { genericAuthType: credential.type } : {}),
-          options: { timeout: TIMEOUT_MS },
-        }) as HttpRequestV4Params;
-        for (const part of parts) applyPart(v4, part, p, args);
-        const req = buildRequest(v4, 4.2, credential);
-        const res = await ctx.deps.http(toOutbound(req));
-        let text = res.body;
-        if (res.status < 200 || res.status >= 300)
-          text = `There was an error: "${res.status} - ${text.slice(0, 2_000)}"`;
-        const max = p.truncateResponse ? Math.min(p.maxLength, MAX_ANSWER_CHARS) : MAX_ANSWER_CHARS;
-        return text.length > max ? text.slice(0, max) : text;
-      },
+      parameters: schema,
+      run: call,
     };
   },
 });
+
+/**
+ * A v1 tool's text input as its arguments (n8n's `configureToolFunction`): the model's stringified
+ * JSON object, or, when the tool has one parameter, the text itself as that parameter.
+ */
+function dynamicInput(input: unknown, names: Set<string>): Record<string, unknown> {
+  if (typeof input === 'object' && input !== null && !Array.isArray(input))
+    return input as Record<string, unknown>;
+  const text = typeof input === 'string' ? input : '';
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch {
+    // not JSON: the text itself, for a tool of one parameter
+  }
+  const [only] = names;
+  if (names.size === 1 && only !== undefined) return { [only]: text };
+  throw new Error('Input is not a valid JSON object');
+}
 
 type Params = Static<typeof Parameters>;
 

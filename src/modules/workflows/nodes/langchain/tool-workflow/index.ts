@@ -90,8 +90,20 @@ export const toolWorkflowNode = defineSubNode({
     const version = ctx.node.typeVersion ?? 1;
     const v2 = version >= 2;
     const fromAi = v2 ? fromAiParameters(ctx.node.parameters.workflowInputs ?? {}) : [];
-    const schema = v2 ? fromAiSchema(fromAi) : p.specifyInputSchema ? inputSchemaOf(p) : QUERY_SCHEMA;
-    const name = toolNameOf(version < 1.3 && p.name ? p.name : ctx.node.name);
+    // A v2 tool without `$fromAI()` is LangChain's DynamicTool in n8n (one optional text, `input`).
+    const schema = v2
+      ? fromAi.length > 0
+        ? fromAiSchema(fromAi)
+        : TEXT_INPUT_SCHEMA
+      : p.specifyInputSchema
+        ? inputSchemaOf(p)
+        : QUERY_SCHEMA;
+    // n8n names the tool by its `name` parameter before v1.3 and again at v2 and v2.1 (ToolWorkflowV2:
+    // `typeVersion <= 2.1`), else after the node.
+    const named = (version < 1.3 || (version >= 2 && version <= 2.1)) && p.name;
+    const name = toolNameOf(named ? p.name : ctx.node.name);
+    // v2 answers the callee's first item; from v2.1 all its items (n8n's `returnAllItems`).
+    const allItems = version > 2;
     const runWorkflow = async (item: Item, id: string): Promise<Item[]> => {
       const before = ctx.nodeRuns.used();
       const done = await call({
@@ -127,7 +139,16 @@ export const toolWorkflowNode = defineSubNode({
         if (!id) throw new NodeOperationError('The workflow to call has no id');
         const items = await runWorkflow(item, id);
         const first = items[0]?.json;
-        if (v2) return limit(first === undefined ? '' : JSON.stringify(first, null, 2));
+        if (v2 && first === undefined) throw new Error('The workflow did not return a response');
+        if (allItems)
+          return limit(
+            JSON.stringify(
+              items.map((i) => i.json),
+              null,
+              2,
+            ),
+          );
+        if (v2) return limit(JSON.stringify(first, null, 2));
         const response = first?.[p.responsePropertyName];
         if (response === undefined)
           throw new Error(
@@ -138,6 +159,8 @@ export const toolWorkflowNode = defineSubNode({
     };
   },
 });
+
+const TEXT_INPUT_SCHEMA = { type: 'object', properties: { input: { type: 'string' } } };
 
 const limit = (text: string) => (text.length > MAX_ANSWER_CHARS ? text.slice(0, MAX_ANSWER_CHARS) : text);
 
