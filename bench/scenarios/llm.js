@@ -306,7 +306,8 @@ const cpuText = (c) => `${fmt(c.total)} µs (user ${fmt(c.user)}, system ${fmt(c
  * child and the bare proxy's alternating, non-streamed and streamed; the median of the rounds. On a
  * loaded machine this moves far less than throughput does. User and system time are shown apart (a
  * profile samples wall time, so socket writes that wake another process look dearer than they are),
- * and a public `GET /health` on the gateway's child gives the platform's own floor per request.
+ * and a public `GET /health` and an authenticated `GET /v1/models` on the gateway's child give the
+ * platform's own floors per request.
  */
 async function cpuPerCallReport(proxy, platform, auth) {
   const lines = [];
@@ -335,15 +336,22 @@ async function cpuPerCallReport(proxy, platform, auth) {
         `load average ${load()})`,
     );
   }
-  const health = { path: '/health', headers: {}, bodies: [null] };
-  await burst(platform.port, health, 500);
-  const floor$ = [];
-  for (let round = 0; round < ROUNDS; round++)
-    floor$.push(await cpuPerCall(platform.port, health, platform.child.pid));
-  lines.push(
-    `platform floor (GET /health on the gateway's process, CPU per call): ${cpuText(medianRound(floor$))} ` +
-      `(median of ${ROUNDS} rounds of ${CPU_CALLS} calls; load average ${load()})`,
-  );
+  // The platform's floors on the gateway's process: a public GET, then an authenticated one (key
+  // check, usage count, request-log row), so the gateway's own share is what lies above the second.
+  const floors = [
+    ['GET /health', { path: '/health', headers: {}, bodies: [null] }],
+    ['authenticated GET /v1/models', { path: '/v1/models', headers: auth, bodies: [null] }],
+  ];
+  for (const [label, request] of floors) {
+    await burst(platform.port, request, 500);
+    const floor$ = [];
+    for (let round = 0; round < ROUNDS; round++)
+      floor$.push(await cpuPerCall(platform.port, request, platform.child.pid));
+    lines.push(
+      `platform floor (${label} on the gateway's process, CPU per call): ${cpuText(medianRound(floor$))} ` +
+        `(median of ${ROUNDS} rounds of ${CPU_CALLS} calls; load average ${load()})`,
+    );
+  }
   return lines;
 }
 

@@ -109,6 +109,39 @@ describe('same-dialect relay: OpenAI client → OpenAI-compatible model', () => 
     expect(text).toBe('Echo: stream two words');
   });
 
+  it('a client that leaves before the upstream answers aborts the upstream request; the call is recorded canceled', async () => {
+    bed.openai.delayHeadersMs = 10_000;
+    try {
+      const controller = new AbortController();
+      const call = fetch(`${bed.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bed.p.adminKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'wait' }] }),
+        signal: controller.signal,
+      }).catch((error: unknown) => error);
+      await expect.poll(() => bed.openai.requests.length, { timeout: 3_000 }).toBe(1);
+      controller.abort();
+      await call;
+      // Well before the model's 2 s header timeout, which would end the request too.
+      await bed.openai.untilAborted(1, 1_000);
+      expect(bed.openai.aborted).toBe(1);
+      await expect
+        .poll(
+          async () => {
+            const list = await bed.p.request({
+              method: 'GET',
+              url: '/v1/llm/requests?model=gpt-4o-mini&limit=1',
+            });
+            return (list.json() as { data: Array<{ status: string }> }).data[0]?.status;
+          },
+          { timeout: 3_000 },
+        )
+        .toBe('canceled');
+    } finally {
+      bed.openai.delayHeadersMs = 0;
+    }
+  });
+
   it('a stream with include_usage keeps the usage frame; the call is recorded with the upstream counts', async () => {
     const client = new OpenAI({ baseURL: `${bed.url}/v1`, apiKey: bed.p.adminKey, maxRetries: 0 });
     const stream = await client.chat.completions.create({

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onSendHookHandler } from 'fastify';
 
 /**
  * A route that still answers but is on its way out (docs/versioning.md). Dates are UTC days,
@@ -73,20 +73,8 @@ export function registerDeprecation(app: FastifyInstance): void {
     return headers;
   };
 
-  app.addHook('onRoute', (route) => {
-    const d = route.config?.deprecation;
-    if (!d) return;
-    try {
-      headersOf(d);
-    } catch (error) {
-      throw new Error(`Route ${String(route.method)} ${route.url}: ${(error as Error).message}`);
-    }
-    // A copy: schema objects may be shared between routes (GET and its HEAD).
-    route.schema = { ...route.schema, deprecated: true } as typeof route.schema;
-  });
-
-  // A callback hook, not an async one: it runs on every response.
-  app.addHook('onSend', (request, reply, payload, done) => {
+  // The headers' hook goes on the deprecated routes only: every other answer skips it.
+  const stamp: onSendHookHandler = (request, reply, payload, done) => {
     const d = request.routeOptions.config?.deprecation;
     if (!d) return done(null, payload);
     const { link, ...rest } = headersOf(d);
@@ -98,5 +86,20 @@ export function registerDeprecation(app: FastifyInstance): void {
       reply.header('link', [...prior, link].join(', '));
     }
     done(null, payload);
+  };
+
+  app.addHook('onRoute', (route) => {
+    const d = route.config?.deprecation;
+    if (!d) return;
+    try {
+      headersOf(d);
+    } catch (error) {
+      throw new Error(`Route ${String(route.method)} ${route.url}: ${(error as Error).message}`);
+    }
+    // A copy: schema objects may be shared between routes (GET and its HEAD).
+    route.schema = { ...route.schema, deprecated: true } as typeof route.schema;
+    // First among the route's own (a callback hook, not an async one), as the app-wide hook was.
+    const own = route.onSend ? (Array.isArray(route.onSend) ? route.onSend : [route.onSend]) : [];
+    route.onSend = [stamp, ...own];
   });
 }

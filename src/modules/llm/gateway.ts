@@ -11,6 +11,7 @@ import type { ModelRegistry } from './registry.js';
 import type { LlmCallRecord, LlmRequestLog } from './request-log.js';
 import { budgetExceeded, budgetHeaders } from './token-budget.js';
 import {
+  type CallAbort,
   type ChatEvent,
   type ChatProvider,
   type ChatRequest,
@@ -342,7 +343,7 @@ export class Gateway {
             ...(wire.generate ? { generate: true } : {}),
           },
           model,
-          attempt.signal,
+          attempt,
         )) as RelayAnswer;
         const call = {
           ctx,
@@ -737,9 +738,13 @@ interface RelayCall {
   attempt: Attempt;
 }
 
-/** An abort controller tied to the client's signal, and the way to untie it when the call went well. */
-interface Attempt {
-  signal: AbortSignal;
+/**
+ * An attempt at one model, tied to the client: a relay's upstream request follows it by a plain
+ * callback (`CallAbort`), and an AbortSignal is made only for a provider that asks for one (`signal`).
+ */
+interface Attempt extends CallAbort {
+  /** The attempt as an AbortSignal (made on first use: a relay never asks). */
+  readonly signal: AbortSignal;
   /** Ends the upstream request (failure, client gone). */
   abort(): void;
   /** The call ended well: nothing to abort, only the link to the client's signal to remove. */
@@ -750,26 +755,61 @@ interface Attempt {
  * Linked by hand: `AbortSignal.any` keeps every combined signal alive on Node 20, one per model call,
  * and aborting a finished call costs an exception object per request for nothing. A call serving a
  * connection follows it by a plain callback (no signal for the client at all); any other follows its
- * context's signal.
+ * context's signal. The attempt's own AbortController and its EventTarget listener are made only if
+ * a provider takes the signal (chat, not relay).
  */
 function attemptOf(ctx: CallContext): Attempt {
-  const controller = new AbortController();
+  let controller: AbortController | null = null;
+  let followers: Array<() => void> | null = null;
+  let aborted = false;
+  let reason: unknown;
+  const fire = (why?: unknown): void => {
+    if (aborted) return;
+    aborted = true;
+    reason = why;
+    controller?.abort(why);
+    const called = followers;
+    followers = null;
+    if (called) for (const follower of called) follower();
+  };
   let unfollow: () => void;
   const gone = ctx.gone;
   if (gone) {
-    unfollow = gone.follow(() => controller.abort());
+    unfollow = gone.follow(() => fire());
   } else {
     const parent = ctx.signal;
-    const follow = () => controller.abort(parent.reason);
-    if (parent.aborted) controller.abort(parent.reason);
+    const follow = () => fire(parent.reason);
+    if (parent.aborted) fire(parent.reason);
     else parent.addEventListener('abort', follow, { once: true });
     unfollow = () => parent.removeEventListener('abort', follow);
   }
   return {
-    signal: controller.signal,
+    get aborted() {
+      return aborted;
+    },
+    get signal() {
+      if (controller === null) {
+        controller = new AbortController();
+        if (aborted) controller.abort(reason);
+      }
+      return controller.signal;
+    },
+    follow(onAbort) {
+      if (aborted) {
+        onAbort();
+        return () => {};
+      }
+      const list = followers ?? [];
+      followers = list;
+      list.push(onAbort);
+      return () => {
+        const at = list.indexOf(onAbort);
+        if (at !== -1) list.splice(at, 1);
+      };
+    },
     abort() {
       unfollow();
-      controller.abort();
+      fire();
     },
     done() {
       unfollow();

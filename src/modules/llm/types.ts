@@ -300,6 +300,19 @@ export type RelayAnswer =
   | { stream: false; contentType: string; body: Buffer; outcome: RelayOutcome }
   | { stream: true; contentType: string; frames: AsyncGenerator<string, RelayOutcome, undefined> };
 
+/**
+ * What ends an upstream call without an AbortSignal: a relay attempt's, followed by a plain callback.
+ * An AbortSignal's EventTarget listener (and its controller) is per-call work a relay can skip.
+ */
+export interface CallAbort {
+  readonly aborted: boolean;
+  /** Calls `onAbort` when the call is aborted (at once if it was); returns the way to stop following. */
+  follow(onAbort: () => void): () => void;
+}
+
+/** An AbortSignal, or a follower that calls back. */
+export type Abortable = AbortSignal | CallAbort;
+
 export interface ChatProvider {
   /** The first field of `request` this provider would drop for this model, if any (checked before it is called). */
   unsupported?(request: ChatRequest, entry: ModelEntry): Unsupported | null;
@@ -307,7 +320,7 @@ export interface ChatProvider {
   /** The dialects this provider relays as they are (same-dialect calls skip the neutral form). */
   readonly relays?: ReadonlySet<RelayRequest['dialect']>;
   /** Forwards a same-dialect chat; resolves once a 2xx answer began (else rejects as `chat` does). */
-  relay?(request: RelayRequest, entry: ModelEntry, signal: AbortSignal): Promise<RelayAnswer>;
+  relay?(request: RelayRequest, entry: ModelEntry, signal: Abortable): Promise<RelayAnswer>;
   embed(request: EmbedRequest, entry: ModelEntry, signal: AbortSignal): Promise<EmbedResult>;
   /** Classifies texts (OpenAI's `/moderations`); a provider without it is refused with a 400. */
   moderate?(input: unknown, entry: ModelEntry, signal: AbortSignal): Promise<ModerationResult>;

@@ -7,7 +7,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import { headerSecrets, safeCause } from '../../../core/redact.js';
-import { UpstreamError } from '../types.js';
+import { type Abortable, UpstreamError } from '../types.js';
 
 /** The longest NDJSON line or SSE line the providers accept (a chunk is a few hundred bytes). */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -36,7 +36,7 @@ async function postBytes(
   entry: { baseUrl?: string; apiKey?: string; timeoutMs: number },
   path: string,
   body: string | Buffer,
-  signal: AbortSignal,
+  signal: Abortable,
   accept: string,
 ): Promise<UpstreamCall> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept };
@@ -83,7 +83,7 @@ export abstract class JsonUpstream {
     entry: { baseUrl?: string; apiKey?: string; timeoutMs: number },
     path: string,
     body: string | Buffer,
-    signal: AbortSignal,
+    signal: Abortable,
     accept: string,
   ): Promise<UpstreamCall> {
     return postBytes(this.agents, this.kind, entry, path, body, signal, accept);
@@ -108,7 +108,7 @@ export interface UpstreamRequest {
   body?: string | Buffer;
   /** Time to the response headers, and the longest silence while the body is read. */
   timeoutMs: number;
-  signal: AbortSignal;
+  signal: Abortable;
   /** Names the upstream in error messages (`Ollama`, `OpenAI`). */
   label: string;
 }
@@ -165,9 +165,10 @@ export class UpstreamCall {
         );
       }, timeoutMs);
       const onAbort = (): void => fail(abortedError(label));
+      let unfollow: (() => void) | null = null;
       const cleanUp = (): void => {
         clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
+        unfollow?.();
       };
       const isHttps = url.protocol === 'https:';
       const req = (isHttps ? https : http).request({
@@ -176,7 +177,7 @@ export class UpstreamCall {
         headers: options.body === undefined ? options.headers : withLength(options.headers, options.body),
         agent: isHttps ? agents.https : agents.http,
       });
-      signal.addEventListener('abort', onAbort, { once: true });
+      unfollow = follow(signal, onAbort);
       req.once('response', (res) => {
         call = new UpstreamCall(req, res, options, timer);
         timer.refresh();
@@ -367,6 +368,13 @@ function withLength(headers: Record<string, string>, body: string | Buffer): Rec
 function errorCode(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code) ? code : 'connection failed';
+}
+
+/** Follows an AbortSignal (an EventTarget listener) or a relay attempt (a plain callback). */
+function follow(signal: Abortable, onAbort: () => void): () => void {
+  if ('follow' in signal) return signal.follow(onAbort);
+  signal.addEventListener('abort', onAbort, { once: true });
+  return () => signal.removeEventListener('abort', onAbort);
 }
 
 function abortedError(label: string): UpstreamError {

@@ -4,6 +4,7 @@
  */
 import { Type } from 'typebox';
 import {
+  type Abortable,
   type ChatEvent,
   type ChatMessage,
   type ChatProvider,
@@ -75,7 +76,7 @@ export class OllamaProvider extends JsonUpstream implements ChatProvider {
   }
 
   /** An Ollama client's chat or generate as it sent it: the answer's lines go back as they came, renamed. */
-  async relay(request: RelayRequest, entry: ModelEntry, signal: AbortSignal): Promise<RelayAnswer> {
+  async relay(request: RelayRequest, entry: ModelEntry, signal: Abortable): Promise<RelayAnswer> {
     const path = request.generate ? '/api/generate' : '/api/chat';
     const accept = request.stream ? 'application/x-ndjson' : 'application/json';
     const call = await this.postRaw(entry, path, request.body, signal, accept);

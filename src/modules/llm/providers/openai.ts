@@ -4,6 +4,7 @@
  */
 import { Type } from 'typebox';
 import {
+  type Abortable,
   type ChatEvent,
   type ChatMessage,
   type ChatProvider,
@@ -118,7 +119,7 @@ export class OpenAiProvider extends JsonUpstream implements ChatProvider {
    * An OpenAI client's chat as it sent it: the answer's bytes go back as they came, read only for
    * the usage (and, streamed, for the frames that end or break the answer).
    */
-  async relay(request: RelayRequest, entry: ModelEntry, signal: AbortSignal): Promise<RelayAnswer> {
+  async relay(request: RelayRequest, entry: ModelEntry, signal: Abortable): Promise<RelayAnswer> {
     const call = await this.postRaw(
       entry,
       '/chat/completions',
