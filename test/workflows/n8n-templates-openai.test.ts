@@ -424,3 +424,156 @@ describe('the OpenAI node, operation by operation', () => {
     expect(api.requests).toHaveLength(0);
   });
 });
+
+describe('n8n’s first OpenAI node (n8n-nodes-base.openAi v1)', () => {
+  const users = (n: number) =>
+    JSON.stringify(
+      Array.from({ length: n }, (_, i) => ({
+        user_name: `Ada Ahab ${i}`,
+        user_email: `ada${i}@example.com`,
+        subscribed: i % 2 === 0,
+        date_subscribed: i % 2 === 0 ? '2023-01-0' + (i + 1) : '',
+      })),
+    );
+
+  it('Prepare CSV files with GPT-4: three chat completions become three CSV files on disk', async () => {
+    const { mkdtempSync, readdirSync, readFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const filesDir = mkdtempSync(path.join(tmpdir(), 'openai-legacy-'));
+    api.queue({
+      body: {
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        choices: [0, 1, 2].map((index) => ({
+          index,
+          message: { role: 'assistant', content: users(2) },
+          finish_reason: 'stop',
+        })),
+        usage: { prompt_tokens: 100, completion_tokens: 300, total_tokens: 400 },
+      },
+    });
+    const { outcome, outputs } = await runFixture(loadFixture('templates/openai-legacy-csv-files.json'), {
+      ...deps,
+      host: {
+        filesDir,
+        executeCommand: { enabled: false, timeoutMs: 1_000, maxOutputBytes: 1_024 },
+        ssh: { enabled: false, timeoutMs: 1_000, maxOutputBytes: 1_024 },
+        tcpTarget: async () => {
+          throw new Error('no TCP here');
+        },
+      },
+    });
+    expect(outcome.state.error).toBeNull();
+    // n8n's routing: the credential's url without its last segment, then /v1/chat/completions.
+    expect(api.requests).toHaveLength(1);
+    expect(api.requests[0]?.path).toBe('/v1/chat/completions');
+    expect(api.requests[0]?.json).toMatchObject({ model: 'gpt-4', max_tokens: 2500, n: 3, temperature: 1 });
+    expect((api.requests[0]?.json.messages as Array<{ role: string }>)[0]?.role).toBe('user');
+    // Simplified: one item per choice.
+    expect(outputs.OpenAI).toHaveLength(3);
+    expect(outputs.OpenAI?.[2]).toMatchObject({ index: 2, finish_reason: 'stop' });
+    const written = readdirSync(path.join(filesDir, '.n8n')).sort();
+    expect(written).toEqual(['funny_names_1.csv', 'funny_names_2.csv', 'funny_names_3.csv']);
+    const csv = readFileSync(path.join(filesDir, '.n8n', 'funny_names_1.csv'), 'utf8');
+    expect(csv.split('\n')[0]).toBe('user_name,user_email,subscribed,date_subscribed');
+    // Booleans as SheetJS writes them in n8n's Spreadsheet File v2.
+    expect(csv).toContain('Ada Ahab 1,ada1@example.com,FALSE,');
+  });
+
+  const legacy = (parameters: Record<string, unknown>) => ({
+    name: 'legacy',
+    nodes: [
+      manual,
+      {
+        id: 'o',
+        name: 'OpenAI',
+        type: 'n8n-nodes-base.openAi',
+        typeVersion: 1,
+        position: [200, 0],
+        credentials: { openAiApi: { id: 'c', name: 'OpenAI' } },
+        parameters,
+      },
+    ],
+    connections: { Start: { main: [[{ node: 'OpenAI', type: 'main', index: 0 }]] } },
+  });
+
+  it('Text → Complete (its default) trims each choice’s text; Edit and Moderate post to their endpoints', async () => {
+    api.queue({
+      body: { choices: [{ text: '\n\n A summary. ', index: 0, logprobs: null, finish_reason: 'stop' }] },
+    });
+    const complete = await runFixture(
+      legacy({ prompt: 'Tl;dr:', options: { maxTokens: 50 } }) as never,
+      deps,
+    );
+    expect(complete.outcome.state.error).toBeNull();
+    expect(api.requests[0]?.path).toBe('/v1/completions');
+    expect(api.requests[0]?.json).toEqual({ model: 'text-davinci-003', max_tokens: 50, prompt: 'Tl;dr:' });
+    expect(complete.outputs.OpenAI).toEqual([
+      { text: 'A summary.', index: 0, logprobs: null, finish_reason: 'stop' },
+    ]);
+
+    api.queue({ body: { choices: [{ text: 'Hallo', index: 0 }] } });
+    await runFixture(
+      legacy({ operation: 'edit', input: 'Hello', instruction: 'to German', options: {} }) as never,
+      deps,
+    );
+    expect(api.requests[1]?.path).toBe('/v1/edits');
+    expect(api.requests[1]?.json).toEqual({
+      model: 'text-davinci-edit-001',
+      input: 'Hello',
+      instruction: 'to German',
+    });
+
+    api.queue({ body: { id: 'modr-1', results: [{ flagged: true, categories: { violence: true } }] } });
+    const moderated = await runFixture(
+      legacy({ operation: 'moderate', input: 'x', options: {} }) as never,
+      deps,
+    );
+    expect(api.requests[2]?.json).toEqual({ model: 'text-moderation-latest', input: 'x' });
+    expect(moderated.outputs.OpenAI).toEqual([{ flagged: true, categories: { violence: true } }]);
+  });
+
+  it('Image → Create answers binary images by default, URLs when asked', async () => {
+    api.queue({
+      body: {
+        data: [
+          { b64_json: Buffer.from('img-1').toString('base64') },
+          { b64_json: Buffer.from('img-2').toString('base64') },
+        ],
+      },
+    });
+    const made = await runFixture(
+      legacy({ resource: 'image', prompt: 'a comic cover', options: { n: 2, size: '512x512' } }) as never,
+      deps,
+    );
+    expect(made.outcome.state.error).toBeNull();
+    expect(api.requests[0]?.json).toEqual({
+      model: 'dall-e-2',
+      prompt: 'a comic cover',
+      response_format: 'b64_json',
+      n: 2,
+      size: '512x512',
+    });
+    const images = runData(made.outcome, 'OpenAI');
+    expect(images.map((i) => Buffer.from(i.binary?.data?.data ?? '', 'base64').toString())).toEqual([
+      'img-1',
+      'img-2',
+    ]);
+    expect(images[0]?.json).toEqual({});
+
+    api.queue({ body: { data: [{ url: 'https://img.example/a.png' }] } });
+    const urls = await runFixture(
+      legacy({ resource: 'image', prompt: 'p', responseFormat: 'imageUrl', options: {} }) as never,
+      deps,
+    );
+    expect(api.requests[1]?.json.response_format).toBe('url');
+    expect(urls.outputs.OpenAI).toEqual([{ url: 'https://img.example/a.png' }]);
+  });
+
+  it('an operation the resource does not have is refused at save', async () => {
+    await expect(
+      runFixture(legacy({ resource: 'chat', operation: 'edit', options: {} }) as never, deps),
+    ).rejects.toThrow(/'edit' is not an operation of the chat resource \(complete\)/);
+  });
+});

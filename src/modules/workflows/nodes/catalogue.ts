@@ -52,6 +52,7 @@ import { mySqlV1Node } from './n8n/mysql/v1.js';
 import { n8nApiNode } from './n8n/n8n-api/index.js';
 import { trainingCustomerDatastoreNode, trainingCustomerMessengerNode } from './n8n/n8n-training/index.js';
 import { n8nNoOpNode } from './n8n/no-op/index.js';
+import { openAiLegacyNode } from './n8n/open-ai/index.js';
 import { postgresNode } from './n8n/postgres/index.js';
 import { postgresV1Node } from './n8n/postgres/v1.js';
 import { postgresTriggerNode } from './n8n/postgres-trigger/index.js';
@@ -158,6 +159,7 @@ export const allNodeTypes: NodeType[] = [
   trainingCustomerDatastoreNode,
   trainingCustomerMessengerNode,
   n8nNoOpNode,
+  openAiLegacyNode,
   readPdfNode,
   readWriteFileNode,
   postgresNode,

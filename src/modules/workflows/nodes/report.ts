@@ -36,6 +36,7 @@ const DISPLAY: Record<string, string> = {
   '@n8n/n8n-nodes-langchain.lmChatOllama': 'Ollama Chat Model',
   '@n8n/n8n-nodes-langchain.lmChatOpenAi': 'OpenAI Chat Model (or the platform gateway)',
   '@n8n/n8n-nodes-langchain.openAi': 'OpenAI (message a model, images, audio; or the platform gateway)',
+  'n8n-nodes-base.openAi': 'OpenAI (n8n’s first OpenAI node: completions, edits, moderations, DALL·E)',
   '@n8n/n8n-nodes-langchain.memoryBufferWindow': 'Simple Memory',
   '@n8n/n8n-nodes-langchain.outputParserStructured': 'Structured Output Parser',
   '@n8n/n8n-nodes-langchain.toolCalculator': 'Calculator tool',

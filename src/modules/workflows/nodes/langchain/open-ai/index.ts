@@ -1,10 +1,10 @@
 import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
 import type { Item, ValidationProblem } from '../../../engine/types.js';
+import { openAiTarget } from '../../n8n/open-ai/transport.js';
 import { LANGCHAIN } from '../ai-parts.js';
 import { analyzeImage, generateAudio, generateImage, readRecording } from './media.js';
 import { OpenAiParameters, type OpenAiParams } from './schema.js';
 import { classifyText, messageModel } from './text.js';
-import { openAiTarget } from './transport.js';
 
 /** Each resource's operations here and its default (n8n's). */
 const OPERATIONS: Record<'text' | 'image' | 'audio', { served: readonly string[]; default: string }> = {

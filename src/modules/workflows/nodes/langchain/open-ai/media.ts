@@ -1,9 +1,9 @@
 import { binaryBytes, binaryOf } from '../../../engine/binary.js';
 import { type NodeExecutionContext, NodeOperationError } from '../../../engine/node-type.js';
 import type { BinaryData, Item, Json } from '../../../engine/types.js';
+import { type OpenAiTarget, postForBytes, postJson, postMultipart } from '../../n8n/open-ai/transport.js';
 import { locatorValue } from '../ai-parts.js';
 import type { OpenAiParams } from './schema.js';
-import { type OpenAiTarget, postForBytes, postJson, postMultipart } from './transport.js';
 
 /** What OpenAI takes per image or recording; bigger inputs fail their item before the upload. */
 const MAX_IMAGE_BYTES = 20 * 1024 * 1024;

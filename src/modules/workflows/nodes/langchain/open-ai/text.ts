@@ -1,8 +1,8 @@
 import { type NodeExecutionContext, NodeOperationError } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
+import { type OpenAiTarget, postJson } from '../../n8n/open-ai/transport.js';
 import { locatorValue, toolSpec, toolsOf } from '../ai-parts.js';
 import type { OpenAiParams } from './schema.js';
-import { type OpenAiTarget, postJson } from './transport.js';
 
 /**
  * n8n bounds the tool loop by `maxToolsIterations` (15 by default from v1.5; 0 and older versions:

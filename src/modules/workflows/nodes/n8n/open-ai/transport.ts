@@ -1,8 +1,7 @@
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { EngineDeps, OutboundResponse, WorkflowNode } from '../../../engine/types.js';
 import { credentialRefOf } from '../../../engine/types.js';
-import { type PreparedRequest, toOutbound } from '../../n8n/http-request/build.js';
-import { errorText, parseBody } from '../openai-wire.js';
+import { type PreparedRequest, toOutbound } from '../http-request/build.js';
 
 const DEFAULT_URL = 'https://api.openai.com/v1';
 /** n8n's OpenAI node waits as its HTTP helper does; a model call may take minutes. */
@@ -94,12 +93,25 @@ export async function postForBytes(
 }
 
 function checked(res: OutboundResponse): Record<string, unknown> {
-  const parsed = parseBody(res.body, 'OpenAI');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(res.body);
+  } catch {
+    parsed = undefined;
+  }
   if (res.status < 200 || res.status >= 300)
-    throw new NodeOperationError(`OpenAI refused the request (${res.status}): ${errorText(parsed)}`, {
+    throw new NodeOperationError(`OpenAI refused the request (${res.status}): ${messageOf(parsed)}`, {
       description: res.body.slice(0, 1000),
     });
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
     throw new NodeOperationError('OpenAI answered with a body that is not a JSON object');
   return parsed as Record<string, unknown>;
+}
+
+/** OpenAI's error body: `{error: {message}}` (or a bare string). */
+function messageOf(body: unknown): string {
+  const error = (body as { error?: unknown } | null | undefined)?.error;
+  if (typeof error === 'string') return error;
+  const message = (error as { message?: unknown } | null | undefined)?.message;
+  return typeof message === 'string' ? message : 'no error message';
 }
