@@ -554,11 +554,22 @@ describe('MCP Client Tool v1 on the SSE transport (template xRclXA5QzrT3c6U8)', 
         if (!res.headersSent) res.writeHead(500).end();
       });
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(5678, '127.0.0.1', resolve);
-    });
-  });
+    // The export's port is fixed: the same file on the other runtime (the suite runs Node 20 and 24 side
+    // by side) may hold it; wait until it is free rather than fail.
+    const until = Date.now() + 120_000;
+    for (;;) {
+      const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+        server.once('error', resolve);
+        server.listen(5678, '127.0.0.1', () => {
+          server.removeAllListeners('error');
+          resolve(null);
+        });
+      });
+      if (!error) break;
+      if (error.code !== 'EADDRINUSE' || Date.now() > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }, 130_000);
   afterAll(async () => {
     server?.closeAllConnections();
     await new Promise<void>((resolve) => server?.close(() => resolve()));

@@ -78,13 +78,18 @@ export async function streamedEvents(
   const onData = (chunk: Buffer) => {
     // After a failure the rest is not read (the request still ends within the client's bounds).
     if (failure) return;
-    buffered += decoder.write(chunk);
+    // Only the new piece is scanned, and the held part is joined once per line: a body with no line
+    // break (or many small lines in one chunk) costs linear time, not a rescan of everything held.
+    const piece = decoder.write(chunk);
+    let start = 0;
     try {
-      for (let cut = buffered.indexOf('\n'); cut >= 0; cut = buffered.indexOf('\n')) {
-        const line = buffered.slice(0, cut).replace(/\r$/, '');
-        buffered = buffered.slice(cut + 1);
+      for (let cut = piece.indexOf('\n'); cut >= 0; cut = piece.indexOf('\n', start)) {
+        const line = (buffered + piece.slice(start, cut)).replace(/\r$/, '');
+        buffered = '';
+        start = cut + 1;
         reader.line(line, text);
       }
+      buffered += piece.slice(start);
     } catch (error) {
       failure ??= error;
     }
