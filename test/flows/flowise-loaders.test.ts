@@ -602,11 +602,16 @@ describe.each(await testDialects())('flows: Flowise web and API loaders on %s', 
     );
   });
 
-  it('Github Repo QnA on a private repository: the account’s GITHUB_ACCESS_TOKEN variable opens it', async () => {
-    const flow = await importFlow('Github Repo QnA', template('Github Repo QnA'));
-    const override = {
-      overrideConfig: { repoLink: 'https://github.com/acme/private', githubInstanceApi: `${site.url}/gh` },
+  it('Github Repo QnA on a private repository: the account’s GITHUB_ACCESS_TOKEN variable opens it, on the flow’s own API only', async () => {
+    // The flow's owner points its GitHub loader at their GitHub instance (here the local site).
+    const canvas = JSON.parse(template('Github Repo QnA')) as {
+      nodes: Array<{ id: string; data: { inputs: Record<string, unknown> } }>;
     };
+    const github = canvas.nodes.find((n) => n.id === 'github_1');
+    if (!github) throw new Error('the template has no github_1 node');
+    github.data.inputs.githubInstanceApi = `${site.url}/gh`;
+    const flow = await importFlow('Github Repo QnA (own instance)', JSON.stringify(canvas));
+    const override = { overrideConfig: { repoLink: 'https://github.com/acme/private' } };
     const closed = await upsert(flow.id, override);
     const body = expectFlowError(closed, 502, 'UPSTREAM_ERROR');
     expect(body.message).toContain('GITHUB_ACCESS_TOKEN');
@@ -622,6 +627,16 @@ describe.each(await testDialects())('flows: Flowise web and API loaders on %s', 
         'Bearer gh-private-token',
         'Bearer gh-private-token',
       ]);
+      // An upsert that moves the unmodified template's API (api.github.com) to another host does not
+      // take the token there: the caller may run the upsert, not read the account's token.
+      const moved = await importFlow('Github Repo QnA', template('Github Repo QnA'));
+      site.seen.length = 0;
+      const elsewhere = await upsert(moved.id, {
+        overrideConfig: { repoLink: 'https://github.com/acme/private', githubInstanceApi: `${site.url}/gh` },
+      });
+      expectFlowError(elsewhere, 502, 'UPSTREAM_ERROR');
+      expect(site.seen.length).toBeGreaterThan(0);
+      expect(site.seen.every((r) => r.headers.authorization === undefined)).toBe(true);
     } finally {
       await call(bed, 'DELETE', `/flowise/api/v1/variables/${(variable.json() as { id: string }).id}`);
     }

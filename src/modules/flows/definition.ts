@@ -103,6 +103,11 @@ export type FlowiseLoader = {
       recursive: boolean;
       /** GitHub's API base (GitHub Enterprise's, or another host speaking its contents API). */
       githubInstanceApi: string;
+      /**
+       * Set when an upsert's overrideConfig applied: the origin of the flow's own API, the only one the
+       * repository token is sent to (null: the flow's value was not a URL).
+       */
+      tokenOrigin?: string | null;
       /** Paths left out: a path equal to one, or under it (`docs/`, `docs/*`). */
       ignorePath: string[];
     }

@@ -126,6 +126,9 @@ export function withOverrides(
     // loader to another origin without sending headers of its own does not get them sent there.
     if (loader.type === 'api' && !('headers' in override) && originOf(out.url) !== originOf(loader.url))
       out.headers = {};
+    // The GitHub token (the node's githubApi credential or the account's variable) goes to the flow's own
+    // API origin only: a caller who may only upsert does not get to send it to a host of its choosing.
+    if (loader.type === 'github') out.tokenOrigin = loader.tokenOrigin ?? originOf(loader.githubInstanceApi);
     return out as FlowiseLoader;
   });
 }
@@ -613,8 +616,12 @@ async function githubFiles(
     ]);
   const api = loaderUrlOf(loader.githubInstanceApi, loader, 'githubInstanceApi');
   const base = api.toString().replace(/\/+$/, '');
+  // Only to the API's origin, and only when that is the flow's own (not an upsert's override).
+  const tokenOrigin = loader.tokenOrigin === undefined ? api.origin : loader.tokenOrigin;
   const auth = (url: string): Record<string, string> =>
-    token !== '' && new URL(url).origin === api.origin ? { authorization: `Bearer ${token}` } : {};
+    token !== '' && new URL(url).origin === api.origin && api.origin === tokenOrigin
+      ? { authorization: `Bearer ${token}` }
+      : {};
   const repository = `${link.origin}/${owner}/${repo}`;
   const ignored = loader.ignorePath.map((p) => p.replace(/^\/+/, '').replace(/\*+$/, '').replace(/\/+$/, ''));
   const skip = (path: string) => ignored.some((p) => p !== '' && (path === p || path.startsWith(`${p}/`)));
