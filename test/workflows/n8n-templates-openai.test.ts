@@ -469,7 +469,7 @@ describe('n8n’s first OpenAI node (n8n-nodes-base.openAi v1)', () => {
     expect(api.requests).toHaveLength(1);
     expect(api.requests[0]?.path).toBe('/v1/chat/completions');
     expect(api.requests[0]?.json).toMatchObject({ model: 'gpt-4', max_tokens: 2500, n: 3, temperature: 1 });
-    expect((api.requests[0]?.json.messages as Array<{ role: string }>)[0]?.role).toBe('user');
+    expect((api.requests[0]?.json.messages as Array<{ role: string }> | undefined)?.[0]?.role).toBe('user');
     // Simplified: one item per choice.
     expect(outputs.OpenAI).toHaveLength(3);
     expect(outputs.OpenAI?.[2]).toMatchObject({ index: 2, finish_reason: 'stop' });
