@@ -158,13 +158,113 @@ describe.each(await testDialects())('an n8n export through its webhook on %s', (
 
   it('refuses what it cannot honour, naming node, parameter and version', async () => {
     const body = n8nExport('n8n-refused', 'shop header');
-    (body.nodes[0] as { parameters: Record<string, unknown> }).parameters.options = { ignoreBots: true };
+    (body.nodes[0] as { parameters: Record<string, unknown> }).parameters.options = { allowedOrigins: '*' };
     (body.nodes[2] as { typeVersion: number }).typeVersion = 9;
     const res = await p.request({ method: 'POST', url: '/api/v1/workflows', payload: body });
     expect(res.statusCode).toBe(400);
     const problems = JSON.stringify(res.json());
-    expect(problems).toContain('nodes[0].parameters.options.ignoreBots');
+    expect(problems).toContain('nodes[0].parameters.options.allowedOrigins');
     expect(problems).toContain("n8n-nodes-base.webhook v2 (node 'Webhook')");
     expect(problems).toMatch(/n8n-nodes-base\.code' has no version 9 here \(supported: 1, 2\)/);
+  });
+  it('answers with n8n’s response options: headers, an onReceived body, lastNode’s property and content type', async () => {
+    const hook = (path: string, parameters: Record<string, unknown>) => ({
+      name: `n8n ${path}`,
+      nodes: [
+        {
+          id: `wh-${path}`,
+          name: 'Webhook',
+          type: 'n8n-nodes-base.webhook',
+          typeVersion: 2,
+          position: [0, 0],
+          parameters: { httpMethod: 'POST', path, ...parameters },
+        },
+        {
+          id: `set-${path}`,
+          name: 'Edit Fields',
+          type: 'n8n-nodes-base.set',
+          typeVersion: 3.4,
+          position: [200, 0],
+          parameters: {
+            assignments: {
+              assignments: [{ id: 'a', name: 'doc', value: '=<b>{{ $json.body.name }}</b>', type: 'string' }],
+            },
+            options: {},
+          },
+        },
+      ],
+      connections: { Webhook: { main: [[{ node: 'Edit Fields', type: 'main', index: 0 }]] } },
+    });
+    const post = (path: string, headers: Record<string, string> = {}) =>
+      p.request({
+        method: 'POST',
+        url: `/webhook/${path}`,
+        key: null,
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: { name: 'ada' },
+      });
+
+    await activate(
+      p,
+      await createWorkflow(
+        p,
+        hook('n8n-received', {
+          options: {
+            responseData: 'success',
+            responseHeaders: { entries: [{ name: 'X-Source', value: 'n8n' }] },
+          },
+        }),
+      ),
+    );
+    const received = await post('n8n-received');
+    expect(received.statusCode).toBe(200);
+    expect(received.body).toBe('success');
+    expect(received.headers['x-source']).toBe('n8n');
+
+    await activate(
+      p,
+      await createWorkflow(
+        p,
+        hook('n8n-last', {
+          responseMode: 'lastNode',
+          options: {
+            responsePropertyName: 'doc',
+            responseContentType: 'text/html',
+            responseHeaders: { entries: [{ name: 'Cache-Control', value: 'no-store' }] },
+          },
+        }),
+      ),
+    );
+    const last = await post('n8n-last');
+    expect(last.statusCode).toBe(200);
+    expect(last.headers['content-type']).toMatch(/^text\/html/);
+    expect(last.headers['cache-control']).toBe('no-store');
+    expect(last.body).toBe('<b>ada</b>');
+
+    // ignoreBots: a link previewer's user agent is refused before anything runs; a browser's is not.
+    await activate(p, await createWorkflow(p, hook('n8n-bots', { options: { ignoreBots: true } })));
+    const bot = await post('n8n-bots', {
+      'user-agent': 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+    });
+    expect(bot.statusCode).toBe(403);
+    expect(bot.headers['www-authenticate']).toBe('Basic realm="Webhook"');
+    const person = await post('n8n-bots', {
+      'user-agent':
+        'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
+    });
+    expect(person.statusCode).toBe(200);
+
+    // Read at registration: an expression, or a header the platform owns, is refused at save.
+    const bad = hook('n8n-bad-options', {
+      options: {
+        responseData: '={{ $json.body.name }}',
+        responseHeaders: { entries: [{ name: 'Content-Length', value: '5' }] },
+      },
+    });
+    const res = await p.request({ method: 'POST', url: '/api/v1/workflows', payload: bad });
+    expect(res.statusCode).toBe(400);
+    const problems = JSON.stringify(res.json());
+    expect(problems).toContain('parameters.options.responseData');
+    expect(problems).toContain("'Content-Length' is not a header the webhook may set");
   });
 });

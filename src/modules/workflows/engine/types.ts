@@ -480,6 +480,19 @@ export interface WebhookNodeInfo {
   chat?: ChatInfo;
   /** The answer is streamed as n8n's JSON lines (`responseMode: 'streaming'`), the last node's if none streams. */
   streaming?: boolean;
+  /** n8n's Webhook `ignoreBots`: a bot's user agent gets 403 before authentication, as in n8n. */
+  ignoreBots?: boolean;
+  /**
+   * n8n's Webhook response options: headers on its answers (`responseHeaders`), the body of an
+   * `onReceived` answer (`responseData`), and for `lastNode` + `firstEntryJson` the content type and
+   * the one property answered (`responseContentType`, `responsePropertyName`).
+   */
+  reply?: {
+    headers: Record<string, string>;
+    receivedBody: string | null;
+    contentType: string | null;
+    propertyName: string | null;
+  };
   /** n8n's MCP Server Trigger: reached at `/mcp/{path}` (JSON-RPC messages), never at `/webhook/`. */
   mcp?: boolean;
 }

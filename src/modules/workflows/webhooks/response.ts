@@ -9,11 +9,17 @@ export type StoredResponse =
   | { kind: 'error'; code: ErrorCode; message: string; details: ErrorDetails };
 
 export function startedResponse(hook: WebhookNodeInfo, executionId: string): StoredResponse {
+  const custom = hook.reply?.receivedBody;
   return {
     kind: 'reply',
     statusCode: hook.responseCode,
-    headers: {},
-    body: hook.responseData === 'noData' ? null : { message: 'Workflow was started', executionId },
+    headers: { ...hook.reply?.headers },
+    body:
+      hook.responseData === 'noData'
+        ? null
+        : custom
+          ? custom
+          : { message: 'Workflow was started', executionId },
   };
 }
 
@@ -62,15 +68,34 @@ export function finishedResponse(
     return {
       kind: 'reply',
       statusCode: hook.responseCode,
-      headers: { 'content-type': binary.mimeType },
+      headers: { ...hook.reply?.headers, 'content-type': binary.mimeType },
       body: null,
       bodyBase64: binary.data,
     };
   }
   const items = outcome.lastItems.map((i) => i.json);
-  const body =
+  const headers: Record<string, string> = { ...hook.reply?.headers };
+  let body: unknown =
     hook.responseData === 'noData' ? null : hook.responseData === 'allEntries' ? items : (items[0] ?? {});
-  return { kind: 'reply', statusCode: hook.responseCode, headers: {}, body };
+  if (hook.responseData === 'firstEntryJson') {
+    // n8n's options for the first entry: one property of it, and a content type of the author's choosing.
+    const property = hook.reply?.propertyName;
+    if (property) body = propertyOf(items[0] ?? {}, property) ?? null;
+    const type = hook.reply?.contentType;
+    if (type) {
+      // As n8n: a string goes out as it is, anything else as indented JSON, under the author's type.
+      headers['content-type'] = type;
+      const text = typeof body === 'string' ? body : body === null ? '' : JSON.stringify(body, null, 2);
+      return {
+        kind: 'reply',
+        statusCode: hook.responseCode,
+        headers,
+        body: null,
+        bodyBase64: Buffer.from(text).toString('base64'),
+      };
+    }
+  }
+  return { kind: 'reply', statusCode: hook.responseCode, headers, body };
 }
 
 /**
@@ -143,4 +168,14 @@ export function unansweredResponse(executionId: string, row: ExecutionRow | unde
   throw new AppError('GATEWAY_TIMEOUT', 'The workflow did not answer in time; it keeps running', {
     executionId,
   });
+}
+
+/** A dotted path into an item's JSON (n8n reads `responsePropertyName` with lodash's `get`). */
+function propertyOf(json: Record<string, unknown>, path: string): unknown {
+  let value: unknown = json;
+  for (const key of path.split('.')) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
 }

@@ -188,6 +188,7 @@ export class WebhookService {
     const allowed = match.hook.options.ipAllowList;
     if (allowed && allowed.length > 0 && !ipMatcher(allowed)(call.clientAddress))
       throw new AppError('FORBIDDEN', 'IP is not whitelisted to access the webhook!', {});
+    refuseBots(call, match);
     const caller = await authenticateWebhook(call, match.hook, match.route.account_id, this.deps.auth);
     return { response: await this.run(call, match, caller, undefined, stream), headers: caller.headers };
   }
@@ -483,8 +484,16 @@ function fixedSegmentsMatched(template: string[], segments: string[]): number | 
  * submission alike, with n8n's answer (401 and its Basic challenge); the body says why.
  */
 function refuseBots(call: WebhookCall, match: WebhookMatch): void {
-  if (!match.hook.form?.ignoreBots) return;
   const agent = call.headers['user-agent'];
+  // The Webhook node's (n8n: WebhookAuthorizationError(403) with its Basic challenge).
+  if (match.hook.ignoreBots && isBotAgent(typeof agent === 'string' ? agent : undefined))
+    throw new AppError(
+      'FORBIDDEN',
+      "This webhook does not serve bots (the Webhook's ignoreBots option): the user agent is a bot's",
+      {},
+      { 'www-authenticate': 'Basic realm="Webhook"' },
+    );
+  if (!match.hook.form?.ignoreBots) return;
   if (isBotAgent(typeof agent === 'string' ? agent : undefined))
     throw new AppError(
       'UNAUTHORIZED',

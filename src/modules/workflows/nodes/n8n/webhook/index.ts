@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { isValidHeader } from '../../../../../core/http/header-check.js';
 import { isValidCidr } from '../../../../../core/http/ip-rules.js';
 import { isExpression } from '../../../engine/expressions.js';
 import { defineNode, output } from '../../../engine/node-type.js';
@@ -19,6 +20,15 @@ import { HTTP_METHODS, WebhookParameters, type WebhookParams } from '../../platf
  */
 
 const Method = Type.Enum(HTTP_METHODS);
+
+/** Headers the platform's answer owns (framing and its own security headers). */
+const RESERVED_RESPONSE_HEADERS = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+]);
 
 const N8nWebhookParameters = Type.Object(
   {
@@ -55,6 +65,33 @@ const N8nWebhookParameters = Type.Object(
         noResponseBody: Type.Optional(Type.Boolean()),
         /** Comma-separated addresses or CIDR ranges; others get 403 (empty: everyone). */
         ipWhitelist: Type.Optional(Type.String({ maxLength: 4000 })),
+        /** A bot's user agent gets 403 (n8n's `isbot`; here webhooks/bot-agents.ts). */
+        ignoreBots: Type.Optional(Type.Boolean()),
+        /** `onReceived`: this text is the answer's body instead of "Workflow was started". */
+        responseData: Type.Optional(Type.String({ maxLength: 100_000 })),
+        /** `lastNode` + `firstEntryJson`: the answer's content type. */
+        responseContentType: Type.Optional(Type.String({ maxLength: 200 })),
+        /** `lastNode` + `firstEntryJson`: only this (dotted) property of the first entry is answered. */
+        responsePropertyName: Type.Optional(Type.String({ maxLength: 200 })),
+        responseHeaders: Type.Optional(
+          Type.Object(
+            {
+              entries: Type.Optional(
+                Type.Array(
+                  Type.Object(
+                    {
+                      name: Type.String({ default: '', maxLength: 200 }),
+                      value: Type.String({ default: '', maxLength: 8_000 }),
+                    },
+                    { additionalProperties: false },
+                  ),
+                  { maxItems: 50 },
+                ),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+        ),
         responseCode: Type.Optional(
           Type.Object(
             {
@@ -117,6 +154,31 @@ export const n8nWebhookNode = defineNode({
           path: `parameters.options.${name}`,
           message: 'must be fixed: it shapes the trigger item',
         });
+    // Read when the webhook is registered, before any run: an expression would have nothing to read.
+    const o = params.options;
+    for (const name of ['ignoreBots', 'responseData', 'responseContentType', 'responsePropertyName'] as const)
+      if (isExpression(o[name]))
+        problems.push({
+          path: `parameters.options.${name}`,
+          message: 'must be fixed: the webhook answers before any run',
+        });
+    for (const [i, h] of (o.responseHeaders?.entries ?? []).entries()) {
+      // isExpression narrows: the names kept as plain strings for the checks after it.
+      const name = String(h.name);
+      if (isExpression(h.name) || isExpression(h.value))
+        problems.push({
+          path: `parameters.options.responseHeaders.entries[${i}]`,
+          message: 'must be fixed: the webhook answers before any run',
+        });
+      else if (
+        name !== '' &&
+        (!isValidHeader(name, String(h.value)) || RESERVED_RESPONSE_HEADERS.has(name.toLowerCase()))
+      )
+        problems.push({
+          path: `parameters.options.responseHeaders.entries[${i}].name`,
+          message: `'${name.slice(0, 60)}' is not a header the webhook may set`,
+        });
+    }
     const multiple = Array.isArray(params.httpMethod);
     if (multiple !== (params.multipleMethods === true))
       problems.push({
@@ -206,6 +268,15 @@ function n8nWebhook(node: WorkflowNode): WebhookNodeInfo[] {
       rawBodyAs: 'binary',
     },
     responseBinaryPropertyName: p.responseBinaryPropertyName ?? 'data',
+    ...(p.options.ignoreBots ? { ignoreBots: true } : {}),
+    reply: {
+      headers: Object.fromEntries(
+        (p.options.responseHeaders?.entries ?? []).filter((h) => h.name !== '').map((h) => [h.name, h.value]),
+      ),
+      receivedBody: p.options.responseData || null,
+      contentType: p.options.responseContentType || null,
+      propertyName: p.options.responsePropertyName || null,
+    },
   }));
 }
 
