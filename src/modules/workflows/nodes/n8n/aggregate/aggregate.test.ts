@@ -78,7 +78,7 @@ describe('n8n-nodes-base.aggregate v1', () => {
     expect(out.state.error?.message).toBe("The 'team' output field is used more than once");
   });
 
-  it('refuses binaries and unknown options at save time', () => {
+  it('refuses unknown options at save time', () => {
     const def = workflow(
       [
         {
@@ -91,7 +91,43 @@ describe('n8n-nodes-base.aggregate v1', () => {
       [],
     );
     const paths = engine.validate(def).map((p) => p.path);
-    expect(paths).toContain('nodes[0].parameters.options.includeBinaries');
+    expect(paths).not.toContain('nodes[0].parameters.options.includeBinaries');
     expect(paths).toContain('nodes[0].parameters.options.x');
+  });
+
+  it('includeBinaries: every file on the one item, a taken key suffixed; keepOnlyUnique leaves out look-alikes', async () => {
+    const file = (data: string, mimeType = 'image/png') => ({
+      data: Buffer.from(data).toString('base64'),
+      mimeType,
+      fileExtension: mimeType === 'image/png' ? 'png' : 'pdf',
+      fileSize: `${data.length} B`,
+    });
+    const items: Item[] = [
+      { json: { n: 1 }, binary: { data: file('aaa') } },
+      { json: { n: 2 }, binary: { data: file('bbb'), doc: file('ccccc', 'application/pdf') } },
+      { json: { n: 3 } },
+      { json: { n: 4 }, binary: { data: file('ddd') } },
+    ];
+    const fields = { fieldToAggregate: [{ fieldToAggregate: 'n' }] };
+    const all = await run({ fieldsToAggregate: fields, options: { includeBinaries: true } }, items);
+    const [item] = all.out.state.runData.A?.[0]?.output[0] ?? [];
+    expect(item?.json).toEqual({ n: [1, 2, 3, 4] });
+    expect(Object.keys(item?.binary ?? {})).toEqual(['data', 'data_1', 'doc', 'data_2']);
+    expect(Buffer.from(item?.binary?.data_2?.data ?? '', 'base64').toString()).toBe('ddd');
+
+    const unique = await run(
+      { fieldsToAggregate: fields, options: { includeBinaries: true, keepOnlyUnique: true } },
+      items,
+    );
+    const [one] = unique.out.state.runData.A?.[0]?.output[0] ?? [];
+    expect(Object.keys(one?.binary ?? {})).toEqual(['data', 'doc']);
+
+    // Grouped: each group's own files.
+    const grouped = await run(
+      { fieldsToAggregate: fields, options: { includeBinaries: true, groupByFields: 'team' } },
+      items.map((i, k) => ({ ...i, json: { ...i.json, team: k % 2 === 0 ? 'x' : 'y' } })),
+    );
+    const groups = grouped.out.state.runData.A?.[0]?.output[0] ?? [];
+    expect(groups.map((g) => Object.keys(g.binary ?? {}))).toEqual([['data'], ['data', 'doc', 'data_1']]);
   });
 });

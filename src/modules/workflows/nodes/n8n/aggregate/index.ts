@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
-import type { Item, Json } from '../../../engine/types.js';
+import type { BinaryData, Item, Json } from '../../../engine/types.js';
 import { fieldList, getField, type JsonObject, setField } from '../merge/json.js';
 
 const FieldToAggregate = Type.Object(
@@ -41,8 +41,8 @@ const AggregateParameters = Type.Object(
         disableDotNotation: Type.Optional(Type.Boolean()),
         mergeLists: Type.Optional(Type.Boolean()),
         keepMissing: Type.Optional(Type.Boolean()),
-        /** Binary data is not carried by items here. */
-        includeBinaries: Type.Optional(Type.Literal(false)),
+        /** The items' binary files on the output item (a clashing key gets `_1`, `_2`…), as n8n. */
+        includeBinaries: Type.Optional(Type.Boolean()),
         keepOnlyUnique: Type.Optional(Type.Boolean()),
       },
       { additionalProperties: false, default: {} },
@@ -74,10 +74,16 @@ export const aggregateNode = defineNode({
     const items = ctx.items.map((i) => i.json);
     const groupBy = fieldList(p.options.groupByFields ?? '');
     const build = p.aggregate === 'aggregateIndividualFields' ? individualFields : allItemData;
-    if (groupBy.length === 0) return output([{ json: build(items, p, []) }]);
+    const binaries = (from: Item[]) =>
+      p.options.includeBinaries ? binariesOf(from, p.options.keepOnlyUnique === true) : undefined;
+    const withBinaries = (json: JsonObject, from: Item[]): Item => {
+      const binary = binaries(from);
+      return binary ? { json, binary } : { json };
+    };
+    if (groupBy.length === 0) return output([withBinaries(build(items, p, []), ctx.items)]);
 
-    const groups = new Map<string, { values: Json[]; items: JsonObject[] }>();
-    for (const item of items) {
+    const groups = new Map<string, { values: Json[]; items: JsonObject[]; sources: Item[] }>();
+    for (const [index, item] of items.entries()) {
       const values = groupBy.map((field) => {
         const value = getField(item, field);
         if (value !== null && typeof value === 'object')
@@ -91,8 +97,9 @@ export const aggregateNode = defineNode({
         return value ?? null;
       });
       const key = JSON.stringify(values);
-      const group = groups.get(key) ?? { values, items: [] };
+      const group = groups.get(key) ?? { values, items: [], sources: [] };
       group.items.push(item);
+      group.sources.push(ctx.items[index] as Item);
       groups.set(key, group);
     }
     const out: Item[] = [];
@@ -101,11 +108,42 @@ export const aggregateNode = defineNode({
       groupBy.forEach((field, i) => {
         setField(json, field, group.values[i] as Json);
       });
-      out.push({ json: { ...json, ...build(group.items, p, groupBy) } });
+      out.push(withBinaries({ ...json, ...build(group.items, p, groupBy) }, group.sources));
     }
     return output(out);
   },
 });
+
+/**
+ * n8n's `addBinariesToItem`: every binary of the items under its own key, a key already taken getting
+ * `_1`, `_2`…; with `keepOnlyUnique`, a file like one already kept (same type, extension and size) is left out.
+ */
+function binariesOf(items: Item[], uniqueOnly: boolean): Record<string, BinaryData> | undefined {
+  const out: Record<string, BinaryData> = Object.create(null);
+  const kept: BinaryData[] = [];
+  let any = false;
+  for (const item of items) {
+    for (const [key, file] of Object.entries(item.binary ?? {})) {
+      if (
+        uniqueOnly &&
+        kept.some(
+          (k) =>
+            k.mimeType === file.mimeType &&
+            k.fileType === file.fileType &&
+            k.fileSize === file.fileSize &&
+            k.fileExtension === file.fileExtension,
+        )
+      )
+        continue;
+      kept.push(file);
+      let name = key;
+      for (let i = 1; name in out; i++) name = `${key}_${i}`;
+      out[name] = file;
+      any = true;
+    }
+  }
+  return any ? { ...out } : undefined;
+}
 
 /** True when one dot path is the other or lies under it. */
 function overlaps(a: string, b: string): boolean {
