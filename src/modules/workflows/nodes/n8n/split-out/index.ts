@@ -16,8 +16,8 @@ const SplitOutParameters = Type.Object(
       {
         disableDotNotation: Type.Optional(Type.Boolean()),
         destinationFieldName: Type.Optional(Type.String()),
-        /** Binary data is not carried by items here. */
-        includeBinary: Type.Optional(Type.Literal(false)),
+        /** Each output item carries its input item's binary files, as n8n. */
+        includeBinary: Type.Optional(Type.Boolean()),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -74,7 +74,9 @@ export const splitOutNode = defineNode({
           rows[row] = json;
         }
       });
-      for (const row of rows) out.push({ json: withOtherFields(row, item, fields, p, dot) });
+      const binary = p.options.includeBinary ? (ctx.items[i] as Item).binary : undefined;
+      for (const row of rows)
+        out.push({ json: withOtherFields(row, item, fields, p, dot), ...(binary ? { binary } : {}) });
     }
     return output(out);
   },

@@ -68,12 +68,24 @@ describe('n8n-nodes-base.splitOut v1', () => {
     expect(count.out.state.error?.message).toMatch(/same number of destination fields/);
   });
 
-  it('refuses binary options and unknown parameters at save time', () => {
+  it('includeBinary: each split item carries its input item’s files', async () => {
+    const binary = { data: { data: Buffer.from('pdf').toString('base64'), mimeType: 'application/pdf' } };
+    const withFiles = await run({ fieldToSplitOut: 'tags', options: { includeBinary: true } }, [
+      { ...order, binary },
+    ]);
+    const items = withFiles.out.state.runData.S?.[0]?.output[0] ?? [];
+    expect(items.length).toBeGreaterThan(1);
+    expect(items.every((i) => i.binary?.data?.mimeType === 'application/pdf')).toBe(true);
+    const without = await run({ fieldToSplitOut: 'tags' }, [{ ...order, binary }]);
+    expect((without.out.state.runData.S?.[0]?.output[0] ?? []).every((i) => i.binary === undefined)).toBe(
+      true,
+    );
+  });
+
+  it('refuses $binary and unknown parameters at save time', () => {
     const def = (parameters: Record<string, unknown>) =>
       workflow([{ name: 'S', type: 'n8n-nodes-base.splitOut', typeVersion: 1, parameters }], []);
-    expect(engine.validate(def({ fieldToSplitOut: 'a', options: { includeBinary: true } }))[0]?.path).toBe(
-      'nodes[0].parameters.options.includeBinary',
-    );
+    expect(engine.validate(def({ fieldToSplitOut: 'a', options: { includeBinary: true } }))).toEqual([]);
     expect(engine.validate(def({ fieldToSplitOut: '$binary' }))[0]?.message).toMatch(/binary/);
     expect(engine.validate(def({ fieldToSplitOut: 'a', fieldToSplit: 'b' })).map((p) => p.path)).toContain(
       'nodes[0].parameters.fieldToSplit',
