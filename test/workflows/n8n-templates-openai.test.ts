@@ -1,8 +1,7 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOutboundHttp } from '../../src/core/http/outbound.js';
 import type { EngineDeps, Item } from '../../src/modules/workflows/engine/types.js';
+import { FakeProvider, type ProviderReply } from './support/fake-provider.js';
 import { loadFixture, runFixture } from './support/n8n-fixtures.js';
 
 /**
@@ -11,78 +10,7 @@ import { loadFixture, runFixture } from './support/n8n-fixtures.js';
  * server speaking OpenAI's wire formats — JSON chat completions, multipart transcriptions, speech bytes.
  */
 
-interface Recorded {
-  path: string;
-  contentType: string;
-  auth: string;
-  raw: Buffer;
-  json: Record<string, unknown>;
-}
-interface Reply {
-  status?: number;
-  contentType?: string;
-  body: unknown;
-}
-
-class FakeOpenAiApi {
-  readonly requests: Recorded[] = [];
-  private replies: Reply[] = [];
-  private server: Server | null = null;
-  base = '';
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const raw = Buffer.concat(chunks);
-        let json: Record<string, unknown> = {};
-        try {
-          json = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
-        } catch {
-          // multipart or empty: kept raw
-        }
-        this.requests.push({
-          path: req.url ?? '',
-          contentType: String(req.headers['content-type'] ?? ''),
-          auth: String(req.headers.authorization ?? ''),
-          raw,
-          json,
-        });
-        const reply = this.replies.shift();
-        if (!reply) {
-          res
-            .writeHead(501, { 'content-type': 'application/json' })
-            .end('{"error":{"message":"no reply queued"}}');
-          return;
-        }
-        const body = Buffer.isBuffer(reply.body)
-          ? reply.body
-          : typeof reply.body === 'string'
-            ? reply.body
-            : JSON.stringify(reply.body);
-        res
-          .writeHead(reply.status ?? 200, { 'content-type': reply.contentType ?? 'application/json' })
-          .end(body);
-      });
-    });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-  queue(...replies: Reply[]): void {
-    this.replies.push(...replies);
-  }
-  reset(): void {
-    this.replies = [];
-    this.requests.length = 0;
-  }
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
-  }
-}
-
-const chat = (content: string | null, toolCalls?: unknown[]): Reply => ({
+const chat = (content: string | null, toolCalls?: unknown[]): ProviderReply => ({
   body: {
     id: 'chatcmpl-1',
     object: 'chat.completion',
@@ -105,7 +33,7 @@ const chat = (content: string | null, toolCalls?: unknown[]): Reply => ({
   },
 });
 
-const api = new FakeOpenAiApi();
+const api = new FakeProvider();
 let deps: Partial<EngineDeps>;
 
 beforeAll(async () => {
@@ -134,9 +62,9 @@ describe('n8n templates with the OpenAI node', () => {
     expect(outcome.state.error).toBeNull();
     expect(api.requests).toHaveLength(1);
     const sent = api.requests[0]!;
-    expect(sent.path).toBe('/v1/chat/completions');
-    expect(sent.auth).toBe('Bearer sk-test');
-    expect(sent.json).toEqual({
+    expect(sent.url).toBe('/v1/chat/completions');
+    expect(sent.headers.authorization).toBe('Bearer sk-test');
+    expect(sent.body).toEqual({
       model: 'gpt-4o-mini',
       response_format: { type: 'json_object' },
       messages: [
@@ -174,7 +102,7 @@ describe('n8n templates with the OpenAI node', () => {
       ],
     );
     expect(outcome.state.error).toBeNull();
-    const sent = api.requests[0]!.json as {
+    const sent = api.requests[0]!.body as {
       model: string;
       max_completion_tokens: number;
       messages: Array<{ content: Array<Record<string, unknown>> }>;
@@ -198,8 +126,8 @@ describe('n8n templates with the OpenAI node', () => {
       { json: { body: { text_to_convert: 'Good morning' } } },
     ]);
     expect(outcome.state.error).toBeNull();
-    expect(api.requests[0]?.path).toBe('/v1/audio/speech');
-    expect(api.requests[0]?.json).toEqual({
+    expect(api.requests[0]?.url).toBe('/v1/audio/speech');
+    expect(api.requests[0]?.body).toEqual({
       model: 'tts-1',
       input: 'Good morning',
       voice: 'fable',
@@ -283,10 +211,10 @@ describe('the OpenAI node, operation by operation', () => {
     const { outcome, outputs } = await runFixture(def as never, deps);
     expect(outcome.state.error).toBeNull();
     expect(api.requests).toHaveLength(2);
-    const first = api.requests[0]!.json;
+    const first = api.requests[0]!.body;
     expect(first).toMatchObject({ model: 'gpt-4o', max_completion_tokens: 50, top_p: 0.5 });
     expect((first.tools as Array<{ function: { name: string } }>)[0]?.function.name).toBe('calculator');
-    const second = api.requests[1]!.json.messages as Array<Record<string, unknown>>;
+    const second = api.requests[1]!.body.messages as Array<Record<string, unknown>>;
     expect(second.at(-1)).toEqual({ tool_call_id: 'call_1', role: 'tool', content: '42' });
     expect(outputs.OpenAI?.[0]).toMatchObject({ message: { content: 'It is 42.' } });
   });
@@ -329,8 +257,8 @@ describe('the OpenAI node, operation by operation', () => {
     ]);
     expect(outcome.state.error).toBeNull();
     const sent = api.requests[0]!;
-    expect(sent.path).toBe('/v1/audio/transcriptions');
-    expect(sent.contentType).toMatch(/^multipart\/form-data; boundary=/);
+    expect(sent.url).toBe('/v1/audio/transcriptions');
+    expect(sent.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
     const text = sent.raw.toString('latin1');
     expect(text).toContain('name="model"\r\n\r\nwhisper-1');
     expect(text).toContain('name="language"\r\n\r\nen');
@@ -349,8 +277,8 @@ describe('the OpenAI node, operation by operation', () => {
     });
     const { outcome } = await runFixture(def as never, deps);
     expect(outcome.state.error).toBeNull();
-    expect(api.requests[0]?.path).toBe('/v1/images/generations');
-    expect(api.requests[0]?.json).toEqual({
+    expect(api.requests[0]?.url).toBe('/v1/images/generations');
+    expect(api.requests[0]?.body).toEqual({
       prompt: 'a cat',
       model: 'dall-e-3',
       response_format: 'b64_json',
@@ -368,7 +296,7 @@ describe('the OpenAI node, operation by operation', () => {
       }) as never,
       deps,
     );
-    expect(api.requests[1]?.json.response_format).toBe('url');
+    expect(api.requests[1]?.body.response_format).toBe('url');
     expect(urls.outputs.OpenAI).toEqual([{ url: 'https://img.example/1.png' }]);
   });
 
@@ -467,9 +395,9 @@ describe('n8n’s first OpenAI node (n8n-nodes-base.openAi v1)', () => {
     expect(outcome.state.error).toBeNull();
     // n8n's routing: the credential's url without its last segment, then /v1/chat/completions.
     expect(api.requests).toHaveLength(1);
-    expect(api.requests[0]?.path).toBe('/v1/chat/completions');
-    expect(api.requests[0]?.json).toMatchObject({ model: 'gpt-4', max_tokens: 2500, n: 3, temperature: 1 });
-    expect((api.requests[0]?.json.messages as Array<{ role: string }> | undefined)?.[0]?.role).toBe('user');
+    expect(api.requests[0]?.url).toBe('/v1/chat/completions');
+    expect(api.requests[0]?.body).toMatchObject({ model: 'gpt-4', max_tokens: 2500, n: 3, temperature: 1 });
+    expect((api.requests[0]?.body.messages as Array<{ role: string }> | undefined)?.[0]?.role).toBe('user');
     // Simplified: one item per choice.
     expect(outputs.OpenAI).toHaveLength(3);
     expect(outputs.OpenAI?.[2]).toMatchObject({ index: 2, finish_reason: 'stop' });
@@ -507,8 +435,8 @@ describe('n8n’s first OpenAI node (n8n-nodes-base.openAi v1)', () => {
       deps,
     );
     expect(complete.outcome.state.error).toBeNull();
-    expect(api.requests[0]?.path).toBe('/v1/completions');
-    expect(api.requests[0]?.json).toEqual({ model: 'text-davinci-003', max_tokens: 50, prompt: 'Tl;dr:' });
+    expect(api.requests[0]?.url).toBe('/v1/completions');
+    expect(api.requests[0]?.body).toEqual({ model: 'text-davinci-003', max_tokens: 50, prompt: 'Tl;dr:' });
     expect(complete.outputs.OpenAI).toEqual([
       { text: 'A summary.', index: 0, logprobs: null, finish_reason: 'stop' },
     ]);
@@ -518,8 +446,8 @@ describe('n8n’s first OpenAI node (n8n-nodes-base.openAi v1)', () => {
       legacy({ operation: 'edit', input: 'Hello', instruction: 'to German', options: {} }) as never,
       deps,
     );
-    expect(api.requests[1]?.path).toBe('/v1/edits');
-    expect(api.requests[1]?.json).toEqual({
+    expect(api.requests[1]?.url).toBe('/v1/edits');
+    expect(api.requests[1]?.body).toEqual({
       model: 'text-davinci-edit-001',
       input: 'Hello',
       instruction: 'to German',
@@ -530,7 +458,7 @@ describe('n8n’s first OpenAI node (n8n-nodes-base.openAi v1)', () => {
       legacy({ operation: 'moderate', input: 'x', options: {} }) as never,
       deps,
     );
-    expect(api.requests[2]?.json).toEqual({ model: 'text-moderation-latest', input: 'x' });
+    expect(api.requests[2]?.body).toEqual({ model: 'text-moderation-latest', input: 'x' });
     expect(moderated.outputs.OpenAI).toEqual([{ flagged: true, categories: { violence: true } }]);
   });
 
@@ -548,7 +476,7 @@ describe('n8n’s first OpenAI node (n8n-nodes-base.openAi v1)', () => {
       deps,
     );
     expect(made.outcome.state.error).toBeNull();
-    expect(api.requests[0]?.json).toEqual({
+    expect(api.requests[0]?.body).toEqual({
       model: 'dall-e-2',
       prompt: 'a comic cover',
       response_format: 'b64_json',
@@ -567,7 +495,7 @@ describe('n8n’s first OpenAI node (n8n-nodes-base.openAi v1)', () => {
       legacy({ resource: 'image', prompt: 'p', responseFormat: 'imageUrl', options: {} }) as never,
       deps,
     );
-    expect(api.requests[1]?.json.response_format).toBe('url');
+    expect(api.requests[1]?.body.response_format).toBe('url');
     expect(urls.outputs.OpenAI).toEqual([{ url: 'https://img.example/a.png' }]);
   });
 

@@ -8,7 +8,9 @@ import type { AddressInfo } from 'node:net';
  */
 export interface ProviderReply {
   status?: number;
+  /** JSON unless a string or bytes (sent as they are, under `contentType`). */
   body: unknown;
+  contentType?: string;
 }
 
 export interface RecordedRequest {
@@ -16,6 +18,8 @@ export interface RecordedRequest {
   url: string;
   headers: Record<string, string | string[] | undefined>;
   body: Record<string, unknown>;
+  /** The body's bytes as sent (a multipart upload). */
+  raw: Buffer;
 }
 
 export class FakeProvider {
@@ -29,9 +33,10 @@ export class FakeProvider {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
+        const raw = Buffer.concat(chunks);
         let body: Record<string, unknown> = {};
         try {
-          body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+          body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
         } catch {
           // recorded as empty
         }
@@ -40,6 +45,7 @@ export class FakeProvider {
           url: req.url ?? '',
           headers: { ...req.headers },
           body,
+          raw,
         });
         const reply = this.replies.shift();
         if (!reply) {
@@ -48,8 +54,13 @@ export class FakeProvider {
             .end('{"error":{"message":"no reply queued"}}');
           return;
         }
-        const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
-        res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' }).end(text);
+        const text =
+          typeof reply.body === 'string' || Buffer.isBuffer(reply.body)
+            ? reply.body
+            : JSON.stringify(reply.body);
+        res
+          .writeHead(reply.status ?? 200, { 'content-type': reply.contentType ?? 'application/json' })
+          .end(text);
       });
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
