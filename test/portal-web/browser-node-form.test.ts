@@ -66,7 +66,7 @@ const flow = {
 beforeAll(async () => {
   portal = await startPortalBrowser();
   const created = await portal.p.request({ method: 'POST', url: '/api/v1/workflows', payload: flow });
-  expect(created.statusCode, created.body).toBe(201);
+  expect(created.statusCode, created.body).toBeLessThan(300);
   workflowId = (created.json() as { id: string }).id;
   page = await portal.newPage(portal.owner);
   await ownerSignsIn(portal, page, 'amber harbor kestrel 58');
