@@ -266,6 +266,9 @@ describe('node parameters in forms, and the keyboard on every page', () => {
     // Enums as selects with their default, numbers with the default shown, the fixedCollection as entries.
     expect(await form.getByLabel('Mode', { exact: true }).inputValue()).toBe('0');
     expect(await form.locator('#param-1-mode option:checked').textContent()).toBe('manual (default)');
+    // The count applies to duplicated items only (n8n's displayOptions): shown once that is ticked.
+    expect(await form.getByLabel('Duplicate count').count()).toBe(0);
+    await form.getByLabel('Duplicate item').check();
     expect(await form.getByLabel('Duplicate count').getAttribute('placeholder')).toBe('0');
     const assignments = form.getByRole('group', { name: 'Assignments' }).last();
     expect(await assignments.getByLabel('Name').first().inputValue()).toBe('greeting');
@@ -302,14 +305,15 @@ describe('node parameters in forms, and the keyboard on every page', () => {
     const set = (
       saved.json() as { nodes: Array<{ name: string; parameters: Record<string, unknown> }> }
     ).nodes.find((n) => n.name === 'Edit Fields');
-    // Only what was set is written: the cleared count takes its default again.
+    // Only what was set is written: the cleared count takes its default again; the new entry has a UUID.
     expect(set?.parameters).toEqual({
       assignments: {
         assignments: [
           { id: 'a', name: 'greeting', value: '={{ "hello" }}', type: 'string' },
-          { name: 'count', value: 3, type: 'number' },
+          { id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'count', value: 3, type: 'number' },
         ],
       },
+      duplicateItem: true,
       options: { dotNotation: false },
     });
   }, 60_000);

@@ -46,6 +46,18 @@ describe.each(await testDialects())('node types API on %s', (dialect) => {
     expect(body).toMatchObject({ type: 'n8n-nodes-base.set', version: 3.4, trigger: false });
     expect(body.schema.properties.mode).toEqual({ enum: ['manual', 'raw'], default: 'manual' });
     expect(body.schema.properties.options?.properties).toHaveProperty('stripBinary');
+    // n8n's displayOptions travel with the schema (the form hides what does not apply), and the
+    // assignments' ids are marked as generated for new entries.
+    expect(body.schema.properties.jsonOutput).toMatchObject({ displayOptions: { show: { mode: ['raw'] } } });
+    expect(JSON.stringify(body.schema.properties.assignments)).toContain('"generated":"uuid"');
+    const http = await p.request({
+      method: 'GET',
+      url: '/api/v1/node-types/schema?type=n8n-nodes-base.httpRequest&version=4.2',
+    });
+    expect(http.json().schema.properties.jsonBody.displayOptions).toEqual({
+      show: { sendBody: [true], contentType: ['json'], specifyBody: ['json'] },
+    });
+    expect(http.json().schema.properties.bodyParameters.displayOptions).toHaveLength(3);
     // An older version has the other shape.
     const v3 = await p.request({
       method: 'GET',

@@ -1,4 +1,5 @@
 import { useRef, useState } from 'preact/hooks';
+import { isShown } from './param-display.js';
 import {
   choicesOf,
   getAt,
@@ -23,6 +24,10 @@ export interface FormContext {
   idBase: string;
   /** A field's own complaint (text that is not JSON), empty when it has none: saving waits for none. */
   complain(path: Path, message: string): void;
+  /** The node's whole parameter schema, its typeVersion, and whether it is a `…Tool` (for displayOptions). */
+  schema: ParamSchema;
+  version: number;
+  tool: boolean;
 }
 
 const idOf = (ctx: FormContext, path: Path) => `${ctx.idBase}-${pathText(path).replace(/[^\w-]/g, '_')}`;
@@ -249,7 +254,17 @@ function EnumField(props: FieldProps) {
 function ObjectFields(props: FieldProps & { bare?: boolean }) {
   const { ctx, path, schema } = props;
   const problems = ctx.problems.get(pathText(path)) ?? [];
-  const fields = Object.entries(schema.properties ?? {}).map(([name, child]) => (
+  // Parameters whose n8n displayOptions do not hold for the current values are not shown.
+  const scope = {
+    level: getAt(ctx.values, path),
+    levelSchema: schema,
+    root: ctx.values,
+    rootSchema: ctx.schema,
+    version: ctx.version,
+    tool: ctx.tool,
+  };
+  const visible = Object.entries(schema.properties ?? {}).filter(([, child]) => isShown(child, scope));
+  const fields = visible.map(([name, child]) => (
     <ParamField
       key={name}
       ctx={ctx}

@@ -16,6 +16,10 @@ export interface ParamSchema {
   default?: unknown;
   description?: string;
   title?: string;
+  /** n8n's `displayOptions` (param-display.ts). */
+  displayOptions?: unknown;
+  /** A value a form generates for a new entry: `uuid` (n8n's assignment and condition ids). */
+  generated?: string;
 }
 
 /** What a schema is edited with. `json`: shapes a form cannot say (any value, unions, maps). */
@@ -133,9 +137,19 @@ export function newEntry(schema: ParamSchema): unknown {
   for (const [name, child] of Object.entries(s.properties ?? {})) {
     const c = unwrap(child);
     if ('const' in c) entry[name] = c.const;
+    else if (c.generated === 'uuid') entry[name] = freshUuid();
     else if (s.required?.includes(name)) entry[name] = newEntry(c);
   }
   return entry;
+}
+
+/** A random (v4) UUID; `crypto.randomUUID` needs a secure context, `getRandomValues` does not. */
+export function freshUuid(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const hex = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** A number field's text: a number when it reads as one, else the text (an expression, or for the API to refuse). */

@@ -1,6 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { ApiError, api, query } from '../api.js';
 import { ErrorNote } from '../components/error-note.js';
+import { withoutHidden } from '../components/param-display.js';
 import { type FormContext, ObjectFields } from '../components/param-fields.js';
 import { type ParamSchema, type Path, pathText, setAt } from '../components/param-schema.js';
 import type { Workflow, WorkflowNode } from '../types.js';
@@ -137,6 +138,9 @@ function NodeForm(props: {
       if (message) complaints.current.set(pathText(path), message);
       else complaints.current.delete(pathText(path));
     },
+    schema: props.schema,
+    version: node.typeVersion ?? 1,
+    tool: node.type.endsWith('Tool'),
   };
   const save = async (event: Event) => {
     event.preventDefault();
@@ -150,8 +154,10 @@ function NodeForm(props: {
     setSaved(false);
     try {
       const body = exportOf(workflow) as { nodes: WorkflowNode[] };
+      // What the form hides is not saved, as n8n's editor leaves hidden parameters out.
+      const parameters = withoutHidden(values, props.schema, { version: ctx.version, tool: ctx.tool });
       body.nodes = workflow.nodes.map((n, i) =>
-        i === index ? { ...n, parameters: values as typeof n.parameters } : n,
+        i === index ? { ...n, parameters: parameters as typeof n.parameters } : n,
       );
       const next = await api<Workflow>('PUT', `/api/v1/workflows/${encodeURIComponent(workflow.id)}`, {
         body,
@@ -170,7 +176,8 @@ function NodeForm(props: {
     <form ref={form} onSubmit={save} aria-label={`Parameters of ${node.name}`} class="param-form" noValidate>
       <p class="hint">
         {node.type} v{node.typeVersion}. A value starting with <code>=</code> is an expression (
-        <code>{'={{ $json.field }}'}</code>) evaluated per item; empty fields take their defaults.
+        <code>{'={{ $json.field }}'}</code>) evaluated per item; empty fields take their defaults. Only the
+        parameters that apply to the values chosen are shown; those hidden are left out when saved, as in n8n.
       </p>
       <fieldset disabled={Boolean(props.refused)} title={props.refused} class="bare">
         <ObjectFields

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { shownWhen } from '../../../engine/display-options.js';
 import { CodeError } from '../../../engine/expressions.js';
 import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
 
@@ -20,6 +21,7 @@ const CodeParameters = Type.Object(
       default:
         "// Loop over input items and add a new field called 'myNewField' to the JSON of each one\nfor (const item of $input.all()) {\n  item.json.myNewField = 1;\n}\n\nreturn $input.all();",
       maxLength: 200_000,
+      ...shownWhen({ language: ['javaScript'] }),
     }),
     notice: Type.Optional(Type.String()),
   },

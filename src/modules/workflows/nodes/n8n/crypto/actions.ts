@@ -9,6 +9,7 @@ import {
 } from 'node:crypto';
 import { Type } from 'typebox';
 import { binaryBytes } from '../../../engine/binary.js';
+import { shownWhen, shownWhenAny } from '../../../engine/display-options.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
 import { setField } from '../merge/json.js';
@@ -39,15 +40,37 @@ export const MAX_GENERATED_LENGTH = 65_536;
 export function cryptoParameters(version: 1 | 2) {
   return {
     action: Type.Enum(['generate', 'hash', 'hmac', 'sign'] as const, { default: 'hash' }),
-    type: Type.Enum(HASH_TYPES, { default: version === 1 ? 'MD5' : 'SHA256' }),
-    binaryData: Type.Boolean({ default: false }),
-    binaryPropertyName: Type.String({ default: 'data' }),
-    value: Type.String({ default: '' }),
+    type: Type.Enum(HASH_TYPES, {
+      default: version === 1 ? 'MD5' : 'SHA256',
+      ...shownWhen({ action: ['hash', 'hmac'] }),
+    }),
+    binaryData: Type.Boolean({ default: false, ...shownWhen({ action: ['hash', 'hmac'] }) }),
+    binaryPropertyName: Type.String({
+      default: 'data',
+      ...shownWhen({ action: ['hash', 'hmac'], binaryData: [true] }),
+    }),
+    value: Type.String({
+      default: '',
+      ...shownWhenAny(
+        { show: { action: ['hash', 'hmac'], binaryData: [false] } },
+        { show: { action: ['sign'] } },
+      ),
+    }),
     dataPropertyName: Type.String({ default: 'data', minLength: 1 }),
-    encoding: Type.Enum(['base64', 'hex'] as const, { default: 'hex' }),
-    algorithm: Type.String({ default: '' }),
-    encodingType: Type.Enum(['ascii', 'base64', 'hex', 'uuid'] as const, { default: 'uuid' }),
-    stringLength: Type.Integer({ minimum: 0, default: 32 }),
+    encoding: Type.Enum(['base64', 'hex'] as const, {
+      default: 'hex',
+      ...shownWhen({ action: ['hash', 'hmac', 'sign'] }),
+    }),
+    algorithm: Type.String({ default: '', ...shownWhen({ action: ['sign'] }) }),
+    encodingType: Type.Enum(['ascii', 'base64', 'hex', 'uuid'] as const, {
+      default: 'uuid',
+      ...shownWhen({ action: ['generate'] }),
+    }),
+    stringLength: Type.Integer({
+      minimum: 0,
+      default: 32,
+      ...shownWhen({ action: ['generate'], encodingType: ['ascii', 'base64', 'hex'] }),
+    }),
   };
 }
 

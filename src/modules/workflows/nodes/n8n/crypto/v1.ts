@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { shownWhen } from '../../../engine/display-options.js';
 import { defineNode, output } from '../../../engine/node-type.js';
 import type { Item } from '../../../engine/types.js';
 import { cryptoItem, cryptoParameters } from './actions.js';
@@ -7,8 +8,8 @@ import { cryptoItem, cryptoParameters } from './actions.js';
 const CryptoV1Parameters = Type.Object(
   {
     ...cryptoParameters(1),
-    secret: Type.String({ default: '' }),
-    privateKey: Type.String({ default: '' }),
+    secret: Type.String({ default: '', ...shownWhen({ action: ['hmac'] }) }),
+    privateKey: Type.String({ default: '', ...shownWhen({ action: ['sign'] }) }),
   },
   { additionalProperties: false },
 );

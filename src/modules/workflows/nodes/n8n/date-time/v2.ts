@@ -1,5 +1,6 @@
 import { DateTime, type DateTimeUnit, type DurationUnit } from 'luxon';
 import { type Static, Type } from 'typebox';
+import { shownWhen } from '../../../engine/display-options.js';
 import { defineNode, output } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
 import { checkZone, parseDate, shift } from './parse-date.js';
@@ -28,8 +29,8 @@ const OUTPUT_FIELD: Record<string, string> = {
   extractDate: 'datePart',
 };
 
-/** A date parameter: text, a timestamp, or null (Format passes null through). */
-const DateValue = Type.Unknown({ default: '' });
+/** Date parameters (`magnitude`, `date`, `startDate`, `endDate`): text, a timestamp, or null (Format passes null through). */
+const ADD_OR_SUBTRACT = ['addToDate', 'subtractFromDate'];
 
 const DateTimeV2Parameters = Type.Object(
   {
@@ -45,34 +46,61 @@ const DateTimeV2Parameters = Type.Object(
       ] as const,
       { default: 'getCurrentDate' },
     ),
-    notice: Type.Optional(Type.String()),
-    includeTime: Type.Boolean({ default: true }),
+    notice: Type.Optional(Type.String(shownWhen({ operation: ['getCurrentDate'] }))),
+    includeTime: Type.Boolean({ default: true, ...shownWhen({ operation: ['getCurrentDate'] }) }),
     outputFieldName: Type.Optional(Type.String()),
-    magnitude: DateValue,
+    magnitude: Type.Unknown({ default: '', ...shownWhen({ operation: ADD_OR_SUBTRACT }) }),
     // The date's name in n8n's v2 before its release (exports of that build still import in n8n).
     addToDate: Type.Optional(Type.Unknown()),
     subtractFromDate: Type.Optional(Type.Unknown()),
     // An option group of an early v2 draft that n8n's v2 no longer defines: accepted and ignored, as n8n does.
     additionalFields: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    timeUnit: Type.Enum(DurationUnits, { default: 'days' }),
-    duration: Type.Number({ default: 0 }),
-    date: DateValue,
-    format: Type.String({ default: 'MM/dd/yyyy', maxLength: 1_000 }),
-    customFormat: Type.String({ default: '', maxLength: 1_000 }),
-    mode: Type.Enum(['roundDown', 'roundUp'] as const, { default: 'roundDown' }),
-    toNearest: Type.Enum(Units, { default: 'month' }),
+    timeUnit: Type.Enum(DurationUnits, { default: 'days', ...shownWhen({ operation: ADD_OR_SUBTRACT }) }),
+    duration: Type.Number({ default: 0, ...shownWhen({ operation: ADD_OR_SUBTRACT }) }),
+    date: Type.Unknown({
+      default: '',
+      ...shownWhen({ operation: ['formatDate', 'roundDate', 'extractDate'] }),
+    }),
+    format: Type.String({
+      default: 'MM/dd/yyyy',
+      maxLength: 1_000,
+      ...shownWhen({ operation: ['formatDate'] }),
+    }),
+    customFormat: Type.String({
+      default: '',
+      maxLength: 1_000,
+      ...shownWhen({ operation: ['formatDate'], format: ['custom'] }),
+    }),
+    mode: Type.Enum(['roundDown', 'roundUp'] as const, {
+      default: 'roundDown',
+      ...shownWhen({ operation: ['roundDate'] }),
+    }),
+    toNearest: Type.Enum(Units, {
+      default: 'month',
+      ...shownWhen({ operation: ['roundDate'], mode: ['roundDown'] }),
+    }),
     to: Type.Literal('month', { default: 'month' }),
-    startDate: DateValue,
-    endDate: DateValue,
-    units: Type.Array(Type.Enum([...Units, 'millisecond'] as const), { default: ['day'] }),
-    part: Type.Enum(Units, { default: 'month' }),
+    startDate: Type.Unknown({ default: '', ...shownWhen({ operation: ['getTimeBetweenDates'] }) }),
+    endDate: Type.Unknown({ default: '', ...shownWhen({ operation: ['getTimeBetweenDates'] }) }),
+    units: Type.Array(Type.Enum([...Units, 'millisecond'] as const), {
+      default: ['day'],
+      ...shownWhen({ operation: ['getTimeBetweenDates'] }),
+    }),
+    part: Type.Enum(Units, { default: 'month', ...shownWhen({ operation: ['extractDate'] }) }),
     options: Type.Object(
       {
         includeInputFields: Type.Optional(Type.Boolean()),
         /** Get Current Date: a zone name; Format a Date: whether to use the workflow's zone. */
-        timezone: Type.Optional(Type.Union([Type.String(), Type.Boolean()])),
-        fromFormat: Type.Optional(Type.String({ maxLength: 1_000 })),
-        isoString: Type.Optional(Type.Boolean()),
+        timezone: Type.Optional(
+          Type.Union(
+            [Type.String(), Type.Boolean()],
+            shownWhen({ '/operation': ['getCurrentDate', 'formatDate'] }),
+          ),
+        ),
+        fromFormat: Type.Optional(
+          Type.String({ maxLength: 1_000, ...shownWhen({ '/operation': ['formatDate'] }) }),
+        ),
+        isoString: Type.Optional(Type.Boolean(shownWhen({ '/operation': ['getTimeBetweenDates'] }))),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { generatedUuid } from '../../../engine/display-options.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { ValidationProblem } from '../../../engine/types.js';
 import { filterRegexTest } from './regex.js';
@@ -80,7 +81,10 @@ const FilterOperator = Type.Object(
 
 const FilterCondition = Type.Object(
   {
-    id: Type.Optional(Type.String()),
+    /** n8n's editor gives each condition a UUID; the form does so for a new one. */
+    id: Type.Optional(
+      Type.String({ title: 'ID', description: 'A new entry gets a fresh UUID', ...generatedUuid }),
+    ),
     // No defaults: an expression that resolves to undefined must stay undefined (`exists` is false).
     leftValue: Type.Optional(Type.Unknown()),
     rightValue: Type.Optional(Type.Unknown()),

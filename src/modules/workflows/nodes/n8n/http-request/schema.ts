@@ -1,16 +1,17 @@
 import { type Static, Type } from 'typebox';
+import { hiddenWhen, shownWhen, shownWhenAny } from '../../../engine/display-options.js';
 
 /**
  * n8n's HTTP Request parameters as its `HttpRequestV3` class describes them (typeVersion 3 and 4.x).
  * n8n leaves out values equal to their defaults when it exports, so the defaults are n8n's. Options whose
  * default n8n's code reads from "absent" (timeout, redirects, array format) have none here: the node
- * decides from absence as n8n does.
+ * decides from absence as n8n does. `displayOptions` are n8n's (its `HttpRequestV3` description).
  */
 
 const closed = { additionalProperties: false } as const;
 
 /** `{ name, value }` rows of a fixedCollection; a value may be any JSON once expressions ran. */
-const pairs = () =>
+const pairs = (options: object = {}) =>
   Type.Object(
     {
       parameters: Type.Array(
@@ -18,7 +19,7 @@ const pairs = () =>
         { default: [] },
       ),
     },
-    closed,
+    { ...closed, ...options },
   );
 
 /** Body rows: multipart rows also say whether they are a field or a binary file. */
@@ -28,16 +29,28 @@ const bodyRows = Type.Object(
       Type.Object(
         {
           name: Type.String({ default: '' }),
-          value: Type.Unknown({ default: '' }),
-          parameterType: Type.Optional(Type.Enum(['formData', 'formBinaryData'] as const)),
-          inputDataFieldName: Type.Optional(Type.String()),
+          // Multipart rows only: a field (the default) or a binary file of the item.
+          value: Type.Unknown({ default: '', ...hiddenWhen({ parameterType: ['formBinaryData'] }) }),
+          parameterType: Type.Optional(
+            Type.Enum(['formData', 'formBinaryData'] as const, {
+              ...shownWhen({ '/contentType': ['multipart-form-data'] }),
+            }),
+          ),
+          inputDataFieldName: Type.Optional(Type.String(shownWhen({ parameterType: ['formBinaryData'] }))),
         },
         closed,
       ),
       { default: [] },
     ),
   },
-  closed,
+  {
+    ...closed,
+    ...shownWhenAny(
+      { show: { sendBody: [true], contentType: ['json'], specifyBody: ['keypair'] } },
+      { show: { sendBody: [true], contentType: ['multipart-form-data'] } },
+      { show: { sendBody: [true], contentType: ['form-urlencoded'], specifyBody: ['keypair'] } },
+    ),
+  },
 );
 
 const responseOptions = Type.Object(
@@ -47,7 +60,10 @@ const responseOptions = Type.Object(
         fullResponse: Type.Boolean({ default: false }),
         neverError: Type.Boolean({ default: false }),
         responseFormat: Type.Enum(['autodetect', 'file', 'json', 'text'] as const, { default: 'autodetect' }),
-        outputPropertyName: Type.String({ default: 'data' }),
+        outputPropertyName: Type.String({
+          default: 'data',
+          ...shownWhen({ responseFormat: ['file', 'text'] }),
+        }),
       },
       closed,
     ),
@@ -61,8 +77,8 @@ export const PaginationSettings = Type.Object(
     paginationMode: Type.Enum(['off', 'updateAParameterInEachRequest', 'responseContainsNextURL'] as const, {
       default: 'updateAParameterInEachRequest',
     }),
-    webhookNotice: Type.Optional(Type.String()),
-    nextURL: Type.Unknown({ default: '' }),
+    webhookNotice: Type.Optional(Type.String(hiddenWhen({ paginationMode: ['off'] }))),
+    nextURL: Type.Unknown({ default: '', ...shownWhen({ paginationMode: ['responseContainsNextURL'] }) }),
     parameters: Type.Object(
       {
         parameters: Type.Array(
@@ -77,16 +93,24 @@ export const PaginationSettings = Type.Object(
           { default: [] },
         ),
       },
-      { ...closed, default: { parameters: [{ type: 'qs', name: '', value: '' }] } },
+      {
+        ...closed,
+        default: { parameters: [{ type: 'qs', name: '', value: '' }] },
+        ...shownWhen({ paginationMode: ['updateAParameterInEachRequest'] }),
+      },
     ),
     paginationCompleteWhen: Type.Enum(['responseIsEmpty', 'receiveSpecificStatusCodes', 'other'] as const, {
       default: 'responseIsEmpty',
+      ...hiddenWhen({ paginationMode: ['off'] }),
     }),
-    statusCodesWhenComplete: Type.String({ default: '' }),
-    completeExpression: Type.Unknown({ default: '' }),
-    limitPagesFetched: Type.Boolean({ default: false }),
-    maxRequests: Type.Number({ default: 100 }),
-    requestInterval: Type.Number({ minimum: 0, default: 0 }),
+    statusCodesWhenComplete: Type.String({
+      default: '',
+      ...shownWhen({ paginationCompleteWhen: ['receiveSpecificStatusCodes'] }),
+    }),
+    completeExpression: Type.Unknown({ default: '', ...shownWhen({ paginationCompleteWhen: ['other'] }) }),
+    limitPagesFetched: Type.Boolean({ default: false, ...hiddenWhen({ paginationMode: ['off'] }) }),
+    maxRequests: Type.Number({ default: 100, ...shownWhen({ limitPagesFetched: [true] }) }),
+    requestInterval: Type.Number({ minimum: 0, default: 0, ...hiddenWhen({ paginationMode: ['off'] }) }),
   },
   closed,
 );
@@ -97,8 +121,8 @@ export const HttpRequestV4Parameters = Type.Object(
   {
     curlImport: Type.Optional(Type.Literal('')),
     infoMessage: Type.Optional(Type.String()),
-    googleApiWarning: Type.Optional(Type.String()),
-    provideSslCertificatesNotice: Type.Optional(Type.String()),
+    googleApiWarning: Type.Optional(Type.String(shownWhen({ nodeCredentialType: ['googleApi'] }))),
+    provideSslCertificatesNotice: Type.Optional(Type.String(shownWhen({ provideSslCertificates: [true] }))),
     method: Type.Enum(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'] as const, {
       default: 'GET',
     }),
@@ -106,27 +130,53 @@ export const HttpRequestV4Parameters = Type.Object(
     authentication: Type.Enum(['none', 'predefinedCredentialType', 'genericCredentialType'] as const, {
       default: 'none',
     }),
-    nodeCredentialType: Type.Optional(Type.String()),
-    genericAuthType: Type.Optional(Type.String()),
+    nodeCredentialType: Type.Optional(
+      Type.String(shownWhen({ authentication: ['predefinedCredentialType'] })),
+    ),
+    genericAuthType: Type.Optional(Type.String(shownWhen({ authentication: ['genericCredentialType'] }))),
     provideSslCertificates: Type.Boolean({ default: false }),
     sendQuery: Type.Boolean({ default: false }),
-    specifyQuery: Type.Enum(['keypair', 'json'] as const, { default: 'keypair' }),
-    queryParameters: Type.Optional(pairs()),
-    jsonQuery: Type.Unknown({ default: '' }),
+    specifyQuery: Type.Enum(['keypair', 'json'] as const, {
+      default: 'keypair',
+      ...shownWhen({ sendQuery: [true] }),
+    }),
+    queryParameters: Type.Optional(pairs(shownWhen({ sendQuery: [true], specifyQuery: ['keypair'] }))),
+    jsonQuery: Type.Unknown({ default: '', ...shownWhen({ sendQuery: [true], specifyQuery: ['json'] }) }),
     sendHeaders: Type.Boolean({ default: false }),
-    specifyHeaders: Type.Enum(['keypair', 'json'] as const, { default: 'keypair' }),
-    headerParameters: Type.Optional(pairs()),
-    jsonHeaders: Type.Unknown({ default: '' }),
+    specifyHeaders: Type.Enum(['keypair', 'json'] as const, {
+      default: 'keypair',
+      ...shownWhen({ sendHeaders: [true] }),
+    }),
+    headerParameters: Type.Optional(pairs(shownWhen({ sendHeaders: [true], specifyHeaders: ['keypair'] }))),
+    jsonHeaders: Type.Unknown({
+      default: '',
+      ...shownWhen({ sendHeaders: [true], specifyHeaders: ['json'] }),
+    }),
     sendBody: Type.Boolean({ default: false }),
     contentType: Type.Enum(['json', 'form-urlencoded', 'multipart-form-data', 'raw', 'binaryData'] as const, {
       default: 'json',
+      ...shownWhen({ sendBody: [true] }),
     }),
-    specifyBody: Type.Enum(['keypair', 'json', 'string'] as const, { default: 'keypair' }),
+    specifyBody: Type.Enum(['keypair', 'json', 'string'] as const, {
+      default: 'keypair',
+      ...shownWhen({ sendBody: [true], contentType: ['json', 'form-urlencoded'] }),
+    }),
     bodyParameters: Type.Optional(bodyRows),
-    jsonBody: Type.Unknown({ default: '' }),
-    body: Type.Unknown({ default: '' }),
-    inputDataFieldName: Type.Optional(Type.String()),
-    rawContentType: Type.String({ default: '' }),
+    jsonBody: Type.Unknown({
+      default: '',
+      ...shownWhen({ sendBody: [true], contentType: ['json'], specifyBody: ['json'] }),
+    }),
+    body: Type.Unknown({
+      default: '',
+      ...shownWhenAny(
+        { show: { sendBody: [true], specifyBody: ['string'] } },
+        { show: { sendBody: [true], contentType: ['raw'] } },
+      ),
+    }),
+    inputDataFieldName: Type.Optional(
+      Type.String(shownWhen({ sendBody: [true], contentType: ['binaryData'] })),
+    ),
+    rawContentType: Type.String({ default: '', ...shownWhen({ sendBody: [true], contentType: ['raw'] }) }),
     options: Type.Object(
       {
         batching: Type.Optional(
@@ -145,7 +195,9 @@ export const HttpRequestV4Parameters = Type.Object(
         ),
         allowUnauthorizedCerts: Type.Optional(Type.Boolean()),
         requestUncompressedResponse: Type.Optional(Type.Boolean()),
-        queryParameterArrays: Type.Optional(Type.Enum(['repeat', 'brackets', 'indices'] as const)),
+        queryParameterArrays: Type.Optional(
+          Type.Enum(['repeat', 'brackets', 'indices'] as const, shownWhen({ '/sendQuery': [true] })),
+        ),
         lowercaseHeaders: Type.Boolean({ default: true }),
         redirect: Type.Optional(
           Type.Object(
@@ -153,7 +205,11 @@ export const HttpRequestV4Parameters = Type.Object(
               redirect: Type.Object(
                 {
                   followRedirects: Type.Optional(Type.Boolean()),
-                  maxRedirects: Type.Number({ default: 21 }),
+                  // n8n's v4 follows by default (v3 did not): shown unless following is off.
+                  maxRedirects: Type.Number({
+                    default: 21,
+                    ...shownWhen({ followRedirects: [{ _cnd: { not: false } }] }),
+                  }),
                 },
                 { ...closed, default: {} },
               ),

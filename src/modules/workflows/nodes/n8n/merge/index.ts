@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { assertNever } from '../../../../../core/errors.js';
+import { annotated, shownWhen, shownWhenAny } from '../../../engine/display-options.js';
 import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
 import type { Item } from '../../../engine/types.js';
 import { type Clash, combineByFields, type JoinMode, mergeInto, withSuffix } from './combine.js';
@@ -22,7 +23,36 @@ const ClashHandling = Type.Object(
       { additionalProperties: false, default: {} },
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...shownWhen({ '/mode': ['combine'] }) },
+);
+
+const BY_FIELDS = { mode: ['combine'], combineBy: ['combineByFields'] };
+
+/** Shared with v2 (whose editor shows them on other conditions): annotated where used. */
+export const JoinModes = Type.Union(
+  [
+    Type.Literal('keepMatches'),
+    Type.Literal('keepNonMatches'),
+    Type.Literal('keepEverything'),
+    Type.Literal('enrichInput1'),
+    Type.Literal('enrichInput2'),
+  ],
+  { default: 'keepMatches' },
+);
+export const MergeByFields = Type.Object(
+  {
+    values: Type.Array(
+      Type.Object(
+        { field1: Type.String({ default: '' }), field2: Type.String({ default: '' }) },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, default: { values: [{ field1: '', field2: '' }] } },
+);
+export const OutputDataFrom = Type.Union(
+  [Type.Literal('both'), Type.Literal('input1'), Type.Literal('input2')],
+  { default: 'both' },
 );
 
 export const MergeV3Parameters = Type.Object(
@@ -38,51 +68,51 @@ export const MergeV3Parameters = Type.Object(
     ),
     combineBy: Type.Union(
       [Type.Literal('combineByFields'), Type.Literal('combineByPosition'), Type.Literal('combineAll')],
-      { default: 'combineByFields' },
+      { default: 'combineByFields', ...shownWhen({ mode: ['combine'] }) },
     ),
     /** How many inputs the node has (append, combine by position, choose branch); fixed at save time. */
-    numberInputs: Type.Integer({ minimum: 2, maximum: 10, default: 2 }),
-    joinMode: Type.Union(
-      [
-        Type.Literal('keepMatches'),
-        Type.Literal('keepNonMatches'),
-        Type.Literal('keepEverything'),
-        Type.Literal('enrichInput1'),
-        Type.Literal('enrichInput2'),
-      ],
-      { default: 'keepMatches' },
-    ),
-    advanced: Type.Boolean({ default: false }),
-    fieldsToMatchString: Type.String({ default: '' }),
-    mergeByFields: Type.Object(
-      {
-        values: Type.Array(
-          Type.Object(
-            { field1: Type.String({ default: '' }), field2: Type.String({ default: '' }) },
-            { additionalProperties: false },
-          ),
-        ),
-      },
-      { additionalProperties: false, default: { values: [{ field1: '', field2: '' }] } },
-    ),
-    outputDataFrom: Type.Union([Type.Literal('both'), Type.Literal('input1'), Type.Literal('input2')], {
-      default: 'both',
+    numberInputs: Type.Integer({
+      minimum: 2,
+      maximum: 10,
+      default: 2,
+      ...shownWhenAny(
+        { show: { mode: ['append', 'combineBySql', 'chooseBranch'] } },
+        { show: { mode: ['combine'], combineBy: ['combineByPosition'] } },
+      ),
     }),
+    joinMode: annotated(JoinModes, shownWhen(BY_FIELDS)),
+    advanced: Type.Boolean({ default: false, ...shownWhen(BY_FIELDS) }),
+    fieldsToMatchString: Type.String({ default: '', ...shownWhen({ ...BY_FIELDS, advanced: [false] }) }),
+    mergeByFields: annotated(MergeByFields, shownWhen({ ...BY_FIELDS, advanced: [true] })),
+    outputDataFrom: annotated(
+      OutputDataFrom,
+      shownWhen({ ...BY_FIELDS, joinMode: ['keepMatches', 'keepNonMatches'] }),
+    ),
     chooseBranchMode: Type.Literal('waitForAll', { default: 'waitForAll' }),
     output: Type.Union([Type.Literal('specifiedInput'), Type.Literal('empty')], {
       default: 'specifiedInput',
+      ...shownWhen({ mode: ['chooseBranch'] }),
     }),
-    useDataOfInput: Type.Integer({ minimum: 1, default: 1 }),
+    useDataOfInput: Type.Integer({
+      minimum: 1,
+      default: 1,
+      ...shownWhen({ mode: ['chooseBranch'], output: ['specifiedInput'] }),
+    }),
     /** combineBySql's query: refused (see check). */
-    query: Type.Optional(Type.String()),
+    query: Type.Optional(Type.String(shownWhen({ mode: ['combineBySql'] }))),
+    // Options by mode, as n8n's editor offers them (a superset where n8n narrows further).
     options: Type.Object(
       {
         clashHandling: Type.Optional(ClashHandling),
-        fuzzyCompare: Type.Optional(Type.Boolean()),
-        disableDotNotation: Type.Optional(Type.Boolean()),
-        multipleMatches: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('first')])),
-        includeUnpaired: Type.Optional(Type.Boolean()),
-        emptyQueryResult: Type.Optional(Type.String()),
+        fuzzyCompare: Type.Optional(Type.Boolean(shownWhen({ '/mode': ['combine'] }))),
+        disableDotNotation: Type.Optional(Type.Boolean(shownWhen({ '/mode': ['combine'] }))),
+        multipleMatches: Type.Optional(
+          Type.Union([Type.Literal('all'), Type.Literal('first')], shownWhen({ '/mode': ['combine'] })),
+        ),
+        includeUnpaired: Type.Optional(
+          Type.Boolean(shownWhen({ '/mode': ['combine'], '/combineBy': ['combineByPosition'] })),
+        ),
+        emptyQueryResult: Type.Optional(Type.String(shownWhen({ '/mode': ['combineBySql'] }))),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -1,9 +1,10 @@
 import { type Static, Type } from 'typebox';
+import { annotated, shownWhen } from '../../../engine/display-options.js';
 import { defineNode, output } from '../../../engine/node-type.js';
 import { withDefaults } from '../../../engine/parameters.js';
-import { MergeV3Parameters, mergeInputs } from './index.js';
+import { JoinModes, MergeByFields, MergeV3Parameters, mergeInputs, OutputDataFrom } from './index.js';
 
-const v3 = MergeV3Parameters.properties;
+const BY_FIELDS = { mode: ['combine'], combinationMode: ['mergeByFields'] };
 
 /** n8n's Merge v2 (2, 2.1) parameters: v3's modes under older names, two inputs. */
 const MergeV2Parameters = Type.Object(
@@ -11,12 +12,19 @@ const MergeV2Parameters = Type.Object(
     mode: Type.Enum(['append', 'combine', 'chooseBranch'] as const, { default: 'append' }),
     combinationMode: Type.Enum(['mergeByFields', 'mergeByPosition', 'multiplex'] as const, {
       default: 'mergeByFields',
+      ...shownWhen({ mode: ['combine'] }),
     }),
-    mergeByFields: v3.mergeByFields,
-    joinMode: v3.joinMode,
-    outputDataFrom: v3.outputDataFrom,
+    mergeByFields: annotated(MergeByFields, shownWhen(BY_FIELDS)),
+    joinMode: annotated(JoinModes, shownWhen(BY_FIELDS)),
+    outputDataFrom: annotated(
+      OutputDataFrom,
+      shownWhen({ ...BY_FIELDS, joinMode: ['keepMatches', 'keepNonMatches'] }),
+    ),
     chooseBranchMode: Type.Literal('waitForBoth', { default: 'waitForBoth' }),
-    output: Type.Enum(['input1', 'input2', 'empty'] as const, { default: 'input1' }),
+    output: Type.Enum(['input1', 'input2', 'empty'] as const, {
+      default: 'input1',
+      ...shownWhen({ mode: ['chooseBranch'] }),
+    }),
     options: Type.Object(
       {
         clashHandling: Type.Optional(

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { generatedUuid, shownWhen } from '../../../engine/display-options.js';
 import { defineNode, output } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
 import { getPath, setPath, unsetPath } from './paths.js';
@@ -17,11 +18,12 @@ const LegacyField = Type.Object(
     type: Type.Enum(['stringValue', 'numberValue', 'booleanValue', 'arrayValue', 'objectValue'] as const, {
       default: 'stringValue',
     }),
-    stringValue: Type.Optional(Type.Unknown()),
-    numberValue: Type.Optional(Type.Unknown()),
-    booleanValue: Type.Optional(Type.Unknown()),
-    arrayValue: Type.Optional(Type.Unknown()),
-    objectValue: Type.Optional(Type.Unknown()),
+    // n8n's editor shows the value of the entry's type only.
+    stringValue: Type.Optional(Type.Unknown(shownWhen({ type: ['stringValue'] }))),
+    numberValue: Type.Optional(Type.Unknown(shownWhen({ type: ['numberValue'] }))),
+    booleanValue: Type.Optional(Type.Unknown(shownWhen({ type: ['booleanValue'] }))),
+    arrayValue: Type.Optional(Type.Unknown(shownWhen({ type: ['arrayValue'] }))),
+    objectValue: Type.Optional(Type.Unknown(shownWhen({ type: ['objectValue'] }))),
   },
   { additionalProperties: false },
 );
@@ -37,7 +39,10 @@ const LEGACY_DEFAULTS: Record<string, unknown> = {
 
 const Assignment = Type.Object(
   {
-    id: Type.Optional(Type.String()),
+    /** n8n's editor gives each assignment a UUID; the form does so for a new one. */
+    id: Type.Optional(
+      Type.String({ title: 'ID', description: 'A new entry gets a fresh UUID', ...generatedUuid }),
+    ),
     name: Type.String({ default: '' }),
     /** No default: an expression resolving to undefined gives null (3.2+), not ''. */
     value: Type.Optional(Type.Unknown()),
@@ -60,31 +65,50 @@ function setParameters(shape: Shape) {
       mode: Type.Enum(['manual', 'raw'] as const, { default: 'manual' }),
       /** Repeats each output item in manual (editor) runs, for testing. */
       duplicateItem: Type.Boolean({ default: false }),
-      duplicateCount: Type.Integer({ minimum: 0, default: 0 }),
-      jsonOutput: Type.Unknown({ default: '{\n  "my_field_1": "value",\n  "my_field_2": 1\n}\n' }),
+      duplicateCount: Type.Integer({ minimum: 0, default: 0, ...shownWhen({ duplicateItem: [true] }) }),
+      jsonOutput: Type.Unknown({
+        default: '{\n  "my_field_1": "value",\n  "my_field_2": 1\n}\n',
+        ...shownWhen({ mode: ['raw'] }),
+      }),
       ...(shape.assignments
         ? {
             assignments: Type.Object(
               { assignments: Type.Array(Assignment, { default: [] }) },
-              { additionalProperties: false, default: {} },
+              { additionalProperties: false, default: {}, ...shownWhen({ mode: ['manual'] }) },
             ),
             includeOtherFields: Type.Boolean({ default: false }),
           }
         : {
             fields: Type.Object(
               { values: Type.Array(LegacyField, { default: [] }) },
-              { additionalProperties: false, default: {} },
+              { additionalProperties: false, default: {}, ...shownWhen({ mode: ['manual'] }) },
             ),
           }),
-      include: Type.Enum(includeModes, { default: 'all' }),
-      includeFields: Type.String({ default: '' }),
-      excludeFields: Type.String({ default: '' }),
+      // n8n's editor: 3.3+ asks which input fields only when other input fields are kept.
+      include: Type.Enum(includeModes, {
+        default: 'all',
+        ...(shape.assignments ? shownWhen({ '/includeOtherFields': [true] }) : {}),
+      }),
+      includeFields: Type.String({
+        default: '',
+        ...shownWhen({
+          include: ['selected'],
+          ...(shape.assignments ? { '/includeOtherFields': [true] } : {}),
+        }),
+      }),
+      excludeFields: Type.String({
+        default: '',
+        ...shownWhen({
+          include: ['except'],
+          ...(shape.assignments ? { '/includeOtherFields': [true] } : {}),
+        }),
+      }),
       options: Type.Object(
         {
           ...(shape.binaryOption === 'includeBinary'
             ? { includeBinary: Type.Optional(Type.Boolean()) }
-            : { stripBinary: Type.Optional(Type.Boolean()) }),
-          ignoreConversionErrors: Type.Optional(Type.Boolean()),
+            : { stripBinary: Type.Optional(Type.Boolean(shownWhen({ '/includeOtherFields': [true] }))) }),
+          ignoreConversionErrors: Type.Optional(Type.Boolean(shownWhen({ '/mode': ['manual'] }))),
           dotNotation: Type.Optional(Type.Boolean()),
         },
         { additionalProperties: false, default: {} },

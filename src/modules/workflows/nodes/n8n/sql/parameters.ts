@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { annotated, hiddenWhen } from '../../../engine/display-options.js';
 import { type NodeExecutionContext, NodeOperationError } from '../../../engine/node-type.js';
 
 /** n8n's resource locator (`{__rl, mode, value}`) or a plain name, for schema and table. */
@@ -36,7 +37,8 @@ export const WhereCollection = Type.Object(
                 default: 'equal',
               }),
             ),
-            value: Type.Optional(Scalar),
+            // n8n's editor asks no value of a null test.
+            value: Type.Optional(annotated(Scalar, hiddenWhen({ condition: ['IS NULL', 'IS NOT NULL'] }))),
           },
           { additionalProperties: false },
         ),

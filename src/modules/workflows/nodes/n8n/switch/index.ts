@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { shownWhen } from '../../../engine/display-options.js';
 import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
 import type { Item, ValidationProblem } from '../../../engine/types.js';
 import { evaluateFilter, FilterValue, filterProblems } from '../filter/conditions.js';
@@ -8,7 +9,7 @@ const Rule = Type.Object(
     conditions: FilterValue,
     /** `renameOutput`/`outputKey` name the rule's output in n8n's editor; routing is by position. */
     renameOutput: Type.Boolean({ default: false }),
-    outputKey: Type.String({ default: '' }),
+    outputKey: Type.String({ default: '', ...shownWhen({ renameOutput: [true] }) }),
   },
   { additionalProperties: false },
 );
@@ -32,11 +33,11 @@ function switchParameters(looseAtTopLevel: boolean) {
     {
       mode: Type.Enum(['rules', 'expression'] as const, { default: 'rules' }),
       /** Expression mode: how many outputs, and the output index for each item. */
-      numberOutputs: Type.Integer({ minimum: 1, default: 4 }),
-      output: Type.Optional(Type.Union([Type.Number(), Type.String()])),
+      numberOutputs: Type.Integer({ minimum: 1, default: 4, ...shownWhen({ mode: ['expression'] }) }),
+      output: Type.Optional(Type.Union([Type.Number(), Type.String()], shownWhen({ mode: ['expression'] }))),
       rules: Type.Object(
         { values: Type.Array(Rule, { default: [] }) },
-        { additionalProperties: false, default: DEFAULT_RULES },
+        { additionalProperties: false, default: DEFAULT_RULES, ...shownWhen({ mode: ['rules'] }) },
       ),
       ...(looseAtTopLevel ? { looseTypeValidation: Type.Boolean({ default: false }) } : {}),
       options: Type.Object(
@@ -48,10 +49,10 @@ function switchParameters(looseAtTopLevel: boolean) {
           ignoreCase: Type.Optional(Type.Boolean()),
           ...(looseAtTopLevel ? {} : { looseTypeValidation: Type.Optional(Type.Boolean()) }),
           /** The editor's label of the extra output. */
-          renameFallbackOutput: Type.Optional(Type.String()),
+          renameFallbackOutput: Type.Optional(Type.String(shownWhen({ fallbackOutput: ['extra'] }))),
           allMatchingOutputs: Type.Optional(Type.Boolean()),
         },
-        { additionalProperties: false, default: {} },
+        { additionalProperties: false, default: {}, ...shownWhen({ mode: ['rules'] }) },
       ),
     },
     { additionalProperties: false },

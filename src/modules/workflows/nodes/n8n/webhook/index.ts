@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { isValidHeader } from '../../../../../core/http/header-check.js';
 import { isValidCidr } from '../../../../../core/http/ip-rules.js';
+import { shownWhen, shownWhenAny, versionAtLeast } from '../../../engine/display-options.js';
 import { isExpression } from '../../../engine/expressions.js';
 import { defineNode, output } from '../../../engine/node-type.js';
 import { withDefaults } from '../../../engine/parameters.js';
@@ -49,20 +50,51 @@ const N8nWebhookParameters = Type.Object(
       default: 'onReceived',
     }),
     /** v1 and 1.1: the code of an onReceived / lastNode answer (v2 moved it into options). */
-    responseCode: Type.Optional(Type.Integer({ minimum: 200, maximum: 599 })),
+    responseCode: Type.Optional(
+      Type.Integer({
+        minimum: 200,
+        maximum: 599,
+        ...shownWhen({ '@version': [1, 1.1] }, { responseMode: ['responseNode'] }),
+      }),
+    ),
     responseData: Type.Enum(['firstEntryJson', 'firstEntryBinary', 'allEntries', 'noData'] as const, {
       default: 'firstEntryJson',
+      ...shownWhen({ responseMode: ['lastNode'] }),
     }),
     /** With `firstEntryBinary`: the binary property of the last node's first item that is the answer. */
-    responseBinaryPropertyName: Type.Optional(Type.String({ minLength: 1, maxLength: 200, default: 'data' })),
+    responseBinaryPropertyName: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        default: 'data',
+        ...shownWhen({ responseMode: ['lastNode'], responseData: ['firstEntryBinary'] }),
+      }),
+    ),
     options: Type.Object(
       {
-        rawBody: Type.Optional(Type.Boolean()),
+        rawBody: Type.Optional(
+          Type.Boolean(
+            shownWhenAny(
+              { show: { '@version': [1] }, hide: { binaryData: [true], noResponseBody: [true] } },
+              { hide: { noResponseBody: [true], '@version': [1] } },
+            ),
+          ),
+        ),
         /** v1: the whole body as binary data (v2 does so for any body it does not parse). */
-        binaryData: Type.Optional(Type.Boolean()),
+        binaryData: Type.Optional(
+          Type.Boolean(shownWhen({ '/httpMethod': ['PATCH', 'PUT', 'POST'], '@version': [1] })),
+        ),
         /** The binary property a body (`data`) or the uploaded files (`data0`, `data1`, …) go to. */
-        binaryPropertyName: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-        noResponseBody: Type.Optional(Type.Boolean()),
+        binaryPropertyName: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: 200,
+            ...shownWhenAny({ show: { binaryData: [true], '@version': [1] } }, { hide: { '@version': [1] } }),
+          }),
+        ),
+        noResponseBody: Type.Optional(
+          Type.Boolean(shownWhen({ '/responseMode': ['onReceived'] }, { rawBody: [true] })),
+        ),
         /** Comma-separated addresses or CIDR ranges; others get 403 (empty: everyone). */
         ipWhitelist: Type.Optional(Type.String({ maxLength: 4000 })),
         /** A bot's user agent gets 403 (n8n's `isbot`; here webhooks/bot-agents.ts). */
@@ -103,12 +135,21 @@ const N8nWebhookParameters = Type.Object(
                       default: 200,
                     },
                   ),
-                  customCode: Type.Optional(Type.Integer({ minimum: 200, maximum: 599 })),
+                  customCode: Type.Optional(
+                    Type.Integer({
+                      minimum: 200,
+                      maximum: 599,
+                      ...shownWhen({ responseCode: ['customCode'] }),
+                    }),
+                  ),
                 },
                 { additionalProperties: false },
               ),
             },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              ...shownWhen({ '@version': [versionAtLeast(2)] }, { '/responseMode': ['responseNode'] }),
+            },
           ),
         ),
       },
