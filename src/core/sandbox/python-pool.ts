@@ -1,0 +1,256 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Runs Python (CPython 3 on WebAssembly, Pyodide) on worker threads (python-worker.mjs): a small pool of
+ * warm interpreters, started on first use (loading one takes seconds), each running one program at a time.
+ *
+ * Bounds: a run that passes its deadline has its worker terminated (and replaced); the WebAssembly memory
+ * of an interpreter is capped (`memoryMb`: Python raises MemoryError) and its JavaScript heap by the
+ * thread's resource limits; waiting runs are bounded in number and in time.
+ *
+ * Isolation: every run gets a fresh globals dict, and the modules it imported are dropped after it. An
+ * interpreter, once used, serves one tenant (an account) only: another tenant gets a fresh interpreter,
+ * one idle interpreter of another tenant being ended for it when the pool is full. So no Python state
+ * (a module attribute, a monkey-patched builtin) crosses accounts.
+ */
+
+export interface PythonPoolOptions {
+  /** Most interpreters alive at once. */
+  workers: number;
+  /** Cap of one interpreter's WebAssembly memory, in MiB. */
+  memoryMb: number;
+  /** Python source run before each program, in its globals. */
+  prelude: string;
+  /** Longest a run may wait for an interpreter (loading included); default 120 s. */
+  maxWaitMs?: number;
+  /** Runs waiting beyond this are refused; default 100. */
+  maxQueue?: number;
+}
+
+export type PythonLimit = 'time' | 'memory' | 'queue' | 'crash';
+
+export class PythonSandboxError extends Error {
+  constructor(
+    message: string,
+    readonly limit: PythonLimit,
+  ) {
+    super(message);
+    this.name = 'PythonSandboxError';
+  }
+}
+
+export interface PythonRun {
+  /** What the program left in `__output__` (null if nothing). */
+  output: string | null;
+  logs: Array<{ level: string; message: string }>;
+}
+
+interface Job {
+  id: number;
+  tenant: string;
+  program: string;
+  input: string;
+  timeoutMs: number;
+  resolve(run: PythonRun): void;
+  reject(error: Error): void;
+  waitTimer: NodeJS.Timeout | null;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  /** The tenant this interpreter has served (null: never used). */
+  tenant: string | null;
+  job: Job | null;
+  killer: NodeJS.Timeout | null;
+  idle: NodeJS.Timeout | null;
+  gone: boolean;
+}
+
+type Reply =
+  | { ready: true }
+  | { id: number; ok: true; output: string | null; logs: PythonRun['logs'] }
+  | { id: number; ok: false; error: string; logs: PythonRun['logs']; broken?: boolean };
+
+const WORKER_URL = new URL('./python-worker.mjs', import.meta.url);
+const IDLE_MS = 5 * 60_000;
+
+export class PythonPool {
+  private readonly slots: Slot[] = [];
+  private readonly waiting: Job[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly options: PythonPoolOptions) {}
+
+  /** Runs `program` (after the prelude) with `__input__ = input`, for `tenant`, within `timeoutMs`. */
+  run(program: string, input: string, timeoutMs: number, tenant = 'default'): Promise<PythonRun> {
+    if (this.closed) return Promise.reject(new PythonSandboxError('the Python sandbox is closed', 'crash'));
+    if (this.waiting.length >= (this.options.maxQueue ?? 100))
+      return Promise.reject(new PythonSandboxError('the Python sandbox is busy; try again', 'queue'));
+    return new Promise<PythonRun>((resolve, reject) => {
+      const job: Job = {
+        id: this.nextId++,
+        tenant,
+        program,
+        input,
+        timeoutMs,
+        resolve,
+        reject,
+        waitTimer: null,
+      };
+      job.waitTimer = setTimeout(() => {
+        const at = this.waiting.indexOf(job);
+        if (at < 0) return;
+        this.waiting.splice(at, 1);
+        reject(new PythonSandboxError('no Python interpreter became free in time; try again', 'queue'));
+      }, this.options.maxWaitMs ?? 120_000);
+      job.waitTimer.unref();
+      this.waiting.push(job);
+      this.dispatch();
+    });
+  }
+
+  /** Starts up to `count` interpreters in the background (each takes seconds to load). */
+  warm(count = 1): void {
+    while (!this.closed && this.slots.length < Math.min(count, this.options.workers)) this.spawn();
+  }
+
+  /** Interpreters alive (for tests). */
+  get size(): number {
+    return this.slots.length;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.waiting.splice(0)) {
+      if (job.waitTimer) clearTimeout(job.waitTimer);
+      job.reject(new PythonSandboxError('the Python sandbox is closed', 'crash'));
+    }
+    await Promise.all(
+      this.slots.slice().map((slot) => this.retire(slot, 'the Python sandbox is closed', 'crash')),
+    );
+  }
+
+  private dispatch(): void {
+    if (this.closed) return;
+    let freshWanted = 0;
+    for (const job of this.waiting.slice()) {
+      const idle = this.slots.filter((s) => s.ready && !s.job && !s.gone);
+      const slot = idle.find((s) => s.tenant === job.tenant) ?? idle.find((s) => s.tenant === null);
+      if (slot) {
+        this.waiting.splice(this.waiting.indexOf(job), 1);
+        this.start(slot, job);
+        continue;
+      }
+      // A fresh interpreter is needed: one loading, a new one, or one in place of another tenant's idle one.
+      freshWanted++;
+      const loading = this.slots.filter((s) => !s.ready && !s.gone).length;
+      if (loading >= freshWanted) continue;
+      if (this.slots.length < this.options.workers) {
+        this.spawn();
+        continue;
+      }
+      const other = idle.find(
+        (s) => s.tenant !== job.tenant && !this.waiting.some((j) => j.tenant === s.tenant),
+      );
+      if (other) {
+        void this.retire(other, 'replaced', 'crash');
+        this.spawn();
+      }
+    }
+  }
+
+  private start(slot: Slot, job: Job): void {
+    if (job.waitTimer) clearTimeout(job.waitTimer);
+    if (slot.idle) clearTimeout(slot.idle);
+    slot.idle = null;
+    slot.tenant = job.tenant;
+    slot.job = job;
+    slot.worker.ref();
+    slot.killer = setTimeout(() => {
+      void this.retire(slot, `Python code took longer than ${job.timeoutMs} ms`, 'time');
+    }, job.timeoutMs);
+    slot.worker.postMessage({ id: job.id, program: job.program, input: job.input });
+    // Keep one fresh interpreter loading for the next tenant while there is room.
+    if (this.slots.length < this.options.workers && !this.slots.some((s) => s.tenant === null && !s.gone))
+      this.spawn();
+  }
+
+  private spawn(): void {
+    const worker = new Worker(WORKER_URL, {
+      workerData: { memoryBytes: this.options.memoryMb * 1024 * 1024, prelude: this.options.prelude },
+      env: {},
+      argv: [],
+      // Python's heap is WebAssembly memory (capped in the worker); this bounds the JavaScript side.
+      resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 },
+      stdout: true,
+      stderr: true,
+    });
+    // Pyodide may print while loading; nothing of a worker's own output reaches the server's log.
+    worker.stdout.resume();
+    worker.stderr.resume();
+    const slot: Slot = {
+      worker,
+      ready: false,
+      tenant: null,
+      job: null,
+      killer: null,
+      idle: null,
+      gone: false,
+    };
+    this.slots.push(slot);
+    worker.unref();
+    worker.on('message', (reply: Reply) => this.onReply(slot, reply));
+    worker.on('error', (error) => {
+      const memory =
+        /memory/i.test(error.message) || (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
+      void this.retire(
+        slot,
+        memory ? 'Python code ran out of memory' : `the Python sandbox failed: ${error.message}`,
+        memory ? 'memory' : 'crash',
+      );
+    });
+    worker.on('exit', () => void this.retire(slot, 'the Python sandbox stopped', 'crash'));
+  }
+
+  private onReply(slot: Slot, reply: Reply): void {
+    if ('ready' in reply) {
+      slot.ready = true;
+      this.release(slot);
+      this.dispatch();
+      return;
+    }
+    const job = slot.job;
+    if (!job || job.id !== reply.id) return;
+    if (slot.killer) clearTimeout(slot.killer);
+    slot.killer = null;
+    slot.job = null;
+    if (reply.ok) job.resolve({ output: reply.output, logs: reply.logs });
+    else job.reject(new PythonSandboxError(`the Python interpreter failed: ${reply.error}`, 'crash'));
+    if (!reply.ok && reply.broken) void this.retire(slot, 'broken', 'crash');
+    else this.release(slot);
+    this.dispatch();
+  }
+
+  private release(slot: Slot): void {
+    slot.worker.unref();
+    if (slot.idle) clearTimeout(slot.idle);
+    slot.idle = setTimeout(() => void this.retire(slot, 'idle', 'crash'), IDLE_MS);
+    slot.idle.unref();
+  }
+
+  private async retire(slot: Slot, message: string, limit: PythonLimit): Promise<void> {
+    if (slot.gone) return;
+    slot.gone = true;
+    if (slot.killer) clearTimeout(slot.killer);
+    if (slot.idle) clearTimeout(slot.idle);
+    const at = this.slots.indexOf(slot);
+    if (at >= 0) this.slots.splice(at, 1);
+    const job = slot.job;
+    slot.job = null;
+    if (job) job.reject(new PythonSandboxError(message, limit));
+    await slot.worker.terminate().catch(() => undefined);
+    if (!this.closed) this.dispatch();
+  }
+}

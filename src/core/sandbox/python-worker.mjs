@@ -1,0 +1,167 @@
+// One CPython interpreter (Pyodide, CPython on WebAssembly) on a worker thread, for python-pool.ts.
+// Started with `workerData = { memoryBytes, prelude }`; answers `{ ready: true }` once loaded, then each
+// `{ id, program, input }` with `{ id, ok, output, logs }`: `prelude` and then `program` run in a fresh
+// globals dict holding `__input__` (a string); the program leaves its answer (a string) in `__output__`.
+//
+// What the Python code can reach is confined here, in layers:
+// - Python's `js` module is an empty object (`jsglobals`), not this thread's global object; the
+//   `js`/`pyodide_js` modules are unregistered and Pyodide's own Python modules dropped from sys.modules,
+//   and an import hook refuses them again (no package loading: micropip and loadPackage are unreachable).
+// - Should a JavaScript object be reached anyway (through Pyodide's internals), it leads nowhere: code
+//   generation from strings is off in this thread (Function constructors throw, no eval), so no JavaScript
+//   can be written from Python; the process's dangerous members (binding, dlopen, kill, getBuiltinModule…)
+//   are gone, the thread's environment is empty (the pool starts it with `env: {}`), and Emscripten's host
+//   filesystem (NODEFS, mountNodeFS) is removed: Python's files are an in-memory filesystem of its own.
+// - Emscripten's Node glue reaches the host lazily through `require`: `os.system()` would spawn a shell
+//   (node:child_process), a Python socket would open a WebSocket or listen on a port (ws). Once loaded,
+//   this thread's module loader refuses every module, so those calls fail inside Python; `os.system`
+//   and `posix.system` also refuse in Python itself.
+// - Memory: the WebAssembly memory may not grow past `memoryBytes` (Python raises MemoryError), and the
+//   pool bounds the thread's JavaScript heap; time: the pool terminates the thread at the deadline.
+import Module from 'node:module';
+import { parentPort, workerData } from 'node:worker_threads';
+import { loadPyodide } from 'pyodide';
+
+const { memoryBytes, prelude } = workerData;
+
+const grow = WebAssembly.Memory.prototype.grow;
+WebAssembly.Memory.prototype.grow = function growWithin(pages) {
+  if (this.buffer.byteLength + pages * 65_536 > memoryBytes) throw new RangeError('memory limit reached');
+  return grow.call(this, pages);
+};
+
+let logs = [];
+const LOG_LINES = 200;
+const LOG_CHARS = 2_000;
+const write = (level) => (line) => {
+  if (logs.length >= LOG_LINES) return;
+  logs.push({ level, message: line.length > LOG_CHARS ? `${line.slice(0, LOG_CHARS)}…` : line });
+};
+
+const py = await loadPyodide({
+  jsglobals: Object.create(null),
+  env: { HOME: '/home/pyodide', _: '/usr/bin/python' },
+  stdout: write('log'),
+  stderr: write('error'),
+});
+py.setStdout({ batched: write('log') });
+py.setStderr({ batched: write('error') });
+
+// From here on, the thread loads no module: what Pyodide needs is loaded; the rest is the host.
+Module._load = function refused(request) {
+  throw new Error(`'${request}' is not available in the Python sandbox`);
+};
+delete globalThis.require;
+
+py.unregisterJsModule('js');
+py.unregisterJsModule('pyodide_js');
+py.runPython(`
+import sys
+def _confine():
+    blocked = ('js', 'pyodide_js', 'pyodide', '_pyodide', '_pyodide_core', 'micropip')
+    for name in list(sys.modules):
+        if name.split('.')[0] in blocked:
+            del sys.modules[name]
+    sys.meta_path[:] = [f for f in sys.meta_path if type(f).__module__.split('.')[0] not in blocked]
+    class Refuse:
+        @staticmethod
+        def find_spec(name, path=None, target=None):
+            if name.split('.')[0] in blocked:
+                raise ImportError(f"No module named '{name}': this sandbox has no JavaScript bridge")
+            return None
+    sys.meta_path.insert(0, Refuse)
+    import os, posix
+    def system(command):
+        raise PermissionError('os.system is not available in this sandbox')
+    os.system = posix.system = system
+_confine()
+del _confine
+`);
+
+// No JavaScript from strings in this thread from now on (Pyodide has loaded; it does not need it to run).
+const refuse = function codeGenerationRefused() {
+  throw new TypeError('code generation from strings is not allowed here');
+};
+for (const F of [
+  Function,
+  (async () => {}).constructor,
+  function* () {}.constructor,
+  async function* () {}.constructor,
+]) {
+  Object.defineProperty(F.prototype, 'constructor', { value: refuse, writable: false, configurable: false });
+}
+globalThis.eval = refuse;
+for (const key of [
+  'binding',
+  '_linkedBinding',
+  'dlopen',
+  'kill',
+  'getBuiltinModule',
+  'chdir',
+  'setuid',
+  'setgid',
+  'seteuid',
+  'setegid',
+  'setgroups',
+  'initgroups',
+  'umask',
+  'execve',
+  'loadEnvFile',
+  'mainModule',
+  'report',
+  'permission',
+  'openStdin',
+  'send',
+]) {
+  try {
+    delete process[key];
+  } catch {}
+}
+for (const holder of [py, py.FS, py.FS?.filesystems, py._module, py._module?.FS?.filesystems]) {
+  if (!holder) continue;
+  for (const key of ['NODEFS', 'mountNodeFS', 'mountNativeFS', 'loadPackage', 'loadPackagesFromImports']) {
+    try {
+      delete holder[key];
+    } catch {}
+  }
+}
+
+const dict = py.globals.get('dict');
+const builtins = py.pyimport('builtins');
+// Modules a run imports are dropped after it, so the next run imports them afresh.
+const reset = py.runPython(`
+import sys
+_baseline = set(sys.modules)
+def _reset():
+    for name in [n for n in sys.modules if n not in _baseline]:
+        del sys.modules[name]
+_reset
+`);
+
+parentPort.on('message', ({ id, program, input }) => {
+  logs = [];
+  const globals = dict();
+  let answer;
+  try {
+    globals.set('__builtins__', builtins);
+    globals.set('__name__', '__main__');
+    globals.set('__input__', input);
+    py.runPython(prelude, { globals });
+    py.runPython(program, { globals });
+    const output = globals.get('__output__');
+    answer = { id, ok: true, output: typeof output === 'string' ? output : null, logs };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    // The prelude answers Python's own exceptions: what reaches here is the interpreter failing
+    // (a stack overflow in WebAssembly…), so the pool replaces this worker.
+    answer = { id, ok: false, error: message, logs, broken: true };
+  } finally {
+    try {
+      globals.clear();
+      globals.destroy();
+      reset();
+    } catch {}
+  }
+  parentPort.postMessage(answer);
+});
+parentPort.postMessage({ ready: true });
