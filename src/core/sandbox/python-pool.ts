@@ -80,6 +80,8 @@ export class PythonPool {
   private readonly waiting: Job[] = [];
   private nextId = 1;
   private closed = false;
+  /** Interpreters that failed to start in a row: past two, waiting runs fail instead of respawning. */
+  private startFailures = 0;
 
   constructor(private readonly options: PythonPoolOptions) {}
 
@@ -211,12 +213,13 @@ export class PythonPool {
         memory ? 'memory' : 'crash',
       );
     });
-    worker.on('exit', () => void this.retire(slot, 'the Python sandbox stopped', 'crash'));
+    worker.on('exit', (code) => void this.retire(slot, `the Python sandbox stopped (exit ${code})`, 'crash'));
   }
 
   private onReply(slot: Slot, reply: Reply): void {
     if ('ready' in reply) {
       slot.ready = true;
+      this.startFailures = 0;
       this.release(slot);
       this.dispatch();
       return;
@@ -251,6 +254,17 @@ export class PythonPool {
     slot.job = null;
     if (job) job.reject(new PythonSandboxError(message, limit));
     await slot.worker.terminate().catch(() => undefined);
+    if (!slot.ready && !this.closed && !['replaced', 'idle'].includes(message)) {
+      // An interpreter that cannot start will not start the next time either: fail what waits.
+      if (++this.startFailures >= 2) {
+        for (const waiting of this.waiting.splice(0)) {
+          if (waiting.waitTimer) clearTimeout(waiting.waitTimer);
+          waiting.reject(new PythonSandboxError(`the Python interpreter did not start: ${message}`, 'crash'));
+        }
+        this.startFailures = 0;
+        return;
+      }
+    }
     if (!this.closed) this.dispatch();
   }
 }

@@ -19,6 +19,8 @@
 // - Memory: the WebAssembly memory may not grow past `memoryBytes` (Python raises MemoryError), and the
 //   pool bounds the thread's JavaScript heap; time: the pool terminates the thread at the deadline.
 import Module from 'node:module';
+import { dirname, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadPyodide } from 'pyodide';
 
@@ -39,6 +41,8 @@ const write = (level) => (line) => {
 };
 
 const py = await loadPyodide({
+  // Where Pyodide's files are, named (its own guess reads a stack trace, which loaders may rewrite).
+  indexURL: `${dirname(fileURLToPath(import.meta.resolve('pyodide')))}${sep}`,
   jsglobals: Object.create(null),
   env: { HOME: '/home/pyodide', _: '/usr/bin/python' },
   stdout: write('log'),

@@ -7,7 +7,7 @@
  * - `pyodide` (language `python`, n8n's Pyodide sandbox): n8n's `$` names with `_` (`_input.all()`,
  *   `_input.first()`, `_input.last()`, `_input.item`, `_json`, `_('Node')`, `_items()`, `_prevNode`,
  *   `_workflow`, `_execution`, `_now`, `_today`, `_runIndex`, `_itemIndex`, `_mode`, `_vars`, `_env`,
- *   `_parameter`); objects answer both `obj.key` and `obj["key"]` and `to_py()`, as Pyodide's JS proxies do.
+ *   `_parameter`, and `items`/`item` as n8n's Code node adds them); objects answer both `obj.key` and `obj["key"]` and `to_py()`, as Pyodide's JS proxies do.
  * - `native` (language `pythonNative`, n8n's Python task runner): `_items` (all items) or `_item` (the
  *   item, once per item), plain dicts.
  */
@@ -97,6 +97,29 @@ def __n8n_run():
     def item_of(raw):
         return wrap(raw) if flavour == 'pyodide' else raw
 
+    def install_js_shim():
+        # Pyodide code of n8n templates imports a few JavaScript globals (from js import Object, JSON,
+        # btoa): a module of Python stand-ins, holding nothing of the host; it is dropped after the run.
+        import types, base64
+
+        def to_js_json(value):
+            return json.dumps(plain(value), separators=(',', ':'), default=str)
+
+        shim = types.ModuleType('js', 'Python stand-ins for a few JavaScript globals (no JavaScript here)')
+        shim.Object = types.SimpleNamespace(
+            keys=lambda o: JsArray(o.keys()) if isinstance(o, dict) else JsArray(str(i) for i in range(len(o))),
+            values=lambda o: JsArray(o.values()) if isinstance(o, dict) else JsArray(o),
+            entries=lambda o: JsArray(JsArray([k, v]) for k, v in (o.items() if isinstance(o, dict) else enumerate(o))),
+            fromEntries=lambda pairs: JsObject((k, v) for k, v in pairs),
+            assign=lambda target, *sources: [target.update(s) for s in sources] and target or target,
+            new=lambda: JsObject(),
+        )
+        shim.JSON = types.SimpleNamespace(stringify=lambda value, *args: to_js_json(value), parse=lambda text: wrap(json.loads(text)))
+        shim.btoa = lambda text: base64.b64encode(text.encode('latin-1')).decode('ascii')
+        shim.atob = lambda text: base64.b64decode(text).decode('latin-1')
+        shim.console = types.SimpleNamespace(log=print, info=print, warn=print, error=print, debug=print)
+        sys.modules['js'] = shim
+
     input_items = [item_of(i) for i in data.get('input') or []]
     nodes = data.get('nodes') or {}
     paired = data.get('paired') or {}
@@ -179,7 +202,10 @@ def __n8n_run():
             return {'_items': input_items}
         item = input_items[index] if input_items else None
         execution = data.get('execution') or {}
+        # n8n's Code node adds items (all items) or item (once per item) to its sandbox's names
+        legacy = {'item': item} if mode == 'runOnceForEachItem' else {'items': JsArray(input_items)}
         return {
+            **legacy,
             '_input': Input(),
             '_': NodeData,
             '_json': item['json'] if item else JsObject(),
@@ -199,6 +225,9 @@ def __n8n_run():
             '_jmespath': unavailable('_jmespath'),
             '_getWorkflowStaticData': unavailable('_getWorkflowStaticData'),
         }
+
+    if flavour == 'pyodide':
+        install_js_shim()
 
     source = request['code']
     wrapped = 'async def __n8n_code():\n' + '\n'.join('  ' + line for line in source.split('\n')) + '\n'

@@ -141,6 +141,31 @@ describe('n8n Code node (Python)', () => {
     expect(jsonOf(each.state, 'Code')).toEqual([{ n: 20 }]);
   });
 
+  it("`from js import …`: Python stand-ins for the JavaScript globals n8n templates use, nothing of the host's", async () => {
+    const out = await run(
+      [
+        'from js import Object, JSON, btoa, atob',
+        'import js',
+        'first = _input.first().json',
+        'return {"keys": list(Object.keys(first)), "text": JSON.stringify(first), "b64": btoa("hi"), "back": atob("aGk="),',
+        '        "names": sorted(n for n in dir(js) if not n.startswith("_"))}',
+      ].join('\n'),
+    );
+    expect(out.state.error).toBeNull();
+    expect(jsonOf(out.state, 'Code')).toEqual([
+      {
+        keys: ['name', 'n'],
+        text: '{"name":"ada","n":1}',
+        b64: 'aGk=',
+        back: 'hi',
+        names: ['JSON', 'Object', 'atob', 'btoa', 'console'],
+      },
+    ]);
+    // pythonNative has no js module at all, as n8n 2's runner.
+    const native = await run('import js\nreturn {}', undefined, engine, 'pythonNative');
+    expect(native.state.error?.message).toMatch(/No module named 'js'/);
+  });
+
   it('keeps print() output in the run data; the standard library is there', async () => {
     const out = await run(
       'import json, re, hashlib, datetime, math\nprint("hello", 1)\nreturn {"h": hashlib.sha256(b"x").hexdigest()[:8], "m": re.sub(r"a", "o", "banana"), "s": math.sqrt(16)}',
@@ -167,12 +192,16 @@ describe('n8n Code node (Python)', () => {
   });
 
   it.each([
-    ['import js', 'import js\nreturn {"k": str(dir(js))}', /No module named 'js'/],
+    [
+      'the js stand-in',
+      'import js, types\nreturn {"k": [type(getattr(js, n)).__name__ for n in ("btoa", "JSON")]}',
+      null,
+    ],
     ['import pyodide_js', 'import pyodide_js\nreturn {}', /No module named 'pyodide_js'/],
     ['pyodide.ffi', 'from pyodide.ffi import to_js\nreturn {}', /No module named 'pyodide/],
     [
       'the import hook removed',
-      'import sys\nsys.meta_path[:] = [f for f in sys.meta_path if "Refuse" not in repr(f)]\nimport js\nreturn {"k": str(dir(js))}',
+      'import sys\nsys.meta_path[:] = [f for f in sys.meta_path if "Refuse" not in repr(f)]\nsys.modules.pop("js", None)\nimport js\nreturn {"k": str(dir(js))}',
       /No module named 'js'/,
     ],
     ['the host filesystem', 'return {"p": open("/etc/passwd").read()}', /FileNotFoundError/],
@@ -199,6 +228,9 @@ describe('n8n Code node (Python)', () => {
     if (message) {
       expect(out.status).toBe('error');
       expect(out.state.error?.message).toMatch(message);
+    } else if (what === 'the js stand-in') {
+      // Python functions and namespaces, not proxies of JavaScript objects.
+      expect(jsonOf(out.state, 'Code')).toEqual([{ k: ['function', 'SimpleNamespace'] }]);
     } else if (what !== 'a directory listing') {
       // However it is reached, the shell command does not run on the host.
       expect(existsSync(MARKER)).toBe(false);
