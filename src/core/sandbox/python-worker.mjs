@@ -70,7 +70,10 @@ def _confine():
     class Refuse:
         @staticmethod
         def find_spec(name, path=None, target=None):
-            if name.split('.')[0] in blocked:
+            top = name.split('.')[0]
+            if top == 'micropip':
+                raise ImportError(f"No module named '{name}': packages cannot be installed here (standard library only)")
+            if top in blocked:
                 raise ImportError(f"No module named '{name}': this sandbox has no JavaScript bridge")
             return None
     sys.meta_path.insert(0, Refuse)
