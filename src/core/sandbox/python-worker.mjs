@@ -6,7 +6,8 @@
 // What the Python code can reach is confined here, in layers:
 // - Python's `js` module is an empty object (`jsglobals`), not this thread's global object; the
 //   `js`/`pyodide_js` modules are unregistered and Pyodide's own Python modules dropped from sys.modules,
-//   and an import hook refuses them again (no package loading: micropip and loadPackage are unreachable).
+//   and an import hook and an audit hook (which Python cannot remove) refuse them again (no package
+//   loading: micropip and loadPackage are unreachable).
 // - Should a JavaScript object be reached anyway (through Pyodide's internals), it leads nowhere: code
 //   generation from strings is off in this thread (Function constructors throw, no eval), so no JavaScript
 //   can be written from Python; the process's dangerous members (binding, dlopen, kill, getBuiltinModule…)
@@ -77,6 +78,11 @@ def _confine():
                 raise ImportError(f"No module named '{name}': this sandbox has no JavaScript bridge")
             return None
     sys.meta_path.insert(0, Refuse)
+    # An audit hook cannot be removed from Python: the same refusal holds should the import hook go.
+    def audit(event, args):
+        if event == 'import' and isinstance(args[0], str):
+            Refuse.find_spec(args[0])
+    sys.addaudithook(audit)
     import os, posix
     def system(command):
         raise PermissionError('os.system is not available in this sandbox')
@@ -98,6 +104,8 @@ for (const F of [
   Object.defineProperty(F.prototype, 'constructor', { value: refuse, writable: false, configurable: false });
 }
 globalThis.eval = refuse;
+// Nor network clients in the thread's global object (Pyodide needs none once loaded).
+for (const key of ['fetch', 'WebSocket', 'EventSource', 'XMLHttpRequest']) delete globalThis[key];
 for (const key of [
   'binding',
   '_linkedBinding',

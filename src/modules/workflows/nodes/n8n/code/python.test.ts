@@ -200,6 +200,11 @@ describe('n8n Code node (Python)', () => {
     ['import pyodide_js', 'import pyodide_js\nreturn {}', /No module named 'pyodide_js'/],
     ['pyodide.ffi', 'from pyodide.ffi import to_js\nreturn {}', /No module named 'pyodide/],
     [
+      "Pyodide's core module, the import hook removed",
+      'import sys\nsys.meta_path[:] = [f for f in sys.meta_path if "Refuse" not in repr(f)]\nimport _pyodide_core\nreturn {"o": repr(_pyodide_core.to_js({}))}',
+      /No module named '_pyodide_core'/,
+    ],
+    [
       'the import hook removed',
       'import sys\nsys.meta_path[:] = [f for f in sys.meta_path if "Refuse" not in repr(f)]\nsys.modules.pop("js", None)\nimport js\nreturn {"k": str(dir(js))}',
       /No module named 'js'/,
