@@ -145,6 +145,9 @@ export class PythonPool {
         this.start(slot, job);
         continue;
       }
+      // A tenant with an interpreter of its own (busy) in a full pool waits for it rather than end another's.
+      const own = this.slots.some((s) => s.tenant === job.tenant && !s.gone);
+      if (own && this.slots.length >= this.options.workers) continue;
       // A fresh interpreter is needed: one loading, a new one, or one in place of another tenant's idle one.
       freshWanted++;
       const loading = this.slots.filter((s) => !s.ready && !s.gone).length;
