@@ -44,4 +44,20 @@ describe('Python pool (real Pyodide)', () => {
     expect(run.logs).toHaveLength(200);
     expect(run.logs[0]).toEqual({ level: 'log', message: '0' });
   }, 60_000);
+
+  it("one tenant's backlog leaves an interpreter to another (at most all but one per tenant)", async () => {
+    const two = new PythonPool({ workers: 2, memoryMb: 96, prelude: '' });
+    try {
+      const busy = 'import time\nend = time.time() + 0.4\nwhile time.time() < end:\n  pass\n__output__ = "a"';
+      const finished: string[] = [];
+      const track = (name: string, run: Promise<unknown>) => run.then(() => finished.push(name));
+      const backlog = [1, 2, 3, 4].map((i) => track(`a${i}`, two.run(busy, '', 30_000, 'acct_a')));
+      const other = track('b', two.run('__output__ = "b"', '', 30_000, 'acct_b'));
+      await Promise.all([...backlog, other]);
+      // acct_a holds one interpreter (its runs one after another); acct_b gets the other at once.
+      expect(finished.indexOf('b')).toBeLessThan(finished.indexOf('a2'));
+    } finally {
+      await two.close();
+    }
+  }, 180_000);
 });

@@ -134,21 +134,27 @@ export class PythonPool {
     );
   }
 
+  /**
+   * Serves waiting runs in arrival order. A tenant holds at most all interpreters but one (at least one),
+   * so another tenant always finds room; one whose share is busy waits for it. A run needing a fresh
+   * interpreter gets one loading, a new one, or one in place of another tenant's idle interpreter (that
+   * tenant's runs ahead of it in the queue were served first, its later ones wait their turn).
+   */
   private dispatch(): void {
     if (this.closed) return;
+    const cap = Math.max(1, this.options.workers - 1);
     let freshWanted = 0;
     for (const job of this.waiting.slice()) {
       const idle = this.slots.filter((s) => s.ready && !s.job && !s.gone);
-      const slot = idle.find((s) => s.tenant === job.tenant) ?? idle.find((s) => s.tenant === null);
+      const own = idle.find((s) => s.tenant === job.tenant);
+      const held = this.slots.filter((s) => s.tenant === job.tenant && !s.gone).length;
+      const slot = own ?? (held < cap ? idle.find((s) => s.tenant === null) : undefined);
       if (slot) {
         this.waiting.splice(this.waiting.indexOf(job), 1);
         this.start(slot, job);
         continue;
       }
-      // A tenant with an interpreter of its own (busy) in a full pool waits for it rather than end another's.
-      const own = this.slots.some((s) => s.tenant === job.tenant && !s.gone);
-      if (own && this.slots.length >= this.options.workers) continue;
-      // A fresh interpreter is needed: one loading, a new one, or one in place of another tenant's idle one.
+      if (held >= cap) continue;
       freshWanted++;
       const loading = this.slots.filter((s) => !s.ready && !s.gone).length;
       if (loading >= freshWanted) continue;
@@ -156,9 +162,7 @@ export class PythonPool {
         this.spawn();
         continue;
       }
-      const other = idle.find(
-        (s) => s.tenant !== job.tenant && !this.waiting.some((j) => j.tenant === s.tenant),
-      );
+      const other = idle.find((s) => s.tenant !== job.tenant);
       if (other) {
         void this.retire(other, 'replaced', 'crash');
         this.spawn();
