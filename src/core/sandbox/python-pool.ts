@@ -1,12 +1,18 @@
-import { Worker } from 'node:worker_threads';
+import { type ChildProcess, fork } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
- * Runs Python (CPython 3 on WebAssembly, Pyodide) on worker threads (python-worker.mjs): a small pool of
- * warm interpreters, started on first use (loading one takes seconds), each running one program at a time.
+ * Runs Python (CPython 3 on WebAssembly, Pyodide) in child processes (python-child.mjs), each under Node's
+ * permission model (it may read only its own file and Pyodide's, spawn nothing, start no worker), with an
+ * empty environment and no network: a small pool of warm interpreters, started on first use (loading one
+ * takes seconds), each running one program at a time.
  *
- * Bounds: a run that passes its deadline has its worker terminated (and replaced); the WebAssembly memory
- * of an interpreter is capped (`memoryMb`: Python raises MemoryError) and its JavaScript heap by the
- * thread's resource limits; waiting runs are bounded in number and in time.
+ * Bounds: a run that passes its deadline has its process killed (and replaced); the WebAssembly memory
+ * of an interpreter is capped (`memoryMb`: Python raises MemoryError) and its JavaScript heap by
+ * --max-old-space-size; waiting runs are bounded in number and in time.
  *
  * Isolation: every run gets a fresh globals dict, and the modules it imported are dropped after it. An
  * interpreter, once used, serves one tenant (an account) only: another tenant gets a fresh interpreter,
@@ -57,7 +63,7 @@ interface Job {
 }
 
 interface Slot {
-  worker: Worker;
+  worker: ChildProcess;
   ready: boolean;
   /** The tenant this interpreter has served (null: never used). */
   tenant: string | null;
@@ -72,7 +78,11 @@ type Reply =
   | { id: number; ok: true; output: string | null; logs: PythonRun['logs'] }
   | { id: number; ok: false; error: string; logs: PythonRun['logs']; broken?: boolean };
 
-const WORKER_URL = new URL('./python-worker.mjs', import.meta.url);
+const CHILD_URL = new URL('./python-child.mjs', import.meta.url);
+/** Node 22+ names the permission model `--permission`; Node 20 `--experimental-permission`. */
+const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has('--permission')
+  ? '--permission'
+  : '--experimental-permission';
 const IDLE_MS = 5 * 60_000;
 
 export class PythonPool {
@@ -164,8 +174,9 @@ export class PythonPool {
       }
       const other = idle.find((s) => s.tenant !== job.tenant);
       if (other) {
-        void this.retire(other, 'replaced', 'crash');
+        // Started first, so that the dispatch the retirement runs counts it as loading.
         this.spawn();
+        void this.retire(other, 'replaced', 'crash');
       }
     }
   }
@@ -176,29 +187,32 @@ export class PythonPool {
     slot.idle = null;
     slot.tenant = job.tenant;
     slot.job = job;
-    slot.worker.ref();
+    this.ref(slot);
     slot.killer = setTimeout(() => {
       void this.retire(slot, `Python code took longer than ${job.timeoutMs} ms`, 'time');
     }, job.timeoutMs);
-    slot.worker.postMessage({ id: job.id, program: job.program, input: job.input });
+    slot.worker.send({ id: job.id, program: job.program, input: job.input });
     // Keep one fresh interpreter loading for the next tenant while there is room.
     if (this.slots.length < this.options.workers && !this.slots.some((s) => s.tenant === null && !s.gone))
       this.spawn();
   }
 
   private spawn(): void {
-    const worker = new Worker(WORKER_URL, {
-      workerData: { memoryBytes: this.options.memoryMb * 1024 * 1024, prelude: this.options.prelude },
+    const script = realpathSync(fileURLToPath(CHILD_URL));
+    const pyodideDir = dirname(realpathSync(createRequire(import.meta.url).resolve('pyodide')));
+    const pyodideEntry = join(pyodideDir, 'pyodide.mjs');
+    const worker = fork(script, [], {
+      execArgv: [
+        PERMISSION_FLAG,
+        `--allow-fs-read=${script}`,
+        `--allow-fs-read=${pyodideDir}${sep}`,
+        '--max-old-space-size=128',
+        '--no-warnings',
+      ],
       env: {},
-      argv: [],
-      // Python's heap is WebAssembly memory (capped in the worker); this bounds the JavaScript side.
-      resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 },
-      stdout: true,
-      stderr: true,
+      serialization: 'json',
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
-    // Pyodide may print while loading; nothing of a worker's own output reaches the server's log.
-    worker.stdout.resume();
-    worker.stderr.resume();
     const slot: Slot = {
       worker,
       ready: false,
@@ -209,18 +223,39 @@ export class PythonPool {
       gone: false,
     };
     this.slots.push(slot);
-    worker.unref();
+    this.unref(slot);
     worker.on('message', (reply: Reply) => this.onReply(slot, reply));
-    worker.on('error', (error) => {
-      const memory =
-        /memory/i.test(error.message) || (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
+    worker.on(
+      'error',
+      (error) => void this.retire(slot, `the Python sandbox failed: ${error.message}`, 'crash'),
+    );
+    worker.on('exit', (code, signal) => {
+      // Out of JavaScript heap: V8 aborts the process.
+      const memory = signal === 'SIGABRT' || code === 134;
       void this.retire(
         slot,
-        memory ? 'Python code ran out of memory' : `the Python sandbox failed: ${error.message}`,
+        memory ? 'Python code ran out of memory' : `the Python sandbox stopped (${signal ?? `exit ${code}`})`,
         memory ? 'memory' : 'crash',
       );
     });
-    worker.on('exit', (code) => void this.retire(slot, `the Python sandbox stopped (exit ${code})`, 'crash'));
+    worker.send({
+      init: {
+        memoryBytes: this.options.memoryMb * 1024 * 1024,
+        prelude: this.options.prelude,
+        pyodideUrl: pathToFileURL(pyodideEntry).href,
+      },
+    });
+  }
+
+  /** An idle process does not hold the server's event loop open. */
+  private unref(slot: Slot): void {
+    slot.worker.unref();
+    (slot.worker.channel as { unref?: () => void } | undefined)?.unref?.();
+  }
+
+  private ref(slot: Slot): void {
+    slot.worker.ref();
+    (slot.worker.channel as { ref?: () => void } | undefined)?.ref?.();
   }
 
   private onReply(slot: Slot, reply: Reply): void {
@@ -244,7 +279,7 @@ export class PythonPool {
   }
 
   private release(slot: Slot): void {
-    slot.worker.unref();
+    this.unref(slot);
     if (slot.idle) clearTimeout(slot.idle);
     slot.idle = setTimeout(() => void this.retire(slot, 'idle', 'crash'), IDLE_MS);
     slot.idle.unref();
@@ -260,7 +295,7 @@ export class PythonPool {
     const job = slot.job;
     slot.job = null;
     if (job) job.reject(new PythonSandboxError(message, limit));
-    await slot.worker.terminate().catch(() => undefined);
+    slot.worker.kill('SIGKILL');
     if (!slot.ready && !this.closed && !['replaced', 'idle'].includes(message)) {
       // An interpreter that cannot start will not start the next time either: fail what waits.
       if (++this.startFailures >= 2) {

@@ -1,31 +1,54 @@
-// One CPython interpreter (Pyodide, CPython on WebAssembly) on a worker thread, for python-pool.ts.
-// Started with `workerData = { memoryBytes, prelude }`; answers `{ ready: true }` once loaded, then each
-// `{ id, program, input }` with `{ id, ok, output, logs }`: `prelude` and then `program` run in a fresh
-// globals dict holding `__input__` (a string); the program leaves its answer (a string) in `__output__`.
+// One CPython interpreter (Pyodide, CPython on WebAssembly) in a child process of its own, for
+// python-pool.ts, which starts it under Node's permission model (file reads limited to this file and
+// Pyodide's own files; no child processes, no workers, no native addons) with an empty environment.
+// It answers the pool's `{ init: { memoryBytes, prelude, pyodideUrl } }` with `{ ready: true }` once loaded,
+// then each `{ id, program, input }` with `{ id, ok, output, logs }`: `prelude` and then `program` run in a
+// fresh globals dict holding `__input__` (a string); the program leaves its answer in `__output__`.
 //
-// What the Python code can reach is confined here, in layers:
-// - Python's `js` module is an empty object (`jsglobals`), not this thread's global object; the
-//   `js`/`pyodide_js` modules are unregistered and Pyodide's own Python modules dropped from sys.modules,
-//   and an import hook and an audit hook (which Python cannot remove) refuse them again (no package
-//   loading: micropip and loadPackage are unreachable).
-// - Should a JavaScript object be reached anyway (through Pyodide's internals), it leads nowhere: code
-//   generation from strings is off in this thread (Function constructors throw, no eval), so no JavaScript
-//   can be written from Python; the process's dangerous members (binding, dlopen, kill, getBuiltinModule…)
-//   are gone, the thread's environment is empty (the pool starts it with `env: {}`), and Emscripten's host
-//   filesystem (NODEFS, mountNodeFS) is removed: Python's files are an in-memory filesystem of its own.
-// - Emscripten's Node glue reaches the host lazily through `require`: `os.system()` would spawn a shell
-//   (node:child_process), a Python socket would open a WebSocket or listen on a port (ws). Once loaded,
-//   this thread's module loader refuses every module, so those calls fail inside Python; `os.system`
-//   and `posix.system` also refuse in Python itself.
-// - Memory: the WebAssembly memory may not grow past `memoryBytes` (Python raises MemoryError), and the
-//   pool bounds the thread's JavaScript heap; time: the pool terminates the thread at the deadline.
+// The process is the boundary (what Python could reach through Pyodide's JavaScript objects is what this
+// process may do); inside it, layers more:
+// - The permission model refuses reading any file but Pyodide's and this one, writing any, spawning
+//   (os.system goes through node:child_process), workers and process.binding. The network, which the
+//   permission model does not cover, is cut here before Pyodide loads: no fetch/WebSocket globals, and
+//   every socket (net, tls, http, dgram, and fetch's undici under them) refuses to connect or listen.
+// - Python's `js` module is an empty object (`jsglobals`); the `js`/`pyodide_js` modules are unregistered,
+//   Pyodide's own Python modules dropped from sys.modules and refused by an import hook and an audit hook.
+// - Code generation from strings is off once loaded (Function constructors throw, no eval).
+// - Memory: the WebAssembly memory may not grow past `memoryBytes` (Python raises MemoryError); the pool
+//   caps the JavaScript heap (--max-old-space-size) and kills the process at the deadline.
+import dgram from 'node:dgram';
+import { constants as fsConstants } from 'node:fs';
 import Module from 'node:module';
+import net from 'node:net';
+import { constants as osConstants } from 'node:os';
 import { dirname, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parentPort, workerData } from 'node:worker_threads';
-import { loadPyodide } from 'pyodide';
 
-const { memoryBytes, prelude } = workerData;
+const refuseNetwork = () => {
+  throw new Error('the network is not available in the Python sandbox');
+};
+for (const key of ['fetch', 'WebSocket', 'EventSource', 'XMLHttpRequest', 'Request', 'Response'])
+  delete globalThis[key];
+net.Socket.prototype.connect = refuseNetwork;
+net.Server.prototype.listen = refuseNetwork;
+dgram.Socket.prototype.bind = refuseNetwork;
+dgram.Socket.prototype.send = refuseNetwork;
+dgram.Socket.prototype.connect = refuseNetwork;
+// Emscripten reads fs constants through process.binding, which the permission model refuses.
+Object.defineProperty(process, 'binding', {
+  value: (name) => {
+    if (name === 'constants') return { fs: fsConstants, os: osConstants };
+    throw new Error(`process.binding('${name}') is not available in the Python sandbox`);
+  },
+  configurable: false,
+  writable: false,
+});
+
+const send = process.send.bind(process);
+const { memoryBytes, prelude, pyodideUrl } = await new Promise((resolve) =>
+  process.once('message', (message) => resolve(message.init)),
+);
+const { loadPyodide } = await import(pyodideUrl);
 
 const grow = WebAssembly.Memory.prototype.grow;
 WebAssembly.Memory.prototype.grow = function growWithin(pages) {
@@ -43,7 +66,7 @@ const write = (level) => (line) => {
 
 const py = await loadPyodide({
   // Where Pyodide's files are, named (its own guess reads a stack trace, which loaders may rewrite).
-  indexURL: `${dirname(fileURLToPath(import.meta.resolve('pyodide')))}${sep}`,
+  indexURL: `${dirname(fileURLToPath(pyodideUrl))}${sep}`,
   jsglobals: Object.create(null),
   env: { HOME: '/home/pyodide', _: '/usr/bin/python' },
   stdout: write('log'),
@@ -153,7 +176,7 @@ def _reset():
 _reset
 `);
 
-parentPort.on('message', ({ id, program, input }) => {
+process.on('message', ({ id, program, input }) => {
   logs = [];
   const globals = dict();
   let answer;
@@ -177,6 +200,6 @@ parentPort.on('message', ({ id, program, input }) => {
       reset();
     } catch {}
   }
-  parentPort.postMessage(answer);
+  send(answer);
 });
-parentPort.postMessage({ ready: true });
+send({ ready: true });
