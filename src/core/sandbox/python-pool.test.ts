@@ -1,5 +1,7 @@
+import { fork } from 'node:child_process';
+import { type AddressInfo, createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PythonPool, PythonSandboxError } from './python-pool.js';
+import { PythonPool, PythonSandboxError, pythonChildCommand } from './python-pool.js';
 
 // One interpreter for everyone: another tenant's run must end it and start a fresh one.
 const pool = new PythonPool({
@@ -60,4 +62,66 @@ describe('Python pool (real Pyodide)', () => {
       await two.close();
     }
   }, 180_000);
+
+  it('JavaScript running in an interpreter process (as an escape would) reads no file, spawns nothing, connects nowhere', async () => {
+    let connections = 0;
+    const server = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    // In place of Pyodide's entry module: a module that tries what a sandbox escape would, and reports.
+    const probe = `
+      const tries = {};
+      const attempt = async (name, f) => { try { tries[name] = 'ok: ' + String(await f()).slice(0, 30); } catch (e) { tries[name] = 'refused'; } };
+      const fs = await import('node:fs');
+      await attempt('read', () => fs.readFileSync('/etc/passwd', 'utf8'));
+      await attempt('write', () => fs.writeFileSync('/tmp/python-sandbox-probe', 'x'));
+      await attempt('spawn', async () => (await import('node:child_process')).spawnSync('true').status);
+      await attempt('net', async () => { const net = await import('node:net'); return await new Promise((ok, ko) => { const s = net.connect(${port}, '127.0.0.1'); s.on('connect', () => ok('connected')); s.on('error', ko); }); });
+      await attempt('fetch', () => fetch('http://127.0.0.1:${port}/'));
+      await attempt('http', async () => { const http = await import('node:http'); return await new Promise((ok, ko) => { const r = http.get('http://127.0.0.1:${port}/', ok); r.on('error', ko); }); });
+      await attempt('env', () => JSON.stringify(process.env) === '{}' ? (() => { throw new Error('empty'); })() : 'leaked');
+      await attempt('worker', async () => new (await import('node:worker_threads')).Worker('1', { eval: true }));
+      await attempt('binding', () => process.binding('fs'));
+      process.send({ tries });
+      process.exit(0);
+    `;
+    const { script, execArgv } = pythonChildCommand();
+    const child = fork(script, [], {
+      execArgv,
+      env: {},
+      serialization: 'json',
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    });
+    try {
+      const report = await new Promise<{ tries: Record<string, string> }>((resolve, reject) => {
+        child.on('message', (m) => resolve(m as { tries: Record<string, string> }));
+        child.on('exit', (code) => reject(new Error(`probe exited ${code}`)));
+        child.send({
+          init: {
+            memoryBytes: 1,
+            prelude: '',
+            pyodideUrl: `data:text/javascript,${encodeURIComponent(probe)}`,
+          },
+        });
+      });
+      expect(report.tries).toEqual({
+        read: 'refused',
+        write: 'refused',
+        spawn: 'refused',
+        net: 'refused',
+        fetch: 'refused',
+        http: 'refused',
+        env: 'refused',
+        worker: 'refused',
+        binding: 'refused',
+      });
+      expect(connections).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      server.close();
+    }
+  }, 60_000);
 });

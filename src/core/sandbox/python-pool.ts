@@ -85,6 +85,27 @@ const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has('--permission')
   : '--experimental-permission';
 const IDLE_MS = 5 * 60_000;
 
+/**
+ * How an interpreter's process is started: its script, Node's flags (the permission model: it may read
+ * only its own file and Pyodide's; no child processes, workers or addons; a JavaScript heap cap) and
+ * Pyodide's entry module. Exported for the tests that check the process's confinement.
+ */
+export function pythonChildCommand(): { script: string; execArgv: string[]; pyodideEntry: string } {
+  const script = realpathSync(fileURLToPath(CHILD_URL));
+  const pyodideDir = dirname(realpathSync(createRequire(import.meta.url).resolve('pyodide')));
+  return {
+    script,
+    execArgv: [
+      PERMISSION_FLAG,
+      `--allow-fs-read=${script}`,
+      `--allow-fs-read=${pyodideDir}${sep}`,
+      '--max-old-space-size=128',
+      '--no-warnings',
+    ],
+    pyodideEntry: join(pyodideDir, 'pyodide.mjs'),
+  };
+}
+
 export class PythonPool {
   private readonly slots: Slot[] = [];
   private readonly waiting: Job[] = [];
@@ -198,17 +219,9 @@ export class PythonPool {
   }
 
   private spawn(): void {
-    const script = realpathSync(fileURLToPath(CHILD_URL));
-    const pyodideDir = dirname(realpathSync(createRequire(import.meta.url).resolve('pyodide')));
-    const pyodideEntry = join(pyodideDir, 'pyodide.mjs');
+    const { script, execArgv, pyodideEntry } = pythonChildCommand();
     const worker = fork(script, [], {
-      execArgv: [
-        PERMISSION_FLAG,
-        `--allow-fs-read=${script}`,
-        `--allow-fs-read=${pyodideDir}${sep}`,
-        '--max-old-space-size=128',
-        '--no-warnings',
-      ],
+      execArgv,
       env: {},
       serialization: 'json',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
@@ -222,8 +235,8 @@ export class PythonPool {
       idle: null,
       gone: false,
     };
+    // Held while it loads (a run waits for it); unreferenced once idle.
     this.slots.push(slot);
-    this.unref(slot);
     worker.on('message', (reply: Reply) => this.onReply(slot, reply));
     worker.on(
       'error',

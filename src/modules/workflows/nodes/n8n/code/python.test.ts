@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -276,6 +277,60 @@ describe('n8n Code node (Python)', () => {
     expect(out.state.error).toBeNull();
     expect(jsonOf(out.state, 'Code')[0]).toMatchObject({ escaped: null });
   });
+
+  it("Pyodide's leftover JavaScript objects, found through gc, reach neither the host's files nor the network", async () => {
+    // The security review's route: JsProxy objects left in Pyodide's internals, reached through `gc`,
+    // lead to Pyodide's loadBinaryFile (Node's fs, fetch) and useNodeSockFS (node:net). The process they
+    // live in may read only Pyodide's files and has no sockets.
+    let connections = 0;
+    const server = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const out = await run(
+        [
+          'import gc',
+          'found = []',
+          'for o in gc.get_objects():',
+          '  for r in [o] + (list(o.values()) if isinstance(o, dict) else []):',
+          '    if type(r).__name__.startswith("Js") and all(r is not f for f in found):',
+          '      found.append(r)',
+          'read = []',
+          'for o in found:',
+          '  for path in (("loadBinaryFile",), ("_api", "loadBinaryFile"), ("_module", "API", "loadBinaryFile")):',
+          '    try:',
+          '      f = o',
+          '      for p in path:',
+          '        f = getattr(f, p)',
+          '      read.append(str(f("/etc/passwd"))[:40])',
+          `      read.append(str(f("http://127.0.0.1:${port}/"))[:40])`,
+          '    except BaseException as e:',
+          '      pass',
+          '  for path in (("useNodeSockFS",), ("_api", "useNodeSockFS"), ("_module", "API", "useNodeSockFS")):',
+          '    try:',
+          '      f = o',
+          '      for p in path:',
+          '        f = getattr(f, p)',
+          '      f()',
+          '    except BaseException:',
+          '      pass',
+          'import socket',
+          'try:',
+          `  socket.create_connection(("127.0.0.1", ${port}), timeout=1)`,
+          'except BaseException:',
+          '  pass',
+          'return {"read": read, "found": len(found)}',
+        ].join('\n'),
+      );
+      expect(JSON.stringify(out.state.runData.Code?.[0] ?? out.state.error)).not.toMatch(/root:/);
+      expect(connections).toBe(0);
+    } finally {
+      server.close();
+    }
+  }, 60_000);
 
   it("one account's module state and globals are not seen by another account", async () => {
     const a = await run('import json\njson.shared_secret = "from A"\nglobal leaked\nleaked = 42\nreturn {}');
