@@ -133,8 +133,8 @@ const ConfigSchema = Type.Object({
   /** CPU time for one Code node run (all its items), in the same sandbox. */
   CODE_NODE_TIMEOUT_MS: Type.Integer({ default: 5_000, minimum: 1, maximum: 300_000 }),
   /**
-   * Python interpreters (Pyodide, CPython on WebAssembly) for the Code node's Python, each on a worker
-   * thread, started on first use (seconds each); an interpreter serves one account only.
+   * Python interpreters (Pyodide, CPython on WebAssembly) for the Code node's Python, each in a child
+   * process under Node's permission model, started on first use (seconds each); each serves one account.
    */
   PYTHON_WORKERS: Type.Integer({ default: 2, minimum: 1, maximum: 32 }),
   /** Memory cap of one Python interpreter (its WebAssembly memory); past it Python raises MemoryError. */

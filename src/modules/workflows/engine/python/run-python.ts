@@ -6,7 +6,7 @@ import type { Item } from '../types.js';
 import { PYTHON_PRELUDE, PYTHON_PROGRAM } from './prelude.js';
 
 /**
- * The Code node's Python: CPython on WebAssembly (Pyodide) in a pool of worker threads
+ * The Code node's Python: CPython on WebAssembly (Pyodide) in a pool of confined child processes
  * (core/sandbox/python-pool.ts), one process-wide pool started on first use.
  */
 

@@ -10,7 +10,7 @@ import {
 /**
  * n8n's Code node (v1, v2): JavaScript runs in the QuickJS sandbox with a CPU-time and memory bound;
  * Python (`language: python`, n8n's Pyodide flavour, or `pythonNative`, n8n 2's task runner flavour) runs
- * in CPython on WebAssembly on a worker thread (engine/python/), bounded by the same timeout and a memory
+ * in CPython on WebAssembly in a confined child process (engine/python/), bounded by the same timeout and a memory
  * cap. Either runs once over all items or once per item, and what it writes to `console`/`print()` is kept
  * in the node's run data.
  */
