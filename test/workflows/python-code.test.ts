@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closePythonSandbox } from '../../src/modules/workflows/engine/python/run-python.js';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
 import { activate, createWorkflow, flow, workflowPlatform } from './support.js';
@@ -26,7 +27,11 @@ describe.each(await testDialects())('a Python Code node through the API on %s', 
   beforeAll(async () => {
     p = await workflowPlatform(dialect, { CODE_NODE_TIMEOUT_MS: '20000' });
   });
-  afterAll(() => p.close());
+  afterAll(async () => {
+    await p.close();
+    // The interpreter processes this file started (killed at once: nothing of theirs is kept).
+    await closePythonSandbox();
+  });
 
   it('imports and runs n8n Python code', async () => {
     const body = pythonFlow(

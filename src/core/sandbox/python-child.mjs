@@ -35,14 +35,18 @@ dgram.Socket.prototype.bind = refuseNetwork;
 dgram.Socket.prototype.send = refuseNetwork;
 dgram.Socket.prototype.connect = refuseNetwork;
 // Emscripten reads fs constants through process.binding, which the permission model refuses.
-Object.defineProperty(process, 'binding', {
-  value: (name) => {
-    if (name === 'constants') return { fs: fsConstants, os: osConstants };
-    throw new Error(`process.binding('${name}') is not available in the Python sandbox`);
-  },
-  configurable: false,
-  writable: false,
-});
+try {
+  Object.defineProperty(process, 'binding', {
+    value: (name) => {
+      if (name === 'constants') return { fs: fsConstants, os: osConstants };
+      throw new Error(`process.binding('${name}') is not available in the Python sandbox`);
+    },
+    configurable: false,
+    writable: false,
+  });
+} catch {}
+// The pool gone (the server stopped or crashed): so is this interpreter.
+process.on('disconnect', () => process.exit(0));
 
 const send = process.send.bind(process);
 const { memoryBytes, prelude, pyodideUrl } = await new Promise((resolve) =>

@@ -149,6 +149,10 @@ export class PythonPool {
     while (!this.closed && this.slots.length < Math.min(count, this.options.workers)) this.spawn();
   }
 
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   /** Interpreters alive (for tests). */
   get size(): number {
     return this.slots.length;

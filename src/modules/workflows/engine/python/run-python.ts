@@ -37,8 +37,15 @@ export function configurePythonSandbox(next: PythonSandboxOptions): void {
 }
 
 export function pythonSandbox(): PythonPool {
-  shared ??= new PythonPool({ ...options, prelude: PYTHON_PRELUDE });
+  if (!shared || shared.isClosed) shared = new PythonPool({ ...options, prelude: PYTHON_PRELUDE });
   return shared;
+}
+
+/** Ends the interpreters, if any were started (tests, shutdown); the next run starts new ones. */
+export async function closePythonSandbox(): Promise<void> {
+  const pool = shared;
+  shared = undefined;
+  await pool?.close();
 }
 
 type Answer = { ok: true; items: Item[] } | { ok: false; message: string; itemIndex?: number };

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkParameters } from '../../../engine/parameters.js';
-import { configurePythonSandbox, pythonSandbox } from '../../../engine/python/run-python.js';
+import { closePythonSandbox, configurePythonSandbox } from '../../../engine/python/run-python.js';
 import { ctx, jsonOf, testDeps, workflow } from '../../../engine/testing.js';
 import type { Item } from '../../../engine/types.js';
 import { WorkflowEngine } from '../../../engine/workflow-engine.js';
@@ -49,7 +49,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await pythonSandbox().close();
+  await closePythonSandbox();
 });
 
 describe('n8n Code node (Python)', () => {
