@@ -132,6 +132,13 @@ const ConfigSchema = Type.Object({
   EXPRESSION_TIMEOUT_MS: Type.Integer({ default: 1_000, minimum: 1, maximum: 60_000 }),
   /** CPU time for one Code node run (all its items), in the same sandbox. */
   CODE_NODE_TIMEOUT_MS: Type.Integer({ default: 5_000, minimum: 1, maximum: 300_000 }),
+  /**
+   * Python interpreters (Pyodide, CPython on WebAssembly) for the Code node's Python, each in a child
+   * process under Node's permission model, started on first use (seconds each); each serves one account.
+   */
+  PYTHON_WORKERS: Type.Integer({ default: 2, minimum: 1, maximum: 32 }),
+  /** Memory cap of one Python interpreter (its WebAssembly memory); past it Python raises MemoryError. */
+  PYTHON_MEMORY_MB: Type.Integer({ default: 256, minimum: 64, maximum: 2_048 }),
   /** Heap of one expression sandbox (QuickJS), JSONata included. */
   EXPRESSION_MEMORY_MB: Type.Integer({ default: 64, minimum: 16, maximum: 1_024 }),
   /** Worker threads evaluating expressions; each runs one evaluation at a time. */

@@ -11,7 +11,7 @@ import { CredentialService } from './credentials/service.js';
 import { CredentialStore } from './credentials/store.js';
 import { WorkflowService } from './definitions/service.js';
 import { WorkflowStore } from './definitions/store.js';
-import { configureExpressionSandbox } from './engine/index.js';
+import { configureExpressionSandbox, configurePythonSandbox } from './engine/index.js';
 import { DedupeStore } from './executions/dedupe-store.js';
 import type { DirectRunner } from './executions/direct-run.js';
 import { createExecutions } from './executions/index.js';
@@ -207,6 +207,7 @@ export const workflowsModule: PlatformModule = {
       perTenant: config.EXPRESSION_WORKERS_PER_ACCOUNT,
       timezone: config.GENERIC_TIMEZONE,
     });
+    configurePythonSandbox({ workers: config.PYTHON_WORKERS, memoryMb: config.PYTHON_MEMORY_MB });
     configureUserRegex({
       workers: config.REGEX_WORKERS,
       timeoutMs: config.REGEX_TIMEOUT_MS,

@@ -256,7 +256,7 @@ const ANY_NODE_ACCESS = /\$\(|\$node\b|\$items\s*\(/g;
  * The data a JavaScript evaluation needs, and no more: items of the nodes its text names (all nodes when a
  * name is computed), the input items only when it reads `$input`/`$items`/`items`.
  */
-function guestData(data: ExpressionData, sources: string[], code: boolean) {
+export function guestData(data: ExpressionData, sources: string[], code: boolean) {
   const text = sources.join('\n');
   const nodes: Record<string, NodeSnapshot> = {};
   if (data.nodeSnapshot) {

@@ -2,6 +2,7 @@
 export { configureExpressionSandbox } from './expression-sandbox.js';
 export { isExpression } from './expressions.js';
 export type { NodeRegistry } from './node-type.js';
+export { configurePythonSandbox } from './python/run-python.js';
 export { resumeUrlOf } from './run-expression-data.js';
 export type * from './types.js';
 export { credentialRefOf } from './types.js';

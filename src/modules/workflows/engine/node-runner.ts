@@ -15,6 +15,7 @@ import {
   type SubNodeHandle,
 } from './node-type.js';
 import { checkParameters, converted, isValid, withDefaults } from './parameters.js';
+import { runPython } from './python/run-python.js';
 import {
   type AiConnectionType,
   DEFAULT_CODE_TIMEOUT_MS,
@@ -182,6 +183,15 @@ function contextOf(
         mode,
         { ...data, json: {}, input: items, params: node.parameters },
         { timeoutMs: deps.codeTimeoutMs ?? DEFAULT_CODE_TIMEOUT_MS },
+      ),
+    runPython: (code, mode, flavour) =>
+      runPython(
+        code,
+        mode,
+        flavour,
+        { ...data, json: {}, input: items, params: node.parameters },
+        { timeoutMs: deps.codeTimeoutMs ?? DEFAULT_CODE_TIMEOUT_MS },
+        deps.tenant ?? 'default',
       ),
     evaluate: (source, index, extra) =>
       evaluator.evaluate(source, {

@@ -66,6 +66,15 @@ export interface NodeExecutionContext<P> {
   /** Runs JavaScript over the input items in the sandbox (the Code node); throws CodeError. */
   runCode(code: string, mode: 'runOnceForAllItems' | 'runOnceForEachItem'): Promise<CodeRun>;
   /**
+   * Runs Python over the input items (the Code node's `python`/`pythonNative`): CPython on WebAssembly
+   * in a worker thread, bounded by the same timeout; throws CodeError.
+   */
+  runPython?(
+    code: string,
+    mode: 'runOnceForAllItems' | 'runOnceForEachItem',
+    flavour: 'pyodide' | 'native',
+  ): Promise<CodeRun>;
+  /**
    * The sub-nodes attached to this node by `type` (n8n's ai_* connections), by input index; empty for a
    * node that has none. Each supplies its part (a chat model, a tool…) for one item of this node.
    */

@@ -139,10 +139,10 @@ describe('n8n Code node (JavaScript)', () => {
     expect(jsonOf(out.state, 'Code')).toEqual([{ m: [2], evil: null }]);
   });
 
-  it('refuses Python and unknown parameters at save time', () => {
+  it('refuses an unknown language and unknown parameters at save time (Python: python.test.ts)', () => {
     const codeType = defaultNodeRegistry.get('n8n-nodes-base.code', 2);
     if (!codeType) throw new Error('no code node');
-    expect(checkParameters(codeType.schema, { language: 'python', pythonCode: 'x' }, 'p', true)).toEqual(
+    expect(checkParameters(codeType.schema, { language: 'ruby', pythonCode: 'x' }, 'p', true)).toEqual(
       expect.arrayContaining([expect.objectContaining({ path: 'p.language' })]),
     );
     expect(checkParameters(codeType.schema, { jsCode: 'return []', bogus: 1 }, 'p', true)).toEqual([

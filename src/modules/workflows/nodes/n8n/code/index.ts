@@ -1,27 +1,39 @@
 import { Type } from 'typebox';
 import { shownWhen } from '../../../engine/display-options.js';
 import { CodeError } from '../../../engine/expressions.js';
-import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
+import {
+  defineNode,
+  type NodeExecutionContext,
+  NodeOperationError,
+  output,
+} from '../../../engine/node-type.js';
 
 /**
- * n8n's Code node (v1, v2), JavaScript only: the code runs in the QuickJS sandbox with a CPU-time and
- * memory bound, once over all items or once per item, and what it writes to `console` is kept in the
- * node's run data. Python is refused at save time (no Python runtime here).
+ * n8n's Code node (v1, v2): JavaScript runs in the QuickJS sandbox with a CPU-time and memory bound;
+ * Python (`language: python`, n8n's Pyodide flavour, or `pythonNative`, n8n 2's task runner flavour) runs
+ * in CPython on WebAssembly in a confined child process (engine/python/), bounded by the same timeout and a memory
+ * cap. Either runs once over all items or once per item, and what it writes to `console`/`print()` is kept
+ * in the node's run data.
  */
 const CodeParameters = Type.Object(
   {
     mode: Type.Enum(['runOnceForAllItems', 'runOnceForEachItem'] as const, {
       default: 'runOnceForAllItems',
     }),
-    language: Type.Enum(['javaScript'] as const, {
+    language: Type.Enum(['javaScript', 'python', 'pythonNative'] as const, {
       default: 'javaScript',
-      description: 'Only JavaScript: python and pythonNative are refused',
+      description: "python: n8n's Pyodide names (_input, _json…); pythonNative: n8n 2's (_items, _item)",
     }),
     jsCode: Type.String({
       default:
         "// Loop over input items and add a new field called 'myNewField' to the JSON of each one\nfor (const item of $input.all()) {\n  item.json.myNewField = 1;\n}\n\nreturn $input.all();",
       maxLength: 200_000,
       ...shownWhen({ language: ['javaScript'] }),
+    }),
+    pythonCode: Type.String({
+      default:
+        "# Loop over input items and add a new field called 'myNewField' to the JSON of each one\nfor item in _input.all():\n  item.json.myNewField = 1\nreturn _input.all()",
+      maxLength: 200_000,
     }),
     notice: Type.Optional(Type.String()),
   },
@@ -35,7 +47,10 @@ export const codeNode = defineNode({
   async execute(ctx) {
     const p = await ctx.params(0);
     try {
-      const run = await ctx.runCode(p.jsCode, p.mode);
+      const run =
+        p.language === 'javaScript'
+          ? await ctx.runCode(p.jsCode, p.mode)
+          : await python(ctx)(p.pythonCode, p.mode, p.language === 'python' ? 'pyodide' : 'native');
       return { ...output(run.items), logs: run.logs };
     } catch (err) {
       if (!(err instanceof CodeError)) throw err;
@@ -45,3 +60,9 @@ export const codeNode = defineNode({
     }
   },
 });
+
+function python(ctx: NodeExecutionContext<unknown>) {
+  const run = ctx.runPython;
+  if (!run) throw new NodeOperationError('Python is not available here');
+  return run;
+}

@@ -1,0 +1,96 @@
+import { DateTime } from 'luxon';
+import { PythonPool, PythonSandboxError } from '../../../../core/sandbox/python-pool.js';
+import { defaultTimezone } from '../expression-sandbox.js';
+import { CodeError, type CodeLimits, type CodeRun, type ExpressionData, guestData } from '../expressions.js';
+import type { Item } from '../types.js';
+import { PYTHON_PRELUDE, PYTHON_PROGRAM } from './prelude.js';
+
+/**
+ * The Code node's Python: CPython on WebAssembly (Pyodide) in a pool of confined child processes
+ * (core/sandbox/python-pool.ts), one process-wide pool started on first use.
+ */
+
+export interface PythonSandboxOptions {
+  /** Interpreters alive at once (each loads in seconds and holds tens of MiB). */
+  workers: number;
+  /** Cap of one interpreter's memory (WebAssembly), in MiB. */
+  memoryMb: number;
+}
+
+/** Which of n8n's Python sandboxes the code was written for (`language: python` or `pythonNative`). */
+export type PythonFlavour = 'pyodide' | 'native';
+
+const DEFAULTS: PythonSandboxOptions = { workers: 2, memoryMb: 256 };
+/** Largest answer (items as JSON) a run may return, as for the JavaScript Code node. */
+const MAX_OUTPUT_CHARS = 5_000_000;
+
+let options = DEFAULTS;
+let shared: PythonPool | undefined;
+
+/** Sets the sizes from configuration; a running pool with other sizes is retired. */
+export function configurePythonSandbox(next: PythonSandboxOptions): void {
+  if (shared && (next.workers !== options.workers || next.memoryMb !== options.memoryMb)) {
+    void shared.close();
+    shared = undefined;
+  }
+  options = next;
+}
+
+export function pythonSandbox(): PythonPool {
+  if (!shared || shared.isClosed) shared = new PythonPool({ ...options, prelude: PYTHON_PRELUDE });
+  return shared;
+}
+
+/** Ends the interpreters, if any were started (tests, shutdown); the next run starts new ones. */
+export async function closePythonSandbox(): Promise<void> {
+  const pool = shared;
+  shared = undefined;
+  await pool?.close();
+}
+
+type Answer = { ok: true; items: Item[] } | { ok: false; message: string; itemIndex?: number };
+
+/** Runs a Code node's Python over its input items; throws CodeError as the JavaScript runner does. */
+export async function runPython(
+  code: string,
+  mode: 'runOnceForAllItems' | 'runOnceForEachItem',
+  flavour: PythonFlavour,
+  data: ExpressionData,
+  limits: CodeLimits,
+  tenant: string,
+): Promise<CodeRun> {
+  // `_('Name')` and `_node["Name"]` read as `$(…)`/`$node[…]` when choosing which nodes' items to send.
+  const scanned = code.replace(/(^|[^\w$])_\(/g, '$1$(').replace(/(^|[^\w$])_node\[/g, '$1$node[');
+  const base = guestData(data, [scanned], true);
+  const zone = data.timezone ?? defaultTimezone();
+  const now = DateTime.fromJSDate(data.now, { zone });
+  const request = JSON.stringify({
+    code,
+    mode,
+    flavour,
+    data: { ...base, now: now.toISO(), today: now.startOf('day').toISO() },
+  });
+  let output: string | null;
+  let logs: CodeRun['logs'];
+  try {
+    ({ output, logs } = await pythonSandbox().run(PYTHON_PROGRAM, request, limits.timeoutMs, tenant));
+  } catch (err) {
+    const message =
+      err instanceof PythonSandboxError && err.limit === 'time'
+        ? `Python code took longer than ${limits.timeoutMs} ms (CODE_NODE_TIMEOUT_MS); it was stopped`
+        : err instanceof Error
+          ? err.message
+          : String(err);
+    throw new CodeError(message, [], undefined);
+  }
+  if (output === null) throw new CodeError('The Python code gave no answer', logs, undefined);
+  if (output.length > MAX_OUTPUT_CHARS)
+    throw new CodeError(
+      `The Python code returned more than ${MAX_OUTPUT_CHARS} characters of items`,
+      logs,
+      undefined,
+    );
+  const answer = JSON.parse(output) as Answer;
+  if (!answer.ok) throw new CodeError(answer.message, logs, answer.itemIndex);
+  return { items: answer.items, logs };
+}
