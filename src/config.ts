@@ -136,6 +136,11 @@ const ConfigSchema = Type.Object({
    * Python interpreters (Pyodide, CPython on WebAssembly) for the Code node's Python, each in a child
    * process under Node's permission model, started on first use (seconds each); each serves one account.
    */
+  /**
+   * Python in the Code node (Pyodide in confined child processes). Off by default: the wave's review
+   * found per-account fairness and answer checks still missing (docs/decisions.md).
+   */
+  WORKFLOW_PYTHON_ENABLED: Type.Boolean({ default: false }),
   PYTHON_WORKERS: Type.Integer({ default: 2, minimum: 1, maximum: 32 }),
   /** Memory cap of one Python interpreter (its WebAssembly memory); past it Python raises MemoryError. */
   PYTHON_MEMORY_MB: Type.Integer({ default: 256, minimum: 64, maximum: 2_048 }),

@@ -25,7 +25,7 @@ const pythonFlow = (path: string, pythonCode: string) =>
 describe.each(await testDialects())('a Python Code node through the API on %s', (dialect) => {
   let p: TestPlatform;
   beforeAll(async () => {
-    p = await workflowPlatform(dialect, { CODE_NODE_TIMEOUT_MS: '20000' });
+    p = await workflowPlatform(dialect, { CODE_NODE_TIMEOUT_MS: '20000', WORKFLOW_PYTHON_ENABLED: 'true' });
   });
   afterAll(async () => {
     await p.close();

@@ -308,6 +308,8 @@ export interface HostAccess {
   executeCommand: { enabled: boolean; timeoutMs: number; maxOutputBytes: number };
   /** The SSH node (WORKFLOW_SSH_ENABLED). */
   ssh: { enabled: boolean; timeoutMs: number; maxOutputBytes: number };
+  /** Python in the Code node (WORKFLOW_PYTHON_ENABLED); absent: off. */
+  python?: { enabled: boolean };
   /** Resolves and checks a TCP destination against the outbound-address guard; throws if refused. */
   tcpTarget(host: string, port: number): Promise<{ address: string; family: 4 | 6 }>;
 }

@@ -66,6 +66,7 @@ type ExecutionLimits = Pick<
   | 'EXECUTE_COMMAND_MAX_OUTPUT_BYTES'
   | 'S3_MAX_DOWNLOAD_BYTES'
   | 'WORKFLOW_SSH_ENABLED'
+  | 'WORKFLOW_PYTHON_ENABLED'
 >;
 
 /**
@@ -267,6 +268,7 @@ export class Executions {
         root === '' ? null : accountId ? path.join(path.resolve(root), accountId) : path.resolve(root),
       executeCommand: { enabled: limits.WORKFLOW_EXECUTE_COMMAND_ENABLED, ...bounds },
       ssh: { enabled: limits.WORKFLOW_SSH_ENABLED, ...bounds },
+      python: { enabled: limits.WORKFLOW_PYTHON_ENABLED },
       tcpTarget:
         this.res.tcpTarget ??
         (async () => {

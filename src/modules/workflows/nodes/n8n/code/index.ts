@@ -44,6 +44,10 @@ export const codeNode = defineNode({
   type: 'n8n-nodes-base.code',
   versions: [1, 2],
   schema: CodeParameters,
+  check: (params, limits) =>
+    params.language !== 'javaScript' && !limits.host?.python?.enabled
+      ? [{ path: 'parameters.language', message: PYTHON_OFF }]
+      : [],
   async execute(ctx) {
     const p = await ctx.params(0);
     try {
@@ -61,7 +65,12 @@ export const codeNode = defineNode({
   },
 });
 
+/** The problem (at save) or error (at run) of a Python Code node while the instance has Python off. */
+export const PYTHON_OFF =
+  "Python in the Code node is off on this instance: set WORKFLOW_PYTHON_ENABLED=true to allow it (see the README's security notes), or use JavaScript";
+
 function python(ctx: NodeExecutionContext<unknown>) {
+  if (!ctx.deps.host?.python?.enabled) throw new NodeOperationError(PYTHON_OFF);
   const run = ctx.runPython;
   if (!run) throw new NodeOperationError('Python is not available here');
   return run;

@@ -6,14 +6,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkParameters } from '../../../engine/parameters.js';
 import { closePythonSandbox, configurePythonSandbox } from '../../../engine/python/run-python.js';
 import { ctx, jsonOf, testDeps, workflow } from '../../../engine/testing.js';
-import type { Item } from '../../../engine/types.js';
+import type { HostAccess, Item } from '../../../engine/types.js';
 import { WorkflowEngine } from '../../../engine/workflow-engine.js';
 import { defaultNodeRegistry } from '../../index.js';
 
 // Real CPython (Pyodide) in worker threads: one interpreter per account, loaded once for this file.
 configurePythonSandbox({ workers: 3, memoryMb: 128 });
+// Python is off unless the instance turns it on (WORKFLOW_PYTHON_ENABLED): these engines have it on.
+const pythonOn: HostAccess = {
+  filesDir: null,
+  executeCommand: { enabled: false, timeoutMs: 1_000, maxOutputBytes: 1_024 },
+  ssh: { enabled: false, timeoutMs: 1_000, maxOutputBytes: 1_024 },
+  python: { enabled: true },
+  tcpTarget: async () => {
+    throw new Error('no TCP here');
+  },
+};
 const engineFor = (tenant: string, codeTimeoutMs = 20_000) =>
-  new WorkflowEngine(testDeps({ codeTimeoutMs, tenant }), defaultNodeRegistry);
+  new WorkflowEngine(testDeps({ codeTimeoutMs, tenant, host: pythonOn }), defaultNodeRegistry);
 const engine = engineFor('acct_a');
 
 const MARKER = join(tmpdir(), `python-sandbox-${process.pid}-marker`);
@@ -53,6 +63,19 @@ afterAll(async () => {
 });
 
 describe('n8n Code node (Python)', () => {
+  it('is off unless the instance turns it on: refused at save and at run, naming the setting', async () => {
+    const off = new WorkflowEngine(testDeps({ tenant: 'acct_off' }), defaultNodeRegistry);
+    const def = pyFlow('return [{"a": 1}]');
+    expect(off.validate(def)).toEqual([
+      {
+        path: expect.stringMatching(/parameters\.language$/),
+        message: expect.stringMatching(/WORKFLOW_PYTHON_ENABLED=true/),
+      },
+    ]);
+    const run = await off.run(def, { nodeName: 'Start', items }, ctx);
+    expect(run.state.error?.message).toMatch(/Python in the Code node is off on this instance/);
+  });
+
   it("runs once for all items with n8n's Pyodide names: _input.all(), attribute and key access, to_py()", async () => {
     const out = await run(
       [
