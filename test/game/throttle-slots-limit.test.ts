@@ -107,8 +107,12 @@ describe.skipIf(!withRedis)('RedisSlots: the shared limit with slots taken ahead
     await Promise.all(stores.map((s) => s.flush()));
     const sorted = used.sort((x, y) => x - y);
     let busiest = 0;
+    // Redis scores in whole milliseconds (its TIME, a release's elapsed time rounded down) while these
+    // uses are timed in fractions on this process's clock: two uses just under a window apart here can be
+    // a whole window apart in Redis. Windows a few milliseconds shorter leave that rounding out.
+    const measured = windowMs - 5;
     for (let end = 0, start = 0; end < sorted.length; end += 1) {
-      while ((sorted[end] ?? 0) - (sorted[start] ?? 0) >= windowMs) start += 1;
+      while ((sorted[end] ?? 0) - (sorted[start] ?? 0) >= measured) start += 1;
       busiest = Math.max(busiest, end - start + 1);
     }
     expect(busiest).toBeLessThanOrEqual(limit);

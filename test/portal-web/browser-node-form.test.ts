@@ -98,6 +98,10 @@ describe('node forms show what applies', () => {
     await page.goto(`${portal.base}/portal/#/workflows/${workflowId}`);
     await page.getByRole('heading', { name: 'display flow', level: 1 }).waitFor();
     const form = await openForm('Call');
+    // The fields come with the node type's schema, after the form itself: wait for one that is always
+    // shown, so what is absent below is hidden, not yet to come.
+    const sendBody = form.getByLabel('Send body');
+    await sendBody.waitFor();
     const contentType = form.getByLabel('Content type', { exact: true });
     expect(await contentType.count()).toBe(0);
     expect(await form.getByLabel('JSON query').count()).toBe(0);
@@ -107,7 +111,6 @@ describe('node forms show what applies', () => {
     const before = await rows.count();
 
     // Keyboard: Space ticks "Send body"; the content type appears and is the next Tab stop.
-    const sendBody = form.getByLabel('Send body');
     await sendBody.focus();
     await page.keyboard.press('Space');
     await contentType.waitFor();

@@ -95,18 +95,28 @@ describe.each(await testDialects())('n8n form file fields on %s', (dialect) => {
   afterAll(() => p.close());
 
   /** The item a node of the latest execution output (its first), once the execution ended. */
+  /**
+   * The latest execution's first item out of `nodeName`, once that node ran: a form page's submission
+   * answers before its execution has resumed (a waiting execution counts as settled), so this waits
+   * for the node rather than for the execution alone.
+   */
   async function lastItem(nodeName: string): Promise<RunItem | undefined> {
-    const list = (await p.request({ method: 'GET', url: '/api/v1/executions?limit=1' })).json() as {
-      data: Array<{ id: string }>;
-    };
-    const id = list.data[0]?.id ?? '';
-    await settled(p, id);
-    const full = (
-      await p.request({ method: 'GET', url: `/api/v1/executions/${id}?includeData=true` })
-    ).json() as {
-      data: { resultData: { runData: Record<string, Array<{ data: { main: RunItem[][] } }>> } };
-    };
-    return full.data.resultData.runData[nodeName]?.[0]?.data.main[0]?.[0];
+    const end = Date.now() + 20_000;
+    for (;;) {
+      const list = (await p.request({ method: 'GET', url: '/api/v1/executions?limit=1' })).json() as {
+        data: Array<{ id: string }>;
+      };
+      const id = list.data[0]?.id ?? '';
+      await settled(p, id);
+      const full = (
+        await p.request({ method: 'GET', url: `/api/v1/executions/${id}?includeData=true` })
+      ).json() as {
+        data: { resultData: { runData: Record<string, Array<{ data: { main: RunItem[][] } }>> } };
+      };
+      const item = full.data.resultData.runData[nodeName]?.[0]?.data.main[0]?.[0];
+      if (item || Date.now() > end) return item;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   const file = (text: string, type: string) => new Blob([text], { type });
