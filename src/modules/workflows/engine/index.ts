@@ -6,5 +6,10 @@ export { configurePythonSandbox } from './python/run-python.js';
 export { resumeUrlOf } from './run-expression-data.js';
 export type * from './types.js';
 export { credentialRefOf } from './types.js';
-export { trimSlashes, type WebhookNodeInfo, webhookNodesOf } from './webhook-nodes.js';
+export {
+  RESERVED_RESPONSE_HEADERS,
+  trimSlashes,
+  type WebhookNodeInfo,
+  webhookNodesOf,
+} from './webhook-nodes.js';
 export { WorkflowEngine } from './workflow-engine.js';

@@ -3,6 +3,15 @@ import type { WebhookNodeInfo, WorkflowDefinition } from './types.js';
 
 export type { WebhookHttpMethod, WebhookNodeInfo } from './types.js';
 
+/** Headers a workflow may not set on a webhook's answer: the HTTP server and the socket own them. */
+export const RESERVED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+]);
+
 /**
  * The enabled webhook nodes of a workflow with their parameters (defaults applied), one per method.
  * Each webhook node type parses its own parameters (`NodeType.webhook`); the engine knows none of them.

@@ -5,7 +5,7 @@ import { isValidHeader } from '../../../core/http/header-check.js';
 import { assertSafeJson } from '../../../core/http/json-guard.js';
 import { decodeUtf8Sliced, JSON_INLINE_BYTES, parseJsonSliced } from '../../../core/http/json-sliced.js';
 import { withErrors } from '../../../core/http/schemas.js';
-import type { FormInfo } from '../engine/index.js';
+import { type FormInfo, RESERVED_RESPONSE_HEADERS } from '../engine/index.js';
 import type { ExecutionResumer } from '../executions/resumer.js';
 import type { WebhookCall } from './call.js';
 import { chatCorsHeaders, chatPage } from './chat-page.js';
@@ -47,15 +47,6 @@ export interface WebhookRouteDeps {
 const FORM_WAITING_URL = '/form-waiting/:executionId';
 const FORM_BODY_LIMIT = 262_144;
 const FORM_NODE_TYPE = 'n8n-nodes-base.form';
-
-/** Headers a workflow may not set on its answer: Fastify and the socket own them. */
-const RESERVED_HEADERS = new Set([
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-]);
 
 /** Reads a body as bytes up to `limit`; beyond it, 413 (the rest is drained, not kept). */
 function readLimited(payload: NodeJS.ReadableStream, limit: number, declared: number): Promise<Buffer> {
@@ -150,7 +141,8 @@ function send(reply: FastifyReply, response: StoredResponse, head: boolean, extr
   reply.serializer((payload: unknown) => JSON.stringify(payload));
   for (const [name, value] of Object.entries(response.headers)) {
     // The node checks headers; one stored before it did must still not break the response head.
-    if (!RESERVED_HEADERS.has(name.toLowerCase()) && isValidHeader(name, value)) reply.header(name, value);
+    if (!RESERVED_RESPONSE_HEADERS.has(name.toLowerCase()) && isValidHeader(name, value))
+      reply.header(name, value);
   }
   if (head) return reply.send();
   if (response.bodyBase64 !== undefined) return reply.send(Buffer.from(response.bodyBase64, 'base64'));

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
-import { credentialRefOf } from '../../../engine/types.js';
+import { CREDENTIAL_HEADERS, openAiTarget } from '../../n8n/open-ai/transport.js';
 import { LANGCHAIN, locatorValue } from '../ai-parts.js';
 import { openAiWireModel } from '../openai-wire.js';
 
@@ -43,7 +43,6 @@ const Parameters = Type.Object(
   { additionalProperties: false },
 );
 
-const DEFAULT_URL = 'https://api.openai.com/v1';
 const DEFAULT_TIMEOUT_MS = 60_000;
 
 /**
@@ -62,14 +61,7 @@ export const lmChatOpenAiNode = defineSubNode({
       throw new NodeOperationError("OpenAI's Responses API is not supported here", {
         description: "Turn off the model's 'Use Responses API' option to use Chat Completions",
       });
-    const credId = credentialRefOf(ctx.node.credentials?.openAiApi);
-    if (!credId) throw new NodeOperationError('No openAiApi credential is set on the node');
-    const cred = await ctx.credential(credId);
-    const base = (p.options.baseURL || cred.url || DEFAULT_URL).replace(/\/+$/, '');
-    if (!/^https?:\/\//.test(base)) throw new NodeOperationError(`The base URL '${base}' is not http(s)`);
-    const headers: Record<string, string> = {};
-    if (cred.apiKey) headers.authorization = `Bearer ${cred.apiKey}`;
-    if (cred.organizationId) headers['openai-organization'] = cred.organizationId;
+    const { base, headers } = await openAiTarget(ctx.node, (id) => ctx.credential(id), p.options.baseURL);
     const o = p.options;
     const body: Record<string, unknown> = {};
     if (o.temperature !== undefined) body.temperature = o.temperature;
@@ -83,7 +75,7 @@ export const lmChatOpenAiNode = defineSubNode({
       label: 'OpenAI',
       url: `${base}/chat/completions`,
       headers,
-      credentialHeaders: ['authorization', 'openai-organization'],
+      credentialHeaders: CREDENTIAL_HEADERS,
       model: locatorValue(p.model),
       body,
       timeoutMs: o.timeout ?? DEFAULT_TIMEOUT_MS,

@@ -6,7 +6,7 @@ import { type PreparedRequest, toOutbound } from '../http-request/build.js';
 const DEFAULT_URL = 'https://api.openai.com/v1';
 /** n8n's OpenAI node waits as its HTTP helper does; a model call may take minutes. */
 const TIMEOUT_MS = 300_000;
-const CREDENTIAL_HEADERS = ['authorization', 'openai-organization'];
+export const CREDENTIAL_HEADERS = ['authorization', 'openai-organization'];
 
 /**
  * Where the node's calls go: the `openAiApi` credential's `url` (OpenAI itself by default, any
@@ -21,11 +21,13 @@ export interface OpenAiTarget {
 export async function openAiTarget(
   node: WorkflowNode,
   credential: (id: string) => Promise<Record<string, string>>,
+  /** A node's own base URL option (the OpenAI Chat Model's `baseURL`), before the credential's. */
+  baseURL?: string,
 ): Promise<OpenAiTarget> {
   const id = credentialRefOf(node.credentials?.openAiApi);
   if (!id) throw new NodeOperationError('No openAiApi credential is set on the node');
   const cred = await credential(id);
-  const base = (cred.url || DEFAULT_URL).replace(/\/+$/, '');
+  const base = (baseURL || cred.url || DEFAULT_URL).replace(/\/+$/, '');
   if (!/^https?:\/\//.test(base)) throw new NodeOperationError(`The base URL '${base}' is not http(s)`);
   const headers: Record<string, string> = {};
   if (cred.apiKey) headers.authorization = `Bearer ${cred.apiKey}`;

@@ -6,7 +6,11 @@ import { isExpression } from '../../../engine/expressions.js';
 import { defineNode, output } from '../../../engine/node-type.js';
 import { withDefaults } from '../../../engine/parameters.js';
 import { credentialRefOf, type WorkflowNode } from '../../../engine/types.js';
-import { trimSlashes, type WebhookNodeInfo } from '../../../engine/webhook-nodes.js';
+import {
+  RESERVED_RESPONSE_HEADERS,
+  trimSlashes,
+  type WebhookNodeInfo,
+} from '../../../engine/webhook-nodes.js';
 import { HTTP_METHODS, WebhookParameters, type WebhookParams } from '../../platform/webhook/index.js';
 
 /**
@@ -21,15 +25,6 @@ import { HTTP_METHODS, WebhookParameters, type WebhookParams } from '../../platf
  */
 
 const Method = Type.Enum(HTTP_METHODS);
-
-/** Headers the platform's answer owns (framing and its own security headers). */
-const RESERVED_RESPONSE_HEADERS = new Set([
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-]);
 
 const N8nWebhookParameters = Type.Object(
   {
