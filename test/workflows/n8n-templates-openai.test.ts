@@ -333,6 +333,45 @@ describe('the OpenAI node, operation by operation', () => {
     expect(api.requests).toHaveLength(0);
   });
 
+  it('fails clearly without a credential, without a model, or on tool arguments that are not JSON', async () => {
+    const noCredential = workflow({
+      typeVersion: 1.8,
+      parameters: { modelId: 'gpt-4o', messages: { values: [{ content: 'hi' }] } },
+    }) as { nodes: Array<Record<string, unknown>> };
+    delete noCredential.nodes[1]?.credentials;
+    const a = await runFixture(noCredential as never, deps);
+    expect(a.outcome.state.error?.message).toBe('No openAiApi credential is set on the node');
+
+    const noModel = await runFixture(
+      workflow({ typeVersion: 1.8, parameters: { messages: { values: [{ content: 'hi' }] } } }) as never,
+      deps,
+    );
+    expect(noModel.outcome.state.error?.message).toMatch(/No model is chosen/);
+
+    api.queue(
+      chat(null, [{ id: 'c1', type: 'function', function: { name: 'calculator', arguments: '{oops' } }]),
+    );
+    const badArgs = await runFixture(
+      workflow(
+        { typeVersion: 1.8, parameters: { modelId: 'gpt-4o', messages: { values: [{ content: 'hi' }] } } },
+        [
+          {
+            id: 'c',
+            name: 'Calculator',
+            type: '@n8n/n8n-nodes-langchain.toolCalculator',
+            typeVersion: 1,
+            position: [200, 200],
+            parameters: {},
+          },
+        ],
+        ['Calculator'],
+      ) as never,
+      deps,
+    );
+    expect(badArgs.outcome.state.error?.message).toMatch(/arguments that are not JSON: \{oops/);
+    expect(api.requests).toHaveLength(1);
+  });
+
   it('an image over 20 MB fails its item before any upload', async () => {
     const big = Buffer.alloc(21 * 1024 * 1024, 1);
     const def = workflow({
