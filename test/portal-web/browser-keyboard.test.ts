@@ -208,6 +208,8 @@ async function goByKeyboard(label: string, heading: string | RegExp) {
   );
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+  // The page change moves focus to <main> in an effect, which may run after the heading is painted.
+  await page.waitForFunction(() => document.activeElement?.id === 'main');
 }
 
 /** The page's reads have answered (an open stream counts as settled after its deadline). */
@@ -353,7 +355,9 @@ describe('node parameters in forms, and the keyboard on every page', () => {
     await openByKeyboard('Audit trail', 'Audit trail');
     await page.locator('main tbody tr').first().waitFor();
     counts['Audit trail'] = await walkMain('Audit trail');
-    await visit('Playground', 'Playground');
+    await visit('Playground', 'Playground', () =>
+      page.locator('main select option').first().waitFor({ state: 'attached' }),
+    );
     await visit('Members', 'Members', () => page.locator('main tbody tr').first().waitFor());
     await visit('Sessions', 'Your sessions', () => page.locator('main tbody tr').first().waitFor());
     for (const [label, n] of Object.entries(counts)) expect(n, label).toBeGreaterThan(0);
