@@ -538,6 +538,24 @@ describe('n8n’s first OpenAI node (n8n-nodes-base.openAi v1)', () => {
     expect(urls.outputs.OpenAI).toEqual([{ url: 'https://img.example/a.png' }]);
   });
 
+  it('v1.1 exports name the chat model `chatModel`: it is the model sent, over `model`', async () => {
+    api.queue({ body: { choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' } }] } });
+    const wf = legacy({
+      resource: 'chat',
+      chatModel: 'gpt-4-1106-preview',
+      prompt: { messages: [{ content: 'Hello' }] },
+      options: {},
+    }) as { nodes: Array<{ typeVersion: number }> };
+    (wf.nodes[1] as { typeVersion: number }).typeVersion = 1.1;
+    const done = await runFixture(wf as never, deps);
+    expect(done.outcome.state.error).toBeNull();
+    expect(api.requests[0]?.body).toEqual({
+      model: 'gpt-4-1106-preview',
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+    expect(done.outputs.OpenAI).toEqual([{ index: 0, message: { role: 'assistant', content: 'Hi' } }]);
+  });
+
   it('an operation the resource does not have is refused at save', async () => {
     await expect(
       runFixture(legacy({ resource: 'chat', operation: 'edit', options: {} }) as never, deps),

@@ -28,6 +28,11 @@ const Parameters = Type.Object(
     operation: Type.Optional(Type.Enum(['complete', 'create', 'edit', 'moderate'] as const)),
     /** Its default is the operation's (n8n's: gpt-3.5-turbo, dall-e-2, text-davinci-003…). */
     model: Type.Optional(Type.String({ maxLength: 200 })),
+    /**
+     * v1.1's chat model as n8n 1.x's editor exported it (a parameter of its own, since dropped from
+     * n8n's description); it wins over `model` for chat completions, as it did there.
+     */
+    chatModel: Type.Optional(Type.String({ maxLength: 200 })),
     prompt: Type.Optional(
       Type.Union([
         Type.String({ maxLength: 1_000_000 }),
@@ -104,7 +109,8 @@ export const openAiLegacyNode = defineNode({
       // n8n's baseURL: the credential's url without its last segment (`…/v1` → `…`), then `/v1/…`.
       const base = `${target.base.split('/').slice(0, -1).join('/')}/v1`;
       const legacy = { ...target, base };
-      const body: Record<string, unknown> = { model: p.model ?? DEFAULT_MODEL[key] };
+      const model = (key === 'chat:complete' ? p.chatModel : undefined) ?? p.model ?? DEFAULT_MODEL[key];
+      const body: Record<string, unknown> = { model };
       const o = p.options;
       if (key !== 'image:create' && key !== 'text:moderate') {
         if (o.echo !== undefined && key === 'text:complete') body.echo = o.echo;
