@@ -52,7 +52,10 @@ export const outputParserStructuredNode = defineSubNode({
       kind: 'outputParser',
       schema,
       parse(value) {
-        const data = typeof value === 'string' && schema.type !== 'string' ? jsonOfText(value) : value;
+        const data = unwrapOutput(
+          typeof value === 'string' && schema.type !== 'string' ? jsonOfText(value) : value,
+          schema,
+        );
         const validate = validatorOf(schema);
         if (!validate(data)) {
           const problems = (validate.errors ?? [])
@@ -75,3 +78,21 @@ export const outputParserStructuredNode = defineSubNode({
     return parser;
   },
 });
+
+/**
+ * n8n's parser asks for its schema wrapped in `{ "output": … }` and answers what is inside (then
+ * unwraps a doubly nested `output`): a model that follows those instructions answers the wrapper,
+ * which is not part of the user's schema unless that schema has an `output` property of its own.
+ */
+function unwrapOutput(value: unknown, schema: Record<string, unknown>): unknown {
+  const own = schema.properties as Record<string, unknown> | undefined;
+  if (own && Object.hasOwn(own, 'output')) return value;
+  let v = value;
+  for (let depth = 0; depth < 2; depth++) {
+    if (!v || typeof v !== 'object' || Array.isArray(v)) break;
+    const keys = Object.keys(v);
+    if (keys.length !== 1 || keys[0] !== 'output') break;
+    v = (v as { output: unknown }).output;
+  }
+  return v;
+}
