@@ -209,7 +209,7 @@ async function goByKeyboard(label: string, heading: string | RegExp) {
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
   // The page change moves focus to <main> in an effect, which may run after the heading is painted.
-  await page.waitForFunction(() => document.activeElement?.id === 'main');
+  await page.waitForFunction("document.activeElement?.id === 'main'");
 }
 
 /** The page's reads have answered (an open stream counts as settled after its deadline). */
