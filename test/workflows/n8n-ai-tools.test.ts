@@ -19,6 +19,14 @@ import { createCredential, createWorkflow, workflowPlatform } from './support.js
  */
 
 const openai = new FakeOpenAi();
+/** A page with navigation around one article, for the tool's text and HTML optimizers. */
+const PAGE = `<!doctype html><html><head><title>Tides</title></head><body>
+<nav><a href="/">Home</a> <a href="/about">About</a></nav>
+<article><h1>How tides work</h1>
+<p>The Moon's gravity pulls the oceans toward it, and the water bulges on the side facing the Moon. ${'More about the tides and the Moon. '.repeat(20)}</p>
+<h2>Spring <span class="ad">AD</span> tides</h2><p>When Sun and Moon align, tides are highest. ${'Sun and Moon together. '.repeat(20)}</p>
+<h2>Neap tides</h2><p>At quarter moons the pulls partly cancel.</p></article>
+<footer>© Tide Times</footer></body></html>`;
 const seen: Array<{ method: string; url: string; headers: Record<string, unknown>; body: string }> = [];
 let api: Server;
 let apiBase = '';
@@ -32,6 +40,10 @@ beforeAll(async () => {
     });
     req.on('end', () => {
       seen.push({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers }, body });
+      if (req.url?.startsWith('/page')) {
+        res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
+        return;
+      }
       if (req.url?.startsWith('/big')) {
         res.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(5_000));
         return;
@@ -257,6 +269,82 @@ describe.each(await testDialects())('AI tools through the platform on %s', (dial
       ok: true,
       path: '/cities/Paris%2F..%2Fadmin%3Fx%3D1?days=3&lang=en',
     });
+  });
+
+  it('HTTP Request tool: Optimize Response reads a page as text (Readability) or picks elements (HTML)', async () => {
+    openai.queue(toolCalls([{ id: 'c1', name: 'page', arguments: '{}' }]), completion('ok'));
+    await runAgent({
+      name: 'page',
+      type: `${LC}.toolHttpRequest`,
+      typeVersion: 1.1,
+      parameters: {
+        toolDescription: 'page',
+        url: `${apiBase}/page`,
+        optimizeResponse: true,
+        responseType: 'text',
+      },
+    });
+    const text = toolResult(1)?.content ?? '';
+    expect(text).toContain("The Moon's gravity pulls the oceans toward it");
+    expect(text).toContain('At quarter moons the pulls partly cancel.');
+    expect(text).not.toContain('<p>');
+    expect(text).not.toContain('Tide Times');
+
+    openai.reset();
+    openai.queue(toolCalls([{ id: 'c1', name: 'heads', arguments: '{}' }]), completion('ok'));
+    await runAgent({
+      name: 'heads',
+      type: `${LC}.toolHttpRequest`,
+      typeVersion: 1.1,
+      parameters: {
+        toolDescription: 'heads',
+        url: `${apiBase}/page`,
+        optimizeResponse: true,
+        responseType: 'html',
+        cssSelector: 'article h2',
+        onlyContent: true,
+        elementsToOmit: '.ad',
+      },
+    });
+    // Each heading's inner HTML as text (html-to-text), the ad left out, whitespace collapsed.
+    expect(JSON.parse(toolResult(1)?.content ?? '[]')).toEqual(['Spring tides', 'Neap tides']);
+
+    openai.reset();
+    openai.queue(toolCalls([{ id: 'c1', name: 'raw', arguments: '{}' }]), completion('ok'));
+    await runAgent({
+      name: 'raw',
+      type: `${LC}.toolHttpRequest`,
+      typeVersion: 1.1,
+      parameters: {
+        toolDescription: 'raw',
+        url: `${apiBase}/page`,
+        optimizeResponse: true,
+        responseType: 'html',
+        cssSelector: 'h2',
+        truncateResponse: true,
+        maxLength: 40,
+      },
+    });
+    const raw = toolResult(1)?.content ?? '';
+    expect(raw).toBe(
+      JSON.stringify(['Spring <span class="ad">AD</span> tides', 'Neap tides'], null, 2).slice(0, 40),
+    );
+
+    openai.reset();
+    openai.queue(toolCalls([{ id: 'c1', name: 'bad', arguments: '{}' }]), completion('could not'));
+    await runAgent({
+      name: 'bad',
+      type: `${LC}.toolHttpRequest`,
+      typeVersion: 1.1,
+      parameters: {
+        toolDescription: 'bad',
+        url: `${apiBase}/page`,
+        optimizeResponse: true,
+        responseType: 'html',
+        cssSelector: 'h2[',
+      },
+    });
+    expect(toolResult(1)?.content).toBe(`There was an error: "'h2[' is not a CSS selector"`);
   });
 
   it('HTTP Request tool: the answer cut at maxLength; a guarded host refused, the model told', async () => {

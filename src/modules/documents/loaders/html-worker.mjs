@@ -71,4 +71,22 @@ function extract({ html, url }) {
   return { title: title === '' ? null : title, text };
 }
 
-parentPort?.postMessage(extract(workerData));
+/**
+ * n8n's HTTP Request tool "text" optimizer: Readability's `textContent` of the page (the main content as
+ * plain text; nothing when Readability finds no article).
+ * @param {{html: string}} input
+ */
+function readableText({ html }) {
+  const { document } = parseHTML(
+    /<html[\s>]/i.test(html) ? html : `<!doctype html><html><body>${html}</body></html>`,
+  );
+  let text = '';
+  try {
+    text = new Readability(document, { keepClasses: true }).parse()?.textContent ?? '';
+  } catch {
+    text = '';
+  }
+  return { title: null, text };
+}
+
+parentPort?.postMessage(workerData.mode === 'readableText' ? readableText(workerData) : extract(workerData));

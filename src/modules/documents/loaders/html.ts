@@ -33,3 +33,46 @@ export async function htmlToDocument(
   );
   return { title, mimeType: 'text/html', pages: [{ pageNumber: 1, text }] };
 }
+
+/** Readability's plain `textContent` of a page (n8n's HTTP Request tool "text" optimizer), in the worker. */
+export async function htmlReadableText(html: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<string> {
+  const bytes = Buffer.byteLength(html, 'utf8');
+  if (bytes > MAX_HTML_BYTES)
+    throw new AppError('PAYLOAD_TOO_LARGE', `HTML is larger than ${MAX_HTML_BYTES} bytes`, {
+      bytes,
+      maxBytes: MAX_HTML_BYTES,
+    });
+  const { text } = await runInWorker<{ text: string }>(WORKER_URL, { html, mode: 'readableText' }, [], {
+    timeoutMs,
+    heapMb: WORKER_HEAP_MB,
+    what: 'HTML page',
+  });
+  return text;
+}
+
+const SELECT_WORKER_URL = new URL('./html-select-worker.mjs', import.meta.url);
+
+/**
+ * The elements `selector` picks from a page, each as its HTML or (`onlyContent`) its text without the
+ * `omit` selectors, whitespace collapsed (n8n's HTTP Request tool "html" optimizer), in a worker.
+ */
+export async function htmlSelectTexts(
+  html: string,
+  pick: { selector: string; onlyContent: boolean; omit: string[] },
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): Promise<string[]> {
+  const bytes = Buffer.byteLength(html, 'utf8');
+  if (bytes > MAX_HTML_BYTES)
+    throw new AppError('PAYLOAD_TOO_LARGE', `HTML is larger than ${MAX_HTML_BYTES} bytes`, {
+      bytes,
+      maxBytes: MAX_HTML_BYTES,
+    });
+  const out = await runInWorker<{ texts?: string[]; error?: string }>(
+    SELECT_WORKER_URL,
+    { html, ...pick },
+    [],
+    { timeoutMs, heapMb: WORKER_HEAP_MB, what: 'HTML page' },
+  );
+  if (out.error) throw new AppError('VALIDATION_ERROR', `'${pick.selector}' is not a CSS selector`);
+  return out.texts ?? [];
+}

@@ -101,7 +101,7 @@ export const toolHttpRequestNode = defineSubNode({
   subNode: 'ai_tool',
   async supply(ctx, itemIndex): Promise<AiTool> {
     const p = await ctx.params(itemIndex);
-    if (p.optimizeResponse && p.responseType && p.responseType !== 'json' && p.responseType !== 'text')
+    if (p.optimizeResponse && p.responseType && !['json', 'text', 'html'].includes(p.responseType))
       throw new NodeOperationError(`Optimizing '${p.responseType}' responses is not supported here`);
     const credential = await credentialOf(ctx.node.credentials, p, ctx.credential);
     const types = new Map((p.placeholderDefinitions.values ?? []).map((d) => [d.name, d]));
@@ -153,7 +153,7 @@ export const toolHttpRequestNode = defineSubNode({
         text = `There was an error: "${res.status} - ${res.body.slice(0, 2_000)}"`;
       else
         try {
-          text = toolAnswer(res, p);
+          text = await toolAnswer(res, p);
         } catch (error) {
           text = `There was an error: "${(error as Error).message}"`;
         }

@@ -5,7 +5,9 @@ import type { OutboundResponse } from '../../../../../core/http/outbound.js';
  * answer (n8n's HTTP helper parses it) pretty-printed with two spaces, any other answer as its text;
  * with "Optimize Response" and the JSON response type, only `dataField` of the answer (each element's,
  * for a list) and of that only the `fields` chosen (`fieldsToInclude`: all, selected or all but
- * those), as a pretty-printed list.
+ * those), as a pretty-printed list; with the text type, Readability's plain text of the page; with the
+ * HTML type, the elements `cssSelector` picks (their HTML, or their text with `onlyContent`, leaving out
+ * `elementsToOmit`) as a pretty-printed list. Pages are read in the documents module's bounded workers.
  */
 export interface Optimize {
   optimizeResponse: boolean;
@@ -13,15 +15,42 @@ export interface Optimize {
   dataField?: string | undefined;
   fieldsToInclude?: string | undefined;
   fields?: string | undefined;
+  cssSelector?: string | undefined;
+  onlyContent?: boolean | undefined;
+  elementsToOmit?: string | undefined;
 }
 
 type Obj = Record<string, unknown>;
 
 const isJson = (res: OutboundResponse) => /[/+]json\b/i.test(res.headers['content-type'] ?? '');
 
-export function toolAnswer(res: OutboundResponse, p: Optimize): string {
+export async function toolAnswer(res: OutboundResponse, p: Optimize): Promise<string> {
   if (res.body.includes('\0')) throw new Error('Binary data is not supported');
-  if (p.optimizeResponse && (p.responseType ?? 'json') === 'json') return optimizeJson(res.body, p);
+  const type = p.responseType ?? 'json';
+  if (p.optimizeResponse && type === 'json') return optimizeJson(res.body, p);
+  if (p.optimizeResponse && type === 'text') {
+    const { htmlReadableText } = await import('../../../../documents/index.js');
+    return htmlReadableText(plain(res));
+  }
+  if (p.optimizeResponse && type === 'html') {
+    const { htmlSelectTexts } = await import('../../../../documents/index.js');
+    const texts = await htmlSelectTexts(res.body, {
+      selector: p.cssSelector ?? 'body',
+      onlyContent: p.onlyContent === true,
+      omit: p.onlyContent
+        ? (p.elementsToOmit ?? '')
+            .split(',')
+            .filter((s) => s)
+            .map((s) => s.trim())
+        : [],
+    });
+    return JSON.stringify(texts, null, 2);
+  }
+  return plain(res);
+}
+
+/** The answer as n8n's HTTP helper leaves it: JSON parsed (here pretty-printed), anything else as text. */
+function plain(res: OutboundResponse): string {
   if (!isJson(res)) return res.body;
   try {
     return JSON.stringify(JSON.parse(res.body), null, 2);
