@@ -63,15 +63,15 @@ const report = {
   sentimentScore: 0.42,
   chartImageUrl: 'https://charts.example/tsla.png',
   technicalAnalysis: '<p>ניתוח</p>',
-  // The template's HTML reads five of each.
-  topArticles: [1, 2, 3, 4, 5].map((n) => ({
+  // The template's HTML reads five of each; with fewer, n8n renders the missing ones empty.
+  topArticles: [1, 2, 3].map((n) => ({
     title: `כותרת ${n}`,
     url: `https://news.example/${n}`,
     source: 'Reuters',
     date: '27/11/2026',
     sentimentHebrew: 'חיובי-חזק',
   })),
-  hotTopics: [1, 2, 3, 4, 5].map((n) => ({ topic: `Topic ${n}`, article_count: 2, average_relevance: 0.8 })),
+  hotTopics: [1, 2].map((n) => ({ topic: `Topic ${n}`, article_count: 2, average_relevance: 0.8 })),
 };
 
 describe('Think tool v1 (template 3790)', () => {

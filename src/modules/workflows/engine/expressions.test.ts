@@ -180,8 +180,16 @@ describe('n8n expressions: JavaScript', () => {
     ).toEqual([1, 'me']);
   });
 
-  it('reports errors instead of answering null: a property of undefined, an unknown node, a syntax error', async () => {
-    await expect(run('={{ $json.missing.deeper }}')).rejects.toThrow(/Cannot read|undefined/);
+  it("a TypeError of the code leaves its segment undefined, as n8n's evaluator does", async () => {
+    expect(await run('={{ $json.missing.deeper }}')).toBeUndefined();
+    expect(await run('={{ $json["missing"].deeper }}')).toBeUndefined();
+    expect(await run('=a{{ $json.missing.deeper }}b{{ 1 + 1 }}')).toBe('ab2');
+    expect(await run('={{ $json.nothing() }}')).toBeUndefined();
+    expect(await run('={{ undefinedName + 1 }}')).toBeUndefined();
+    expect(await run('={{ $json.missing?.deeper ?? "fallback" }}')).toBe('fallback');
+  });
+
+  it("fails on n8n's own expression errors: an unknown node, a syntax error, an extension's error", async () => {
     await expect(run('={{ $("Nope").first() }}')).rejects.toThrow(/doesn't exist/);
     await expect(run('={{ $("Later").first() }}')).rejects.toThrow(/hasn't been executed/);
     await expect(run('={{ $json.name. }}')).rejects.toThrow(ExpressionError);

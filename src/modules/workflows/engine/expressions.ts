@@ -337,10 +337,8 @@ function readDirectly(
       const name = names[i] as string;
       if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return null;
       cur = Object.hasOwn(cur, name) ? (cur as Record<string, unknown>)[name] : undefined;
-      if (cur === undefined) {
-        // JavaScript throws reading a property of undefined: let the sandbox say so.
-        return language === 'javascript' && i < names.length - 1 ? null : { value: undefined };
-      }
+      // Reading through undefined throws a TypeError, which n8n's evaluator turns into undefined.
+      if (cur === undefined) return { value: undefined };
     }
     if (cur === null || typeof cur !== 'object') return { value: cur };
     return language === 'javascript' ? { value: structuredClone(cur) } : null;

@@ -366,15 +366,33 @@
     return parts;
   };
 
+  /**
+   * One `{{ }}` segment's value. n8n's evaluators (riot-tmpl, then tournament) run each segment in a
+   * try/catch that hands the error to n8n's handler, which rethrows only n8n's own ExpressionErrors
+   * (unknown nodes, item pairing, extension functions: plain Errors here): a TypeError or
+   * ReferenceError of the code itself — `$json.missing.deeper`, a call of something that is not a
+   * function — leaves the segment undefined (empty in a text) and the run goes on. A syntax error still
+   * fails (compiling is outside the catch), as do the sandbox's limits.
+   */
+  const segment = (ctx, code) => {
+    const fn = compileExpression(code);
+    try {
+      return fn.apply(ctx, argsOf(ctx, code));
+    } catch (err) {
+      if (globalThis.__limitError(err)) throw err;
+      if (err instanceof TypeError || err instanceof ReferenceError) return undefined;
+      throw err;
+    }
+  };
+
   /** The value of a template (`{{ code }}` alone gives the code's value; text around it gives text). */
   const evaluateParts = (ctx, parts) => {
     const whole = parts.length === 1 && parts[0].literal.trim() === '' && parts[0].code !== null;
-    if (whole) return compileExpression(parts[0].code).apply(ctx, argsOf(ctx, parts[0].code));
+    if (whole) return segment(ctx, parts[0].code);
     let text = '';
     for (const part of parts) {
       text += part.literal;
-      if (part.code !== null)
-        text += stringify(compileExpression(part.code).apply(ctx, argsOf(ctx, part.code)));
+      if (part.code !== null) text += stringify(segment(ctx, part.code));
     }
     return text;
   };
