@@ -307,6 +307,34 @@ describe('n8n-nodes-base.httpRequest v4.x', () => {
     expect(JSON.stringify(out.state)).not.toContain('erp-key-half');
   });
 
+  it('shows the credential’s query parameter as hidden in $request, and still sends it', async () => {
+    const { out } = await run(
+      {
+        url: `${base}/pages`,
+        authentication: 'predefinedCredentialType',
+        nodeCredentialType: 'pipedriveApi',
+        options: {
+          pagination: {
+            pagination: {
+              parameters: {
+                parameters: [
+                  { type: 'qs', name: 'page', value: '={{ $pageCount + 1 }}' },
+                  { type: 'qs', name: 'saw', value: '={{ $request.qs.api_token }}' },
+                ],
+              },
+              paginationCompleteWhen: 'other',
+              completeExpression: '={{ $pageCount >= 1 }}',
+            },
+          },
+        },
+      },
+      { credentials: { pipedriveApi: 'pipedriveApi' } },
+    );
+    expect(out.state.error).toBeNull();
+    expect(seen.map((s) => new URL(s.url, base).searchParams.get('saw'))).toEqual(['**hidden**']);
+    expect(seen.every((s) => s.url.includes('api_token=pipe-token-1'))).toBe(true);
+  });
+
   it('sends no Qdrant key when the credential has none (a local Qdrant)', async () => {
     const { out } = await run(
       { url: `${base}/echo`, authentication: 'predefinedCredentialType', nodeCredentialType: 'qdrantApi' },
