@@ -247,7 +247,7 @@ describe('HTTP Request v1/v2 parameters', () => {
       [1, { authentication: 'digestAuth' }, 'parameters.authentication'],
       [
         2,
-        { authentication: 'predefinedCredentialType', nodeCredentialType: 'stripeApi' },
+        { authentication: 'predefinedCredentialType', nodeCredentialType: 'googleApi' },
         'parameters.nodeCredentialType',
       ],
       [1, { allowUnauthorizedCerts: true }, 'parameters.allowUnauthorizedCerts'],

@@ -1,8 +1,10 @@
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
+import { redactSecrets } from '../../../../../core/redact.js';
 import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
 import { credentialRefOf } from '../../../engine/types.js';
-import { type AppliedCredential, buildRequest, toOutbound } from '../../n8n/http-request/build.js';
+import { type AppliedCredential, buildRequest, secretsOf, toOutbound } from '../../n8n/http-request/build.js';
+import { isPredefinedType, predefinedRefusal } from '../../n8n/http-request/predefined/index.js';
 import {
   GENERIC_AUTH_TYPES,
   type GenericAuthType,
@@ -104,6 +106,7 @@ export const toolHttpRequestNode = defineSubNode({
     if (p.optimizeResponse && p.responseType && !['json', 'text', 'html'].includes(p.responseType))
       throw new NodeOperationError(`Optimizing '${p.responseType}' responses is not supported here`);
     const credential = await credentialOf(ctx.node.credentials, p, ctx.credential);
+    const secrets = secretsOf(credential);
     const types = new Map((p.placeholderDefinitions.values ?? []).map((d) => [d.name, d]));
     const names = new Set<string>();
     const optional = new Set<string>();
@@ -141,17 +144,17 @@ export const toolHttpRequestNode = defineSubNode({
       const v4 = Value.Default(HttpRequestV4Parameters, {
         method: p.method,
         url: fillUrl(p.url, args),
-        authentication: credential ? 'genericCredentialType' : 'none',
-        ...(credential ? { genericAuthType: credential.type } : {}),
         options: { timeout: TIMEOUT_MS },
       }) as HttpRequestV4Params;
       for (const part of parts) applyPart(v4, part, p, args);
       const req = buildRequest(v4, 4.2, credential);
       const res = await ctx.deps.http(toOutbound(req));
       let text: string;
-      if (res.status < 200 || res.status >= 300)
-        text = `There was an error: "${res.status} - ${res.body.slice(0, 2_000)}"`;
-      else
+      if (res.status < 200 || res.status >= 300) {
+        // The model and the execution read what the server said, not a secret it echoed.
+        const said = res.body.slice(0, 2_000);
+        text = `There was an error: "${res.status} - ${credential ? redactSecrets(said, secrets) : said}"`;
+      } else
         try {
           text = await toolAnswer(res, p);
         } catch (error) {
@@ -247,15 +250,14 @@ async function credentialOf(
   read: (id: string) => Promise<Record<string, string>>,
 ): Promise<AppliedCredential | null> {
   if (p.authentication === 'none') return null;
-  const type = p.genericAuthType;
-  if (
-    p.authentication !== 'genericCredentialType' ||
-    !(GENERIC_AUTH_TYPES as readonly string[]).includes(type ?? '')
-  )
+  const predefined = p.authentication === 'predefinedCredentialType';
+  const type = predefined ? p.nodeCredentialType : p.genericAuthType;
+  if (predefined && !isPredefinedType(type)) throw new NodeOperationError(predefinedRefusal(type));
+  if (!predefined && !(GENERIC_AUTH_TYPES as readonly string[]).includes(type ?? ''))
     throw new NodeOperationError(
       `Authentication '${p.authentication}'${type ? ` (${type})` : ''} is not supported here: use a generic credential (${GENERIC_AUTH_TYPES.join(', ')})`,
     );
   const id = credentialRefOf(credentials?.[type ?? ''] as never);
   if (!id) throw new NodeOperationError(`Node does not have any credentials set for "${type}"`);
-  return { type: type as GenericAuthType, data: await read(id) };
+  return { type: type as GenericAuthType | string, data: await read(id) };
 }

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { customAuth, multipleHeaders } from '../../../credentials/http-auth-data.js';
+import { credentialSecrets } from '../../../credentials/redaction.js';
 import { binaryBytes } from '../../../engine/binary.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { Item, OutboundRequest } from '../../../engine/types.js';
-import { applyPredefined, isPredefinedType } from './predefined.js';
+import { applyPredefined, isPredefinedType, predefinedSecrets } from './predefined/index.js';
 import type { GenericAuthType, HttpRequestV4Params } from './schema.js';
 
 /** A request as n8n's node prepares it (qs, headers and body kept structured for pagination merges). */
@@ -16,6 +17,8 @@ export interface PreparedRequest {
   timeoutMs: number;
   /** Header names carrying a credential: dropped on a cross-origin redirect, hidden in `$request`. */
   credentialHeaders: string[];
+  /** Query parameter names carrying a credential: hidden in `$request`. */
+  credentialQuery?: string[];
   /** n8n's redirect option: 0 answers a redirect as it is; the platform follows at most 5. */
   maxRedirects?: number;
   arrayFormat: 'repeat' | 'brackets' | 'indices';
@@ -192,6 +195,10 @@ export function applyCredential(req: PreparedRequest, { type, data }: AppliedCre
     req.headers[name] = value;
     req.credentialHeaders.push(name);
   };
+  const query = (name: string, value: string) => {
+    req.qs[name] = value;
+    req.credentialQuery = [...(req.credentialQuery ?? []), name];
+  };
   if (isPredefinedType(type)) {
     const has = (name: string) => Object.keys(req.headers).some((h) => h.toLowerCase() === name);
     applyPredefined(
@@ -199,9 +206,12 @@ export function applyCredential(req: PreparedRequest, { type, data }: AppliedCre
       data,
       {
         header,
-        query: (name, value) => {
-          req.qs[name] = value;
+        plain: (name, value) => {
+          req.headers[name] = value;
         },
+        query,
+        basic: (user, password) =>
+          header('authorization', `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`),
         has,
       },
       need,
@@ -222,7 +232,7 @@ export function applyCredential(req: PreparedRequest, { type, data }: AppliedCre
       header(need('name'), need('value'));
       return;
     case 'httpQueryAuth':
-      req.qs[need('name')] = need('value');
+      query(need('name'), need('value'));
       return;
     case 'httpMultipleHeadersAuth':
       for (const [name, value] of fromCredential(() => multipleHeaders(need('headers')))) header(name, value);
@@ -231,6 +241,7 @@ export function applyCredential(req: PreparedRequest, { type, data }: AppliedCre
       const custom = fromCredential(() => customAuth(data.json ?? ''));
       for (const [name, value] of custom.headers) header(name, value);
       Object.assign(req.qs, custom.qs);
+      req.credentialQuery = [...(req.credentialQuery ?? []), ...Object.keys(custom.qs)];
       if (custom.body) {
         const base = req.body?.kind === 'json' || req.body?.kind === 'form' ? req.body.value : {};
         const merged = { ...(base as Record<string, unknown>), ...custom.body };
@@ -241,6 +252,12 @@ export function applyCredential(req: PreparedRequest, { type, data }: AppliedCre
     }
   }
 }
+
+/** The secrets a credential's request may carry, for redacting what comes back (fields and basic pairs). */
+export const secretsOf = (credential: AppliedCredential | null): string[] =>
+  credential
+    ? [...credentialSecrets(credential.data), ...predefinedSecrets(credential.type, credential.data)]
+    : [];
 
 /** A credential's structured field, read; what is wrong with it is the node's error. */
 function fromCredential<T>(read: () => T): T {

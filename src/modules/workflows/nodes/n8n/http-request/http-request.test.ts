@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PREDEFINED_CASES } from '../../../../../../test/workflows/support/predefined-cases.js';
 import { createOutboundHttp } from '../../../../../core/http/outbound.js';
 import { ExpressionEvaluator } from '../../../engine/expressions.js';
 import { ctx, jsonOf, testDeps, workflow } from '../../../engine/testing.js';
@@ -10,6 +11,7 @@ import { WorkflowEngine } from '../../../engine/workflow-engine.js';
 import { defaultNodeRegistry } from '../../index.js';
 import { buildRequest } from './build.js';
 import { paginate } from './pagination.js';
+import { PREDEFINED_CREDENTIAL_TYPES } from './predefined/index.js';
 import { responseItems } from './response.js';
 import {
   HttpRequestV4Parameters,
@@ -81,14 +83,10 @@ const credentials: Record<string, Record<string, string>> = {
   header: { name: 'X-Api-Key', value: 'k3y' },
   query: { name: 'api_key', value: 'q1' },
   custom: { json: '{"headers":{"x-custom":"c1"},"qs":{"sig":"s1"}}' },
-  openai: { apiKey: 'sk-1', organizationId: 'org-1' },
-  gemini: { apiKey: 'g1', host: 'https://generativelanguage.googleapis.com' },
-  qdrant: { apiKey: 'qk', apiUrl: 'http://localhost:6333' },
-  qdrantOpen: { apiUrl: 'http://localhost:6333' },
   notion: { apiKey: 'n1' },
-  wordpress: { username: 'ada', password: 'pw', url: 'https://blog.test' },
-  slack: { accessToken: 'xoxb-1' },
-  virustotal: { accessToken: 'vt1' },
+  empty: {},
+  erpHalf: { apiKey: 'erp-key-half' },
+  ...Object.fromEntries(PREDEFINED_CASES.map((c) => [c.id, c.data])),
 };
 
 const engine = new WorkflowEngine(
@@ -264,34 +262,87 @@ describe('n8n-nodes-base.httpRequest v4.x', () => {
     expect(seen[0] && check(seen[0])).toBe(true);
   });
 
-  it.each([
-    [
-      'openAiApi',
-      'openai',
-      (s: Seen) => s.headers.authorization === 'Bearer sk-1' && s.headers['openai-organization'] === 'org-1',
-    ],
-    ['googlePalmApi', 'gemini', (s: Seen) => s.url === '/echo?key=g1'],
-    ['qdrantApi', 'qdrant', (s: Seen) => s.headers['api-key'] === 'qk'],
-    ['qdrantApi', 'qdrantOpen', (s: Seen) => s.headers['api-key'] === undefined],
-    [
-      'notionApi',
-      'notion',
-      (s: Seen) => s.headers.authorization === 'Bearer n1' && s.headers['notion-version'] === '2022-02-22',
-    ],
-    ['wordpressApi', 'wordpress', (s: Seen) => s.headers.authorization === `Basic ${btoa('ada:pw')}`],
-    ['slackApi', 'slack', (s: Seen) => s.headers.authorization === 'Bearer xoxb-1'],
-    ['virusTotalApi', 'virustotal', (s: Seen) => s.headers['x-apikey'] === 'vt1'],
-  ])(
-    'applies the predefined credential type %s as n8n’s credential authenticates (%s)',
-    async (type, id, check) => {
+  it.each(PREDEFINED_CASES.map((c) => [c.id, c] as const))(
+    'applies the predefined credential %s as n8n’s credential class authenticates',
+    async (_id, c) => {
       const { out } = await run(
-        { url: `${base}/echo`, authentication: 'predefinedCredentialType', nodeCredentialType: type },
-        { credentials: { [type]: { id, name: 'mine' } } as unknown as Record<string, string> },
+        { url: `${base}/echo`, authentication: 'predefinedCredentialType', nodeCredentialType: c.type },
+        { credentials: { [c.type]: { id: c.id, name: 'mine' } } as unknown as Record<string, string> },
       );
       expect(out.status).toBe('success');
-      expect(seen[0] && check(seen[0])).toBe(true);
+      const headers = Object.fromEntries(Object.keys(c.headers).map((h) => [h, seen[0]?.headers[h]]));
+      expect(headers).toEqual(c.headers);
+      expect(seen[0]?.url).toBe(c.query ? `/echo?${c.query}` : '/echo');
     },
   );
+
+  it('has a case for every predefined credential type served (a new type needs one)', () => {
+    expect([...new Set(PREDEFINED_CASES.map((c) => c.type))].sort()).toEqual(
+      [...PREDEFINED_CREDENTIAL_TYPES].sort(),
+    );
+  });
+
+  it.each(PREDEFINED_CREDENTIAL_TYPES.filter((t) => t !== 'qdrantApi'))(
+    'a %s credential without its fields fails naming the field, before sending',
+    async (type) => {
+      const { out } = await run(
+        { url: `${base}/echo`, authentication: 'predefinedCredentialType', nodeCredentialType: type },
+        { credentials: { [type]: 'empty' } },
+      );
+      expect(out.status).toBe('error');
+      const fields = Object.keys(PREDEFINED_CASES.find((c) => c.type === type)?.data ?? {});
+      const named = out.state.error?.message.match(/^The (\w+) credential has no '(\w+)'$/);
+      expect(named?.[1]).toBe(type);
+      expect(fields).toContain(named?.[2]);
+      expect(seen).toEqual([]);
+    },
+  );
+
+  it('names the missing field, not the value it has (ERPNext without its secret)', async () => {
+    const { out } = await run(
+      { url: `${base}/echo`, authentication: 'predefinedCredentialType', nodeCredentialType: 'erpNextApi' },
+      { credentials: { erpNextApi: 'erpHalf' } },
+    );
+    expect(out.state.error?.message).toBe("The erpNextApi credential has no 'apiSecret'");
+    expect(JSON.stringify(out.state)).not.toContain('erp-key-half');
+  });
+
+  it('shows the credential’s query parameter as hidden in $request, and still sends it', async () => {
+    const { out } = await run(
+      {
+        url: `${base}/pages`,
+        authentication: 'predefinedCredentialType',
+        nodeCredentialType: 'pipedriveApi',
+        options: {
+          pagination: {
+            pagination: {
+              parameters: {
+                parameters: [
+                  { type: 'qs', name: 'page', value: '={{ $pageCount + 1 }}' },
+                  { type: 'qs', name: 'saw', value: '={{ $request.qs.api_token }}' },
+                ],
+              },
+              paginationCompleteWhen: 'other',
+              completeExpression: '={{ $pageCount >= 1 }}',
+            },
+          },
+        },
+      },
+      { credentials: { pipedriveApi: 'pipedriveApi' } },
+    );
+    expect(out.state.error).toBeNull();
+    expect(seen.map((s) => new URL(s.url, base).searchParams.get('saw'))).toEqual(['**hidden**']);
+    expect(seen.every((s) => s.url.includes('api_token=pipe-token-1'))).toBe(true);
+  });
+
+  it('sends no Qdrant key when the credential has none (a local Qdrant)', async () => {
+    const { out } = await run(
+      { url: `${base}/echo`, authentication: 'predefinedCredentialType', nodeCredentialType: 'qdrantApi' },
+      { credentials: { qdrantApi: 'empty' } },
+    );
+    expect(out.status).toBe('success');
+    expect(seen[0]?.headers['api-key']).toBeUndefined();
+  });
 
   it('keeps a Notion-Version header the request sets itself', async () => {
     await run(
@@ -331,7 +382,7 @@ describe('n8n-nodes-base.httpRequest v4.x', () => {
       problems({
         url: 'https://x.test',
         authentication: 'predefinedCredentialType',
-        nodeCredentialType: 'githubApi',
+        nodeCredentialType: 'googleApi',
       }),
     ).toEqual(['parameters.nodeCredentialType']);
     expect(

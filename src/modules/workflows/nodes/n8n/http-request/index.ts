@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Value } from 'typebox/value';
-import { credentialSecrets, withoutSecrets } from '../../../credentials/redaction.js';
+import { withoutSecrets } from '../../../credentials/redaction.js';
 import {
   defineNode,
   type NodeExecutionContext,
@@ -8,9 +8,9 @@ import {
   output,
 } from '../../../engine/node-type.js';
 import type { Item, ValidationProblem } from '../../../engine/types.js';
-import { type AppliedCredential, buildRequest, toOutbound } from './build.js';
+import { type AppliedCredential, buildRequest, secretsOf, toOutbound } from './build.js';
 import { paginate } from './pagination.js';
-import { isPredefinedType, predefinedRefusal } from './predefined.js';
+import { isPredefinedType, predefinedRefusal } from './predefined/index.js';
 import { fileItem, isFileResponse, type ReceivedResponse, responseItems, statusError } from './response.js';
 import {
   GENERIC_AUTH_TYPES,
@@ -31,9 +31,9 @@ const RESPONSE_DEFAULTS: ResponseParams = {
 
 /**
  * n8n's HTTP Request node, typeVersion 3 and 4.0–4.4 (n8n's `HttpRequestV3` class): query, headers and
- * body as fields or JSON, generic credential types, response formats, pagination and batching. What it
- * cannot do here (binary data, proxies, client certificates, ignoring TLS errors, predefined
- * credential types) is refused when the workflow is saved, never skipped.
+ * body as fields or JSON, generic and predefined credential types, response formats, pagination and
+ * batching. What it cannot do here (proxies, client certificates, ignoring TLS errors, predefined
+ * credential types not served) is refused when the workflow is saved, never skipped.
  */
 export const n8nHttpRequestNode = defineNode({
   type: 'n8n-nodes-base.httpRequest',
@@ -52,7 +52,7 @@ export const n8nHttpRequestNode = defineNode({
       return await requestAll(ctx, items, first, credential, version);
     } catch (error) {
       // An answer may echo what the credential injected: the error keeps the status, not the secret.
-      throw withoutSecrets(error, credentialSecrets(credential?.data));
+      throw withoutSecrets(error, secretsOf(credential));
     }
   },
 });
@@ -95,7 +95,7 @@ async function requestAll(
     } else {
       const res = await ctx.deps.http(toOutbound(req));
       if ((res.status < 200 || res.status >= 300) && !response.neverError)
-        throw statusError(res, credentialSecrets(credential?.data));
+        throw statusError(res, secretsOf(credential));
       responses = [
         {
           statusCode: res.status,

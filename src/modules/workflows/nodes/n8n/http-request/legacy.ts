@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { credentialSecrets, withoutSecrets } from '../../../credentials/redaction.js';
+import { withoutSecrets } from '../../../credentials/redaction.js';
 import { binaryBytes } from '../../../engine/binary.js';
 import {
   defineNode,
@@ -9,9 +9,15 @@ import {
   output,
 } from '../../../engine/node-type.js';
 import type { Item, Json, ValidationProblem } from '../../../engine/types.js';
-import { type AppliedCredential, applyCredential, type PreparedRequest, toOutbound } from './build.js';
+import {
+  type AppliedCredential,
+  applyCredential,
+  type PreparedRequest,
+  secretsOf,
+  toOutbound,
+} from './build.js';
 import { HttpRequestLegacyParameters, type HttpRequestLegacyParams } from './legacy-schema.js';
-import { isPredefinedType, predefinedRefusal } from './predefined.js';
+import { isPredefinedType, predefinedRefusal } from './predefined/index.js';
 import { fileItem, statusError } from './response.js';
 import { GENERIC_AUTH_TYPES, type GenericAuthType } from './schema.js';
 
@@ -52,12 +58,12 @@ export const n8nHttpRequestLegacyNode = defineNode({
         const req = legacyRequest(p, credential, ctx.items[i]);
         const res = await ctx.deps.http(toOutbound(req));
         if ((res.status < 200 || res.status >= 300) && !p.options.ignoreResponseCode)
-          throw statusError(res, credentialSecrets(credential?.data));
+          throw statusError(res, secretsOf(credential));
         out.push(...legacyItems(p, res, ctx.items[i]));
       }
       return output(out);
     } catch (error) {
-      throw withoutSecrets(error, credentialSecrets(credential?.data));
+      throw withoutSecrets(error, secretsOf(credential));
     }
   },
 });

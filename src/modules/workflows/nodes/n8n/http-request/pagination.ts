@@ -218,6 +218,10 @@ function requestView(req: PreparedRequest): Record<string, unknown> {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers))
     headers[k] = hidden.has(k.toLowerCase()) ? '**hidden**' : v;
+  const secretQuery = new Set(req.credentialQuery ?? []);
+  const qs = Object.fromEntries(
+    Object.entries(req.qs).map(([k, v]) => [k, secretQuery.has(k) ? '**hidden**' : v]),
+  );
   const body = req.body?.kind === 'json' || req.body?.kind === 'form' ? req.body.value : undefined;
-  return { method: req.method, uri: req.url, url: req.url, qs: req.qs, headers, body };
+  return { method: req.method, uri: req.url, url: req.url, qs, headers, body };
 }
