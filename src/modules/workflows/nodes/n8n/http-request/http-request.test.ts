@@ -497,16 +497,19 @@ describe('n8n-nodes-base.httpRequest v4.x', () => {
       '/pages?page=4',
     ]);
 
-    // A name n8n does not bind fails the node, naming the parameter.
+    // One of n8n's own expression errors (a node that does not exist) fails the node, naming the parameter.
     const bad = await run({
       url: `${base}/pages`,
       options: {
         pagination: {
-          pagination: { parameters: { parameters: [{ type: 'qs', name: 'p', value: '={{ $count * 3 }}' }] } },
+          pagination: {
+            parameters: { parameters: [{ type: 'qs', name: 'p', value: "={{ $('Nope').item.json.page }}" }] },
+          },
         },
       },
     });
     expect(bad.out.state.error?.message).toContain("Pagination parameter 'p'");
+    expect(bad.out.state.error?.message).toContain("Referenced node doesn't exist");
   });
 
   it('paginates by updating a parameter until the response is empty', async () => {
