@@ -31,6 +31,7 @@ import { functionNode } from './n8n/function/index.js';
 import { functionItemNode } from './n8n/function-item/index.js';
 import { githubNode } from './n8n/github/index.js';
 import { graphqlNodes } from './n8n/graphql/index.js';
+import { hackerNewsNode } from './n8n/hacker-news/index.js';
 import { n8nHtmlNode } from './n8n/html/index.js';
 import { n8nHtmlExtractNode } from './n8n/html-extract/index.js';
 import { n8nHttpRequestNode } from './n8n/http-request/index.js';
@@ -138,6 +139,7 @@ export const allNodeTypes: NodeType[] = [
   functionItemNode,
   githubNode,
   ...graphqlNodes,
+  hackerNewsNode,
   n8nApiNode,
   n8nHtmlNode,
   n8nHtmlExtractNode,
