@@ -43,6 +43,7 @@ import { intervalNode } from './n8n/interval/index.js';
 import { itemListsNode } from './n8n/item-lists/index.js';
 import { jwtNode } from './n8n/jwt/index.js';
 import { limitNode } from './n8n/limit/index.js';
+import { localFileTriggerNode } from './n8n/local-file-trigger/index.js';
 import { manualTriggerNode } from './n8n/manual-trigger/index.js';
 import { n8nMarkdownNode } from './n8n/markdown/index.js';
 import { mergeV3Node } from './n8n/merge/index.js';
@@ -152,6 +153,7 @@ export const allNodeTypes: NodeType[] = [
   itemListsNode,
   jwtNode,
   limitNode,
+  localFileTriggerNode,
   manualTriggerNode,
   n8nMarkdownNode,
   mergeV3Node,
