@@ -56,6 +56,9 @@ class FakeGithub {
             { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1900000000' },
           );
         const path = decodeURIComponent(url.pathname);
+        // A server that echoes what it was sent: the token must not reach the run data.
+        if (path === '/repos/octo/echo')
+          return send(404, { message: `No repository for ${req.headers.authorization}` });
         const contents = /^\/repos\/octo\/hello\/contents\/(.*)$/.exec(path);
         if (contents) {
           const file = contents[1] ?? '';
@@ -384,7 +387,11 @@ describe('GitHub node (n8n-nodes-base.github) against a local GitHub API', () =>
     expect(spent.error?.message).toBe(
       "GitHub's rate limit is used up: try again after 2030-03-17T17:46:40.000Z",
     );
-    expect(JSON.stringify(spent.out?.state)).not.toContain('ghp_good');
+    const echoed = await run({ owner: 'octo', repository: 'echo', resource: 'repository', operation: 'get' });
+    expect(echoed.error?.message).toMatch(
+      /^The resource you are requesting could not be found: No repository for token /,
+    );
+    expect(JSON.stringify(echoed.out?.state)).not.toContain('ghp_good');
   });
 
   it('refuses bad input clearly: OAuth2 and unserved resources at save, bad names and numbers at run', async () => {

@@ -1,4 +1,5 @@
 import type { OutboundResponse } from '../../../../../core/http/outbound.js';
+import { redactSecrets } from '../../../../../core/redact.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { EngineDeps, Json } from '../../../engine/types.js';
 import { isSuccess, statusError } from '../http-request/response.js';
@@ -47,11 +48,13 @@ function queryOf(query: GithubCall['query']): string {
   return s === '' ? '' : `?${s}`;
 }
 
-/** GitHub's own message (`{"message": …}`) when it sent one. */
-function githubMessage(body: string): string | undefined {
+/** GitHub's own message (`{"message": …}`) when it sent one, the token redacted and the length bounded. */
+function githubMessage(body: string, token: string): string | undefined {
   try {
     const parsed = JSON.parse(body) as { message?: unknown };
-    return typeof parsed.message === 'string' ? parsed.message : undefined;
+    return typeof parsed.message === 'string'
+      ? redactSecrets(parsed.message, [token]).slice(0, 500)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -64,11 +67,11 @@ function githubError(res: OutboundResponse, token: string) {
     const reset = Number(res.headers['x-ratelimit-reset']);
     const when = Number.isFinite(reset) && reset > 0 ? new Date(reset * 1_000).toISOString() : 'later';
     return new NodeOperationError(`GitHub's rate limit is used up: try again after ${when}`, {
-      description: `${res.status} - ${githubMessage(res.body) ?? 'API rate limit exceeded'}`,
+      description: `${res.status} - ${githubMessage(res.body, token) ?? 'API rate limit exceeded'}`,
     });
   }
   const error = statusError(res, [token]);
-  const message = githubMessage(res.body);
+  const message = githubMessage(res.body, token);
   return message
     ? new NodeOperationError(`${error.message}: ${message}`, { description: error.description })
     : error;
