@@ -286,6 +286,7 @@ export const workflowsModule: PlatformModule = {
         env,
         expressionTimeoutMs: config.EXPRESSION_TIMEOUT_MS,
       },
+      hostOf: (accountId) => executions.hostAccessFor(accountId),
       credential: async (accountId, ref, workflowId) => {
         const found = await credentials.revealForWorkflow(accountId, ref, workflowId);
         if (!found) throw new Error(`Credential '${ref}' not found`);

@@ -246,7 +246,7 @@ export class Executions {
       maxNodeRuns: limits.WORKFLOW_MAX_NODE_RUNS,
       s3MaxDownloadBytes: limits.S3_MAX_DOWNLOAD_BYTES,
       dedupe: this.res.stores.dedupe,
-      host: this.hostAccess(accountId),
+      host: this.hostAccessFor(accountId),
       ...(accountId && this.res.platformAi ? { platformAi: this.res.platformAi(accountId) } : {}),
       subWorkflow: async (call) => {
         if (!accountId) throw new Error('Sub-workflows run only in an account’s execution');
@@ -256,7 +256,7 @@ export class Executions {
   }
 
   /** The host-reaching nodes' settings; files are confined to the account's own subfolder. */
-  private hostAccess(accountId: string | null): HostAccess {
+  hostAccessFor(accountId: string | null): HostAccess {
     const { limits } = this.res;
     const root = limits.WORKFLOW_FILES_DIR.trim();
     const bounds = {

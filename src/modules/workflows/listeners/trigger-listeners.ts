@@ -1,7 +1,7 @@
 import type { Clock } from '../../../core/clock.js';
 import { definitionOf } from '../definitions/definitions.js';
 import type { WorkflowRow, WorkflowStore } from '../definitions/store.js';
-import type { EngineDeps, Item, NodeRegistry } from '../engine/index.js';
+import type { EngineDeps, HostAccess, Item, NodeRegistry } from '../engine/index.js';
 import type { ListenerHandle } from '../engine/node-type.js';
 import { withDefaults } from '../engine/parameters.js';
 import type { Log } from '../executions/log.js';
@@ -13,6 +13,8 @@ export interface TriggerListenersDeps {
   runner: Pick<ExecutionRunner, 'enqueue'>;
   /** What a listener of `accountId` reaches: outbound HTTP and hosts, dedupe history, clock. */
   deps: Omit<EngineDeps, 'credential'>;
+  /** What a listener of `accountId` may reach on this host (the Local File Trigger's files folder). */
+  hostOf?(accountId: string): HostAccess;
   /** Decrypted credential data for a node of the workflow (the executions' rule). */
   credential(accountId: string, ref: string, workflowId: string): Promise<Record<string, string>>;
   clock: Clock;
@@ -83,7 +85,11 @@ export class TriggerListeners {
           node,
           workflowId,
           parameters: withDefaults(type.schema, node.parameters) as Record<string, unknown>,
-          deps: { ...this.d.deps, credential: (ref) => this.d.credential(accountId, ref, workflowId) },
+          deps: {
+            ...this.d.deps,
+            ...(this.d.hostOf ? { host: this.d.hostOf(accountId) } : {}),
+            credential: (ref) => this.d.credential(accountId, ref, workflowId),
+          },
           credential: (ref) => this.d.credential(accountId, ref, workflowId),
           emit: (items: Item[]) => this.emit(row, node.name, items),
           failed: (error) => {

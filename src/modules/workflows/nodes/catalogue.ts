@@ -29,7 +29,9 @@ import { formTriggerNode, formTriggerV1Node } from './n8n/form-trigger/index.js'
 import { ftpNode } from './n8n/ftp/index.js';
 import { functionNode } from './n8n/function/index.js';
 import { functionItemNode } from './n8n/function-item/index.js';
+import { githubNode } from './n8n/github/index.js';
 import { graphqlNodes } from './n8n/graphql/index.js';
+import { hackerNewsNode } from './n8n/hacker-news/index.js';
 import { n8nHtmlNode } from './n8n/html/index.js';
 import { n8nHtmlExtractNode } from './n8n/html-extract/index.js';
 import { n8nHttpRequestNode } from './n8n/http-request/index.js';
@@ -41,6 +43,7 @@ import { intervalNode } from './n8n/interval/index.js';
 import { itemListsNode } from './n8n/item-lists/index.js';
 import { jwtNode } from './n8n/jwt/index.js';
 import { limitNode } from './n8n/limit/index.js';
+import { localFileTriggerNode } from './n8n/local-file-trigger/index.js';
 import { manualTriggerNode } from './n8n/manual-trigger/index.js';
 import { n8nMarkdownNode } from './n8n/markdown/index.js';
 import { mergeV3Node } from './n8n/merge/index.js';
@@ -135,7 +138,9 @@ export const allNodeTypes: NodeType[] = [
   ftpNode,
   functionNode,
   functionItemNode,
+  githubNode,
   ...graphqlNodes,
+  hackerNewsNode,
   n8nApiNode,
   n8nHtmlNode,
   n8nHtmlExtractNode,
@@ -148,6 +153,7 @@ export const allNodeTypes: NodeType[] = [
   itemListsNode,
   jwtNode,
   limitNode,
+  localFileTriggerNode,
   manualTriggerNode,
   n8nMarkdownNode,
   mergeV3Node,

@@ -109,6 +109,10 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.n8n': "n8n (this platform's public API)",
   'n8n-nodes-base.rssFeedRead': 'RSS Read',
   'n8n-nodes-base.rssFeedReadTrigger': 'RSS Feed Trigger',
+  '@n8n/n8n-nodes-langchain.toolWikipedia': 'Wikipedia tool',
+  'n8n-nodes-base.github': 'GitHub (access token; OAuth2 refused)',
+  'n8n-nodes-base.hackerNews': 'Hacker News',
+  'n8n-nodes-base.localFileTrigger': 'Local File Trigger (off unless WORKFLOW_FILES_DIR)',
 };
 
 export function nodeReport(registry: NodeRegistry): string {

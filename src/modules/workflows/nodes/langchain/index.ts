@@ -40,6 +40,7 @@ import { toolCodeNode } from './tool-code/index.js';
 import { toolHttpRequestNode } from './tool-http-request/index.js';
 import { toolThinkNode } from './tool-think/index.js';
 import { toolVectorStoreNode } from './tool-vector-store/index.js';
+import { toolWikipediaNode } from './tool-wikipedia/index.js';
 import { toolWorkflowNode } from './tool-workflow/index.js';
 import { vectorStoreInMemoryNode } from './vector-store-in-memory/index.js';
 import { vectorStorePgVectorNode } from './vector-store-pg-vector/index.js';
@@ -85,6 +86,7 @@ export const langchainNodeTypes: NodeType[] = [
   toolHttpRequestNode,
   toolThinkNode,
   toolVectorStoreNode,
+  toolWikipediaNode,
   toolWorkflowNode,
   vectorStoreInMemoryNode,
   vectorStorePgVectorNode,
