@@ -29,6 +29,7 @@ import { formTriggerNode, formTriggerV1Node } from './n8n/form-trigger/index.js'
 import { ftpNode } from './n8n/ftp/index.js';
 import { functionNode } from './n8n/function/index.js';
 import { functionItemNode } from './n8n/function-item/index.js';
+import { googleSheetsNode } from './n8n/google-sheets/index.js';
 import { graphqlNodes } from './n8n/graphql/index.js';
 import { n8nHtmlNode } from './n8n/html/index.js';
 import { n8nHtmlExtractNode } from './n8n/html-extract/index.js';
@@ -135,6 +136,7 @@ export const allNodeTypes: NodeType[] = [
   ftpNode,
   functionNode,
   functionItemNode,
+  googleSheetsNode,
   ...graphqlNodes,
   n8nApiNode,
   n8nHtmlNode,
