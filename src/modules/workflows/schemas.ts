@@ -331,6 +331,8 @@ export const CREDENTIAL_TYPES = {
   supabaseApi: ['serviceRole'],
   mailerLiteApi: ['apiKey'],
   facebookGraphApi: ['accessToken'],
+  // n8n's Google service account (Google Sheets): its email and PEM private key; a delegated user optional.
+  googleApi: ['email', 'privateKey'],
 } as const;
 export type CredentialType = keyof typeof CREDENTIAL_TYPES;
 
@@ -387,6 +389,7 @@ export const OPTIONAL_CREDENTIAL_FIELDS: Partial<Record<CredentialType, readonly
   calApi: ['host'],
   supabaseApi: ['host'],
   mailerLiteApi: ['classicApi'],
+  googleApi: ['delegatedEmail', 'inpersonate', 'region', 'httpNode', 'scopes'],
   aws: [
     'region',
     'temporaryCredentials',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pairedItemOf, pairOutputs, sourcesOf } from './item-pairing.js';
+import { pairedItemOf, pairedTo, pairOutputs, sourcesOf } from './item-pairing.js';
 import { emptyRunState } from './run-state.js';
 import type { Item, RunState } from './types.js';
 
@@ -38,6 +38,16 @@ describe('pairOutputs', () => {
     const stale: Item = { json: { n: 9 }, pairedItem: { item: 5 } };
     const [out] = pairOutputs([[item(1), item(2)]], [[stale]]);
     expect(out).toEqual([{ json: { n: 9 } }]);
+  });
+
+  it("keeps a node's own pairing (pairedTo) over position, unless it names no input item", () => {
+    const inputs = [[item(1), item(2), item(3)]];
+    const [first, second] = pairOutputs(inputs, [
+      [pairedTo({ n: 7 }, 2), pairedTo({ n: 8 }, 2)],
+      [pairedTo({ n: 9 }, 5)],
+    ]);
+    expect(first?.map((i) => i.pairedItem)).toEqual([{ item: 2 }, { item: 2 }]);
+    expect(second).toEqual([{ json: { n: 9 } }]);
   });
 
   it('pairs every output of the node', () => {

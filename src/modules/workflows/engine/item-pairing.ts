@@ -8,8 +8,22 @@ export interface RunOrigin {
   sources?: Array<PendingEntry['from'] | null>;
 }
 
+/** Output items their node paired itself (n8n honours a node's own pairedItem): kept as the node set them. */
+const nodePaired = new WeakSet<Item>();
+
 /**
- * n8n's pairedItem, set by the engine: an output item that is one of the node's input items (IF,
+ * An output item its node pairs to input item `item` itself (n8n's `pairedItem: {item}` set by a
+ * node): a row read for that item, a classifier's answer on one of its outputs. The engine keeps it.
+ */
+export function pairedTo(json: Item['json'], item: number, rest: Pick<Item, 'binary'> = {}): Item {
+  const out: Item = { ...rest, json, pairedItem: { item } };
+  nodePaired.add(out);
+  return out;
+}
+
+/**
+ * n8n's pairedItem, set by the engine (unless the node paired the item itself, `pairedTo`): an
+ * output item that is one of the node's input items (IF,
  * Filter, Switch, Sort, Limit, Merge pass them on) points at it; otherwise, as n8n assigns it for nodes
  * that do not, every output item points at the only input item, or at the input item at its position
  * when an output has as many items as the first input. Items are copied, never changed in place: the
@@ -28,6 +42,8 @@ export function pairOutputs(inputs: Item[][], outputs: Item[][]): Item[][] {
   return outputs.map((list) =>
     list.map((item, index) => {
       const known = origin.get(item);
+      const own = nodePaired.has(item) ? item.pairedItem : undefined;
+      if (!known && own && own.item < (inputs[own.input ?? 0]?.length ?? 0)) return item;
       const pairedItem =
         known ?? (total === 1 ? { item: 0 } : list.length === firstLength ? { item: index } : undefined);
       if (pairedItem) return { ...item, pairedItem };

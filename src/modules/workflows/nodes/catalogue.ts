@@ -30,6 +30,7 @@ import { ftpNode } from './n8n/ftp/index.js';
 import { functionNode } from './n8n/function/index.js';
 import { functionItemNode } from './n8n/function-item/index.js';
 import { githubNode } from './n8n/github/index.js';
+import { googleSheetsNode } from './n8n/google-sheets/index.js';
 import { graphqlNodes } from './n8n/graphql/index.js';
 import { hackerNewsNode } from './n8n/hacker-news/index.js';
 import { n8nHtmlNode } from './n8n/html/index.js';
@@ -139,6 +140,7 @@ export const allNodeTypes: NodeType[] = [
   functionNode,
   functionItemNode,
   githubNode,
+  googleSheetsNode,
   ...graphqlNodes,
   hackerNewsNode,
   n8nApiNode,

@@ -89,6 +89,7 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.interval': 'Interval (legacy)',
   'n8n-nodes-base.function': 'Function (legacy)',
   'n8n-nodes-base.functionItem': 'Function Item (legacy)',
+  'n8n-nodes-base.googleSheets': 'Google Sheets',
   'n8n-nodes-base.crypto': 'Crypto',
   'n8n-nodes-base.jwt': 'JWT',
   'n8n-nodes-base.totp': 'TOTP',

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { pairedTo } from '../../../engine/item-pairing.js';
 import { defineNode, NodeOperationError, type NodeResult } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
 import { LANGCHAIN, requiredPart } from '../ai-parts.js';
@@ -110,7 +111,9 @@ export const sentimentAnalysisNode = defineNode({
         sentimentAnalysis.confidence = answer.confidence as number;
       }
       const item = ctx.items[i] as Item;
-      return { index, item: { ...item, json: { ...item.json, sentimentAnalysis }, pairedItem: { item: i } } };
+      // Its own pairing, as n8n's: one output holds some of the items, so position says nothing.
+      const json = { ...item.json, sentimentAnalysis };
+      return { index, item: pairedTo(json, i, item.binary ? { binary: item.binary } : {}) };
     };
     const place = (result: { index: number; item: Item } | null) => {
       if (!result) return;

@@ -555,6 +555,21 @@ describe('n8n-nodes-base.httpRequest v4.x', () => {
       maxRequests: 2,
     });
     expect(limited).toEqual([{ id: 11 }, { id: 12 }, { id: 21 }, { id: 22 }]);
+    // An expression (templates take it from the item) is evaluated; one that is no number fails.
+    const fromExpression = await pages(`${base}/pages`, {
+      paginationMode: 'responseContainsNextURL',
+      nextURL: '={{ $response.headers["next-url"] }}',
+      limitPagesFetched: true,
+      maxRequests: '={{ 1 + 0 }}',
+    });
+    expect(fromExpression).toEqual([{ id: 11 }, { id: 12 }]);
+    await expect(
+      pages(`${base}/pages`, {
+        paginationMode: 'responseContainsNextURL',
+        limitPagesFetched: true,
+        maxRequests: '={{ "many" }}',
+      }),
+    ).rejects.toThrow('Pagination max requests must be a number (got \'={{ "many" }}\')');
     await expect(
       pages(`${base}/pages`, {
         paginationMode: 'responseContainsNextURL',

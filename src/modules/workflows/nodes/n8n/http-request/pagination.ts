@@ -54,6 +54,11 @@ export async function paginate(
       throw new NodeOperationError(`Pagination ${what}: ${(err as Error).message}`);
     }
   };
+  const maxRequests = Number(await evaluate(pagination.maxRequests, 'max requests'));
+  if (pagination.limitPagesFetched && Number.isNaN(maxRequests))
+    throw new NodeOperationError(
+      `Pagination max requests must be a number (got '${String(pagination.maxRequests)}')`,
+    );
   for (;;) {
     const req = await applyPage(base, pagination, evaluate, scope.$pageCount === 0);
     const res = await run.send(toOutbound(req));
@@ -73,8 +78,7 @@ export async function paginate(
     });
     scope.$response = { body, headers: res.headers, statusCode: res.status };
     scope.$pageCount += 1;
-    if (pagination.limitPagesFetched && pagination.maxRequests && scope.$pageCount >= pagination.maxRequests)
-      break;
+    if (pagination.limitPagesFetched && maxRequests > 0 && scope.$pageCount >= maxRequests) break;
     if (!(await continues(pagination, scope, run.neverError, evaluate))) break;
     if (pagination.requestInterval > 0) await sleep(pagination.requestInterval);
     if (!isSuccess(res.status)) {

@@ -109,7 +109,11 @@ export const PaginationSettings = Type.Object(
     }),
     completeExpression: Type.Unknown({ default: '', ...shownWhen({ paginationCompleteWhen: ['other'] }) }),
     limitPagesFetched: Type.Boolean({ default: false, ...hiddenWhen({ paginationMode: ['off'] }) }),
-    maxRequests: Type.Number({ default: 100, ...shownWhen({ limitPagesFetched: [true] }) }),
+    // Templates set it from the item (`={{ $json.max_page }}`); pagination is read raw, so evaluated there.
+    maxRequests: Type.Union([Type.Number(), Type.String({ pattern: '^=' })], {
+      default: 100,
+      ...shownWhen({ limitPagesFetched: [true] }),
+    }),
     requestInterval: Type.Number({ minimum: 0, default: 0, ...hiddenWhen({ paginationMode: ['off'] }) }),
   },
   closed,
