@@ -14871,7 +14871,8 @@ export interface operations {
           | 'huggingFaceApi'
           | 'supabaseApi'
           | 'mailerLiteApi'
-          | 'facebookGraphApi';
+          | 'facebookGraphApi'
+          | 'googleApi';
       };
       header?: never;
       path?: never;
@@ -15002,7 +15003,8 @@ export interface operations {
             | 'huggingFaceApi'
             | 'supabaseApi'
             | 'mailerLiteApi'
-            | 'facebookGraphApi';
+            | 'facebookGraphApi'
+            | 'googleApi';
           data: {
             [key: string]:
               | string
@@ -15132,7 +15134,8 @@ export interface operations {
           | 'huggingFaceApi'
           | 'supabaseApi'
           | 'mailerLiteApi'
-          | 'facebookGraphApi';
+          | 'facebookGraphApi'
+          | 'googleApi';
       };
       header?: never;
       path?: never;
