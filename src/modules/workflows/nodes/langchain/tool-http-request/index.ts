@@ -1,8 +1,9 @@
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
-import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode, type NodeExecutionContext, NodeOperationError } from '../../../engine/node-type.js';
 import { credentialRefOf } from '../../../engine/types.js';
 import { type AppliedCredential, buildRequest, toOutbound } from '../../n8n/http-request/build.js';
+import { oauth2Credential, sendSigned } from '../../n8n/http-request/oauth2.js';
 import {
   GENERIC_AUTH_TYPES,
   type GenericAuthType,
@@ -103,7 +104,7 @@ export const toolHttpRequestNode = defineSubNode({
     const p = await ctx.params(itemIndex);
     if (p.optimizeResponse && p.responseType && p.responseType !== 'json' && p.responseType !== 'text')
       throw new NodeOperationError(`Optimizing '${p.responseType}' responses is not supported here`);
-    const credential = await credentialOf(ctx.node.credentials, p, ctx.credential);
+    const credential = await credentialOf(ctx.node.credentials, p, ctx);
     const types = new Map((p.placeholderDefinitions.values ?? []).map((d) => [d.name, d]));
     const names = new Set<string>();
     const optional = new Set<string>();
@@ -147,7 +148,7 @@ export const toolHttpRequestNode = defineSubNode({
       }) as HttpRequestV4Params;
       for (const part of parts) applyPart(v4, part, p, args);
       const req = buildRequest(v4, 4.2, credential);
-      const res = await ctx.deps.http(toOutbound(req));
+      const res = await sendSigned(ctx.deps.http, toOutbound(req), credential);
       let text: string;
       if (res.status < 200 || res.status >= 300)
         text = `There was an error: "${res.status} - ${res.body.slice(0, 2_000)}"`;
@@ -244,18 +245,20 @@ function applyPart(v4: HttpRequestV4Params, part: Part, p: Params, args: Record<
 async function credentialOf(
   credentials: Record<string, unknown> | undefined,
   p: Params,
-  read: (id: string) => Promise<Record<string, string>>,
+  ctx: Pick<NodeExecutionContext<unknown>, 'credential' | 'oauth2Token'>,
 ): Promise<AppliedCredential | null> {
   if (p.authentication === 'none') return null;
   const type = p.genericAuthType;
   if (
     p.authentication !== 'genericCredentialType' ||
-    !(GENERIC_AUTH_TYPES as readonly string[]).includes(type ?? '')
+    (!(GENERIC_AUTH_TYPES as readonly string[]).includes(type ?? '') && type !== 'oAuth2Api')
   )
     throw new NodeOperationError(
-      `Authentication '${p.authentication}'${type ? ` (${type})` : ''} is not supported here: use a generic credential (${GENERIC_AUTH_TYPES.join(', ')})`,
+      `Authentication '${p.authentication}'${type ? ` (${type})` : ''} is not supported here: use a generic credential (${[...GENERIC_AUTH_TYPES, 'oAuth2Api'].join(', ')})`,
     );
   const id = credentialRefOf(credentials?.[type ?? ''] as never);
   if (!id) throw new NodeOperationError(`Node does not have any credentials set for "${type}"`);
-  return { type: type as GenericAuthType, data: await read(id) };
+  // n8n's tool signs an oAuth2Api credential as its HTTP Request node does (Bearer, renewed on 401).
+  if (type === 'oAuth2Api') return oauth2Credential(ctx, type, id);
+  return { type: type as GenericAuthType, data: await ctx.credential(id) };
 }

@@ -3,6 +3,7 @@ import { customAuth, multipleHeaders } from '../../../credentials/http-auth-data
 import { binaryBytes } from '../../../engine/binary.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { Item, OutboundRequest } from '../../../engine/types.js';
+import { signOAuth2 } from './oauth2.js';
 import { applyPredefined, isPredefinedType } from './predefined.js';
 import type { GenericAuthType, HttpRequestV4Params } from './schema.js';
 
@@ -40,6 +41,8 @@ export interface AppliedCredential {
   /** A generic auth type, or one of the predefined credential types served (predefined.ts). */
   type: GenericAuthType | (string & {});
   data: Record<string, string>;
+  /** An OAuth2 credential (oauth2.ts): `data.accessToken` signs, renewed once on the expired status. */
+  oauth2?: { tokenType: string; expiredStatus: number; renew(): Promise<string> };
 }
 
 /** n8n waits 5 minutes when no timeout option is set. */
@@ -182,7 +185,7 @@ export function setPath(root: Record<string, unknown>, path: string, value: unkn
   });
 }
 
-export function applyCredential(req: PreparedRequest, { type, data }: AppliedCredential): void {
+export function applyCredential(req: PreparedRequest, { type, data, oauth2 }: AppliedCredential): void {
   const need = (field: string): string => {
     const v = data[field];
     if (typeof v !== 'string') throw new NodeOperationError(`The ${type} credential has no '${field}'`);
@@ -192,6 +195,10 @@ export function applyCredential(req: PreparedRequest, { type, data }: AppliedCre
     req.headers[name] = value;
     req.credentialHeaders.push(name);
   };
+  if (oauth2) {
+    signOAuth2(req, need('accessToken'), oauth2.tokenType, header);
+    return;
+  }
   if (isPredefinedType(type)) {
     const has = (name: string) => Object.keys(req.headers).some((h) => h.toLowerCase() === name);
     applyPredefined(
