@@ -2161,7 +2161,7 @@ export interface paths {
     };
     /**
      * OAuth2 callback: checks state and browser, exchanges the code, stores the tokens sealed
-     * @description OAuth2 callback: checks state and browser, exchanges the code, stores the tokens sealed
+     * @description A browser (Accept: text/html) gets a page saying connected or why not; another caller gets `{connected: true}` or the platform’s error.
      *
      *     Public: no platform credential.
      */
@@ -2172,7 +2172,7 @@ export interface paths {
     options?: never;
     /**
      * OAuth2 callback: checks state and browser, exchanges the code, stores the tokens sealed (headers only)
-     * @description OAuth2 callback: checks state and browser, exchanges the code, stores the tokens sealed
+     * @description A browser (Accept: text/html) gets a page saying connected or why not; another caller gets `{connected: true}` or the platform’s error.
      *
      *     Public: no platform credential.
      */
@@ -15832,27 +15832,23 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description A page saying connected or failed (HTML) */
+      /** @description OK */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
           /** @example string */
-          'application/json': string;
+          'application/json':
+            | string
+            | {
+                /** @enum {boolean} */
+                connected: true;
+              };
         };
       };
       400: components['responses']['BadRequest'];
       429: components['responses']['TooManyRequests'];
-      /** @description A page saying connected or failed (HTML) */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': string;
-        };
-      };
       '5XX': components['responses']['ServerError'];
     };
   };
@@ -15870,7 +15866,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description A page saying connected or failed (HTML) */
+      /** @description OK */
       200: {
         headers: {
           [name: string]: unknown;
@@ -15879,13 +15875,6 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       429: components['responses']['TooManyRequests'];
-      /** @description A page saying connected or failed (HTML) */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
       '5XX': components['responses']['ServerError'];
     };
   };

@@ -17,6 +17,9 @@ import { createCredential, workflowPlatform } from './support.js';
  * browser, another account's credential); provider errors and a provider that hangs.
  */
 
+/** What a browser sends: the callback answers it a page. */
+const HTML = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
 const provider = new FakeOAuth2();
 const openai = new FakeOpenAi();
 beforeAll(async () => {
@@ -104,7 +107,7 @@ describe.each(await testDialects())('OAuth2 credentials on %s', (dialect) => {
         method: 'GET',
         url: `${callback.pathname}${callback.search}`,
         key: null,
-        headers: opts.dropCookie ? {} : { cookie },
+        headers: opts.dropCookie ? { accept: HTML } : { cookie, accept: HTML },
       }),
     };
   }
@@ -263,7 +266,7 @@ describe.each(await testDialects())('OAuth2 credentials on %s', (dialect) => {
       method: 'GET',
       url: `${done.callback.pathname}${done.callback.search}`,
       key: null,
-      headers: { cookie: done.cookie },
+      headers: { cookie: done.cookie, accept: HTML },
     });
     expect(again.statusCode).toBe(400);
     expect(again.body).toMatch(/not valid or was already used/);
@@ -286,7 +289,9 @@ describe.each(await testDialects())('OAuth2 credentials on %s', (dialect) => {
       key: null,
       headers: { cookie },
     });
+    // A caller that is not a browser gets the platform's error shape.
     expect(wrong.statusCode).toBe(400);
+    expect(wrong.json()).toMatchObject({ error: true, code: 'VALIDATION_ERROR' });
     const real = await p.request({
       method: 'GET',
       url: `/oauth2-credential/callback?code=x&state=${encodeURIComponent(state)}`,
@@ -314,7 +319,7 @@ describe.each(await testDialects())('OAuth2 credentials on %s', (dialect) => {
       method: 'GET',
       url: `${callback.pathname}${callback.search}`,
       key: null,
-      headers: { cookie: String(lateStart.headers['set-cookie']).split(';')[0] as string },
+      headers: { cookie: String(lateStart.headers['set-cookie']).split(';')[0] as string, accept: HTML },
     });
     expect(expired.statusCode).toBe(400);
     expect(expired.body).toMatch(/expired/);

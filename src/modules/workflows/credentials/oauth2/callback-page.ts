@@ -3,7 +3,10 @@
  * provider or author text beyond an escaped OAuth error code), no script, a CSP that allows nothing.
  */
 export interface CallbackPage {
+  ok: boolean;
   status: number;
+  /** What the page says (also the message of the JSON error a non-browser caller gets). */
+  message: string;
   html: string;
   headers: Record<string, string>;
 }
@@ -15,7 +18,9 @@ export function callbackPage(ok: boolean, message: string, status = ok ? 200 : 4
   const title = ok ? 'Connected' : 'Connection failed';
   const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><style>${STYLE}</style></head><body><h1>${title}</h1><p>${escapeHtml(message)}</p><p>You can close this window.</p></body></html>`;
   return {
+    ok,
     status,
+    message,
     html,
     headers: {
       'content-type': 'text/html; charset=utf-8',

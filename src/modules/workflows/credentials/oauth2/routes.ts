@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { AppError, type ErrorCode } from '../../../../core/errors.js';
 import { IdParams, withErrors } from '../../../../core/http/schemas.js';
 import { CONSENT_CALLBACK_PATH, CONSENT_START_PATH, type CredentialConsent } from './consent.js';
 
@@ -13,6 +14,13 @@ const ConsentLink = Type.Object({
   expiresAt: Type.String({ format: 'date-time' }),
   callbackUrl: Type.String({ description: 'The redirect URI to register at the provider' }),
 });
+/** The platform's error for each status the callback answers. */
+const ERROR_OF: Record<number, ErrorCode> = {
+  400: 'VALIDATION_ERROR',
+  403: 'FORBIDDEN',
+  404: 'CREDENTIAL_NOT_FOUND',
+  502: 'UPSTREAM_ERROR',
+};
 const Html = Type.String({ description: 'A page saying connected or failed (HTML)' });
 
 /** n8n's OAuth2 consent for credentials: thin, the flow is CredentialConsent's. */
@@ -77,15 +85,24 @@ export function oauth2Routes(app: FastifyInstance, consent: CredentialConsent): 
           error: Type.Optional(Type.String({ maxLength: 200 })),
           error_description: Type.Optional(Type.String({ maxLength: 2000 })),
         }),
-        response: { 200: Html, '4xx': Html, '5xx': Html },
+        description:
+          'A browser (Accept: text/html) gets a page saying connected or why not; another caller gets ' +
+          '`{connected: true}` or the platform’s error.',
+        response: withErrors({
+          200: Type.Union([Html, Type.Object({ connected: Type.Literal(true) })]),
+        }),
       },
     },
     async (request, reply) => {
       // The flow is spent whatever the outcome: its cookie goes too.
       const clear = consent.clearCookie(request.query.state, request.protocol === 'https');
       if (clear) reply.header('set-cookie', clear);
+      reply.header('cache-control', 'no-store');
       const page = await consent.callback(request.query, request.headers.cookie);
-      return reply.code(page.status).headers(page.headers).send(page.html);
+      if (/\btext\/html\b/.test(request.headers.accept ?? ''))
+        return reply.code(page.status).headers(page.headers).send(page.html);
+      if (!page.ok) throw new AppError(ERROR_OF[page.status] ?? 'VALIDATION_ERROR', page.message);
+      return { connected: true as const };
     },
   );
 }
