@@ -33,8 +33,8 @@ export const TOKEN_REQUEST_LIMITS = { timeoutMs: 15_000, maxResponseBytes: 64 * 
 
 /** Fields of the answer kept (others are the provider's and may be large: an id_token is kept too). */
 const KEPT = ['access_token', 'token_type', 'refresh_token', 'expires_in', 'scope', 'id_token'];
-/** An OAuth error code as RFC 6749 spells them (printable ASCII, short): anything else is not echoed. */
-const ERROR_CODE = /^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,64}$/;
+/** An OAuth error code as providers spell them (`invalid_grant`); anything else is not echoed. */
+const ERROR_CODE = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
  * POSTs a grant to the credential's token URL through the outbound guard, the client authenticated
