@@ -596,7 +596,7 @@ describe.each(await testDialects())("n8n's public API where it differs, on %s", 
         expect(res.statusCode, type).toBe(200);
         expect((res.json() as { required: string[] }).required.length).toBeGreaterThan(0);
       }
-      for (const type of ['oAuth2Api', 'slackOAuth2Api', 'constructor', 'toString']) {
+      for (const type of ['oAuth1Api', 'slackOAuth2Api', 'constructor', 'toString']) {
         const res = await p.request({ method: 'GET', url: `/api/v1/credentials/schema/${type}` });
         expect(res.statusCode, type).toBe(404);
       }

@@ -5,7 +5,6 @@ import { jsonOf, ctx as runContext, testDeps, workflow } from '../../src/modules
 import type { EngineDeps, Item, RunContext } from '../../src/modules/workflows/engine/types.js';
 import { WorkflowEngine } from '../../src/modules/workflows/engine/workflow-engine.js';
 import { defaultNodeRegistry } from '../../src/modules/workflows/nodes/index.js';
-import type { OAuth2TokenSource } from '../../src/modules/workflows/nodes/n8n/google-sheets/oauth2.js';
 import { clearServiceAccountTokens } from '../../src/modules/workflows/nodes/n8n/google-sheets/service-account.js';
 import { type Cell, FakeGoogle } from './support/fake-google.js';
 import { completion, FakeOpenAi } from './support/fake-openai.js';
@@ -29,7 +28,7 @@ const ROBOT = 'robot@sheets-test.iam.gserviceaccount.com';
 const DOC = '1QZhQqg79-HVBQh8Y2ihMq67UIYIRrJFKLQalcFvtDaY';
 const OAUTH_TOKEN = 'ya29.oauth-test';
 const oauthCalls: Array<{ id: string; renew: boolean }> = [];
-let deps: Partial<EngineDeps> & OAuth2TokenSource;
+let deps: Partial<EngineDeps>;
 
 beforeAll(async () => {
   await Promise.all([google.start(), openai.start()]);
@@ -69,7 +68,7 @@ beforeAll(async () => {
     oauth2Token: async (id, _workflowId, renew) => {
       oauthCalls.push({ id, renew });
       google.issue(OAUTH_TOKEN);
-      return { accessToken: OAUTH_TOKEN };
+      return { accessToken: OAUTH_TOKEN, tokenType: 'bearer', tokenExpiredStatusCode: 401 };
     },
   };
 });
@@ -215,7 +214,7 @@ describe('OAuth2 credential (googleSheetsOAuth2Api)', () => {
     expect(google.tokenRequests).toHaveLength(0);
   });
 
-  it('without a token store the node refuses, saying OAuth2 is not available', async () => {
+  it('without a token store (an engine without OAuth2 credentials) the node refuses, saying so', async () => {
     const { error } = await runSheets(
       { documentId: doc(), sheetName: sheet('People') },
       {
@@ -223,7 +222,7 @@ describe('OAuth2 credential (googleSheetsOAuth2Api)', () => {
         over: { oauth2Token: undefined } as Partial<EngineDeps>,
       },
     );
-    expect(error?.message).toBe('OAuth2 credentials are not available on this instance yet');
+    expect(error?.message).toBe('OAuth2 credentials are not available here');
     expect(google.requests).toHaveLength(0);
   });
 });

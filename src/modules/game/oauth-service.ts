@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { addSeconds, type Clock } from '../../core/clock.js';
 import { AppError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import { type SecretBox, sameSecret } from '../../core/secrets.js';
 import {
   type BindingCookieScope,
   bindingCookie,
   bindingNonce,
   clearedBindingCookie,
-} from './browser-binding.js';
+} from '../../core/oauth/browser-binding.js';
+import { type SecretBox, sameSecret } from '../../core/secrets.js';
 import type { ConnectionCache } from './connection-cache.js';
 import { type OAuthStates, type SessionBinding, STATE_TTL_SECONDS } from './oauth-state.js';
 import { type GameSettings, requireSettings } from './settings.js';
@@ -35,6 +35,8 @@ interface OAuthDeps {
 }
 
 const OAUTH_SETTINGS = ['apiKey', 'clientId', 'clientSecret'] as const;
+/** The binding cookies' names: `game_oauth_<state id>`. */
+const COOKIE_PREFIX = 'game_oauth_';
 
 /** What the API caller gets to start a connection: a one-time link for the user's browser. */
 interface ConnectLink {
@@ -111,7 +113,7 @@ export class GameOAuth {
     const stateId = states.verify(state);
     const { owner, codeVerifier, binding } = await states.consume(
       stateId,
-      bindingNonce(cookieHeader, stateId),
+      bindingNonce(cookieHeader, stateId, COOKIE_PREFIX),
     );
     let grant: Awaited<ReturnType<TokenClient['exchangeCode']>>;
     try {
@@ -195,6 +197,7 @@ export class GameOAuth {
     return {
       path: `${base.pathname.replace(/\/+$/, '')}/game/oauth/callback`,
       secure: https || base.protocol === 'https:',
+      prefix: COOKIE_PREFIX,
     };
   }
 

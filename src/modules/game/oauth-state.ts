@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { addSeconds, type Clock } from '../../core/clock.js';
 import { AppError } from '../../core/errors.js';
+import { codeChallengeS256, randomSecret, sha256Base64url } from '../../core/oauth/pkce.js';
 import { type SecretBox, sameSecret } from '../../core/secrets.js';
-import { codeChallengeS256, randomSecret, sha256Base64url } from './pkce.js';
 import type { GameStore, Owner } from './store.js';
 
 /** A flow must complete within this time of the API call that started it. */

@@ -7,6 +7,10 @@ import { createOutboundHostGuard } from '../../core/http/outbound-host.js';
 import { configureUserRegex } from '../../core/regex/user-regex.js';
 import { auditRoutes } from './audit/routes.js';
 import { AuditService } from './audit/service.js';
+import { OAuth2Tokens } from './credentials/oauth2/access-tokens.js';
+import { CredentialConsent } from './credentials/oauth2/consent.js';
+import { ConsentStore } from './credentials/oauth2/consent-store.js';
+import { oauth2Routes } from './credentials/oauth2/routes.js';
 import { CredentialService } from './credentials/service.js';
 import { CredentialStore } from './credentials/store.js';
 import { WorkflowService } from './definitions/service.js';
@@ -78,6 +82,7 @@ declare module '../../core/context.js' {
 
 interface Internals {
   routes: Parameters<typeof workflowRoutes>[1];
+  consent: CredentialConsent;
   variables: VariableService;
   tags: TagService;
   executionTags: ExecutionTagService;
@@ -226,14 +231,27 @@ export const workflowsModule: PlatformModule = {
     const tcpAllowHosts = config.OUTBOUND_ALLOW_HOSTS.split(',');
     const connectAddress = createAddressGuard(tcpAllowHosts);
     const http = createOutboundHttp({ allowHosts, timeoutMs: config.OUTBOUND_TIMEOUT_MS });
-    const credentials = new CredentialService(
-      credentialStore,
-      ctx.secrets.box('workflow-credentials'),
+    const credentialBox = ctx.secrets.box('workflow-credentials');
+    const credentials = new CredentialService(credentialStore, credentialBox, clock, connectAddress, http, {
+      ttlMs: config.CREDENTIAL_CACHE_SECONDS * 1_000,
+      max: 1_000,
+    });
+    const oauth2 = new OAuth2Tokens({
+      store: credentialStore,
+      box: credentialBox,
       clock,
-      connectAddress,
       http,
-      { ttlMs: config.CREDENTIAL_CACHE_SECONDS * 1_000, max: 1_000 },
-    );
+      forgetRevealed: (accountId) => credentials.forgetRevealed(accountId),
+    });
+    const consent = new CredentialConsent({
+      credentials: credentialStore,
+      consents: new ConsentStore(ctx.db),
+      tokens: oauth2,
+      box: credentialBox,
+      clock,
+      http,
+      publicUrl: env.PUBLIC_URL ?? config.PUBLIC_URL.replace(/\/+$/, ''),
+    });
     const variables = new VariableService(new VariableStore(ctx.db), clock);
     const tags = new TagService(new TagStore(ctx.db), clock);
     const outboundHost = createOutboundHostGuard({ allowHosts: tcpAllowHosts });
@@ -251,6 +269,7 @@ export const workflowsModule: PlatformModule = {
         dedupe,
       },
       credentials,
+      oauth2,
       variables,
       nodes: defaultNodeRegistry,
       http,
@@ -352,6 +371,7 @@ export const workflowsModule: PlatformModule = {
         manual: executions.manual,
         knownPrincipal: (accountId, actor) => knownPrincipal(ctx, accountId, actor),
       },
+      consent,
       variables,
       tags,
       executionTags: new ExecutionTagService(ctx.db, clock),
@@ -414,6 +434,7 @@ export const workflowsModule: PlatformModule = {
     const deps = internals.get(ctx);
     if (!deps) throw new Error('workflows module not initialised');
     workflowRoutes(app, deps.routes);
+    oauth2Routes(app, deps.consent);
     nodeTypeRoutes(app, defaultNodeRegistry);
     variableRoutes(app, deps.variables);
     tagRoutes(app, deps.tags, deps.executionTags);

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { type ListSpec, MAX_OFFSET } from '../../core/http/list-query.js';
 import { listQueryOf, Nullable, Timestamp } from '../../core/http/schemas.js';
+import { OAUTH2_CREDENTIAL_TYPES, OAUTH2_OPTIONAL_FIELDS } from './credentials/oauth2/types.js';
 import { AI_CONNECTION_TYPES } from './engine/types.js';
 
 const Anything = Type.Unknown();
@@ -333,11 +334,14 @@ export const CREDENTIAL_TYPES = {
   facebookGraphApi: ['accessToken'],
   // n8n's Google service account (Google Sheets): its email and PEM private key; a delegated user optional.
   googleApi: ['email', 'privateKey'],
+  // n8n's OAuth2 credentials (generic oAuth2Api and the service types): credentials/oauth2/types.ts.
+  ...OAUTH2_CREDENTIAL_TYPES,
 } as const;
 export type CredentialType = keyof typeof CREDENTIAL_TYPES;
 
 /** Fields a type may have besides its required ones. */
 export const OPTIONAL_CREDENTIAL_FIELDS: Partial<Record<CredentialType, readonly string[]>> = {
+  ...OAUTH2_OPTIONAL_FIELDS,
   jwtAuth: ['keyType', 'secret', 'privateKey', 'publicKey', 'algorithm'],
   crypto: ['hmacSecret', 'signPrivateKey'],
   sshPassword: ['port'],

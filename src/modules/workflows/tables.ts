@@ -108,6 +108,25 @@ export interface CredentialsTable {
   updated_at: Timestamp;
 }
 
+/** A pending OAuth2 consent of a credential (credentials/oauth2/consent-store.ts). */
+export interface CredentialOauthStatesTable {
+  id: string;
+  account_id: string;
+  credential_id: string;
+  /** Who started it (`key:<id>`, `member:<id>`, `account`). */
+  actor: string;
+  /** SHA-256 of the one-time browser ticket; null once a browser claimed it. */
+  ticket_hash: string | null;
+  /** SHA-256 of the claiming browser's cookie nonce. */
+  browser_hash: string | null;
+  /** SHA-256 of the state's secret part, set when the browser is sent to the provider. */
+  state_hash: string | null;
+  /** The PKCE verifier, sealed. */
+  code_verifier: string;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+}
+
 /** A credential shared with another principal of its account (n8n's shared credentials). */
 export interface CredentialSharesTable {
   credential_id: string;
@@ -177,6 +196,7 @@ declare module '../../core/db/types.js' {
     workflow_dedupe_latest: WorkflowDedupeLatestTable;
     credentials: CredentialsTable;
     credential_shares: CredentialSharesTable;
+    credential_oauth_states: CredentialOauthStatesTable;
     executions: ExecutionsTable;
     webhook_deliveries: WebhookDeliveriesTable;
     workflow_imports: WorkflowImportsTable;

@@ -18,6 +18,8 @@ import { ACCOUNT_ACTOR, actorOf, mayManage, mayUse, notUsableAtRun, savedByOf } 
 import { type CredentialTestResult, testCredential } from './connection-test.js';
 import { customAuth, multipleHeaders, STRUCTURED_FIELDS } from './http-auth-data.js';
 import type { CredentialPatchBodyT } from './n8n-schemas.js';
+import { oauth2Config } from './oauth2/config.js';
+import { isOAuth2Type, TOKEN_DATA_FIELD } from './oauth2/types.js';
 import { RevealCache, type Revealed } from './reveal-cache.js';
 import type { CredentialRow, CredentialStore } from './store.js';
 
@@ -53,6 +55,17 @@ const view = (row: {
  * and a structured field as an object: its JSON). An object anywhere else is refused.
  */
 function asText(type: string, data: CredentialBodyT['data']): Record<string, string> {
+  // An OAuth2 credential's tokens come from its provider (consent, client credentials), never from a caller.
+  if (Object.hasOwn(data, TOKEN_DATA_FIELD))
+    throw new AppError('VALIDATION_ERROR', 'Invalid credential data', {
+      fields: [
+        {
+          field: `data.${TOKEN_DATA_FIELD}`,
+          message:
+            'is set by the platform: connect the credential (POST /api/v1/credentials/{id}/oauth2/authorize)',
+        },
+      ],
+    });
   const structured = STRUCTURED_FIELDS[type] ?? [];
   const objects = Object.entries(data).filter(([k, v]) => typeof v === 'object' && !structured.includes(k));
   if (objects.length > 0)
@@ -77,9 +90,27 @@ function checkData(type: CredentialType, data: Record<string, string>): void {
       .map((f) => ({ field: `data.${f}`, message: `is not a field of type ${type}` })),
     ...(type === 'jwtAuth' ? jwtProblems(data) : []),
     ...structuredProblems(type, data),
+    ...(isOAuth2Type(type) ? oauth2Config(type, data).problems : []),
   ];
   if (problems.length > 0)
     throw new AppError('VALIDATION_ERROR', 'Invalid credential data', { fields: problems });
+}
+
+/**
+ * n8n keeps an OAuth2 credential's tokens when its data is replaced; not when the client or its
+ * endpoints change (tokens of another client or provider are of no use, and a token URL could now
+ * point elsewhere).
+ */
+function keepTokens(type: string, stored: Record<string, string>, next: Record<string, string>): void {
+  const tokens = stored[TOKEN_DATA_FIELD];
+  delete next[TOKEN_DATA_FIELD];
+  if (!isOAuth2Type(type) || tokens === undefined) return;
+  const before = oauth2Config(type, stored).config;
+  const after = oauth2Config(type, next).config;
+  const same = (['clientId', 'accessTokenUrl', 'authUrl', 'grantType', 'scope'] as const).every(
+    (f) => before[f] === after[f],
+  );
+  if (same) next[TOKEN_DATA_FIELD] = tokens;
 }
 
 /** httpMultipleHeadersAuth's headers and httpCustomAuth's JSON, read as a request will read them. */
@@ -230,12 +261,11 @@ export class CredentialService {
     const changes: { name?: string; data?: string; updated_at: string } = { updated_at: isoNow(this.clock) };
     if (body.name !== undefined) changes.name = body.name;
     if (body.data !== undefined) {
+      const stored = JSON.parse(this.box.decrypt(row.data)) as Record<string, string>;
       const data = body.isPartialData
-        ? {
-            ...(JSON.parse(this.box.decrypt(row.data)) as Record<string, string>),
-            ...asText(row.type, body.data),
-          }
+        ? { ...stored, ...asText(row.type, body.data) }
         : asText(row.type, body.data);
+      keepTokens(row.type, stored, data);
       checkData(row.type as CredentialType, data);
       changes.data = this.box.encrypt(JSON.stringify(data));
     }
@@ -254,7 +284,9 @@ export class CredentialService {
   schemaOf(type: string) {
     if (!Object.hasOwn(CREDENTIAL_TYPES, type)) throw notFound('NOT_FOUND', 'Credential type', type);
     const fields: readonly string[] = CREDENTIAL_TYPES[type as CredentialType];
-    const optional = OPTIONAL_CREDENTIAL_FIELDS[type as CredentialType] ?? [];
+    const optional = (OPTIONAL_CREDENTIAL_FIELDS[type as CredentialType] ?? []).filter(
+      (f) => f !== TOKEN_DATA_FIELD,
+    );
     return {
       additionalProperties: false as const,
       type: 'object' as const,

@@ -177,6 +177,10 @@ function contextOf(
     parentNodes: () => args.ancestors?.(node.name) ?? [],
     timezone: data.timezone ?? defaultTimezone(),
     credential: (id) => deps.credential(id, data.workflow.id),
+    oauth2Token: (id, renew) => {
+      if (!deps.oauth2Token) throw new Error('OAuth2 credentials are not available here');
+      return deps.oauth2Token(id, data.workflow.id, renew);
+    },
     runCode: (code, mode) =>
       evaluator.runCode(
         code,

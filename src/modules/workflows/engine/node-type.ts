@@ -7,6 +7,7 @@ import type {
   EngineDeps,
   Item,
   NodeContext,
+  OAuth2SigningToken,
   StreamChunk,
   ValidationProblem,
   WebhookNodeInfo,
@@ -58,6 +59,8 @@ export interface NodeExecutionContext<P> {
   timezone?: string;
   /** Decrypted credential data by id (through EngineDeps). */
   credential(id: string): Promise<Record<string, string>>;
+  /** An OAuth2 credential's access token by id (through EngineDeps); `renew` fetches a new one. */
+  oauth2Token(id: string, renew: boolean): Promise<OAuth2SigningToken>;
   /**
    * Evaluates an expression over item `index` with extra variables (e.g. `$response`, `$pageCount` for
    * HTTP Request pagination), for parameters the node evaluates itself (`rawParameters`).

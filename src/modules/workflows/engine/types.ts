@@ -211,6 +211,15 @@ export interface ExecutionOutcome {
   webhookResponse: WebhookResponse | null;
 }
 
+/** What a request signs with from an OAuth2 credential (n8n's token `sign`). */
+export interface OAuth2SigningToken {
+  accessToken: string;
+  /** The token answer's token_type, lowercased ('bearer' when the provider said none). */
+  tokenType: string;
+  /** The status after which the token is renewed and the request sent again, once (n8n: 401). */
+  tokenExpiredStatusCode: number;
+}
+
 /** Where the engine is given what it may not reach itself. */
 export interface EngineDeps {
   now(): Date;
@@ -219,6 +228,11 @@ export interface EngineDeps {
    * workflow (whoever saved it) may not use it.
    */
   credential(id: string, workflowId: string): Promise<Record<string, string>>;
+  /**
+   * An OAuth2 credential's access token for a node of `workflowId`, checked as `credential` is;
+   * `renew`: the API refused the current one, fetch another (refresh or client credentials).
+   */
+  oauth2Token?(id: string, workflowId: string, renew: boolean): Promise<OAuth2SigningToken>;
   /** Outbound HTTP, guarded against private addresses. */
   http(request: OutboundRequest): Promise<OutboundResponse>;
   /** Checks a host before a non-HTTP client (SMTP, IMAP) connects; absent, such nodes refuse to run. */

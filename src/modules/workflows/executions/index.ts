@@ -8,6 +8,7 @@ import type { OutboundHostGuard } from '../../../core/http/outbound-host.js';
 import { createQueue, type JobQueue, jobs } from '../../../core/queue/index.js';
 import type { JobEvents } from '../../../core/queue/job-events.js';
 import { callerChecks } from '../credentials/access.js';
+import type { OAuth2Tokens } from '../credentials/oauth2/access-tokens.js';
 import type { CredentialService } from '../credentials/service.js';
 import type { CredentialStore } from '../credentials/store.js';
 import type { WorkflowStore } from '../definitions/store.js';
@@ -86,6 +87,8 @@ export interface ExecutionResources {
     dedupe: DedupeStore;
   };
   credentials: CredentialService;
+  /** OAuth2 credentials' access tokens (fetched, refreshed and stored sealed). */
+  oauth2?: OAuth2Tokens;
   variables: VariableService;
   /** The node types the engines run (the catalogue; tests may pass fewer). */
   nodes: NodeRegistry;
@@ -234,6 +237,12 @@ export class Executions {
         const found = accountId ? await credentials.revealForWorkflow(accountId, ref, workflowId) : null;
         if (!found) throw new Error(`Credential '${ref}' not found`);
         return found.data;
+      },
+      oauth2Token: async (ref, workflowId, renew) => {
+        // The same check as any credential's (who saved the workflow may use it), then its token.
+        const found = accountId ? await credentials.revealForWorkflow(accountId, ref, workflowId) : null;
+        if (!found || !accountId || !this.res.oauth2) throw new Error(`Credential '${ref}' not found`);
+        return this.res.oauth2.token(accountId, ref, renew);
       },
       http: this.res.http,
       ...(this.res.outboundHost ? { outboundHost: this.res.outboundHost } : {}),

@@ -12,6 +12,7 @@ import * as m310 from './310-execution-quota.js';
 import * as m314 from './314-credential-sharing.js';
 import * as m315 from './315-workflow-archive.js';
 import * as m318 from './318-execution-tags.js';
+import * as m326 from './326-credential-oauth-states.js';
 
 /** The workflows module's migrations, by name (the server and the CLI read this one list). */
 export const workflowsMigrations: MigrationSet = {
@@ -28,4 +29,5 @@ export const workflowsMigrations: MigrationSet = {
   '20261129_314_credential_sharing': m314,
   '20261129_315_workflow_archive': m315,
   '20261130_318_execution_tags': m318,
+  '20261130_326_credential_oauth_states': m326,
 };

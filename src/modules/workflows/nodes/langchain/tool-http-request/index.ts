@@ -1,9 +1,10 @@
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { redactSecrets } from '../../../../../core/redact.js';
-import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
+import { defineSubNode, type NodeExecutionContext, NodeOperationError } from '../../../engine/node-type.js';
 import { credentialRefOf } from '../../../engine/types.js';
 import { type AppliedCredential, buildRequest, secretsOf, toOutbound } from '../../n8n/http-request/build.js';
+import { oauth2Credential, sendSigned } from '../../n8n/http-request/oauth2.js';
 import { isPredefinedType, predefinedRefusal } from '../../n8n/http-request/predefined/index.js';
 import {
   GENERIC_AUTH_TYPES,
@@ -105,8 +106,7 @@ export const toolHttpRequestNode = defineSubNode({
     const p = await ctx.params(itemIndex);
     if (p.optimizeResponse && p.responseType && !['json', 'text', 'html'].includes(p.responseType))
       throw new NodeOperationError(`Optimizing '${p.responseType}' responses is not supported here`);
-    const credential = await credentialOf(ctx.node.credentials, p, ctx.credential);
-    const secrets = secretsOf(credential);
+    const credential = await credentialOf(ctx.node.credentials, p, ctx);
     const types = new Map((p.placeholderDefinitions.values ?? []).map((d) => [d.name, d]));
     const names = new Set<string>();
     const optional = new Set<string>();
@@ -148,12 +148,13 @@ export const toolHttpRequestNode = defineSubNode({
       }) as HttpRequestV4Params;
       for (const part of parts) applyPart(v4, part, p, args);
       const req = buildRequest(v4, 4.2, credential);
-      const res = await ctx.deps.http(toOutbound(req));
+      const res = await sendSigned(ctx.deps.http, toOutbound(req), credential);
       let text: string;
       if (res.status < 200 || res.status >= 300) {
         // The model and the execution read what the server said, not a secret it echoed.
         const said = res.body.slice(0, 2_000);
-        text = `There was an error: "${res.status} - ${credential ? redactSecrets(said, secrets) : said}"`;
+        // Read after the call: a token renewed during it (OAuth2) is among the credential's values now.
+        text = `There was an error: "${res.status} - ${credential ? redactSecrets(said, secretsOf(credential)) : said}"`;
       } else
         try {
           text = await toolAnswer(res, p);
@@ -247,17 +248,19 @@ function applyPart(v4: HttpRequestV4Params, part: Part, p: Params, args: Record<
 async function credentialOf(
   credentials: Record<string, unknown> | undefined,
   p: Params,
-  read: (id: string) => Promise<Record<string, string>>,
+  ctx: Pick<NodeExecutionContext<unknown>, 'credential' | 'oauth2Token'>,
 ): Promise<AppliedCredential | null> {
   if (p.authentication === 'none') return null;
   const predefined = p.authentication === 'predefinedCredentialType';
   const type = predefined ? p.nodeCredentialType : p.genericAuthType;
   if (predefined && !isPredefinedType(type)) throw new NodeOperationError(predefinedRefusal(type));
-  if (!predefined && !(GENERIC_AUTH_TYPES as readonly string[]).includes(type ?? ''))
+  if (!predefined && !(GENERIC_AUTH_TYPES as readonly string[]).includes(type ?? '') && type !== 'oAuth2Api')
     throw new NodeOperationError(
-      `Authentication '${p.authentication}'${type ? ` (${type})` : ''} is not supported here: use a generic credential (${GENERIC_AUTH_TYPES.join(', ')})`,
+      `Authentication '${p.authentication}'${type ? ` (${type})` : ''} is not supported here: use a generic credential (${[...GENERIC_AUTH_TYPES, 'oAuth2Api'].join(', ')})`,
     );
   const id = credentialRefOf(credentials?.[type ?? ''] as never);
   if (!id) throw new NodeOperationError(`Node does not have any credentials set for "${type}"`);
-  return { type: type as GenericAuthType | string, data: await read(id) };
+  // n8n's tool signs an oAuth2Api credential as its HTTP Request node does (Bearer, renewed on 401).
+  if (type === 'oAuth2Api') return oauth2Credential(ctx, type, id);
+  return { type: type as GenericAuthType | string, data: await ctx.credential(id) };
 }

@@ -4,6 +4,7 @@ import { credentialSecrets } from '../../../credentials/redaction.js';
 import { binaryBytes } from '../../../engine/binary.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { Item, OutboundRequest } from '../../../engine/types.js';
+import { signOAuth2 } from './oauth2.js';
 import { applyPredefined, isPredefinedType, predefinedSecrets } from './predefined/index.js';
 import type { GenericAuthType, HttpRequestV4Params } from './schema.js';
 
@@ -43,6 +44,8 @@ export interface AppliedCredential {
   /** A generic auth type, or one of the predefined credential types served (predefined.ts). */
   type: GenericAuthType | (string & {});
   data: Record<string, string>;
+  /** An OAuth2 credential (oauth2.ts): `data.accessToken` signs, renewed once on the expired status. */
+  oauth2?: { tokenType: string; expiredStatus: number; renew(): Promise<string> };
 }
 
 /** n8n waits 5 minutes when no timeout option is set. */
@@ -185,7 +188,7 @@ export function setPath(root: Record<string, unknown>, path: string, value: unkn
   });
 }
 
-export function applyCredential(req: PreparedRequest, { type, data }: AppliedCredential): void {
+export function applyCredential(req: PreparedRequest, { type, data, oauth2 }: AppliedCredential): void {
   const need = (field: string): string => {
     const v = data[field];
     if (typeof v !== 'string') throw new NodeOperationError(`The ${type} credential has no '${field}'`);
@@ -199,6 +202,10 @@ export function applyCredential(req: PreparedRequest, { type, data }: AppliedCre
     req.qs[name] = value;
     req.credentialQuery = [...(req.credentialQuery ?? []), name];
   };
+  if (oauth2) {
+    signOAuth2(req, need('accessToken'), oauth2.tokenType, header);
+    return;
+  }
   if (isPredefinedType(type)) {
     const has = (name: string) => Object.keys(req.headers).some((h) => h.toLowerCase() === name);
     applyPredefined(

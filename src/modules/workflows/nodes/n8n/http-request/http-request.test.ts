@@ -389,9 +389,24 @@ describe('n8n-nodes-base.httpRequest v4.x', () => {
       problems({
         url: 'https://x.test',
         authentication: 'genericCredentialType',
-        genericAuthType: 'oAuth2Api',
+        genericAuthType: 'oAuth1Api',
       }),
     ).toEqual(['parameters.genericAuthType']);
+    // OAuth2, generic and predefined, is served (credentials/oauth2).
+    expect(
+      problems({
+        url: 'https://x.test',
+        authentication: 'genericCredentialType',
+        genericAuthType: 'oAuth2Api',
+      }),
+    ).toEqual([]);
+    expect(
+      problems({
+        url: 'https://x.test',
+        authentication: 'predefinedCredentialType',
+        nodeCredentialType: 'googleSheetsOAuth2Api',
+      }),
+    ).toEqual([]);
     expect(
       problems({
         url: 'https://x.test',

@@ -9,6 +9,7 @@ import {
 } from '../../../engine/node-type.js';
 import type { Item, ValidationProblem } from '../../../engine/types.js';
 import { type AppliedCredential, buildRequest, secretsOf, toOutbound } from './build.js';
+import { isOAuth2Credential, oauth2Credential, sendSigned } from './oauth2.js';
 import { paginate } from './pagination.js';
 import { isPredefinedType, predefinedRefusal } from './predefined/index.js';
 import { fileItem, isFileResponse, type ReceivedResponse, responseItems, statusError } from './response.js';
@@ -86,14 +87,14 @@ async function requestAll(
     if (pagination && pagination.paginationMode !== 'off') {
       const index = i;
       responses = await paginate(req, pagination, {
-        send: (r) => ctx.deps.http(r),
+        send: (r) => sendSigned(ctx.deps.http, r, credential),
         evaluate: (source, scope) => ctx.evaluate(source, index, { ...scope }),
         version,
         neverError: response.neverError,
         autodetect: response.responseFormat === 'autodetect',
       });
     } else {
-      const res = await ctx.deps.http(toOutbound(req));
+      const res = await sendSigned(ctx.deps.http, toOutbound(req), credential);
       if ((res.status < 200 || res.status >= 300) && !response.neverError)
         throw statusError(res, secretsOf(credential));
       responses = [
@@ -129,7 +130,9 @@ async function credentialOf(
   if (p.authentication === 'none') return null;
   const type = p.authentication === 'predefinedCredentialType' ? p.nodeCredentialType : p.genericAuthType;
   const served =
-    p.authentication === 'predefinedCredentialType' ? isPredefinedType(type) : isGenericAuthType(type);
+    p.authentication === 'predefinedCredentialType'
+      ? isPredefinedType(type) || isOAuth2Credential(type)
+      : isGenericAuthType(type) || type === 'oAuth2Api';
   if (!served || typeof type !== 'string') {
     throw new NodeOperationError(
       `Authentication '${p.authentication}'${type ? ` (${type})` : ''} is not supported here`,
@@ -143,6 +146,7 @@ async function credentialOf(
         ? (ref as { id: string }).id
         : undefined;
   if (id === undefined) throw new NodeOperationError(`Node does not have any credentials set for "${type}"`);
+  if (isOAuth2Credential(type)) return oauth2Credential(ctx, type, id);
   return { type, data: await ctx.credential(id) };
 }
 
@@ -153,12 +157,20 @@ const isGenericAuthType = (t: unknown): t is GenericAuthType =>
 function refusals(p: HttpRequestV4Params): ValidationProblem[] {
   const problems: ValidationProblem[] = [];
   const refuse = (path: string, message: string) => problems.push({ path: `parameters.${path}`, message });
-  if (p.authentication === 'predefinedCredentialType' && !isPredefinedType(p.nodeCredentialType)) {
+  if (
+    p.authentication === 'predefinedCredentialType' &&
+    !isPredefinedType(p.nodeCredentialType) &&
+    !isOAuth2Credential(p.nodeCredentialType)
+  ) {
     refuse('nodeCredentialType', predefinedRefusal(p.nodeCredentialType));
-  } else if (p.authentication === 'genericCredentialType' && !isGenericAuthType(p.genericAuthType)) {
+  } else if (
+    p.authentication === 'genericCredentialType' &&
+    !isGenericAuthType(p.genericAuthType) &&
+    p.genericAuthType !== 'oAuth2Api'
+  ) {
     refuse(
       'genericAuthType',
-      `'${p.genericAuthType ?? ''}' is not supported here (supported: ${GENERIC_AUTH_TYPES.join(', ')})`,
+      `'${p.genericAuthType ?? ''}' is not supported here (supported: ${[...GENERIC_AUTH_TYPES, 'oAuth2Api'].join(', ')})`,
     );
   }
   if (p.provideSslCertificates)

@@ -2,15 +2,17 @@
  * The cookie that binds an OAuth state to the browser that started the flow. One cookie per
  * flow (named after the state id) so two flows in one browser do not overwrite each other;
  * scoped to the callback path, HttpOnly, SameSite=Lax (sent on the top-level redirect back from
- * the game platform, not on cross-site subrequests), Secure when the platform is served over https.
+ * the provider, not on cross-site subrequests), Secure when the platform is served over https.
+ * Each integration names its cookies with a prefix of its own (the game's, the credentials').
  */
-const PREFIX = 'game_oauth_';
 const STATE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export interface BindingCookieScope {
-  /** Path of the callback as the browser sees it (PUBLIC_URL's path + /game/oauth/callback). */
+  /** Path of the callback as the browser sees it (PUBLIC_URL's path + the callback route). */
   path: string;
   secure: boolean;
+  /** The cookie name's prefix, before the state id (`game_oauth_`). */
+  prefix: string;
 }
 
 export function bindingCookie(
@@ -19,18 +21,22 @@ export function bindingCookie(
   maxAgeSeconds: number,
   scope: BindingCookieScope,
 ): string {
-  return serialize(`${PREFIX}${stateId}`, nonce, Math.max(0, Math.floor(maxAgeSeconds)), scope);
+  return serialize(`${scope.prefix}${stateId}`, nonce, Math.max(0, Math.floor(maxAgeSeconds)), scope);
 }
 
 /** A Set-Cookie that removes the flow's cookie; null when the state cannot name one. */
 export function clearedBindingCookie(stateId: string, scope: BindingCookieScope): string | null {
-  return STATE_ID.test(stateId) ? serialize(`${PREFIX}${stateId}`, '', 0, scope) : null;
+  return STATE_ID.test(stateId) ? serialize(`${scope.prefix}${stateId}`, '', 0, scope) : null;
 }
 
 /** The nonce this browser holds for the flow, from its Cookie header. */
-export function bindingNonce(cookieHeader: string | undefined, stateId: string): string | undefined {
+export function bindingNonce(
+  cookieHeader: string | undefined,
+  stateId: string,
+  prefix: string,
+): string | undefined {
   if (!cookieHeader || !STATE_ID.test(stateId)) return undefined;
-  const name = `${PREFIX}${stateId}`;
+  const name = `${prefix}${stateId}`;
   for (const pair of cookieHeader.split(';')) {
     const eq = pair.indexOf('=');
     if (eq > 0 && pair.slice(0, eq).trim() === name) return pair.slice(eq + 1).trim() || undefined;

@@ -1,0 +1,48 @@
+import type { Db } from '../../../../core/db/database.js';
+import type { CredentialOauthStatesTable } from '../../tables.js';
+
+export type ConsentRow = CredentialOauthStatesTable;
+
+/** The pending consents; each use is one statement, so of two concurrent uses one gets the row. */
+export class ConsentStore {
+  constructor(private readonly db: Db) {}
+
+  async insert(row: ConsentRow): Promise<void> {
+    await this.db.insertInto('credential_oauth_states').values(row).execute();
+  }
+
+  /** Claims the one-time browser ticket: binds the flow to that browser and to the state it is given. */
+  claim(ticketHash: string, browserHash: string, stateHash: string, now: string) {
+    return this.db
+      .updateTable('credential_oauth_states')
+      .set({ ticket_hash: null, browser_hash: browserHash, state_hash: stateHash })
+      .where('ticket_hash', '=', ticketHash)
+      .where('expires_at', '>', now)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** Deletes and returns the flow: a state is used once, whatever the outcome. */
+  consume(id: string) {
+    return this.db
+      .deleteFrom('credential_oauth_states')
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  async purge(before: string): Promise<void> {
+    await this.db.deleteFrom('credential_oauth_states').where('expires_at', '<', before).execute();
+  }
+
+  /** Pending flows of one account (a bound on how many one account may hold). */
+  async pendingOf(accountId: string, now: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('credential_oauth_states')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+}
