@@ -2102,6 +2102,84 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/credentials/{id}/oauth2/authorize': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start the OAuth2 consent of a credential (authorization code, PKCE)
+     * @description Answers a one-time link, valid 10 minutes, for the browser of the person who consents: it binds the flow to that browser and goes on to the provider. Only the credential’s owner or a key with credentials:use may start it. Register `callbackUrl` as the redirect URI at the provider.
+     *
+     *     API keys only. Requires the scope `workflow:write`.
+     */
+    post: operations['postApiV1CredentialsByIdOauth2Authorize'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/oauth2-credential/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Browser step: binds the consent to this browser (cookie) and redirects to the provider
+     * @description Browser step: binds the consent to this browser (cookie) and redirects to the provider
+     *
+     *     Public: no platform credential.
+     */
+    get: operations['getOauth2CredentialStart'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * Browser step: binds the consent to this browser (cookie) and redirects to the provider (headers only)
+     * @description Browser step: binds the consent to this browser (cookie) and redirects to the provider
+     *
+     *     Public: no platform credential.
+     */
+    head: operations['headOauth2CredentialStart'];
+    patch?: never;
+    trace?: never;
+  };
+  '/oauth2-credential/callback': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * OAuth2 callback: checks state and browser, exchanges the code, stores the tokens sealed
+     * @description A browser (Accept: text/html) gets a page saying connected or why not; another caller gets `{connected: true}` or the platform’s error.
+     *
+     *     Public: no platform credential.
+     */
+    get: operations['getOauth2CredentialCallback'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /**
+     * OAuth2 callback: checks state and browser, exchanges the code, stores the tokens sealed (headers only)
+     * @description A browser (Accept: text/html) gets a page saying connected or why not; another caller gets `{connected: true}` or the platform’s error.
+     *
+     *     Public: no platform credential.
+     */
+    head: operations['headOauth2CredentialCallback'];
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/node-types': {
     parameters: {
       query?: never;
@@ -14872,7 +14950,23 @@ export interface operations {
           | 'supabaseApi'
           | 'mailerLiteApi'
           | 'facebookGraphApi'
-          | 'googleApi';
+          | 'googleApi'
+          | 'oAuth2Api'
+          | 'googleOAuth2Api'
+          | 'googleSheetsOAuth2Api'
+          | 'googleDriveOAuth2Api'
+          | 'googleCalendarOAuth2Api'
+          | 'googleDocsOAuth2Api'
+          | 'gmailOAuth2'
+          | 'youTubeOAuth2Api'
+          | 'googleAdsOAuth2Api'
+          | 'googleSlidesOAuth2Api'
+          | 'hubspotOAuth2Api'
+          | 'microsoftOAuth2Api'
+          | 'microsoftOutlookOAuth2Api'
+          | 'spotifyOAuth2Api'
+          | 'zoomOAuth2Api'
+          | 'linearOAuth2Api';
       };
       header?: never;
       path?: never;
@@ -15004,7 +15098,23 @@ export interface operations {
             | 'supabaseApi'
             | 'mailerLiteApi'
             | 'facebookGraphApi'
-            | 'googleApi';
+            | 'googleApi'
+            | 'oAuth2Api'
+            | 'googleOAuth2Api'
+            | 'googleSheetsOAuth2Api'
+            | 'googleDriveOAuth2Api'
+            | 'googleCalendarOAuth2Api'
+            | 'googleDocsOAuth2Api'
+            | 'gmailOAuth2'
+            | 'youTubeOAuth2Api'
+            | 'googleAdsOAuth2Api'
+            | 'googleSlidesOAuth2Api'
+            | 'hubspotOAuth2Api'
+            | 'microsoftOAuth2Api'
+            | 'microsoftOutlookOAuth2Api'
+            | 'spotifyOAuth2Api'
+            | 'zoomOAuth2Api'
+            | 'linearOAuth2Api';
           data: {
             [key: string]:
               | string
@@ -15135,7 +15245,23 @@ export interface operations {
           | 'supabaseApi'
           | 'mailerLiteApi'
           | 'facebookGraphApi'
-          | 'googleApi';
+          | 'googleApi'
+          | 'oAuth2Api'
+          | 'googleOAuth2Api'
+          | 'googleSheetsOAuth2Api'
+          | 'googleDriveOAuth2Api'
+          | 'googleCalendarOAuth2Api'
+          | 'googleDocsOAuth2Api'
+          | 'gmailOAuth2'
+          | 'youTubeOAuth2Api'
+          | 'googleAdsOAuth2Api'
+          | 'googleSlidesOAuth2Api'
+          | 'hubspotOAuth2Api'
+          | 'microsoftOAuth2Api'
+          | 'microsoftOutlookOAuth2Api'
+          | 'spotifyOAuth2Api'
+          | 'zoomOAuth2Api'
+          | 'linearOAuth2Api';
       };
       header?: never;
       path?: never;
@@ -15680,6 +15806,161 @@ export interface operations {
       404: components['responses']['NotFound'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postApiV1CredentialsByIdOauth2Authorize: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /** @example {} */
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "authorizeUrl": "string",
+           *       "expiresAt": "2025-01-01T00:00:00.000Z",
+           *       "callbackUrl": "string"
+           *     }
+           */
+          'application/json': {
+            /** @description One-time link for the browser that gives consent: it goes on to the provider */
+            authorizeUrl: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description The redirect URI to register at the provider */
+            callbackUrl: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getOauth2CredentialStart: {
+    parameters: {
+      query: {
+        ticket: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Redirect to the provider’s authorize URL */
+      302: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headOauth2CredentialStart: {
+    parameters: {
+      query: {
+        ticket: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Redirect to the provider’s authorize URL */
+      302: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  getOauth2CredentialCallback: {
+    parameters: {
+      query?: {
+        code?: string;
+        state?: string;
+        error?: string;
+        error_description?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example string */
+          'application/json':
+            | string
+            | {
+                /** @enum {boolean} */
+                connected: true;
+              };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  headOauth2CredentialCallback: {
+    parameters: {
+      query?: {
+        code?: string;
+        state?: string;
+        error?: string;
+        error_description?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };
