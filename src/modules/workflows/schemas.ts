@@ -301,6 +301,8 @@ export const CREDENTIAL_TYPES = {
   // GitHub's token (n8n's githubApi has the same `accessToken`, with `server` and `user`).
   searchApi: ['searchApiKey'],
   githubApi: ['accessToken'],
+  // n8n's Telegram credential (Telegram node and trigger): the bot's token; `baseUrl` another Bot API server.
+  telegramApi: ['accessToken'],
 } as const;
 export type CredentialType = keyof typeof CREDENTIAL_TYPES;
 
@@ -344,6 +346,7 @@ export const OPTIONAL_CREDENTIAL_FIELDS: Partial<Record<CredentialType, readonly
   googlePalmApi: ['host'],
   openRouterApi: ['url'],
   githubApi: ['server', 'user'],
+  telegramApi: ['baseUrl'],
   aws: [
     'region',
     'temporaryCredentials',
