@@ -47,7 +47,9 @@ export class WebhookRegistrations {
   private async withdraw(type: NodeType, ctx: RegistrationContext, workflowId: string): Promise<void> {
     await type.registration
       ?.unregister(ctx)
-      .catch((err: unknown) => this.d.log.warn({ err, workflowId, node: ctx.node.name }, 'webhook not withdrawn'));
+      .catch((err: unknown) =>
+        this.d.log.warn({ err, workflowId, node: ctx.node.name }, 'webhook not withdrawn'),
+      );
   }
 
   private registering(accountId: string, def: WorkflowDefinition) {

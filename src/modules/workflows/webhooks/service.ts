@@ -3,8 +3,8 @@ import type { Clock } from '../../../core/clock.js';
 import { AppError } from '../../../core/errors.js';
 import { ipMatcher } from '../../../core/http/ip-rules.js';
 import { newId } from '../../../core/ids.js';
-import { sameSecret } from '../../../core/secrets.js';
 import { queueUnavailable } from '../../../core/queue/queue-unavailable.js';
+import { sameSecret } from '../../../core/secrets.js';
 import { webhookNodesOf } from '../definitions/definitions.js';
 import type { WebhookRoute, WorkflowStore } from '../definitions/store.js';
 import { defaultTimezone, isTimeZone } from '../engine/expression-sandbox.js';
@@ -207,7 +207,9 @@ export class WebhookService {
     const { hook, route } = match;
     const delivery = hook.delivery;
     if (!delivery) throw new AppError('INTERNAL_ERROR', 'Not a delivery webhook');
-    const credential = hook.credentialId ? await this.deps.auth.reveal(route.account_id, hook.credentialId) : null;
+    const credential = hook.credentialId
+      ? await this.deps.auth.reveal(route.account_id, hook.credentialId)
+      : null;
     if (!credential) throw new AppError('SERVICE_UNAVAILABLE', "The webhook's credential is missing");
     const given = headerOf(call, delivery.secretHeader);
     if (!given || !sameSecret(given, delivery.secretOf(credential.data)))
@@ -224,7 +226,10 @@ export class WebhookService {
       identity: `credential:${hook.credentialId}`,
       headers: {},
     };
-    return { response: await this.run(call, match, caller, { json: body as Record<string, Json> }), headers: {} };
+    return {
+      response: await this.run(call, match, caller, { json: body as Record<string, Json> }),
+      headers: {},
+    };
   }
 
   /** A page a webhook node serves (the Chat Trigger's): its caller checked as a call would be; its headers. */

@@ -65,14 +65,18 @@ const paramsOf = (node: WorkflowNode) => withDefaults(Parameters, node.parameter
 /** n8n v1.2's chat and user filters: a message outside them starts nothing. */
 function accepts(version: number, p: Params, body: unknown): boolean {
   if (version < 1.2) return true;
-  const message = (body as { message?: { chat?: { id?: unknown }; from?: { id?: unknown } } } | null)?.message;
+  const message = (body as { message?: { chat?: { id?: unknown }; from?: { id?: unknown } } } | null)
+    ?.message;
   const listed = (ids: string | undefined, id: unknown) =>
     !ids ||
     ids
       .split(',')
       .map((s) => s.trim())
       .includes(String(id));
-  return listed(p.additionalFields.chatIds, message?.chat?.id) && listed(p.additionalFields.userIds, message?.from?.id);
+  return (
+    listed(p.additionalFields.chatIds, message?.chat?.id) &&
+    listed(p.additionalFields.userIds, message?.from?.id)
+  );
 }
 
 /**
@@ -144,7 +148,8 @@ export const telegramTriggerNode = defineNode({
     if (!p.additionalFields.download) return output(ctx.items);
     const bot = await botFor(ctx.node, ctx.credential, ctx.deps.http);
     const out: Item[] = [];
-    for (const item of ctx.items) out.push(await withDownload(bot, item, p.additionalFields.imageSize ?? 'large'));
+    for (const item of ctx.items)
+      out.push(await withDownload(bot, item, p.additionalFields.imageSize ?? 'large'));
     return output(out);
   },
 });

@@ -88,7 +88,9 @@ export async function callBot(
   const fields = answer as { ok?: unknown; description?: unknown; error_code?: unknown } | null;
   if (!fields || fields.ok !== true || res.status < 200 || res.status >= 300) {
     const description =
-      typeof fields?.description === 'string' ? fields.description : `HTTP ${res.status}, not a Bot API answer`;
+      typeof fields?.description === 'string'
+        ? fields.description
+        : `HTTP ${res.status}, not a Bot API answer`;
     throw new NodeOperationError(`Telegram refused ${method}: ${redact(bot, description)}`, {
       description: `Telegram answered ${res.status}${typeof fields?.error_code === 'number' ? ` (error_code ${fields.error_code})` : ''}`,
     });

@@ -119,7 +119,8 @@ function addAdditionalFields(p: TelegramParams, body: Record<string, unknown>, v
     if (version >= 1.1 && fields.appendAttribution === undefined) fields.appendAttribution = true;
     if (!fields.parse_mode) fields.parse_mode = 'Markdown';
     // n8n's test for a link in the text: none, and no preview is wanted.
-    if (!/(https?|ftp|file):\/\/\S+|www\.\S+|\S+\.\S+/.test(String(body.text))) body.disable_web_page_preview = true;
+    if (!/(https?|ftp|file):\/\/\S+|www\.\S+|\S+\.\S+/.test(String(body.text)))
+      body.disable_web_page_preview = true;
     if (fields.appendAttribution) {
       if (fields.parse_mode === 'Markdown') body.text = `${String(body.text)}\n\n_${ATTRIBUTION}_`;
       else if (fields.parse_mode === 'HTML') body.text = `${String(body.text)}\n\n<em>${ATTRIBUTION}</em>`;

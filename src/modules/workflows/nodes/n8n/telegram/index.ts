@@ -59,7 +59,10 @@ async function runItem(bot: TelegramBot, p: TelegramParams, version: number, inp
         description:
           'Make sure the binary property has a file name, or set File Name under Additional Fields',
       });
-    const body: Record<string, unknown> = { ...call.body, disable_notification: String(call.body.disable_notification ?? 'false') };
+    const body: Record<string, unknown> = {
+      ...call.body,
+      disable_notification: String(call.body.disable_notification ?? 'false'),
+    };
     delete body[call.uploadField];
     answer = await callBot(bot, call.method, body, {
       field: call.uploadField,

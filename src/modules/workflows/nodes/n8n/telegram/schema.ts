@@ -129,7 +129,11 @@ export const TelegramParameters = Type.Object(
     chatId: Id,
     messageId: Id,
     userId: Id,
-    description: Type.String({ default: '', maxLength: 255, ...shownWhen({ operation: ['setDescription'] }) }),
+    description: Type.String({
+      default: '',
+      maxLength: 255,
+      ...shownWhen({ operation: ['setDescription'] }),
+    }),
     title: Type.String({ default: '', maxLength: 255, ...shownWhen({ operation: ['setTitle'] }) }),
     queryId: Id,
     results: Type.Unknown({ default: '', ...shownWhen({ operation: ['answerInlineQuery'] }) }),
@@ -165,9 +169,12 @@ export const TelegramParameters = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     text: Text,
-    replyMarkup: Type.Enum(['none', 'forceReply', 'inlineKeyboard', 'replyKeyboard', 'replyKeyboardRemove'] as const, {
-      default: 'none',
-    }),
+    replyMarkup: Type.Enum(
+      ['none', 'forceReply', 'inlineKeyboard', 'replyKeyboard', 'replyKeyboardRemove'] as const,
+      {
+        default: 'none',
+      },
+    ),
     forceReply: Type.Object(
       { force_reply: Type.Optional(Type.Boolean()), selective: Type.Optional(Type.Boolean()) },
       { additionalProperties: false, default: {} },
