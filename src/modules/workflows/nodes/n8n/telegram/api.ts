@@ -86,7 +86,7 @@ export async function callBot(
   }
   const answer = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : null;
   const fields = answer as { ok?: unknown; description?: unknown; error_code?: unknown } | null;
-  if (!fields || fields.ok !== true || res.status < 200 || res.status >= 300) {
+  if (fields?.ok !== true || res.status < 200 || res.status >= 300) {
     const description =
       typeof fields?.description === 'string'
         ? fields.description
