@@ -7,6 +7,8 @@ import { shownWhen } from '../../../engine/display-options.js';
  */
 
 const Id = Type.Union([Type.String({ maxLength: 1_000 }), Type.Number()], { default: '' });
+/** An id among the additional fields: absent unless set (no default, so nothing is sent). */
+const FieldId = Type.Union([Type.String({ maxLength: 1_000 }), Type.Number()]);
 const Text = Type.Unknown({ default: '' });
 
 export const RESOURCES = ['chat', 'callback', 'file', 'message'] as const;
@@ -87,8 +89,8 @@ const AdditionalFields = Type.Object(
     height: Type.Optional(Type.Number({ minimum: 0 })),
     parse_mode: Type.Optional(Type.Enum(['Markdown', 'MarkdownV2', 'HTML'] as const)),
     performer: Type.Optional(Type.String({ maxLength: 1_000 })),
-    reply_to_message_id: Type.Optional(Id),
-    message_thread_id: Type.Optional(Id),
+    reply_to_message_id: Type.Optional(FieldId),
+    message_thread_id: Type.Optional(FieldId),
     title: Type.Optional(Type.String({ maxLength: 1_000 })),
     thumb: Type.Optional(Type.String({ maxLength: 10_000 })),
     width: Type.Optional(Type.Number({ minimum: 0 })),
