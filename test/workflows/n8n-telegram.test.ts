@@ -450,3 +450,195 @@ describe('Telegram node: unhappy paths', () => {
     );
   });
 });
+
+const PUBLIC_URL = 'https://bots.example.test';
+const [dialect = 'sqlite'] = await testDialects();
+
+/** A Telegram Trigger (its version and fields) → Telegram sendMessage echoing the text to its chat. */
+function bot(webhookId: string, credential: string, version = 1.1, additionalFields = {}) {
+  return {
+    name: `bot ${webhookId}`,
+    nodes: [
+      {
+        id: 'trigger',
+        name: 'Telegram Trigger',
+        type: 'n8n-nodes-base.telegramTrigger',
+        typeVersion: version,
+        position: [0, 0],
+        webhookId,
+        parameters: { updates: ['message'], additionalFields },
+        credentials: { telegramApi: { id: credential, name: 'bot' } },
+      },
+      {
+        id: 'reply',
+        name: 'Reply',
+        type: 'n8n-nodes-base.telegram',
+        typeVersion: 1.2,
+        position: [200, 0],
+        parameters: {
+          chatId: '={{ $json.message.chat.id }}',
+          text: '=echo: {{ $json.message.text }}',
+          additionalFields: { appendAttribution: false },
+        },
+        credentials: { telegramApi: { id: credential, name: 'bot' } },
+      },
+    ],
+    connections: { 'Telegram Trigger': { main: [[{ node: 'Reply', type: 'main', index: 0 }]] } },
+    settings: {},
+  };
+}
+
+const update = (text: string, chat = 77, from = 77) => ({
+  update_id: 1,
+  message: {
+    message_id: 3,
+    from: { id: from, is_bot: false, first_name: 'Ada' },
+    chat: { id: chat, type: 'private' },
+    date: 1,
+    text,
+  },
+});
+
+describe(`Telegram Trigger over HTTP, platform on ${dialect}`, () => {
+  let p: TestPlatform;
+  let credential = '';
+
+  beforeAll(async () => {
+    p = await workflowPlatform(dialect, { PUBLIC_URL });
+    await p.ctx.apis.workflows?.startWorker();
+    credential = await createCredential(p, 'bot', 'telegramApi', {
+      accessToken: FakeTelegram.TOKEN,
+      baseUrl: telegram.base,
+    });
+  });
+  afterAll(() => p.close());
+
+  const deliver = (path: string, body: unknown, secret?: string) =>
+    p.request({
+      method: 'POST',
+      url: `/webhook/${path}`,
+      key: null,
+      payload: body as object,
+      headers: secret === undefined ? {} : { 'x-telegram-bot-api-secret-token': secret },
+    });
+
+  it('activation calls setWebhook with the public URL and a secret; a delivery with it runs the workflow', async () => {
+    const id = await createWorkflow(p, bot('tg-echo', credential));
+    await activate(p, id);
+    const [set] = telegram.called('setWebhook');
+    expect(set?.body).toEqual({
+      url: `${PUBLIC_URL}/webhook/tg-echo/webhook`,
+      allowed_updates: ['message'],
+      secret_token: expect.stringMatching(/^[A-Za-z0-9_-]{20,256}$/),
+    });
+    const secret = String(set?.body.secret_token);
+
+    const res = await deliver('tg-echo/webhook', update('hi there'), secret);
+    expect(res.statusCode).toBe(200);
+    const executionId = (res.json() as { executionId: string }).executionId;
+    const execution = await settled(p, executionId);
+    expect(execution.status).toBe('success');
+    const sent = await until(() => telegram.called('sendMessage')[0], 'the reply');
+    expect(sent.body).toMatchObject({ chat_id: 77, text: 'echo: hi there' });
+    // The trigger's item is the update itself, and the secret header is kept out of the run data.
+    expect(JSON.stringify(execution)).not.toContain(secret);
+  });
+
+  it('a delivery without the secret header, or with another, is refused with 403 and runs nothing', async () => {
+    const id = await createWorkflow(p, bot('tg-secret', credential));
+    await activate(p, id);
+    telegram.calls.length = 0;
+    const missing = await deliver('tg-secret/webhook', update('x'));
+    const wrong = await deliver('tg-secret/webhook', update('x'), 'guessed');
+    for (const res of [missing, wrong]) {
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toMatchObject({
+        error: true,
+        code: 'FORBIDDEN',
+        message: 'Provided secret is not valid',
+      });
+    }
+    const list = await p.request({ method: 'GET', url: `/api/v1/executions?workflowId=${id}` });
+    expect((list.json() as { data: unknown[] }).data).toEqual([]);
+    expect(telegram.calls).toEqual([]);
+  });
+
+  it('deactivation calls deleteWebhook, and the path no longer answers', async () => {
+    const id = await createWorkflow(p, bot('tg-off', credential));
+    await activate(p, id);
+    const secret = String(telegram.called('setWebhook').at(-1)?.body.secret_token);
+    telegram.calls.length = 0;
+    const res = await p.request({ method: 'POST', url: `/api/v1/workflows/${id}/deactivate` });
+    expect(res.statusCode).toBe(200);
+    expect(telegram.calls.map((c) => c.method)).toEqual(['deleteWebhook']);
+    expect((await deliver('tg-off/webhook', update('late'), secret)).statusCode).toBe(404);
+  });
+
+  it('an activation Telegram refuses is a 502 naming its reason, and the workflow stays inactive', async () => {
+    telegram.refuse('setWebhook', 'Bad Request: bad webhook: HTTPS url must be provided for webhook');
+    const id = await createWorkflow(p, bot('tg-refused', credential));
+    const res = await p.request({ method: 'POST', url: `/api/v1/workflows/${id}/activate` });
+    expect(res.statusCode).toBe(502);
+    expect(res.json()).toMatchObject({
+      code: 'UPSTREAM_ERROR',
+      message:
+        "Node 'Telegram Trigger' could not be registered: Telegram refused setWebhook: Bad Request: bad webhook: HTTPS url must be provided for webhook",
+    });
+    expect(res.body).not.toContain(FakeTelegram.TOKEN);
+    const wf = await p.request({ method: 'GET', url: `/api/v1/workflows/${id}` });
+    expect((wf.json() as { active: boolean }).active).toBe(false);
+    telegram.reset();
+  });
+
+  it('v1.2 starts nothing for a chat or user outside chatIds / userIds (answered 200)', async () => {
+    const id = await createWorkflow(p, bot('tg-only', credential, 1.2, { chatIds: '10, 11', userIds: '5' }));
+    await activate(p, id);
+    const secret = String(telegram.called('setWebhook').at(-1)?.body.secret_token);
+    const other = await deliver('tg-only/webhook', update('x', 12, 5), secret);
+    expect(other.statusCode).toBe(200);
+    expect(other.json()).toEqual({});
+    const stranger = await deliver('tg-only/webhook', update('x', 11, 6), secret);
+    expect(stranger.json()).toEqual({});
+    const listed = await deliver('tg-only/webhook', update('in', 11, 5), secret);
+    const execution = await settled(p, (listed.json() as { executionId: string }).executionId);
+    expect(execution.status).toBe('success');
+    const list = await p.request({ method: 'GET', url: `/api/v1/executions?workflowId=${id}` });
+    expect((list.json() as { data: unknown[] }).data).toHaveLength(1);
+  });
+
+  it('download fetches the message photo into binary data (getFile, then the file)', async () => {
+    telegram.files.set('photos/big.jpg', Buffer.from('JPEGBYTES'));
+    const id = await createWorkflow(p, bot('tg-photo', credential, 1.1, { download: true }));
+    await activate(p, id);
+    const secret = String(telegram.called('setWebhook').at(-1)?.body.secret_token);
+    const photo = {
+      update_id: 2,
+      message: {
+        message_id: 4,
+        chat: { id: 77, type: 'private' },
+        date: 1,
+        photo: [
+          { file_id: 'small', width: 90, height: 90 },
+          { file_id: 'medium', width: 320, height: 320 },
+          { file_id: 'big', width: 800, height: 800 },
+        ],
+      },
+    };
+    const res = await deliver('tg-photo/webhook', photo, secret);
+    const execution = (await settled(p, (res.json() as { executionId: string }).executionId)) as {
+      data: {
+        resultData: {
+          runData: Record<
+            string,
+            Array<{
+              data: { main: Array<Array<{ binary?: Record<string, { fileName?: string; data?: string }> }>> };
+            }>
+          >;
+        };
+      };
+    };
+    expect(telegram.called('getFile')[0]?.body).toEqual({ file_id: 'big' });
+    const item = execution.data.resultData.runData['Telegram Trigger']?.[0]?.data.main[0]?.[0];
+    expect(item?.binary?.data?.fileName).toBe('big.jpg');
+  });
+});
