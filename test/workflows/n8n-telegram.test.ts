@@ -440,10 +440,10 @@ describe('Telegram node: unhappy paths', () => {
     expect(telegram.calls).toEqual([]);
   });
 
-  it('sendAndWait, unknown parameters and bad values are refused at save', async () => {
-    await expect(run(sending({ operation: 'sendAndWait', chatId: '1', message: 'ok?' }))).rejects.toThrow(
-      /sendAndWait.*not supported here/,
-    );
+  it('a custom-form Send and Wait, unknown parameters and bad values are refused at save', async () => {
+    await expect(
+      run(sending({ operation: 'sendAndWait', chatId: '1', message: 'ok?', responseType: 'customForm' })),
+    ).rejects.toThrow(/customForm.*not supported here/);
     await expect(run(sending({ chatId: '1', text: 'x', colour: 'red' }))).rejects.toThrow(/colour/);
     await expect(run(sending({ operation: 'sendLocation', chatId: '1', latitude: 123 }))).rejects.toThrow(
       /latitude/,
@@ -640,5 +640,143 @@ describe(`Telegram Trigger over HTTP, platform on ${dialect}`, () => {
     expect(telegram.called('getFile')[0]?.body).toEqual({ file_id: 'big' });
     const item = execution.data.resultData.runData['Telegram Trigger']?.[0]?.data.main[0]?.[0];
     expect(item?.binary?.data?.fileName).toBe('big.jpg');
+  });
+});
+
+describe(`Telegram Send and Wait for Response, platform on ${dialect}`, () => {
+  let p: TestPlatform;
+  let credential = '';
+
+  beforeAll(async () => {
+    p = await workflowPlatform(dialect, { PUBLIC_URL });
+    await p.ctx.apis.workflows?.startWorker();
+    credential = await createCredential(p, 'bot', 'telegramApi', {
+      accessToken: FakeTelegram.TOKEN,
+      baseUrl: telegram.base,
+    });
+  });
+  afterAll(() => p.close());
+
+  /** Trigger → Send and Wait (its parameters) → a Set that reads the answer. */
+  function asking(webhookId: string, parameters: Record<string, unknown>) {
+    const def = bot(webhookId, credential);
+    def.nodes[1] = {
+      ...(def.nodes[1] as (typeof def.nodes)[1]),
+      parameters: { operation: 'sendAndWait', chatId: '500', ...parameters },
+    };
+    def.nodes.push({
+      id: 'after',
+      name: 'After',
+      type: 'n8n-nodes-base.set',
+      typeVersion: 3.4,
+      position: [400, 0],
+      parameters: {
+        assignments: {
+          assignments: [
+            { id: 'a', name: 'answer', type: 'string', value: '={{ JSON.stringify($json.data) }}' },
+          ],
+        },
+        options: {},
+      },
+      credentials: undefined as never,
+    });
+    (def.connections as Record<string, unknown>).Reply = {
+      main: [[{ node: 'After', type: 'main', index: 0 }]],
+    };
+    return def;
+  }
+
+  async function start(webhookId: string, parameters: Record<string, unknown>) {
+    const id = await createWorkflow(p, asking(webhookId, parameters));
+    await activate(p, id);
+    const secret = String(telegram.called('setWebhook').at(-1)?.body.secret_token);
+    const res = await p.request({
+      method: 'POST',
+      url: `/webhook/${webhookId}/webhook`,
+      key: null,
+      payload: update('help'),
+      headers: { 'x-telegram-bot-api-secret-token': secret },
+    });
+    const executionId = (res.json() as { executionId: string }).executionId;
+    await settled(p, executionId);
+    const sent = await until(() => telegram.called('sendMessage').at(-1), 'the question');
+    const keyboard =
+      (sent.body.reply_markup as { inline_keyboard: Array<Array<{ text: string; url: string }>> })
+        .inline_keyboard[0] ?? [];
+    return { executionId, sent, keyboard };
+  }
+
+  it('free text: the button opens the signed page; its answer resumes the run with {data: {text}}', async () => {
+    const { executionId, sent, keyboard } = await start('tg-ask', {
+      message: 'Take over?',
+      responseType: 'freeText',
+      options: { appendAttribution: false },
+    });
+    expect(sent.body).toMatchObject({ chat_id: '500', text: 'Take over?', parse_mode: 'Markdown' });
+    expect(keyboard).toHaveLength(1);
+    expect(keyboard[0]?.text).toBe('Respond');
+    expect(keyboard[0]?.url).toMatch(new RegExp(`^${PUBLIC_URL}/form-waiting/${executionId}\\?signature=`));
+    const path = (keyboard[0]?.url ?? '').slice(PUBLIC_URL.length);
+
+    const page = await p.request({ method: 'GET', url: path, key: null });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Response');
+    const answer = await p.request({ method: 'POST', url: path, key: null, payload: { text: 'all done' } });
+    expect(answer.statusCode).toBe(200);
+    const execution = (await settled(p, executionId, 20_000, ['waiting'])) as {
+      status: string;
+      data: {
+        resultData: { runData: Record<string, Array<{ data: { main: Array<Array<{ json: unknown }>> } }>> };
+      };
+    };
+    expect(execution.status).toBe('success');
+    expect(execution.data.resultData.runData.After?.[0]?.data.main[0]?.[0]?.json).toEqual({
+      answer: '{"text":"all done"}',
+    });
+    // Without the signature the page is refused.
+    const unsigned = await p.request({ method: 'GET', url: `/form-waiting/${executionId}`, key: null });
+    expect(unsigned.statusCode).toBe(401);
+  });
+
+  it('approval with two buttons: the decline link resumes with {data: {approved: false}}; bots decide nothing', async () => {
+    const { executionId, sent, keyboard } = await start('tg-approve', {
+      message: 'Refund?',
+      approvalOptions: { values: { approvalType: 'double' } },
+    });
+    expect(sent.body.text).toBe('Refund?\n\n_This message was sent automatically by a workflow_');
+    expect(keyboard.map((b) => b.text)).toEqual(['❌ Decline', '✅ Approve']);
+    const decline = (keyboard[0]?.url ?? '').slice(PUBLIC_URL.length);
+    expect(decline).toMatch(/&approved=false$/);
+    const preview = await p.request({
+      method: 'GET',
+      url: decline,
+      key: null,
+      headers: { 'user-agent': 'TelegramBot (like TwitterBot)' },
+    });
+    expect(preview.body).toBe('');
+    const still = await p.request({ method: 'GET', url: `/api/v1/executions/${executionId}` });
+    expect((still.json() as { status: string }).status).toBe('waiting');
+
+    const click = await p.request({ method: 'GET', url: decline, key: null });
+    expect(click.statusCode).toBe(200);
+    expect(click.body).toContain('Got it, thanks');
+    const execution = (await settled(p, executionId, 20_000, ['waiting'])) as {
+      data: {
+        resultData: { runData: Record<string, Array<{ data: { main: Array<Array<{ json: unknown }>> } }>> };
+      };
+    };
+    expect(execution.data.resultData.runData.After?.[0]?.data.main[0]?.[0]?.json).toEqual({
+      answer: '{"approved":false}',
+    });
+  });
+
+  it('a custom form is refused at save, naming what is supported', async () => {
+    const res = await p.request({
+      method: 'POST',
+      url: '/api/v1/workflows',
+      payload: asking('tg-form', { message: 'x', responseType: 'customForm' }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toContain("use 'approval' or 'freeText'");
   });
 });

@@ -5,24 +5,25 @@ import { credentialOf } from '../credential-of.js';
 import { botOf, callBot, downloadFile, type TelegramBot } from './api.js';
 import { telegramCall } from './body.js';
 import { TelegramParameters, type TelegramParams } from './schema.js';
+import { sendAndWait } from './send-and-wait.js';
 
 /**
  * n8n's Telegram node (v1, 1.1, 1.2): every resource and operation of n8n's, each a Bot API call at
  * `${baseUrl}/bot${token}/${method}` through the outbound guard (uploads from binary data as multipart,
  * `file: get` downloading into binary `data`). Telegram's refusals are the node's errors naming its
- * description. Send and Wait for Response is refused at save: it needs n8n's approval pages.
+ * description. Send and Wait for Response (approval or free text) waits at the execution's signed page.
  */
 export const telegramNode = defineNode({
   type: 'n8n-nodes-base.telegram',
   versions: [1, 1.1, 1.2],
   schema: TelegramParameters,
   check(p) {
-    if (p.operation !== 'sendAndWait') return [];
+    if (p.operation !== 'sendAndWait' || p.responseType !== 'customForm') return [];
     return [
       {
-        path: 'parameters.operation',
+        path: 'parameters.responseType',
         message:
-          "Telegram's 'sendAndWait' (Send and Wait for Response) is not supported here; send with 'sendMessage' and pause with a Wait node resumed by its URL",
+          "Telegram's Send and Wait with a custom form ('customForm') is not supported here; use 'approval' or 'freeText', or an n8n Form node",
       },
     ];
   },
@@ -33,8 +34,8 @@ export const telegramNode = defineNode({
     const out: Item[] = [];
     for (let i = 0; i < ctx.items.length; i++) {
       const p = await ctx.params(i);
-      if (p.operation === 'sendAndWait')
-        throw new NodeOperationError("Telegram's 'sendAndWait' is not supported here");
+      // n8n sends one message for the whole input and waits once.
+      if (p.operation === 'sendAndWait') return sendAndWait(ctx, bot, p);
       const items = await runItem(bot, p, version, ctx.items[i]);
       for (const item of items) out.push({ ...item, pairedItem: { item: i } });
     }

@@ -196,14 +196,59 @@ export const TelegramParameters = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     additionalFields: AdditionalFields,
-    // n8n's Send and Wait for Response (its shared sendAndWait parameters): refused at save (index.ts).
-    message: Type.Optional(Type.Unknown()),
-    responseType: Type.Optional(Type.Enum(['approval', 'freeText', 'customForm'] as const)),
-    approvalOptions: Type.Optional(Type.Unknown()),
+    // n8n's Send and Wait for Response (its shared sendAndWait parameters; `customForm` is refused at save).
+    message: Type.Unknown({ default: '', ...shownWhen({ operation: ['sendAndWait'] }) }),
+    responseType: Type.Enum(['approval', 'freeText', 'customForm'] as const, {
+      default: 'approval',
+      ...shownWhen({ operation: ['sendAndWait'] }),
+    }),
+    approvalOptions: Type.Object(
+      {
+        values: Type.Optional(
+          Type.Object(
+            {
+              approvalType: Type.Optional(Type.Enum(['single', 'double'] as const)),
+              approveLabel: Type.Optional(Type.String({ maxLength: 200 })),
+              disapproveLabel: Type.Optional(Type.String({ maxLength: 200 })),
+            },
+            { additionalProperties: false },
+          ),
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     defineForm: Type.Optional(Type.Unknown()),
     formFields: Type.Optional(Type.Unknown()),
     jsonOutput: Type.Optional(Type.Unknown()),
-    options: Type.Optional(Type.Unknown()),
+    options: Type.Object(
+      {
+        limitWaitTime: Type.Optional(
+          Type.Object(
+            {
+              values: Type.Optional(
+                Type.Object(
+                  {
+                    limitType: Type.Optional(Type.Enum(['afterTimeInterval', 'atSpecifiedTime'] as const)),
+                    resumeAmount: Type.Optional(Type.Number({ minimum: 0 })),
+                    resumeUnit: Type.Optional(Type.Enum(['minutes', 'hours', 'days'] as const)),
+                    maxDateAndTime: Type.Optional(Type.String({ maxLength: 100 })),
+                  },
+                  { additionalProperties: false },
+                ),
+              ),
+            },
+            { additionalProperties: false },
+          ),
+        ),
+        appendAttribution: Type.Optional(Type.Boolean()),
+        messageButtonLabel: Type.Optional(Type.String({ maxLength: 200 })),
+        responseFormTitle: Type.Optional(Type.String({ maxLength: 1_000 })),
+        responseFormDescription: Type.Optional(Type.String({ maxLength: 10_000 })),
+        responseFormButtonLabel: Type.Optional(Type.String({ maxLength: 200 })),
+        responseFormCustomCss: Type.Optional(Type.String({ maxLength: 100_000 })),
+      },
+      { additionalProperties: false, default: {}, ...shownWhen({ operation: ['sendAndWait'] }) },
+    ),
   },
   { additionalProperties: false },
 );
