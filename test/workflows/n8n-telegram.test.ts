@@ -659,9 +659,12 @@ describe(`Telegram Send and Wait for Response, platform on ${dialect}`, () => {
 
   /** Trigger → Send and Wait (its parameters) → a Set that reads the answer. */
   function asking(webhookId: string, parameters: Record<string, unknown>) {
-    const def = bot(webhookId, credential);
+    const def = bot(webhookId, credential) as unknown as {
+      nodes: Array<Record<string, unknown>>;
+      connections: Record<string, unknown>;
+    };
     def.nodes[1] = {
-      ...(def.nodes[1] as (typeof def.nodes)[1]),
+      ...def.nodes[1],
       parameters: { operation: 'sendAndWait', chatId: '500', ...parameters },
     };
     def.nodes.push({
@@ -678,11 +681,8 @@ describe(`Telegram Send and Wait for Response, platform on ${dialect}`, () => {
         },
         options: {},
       },
-      credentials: undefined as never,
     });
-    (def.connections as Record<string, unknown>).Reply = {
-      main: [[{ node: 'After', type: 'main', index: 0 }]],
-    };
+    def.connections.Reply = { main: [[{ node: 'After', type: 'main', index: 0 }]] };
     return def;
   }
 
