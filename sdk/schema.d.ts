@@ -14843,7 +14843,8 @@ export interface operations {
           | 'openRouterApi'
           | 'n8nApi'
           | 'searchApi'
-          | 'githubApi';
+          | 'githubApi'
+          | 'telegramApi';
       };
       header?: never;
       path?: never;
@@ -14946,7 +14947,8 @@ export interface operations {
             | 'openRouterApi'
             | 'n8nApi'
             | 'searchApi'
-            | 'githubApi';
+            | 'githubApi'
+            | 'telegramApi';
           data: {
             [key: string]:
               | string
@@ -15048,7 +15050,8 @@ export interface operations {
           | 'openRouterApi'
           | 'n8nApi'
           | 'searchApi'
-          | 'githubApi';
+          | 'githubApi'
+          | 'telegramApi';
       };
       header?: never;
       path?: never;
