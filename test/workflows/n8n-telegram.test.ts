@@ -574,6 +574,27 @@ describe(`Telegram Trigger over HTTP, platform on ${dialect}`, () => {
     expect((await deliver('tg-off/webhook', update('late'), secret)).statusCode).toBe(404);
   });
 
+  it('saving an active workflow registers its new version; a trigger it no longer has is withdrawn', async () => {
+    const id = await createWorkflow(p, bot('tg-saved', credential));
+    await activate(p, id);
+    telegram.calls.length = 0;
+    const again = bot('tg-saved', credential);
+    const put = await p.request({ method: 'PUT', url: `/api/v1/workflows/${id}`, payload: again });
+    expect(put.statusCode).toBe(200);
+    expect(telegram.calls.map((c) => c.method)).toEqual(['setWebhook']);
+    telegram.calls.length = 0;
+    const moved = bot('tg-moved', credential);
+    expect(
+      (await p.request({ method: 'PUT', url: `/api/v1/workflows/${id}`, payload: moved })).statusCode,
+    ).toBe(200);
+    // The old registration is withdrawn before the new one: Telegram keeps one webhook per bot.
+    expect(telegram.calls.map((c) => [c.method, c.body.url])).toEqual([
+      ['deleteWebhook', undefined],
+      ['setWebhook', `${PUBLIC_URL}/webhook/tg-moved/webhook`],
+    ]);
+    await p.request({ method: 'POST', url: `/api/v1/workflows/${id}/deactivate` });
+  });
+
   it('an activation Telegram refuses is a 502 naming its reason, and the workflow stays inactive', async () => {
     telegram.refuse('setWebhook', 'Bad Request: bad webhook: HTTPS url must be provided for webhook');
     const id = await createWorkflow(p, bot('tg-refused', credential));

@@ -52,6 +52,8 @@ export interface WorkflowServiceDeps {
   registrations?: {
     activate(accountId: string, def: WorkflowDefinition): Promise<void>;
     deactivate(accountId: string, def: WorkflowDefinition): Promise<void>;
+    /** An active workflow saved: what its new version no longer registers is withdrawn, the rest registered. */
+    replace(accountId: string, before: WorkflowDefinition, after: WorkflowDefinition): Promise<void>;
   };
   /** Called after webhook registrations change (drops cached routes). */
   onRoutesChanged(paths: string[]): void;
@@ -284,7 +286,7 @@ export class WorkflowService {
     await assertCredentialsUsable(this.deps.credentials, accountId, savedBy, credentialRefs(def));
     if (current.active === 1) problems.push(...(await this.activationProblems(accountId, def, savedBy)));
     if (problems.length > 0) throw invalid(problems);
-    if (current.active === 1) await this.deps.registrations?.activate(accountId, def);
+    if (current.active === 1) await this.deps.registrations?.replace(accountId, definitionOf(current), def);
     const at = isoNow(this.deps.clock);
     const paths = await this.deps.store.transaction(async (trx) => {
       await this.deps.store.replace(

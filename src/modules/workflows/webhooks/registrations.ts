@@ -44,6 +44,26 @@ export class WebhookRegistrations {
     for (const { type, ctx } of this.registering(accountId, def)) await this.withdraw(type, ctx, def.id);
   }
 
+  /**
+   * An active workflow saved: the registrations its new version no longer has are withdrawn first (a
+   * service may keep one registration per account, as Telegram one webhook per bot, so a withdrawal
+   * after the new registration would undo it), then the new version registers; if that fails, the old
+   * version registers again (best effort) and the save is refused.
+   */
+  async replace(accountId: string, before: WorkflowDefinition, after: WorkflowDefinition): Promise<void> {
+    const kept = new Set(this.registering(accountId, after).map(({ ctx }) => ctx.webhook.path));
+    for (const { type, ctx } of this.registering(accountId, before))
+      if (!kept.has(ctx.webhook.path)) await this.withdraw(type, ctx, before.id);
+    try {
+      await this.activate(accountId, after);
+    } catch (error) {
+      await this.activate(accountId, before).catch((err: unknown) =>
+        this.d.log.warn({ err, workflowId: before.id }, 'previous webhook registration not restored'),
+      );
+      throw error;
+    }
+  }
+
   private async withdraw(type: NodeType, ctx: RegistrationContext, workflowId: string): Promise<void> {
     await type.registration
       ?.unregister(ctx)
