@@ -45,6 +45,7 @@ import { variableRoutes } from './variables/routes.js';
 import { VariableService } from './variables/service.js';
 import { VariableStore } from './variables/store.js';
 import { DeliveryStore } from './webhooks/delivery-store.js';
+import { WebhookRegistrations } from './webhooks/registrations.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { WebhookService } from './webhooks/service.js';
 import './tables.js';
@@ -337,8 +338,20 @@ export const workflowsModule: PlatformModule = {
       queueOutageMs: config.WEBHOOK_QUEUE_OUTAGE_MS,
       dedupeHours: config.WEBHOOK_DEDUPE_HOURS,
     });
+    const registrations = new WebhookRegistrations({
+      nodes: defaultNodeRegistry,
+      http,
+      credential: async (accountId, ref, workflowId) => {
+        const found = await credentials.revealForWorkflow(accountId, ref, workflowId);
+        if (!found) throw new Error(`Credential '${ref}' not found`);
+        return found.data;
+      },
+      publicUrl: config.PUBLIC_URL,
+      log,
+    });
     const workflows = new WorkflowService({
       schedules: scheduler,
+      registrations,
       callCycles: (accountId, def) => executions.subWorkflows.cycleProblems(accountId, def),
       testWebhookSeconds: config.TEST_WEBHOOK_SECONDS,
       store: workflowStore,

@@ -336,6 +336,8 @@ export const CREDENTIAL_TYPES = {
   googleApi: ['email', 'privateKey'],
   // n8n's OAuth2 credentials (generic oAuth2Api and the service types): credentials/oauth2/types.ts.
   ...OAUTH2_CREDENTIAL_TYPES,
+  // n8n's Telegram credential (Telegram node and trigger): the bot's token; `baseUrl` another Bot API server.
+  telegramApi: ['accessToken'],
 } as const;
 export type CredentialType = keyof typeof CREDENTIAL_TYPES;
 
@@ -394,6 +396,7 @@ export const OPTIONAL_CREDENTIAL_FIELDS: Partial<Record<CredentialType, readonly
   supabaseApi: ['host'],
   mailerLiteApi: ['classicApi'],
   googleApi: ['delegatedEmail', 'inpersonate', 'region', 'httpNode', 'scopes'],
+  telegramApi: ['baseUrl'],
   aws: [
     'region',
     'temporaryCredentials',

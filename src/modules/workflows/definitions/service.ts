@@ -44,6 +44,17 @@ export interface WorkflowServiceDeps {
   callCycles?(accountId: string, def: WorkflowDefinition): Promise<ValidationProblem[]>;
   /** How long `listen` keeps a workflow's test webhooks (default 120 s, n8n's). */
   testWebhookSeconds?: number;
+  /**
+   * n8n's webhook methods of registering triggers (the Telegram Trigger's setWebhook): `activate` before
+   * an activation (or a save of an active workflow) is committed, refusing it when one fails;
+   * `deactivate` after a deactivation, archive or deletion (best effort).
+   */
+  registrations?: {
+    activate(accountId: string, def: WorkflowDefinition): Promise<void>;
+    deactivate(accountId: string, def: WorkflowDefinition): Promise<void>;
+    /** An active workflow saved: what its new version no longer registers is withdrawn, the rest registered. */
+    replace(accountId: string, before: WorkflowDefinition, after: WorkflowDefinition): Promise<void>;
+  };
   /** Called after webhook registrations change (drops cached routes). */
   onRoutesChanged(paths: string[]): void;
   /** Called after a workflow was saved, activated, deactivated or deleted (listening triggers follow). */
@@ -275,6 +286,7 @@ export class WorkflowService {
     await assertCredentialsUsable(this.deps.credentials, accountId, savedBy, credentialRefs(def));
     if (current.active === 1) problems.push(...(await this.activationProblems(accountId, def, savedBy)));
     if (problems.length > 0) throw invalid(problems);
+    if (current.active === 1) await this.deps.registrations?.replace(accountId, definitionOf(current), def);
     const at = isoNow(this.deps.clock);
     const paths = await this.deps.store.transaction(async (trx) => {
       await this.deps.store.replace(
@@ -304,6 +316,8 @@ export class WorkflowService {
 
   async delete(accountId: string, id: string) {
     const row = await this.mustGet(accountId, id);
+    // Withdrawn first: the credential's use is checked against the stored workflow.
+    if (row.active === 1) await this.deps.registrations?.deactivate(accountId, definitionOf(row));
     await this.deps.store.delete(id);
     const paths = pathsOf(definitionOf(row));
     await this.deps.store.transaction((trx) => this.releaseUnused(trx, accountId, paths));
@@ -328,11 +342,19 @@ export class WorkflowService {
   async activate(accountId: string, id: string) {
     const { row, def } = await this.runnable(accountId, id);
     const at = isoNow(this.deps.clock);
-    const paths = await this.deps.store.transaction(async (trx) => {
-      const registered = await this.registerWebhooks(trx, accountId, def);
-      if (row.active !== 1) await this.deps.store.setActive(trx, id, true, at);
-      return registered;
-    });
+    // The outside service first: an activation it refuses changes nothing here.
+    await this.deps.registrations?.activate(accountId, def);
+    let paths: string[];
+    try {
+      paths = await this.deps.store.transaction(async (trx) => {
+        const registered = await this.registerWebhooks(trx, accountId, def);
+        if (row.active !== 1) await this.deps.store.setActive(trx, id, true, at);
+        return registered;
+      });
+    } catch (error) {
+      if (row.active !== 1) await this.deps.registrations?.deactivate(accountId, def);
+      throw error;
+    }
     this.deps.onRoutesChanged(paths);
     this.deps.onWorkflowChanged?.(accountId, id);
     return workflowView(await this.mustGet(accountId, id));
@@ -387,6 +409,7 @@ export class WorkflowService {
         await this.deps.schedules?.clear(trx, id);
         await this.deps.store.setActive(trx, id, false, at);
       });
+      await this.deps.registrations?.deactivate(accountId, definitionOf(row));
       this.deps.onRoutesChanged(webhookNodesOf(definitionOf(row)).map((h) => h.path));
       this.deps.onWorkflowChanged?.(accountId, id);
     }
@@ -408,6 +431,7 @@ export class WorkflowService {
       }
       await this.deps.store.setArchived(trx, id, true, at);
     });
+    if (row.active === 1) await this.deps.registrations?.deactivate(accountId, definitionOf(row));
     if (row.active === 1) this.deps.onRoutesChanged(webhookNodesOf(definitionOf(row)).map((h) => h.path));
     this.deps.onWorkflowChanged?.(accountId, id);
     return workflowView(await this.mustGet(accountId, id));

@@ -91,6 +91,20 @@ const EXTENSIONS: Record<string, string> = {
   'text/html': 'html',
 };
 
+const BY_EXTENSION: Record<string, string> = {
+  ...Object.fromEntries(Object.entries(EXTENSIONS).map(([type, ext]) => [ext, type])),
+  jpeg: 'image/jpeg',
+  mp4: 'video/mp4',
+  mp3: 'audio/mpeg',
+  oga: 'audio/ogg',
+  ogg: 'audio/ogg',
+};
+
+/** A file name's MIME type by its extension (mime-types' `lookup` for the common ones), else octet-stream. */
+export function mimeTypeOfName(fileName: string): string {
+  return BY_EXTENSION[path.extname(fileName).slice(1).toLowerCase()] ?? 'application/octet-stream';
+}
+
 /**
  * `3.07 kB`, as n8n shows sizes: its pretty-bytes call, decimal units and three significant digits
  * (so `999999` is `1000 kB`, as there).

@@ -149,6 +149,15 @@ export interface NodeType<S extends TSchema = TSchema> {
    */
   listener?: { start(ctx: ListenerContext): Promise<ListenerHandle> };
   /**
+   * n8n's webhook methods (`create`/`delete`): an outside service is told where to deliver when the
+   * workflow is activated (Telegram's setWebhook) and told to stop when it is deactivated. Activation
+   * fails when `register` throws; `unregister` is best effort.
+   */
+  registration?: {
+    register(ctx: RegistrationContext): Promise<void>;
+    unregister(ctx: RegistrationContext): Promise<void>;
+  };
+  /**
    * n8n's node does not catch its own errors, so under `continueOnFail` (`onError:
    * continueRegularOutput`) n8n's engine outputs the node's first input unchanged rather than an item
    * holding the error (n8n's WorkflowExecute). Absent: the node fails into `{ error }` items.
@@ -157,6 +166,20 @@ export interface NodeType<S extends TSchema = TSchema> {
   /** Extra checks beyond the schema (e.g. a dedupe key must be an expression). */
   check?(params: Static<S>, limits: CheckLimits): ValidationProblem[];
   execute(ctx: NodeExecutionContext<Static<S>>): Promise<NodeResult>;
+}
+
+/** What a registering trigger is given at activation and deactivation. */
+export interface RegistrationContext {
+  node: WorkflowNode;
+  workflowId: string;
+  /** The node's stored parameters with the schema's defaults (no item: expressions are not resolved). */
+  parameters: Record<string, unknown>;
+  /** The public URL of the node's webhook (`{PUBLIC_URL}/webhook/{path}`) and its path. */
+  webhook: { url: string; path: string };
+  /** Outbound HTTP, guarded against private addresses as executions' is. */
+  http: EngineDeps['http'];
+  /** Decrypted credential data by id, as the workflow may use it. */
+  credential(id: string): Promise<Record<string, string>>;
 }
 
 /** What a listening trigger is given while its workflow is active. */

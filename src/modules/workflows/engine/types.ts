@@ -511,6 +511,17 @@ export interface WebhookNodeInfo {
   };
   /** n8n's MCP Server Trigger: reached at `/mcp/{path}` (JSON-RPC messages), never at `/webhook/`. */
   mcp?: boolean;
+  /**
+   * A service's deliveries to a webhook it was told of at activation (n8n's Telegram Trigger): the
+   * body is the trigger's item itself, the caller must send `secretHeader` holding the secret derived
+   * from the node's credential (`credentialId`) else 403, and a delivery `accept` refuses starts no
+   * execution (answered 200, as n8n's trigger answers one it filters out).
+   */
+  delivery?: {
+    secretHeader: string;
+    secretOf(credential: Record<string, string>): string;
+    accept(body: unknown): boolean;
+  };
 }
 
 /** What a public Chat Trigger serves besides its messages. */

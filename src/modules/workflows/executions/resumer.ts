@@ -8,7 +8,8 @@ import type { ExecutionStore } from './store.js';
 
 /** What an n8n Form node keeps in its context while the execution waits at its page (`formWaiting`). */
 export interface FormWaitingContext {
-  operation: 'page' | 'completion';
+  /** `approval`: n8n's Send and Wait approval links (`?approved=true|false`), a GET resumes it. */
+  operation: 'page' | 'completion' | 'approval';
   /** A completion's page title is `title`, its heading `description` (n8n's completionTitle), its text `submittedText`. */
   form: FormInfo;
   /** A completion answering with a redirect: the URL (http or https). */
@@ -17,6 +18,11 @@ export interface FormWaitingContext {
   responseText?: string;
   /** A completion answering with n8n's `returnBinary`: the file (the input item's binary property). */
   download?: { data: string; mimeType: string; fileName: string };
+  /**
+   * n8n's Send and Wait for Response: a submitted page resumes with `{data: {<field key>: value}}`
+   * (no `submittedAt`, `formMode`), an approval link with `{data: {approved}}`.
+   */
+  sendAndWait?: boolean;
 }
 
 /** Resumes executions paused at a `wait` node set to resume by its (signed) URL. */

@@ -86,6 +86,8 @@ import { summarizeNode } from './n8n/summarize/index.js';
 import { n8nSwitchNodes } from './n8n/switch/index.js';
 import { switchV1Node } from './n8n/switch/v1.js';
 import { switchV2Node } from './n8n/switch/v2.js';
+import { telegramNode } from './n8n/telegram/index.js';
+import { telegramTriggerNode } from './n8n/telegram-trigger/index.js';
 import { totpNode } from './n8n/totp/index.js';
 import { n8nWaitNode } from './n8n/wait/index.js';
 import { n8nWebhookNode } from './n8n/webhook/index.js';
@@ -198,6 +200,8 @@ export const allNodeTypes: NodeType[] = [
   ...n8nSwitchNodes,
   switchV1Node,
   switchV2Node,
+  telegramNode,
+  telegramTriggerNode,
   totpNode,
   n8nWaitNode,
   n8nWebhookNode,
@@ -222,6 +226,7 @@ export const allNodeTypes: NodeType[] = [
       [redisNode, 'Redis'],
       [executeCommandNode, 'Execute Command'],
       [n8nHttpRequestNode, 'HTTP Request'],
+      [telegramNode, 'Telegram'],
       ...emailSendNodes.map((n) => [n, 'Send Email'] as const),
     ] as const
   ).map(([node, label]) => nodeAsTool(node, label)),

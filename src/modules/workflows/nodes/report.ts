@@ -48,6 +48,7 @@ const DISPLAY: Record<string, string> = {
   '@n8n/n8n-nodes-langchain.embeddingsOpenAi': 'Embeddings OpenAI (or the platform gateway)',
   '@n8n/n8n-nodes-langchain.memoryPostgresChat': 'Postgres Chat Memory',
   '@n8n/n8n-nodes-langchain.memoryRedisChat': 'Redis Chat Memory',
+  '@n8n/n8n-nodes-langchain.memoryManager': 'Chat Memory Manager',
   '@n8n/n8n-nodes-langchain.retrieverVectorStore': 'Vector Store Retriever',
   '@n8n/n8n-nodes-langchain.textSplitterCharacterTextSplitter': 'Character Text Splitter',
   '@n8n/n8n-nodes-langchain.textSplitterRecursiveCharacterTextSplitter': 'Recursive Character Text Splitter',
@@ -93,6 +94,9 @@ const DISPLAY: Record<string, string> = {
   'n8n-nodes-base.crypto': 'Crypto',
   'n8n-nodes-base.jwt': 'JWT',
   'n8n-nodes-base.totp': 'TOTP',
+  'n8n-nodes-base.telegram': 'Telegram (every resource and operation; Send and Wait: approval and free text)',
+  'n8n-nodes-base.telegramTrigger':
+    'Telegram Trigger (setWebhook at activation to PUBLIC_URL, secret token checked, deleteWebhook at deactivation)',
   'n8n-nodes-base.readWriteFile': 'Read/Write Files from Disk (off unless WORKFLOW_FILES_DIR)',
   'n8n-nodes-base.executeCommand': 'Execute Command (off unless WORKFLOW_EXECUTE_COMMAND_ENABLED)',
   'n8n-nodes-base.ssh': 'SSH (off unless WORKFLOW_SSH_ENABLED)',

@@ -7,6 +7,7 @@ import { decodeUtf8Sliced, JSON_INLINE_BYTES, parseJsonSliced } from '../../../c
 import { withErrors } from '../../../core/http/schemas.js';
 import { type FormInfo, RESERVED_RESPONSE_HEADERS } from '../engine/index.js';
 import type { ExecutionResumer } from '../executions/resumer.js';
+import { isBotAgent } from './bot-agents.js';
 import type { WebhookCall } from './call.js';
 import { chatCorsHeaders, chatPage } from './chat-page.js';
 import { completionPage, formPage, nextPagePending, responseTextPage, submittedPage } from './form-page.js';
@@ -546,6 +547,14 @@ function formWaitingRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void
         const shown = formPage(waiting.form);
         return reply.headers(shown.headers).send(shown.html);
       }
+      if (waiting.operation === 'approval') {
+        // A bot fetching the link (a chat's preview) decides nothing, as n8n's sendAndWaitWebhook.
+        if (isBotAgent(request.headers['user-agent'])) return reply.type('text/plain').send('');
+        const approved = (request.query as { approved?: string }).approved === 'true';
+        await deps.resumer.resumeByForm(executionId, waitIndex, [{ json: { data: { approved } } }]);
+        const done = completionPage(waiting.form.title, waiting.form.description, waiting.form.submittedText);
+        return reply.headers(done.headers).send(done.html);
+      }
       await deps.resumer.resumeByForm(executionId, waitIndex, null);
       if (waiting.redirectUrl) return reply.code(302).header('location', waiting.redirectUrl).send('');
       if (waiting.responseText !== undefined) {
@@ -627,8 +636,13 @@ function formWaitingRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void
           problems: item.problems.map((p) => ({ field: p.field, path: p.label, message: p.message })),
         });
       }
+      let json = item.json;
+      if (waiting.sendAndWait) {
+        const { submittedAt: _at, formMode: _mode, ...fields } = json;
+        json = { data: fields };
+      }
       await deps.resumer.resumeByForm(executionId, waitIndex, [
-        item.binary ? { json: item.json, binary: item.binary } : { json: item.json },
+        item.binary ? { json, binary: item.binary } : { json },
       ]);
       const next = deps.resumer.formPath(executionId, waitIndex + 1);
       if (pagePost) return reply.code(303).header('location', next).send();

@@ -4,6 +4,7 @@ import { AppError } from '../../../core/errors.js';
 import { ipMatcher } from '../../../core/http/ip-rules.js';
 import { newId } from '../../../core/ids.js';
 import { queueUnavailable } from '../../../core/queue/queue-unavailable.js';
+import { sameSecret } from '../../../core/secrets.js';
 import { webhookNodesOf } from '../definitions/definitions.js';
 import type { WebhookRoute, WorkflowStore } from '../definitions/store.js';
 import { defaultTimezone, isTimeZone } from '../engine/expression-sandbox.js';
@@ -21,7 +22,7 @@ import type { ExecutionWaiters } from '../executions/waiters.js';
 import { authenticateWebhook, type Redactions, type WebhookAuthDeps, type WebhookCaller } from './auth.js';
 import { webhookBinary } from './binary.js';
 import { isBotAgent } from './bot-agents.js';
-import { headersAsData, type WebhookCall } from './call.js';
+import { headerOf, headersAsData, type WebhookCall } from './call.js';
 import type { DeliveryStore } from './delivery-store.js';
 import { type FormFiles, type FormValues, formItem, submittedAtOf } from './form-submission.js';
 import { type StoredResponse, startedResponse, unansweredResponse } from './response.js';
@@ -185,12 +186,50 @@ export class WebhookService {
     /** A streamed answer's writer (the hook's `streaming`): the execution's chunks. */
     stream?: StreamSink,
   ): Promise<{ response: StoredResponse; headers: Record<string, string> }> {
+    if (match.hook.delivery) return this.handleDelivery(call, match);
     const allowed = match.hook.options.ipAllowList;
     if (allowed && allowed.length > 0 && !ipMatcher(allowed)(call.clientAddress))
       throw new AppError('FORBIDDEN', 'IP is not whitelisted to access the webhook!', {});
     refuseBots(call, match);
     const caller = await authenticateWebhook(call, match.hook, match.route.account_id, this.deps.auth);
     return { response: await this.run(call, match, caller, undefined, stream), headers: caller.headers };
+  }
+
+  /**
+   * A service's delivery (`hook.delivery`: the Telegram Trigger's updates): its secret header checked
+   * against the node's credential (403 when missing or wrong, n8n's "Provided secret is not valid"),
+   * then the body is the trigger's item; a delivery the node filters out starts nothing (200).
+   */
+  private async handleDelivery(
+    call: WebhookCall,
+    match: WebhookMatch,
+  ): Promise<{ response: StoredResponse; headers: Record<string, string> }> {
+    const { hook, route } = match;
+    const delivery = hook.delivery;
+    if (!delivery) throw new AppError('INTERNAL_ERROR', 'Not a delivery webhook');
+    const credential = hook.credentialId
+      ? await this.deps.auth.reveal(route.account_id, hook.credentialId)
+      : null;
+    if (!credential) throw new AppError('SERVICE_UNAVAILABLE', "The webhook's credential is missing");
+    const given = headerOf(call, delivery.secretHeader);
+    if (!given || !sameSecret(given, delivery.secretOf(credential.data)))
+      throw new AppError('FORBIDDEN', 'Provided secret is not valid', { header: delivery.secretHeader });
+    const body = call.body;
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw new AppError('VALIDATION_ERROR', 'A delivery is a JSON object', {
+        problems: [{ path: 'body', message: 'must be a JSON object' }],
+      });
+    if (!delivery.accept(body))
+      return { response: { kind: 'reply', statusCode: 200, headers: {}, body: {} }, headers: {} };
+    const caller: WebhookCaller = {
+      redact: { headers: [delivery.secretHeader], query: [] },
+      identity: `credential:${hook.credentialId}`,
+      headers: {},
+    };
+    return {
+      response: await this.run(call, match, caller, { json: body as Record<string, Json> }),
+      headers: {},
+    };
   }
 
   /** A page a webhook node serves (the Chat Trigger's): its caller checked as a call would be; its headers. */

@@ -42,7 +42,26 @@ export interface ChatMemory {
   sessionFromInput: boolean;
   load(): Promise<ChatMessage[]>;
   save(input: string, output: string): Promise<void>;
+  /** The session's whole history (LangChain's `chatHistory`), as the Chat Memory Manager reads and edits it. */
+  history: MemoryHistory;
 }
+
+/** A message as LangChain's chat history keeps it: its type, text and extra fields (n8n's `hideFromUI`). */
+export interface MemoryMessage {
+  type: 'human' | 'ai' | 'system';
+  content: string;
+  additionalKwargs: Record<string, Json>;
+}
+
+/** Bounded: `all` reads at most MAX_HISTORY_MESSAGES, the most recent. */
+export interface MemoryHistory {
+  all(): Promise<MemoryMessage[]>;
+  clear(): Promise<void>;
+  add(messages: MemoryMessage[]): Promise<void>;
+}
+
+/** Most messages the Chat Memory Manager reads from one session. */
+export const MAX_HISTORY_MESSAGES = 10_000;
 
 /** An output parser (ai_outputParser): the JSON schema an answer must meet, and the check. */
 export interface OutputParser {

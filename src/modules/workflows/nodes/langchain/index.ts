@@ -24,6 +24,7 @@ import { manualChatTriggerNode } from './manual-chat-trigger/index.js';
 import { mcpClientToolNode } from './mcp-client-tool/index.js';
 import { mcpTriggerNode } from './mcp-trigger/index.js';
 import { memoryBufferWindowNode } from './memory-buffer-window/index.js';
+import { memoryManagerNode } from './memory-manager/index.js';
 import { memoryPostgresChatNode } from './memory-postgres-chat/index.js';
 import { memoryRedisChatNode } from './memory-redis-chat/index.js';
 import { openAiNode } from './open-ai/index.js';
@@ -73,6 +74,7 @@ export const langchainNodeTypes: NodeType[] = [
   mcpClientToolNode,
   mcpTriggerNode,
   memoryBufferWindowNode,
+  memoryManagerNode,
   memoryPostgresChatNode,
   memoryRedisChatNode,
   outputParserAutofixingNode,

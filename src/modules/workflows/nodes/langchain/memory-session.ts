@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import type { ChatMessage } from '../../../llm/index.js';
 import { NodeOperationError } from '../../engine/node-type.js';
-import type { Item } from '../../engine/types.js';
+import type { Item, Json } from '../../engine/types.js';
+import type { MemoryMessage } from './ai-parts.js';
 
 /** The session parameters n8n's chat memories share. */
 export const SessionParameters = {
@@ -59,6 +60,38 @@ export function storedMessage(role: 'user' | 'assistant', content: string) {
   };
   if (role === 'assistant') Object.assign(data, { tool_calls: [], invalid_tool_calls: [] });
   return { type: role === 'user' ? 'human' : 'ai', data };
+}
+
+/** LangChain's stored form of a history message (`{type, data}`): Redis keeps it whole, Postgres flattened. */
+export function storedOfMemory(m: MemoryMessage) {
+  const data: Record<string, unknown> = {
+    content: m.content.slice(0, MAX_STORED_MESSAGE_CHARS),
+    additional_kwargs: m.additionalKwargs,
+    response_metadata: {},
+  };
+  if (m.type === 'ai') Object.assign(data, { tool_calls: [], invalid_tool_calls: [] });
+  return { type: m.type, data };
+}
+
+/** A stored message (`{type, data}` or Postgres's flat `{type, content}`) as a history message. */
+export function memoryMessageOf(value: unknown): MemoryMessage | null {
+  const v = (typeof value === 'string' ? safeJson(value) : value) as {
+    type?: unknown;
+    content?: unknown;
+    additional_kwargs?: unknown;
+    data?: { content?: unknown; additional_kwargs?: unknown };
+  } | null;
+  if (!v || typeof v !== 'object') return null;
+  const data = v.data && typeof v.data === 'object' ? v.data : v;
+  if (typeof data.content !== 'string') return null;
+  if (v.type !== 'human' && v.type !== 'ai' && v.type !== 'system') return null;
+  const kwargs = data.additional_kwargs;
+  return {
+    type: v.type,
+    content: data.content,
+    additionalKwargs:
+      kwargs && typeof kwargs === 'object' && !Array.isArray(kwargs) ? (kwargs as Record<string, Json>) : {},
+  };
 }
 
 /** A stored message back as a chat turn (`{type, data: {content}}`, or Postgres's flat `{type, content}`). */

@@ -1,8 +1,15 @@
 import { Type } from 'typebox';
 import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
-import { type ChatMemory, LANGCHAIN } from '../ai-parts.js';
+import { type ChatMemory, LANGCHAIN, MAX_HISTORY_MESSAGES, type MemoryMessage } from '../ai-parts.js';
 import { inputSessionId } from '../memory-session.js';
-import { appendSession, loadSession, sessionKeyOf } from './session-store.js';
+import { appendSession, clearSession, loadSession, sessionKeyOf } from './session-store.js';
+
+const TYPE_OF = { user: 'human', assistant: 'ai', system: 'system' } as const;
+const ROLE_OF: Record<MemoryMessage['type'], 'user' | 'assistant' | 'system'> = {
+  human: 'user',
+  ai: 'assistant',
+  system: 'system',
+};
 
 const Parameters = Type.Object(
   {
@@ -40,6 +47,21 @@ export const memoryBufferWindowNode = defineSubNode({
       kind: 'memory',
       sessionFromInput: fromInput,
       load: async () => loadSession(key, p.contextWindowLength * 2),
+      history: {
+        // The whole session as this memory keeps it (at most its MAX_MESSAGES); extra fields are not kept.
+        all: async () =>
+          loadSession(key, MAX_HISTORY_MESSAGES).flatMap((m) =>
+            m.role === 'user' || m.role === 'assistant' || m.role === 'system'
+              ? [{ type: TYPE_OF[m.role], content: m.content, additionalKwargs: {} }]
+              : [],
+          ),
+        clear: async () => clearSession(key),
+        add: async (messages) =>
+          appendSession(
+            key,
+            messages.map((m) => ({ role: ROLE_OF[m.type], content: m.content })),
+          ),
+      },
       save: async (input, output) =>
         appendSession(key, [
           { role: 'user', content: input },

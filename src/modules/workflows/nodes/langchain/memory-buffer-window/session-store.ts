@@ -23,6 +23,11 @@ export function loadSession(key: string, lastMessages: number): ChatMessage[] {
   return lastMessages > 0 ? list.slice(-lastMessages) : [];
 }
 
+/** Forgets a session (the Chat Memory Manager's delete). */
+export function clearSession(key: string): void {
+  sessions.delete(key);
+}
+
 export function appendSession(key: string, messages: ChatMessage[]): void {
   const list = sessions.get(key) ?? [];
   sessions.delete(key);

@@ -3,13 +3,15 @@ import { defineSubNode, type NodeExecutionContext, NodeOperationError } from '..
 import { postgresPool, runQuery, withConnection } from '../../n8n/postgres/client.js';
 import { boundsOf } from '../../n8n/sql/bounds.js';
 import { nodeCredential } from '../../n8n/sql/credential.js';
-import { type ChatMemory, LANGCHAIN } from '../ai-parts.js';
+import { type ChatMemory, LANGCHAIN, MAX_HISTORY_MESSAGES } from '../ai-parts.js';
 import {
   chatMessageOf,
+  memoryMessageOf,
   SessionParameters,
   sessionFromInput,
   sessionIdOf,
   storedMessage,
+  storedOfMemory,
 } from '../memory-session.js';
 
 const Parameters = Type.Object(
@@ -71,6 +73,27 @@ export const memoryPostgresChatNode = defineSubNode({
           [sessionId, limit],
         );
         return rows.map((r) => chatMessageOf(r.message)).filter((m) => m !== null);
+      },
+      history: {
+        async all() {
+          const rows = await query(
+            `SELECT message FROM (SELECT id, message FROM ${table} WHERE session_id = $1 ORDER BY id DESC LIMIT $2) last ORDER BY id`,
+            [sessionId, MAX_HISTORY_MESSAGES],
+          );
+          return rows.map((r) => memoryMessageOf(r.message)).filter((m) => m !== null);
+        },
+        async clear() {
+          await query(`DELETE FROM ${table} WHERE session_id = $1`, [sessionId]);
+        },
+        async add(messages) {
+          for (const m of messages) {
+            const stored = storedOfMemory(m);
+            await query(`INSERT INTO ${table} (session_id, message) VALUES ($1, $2)`, [
+              sessionId,
+              JSON.stringify({ ...stored.data, type: stored.type }),
+            ]);
+          }
+        },
       },
       async save(input, output) {
         const human = storedMessage('user', input);

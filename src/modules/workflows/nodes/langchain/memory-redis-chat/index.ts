@@ -3,13 +3,15 @@ import { defineSubNode, type NodeExecutionContext } from '../../../engine/node-t
 import { redisClient } from '../../n8n/redis/client.js';
 import { boundsOf, timedOut } from '../../n8n/sql/bounds.js';
 import { nodeCredential } from '../../n8n/sql/credential.js';
-import { type ChatMemory, LANGCHAIN } from '../ai-parts.js';
+import { type ChatMemory, LANGCHAIN, MAX_HISTORY_MESSAGES } from '../ai-parts.js';
 import {
   chatMessageOf,
+  memoryMessageOf,
   SessionParameters,
   sessionFromInput,
   sessionIdOf,
   storedMessage,
+  storedOfMemory,
 } from '../memory-session.js';
 
 const Parameters = Type.Object(
@@ -61,6 +63,25 @@ export const memoryRedisChatNode = defineSubNode({
           .reverse()
           .map((r) => chatMessageOf(r))
           .filter((m) => m !== null);
+      },
+      history: {
+        async all() {
+          const raw = await bounded(redis.lrange(key, 0, MAX_HISTORY_MESSAGES - 1));
+          return raw
+            .reverse()
+            .map((r) => memoryMessageOf(r))
+            .filter((m) => m !== null);
+        },
+        async clear() {
+          await bounded(redis.del(key));
+        },
+        async add(messages) {
+          if (messages.length === 0) return;
+          const multi = redis.multi();
+          for (const m of messages) multi.lpush(key, JSON.stringify(storedOfMemory(m)));
+          if (p.sessionTTL > 0) multi.expire(key, p.sessionTTL);
+          await bounded(multi.exec());
+        },
       },
       async save(input, output) {
         const multi = redis
