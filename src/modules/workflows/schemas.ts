@@ -295,6 +295,9 @@ export const CREDENTIAL_TYPES = {
   groqApi: ['apiKey'],
   googlePalmApi: ['apiKey'],
   openRouterApi: ['apiKey'],
+  // n8n's vector store credentials: Qdrant's URL (its API key optional) and Pinecone's API key.
+  qdrantApi: ['qdrantUrl'],
+  pineconeApi: ['apiKey'],
   // n8n's n8n API credential (the n8n node): a key of this platform and its /api/v1 URL.
   n8nApi: ['apiKey', 'baseUrl'],
   // Flowise's credentials of its loaders (a chatflow canvas names one by id or name): SearchApi's key, and
@@ -375,6 +378,9 @@ export const OPTIONAL_CREDENTIAL_FIELDS: Partial<Record<CredentialType, readonly
   groqApi: ['url'],
   googlePalmApi: ['host'],
   openRouterApi: ['url'],
+  qdrantApi: ['apiKey'],
+  // Pinecone's serverless API needs only the key; `environment` is the pod-based API's (n8n's earlier credential).
+  pineconeApi: ['environment'],
   githubApi: ['server', 'user'],
   qdrantApi: ['apiKey'],
   wordpressApi: ['url', 'allowUnauthorizedCerts'],
