@@ -1,12 +1,19 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOutboundHttp, type OutboundHttp } from '../../src/core/http/outbound.js';
-import type { EngineDeps } from '../../src/modules/workflows/engine/types.js';
+import { buildPdf } from '../../src/modules/documents/loaders/pdf-fixture.js';
+import { ctx as runContext, testDeps } from '../../src/modules/workflows/engine/testing.js';
+import type { EngineDeps, Item } from '../../src/modules/workflows/engine/types.js';
+import { WorkflowEngine } from '../../src/modules/workflows/engine/workflow-engine.js';
+import { defaultNodeRegistry } from '../../src/modules/workflows/nodes/index.js';
 import { type AiNodeSpec, aiWorkflow, chatModel, embeddingsOpenAi, LC } from './support/ai-workflow.js';
-import { FakeEmbeddings } from './support/fake-embeddings.js';
+import { FakeEmbeddings, vectorOf } from './support/fake-embeddings.js';
 import { completion, FakeOpenAi, toolCalls } from './support/fake-openai.js';
 import { FakePinecone, PINECONE_HOST_SUFFIX } from './support/fake-pinecone.js';
+import { FakeProvider, geminiText } from './support/fake-provider.js';
 import { FakeQdrant } from './support/fake-qdrant.js';
-import { runFixture } from './support/n8n-fixtures.js';
+import { loadFixture, type N8nExport, runFixture } from './support/n8n-fixtures.js';
 
 /**
  * n8n's Qdrant and Pinecone vector stores and Embeddings Mistral against local servers speaking the
@@ -15,6 +22,51 @@ import { runFixture } from './support/n8n-fixtures.js';
  * the other template tests do), an OpenAI/Ollama/Mistral embeddings upstream and an OpenAI chat upstream.
  * Hand-built workflows here; the real template exports in the second half.
  */
+
+/** A local web server for the templates' public hosts: answers by method and path prefix, records each request. */
+class FakeWeb {
+  readonly requests: Array<{ method: string; url: string; body: string }> = [];
+  private routes: Array<{ method: string; prefix: string; body: Buffer; type: string }> = [];
+  private server: Server | null = null;
+  base = '';
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const url = req.url ?? '';
+        this.requests.push({ method: req.method ?? '', url, body: Buffer.concat(chunks).toString('utf8') });
+        const route = this.routes.find((r) => r.method === req.method && url.startsWith(r.prefix));
+        if (!route) {
+          res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+          return;
+        }
+        res.writeHead(200, { 'content-type': route.type }).end(route.body);
+      });
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Answers `method` requests whose path starts with `prefix`: JSON unless text or bytes of `type`. */
+  route(method: string, prefix: string, body: unknown, type = 'application/json'): void {
+    const bytes = Buffer.isBuffer(body)
+      ? body
+      : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+    this.routes.push({ method, prefix, body: bytes, type });
+  }
+
+  reset(): void {
+    this.requests.length = 0;
+    this.routes = [];
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  }
+}
 
 const openai = new FakeOpenAi();
 const embed = new FakeEmbeddings();
@@ -564,5 +616,381 @@ describe('Embeddings Mistral', () => {
     embed.failWith = { status: 401, body: '{"message":"Unauthorized","request_id":"r1"}' };
     const refused = await runFixture(wf({}), deps, lines);
     expect(refused.outcome.state.error?.message).toContain('Mistral refused the embeddings request (401)');
+  });
+});
+
+/**
+ * The real template exports (test/fixtures/n8n/templates/, SOURCES-templates.md), imported unmodified.
+ * Their public hosts (Bitrix24, HelloFresh, GitHub, OpenAI, Mistral, Pinecone) go to the local servers
+ * through the outbound function; a Qdrant named by the credential is the local one.
+ */
+const gemini = new FakeProvider();
+const web = new FakeWeb();
+let templateDeps: Partial<EngineDeps>;
+
+/** Public origins of the templates, to the local server standing in for each. */
+const origins = (): Record<string, string> => ({
+  'https://portal.bitrix24.test': web.base,
+  'https://www.hellofresh.co.uk': web.base,
+  'https://raw.githubusercontent.com': web.base,
+  'https://api.mistral.ai': embed.base,
+  'https://api.openai.com/v1/embeddings': `${embed.base}/v1/embeddings`,
+  'https://api.openai.com': openai.base,
+});
+
+const TEMPLATE_CREDENTIALS: Record<string, () => Record<string, string>> = {
+  // The exports' own credential ids.
+  EIl2QxhXAS9Hkg37: () => ({ apiKey: 'ms-key' }),
+  NyinAS3Pgfik66w5: () => ({ qdrantUrl: qdrant.base, apiKey: 'qd-key' }),
+  tQLWnWRzD8aebYvp: () => ({ apiKey: 'sk-gh' }),
+  bQTNry52ypGLqt47: () => ({ apiKey: 'pc-key' }),
+  // The Bitrix24 export has none: the ones picked for its nodes after import (bitrixCredentials).
+  qdrant: () => ({ qdrantUrl: qdrant.base }),
+  ollama: () => ({ baseUrl: embed.base }),
+  gemini: () => ({ apiKey: 'gm-key', host: gemini.base }),
+};
+
+beforeAll(async () => {
+  await Promise.all([gemini.start(), web.start()]);
+  const http = createOutboundHttp({
+    allowHosts: [openai.base, embed.base, qdrant.base, pinecone.base, gemini.base, web.base].map(
+      (b) => new URL(b).host,
+    ),
+    timeoutMs: 10_000,
+  });
+  templateDeps = {
+    tenant: 'acct_vector_templates',
+    http: pinecone.route((req) => {
+      // The URL as a client sends it (WHATWG parsing drops the line break Bitrix24's domain field ends with).
+      const url = new URL(req.url).toString();
+      const origin = Object.keys(origins()).find((o) => url.startsWith(o));
+      return http(origin ? { ...req, url: (origins()[origin] ?? '') + url.slice(origin.length) } : req);
+    }),
+    credential: async (id) => {
+      const found = TEMPLATE_CREDENTIALS[id];
+      if (!found) throw new Error(`Credential '${id}' not found`);
+      return found();
+    },
+  };
+});
+afterAll(() => Promise.all([gemini.stop(), web.stop()]));
+beforeEach(() => {
+  gemini.reset();
+  web.reset();
+});
+
+/** Runs an export from one of its trigger nodes (a workflow with several), after checking it imports. */
+async function runFrom(def: N8nExport, nodeName: string, items: Item[], over: Partial<EngineDeps> = {}) {
+  const engine = new WorkflowEngine(testDeps({ ...templateDeps, ...over }), defaultNodeRegistry);
+  const withZone = { ...def, settings: { ...def.settings, timezone: 'America/New_York' } };
+  expect(engine.validate(withZone)).toEqual([]);
+  const outcome = await engine.run(withZone, { nodeName, items }, runContext);
+  const outputs: Record<string, Array<Record<string, unknown>>> = {};
+  for (const [name, runs] of Object.entries(outcome.state.runData))
+    outputs[name] = (runs.at(-1)?.output[0] ?? []).map((i) => i.json);
+  return { outcome, outputs };
+}
+
+describe('Qdrant, Embeddings Ollama and a Q&A chain on Gemini (template TBiW9x7O4ijo4yOX, Bitrix24)', () => {
+  /** The export has no credentials: those a user picks for its nodes after importing it. */
+  const bitrixCredentials = (def: N8nExport): N8nExport => {
+    const picks: Record<string, Record<string, { id: string; name: string }>> = {
+      'Qdrant Vector Store': { qdrantApi: { id: 'qdrant', name: 'Qdrant' } },
+      'Qdrant Vector Store1': { qdrantApi: { id: 'qdrant', name: 'Qdrant' } },
+      'Embeddings Ollama': { ollamaApi: { id: 'ollama', name: 'Ollama' } },
+      'Embeddings Ollama1': { ollamaApi: { id: 'ollama', name: 'Ollama' } },
+      'Google Gemini Chat Model': { googlePalmApi: { id: 'gemini', name: 'Gemini' } },
+    };
+    return {
+      ...def,
+      nodes: def.nodes.map((n) => (picks[n.name] ? { ...n, credentials: picks[n.name] } : n)),
+    };
+  };
+  const PAGES = ['Reset: hold the button ten seconds.', 'Support hours: nine to five.'];
+
+  it('the sub-workflow indexes the folder’s PDF into the Qdrant collection, page by page', async () => {
+    const def = bitrixCredentials(loadFixture('templates/qdrant-bitrix24-rag-webhook.json'));
+    web.route('POST', '/rest/disk.storage.getlist.json', { result: [{ ID: '7', NAME: 'Shared drive' }] });
+    web.route('POST', '/rest/disk.storage.getchildren.json', {
+      result: [{ ID: '31', NAME: 'Open line chat bot documents', TYPE: 'folder' }],
+    });
+    web.route('POST', '/rest/disk.folder.getchildren.json', {
+      result: [
+        {
+          ID: '41',
+          NAME: 'router.pdf',
+          TYPE: 'file',
+          DOWNLOAD_URL: 'https://portal.bitrix24.test/disk/downloadFile/41/?auth=tok',
+        },
+        { ID: '42', NAME: 'Vector stored', TYPE: 'folder' },
+      ],
+    });
+    web.route('GET', '/disk/downloadFile/41/', buildPdf(PAGES), 'application/pdf');
+    web.route('POST', '/rest/disk.file.moveto.json', { result: true });
+    const { outcome, outputs } = await runFrom(def, 'Execute Workflow Trigger', [
+      {
+        json: {
+          domain: 'portal.bitrix24.test',
+          access_token: 'tok',
+          storageName: 'Shared drive',
+          folderName: 'Open line chat bot documents',
+        },
+      },
+    ]);
+    expect(outcome.state.error).toBeNull();
+    // The Bitrix24 REST calls the template makes, with the token in the query.
+    expect(web.requests.map((r) => `${r.method} ${r.url}`)).toEqual(
+      expect.arrayContaining([
+        'POST /rest/disk.storage.getlist.json?auth=tok',
+        'POST /rest/disk.storage.getchildren.json?auth=tok',
+        'POST /rest/disk.folder.getchildren.json?auth=tok',
+        'GET /disk/downloadFile/41/?auth=tok',
+      ]),
+    );
+    expect(JSON.parse(web.requests[0]?.body ?? '{}')).toEqual({
+      filter: { ENTITY_TYPE: 'common', '%NAME': 'Shared drive' },
+    });
+    // Two pages, two documents, embedded over Ollama's wire with the template's model.
+    expect(outputs['Qdrant Vector Store']?.map((d) => d.pageContent)).toEqual(PAGES);
+    expect(embed.requests.at(-1)).toMatchObject({
+      path: '/api/embed',
+      body: { model: 'nomic-embed-text:latest' },
+    });
+    const points = [...(qdrant.collections.get('bitrix-docs')?.points.values() ?? [])];
+    expect(points.map((p) => p.payload.content)).toEqual(PAGES);
+    expect(points[0]?.payload.metadata).toMatchObject({ loc: { pageNumber: 1 } });
+  });
+
+  it('a chat message: the Q&A chain answers from the collection on Gemini, the answer is posted back', async () => {
+    const def = bitrixCredentials(loadFixture('templates/qdrant-bitrix24-rag-webhook.json'));
+    qdrant.collections.set('bitrix-docs', { size: 256, distance: 'Cosine', config: {}, points: new Map() });
+    PAGES.forEach((text, i) => {
+      qdrant.collections.get('bitrix-docs')?.points.set(`p${i}`, {
+        id: `p${i}`,
+        vector: vectorOf(text),
+        payload: { content: text, metadata: { source: 'blob', loc: { pageNumber: i + 1 } } },
+      });
+    });
+    gemini.queue(
+      geminiText(
+        '{"DIALOG_ID": "chat42", "AUTH": "tok", "DOMAIN": "portal.bitrix24.test", "MESSAGE": "Hold the button ten seconds."}',
+      ),
+    );
+    web.route('POST', '/rest/imbot.message.add', { result: 12 });
+    const { outcome, outputs } = await runFrom(def, 'Bitrix24 Handler', [
+      {
+        json: {
+          headers: {},
+          params: {},
+          query: {},
+          body: {
+            event: 'ONIMBOTMESSAGEADD',
+            'data[PARAMS][MESSAGE]': 'How do I reset the router?',
+            'data[PARAMS][DIALOG_ID]': 'chat42',
+            'data[PARAMS][CHAT_ENTITY_DATA_1]': 'Y|DEAL|1|N|N|s-77|0|0',
+            'data[BOT][99][BOT_ID]': '99',
+            'data[USER][ID]': '5',
+            'auth[application_token]': 'app-token',
+            'auth[domain]': 'portal.bitrix24.test',
+            'auth[access_token]': 'tok',
+          },
+        },
+      },
+    ]);
+    expect(outcome.state.error).toBeNull();
+    // The retriever's topK (10) as Qdrant's limit; the reset page is the nearest, first in the context.
+    expect(qdrant.calls('POST', '/collections/bitrix-docs/points/search')[0]?.body).toMatchObject({
+      limit: 10,
+    });
+    const [call] = gemini.requests;
+    expect(call?.url).toContain('gemini-2.0-flash:generateContent');
+    const system = JSON.stringify(call?.body.systemInstruction ?? {});
+    expect(system).toContain(PAGES[0]);
+    expect(system.indexOf(PAGES[0] ?? '')).toBeLessThan(system.indexOf(PAGES[1] ?? ''));
+    expect(system).toContain('**Use exactly** this value from the input: `chat42`');
+    expect(JSON.stringify(call?.body.contents)).toContain('How do I reset the router?');
+    expect(outputs['Prepare output parameters']).toEqual([
+      {
+        data: {
+          DIALOG_ID: 'chat42',
+          AUTH: 'tok',
+          DOMAIN: 'portal.bitrix24.test',
+          MESSAGE: 'Hold the button ten seconds.',
+        },
+      },
+    ]);
+    const sent = web.requests.find((r) => r.url.startsWith('/rest/imbot.message.add'));
+    expect(sent?.url).toBe('/rest/imbot.message.add?auth=tok');
+    expect(JSON.parse(sent?.body ?? '{}')).toEqual({
+      DIALOG_ID: 'chat42',
+      MESSAGE: 'Hold the button ten seconds.',
+      AUTH: 'tok',
+    });
+    expect(outputs['Success Response']).toHaveLength(1);
+  });
+});
+
+describe('Qdrant with Embeddings Mistral (template 2333, HelloFresh)', () => {
+  it('the week’s recipes scraped, documented and inserted with their metadata; its Python step needs Python on', async () => {
+    const course = (id: string, name: string, cuisine: string) => ({
+      recipe: {
+        id,
+        name,
+        cuisines: [{ name: cuisine }],
+        category: { name: 'Main' },
+        tags: [{ preferences: ['family', 'quick'] }],
+        nutrition: [{ name: 'Energy', amount: 650, unit: 'kcal' }],
+        websiteUrl: `https://www.hellofresh.co.uk/recipes/${id}`,
+      },
+    });
+    const next = {
+      props: {
+        pageProps: {
+          ssrPayload: {
+            courses: [course('r1', 'Ramen', 'Asian'), course('r2', 'Chilli', 'Mexican')],
+          },
+        },
+      },
+    };
+    web.route(
+      'GET',
+      '/menus/',
+      `<html><body><script id="__NEXT_DATA__" type="application/json">${JSON.stringify(next)}</script></body></html>`,
+      'text/html',
+    );
+    for (const [id, dish] of [
+      ['r1', 'ramen'],
+      ['r2', 'chilli'],
+    ])
+      web.route(
+        'GET',
+        `/recipes/${id}`,
+        `<html><body><div data-test-id="recipe-description">A quick ${dish}.</div><div data-test-id="ingredients-list"><p>Noodles</p><p>Broth</p></div><div data-test-id="utensils">Pan</div><div data-test-id="instructions">Cook the ${dish}. <a href="/x">Tip</a></div></body></html>`,
+        'text/html',
+      );
+    const def = loadFixture('templates/qdrant-mistral-hellofresh.json');
+    // It imports with Python allowed (its two Code nodes are Python); this instance has it off at run time.
+    const python = {
+      filesDir: null,
+      executeCommand: { enabled: false, timeoutMs: 1, maxOutputBytes: 1 },
+      ssh: { enabled: false, timeoutMs: 1, maxOutputBytes: 1 },
+      python: { enabled: true },
+      tcpTarget: async () => {
+        throw new Error('no TCP');
+      },
+    };
+    expect(
+      new WorkflowEngine(testDeps({ ...templateDeps, host: python }), defaultNodeRegistry).validate(def),
+    ).toEqual([]);
+    const engine = new WorkflowEngine(testDeps(templateDeps), defaultNodeRegistry);
+    const outcome = await engine.run(
+      def,
+      { nodeName: 'When clicking "Test workflow"', items: [{ json: {} }] },
+      runContext,
+    );
+    // The Qdrant branch ran; the Python Code node after it stops the run, naming the setting.
+    expect(outcome.state.error?.message).toContain('Python in the Code node is off on this instance');
+    expect(Object.keys(outcome.state.runData)).toContain('Qdrant Vector Store');
+    const points = [...(qdrant.collections.get('hello_fresh')?.points.values() ?? [])];
+    expect(points).toHaveLength(2);
+    const first = points.find((p) => (p.payload.metadata as { recipe_id: string }).recipe_id === 'r1');
+    expect(first?.payload.content).toBe(
+      '# Ramen\nA quick ramen.\n\n# Website\nhttps://www.hellofresh.co.uk/recipes/r1\n\n## Ingredients\nNoodles\nBroth\n\n## Utensils\nPan\n\n## Nutrition\n* Energy: 650kcal\n\n## Instructions\nCook the ramen.',
+    );
+    // The loader reads `cuisines` and `tags`, which Prepare Documents renamed: empty, as in n8n.
+    expect(first?.payload.metadata).toMatchObject({
+      category: 'Main',
+      recipe_id: 'r1',
+      week: expect.stringMatching(/^\d{4}-W\d{1,2}$/),
+    });
+    // Mistral's embeddings API, the template's credential as a bearer token, its default model.
+    expect(embed.requests[0]).toMatchObject({
+      path: '/v1/embeddings',
+      headers: { authorization: 'Bearer ms-key' },
+      body: { model: 'mistral-embed' },
+    });
+    expect(qdrant.requests.every((r) => r.headers['api-key'] === 'qd-key')).toBe(true);
+  });
+});
+
+describe('Pinecone and the Vector Store Tool (template "Chat with GitHub API Documentation")', () => {
+  const SPEC = {
+    openapi: '3.0.3',
+    info: { title: 'GitHub v3 REST API', description: 'The REST API of GitHub.' },
+    paths: {
+      '/repos/{owner}/{repo}/issues': {
+        get: {
+          summary: 'List repository issues',
+          description: 'List issues in a repository, open ones only.',
+        },
+      },
+      '/user/repos': {
+        post: {
+          summary: 'Create a repository',
+          description: 'Creates a new repository for the authenticated user.',
+        },
+      },
+    },
+  };
+
+  it('indexes the OpenAPI document in Pinecone, then the agent answers through the Vector Store Tool', async () => {
+    const def = loadFixture('templates/pinecone-github-api-docs.json');
+    pinecone.createIndex('n8n-demo', 256);
+    web.route(
+      'GET',
+      '/github/rest-api-description/refs/heads/main/descriptions/api.github.com/api.github.com.json',
+      SPEC,
+    );
+    const indexed = await runFrom(def, 'When clicking ‘Test workflow’', [{ json: {} }]);
+    expect(indexed.outcome.state.error).toBeNull();
+    // n8n's JSON loader: one document per text value of the answer.
+    const texts = pinecone.records('n8n-demo').map((r) => r.metadata.text);
+    expect(texts).toEqual(
+      expect.arrayContaining(['List issues in a repository, open ones only.', 'GitHub v3 REST API']),
+    );
+    expect(texts).toHaveLength(7);
+    expect(pinecone.asked[0]).toBe('https://api.pinecone.io/indexes/n8n-demo');
+    expect(embed.requests[0]?.headers.authorization).toBe('Bearer sk-gh');
+
+    openai.queue(
+      toolCalls([
+        {
+          id: 'call_1',
+          name: 'GitHub_OpenAPI_Specification',
+          arguments: JSON.stringify({ input: 'List issues in a repository' }),
+        },
+      ]),
+      completion('GET /repos/{owner}/{repo}/issues lists them.'),
+      completion('Use GET /repos/{owner}/{repo}/issues.'),
+    );
+    const chat = await runFrom(def, 'When chat message received', [
+      {
+        json: {
+          sessionId: 's-gh',
+          action: 'sendMessage',
+          chatInput: 'How do I list the issues of a repository?',
+        },
+      },
+    ]);
+    expect(chat.outcome.state.error).toBeNull();
+    expect(chat.outputs['AI Agent']).toEqual([{ output: 'Use GET /repos/{owner}/{repo}/issues.' }]);
+    const offered = (openai.requests[0]?.tools ?? []) as Array<{
+      function: { name: string; description: string };
+    }>;
+    expect(offered[0]?.function.name).toBe('GitHub_OpenAPI_Specification');
+    expect(offered[0]?.function.description).toContain(
+      'Use this tool to get information about the GitHub API',
+    );
+    // The tool's own model read the nearest documents from Pinecone (topK 4 in the default namespace).
+    const query = pinecone.requests.find((r) => r.url.endsWith('/query'))?.body;
+    expect(query).toMatchObject({ topK: 4, includeMetadata: true });
+    expect((query as { namespace?: string }).namespace).toBeUndefined();
+    const toolModel = (openai.requests[1]?.messages ?? []) as Array<{ role: string; content: string }>;
+    expect(toolModel[0]?.content).toContain('List issues in a repository, open ones only.');
+    expect(toolModel[1]).toEqual({ role: 'user', content: 'List issues in a repository' });
+    expect(toolResult(2)).toMatchObject({
+      role: 'tool',
+      content: 'GET /repos/{owner}/{repo}/issues lists them.',
+    });
   });
 });
