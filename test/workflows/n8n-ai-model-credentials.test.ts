@@ -87,6 +87,7 @@ describe.each(await testDialects())('AI model credentials on %s', (dialect) => {
     const noUrl = await create('qdrantApi', { apiKey: 'qd' });
     expect(noUrl.statusCode).toBe(400);
     expect(noUrl.body).toContain('data.qdrantUrl');
+    expect((await create('qdrantApi', { apiUrl: 'http://localhost:6333' })).statusCode).toBe(201);
   });
 
   it("azureOpenAiApi takes n8n's fields; it has no test (as in n8n); unknown fields are refused", async () => {

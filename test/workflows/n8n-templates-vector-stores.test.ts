@@ -80,7 +80,8 @@ const CREDENTIALS: Record<string, () => Record<string, string>> = {
   embed: () => ({ apiKey: 'embed-key', url: `${embed.base}/v1` }),
   mistral: () => ({ apiKey: 'ms-key', url: `${embed.base}/v1` }),
   qdrant: () => ({ qdrantUrl: qdrant.base, apiKey: 'qd-key' }),
-  qdrantOpen: () => ({ qdrantUrl: `${qdrant.base}/` }),
+  // The URL as another version of n8n's credential names it, with a trailing slash.
+  qdrantOpen: () => ({ apiUrl: `${qdrant.base}/` }),
   qdrantBadUrl: () => ({ qdrantUrl: 'localhost:6333' }),
   pinecone: () => ({ apiKey: 'pc-key' }),
   pineconeWrong: () => ({ apiKey: 'wrong' }),

@@ -37,7 +37,7 @@ const TESTS: Record<string, ModelsTest> = {
   },
   qdrantApi: {
     label: 'Qdrant',
-    url: (d) => `${base(d.qdrantUrl, '')}/collections`,
+    url: (d) => `${base(d.qdrantUrl || d.apiUrl, '')}/collections`,
     headers: (d): Record<string, string> => (d.apiKey ? { 'api-key': d.apiKey } : {}),
   },
   pineconeApi: {

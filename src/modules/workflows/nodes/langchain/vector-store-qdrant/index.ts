@@ -72,10 +72,10 @@ function jsonObjectOf(value: unknown, what: string): Record<string, Json> | null
   return parsed as Record<string, Json>;
 }
 
-/** The `qdrantApi` credential's URL (n8n's `qdrantUrl`) and key. */
+/** The `qdrantApi` credential's URL (n8n's `qdrantUrl`, or `apiUrl` as another version names it) and key. */
 async function targetOf(ctx: NodeExecutionContext<unknown>): Promise<{ base: string; apiKey: string }> {
   const credential = await nodeCredential(ctx, 'qdrantApi');
-  const raw = (credential.qdrantUrl ?? '').trim();
+  const raw = (credential.qdrantUrl || credential.apiUrl || '').trim();
   let url: URL;
   try {
     url = new URL(raw);
