@@ -14872,7 +14872,8 @@ export interface operations {
           | 'huggingFaceApi'
           | 'supabaseApi'
           | 'mailerLiteApi'
-          | 'facebookGraphApi';
+          | 'facebookGraphApi'
+          | 'googleApi';
       };
       header?: never;
       path?: never;
@@ -15004,7 +15005,8 @@ export interface operations {
             | 'huggingFaceApi'
             | 'supabaseApi'
             | 'mailerLiteApi'
-            | 'facebookGraphApi';
+            | 'facebookGraphApi'
+            | 'googleApi';
           data: {
             [key: string]:
               | string
@@ -15135,7 +15137,8 @@ export interface operations {
           | 'huggingFaceApi'
           | 'supabaseApi'
           | 'mailerLiteApi'
-          | 'facebookGraphApi';
+          | 'facebookGraphApi'
+          | 'googleApi';
       };
       header?: never;
       path?: never;
