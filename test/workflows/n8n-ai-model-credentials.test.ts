@@ -58,6 +58,8 @@ describe.each(await testDialects())('AI model credentials on %s', (dialect) => {
       'Bearer or',
     ],
     ['googlePalmApi', (b: string) => ({ apiKey: 'gm', host: b }), '/v1beta/models', 'x-goog-api-key', 'gm'],
+    // n8n's Qdrant credential test lists the collections.
+    ['qdrantApi', (b: string) => ({ qdrantUrl: b, apiKey: 'qd' }), '/collections', 'api-key', 'qd'],
   ])(
     '%s: created, and tested by listing the models with the key',
     async (type, data, path, header, value) => {
@@ -76,6 +78,17 @@ describe.each(await testDialects())('AI model credentials on %s', (dialect) => {
       expect((refused.json() as { message: string }).message).toContain('Invalid API Key');
     },
   );
+
+  it("pineconeApi takes n8n's key (and the pod-based API's environment); qdrantApi needs its URL", async () => {
+    expect((await create('pineconeApi', { apiKey: 'pc', environment: 'us-east-1' })).statusCode).toBe(201);
+    const noKey = await create('pineconeApi', { environment: 'us-east-1' });
+    expect(noKey.statusCode).toBe(400);
+    expect(noKey.body).toContain('data.apiKey');
+    const noUrl = await create('qdrantApi', { apiKey: 'qd' });
+    expect(noUrl.statusCode).toBe(400);
+    expect(noUrl.body).toContain('data.qdrantUrl');
+    expect((await create('qdrantApi', { apiUrl: 'http://localhost:6333' })).statusCode).toBe(201);
+  });
 
   it("azureOpenAiApi takes n8n's fields; it has no test (as in n8n); unknown fields are refused", async () => {
     const created = await create('azureOpenAiApi', {

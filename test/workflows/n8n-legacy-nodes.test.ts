@@ -96,6 +96,19 @@ describe('legacy and crypto nodes: what they compute', () => {
     ]);
   });
 
+  it('Function reads the first item as `$json` (n8n gives its sandbox the first item’s data)', async () => {
+    const fn = await runFixture(
+      flow('n8n-nodes-base.function', {
+        functionCode:
+          'return [{ json: { first: $json.a, count: items.length, keys: Object.keys($binary) } }];',
+      }),
+      {},
+      [{ json: { a: 'x' } }, { json: { a: 'y' } }],
+    );
+    expect(fn.outcome.state.error).toBeNull();
+    expect(fn.outputs.Node).toEqual([{ first: 'x', count: 2, keys: [] }]);
+  });
+
   it('Crypto v1 hashes and hmacs as n8n (the pinned values of n8n’s CryptoTest)', async () => {
     const hash = await runFixture(flow('n8n-nodes-base.crypto', { value: 'test' }));
     expect(hash.outputs.Node).toEqual([{ data: '098f6bcd4621d373cade4e832627b4f6' }]);

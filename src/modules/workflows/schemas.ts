@@ -296,6 +296,8 @@ export const CREDENTIAL_TYPES = {
   groqApi: ['apiKey'],
   googlePalmApi: ['apiKey'],
   openRouterApi: ['apiKey'],
+  // n8n's Pinecone credential (the Pinecone Vector Store): its API key.
+  pineconeApi: ['apiKey'],
   // n8n's n8n API credential (the n8n node): a key of this platform and its /api/v1 URL.
   n8nApi: ['apiKey', 'baseUrl'],
   // Flowise's credentials of its loaders (a chatflow canvas names one by id or name): SearchApi's key, and
@@ -304,7 +306,9 @@ export const CREDENTIAL_TYPES = {
   githubApi: ['accessToken'],
   // n8n's service credentials the HTTP Request node authenticates with (http-request/predefined/), by
   // n8n's field names: required what the authentication reads (or n8n requires), the rest optional.
-  qdrantApi: ['apiUrl'],
+  // Qdrant's URL is `qdrantUrl` in n8n's credential as its vector store reads it, `apiUrl` in another
+  // version of the class: either is taken, one is required (credentials/service.ts).
+  qdrantApi: [],
   notionApi: ['apiKey'],
   airtableTokenApi: ['accessToken'],
   wordpressApi: ['username', 'password'],
@@ -381,8 +385,10 @@ export const OPTIONAL_CREDENTIAL_FIELDS: Partial<Record<CredentialType, readonly
   groqApi: ['url'],
   googlePalmApi: ['host'],
   openRouterApi: ['url'],
+  // Pinecone's serverless API needs only the key; `environment` is the pod-based API's (n8n's earlier credential).
+  pineconeApi: ['environment'],
   githubApi: ['server', 'user'],
-  qdrantApi: ['apiKey'],
+  qdrantApi: ['qdrantUrl', 'apiUrl', 'apiKey'],
   wordpressApi: ['url', 'allowUnauthorizedCerts'],
   slackApi: ['signatureSecret'],
   whatsAppApi: ['businessAccountId'],

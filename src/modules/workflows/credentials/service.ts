@@ -127,6 +127,8 @@ function structuredProblems(type: CredentialType, data: Record<string, string>) 
   };
   if (type === 'httpMultipleHeadersAuth') check('headers', multipleHeaders);
   if (type === 'httpCustomAuth') check('json', (text) => customAuth(text, true));
+  if (type === 'qdrantApi' && !data.qdrantUrl && !data.apiUrl)
+    problems.push({ field: 'data.qdrantUrl', message: 'is required for type qdrantApi (or apiUrl)' });
   return problems;
 }
 

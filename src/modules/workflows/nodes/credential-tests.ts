@@ -83,13 +83,16 @@ export const credentialTests: Record<string, CredentialTest> = {
   smtp: (data, deps) => testSmtpCredential(data, deps.outboundHost),
   imap: (data, deps) => testImapCredential(data, deps.outboundHost),
   // aws4 and xml2js load when an aws credential is tested, not with the mail tests.
-  // The AI model credentials with a test in n8n: list the provider's models (langchain/model-credential-tests.ts).
+  // The AI model and vector store credentials with a test in n8n: list the provider's models, Qdrant's
+  // collections or Pinecone's indexes (langchain/model-credential-tests.ts).
   ...Object.fromEntries(
-    ['mistralCloudApi', 'groqApi', 'openRouterApi', 'googlePalmApi'].map((type): [string, CredentialTest] => [
-      type,
-      async (data, deps) =>
-        (await import('./langchain/model-credential-tests.js')).testModelCredential(type, data, deps.http),
-    ]),
+    ['mistralCloudApi', 'groqApi', 'openRouterApi', 'googlePalmApi', 'qdrantApi', 'pineconeApi'].map(
+      (type): [string, CredentialTest] => [
+        type,
+        async (data, deps) =>
+          (await import('./langchain/model-credential-tests.js')).testModelCredential(type, data, deps.http),
+      ],
+    ),
   ),
   aws: async (data, deps) =>
     (await import('./n8n/aws-s3/credential-test.js')).testAwsCredential(data, deps.http),

@@ -103,7 +103,11 @@ export interface DocumentSource {
 /** A vector store (ai_vectorStore): documents in, the nearest out. */
 export interface VectorStore {
   kind: 'vectorStore';
-  add(documents: AiDocument[]): Promise<void>;
+  /**
+   * Stores the documents. `ids` (one per document) are honoured by stores that key their records by id
+   * (Pinecone, Qdrant), so an existing record is replaced (n8n's `update` mode); the others ignore them.
+   */
+  add(documents: AiDocument[], ids?: string[]): Promise<void>;
   search(query: string, topK: number): Promise<Array<{ document: AiDocument; score: number }>>;
 }
 

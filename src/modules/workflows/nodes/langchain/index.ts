@@ -10,6 +10,7 @@ import { chainSummarizationNodes } from './chain-summarization/index.js';
 import { textClassifierNode } from './chain-text-classifier/index.js';
 import { chatTriggerNode } from './chat-trigger/index.js';
 import { documentDefaultDataLoaderNode } from './document-default-data-loader/index.js';
+import { embeddingsMistralCloudNode } from './embeddings-mistral-cloud/index.js';
 import { embeddingsOllamaNode } from './embeddings-ollama/index.js';
 import { embeddingsOpenAiNode } from './embeddings-open-ai/index.js';
 import { lmChatAnthropicNode } from './lm-chat-anthropic/index.js';
@@ -45,6 +46,8 @@ import { toolWikipediaNode } from './tool-wikipedia/index.js';
 import { toolWorkflowNode } from './tool-workflow/index.js';
 import { vectorStoreInMemoryNode } from './vector-store-in-memory/index.js';
 import { vectorStorePgVectorNode } from './vector-store-pg-vector/index.js';
+import { vectorStorePineconeNode } from './vector-store-pinecone/index.js';
+import { vectorStoreQdrantNode } from './vector-store-qdrant/index.js';
 
 /** n8n's AI nodes (`@n8n/n8n-nodes-langchain.*`): root nodes and the sub-nodes attached to them. */
 export const langchainNodeTypes: NodeType[] = [
@@ -59,6 +62,7 @@ export const langchainNodeTypes: NodeType[] = [
   textClassifierNode,
   chatTriggerNode,
   documentDefaultDataLoaderNode,
+  embeddingsMistralCloudNode,
   embeddingsOllamaNode,
   embeddingsOpenAiNode,
   lmChatAnthropicNode,
@@ -92,4 +96,6 @@ export const langchainNodeTypes: NodeType[] = [
   toolWorkflowNode,
   vectorStoreInMemoryNode,
   vectorStorePgVectorNode,
+  vectorStorePineconeNode,
+  vectorStoreQdrantNode,
 ];

@@ -4,7 +4,8 @@ import { errorText, parseBody } from './openai-wire.js';
 
 /**
  * n8n's tests of the AI model credentials that have one: list the provider's models (`GET …/models`)
- * with the key, through the guarded outbound client, as n8n's `test.request` does.
+ * with the key, through the guarded outbound client, as n8n's `test.request` does; for the vector store
+ * credentials, Qdrant's collections and Pinecone's indexes.
  */
 
 const TIMEOUT_MS = 10_000;
@@ -33,6 +34,16 @@ const TESTS: Record<string, ModelsTest> = {
     label: 'OpenRouter',
     url: (d) => `${base(d.url, 'https://openrouter.ai/api/v1')}/models`,
     headers: bearer,
+  },
+  qdrantApi: {
+    label: 'Qdrant',
+    url: (d) => `${base(d.qdrantUrl || d.apiUrl, '')}/collections`,
+    headers: (d): Record<string, string> => (d.apiKey ? { 'api-key': d.apiKey } : {}),
+  },
+  pineconeApi: {
+    label: 'Pinecone',
+    url: () => 'https://api.pinecone.io/indexes',
+    headers: (d) => ({ 'api-key': d.apiKey ?? '' }),
   },
   googlePalmApi: {
     label: 'Google Gemini',

@@ -1,17 +1,21 @@
 import { type NodeExecutionContext, NodeOperationError, type NodeResult } from '../../engine/node-type.js';
 import type { Item, Json } from '../../engine/types.js';
 import { type AiTool, type Embeddings, requiredPart, type VectorStore } from './ai-parts.js';
+import { jsonDocuments } from './documents.js';
 import { toolNameOf } from './from-ai.js';
 
 /**
  * n8n's vector store nodes' modes over any store (the Simple Vector Store, PGVector): one adapter, so a
  * store node says only how it opens its store. `load`/`insert` run as a node; `retrieve` supplies the
- * store to a retriever or a Vector Store tool, `retrieve-as-tool` a tool of an agent.
+ * store to a retriever or a Vector Store tool, `retrieve-as-tool` a tool of an agent. `update` (the stores
+ * n8n offers it for: Pinecone) replaces the record of an id with the item's one document.
  */
 
 /** The parameters every n8n vector store node shares. */
 export interface StoreModeParams {
-  mode: 'load' | 'insert' | 'retrieve' | 'retrieve-as-tool';
+  mode: 'load' | 'insert' | 'retrieve' | 'retrieve-as-tool' | 'update';
+  /** The record `update` replaces (only stores with that mode have it). */
+  id?: string;
   prompt: string;
   topK: number;
   includeDocumentMetadata: boolean;
@@ -19,8 +23,8 @@ export interface StoreModeParams {
   toolDescription: string;
 }
 
-const withMain = new Set(['load', 'insert']);
-/** The node's main inputs by mode: one in `load`/`insert`, none as a sub-node. */
+const withMain = new Set(['load', 'insert', 'update']);
+/** The node's main inputs by mode: one in `load`/`insert`/`update`, none as a sub-node. */
 export const storeInputs = (params: Record<string, unknown>) =>
   withMain.has(String(params.mode ?? 'retrieve')) ? 1 : 0;
 
@@ -61,7 +65,9 @@ export async function runStoreModes<P extends StoreModeParams>(
       throw new NodeOperationError(`In '${p.mode}' mode the vector store runs only attached to an AI node`);
     const embeddings = await embeddingsFor(ctx, i, options);
     const store = await open(p, embeddings, i);
-    if (p.mode === 'insert') {
+    if (p.mode === 'update') {
+      out.push(await updateOne(store, p.id ?? '', ctx.items[i]?.json, i));
+    } else if (p.mode === 'insert') {
       const source = await requiredPart(ctx.subNodes('ai_document'), i, 'documents', 'Document');
       await store.add(source.documents);
       for (const d of source.documents)
@@ -76,6 +82,25 @@ export async function runStoreModes<P extends StoreModeParams>(
     }
   }
   return { kind: 'output', output: [out] };
+}
+
+/**
+ * n8n's `update`: the item's JSON read as its JSON loader reads it (one document per string value), which
+ * must give exactly one document, stored under `id` in place of the record there.
+ */
+async function updateOne(store: VectorStore, id: string, json: unknown, itemIndex: number): Promise<Item> {
+  if (id.trim() === '') throw new NodeOperationError("The 'ID' of the document to update is empty");
+  const documents = jsonDocuments(json ?? {});
+  const [document] = documents;
+  if (documents.length !== 1 || !document)
+    throw new NodeOperationError('Single document per item expected', {
+      description: `The item gives ${documents.length} documents (one per text value of its JSON); update replaces one record with one document`,
+    });
+  await store.add([document], [id]);
+  return {
+    json: { metadata: document.metadata, pageContent: document.pageContent },
+    pairedItem: { item: itemIndex },
+  };
 }
 
 /** What a store node supplies as a sub-node: the store (`retrieve`) or a tool over it (`retrieve-as-tool`). */

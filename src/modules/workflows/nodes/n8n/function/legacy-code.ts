@@ -16,9 +16,14 @@ const getWorkflowStaticData = $getWorkflowStaticData;
 const helpers = new Proxy({}, { get: (_t, name) => () => { throw new Error('helpers.' + String(name) + ' is not available in this sandbox'); } });
 `;
 
-/** Function: the code runs once over `items` (a copy) and returns the new items. */
+/**
+ * Function: the code runs once over `items` (a copy) and returns the new items. As in n8n, whose sandbox
+ * takes the first item's data proxy, `$json` and `$binary` are the first item's.
+ */
 export function functionSource(code: string): string {
   return `${PRELUDE}
+const $json = ($input.all()[0] ?? { json: {} }).json;
+const $binary = ($input.all()[0] ?? {}).binary ?? {};
 const __result = await (async () => {
 ${code}
 })();
