@@ -133,15 +133,17 @@ const ConfigSchema = Type.Object({
   /** CPU time for one Code node run (all its items), in the same sandbox. */
   CODE_NODE_TIMEOUT_MS: Type.Integer({ default: 5_000, minimum: 1, maximum: 300_000 }),
   /**
+   * Python in the Code node (Pyodide in confined child processes, docs/security.md). On by default since
+   * the wave-7 fixes of the review's four problems; false refuses Python Code nodes at save and at run.
+   */
+  WORKFLOW_PYTHON_ENABLED: Type.Boolean({ default: true }),
+  /**
    * Python interpreters (Pyodide, CPython on WebAssembly) for the Code node's Python, each in a child
    * process under Node's permission model, started on first use (seconds each); each serves one account.
    */
-  /**
-   * Python in the Code node (Pyodide in confined child processes). Off by default: the wave's review
-   * found per-account fairness and answer checks still missing (docs/decisions.md).
-   */
-  WORKFLOW_PYTHON_ENABLED: Type.Boolean({ default: false }),
   PYTHON_WORKERS: Type.Integer({ default: 2, minimum: 1, maximum: 32 }),
+  /** Python runs one account may have waiting for an interpreter; more are refused ("try again"). */
+  PYTHON_QUEUE_PER_ACCOUNT: Type.Integer({ default: 20, minimum: 1, maximum: 1_000 }),
   /** Memory cap of one Python interpreter (its WebAssembly memory); past it Python raises MemoryError. */
   PYTHON_MEMORY_MB: Type.Integer({ default: 256, minimum: 64, maximum: 2_048 }),
   /** Heap of one expression sandbox (QuickJS), JSONata included. */

@@ -6,7 +6,8 @@ import { activate, createWorkflow, flow, workflowPlatform } from './support.js';
 
 /**
  * An n8n export with a Python Code node (`language: python`, as n8n's Pyodide flavour exports it),
- * imported through the API and run through its webhook; a runaway Python loop fails its own execution.
+ * imported through the API and run through its webhook, on an instance with the default settings
+ * (Python on); an instance with WORKFLOW_PYTHON_ENABLED=false refuses it at save.
  */
 const pythonFlow = (path: string, pythonCode: string) =>
   flow(`python ${path}`, [
@@ -24,11 +25,14 @@ const pythonFlow = (path: string, pythonCode: string) =>
 
 describe.each(await testDialects())('a Python Code node through the API on %s', (dialect) => {
   let p: TestPlatform;
+  let off: TestPlatform;
   beforeAll(async () => {
-    p = await workflowPlatform(dialect, { CODE_NODE_TIMEOUT_MS: '20000', WORKFLOW_PYTHON_ENABLED: 'true' });
+    p = await workflowPlatform(dialect, { CODE_NODE_TIMEOUT_MS: '20000' });
+    off = await workflowPlatform(dialect, { WORKFLOW_PYTHON_ENABLED: 'false' });
   });
   afterAll(async () => {
     await p.close();
+    await off.close();
     // The interpreter processes this file started (killed at once: nothing of theirs is kept).
     await closePythonSandbox();
   });
@@ -70,4 +74,36 @@ describe.each(await testDialects())('a Python Code node through the API on %s', 
     expect(res.statusCode, res.body).toBe(422);
     expect(res.body).toMatch(/SyntaxError/);
   }, 180_000);
+
+  it('a forged answer (json.dumps replaced) fails its run with a clear message, not a server error', async () => {
+    const body = pythonFlow(
+      'py-forged',
+      [
+        'import json',
+        'json.dumps = lambda *a, **k: \'{"ok": true, "items": [{"no": "json"}]}\'',
+        'return {}',
+      ].join('\n'),
+    );
+    for (const node of body.nodes) (node as { typeVersion?: number }).typeVersion = 2;
+    await activate(p, await createWorkflow(p, body));
+    const res = await p.request({
+      method: 'POST',
+      url: '/webhook/py-forged',
+      key: null,
+      headers: { 'content-type': 'application/json' },
+      payload: {},
+    });
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.body).toMatch(/answer could not be read: item 0 has no 'json' dictionary/);
+  }, 180_000);
+
+  it('WORKFLOW_PYTHON_ENABLED=false: saving a Python Code node is a 400 naming the setting', async () => {
+    const res = await off.request({
+      method: 'POST',
+      url: '/api/v1/workflows',
+      payload: pythonFlow('py-off', 'return []'),
+    });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.body).toContain('WORKFLOW_PYTHON_ENABLED');
+  });
 });

@@ -19,6 +19,26 @@ export class TenantTurns<T> {
     return this.queues.get(tenant)?.length ?? 0;
   }
 
+  /** The tenants with items waiting, in turn order (the next to go first). */
+  tenants(): string[] {
+    return [...this.queues.keys()];
+  }
+
+  /**
+   * Whether one more item of `tenant` may wait, within `max` items in all and `perTenant` each. When all
+   * `max` wait, the tenant waiting with the most gives up its newest item (returned as `evicted`, for the
+   * caller to refuse) unless that is `tenant` itself or holds no more than it: one tenant filling the
+   * queue is refused its excess, never another tenant its first item.
+   */
+  admit(tenant: string, max: number, perTenant = max): { admitted: boolean; evicted?: T } {
+    const own = this.waitingFor(tenant);
+    if (own >= perTenant) return { admitted: false };
+    if (this.count < max) return { admitted: true };
+    const largest = this.largest();
+    if (!largest || largest.waiting <= own + 1) return { admitted: false };
+    return { admitted: true, evicted: this.popNewest(largest.tenant) };
+  }
+
   push(tenant: string, item: T): void {
     const queue = this.queues.get(tenant);
     if (queue) queue.push(item);

@@ -1,22 +1,27 @@
 // One CPython interpreter (Pyodide, CPython on WebAssembly) in a child process of its own, for
 // python-pool.ts, which starts it under Node's permission model (file reads limited to this file and
 // Pyodide's own files; no child processes, no workers, no native addons) with an empty environment.
-// It answers the pool's `{ init: { memoryBytes, prelude, pyodideUrl } }` with `{ ready: true }` once loaded,
-// then each `{ id, program, input }` with `{ id, ok, output, logs }`: `prelude` and then `program` run in a
-// fresh globals dict holding `__input__` (a string); the program leaves its answer in `__output__`.
+// It answers the pool's `{ init: { memoryBytes, maxOutputChars, prelude, pyodideUrl } }` with `{ ready: true }`
+// once loaded, then each `{ id, program, input }` with `{ id, ok, output, logs, pending }`: `prelude` and then
+// `program` run in a fresh globals dict holding `__input__` (a string); the program leaves its answer in
+// `__output__`. Once the run's microtasks have run, `{ settled: id, pending }` tells the pool what the run
+// left scheduled (an asyncio task, a callback, a timer): anything, and the pool replaces this process.
 //
 // The process is the boundary (what Python could reach through Pyodide's JavaScript objects is what this
 // process may do); inside it, layers more:
 // - The permission model refuses reading any file but Pyodide's and this one, writing any, spawning
 //   (os.system goes through node:child_process), workers and process.binding. The network, which the
-//   permission model does not cover, is cut here before Pyodide loads: no fetch/WebSocket globals, and
-//   every socket (net, tls, http, dgram, and fetch's undici under them) refuses to connect or listen.
+//   permission model does not cover, is cut by the OS where it can (the pool starts this process in a
+//   network namespace of its own on Linux: network-namespace.ts) and here, before Pyodide loads: no
+//   fetch/WebSocket globals, every socket (net, tls, http, dgram, and fetch's undici under them)
+//   refuses to connect or listen, and every name resolution (dns, dns.promises, their Resolvers) fails.
 // - Python's `js` module is an empty object (`jsglobals`); the `js`/`pyodide_js` modules are unregistered,
 //   Pyodide's own Python modules dropped from sys.modules and refused by an import hook and an audit hook.
 // - Code generation from strings is off once loaded (Function constructors throw, no eval).
 // - Memory: the WebAssembly memory may not grow past `memoryBytes` (Python raises MemoryError); the pool
 //   caps the JavaScript heap (--max-old-space-size) and kills the process at the deadline.
 import dgram from 'node:dgram';
+import dns from 'node:dns';
 import { constants as fsConstants } from 'node:fs';
 import Module from 'node:module';
 import net from 'node:net';
@@ -34,6 +39,23 @@ net.Server.prototype.listen = refuseNetwork;
 dgram.Socket.prototype.bind = refuseNetwork;
 dgram.Socket.prototype.send = refuseNetwork;
 dgram.Socket.prototype.connect = refuseNetwork;
+const refuseResolution = () => {
+  throw new Error('name resolution is not available in the Python sandbox');
+};
+// The Resolver classes' methods first (instances made earlier share them), then every function of both
+// modules, the classes included.
+for (const Resolver of [dns.Resolver, dns.promises.Resolver]) {
+  for (const key of Object.getOwnPropertyNames(Resolver.prototype)) {
+    if (key !== 'constructor' && typeof Resolver.prototype[key] === 'function')
+      Resolver.prototype[key] = refuseResolution;
+  }
+}
+for (const holder of [dns, dns.promises]) {
+  for (const key of Object.keys(holder))
+    if (typeof holder[key] === 'function') holder[key] = refuseResolution;
+}
+// ESM imports of these modules (`import { lookup } from 'node:dns'`) see the refusals too.
+Module.syncBuiltinESMExports();
 // Emscripten reads fs constants through process.binding, which the permission model refuses.
 try {
   Object.defineProperty(process, 'binding', {
@@ -49,7 +71,10 @@ try {
 process.on('disconnect', () => process.exit(0));
 
 const send = process.send.bind(process);
-const { memoryBytes, prelude, pyodideUrl } = await new Promise((resolve) =>
+// Held before anything runs: what the run-end check below relies on.
+const activeResources = process.getActiveResourcesInfo.bind(process);
+const afterMicrotasks = setImmediate;
+const { memoryBytes, maxOutputChars, prelude, pyodideUrl } = await new Promise((resolve) =>
   process.once('message', (message) => resolve(message.init)),
 );
 const { loadPyodide } = await import(pyodideUrl);
@@ -180,6 +205,22 @@ def _reset():
 _reset
 `);
 
+// What is scheduled while this process is idle (the IPC channel…): a run leaving more has left work behind.
+let baseline = new Map();
+const countKinds = () => {
+  const counts = new Map();
+  for (const kind of activeResources()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  return counts;
+};
+const pendingWork = () => {
+  const pending = [];
+  for (const [kind, count] of countKinds()) {
+    for (let extra = count - (baseline.get(kind) ?? 0); extra > 0 && pending.length < 20; extra--)
+      pending.push(kind);
+  }
+  return pending;
+};
+
 process.on('message', ({ id, program, input }) => {
   logs = [];
   const globals = dict();
@@ -191,12 +232,21 @@ process.on('message', ({ id, program, input }) => {
     py.runPython(prelude, { globals });
     py.runPython(program, { globals });
     const output = globals.get('__output__');
-    answer = { id, ok: true, output: typeof output === 'string' ? output : null, logs };
+    answer =
+      typeof output === 'string' && output.length > maxOutputChars
+        ? {
+            id,
+            ok: false,
+            error: `the answer has more than ${maxOutputChars} characters`,
+            logs,
+            oversize: true,
+          }
+        : { id, ok: true, output: typeof output === 'string' ? output : null, logs, pending: pendingWork() };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     // The prelude answers Python's own exceptions: what reaches here is the interpreter failing
     // (a stack overflow in WebAssembly…), so the pool replaces this worker.
-    answer = { id, ok: false, error: message, logs, broken: true };
+    answer = { id, ok: false, error: message.slice(0, 2_000), logs, broken: true };
   } finally {
     try {
       globals.clear();
@@ -205,5 +255,11 @@ process.on('message', ({ id, program, input }) => {
     } catch {}
   }
   send(answer);
+  // A callback the run scheduled through a promise shows once its microtask has run; a callback that
+  // never ends keeps this from being sent at all, and the pool ends the process when it does not come.
+  afterMicrotasks(() => send({ settled: id, pending: pendingWork() }));
 });
-send({ ready: true });
+afterMicrotasks(() => {
+  baseline = countKinds();
+  send({ ready: true });
+});

@@ -1,6 +1,8 @@
-import { fork } from 'node:child_process';
-import { type AddressInfo, createServer } from 'node:net';
+import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loopbackListeners } from '../../../test/helpers/loopback-listeners.js';
+import { until } from '../../../test/helpers/until.js';
+import { networkIsolation, probeNetworkIsolation, withoutNetwork } from './network-namespace.js';
 import { PythonPool, PythonSandboxError, pythonChildCommand } from './python-pool.js';
 
 // One interpreter for everyone: another tenant's run must end it and start a fresh one.
@@ -32,6 +34,8 @@ describe('Python pool (real Pyodide)', () => {
 
   it('refuses runs past its queue, and ends a run at its deadline', async () => {
     const slow = pool.run('while True:\n  pass', '', 1_000, 'acct_a');
+    // (It starts once the interpreter has reported its previous run settled.)
+    await until(() => pool.queued === 0, 'the endless run started');
     const waiting = [pool.run(READ, '', 20_000, 'acct_a'), pool.run(READ, '', 20_000, 'acct_a')];
     await expect(pool.run(READ, '', 20_000, 'acct_a')).rejects.toMatchObject({ limit: 'queue' });
     const error = await slow.catch((e: unknown) => e);
@@ -51,6 +55,8 @@ describe('Python pool (real Pyodide)', () => {
     const two = new PythonPool({ workers: 2, memoryMb: 96, prelude: '' });
     try {
       const busy = 'import time\nend = time.time() + 0.4\nwhile time.time() < end:\n  pass\n__output__ = "a"';
+      // Both interpreters loaded first (each account then holds one), so the order below is the pool's.
+      await Promise.all([two.run('', '', 120_000, 'acct_a'), two.run('', '', 120_000, 'acct_b')]);
       const finished: string[] = [];
       const track = (name: string, run: Promise<unknown>) => run.then(() => finished.push(name));
       const backlog = [1, 2, 3, 4].map((i) => track(`a${i}`, two.run(busy, '', 30_000, 'acct_a')));
@@ -63,14 +69,126 @@ describe('Python pool (real Pyodide)', () => {
     }
   }, 180_000);
 
-  it('JavaScript running in an interpreter process (as an escape would) reads no file, spawns nothing, connects nowhere', async () => {
-    let connections = 0;
-    const server = createServer((socket) => {
-      connections++;
-      socket.destroy();
+  it("per-account queue: one account's backlog is refused its excess, never another account's first run", async () => {
+    const small = new PythonPool({
+      workers: 1,
+      memoryMb: 96,
+      prelude: '',
+      maxQueue: 4,
+      maxQueuePerTenant: 2,
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as AddressInfo).port;
+    try {
+      const slow = 'import time\nend = time.time() + 0.5\nwhile time.time() < end:\n  pass\n__output__ = "a"';
+      expect((await small.run('__output__ = "warm"', '', 120_000, 'acct_a')).output).toBe('warm');
+      const first = small.run(slow, '', 60_000, 'acct_a');
+      await until(() => small.queued === 0, "acct_a's first run started");
+      const second = small.run(slow, '', 60_000, 'acct_a');
+      const third = small.run(slow, '', 60_000, 'acct_a');
+      // acct_a has 2 waiting (its bound), so its next is refused at once…
+      await expect(small.run(slow, '', 60_000, 'acct_a')).rejects.toMatchObject({
+        limit: 'queue',
+        message: expect.stringMatching(/this account's Python runs already fill its queue/),
+      });
+      // …while acct_b and acct_c still get in line (4 waiting: the pool's bound).
+      const b = small.run('__output__ = "b"', '', 120_000, 'acct_b');
+      const c = small.run('__output__ = "c"', '', 120_000, 'acct_c');
+      // acct_d's first run takes the place of the newest run of the account holding most (acct_a).
+      const d = small.run('__output__ = "d"', '', 120_000, 'acct_d');
+      await expect(third).rejects.toMatchObject({ limit: 'queue' });
+      expect((await first).output).toBe('a');
+      expect((await second).output).toBe('a');
+      expect((await b).output).toBe('b');
+      expect((await c).output).toBe('c');
+      expect((await d).output).toBe('d');
+    } finally {
+      await small.close();
+    }
+  }, 600_000);
+
+  it('turns: two busy accounts do not starve a third; a freed interpreter is handed over in turn', async () => {
+    const two = new PythonPool({ workers: 2, memoryMb: 96, prelude: '', turnMs: 500, maxQueuePerTenant: 30 });
+    try {
+      // Runs of a second each, 25 per account: far longer than an interpreter takes to load.
+      const busy = (name: string) =>
+        `import time\nend = time.time() + 1\nwhile time.time() < end:\n  pass\n__output__ = "${name}"`;
+      await Promise.all([
+        two.run('__output__ = "warm"', '', 120_000, 'acct_a'),
+        two.run('__output__ = "warm"', '', 120_000, 'acct_b'),
+      ]);
+      const finished: string[] = [];
+      const track = (name: string, run: Promise<unknown>) => run.then(() => finished.push(name));
+      const backlog = (tenant: string) =>
+        Array.from({ length: 25 }, (_, i) =>
+          track(`${tenant}${i + 1}`, two.run(busy(tenant), '', 60_000, `acct_${tenant}`)),
+        );
+      const a = backlog('a');
+      const b = backlog('b');
+      // Each holds one interpreter (its share), both busy, when acct_c arrives.
+      await until(() => two.queued === 48, 'acct_a and acct_b running');
+      const c = track('c', two.run('__output__ = "c"', '', 120_000, 'acct_c'));
+      await Promise.all([...a, ...b, c]);
+      // acct_c's run came in turn: before the backlog of either other account was done.
+      expect(finished.indexOf('c')).toBeLessThan(finished.indexOf('a25'));
+      expect(finished.indexOf('c')).toBeLessThan(finished.indexOf('b25'));
+    } finally {
+      await two.close();
+    }
+  }, 600_000);
+
+  it('an interpreter a run left busy (an asyncio callback, a task, a loop in a callback) is ended and replaced', async () => {
+    const one = new PythonPool({ workers: 1, memoryMb: 96, prelude: '' });
+    try {
+      expect((await one.run('__output__ = "warm"', '', 120_000, 'acct_a')).output).toBe('warm');
+      for (const [left, pending] of [
+        ['import asyncio\nasyncio.get_event_loop().call_later(60, print, "late")', 'Timeout'],
+        [
+          'import asyncio\nasync def spin():\n  while True:\n    await asyncio.sleep(0)\nasyncio.ensure_future(spin())',
+          'Immediate',
+        ],
+        [
+          'import asyncio\ndef hog():\n  while True:\n    pass\nasyncio.get_event_loop().call_soon(hog)',
+          'Immediate',
+        ],
+      ] as const) {
+        const [pid] = one.pids;
+        const run = await one.run(`${left}\n__output__ = "answered"`, '', 120_000, 'acct_a');
+        // The run's answer stands; what it left is named, and its process is gone.
+        expect(run).toMatchObject({ output: 'answered', leftPending: [pending] });
+        await until(() => !one.pids.includes(pid as number), 'the interpreter replaced', 30_000);
+        // The account's next run gets a fresh interpreter and works.
+        expect((await one.run('__output__ = "next"', '', 120_000, 'acct_a')).output).toBe('next');
+      }
+    } finally {
+      await one.close();
+    }
+  }, 600_000);
+
+  it('threads cannot be started to outlive a run', async () => {
+    const run = await pool.run(
+      'import threading\ntry:\n  threading.Thread(target=print).start()\n  __output__ = "started"\nexcept RuntimeError as e:\n  __output__ = str(e)',
+      '',
+      60_000,
+      'acct_a',
+    );
+    expect(run.output).toBe("can't start new thread");
+    expect(run.leftPending).toEqual([]);
+  }, 180_000);
+
+  it('an answer past the size bound is refused in the interpreter, before it crosses to the server', async () => {
+    const small = new PythonPool({ workers: 1, memoryMb: 96, prelude: '', maxOutputChars: 1_000 });
+    try {
+      await expect(small.run('__output__ = "x" * 1001', '', 120_000, 'acct_a')).rejects.toMatchObject({
+        limit: 'output',
+        message: 'the answer has more than 1000 characters',
+      });
+      expect((await small.run('__output__ = "x" * 1000', '', 120_000, 'acct_a')).output).toHaveLength(1_000);
+    } finally {
+      await small.close();
+    }
+  }, 300_000);
+
+  it('JavaScript running in an interpreter process (as an escape would) reads no file, spawns nothing, connects nowhere, resolves nothing', async () => {
+    const net = await loopbackListeners();
     // In place of Pyodide's entry module: a module that tries what a sandbox escape would, and reports.
     const probe = `
       const tries = {};
@@ -79,18 +197,24 @@ describe('Python pool (real Pyodide)', () => {
       await attempt('read', () => fs.readFileSync('/etc/passwd', 'utf8'));
       await attempt('write', () => fs.writeFileSync('/tmp/python-sandbox-probe', 'x'));
       await attempt('spawn', async () => (await import('node:child_process')).spawnSync('true').status);
-      await attempt('net', async () => { const net = await import('node:net'); return await new Promise((ok, ko) => { const s = net.connect(${port}, '127.0.0.1'); s.on('connect', () => ok('connected')); s.on('error', ko); }); });
-      await attempt('fetch', () => fetch('http://127.0.0.1:${port}/'));
-      await attempt('http', async () => { const http = await import('node:http'); return await new Promise((ok, ko) => { const r = http.get('http://127.0.0.1:${port}/', ok); r.on('error', ko); }); });
+      await attempt('net', async () => { const net = await import('node:net'); return await new Promise((ok, ko) => { const s = net.connect(${net.tcpPort}, '127.0.0.1'); s.on('connect', () => ok('connected')); s.on('error', ko); }); });
+      await attempt('fetch', () => fetch('http://127.0.0.1:${net.tcpPort}/'));
+      await attempt('http', async () => { const http = await import('node:http'); return await new Promise((ok, ko) => { const r = http.get('http://127.0.0.1:${net.tcpPort}/', ok); r.on('error', ko); }); });
+      await attempt('udp', async () => { const dgram = await import('node:dgram'); const s = dgram.createSocket('udp4'); return await new Promise((ok, ko) => s.send('x', ${net.dnsPort}, '127.0.0.1', (e) => e ? ko(e) : ok('sent'))); });
+      const dns = await import('node:dns');
+      await attempt('lookup', () => new Promise((ok, ko) => dns.lookup('localhost', (e, a) => e ? ko(e) : ok(a))));
+      await attempt('promises.lookup', () => dns.promises.lookup('localhost'));
+      await attempt('resolver', () => { const r = new dns.Resolver(); r.setServers(['127.0.0.1:${net.dnsPort}']); return new Promise((ok, ko) => r.resolve4('example.com', (e, a) => e ? ko(e) : ok(a))); });
+      await attempt('promises.resolver', () => { const r = new dns.promises.Resolver(); r.setServers(['127.0.0.1:${net.dnsPort}']); return r.resolve4('example.com'); });
+      await attempt('resolve4', () => dns.promises.resolve4('example.com'));
       await attempt('env', () => JSON.stringify(process.env) === '{}' ? (() => { throw new Error('empty'); })() : 'leaked');
       await attempt('worker', async () => new (await import('node:worker_threads')).Worker('1', { eval: true }));
       await attempt('binding', () => process.binding('fs'));
       process.send({ tries });
       process.exit(0);
     `;
-    const { script, execArgv } = pythonChildCommand();
-    const child = fork(script, [], {
-      execArgv,
+    const { command, args } = pythonChildCommand();
+    const child = spawn(command, args, {
       env: {},
       serialization: 'json',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
@@ -102,6 +226,7 @@ describe('Python pool (real Pyodide)', () => {
         child.send({
           init: {
             memoryBytes: 1,
+            maxOutputChars: 1,
             prelude: '',
             pyodideUrl: `data:text/javascript,${encodeURIComponent(probe)}`,
           },
@@ -114,14 +239,67 @@ describe('Python pool (real Pyodide)', () => {
         net: 'refused',
         fetch: 'refused',
         http: 'refused',
+        udp: 'refused',
+        lookup: 'refused',
+        'promises.lookup': 'refused',
+        resolver: 'refused',
+        'promises.resolver': 'refused',
+        resolve4: 'refused',
         env: 'refused',
         worker: 'refused',
         binding: 'refused',
       });
-      expect(connections).toBe(0);
+      expect(net.seen()).toEqual({ connections: 0, datagrams: 0 });
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
-      server.close();
+      await net.close();
     }
   }, 60_000);
+
+  it('the OS layer alone (Linux): a process in the network namespace reaches no local server and no name server', async () => {
+    const isolation = networkIsolation();
+    if (!isolation.available) {
+      // Where the OS offers no namespace the JavaScript layer above is the block; the reason is logged.
+      expect(isolation.reason).toMatch(/\S/);
+      return;
+    }
+    const net = await loopbackListeners();
+    // Plain Node, none of the child's JavaScript refusals: only the namespace stands in the way.
+    const code = `
+      const net = require('node:net'), dgram = require('node:dgram'), dns = require('node:dns');
+      const out = {};
+      const tcp = new Promise((ok) => { const s = net.connect(${net.tcpPort}, '127.0.0.1'); s.on('connect', () => ok('connected')); s.on('error', (e) => ok(e.code)); });
+      const udp = new Promise((ok) => { const s = dgram.createSocket('udp4'); s.send('x', ${net.dnsPort}, '127.0.0.1', (e) => { s.close(); ok(e ? e.code : 'sent'); }); });
+      const resolver = new dns.promises.Resolver({ timeout: 500, tries: 1 });
+      resolver.setServers(['127.0.0.1:${net.dnsPort}']);
+      const query = resolver.resolve4('example.com').then((a) => 'resolved ' + a, (e) => e.code);
+      const lookup = dns.promises.lookup('example.com').then((a) => 'resolved ' + a.address, (e) => e.code);
+      Promise.all([tcp, udp, query, lookup]).then(([tcp, udp, query, lookup]) => { console.log(JSON.stringify({ tcp, udp, query, lookup })); });
+    `;
+    const { command, args } = withoutNetwork(process.execPath, ['-e', code]);
+    const child = spawn(command, args, { env: {}, stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      let out = '';
+      child.stdout.on('data', (chunk) => {
+        out += chunk;
+      });
+      await new Promise((resolve) => child.on('exit', resolve));
+      const result = JSON.parse(out) as Record<string, string>;
+      expect(result.tcp).toBe('ENETUNREACH');
+      expect(result.udp).toBe('ENETUNREACH');
+      expect(result.query).not.toMatch(/^resolved/);
+      expect(result.lookup).not.toMatch(/^resolved/);
+      expect(net.seen()).toEqual({ connections: 0, datagrams: 0 });
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await net.close();
+    }
+  }, 60_000);
+
+  it('without unshare on the PATH, the children start without a namespace and say why', () => {
+    expect(probeNetworkIsolation('')).toEqual({
+      available: false,
+      reason: expect.stringMatching(/unshare|platform|linux/),
+    });
+  });
 });

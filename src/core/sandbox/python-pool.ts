@@ -1,23 +1,33 @@
-import { type ChildProcess, fork } from 'node:child_process';
-import { realpathSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, sep } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { TenantTurns } from '../fairness/tenant-turns.js';
+import { pythonChildCommand } from './python-child-command.js';
+import { type LogLine, type Reply, readReply } from './python-protocol.js';
+
+export { pythonChildCommand } from './python-child-command.js';
 
 /**
  * Runs Python (CPython 3 on WebAssembly, Pyodide) in child processes (python-child.mjs), each under Node's
  * permission model (it may read only its own file and Pyodide's, spawn nothing, start no worker), with an
- * empty environment and no network: a small pool of warm interpreters, started on first use (loading one
- * takes seconds), each running one program at a time.
+ * empty environment and, where the OS allows it, in a network namespace of its own: a small pool of warm
+ * interpreters, started on first use (loading one takes seconds), each running one program at a time.
  *
  * Bounds: a run that passes its deadline has its process killed (and replaced); the WebAssembly memory
  * of an interpreter is capped (`memoryMb`: Python raises MemoryError) and its JavaScript heap by
- * --max-old-space-size; waiting runs are bounded in number and in time.
+ * --max-old-space-size; waiting runs are bounded in number (in all and per tenant) and in time; what the
+ * child sends is checked (python-protocol.ts). A run that leaves work scheduled in its interpreter (an
+ * asyncio task, a callback) has that interpreter ended and replaced once it has answered.
  *
  * Isolation: every run gets a fresh globals dict, and the modules it imported are dropped after it. An
  * interpreter, once used, serves one tenant (an account) only: another tenant gets a fresh interpreter,
  * one idle interpreter of another tenant being ended for it when the pool is full. So no Python state
  * (a module attribute, a monkey-patched builtin) crosses accounts.
+ *
+ * Fairness: waiting runs queue per tenant and tenants take turns (TenantTurns, as the expression sandbox
+ * and the execution queue do). A tenant holds at most all interpreters but one. When an interpreter frees
+ * and a tenant ahead in turn has none, that interpreter is handed over (ended, a fresh one started for
+ * the waiting tenant) once its tenant has held it for `turnMs`: so busy tenants cannot starve another,
+ * and a handover (seconds of loading) is paid at most once per turn.
  */
 
 export interface PythonPoolOptions {
@@ -29,16 +39,28 @@ export interface PythonPoolOptions {
   prelude: string;
   /** Longest a run may wait for an interpreter (loading included); default 120 s. */
   maxWaitMs?: number;
-  /** Runs waiting beyond this are refused; default 100. */
+  /** Runs waiting in all; past it, the tenant waiting with the most gives up its newest. Default 100. */
   maxQueue?: number;
+  /** Runs one tenant may have waiting; default 20. */
+  maxQueuePerTenant?: number;
+  /** How long a tenant keeps an interpreter, once it has one, before handing it to a tenant waiting for none; default 5 s. */
+  turnMs?: number;
+  /** Largest answer (`__output__`) in characters; default 5,000,000. */
+  maxOutputChars?: number;
+  /** How long after answering a child may take to report what its run left scheduled; default 5 s. */
+  settleMs?: number;
+  /** Told once when the children cannot be started without a network (they run with the JavaScript block only). */
+  onWarning?: (message: string) => void;
 }
 
-export type PythonLimit = 'time' | 'memory' | 'queue' | 'crash';
+export type PythonLimit = 'time' | 'memory' | 'queue' | 'output' | 'crash';
 
 export class PythonSandboxError extends Error {
   constructor(
     message: string,
     readonly limit: PythonLimit,
+    /** What the run printed before it failed, when it answered. */
+    readonly logs: LogLine[] = [],
   ) {
     super(message);
     this.name = 'PythonSandboxError';
@@ -48,7 +70,9 @@ export class PythonSandboxError extends Error {
 export interface PythonRun {
   /** What the program left in `__output__` (null if nothing). */
   output: string | null;
-  logs: Array<{ level: string; message: string }>;
+  logs: LogLine[];
+  /** Work the run left scheduled (its interpreter was replaced for it); empty normally. */
+  leftPending: string[];
 }
 
 interface Job {
@@ -67,60 +91,52 @@ interface Slot {
   ready: boolean;
   /** The tenant this interpreter has served (null: never used). */
   tenant: string | null;
+  /** Since when it serves that tenant (a turn's length counts from here). */
+  since: number;
   job: Job | null;
+  /** The run answered; the child has not yet said what it left scheduled. */
+  settling: number | null;
+  /** The run's deadline, then the settle deadline. */
   killer: NodeJS.Timeout | null;
   idle: NodeJS.Timeout | null;
   gone: boolean;
 }
 
-type Reply =
-  | { ready: true }
-  | { id: number; ok: true; output: string | null; logs: PythonRun['logs'] }
-  | { id: number; ok: false; error: string; logs: PythonRun['logs']; broken?: boolean };
-
-const CHILD_URL = new URL('./python-child.mjs', import.meta.url);
-/** Node 22+ names the permission model `--permission`; Node 20 `--experimental-permission`. */
-const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has('--permission')
-  ? '--permission'
-  : '--experimental-permission';
 const IDLE_MS = 5 * 60_000;
-
-/**
- * How an interpreter's process is started: its script, Node's flags (the permission model: it may read
- * only its own file and Pyodide's; no child processes, workers or addons; a JavaScript heap cap) and
- * Pyodide's entry module. Exported for the tests that check the process's confinement.
- */
-export function pythonChildCommand(): { script: string; execArgv: string[]; pyodideEntry: string } {
-  const script = realpathSync(fileURLToPath(CHILD_URL));
-  const pyodideDir = dirname(realpathSync(createRequire(import.meta.url).resolve('pyodide')));
-  return {
-    script,
-    execArgv: [
-      PERMISSION_FLAG,
-      `--allow-fs-read=${script}`,
-      `--allow-fs-read=${pyodideDir}${sep}`,
-      '--max-old-space-size=128',
-      '--no-warnings',
-    ],
-    pyodideEntry: join(pyodideDir, 'pyodide.mjs'),
-  };
-}
+const DEFAULT_OUTPUT_CHARS = 5_000_000;
 
 export class PythonPool {
   private readonly slots: Slot[] = [];
-  private readonly waiting: Job[] = [];
+  private readonly waiting = new TenantTurns<Job>();
   private nextId = 1;
   private closed = false;
   /** Interpreters that failed to start in a row: past two, waiting runs fail instead of respawning. */
   private startFailures = 0;
+  /** dispatch() is running; a call meanwhile (a retirement it caused) asks for another pass instead. */
+  private dispatching = false;
+  private dispatchAgain = false;
+  private warned = false;
 
   constructor(private readonly options: PythonPoolOptions) {}
 
   /** Runs `program` (after the prelude) with `__input__ = input`, for `tenant`, within `timeoutMs`. */
   run(program: string, input: string, timeoutMs: number, tenant = 'default'): Promise<PythonRun> {
     if (this.closed) return Promise.reject(new PythonSandboxError('the Python sandbox is closed', 'crash'));
-    if (this.waiting.length >= (this.options.maxQueue ?? 100))
-      return Promise.reject(new PythonSandboxError('the Python sandbox is busy; try again', 'queue'));
+    const { admitted, evicted } = this.waiting.admit(
+      tenant,
+      this.options.maxQueue ?? 100,
+      this.options.maxQueuePerTenant ?? 20,
+    );
+    if (evicted) this.refuse(evicted, 'the Python sandbox is busy; try again');
+    if (!admitted)
+      return Promise.reject(
+        new PythonSandboxError(
+          this.waiting.waitingFor(tenant) >= (this.options.maxQueuePerTenant ?? 20)
+            ? "this account's Python runs already fill its queue; try again"
+            : 'the Python sandbox is busy; try again',
+          'queue',
+        ),
+      );
     return new Promise<PythonRun>((resolve, reject) => {
       const job: Job = {
         id: this.nextId++,
@@ -133,13 +149,11 @@ export class PythonPool {
         waitTimer: null,
       };
       job.waitTimer = setTimeout(() => {
-        const at = this.waiting.indexOf(job);
-        if (at < 0) return;
-        this.waiting.splice(at, 1);
-        reject(new PythonSandboxError('no Python interpreter became free in time; try again', 'queue'));
+        if (this.waiting.remove(tenant, job))
+          reject(new PythonSandboxError('no Python interpreter became free in time; try again', 'queue'));
       }, this.options.maxWaitMs ?? 120_000);
       job.waitTimer.unref();
-      this.waiting.push(job);
+      this.waiting.push(tenant, job);
       this.dispatch();
     });
   }
@@ -158,58 +172,108 @@ export class PythonPool {
     return this.slots.length;
   }
 
+  /** Runs waiting for an interpreter (for tests). */
+  get queued(): number {
+    return this.waiting.waiting;
+  }
+
+  /** Process ids of the interpreters alive (for tests: one replaced has another pid). */
+  get pids(): number[] {
+    return this.slots.map((s) => s.worker.pid ?? 0);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.waiting.splice(0)) {
-      if (job.waitTimer) clearTimeout(job.waitTimer);
-      job.reject(new PythonSandboxError('the Python sandbox is closed', 'crash'));
-    }
+    for (const job of this.waiting.drain()) this.refuse(job, 'the Python sandbox is closed', 'crash');
     await Promise.all(
       this.slots.slice().map((slot) => this.retire(slot, 'the Python sandbox is closed', 'crash')),
     );
   }
 
+  private refuse(job: Job, message: string, limit: PythonLimit = 'queue'): void {
+    if (job.waitTimer) clearTimeout(job.waitTimer);
+    job.reject(new PythonSandboxError(message, limit));
+  }
+
+  private held(tenant: string): number {
+    return this.slots.filter((s) => s.tenant === tenant && !s.gone).length;
+  }
+
+  private idleSlots(): Slot[] {
+    return this.slots.filter((s) => s.ready && !s.job && s.settling === null && !s.gone);
+  }
+
   /**
-   * Serves waiting runs in arrival order. A tenant holds at most all interpreters but one (at least one),
-   * so another tenant always finds room; one whose share is busy waits for it. A run needing a fresh
-   * interpreter gets one loading, a new one, or one in place of another tenant's idle interpreter (that
-   * tenant's runs ahead of it in the queue were served first, its later ones wait their turn).
+   * Serves waiting runs, tenants in turn. A tenant with an idle interpreter of its own runs on it; one
+   * without (and below its share: all interpreters but one) takes a fresh one, or claims one loading,
+   * or has one started, or, the pool full, has one idle interpreter of another tenant ended for a fresh
+   * one: of a tenant with nothing waiting, else of one that has held it for its turn (`turnMs`). Each
+   * start changes the turns, so the pass starts again until nothing more can start.
    */
   private dispatch(): void {
     if (this.closed) return;
+    if (this.dispatching) {
+      this.dispatchAgain = true;
+      return;
+    }
+    this.dispatching = true;
+    try {
+      do {
+        this.dispatchAgain = false;
+        while (this.pass()) {}
+      } while (this.dispatchAgain && !this.closed);
+    } finally {
+      this.dispatching = false;
+    }
+  }
+
+  /** One pass over the tenants in turn; true when a run started (the turns changed). */
+  private pass(): boolean {
     const cap = Math.max(1, this.options.workers - 1);
-    let freshWanted = 0;
-    for (const job of this.waiting.slice()) {
-      const idle = this.slots.filter((s) => s.ready && !s.job && !s.gone);
-      const own = idle.find((s) => s.tenant === job.tenant);
-      const held = this.slots.filter((s) => s.tenant === job.tenant && !s.gone).length;
-      const slot = own ?? (held < cap ? idle.find((s) => s.tenant === null) : undefined);
+    const turnMs = this.options.turnMs ?? 5_000;
+    let loading = this.slots.filter((s) => !s.ready && !s.gone).length;
+    const tenants = this.waiting.tenants();
+    for (const tenant of tenants) {
+      const idle = this.idleSlots();
+      const held = this.held(tenant);
+      const slot =
+        idle.find((s) => s.tenant === tenant) ??
+        (held < cap ? idle.find((s) => s.tenant === null) : undefined);
       if (slot) {
-        this.waiting.splice(this.waiting.indexOf(job), 1);
-        this.start(slot, job);
-        continue;
+        const next = this.waiting.take((t) => t !== tenant);
+        if (next) this.start(slot, next.item);
+        return true;
       }
       if (held >= cap) continue;
-      freshWanted++;
-      const loading = this.slots.filter((s) => !s.ready && !s.gone).length;
-      if (loading >= freshWanted) continue;
+      // This tenant may use a fresh interpreter: one loading, or one started now…
+      if (loading > 0) {
+        loading--;
+        continue;
+      }
       if (this.slots.length < this.options.workers) {
         this.spawn();
         continue;
       }
-      const other = idle.find((s) => s.tenant !== job.tenant);
-      if (other) {
-        // Started first, so that the dispatch the retirement runs counts it as loading.
+      // …or, the pool full and it holding none, one in place of another tenant's idle interpreter.
+      if (held > 0) continue;
+      const now = Date.now();
+      const victim =
+        idle.find((s) => s.tenant !== null && this.waiting.waitingFor(s.tenant) === 0) ??
+        idle.find((s) => s.tenant !== null && now - s.since >= turnMs);
+      if (victim) {
+        // Started first, so that the next pass counts it as loading (for this tenant).
         this.spawn();
-        void this.retire(other, 'replaced', 'crash');
+        void this.retire(victim, 'replaced', 'crash');
       }
     }
+    return false;
   }
 
   private start(slot: Slot, job: Job): void {
     if (job.waitTimer) clearTimeout(job.waitTimer);
     if (slot.idle) clearTimeout(slot.idle);
     slot.idle = null;
+    if (slot.tenant !== job.tenant) slot.since = Date.now();
     slot.tenant = job.tenant;
     slot.job = job;
     this.ref(slot);
@@ -223,9 +287,14 @@ export class PythonPool {
   }
 
   private spawn(): void {
-    const { script, execArgv, pyodideEntry } = pythonChildCommand();
-    const worker = fork(script, [], {
-      execArgv,
+    const { command, args, pyodideEntry, network } = pythonChildCommand();
+    if (!network.available && !this.warned) {
+      this.warned = true;
+      this.options.onWarning?.(
+        `Python interpreters run without an OS network namespace (${network.reason}); their network is cut by JavaScript only`,
+      );
+    }
+    const worker = spawn(command, args, {
       env: {},
       serialization: 'json',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
@@ -234,14 +303,16 @@ export class PythonPool {
       worker,
       ready: false,
       tenant: null,
+      since: 0,
       job: null,
+      settling: null,
       killer: null,
       idle: null,
       gone: false,
     };
     // Held while it loads (a run waits for it); unreferenced once idle.
     this.slots.push(slot);
-    worker.on('message', (reply: Reply) => this.onReply(slot, reply));
+    worker.on('message', (message: unknown) => this.onMessage(slot, message));
     worker.on(
       'error',
       (error) => void this.retire(slot, `the Python sandbox failed: ${error.message}`, 'crash'),
@@ -258,10 +329,15 @@ export class PythonPool {
     worker.send({
       init: {
         memoryBytes: this.options.memoryMb * 1024 * 1024,
+        maxOutputChars: this.maxOutputChars,
         prelude: this.options.prelude,
         pyodideUrl: pathToFileURL(pyodideEntry).href,
       },
     });
+  }
+
+  private get maxOutputChars(): number {
+    return this.options.maxOutputChars ?? DEFAULT_OUTPUT_CHARS;
   }
 
   /** An idle process does not hold the server's event loop open. */
@@ -275,12 +351,34 @@ export class PythonPool {
     (slot.worker.channel as { ref?: () => void } | undefined)?.ref?.();
   }
 
+  private onMessage(slot: Slot, message: unknown): void {
+    if (slot.gone) return;
+    const reply = readReply(message, this.maxOutputChars);
+    if (!reply) {
+      void this.retire(slot, 'the Python interpreter sent a malformed message', 'crash');
+      return;
+    }
+    this.onReply(slot, reply);
+  }
+
   private onReply(slot: Slot, reply: Reply): void {
-    if ('ready' in reply) {
+    if (reply.kind === 'ready') {
       slot.ready = true;
       this.startFailures = 0;
       this.release(slot);
       this.dispatch();
+      return;
+    }
+    if (reply.kind === 'settled') {
+      if (slot.settling !== reply.id) return;
+      if (slot.killer) clearTimeout(slot.killer);
+      slot.killer = null;
+      slot.settling = null;
+      if (reply.pending.length > 0) void this.retire(slot, 'recycled', 'crash');
+      else {
+        this.release(slot);
+        this.dispatch();
+      }
       return;
     }
     const job = slot.job;
@@ -288,11 +386,26 @@ export class PythonPool {
     if (slot.killer) clearTimeout(slot.killer);
     slot.killer = null;
     slot.job = null;
-    if (reply.ok) job.resolve({ output: reply.output, logs: reply.logs });
-    else job.reject(new PythonSandboxError(`the Python interpreter failed: ${reply.error}`, 'crash'));
-    if (!reply.ok && reply.broken) void this.retire(slot, 'broken', 'crash');
-    else this.release(slot);
-    this.dispatch();
+    if (reply.ok) job.resolve({ output: reply.output, logs: reply.logs, leftPending: reply.pending });
+    else
+      job.reject(
+        reply.oversize
+          ? new PythonSandboxError(reply.error, 'output', reply.logs)
+          : new PythonSandboxError(`the Python interpreter failed: ${reply.error}`, 'crash', reply.logs),
+      );
+    if ((!reply.ok && reply.broken) || (reply.ok && reply.pending.length > 0)) {
+      // Left something running (or broken): ended now rather than kept up to its retirement.
+      void this.retire(slot, reply.ok ? 'recycled' : 'broken', 'crash');
+      return;
+    }
+    // Free again once the child says its run left nothing scheduled (after the run's microtasks).
+    // (Still referenced meanwhile: a run waiting for this interpreter keeps the process alive.)
+    slot.settling = reply.id;
+    slot.killer = setTimeout(
+      () => void this.retire(slot, 'the interpreter stayed busy after answering', 'crash'),
+      this.options.settleMs ?? 5_000,
+    );
+    slot.killer.unref();
   }
 
   private release(slot: Slot): void {
@@ -316,10 +429,8 @@ export class PythonPool {
     if (!slot.ready && !this.closed && !['replaced', 'idle'].includes(message)) {
       // An interpreter that cannot start will not start the next time either: fail what waits.
       if (++this.startFailures >= 2) {
-        for (const waiting of this.waiting.splice(0)) {
-          if (waiting.waitTimer) clearTimeout(waiting.waitTimer);
-          waiting.reject(new PythonSandboxError(`the Python interpreter did not start: ${message}`, 'crash'));
-        }
+        for (const waiting of this.waiting.drain())
+          this.refuse(waiting, `the Python interpreter did not start: ${message}`, 'crash');
         this.startFailures = 0;
         return;
       }

@@ -112,7 +112,7 @@ export class SandboxPool {
     if (this.closed) return Promise.reject(new SandboxError('the sandbox is closed', 'crash'));
     const tenant = scope.tenant ?? 'default';
     const realm = scope.realm ?? null;
-    if (this.queue.waiting >= (this.options.maxQueue ?? 10_000) && !this.makeRoomFor(tenant))
+    if (!this.makeRoomFor(tenant))
       return Promise.reject(new SandboxError('the sandbox is busy; try again', 'queue'));
     return new Promise<string>((resolve, reject) => {
       this.queue.push(tenant, { id: this.nextId++, tenant, realm, fn, arg, timeoutMs, resolve, reject });
@@ -164,12 +164,9 @@ export class SandboxPool {
    * evaluated in parallel can) is then refused its excess, never another account its first call.
    */
   private makeRoomFor(tenant: string): boolean {
-    const own = this.queue.waitingFor(tenant);
-    const largest = this.queue.largest();
-    if (!largest || largest.waiting <= own + 1) return false;
-    const evicted = this.queue.popNewest(largest.tenant) as Call;
-    evicted.reject(new SandboxError('the sandbox is busy; try again', 'queue'));
-    return true;
+    const { admitted, evicted } = this.queue.admit(tenant, this.options.maxQueue ?? 10_000);
+    evicted?.reject(new SandboxError('the sandbox is busy; try again', 'queue'));
+    return admitted;
   }
 
   private dispatch(): void {

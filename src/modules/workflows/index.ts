@@ -213,7 +213,12 @@ export const workflowsModule: PlatformModule = {
       perTenant: config.EXPRESSION_WORKERS_PER_ACCOUNT,
       timezone: config.GENERIC_TIMEZONE,
     });
-    configurePythonSandbox({ workers: config.PYTHON_WORKERS, memoryMb: config.PYTHON_MEMORY_MB });
+    configurePythonSandbox({
+      workers: config.PYTHON_WORKERS,
+      memoryMb: config.PYTHON_MEMORY_MB,
+      queuePerAccount: config.PYTHON_QUEUE_PER_ACCOUNT,
+      onWarning: (message) => log.warn(message),
+    });
     configureUserRegex({
       workers: config.REGEX_WORKERS,
       timeoutMs: config.REGEX_TIMEOUT_MS,

@@ -1,8 +1,8 @@
 import { DateTime } from 'luxon';
-import { PythonPool, PythonSandboxError } from '../../../../core/sandbox/python-pool.js';
+import { PythonPool, type PythonRun, PythonSandboxError } from '../../../../core/sandbox/python-pool.js';
 import { defaultTimezone } from '../expression-sandbox.js';
 import { CodeError, type CodeLimits, type CodeRun, type ExpressionData, guestData } from '../expressions.js';
-import type { Item } from '../types.js';
+import { readAnswer } from './answer.js';
 import { PYTHON_PRELUDE, PYTHON_PROGRAM } from './prelude.js';
 
 /**
@@ -15,12 +15,16 @@ export interface PythonSandboxOptions {
   workers: number;
   /** Cap of one interpreter's memory (WebAssembly), in MiB. */
   memoryMb: number;
+  /** Python runs one account may have waiting for an interpreter. */
+  queuePerAccount?: number;
+  /** Told when interpreters start without an OS network namespace (the server's log). */
+  onWarning?: (message: string) => void;
 }
 
 /** Which of n8n's Python sandboxes the code was written for (`language: python` or `pythonNative`). */
 export type PythonFlavour = 'pyodide' | 'native';
 
-const DEFAULTS: PythonSandboxOptions = { workers: 2, memoryMb: 256 };
+const DEFAULTS: PythonSandboxOptions = { workers: 2, memoryMb: 256, queuePerAccount: 20 };
 /** Largest answer (items as JSON) a run may return, as for the JavaScript Code node. */
 const MAX_OUTPUT_CHARS = 5_000_000;
 
@@ -29,7 +33,12 @@ let shared: PythonPool | undefined;
 
 /** Sets the sizes from configuration; a running pool with other sizes is retired. */
 export function configurePythonSandbox(next: PythonSandboxOptions): void {
-  if (shared && (next.workers !== options.workers || next.memoryMb !== options.memoryMb)) {
+  if (
+    shared &&
+    (next.workers !== options.workers ||
+      next.memoryMb !== options.memoryMb ||
+      next.queuePerAccount !== options.queuePerAccount)
+  ) {
     void shared.close();
     shared = undefined;
   }
@@ -37,7 +46,15 @@ export function configurePythonSandbox(next: PythonSandboxOptions): void {
 }
 
 export function pythonSandbox(): PythonPool {
-  if (!shared || shared.isClosed) shared = new PythonPool({ ...options, prelude: PYTHON_PRELUDE });
+  if (!shared || shared.isClosed)
+    shared = new PythonPool({
+      workers: options.workers,
+      memoryMb: options.memoryMb,
+      maxQueuePerTenant: options.queuePerAccount,
+      maxOutputChars: MAX_OUTPUT_CHARS,
+      onWarning: options.onWarning,
+      prelude: PYTHON_PRELUDE,
+    });
   return shared;
 }
 
@@ -47,8 +64,6 @@ export async function closePythonSandbox(): Promise<void> {
   shared = undefined;
   await pool?.close();
 }
-
-type Answer = { ok: true; items: Item[] } | { ok: false; message: string; itemIndex?: number };
 
 /** Runs a Code node's Python over its input items; throws CodeError as the JavaScript runner does. */
 export async function runPython(
@@ -70,27 +85,37 @@ export async function runPython(
     flavour,
     data: { ...base, now: now.toISO(), today: now.startOf('day').toISO() },
   });
-  let output: string | null;
-  let logs: CodeRun['logs'];
+  let run: PythonRun;
   try {
-    ({ output, logs } = await pythonSandbox().run(PYTHON_PROGRAM, request, limits.timeoutMs, tenant));
+    run = await pythonSandbox().run(PYTHON_PROGRAM, request, limits.timeoutMs, tenant);
   } catch (err) {
-    const message =
-      err instanceof PythonSandboxError && err.limit === 'time'
-        ? `Python code took longer than ${limits.timeoutMs} ms (CODE_NODE_TIMEOUT_MS); it was stopped`
-        : err instanceof Error
-          ? err.message
-          : String(err);
-    throw new CodeError(message, [], undefined);
-  }
-  if (output === null) throw new CodeError('The Python code gave no answer', logs, undefined);
-  if (output.length > MAX_OUTPUT_CHARS)
     throw new CodeError(
-      `The Python code returned more than ${MAX_OUTPUT_CHARS} characters of items`,
-      logs,
+      failureOf(err, limits.timeoutMs),
+      err instanceof PythonSandboxError ? err.logs : [],
       undefined,
     );
-  const answer = JSON.parse(output) as Answer;
-  if (!answer.ok) throw new CodeError(answer.message, logs, answer.itemIndex);
-  return { items: answer.items, logs };
+  }
+  const logs: CodeRun['logs'] = run.logs;
+  if (run.leftPending.length > 0)
+    logs.push({
+      level: 'warn',
+      message:
+        'The Python code left work scheduled (an asyncio task, a callback); it does not run: its interpreter was replaced',
+    });
+  if (run.output === null) throw new CodeError('The Python code gave no answer', logs, undefined);
+  return { items: readAnswer(run.output, logs, data.input?.length ?? 0), logs };
+}
+
+function failureOf(err: unknown, timeoutMs: number): string {
+  if (!(err instanceof PythonSandboxError)) return err instanceof Error ? err.message : String(err);
+  switch (err.limit) {
+    case 'time':
+      return `Python code took longer than ${timeoutMs} ms (CODE_NODE_TIMEOUT_MS); it was stopped`;
+    case 'output':
+      return `The Python code returned more than ${MAX_OUTPUT_CHARS} characters of items`;
+    case 'queue':
+      return `${err.message} (PYTHON_WORKERS interpreters, PYTHON_QUEUE_PER_ACCOUNT waiting runs per account)`;
+    default:
+      return err.message;
+  }
 }

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loopbackListeners } from '../../../../../../test/helpers/loopback-listeners.js';
 import { checkParameters } from '../../../engine/parameters.js';
 import { closePythonSandbox, configurePythonSandbox } from '../../../engine/python/run-python.js';
 import { ctx, jsonOf, testDeps, workflow } from '../../../engine/testing.js';
@@ -301,17 +301,14 @@ describe('n8n Code node (Python)', () => {
     expect(jsonOf(out.state, 'Code')[0]).toMatchObject({ escaped: null });
   });
 
-  it("Pyodide's leftover JavaScript objects, found through gc, reach neither the host's files nor the network", async () => {
+  it("Pyodide's leftover JavaScript objects, found through gc, reach neither the host's files, the network nor a name server", async () => {
     // The security review's route: JsProxy objects left in Pyodide's internals, reached through `gc`,
     // lead to Pyodide's loadBinaryFile (Node's fs, fetch) and useNodeSockFS (node:net). The process they
-    // live in may read only Pyodide's files and has no sockets.
-    let connections = 0;
-    const server = createServer((socket) => {
-      connections++;
-      socket.destroy();
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as AddressInfo).port;
+    // live in may read only Pyodide's files, has no sockets and no name resolution, and (on Linux) sits in
+    // a network namespace of its own. Python's own routes are tried too: a socket, a datagram to a name
+    // server, name resolution.
+    const net = await loopbackListeners();
+    const port = net.tcpPort;
     try {
       const out = await run(
         [
@@ -341,17 +338,28 @@ describe('n8n Code node (Python)', () => {
           '    except BaseException:',
           '      pass',
           'import socket',
-          'try:',
-          `  socket.create_connection(("127.0.0.1", ${port}), timeout=1)`,
-          'except BaseException:',
-          '  pass',
-          'return {"read": read, "found": len(found)}',
+          'tries = {}',
+          'def attempt(name, f):',
+          '  try:',
+          '    tries[name] = repr(f())[:60]',
+          '  except BaseException as e:',
+          '    tries[name] = "refused: " + type(e).__name__',
+          `attempt("tcp", lambda: socket.create_connection(("127.0.0.1", ${port}), timeout=1))`,
+          `attempt("udp", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"\\x00\\x01", ("127.0.0.1", ${net.dnsPort})))`,
+          'attempt("gethostbyname", lambda: socket.gethostbyname("localhost"))',
+          `attempt("resolved", lambda: socket.create_connection(socket.getaddrinfo("localhost", ${port})[0][4], timeout=1))`,
+          'return {"read": read, "found": len(found), "tries": tries}',
         ].join('\n'),
       );
       expect(JSON.stringify(out.state.runData.Code?.[0] ?? out.state.error)).not.toMatch(/root:/);
-      expect(connections).toBe(0);
+      const [{ tries }] = jsonOf(out.state, 'Code') as [{ tries: Record<string, string> }];
+      expect(tries.tcp).toMatch(/^refused/);
+      expect(tries.resolved).toMatch(/^refused/);
+      // Emscripten's resolver answers made-up addresses (172.29.x.x) and asks no name server.
+      expect(tries.gethostbyname).not.toMatch(/127\.0\.0\.1/);
+      expect(net.seen()).toEqual({ connections: 0, datagrams: 0 });
     } finally {
-      server.close();
+      await net.close();
     }
   }, 60_000);
 
@@ -387,6 +395,83 @@ describe('n8n Code node (Python)', () => {
     const next = await run('return {"ok": True}');
     expect(jsonOf(next.state, 'Code')).toEqual([{ ok: true }]);
   }, 60_000);
+
+  it('a run that leaves work scheduled (an asyncio callback) answers, says so, and its interpreter is replaced', async () => {
+    const out = await run(
+      'import asyncio\nasyncio.get_event_loop().call_later(30, print, "late")\nreturn {"answered": True}',
+    );
+    expect(out.state.error).toBeNull();
+    expect(jsonOf(out.state, 'Code')).toEqual([{ answered: true }]);
+    expect(out.state.runData.Code?.[0]?.logs).toEqual([
+      { level: 'warn', message: expect.stringMatching(/left work scheduled.*interpreter was replaced/) },
+    ]);
+    const next = await run('return {"ok": True}');
+    expect(jsonOf(next.state, 'Code')).toEqual([{ ok: true }]);
+    // A thread cannot be started to outlive the run either.
+    const thread = await run('import threading\nthreading.Thread(target=print).start()\nreturn {}');
+    expect(thread.state.error?.message).toMatch(/RuntimeError: can't start new thread/);
+  }, 180_000);
+
+  // User code shares the interpreter with the code that writes the answer, so it can forge the answer
+  // (here by replacing json.dumps, which the answer is written with): the host reads it as untrusted.
+  const forged = engineFor('acct_forger');
+  const forge = (text: string) =>
+    run(`import json\njson.dumps = lambda *a, **k: ${text}\nreturn {}`, undefined, forged);
+  it.each([
+    ['text that is not JSON', '"[1, 2"', /answer could not be read: it is not JSON/],
+    ['no answer at all (not text)', '42', /gave no answer/],
+    ['a list, not an answer', '"[1]"', /it is not an answer/],
+    ['items that are not a list', '\'{"ok": true, "items": "x"}\'', /it has no list of items/],
+    ['an item without json', '\'{"ok": true, "items": [{"nojson": 1}]}\'', /item 0 has no 'json' dictionary/],
+    ['json that is a list', '\'{"ok": true, "items": [{"json": [1]}]}\'', /item 0 has no 'json' dictionary/],
+    [
+      'a malformed binary entry',
+      '\'{"ok": true, "items": [{"json": {}, "binary": {"f": {"data": 1}}}]}\'',
+      /item 0\.binary\.f needs 'data' and 'mimeType' strings/,
+    ],
+    [
+      'a pairing past the input',
+      '\'{"ok": true, "items": [{"json": {}, "pairedItem": {"item": 99}}]}\'',
+      /item 0\.pairedItem points past the input items/,
+    ],
+    ['an error without a message', '\'{"ok": false}\'', /its error has no message/],
+    [
+      'items nested 200 deep',
+      "'{\"ok\": true, \"items\": [{\"json\": ' + '{\"a\": ' * 200 + '1' + '}' * 200 + '}]}'",
+      /nest deeper than 128 levels/,
+    ],
+  ])(
+    'a forged answer (%s) fails the node with a clear message',
+    async (_what, text, message) => {
+      const out = await forge(text);
+      expect(out.status).toBe('error');
+      expect(out.state.error).toMatchObject({ message: expect.stringMatching(message), node: 'Code' });
+    },
+    180_000,
+  );
+
+  it('a forged answer keeps only what an item holds; an error names an item only within the input', async () => {
+    const extra = await forge(
+      '\'{"ok": true, "items": [{"json": {"a": 1}, "evil": 2, "pairedItem": {"item": 1}}]}\'',
+    );
+    expect(extra.state.error).toBeNull();
+    const [item] = extra.state.runData.Code?.[0]?.output[0] ?? [];
+    expect(item?.json).toEqual({ a: 1 });
+    expect(Object.keys(item ?? {})).not.toContain('evil');
+    const far = await run(
+      'import json\njson.dumps = lambda *a, **k: \'{"ok": false, "message": "boom", "itemIndex": 1000}\'\nreturn {}',
+      'runOnceForEachItem',
+      forged,
+    );
+    expect(far.state.error?.message).toBe('boom');
+    // A json.dumps that raises even for the error answer: the interpreter fails, a node error says so.
+    const raising = await run(
+      'import json\ndef boom(*a, **k):\n  raise SystemExit(3)\njson.dumps = boom\nreturn {}',
+      undefined,
+      forged,
+    );
+    expect(raising.state.error?.message).toMatch(/the Python interpreter failed/);
+  }, 180_000);
 
   it('accepts python and pythonNative at save time, and still refuses unknown parameters', () => {
     const codeType = defaultNodeRegistry.get('n8n-nodes-base.code', 2);
