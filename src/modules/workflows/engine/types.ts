@@ -485,6 +485,11 @@ export interface WebhookNodeInfo {
   /** n8n's Webhook `ignoreBots`: a bot's user agent gets 403 before authentication, as in n8n. */
   ignoreBots?: boolean;
   /**
+   * n8n's Webhook CORS (`options.allowedOrigins`, default `*`): a call with an Origin gets the CORS
+   * headers when its origin is allowed, and the path answers a browser's preflight (webhooks/cors.ts).
+   */
+  cors?: { allowedOrigins: string; methods: WebhookHttpMethod[] };
+  /**
    * n8n's Webhook response options: headers on its answers (`responseHeaders`), the body of an
    * `onReceived` answer (`responseData`), and for `lastNode` + `firstEntryJson` the content type and
    * the one property answered (`responseContentType`, `responsePropertyName`).
