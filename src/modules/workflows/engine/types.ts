@@ -244,6 +244,11 @@ export interface EngineDeps {
   /** Runs another workflow of the account for an Execute Workflow node (sub-workflow.ts). */
   subWorkflow?: (call: {
     workflowId: string;
+    /**
+     * n8n's `source: 'parameter'`: the callee given as workflow JSON in the node (text or object),
+     * validated like a saved workflow and run as one of the caller's account; `workflowId` is unused.
+     */
+    workflowJson?: unknown;
     items: Item[];
     wait: boolean;
     parentExecutionId: string;
