@@ -125,10 +125,13 @@ const FormTriggerParameters = Type.Object(
   { additionalProperties: false },
 );
 
-/** v1 (n8n 1.x's first Form Trigger): a required path, no authentication, its page under `/webhook/`. */
+/**
+ * v1 (n8n 1.x's first Form Trigger): no authentication, its page under `/webhook/`. Without a path
+ * (exports carry none) n8n serves it at the node's webhook id (a full-path webhook's `path || webhookId`).
+ */
 const FormTriggerV1Parameters = Type.Object(
   {
-    path: PATH,
+    path: Type.Optional(PATH),
     formTitle: Type.String({ default: '', maxLength: 500 }),
     formDescription: Type.String({ default: '', maxLength: 10_000 }),
     formFields: FormFieldsParameter,
@@ -293,7 +296,9 @@ function parseFormTrigger(node: WorkflowNode): WebhookNodeInfo[] {
   const version = node.typeVersion ?? 1;
   const v1 = version < 2;
   const p = withDefaults(v1 ? FormTriggerV1Parameters : FormTriggerParameters, node.parameters) as Params;
-  const base = trimSlashes(v1 ? (p.path ?? '') : (p.options.path ?? p.path ?? node.webhookId ?? node.id));
+  const base = trimSlashes(
+    v1 ? p.path || node.webhookId || node.id : (p.options.path ?? p.path ?? node.webhookId ?? node.id),
+  );
   const path = v1 ? `${base}/${V1_FORM_SUFFIX}` : base;
   // Form fields are few and short: a submission is bounded well below a webhook's default (uploads of
   // a file field are bounded apart, by FORM_UPLOAD_MAX_BYTES, where the body is read).
