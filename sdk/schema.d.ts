@@ -2626,8 +2626,8 @@ export interface paths {
      */
     delete: operations['deleteWebhookByPath'];
     /**
-     * CORS preflight of a public Chat Trigger's messages
-     * @description CORS preflight of a public Chat Trigger's messages
+     * CORS preflight of an n8n Webhook's or a public Chat Trigger's path
+     * @description CORS preflight of an n8n Webhook's or a public Chat Trigger's path
      *
      *     Public: no platform credential.
      */
@@ -2684,8 +2684,8 @@ export interface paths {
      */
     delete: operations['deleteWebhookTestByPath'];
     /**
-     * CORS preflight of a public Chat Trigger's messages
-     * @description CORS preflight of a public Chat Trigger's messages
+     * CORS preflight of an n8n Webhook's or a public Chat Trigger's path
+     * @description CORS preflight of an n8n Webhook's or a public Chat Trigger's path
      *
      *     Public: no platform credential.
      */
@@ -17626,7 +17626,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The chat's path ({webhookId}/chat) */
+        /** @description The webhook's path, or the chat's ({webhookId}/chat) */
         path: string;
       };
       cookie?: never;
@@ -17847,7 +17847,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The chat's path ({webhookId}/chat) */
+        /** @description The webhook's path, or the chat's ({webhookId}/chat) */
         path: string;
       };
       cookie?: never;

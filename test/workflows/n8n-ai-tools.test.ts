@@ -198,6 +198,51 @@ describe.each(await testDialects())('AI tools through the platform on %s', (dial
     expect(JSON.parse(toolResult(2)?.content ?? '[]')).toEqual([{ response: 'Sunny in Lyon' }]);
   });
 
+  it("Call n8n Workflow tool v1.1 with source 'parameter': the workflow given as JSON runs as the sub-workflow", async () => {
+    // As templates ship it: text, no name, a Manual Trigger named "Execute workflow" as its start.
+    const workflowJson = JSON.stringify({
+      nodes: [
+        {
+          id: 'm',
+          name: 'Execute workflow',
+          type: 'n8n-nodes-base.manualTrigger',
+          typeVersion: 1,
+          position: [0, 0],
+          parameters: {},
+        },
+        {
+          id: 's',
+          name: 'Set',
+          type: 'n8n-nodes-base.set',
+          typeVersion: 3.4,
+          position: [200, 0],
+          parameters: {
+            assignments: {
+              assignments: [
+                { id: 'a', name: 'response', value: "={{ 'Domain: ' + $json.query }}", type: 'string' },
+              ],
+            },
+            options: {},
+          },
+        },
+      ],
+      connections: { 'Execute workflow': { main: [[{ node: 'Set', type: 'main', index: 0 }]] } },
+      pinData: {},
+    });
+    openai.queue(
+      toolCalls([{ id: 'c1', name: 'domain', arguments: JSON.stringify({ query: 'example.org' }) }]),
+      completion('Done.'),
+    );
+    const e = await runAgent({
+      name: 'domain',
+      type: `${LC}.toolWorkflow`,
+      typeVersion: 1.1,
+      parameters: { name: 'domain', description: 'Looks a domain up', source: 'parameter', workflowJson },
+    });
+    expect(e.data.resultData.error ?? null).toBeNull();
+    expect(toolResult(1)).toEqual({ role: 'tool', tool_call_id: 'c1', content: 'Domain: example.org' });
+  });
+
   it("n8n's own Get Weather sub-workflow (imported unmodified) answers the Workflow tool", async () => {
     const sub = await createWorkflow(
       p,

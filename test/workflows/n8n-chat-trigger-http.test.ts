@@ -94,7 +94,12 @@ describe(`Chat Trigger over HTTP, platform on ${dialect}`, () => {
     await activeChat(
       chatWorkflow('chat-hosted', 'Echo', {
         initialMessages: 'Hello <b>there</b>\nAsk me anything',
-        options: { title: 'Help </title><script>alert(1)</script>', inputFieldPlaceholder: 'Type…' },
+        options: {
+          title: 'Help </title><script>alert(1)</script>',
+          inputFieldPlaceholder: 'Type…',
+          // n8n v1.1's name for it (templates carry it): it wins over the older one.
+          inputPlaceholder: 'Ask <me>',
+        },
       }),
     );
     const res = await send('chat-hosted', 'hi');
@@ -113,6 +118,7 @@ describe(`Chat Trigger over HTTP, platform on ${dialect}`, () => {
     // The author's texts are text: escaped in the page, inert JSON for the script.
     expect(html).not.toContain('<script>alert(1)</script>');
     expect(html).toContain('Help &lt;/title&gt;&lt;script&gt;');
+    expect(html).toContain('placeholder="Ask &lt;me&gt;"');
     expect(html).toContain('"Hello \\u003cb>there\\u003c/b>","Ask me anything"');
     const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
     const scripts = [...html.matchAll(/<script([^>]*)>/g)].map((m) => m[1]);

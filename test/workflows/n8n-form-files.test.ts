@@ -285,6 +285,17 @@ describe.each(await testDialects())('n8n form file fields on %s', (dialect) => {
     expect((await fetch(`${base}/form/legacy`)).status).toBe(404);
   });
 
+  it('serves a Form Trigger v1 without a path at its webhook id, as n8n does (exports carry none)', async () => {
+    const body = uploadForm('unused', 1) as { nodes: Array<Record<string, unknown>> };
+    const trigger = body.nodes[0] as { parameters: Record<string, unknown>; webhookId?: string };
+    delete trigger.parameters.path;
+    trigger.webhookId = 'f0a1b2c3-0000-4000-8000-00000000v1id';
+    await activate(p, await createWorkflow(p, body));
+    const page = await fetch(`${base}/webhook/f0a1b2c3-0000-4000-8000-00000000v1id/n8n-form`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Apply');
+  });
+
   it('takes files on an n8n Form page (v2.5, fields keyed by fieldName), resuming with them as binary', async () => {
     const start = new FormData();
     start.append('field-0', 'Gus');

@@ -158,12 +158,12 @@ describe.each(await testDialects())('an n8n export through its webhook on %s', (
 
   it('refuses what it cannot honour, naming node, parameter and version', async () => {
     const body = n8nExport('n8n-refused', 'shop header');
-    (body.nodes[0] as { parameters: Record<string, unknown> }).parameters.options = { allowedOrigins: '*' };
+    (body.nodes[0] as { parameters: Record<string, unknown> }).parameters.options = { corsMaxAge: 5 };
     (body.nodes[2] as { typeVersion: number }).typeVersion = 9;
     const res = await p.request({ method: 'POST', url: '/api/v1/workflows', payload: body });
     expect(res.statusCode).toBe(400);
     const problems = JSON.stringify(res.json());
-    expect(problems).toContain('nodes[0].parameters.options.allowedOrigins');
+    expect(problems).toContain('nodes[0].parameters.options.corsMaxAge');
     expect(problems).toContain("n8n-nodes-base.webhook v2 (node 'Webhook')");
     expect(problems).toMatch(/n8n-nodes-base\.code' has no version 9 here \(supported: 1, 2\)/);
   });
@@ -266,5 +266,115 @@ describe.each(await testDialects())('an n8n export through its webhook on %s', (
     const problems = JSON.stringify(res.json());
     expect(problems).toContain('parameters.options.responseData');
     expect(problems).toContain("'Content-Length' is not a header the webhook may set");
+  });
+
+  it("serves n8n's CORS: allowedOrigins (default *), the preflight with the node's methods, no headers for other origins", async () => {
+    const hook = (path: string, parameters: Record<string, unknown>) => ({
+      name: `n8n ${path}`,
+      nodes: [
+        {
+          id: `wh-${path}`,
+          name: 'Webhook',
+          type: 'n8n-nodes-base.webhook',
+          typeVersion: 2,
+          position: [0, 0],
+          parameters: { path, responseMode: 'onReceived', ...parameters },
+        },
+      ],
+      connections: {},
+    });
+    const call = (method: 'GET' | 'POST' | 'OPTIONS', path: string, headers: Record<string, string>) =>
+      p.request({ method, url: `/webhook/${path}`, key: null, headers });
+
+    // Default `*`: any page's origin is echoed; no Origin, no CORS headers (as n8n).
+    await activate(p, await createWorkflow(p, hook('n8n-cors-any', { httpMethod: 'POST', options: {} })));
+    const any = await call('POST', 'n8n-cors-any', { origin: 'https://shop.example' });
+    expect(any.statusCode).toBe(200);
+    expect(any.headers['access-control-allow-origin']).toBe('https://shop.example');
+    expect(any.headers['access-control-allow-methods']).toBe('OPTIONS, POST');
+    expect(any.headers['access-control-allow-credentials']).toBeUndefined();
+    expect((await call('POST', 'n8n-cors-any', {})).headers['access-control-allow-origin']).toBeUndefined();
+
+    // A list (n8n's comma-separated text, blanks around names), several methods as a list.
+    await activate(
+      p,
+      await createWorkflow(
+        p,
+        hook('n8n-cors-list', {
+          multipleMethods: true,
+          httpMethod: ['GET', 'POST'],
+          options: { allowedOrigins: 'http://localhost:5176,https://a.example, https://b.example' },
+        }),
+      ),
+    );
+    const preflight = await call('OPTIONS', 'n8n-cors-list', {
+      origin: 'https://b.example',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type, x-api-key',
+    });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('https://b.example');
+    expect(preflight.headers['access-control-allow-methods']).toBe('OPTIONS, GET, POST');
+    expect(preflight.headers['access-control-allow-headers']).toBe('content-type, x-api-key');
+    expect(preflight.headers['access-control-max-age']).toBe('300');
+    const listed = await call('GET', 'n8n-cors-list', { origin: 'http://localhost:5176' });
+    expect(listed.headers['access-control-allow-origin']).toBe('http://localhost:5176');
+    // Another origin: the call itself is served (CORS is the browser's rule), without CORS headers.
+    const other = await call('GET', 'n8n-cors-list', { origin: 'https://evil.example' });
+    expect(other.statusCode).toBe(200);
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    const refused = await call('OPTIONS', 'n8n-cors-list', {
+      origin: 'https://evil.example',
+      'access-control-request-method': 'GET',
+    });
+    expect(refused.statusCode).toBe(204);
+    expect(refused.headers['access-control-allow-origin']).toBeUndefined();
+    // A preflight for a method the webhook does not take, or on no webhook: the platform's errors.
+    const wrongMethod = await call('OPTIONS', 'n8n-cors-any', {
+      origin: 'https://shop.example',
+      'access-control-request-method': 'DELETE',
+    });
+    expect(wrongMethod.statusCode).toBe(405);
+    expect(wrongMethod.json()).toMatchObject({ error: true });
+    const nowhere = await call('OPTIONS', 'n8n-cors-nowhere', {
+      origin: 'https://shop.example',
+      'access-control-request-method': 'POST',
+    });
+    expect(nowhere.statusCode).toBe(404);
+    expect(nowhere.json()).toMatchObject({ error: true, code: 'WEBHOOK_NOT_FOUND' });
+
+    // Fixed at save: an expression has nothing to read when the webhook answers.
+    const bad = hook('n8n-cors-bad', { httpMethod: 'POST', options: { allowedOrigins: '={{ $json.x }}' } });
+    const res = await p.request({ method: 'POST', url: '/api/v1/workflows', payload: bad });
+    expect(res.statusCode).toBe(400);
+    expect(JSON.stringify(res.json())).toContain('parameters.options.allowedOrigins');
+  });
+
+  it('registers every method of a list even with multipleMethods false, as n8n does with such exports', async () => {
+    const body = {
+      name: 'n8n list methods',
+      nodes: [
+        {
+          id: 'wh-list',
+          name: 'Webhook',
+          type: 'n8n-nodes-base.webhook',
+          typeVersion: 2,
+          position: [0, 0],
+          parameters: {
+            path: 'n8n-list-methods',
+            httpMethod: ['GET', 'PUT'],
+            multipleMethods: false,
+            options: {},
+          },
+        },
+      ],
+      connections: {},
+    };
+    await activate(p, await createWorkflow(p, body));
+    for (const method of ['GET', 'PUT'] as const)
+      expect((await p.request({ method, url: '/webhook/n8n-list-methods', key: null })).statusCode).toBe(200);
+    expect(
+      (await p.request({ method: 'POST', url: '/webhook/n8n-list-methods', key: null })).statusCode,
+    ).toBe(405);
   });
 });

@@ -196,13 +196,44 @@ describe.each(await testDialects())('Schedule Trigger on %s', (dialect) => {
     expect(runs.map((r) => r.mode).sort()).toEqual(['trigger', 'webhook']);
   });
 
+  it('evaluates expressions of a rule at activation, as n8n does; a null minute is unset; bad values refuse it', async () => {
+    p.clock.set('2026-06-01T00:00:00Z');
+    // A template's way to spread its minute: evaluated once, when the workflow is activated.
+    const id = await createWorkflow(
+      p,
+      scheduled([
+        {
+          field: 'hours',
+          hoursInterval: '={{ 1 + 1 }}',
+          triggerAtMinute: '={{ Math.floor(Math.random() * 60) }}',
+        },
+        { field: 'days', triggerAtHour: 20, triggerAtMinute: null },
+      ]),
+    );
+    await activate(p, id);
+    const [hourly, daily] = await dueOf(id);
+    expect(hourly).toMatch(/^2026-06-01T(00|02):[0-5]\d:00\.000Z$/);
+    expect(daily).toBe('2026-06-01T20:00:00.000Z');
+
+    // Out of range once evaluated: the activation is refused with a 400 naming the field.
+    const bad = await createWorkflow(p, scheduled([{ field: 'hours', triggerAtMinute: '={{ 75 }}' }]));
+    const res = await p.request({ method: 'POST', url: `/api/v1/workflows/${bad}/activate` });
+    expect(res.statusCode).toBe(400);
+    expect(JSON.stringify(res.json())).toContain('interval[0].triggerAtMinute');
+    expect(await dueOf(bad)).toEqual([]);
+    const broken = await createWorkflow(p, scheduled([{ field: 'hours', triggerAtMinute: '={{ nope( }}' }]));
+    const failed = await p.request({ method: 'POST', url: `/api/v1/workflows/${broken}/activate` });
+    expect(failed.statusCode).toBe(400);
+    expect(failed.json()).toMatchObject({ error: true, code: 'VALIDATION_ERROR' });
+  });
+
   it('refuses rules it cannot schedule, naming the rule', async () => {
     const cases: Array<[unknown[], string]> = [
       [[{ field: 'cronExpression', expression: 'every day' }], 'interval[0].expression'],
       [[{ field: 'cronExpression' }], 'interval[0].expression'],
       [[{ field: 'minutes', minutesInterval: 0 }], 'interval[0].minutesInterval'],
       [[{ field: 'days' }, { field: 'fortnights' }], 'interval[1].field'],
-      [[{ field: 'hours', hoursInterval: '={{ 2 }}' }], 'must be fixed'],
+      [[{ field: '={{ "hours" }}', hoursInterval: 2 }], 'must be fixed'],
       [[{ field: 'weeks', triggerAtDay: [7] }], 'interval[0].triggerAtDay'],
       [[{ field: 'days', atNoon: true }], 'interval[0].atNoon'],
     ];

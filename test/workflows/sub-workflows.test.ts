@@ -202,11 +202,78 @@ describe.each(await testDialects())('sub-workflows (Execute Workflow) on %s', (d
     expect(res.json().message).toContain('nest deeper than 3 calls');
   });
 
-  it('refuses sources other than the database, and a missing id, at save', async () => {
+  it("runs a workflow given as JSON in the node (source 'parameter'), checked as a saved one", async () => {
+    // As n8n exports it: text, no name, a Manual Trigger as its start (n8n starts there too).
+    const inline = JSON.stringify({
+      nodes: [
+        node('Execute workflow', 'manualTrigger', {}),
+        node(
+          'Triple',
+          'code',
+          { jsCode: 'return $input.all().map((i) => ({ json: { tripled: i.json.n * 3 } }));' },
+          2,
+        ),
+      ],
+      connections: chain('Execute workflow', 'Triple'),
+    });
+    const call = await hook('sub-inline', { source: 'parameter', workflowJson: inline });
+    const res = await call([{ n: 1 }, { n: 5 }]);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual([{ tripled: 3 }, { tripled: 15 }]);
+
+    // Checked when called, as a save would be: an unknown node type fails the calling node, naming it.
+    const bad = JSON.stringify({
+      nodes: [node('Start', 'executeWorkflowTrigger', {}), node('X', 'noSuchNode', {})],
+      connections: chain('Start', 'X'),
+    });
+    const failing = await hook('sub-inline-bad', { source: 'parameter', workflowJson: bad });
+    const refused = await failing([{ n: 1 }]);
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().message).toContain('The workflow given as JSON is not valid');
+
+    // Only the account's own credentials: another account's credential id is refused.
+    const foreignCredential = (
+      await p.request({
+        method: 'POST',
+        url: '/api/v1/credentials',
+        key: await otherAccountKey(p),
+        payload: { name: 'theirs', type: 'httpHeaderAuth', data: { name: 'X-Key', value: 'secret' } },
+      })
+    ).json().id as string;
+    const borrowing = JSON.stringify({
+      nodes: [
+        node('Start', 'executeWorkflowTrigger', {}),
+        {
+          ...node(
+            'Fetch',
+            'httpRequest',
+            {
+              url: 'http://127.0.0.1:9/never',
+              authentication: 'genericCredentialType',
+              genericAuthType: 'httpHeaderAuth',
+              options: {},
+            },
+            4.2,
+          ),
+          credentials: { httpHeaderAuth: { id: foreignCredential, name: 'theirs' } },
+        },
+      ],
+      connections: chain('Start', 'Fetch'),
+    });
+    const borrower = await hook('sub-inline-borrow', { source: 'parameter', workflowJson: borrowing });
+    const denied = await borrower([{ n: 1 }]);
+    expect(denied.statusCode).toBe(422);
+    expect(denied.json().message).toMatch(/credential/i);
+    expect(denied.json().message).not.toContain('secret');
+  });
+
+  it('refuses sources that read files or URLs, and JSON that can never run, at save; a missing id fails the run', async () => {
     for (const [call, message] of [
       [{ source: 'url', workflowUrl: 'https://example.com/wf.json' }, 'parameters.workflowUrl'],
-      [{ source: 'parameter' }, "'parameter' is not supported here"],
-      [{}, 'parameters.workflowId'],
+      [{ source: 'localFile' }, "'localFile' is not supported here"],
+      [{ source: 'parameter' }, "is required with source 'parameter'"],
+      [{ source: 'parameter', workflowJson: '{ not json' }, 'is not valid JSON'],
+      [{ source: 'parameter', workflowJson: '{"connections":{}}' }, 'must be a workflow'],
     ] as const) {
       const res = await p.request({
         method: 'POST',
@@ -216,6 +283,11 @@ describe.each(await testDialects())('sub-workflows (Execute Workflow) on %s', (d
       expect(res.statusCode, JSON.stringify(call)).toBe(400);
       expect(JSON.stringify(res.json()), JSON.stringify(call)).toContain(message);
     }
+    // n8n imports a node whose workflow is not chosen yet; running it fails that node.
+    const unset = await hook('sub-unset', {});
+    const res = await unset([{ n: 1 }]);
+    expect(res.statusCode).toBe(422);
+    expect(res.json().message).toContain('The workflow to call has no id');
   });
 });
 

@@ -493,10 +493,32 @@ describe.each(await testDialects())('webhooks on %s', (dialect) => {
     it('a wait for its resume URL leaves the execution waiting until the URL is called', async () => {
       const body = flow('waiter', [
         { name: 'Webhook', type: 'webhook', parameters: { path: 'waiter', responseMode: 'onReceived' } },
-        { name: 'Wait', type: 'wait', parameters: { resume: 'webhook' } },
+        // n8n's resume webhook method and answer, as its exports carry them.
+        {
+          name: 'Wait',
+          type: 'wait',
+          parameters: { resume: 'webhook', httpMethod: 'POST', responseMode: 'onReceived' },
+        },
         { name: 'Set', type: 'set', parameters: { values: { resumedWith: '={{ $json.body.answer }}' } } },
       ]);
       await activate(p, await createWorkflow(p, body));
+      // Another method, or an answer after the run, is refused at save naming the parameter.
+      for (const [parameters, path] of [
+        [{ resume: 'webhook', httpMethod: 'GET' }, 'parameters.httpMethod'],
+        [{ resume: 'webhook', httpMethod: 'POST', responseMode: 'lastNode' }, 'parameters.responseMode'],
+      ] as const) {
+        const refused = flow('waiter-refused', [
+          {
+            name: 'Webhook',
+            type: 'webhook',
+            parameters: { path: 'waiter-refused', responseMode: 'onReceived' },
+          },
+          { name: 'Wait', type: 'wait', parameters },
+        ]);
+        const res = await p.request({ method: 'POST', url: '/api/v1/workflows', payload: refused });
+        expect(res.statusCode).toBe(400);
+        expect(JSON.stringify(res.json())).toContain(path);
+      }
       const { executionId } = (await hook({}, '/webhook/waiter')).json() as { executionId: string };
       const waiting = await settled(p, executionId);
       expect(waiting.status).toBe('waiting');

@@ -292,6 +292,8 @@ export const workflowsModule: PlatformModule = {
     const { runner, waiters } = executions;
     const scheduler = new Scheduler({
       store: new ScheduleStore(ctx.db),
+      evaluate: (accountId, def, expression) =>
+        executions.engineFor(accountId).evaluateExpression(def, expression, {}),
       maxRulesPerAccount: config.WORKFLOW_MAX_SCHEDULES,
       workflows: workflowStore,
       runner,

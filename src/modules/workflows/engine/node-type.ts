@@ -1,4 +1,4 @@
-import type { Static, TSchema } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import type { CodeRun } from './expressions.js';
 import type {
   AiConnectionType,
@@ -248,7 +248,38 @@ export function inputCount(nodeType: NodeType, parameters: Record<string, unknow
 
 /** Declares a node type, keeping its parameter type for `execute` and erasing it for the registry. */
 export function defineNode<S extends TSchema>(node: NodeType<S>): NodeType {
-  return node as unknown as NodeType;
+  return withNodeSettings(node) as unknown as NodeType;
+}
+
+/**
+ * n8n's "Request Options" node setting (`requestOptions`: batching, proxy, timeout of its declarative
+ * nodes). n8n exports it, empty, on nodes of every kind in some versions (112 of the templates carry
+ * `{}`), and ignores it where the node makes no declarative request: an n8n type here takes it empty
+ * and nothing else (a setting inside is still refused by name).
+ */
+const REQUEST_OPTIONS = Type.Optional(
+  Type.Object(
+    {},
+    {
+      additionalProperties: false,
+      description:
+        "n8n's Request Options node setting, as n8n exports it (empty); its settings are not served",
+    },
+  ),
+);
+
+function withNodeSettings<S extends TSchema>(node: NodeType<S>): NodeType<S> {
+  const schema = node.schema as TSchema & { type?: unknown; properties?: Record<string, TSchema> };
+  // In place, at definition (before any checker is compiled): a copy would lose TypeBox's own
+  // non-enumerable markers, which defaults and checks read.
+  if (
+    node.versions &&
+    schema.type === 'object' &&
+    schema.properties &&
+    !('requestOptions' in schema.properties)
+  )
+    schema.properties.requestOptions = REQUEST_OPTIONS;
+  return node;
 }
 
 /** What each kind of sub-node is called when it is run on its own. */

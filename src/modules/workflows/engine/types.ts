@@ -258,6 +258,11 @@ export interface EngineDeps {
   /** Runs another workflow of the account for an Execute Workflow node (sub-workflow.ts). */
   subWorkflow?: (call: {
     workflowId: string;
+    /**
+     * n8n's `source: 'parameter'`: the callee given as workflow JSON in the node (text or object),
+     * validated like a saved workflow and run as one of the caller's account; `workflowId` is unused.
+     */
+    workflowJson?: unknown;
     items: Item[];
     wait: boolean;
     parentExecutionId: string;
@@ -498,6 +503,11 @@ export interface WebhookNodeInfo {
   streaming?: boolean;
   /** n8n's Webhook `ignoreBots`: a bot's user agent gets 403 before authentication, as in n8n. */
   ignoreBots?: boolean;
+  /**
+   * n8n's Webhook CORS (`options.allowedOrigins`, default `*`): a call with an Origin gets the CORS
+   * headers when its origin is allowed, and the path answers a browser's preflight (webhooks/cors.ts).
+   */
+  cors?: { allowedOrigins: string; methods: WebhookHttpMethod[] };
   /**
    * n8n's Webhook response options: headers on its answers (`responseHeaders`), the body of an
    * `onReceived` answer (`responseData`), and for `lastNode` + `firstEntryJson` the content type and

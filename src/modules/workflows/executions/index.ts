@@ -25,6 +25,7 @@ import type { DeliveryStore } from '../webhooks/delivery-store.js';
 import { DbExecutionCountStore, RedisExecutionCountStore } from './count-store.js';
 import type { DedupeStore } from './dedupe-store.js';
 import { DirectRunner } from './direct-run.js';
+import { inlineWorkflowDefinition } from './inline-workflow.js';
 import { subscribeAll } from './lifecycle-subscribers.js';
 import type { Log } from './log.js';
 import { InterruptedJobs, Maintenance } from './maintenance.js';
@@ -195,6 +196,7 @@ export class Executions {
       runner,
       maxDepth: limits.WORKFLOW_MAX_CALL_DEPTH,
       assertCallerMayUse: checks.subWorkflow,
+      inlineDefinition: (json) => inlineWorkflowDefinition(this.engine, json),
     });
     this.service = new ExecutionService(stores.executions, runner, clock);
     this.manual = new ManualRunner({

@@ -40,6 +40,11 @@ export interface TriggerData {
   parentExecutionId?: string;
   /** A waited sub-workflow: its caller's node runs so far (one bound for the call tree). */
   nodeRunsBefore?: number;
+  /**
+   * A sub-workflow given as JSON in its caller's node (n8n's `source: 'parameter'`), validated before
+   * it was stored here: the execution runs it instead of its workflow's own definition.
+   */
+  definition?: WorkflowDefinition;
 }
 
 export interface NewExecution {
@@ -263,7 +268,7 @@ export class ExecutionRunner {
       return;
     }
     const trigger = triggerOf(row);
-    const def = await this.definition(row.workflow_id, row.workflow_version);
+    const def = trigger.definition ?? (await this.definition(row.workflow_id, row.workflow_version));
     let outcome: ExecutionOutcome;
     try {
       if (!def) throw new Error(`Workflow ${row.workflow_id} version ${row.workflow_version} is gone`);

@@ -7,10 +7,13 @@ import type { ExecutionStore } from './store.js';
 
 const EXECUTE_WORKFLOW = 'n8n-nodes-base.executeWorkflow';
 const EXECUTE_WORKFLOW_TRIGGER = 'n8n-nodes-base.executeWorkflowTrigger';
+const MANUAL_TRIGGER = 'n8n-nodes-base.manualTrigger';
 
 /** What an Execute Workflow node asks for: run `workflowId` with `items`, waiting for its output or not. */
 export interface SubWorkflowCall {
   workflowId: string;
+  /** n8n's `source: 'parameter'`: the callee as workflow JSON (text or object) instead of a saved id. */
+  workflowJson?: unknown;
   items: Item[];
   wait: boolean;
   /** The calling execution (its depth is read from it). */
@@ -30,6 +33,11 @@ export interface SubWorkflowDeps {
    * callee's input, which its expressions may turn into a request's URL. Throws the node's error.
    */
   assertCallerMayUse?(accountId: string, callerWorkflowId: string, callee: WorkflowDefinition): Promise<void>;
+  /**
+   * A callee given as workflow JSON, checked as a saved workflow is (body shape, nodes, parameters):
+   * its definition, or a node error listing every problem.
+   */
+  inlineDefinition?(json: unknown): WorkflowDefinition;
 }
 
 /**
@@ -49,14 +57,29 @@ export class SubWorkflowRunner {
       throw new NodeOperationError(
         `Sub-workflows nest deeper than ${this.deps.maxDepth} calls (WORKFLOW_MAX_CALL_DEPTH); is a workflow calling itself?`,
       );
-    const row = await this.deps.workflows.get(accountId, call.workflowId);
-    const def = row ? await this.deps.runner.definition(row.id, row.version) : null;
+    const inline = call.workflowJson !== undefined;
+    let row: { id: string; version: number } | undefined;
+    let def: WorkflowDefinition | null;
+    if (inline) {
+      // Recorded as an execution of the caller's workflow (it has no workflow of its own), running
+      // the JSON's definition; the caller's account, credentials and bounds apply as to any callee.
+      if (!parent || !this.deps.inlineDefinition)
+        throw new NodeOperationError(
+          'A workflow given as JSON runs only as a sub-workflow of a saved workflow',
+        );
+      def = this.deps.inlineDefinition(call.workflowJson);
+      row = { id: parent.workflow_id, version: parent.workflow_version };
+    } else {
+      row = await this.deps.workflows.get(accountId, call.workflowId);
+      def = row ? await this.deps.runner.definition(row.id, row.version) : null;
+    }
     if (!row || !def) throw new NodeOperationError(`Workflow '${call.workflowId}' was not found`);
     if (parent) await this.deps.assertCallerMayUse?.(accountId, parent.workflow_id, def);
-    const trigger = def.nodes.find((n) => n.type === EXECUTE_WORKFLOW_TRIGGER && !n.disabled);
+    const trigger = startNodeOf(def, inline);
+    const name = inline ? 'The workflow given as JSON' : `Workflow '${call.workflowId}'`;
     if (!trigger)
       throw new NodeOperationError(
-        `Workflow '${call.workflowId}' has no Execute Workflow Trigger node ("When Executed by Another Workflow")`,
+        `${name} has no Execute Workflow Trigger node ("When Executed by Another Workflow")${inline ? ' nor a Manual Trigger' : ''}`,
       );
     const input = {
       accountId,
@@ -68,6 +91,7 @@ export class SubWorkflowRunner {
         items: call.items,
         depth,
         parentExecutionId: call.parentExecutionId,
+        ...(inline ? { definition: def } : {}),
       },
     };
     if (!call.wait) {
@@ -85,7 +109,7 @@ export class SubWorkflowRunner {
         `The sub-workflow paused (execution ${done.id}); a caller that waits needs it to end: set options.waitForSubWorkflow to false`,
       );
     throw new NodeOperationError(`The sub-workflow failed: ${done.error_message ?? done.status}`, {
-      description: `execution ${done.id} of workflow ${row.id}`,
+      description: `execution ${done.id} of ${inline ? 'the workflow given as JSON' : `workflow ${row.id}`}`,
     });
   }
 
@@ -130,6 +154,18 @@ export class SubWorkflowRunner {
     }
     return null;
   }
+}
+
+/**
+ * Where a sub-workflow starts: its Execute Workflow Trigger. A workflow given as JSON may start at a
+ * Manual Trigger instead, as n8n starts one (its start node; templates ship them so).
+ */
+function startNodeOf(def: WorkflowDefinition, inline: boolean) {
+  const enabled = def.nodes.filter((n) => !n.disabled);
+  return (
+    enabled.find((n) => n.type === EXECUTE_WORKFLOW_TRIGGER) ??
+    (inline ? enabled.find((n) => n.type === MANUAL_TRIGGER) : undefined)
+  );
 }
 
 /** The workflow id an Execute Workflow node names without an expression (v1: a string; later: a locator). */

@@ -10,10 +10,11 @@ export interface IntervalRule {
   daysInterval?: number;
   weeksInterval?: number;
   monthsInterval?: number;
-  triggerAtHour?: number;
-  triggerAtMinute?: number;
+  /** null: unset, as n8n reads it. */
+  triggerAtHour?: number | null;
+  triggerAtMinute?: number | null;
   triggerAtDay?: number[];
-  triggerAtDayOfMonth?: number;
+  triggerAtDayOfMonth?: number | null;
   expression?: string;
 }
 

@@ -4,8 +4,9 @@ import type { Clock } from '../../../core/clock.js';
 import type { Database } from '../../../core/db/types.js';
 import { AppError, isAppError } from '../../../core/errors.js';
 import type { WorkflowStore } from '../definitions/store.js';
+import { isExpression } from '../engine/expressions.js';
 import type { WorkflowDefinition } from '../engine/index.js';
-import { withDefaults } from '../engine/parameters.js';
+import { checkParameters, withDefaults } from '../engine/parameters.js';
 import type { Log } from '../executions/log.js';
 import type { ExecutionRunner } from '../executions/runner.js';
 import { CronParameters, cronExpressionOf } from '../nodes/n8n/cron/index.js';
@@ -14,7 +15,14 @@ import {
   ScheduleTriggerParameters,
   type ScheduleTriggerParams,
 } from '../nodes/n8n/schedule-trigger/index.js';
-import { type IntervalRule, nextFire, type ScheduleSpec, scheduleItem, specOf } from './rules.js';
+import {
+  cronProblem,
+  type IntervalRule,
+  nextFire,
+  type ScheduleSpec,
+  scheduleItem,
+  specOf,
+} from './rules.js';
 import type { ScheduleRow, ScheduleStore } from './schedule-store.js';
 
 const SCHEDULE_TRIGGER = 'n8n-nodes-base.scheduleTrigger';
@@ -46,6 +54,11 @@ const BATCH = 100;
 
 export interface SchedulerDeps {
   store: ScheduleStore;
+  /**
+   * Evaluates an expression of a rule when the workflow is activated (no item), as n8n reads its
+   * Schedule Trigger's parameters then; absent, a rule with an expression is refused.
+   */
+  evaluate?(accountId: string, def: WorkflowDefinition, expression: string): Promise<unknown>;
   /** Schedule rules one account's active workflows may hold (each fire is an execution). */
   maxRulesPerAccount: number;
   workflows: WorkflowStore;
@@ -75,9 +88,10 @@ export class Scheduler {
   async register(trx: Transaction<Database>, accountId: string, def: WorkflowDefinition): Promise<void> {
     const now = this.deps.clock.now();
     const rows: ScheduleRow[] = [];
-    for (const node of def.nodes) {
+    for (const [at, node] of def.nodes.entries()) {
       if (node.disabled) continue;
-      legacyRulesOf(node.type, node.parameters).forEach((rule, index) => {
+      const parameters = await this.fixedParameters(accountId, def, node, at);
+      legacyRulesOf(node.type, parameters).forEach((rule, index) => {
         const spec = specOf(rule, zoneOf(def));
         const next = nextFire(spec, now, null);
         if (!next) return;
@@ -103,6 +117,71 @@ export class Scheduler {
     }
     await this.deps.store.replace(trx, def.id, rows);
     if (rows.length > 0) this.wake?.();
+  }
+
+  /**
+   * A Schedule Trigger's parameters with each expression in its rules evaluated (n8n evaluates them at
+   * activation: `={{ Math.floor(Math.random() * 60) }}` spreads a template's minute), then checked as
+   * fixed values are at save: a value out of range refuses the activation with a 400 naming it.
+   */
+  private async fixedParameters(
+    accountId: string,
+    def: WorkflowDefinition,
+    node: WorkflowDefinition['nodes'][number],
+    at: number,
+  ): Promise<Record<string, unknown>> {
+    const rule = (node.parameters as { rule?: { interval?: unknown } }).rule;
+    const rules = rule?.interval;
+    if (node.type !== SCHEDULE_TRIGGER || !Array.isArray(rules)) return node.parameters;
+    if (!rules.some((r) => r && typeof r === 'object' && Object.values(r).some(isExpression)))
+      return node.parameters;
+    const path = `nodes[${at}].parameters.rule.interval`;
+    const evaluate = this.deps.evaluate;
+    if (!evaluate)
+      throw new AppError('VALIDATION_ERROR', `The schedule of node '${node.name}' has expressions`, {
+        problems: [{ path, message: 'must be fixed here: no expression evaluator' }],
+      });
+    const interval: Array<Record<string, unknown>> = [];
+    for (const [i, r] of rules.entries()) {
+      const fixed: Record<string, unknown> = { ...(r as Record<string, unknown>) };
+      for (const [name, value] of Object.entries(fixed)) {
+        if (!isExpression(value)) continue;
+        let result: unknown;
+        try {
+          result = await evaluate(accountId, def, value);
+        } catch (error) {
+          throw new AppError(
+            'VALIDATION_ERROR',
+            `The schedule of node '${node.name}' could not be evaluated`,
+            {
+              problems: [
+                {
+                  path: `${path}[${i}].${name}`,
+                  message: error instanceof Error ? error.message : String(error),
+                },
+              ],
+            },
+          );
+        }
+        // n8n writes the value into its cron text as is: digits as text are that number.
+        fixed[name] = typeof result === 'string' && /^\d+$/.test(result.trim()) ? Number(result) : result;
+      }
+      interval.push(fixed);
+    }
+    const parameters = { ...node.parameters, rule: { ...rule, interval } };
+    const problems = checkParameters(ScheduleTriggerParameters, parameters, `nodes[${at}].parameters`, false);
+    for (const [i, r] of interval.entries()) {
+      if (r.field !== 'cronExpression') continue;
+      const problem = typeof r.expression === 'string' ? cronProblem(r.expression) : 'is required';
+      if (problem) problems.push({ path: `${path}[${i}].expression`, message: problem });
+    }
+    if (problems.length > 0)
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `The schedule of node '${node.name}' is not valid once its expressions are evaluated`,
+        { problems },
+      );
+    return parameters;
   }
 
   async clear(trx: Transaction<Database>, workflowId: string): Promise<void> {

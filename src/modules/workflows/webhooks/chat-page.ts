@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ChatInfo } from '../engine/index.js';
+import { corsHeaders } from './cors.js';
 import { escapeHtml, type FormPage, styleElement } from './form-page.js';
 
 /**
@@ -56,21 +57,15 @@ export function chatPage(chat: ChatInfo): FormPage {
 }
 
 /**
- * n8n's `allowedOrigins` for a chat's answers: the caller's Origin echoed when `*` or listed (with
- * `Vary: Origin`); nothing for another origin, whose page then cannot read the answer.
+ * n8n's `allowedOrigins` for a chat's answers (cors.ts): the caller's Origin echoed when `*` or listed;
+ * nothing for another origin, whose page then cannot read the answer. The widget posts JSON and may
+ * send an authorization header, so a preflight is told both.
  */
 export function chatCorsHeaders(chat: ChatInfo, origin: string | undefined): Record<string, string> {
-  if (!origin) return {};
-  const allowed = chat.allowedOrigins
-    .split(',')
-    .map((o) => o.trim())
-    .filter((o) => o !== '');
-  if (!allowed.includes('*') && !allowed.includes(origin)) return {};
-  return {
-    'access-control-allow-origin': origin,
-    'access-control-allow-methods': 'OPTIONS, GET, POST',
-    'access-control-allow-headers': 'content-type, authorization',
-    'access-control-max-age': '300',
-    vary: 'Origin',
-  };
+  const headers = corsHeaders({ allowedOrigins: chat.allowedOrigins, methods: ['GET', 'POST'] }, origin, {
+    requestedHeaders: undefined,
+  });
+  if (headers['access-control-allow-origin'])
+    headers['access-control-allow-headers'] = 'content-type, authorization';
+  return headers;
 }

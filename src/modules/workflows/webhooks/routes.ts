@@ -10,6 +10,7 @@ import type { ExecutionResumer } from '../executions/resumer.js';
 import { isBotAgent } from './bot-agents.js';
 import type { WebhookCall } from './call.js';
 import { chatCorsHeaders, chatPage } from './chat-page.js';
+import { corsHeaders } from './cors.js';
 import { completionPage, formPage, nextPagePending, responseTextPage, submittedPage } from './form-page.js';
 import {
   type FormFiles,
@@ -196,8 +197,8 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
       const path = (request.params as { '*'?: string })['*'];
       const url = request.routeOptions.url;
       if ((url === '/webhook/*' || url === '/webhook-test/*') && path !== undefined) {
-        // A preflight asks about the POST that follows (a chat's CORS).
-        const method = request.method === 'OPTIONS' ? 'POST' : request.method;
+        // A preflight asks about the method that follows (a chat's POST unless it names another).
+        const method = request.method === 'OPTIONS' ? preflightMethod(request) : request.method;
         request.webhookMatch = await deps.webhooks.match(method, path, url === '/webhook-test/*');
       }
       if (url === '/mcp/*' && path !== undefined) {
@@ -291,7 +292,11 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
               .headers({ ...headers, ...page.headers })
               .send(request.method === 'HEAD' ? '' : page.html);
           }
-          const cors = chat ? chatCorsHeaders(chat, request.headers.origin) : {};
+          const cors = chat
+            ? chatCorsHeaders(chat, request.headers.origin)
+            : match.hook.cors
+              ? corsHeaders(match.hook.cors, request.headers.origin)
+              : {};
           if (match.hook.streaming && request.method !== 'HEAD')
             return sendStreamed(reply, match.hook, cors, (sink) =>
               deps.webhooks.handle(callOf(request, path), match, sink),
@@ -302,7 +307,7 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
       });
     }
 
-    chatPreflightRoutes(scope);
+    preflightRoutes(scope);
     formRoutes(scope, deps);
     formWaitingRoutes(scope, deps);
     mcpRoutes(scope, deps);
@@ -341,8 +346,20 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
   });
 }
 
-/** A browser's preflight before posting to a public Chat Trigger from another origin (its `allowedOrigins`). */
-function chatPreflightRoutes(scope: FastifyInstance): void {
+const PREFLIGHT_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']);
+
+/** The method a preflight asks about (`Access-Control-Request-Method`), POST when it names none we serve. */
+function preflightMethod(request: FastifyRequest): string {
+  const asked = request.headers['access-control-request-method'];
+  const method = typeof asked === 'string' ? asked.trim().toUpperCase() : '';
+  return PREFLIGHT_METHODS.has(method) ? method : 'POST';
+}
+
+/**
+ * A browser's preflight before calling a public Chat Trigger or an n8n Webhook from another origin (their
+ * `allowedOrigins`): 204 with the CORS headers when the origin is allowed, without them otherwise.
+ */
+function preflightRoutes(scope: FastifyInstance): void {
   for (const url of ['/webhook/*', '/webhook-test/*'] as const) {
     scope.route({
       method: 'OPTIONS',
@@ -350,16 +367,24 @@ function chatPreflightRoutes(scope: FastifyInstance): void {
       config: { public: true, limited: true },
       schema: {
         tags: ['Webhooks'],
-        summary: "CORS preflight of a public Chat Trigger's messages",
-        params: Type.Object({ '*': Type.String({ description: "The chat's path ({webhookId}/chat)" }) }),
+        summary: "CORS preflight of an n8n Webhook's or a public Chat Trigger's path",
+        params: Type.Object({
+          '*': Type.String({ description: "The webhook's path, or the chat's ({webhookId}/chat)" }),
+        }),
         response: withErrors({
           204: Type.Null({ description: 'The origin may post (headers say so), or not' }),
         }),
       },
       handler: async (request, reply) => {
-        const chat = request.webhookMatch?.hook.chat;
-        if (!chat) throw new AppError('WEBHOOK_NOT_FOUND', 'No chat listens here');
-        return reply.code(204).headers(chatCorsHeaders(chat, request.headers.origin)).send();
+        const hook = request.webhookMatch?.hook;
+        const origin = request.headers.origin;
+        if (hook?.chat) return reply.code(204).headers(chatCorsHeaders(hook.chat, origin)).send();
+        if (!hook?.cors) throw new AppError('WEBHOOK_NOT_FOUND', 'No webhook here answers a CORS preflight');
+        const requestedHeaders = request.headers['access-control-request-headers'];
+        const headers = corsHeaders(hook.cors, origin, {
+          requestedHeaders: typeof requestedHeaders === 'string' ? requestedHeaders : undefined,
+        });
+        return reply.code(204).headers(headers).send();
       },
     });
   }

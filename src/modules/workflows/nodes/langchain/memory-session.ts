@@ -8,7 +8,8 @@ import type { MemoryMessage } from './ai-parts.js';
 export const SessionParameters = {
   sessionIdType: Type.Enum(['fromInput', 'customKey'] as const, { default: 'fromInput' }),
   sessionKey: Type.String({ default: 'chat_history', maxLength: 1_000 }),
-  contextWindowLength: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
+  /** n8n sets no maximum (templates use 200); bounded here, and by each memory's own store. */
+  contextWindowLength: Type.Integer({ minimum: 1, maximum: 1_000, default: 5 }),
 };
 
 /** Longest message a memory stores (characters); longer ones are cut. */

@@ -22,6 +22,8 @@ const Options = Type.Object(
     customCss: Type.Optional(Type.String({ maxLength: 100_000 })),
     getStarted: Type.Optional(Type.String({ maxLength: 1_000 })),
     inputFieldPlaceholder: Type.Optional(Type.String({ maxLength: 1_000 })),
+    /** n8n's hosted chat's "Input Placeholder" (the name its exports carry from v1.1). */
+    inputPlaceholder: Type.Optional(Type.String({ maxLength: 1_000 })),
     loadPreviousSession: Type.Optional(Type.Enum(['notSupported', 'memory', 'manually'] as const)),
     responseMode: Type.Optional(Type.Enum(['lastNode', 'responseNode', 'streaming'] as const)),
     showWelcomeScreen: Type.Optional(Type.Boolean()),
@@ -167,7 +169,7 @@ function chatWebhook(node: WorkflowNode): WebhookNodeInfo[] {
     page: false,
     title: p.options.title ?? 'Hi there! 👋',
     subtitle: p.options.subtitle ?? "Start a chat. We're here to help you 24/7.",
-    inputPlaceholder: p.options.inputFieldPlaceholder ?? 'Type your question..',
+    inputPlaceholder: p.options.inputPlaceholder ?? p.options.inputFieldPlaceholder ?? 'Type your question..',
     initialMessages: hosted
       ? (p.initialMessages ?? DEFAULT_INITIAL_MESSAGES).split('\n').filter((line) => line.trim() !== '')
       : [],

@@ -15,7 +15,8 @@ const Parameters = Type.Object(
   {
     sessionIdType: Type.Enum(['fromInput', 'customKey'] as const, { default: 'fromInput' }),
     sessionKey: Type.String({ default: '={{ $json.sessionId }}', maxLength: 1_000 }),
-    contextWindowLength: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
+    /** n8n sets no maximum (templates use 200); bounded here, and by each memory's own store. */
+    contextWindowLength: Type.Integer({ minimum: 1, maximum: 1_000, default: 5 }),
     notice: Type.Optional(Type.String()),
   },
   { additionalProperties: false },

@@ -5,7 +5,15 @@ import { splitCharacter, splitRecursive } from './split.js';
 import { splitTokens } from './token.js';
 
 const Size = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1000 });
-const Overlap = Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 });
+/**
+ * n8n's number field; some exports carry `{}` there (an editor artefact n8n passes on to LangChain,
+ * whose comparisons then never see an overlap): read as the default, none.
+ */
+const Overlap = Type.Union(
+  [Type.Integer({ minimum: 0, maximum: 1_000_000 }), Type.Object({}, { additionalProperties: false })],
+  { default: 0 },
+);
+const overlapOf = (value: number | object): number => (typeof value === 'number' ? value : 0);
 
 /** n8n's Recursive Character Text Splitter (code-language separators are not offered: plain text's are used). */
 export const textSplitterRecursiveNode = defineSubNode({
@@ -30,7 +38,7 @@ export const textSplitterRecursiveNode = defineSubNode({
       throw new NodeOperationError(
         `Splitting code ('${p.options.splitCode}') is not supported here: remove the option`,
       );
-    const o = { chunkSize: p.chunkSize, chunkOverlap: p.chunkOverlap };
+    const o = { chunkSize: p.chunkSize, chunkOverlap: overlapOf(p.chunkOverlap) };
     return { kind: 'textSplitter', split: (text) => splitRecursive(text, o) };
   },
 });
@@ -51,7 +59,7 @@ export const textSplitterCharacterNode = defineSubNode({
   subNode: 'ai_textSplitter',
   async supply(ctx, itemIndex): Promise<TextSplitter> {
     const p = await ctx.params(itemIndex);
-    const o = { chunkSize: p.chunkSize, chunkOverlap: p.chunkOverlap };
+    const o = { chunkSize: p.chunkSize, chunkOverlap: overlapOf(p.chunkOverlap) };
     return { kind: 'textSplitter', split: (text) => splitCharacter(text, p.separator, o) };
   },
 });
@@ -67,7 +75,7 @@ export const textSplitterTokenNode = defineSubNode({
   subNode: 'ai_textSplitter',
   async supply(ctx, itemIndex): Promise<TextSplitter> {
     const p = await ctx.params(itemIndex);
-    const o = { chunkSize: p.chunkSize, chunkOverlap: p.chunkOverlap };
+    const o = { chunkSize: p.chunkSize, chunkOverlap: overlapOf(p.chunkOverlap) };
     return { kind: 'textSplitter', split: (text) => splitTokens(text, o) };
   },
 });

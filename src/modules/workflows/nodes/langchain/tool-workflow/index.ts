@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { defineSubNode, NodeOperationError } from '../../../engine/node-type.js';
-import type { Item, Json, ValidationProblem } from '../../../engine/types.js';
-import { workflowIdOf } from '../../n8n/execute-workflow/workflow-ref.js';
+import type { Item, Json } from '../../../engine/types.js';
+import { workflowIdOf, workflowJsonProblems } from '../../n8n/execute-workflow/workflow-ref.js';
 import { type AiTool, LANGCHAIN } from '../ai-parts.js';
 import { checkFromAiArguments, fromAiParameters, fromAiSchema, toolNameOf } from '../from-ai.js';
 
@@ -26,6 +26,7 @@ const Parameters = Type.Object(
     description: Type.String({ default: '', maxLength: 10_000 }),
     source: Type.Enum(['database', 'parameter'] as const, { default: 'database' }),
     workflowId: Type.Optional(Type.Unknown()),
+    /** `source: 'parameter'`: the callee's workflow JSON (text, as n8n's editor stores it, or an object). */
     workflowJson: Type.Optional(Type.Unknown()),
     /** v1.x: extra fields of the item the sub-workflow gets. */
     fields: Type.Object({ values: Type.Optional(Type.Array(Field, { maxItems: 100 })) }, { default: {} }),
@@ -74,13 +75,7 @@ export const toolWorkflowNode = defineSubNode({
   schema: Parameters,
   subNode: 'ai_tool',
   check(params) {
-    const problems: ValidationProblem[] = [];
-    if (params.source !== 'database')
-      problems.push({
-        path: 'parameters.source',
-        message: `'${params.source}' is not supported here: call a saved workflow of the account ('database')`,
-      });
-    return problems;
+    return params.source === 'parameter' ? workflowJsonProblems(params.workflowJson) : [];
   },
   async supply(ctx, itemIndex): Promise<AiTool> {
     const call = ctx.deps.subWorkflow;
@@ -108,6 +103,7 @@ export const toolWorkflowNode = defineSubNode({
       const before = ctx.nodeRuns.used();
       const done = await call({
         workflowId: id,
+        ...(p.source === 'parameter' ? { workflowJson: p.workflowJson } : {}),
         items: [item],
         wait: true,
         parentExecutionId: ctx.execution.id,
@@ -136,7 +132,7 @@ export const toolWorkflowNode = defineSubNode({
           else throw new Error("the argument 'query' must be text");
           item = { json: { ...base, ...fieldsOf(p.fields.values ?? []) } };
         }
-        if (!id) throw new NodeOperationError('The workflow to call has no id');
+        if (!id && p.source !== 'parameter') throw new NodeOperationError('The workflow to call has no id');
         const items = await runWorkflow(item, id);
         const first = items[0]?.json;
         if (v2 && first === undefined) throw new Error('The workflow did not return a response');

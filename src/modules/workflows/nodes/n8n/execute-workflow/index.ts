@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { isExpression } from '../../../engine/expressions.js';
 import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
 import type { Item, Json, ValidationProblem } from '../../../engine/types.js';
-import { workflowIdOf } from './workflow-ref.js';
+import { workflowIdOf, workflowJsonProblems } from './workflow-ref.js';
 
 /** n8n's resource locator for a workflow (v1.1+), or v1's plain id. */
 const WorkflowRef = Type.Union([
@@ -21,9 +21,14 @@ const WorkflowRef = Type.Union([
 
 const ExecuteWorkflowParameters = Type.Object(
   {
-    /** Only `database` (a workflow of the account) is run here; the others are refused at save. */
+    /**
+     * `database` (a workflow of the account) or `parameter` (workflow JSON in the node, checked as a
+     * saved one when called); `localFile` and `url` are refused at save: they read the server's disk
+     * or fetch code from elsewhere.
+     */
     source: Type.Enum(['database', 'localFile', 'parameter', 'url'] as const, { default: 'database' }),
     workflowId: Type.Optional(WorkflowRef),
+    workflowJson: Type.Optional(Type.Unknown()),
     mode: Type.Enum(['once', 'each'] as const, { default: 'once' }),
     /** v1.2+: the inputs the callee's trigger declares, mapped per item (n8n's resource mapper). */
     workflowInputs: Type.Optional(
@@ -61,13 +66,13 @@ export const executeWorkflowNode = defineNode({
     (params.options as { waitForSubWorkflow?: unknown } | undefined)?.waitForSubWorkflow !== false,
   check(params) {
     const problems: ValidationProblem[] = [];
+    if (params.source === 'parameter') return workflowJsonProblems(params.workflowJson);
     if (params.source !== 'database')
       problems.push({
         path: 'parameters.source',
-        message: `'${params.source}' is not supported here: call a saved workflow of the account ('database')`,
+        message: `'${params.source}' is not supported here: call a saved workflow of the account ('database') or give its JSON ('parameter')`,
       });
-    else if (params.workflowId === undefined || workflowIdOf(params.workflowId) === '')
-      problems.push({ path: 'parameters.workflowId', message: 'is required' });
+    // A missing workflow id imports, as in n8n (templates ship the node unset): the run fails the node.
     return problems;
   },
   async execute(ctx) {
@@ -75,18 +80,23 @@ export const executeWorkflowNode = defineNode({
     if (!call) throw new NodeOperationError('Sub-workflows need the workflow service');
     const first = await ctx.params(0);
     const wait = first.options.waitForSubWorkflow !== false;
-    const inputOf = async (index: number): Promise<{ id: string; item: Item }> => {
+    const inputOf = async (index: number): Promise<{ id: string; item: Item; json?: unknown }> => {
       const p = index === 0 ? first : await ctx.params(index);
-      const id = workflowIdOf(p.workflowId);
-      if (!id || isExpression(id)) throw new NodeOperationError('The workflow to call has no id');
+      const id = p.source === 'parameter' ? '' : workflowIdOf(p.workflowId);
+      if (p.source !== 'parameter' && (!id || isExpression(id)))
+        throw new NodeOperationError('The workflow to call has no id', {
+          description: "Choose the workflow in the node's Workflow parameter",
+        });
       const item = ctx.items[index] ?? { json: {} };
       const mapped = p.workflowInputs?.mappingMode === 'defineBelow' ? p.workflowInputs.value : null;
-      return { id, item: mapped ? { json: mapped as Record<string, Json> } : item };
+      const json = p.source === 'parameter' ? { json: p.workflowJson } : {};
+      return { id: id ?? '', item: mapped ? { json: mapped as Record<string, Json> } : item, ...json };
     };
-    const run = async (id: string, items: Item[]) => {
+    const run = async (id: string, items: Item[], workflowJson?: unknown) => {
       const before = ctx.nodeRuns.used();
       const done = await call({
         workflowId: id,
+        ...(first.source === 'parameter' ? { workflowJson: workflowJson ?? first.workflowJson } : {}),
         items,
         wait,
         parentExecutionId: ctx.execution.id,
@@ -102,13 +112,17 @@ export const executeWorkflowNode = defineNode({
       const inputs: Array<Awaited<ReturnType<typeof inputOf>>> = [];
       for (let i = 0; i < ctx.items.length; i++) inputs.push(await inputOf(i));
       const id = inputs[0]?.id ?? workflowIdOf(first.workflowId) ?? '';
-      const result = await run(id, inputs.length > 0 ? inputs.map((i) => i.item) : [{ json: {} }]);
+      const result = await run(
+        id,
+        inputs.length > 0 ? inputs.map((i) => i.item) : [{ json: {} }],
+        inputs[0]?.json,
+      );
       return output(wait ? result : ctx.items);
     }
     const out: Item[] = [];
     for (let i = 0; i < ctx.items.length; i++) {
-      const { id, item } = await inputOf(i);
-      const result = await run(id, [item]);
+      const { id, item, json } = await inputOf(i);
+      const result = await run(id, [item], json);
       out.push(...(wait ? result : [ctx.items[i] as Item]));
     }
     return output(out);

@@ -8,3 +8,31 @@ export function workflowIdOf(value: unknown): string | null {
   if (mode === 'url') return /\/workflow\/([^/?#]+)/.exec(text)?.[1] ?? text;
   return text;
 }
+
+/** Most characters of a workflow given as JSON in a node (`source: 'parameter'`). */
+const MAX_WORKFLOW_JSON_CHARS = 1_000_000;
+
+/**
+ * Save-time problems of n8n's `workflowJson` (`source: 'parameter'`): text that can never run (not
+ * JSON, no node list, too large). The workflow itself is checked as a saved one when it is called
+ * (executions/inline-workflow.ts); an expression is read only then.
+ */
+export function workflowJsonProblems(value: unknown): Array<{ path: string; message: string }> {
+  const path = 'parameters.workflowJson';
+  if (value === undefined) return [{ path, message: "is required with source 'parameter'" }];
+  if (typeof value === 'string' && value.startsWith('=')) return [];
+  let json = value;
+  if (typeof value === 'string') {
+    if (value.length > MAX_WORKFLOW_JSON_CHARS)
+      return [{ path, message: `must be at most ${MAX_WORKFLOW_JSON_CHARS} characters` }];
+    try {
+      json = JSON.parse(value);
+    } catch {
+      return [{ path, message: 'is not valid JSON' }];
+    }
+  }
+  const nodes = (json as { nodes?: unknown } | null)?.nodes;
+  return json && typeof json === 'object' && Array.isArray(nodes)
+    ? []
+    : [{ path, message: 'must be a workflow: an object with a list of nodes' }];
+}

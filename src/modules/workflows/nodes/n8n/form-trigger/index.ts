@@ -125,10 +125,13 @@ const FormTriggerParameters = Type.Object(
   { additionalProperties: false },
 );
 
-/** v1 (n8n 1.x's first Form Trigger): a required path, no authentication, its page under `/webhook/`. */
+/**
+ * v1 (n8n 1.x's first Form Trigger): no authentication, its page under `/webhook/`. Without a path
+ * (exports carry none) n8n serves it at the node's webhook id (a full-path webhook's `path || webhookId`).
+ */
 const FormTriggerV1Parameters = Type.Object(
   {
-    path: PATH,
+    path: Type.Optional(PATH),
     formTitle: Type.String({ default: '', maxLength: 500 }),
     formDescription: Type.String({ default: '', maxLength: 10_000 }),
     formFields: FormFieldsParameter,
@@ -155,6 +158,14 @@ const SUBMITTED_TEXT = 'Your response has been recorded';
 /** n8n 1.x's path suffix of a v1 form (FORM_TRIGGER_PATH_IDENTIFIER). */
 export const V1_FORM_SUFFIX = 'n8n-form';
 
+/**
+ * An expression without `{{ }}` (`=Apply now`, what n8n's editor stores when a text field is switched to
+ * expression mode) evaluates to its text: read so where the page is built without an evaluation.
+ */
+export function literalText<T>(value: T): T | string {
+  return typeof value === 'string' && value.startsWith('=') && !value.includes('{{') ? value.slice(1) : value;
+}
+
 /** n8n's `getFieldIdentifier`: from version 2.4 a field's `fieldName` names its value, else its label. */
 function keyOf(f: FieldParams, version: number): string {
   if (version >= 2.4 && f.fieldName) return f.fieldName;
@@ -171,7 +182,8 @@ function selectionBounds(f: FieldParams): { min: number | null; max: number | nu
 
 /** The fields as the page and the submission check read them (`version`: the node's typeVersion). */
 export function formFieldsOf(values: readonly FieldParams[], version = 1): FormFieldInfo[] {
-  return values.map((f) => {
+  return values.map((given) => {
+    const f = { ...given, fieldLabel: literalText(given.fieldLabel) };
     const bounds = selectionBounds(f);
     return {
       label: f.fieldLabel,
@@ -198,10 +210,16 @@ export function formFieldProblems(
   values: readonly FieldParams[],
   at: string,
   version = 1,
+  /**
+   * The node evaluates its fields when it runs and checks them again then (the n8n Form node's page):
+   * a label given as an expression is known only then, as in n8n.
+   */
+  evaluatedAtRun = false,
 ): ValidationProblem[] {
   const problems: ValidationProblem[] = [];
   const keys = new Set<string>();
-  values.forEach((f, i) => {
+  values.forEach((given, i) => {
+    const f = { ...given, fieldLabel: literalText(given.fieldLabel) };
     const path = `${at}[${i}]`;
     if (f.fieldType === 'html')
       problems.push({
@@ -209,6 +227,7 @@ export function formFieldProblems(
         message: "'html' fields are not served here: the page shows no author HTML (its policy allows none)",
       });
     const key = keyOf(f, version);
+    if (evaluatedAtRun && isExpression(key)) return;
     if (key === '' || isExpression(key))
       problems.push({
         path: `${path}.fieldLabel`,
@@ -265,8 +284,8 @@ function formOf(p: Params | V1Params, version: number): FormInfo {
   const options = p.options as Params['options'];
   const respond = options.respondWithOptions?.values;
   return {
-    title: p.formTitle,
-    description: p.formDescription,
+    title: literalText(p.formTitle),
+    description: literalText(p.formDescription),
     buttonLabel: options.buttonLabel || 'Submit',
     fields: formFieldsOf(p.formFields.values, version),
     submittedText: respond?.formSubmittedText ?? options.formSubmittedText ?? SUBMITTED_TEXT,
@@ -293,7 +312,9 @@ function parseFormTrigger(node: WorkflowNode): WebhookNodeInfo[] {
   const version = node.typeVersion ?? 1;
   const v1 = version < 2;
   const p = withDefaults(v1 ? FormTriggerV1Parameters : FormTriggerParameters, node.parameters) as Params;
-  const base = trimSlashes(v1 ? (p.path ?? '') : (p.options.path ?? p.path ?? node.webhookId ?? node.id));
+  const base = trimSlashes(
+    v1 ? p.path || node.webhookId || node.id : (p.options.path ?? p.path ?? node.webhookId ?? node.id),
+  );
   const path = v1 ? `${base}/${V1_FORM_SUFFIX}` : base;
   // Form fields are few and short: a submission is bounded well below a webhook's default (uploads of
   // a file field are bounded apart, by FORM_UPLOAD_MAX_BYTES, where the body is read).
@@ -357,7 +378,7 @@ export const formTriggerV1Node = defineNode({
     const problems = formFieldProblems(p.formFields.values, 'parameters.formFields.values', 1);
     for (const [name, value] of [
       ['path', p.path],
-      ['formTitle', p.formTitle],
+      ['formTitle', literalText(p.formTitle)],
     ] as const)
       if (isExpression(value))
         problems.push({ path: `parameters.${name}`, message: 'must be fixed: it shapes the form page' });
@@ -383,7 +404,7 @@ export const formTriggerNode = defineNode({
     for (const [name, value] of [
       ['path', p.path],
       ['options.path', p.options.path],
-      ['formTitle', p.formTitle],
+      ['formTitle', literalText(p.formTitle)],
       ['options.customCss', p.options.customCss],
       ['options.appendAttribution', p.options.appendAttribution],
       ['options.ignoreBots', p.options.ignoreBots],

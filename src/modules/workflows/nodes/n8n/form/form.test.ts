@@ -62,6 +62,70 @@ describe("n8n Form page's JSON-defined fields (defineForm: json)", () => {
   });
 });
 
+describe("n8n Form page's labels given as expressions (n8n evaluates them when the page is built)", () => {
+  it('imports them, evaluates them over the input when the node runs, and checks them then', async () => {
+    const fields = {
+      values: [
+        { fieldLabel: '={{ $json.questions[0] }}' },
+        { fieldLabel: '={{ $json.questions[1] }}', fieldType: 'textarea' },
+        { fieldLabel: '=Anything else?' },
+      ],
+    };
+    expect(problemsOf({ formFields: fields, options: { formTitle: '={{ $json.title }}' } })).toEqual([]);
+    const run = async (json: Record<string, unknown>) =>
+      engine.run(
+        workflow(
+          [
+            { name: 'T', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1 },
+            {
+              name: 'F',
+              type: 'n8n-nodes-base.form',
+              typeVersion: 1,
+              parameters: { formFields: fields, options: { formTitle: '={{ $json.title }}' } },
+            },
+          ],
+          [['T', 'F']],
+        ),
+        { nodeName: 'T', items: [{ json: json as never }] },
+        ctx,
+      );
+    const page = await run({ title: 'Interview', questions: ['Why?', 'How?'] });
+    expect(page.status).toBe('waiting');
+    const waiting = page.state.nodeContext?.F?.formWaiting as {
+      form: { title: string; fields: Array<{ label: string; key: string }> };
+    };
+    expect(waiting.form.title).toBe('Interview');
+    expect(waiting.form.fields.map((f) => [f.label, f.key])).toEqual([
+      ['Why?', 'Why?'],
+      ['How?', 'How?'],
+      ['Anything else?', 'Anything else?'],
+    ]);
+    // Evaluated to the same label twice: the node fails as a fixed duplicate is refused at save.
+    const twice = await run({ title: 'T', questions: ['Same', 'Same'] });
+    expect(twice.state.error?.message).toMatch(/'Same' is used twice/);
+  });
+
+  it("a Form Trigger's `=text` without {{ }} is that text; a real expression stays refused (no item to read)", () => {
+    const trigger = (parameters: Record<string, unknown>) =>
+      engine.validate(
+        workflow([{ name: 'T', type: 'n8n-nodes-base.formTrigger', typeVersion: 2.2, parameters }], []),
+      );
+    expect(
+      trigger({
+        formTitle: '=UK Practical Driving Test Interview',
+        formFields: { values: [{ fieldLabel: '=Your name' }] },
+        options: { path: 'interview' },
+      }),
+    ).toEqual([]);
+    expect(
+      trigger({
+        formTitle: '={{ $json.output.question }}',
+        formFields: { values: [{ fieldLabel: 'A' }] },
+      }).map((p) => p.path),
+    ).toEqual(['nodes[0].parameters.formTitle']);
+  });
+});
+
 describe("n8n Form page's time limit (limitWaitTime)", () => {
   /** Runs Form Trigger item → Form page; the outcome (testDeps' clock: 2030-01-02T03:04:05Z). */
   async function runPage(parameters: Record<string, unknown>, maxWaitMs?: number) {

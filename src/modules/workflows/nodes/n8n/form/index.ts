@@ -212,6 +212,8 @@ export const n8nFormNode = defineNode({
             p.formFields.values,
             'parameters.formFields.values',
             keyVersion(p.formFields.values),
+            // Evaluated when the node runs (`ctx.params`) and checked again there.
+            true,
           )
         : [];
     if (p.operation === 'page' && p.defineForm === 'json' && !isExpression(p.jsonOutput ?? '')) {

@@ -427,6 +427,15 @@ describe('n8n-nodes-base.httpRequest v4.x', () => {
     expect(problems({ url: 'https://x.test', bogus: 1, options: { nope: true } })).toEqual(
       expect.arrayContaining(['parameters.bogus', 'parameters.options.nope']),
     );
+    // n8n's credential-only variants export a notice and a nameless field, empty; n8n's Request
+    // Options node setting comes empty on every kind of node: all taken, a value in them is not.
+    expect(problems({ url: 'https://x.test', httpVariantWarning: '', '': '', requestOptions: {} })).toEqual(
+      [],
+    );
+    expect(problems({ url: 'https://x.test', '': 'x', requestOptions: { proxy: 'http://p:1' } })).toEqual([
+      'parameters.',
+      'parameters.requestOptions.proxy',
+    ]);
   });
 
   it("follows redirects as n8n's redirect option says: not at all, or up to a count (at most 5)", async () => {

@@ -127,6 +127,12 @@ export const HttpRequestV4Parameters = Type.Object(
     infoMessage: Type.Optional(Type.String()),
     googleApiWarning: Type.Optional(Type.String(shownWhen({ nodeCredentialType: ['googleApi'] }))),
     provideSslCertificatesNotice: Type.Optional(Type.String(shownWhen({ provideSslCertificates: [true] }))),
+    /**
+     * n8n's credential-only variants (an HTTP Request for one product's credential) add a notice
+     * (`httpVariantWarning`) and a nameless credentials field (`""`); exports carry both, empty.
+     */
+    httpVariantWarning: Type.Optional(Type.String({ maxLength: 10_000 })),
+    '': Type.Optional(Type.Literal('')),
     method: Type.Enum(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'] as const, {
       default: 'GET',
     }),

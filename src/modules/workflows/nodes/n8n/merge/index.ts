@@ -2,8 +2,10 @@ import { type Static, Type } from 'typebox';
 import { assertNever } from '../../../../../core/errors.js';
 import { annotated, shownWhen, shownWhenAny } from '../../../engine/display-options.js';
 import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
-import type { Item } from '../../../engine/types.js';
+import { DEFAULT_CODE_TIMEOUT_MS, type Item } from '../../../engine/types.js';
+import { queryText } from '../sql/rows.js';
 import { type Clash, combineByFields, type JoinMode, mergeInto, withSuffix } from './combine.js';
+import { mergeBySql } from './sql.js';
 
 const ClashHandling = Type.Object(
   {
@@ -98,8 +100,11 @@ export const MergeV3Parameters = Type.Object(
       default: 1,
       ...shownWhen({ mode: ['chooseBranch'], output: ['specifiedInput'] }),
     }),
-    /** combineBySql's query: refused (see check). */
-    query: Type.Optional(Type.String(shownWhen({ mode: ['combineBySql'] }))),
+    /** combineBySql's query (alasql's dialect, run in the sandbox: sql.ts); `{{ }}` parts are evaluated first. */
+    query: Type.String({
+      default: 'SELECT * FROM input1 LEFT JOIN input2 ON input1.name = input2.id',
+      ...shownWhen({ mode: ['combineBySql'] }),
+    }),
     // Options by mode, as n8n's editor offers them (a superset where n8n narrows further).
     options: Type.Object(
       {
@@ -112,7 +117,13 @@ export const MergeV3Parameters = Type.Object(
         includeUnpaired: Type.Optional(
           Type.Boolean(shownWhen({ '/mode': ['combine'], '/combineBy': ['combineByPosition'] })),
         ),
-        emptyQueryResult: Type.Optional(Type.String(shownWhen({ '/mode': ['combineBySql'] }))),
+        /** v3.2: what a query that returns no rows gives (v3, v3.1: always `{ success: true }`). */
+        emptyQueryResult: Type.Optional(
+          Type.Union(
+            [Type.Literal('success'), Type.Literal('empty')],
+            shownWhen({ '/mode': ['combineBySql'] }),
+          ),
+        ),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -129,19 +140,19 @@ export const mergeV3Node = defineNode({
     const n = params.numberInputs;
     return typeof n === 'number' && Number.isInteger(n) && n >= 2 && n <= 10 ? n : 2;
   },
-  check(p) {
-    return p.mode === 'combineBySql'
-      ? [
-          {
-            path: 'parameters.mode',
-            message:
-              "mode 'combineBySql' (SQL Query) is not supported here: it runs an SQL engine over the inputs; use mode 'combine' instead",
-          },
-        ]
-      : [];
-  },
   async execute(ctx) {
-    return output(mergeInputs(ctx.inputs, await ctx.params(0)));
+    const p = await ctx.params(0);
+    if (p.mode !== 'combineBySql') return output(mergeInputs(ctx.inputs, p));
+    const query = await queryText(p.query, (source) => ctx.evaluate(source, 0));
+    const untilDeadline =
+      ctx.deadlineAt === undefined ? Number.POSITIVE_INFINITY : ctx.deadlineAt - Date.now();
+    const rows = await mergeBySql(ctx.inputs, query, {
+      timeoutMs: Math.max(1, Math.min(ctx.deps.codeTimeoutMs ?? DEFAULT_CODE_TIMEOUT_MS, untilDeadline)),
+      tenant: ctx.deps.tenant ?? 'default',
+    });
+    // n8n: an empty result is one `{ success: true }` item up to v3.1; v3.2 asks (default: no items).
+    const success = (ctx.node.typeVersion ?? 3) <= 3.1 || p.options.emptyQueryResult === 'success';
+    return output(rows.length === 0 && success ? [{ json: { success: true } }] : rows);
   },
 });
 
@@ -161,7 +172,8 @@ export function mergeInputs(inputs: Item[][], p: Static<typeof MergeV3Parameters
       return chosen;
     }
     case 'combineBySql':
-      throw new NodeOperationError("Merge mode 'combineBySql' (SQL Query) is not supported here");
+      // Asynchronous (a sandbox call): Merge v3's execute runs it before coming here.
+      throw new NodeOperationError("Merge mode 'combineBySql' runs only in Merge v3");
     case 'combine':
       break;
     default:

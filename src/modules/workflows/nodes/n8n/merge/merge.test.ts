@@ -158,14 +158,9 @@ describe('n8n-nodes-base.merge v3', () => {
     expect((await run({ mode: 'chooseBranch', output: 'empty' }, inputs, 3.1)).json).toEqual([{}]);
   });
 
-  it('refuses combineBySql and unknown parameters at save time', () => {
+  it('takes combineBySql (sql.test.ts) and refuses unknown parameters at save time', () => {
     const sql = mergeOf({ mode: 'combineBySql', query: 'SELECT * FROM input1' }, { a: [], b: [] });
-    expect(engine.validate(sql)).toEqual([
-      expect.objectContaining({
-        path: 'nodes[3].parameters.mode',
-        message: expect.stringContaining('combineBySql'),
-      }),
-    ]);
+    expect(engine.validate(sql)).toEqual([]);
     const unknown = mergeOf({ mode: 'append', options: { sortBy: 'id' } }, { a: [], b: [] });
     expect(engine.validate(unknown).map((p) => p.path)).toContain('nodes[3].parameters.options.sortBy');
   });

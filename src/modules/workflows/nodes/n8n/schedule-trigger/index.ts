@@ -5,6 +5,9 @@ import type { ValidationProblem } from '../../../engine/types.js';
 import { cronProblem } from '../../../schedule/rules.js';
 
 const Int = (minimum: number, maximum: number) => Type.Optional(Type.Integer({ minimum, maximum }));
+/** An "at" field: n8n reads null as unset (`triggerAtMinute ?? …`), as exports sometimes carry it. */
+const At = (minimum: number, maximum: number) =>
+  Type.Optional(Type.Union([Type.Integer({ minimum, maximum }), Type.Null()]));
 
 /** One rule: n8n's `rule.interval[]` entry (the fields of its `field`; the others are ignored by n8n too). */
 const IntervalRule = Type.Object(
@@ -18,12 +21,12 @@ const IntervalRule = Type.Object(
     daysInterval: Int(1, 365),
     weeksInterval: Int(1, 52),
     monthsInterval: Int(1, 12),
-    triggerAtHour: Int(0, 23),
-    triggerAtMinute: Int(0, 59),
+    triggerAtHour: At(0, 23),
+    triggerAtMinute: At(0, 59),
     triggerAtDay: Type.Optional(
       Type.Array(Type.Integer({ minimum: 0, maximum: 6 }), { maxItems: 7, uniqueItems: true }),
     ),
-    triggerAtDayOfMonth: Int(1, 31),
+    triggerAtDayOfMonth: At(1, 31),
     expression: Type.Optional(Type.String({ maxLength: 200 })),
   },
   { additionalProperties: false },
@@ -56,14 +59,14 @@ export const scheduleTriggerNode = defineNode({
     const problems: ValidationProblem[] = [];
     params.rule.interval.forEach((rule, i) => {
       const at = `parameters.rule.interval[${i}]`;
-      for (const [name, value] of Object.entries(rule)) {
-        if (isExpression(value))
-          problems.push({
-            path: `${at}.${name}`,
-            message: 'must be fixed: a schedule is registered before any run',
-          });
-      }
-      if (rule.field !== 'cronExpression') return;
+      // The other fields may be expressions: n8n evaluates them when the workflow is activated (no
+      // item then; `Math.random()` picks a minute), as the scheduler does here (scheduler.ts).
+      if (isExpression(rule.field))
+        problems.push({
+          path: `${at}.field`,
+          message: 'must be fixed: it decides which fields the rule has',
+        });
+      if (rule.field !== 'cronExpression' || isExpression(rule.expression)) return;
       const problem = typeof rule.expression === 'string' ? cronProblem(rule.expression) : 'is required';
       if (problem) problems.push({ path: `${at}.expression`, message: problem });
     });

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
-import type { Item, Json } from '../../../engine/types.js';
+import type { BinaryData, Item, Json } from '../../../engine/types.js';
 import { fieldList, getField, isObject, type JsonObject, setField, unsetField } from '../merge/json.js';
 
 const SplitOutParameters = Type.Object(
@@ -32,16 +32,6 @@ export const splitOutNode = defineNode({
   // n8n's Split Out throws; under continueOnFail its engine passes the input through.
   passInputOnFail: true,
   schema: SplitOutParameters,
-  check(p) {
-    return p.fieldToSplitOut.split(',').some((f) => f.trim() === '$binary')
-      ? [
-          {
-            path: 'parameters.fieldToSplitOut',
-            message: '$binary is not supported: items carry no binary data here',
-          },
-        ]
-      : [];
-  },
   async execute(ctx) {
     const out: Item[] = [];
     for (let i = 0; i < ctx.items.length; i++) {
@@ -56,7 +46,16 @@ export const splitOutNode = defineNode({
       }
       const item = (ctx.items[i] as Item).json;
       const rows: JsonObject[] = [];
+      // `$binary`: one item per binary property of the input item, carrying that file (n8n).
+      const files: Array<Record<string, BinaryData>> = [];
       fields.forEach((field, f) => {
+        if (field === '$binary') {
+          for (const [row, [key, file]] of Object.entries(ctx.items[i]?.binary ?? {}).entries()) {
+            rows[row] ??= {};
+            files[row] = { ...files[row], [key]: file };
+          }
+          return;
+        }
         const destination = destinations[f] ?? '';
         const target = destination || field;
         for (const [row, element] of elementsOf(getField(item, field, dot)).entries()) {
@@ -75,8 +74,10 @@ export const splitOutNode = defineNode({
         }
       });
       const binary = p.options.includeBinary ? (ctx.items[i] as Item).binary : undefined;
-      for (const row of rows)
-        out.push({ json: withOtherFields(row, item, fields, p, dot), ...(binary ? { binary } : {}) });
+      for (const [row, json] of rows.entries()) {
+        const own = files[row] ?? binary;
+        out.push({ json: withOtherFields(json, item, fields, p, dot), ...(own ? { binary: own } : {}) });
+      }
     }
     return output(out);
   },

@@ -82,11 +82,36 @@ describe('n8n-nodes-base.splitOut v1', () => {
     );
   });
 
-  it('refuses $binary and unknown parameters at save time', () => {
+  it('$binary: one item per binary property, carrying that file (as n8n splits a multi-file upload)', async () => {
+    const file = (text: string, mimeType: string) => ({
+      data: Buffer.from(text).toString('base64'),
+      mimeType,
+      fileName: `${text}.bin`,
+    });
+    const binary = { data0: file('a', 'image/png'), data1: file('b', 'application/pdf') };
+    const { out, json } = await run({ fieldToSplitOut: '$binary' }, [{ json: { id: 1 }, binary }]);
+    const items = out.state.runData.S?.[0]?.output[0] ?? [];
+    expect(json).toEqual([{}, {}]);
+    expect(items.map((i) => i.binary)).toEqual([{ data0: binary.data0 }, { data1: binary.data1 }]);
+    // With the other fields; includeBinary does not add the others' files to an item that has its own.
+    const all = await run(
+      { fieldToSplitOut: '$binary', include: 'allOtherFields', options: { includeBinary: true } },
+      [{ json: { id: 1 }, binary }],
+    );
+    expect(jsonOf(all.out.state, 'S')).toEqual([{ id: 1 }, { id: 1 }]);
+    expect((all.out.state.runData.S?.[0]?.output[0] ?? []).map((i) => Object.keys(i.binary ?? {}))).toEqual([
+      ['data0'],
+      ['data1'],
+    ]);
+    // An item without files gives no items, as in n8n.
+    expect((await run({ fieldToSplitOut: '$binary' }, [{ json: { id: 2 } }])).json).toEqual([]);
+  });
+
+  it('refuses unknown parameters at save time', () => {
     const def = (parameters: Record<string, unknown>) =>
       workflow([{ name: 'S', type: 'n8n-nodes-base.splitOut', typeVersion: 1, parameters }], []);
     expect(engine.validate(def({ fieldToSplitOut: 'a', options: { includeBinary: true } }))).toEqual([]);
-    expect(engine.validate(def({ fieldToSplitOut: '$binary' }))[0]?.message).toMatch(/binary/);
+    expect(engine.validate(def({ fieldToSplitOut: '$binary' }))).toEqual([]);
     expect(engine.validate(def({ fieldToSplitOut: 'a', fieldToSplit: 'b' })).map((p) => p.path)).toContain(
       'nodes[0].parameters.fieldToSplit',
     );

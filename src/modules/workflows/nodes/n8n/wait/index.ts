@@ -16,6 +16,12 @@ const N8nWaitParameters = Type.Object(
     amount: Type.Number({ minimum: 0, default: 1 }),
     unit: Type.Enum(['seconds', 'minutes', 'hours', 'days'] as const, { default: 'hours' }),
     dateTime: Type.Optional(Type.String({ minLength: 1 })),
+    /**
+     * The resume webhook's method and answer (n8n's, with `resume: 'webhook'`). Its resume URL takes
+     * POST here and answers at once (`onReceived`); other methods and answers are refused at save.
+     */
+    httpMethod: Type.Optional(Type.Enum(['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT'] as const)),
+    responseMode: Type.Optional(Type.Enum(['onReceived', 'lastNode', 'responseNode'] as const)),
     options: Type.Object({}, { additionalProperties: false, default: {} }),
   },
   { additionalProperties: false },
@@ -26,9 +32,30 @@ const tooLong = (maxWaitMs: number) =>
 
 /** Static parameters checked at save: a wait longer than the bound is refused before it can run. */
 function checkWait(
-  p: { resume: string; amount: unknown; unit: keyof typeof UNIT_MS; dateTime?: unknown },
+  p: {
+    resume: string;
+    amount: unknown;
+    unit: keyof typeof UNIT_MS;
+    dateTime?: unknown;
+    httpMethod?: string;
+    responseMode?: string;
+  },
   limits: CheckLimits,
 ): ValidationProblem[] {
+  if (p.resume === 'webhook') {
+    const problems: ValidationProblem[] = [];
+    if (p.httpMethod !== undefined && p.httpMethod !== 'POST')
+      problems.push({
+        path: 'parameters.httpMethod',
+        message: `'${p.httpMethod}' is not served here: the resume URL takes POST`,
+      });
+    if (p.responseMode !== undefined && p.responseMode !== 'onReceived')
+      problems.push({
+        path: 'parameters.responseMode',
+        message: `'${p.responseMode}' is not served here: the resume call is answered at once ('onReceived')`,
+      });
+    return problems;
+  }
   if (p.resume === 'timeInterval' && typeof p.amount === 'number') {
     if (!(p.amount * UNIT_MS[p.unit] <= limits.maxWaitMs))
       return [{ path: 'parameters.amount', message: tooLong(limits.maxWaitMs) }];

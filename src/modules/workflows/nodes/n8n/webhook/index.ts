@@ -92,6 +92,11 @@ const N8nWebhookParameters = Type.Object(
         ),
         /** Comma-separated addresses or CIDR ranges; others get 403 (empty: everyone). */
         ipWhitelist: Type.Optional(Type.String({ maxLength: 4000 })),
+        /**
+         * n8n's CORS option (every version; n8n adds it to nodes that support CORS): `*` (default) or
+         * comma-separated origins whose pages may read the answers (webhooks/cors.ts).
+         */
+        allowedOrigins: Type.Optional(Type.String({ maxLength: 4_000 })),
         /** A bot's user agent gets 403 (n8n's `isbot`; here webhooks/bot-agents.ts). */
         ignoreBots: Type.Optional(Type.Boolean()),
         /** `onReceived`: this text is the answer's body instead of "Workflow was started". */
@@ -192,7 +197,13 @@ export const n8nWebhookNode = defineNode({
         });
     // Read when the webhook is registered, before any run: an expression would have nothing to read.
     const o = params.options;
-    for (const name of ['ignoreBots', 'responseData', 'responseContentType', 'responsePropertyName'] as const)
+    for (const name of [
+      'ignoreBots',
+      'responseData',
+      'responseContentType',
+      'responsePropertyName',
+      'allowedOrigins',
+    ] as const)
       if (isExpression(o[name]))
         problems.push({
           path: `parameters.options.${name}`,
@@ -215,12 +226,8 @@ export const n8nWebhookNode = defineNode({
           message: `'${name.slice(0, 60)}' is not a header the webhook may set`,
         });
     }
-    const multiple = Array.isArray(params.httpMethod);
-    if (multiple !== (params.multipleMethods === true))
-      problems.push({
-        path: 'parameters.httpMethod',
-        message: 'is a list of methods exactly when multipleMethods is true',
-      });
+    // n8n registers every method of a list whatever `multipleMethods` says (exports carry lists with
+    // it false, and a single method with it true): the list is what counts, as there.
     return problems;
   },
   async execute(ctx) {
@@ -305,6 +312,7 @@ function n8nWebhook(node: WorkflowNode): WebhookNodeInfo[] {
     },
     responseBinaryPropertyName: p.responseBinaryPropertyName ?? 'data',
     ...(p.options.ignoreBots ? { ignoreBots: true } : {}),
+    cors: { allowedOrigins: p.options.allowedOrigins ?? '*', methods },
     reply: {
       headers: Object.fromEntries(
         (p.options.responseHeaders?.entries ?? []).filter((h) => h.name !== '').map((h) => [h.name, h.value]),
