@@ -14919,6 +14919,7 @@ export interface operations {
           | 'groqApi'
           | 'googlePalmApi'
           | 'openRouterApi'
+          | 'pineconeApi'
           | 'n8nApi'
           | 'searchApi'
           | 'githubApi'
@@ -14966,7 +14967,8 @@ export interface operations {
           | 'microsoftOutlookOAuth2Api'
           | 'spotifyOAuth2Api'
           | 'zoomOAuth2Api'
-          | 'linearOAuth2Api';
+          | 'linearOAuth2Api'
+          | 'telegramApi';
       };
       header?: never;
       path?: never;
@@ -15067,6 +15069,7 @@ export interface operations {
             | 'groqApi'
             | 'googlePalmApi'
             | 'openRouterApi'
+            | 'pineconeApi'
             | 'n8nApi'
             | 'searchApi'
             | 'githubApi'
@@ -15114,7 +15117,8 @@ export interface operations {
             | 'microsoftOutlookOAuth2Api'
             | 'spotifyOAuth2Api'
             | 'zoomOAuth2Api'
-            | 'linearOAuth2Api';
+            | 'linearOAuth2Api'
+            | 'telegramApi';
           data: {
             [key: string]:
               | string
@@ -15214,6 +15218,7 @@ export interface operations {
           | 'groqApi'
           | 'googlePalmApi'
           | 'openRouterApi'
+          | 'pineconeApi'
           | 'n8nApi'
           | 'searchApi'
           | 'githubApi'
@@ -15261,7 +15266,8 @@ export interface operations {
           | 'microsoftOutlookOAuth2Api'
           | 'spotifyOAuth2Api'
           | 'zoomOAuth2Api'
-          | 'linearOAuth2Api';
+          | 'linearOAuth2Api'
+          | 'telegramApi';
       };
       header?: never;
       path?: never;

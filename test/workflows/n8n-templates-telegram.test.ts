@@ -6,7 +6,7 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestPlatform } from '../helpers/platform.js';
-import { REDIS_URL, uniqueName } from '../helpers/services.js';
+import { REDIS_URL } from '../helpers/services.js';
 import { until } from '../helpers/until.js';
 import { FakeEmbeddings, vectorOf } from './support/fake-embeddings.js';
 import { completion, FakeOpenAi, toolCalls } from './support/fake-openai.js';
@@ -172,7 +172,9 @@ describe('e-mail chatbot on Telegram and PGVector (template LPQsiqt476n7ne7f)', 
     expect(embed.requests[0]?.path).toBe('/api/embed');
     expect(embed.requests[0]?.body.model).toBe('nomic-embed-text:latest');
     expect(openai.requests[0]?.model).toBe('mistral-small3.1:latest');
-    const toolAnswer = (openai.requests[1]?.messages as Array<{ role: string; content: string }>).at(-1);
+    const toolAnswer = (
+      openai.requests[1]?.messages as Array<{ role: string; content: string }> | undefined
+    )?.at(-1);
     expect(toolAnswer?.role).toBe('tool');
     expect(toolAnswer?.content).toContain('Interview with Acme Corp');
     expect(outputOf(e, 'Generate session id')).toEqual([
@@ -241,7 +243,9 @@ describe('human handoff with Redis memories and the Chat Memory Manager (templat
       ['human', 'Hi, I am Ada Lovelace and I want a refund'],
     ]);
     // The extractor read the history the Redis node got (`parseJson()` of each stored message).
-    const extractorPrompt = (openai.requests[1]?.messages as Array<{ content: string }>).at(-1)?.content;
+    const extractorPrompt = (openai.requests[1]?.messages as Array<{ content: string }> | undefined)?.at(
+      -1,
+    )?.content;
     expect(extractorPrompt).toContain('human: Hi, I am Ada Lovelace and I want a refund');
     expect(outputOf(e, 'Has All Criteria?')).toEqual([]);
     const sent = telegram.called('sendMessage').slice(sentBefore);

@@ -70,8 +70,10 @@ export class FakeOAuth2 {
 
   private authorize(url: URL, res: ServerResponse): void {
     const redirectUri = url.searchParams.get('redirect_uri') ?? '';
-    if (url.searchParams.get('client_id') !== this.clientId || !redirectUri)
-      return json(res, 400, { error: 'invalid_client' });
+    if (url.searchParams.get('client_id') !== this.clientId || !redirectUri) {
+      json(res, 400, { error: 'invalid_client' });
+      return;
+    }
     const code = randomBytes(12).toString('hex');
     this.codes.set(code, {
       redirectUri,
