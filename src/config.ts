@@ -133,10 +133,11 @@ const ConfigSchema = Type.Object({
   /** CPU time for one Code node run (all its items), in the same sandbox. */
   CODE_NODE_TIMEOUT_MS: Type.Integer({ default: 5_000, minimum: 1, maximum: 300_000 }),
   /**
-   * Python in the Code node (Pyodide in confined child processes, docs/security.md). On by default since
-   * the wave-7 fixes of the review's four problems; false refuses Python Code nodes at save and at run.
+   * Python in the Code node (Pyodide in confined child processes, docs/security.md). Off by default: a
+   * run can still allocate JavaScript memory outside its caps (docs/decisions.md, wave 7 review, H1);
+   * false refuses Python Code nodes at save and at run.
    */
-  WORKFLOW_PYTHON_ENABLED: Type.Boolean({ default: true }),
+  WORKFLOW_PYTHON_ENABLED: Type.Boolean({ default: false }),
   /**
    * Python interpreters (Pyodide, CPython on WebAssembly) for the Code node's Python, each in a child
    * process under Node's permission model, started on first use (seconds each); each serves one account.
