@@ -35,7 +35,11 @@ export async function htmlToDocument(
 }
 
 /** Readability's plain `textContent` of a page (n8n's HTTP Request tool "text" optimizer), in the worker. */
-export async function htmlReadableText(html: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<string> {
+export async function htmlReadableText(
+  html: string,
+  tenant?: string,
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): Promise<string> {
   const bytes = Buffer.byteLength(html, 'utf8');
   if (bytes > MAX_HTML_BYTES)
     throw new AppError('PAYLOAD_TOO_LARGE', `HTML is larger than ${MAX_HTML_BYTES} bytes`, {
@@ -46,6 +50,7 @@ export async function htmlReadableText(html: string, timeoutMs = DEFAULT_TIMEOUT
     timeoutMs,
     heapMb: WORKER_HEAP_MB,
     what: 'HTML page',
+    ...(tenant !== undefined ? { tenant } : {}),
   });
   return text;
 }
@@ -59,6 +64,7 @@ const SELECT_WORKER_URL = new URL('./html-select-worker.mjs', import.meta.url);
 export async function htmlSelectTexts(
   html: string,
   pick: { selector: string; onlyContent: boolean; omit: string[] },
+  tenant?: string,
   timeoutMs = DEFAULT_TIMEOUT_MS,
 ): Promise<string[]> {
   const bytes = Buffer.byteLength(html, 'utf8');
@@ -71,7 +77,7 @@ export async function htmlSelectTexts(
     SELECT_WORKER_URL,
     { html, ...pick },
     [],
-    { timeoutMs, heapMb: WORKER_HEAP_MB, what: 'HTML page' },
+    { timeoutMs, heapMb: WORKER_HEAP_MB, what: 'HTML page', ...(tenant !== undefined ? { tenant } : {}) },
   );
   if (out.error) throw new AppError('VALIDATION_ERROR', `'${pick.selector}' is not a CSS selector`);
   return out.texts ?? [];

@@ -12,6 +12,8 @@ export interface PdfOptions {
   timeoutMs: number;
   /** PDFs with more pages are refused before any text is extracted. */
   maxPages: number;
+  /** Whose read it is (an account), for its turn when every parser worker is busy. */
+  tenant?: string;
 }
 
 /** Heap limit of a PDF worker: ample for text extraction, small enough that a bomb only kills the worker. */
@@ -110,6 +112,11 @@ function runWorker(
     WORKER_URL,
     { bytes: copy, maxPages: options.maxPages, maxDecodedBytes: MAX_DECODED_BYTES, ...extra },
     [copy.buffer],
-    { timeoutMs: options.timeoutMs, heapMb: WORKER_HEAP_MB, what: 'PDF' },
+    {
+      timeoutMs: options.timeoutMs,
+      heapMb: WORKER_HEAP_MB,
+      what: 'PDF',
+      ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
+    },
   );
 }

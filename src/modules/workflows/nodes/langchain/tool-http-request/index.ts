@@ -157,7 +157,7 @@ export const toolHttpRequestNode = defineSubNode({
         text = `There was an error: "${res.status} - ${credential ? redactSecrets(said, secretsOf(credential)) : said}"`;
       } else
         try {
-          text = await toolAnswer(res, p);
+          text = await toolAnswer(res, p, ctx.deps.tenant);
         } catch (error) {
           text = `There was an error: "${(error as Error).message}"`;
         }

@@ -24,26 +24,30 @@ type Obj = Record<string, unknown>;
 
 const isJson = (res: OutboundResponse) => /[/+]json\b/i.test(res.headers['content-type'] ?? '');
 
-export async function toolAnswer(res: OutboundResponse, p: Optimize): Promise<string> {
+export async function toolAnswer(res: OutboundResponse, p: Optimize, tenant?: string): Promise<string> {
   if (res.body.includes('\0')) throw new Error('Binary data is not supported');
   const type = p.responseType ?? 'json';
   if (p.optimizeResponse && type === 'json') return optimizeJson(res.body, p);
   if (p.optimizeResponse && type === 'text') {
     const { htmlReadableText } = await import('../../../../documents/index.js');
-    return htmlReadableText(plain(res));
+    return htmlReadableText(plain(res), tenant);
   }
   if (p.optimizeResponse && type === 'html') {
     const { htmlSelectTexts } = await import('../../../../documents/index.js');
-    const texts = await htmlSelectTexts(res.body, {
-      selector: p.cssSelector ?? 'body',
-      onlyContent: p.onlyContent === true,
-      omit: p.onlyContent
-        ? (p.elementsToOmit ?? '')
-            .split(',')
-            .filter((s) => s)
-            .map((s) => s.trim())
-        : [],
-    });
+    const texts = await htmlSelectTexts(
+      res.body,
+      {
+        selector: p.cssSelector ?? 'body',
+        onlyContent: p.onlyContent === true,
+        omit: p.onlyContent
+          ? (p.elementsToOmit ?? '')
+              .split(',')
+              .filter((s) => s)
+              .map((s) => s.trim())
+          : [],
+      },
+      tenant,
+    );
     return JSON.stringify(texts, null, 2);
   }
   return plain(res);
