@@ -49,6 +49,8 @@ beforeAll(async () => {
       if (url.pathname === '/text')
         return void res.writeHead(200, { 'content-type': 'text/plain' }).end('hello');
       if (url.pathname === '/fail') return void json(500, { error: 'boom' });
+      // A server that echoes the credential it was sent in an error.
+      if (url.pathname === '/leaky') return void json(401, { error: `bad key ${req.headers['x-api-key']}` });
       // `/hop/N` redirects N times, then answers.
       if (url.pathname.startsWith('/hop/')) {
         const n = Number(url.pathname.slice(5));
@@ -80,6 +82,7 @@ afterAll(async () => {
 const credentials: Record<string, Record<string, string>> = {
   basic: { user: 'ada', password: 'pw' },
   bearer: { token: 't0k' },
+  headerLong: { name: 'X-Api-Key', value: 'hk-7c2d-91ab-secret' },
   header: { name: 'X-Api-Key', value: 'k3y' },
   query: { name: 'api_key', value: 'q1' },
   custom: { json: '{"headers":{"x-custom":"c1"},"qs":{"sig":"s1"}}' },
@@ -602,6 +605,36 @@ describe('n8n-nodes-base.httpRequest v4.x', () => {
         completeExpression: '={{ $pageCount > 10 }}',
       }),
     ).rejects.toThrow('404 - "[]"');
+  });
+
+  it('a paginated error status that echoes the credential fails without it', async () => {
+    const { out } = await run(
+      {
+        url: `${base}/leaky`,
+        authentication: 'genericCredentialType',
+        genericAuthType: 'httpHeaderAuth',
+        options: {
+          pagination: {
+            pagination: {
+              paginationMode: 'updateAParameterInEachRequest',
+              parameters: { parameters: [{ type: 'qs', name: 'page', value: '={{ $pageCount + 1 }}' }] },
+              paginationCompleteWhen: 'other',
+              completeExpression: '={{ $pageCount > 3 }}',
+            },
+          },
+        },
+      },
+      {
+        credentials: { httpHeaderAuth: { id: 'headerLong', name: 'mine' } } as unknown as Record<
+          string,
+          string
+        >,
+      },
+    );
+    expect(seen[0]?.headers['x-api-key']).toBe('hk-7c2d-91ab-secret');
+    expect(out.state.error?.message).toContain('401 - ');
+    expect(out.state.error?.message).toContain('bad key ');
+    expect(out.state.error?.message).not.toContain('hk-7c2d-91ab-secret');
   });
 
   it('stops when the same answer keeps coming', async () => {
