@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { redactSecrets } from '../../../../../core/redact.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { EngineDeps, Json } from '../../../engine/types.js';
 import type { AiDocument, Embeddings, VectorStore } from '../ai-parts.js';
@@ -34,7 +35,11 @@ const API_VERSION = '2025-04';
 type Http = EngineDeps['http'];
 
 /** Pinecone's error text: the control plane's `{error: {message}}`, the data plane's `{message}`. */
-function pineconeError(raw: string): string {
+function pineconeError(raw: string, key: string): string {
+  return redactSecrets(pineconeText(raw), [key]);
+}
+
+function pineconeText(raw: string): string {
   try {
     const body = JSON.parse(raw) as { error?: { message?: unknown } | string; message?: unknown };
     if (typeof body.error === 'string') return body.error;
@@ -111,7 +116,7 @@ export function pineconeStore(http: Http, o: PineconeOptions, embeddings: Embedd
         });
       if (res.status < 200 || res.status >= 300)
         throw new NodeOperationError(
-          `Pinecone refused describing the index (${res.status}): ${pineconeError(res.body)}`,
+          `Pinecone refused describing the index (${res.status}): ${pineconeError(res.body, o.apiKey)}`,
         );
       const found = (json(res.body, 'describing the index') as { host?: unknown }).host;
       if (typeof found !== 'string' || found === '' || found.length > 500)
@@ -127,7 +132,9 @@ export function pineconeStore(http: Http, o: PineconeOptions, embeddings: Embedd
   const dataCall = async (path: string, body: unknown, doing: string): Promise<unknown> => {
     const res = await send('POST', `${await dataPlane()}${path}`, body);
     if (res.status < 200 || res.status >= 300)
-      throw new NodeOperationError(`Pinecone refused ${doing} (${res.status}): ${pineconeError(res.body)}`);
+      throw new NodeOperationError(
+        `Pinecone refused ${doing} (${res.status}): ${pineconeError(res.body, o.apiKey)}`,
+      );
     return json(res.body, doing);
   };
   const namespace = o.namespace ? { namespace: o.namespace } : {};
@@ -184,7 +191,7 @@ export function pineconeStore(http: Http, o: PineconeOptions, embeddings: Embedd
       // n8n goes on when the namespace does not exist yet (Pinecone answers 404 for it).
       if (res.status !== 404 && (res.status < 200 || res.status >= 300))
         throw new NodeOperationError(
-          `Pinecone refused clearing namespace ${o.namespace} (${res.status}): ${pineconeError(res.body)}`,
+          `Pinecone refused clearing namespace ${o.namespace} (${res.status}): ${pineconeError(res.body, o.apiKey)}`,
         );
     },
   };

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { redactSecrets } from '../../../../../core/redact.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { EngineDeps, Json } from '../../../engine/types.js';
 import type { AiDocument, Embeddings, VectorStore } from '../ai-parts.js';
@@ -72,7 +73,9 @@ export function qdrantStore(http: Http, o: QdrantOptions, embeddings: Embeddings
     }
     if (res.status === 404 || (res.status >= 200 && res.status < 300))
       return { status: res.status, body: parsed };
-    throw new NodeOperationError(`Qdrant refused ${doing} (${res.status}): ${qdrantError(parsed, res.body)}`);
+    throw new NodeOperationError(
+      `Qdrant refused ${doing} (${res.status}): ${redactSecrets(qdrantError(parsed, res.body), [o.apiKey])}`,
+    );
   };
 
   const missing = () =>
