@@ -506,8 +506,9 @@ export interface WebhookNodeInfo {
   /**
    * n8n's Webhook CORS (`options.allowedOrigins`, default `*`): a call with an Origin gets the CORS
    * headers when its origin is allowed, and the path answers a browser's preflight (webhooks/cors.ts).
+   * `null`: no origin is allowed (an IP allow-listed or authenticated webhook without the option).
    */
-  cors?: { allowedOrigins: string; methods: WebhookHttpMethod[] };
+  cors?: { allowedOrigins: string | null; methods: WebhookHttpMethod[] };
   /**
    * n8n's Webhook response options: headers on its answers (`responseHeaders`), the body of an
    * `onReceived` answer (`responseData`), and for `lastNode` + `firstEntryJson` the content type and
