@@ -526,11 +526,12 @@ export interface WebhookNodeInfo {
    * A service's deliveries to a webhook it was told of at activation (n8n's Telegram Trigger): the
    * body is the trigger's item itself, the caller must send `secretHeader` holding the secret derived
    * from the node's credential (`credentialId`) else 403, and a delivery `accept` refuses starts no
-   * execution (answered 200, as n8n's trigger answers one it filters out).
+   * execution (answered 200, as n8n's trigger answers one it filters out). `secretOf` gives `null`
+   * when the credential holds nothing to derive a secret from (an empty token): every delivery is refused.
    */
   delivery?: {
     secretHeader: string;
-    secretOf(credential: Record<string, string>): string;
+    secretOf(credential: Record<string, string>): string | null;
     accept(body: unknown): boolean;
   };
 }
