@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOutboundHttp } from '../../src/core/http/outbound.js';
 import { binaryOf } from '../../src/modules/workflows/engine/binary.js';
 import type { EngineDeps, Item, WorkflowDefinition } from '../../src/modules/workflows/engine/types.js';
+import { telegramSecret } from '../../src/modules/workflows/nodes/n8n/telegram-trigger/index.js';
 import type { TestPlatform } from '../helpers/platform.js';
 import { testDialects } from '../helpers/services.js';
 import { until } from '../helpers/until.js';
@@ -593,6 +594,64 @@ describe(`Telegram Trigger over HTTP, platform on ${dialect}`, () => {
       ['setWebhook', `${PUBLIC_URL}/webhook/tg-moved/webhook`],
     ]);
     await p.request({ method: 'POST', url: `/api/v1/workflows/${id}/deactivate` });
+  });
+
+  it('moving an active trigger to another bot withdraws the first bot’s webhook before registering the second', async () => {
+    const other = await createCredential(p, 'bot B', 'telegramApi', {
+      accessToken: FakeTelegram.OTHER_TOKEN,
+      baseUrl: telegram.base,
+    });
+    const id = await createWorkflow(p, bot('tg-swap', credential));
+    await activate(p, id);
+    telegram.calls.length = 0;
+    const put = await p.request({
+      method: 'PUT',
+      url: `/api/v1/workflows/${id}`,
+      payload: bot('tg-swap', other),
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    // Same path, another bot: bot A no longer points at the platform.
+    expect(telegram.calls.map((c) => [c.method, c.token])).toEqual([
+      ['deleteWebhook', FakeTelegram.TOKEN],
+      ['setWebhook', FakeTelegram.OTHER_TOKEN],
+    ]);
+    const set = telegram.called('setWebhook')[0];
+    expect(set?.body.url).toBe(`${PUBLIC_URL}/webhook/tg-swap/webhook`);
+    // Deliveries now carry bot B's secret; bot A's is refused.
+    const secretB = String(set?.body.secret_token);
+    const res = await deliver('tg-swap/webhook', update('from B'), secretB);
+    expect(res.statusCode).toBe(200);
+    await settled(p, (res.json() as { executionId: string }).executionId);
+    await p.request({ method: 'POST', url: `/api/v1/workflows/${id}/deactivate` });
+  });
+
+  it('a delivery is refused (503) while the credential’s token is blank: HMAC of the path with it is public', async () => {
+    const emptied = await createCredential(p, 'bot emptied', 'telegramApi', {
+      accessToken: FakeTelegram.TOKEN,
+      baseUrl: telegram.base,
+    });
+    const id = await createWorkflow(p, bot('tg-empty', emptied));
+    await activate(p, id);
+    const patch = await p.request({
+      method: 'PATCH',
+      url: `/api/v1/credentials/${emptied}`,
+      payload: { data: { accessToken: '  ', baseUrl: telegram.base } },
+    });
+    // An empty token is refused by the credential API; blanks pass it, and empty data may be stored
+    // by other means: both have a secret anyone can compute from the path.
+    expect(patch.statusCode, patch.body).toBe(200);
+    for (const token of ['  ', '']) {
+      const guessed = telegramSecret(token, 'tg-empty/webhook');
+      const res = await deliver('tg-empty/webhook', update('x'), guessed);
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({
+        error: true,
+        code: 'SERVICE_UNAVAILABLE',
+        message: "The webhook's credential has no token to check deliveries with",
+      });
+    }
+    const list = await p.request({ method: 'GET', url: `/api/v1/executions?workflowId=${id}` });
+    expect((list.json() as { data: unknown[] }).data).toEqual([]);
   });
 
   it('an activation Telegram refuses is a 502 naming its reason, and the workflow stays inactive', async () => {

@@ -350,6 +350,55 @@ describe.each(await testDialects())('an n8n export through its webhook on %s', (
     expect(JSON.stringify(res.json())).toContain('parameters.options.allowedOrigins');
   });
 
+  it('an IP allow-listed or authenticated webhook sends no CORS headers unless allowedOrigins is set', async () => {
+    const hook = (
+      path: string,
+      parameters: Record<string, unknown>,
+      credentials?: Record<string, unknown>,
+    ) => ({
+      name: `n8n ${path}`,
+      nodes: [
+        {
+          id: `wh-${path}`,
+          name: 'Webhook',
+          type: 'n8n-nodes-base.webhook',
+          typeVersion: 2,
+          position: [0, 0],
+          parameters: { path, httpMethod: 'POST', responseMode: 'onReceived', ...parameters },
+          ...(credentials ? { credentials } : {}),
+        },
+      ],
+      connections: {},
+    });
+    const call = (method: 'POST' | 'OPTIONS', path: string, headers: Record<string, string>) =>
+      p.request({ method, url: `/webhook/${path}`, key: null, remoteAddress: '10.1.2.3', headers });
+    const origin = { origin: 'https://attacker.example' };
+    const preflight = { ...origin, 'access-control-request-method': 'POST' };
+    const shop = { httpHeaderAuth: { id: null, name: 'shop header' } };
+    await activate(p, await createWorkflow(p, hook('cors-ip', { options: { ipWhitelist: '10.0.0.0/8' } })));
+    await activate(p, await createWorkflow(p, hook('cors-auth', { authentication: 'headerAuth' }, shop)));
+    for (const path of ['cors-ip', 'cors-auth']) {
+      // The call is served (from inside the allow-list, with the key), but no page may read it.
+      const served = await call('POST', path, { ...origin, 'x-shop-key': 'k-123' });
+      expect(served.statusCode, path).toBe(200);
+      expect(served.headers['access-control-allow-origin'], path).toBeUndefined();
+      const asked = await call('OPTIONS', path, preflight);
+      expect(asked.statusCode, path).toBe(204);
+      expect(asked.headers['access-control-allow-origin'], path).toBeUndefined();
+      expect(asked.headers['access-control-allow-methods'], path).toBeUndefined();
+    }
+    // An explicit choice is honoured, `*` included.
+    await activate(
+      p,
+      await createWorkflow(
+        p,
+        hook('cors-ip-any', { options: { ipWhitelist: '10.0.0.0/8', allowedOrigins: '*' } }),
+      ),
+    );
+    const chosen = await call('POST', 'cors-ip-any', origin);
+    expect(chosen.headers['access-control-allow-origin']).toBe('https://attacker.example');
+  });
+
   it('registers every method of a list even with multipleMethods false, as n8n does with such exports', async () => {
     const body = {
       name: 'n8n list methods',

@@ -267,6 +267,52 @@ describe.each(await testDialects())('sub-workflows (Execute Workflow) on %s', (d
     expect(denied.json().message).not.toContain('secret');
   });
 
+  it("takes a workflow given as an object as saved: its expressions are the callee's, per item", async () => {
+    const inline = {
+      nodes: [
+        node('Start', 'manualTrigger', {}),
+        node(
+          'Times ten',
+          'set',
+          {
+            mode: 'manual',
+            assignments: {
+              assignments: [{ id: 'a', name: 'x', value: '={{ $json.n * 10 }}', type: 'number' }],
+            },
+            options: {},
+          },
+          3.4,
+        ),
+      ],
+      connections: chain('Start', 'Times ten'),
+    };
+    const call = await hook('sub-inline-object', { source: 'parameter', workflowJson: inline });
+    const res = await call([{ n: 1 }, { n: 5 }]);
+    expect(res.statusCode, res.body).toBe(200);
+    // Evaluated by the caller, every item would have been the first's (10, 10).
+    expect(res.json()).toEqual([{ x: 10 }, { x: 50 }]);
+  });
+
+  it("bounds what mode 'each' stores: items × the workflow JSON's size, a clear node error beyond", async () => {
+    // ~200,000 characters (under the 256,000 a node may hold) × 100 items: over 16,000,000.
+    const inline = JSON.stringify({
+      nodes: [
+        node('Start', 'manualTrigger', {}),
+        node('Note', 'stickyNote', { content: 'x'.repeat(200_000) }),
+      ],
+      connections: {},
+    });
+    const call = await hook('sub-inline-each', { source: 'parameter', workflowJson: inline, mode: 'each' });
+    const res = await call(Array.from({ length: 100 }, (_, n) => ({ n })));
+    expect(res.statusCode).toBe(422);
+    expect(res.json().message).toMatch(
+      /Running the workflow given as JSON once per item would store \d+ characters of it \(at most 16000000 per run\)/,
+    );
+    // Two items stay well under: each runs.
+    const few = await call([{ n: 1 }, { n: 2 }]);
+    expect(few.statusCode, few.body).toBe(200);
+  });
+
   it('refuses sources that read files or URLs, and JSON that can never run, at save; a missing id fails the run', async () => {
     for (const [call, message] of [
       [{ source: 'url', workflowUrl: 'https://example.com/wf.json' }, 'parameters.workflowUrl'],
@@ -274,6 +320,15 @@ describe.each(await testDialects())('sub-workflows (Execute Workflow) on %s', (d
       [{ source: 'parameter' }, "is required with source 'parameter'"],
       [{ source: 'parameter', workflowJson: '{ not json' }, 'is not valid JSON'],
       [{ source: 'parameter', workflowJson: '{"connections":{}}' }, 'must be a workflow'],
+      // From the run's data, a webhook's caller would choose what runs with the account's credentials.
+      [
+        { source: 'parameter', workflowJson: '={{ $json.body.workflow }}' },
+        'parameters.workflowJson","message":"cannot be an expression',
+      ],
+      [
+        { source: 'parameter', workflowJson: JSON.stringify({ nodes: [], pad: 'x'.repeat(256_000) }) },
+        'must be at most 256000 characters',
+      ],
     ] as const) {
       const res = await p.request({
         method: 'POST',

@@ -16,11 +16,13 @@ type Answer = { status?: number; body: unknown } | 'hang';
 /**
  * A local Telegram Bot API server speaking Telegram's wire format: `POST /bot{token}/{method}` with JSON
  * or multipart bodies, answered `{ok: true, result}` (or what a test set per method: `{ok: false,
- * description}`, or a hang), and `GET /file/bot{token}/{path}` serving files. Only `TOKEN` is a known
- * bot: another token gets Telegram's 401 `Unauthorized`. Every call is recorded.
+ * description}`, or a hang), and `GET /file/bot{token}/{path}` serving files. Only `TOKEN` and
+ * `OTHER_TOKEN` (a second bot) are known bots: another token gets Telegram's 401 `Unauthorized`.
+ * Every call is recorded.
  */
 export class FakeTelegram {
   static readonly TOKEN = '123456:TEST-token_abc';
+  static readonly OTHER_TOKEN = '654321:OTHER-token_xyz';
   readonly calls: TelegramCall[] = [];
   readonly files = new Map<string, Buffer>();
   private readonly answers = new Map<string, Answer>();
@@ -47,7 +49,7 @@ export class FakeTelegram {
         const [, token = '', method = ''] = call;
         const parsed = parseBody(req.headers, raw);
         this.calls.push({ token, method, headers: req.headers, ...parsed });
-        if (token !== FakeTelegram.TOKEN)
+        if (token !== FakeTelegram.TOKEN && token !== FakeTelegram.OTHER_TOKEN)
           return json(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
         const answer = this.answers.get(method);
         if (answer === 'hang') return; // never answers: the client's timeout must end it

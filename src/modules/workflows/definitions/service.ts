@@ -286,9 +286,10 @@ export class WorkflowService {
     await assertCredentialsUsable(this.deps.credentials, accountId, savedBy, credentialRefs(def));
     if (current.active === 1) problems.push(...(await this.activationProblems(accountId, def, savedBy)));
     if (problems.length > 0) throw invalid(problems);
-    if (current.active === 1) await this.deps.registrations?.replace(accountId, definitionOf(current), def);
+    const registrations = current.active === 1 ? this.deps.registrations : undefined;
+    await registrations?.replace(accountId, definitionOf(current), def);
     const at = isoNow(this.deps.clock);
-    const paths = await this.deps.store.transaction(async (trx) => {
+    const saving = this.deps.store.transaction(async (trx) => {
       await this.deps.store.replace(
         trx,
         {
@@ -307,6 +308,13 @@ export class WorkflowService {
       await this.deps.store.claimPaths(trx, accountId, pathsOf(def), at);
       await this.releaseUnused(trx, accountId, pathsOf(definitionOf(current)));
       return current.active === 1 ? this.registerWebhooks(trx, accountId, def) : [];
+    });
+    // A save that fails after the outside services moved to the new version moves them back (as
+    // `activate` withdraws), so they deliver to what is stored.
+    const paths = await saving.catch(async (error: unknown) => {
+      // Best effort: the save's own error is what the caller must see (withdrawals log their failures).
+      await registrations?.replace(accountId, def, definitionOf(current)).catch(() => undefined);
+      throw error;
     });
     this.deps.onRoutesChanged(paths);
     this.deps.onWorkflowChanged?.(accountId, id);

@@ -506,8 +506,9 @@ export interface WebhookNodeInfo {
   /**
    * n8n's Webhook CORS (`options.allowedOrigins`, default `*`): a call with an Origin gets the CORS
    * headers when its origin is allowed, and the path answers a browser's preflight (webhooks/cors.ts).
+   * `null`: no origin is allowed (an IP allow-listed or authenticated webhook without the option).
    */
-  cors?: { allowedOrigins: string; methods: WebhookHttpMethod[] };
+  cors?: { allowedOrigins: string | null; methods: WebhookHttpMethod[] };
   /**
    * n8n's Webhook response options: headers on its answers (`responseHeaders`), the body of an
    * `onReceived` answer (`responseData`), and for `lastNode` + `firstEntryJson` the content type and
@@ -525,11 +526,12 @@ export interface WebhookNodeInfo {
    * A service's deliveries to a webhook it was told of at activation (n8n's Telegram Trigger): the
    * body is the trigger's item itself, the caller must send `secretHeader` holding the secret derived
    * from the node's credential (`credentialId`) else 403, and a delivery `accept` refuses starts no
-   * execution (answered 200, as n8n's trigger answers one it filters out).
+   * execution (answered 200, as n8n's trigger answers one it filters out). `secretOf` gives `null`
+   * when the credential holds nothing to derive a secret from (an empty token): every delivery is refused.
    */
   delivery?: {
     secretHeader: string;
-    secretOf(credential: Record<string, string>): string;
+    secretOf(credential: Record<string, string>): string | null;
     accept(body: unknown): boolean;
   };
 }

@@ -4,10 +4,14 @@ import { definitionFromBody } from '../definitions/definitions.js';
 import type { ValidationProblem, WorkflowDefinition } from '../engine/index.js';
 import { NodeOperationError } from '../engine/node-type.js';
 import type { WorkflowEngine } from '../engine/workflow-engine.js';
+import {
+  isWorkflowJsonExpression,
+  MAX_WORKFLOW_JSON_CHARS,
+  WORKFLOW_JSON_EXPRESSION,
+  workflowJsonSize,
+} from '../nodes/n8n/execute-workflow/workflow-ref.js';
 import { WorkflowBody, type WorkflowBodyT } from '../schemas.js';
 
-/** Most characters of a workflow given as JSON in a node (a saved workflow's body is bounded alike). */
-export const MAX_INLINE_WORKFLOW_CHARS = 1_000_000;
 const MAX_LISTED = 20;
 
 /**
@@ -17,11 +21,15 @@ const MAX_LISTED = 20;
  */
 export function inlineWorkflowDefinition(engine: WorkflowEngine, json: unknown): WorkflowDefinition {
   let body: unknown = json;
+  // Refused at save too; a workflow saved before that rule fails here instead of running.
+  if (isWorkflowJsonExpression(json))
+    throw new NodeOperationError(`The workflow JSON ${WORKFLOW_JSON_EXPRESSION}`);
+  // Each execution it starts stores it (trigger data): bounded whether text or object.
+  if (workflowJsonSize(json) > MAX_WORKFLOW_JSON_CHARS)
+    throw new NodeOperationError(`The workflow JSON is larger than ${MAX_WORKFLOW_JSON_CHARS} characters`, {
+      description: 'Save it as a workflow and call that by id',
+    });
   if (typeof json === 'string') {
-    if (json.length > MAX_INLINE_WORKFLOW_CHARS)
-      throw new NodeOperationError(
-        `The workflow JSON is larger than ${MAX_INLINE_WORKFLOW_CHARS} characters`,
-      );
     try {
       body = JSON.parse(json);
     } catch (error) {

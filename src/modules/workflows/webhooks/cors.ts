@@ -12,8 +12,8 @@ const MAX_REQUESTED_HEADERS = 1_000;
 const HEADER_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
 
 export interface CorsRule {
-  /** `*` or comma-separated origins (blanks ignored). */
-  allowedOrigins: string;
+  /** `*` or comma-separated origins (blanks ignored); `null`: none (no CORS headers at all). */
+  allowedOrigins: string | null;
   /** The methods the path answers (OPTIONS is added). */
   methods: readonly string[];
 }
@@ -23,7 +23,7 @@ export function corsHeaders(
   origin: string | undefined,
   preflight?: { requestedHeaders: string | undefined },
 ): Record<string, string> {
-  if (!origin) return {};
+  if (!origin || rule.allowedOrigins === null) return {};
   const allowed = rule.allowedOrigins
     .split(',')
     .map((o) => o.trim())

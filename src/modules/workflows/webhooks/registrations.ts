@@ -3,6 +3,7 @@ import { webhookNodesOf } from '../definitions/definitions.js';
 import type { EngineDeps, NodeRegistry, WorkflowDefinition, WorkflowNode } from '../engine/index.js';
 import type { NodeType, RegistrationContext } from '../engine/node-type.js';
 import { withDefaults } from '../engine/parameters.js';
+import { credentialRefOf } from '../engine/types.js';
 import type { Log } from '../executions/log.js';
 
 export interface WebhookRegistrationsDeps {
@@ -45,15 +46,16 @@ export class WebhookRegistrations {
   }
 
   /**
-   * An active workflow saved: the registrations its new version no longer has are withdrawn first (a
+   * An active workflow saved: the registrations its new version no longer has (same path and same
+   * credentials: a trigger moved to another bot leaves the old bot's webhook otherwise) are withdrawn first (a
    * service may keep one registration per account, as Telegram one webhook per bot, so a withdrawal
    * after the new registration would undo it), then the new version registers; if that fails, the old
    * version registers again (best effort) and the save is refused.
    */
   async replace(accountId: string, before: WorkflowDefinition, after: WorkflowDefinition): Promise<void> {
-    const kept = new Set(this.registering(accountId, after).map(({ ctx }) => ctx.webhook.path));
+    const kept = new Set(this.registering(accountId, after).map(({ ctx }) => registrationKey(ctx)));
     for (const { type, ctx } of this.registering(accountId, before))
-      if (!kept.has(ctx.webhook.path)) await this.withdraw(type, ctx, before.id);
+      if (!kept.has(registrationKey(ctx))) await this.withdraw(type, ctx, before.id);
     try {
       await this.activate(accountId, after);
     } catch (error) {
@@ -95,4 +97,12 @@ export class WebhookRegistrations {
     }
     return out;
   }
+}
+
+/** What a registration is made with: its path and the node's credentials (another bot is another one). */
+function registrationKey(ctx: RegistrationContext): string {
+  const credentials = Object.entries(ctx.node.credentials ?? {})
+    .map(([type, ref]) => [type, credentialRefOf(ref)])
+    .sort(([a], [b]) => String(a).localeCompare(String(b)));
+  return JSON.stringify([ctx.webhook.path, credentials]);
 }

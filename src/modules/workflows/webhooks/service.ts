@@ -197,7 +197,8 @@ export class WebhookService {
 
   /**
    * A service's delivery (`hook.delivery`: the Telegram Trigger's updates): its secret header checked
-   * against the node's credential (403 when missing or wrong, n8n's "Provided secret is not valid"),
+   * against the node's credential (403 when missing or wrong, n8n's "Provided secret is not valid";
+   * 503 when the credential has nothing to derive it from),
    * then the body is the trigger's item; a delivery the node filters out starts nothing (200).
    */
   private async handleDelivery(
@@ -211,8 +212,14 @@ export class WebhookService {
       ? await this.deps.auth.reveal(route.account_id, hook.credentialId)
       : null;
     if (!credential) throw new AppError('SERVICE_UNAVAILABLE', "The webhook's credential is missing");
+    const expected = delivery.secretOf(credential.data);
+    if (expected === null)
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        "The webhook's credential has no token to check deliveries with",
+      );
     const given = headerOf(call, delivery.secretHeader);
-    if (!given || !sameSecret(given, delivery.secretOf(credential.data)))
+    if (!given || !sameSecret(given, expected))
       throw new AppError('FORBIDDEN', 'Provided secret is not valid', { header: delivery.secretHeader });
     const body = call.body;
     if (!body || typeof body !== 'object' || Array.isArray(body))

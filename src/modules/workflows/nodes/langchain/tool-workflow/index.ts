@@ -73,6 +73,8 @@ export const toolWorkflowNode = defineSubNode({
   type: `${LANGCHAIN}.toolWorkflow`,
   versions: [1, 1.1, 1.2, 1.3, 2, 2.1, 2.2],
   schema: Parameters,
+  // The callee's JSON is taken as saved: its own nodes' expressions are the callee's, not this node's.
+  rawParameters: ['workflowJson'],
   subNode: 'ai_tool',
   check(params) {
     return params.source === 'parameter' ? workflowJsonProblems(params.workflowJson) : [];

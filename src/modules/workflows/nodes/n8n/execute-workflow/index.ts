@@ -2,7 +2,12 @@ import { Type } from 'typebox';
 import { isExpression } from '../../../engine/expressions.js';
 import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
 import type { Item, Json, ValidationProblem } from '../../../engine/types.js';
-import { workflowIdOf, workflowJsonProblems } from './workflow-ref.js';
+import {
+  MAX_WORKFLOW_JSON_CHARS_PER_RUN,
+  workflowIdOf,
+  workflowJsonProblems,
+  workflowJsonSize,
+} from './workflow-ref.js';
 
 /** n8n's resource locator for a workflow (v1.1+), or v1's plain id. */
 const WorkflowRef = Type.Union([
@@ -61,6 +66,8 @@ export const executeWorkflowNode = defineNode({
   type: 'n8n-nodes-base.executeWorkflow',
   versions: [1, 1.1, 1.2, 1.3],
   schema: ExecuteWorkflowParameters,
+  // The callee's JSON is taken as saved: its own nodes' expressions are the callee's, not this node's.
+  rawParameters: ['workflowJson'],
   // A waited call can run for long: a crash meanwhile resumes the caller here, which calls again.
   checkpoint: (params) =>
     (params.options as { waitForSubWorkflow?: unknown } | undefined)?.waitForSubWorkflow !== false,
@@ -80,6 +87,15 @@ export const executeWorkflowNode = defineNode({
     if (!call) throw new NodeOperationError('Sub-workflows need the workflow service');
     const first = await ctx.params(0);
     const wait = first.options.waitForSubWorkflow !== false;
+    // `each` stores the workflow JSON once per item's execution: the run's total is bounded.
+    if (first.source === 'parameter' && first.mode === 'each') {
+      const stored = workflowJsonSize(first.workflowJson) * ctx.items.length;
+      if (stored > MAX_WORKFLOW_JSON_CHARS_PER_RUN)
+        throw new NodeOperationError(
+          `Running the workflow given as JSON once per item would store ${stored} characters of it (at most ${MAX_WORKFLOW_JSON_CHARS_PER_RUN} per run)`,
+          { description: "Save it as a workflow and call that by id, or use mode 'once'" },
+        );
+    }
     const inputOf = async (index: number): Promise<{ id: string; item: Item; json?: unknown }> => {
       const p = index === 0 ? first : await ctx.params(index);
       const id = p.source === 'parameter' ? '' : workflowIdOf(p.workflowId);

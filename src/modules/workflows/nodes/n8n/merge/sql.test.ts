@@ -195,4 +195,26 @@ describe('Merge v3 combineBySql (alasql in the sandbox)', () => {
     const { error } = await sql({ query: 'SELECT * FROM input1 CROSS JOIN input2' }, { a: many, b: many });
     expect(error?.description).toMatch(/more than 100000 rows/);
   });
+
+  it('bounds the characters of its answer: a wide cross join fails in the sandbox, naming the bound', async () => {
+    // 300 × 300 rows stay under the row bound, but each joined row carries ~200 characters.
+    const wide = Array.from({ length: 300 }, (_, i) => ({ i, pad: 'x'.repeat(100) }));
+    const { json, error } = await sql(
+      { query: 'SELECT a.pad AS p1, b.pad AS p2 FROM input1 a, input2 b' },
+      { a: wide, b: wide },
+    );
+    expect(json).toEqual([]);
+    expect(error).toMatchObject({
+      message: 'Issue while executing query',
+      description: expect.stringMatching(/more than 5000000 characters of rows \(\d+\)/),
+    });
+    // Under the bound, the same join answers.
+    const narrow = Array.from({ length: 300 }, (_, i) => ({ i }));
+    const ok = await sql(
+      { query: 'SELECT a.i AS x, b.i AS y FROM input1 a, input2 b' },
+      { a: narrow, b: narrow },
+    );
+    expect(ok.error).toBeNull();
+    expect(ok.json).toHaveLength(90_000);
+  });
 });

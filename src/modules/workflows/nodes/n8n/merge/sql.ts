@@ -17,6 +17,11 @@ import type { Item, Json } from '../../../engine/types.js';
 export const MAX_SQL_INPUT_CHARS = 16 * 1024 * 1024;
 /** Most rows a query may return (a cross join of two large inputs grows fast). */
 export const MAX_SQL_ROWS = 100_000;
+/**
+ * Most characters of the rows' JSON a query may answer (the Code node's output bound): checked in the
+ * guest, so the server's thread never parses more (wide rows stay under MAX_SQL_ROWS yet reach tens of MB).
+ */
+export const MAX_SQL_OUTPUT_CHARS = 5_000_000;
 
 // Besides the sandbox, alasql's own file and network entry points are replaced as n8n replaces them
 // (same message), so such a query fails at once with words a user can act on.
@@ -62,7 +67,10 @@ globalThis.mergeSql = function (arg) {
       else if (item !== null && typeof item === 'object') rows.push(item);
       if (rows.length > input.maxRows) throw new Error('the query returned more than ' + input.maxRows + ' rows');
     }
-    return JSON.stringify(rows);
+    var answer = JSON.stringify(rows);
+    if (answer.length > input.maxChars)
+      throw new Error('the query returned more than ' + input.maxChars + ' characters of rows (' + answer.length + '); select fewer columns or rows');
+    return answer;
   } finally {
     delete alasql.databases.merge;
   }
@@ -103,6 +111,7 @@ export async function mergeBySql(
     tables: inputs.map((items) => items.map((item) => item.json)),
     query,
     maxRows: MAX_SQL_ROWS,
+    maxChars: MAX_SQL_OUTPUT_CHARS,
   });
   if (arg.length > MAX_SQL_INPUT_CHARS)
     throw new NodeOperationError('Issue while executing query', {
@@ -120,6 +129,11 @@ export async function mergeBySql(
           : String(error);
     throw new NodeOperationError('Issue while executing query', { description });
   }
+  // The guest refuses a larger answer; this holds even if a guest script were changed.
+  if (answer.length > MAX_SQL_OUTPUT_CHARS)
+    throw new NodeOperationError('Issue while executing query', {
+      description: `the query returned more than ${MAX_SQL_OUTPUT_CHARS} characters of rows`,
+    });
   const rows = JSON.parse(answer) as Record<string, Json>[];
   return rows.map((json) => ({ json }));
 }

@@ -121,7 +121,10 @@ export const telegramTriggerNode = defineNode({
           responseBinaryPropertyName: 'data',
           delivery: {
             secretHeader: SECRET_HEADER,
-            secretOf: (credential) => telegramSecret(credential.accessToken ?? '', path),
+            // HMAC('', path) is computable by anyone from the public path: no token (or only blanks,
+            // which the credential API lets through), no secret.
+            secretOf: (credential) =>
+              credential.accessToken?.trim() ? telegramSecret(credential.accessToken, path) : null,
             accept: (body) => accepts(version, p, body),
           },
         },

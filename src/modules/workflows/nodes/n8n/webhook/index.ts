@@ -312,7 +312,7 @@ function n8nWebhook(node: WorkflowNode): WebhookNodeInfo[] {
     },
     responseBinaryPropertyName: p.responseBinaryPropertyName ?? 'data',
     ...(p.options.ignoreBots ? { ignoreBots: true } : {}),
-    cors: { allowedOrigins: p.options.allowedOrigins ?? '*', methods },
+    cors: { allowedOrigins: p.options.allowedOrigins ?? (guarded(p) ? null : '*'), methods },
     reply: {
       headers: Object.fromEntries(
         (p.options.responseHeaders?.entries ?? []).filter((h) => h.name !== '').map((h) => [h.name, h.value]),
@@ -322,6 +322,15 @@ function n8nWebhook(node: WorkflowNode): WebhookNodeInfo[] {
       propertyName: p.options.responsePropertyName || null,
     },
   }));
+}
+
+/**
+ * A webhook that trusts its callers by address (`ipWhitelist`) or by credential: n8n's CORS default
+ * `*` would let any page opened inside the allow-list (or in a browser holding the credential) read
+ * its answers, so without an explicit `allowedOrigins` no origin is allowed (docs/decisions.md, L4).
+ */
+function guarded(p: Static<typeof N8nWebhookParameters>): boolean {
+  return p.authentication !== 'none' || (p.options.ipWhitelist ?? '').trim() !== '';
 }
 
 /** n8n's credential type per webhook authentication. */
