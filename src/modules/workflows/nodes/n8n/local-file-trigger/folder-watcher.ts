@@ -70,13 +70,16 @@ export function watchFolder(o: WatcherOptions): FolderWatcher {
   let lastMs = 0;
   let lastSize = 0;
   let saidUnwatched = false;
+  /** One scan at a time: a second one would compare against a listing about to be replaced. */
+  let scanning = false;
   const watches = o.usePolling
     ? null
     : new FolderWatches(() => {
         // A hint only: the next scan says what changed (a flood of hints is one scan).
         if (hintedAt !== null || closed) return;
         hintedAt = performance.now();
-        schedule(Math.max(HINT_DELAY_MS, SPACING_FACTOR * lastMs));
+        // During a scan, its end schedules the next one.
+        if (!scanning) schedule(Math.max(HINT_DELAY_MS, SPACING_FACTOR * lastMs));
       });
 
   const allow = (): boolean => {
@@ -177,21 +180,34 @@ export function watchFolder(o: WatcherOptions): FolderWatcher {
 
   const periodic = () => periodicDelay(o.usePolling, lastMs, lastSize);
 
+  /** After a scan: sooner when a hint came meanwhile or a write is settling. */
+  const scheduleNext = () => {
+    if (hintedAt !== null) schedule(Math.max(HINT_DELAY_MS, SPACING_FACTOR * lastMs));
+    else if (settling.size > 0) schedule(Math.max(SETTLE_MS, SPACING_FACTOR * lastMs));
+    else schedule(periodic());
+  };
+
   const tick = () => {
+    if (scanning) return;
     const since = hintedAt ?? Number.NEGATIVE_INFINITY;
     hintedAt = null;
+    scanning = true;
     running = once(false, since)
       .catch((err: unknown) => {
         closed = true;
         o.onFailed(err instanceof Error ? err : new Error(String(err)));
       })
       .finally(() => {
-        if (closed) return;
-        schedule(settling.size > 0 ? Math.max(SETTLE_MS, SPACING_FACTOR * lastMs) : periodic());
+        scanning = false;
+        if (!closed) scheduleNext();
       });
   };
 
-  const ready = once(true, performance.now()).then(() => schedule(periodic()));
+  scanning = true;
+  const ready = once(true, performance.now()).finally(() => {
+    scanning = false;
+  });
+  void ready.then(scheduleNext, () => undefined);
 
   return {
     ready,
