@@ -284,7 +284,11 @@ export class WorkflowService {
     if (problems.length === 0) problems.push(...((await this.deps.callCycles?.(accountId, def)) ?? []));
     if (problems.length > 0) throw invalid(problems);
     await assertCredentialsUsable(this.deps.credentials, accountId, savedBy, credentialRefs(def));
-    if (current.active === 1) problems.push(...(await this.activationProblems(accountId, def, savedBy)));
+    if (current.active === 1)
+      problems.push(
+        ...(await this.activationProblems(accountId, def, savedBy)),
+        ...(await this.listenerCapProblems(accountId, def)),
+      );
     if (problems.length > 0) throw invalid(problems);
     const registrations = current.active === 1 ? this.deps.registrations : undefined;
     await registrations?.replace(accountId, definitionOf(current), def);
@@ -349,6 +353,8 @@ export class WorkflowService {
 
   async activate(accountId: string, id: string) {
     const { row, def } = await this.runnable(accountId, id);
+    const capped = await this.listenerCapProblems(accountId, def);
+    if (capped.length > 0) throw invalid(capped);
     const at = isoNow(this.deps.clock);
     // The outside service first: an activation it refuses changes nothing here.
     await this.deps.registrations?.activate(accountId, def);
@@ -551,6 +557,43 @@ export class WorkflowService {
           message: `${hook.authentication} needs a credential of type ${wanted}, not ${cred.type}`,
         });
       }
+    }
+    return problems;
+  }
+
+  /**
+   * Listening triggers bounded per account (the Local File Trigger): the workflow's own, counted with
+   * those of the account's other active workflows, past the type's bound. Two activations racing may
+   * both pass; the listeners hold the bound again in each process.
+   */
+  private async listenerCapProblems(
+    accountId: string,
+    def: WorkflowDefinition,
+  ): Promise<ValidationProblem[]> {
+    const mine = this.deps.engine.cappedListeners(def);
+    if (mine.length === 0) return [];
+    const types = [...new Set(mine.map((c) => c.node.type))];
+    const counts = new Map<string, number>();
+    for (const row of await this.deps.store.activeNaming(accountId, types)) {
+      if (row.id === def.id) continue;
+      const nodes = JSON.parse(row.nodes) as WorkflowDefinition['nodes'];
+      for (const { node } of this.deps.engine.cappedListeners({
+        id: row.id,
+        name: '',
+        nodes,
+        connections: {},
+      }))
+        counts.set(node.type, (counts.get(node.type) ?? 0) + 1);
+    }
+    const problems: ValidationProblem[] = [];
+    for (const { node, maxPerAccount } of mine) {
+      const count = (counts.get(node.type) ?? 0) + 1;
+      counts.set(node.type, count);
+      if (count > maxPerAccount)
+        problems.push({
+          path: `nodes[${def.nodes.indexOf(node)}]`,
+          message: `an account may have at most ${maxPerAccount} active ${node.type} nodes; deactivate one first`,
+        });
     }
     return problems;
   }

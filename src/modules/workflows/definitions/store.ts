@@ -275,6 +275,21 @@ export class WorkflowStore {
     return trx.selectFrom('workflows').select(['id', 'nodes']).where('account_id', '=', accountId).execute();
   }
 
+  /**
+   * The nodes of an account's active workflows whose stored JSON names one of `types` (a cheap
+   * pre-filter: the caller reads the nodes).
+   */
+  async activeNaming(accountId: string, types: string[]): Promise<Array<{ id: string; nodes: string }>> {
+    if (types.length === 0) return [];
+    return this.db
+      .selectFrom('workflows')
+      .select(['id', 'nodes'])
+      .where('account_id', '=', accountId)
+      .where('active', '=', 1)
+      .where((eb) => eb.or(types.map((t) => eb('nodes', 'like', `%${t}%`))))
+      .execute();
+  }
+
   async addWebhook(
     trx: Transaction<Database>,
     hook: {

@@ -147,7 +147,11 @@ export interface NodeType<S extends TSchema = TSchema> {
    * mailbox, a polled feed). The service's trigger listeners start it at activation and stop it at
    * deactivation; each `emit` starts one execution with those items as the trigger's input.
    */
-  listener?: { start(ctx: ListenerContext): Promise<ListenerHandle> };
+  listener?: {
+    start(ctx: ListenerContext): Promise<ListenerHandle>;
+    /** At most this many enabled nodes of the type in an account's active workflows (activation past it is refused). */
+    maxPerAccount?: number;
+  };
   /**
    * n8n's webhook methods (`create`/`delete`): an outside service is told where to deliver when the
    * workflow is activated (Telegram's setWebhook) and told to stop when it is deactivated. Activation
@@ -186,6 +190,8 @@ export interface RegistrationContext {
 export interface ListenerContext {
   node: WorkflowNode;
   workflowId: string;
+  /** The workflow's account (per-account bounds of a listener). */
+  accountId: string;
   /** The node's stored parameters with the schema's defaults (no item: expressions are not resolved). */
   parameters: Record<string, unknown>;
   /** Outbound HTTP, the outbound-host guard, the clock and the dedupe history, as executions have them. */

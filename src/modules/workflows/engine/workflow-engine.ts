@@ -85,6 +85,18 @@ export class WorkflowEngine {
     return def.nodes.filter((n) => !n.disabled && this.registry.get(n.type, n.typeVersion)?.trigger === true);
   }
 
+  /** The enabled listening nodes whose type bounds how many an account may have active. */
+  cappedListeners(def: WorkflowDefinition): Array<{ node: WorkflowNode; maxPerAccount: number }> {
+    const out: Array<{ node: WorkflowNode; maxPerAccount: number }> = [];
+    for (const node of def.nodes) {
+      const max = node.disabled
+        ? undefined
+        : this.registry.get(node.type, node.typeVersion)?.listener?.maxPerAccount;
+      if (max !== undefined) out.push({ node, maxPerAccount: max });
+    }
+    return out;
+  }
+
   /** Evaluates one expression (e.g. a webhook's dedupe key) over `json`; a plain string is returned as is. */
   async evaluateExpression(
     def: WorkflowDefinition,

@@ -84,6 +84,7 @@ export class TriggerListeners {
         const handle = await type.listener.start({
           node,
           workflowId,
+          accountId,
           parameters: withDefaults(type.schema, node.parameters) as Record<string, unknown>,
           deps: {
             ...this.d.deps,

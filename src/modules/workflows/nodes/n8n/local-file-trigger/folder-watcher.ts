@@ -1,36 +1,21 @@
-import { type FSWatcher, watch } from 'node:fs';
-import { lstat, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { IgnorePattern } from './ignore-pattern.js';
-import { isInside } from './watch-path.js';
+import { FolderWatches, MAX_FOLDER_WATCHES } from './folder-watches.js';
+import { type Entry, MAX_ENTRIES, type ScanSpec, scan } from './scan.js';
 
 /**
  * A folder (or one file) watched by comparing listings: each scan lists the tree (symbolic links
  * reported as themselves, never followed) and compares it with the last one, so events are the ones
  * chokidar names — add, change, unlink, addDir, unlinkDir — and a burst of writes to one file between
  * two scans is one event. `fs.watch` only wakes a scan early; a periodic scan catches what it misses
- * (and is all there is with `usePolling`). Every part is bounded: entries per scan, events per second.
+ * (and is all there is with `usePolling`). Every part is bounded: entries per scan, events per second,
+ * folders watched (folder-watches.ts), and the time spent scanning: scans are spaced by at least four
+ * times the last one's length (a fifth of the time at most) and by 1 s per 2,000 entries listed.
  */
 
 export type FileEvent = 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir';
 
-interface Entry {
-  dir: boolean;
-  mtimeMs: number;
-  size: number;
-}
-
-export interface WatcherOptions {
-  /** The real path of the account's folder: nothing outside it is read. */
-  root: string;
-  /** The absolute path watched (inside `root`). */
-  target: string;
-  /** A folder (its tree) or one file. */
-  kind: 'folder' | 'file';
+export interface WatcherOptions extends ScanSpec {
   events: ReadonlySet<FileEvent>;
-  /** Levels below the folder looked into (-1: all, 0: its own entries only). */
-  depth: number;
-  ignored: IgnorePattern | null;
   /** Report a file's add/change only once its size and time stayed the same for `STABLE_MS`. */
   awaitWriteFinish: boolean;
   usePolling: boolean;
@@ -43,8 +28,6 @@ export interface WatcherOptions {
   now?: () => number;
 }
 
-/** Entries one scan lists; past it the rest of the tree is not looked at (and the log says so). */
-export const MAX_ENTRIES = 20_000;
 /** Events per second the trigger starts executions for (with a burst of `BURST`); the rest are dropped. */
 export const EVENTS_PER_SECOND = 20;
 const BURST = 100;
@@ -56,39 +39,9 @@ const HINT_DELAY_MS = 100;
 const POLL_MS = 1_000;
 const SAFETY_MS = 5_000;
 const SETTLE_MS = 500;
-
-async function scan(o: WatcherOptions): Promise<{ entries: Map<string, Entry>; truncated: boolean }> {
-  const entries = new Map<string, Entry>();
-  const info = await lstat(o.target).catch(() => null);
-  if (!info) return { entries, truncated: false };
-  // The watched path itself may not be (or pass through) a link leading out of the account's folder.
-  const real = await realpath(o.target);
-  if (!isInside(o.root, real))
-    throw new Error('the watched path leads outside the account’s files folder through a symbolic link');
-  if (o.kind === 'file' || !info.isDirectory()) {
-    if (!info.isDirectory()) entries.set('', { dir: false, mtimeMs: info.mtimeMs, size: info.size });
-    return { entries, truncated: false };
-  }
-  let truncated = false;
-  const walk = async (dir: string, level: number): Promise<void> => {
-    const list = await readdir(path.join(real, dir), { withFileTypes: true }).catch(() => []);
-    for (const d of list) {
-      if (entries.size >= MAX_ENTRIES) {
-        truncated = true;
-        return;
-      }
-      const rel = dir === '' ? d.name : `${dir}/${d.name}`;
-      const isDir = d.isDirectory();
-      if (o.ignored?.ignores(path.posix.join(o.target, rel), isDir)) continue;
-      const st = await lstat(path.join(real, rel)).catch(() => null);
-      if (!st) continue;
-      entries.set(rel, { dir: isDir, mtimeMs: st.mtimeMs, size: isDir ? 0 : st.size });
-      if (isDir && (o.depth < 0 || level < o.depth)) await walk(rel, level + 1);
-    }
-  };
-  await walk('', 0);
-  return { entries, truncated };
-}
+/** Scanning takes at most a fifth of a trigger's time; a large tree is polled less often. */
+const SPACING_FACTOR = 4;
+const MS_PER_ENTRY = 0.5;
 
 export interface FolderWatcher {
   /** Resolves once the first listing is taken (what exists then is not reported, as n8n's ignoreInitial). */
@@ -96,18 +49,38 @@ export interface FolderWatcher {
   close(): Promise<void>;
 }
 
+/** The time to the next periodic scan after one that took `ms` and listed `entries`. */
+export function periodicDelay(usePolling: boolean, ms: number, entries: number): number {
+  return Math.max(usePolling ? POLL_MS : SAFETY_MS, SPACING_FACTOR * ms, entries * MS_PER_ENTRY);
+}
+
 export function watchFolder(o: WatcherOptions): FolderWatcher {
   const now = o.now ?? Date.now;
-  let last = new Map<string, Entry>();
+  let last: ReadonlyMap<string, Entry> = new Map();
   /** Writes waiting to settle (awaitWriteFinish): the event, the entry as last seen, since when. */
   const settling = new Map<string, { event: 'add' | 'change'; entry: Entry; since: number }>();
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
-  let hinted = false;
+  /** When the first hint since the last scan came (performance.now()); null: none. */
+  let hintedAt: number | null = null;
   let tokens = BURST;
   let refilledAt = now();
-  let fsWatcher: FSWatcher | null = null;
+  /** The last listing's cost: how long it took and how many entries it held. */
+  let lastMs = 0;
+  let lastSize = 0;
+  let saidUnwatched = false;
+  /** One scan at a time: a second one would compare against a listing about to be replaced. */
+  let scanning = false;
+  const watches = o.usePolling
+    ? null
+    : new FolderWatches(() => {
+        // A hint only: the next scan says what changed (a flood of hints is one scan).
+        if (hintedAt !== null || closed) return;
+        hintedAt = performance.now();
+        // During a scan, its end schedules the next one.
+        if (!scanning) schedule(Math.max(HINT_DELAY_MS, SPACING_FACTOR * lastMs));
+      });
 
   const allow = (): boolean => {
     const t = now();
@@ -120,7 +93,7 @@ export function watchFolder(o: WatcherOptions): FolderWatcher {
 
   const same = (a: Entry, b: Entry) => a.mtimeMs === b.mtimeMs && a.size === b.size;
 
-  const compare = (next: Map<string, Entry>): Array<[FileEvent, string, Entry]> => {
+  const compare = (next: ReadonlyMap<string, Entry>): Array<[FileEvent, string, Entry]> => {
     const out: Array<[FileEvent, string, Entry]> = [];
     for (const [rel, entry] of next) {
       const before = last.get(rel);
@@ -148,7 +121,7 @@ export function watchFolder(o: WatcherOptions): FolderWatcher {
     if (dropped > 0) o.onDropped(dropped, `more than ${EVENTS_PER_SECOND} file events a second`);
   };
 
-  const settle = (changes: Array<[FileEvent, string, Entry]>, next: Map<string, Entry>) => {
+  const settle = (changes: Array<[FileEvent, string, Entry]>, next: ReadonlyMap<string, Entry>) => {
     const t = now();
     const ready: Array<[FileEvent, string, Entry]> = [];
     for (const change of changes) {
@@ -181,10 +154,23 @@ export function watchFolder(o: WatcherOptions): FolderWatcher {
     timer.unref();
   };
 
-  const once = async (first: boolean) => {
-    const { entries, truncated } = await scan(o);
+  /** A periodic scan may share a listing under way (a change it misses is seen by the next one). */
+  const once = async (first: boolean, since: number) => {
+    const listing = await scan(o, since);
+    if (closed) return;
+    const { entries, truncated } = listing;
+    lastMs = listing.ms;
+    lastSize = entries.size;
     if (truncated)
       o.onDropped(0, `the folder holds more than ${MAX_ENTRIES} entries: the rest is not watched`);
+    if (watches) {
+      const wanted = o.kind === 'file' ? [{ path: path.dirname(o.target), level: 0 }] : listing.folders;
+      const left = watches.update(wanted);
+      if (left > 0 && !saidUnwatched) {
+        saidUnwatched = true;
+        o.onDropped(0, `${left} folders are past the ${MAX_FOLDER_WATCHES} watched: periodic scans see them`);
+      }
+    }
     if (!first) {
       const changes = compare(entries);
       await report(o.awaitWriteFinish ? settle(changes, entries) : changes);
@@ -192,52 +178,43 @@ export function watchFolder(o: WatcherOptions): FolderWatcher {
     last = entries;
   };
 
+  const periodic = () => periodicDelay(o.usePolling, lastMs, lastSize);
+
+  /** After a scan: sooner when a hint came meanwhile or a write is settling. */
+  const scheduleNext = () => {
+    if (hintedAt !== null) schedule(Math.max(HINT_DELAY_MS, SPACING_FACTOR * lastMs));
+    else if (settling.size > 0) schedule(Math.max(SETTLE_MS, SPACING_FACTOR * lastMs));
+    else schedule(periodic());
+  };
+
   const tick = () => {
-    hinted = false;
-    running = once(false)
+    if (scanning) return;
+    const since = hintedAt ?? Number.NEGATIVE_INFINITY;
+    hintedAt = null;
+    scanning = true;
+    running = once(false, since)
       .catch((err: unknown) => {
         closed = true;
         o.onFailed(err instanceof Error ? err : new Error(String(err)));
       })
       .finally(() => {
-        if (closed) return;
-        schedule(settling.size > 0 ? SETTLE_MS : o.usePolling ? POLL_MS : SAFETY_MS);
+        scanning = false;
+        if (!closed) scheduleNext();
       });
   };
 
-  const ready = once(true).then(() => {
-    if (closed) return;
-    if (!o.usePolling) {
-      const watched = o.kind === 'file' ? path.dirname(o.target) : o.target;
-      try {
-        fsWatcher = watch(
-          watched,
-          { persistent: false, recursive: o.kind === 'folder' && o.depth !== 0 },
-          () => {
-            // A hint only: the next scan says what changed (a flood of hints is one scan).
-            if (hinted || closed) return;
-            hinted = true;
-            schedule(HINT_DELAY_MS);
-          },
-        );
-        fsWatcher.on('error', () => {
-          fsWatcher?.close();
-          fsWatcher = null;
-        });
-      } catch {
-        // Missing folder or no inotify: the periodic scans still see every change.
-        fsWatcher = null;
-      }
-    }
-    schedule(o.usePolling ? POLL_MS : SAFETY_MS);
+  scanning = true;
+  const ready = once(true, performance.now()).finally(() => {
+    scanning = false;
   });
+  void ready.then(scheduleNext, () => undefined);
 
   return {
     ready,
     async close() {
       closed = true;
       clearTimeout(timer);
-      fsWatcher?.close();
+      watches?.close();
       await ready.catch(() => undefined);
       await running;
     },

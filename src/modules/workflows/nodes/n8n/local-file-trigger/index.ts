@@ -7,6 +7,7 @@ import { defineNode, type ListenerContext, NodeOperationError, output } from '..
 import type { ValidationProblem } from '../../../engine/types.js';
 import { type FileEvent, watchFolder } from './folder-watcher.js';
 import { ignorePatternOf } from './ignore-pattern.js';
+import { MAX_TRIGGERS_PER_ACCOUNT, takeTriggerSlot } from './trigger-slots.js';
 import { watchPathOf } from './watch-path.js';
 
 const EVENTS = ['add', 'change', 'unlink', 'addDir', 'unlinkDir'] as const;
@@ -77,6 +78,8 @@ async function listen(ctx: ListenerContext) {
   const ignored = p.options.ignored ? ignorePatternOf(p.options.ignored) : null;
   const scope = { workflowId: ctx.workflowId, scope: `local-file:${ctx.node.id}` };
   const shown = p.path.replace(/\/+$/, '') || p.path;
+  const release = takeTriggerSlot(ctx.accountId);
+  if (typeof release === 'string') throw new Error(`Local File Trigger not started: ${release}`);
   const watcher = watchFolder({
     root,
     target,
@@ -100,8 +103,14 @@ async function listen(ctx: ListenerContext) {
     },
     onFailed: (error) => ctx.failed(error),
   });
-  await watcher.ready;
-  return { stop: () => watcher.close() };
+  try {
+    await watcher.ready;
+  } catch (err) {
+    await watcher.close();
+    release();
+    throw err;
+  }
+  return { stop: () => watcher.close().finally(release) };
 }
 
 /**
@@ -116,7 +125,7 @@ export const localFileTriggerNode = defineNode({
   trigger: true,
   inputs: 0,
   check: (p, limits) => problemsOf(p, limits.host?.filesDir),
-  listener: { start: listen },
+  listener: { start: listen, maxPerAccount: MAX_TRIGGERS_PER_ACCOUNT },
   async execute(ctx) {
     if (ctx.items.length > 0) return output(ctx.items);
     throw new NodeOperationError('The Local File Trigger starts its workflow when the folder changes', {

@@ -58,6 +58,7 @@ async function listen(parameters: Record<string, unknown>) {
       parameters,
     },
     workflowId: 'wf_1',
+    accountId: 'acct_1',
     parameters: withDefaults(localFileTriggerNode.schema, parameters) as Record<string, unknown>,
     deps: testDeps({ host: host(account) }),
     credential: async () => ({}),
