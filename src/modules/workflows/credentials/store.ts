@@ -3,6 +3,9 @@ import type { CredentialsTable } from '../tables.js';
 
 export type CredentialRow = CredentialsTable;
 
+/** Tries of a compare-and-swap write of a credential's data before giving up (a bound, not a wait). */
+export const CREDENTIAL_WRITE_ATTEMPTS = 5;
+
 export class CredentialStore {
   constructor(private readonly db: Db) {}
 
@@ -112,17 +115,23 @@ export class CredentialStore {
     return row?.saved_by ?? null;
   }
 
+  /**
+   * Changes the row; with `ifData`, only while its sealed data is still that (compare-and-swap: every
+   * sealing has a fresh IV, so equal text means no one wrote the data since it was read).
+   */
   async update(
     accountId: string,
     id: string,
     changes: Partial<Pick<CredentialRow, 'name' | 'data' | 'updated_at'>>,
+    ifData?: string,
   ): Promise<boolean> {
-    const result = await this.db
+    let query = this.db
       .updateTable('credentials')
       .set(changes)
       .where('account_id', '=', accountId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+      .where('id', '=', id);
+    if (ifData !== undefined) query = query.where('data', '=', ifData);
+    const result = await query.executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
 
