@@ -138,6 +138,8 @@ export class CredentialStore {
   async delete(accountId: string, id: string): Promise<boolean> {
     const result = await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('credential_shares').where('credential_id', '=', id).execute();
+      // A renewal lease left by a process that died (a row per credential at most).
+      await trx.deleteFrom('credential_oauth_renewals').where('credential_id', '=', id).execute();
       return trx
         .deleteFrom('credentials')
         .where('account_id', '=', accountId)
