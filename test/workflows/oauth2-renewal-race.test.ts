@@ -133,6 +133,41 @@ describe.each(await testDialects())('OAuth2 token renewal across processes on %s
     expect(JSON.parse(data.oauthTokenData ?? '{}').access_token).toBe(token.accessToken);
   });
 
+  it('a credential write based on data read before a token was saved is refused, and read again', async () => {
+    const id = await expiredCredential();
+    const store = new CredentialStore(p.ctx.db);
+    const before = await store.find(p.accountId, id);
+    // A renewal stores its token after this write read the row.
+    const token = await aProcess().token(p.accountId, id);
+    const stale = await store.update(
+      p.accountId,
+      id,
+      { data: box().encrypt(JSON.stringify({ clientId: 'x' })), updated_at: p.clock.now().toISOString() },
+      before?.data,
+    );
+    expect(stale).toBe(false);
+    expect(JSON.parse((await stored(id)).oauthTokenData ?? '{}').access_token).toBe(token.accessToken);
+    // A PATCH made after the token was saved keeps it (it writes on the data it read).
+    const patched = await p.request({
+      method: 'PATCH',
+      url: `/api/v1/credentials/${id}`,
+      payload: { data: { scope: '' }, isPartialData: true },
+    });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect(JSON.parse((await stored(id)).oauthTokenData ?? '{}').access_token).toBe(token.accessToken);
+    // Deleting the credential takes a lease left behind with it.
+    const now = p.clock.now().toISOString();
+    await new RenewalLease(p.ctx.db).take(id, 'dead-process', now, '2999-01-01T00:00:00.000Z');
+    expect((await p.request({ method: 'DELETE', url: `/api/v1/credentials/${id}` })).statusCode).toBe(200);
+    expect(
+      await p.ctx.db
+        .selectFrom('credential_oauth_renewals')
+        .selectAll()
+        .where('credential_id', '=', id)
+        .execute(),
+    ).toEqual([]);
+  });
+
   it('a token got for a client that a PATCH replaced meanwhile is not stored on the new client', async () => {
     const id = await expiredCredential();
     provider.holdRefreshes = true;
