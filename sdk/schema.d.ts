@@ -2132,19 +2132,25 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Browser step: binds the consent to this browser (cookie) and redirects to the provider
-     * @description Browser step: binds the consent to this browser (cookie) and redirects to the provider
+     * Browser step: the provider (a member’s link, in their session) or a confirmation page first
+     * @description A link asked for with a member’s session goes on only in that member’s signed-in browser (403 otherwise). A link asked for with an API key answers a page naming the account, the credential and the provider’s host, whose button (POST) goes on. Going on sets a cookie binding the consent to this browser and redirects to the provider.
      *
      *     Public: no platform credential.
      */
     get: operations['getOauth2CredentialStart'];
     put?: never;
-    post?: never;
+    /**
+     * Browser step: the confirmation page’s button; binds the consent to this browser
+     * @description Sent by the page `GET /oauth2-credential/start` answers (a form of this site: another site’s page is refused, 403). Redirects to the provider.
+     *
+     *     Public: no platform credential.
+     */
+    post: operations['postOauth2CredentialStart'];
     delete?: never;
     options?: never;
     /**
-     * Browser step: binds the consent to this browser (cookie) and redirects to the provider (headers only)
-     * @description Browser step: binds the consent to this browser (cookie) and redirects to the provider
+     * Browser step: the provider (a member’s link, in their session) or a confirmation page first (headers only)
+     * @description A link asked for with a member’s session goes on only in that member’s signed-in browser (403 otherwise). A link asked for with an API key answers a page naming the account, the credential and the provider’s host, whose button (POST) goes on. Going on sets a cookie binding the consent to this browser and redirects to the provider.
      *
      *     Public: no platform credential.
      */
@@ -15876,6 +15882,16 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
+      /** @description The confirmation page (HTML) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example string */
+          'application/json': string;
+        };
+      };
       /** @description Redirect to the provider’s authorize URL */
       302: {
         headers: {
@@ -15884,6 +15900,40 @@ export interface operations {
         content?: never;
       };
       400: components['responses']['BadRequest'];
+      429: components['responses']['TooManyRequests'];
+      '5XX': components['responses']['ServerError'];
+    };
+  };
+  postOauth2CredentialStart: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "ticket": "string"
+         *     }
+         */
+        'application/json': {
+          ticket: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Redirect to the provider’s authorize URL */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };
@@ -15899,6 +15949,13 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
+      /** @description The confirmation page (HTML) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
       /** @description Redirect to the provider’s authorize URL */
       302: {
         headers: {

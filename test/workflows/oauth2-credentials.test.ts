@@ -1,4 +1,3 @@
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { otherAccountKey } from '../helpers/accounts.js';
 import type { TestPlatform } from '../helpers/platform.js';
@@ -8,6 +7,7 @@ import { runAgentWithTool } from './support/ai-agent-run.js';
 import { LC } from './support/ai-workflow.js';
 import { FakeOAuth2 } from './support/fake-oauth2.js';
 import { completion, FakeOpenAi, toolCalls } from './support/fake-openai.js';
+import { browserGet, connect, HTML, openLink as openLinkOf } from './support/oauth2-consent.js';
 import { createCredential, workflowPlatform } from './support.js';
 
 /**
@@ -16,9 +16,6 @@ import { createCredential, workflowPlatform } from './support.js';
  * refresh on expiry and on 401; the attacks on the callback (wrong, reused, expired state, another
  * browser, another account's credential); provider errors and a provider that hangs.
  */
-
-/** What a browser sends: the callback answers it a page. */
-const HTML = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
 const provider = new FakeOAuth2();
 const openai = new FakeOpenAi();
@@ -34,18 +31,6 @@ beforeEach(() => {
   provider.reset();
   openai.reset();
 });
-
-/** GET through loopback without following redirects: the browser's hop to the provider. */
-function browserGet(url: string): Promise<{ status: number; location: string | undefined }> {
-  return new Promise((resolve, reject) => {
-    httpRequest(url, (res) => {
-      res.resume();
-      resolve({ status: res.statusCode ?? 0, location: res.headers.location });
-    })
-      .on('error', reject)
-      .end();
-  });
-}
 
 describe.each(await testDialects())('OAuth2 credentials on %s', (dialect) => {
   let p: TestPlatform;
@@ -81,36 +66,9 @@ describe.each(await testDialects())('OAuth2 credentials on %s', (dialect) => {
       credentials: { [type]: { id: credentialId, name: 'oauth' } },
     });
 
-  /** The whole consent: the API's link, the browser's hops, the callback; answers the callback. */
-  async function consent(credentialId: string, opts: { key?: string; dropCookie?: boolean } = {}) {
-    const started = await p.request({
-      method: 'POST',
-      url: `/api/v1/credentials/${credentialId}/oauth2/authorize`,
-      ...(opts.key ? { key: opts.key } : {}),
-    });
-    expect(started.statusCode).toBe(200);
-    const { authorizeUrl, callbackUrl } = started.json() as { authorizeUrl: string; callbackUrl: string };
-    const link = new URL(authorizeUrl);
-    const start = await p.request({ method: 'GET', url: `${link.pathname}${link.search}`, key: null });
-    expect(start.statusCode).toBe(302);
-    const cookie = String(start.headers['set-cookie']).split(';')[0] as string;
-    const atProvider = new URL(String(start.headers.location));
-    expect(atProvider.searchParams.get('redirect_uri')).toBe(callbackUrl);
-    const back = await browserGet(atProvider.toString());
-    expect(back.status).toBe(302);
-    const callback = new URL(back.location as string);
-    return {
-      atProvider,
-      callback,
-      cookie,
-      page: await p.request({
-        method: 'GET',
-        url: `${callback.pathname}${callback.search}`,
-        key: null,
-        headers: opts.dropCookie ? { accept: HTML } : { cookie, accept: HTML },
-      }),
-    };
-  }
+  const consent = (credentialId: string, opts: { key?: string; dropCookie?: boolean } = {}) =>
+    connect(p, provider, credentialId, opts);
+  const openLink = (authorizeUrl: string) => openLinkOf(p, authorizeUrl);
 
   it('client credentials: fetched on first use, cached sealed, renewed after a 401, client auth in the body', async () => {
     const id = await createCredential(p, `cc ${Math.random()}`, 'oAuth2Api', {
@@ -222,14 +180,16 @@ describe.each(await testDialects())('OAuth2 credentials on %s', (dialect) => {
   });
 
   it('a predefined OAuth2 type (microsoftOAuth2Api with its tenant URLs) signs as the generic one', async () => {
+    const tenantAuthorize = 'https://login.microsoftonline.com/tenant-1/oauth2/v2.0/authorize';
     const id = await createCredential(p, `ms ${Math.random()}`, 'microsoftOAuth2Api', {
       clientId: provider.clientId,
       clientSecret: provider.clientSecret,
-      authUrl: `${provider.base}/authorize`,
+      authUrl: tenantAuthorize,
       accessTokenUrl: `${provider.base}/token`,
       scope: 'User.Read',
     });
     const { atProvider, page } = await consent(id);
+    expect(`${atProvider.origin}${atProvider.pathname}`).toBe(tenantAuthorize);
     // n8n's fixed values for the type: its query parameters and client authentication in the body.
     expect(atProvider.searchParams.get('response_mode')).toBe('query');
     expect(atProvider.searchParams.get('code_challenge')).toBeNull();
@@ -246,8 +206,7 @@ describe.each(await testDialects())('OAuth2 credentials on %s', (dialect) => {
       clientSecret: 'g-secret',
     });
     const started = await p.request({ method: 'POST', url: `/api/v1/credentials/${id}/oauth2/authorize` });
-    const link = new URL((started.json() as { authorizeUrl: string }).authorizeUrl);
-    const start = await p.request({ method: 'GET', url: `${link.pathname}${link.search}`, key: null });
+    const start = await openLink((started.json() as { authorizeUrl: string }).authorizeUrl);
     const to = new URL(String(start.headers.location));
     expect(to.origin + to.pathname).toBe('https://accounts.google.com/o/oauth2/v2/auth');
     expect(to.searchParams.get('scope')).toBe(
@@ -276,16 +235,22 @@ describe.each(await testDialects())('OAuth2 credentials on %s', (dialect) => {
     expect(other.page.statusCode).toBe(403);
     expect(other.page.body).toMatch(/did not start this connection/);
 
-    // Wrong state: a forged secret for a real flow's id spends the flow; the real one then fails.
+    // Wrong state: a forged secret for a real flow's id matches nothing and spends nothing (whoever
+    // saw the flow id cannot cancel the consent); the real callback then connects.
     const started = await p.request({ method: 'POST', url: `/api/v1/credentials/${id}/oauth2/authorize` });
     const link = new URL((started.json() as { authorizeUrl: string }).authorizeUrl);
-    const start = await p.request({ method: 'GET', url: `${link.pathname}${link.search}`, key: null });
+    const start = await openLink(link.toString());
     const cookie = String(start.headers['set-cookie']).split(';')[0] as string;
-    const state = new URL(String(start.headers.location)).searchParams.get('state') as string;
+    const atProvider = new URL(String(start.headers.location));
+    const state = atProvider.searchParams.get('state') as string;
+    const returned = new URL(
+      (await browserGet(`${provider.base}/authorize${atProvider.search}`)).location ?? '',
+    );
+    const code = returned.searchParams.get('code') as string;
     const forged = `${state.split('.')[0]}.AAAA${state.slice(state.indexOf('.') + 5)}`;
     const wrong = await p.request({
       method: 'GET',
-      url: `/oauth2-credential/callback?code=x&state=${encodeURIComponent(forged)}`,
+      url: `/oauth2-credential/callback?code=${code}&state=${encodeURIComponent(forged)}`,
       key: null,
       headers: { cookie },
     });
@@ -294,11 +259,12 @@ describe.each(await testDialects())('OAuth2 credentials on %s', (dialect) => {
     expect(wrong.json()).toMatchObject({ error: true, code: 'VALIDATION_ERROR' });
     const real = await p.request({
       method: 'GET',
-      url: `/oauth2-credential/callback?code=x&state=${encodeURIComponent(state)}`,
+      url: `/oauth2-credential/callback?code=${code}&state=${encodeURIComponent(state)}`,
       key: null,
-      headers: { cookie },
+      headers: { cookie, accept: HTML },
     });
-    expect(real.statusCode).toBe(400);
+    expect(real.statusCode).toBe(200);
+    expect(real.body).toContain('is connected');
     // The start link itself is single use.
     const reopened = await p.request({ method: 'GET', url: `${link.pathname}${link.search}`, key: null });
     expect(reopened.statusCode).toBe(400);
@@ -306,12 +272,7 @@ describe.each(await testDialects())('OAuth2 credentials on %s', (dialect) => {
 
     // Expired: the browser comes back after the 10 minutes.
     const late = await p.request({ method: 'POST', url: `/api/v1/credentials/${id}/oauth2/authorize` });
-    const lateLink = new URL((late.json() as { authorizeUrl: string }).authorizeUrl);
-    const lateStart = await p.request({
-      method: 'GET',
-      url: `${lateLink.pathname}${lateLink.search}`,
-      key: null,
-    });
+    const lateStart = await openLink((late.json() as { authorizeUrl: string }).authorizeUrl);
     const back = await browserGet(String(lateStart.headers.location));
     p.clock.advance(601);
     const callback = new URL(back.location as string);
@@ -323,8 +284,8 @@ describe.each(await testDialects())('OAuth2 credentials on %s', (dialect) => {
     });
     expect(expired.statusCode).toBe(400);
     expect(expired.body).toMatch(/expired/);
-    // None of these attempts reached the token endpoint besides the first consent.
-    expect(provider.grants.filter((g) => g.grant_type === 'authorization_code')).toHaveLength(1);
+    // None of the refused attempts reached the token endpoint: only the two consents did.
+    expect(provider.grants.filter((g) => g.grant_type === 'authorization_code')).toHaveLength(2);
   });
 
   it("another account's credential is not found; a key that does not own it may not connect it", async () => {

@@ -1,6 +1,7 @@
 import type { Dialect } from '../../src/core/db/types.js';
 import { authModule } from '../../src/modules/auth/index.js';
 import { healthModule } from '../../src/modules/health/index.js';
+import { portalModule } from '../../src/modules/portal/index.js';
 import { workflowsModule } from '../../src/modules/workflows/index.js';
 import { createTestPlatform, type TestPlatform } from '../helpers/platform.js';
 import { uniqueName } from '../helpers/services.js';
@@ -8,11 +9,14 @@ import { uniqueName } from '../helpers/services.js';
 export function workflowPlatform(
   dialect: Dialect,
   env: Record<string, string> = {},
-  options: { redis?: boolean } = {},
+  options: { redis?: boolean; portal?: boolean } = {},
 ): Promise<TestPlatform> {
   return createTestPlatform({
     dialect,
-    modules: [authModule, healthModule, workflowsModule],
+    // The portal: members' sessions (their cookies authenticate as the API does).
+    modules: options.portal
+      ? [authModule, portalModule, healthModule, workflowsModule]
+      : [authModule, healthModule, workflowsModule],
     // Each platform its own queue in a shared Redis.
     env: { QUEUE_PREFIX: uniqueName('q'), OUTBOUND_ALLOW_HOSTS: '127.0.0.1,localhost', ...env },
     ...(options.redis ? { redis: true } : {}),

@@ -127,6 +127,22 @@ export class PlatformAuthenticator implements Authenticator {
     throw new AppError('UNAUTHORIZED', 'API key is malformed');
   }
 
+  /**
+   * The signed-in member of a request's session cookie, whatever key headers say, for a public route
+   * that must know who the browser is (an OAuth2 consent link bound to its member); null when there is
+   * no valid session, or sessions are off.
+   */
+  async sessionOf(request: FastifyRequest): Promise<Principal | null> {
+    const session = this.sessions ? readCookie(request.headers.cookie, SESSION_COOKIE) : null;
+    if (session === null) return null;
+    try {
+      return await this.verifySession(session, request);
+    } catch (error) {
+      if (error instanceof AppError) return null;
+      throw error;
+    }
+  }
+
   /** Verifies a raw API key value (also used by webhooks that take `X-API-Key`). */
   async verifyApiKey(value: string): Promise<Principal> {
     return this.keys.verifyValue(value);

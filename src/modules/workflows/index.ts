@@ -10,6 +10,7 @@ import { AuditService } from './audit/service.js';
 import { OAuth2Tokens } from './credentials/oauth2/access-tokens.js';
 import { CredentialConsent } from './credentials/oauth2/consent.js';
 import { ConsentStore } from './credentials/oauth2/consent-store.js';
+import { RenewalLease } from './credentials/oauth2/renewal-lease.js';
 import { oauth2Routes } from './credentials/oauth2/routes.js';
 import { CredentialService } from './credentials/service.js';
 import { CredentialStore } from './credentials/store.js';
@@ -244,6 +245,7 @@ export const workflowsModule: PlatformModule = {
     });
     const oauth2 = new OAuth2Tokens({
       store: credentialStore,
+      lease: new RenewalLease(ctx.db),
       box: credentialBox,
       clock,
       http,
@@ -257,6 +259,7 @@ export const workflowsModule: PlatformModule = {
       clock,
       http,
       publicUrl: env.PUBLIC_URL ?? config.PUBLIC_URL.replace(/\/+$/, ''),
+      accountName: async (id) => (await ctx.apis.auth?.account(id))?.name ?? null,
     });
     const variables = new VariableService(new VariableStore(ctx.db), clock);
     const tags = new TagService(new TagStore(ctx.db), clock);
@@ -454,7 +457,11 @@ export const workflowsModule: PlatformModule = {
     const deps = internals.get(ctx);
     if (!deps) throw new Error('workflows module not initialised');
     workflowRoutes(app, deps.routes);
-    oauth2Routes(app, deps.consent);
+    oauth2Routes(
+      app,
+      deps.consent,
+      async (request) => (await ctx.apis.auth?.authenticator.sessionOf(request)) ?? null,
+    );
     nodeTypeRoutes(app, defaultNodeRegistry);
     variableRoutes(app, deps.variables);
     tagRoutes(app, deps.tags, deps.executionTags);

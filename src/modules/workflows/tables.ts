@@ -127,6 +127,15 @@ export interface CredentialOauthStatesTable {
   created_at: Timestamp;
 }
 
+/** A renewal of an OAuth2 credential's token in progress (credentials/oauth2/renewal-lease.ts). */
+export interface CredentialOauthRenewalsTable {
+  credential_id: string;
+  /** The renewing process's random id: only it releases the row. */
+  holder: string;
+  /** When another process may take the renewal over (the holder died or hangs). */
+  expires_at: Timestamp;
+}
+
 /** A credential shared with another principal of its account (n8n's shared credentials). */
 export interface CredentialSharesTable {
   credential_id: string;
@@ -197,6 +206,7 @@ declare module '../../core/db/types.js' {
     credentials: CredentialsTable;
     credential_shares: CredentialSharesTable;
     credential_oauth_states: CredentialOauthStatesTable;
+    credential_oauth_renewals: CredentialOauthRenewalsTable;
     executions: ExecutionsTable;
     webhook_deliveries: WebhookDeliveriesTable;
     workflow_imports: WorkflowImportsTable;

@@ -14,8 +14,10 @@ export class FakeOAuth2 {
   clientSecret = 'client-secret-xyz';
   /** 'ok', 'refuse' (400 invalid_grant), 'fail' (500) or 'hang' (never answers). */
   tokenMode: 'ok' | 'refuse' | 'fail' | 'hang' = 'ok';
-  /** Whether a refresh answers a new refresh token (rotation). */
+  /** Whether a refresh answers a new refresh token (rotation): the one presented is spent. */
   rotate = false;
+  /** Refresh requests wait (after being recorded) until `releaseRefreshes()`: a renewal in flight. */
+  holdRefreshes = false;
   readonly grants: Array<{ grant_type: string; auth: 'header' | 'body'; form: Record<string, string> }> = [];
   readonly apiCalls: Array<{ authorization: string | undefined; url: string }> = [];
   private server: Server | null = null;
@@ -26,6 +28,7 @@ export class FakeOAuth2 {
   private readonly access = new Set<string>();
   private readonly refresh = new Set<string>();
   private readonly hanging = new Set<ServerResponse>();
+  private held: Array<() => void> = [];
 
   async start(): Promise<void> {
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -34,6 +37,7 @@ export class FakeOAuth2 {
   }
 
   async stop(): Promise<void> {
+    this.releaseRefreshes();
     for (const res of this.hanging) res.destroy();
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()));
@@ -42,8 +46,15 @@ export class FakeOAuth2 {
   reset(): void {
     this.tokenMode = 'ok';
     this.rotate = false;
+    this.releaseRefreshes();
     this.grants.length = 0;
     this.apiCalls.length = 0;
+  }
+
+  /** Answers the held refresh requests, and holds no more. */
+  releaseRefreshes(): void {
+    this.holdRefreshes = false;
+    for (const go of this.held.splice(0)) go();
   }
 
   /** Every access token issued so far stops working (the API answers 401). */
@@ -95,6 +106,8 @@ export class FakeOAuth2 {
       : null;
     const auth = basic ? 'header' : 'body';
     this.grants.push({ grant_type: form.grant_type ?? '', auth, form });
+    if (this.holdRefreshes && form.grant_type === 'refresh_token')
+      await new Promise<void>((resolve) => this.held.push(resolve));
     if (this.tokenMode === 'hang') {
       this.hanging.add(res);
       return;

@@ -18,10 +18,10 @@ import { ACCOUNT_ACTOR, actorOf, mayManage, mayUse, notUsableAtRun, savedByOf } 
 import { type CredentialTestResult, testCredential } from './connection-test.js';
 import { customAuth, multipleHeaders, STRUCTURED_FIELDS } from './http-auth-data.js';
 import type { CredentialPatchBodyT } from './n8n-schemas.js';
-import { oauth2Config } from './oauth2/config.js';
+import { oauth2Config, sameClient } from './oauth2/config.js';
 import { isOAuth2Type, TOKEN_DATA_FIELD } from './oauth2/types.js';
 import { RevealCache, type Revealed } from './reveal-cache.js';
-import type { CredentialRow, CredentialStore } from './store.js';
+import { CREDENTIAL_WRITE_ATTEMPTS, type CredentialRow, type CredentialStore } from './store.js';
 
 export const CREDENTIAL_LIST_SPEC: ListSpec = {
   columns: { createdAt: 'created_at', updatedAt: 'updated_at' },
@@ -105,12 +105,8 @@ function keepTokens(type: string, stored: Record<string, string>, next: Record<s
   const tokens = stored[TOKEN_DATA_FIELD];
   delete next[TOKEN_DATA_FIELD];
   if (!isOAuth2Type(type) || tokens === undefined) return;
-  const before = oauth2Config(type, stored).config;
-  const after = oauth2Config(type, next).config;
-  const same = (['clientId', 'accessTokenUrl', 'authUrl', 'grantType', 'scope'] as const).every(
-    (f) => before[f] === after[f],
-  );
-  if (same) next[TOKEN_DATA_FIELD] = tokens;
+  if (sameClient(oauth2Config(type, stored).config, oauth2Config(type, next).config))
+    next[TOKEN_DATA_FIELD] = tokens;
 }
 
 /** httpMultipleHeadersAuth's headers and httpCustomAuth's JSON, read as a request will read them. */
@@ -254,32 +250,45 @@ export class CredentialService {
     body: CredentialPatchBodyT,
     principal: Principal | null = null,
   ) {
-    const row = await this.managed(accountId, id, principal);
-    if (body.type !== undefined && body.type !== row.type) {
-      throw new AppError('VALIDATION_ERROR', 'A credential keeps its type', {
-        fields: [{ field: 'type', message: `is ${row.type}; create a new credential for another type` }],
-      });
+    // The sealed data is written only if no one wrote it since it was read (a token renewal saving
+    // meanwhile): a lost race reads again, so neither the new fields nor the new token is undone.
+    for (let attempt = 1; ; attempt++) {
+      const row = await this.managed(accountId, id, principal);
+      if (body.type !== undefined && body.type !== row.type) {
+        throw new AppError('VALIDATION_ERROR', 'A credential keeps its type', {
+          fields: [{ field: 'type', message: `is ${row.type}; create a new credential for another type` }],
+        });
+      }
+      const changes: { name?: string; data?: string; updated_at: string } = {
+        updated_at: isoNow(this.clock),
+      };
+      if (body.name !== undefined) changes.name = body.name;
+      if (body.data !== undefined) {
+        const stored = JSON.parse(this.box.decrypt(row.data)) as Record<string, string>;
+        const data = body.isPartialData
+          ? { ...stored, ...asText(row.type, body.data) }
+          : asText(row.type, body.data);
+        keepTokens(row.type, stored, data);
+        checkData(row.type as CredentialType, data);
+        changes.data = this.box.encrypt(JSON.stringify(data));
+      }
+      let saved: boolean;
+      try {
+        saved = await this.store.update(accountId, id, changes, changes.data ? row.data : undefined);
+      } catch (error) {
+        if (isUniqueViolation(error))
+          throw new AppError('CONFLICT', `A credential named '${body.name}' exists`, { name: body.name });
+        throw error;
+      }
+      if (saved || changes.data === undefined) {
+        this.revealed.forgetAccount(accountId);
+        return view({ ...row, ...changes });
+      }
+      if (attempt >= CREDENTIAL_WRITE_ATTEMPTS)
+        throw new AppError('CONFLICT', `Credential '${id}' kept changing while it was saved; try again`, {
+          id,
+        });
     }
-    const changes: { name?: string; data?: string; updated_at: string } = { updated_at: isoNow(this.clock) };
-    if (body.name !== undefined) changes.name = body.name;
-    if (body.data !== undefined) {
-      const stored = JSON.parse(this.box.decrypt(row.data)) as Record<string, string>;
-      const data = body.isPartialData
-        ? { ...stored, ...asText(row.type, body.data) }
-        : asText(row.type, body.data);
-      keepTokens(row.type, stored, data);
-      checkData(row.type as CredentialType, data);
-      changes.data = this.box.encrypt(JSON.stringify(data));
-    }
-    try {
-      await this.store.update(accountId, id, changes);
-      this.revealed.forgetAccount(accountId);
-    } catch (error) {
-      if (isUniqueViolation(error))
-        throw new AppError('CONFLICT', `A credential named '${body.name}' exists`, { name: body.name });
-      throw error;
-    }
-    return view({ ...row, ...changes });
   }
 
   /** n8n's `GET /credentials/schema/{type}`: the JSON schema of a supported type's data. */

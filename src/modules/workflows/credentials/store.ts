@@ -3,6 +3,9 @@ import type { CredentialsTable } from '../tables.js';
 
 export type CredentialRow = CredentialsTable;
 
+/** Tries of a compare-and-swap write of a credential's data before giving up (a bound, not a wait). */
+export const CREDENTIAL_WRITE_ATTEMPTS = 5;
+
 export class CredentialStore {
   constructor(private readonly db: Db) {}
 
@@ -112,23 +115,31 @@ export class CredentialStore {
     return row?.saved_by ?? null;
   }
 
+  /**
+   * Changes the row; with `ifData`, only while its sealed data is still that (compare-and-swap: every
+   * sealing has a fresh IV, so equal text means no one wrote the data since it was read).
+   */
   async update(
     accountId: string,
     id: string,
     changes: Partial<Pick<CredentialRow, 'name' | 'data' | 'updated_at'>>,
+    ifData?: string,
   ): Promise<boolean> {
-    const result = await this.db
+    let query = this.db
       .updateTable('credentials')
       .set(changes)
       .where('account_id', '=', accountId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+      .where('id', '=', id);
+    if (ifData !== undefined) query = query.where('data', '=', ifData);
+    const result = await query.executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
 
   async delete(accountId: string, id: string): Promise<boolean> {
     const result = await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('credential_shares').where('credential_id', '=', id).execute();
+      // A renewal lease left by a process that died (a row per credential at most).
+      await trx.deleteFrom('credential_oauth_renewals').where('credential_id', '=', id).execute();
       return trx
         .deleteFrom('credentials')
         .where('account_id', '=', accountId)

@@ -13,6 +13,7 @@ import * as m314 from './314-credential-sharing.js';
 import * as m315 from './315-workflow-archive.js';
 import * as m318 from './318-execution-tags.js';
 import * as m326 from './326-credential-oauth-states.js';
+import * as m327 from './327-credential-oauth-renewals.js';
 
 /** The workflows module's migrations, by name (the server and the CLI read this one list). */
 export const workflowsMigrations: MigrationSet = {
@@ -30,4 +31,5 @@ export const workflowsMigrations: MigrationSet = {
   '20261129_315_workflow_archive': m315,
   '20261130_318_execution_tags': m318,
   '20261130_326_credential_oauth_states': m326,
+  '20261130_327_credential_oauth_renewals': m327,
 };

@@ -11,12 +11,12 @@ export interface CallbackPage {
   headers: Record<string, string>;
 }
 
-const STYLE =
+export const PAGE_STYLE =
   'body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}h1{font-size:1.3rem}';
 
 export function callbackPage(ok: boolean, message: string, status = ok ? 200 : 400): CallbackPage {
   const title = ok ? 'Connected' : 'Connection failed';
-  const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><style>${STYLE}</style></head><body><h1>${title}</h1><p>${escapeHtml(message)}</p><p>You can close this window.</p></body></html>`;
+  const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><style>${PAGE_STYLE}</style></head><body><h1>${title}</h1><p>${escapeHtml(message)}</p><p>You can close this window.</p></body></html>`;
   return {
     ok,
     status,
@@ -33,7 +33,7 @@ export function callbackPage(ok: boolean, message: string, status = ok ? 200 : 4
   };
 }
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,

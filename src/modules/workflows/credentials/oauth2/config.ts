@@ -1,4 +1,4 @@
-import { GRANT_TYPES, type GrantType, OAUTH2_PRESETS, type OAuth2Type } from './types.js';
+import { GRANT_TYPES, type GrantType, OAUTH2_PRESETS, type OAuth2Preset, type OAuth2Type } from './types.js';
 
 /** An OAuth2 credential as a flow uses it: the type's fixed values over the account's fields. */
 export interface OAuth2Config {
@@ -48,22 +48,20 @@ export function oauth2Config(
   const authentication = (pick('authentication') || 'header') as 'header' | 'body';
   if (authentication !== 'header' && authentication !== 'body')
     problems.push({ field: 'data.authentication', message: "must be 'header' or 'body'" });
-  const urlProblem = (field: string, value: string) => {
-    if (value === '') return problems.push({ field: `data.${field}`, message: 'is required' });
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      return problems.push({ field: `data.${field}`, message: 'must be an http(s) URL' });
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:')
-      problems.push({ field: `data.${field}`, message: 'must be an http(s) URL' });
-    return undefined;
+  /** Adds the field's problem, if any; true when there was one. */
+  const urlProblem = (field: string, value: string): boolean => {
+    let message: string | null = null;
+    if (value === '') message = 'is required';
+    else if (!URL.canParse(value) || !['https:', 'http:'].includes(new URL(value).protocol))
+      message = 'must be an http(s) URL';
+    if (message !== null) problems.push({ field: `data.${field}`, message });
+    return message !== null;
   };
   const accessTokenUrl = pick('accessTokenUrl');
   urlProblem('accessTokenUrl', accessTokenUrl);
   const authUrl = pick('authUrl');
-  if (grantType !== 'clientCredentials') urlProblem('authUrl', authUrl);
+  if (grantType !== 'clientCredentials' && !urlProblem('authUrl', authUrl))
+    presetHostProblem(preset, authUrl, problems);
   const clientSecret = data.clientSecret ?? '';
   // A PKCE client may be public (no secret); the other grants authenticate the client.
   if (grantType !== 'pkce' && clientSecret === '')
@@ -97,6 +95,35 @@ export function oauth2Config(
     },
     problems,
   };
+}
+
+/**
+ * A service type whose authorize URL the account may change (Microsoft's tenant URLs) keeps it on the
+ * type's own host: the start link sends a browser there, so a typed credential cannot point it at a
+ * page of the account's choosing.
+ */
+function presetHostProblem(
+  preset: OAuth2Preset,
+  authUrl: string,
+  problems: Array<{ field: string; message: string }>,
+): void {
+  if (preset.authUrl === undefined || authUrl === preset.authUrl) return;
+  const host = new URL(preset.authUrl).host;
+  if (new URL(authUrl).host !== host || !authUrl.startsWith('https:'))
+    problems.push({
+      field: 'data.authUrl',
+      message: `must be an https URL on ${host} (the type's provider)`,
+    });
+}
+
+/**
+ * Whether tokens got with one configuration are still the credential's under another: the same
+ * client, endpoints, grant and scope (n8n drops them otherwise; a token URL could now point elsewhere).
+ */
+export function sameClient(before: OAuth2Config, after: OAuth2Config): boolean {
+  return (['clientId', 'accessTokenUrl', 'authUrl', 'grantType', 'scope'] as const).every(
+    (f) => before[f] === after[f],
+  );
 }
 
 /** A JSON object of scalars as form fields; anything else throws. */

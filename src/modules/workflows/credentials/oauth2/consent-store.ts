@@ -22,11 +22,25 @@ export class ConsentStore {
       .executeTakeFirst();
   }
 
-  /** Deletes and returns the flow: a state is used once, whatever the outcome. */
-  consume(id: string) {
+  /** The unclaimed flow of a browser ticket, without claiming it (a look is not a use). */
+  byTicket(ticketHash: string, now: string) {
+    return this.db
+      .selectFrom('credential_oauth_states')
+      .selectAll()
+      .where('ticket_hash', '=', ticketHash)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+  }
+
+  /**
+   * Deletes and returns the flow whose state secret hashes to `stateHash`: a state is used once,
+   * whatever the outcome, but a wrong secret matches nothing and leaves the flow to its browser.
+   */
+  consume(id: string, stateHash: string) {
     return this.db
       .deleteFrom('credential_oauth_states')
       .where('id', '=', id)
+      .where('state_hash', '=', stateHash)
       .returningAll()
       .executeTakeFirst();
   }

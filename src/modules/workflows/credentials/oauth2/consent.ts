@@ -10,12 +10,14 @@ import {
 } from '../../../../core/oauth/browser-binding.js';
 import { codeChallengeS256, randomSecret, sha256Base64url } from '../../../../core/oauth/pkce.js';
 import { type SecretBox, sameSecret } from '../../../../core/secrets.js';
+import { NodeOperationError } from '../../engine/node-type.js';
 import { actorOf, mayManage } from '../access.js';
 import type { CredentialStore } from '../store.js';
 import type { OAuth2Tokens } from './access-tokens.js';
 import { type CallbackPage, callbackPage } from './callback-page.js';
-import { oauth2Config } from './config.js';
+import { type OAuth2Config, oauth2Config } from './config.js';
 import type { ConsentStore } from './consent-store.js';
+import { startPage } from './start-page.js';
 import { requestToken, TokenEndpointError } from './token-endpoint.js';
 import { isOAuth2Type } from './types.js';
 
@@ -45,18 +47,34 @@ interface Deps {
   clock: Clock;
   http: OutboundHttp;
   publicUrl: string;
+  /** The account's name, for the confirmation page (null: unknown, its id is shown). */
+  accountName?(accountId: string): Promise<string | null>;
 }
+
+/** What opening the link answers: the provider (with the binding cookie), or the confirmation first. */
+export type StartStep =
+  | { kind: 'redirect'; location: string; cookie: string }
+  | { kind: 'confirm'; page: { html: string; headers: Record<string, string> } };
+
+/** The actor of a flow asked for with a member's session. */
+const MEMBER_PREFIX = 'member:';
 
 /**
  * n8n's authorization-code consent (with PKCE for grant type pkce), in three steps as the game's
  * integration does it: (1) a principal who may change the credential asks for a link; (2) the
- * browser that opens the link (once) gets a cookie binding the flow to it and is sent to the
- * provider with a state; (3) the provider sends that browser to the callback, which needs the state
- * (single use, expiring, compared in constant time) and that browser's cookie, exchanges the code
- * through the outbound guard and seals the tokens on the credential.
+ * browser that opens the link (the asking member's, or after a confirmation naming the account and
+ * provider) gets a cookie binding the flow to it and is sent to the provider with a state; (3) the
+ * provider sends that browser to the callback, which needs the state (single use, expiring, its
+ * secret matched by hash) and that browser's cookie, exchanges the code through the outbound guard
+ * and seals the tokens on the credential.
  */
 export class CredentialConsent {
   constructor(private readonly deps: Deps) {}
+
+  /** PUBLIC_URL's origin: the confirmation page's form must come from it (or from the Host). */
+  get publicOrigin(): string {
+    return new URL(this.deps.publicUrl).origin;
+  }
 
   /** The callback URL to register at the provider (the redirect_uri sent). */
   get callbackUrl(): string {
@@ -117,9 +135,54 @@ export class CredentialConsent {
     };
   }
 
-  /** Step 2 (browser): the binding cookie and the provider's authorize URL. */
-  async browserStart(ticket: string, https: boolean): Promise<{ location: string; cookie: string }> {
-    const { credentials, consents, box, clock } = this.deps;
+  /**
+   * Step 2 (browser), bound to who asked for the link. Asked with a member's session: only that
+   * member's signed-in browser may open it (403 otherwise, nothing spent). Asked with an API key (or
+   * by the operator): a first look answers a confirmation page naming the account, the credential
+   * and the provider's host; `confirmed` (its POST) goes on. Going on binds the flow to this browser
+   * (cookie) and redirects to the provider.
+   */
+  async browserStart(
+    ticket: string,
+    https: boolean,
+    requester: Principal | null,
+    confirmed: boolean,
+  ): Promise<StartStep> {
+    const { consents, clock } = this.deps;
+    const now = clock.now();
+    const flow = await consents.byTicket(sha256Base64url(ticket), now.toISOString());
+    if (!flow) throw spentLink();
+    const { credential, config } = await this.flowCredential(flow.account_id, flow.credential_id);
+    if (flow.actor.startsWith(MEMBER_PREFIX)) {
+      if (
+        requester?.kind !== 'session' ||
+        requester.accountId !== flow.account_id ||
+        actorOf(requester) !== flow.actor
+      )
+        throw new AppError(
+          'FORBIDDEN',
+          'This link belongs to the signed-in member who asked for it: open it in their signed-in browser',
+        );
+    } else if (!confirmed) {
+      const authorize = new URL(config.authUrl);
+      return {
+        kind: 'confirm',
+        page: startPage({
+          account: (await this.deps.accountName?.(flow.account_id)) ?? flow.account_id,
+          credential: credential.name,
+          host: authorize.host,
+          providerOrigin: authorize.origin,
+          ticket,
+          action: `${new URL(this.deps.publicUrl).pathname.replace(/\/+$/, '')}${CONSENT_START_PATH}`,
+        }),
+      };
+    }
+    return this.toProvider(ticket, https, config);
+  }
+
+  /** Claims the ticket (once) for this browser and answers the provider's authorize URL. */
+  private async toProvider(ticket: string, https: boolean, config: OAuth2Config): Promise<StartStep> {
+    const { consents, box, clock } = this.deps;
     const nonce = randomSecret();
     const secret = randomSecret();
     const now = clock.now();
@@ -129,18 +192,7 @@ export class CredentialConsent {
       sha256Base64url(secret),
       now.toISOString(),
     );
-    if (!row)
-      throw invalid(
-        'querystring.ticket',
-        'This link is not valid, was already used or has expired; start again',
-      );
-    const credential = await credentials.find(row.account_id, row.credential_id);
-    if (!credential || credential.id !== row.credential_id || !isOAuth2Type(credential.type))
-      throw notFound('CREDENTIAL_NOT_FOUND', 'Credential', row.credential_id);
-    const { config } = oauth2Config(
-      credential.type,
-      JSON.parse(box.decrypt(credential.data)) as Record<string, string>,
-    );
+    if (!row) throw spentLink();
     const url = new URL(config.authUrl);
     for (const [k, v] of new URLSearchParams(config.authQueryParameters))
       if (!FLOW_PARAMETERS.has(k)) url.searchParams.set(k, v);
@@ -155,9 +207,24 @@ export class CredentialConsent {
     }
     const maxAge = (Date.parse(row.expires_at) - now.getTime()) / 1000;
     return {
+      kind: 'redirect',
       location: url.toString(),
       cookie: bindingCookie(row.id, nonce, maxAge, this.cookieScope(https)),
     };
+  }
+
+  /** The credential a flow connects, with its configuration as it is now (it must still be usable). */
+  private async flowCredential(accountId: string, id: string) {
+    const credential = await this.deps.credentials.find(accountId, id);
+    if (!credential || credential.id !== id || !isOAuth2Type(credential.type))
+      throw notFound('CREDENTIAL_NOT_FOUND', 'Credential', id);
+    const { config, problems } = oauth2Config(
+      credential.type,
+      JSON.parse(this.deps.box.decrypt(credential.data)) as Record<string, string>,
+    );
+    if (problems.length > 0)
+      throw new AppError('VALIDATION_ERROR', 'Incomplete OAuth2 credential', { fields: problems });
+    return { credential, config };
   }
 
   /** The Set-Cookie that removes the flow's cookie once the callback is reached (null if unnamed). */
@@ -166,8 +233,9 @@ export class CredentialConsent {
   }
 
   /**
-   * Step 3 (browser): the page saying connected or failed. Every failure spends the flow: a refused
-   * attempt cannot be retried with another guess.
+   * Step 3 (browser): the page saying connected or failed. A state whose secret is wrong matches no
+   * flow and spends nothing (whoever saw the flow id cannot cancel it); with the right secret, every
+   * failure spends the flow.
    */
   async callback(
     query: { code?: string; state?: string; error?: string },
@@ -177,9 +245,9 @@ export class CredentialConsent {
     const [id, secret, extra] = (query.state ?? '').split('.');
     if (!id || !secret || extra !== undefined)
       return callbackPage(false, 'The OAuth state is missing or malformed; start again.');
-    const row = await consents.consume(id);
-    if (!row?.state_hash || !sameSecret(sha256Base64url(secret), row.state_hash))
-      return callbackPage(false, 'This OAuth state is not valid or was already used; start again.');
+    // Matched on the secret's hash in the delete itself: a wrong secret spends nothing.
+    const row = await consents.consume(id, sha256Base64url(secret));
+    if (!row) return callbackPage(false, 'This OAuth state is not valid or was already used; start again.');
     const now = clock.now();
     if (Date.parse(row.expires_at) <= now.getTime())
       return callbackPage(false, 'This OAuth state has expired; start again.');
@@ -214,8 +282,10 @@ export class CredentialConsent {
         },
         now,
       );
-      await this.deps.tokens.save(row.account_id, row.credential_id, token);
+      if (!(await this.deps.tokens.save(row.account_id, row.credential_id, token, config)))
+        return callbackPage(false, 'The credential changed during the connection; start again.', 409);
     } catch (error) {
+      if (error instanceof NodeOperationError) return callbackPage(false, error.message, 409);
       if (!(error instanceof TokenEndpointError)) throw error;
       return callbackPage(false, error.message, 502);
     }
@@ -236,6 +306,13 @@ export class CredentialConsent {
 /** An OAuth error code as RFC 6749 spells them; anything else is not echoed. */
 function safeCode(code: string): string {
   return /^[A-Za-z0-9_.-]{1,64}$/.test(code) ? code : 'error';
+}
+
+function spentLink(): AppError {
+  return invalid(
+    'querystring.ticket',
+    'This link is not valid, was already used or has expired; start again',
+  );
 }
 
 function invalid(field: string, message: string): AppError {
