@@ -133,11 +133,11 @@ const ConfigSchema = Type.Object({
   /** CPU time for one Code node run (all its items), in the same sandbox. */
   CODE_NODE_TIMEOUT_MS: Type.Integer({ default: 5_000, minimum: 1, maximum: 300_000 }),
   /**
-   * Python in the Code node (Pyodide in confined child processes, docs/security.md). Off by default: a
-   * run can still allocate JavaScript memory outside its caps (docs/decisions.md, wave 7 review, H1);
-   * false refuses Python Code nodes at save and at run.
+   * Python in the Code node (Pyodide in confined child processes, docs/security.md). On by default again
+   * since each interpreter's memory is bounded at the process (docs/decisions.md, issue 30); false
+   * refuses Python Code nodes at save and at run.
    */
-  WORKFLOW_PYTHON_ENABLED: Type.Boolean({ default: false }),
+  WORKFLOW_PYTHON_ENABLED: Type.Boolean({ default: true }),
   /**
    * Python interpreters (Pyodide, CPython on WebAssembly) for the Code node's Python, each in a child
    * process under Node's permission model, started on first use (seconds each); each serves one account.
@@ -145,7 +145,10 @@ const ConfigSchema = Type.Object({
   PYTHON_WORKERS: Type.Integer({ default: 2, minimum: 1, maximum: 32 }),
   /** Python runs one account may have waiting for an interpreter; more are refused ("try again"). */
   PYTHON_QUEUE_PER_ACCOUNT: Type.Integer({ default: 20, minimum: 1, maximum: 1_000 }),
-  /** Memory cap of one Python interpreter (its WebAssembly memory); past it Python raises MemoryError. */
+  /**
+   * Memory cap of one Python interpreter (its WebAssembly memory); past it Python raises MemoryError. On
+   * Linux its process is killed past this + 192 MiB resident (and runs under RLIMIT_DATA of this + 320 MiB).
+   */
   PYTHON_MEMORY_MB: Type.Integer({ default: 256, minimum: 64, maximum: 2_048 }),
   /** Heap of one expression sandbox (QuickJS), JSONata included. */
   EXPRESSION_MEMORY_MB: Type.Integer({ default: 64, minimum: 16, maximum: 1_024 }),

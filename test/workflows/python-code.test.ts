@@ -7,7 +7,7 @@ import { activate, createWorkflow, flow, workflowPlatform } from './support.js';
 /**
  * An n8n export with a Python Code node (`language: python`, as n8n's Pyodide flavour exports it),
  * imported through the API and run through its webhook, on an instance with the default settings
- * (Python turned on); an instance with WORKFLOW_PYTHON_ENABLED=false (the default) refuses it at save.
+ * (Python turned on); an instance with WORKFLOW_PYTHON_ENABLED=false refuses it at save.
  */
 const pythonFlow = (path: string, pythonCode: string) =>
   flow(`python ${path}`, [

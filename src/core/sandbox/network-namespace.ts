@@ -56,7 +56,7 @@ export function probeNetworkIsolation(pathVariable = process.env.PATH ?? '/usr/b
 }
 
 /** The absolute path of an executable on the server's PATH (the child's environment is empty). */
-function onPath(name: string, pathVariable: string): string | null {
+export function onPath(name: string, pathVariable: string): string | null {
   for (const dir of pathVariable.split(delimiter)) {
     if (!dir) continue;
     const candidate = join(dir, name);

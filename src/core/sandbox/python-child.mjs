@@ -116,6 +116,19 @@ py.runPython(`
 import sys
 def _confine():
     blocked = ('js', 'pyodide_js', 'pyodide', '_pyodide', '_pyodide_core', 'micropip')
+    # The modules go below, but their objects stay reachable through gc: what holds the JavaScript API
+    # (the loaders of the js/pyodide_js modules, the finder's registry) lets go of it first.
+    import gc
+    for o in gc.get_objects():
+        kind = type(o)
+        if kind.__module__ == '_pyodide._importhook':
+            if kind.__name__ == 'JsLoader':
+                o.jsproxy = None
+            elif kind.__name__ == 'JsFinder':
+                o.jsproxies.clear()
+    loader = sys.modules.get('pyodide._package_loader')
+    if loader is not None:
+        loader.loadedPackages = None
     for name in list(sys.modules):
         if name.split('.')[0] in blocked:
             del sys.modules[name]

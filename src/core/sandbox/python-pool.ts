@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { TenantTurns } from '../fairness/tenant-turns.js';
+import { residentMb } from './process-memory.js';
 import { pythonChildCommand } from './python-child-command.js';
 import { type LogLine, type Reply, readReply } from './python-protocol.js';
 
@@ -14,7 +15,13 @@ export { pythonChildCommand } from './python-child-command.js';
  *
  * Bounds: a run that passes its deadline has its process killed (and replaced); the WebAssembly memory
  * of an interpreter is capped (`memoryMb`: Python raises MemoryError) and its JavaScript heap by
- * --max-old-space-size; waiting runs are bounded in number (in all and per tenant) and in time; what the
+ * --max-old-space-size. Python can reach Pyodide's JavaScript objects (docs/security.md) and so allocate
+ * outside both (ArrayBuffers), so the process is bounded too, by the OS where it can: on Linux the pool
+ * reads each child's resident memory (/proc) every 50 ms while it runs (every second otherwise) and at
+ * each answer, and kills it past `memoryMb + RESIDENT_OVERHEAD_MB` (the run fails with limit `memory`,
+ * the interpreter is replaced); and where util-linux's prlimit is on the PATH, the child runs under
+ * RLIMIT_DATA (python-child-command.ts), so an allocation past that fails outright, between two reads.
+ * Elsewhere (macOS, Windows) only the JavaScript caps hold (docs/security.md). Waiting runs are bounded in number (in all and per tenant) and in time; what the
  * child sends is checked (python-protocol.ts). A run that leaves work scheduled in its interpreter (an
  * asyncio task, a callback) has that interpreter ended and replaced once it has answered.
  *
@@ -35,6 +42,8 @@ export interface PythonPoolOptions {
   workers: number;
   /** Cap of one interpreter's WebAssembly memory, in MiB. */
   memoryMb: number;
+  /** Resident memory a process may hold beyond `memoryMb` before it is killed, in MiB; default RESIDENT_OVERHEAD_MB. */
+  residentOverheadMb?: number;
   /** Python source run before each program, in its globals. */
   prelude: string;
   /** Longest a run may wait for an interpreter (loading included); default 120 s. */
@@ -99,10 +108,21 @@ interface Slot {
   /** The run's deadline, then the settle deadline. */
   killer: NodeJS.Timeout | null;
   idle: NodeJS.Timeout | null;
+  /** The next read of the process's resident memory. */
+  watch: NodeJS.Timeout | null;
   gone: boolean;
 }
 
 const IDLE_MS = 5 * 60_000;
+/**
+ * Resident memory a child may hold beyond its WebAssembly cap, in MiB. Measured: a loaded interpreter
+ * holds ~150-170 MiB (its initial WebAssembly memory included), and its JavaScript heap grows a little
+ * as it runs; past this, something allocates outside the caps.
+ */
+export const RESIDENT_OVERHEAD_MB = 192;
+/** How often a child's resident memory is read while it runs (a fill of 200 MiB takes longer) and otherwise. */
+const WATCH_BUSY_MS = 50;
+const WATCH_IDLE_MS = 1_000;
 const DEFAULT_OUTPUT_CHARS = 5_000_000;
 
 export class PythonPool {
@@ -281,13 +301,14 @@ export class PythonPool {
       void this.retire(slot, `Python code took longer than ${job.timeoutMs} ms`, 'time');
     }, job.timeoutMs);
     slot.worker.send({ id: job.id, program: job.program, input: job.input });
+    this.watch(slot);
     // Keep one fresh interpreter loading for the next tenant while there is room.
     if (this.slots.length < this.options.workers && !this.slots.some((s) => s.tenant === null && !s.gone))
       this.spawn();
   }
 
   private spawn(): void {
-    const { command, args, pyodideEntry, network } = pythonChildCommand();
+    const { command, args, pyodideEntry, network } = pythonChildCommand(this.options.memoryMb);
     if (!network.available && !this.warned) {
       this.warned = true;
       this.options.onWarning?.(
@@ -308,6 +329,7 @@ export class PythonPool {
       settling: null,
       killer: null,
       idle: null,
+      watch: null,
       gone: false,
     };
     // Held while it loads (a run waits for it); unreferenced once idle.
@@ -326,6 +348,7 @@ export class PythonPool {
         memory ? 'memory' : 'crash',
       );
     });
+    this.watch(slot);
     worker.send({
       init: {
         memoryBytes: this.options.memoryMb * 1024 * 1024,
@@ -383,6 +406,8 @@ export class PythonPool {
     }
     const job = slot.job;
     if (!job || job.id !== reply.id) return;
+    // Read at the answer too: a run that allocated past the bound between two reads fails all the same.
+    if (this.overMemory(slot)) return;
     if (slot.killer) clearTimeout(slot.killer);
     slot.killer = null;
     slot.job = null;
@@ -408,6 +433,33 @@ export class PythonPool {
     slot.killer.unref();
   }
 
+  /** Reads the child's resident memory now and then (faster while it runs), while it can be read. */
+  private watch(slot: Slot): void {
+    if (slot.watch) clearTimeout(slot.watch);
+    slot.watch = setTimeout(
+      () => {
+        slot.watch = null;
+        const used = residentMb(slot.worker.pid);
+        // Unreadable: not Linux (the gap docs/security.md names), or the process is gone.
+        if (!slot.gone && used !== null && !this.overMemory(slot, used)) this.watch(slot);
+      },
+      slot.job || slot.settling !== null ? WATCH_BUSY_MS : WATCH_IDLE_MS,
+    );
+    slot.watch.unref();
+  }
+
+  /** Ends the interpreter (failing its run) when its resident memory is past the bound; true if so. */
+  private overMemory(slot: Slot, used = residentMb(slot.worker.pid)): boolean {
+    const limit = this.options.memoryMb + (this.options.residentOverheadMb ?? RESIDENT_OVERHEAD_MB);
+    if (used === null || used <= limit) return false;
+    void this.retire(
+      slot,
+      `Python code used more memory than its interpreter may hold (${Math.round(used)} MiB resident, limit ${limit} MiB); the interpreter was ended`,
+      'memory',
+    );
+    return true;
+  }
+
   private release(slot: Slot): void {
     this.unref(slot);
     if (slot.idle) clearTimeout(slot.idle);
@@ -420,6 +472,7 @@ export class PythonPool {
     slot.gone = true;
     if (slot.killer) clearTimeout(slot.killer);
     if (slot.idle) clearTimeout(slot.idle);
+    if (slot.watch) clearTimeout(slot.watch);
     const at = this.slots.indexOf(slot);
     if (at >= 0) this.slots.splice(at, 1);
     const job = slot.job;

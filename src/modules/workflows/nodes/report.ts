@@ -22,7 +22,7 @@ const DISPLAY: Record<string, string> = {
     'n8n Form (pages at /form-waiting/{executionId}, signed; fields or JSON-defined, time limit, every ending)',
   'n8n-nodes-base.switch': 'Switch',
   'n8n-nodes-base.merge': 'Merge',
-  'n8n-nodes-base.code': 'Code (JavaScript; Python off unless WORKFLOW_PYTHON_ENABLED)',
+  'n8n-nodes-base.code': 'Code (JavaScript, Python; WORKFLOW_PYTHON_ENABLED=false turns Python off)',
   'n8n-nodes-base.wait': 'Wait',
   'n8n-nodes-base.noOp': 'No Operation',
   'n8n-nodes-base.stopAndError': 'Stop and Error',

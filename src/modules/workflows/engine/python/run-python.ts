@@ -111,6 +111,8 @@ function failureOf(err: unknown, timeoutMs: number): string {
   switch (err.limit) {
     case 'time':
       return `Python code took longer than ${timeoutMs} ms (CODE_NODE_TIMEOUT_MS); it was stopped`;
+    case 'memory':
+      return `${err.message} (PYTHON_MEMORY_MB)`;
     case 'output':
       return `The Python code returned more than ${MAX_OUTPUT_CHARS} characters of items`;
     case 'queue':
