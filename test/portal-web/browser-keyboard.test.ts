@@ -6,6 +6,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../helpers/until.js';
 import { OPENAI_UPSTREAM_KEY } from '../llm/support.js';
 import { type FakeLlmServer, startFakeOpenAi } from '../support/fake-llm/index.js';
 import { ownerSignsIn, type PortalBrowser, startPortalBrowser } from './browser-support.js';
@@ -209,7 +210,10 @@ async function goByKeyboard(label: string, heading: string | RegExp) {
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
   // The page change moves focus to <main> in an effect, which may run after the heading is painted.
-  await page.waitForFunction("document.activeElement?.id === 'main'");
+  await until(
+    () => page.evaluate<boolean>("document.activeElement?.id === 'main'"),
+    'the focus on the page after the change',
+  );
 }
 
 /** The page's reads have answered (an open stream counts as settled after its deadline). */

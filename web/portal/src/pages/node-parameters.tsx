@@ -15,6 +15,17 @@ interface NodeTypeSchema {
   schema: ParamSchema;
 }
 
+/**
+ * `requestOptions` is n8n's node setting as its exports carry it (always empty here): not a parameter
+ * anyone edits, so the form leaves it out.
+ */
+function withoutExportOnly(found: NodeTypeSchema): NodeTypeSchema {
+  const properties = found.schema.properties;
+  if (!properties || !('requestOptions' in properties)) return found;
+  const { requestOptions: _setting, ...rest } = properties;
+  return { ...found, schema: { ...found.schema, properties: rest } };
+}
+
 /** Schemas by type and version: they change only with the server's code. */
 const schemas = new Map<string, Promise<NodeTypeSchema>>();
 function schemaOf(node: WorkflowNode): Promise<NodeTypeSchema> {
@@ -24,7 +35,7 @@ function schemaOf(node: WorkflowNode): Promise<NodeTypeSchema> {
     found = api<NodeTypeSchema>(
       'GET',
       `/api/v1/node-types/schema${query({ type: node.type, version: node.typeVersion })}`,
-    );
+    ).then(withoutExportOnly);
     found.catch(() => schemas.delete(key));
     schemas.set(key, found);
   }
