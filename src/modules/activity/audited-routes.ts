@@ -74,6 +74,12 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditRule>> = {
     targetType: 'credential',
     target: 'param',
   },
+  // Starting an OAuth2 consent: who asked to connect which credential to a provider account.
+  'POST /api/v1/credentials/:id/oauth2/authorize': {
+    action: 'credential.oauth2_consent_started',
+    targetType: 'credential',
+    target: 'param',
+  },
   'PUT /api/v1/credentials/:id/share': {
     action: 'credential.shared',
     targetType: 'credential',
