@@ -6,6 +6,7 @@ import { boundsOf } from '../../n8n/sql/bounds.js';
 import { nodeCredential } from '../../n8n/sql/credential.js';
 import { LANGCHAIN, locatorValue } from '../ai-parts.js';
 import { runStoreModes, storeInputs, supplyStore } from '../vector-store-modes.js';
+import { MetadataValues, nameLocator, STORE_MODE_PARAMETERS } from '../vector-store-params.js';
 import { type Connect, type PgVectorOptions, pgVectorStore } from './store.js';
 
 const Options = Type.Object(
@@ -34,15 +35,7 @@ const Options = Type.Object(
         ),
       }),
     ),
-    metadata: Type.Optional(
-      Type.Object({
-        metadataValues: Type.Optional(
-          Type.Array(Type.Object({ name: Type.String({ maxLength: 500 }), value: Type.Unknown() }), {
-            maxItems: 100,
-          }),
-        ),
-      }),
-    ),
+    metadata: Type.Optional(MetadataValues),
   },
   { additionalProperties: false, default: {} },
 );
@@ -50,26 +43,9 @@ const Options = Type.Object(
 const Parameters = Type.Object(
   {
     mode: Type.Enum(['load', 'insert', 'retrieve', 'retrieve-as-tool'] as const, { default: 'retrieve' }),
-    tableName: Type.Union(
-      [
-        Type.String({ maxLength: 63 }),
-        Type.Object({
-          __rl: Type.Optional(Type.Boolean()),
-          mode: Type.Optional(Type.String()),
-          value: Type.String({ maxLength: 63 }),
-          cachedResultName: Type.Optional(Type.String()),
-        }),
-      ],
-      { default: 'n8n_vectors' },
-    ),
+    tableName: nameLocator(63, 'n8n_vectors'),
     createExtension: Type.Optional(Type.Boolean()),
-    prompt: Type.String({ default: '', maxLength: 100_000 }),
-    topK: Type.Integer({ minimum: 0, maximum: 1_000, default: 4 }),
-    includeDocumentMetadata: Type.Boolean({ default: true }),
-    toolName: Type.String({ default: '', maxLength: 64 }),
-    toolDescription: Type.String({ default: '', maxLength: 10_000 }),
-    useReranker: Type.Optional(Type.Boolean()),
-    embeddingBatchSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_000 })),
+    ...STORE_MODE_PARAMETERS,
     options: Options,
     notice: Type.Optional(Type.String()),
   },

@@ -4,6 +4,7 @@ import type { Json } from '../../../engine/types.js';
 import { nodeCredential } from '../../n8n/sql/credential.js';
 import { LANGCHAIN, locatorValue } from '../ai-parts.js';
 import { runStoreModes, storeInputs, supplyStore } from '../vector-store-modes.js';
+import { MetadataValues, nameLocator, STORE_MODE_PARAMETERS } from '../vector-store-params.js';
 import { type PineconeOptions, pineconeStore } from './store.js';
 
 /** Pinecone's control plane, where an index's host is read (the tests reroute it as any public host). */
@@ -14,15 +15,7 @@ const Options = Type.Object(
   {
     pineconeNamespace: Type.Optional(Type.String({ maxLength: 500 })),
     clearNamespace: Type.Optional(Type.Boolean()),
-    metadata: Type.Optional(
-      Type.Object({
-        metadataValues: Type.Optional(
-          Type.Array(Type.Object({ name: Type.String({ maxLength: 500 }), value: Type.Unknown() }), {
-            maxItems: 100,
-          }),
-        ),
-      }),
-    ),
+    metadata: Type.Optional(MetadataValues),
   },
   { additionalProperties: false, default: {} },
 );
@@ -32,26 +25,8 @@ const Parameters = Type.Object(
     mode: Type.Enum(['load', 'insert', 'retrieve', 'retrieve-as-tool', 'update'] as const, {
       default: 'retrieve',
     }),
-    pineconeIndex: Type.Union(
-      [
-        Type.String({ maxLength: 45 }),
-        Type.Object({
-          __rl: Type.Optional(Type.Boolean()),
-          mode: Type.Optional(Type.String()),
-          value: Type.String({ maxLength: 45 }),
-          cachedResultName: Type.Optional(Type.String()),
-          cachedResultUrl: Type.Optional(Type.String()),
-        }),
-      ],
-      { default: { __rl: true, mode: 'list', value: '' } },
-    ),
-    prompt: Type.String({ default: '', maxLength: 100_000 }),
-    topK: Type.Integer({ minimum: 0, maximum: 1_000, default: 4 }),
-    includeDocumentMetadata: Type.Boolean({ default: true }),
-    toolName: Type.String({ default: '', maxLength: 64 }),
-    toolDescription: Type.String({ default: '', maxLength: 10_000 }),
-    useReranker: Type.Optional(Type.Boolean()),
-    embeddingBatchSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_000 })),
+    pineconeIndex: nameLocator(45),
+    ...STORE_MODE_PARAMETERS,
     /** The record `update` replaces (Pinecone ids are at most 512 characters). */
     id: Type.Optional(Type.String({ maxLength: 512 })),
     options: Options,

@@ -4,6 +4,7 @@ import type { Json } from '../../../engine/types.js';
 import { nodeCredential } from '../../n8n/sql/credential.js';
 import { LANGCHAIN, locatorValue } from '../ai-parts.js';
 import { runStoreModes, storeInputs, supplyStore } from '../vector-store-modes.js';
+import { MetadataValues, nameLocator, STORE_MODE_PARAMETERS } from '../vector-store-params.js';
 import { type QdrantOptions, qdrantStore } from './store.js';
 
 /** A JSON parameter as n8n's editor saves it: the JSON text, or (from the API) the object itself. */
@@ -26,26 +27,8 @@ const Options = Type.Object(
 const Parameters = Type.Object(
   {
     mode: Type.Enum(['load', 'insert', 'retrieve', 'retrieve-as-tool'] as const, { default: 'retrieve' }),
-    qdrantCollection: Type.Union(
-      [
-        Type.String({ maxLength: 255 }),
-        Type.Object({
-          __rl: Type.Optional(Type.Boolean()),
-          mode: Type.Optional(Type.String()),
-          value: Type.String({ maxLength: 255 }),
-          cachedResultName: Type.Optional(Type.String()),
-          cachedResultUrl: Type.Optional(Type.String()),
-        }),
-      ],
-      { default: { __rl: true, mode: 'list', value: '' } },
-    ),
-    prompt: Type.String({ default: '', maxLength: 100_000 }),
-    topK: Type.Integer({ minimum: 0, maximum: 1_000, default: 4 }),
-    includeDocumentMetadata: Type.Boolean({ default: true }),
-    toolName: Type.String({ default: '', maxLength: 64 }),
-    toolDescription: Type.String({ default: '', maxLength: 10_000 }),
-    useReranker: Type.Optional(Type.Boolean()),
-    embeddingBatchSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_000 })),
+    qdrantCollection: nameLocator(255),
+    ...STORE_MODE_PARAMETERS,
     options: Options,
     notice: Type.Optional(Type.String()),
   },
