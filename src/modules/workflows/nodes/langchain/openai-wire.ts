@@ -158,6 +158,9 @@ export function errorText(body: unknown): string {
   if (typeof error === 'string') return error;
   if (error && typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string')
     return (error as { message: string }).message;
+  // Mistral (and other compatible servers) answer `{"message": "…"}` without an `error` object.
+  const message = (body as { message?: unknown } | null)?.message;
+  if (typeof message === 'string') return message;
   return 'no error message';
 }
 
