@@ -375,6 +375,18 @@ describe('Telegram node: every other operation', () => {
     );
   });
 
+  it('a resource without an operation runs that resource’s own default (n8n leaves it out of exports)', async () => {
+    telegram.files.set('photos/F7.jpg', Buffer.from([0xff, 0xd8]));
+    const file = await run(sending({ resource: 'file', fileId: 'F7' }));
+    expect(file.outcome.state.error).toBeNull();
+    const chat = await run(sending({ resource: 'chat', chatId: '-100' }));
+    expect(chat.outcome.state.error).toBeNull();
+    expect(telegram.calls.map((c) => [c.method, c.body])).toEqual([
+      ['getFile', { file_id: 'F7' }],
+      ['getChat', { chat_id: '-100' }],
+    ]);
+  });
+
   it('a binary upload goes out as multipart: the file under its field, the rest as text', async () => {
     const input: Item = {
       json: {},

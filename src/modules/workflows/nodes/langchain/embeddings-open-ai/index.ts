@@ -53,12 +53,17 @@ export const embeddingsOpenAiNode = defineSubNode({
     if (cred.apiKey) headers.authorization = `Bearer ${cred.apiKey}`;
     if (cred.organizationId) headers['openai-organization'] = cred.organizationId;
     const timeout = p.options.timeout;
+    // n8n describes `model` twice: v1's default is text-embedding-ada-002, later versions' the schema's.
+    const model =
+      ctx.node.parameters.model === undefined && (ctx.node.typeVersion ?? 1) === 1
+        ? 'text-embedding-ada-002'
+        : locatorValue(p.model);
     return wireEmbeddings(ctx.deps, {
       label: 'OpenAI',
       url: `${base}/embeddings`,
       headers,
       credentialHeaders: ['authorization', 'openai-organization'],
-      model: locatorValue(p.model),
+      model,
       body: p.options.dimensions ? { dimensions: p.options.dimensions } : {},
       batchSize: p.options.batchSize ?? 512,
       stripNewLines: p.options.stripNewLines ?? true,

@@ -4,7 +4,7 @@ import type { Item, Json } from '../../../engine/types.js';
 import { credentialOf } from '../credential-of.js';
 import { botOf, callBot, downloadFile, type TelegramBot } from './api.js';
 import { telegramCall } from './body.js';
-import { TelegramParameters, type TelegramParams } from './schema.js';
+import { TelegramParameters, type TelegramParams, withResourceOperation } from './schema.js';
 import { sendAndWait } from './send-and-wait.js';
 
 /**
@@ -33,7 +33,7 @@ export const telegramNode = defineNode({
     const version = ctx.node.typeVersion ?? 1;
     const out: Item[] = [];
     for (let i = 0; i < ctx.items.length; i++) {
-      const p = await ctx.params(i);
+      const p = withResourceOperation(await ctx.params(i), ctx.node.parameters);
       // n8n sends one message for the whole input and waits once.
       if (p.operation === 'sendAndWait') return sendAndWait(ctx, bot, p);
       const items = await runItem(bot, p, version, ctx.items[i]);

@@ -255,3 +255,19 @@ export const TelegramParameters = Type.Object(
 
 export type TelegramParams = Static<typeof TelegramParameters>;
 export type TelegramOperation = (typeof OPERATIONS)[number];
+
+/**
+ * n8n's default operation of each resource: n8n describes `operation` once per resource, each with its
+ * own default, so an export leaves it out for the default one (`resource: 'file'` alone is `file: get`).
+ */
+const DEFAULT_OPERATION: Record<TelegramParams['resource'], TelegramOperation> = {
+  chat: 'get',
+  callback: 'answerQuery',
+  file: 'get',
+  message: 'sendMessage',
+};
+
+/** The parameters with the resource's own default operation when the node's parameters name none. */
+export function withResourceOperation(p: TelegramParams, raw: Record<string, unknown>): TelegramParams {
+  return raw.operation === undefined ? { ...p, operation: DEFAULT_OPERATION[p.resource] } : p;
+}
