@@ -15900,6 +15900,7 @@ export interface operations {
         content?: never;
       };
       400: components['responses']['BadRequest'];
+      403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };
@@ -15932,6 +15933,7 @@ export interface operations {
         content?: never;
       };
       400: components['responses']['BadRequest'];
+      403: components['responses']['Forbidden'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
@@ -15964,6 +15966,7 @@ export interface operations {
         content?: never;
       };
       400: components['responses']['BadRequest'];
+      403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
       '5XX': components['responses']['ServerError'];
     };

@@ -137,6 +137,9 @@ const DOMAIN_STATUSES: Record<string, number[]> = {
   'POST /api/conversations': [404],
   // A pending connection that was used, expired elsewhere or never existed (docs/game.md, step 4b).
   'POST /game/oauth/complete': [404],
+  // OAuth2 consent (docs/decisions.md): another member's link, or another site's form.
+  'GET /oauth2-credential/start': [403],
+  'POST /oauth2-credential/start': [403],
 };
 
 /** The error statuses of an operation, from how the route is protected and what it takes. */

@@ -27,9 +27,11 @@ export interface PythonChildCommand {
 /**
  * Private writable memory a child may map beyond its WebAssembly cap (RLIMIT_DATA). Measured: an
  * interpreter that has loaded maps ~225 MiB (VmData; its RSS is ~150-170 MiB), a run that grows the
- * WebAssembly memory to its cap adds that cap; the rest is room for the JavaScript heap's growth.
+ * WebAssembly memory to its cap adds that cap. Loading peaks higher while V8 compiles Pyodide's
+ * WebAssembly (its compiler's zones): with 320 MiB every load failed on Node 24 (V8 aborts, SIGTRAP) and
+ * some on a busy Node 20, so the bound keeps ample room; the resident-memory watch is the tighter one.
  */
-export const DATA_OVERHEAD_MB = 320;
+export const DATA_OVERHEAD_MB = 768;
 
 /**
  * How an interpreter's process is started: with `memoryMb` given, under an OS data limit of

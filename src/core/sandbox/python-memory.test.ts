@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { until } from '../../../test/helpers/until.js';
 import { residentMb, withDataLimit } from './process-memory.js';
-import { pythonChildCommand } from './python-child-command.js';
+import { DATA_OVERHEAD_MB, pythonChildCommand } from './python-child-command.js';
 import { PythonPool, PythonSandboxError } from './python-pool.js';
 
 // The review's probe (docs/security.md): Pyodide's JavaScript API found through gc, and ArrayBuffers
@@ -158,7 +158,7 @@ __output__ = repr((sorted(found), loaders, finders))`,
     const command = pythonChildCommand(128);
     if (command.dataLimited) {
       expect(command.command).toMatch(/prlimit$/);
-      expect(command.args.slice(0, 2)).toEqual([`--data=${(128 + 320) * 1024 * 1024}`, '--']);
+      expect(command.args.slice(0, 2)).toEqual([`--data=${(128 + DATA_OVERHEAD_MB) * 1024 * 1024}`, '--']);
     } else expect(command.command).not.toMatch(/prlimit$/);
     expect(pythonChildCommand().dataLimited).toBe(false);
   });
