@@ -1,6 +1,5 @@
 import { type NodeExecutionContext, NodeOperationError } from '../../../engine/node-type.js';
 import { credentialRefOf } from '../../../engine/types.js';
-import { oauth2Bearer } from './oauth2.js';
 import { serviceAccountOf, serviceAccountToken } from './service-account.js';
 import type { GoogleTarget } from './transport.js';
 
@@ -26,5 +25,11 @@ export async function googleTarget(
       bearer: () => serviceAccountToken(ctx.deps, account, ctx.deadlineAt),
     };
   }
-  return { ...base, renewable: true, bearer: (renew) => oauth2Bearer(ctx, id, renew) };
+  // The instance's OAuth2 credentials (checked for the workflow as `credential` is); `renew` after
+  // Google refused the current token.
+  return {
+    ...base,
+    renewable: true,
+    bearer: async (renew) => (await ctx.oauth2Token(id, renew)).accessToken,
+  };
 }
