@@ -307,9 +307,10 @@ const cpuText = (c) => `${fmt(c.total)} µs (user ${fmt(c.user)}, system ${fmt(c
  * loaded machine this moves far less than throughput does. User and system time are shown apart (a
  * profile samples wall time, so socket writes that wake another process look dearer than they are),
  * and a public `GET /health` and an authenticated `GET /v1/models` on the gateway's child give the
- * platform's own floors per request.
+ * platform's own floors per request. A minimal relay (bench/min-relay.js: reads and parses both
+ * bodies, nothing else) shows what reading the bodies adds to the bare proxy's cost.
  */
-async function cpuPerCallReport(proxy, platform, auth) {
+async function cpuPerCallReport(proxy, minimal, platform, auth) {
   const lines = [];
   const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   for (const stream of [false, true]) {
@@ -321,17 +322,21 @@ async function cpuPerCallReport(proxy, platform, auth) {
     const proxied = { path: '/v1/chat/completions', headers: {}, bodies: [body] };
     const gateway = { path: '/v1/chat/completions', headers: auth, bodies: [body] };
     await burst(proxy.port, proxied, 500);
+    await burst(minimal.port, proxied, 500);
     await burst(platform.port, gateway, 500);
     const proxied$ = [];
+    const minimal$ = [];
     const gateway$ = [];
     for (let round = 0; round < ROUNDS; round++) {
       proxied$.push(await cpuPerCall(proxy.port, proxied, proxy.child.pid));
+      minimal$.push(await cpuPerCall(minimal.port, proxied, minimal.child.pid));
       gateway$.push(await cpuPerCall(platform.port, gateway, platform.child.pid));
     }
-    const [b, g] = [medianRound(proxied$), medianRound(gateway$)];
+    const [b, m, g] = [medianRound(proxied$), medianRound(minimal$), medianRound(gateway$)];
     lines.push(
       `llm gateway (${stream ? 'stream' : 'non-stream'}, CPU per call): gateway ${cpuText(g)}, ` +
-        `bare node:http proxy ${cpuText(b)} → proxy/gateway ${fmt(b.total / g.total, 2)} ` +
+        `bare node:http proxy ${cpuText(b)}, minimal body-reading relay ${cpuText(m)} ` +
+        `→ proxy/gateway ${fmt(b.total / g.total, 2)}, proxy/minimal relay ${fmt(b.total / m.total, 2)} ` +
         `(median of ${ROUNDS} alternating rounds of ${CPU_CALLS} calls, ${CPU_CONNECTIONS} connections; ` +
         `load average ${load()})`,
     );
@@ -394,10 +399,14 @@ export async function report() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'platform-bench-llm-'));
   let fake;
   let proxy;
+  let minimal;
   let platform;
   try {
     fake = await start(path.join(bench, 'fake-llm-upstream.js'), {});
     proxy = await start(path.join(bench, 'bare-proxy.js'), { UPSTREAM_URL: `http://127.0.0.1:${fake.port}` });
+    minimal = await start(path.join(bench, 'min-relay.js'), {
+      UPSTREAM_URL: `http://127.0.0.1:${fake.port}`,
+    });
     const key = generateKey('production');
     platform = await start(
       path.join(bench, 'platform-server.js'),
@@ -425,11 +434,11 @@ export async function report() {
       lines.push(await nonStreaming(`http://127.0.0.1:${fake.port}`, proxyUrl, platformUrl, auth));
     if (only.includes('stream')) lines.push(await streaming(proxyUrl, platformUrl, auth));
     if (only.includes('ttfb')) lines.push(await timeToFirstChunk(fake.port, proxy.port, platform.port, auth));
-    if (only.includes('cpu')) lines.push(...(await cpuPerCallReport(proxy, platform, auth)));
+    if (only.includes('cpu')) lines.push(...(await cpuPerCallReport(proxy, minimal, platform, auth)));
     if (only.includes('embed')) lines.push(await embedder(platformUrl, auth));
     return lines;
   } finally {
-    await Promise.all([stop(platform?.child), stop(proxy?.child), stop(fake?.child)]);
+    await Promise.all([stop(platform?.child), stop(proxy?.child), stop(minimal?.child), stop(fake?.child)]);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -21,3 +21,11 @@ const ulid = monotonicFactory(pooledRandom);
 export function newId(prefix: string): string {
   return `${prefix}_${ulid().toLowerCase()}`;
 }
+
+/**
+ * An id as `newId` makes it, for something that happened at `ms` (a log row written after its
+ * request): the same monotonic sequence, so ids made in order of their events sort in that order.
+ */
+export function newIdAt(prefix: string, ms: number): string {
+  return `${prefix}_${ulid(ms).toLowerCase()}`;
+}

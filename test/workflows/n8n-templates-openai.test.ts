@@ -399,7 +399,7 @@ describe('n8n’s first OpenAI node (n8n-nodes-base.openAi v1)', () => {
         user_name: `Ada Ahab ${i}`,
         user_email: `ada${i}@example.com`,
         subscribed: i % 2 === 0,
-        date_subscribed: i % 2 === 0 ? '2023-01-0' + (i + 1) : '',
+        date_subscribed: i % 2 === 0 ? `2023-01-0${i + 1}` : '',
       })),
     );
 

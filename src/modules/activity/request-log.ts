@@ -4,7 +4,7 @@ import type { Db } from '../../core/db/database.js';
 import { runList } from '../../core/db/list.js';
 import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
 import { takeTimeRange } from '../../core/http/time-range.js';
-import { newId } from '../../core/ids.js';
+import { newIdAt } from '../../core/ids.js';
 import type { RequestLogsTable } from './tables.js';
 
 export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
@@ -133,7 +133,33 @@ const isPostgres = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof 
  * once a second (a request never waits for the database); rows older than the retention are deleted
  * hourly. Reads flush first, so a list shows the requests made before it.
  */
+function rowOf(r: RequestRecord, at: number): RequestLogsTable {
+  return {
+    id: newIdAt('rlog', at),
+    account_id: r.accountId,
+    request_id: r.requestId,
+    method: r.method,
+    path: r.path.length > 512 ? r.path.slice(0, 512) : r.path,
+    route: r.route,
+    service: r.service,
+    status: r.status,
+    latency_ms: Math.round(r.latencyMs),
+    key_id: r.keyId,
+    member_id: r.memberId,
+    principal_kind: r.principalKind,
+    client_ip: r.clientIp,
+    user_agent: r.userAgent && r.userAgent.length > 256 ? r.userAgent.slice(0, 256) : r.userAgent,
+    created_at: new Date(at).toISOString(),
+  };
+}
+
 export class RequestLog {
+  /**
+   * Requests as the hook recorded them, with their times: made into rows when written (as the
+   * gateway's log does: docs/decisions.md, "Log rows built when written").
+   */
+  private records: RequestRecord[] = [];
+  private recordTimes: number[] = [];
   private rows: RequestLogsTable[] = [];
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
@@ -168,29 +194,30 @@ export class RequestLog {
   }
 
   record(r: RequestRecord): void {
-    if (this.rows.length >= MAX_PENDING_ROWS) this.rows.shift();
-    this.rows.push({
-      id: newId('rlog'),
-      account_id: r.accountId,
-      request_id: r.requestId,
-      method: r.method,
-      path: r.path.length > 512 ? r.path.slice(0, 512) : r.path,
-      route: r.route,
-      service: r.service,
-      status: r.status,
-      latency_ms: Math.round(r.latencyMs),
-      key_id: r.keyId,
-      member_id: r.memberId,
-      principal_kind: r.principalKind,
-      client_ip: r.clientIp,
-      user_agent: r.userAgent && r.userAgent.length > 256 ? r.userAgent.slice(0, 256) : r.userAgent,
-      created_at: this.clock.now().toISOString(),
-    });
+    // Bounded between flushes too: the oldest is dropped, as a long database failure does.
+    if (this.records.length >= MAX_PENDING_ROWS) {
+      this.records.shift();
+      this.recordTimes.shift();
+    }
+    this.records.push(r);
+    this.recordTimes.push(this.clock.now().getTime());
+  }
+
+  /** Turns the recorded requests into rows (the oldest dropped past the bound). */
+  private takeRecords(): void {
+    const records = this.records;
+    const times = this.recordTimes;
+    this.records = [];
+    this.recordTimes = [];
+    for (let i = 0; i < records.length; i++)
+      this.rows.push(rowOf(records[i] as RequestRecord, times[i] as number));
+    if (this.rows.length > MAX_PENDING_ROWS) this.rows = this.rows.slice(this.rows.length - MAX_PENDING_ROWS);
   }
 
   /** Writes what is pending; one flush at a time (a second caller waits for the running one, then goes). */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
+    this.takeRecords();
     if (this.rows.length === 0 && !this.pruneDue()) return;
     this.flushing = this.write().finally(() => {
       this.flushing = null;

@@ -150,6 +150,41 @@ describe('UpstreamCall', () => {
     expect((await call.bytes()).toString()).toBe('{"a":1,"b":2}');
   });
 
+  it('streams reads in order over several reads, and refuses a stream cut short or stalled', async () => {
+    const pieces: string[] = [];
+    for await (const chunk of (await open('/pieces')).chunks()) pieces.push(chunk.toString());
+    expect(pieces.join('')).toBe('{"a":1,"b":2}');
+    expect(pieces.length).toBeGreaterThan(1);
+    const drain = async (call: UpstreamCall) => {
+      for await (const _ of call.chunks()) {
+        // read to the end
+      }
+    };
+    await expect(drain(await open('/cut'))).rejects.toThrow(/closed the connection before the end/);
+    await expect(drain(await open('/stall', 300))).rejects.toThrow(/sent nothing for 300 ms/);
+    const lines = async (call: UpstreamCall) => {
+      for await (const _ of call.lines()) {
+        // read to the end
+      }
+    };
+    await expect(lines(await open('/cut'))).rejects.toThrow(/closed the connection before the end/);
+  });
+
+  it('holds the upstream while a read is held, and ends it when the reader stops unreleased', async () => {
+    const call = await open('/long');
+    let held = 0;
+    for await (const _ of call.chunks()) {
+      held++;
+      // While the reader holds its read, at most one more arrives, then the response is paused.
+      for (let turn = 0; turn < 1000 && !call.response.isPaused(); turn++)
+        await new Promise((resolve) => setImmediate(resolve));
+      expect(call.response.isPaused()).toBe(true);
+      if (held === 3) break;
+    }
+    // Stopped before the end without release(): the request is ended, not left open.
+    expect(call.response.destroyed).toBe(true);
+  });
+
   it('refuses a whole body over its bound, a body cut short and one that stalls', async () => {
     await expect((await open('/long')).bytes(100_000)).rejects.toThrow(/response is over 100000 bytes/);
     await expect((await open('/cut')).bytes()).rejects.toThrow(/closed the connection before the end/);

@@ -222,7 +222,7 @@ function EnumField(props: FieldProps) {
   const choices = choicesOf(schema) ?? [];
   const { attrs, notes } = useDescribed(ctx, path, schema, false);
   const current = value === undefined ? schema.default : value;
-  const at = choices.findIndex((c) => c === current);
+  const at = choices.indexOf(current);
   // A value the schema does not list (an older export) stays selectable until changed.
   const listed = at >= 0 || current === undefined ? choices : [...choices, current];
   const selected = at >= 0 ? at : current === undefined ? -1 : choices.length;

@@ -4,7 +4,7 @@ import type { Json } from '../../../engine/types.js';
 import { nodeCredential } from '../../n8n/sql/credential.js';
 import { LANGCHAIN, locatorValue } from '../ai-parts.js';
 import { runStoreModes, storeInputs, supplyStore } from '../vector-store-modes.js';
-import { MetadataValues, nameLocator, STORE_MODE_PARAMETERS } from '../vector-store-params.js';
+import { nameLocator, STORE_MODE_PARAMETERS } from '../vector-store-params.js';
 import { type QdrantOptions, qdrantStore } from './store.js';
 
 /** A JSON parameter as n8n's editor saves it: the JSON text, or (from the API) the object itself. */
