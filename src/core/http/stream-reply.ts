@@ -78,8 +78,8 @@ const STREAM_BUFFER_BYTES = 16 * 1024;
 
 /**
  * The lines as a byte stream, written by a loop that waits while the client is behind. Not
- * `Readable.from`: its pull through a one-byte buffer cost about 60 µs of CPU per streamed answer
- * (docs/decisions.md, "Streamed answers without Readable.from"). When the stream is destroyed (the
+ * `Readable.from`: its pull through a one-byte buffer cost about 80 µs of CPU per streamed answer
+ * (docs/decisions.md, "Gateway CPU on a quiet machine"). When the stream is destroyed (the
  * client went), the lines' iterator is returned, so their `finally` blocks run as they did.
  */
 export function pumped(lines: AsyncIterable<string>): PassThrough {

@@ -128,11 +128,6 @@ function insertText(count: number, postgres: boolean): string {
 
 const isPostgres = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
-/**
- * The request log: rows are kept in memory and written in multi-row INSERTs off the request path,
- * once a second (a request never waits for the database); rows older than the retention are deleted
- * hourly. Reads flush first, so a list shows the requests made before it.
- */
 function rowOf(r: RequestRecord, at: number): RequestLogsTable {
   return {
     id: newIdAt('rlog', at),
@@ -153,10 +148,15 @@ function rowOf(r: RequestRecord, at: number): RequestLogsTable {
   };
 }
 
+/**
+ * The request log: rows are kept in memory and written in multi-row INSERTs off the request path,
+ * once a second (a request never waits for the database); rows older than the retention are deleted
+ * hourly. Reads flush first, so a list shows the requests made before it.
+ */
 export class RequestLog {
   /**
    * Requests as the hook recorded them, with their times: made into rows when written (as the
-   * gateway's log does: docs/decisions.md, "Log rows built when written").
+   * gateway's log does: docs/decisions.md, "Gateway CPU on a quiet machine").
    */
   private records: RequestRecord[] = [];
   private recordTimes: number[] = [];

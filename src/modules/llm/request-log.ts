@@ -165,7 +165,7 @@ export class LlmRequestLog {
    * Calls as the gateway recorded them, with their times: made into rows when written. A row built
    * per call (its id, its timestamp text, the day's totals) cost about 15 µs of a gateway call amid
    * the request's own work, against a few µs built in one loop at the flush (docs/decisions.md,
-   * "Log rows built when written").
+   * "Gateway CPU on a quiet machine").
    */
   private calls: LlmCallRecord[] = [];
   private callTimes: number[] = [];

@@ -359,15 +359,15 @@ export class UpstreamCall {
   }
 }
 
+const ignore = (): void => {};
+
 /**
  * A response's reads, one at a time (the stream paused while one is held, so a slow reader holds the
  * upstream back), as `response.iterator({ destroyOnReturn: false })` gives them: an error is thrown,
  * the end or a close ends them, and stopping early leaves the response as it is for the caller to
  * drain or end. Listeners, not Node's iterator: its promises and end-of-stream watchers cost about
- * 30 µs of CPU per streamed answer (docs/decisions.md, "Streamed answers without Readable.from").
+ * 30 µs of CPU per streamed answer (docs/decisions.md, "Gateway CPU on a quiet machine").
  */
-const ignore = (): void => {};
-
 function reads(stream: IncomingMessage): AsyncIterableIterator<Buffer> {
   const queue: Buffer[] = [];
   let ended = false;

@@ -254,7 +254,10 @@ export function inputCount(nodeType: NodeType, parameters: Record<string, unknow
 
 /** Declares a node type, keeping its parameter type for `execute` and erasing it for the registry. */
 export function defineNode<S extends TSchema>(node: NodeType<S>): NodeType {
-  return withNodeSettings(node) as unknown as NodeType;
+  // Erased first: inferring `S` again through a generic helper cost the type checker ~5 s.
+  const erased = node as unknown as NodeType;
+  addNodeSettings(erased);
+  return erased;
 }
 
 /**
@@ -274,7 +277,7 @@ const REQUEST_OPTIONS = Type.Optional(
   ),
 );
 
-function withNodeSettings<S extends TSchema>(node: NodeType<S>): NodeType<S> {
+function addNodeSettings(node: NodeType): void {
   const schema = node.schema as TSchema & { type?: unknown; properties?: Record<string, TSchema> };
   // In place, at definition (before any checker is compiled): a copy would lose TypeBox's own
   // non-enumerable markers, which defaults and checks read.
@@ -285,7 +288,6 @@ function withNodeSettings<S extends TSchema>(node: NodeType<S>): NodeType<S> {
     !('requestOptions' in schema.properties)
   )
     schema.properties.requestOptions = REQUEST_OPTIONS;
-  return node;
 }
 
 /** What each kind of sub-node is called when it is run on its own. */
