@@ -4,10 +4,6 @@ import { createOutboundHttp } from '../../src/core/http/outbound.js';
 import { buildPdf } from '../../src/modules/documents/loaders/pdf-fixture.js';
 import type { EngineDeps, Item } from '../../src/modules/workflows/engine/types.js';
 import { docxText } from '../../src/modules/workflows/nodes/langchain/document-default-data-loader/binary.js';
-import {
-  approximateTokens,
-  splitTokens,
-} from '../../src/modules/workflows/nodes/langchain/text-splitter/token.js';
 import { aiWorkflow, embeddingsOpenAi, LC } from './support/ai-workflow.js';
 import { FakeEmbeddings } from './support/fake-embeddings.js';
 import { runFixture } from './support/n8n-fixtures.js';
@@ -235,19 +231,6 @@ describe('Default Data Loader, binary mode', () => {
 });
 
 describe('Token Splitter', () => {
-  it('cuts windows of chunkSize tokens, chunkOverlap apart, each an exact slice of the text', () => {
-    const text = 'The quick brown fox jumps over the lazy dog. '.repeat(20);
-    const tokens = approximateTokens(text);
-    expect(tokens.join('')).toBe(text);
-    // cl100k_base gives 10 tokens for each sentence (its leading space included): so does the approximation.
-    expect(tokens).toHaveLength(20 * 10 + 1);
-    const chunks = splitTokens(text, { chunkSize: 50, chunkOverlap: 10 });
-    for (const chunk of chunks) expect(text).toContain(chunk);
-    expect(approximateTokens(chunks[0] ?? '')).toHaveLength(50);
-    expect(chunks[1]?.startsWith(tokens.slice(40, 45).join(''))).toBe(true);
-    expect(() => splitTokens(text, { chunkSize: 10, chunkOverlap: 10 })).toThrow(/chunkOverlap >= chunkSize/);
-  });
-
   it('splits a loaded PDF in an n8n workflow (custom splitting mode)', async () => {
     const pdf = buildPdf(['one two three four five six seven eight nine ten eleven twelve']);
     const { error, docs } = await insert(

@@ -26,9 +26,9 @@ const CSV_PATH = '/repos/mrscoopers/n8n_demo/contents/Top_1000_IMDB_movies.csv';
 /**
  * A description of 2500 tokens: every word below (with its leading space) and the full stop is one
  * token in cl100k_base (and in gpt2, LangChain's default), so n8n's Token Splitter cuts it after word
- * 1000 and word 2000 — three chunks of 1000, 1000 and 500 tokens, exact slices of the text. The words
- * are of six characters at most with their space: the platform counts longer ones as several tokens
- * (token.ts approximates the vocabulary), where cl100k_base has many as one (" mother").
+ * 1000 and word 2000 — three chunks of 1000, 1000 and 500 tokens, exact slices of the text. Long words
+ * that are one token (" mother", " daughter", " something") are among them: an estimate by length would
+ * count them as several and cut earlier.
  */
 const VOCABULARY = [
   'A',
@@ -55,6 +55,12 @@ const VOCABULARY = [
   'to',
   'his',
   'wife',
+  'mother',
+  'and',
+  'daughter',
+  'remember',
+  'something',
+  'together',
   '.',
 ];
 const TOKENS = Array.from({ length: 2500 }, (_, i) => {
@@ -169,7 +175,7 @@ describe('Token Splitter into Qdrant (template "Building RAG Chatbot for Movie R
     expect(collection?.size).toBe(256);
     const points = [...(collection?.points.values() ?? [])];
     expect(points.map((p) => p.payload.content)).toEqual([...chunks, SHORT]);
-    expect(points.map((p) => (p.payload.content as string).length)).toEqual([3959, 3960, 1980, SHORT.length]);
+    expect(points.map((p) => (p.payload.content as string).length)).toEqual([4733, 4737, 2370, SHORT.length]);
     const meta = points.map((p) => p.payload.metadata as Record<string, unknown>);
     for (const m of meta.slice(0, 3))
       expect(m).toMatchObject({

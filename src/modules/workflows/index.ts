@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext, PlatformModule } from '../../core/context.js';
+import { cpuPoolOf } from '../../core/cpu/index.js';
 import { AppError } from '../../core/errors.js';
 import { checkedTcpTarget, createAddressGuard, createOutboundHttp } from '../../core/http/outbound.js';
 import { createOutboundHostGuard } from '../../core/http/outbound-host.js';
@@ -286,6 +287,7 @@ export const workflowsModule: PlatformModule = {
       outboundHost,
       connectAddress,
       platformAi: platformAiFor(ctx),
+      cpu: { pool: cpuPoolOf(ctx), timeoutMs: config.CPU_TASK_TIMEOUT_MS },
       env,
       signer: new ResumeSigner(ctx.secrets.derive('workflow:resume-urls')),
       limits: config,

@@ -1,3 +1,4 @@
+import type { CpuPool } from '../../../core/cpu/index.js';
 import type { OutboundRequest, OutboundResponse } from '../../../core/http/outbound.js';
 import type { OutboundHostGuard } from '../../../core/http/outbound-host.js';
 
@@ -277,6 +278,8 @@ export interface EngineDeps {
   host?: HostAccess;
   /** The platform's knowledge base and built-in embedders, bound to the execution's account; absent: off. */
   platformAi?: PlatformAiAccess;
+  /** Where large CPU work of a node runs (a worker, with a deadline and a heap bound); absent: inline. */
+  cpu?: { pool: CpuPool; timeoutMs: number };
 }
 
 /** A passage of the knowledge base found for a query. */

@@ -99,6 +99,8 @@ export interface ExecutionResources {
   tcpTarget?: HostAccess['tcpTarget'];
   /** The knowledge base and built-in embedders, bound to an account (platform-ai.ts); absent: off. */
   platformAi?: (accountId: string) => PlatformAiAccess;
+  /** The process's CPU pool for nodes' large CPU work (the Token Splitter); absent: inline. */
+  cpu?: EngineDeps['cpu'];
   /** The same address rule for SMTP and IMAP clients. */
   outboundHost?: OutboundHostGuard;
   /** The guard of TCP clients (database and Redis nodes): where a credential's host may lead. */
@@ -259,6 +261,7 @@ export class Executions {
       dedupe: this.res.stores.dedupe,
       host: this.hostAccessFor(accountId),
       ...(accountId && this.res.platformAi ? { platformAi: this.res.platformAi(accountId) } : {}),
+      ...(this.res.cpu ? { cpu: this.res.cpu } : {}),
       subWorkflow: async (call) => {
         if (!accountId) throw new Error('Sub-workflows run only in an account’s execution');
         return this.subWorkflows.call(accountId, call);

@@ -52,7 +52,7 @@ const DISPLAY: Record<string, string> = {
   '@n8n/n8n-nodes-langchain.retrieverVectorStore': 'Vector Store Retriever',
   '@n8n/n8n-nodes-langchain.textSplitterCharacterTextSplitter': 'Character Text Splitter',
   '@n8n/n8n-nodes-langchain.textSplitterRecursiveCharacterTextSplitter': 'Recursive Character Text Splitter',
-  '@n8n/n8n-nodes-langchain.textSplitterTokenSplitter': 'Token Splitter (approximate tokens)',
+  '@n8n/n8n-nodes-langchain.textSplitterTokenSplitter': 'Token Splitter',
   '@n8n/n8n-nodes-langchain.toolHttpRequest': 'HTTP Request tool (Optimize Response: JSON, text, HTML)',
   '@n8n/n8n-nodes-langchain.mcpClientTool': 'MCP Client Tool (Streamable HTTP or SSE)',
   '@n8n/n8n-nodes-langchain.mcpTrigger': 'MCP Server Trigger (Streamable HTTP at /mcp/{path})',

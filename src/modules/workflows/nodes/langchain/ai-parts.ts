@@ -91,7 +91,7 @@ export interface AiDocument {
 /** A text splitter (ai_textSplitter): a text into chunks. */
 export interface TextSplitter {
   kind: 'textSplitter';
-  split(text: string): string[];
+  split(text: string): string[] | Promise<string[]>;
 }
 
 /** A document loader (ai_document): the documents of the root's item it was supplied for. */

@@ -67,16 +67,29 @@ export function binaryText(item: Item | undefined, key: string): { text: string;
 }
 
 /** Each document cut by the splitter, the chunks keeping its metadata plus the lines they span. */
-export function splitDocuments(documents: AiDocument[], splitter: TextSplitter | undefined): AiDocument[] {
+export async function splitDocuments(
+  documents: AiDocument[],
+  splitter: TextSplitter | undefined,
+): Promise<AiDocument[]> {
   if (!splitter) return documents;
   const out: AiDocument[] = [];
   for (const doc of documents) {
+    const text = doc.pageContent;
     let searchFrom = 0;
-    for (const chunk of splitter.split(doc.pageContent)) {
-      const at = doc.pageContent.indexOf(chunk, Math.max(0, searchFrom));
+    // Lines are counted on from the last chunk's start, not from the text's: once over the text.
+    let lineFrom = 0;
+    let line = 1;
+    for (const chunk of await splitter.split(text)) {
+      const at = text.indexOf(chunk, Math.max(0, searchFrom));
       const start = at === -1 ? searchFrom : at;
-      const from = lineAt(doc.pageContent, start);
-      const to = from + (chunk.match(/\n/g)?.length ?? 0);
+      if (start < lineFrom) {
+        lineFrom = 0;
+        line = 1;
+      }
+      line += newlines(text, lineFrom, start);
+      lineFrom = start;
+      const from = line;
+      const to = from + newlines(chunk, 0, chunk.length);
       if (at !== -1) searchFrom = at + 1;
       // LangChain keeps a loader's `loc` (a PDF's page number) and adds the lines.
       const loc = doc.metadata.loc;
@@ -89,10 +102,11 @@ export function splitDocuments(documents: AiDocument[], splitter: TextSplitter |
   return out;
 }
 
-function lineAt(text: string, index: number): number {
-  let line = 1;
-  for (let i = 0; i < index; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
+/** The line feeds in `text` from `from` up to `to`. */
+function newlines(text: string, from: number, to: number): number {
+  let count = 0;
+  for (let i = text.indexOf('\n', from); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) count++;
+  return count;
 }
 
 /** n8n's metadata option (`{metadataValues: [{name, value}]}`) added to each document. */

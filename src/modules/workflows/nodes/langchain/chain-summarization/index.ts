@@ -113,7 +113,7 @@ export const chainSummarizationV2Node = defineNode({
             p.operationMode === 'nodeInputBinary'
               ? [textDocument(binaryText(item, p.options.binaryDataKey || 'data').text)]
               : jsonDocuments(item?.json ?? {});
-          documents = splitDocuments(raw, splitter);
+          documents = await splitDocuments(raw, splitter);
         }
         const values = p.options.summarizationMethodAndPrompts?.values ?? {};
         const method: Method = values.summarizationMethod ?? 'map_reduce';

@@ -96,6 +96,9 @@ export const documentDefaultDataLoaderNode = defineSubNode({
       name: m.name,
       value: m.value as Json,
     }));
-    return { kind: 'documents', documents: splitDocuments(withMetadata(documents, metadata), splitter) };
+    return {
+      kind: 'documents',
+      documents: await splitDocuments(withMetadata(documents, metadata), splitter),
+    };
   },
 });

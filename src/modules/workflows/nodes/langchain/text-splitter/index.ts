@@ -64,7 +64,7 @@ export const textSplitterCharacterNode = defineSubNode({
   },
 });
 
-/** n8n's Token Splitter: windows of `chunkSize` tokens (an approximation of cl100k_base: token.ts). */
+/** n8n's Token Splitter: windows of `chunkSize` cl100k_base tokens (token-windows.ts). */
 export const textSplitterTokenNode = defineSubNode({
   type: `${LANGCHAIN}.textSplitterTokenSplitter`,
   versions: [1],
@@ -76,6 +76,6 @@ export const textSplitterTokenNode = defineSubNode({
   async supply(ctx, itemIndex): Promise<TextSplitter> {
     const p = await ctx.params(itemIndex);
     const o = { chunkSize: p.chunkSize, chunkOverlap: overlapOf(p.chunkOverlap) };
-    return { kind: 'textSplitter', split: (text) => splitTokens(text, o) };
+    return { kind: 'textSplitter', split: (text) => splitTokens(text, o, ctx.deps) };
   },
 });
