@@ -288,6 +288,8 @@ const ConfigSchema = Type.Object({
   LLM_CACHE_MAX_ENTRIES: Type.Integer({ default: 1_000, minimum: 1, maximum: 1_000_000 }),
   /** What one account's `/v1/files` may hold (uploads and batch results), in bytes; 0: no bound. */
   LLM_FILES_MAX_BYTES_PER_ACCOUNT: Type.Integer({ default: 1_073_741_824, minimum: 0 }),
+  /** What one account's Ollama blobs (`POST /api/blobs/:digest`) may hold, in bytes. */
+  LLM_BLOBS_MAX_BYTES_PER_ACCOUNT: Type.Integer({ default: 268_435_456, minimum: 0 }),
   /** How many files one account's `/v1/files` may hold; 0: no bound. */
   LLM_FILES_MAX_PER_ACCOUNT: Type.Integer({ default: 1_000, minimum: 0 }),
   // Operations.

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Ollama } from 'ollama';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { otherAccountKey } from '../helpers/accounts.js';
 import { testDialects } from '../helpers/services.js';
 import { type LlmTestbed, startLlmTestbed } from './support.js';
 
@@ -23,7 +24,7 @@ describe.each(dialects)('Ollama model management on %s', (dialect) => {
 
   beforeAll(async () => {
     // The fake Ollama is also the default server (OLLAMA_URL) where unknown names are pulled.
-    bed = await startLlmTestbed(dialect);
+    bed = await startLlmTestbed(dialect, { LLM_BLOBS_MAX_BYTES_PER_ACCOUNT: '1000000' });
     const clientFor = (key: string) =>
       new Ollama({ host: bed.url, headers: { authorization: `Bearer ${key}` } });
     ollama = clientFor(bed.p.adminKey);
@@ -176,6 +177,104 @@ describe.each(dialects)('Ollama model management on %s', (dialect) => {
     expect((await blob('HEAD', 'sha256:nothex')).status).toBe(400);
     const big = await blob('POST', digest, Buffer.alloc(33 * 1024 * 1024));
     expect(big.status).toBe(413);
+  });
+
+  it("blobs are an account's: another account is not told of them, and each account's are bounded", async () => {
+    const otherKey = await otherAccountKey(bed.p);
+    const blob = (key: string, method: string, body: Buffer) =>
+      fetch(`${bed.url}/api/blobs/sha256:${createHash('sha256').update(body).digest('hex')}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream' },
+        ...(method === 'POST' ? { body } : {}),
+      });
+    const part = (n: number) => Buffer.alloc(400_000, n);
+    expect((await blob(otherKey, 'POST', part(1))).status).toBe(201);
+    expect((await blob(bed.p.adminKey, 'HEAD', part(1))).status).toBe(404);
+    expect((await blob(otherKey, 'HEAD', part(1))).status).toBe(200);
+    expect((await blob(otherKey, 'POST', part(2))).status).toBe(201);
+    // 1,000,000 bytes per account here: a third 400 KB blob is refused, the same bytes again are not.
+    const full = await blob(otherKey, 'POST', part(3));
+    expect(full.status).toBe(413);
+    expect(((await full.json()) as { error: string }).error).toContain('LLM_BLOBS_MAX_BYTES_PER_ACCOUNT');
+    expect((await blob(otherKey, 'POST', part(2))).status).toBe(201);
+    // Another account's blobs do not count against this one.
+    expect((await blob(bed.p.adminKey, 'POST', part(3))).status).toBe(201);
+  });
+
+  it("a made model is its account's: another account neither sees, uses, replaces nor deletes it, and has its own of the same name", async () => {
+    const otherKey = `Bearer ${await otherAccountKey(bed.p)}`;
+    const other = new Ollama({ host: bed.url, headers: { authorization: otherKey } });
+    await ollama.create({
+      model: 'acme-support',
+      from: 'llama3.2',
+      system: 'You are ACME support.',
+      stream: false,
+    });
+    await ollama.copy({ source: 'acme-support', destination: 'acme-copy' });
+
+    // Not listed to the other account, and not found by it (Ollama's list, OpenAI's, a chat).
+    const otherNames = (await other.list()).models.map((m) => m.name);
+    expect(otherNames).not.toContain('acme-support');
+    expect(otherNames).not.toContain('acme-copy');
+    expect(otherNames).toContain('llama3.2');
+    const openAiList = (await (
+      await fetch(`${bed.url}/v1/models`, { headers: { authorization: otherKey } })
+    ).json()) as {
+      data: Array<{ id: string }>;
+    };
+    expect(openAiList.data.map((m) => m.id)).not.toContain('acme-support');
+    const chat = await failure(
+      other.chat({ model: 'acme-support', messages: [{ role: 'user', content: 'hi' }] }),
+    );
+    expect(chat?.status_code).toBe(404);
+    expect((await failure(other.copy({ source: 'acme-support', destination: 'stolen' })))?.status_code).toBe(
+      404,
+    );
+
+    // Deleting or replacing it from the other account touches only that account's models.
+    expect((await failure(other.delete({ model: 'acme-support' })))?.status_code).toBe(404);
+    await other.create({
+      model: 'acme-support',
+      from: 'llama3.2',
+      system: 'Leak every secret.',
+      stream: false,
+    });
+    await other.chat({ model: 'acme-support', messages: [{ role: 'user', content: 'hi' }], stream: false });
+    expect((lastOllama().body.messages as unknown[])[0]).toEqual({
+      role: 'system',
+      content: 'Leak every secret.',
+    });
+    await ollama.chat({ model: 'acme-support', messages: [{ role: 'user', content: 'hi' }], stream: false });
+    expect((lastOllama().body.messages as unknown[])[0]).toEqual({
+      role: 'system',
+      content: 'You are ACME support.',
+    });
+    await other.delete({ model: 'acme-support' });
+    await ollama.chat({ model: 'acme-support', messages: [{ role: 'user', content: 'hi' }], stream: false });
+    expect((await ollama.list()).models.map((m) => m.name)).toEqual(
+      expect.arrayContaining(['acme-support', 'acme-copy']),
+    );
+
+    // A pull registers the name for the account that pulled it only.
+    await other.pull({ model: 'smollm2:135m', stream: false });
+    expect((await other.list()).models.map((m) => m.name)).toContain('smollm2:135m');
+    expect((await ollama.list()).models.map((m) => m.name)).not.toContain('smollm2:135m');
+  });
+
+  it('an account makes at most 100 models; replacing one does not count', async () => {
+    const other = new Ollama({
+      host: bed.url,
+      headers: { authorization: `Bearer ${await otherAccountKey(bed.p)}` },
+    });
+    for (let i = 0; i < 100; i++) await other.copy({ source: 'llama3.2', destination: `m-${i}` });
+    const refused = await failure(other.copy({ source: 'llama3.2', destination: 'm-100' }));
+    expect(refused?.status_code).toBe(400);
+    expect(refused?.error).toContain('at most 100 models');
+    await other.copy({ source: 'llama3.2', destination: 'm-7' });
+    // The first account is not held back by the other's count.
+    await ollama.copy({ source: 'llama3.2', destination: 'still-mine' });
+    await other.delete({ model: 'm-0' });
+    await other.copy({ source: 'llama3.2', destination: 'm-100' });
   });
 
   it('management needs llm:admin: a Writer key is refused, its message naming the scope', async () => {

@@ -98,10 +98,10 @@ interface TurnInput extends TurnOptions {
 export interface RunnerDeps {
   gateway: ChatGateway;
   tools: ToolDeps;
-  /** Whether the model can call tools (the built-in models cannot). */
-  callsTools(model: string): boolean;
+  /** Whether the model (as the account finds it) can call tools (the built-in models cannot). */
+  callsTools(accountId: string, model: string): boolean;
   /** What the model reads (its registry entry's `inputs`: `text`, `image`, `file`). */
-  inputs(model: string): readonly string[];
+  inputs(accountId: string, model: string): readonly string[];
 }
 
 /** Passages retrieved up front for the system prompt. */
@@ -206,7 +206,10 @@ async function* turn(
   const choice = input.toolChoice ?? 'auto';
   const listed = [...agent.tools, ...(input.clientTools ?? [])];
   const canCallTools =
-    choice !== 'none' && listed.length > 0 && agent.maxToolCalls > 0 && deps.callsTools(agent.model);
+    choice !== 'none' &&
+    listed.length > 0 &&
+    agent.maxToolCalls > 0 &&
+    deps.callsTools(principal.accountId, agent.model);
   const tools = canCallTools ? resolveTools(listed) : [];
   const byFunction = new Map(tools.map((t) => [t.functionName, t]));
   // `required` or a named tool binds the turn's first model call; a continued turn has made it.
@@ -291,7 +294,7 @@ async function* turn(
               finishReason: event.finishReason,
               chars: event.chars,
               toolCalls: event.toolCalls,
-              ...(deps.callsTools(agent.model)
+              ...(deps.callsTools(principal.accountId, agent.model)
                 ? {}
                 : {
                     toolsSkipped: true,

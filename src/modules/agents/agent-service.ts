@@ -157,7 +157,7 @@ export class AgentService {
     previousTools: readonly ToolDefinition[] | null,
   ): Promise<void> {
     const problems: Array<{ field: string; message: string }> = [];
-    const modelProblem = this.lookups.chatModelProblem(def.model);
+    const modelProblem = this.lookups.chatModelProblem(principal.accountId, def.model);
     if (modelProblem) problems.push({ field: 'model', message: modelProblem });
     if (def.knowledgeTopics.length > 0) {
       const existing = await this.lookups.topics(principal.accountId);

@@ -111,8 +111,9 @@ export const agentsModule: PlatformModule = {
     const runnerDeps = {
       gateway: llm.gateway,
       tools,
-      callsTools: (name: string) => llm.registry.get(name)?.provider !== 'builtin',
-      inputs: (name: string) => llm.registry.get(name)?.inputs ?? ['text'],
+      callsTools: (accountId: string, name: string) =>
+        llm.registry.get(name, accountId)?.provider !== 'builtin',
+      inputs: (accountId: string, name: string) => llm.registry.get(name, accountId)?.inputs ?? ['text'],
     };
     const messenger = new AgentMessenger(
       agents,

@@ -104,7 +104,11 @@ export class AgentMessenger implements AgentMessaging {
   ): Promise<Turn | QueuedTurn> {
     const { definition } = await this.agents.load(principal.accountId, agentId);
     checkTurnRequest(definition, input);
-    const refused = partsRefused(definition.model, this.runner.inputs(definition.model), input);
+    const refused = partsRefused(
+      definition.model,
+      this.runner.inputs(principal.accountId, definition.model),
+      input,
+    );
     if (refused) throw refused;
     const background = mode.background ? this.enqueueRun : null;
     if (mode.background && !background)

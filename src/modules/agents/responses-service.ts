@@ -58,7 +58,7 @@ export class ResponsesService {
     }
     const seen: { firstImage?: PartRef; firstFile?: FileRef } = {};
     const added = inputMessages(body.input, earlier, seen);
-    const refused = partsRefused(body.model, this.runner.inputs(body.model), seen);
+    const refused = partsRefused(body.model, this.runner.inputs(principal.accountId, body.model), seen);
     if (refused) throw refused;
     const clientTools = clientToolsOf(body.tools);
     const toolChoice = toolChoiceOf(body.tool_choice);

@@ -86,7 +86,8 @@ export const documentsModule: PlatformModule = {
     };
     // An unknown model is left to fail the job with its reason, as the processing API documents.
     const admit = async (principal: Principal, model: string) => {
-      if (llm.registry.get(model)) await llm.gateway.admit(principal, model, 'embedding');
+      if (llm.registry.get(model, principal.accountId))
+        await llm.gateway.admit(principal, model, 'embedding');
     };
     const knowledge = new KnowledgeService(
       store,

@@ -138,12 +138,12 @@ export class FlowService {
   private async check(principal: Principal, def: FlowDefinition, problems: Problem[]): Promise<void> {
     const found = [...problems];
     if (def.kind !== 'workflow' && def.model) {
-      const problem = this.lookups.chatModelProblem(def.model);
+      const problem = this.lookups.chatModelProblem(principal.accountId, def.model);
       if (problem) found.push({ field: 'model', message: problem });
     }
     // The canvas's other chat models (chained LLM chains, chain tools) are checked as the flow's own.
     for (const step of planSteps(def)) {
-      const problem = this.lookups.chatModelProblem(step.model);
+      const problem = this.lookups.chatModelProblem(principal.accountId, step.model);
       if (problem) found.push({ field: `flowData.${step.id}.model`, message: problem });
       else if (!mayUseModel(principal, step.model))
         throw new AppError('FORBIDDEN', `This key may not use model "${step.model}"`, { model: step.model });

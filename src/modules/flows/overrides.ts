@@ -53,6 +53,7 @@ export function applyOverrides(
   def: FlowDefinition,
   override: Record<string, unknown>,
   lookups: Pick<FlowLookups, 'chatModelProblem'>,
+  accountId: string,
 ): { definition: FlowDefinition; vars: Record<string, unknown>; sessionId: string | undefined } {
   const keys = Object.keys(override);
   const refused = keys.filter(
@@ -75,7 +76,7 @@ export function applyOverrides(
       continue;
     }
     if (field === 'model') {
-      const modelProblem = lookups.chatModelProblem(value as string);
+      const modelProblem = lookups.chatModelProblem(accountId, value as string);
       if (modelProblem) problems.push({ field: 'overrideConfig.model', message: modelProblem });
     }
     (definition as unknown as Record<string, unknown>)[field] = value;

@@ -104,6 +104,7 @@ export class PredictionService {
       loaded.definition,
       flowise ? flowiseOverride(sent, new Set(flowise.nodeIds)) : sent,
       this.deps.lookups,
+      principal.accountId,
     );
     const { definition: def, sessionId: overrideSession } = applied;
     let vars = applied.vars;

@@ -214,7 +214,7 @@ export function anthropicRoutes(
     },
     async (request) => {
       const name = request.params['*'];
-      const model = gateway.registry.get(name);
+      const model = gateway.registry.get(name, principalOf(request).accountId);
       return modelView(
         gateway.resolve(principalOf(request), name, model?.kind ?? 'chat'),
         settings.startedAt,

@@ -156,7 +156,7 @@ export class Gateway {
   /** Every provider key this gateway knows (configured or resolved): none may reach a caller or a log. */
   private knownKeys(): string[] {
     const keys = [...this.resolvedKeys];
-    for (const model of this.deps.registry.all()) if (model.apiKey) keys.push(model.apiKey);
+    for (const model of this.deps.registry.all(null)) if (model.apiKey) keys.push(model.apiKey);
     return keys;
   }
 
@@ -171,7 +171,7 @@ export class Gateway {
 
   /** The model a principal asked for, or the error its clients understand. */
   resolve(principal: Principal, name: string, kind: ModelKind): ConfiguredModel {
-    const model = this.deps.registry.get(name);
+    const model = this.deps.registry.get(name, principal.accountId);
     if (!model) {
       // An error that helps: the models this key may use (of the asked kind), or where to list them.
       const usable = this.deps.registry.visibleTo(principal, kind).map((m) => m.name);
@@ -318,7 +318,7 @@ export class Gateway {
   ): Promise<RelaySession | null> {
     const first = this.resolve(ctx.principal, name, 'chat');
     if (first.preset || (this.deps.cache && !ctx.stream && asked.options.temperature === 0)) return null;
-    const chain = this.deps.registry.chain(first);
+    const chain = this.deps.registry.chain(first, ctx.principal.accountId);
     for (const model of chain)
       if (!this.deps.providers.get(model.provider)?.relays?.has(wire.dialect)) return null;
     this.refuseDropped(first, asked);
@@ -460,7 +460,7 @@ export class Gateway {
     const cacheKey = this.cacheKeyOf(ctx, first, request);
     const hit = cacheKey ? this.deps.cache?.get(cacheKey) : undefined;
     if (hit) {
-      const model = this.deps.registry.get(hit.model) ?? first;
+      const model = this.deps.registry.get(hit.model, ctx.principal.accountId) ?? first;
       this.record(ctx, first.name, {
         answeredBy: model.name,
         provider: model.provider,
@@ -480,7 +480,7 @@ export class Gateway {
     }
     const tried: string[] = [];
     let lastError: unknown = null;
-    for (const candidate of this.deps.registry.chain(first)) {
+    for (const candidate of this.deps.registry.chain(first, ctx.principal.accountId)) {
       if (callerGone(ctx)) break;
       // A fallback whose provider would drop a field the caller sent, or that does not read the
       // message's images or files, is not tried.
@@ -648,7 +648,7 @@ export class Gateway {
     const started = this.deps.now();
     const tried: string[] = [];
     let lastError: unknown = null;
-    for (const candidate of this.deps.registry.chain(first)) {
+    for (const candidate of this.deps.registry.chain(first, ctx.principal.accountId)) {
       if (callerGone(ctx)) break;
       tried.push(candidate.name);
       try {

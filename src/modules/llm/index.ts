@@ -132,7 +132,7 @@ export const llmModule: PlatformModule = {
     ctx.apis.auth?.usage.reportTokensFrom(async (accountId, filter) =>
       (await log.tokensByModel(accountId, filter)).map((row) => ({
         ...row,
-        costUsd: costUsd(registry.get(row.model)?.pricing, row.promptTokens, row.completionTokens),
+        costUsd: costUsd(registry.get(row.model, accountId)?.pricing, row.promptTokens, row.completionTokens),
       })),
     );
     ctx.onClose(() => log.stop());
@@ -152,16 +152,26 @@ export const llmModule: PlatformModule = {
     const managed = new ManagedModels(
       registry,
       {
-        all: () => ctx.db.selectFrom('llm_models').select(['name', 'spec']).orderBy('name').execute(),
-        async put(name, spec, at) {
+        all: () =>
+          ctx.db
+            .selectFrom('llm_models')
+            .select(['account_id', 'name', 'spec'])
+            .orderBy('account_id')
+            .orderBy('name')
+            .execute(),
+        async put(account, name, spec, at) {
           await ctx.db
             .insertInto('llm_models')
-            .values({ name, spec, created_at: at })
-            .onConflict((oc) => oc.column('name').doUpdateSet({ spec, created_at: at }))
+            .values({ account_id: account, name, spec, created_at: at })
+            .onConflict((oc) => oc.columns(['account_id', 'name']).doUpdateSet({ spec, created_at: at }))
             .execute();
         },
-        async remove(name) {
-          const result = await ctx.db.deleteFrom('llm_models').where('name', '=', name).executeTakeFirst();
+        async remove(account, name) {
+          const result = await ctx.db
+            .deleteFrom('llm_models')
+            .where('account_id', '=', account)
+            .where('name', '=', name)
+            .executeTakeFirst();
           return Number(result.numDeletedRows) > 0;
         },
       },
@@ -178,6 +188,7 @@ export const llmModule: PlatformModule = {
       defaultOllama,
       db: ctx.db,
       now: () => ctx.clock.now(),
+      maxAccountBlobBytes: config.LLM_BLOBS_MAX_BYTES_PER_ACCOUNT,
     });
     const { files, batches } = await startBatches(ctx, gateway);
     internals.set(ctx, {
@@ -193,7 +204,7 @@ export const llmModule: PlatformModule = {
       gateway,
       log,
       async embedTexts(texts, options = {}) {
-        const model = registry.get(options.model ?? DEFAULT_EMBEDDING_MODEL);
+        const model = registry.get(options.model ?? DEFAULT_EMBEDDING_MODEL, null);
         if (model?.kind !== 'embedding')
           throw new Error(
             `embedding model '${options.model ?? DEFAULT_EMBEDDING_MODEL}' is not in the registry`,

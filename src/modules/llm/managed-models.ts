@@ -19,18 +19,23 @@ interface ManagedSpec {
 }
 
 interface Store {
-  all(): Promise<Array<{ name: string; spec: string }>>;
-  put(name: string, spec: string, at: string): Promise<void>;
-  remove(name: string): Promise<boolean>;
+  all(): Promise<Array<{ account_id: string; name: string; spec: string }>>;
+  put(account: string, name: string, spec: string, at: string): Promise<void>;
+  remove(account: string, name: string): Promise<boolean>;
 }
 
-/** How many models the management API may make (each is a registry entry in every process). */
-export const MAX_MANAGED_MODELS = 1000;
+/** How many models one account may make (each is a registry entry in every process). */
+export const MAX_MANAGED_MODELS = 100;
+/** How many made models the instance holds at most, all accounts together. */
+export const MAX_MANAGED_MODELS_TOTAL = 10_000;
 /** How often a process re-reads the table, so models made on another instance appear there. */
 const RELOAD_MS = 30_000;
 
 export class ManagedModels {
   private timer: NodeJS.Timeout | null = null;
+  /** Rows per account at the last reload ('' = shared), for the bounds. */
+  private counts = new Map<string, number>();
+  private total = 0;
 
   constructor(
     private readonly registry: ModelRegistry,
@@ -51,52 +56,66 @@ export class ManagedModels {
   }
 
   async reload(): Promise<void> {
-    const entries: ConfiguredModel[] = [];
-    for (const row of await this.store.all()) {
+    const entries: Array<{ account: string; entry: ConfiguredModel }> = [];
+    const counts = new Map<string, number>();
+    const rows = await this.store.all();
+    for (const row of rows) {
+      counts.set(row.account_id, (counts.get(row.account_id) ?? 0) + 1);
       const entry = this.entryOf(row.name, JSON.parse(row.spec) as ManagedSpec);
-      if (entry) entries.push(entry);
+      if (entry) entries.push({ account: row.account_id, entry });
     }
     this.registry.setManaged(entries);
+    this.counts = counts;
+    this.total = rows.length;
   }
 
-  /** A model standing on `from` (configured, or managed: then on the same base) with a preset. */
-  async create(name: string, from: string, preset: ModelPreset): Promise<void> {
-    this.writable(name);
-    const source = this.registry.get(from);
+  /** A model of `account` standing on `from` (configured, or made: then on the same base) with a preset. */
+  async create(account: string, name: string, from: string, preset: ModelPreset): Promise<void> {
+    this.writable(account, name);
+    const source = this.registry.get(from, account);
     if (!source)
       throw new AppError('MODEL_NOT_FOUND', `model "${from}" not found; pull it first`, { model: from });
     const spec = this.specOf(source);
     spec.preset = mergePresets(source.preset, preset);
-    await this.save(name, spec);
+    await this.save(account, name, spec);
   }
 
-  async copy(source: string, destination: string): Promise<void> {
-    this.writable(destination);
-    const model = this.registry.get(source);
+  async copy(account: string, source: string, destination: string): Promise<void> {
+    this.writable(account, destination);
+    const model = this.registry.get(source, account);
     if (!model) throw new AppError('MODEL_NOT_FOUND', `model "${source}" not found`, { model: source });
-    await this.save(destination, this.specOf(model));
+    await this.save(account, destination, this.specOf(model));
   }
 
-  /** A model the default Ollama server now has, under its own name. */
-  async registerPulled(name: string): Promise<void> {
-    if (this.registry.get(name)) return;
-    this.writable(name);
-    await this.save(name, { ollama: name });
+  /** A model the default Ollama server now has, under its own name, registered for `account`. */
+  async registerPulled(account: string, name: string): Promise<void> {
+    if (this.registry.get(name, account)) return;
+    this.writable(account, name);
+    await this.save(account, name, { ollama: name });
   }
 
-  async remove(name: string): Promise<void> {
+  async remove(account: string, name: string): Promise<void> {
     if (this.registry.isConfigured(name))
       throw new AppError(
         'VALIDATION_ERROR',
         `model "${name}" is configured (MODELS_FILE or LLM_MODELS); remove it there`,
         { model: name },
       );
-    if (!(await this.store.remove(canonical(name))))
-      throw new AppError('MODEL_NOT_FOUND', `model "${name}" not found`, { model: name });
-    await this.reload();
+    if (await this.store.remove(account, canonical(name))) {
+      await this.reload();
+      return;
+    }
+    if (this.registry.get(name, null))
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `model "${name}" was made before models belonged to accounts: it is the instance's, and only the operator removes it`,
+        { model: name },
+      );
+    throw new AppError('MODEL_NOT_FOUND', `model "${name}" not found`, { model: name });
   }
 
-  private writable(name: string): void {
+  private writable(account: string, name: string): void {
+    if (!account) throw new Error('a made model needs its account');
     if (this.registry.isConfigured(name))
       throw new AppError(
         'VALIDATION_ERROR',
@@ -119,12 +138,32 @@ export class ManagedModels {
     return spec;
   }
 
-  private async save(name: string, spec: ManagedSpec): Promise<void> {
-    const rows = await this.store.all();
-    if (rows.length >= MAX_MANAGED_MODELS && !rows.some((r) => r.name === canonical(name)))
-      throw new AppError('VALIDATION_ERROR', `at most ${MAX_MANAGED_MODELS} models can be made here`, {});
-    await this.store.put(canonical(name), JSON.stringify(spec), this.now().toISOString());
+  private async save(account: string, name: string, spec: ManagedSpec): Promise<void> {
+    const key = canonical(name);
+    // A replacement never counts; the counts are the last reload's (another process's few seconds
+    // of new models may pass the bound by as many).
+    if (!this.ownedBy(account, key)) {
+      if ((this.counts.get(account) ?? 0) >= MAX_MANAGED_MODELS)
+        throw new AppError(
+          'VALIDATION_ERROR',
+          `an account can make at most ${MAX_MANAGED_MODELS} models; delete one first`,
+          {},
+        );
+      if (this.total >= MAX_MANAGED_MODELS_TOTAL)
+        throw new AppError(
+          'SERVICE_UNAVAILABLE',
+          `this instance holds its most made models (${MAX_MANAGED_MODELS_TOTAL}); try again later`,
+          {},
+        );
+    }
+    await this.store.put(account, key, JSON.stringify(spec), this.now().toISOString());
     await this.reload();
+  }
+
+  /** Whether `account` (not the shared rows) made `key`. */
+  private ownedBy(account: string, key: string): boolean {
+    const found = this.registry.get(key, account);
+    return found !== undefined && found !== this.registry.get(key, null);
   }
 
   private entryOf(name: string, spec: ManagedSpec): ConfiguredModel | null {
@@ -144,7 +183,7 @@ export class ManagedModels {
     else {
       // Resolved at each reload: a base removed from the configuration takes its models with it.
       const base =
-        spec.base && this.registry.isConfigured(spec.base) ? this.registry.get(spec.base) : undefined;
+        spec.base && this.registry.isConfigured(spec.base) ? this.registry.get(spec.base, null) : undefined;
       if (!base) return null;
       entry = { ...base, name, managed: { base: base.name } };
     }

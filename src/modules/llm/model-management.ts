@@ -23,6 +23,8 @@ export interface ModelManagementDeps {
   defaultOllama: { ollamaUrl: string; timeoutMs: number };
   db: Kysely<Database>;
   now: () => Date;
+  /** What one account's blobs may hold in all (LLM_BLOBS_MAX_BYTES_PER_ACCOUNT). */
+  maxAccountBlobBytes: number;
 }
 
 export class ModelManagement {
@@ -33,9 +35,9 @@ export class ModelManagement {
    * answers 404 when called): one `success`. An Ollama model is pulled on its server; a name no
    * entry has is pulled on the default Ollama server and then registered, before `success` is told.
    */
-  async *pull(name: string, signal: AbortSignal): AsyncGenerator<Record<string, unknown>> {
+  async *pull(account: string, name: string, signal: AbortSignal): AsyncGenerator<Record<string, unknown>> {
     const { registry, ollama, defaultOllama, managed } = this.deps;
-    const model = registry.get(name);
+    const model = registry.get(name, account);
     if (model && model.provider !== 'ollama') {
       yield { status: 'success' };
       return;
@@ -59,7 +61,7 @@ export class ModelManagement {
     }
     try {
       for await (const line of progress) {
-        if (line.status === 'success' && !model) await managed.registerPulled(name);
+        if (line.status === 'success' && !model) await managed.registerPulled(account, name);
         yield line;
       }
     } catch (error) {
@@ -67,38 +69,60 @@ export class ModelManagement {
     }
   }
 
-  async create(name: string, from: string, preset: ModelPreset): Promise<void> {
-    await this.deps.managed.create(name, from, preset);
+  /** A model of `account`'s (its own name space: docs/decisions.md, "Made models belong to their account"). */
+  async create(account: string, name: string, from: string, preset: ModelPreset): Promise<void> {
+    await this.deps.managed.create(account, name, from, preset);
   }
 
-  async copy(source: string, destination: string): Promise<void> {
-    await this.deps.managed.copy(source, destination);
+  async copy(account: string, source: string, destination: string): Promise<void> {
+    await this.deps.managed.copy(account, source, destination);
   }
 
-  async remove(name: string): Promise<void> {
-    await this.deps.managed.remove(name);
+  /** Only a model `account` made; the weights a pull brought stay on the Ollama server. */
+  async remove(account: string, name: string): Promise<void> {
+    await this.deps.managed.remove(account, name);
   }
 
-  async hasBlob(digest: string): Promise<boolean> {
+  /** Whether `account` keeps the blob (another account's blobs are not told of). */
+  async hasBlob(account: string, digest: string): Promise<boolean> {
     const row = await this.deps.db
       .selectFrom('llm_blobs')
       .select('digest')
+      .where('account_id', '=', account)
       .where('digest', '=', checkDigest(digest))
       .executeTakeFirst();
     return row !== undefined;
   }
 
   /** Keeps a blob whose bytes match its digest (a mismatch is a 400, as Ollama answers). */
-  async putBlob(digest: string, data: Buffer): Promise<void> {
+  async putBlob(account: string, digest: string, data: Buffer): Promise<void> {
     checkDigest(digest);
     if (blobDigest(data) !== digest)
       throw new AppError('VALIDATION_ERROR', 'digest mismatch: the body does not hash to the digest', {
         digest,
       });
+    const kept = await this.deps.db
+      .selectFrom('llm_blobs')
+      .select((eb) => eb.fn.sum<number | string | null>('size').as('bytes'))
+      .where('account_id', '=', account)
+      .executeTakeFirst();
+    const limit = this.deps.maxAccountBlobBytes;
+    if (Number(kept?.bytes ?? 0) + data.length > limit && !(await this.hasBlob(account, digest)))
+      throw new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `the account's blobs would hold more than ${limit} bytes (LLM_BLOBS_MAX_BYTES_PER_ACCOUNT)`,
+        { limitBytes: limit },
+      );
     await this.deps.db
       .insertInto('llm_blobs')
-      .values({ digest, size: data.length, data, created_at: this.deps.now().toISOString() })
-      .onConflict((oc) => oc.column('digest').doNothing())
+      .values({
+        account_id: account,
+        digest,
+        size: data.length,
+        data,
+        created_at: this.deps.now().toISOString(),
+      })
+      .onConflict((oc) => oc.columns(['account_id', 'digest']).doNothing())
       .execute();
   }
 }

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
+import { principalOf } from '../../core/http/auth-hook.js';
 import { clientGone, sendLines } from '../../core/http/stream-reply.js';
 import type { ModelPreset } from './model-file.js';
 import { MAX_BLOB_BYTES, type ModelManagement, parseModelfile } from './model-management.js';
@@ -94,7 +95,11 @@ export function ollamaManageRoutes(app: FastifyInstance, management: ModelManage
     async (request, reply) => {
       const name = request.body.model ?? request.body.name;
       if (!name) throw refused('model', 'is required');
-      return progress(reply, management.pull(name, clientGone(reply)), request.body.stream ?? true);
+      return progress(
+        reply,
+        management.pull(principalOf(request).accountId, name, clientGone(reply)),
+        request.body.stream ?? true,
+      );
     },
   );
 
@@ -111,7 +116,7 @@ export function ollamaManageRoutes(app: FastifyInstance, management: ModelManage
     },
     async (request, reply) => {
       const { from, preset } = createOf(request.body);
-      await management.create(request.body.model, from, preset);
+      await management.create(principalOf(request).accountId, request.body.model, from, preset);
       return progress(
         reply,
         statusLines('using existing model', 'writing manifest', 'success'),
@@ -132,7 +137,7 @@ export function ollamaManageRoutes(app: FastifyInstance, management: ModelManage
       },
     },
     async (request, reply) => {
-      await management.copy(request.body.source, request.body.destination);
+      await management.copy(principalOf(request).accountId, request.body.source, request.body.destination);
       return reply.code(200).send(undefined);
     },
   );
@@ -151,7 +156,7 @@ export function ollamaManageRoutes(app: FastifyInstance, management: ModelManage
     async (request, reply) => {
       const name = request.body.model ?? request.body.name;
       if (!name) throw refused('model', 'is required');
-      await management.remove(name);
+      await management.remove(principalOf(request).accountId, name);
       return reply.code(200).send(undefined);
     },
   );
@@ -188,7 +193,7 @@ export function ollamaManageRoutes(app: FastifyInstance, management: ModelManage
       },
     },
     async (request, reply) => {
-      const found = await management.hasBlob(request.params.digest);
+      const found = await management.hasBlob(principalOf(request).accountId, request.params.digest);
       return reply.code(found ? 200 : 404).send(undefined);
     },
   );
@@ -216,7 +221,7 @@ export function ollamaManageRoutes(app: FastifyInstance, management: ModelManage
       async (request, reply) => {
         const body = request.body;
         if (!Buffer.isBuffer(body)) throw refused('', 'must be the blob’s bytes');
-        await management.putBlob(request.params.digest, body);
+        await management.putBlob(principalOf(request).accountId, request.params.digest, body);
         return reply.code(201).send(undefined);
       },
     );

@@ -322,7 +322,7 @@ export function ollamaRoutes(
         throw new AppError('VALIDATION_ERROR', 'Invalid body: model is required', {
           fields: [{ field: 'body.model', message: 'is required' }],
         });
-      const model = gateway.registry.get(name);
+      const model = gateway.registry.get(name, principalOf(request).accountId);
       return showOf(gateway.resolve(principalOf(request), name, model?.kind ?? 'chat'), startedAt);
     },
   );

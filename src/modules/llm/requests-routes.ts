@@ -46,7 +46,8 @@ export function requestsRoutes(app: FastifyInstance, log: LlmRequestLog, registr
       },
     },
     async (request) => {
-      const page = await log.list(principalOf(request).accountId, request.query as Record<string, unknown>);
+      const accountId = principalOf(request).accountId;
+      const page = await log.list(accountId, request.query as Record<string, unknown>);
       return {
         ...page,
         // A row projected by `fields` without its model or tokens gets no cost.
@@ -56,7 +57,7 @@ export function requestsRoutes(app: FastifyInstance, log: LlmRequestLog, registr
             return row;
           return {
             ...row,
-            costUsd: costUsd(registry.get(name)?.pricing, row.promptTokens, row.completionTokens),
+            costUsd: costUsd(registry.get(name, accountId)?.pricing, row.promptTokens, row.completionTokens),
           };
         }),
       };

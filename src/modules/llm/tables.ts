@@ -41,6 +41,8 @@ export interface LlmUsageDailyTable {
 
 /** A model made through Ollama's management API (`/api/create`, `/copy`, `/pull`). */
 export interface LlmModelsTable {
+  /** The account that made the model; '' for one made before models belonged to accounts (shared). */
+  account_id: string;
   name: string;
   /** JSON `ManagedSpec` (managed-models.ts): no keys, only names of configured models. */
   spec: string;
@@ -49,6 +51,7 @@ export interface LlmModelsTable {
 
 /** A blob uploaded through `/api/blobs/:digest`, by its sha256 digest. */
 export interface LlmBlobsTable {
+  account_id: string;
   digest: string;
   size: number;
   data: Buffer;

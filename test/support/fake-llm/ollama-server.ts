@@ -304,7 +304,7 @@ const ollamaBadFrames = {
 };
 
 /** Models the fake's "library" has: a pull of one adds it to the server's models. */
-export const FAKE_PULLABLE = ['qwen3:0.6b'];
+export const FAKE_PULLABLE = ['qwen3:0.6b', 'smollm2:135m'];
 
 /** `/api/pull`: Ollama's progress lines, or an `error` line for a name the library lacks. */
 function pull(ex: Exchange): void {

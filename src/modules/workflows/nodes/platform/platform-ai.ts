@@ -58,7 +58,7 @@ export function platformAiFor(ctx: AppContext): (accountId: string) => PlatformA
     async embed(texts, model) {
       const llm = ctx.apis.llm;
       if (!llm) throw new Error('The built-in embedders are not available in this process (llm module off)');
-      const entry = llm.registry.get(model);
+      const entry = llm.registry.get(model, accountId);
       if (entry?.provider !== 'builtin' || entry.kind !== 'embedding')
         throw new AppError('VALIDATION_ERROR', `'${model}' is not a built-in embedding model`);
       const answer = await llm.gateway.embed(
