@@ -105,6 +105,11 @@ const ConfigSchema = Type.Object({
   WORKFLOW_DAILY_EXECUTIONS_BY_ACCOUNT: Type.String({ default: '', maxLength: 100_000 }),
   /** Run queued executions in this process (`serve --no-worker` turns it off). */
   WORKFLOW_WORKER: Type.Boolean({ default: true }),
+  /**
+   * Webhook answers carry n8n's sandbox Content-Security-Policy, so a page a workflow serves cannot act
+   * on the platform's origin as its viewer. Turn off only where one trusted account owns the instance.
+   */
+  WORKFLOW_WEBHOOK_SANDBOX: Type.Boolean({ default: true }),
   WORKFLOWS_DIR: Type.String({ default: './workflows' }),
   /**
    * Folder Read/Write Files from Disk is confined to, one subfolder per account (n8n's

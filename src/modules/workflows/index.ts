@@ -476,6 +476,7 @@ export const workflowsModule: PlatformModule = {
       defaultBodyLimit: ctx.config.WEBHOOK_BODY_LIMIT_BYTES,
       parsedBodyLimit: ctx.config.WEBHOOK_JSON_LIMIT_BYTES,
       formUploadLimit: ctx.config.FORM_UPLOAD_MAX_BYTES,
+      sandbox: ctx.config.WORKFLOW_WEBHOOK_SANDBOX,
     });
   },
 };

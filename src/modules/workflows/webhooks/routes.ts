@@ -7,6 +7,7 @@ import { decodeUtf8Sliced, JSON_INLINE_BYTES, parseJsonSliced } from '../../../c
 import { withErrors } from '../../../core/http/schemas.js';
 import { type FormInfo, RESERVED_RESPONSE_HEADERS } from '../engine/index.js';
 import type { ExecutionResumer } from '../executions/resumer.js';
+import { setsPlatformCookie, WEBHOOK_SANDBOX_CSP } from './answer-guard.js';
 import { isBotAgent } from './bot-agents.js';
 import type { WebhookCall } from './call.js';
 import { chatCorsHeaders, chatPage } from './chat-page.js';
@@ -43,6 +44,8 @@ export interface WebhookRouteDeps {
   parsedBodyLimit: number;
   /** Largest multipart submission of a form with a file field (FORM_UPLOAD_MAX_BYTES), files included. */
   formUploadLimit: number;
+  /** Answers carry n8n's sandbox CSP (WORKFLOW_WEBHOOK_SANDBOX; off only for a single-tenant instance). */
+  sandbox: boolean;
 }
 
 /** An n8n Form page's submission: few short fields, bounded as the Form Trigger's. */
@@ -132,20 +135,38 @@ function callOf(request: FastifyRequest, path: string): WebhookCall {
   };
 }
 
-function send(reply: FastifyReply, response: StoredResponse, head: boolean, extra: Record<string, string>) {
+function send(
+  reply: FastifyReply,
+  response: StoredResponse,
+  head: boolean,
+  extra: Record<string, string>,
+  sandbox: boolean,
+) {
   if (response.kind === 'error') {
     throw new AppError(response.code, response.message, response.details, { ...extra });
   }
   reply.headers(extra);
   reply.code(response.statusCode);
   // The workflow's own body, whatever its status: the route's 4xx/5xx schema is the platform's error
-  // shape, which a workflow's 404 or 503 answer need not have.
-  reply.serializer((payload: unknown) => JSON.stringify(payload));
+  // shape, which a workflow's 404 or 503 answer need not have. A string under a type that is not JSON
+  // is text and goes as it is (Fastify would pass it through the serializer: it came out quoted).
+  const type = Object.entries(response.headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+  if (typeof response.body !== 'string' || type === undefined || /json/i.test(type))
+    reply.serializer((payload: unknown) => JSON.stringify(payload));
+  let ownPolicy: string | null = null;
   for (const [name, value] of Object.entries(response.headers)) {
+    const lower = name.toLowerCase();
     // The node checks headers; one stored before it did must still not break the response head.
-    if (!RESERVED_RESPONSE_HEADERS.has(name.toLowerCase()) && isValidHeader(name, value))
-      reply.header(name, value);
+    if (RESERVED_RESPONSE_HEADERS.has(lower) || !isValidHeader(name, value)) continue;
+    if (lower === 'set-cookie' && setsPlatformCookie(value)) continue;
+    if (lower === 'content-security-policy') ownPolicy = value;
+    else reply.header(name, value);
   }
+  // Every answer, whatever its type: a policy only acts where a browser renders the answer as a
+  // document (HTML, SVG, XML), which is where it must. The workflow's own policy applies as well.
+  const policies = [...(sandbox ? [WEBHOOK_SANDBOX_CSP] : []), ...(ownPolicy ? [ownPolicy] : [])];
+  if (policies.length === 1) reply.header('content-security-policy', policies[0]);
+  else if (policies.length > 1) reply.header('content-security-policy', policies);
   if (head) return reply.send();
   if (response.bodyBase64 !== undefined) return reply.send(Buffer.from(response.bodyBase64, 'base64'));
   if (response.body === null || response.body === undefined) return reply.send();
@@ -302,7 +323,7 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
               deps.webhooks.handle(callOf(request, path), match, sink),
             );
           const { response, headers } = await deps.webhooks.handle(callOf(request, path), match);
-          return send(reply, response, request.method === 'HEAD', { ...headers, ...cors });
+          return send(reply, response, request.method === 'HEAD', { ...headers, ...cors }, deps.sandbox);
         },
       });
     }
@@ -525,7 +546,7 @@ async function submitForm(request: FastifyRequest, reply: FastifyReply, deps: We
     const done = submittedPage(form);
     return reply.headers({ ...result.headers, ...done.headers }).send(done.html);
   }
-  return send(reply, result.response, false, result.headers);
+  return send(reply, result.response, false, result.headers, deps.sandbox);
 }
 
 /**
@@ -716,7 +737,7 @@ function mcpRoutes(scope: FastifyInstance, deps: WebhookRouteDeps): void {
         ]);
       const path = (request.params as { '*': string })['*'];
       const { response, headers } = await deps.webhooks.handle(callOf(request, path), match);
-      return send(reply, response, false, headers);
+      return send(reply, response, false, headers, deps.sandbox);
     },
   });
   scope.route({
