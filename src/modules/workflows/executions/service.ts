@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { type Clock, isoNow } from '../../../core/clock.js';
 import { runList } from '../../../core/db/list.js';
 import { AppError, assertNever, notFound, validationError } from '../../../core/errors.js';
-import { parseListQuery } from '../../../core/http/list-query.js';
+import { encodeCursor, type ListQuery, parseListQuery, project } from '../../../core/http/list-query.js';
 import { instant } from '../../../core/http/time-range.js';
 import type { RunState } from '../engine/index.js';
 import { n8nExecutionData } from './n8n-data.js';
@@ -65,6 +65,9 @@ function tagIdsOf(value: unknown): string[] {
 const optional = <K extends string>(key: K, value: string | undefined) =>
   (value === undefined ? {} : { [key]: value }) as Partial<Record<K, string>>;
 
+/** Most run-data characters one `includeData` page carries (at least one execution's, whatever its size). */
+const LIST_DATA_CHARS = 16_000_000;
+
 export class ExecutionService {
   constructor(
     private readonly store: ExecutionStore,
@@ -83,18 +86,67 @@ export class ExecutionService {
     const query = parseListQuery(rest, EXECUTION_LIST_SPEC);
     const { status, startedAfter, startedBefore, ...filters } = query.filters;
     const [after, before] = [instant('startedAfter', startedAfter), instant('startedBefore', startedBefore)];
-    let base = this.store.listQuery(accountId, includeData === true);
-    if (status !== undefined) base = whereStatus(base, status as N8nExecutionStatus);
-    if (after) base = base.where('started_at', '>=', after);
-    if (before) base = base.where('started_at', '<', before);
-    if (annotationTags !== undefined)
-      base = this.store.whereTagged(base, accountId, tagIdsOf(annotationTags));
-    const toItem = (row: ExecutionEntryRow) =>
-      includeData === true
-        ? { ...entry(row), data: n8nExecutionData(stateOf(row), row.error_message ?? null) }
-        : entry(row);
-    const page = await runList(base, { ...query, filters }, EXECUTION_LIST_SPEC, toItem);
-    return includeData === true && !withResumeUrl ? withoutResumeSignatures(page) : page;
+    // The same filters on either select (the plain list's, or the sized one of `includeData`).
+    const narrowed = <Q>(base: Q): Q => {
+      let qb = base as unknown as ReturnType<ExecutionStore['listQuery']>;
+      if (status !== undefined) qb = whereStatus(qb, status as N8nExecutionStatus);
+      if (after) qb = qb.where('started_at', '>=', after);
+      if (before) qb = qb.where('started_at', '<', before);
+      if (annotationTags !== undefined) qb = this.store.whereTagged(qb, accountId, tagIdsOf(annotationTags));
+      return qb as unknown as Q;
+    };
+    if (includeData !== true)
+      return runList(
+        narrowed(this.store.listQuery(accountId)),
+        { ...query, filters },
+        EXECUTION_LIST_SPEC,
+        entry,
+      );
+    const page = await this.listWithData(accountId, narrowed(this.store.sizedListQuery(accountId)), {
+      ...query,
+      filters,
+    });
+    return withResumeUrl ? page : withoutResumeSignatures(page);
+  }
+
+  /**
+   * n8n's `includeData` list: the page's entries are weighed first (their run data's size), and the
+   * data is read and sent for as many as fit in LIST_DATA_CHARS (at least one); a page cut short ends
+   * with the cursor of its last entry, so a client that follows cursors gets the rest. Without it a
+   * page of 250 large runs was read, parsed and serialized whole on the event loop (seconds, GBs).
+   */
+  private async listWithData(
+    accountId: string,
+    base: ReturnType<ExecutionStore['sizedListQuery']>,
+    query: ListQuery,
+  ) {
+    const sized = await runList(base, { ...query, fields: null }, EXECUTION_LIST_SPEC, (row) => row);
+    let kept = 0;
+    let chars = 0;
+    for (const row of sized.data) {
+      chars += Number(row.data_chars ?? 0);
+      if (kept > 0 && chars > LIST_DATA_CHARS) break;
+      kept++;
+    }
+    const rows = sized.data.slice(0, kept) as Array<ExecutionEntryRow & { data_chars: number | null }>;
+    const last = rows.at(-1);
+    const nextCursor =
+      kept < sized.data.length && last
+        ? encodeCursor({ sort: query.sort, order: query.order, value: last.id, id: last.id })
+        : sized.nextCursor;
+    const data = await this.store.dataOf(
+      accountId,
+      rows.map((r) => r.id),
+    );
+    const items = rows.map((row) => {
+      const found = data.get(row.id);
+      const { data_chars: _size, ...fields } = row;
+      return {
+        ...entry(fields),
+        data: n8nExecutionData(stateOf(found ?? {}), found?.error_message ?? null),
+      };
+    });
+    return { data: project(items, query.fields), nextCursor };
   }
 
   /**

@@ -41,6 +41,29 @@ export interface ExecutionResult {
 export class ExecutionStore {
   constructor(private readonly db: Db) {}
 
+  /**
+   * The list's rows with the size of each one's run data (characters), not the data: a page of
+   * `includeData` is weighed before any data is read (ExecutionService.list).
+   */
+  sizedListQuery(accountId: string) {
+    return this.db
+      .selectFrom('executions')
+      .select([...ENTRY_COLUMNS, sql<number | null>`length(run_data)`.as('data_chars')])
+      .where('account_id', '=', accountId);
+  }
+
+  /** The run data and error of some of an account's executions, by id. */
+  async dataOf(accountId: string, ids: string[]) {
+    if (ids.length === 0) return new Map<string, { run_data: string | null; error_message: string | null }>();
+    const rows = await this.db
+      .selectFrom('executions')
+      .select(['id', 'run_data', 'error_message'])
+      .where('account_id', '=', accountId)
+      .where('id', 'in', ids)
+      .execute();
+    return new Map(rows.map((r) => [r.id, { run_data: r.run_data, error_message: r.error_message }]));
+  }
+
   /** The list's rows; `withData` adds the run data (n8n's `includeData`). */
   listQuery(accountId: string, withData = false) {
     const columns = withData
