@@ -328,6 +328,9 @@ function restore() {
 /** @param {unknown} error */
 function describe(error) {
   if (error && typeof error === 'object' && 'message' in error) return String(error.message);
+  // QuickJS throws null when it cannot allocate even the error object; the guest scripts catch what
+  // user code throws, so a null reaching here is the heap at its bound (it came back as "null").
+  if (error === null) return 'out of memory (the sandbox could not allocate the error)';
   return String(error);
 }
 

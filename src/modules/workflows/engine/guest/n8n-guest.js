@@ -92,8 +92,11 @@
   // characters: the message reaches the server's main thread, its logs and the execution record.
   const MAX_MESSAGE = 2_000;
   const messageOf = (err) => {
+    // QuickJS throws null when it cannot allocate even the error (150,000 items said just "null").
     const text = !(err && typeof err === 'object' && 'message' in err)
-      ? String(err)
+      ? err === null
+        ? 'null was thrown: most likely the sandbox ran out of memory (fewer or smaller items fit)'
+        : String(err)
       : err instanceof SyntaxError
         ? `SyntaxError: ${err.message}`
         : String(err.message);
