@@ -184,6 +184,49 @@ describe('Anthropic Messages API refuses bad input', () => {
     expect(res.body.error.message).toContain('tool_choice');
   });
 
+  it('count_tokens refuses what /v1/messages refuses: unknown and Anthropic-hosted fields', async () => {
+    const count = (body: Record<string, unknown>) =>
+      send({ model: 'gpt-4o-mini', messages: user, ...body }, {}, '/v1/messages/count_tokens');
+    const unknown = await count({ colour: 'red' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toContain('body.colour');
+    const hosted = await count({ mcp_servers: [{ type: 'url', url: 'https://mcp.example', name: 'x' }] });
+    expect(hosted.status).toBe(400);
+    expect(hosted.body.error.message).toContain('body.mcp_servers');
+    // A Messages body reused as it is (max_tokens, temperature) is still counted.
+    expect((await count({ max_tokens: 9, temperature: 0.5 })).status).toBe(200);
+  });
+
+  it('count_tokens counts an image as Anthropic does: width × height / 750, capped at 1,600', async () => {
+    /** The first bytes of a PNG of this size (its signature and IHDR: all the estimate reads). */
+    const png = (width: number, height: number) => {
+      const head = Buffer.alloc(33);
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(head);
+      head.writeUInt32BE(13, 8);
+      head.write('IHDR', 12, 'latin1');
+      head.writeUInt32BE(width, 16);
+      head.writeUInt32BE(height, 20);
+      return head.toString('base64');
+    };
+    const tokensWith = async (data: string | null) => {
+      const content: unknown[] = [{ type: 'text', text: 'what is this?' }];
+      if (data) content.push({ type: 'image', source: { type: 'base64', media_type: 'image/png', data } });
+      const res = await send(
+        { model: 'gpt-4o-mini', messages: [{ role: 'user', content }] },
+        {},
+        '/v1/messages/count_tokens',
+      );
+      expect(res.status).toBe(200);
+      return (res.body as unknown as { input_tokens: number }).input_tokens;
+    };
+    const text = await tokensWith(null);
+    expect((await tokensWith(png(1000, 500))) - text).toBe(667);
+    // Scaled to 1,568 × 784 first, still above the cap.
+    expect((await tokensWith(png(3136, 1568))) - text).toBe(1600);
+    // Bytes of no known format: the cap, not 0.
+    expect((await tokensWith('AAAA'.repeat(100))) - text).toBe(1600);
+  });
+
   it('answers a malformed JSON body with a 400 in Anthropic’s body', async () => {
     const res = await fetch(`${bed.url}/v1/messages`, {
       method: 'POST',

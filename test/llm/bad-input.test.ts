@@ -130,6 +130,24 @@ describe('gateway bad input', () => {
       'body.messages.0.content.0.image_url.url',
     ],
     [
+      '/v1/chat/completions',
+      'a text part without its text (relayed models too)',
+      { model: 'gpt-4o-mini', messages: [{ role: 'user', content: [{ type: 'text' }] }] },
+      'body.messages.0.content.0.text',
+    ],
+    [
+      '/v1/chat/completions',
+      'a message name on an Ollama model',
+      { model: 'llama3.2', messages: [{ role: 'user', content: 'hi', name: 'alice' }] },
+      'body.messages.0.name',
+    ],
+    [
+      '/v1/embeddings',
+      'user on an Ollama model',
+      { model: 'nomic-embed-text', input: 'x', user: 'end-user-7' },
+      'body.user',
+    ],
+    [
       '/v1/embeddings',
       'token arrays to an Ollama model',
       { model: 'nomic-embed-text', input: [[1, 2, 3]] },
@@ -165,6 +183,38 @@ describe('gateway bad input', () => {
     });
     expect(form.status).toBe(415);
     expect(await form.json()).toMatchObject({ error: { type: 'invalid_request_error' } });
+  });
+
+  it('a compressed body (Content-Encoding other than identity): 415 naming the encoding, in each surface’s shape', async () => {
+    const before = bed.ollama.requests.length + bed.openai.requests.length;
+    const send = (path: string, encoding: string, headers: Record<string, string> = {}) =>
+      fetch(`${bed.url}${path}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${bed.p.adminKey}`,
+          'content-type': 'application/json',
+          'content-encoding': encoding,
+          ...headers,
+        },
+        body: JSON.stringify({ model: 'llama3.2', max_tokens: 5, messages: user, stream: false }),
+      });
+    const openai = await send('/v1/chat/completions', 'gzip');
+    expect(openai.status).toBe(415);
+    expect(await openai.json()).toMatchObject({
+      error: { type: 'invalid_request_error', message: expect.stringMatching(/Content-Encoding 'gzip'/) },
+    });
+    const ollama = await send('/api/chat', 'br');
+    expect(ollama.status).toBe(415);
+    expect(((await ollama.json()) as { error: string }).error).toMatch(/Content-Encoding 'br'/);
+    const anthropic = await send('/v1/messages', 'deflate', { 'anthropic-version': '2023-06-01' });
+    expect(anthropic.status).toBe(415);
+    expect(await anthropic.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringMatching(/deflate/) },
+    });
+    expect(bed.ollama.requests.length + bed.openai.requests.length).toBe(before);
+    // identity is no encoding at all.
+    expect((await send('/api/chat', 'identity')).status).toBe(200);
   });
 
   it('a chat model asked for embeddings, or an embedder asked to chat: 400', async () => {

@@ -171,6 +171,55 @@ describe.each(dialects)('OpenAI files and batches on %s', (dialect) => {
     expect((await failure(stranger.files.content(done.output_file_id ?? '')))?.status).toBe(404);
   });
 
+  it("a line's body gets the body parser's checks, as the same request alone: nesting, NUL, __proto__", async () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 200; i++) deep = { d: deep };
+    const nested = {
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [
+        { type: 'function', function: { name: 'f', parameters: { type: 'object', properties: deep } } },
+      ],
+    };
+    const nul = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a\u0000b' }] };
+    const alone = async (body: unknown) => {
+      const res = await fetch(`${bed.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bed.p.adminKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBe(400);
+      return ((await res.json()) as { error: { message: string } }).error.message;
+    };
+    const line = (id: string, body: unknown) => ({
+      custom_id: id,
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body,
+    });
+    const proto =
+      '{"custom_id":"proto","method":"POST","url":"/v1/chat/completions","body":{"model":"gpt-4o-mini","messages":[{"role":"user","content":"x"}],"metadata":{"__proto__":{"admin":"yes"}}}}';
+    const before = bed.openai.requests.length;
+    const input = await upload(`${jsonl([line('deep', nested), line('nul', nul)])}${proto}\n`);
+    const created = await client.batches.create({
+      input_file_id: input.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+    });
+    const done = await settled(created.id);
+    expect(done.request_counts).toMatchObject({ total: 3, completed: 0, failed: 3 });
+    const byId = Object.fromEntries(
+      (await linesOf(done.error_file_id)).map((l) => [l.custom_id, l.response]),
+    );
+    expect(byId.deep?.status_code).toBe(400);
+    expect(byId.deep?.body.error.message).toBe(await alone(nested));
+    expect(byId.nul?.status_code).toBe(400);
+    expect(byId.nul?.body.error.message).toBe(await alone(nul));
+    expect(byId.proto?.status_code).toBe(400);
+    expect(byId.proto?.body.error.message).toMatch(/prototype/);
+    expect(bed.openai.requests.length).toBe(before);
+  });
+
   it('a batch of embeddings lines', async () => {
     const input = await upload(
       jsonl([

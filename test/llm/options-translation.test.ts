@@ -35,6 +35,15 @@ describe('options across dialects: translated or refused by name, never dropped'
           return [
             { ...on, name: 'on-vllm', compat: 'vllm' },
             { ...on, name: 'on-llama-cpp', compat: 'llama.cpp' },
+            // An OpenAI embedder that never answers, falling back to Ollama's.
+            {
+              provider: 'openai',
+              baseUrl: 'http://127.0.0.1:9',
+              name: 'dead-embed',
+              kind: 'embedding',
+              fallbacks: ['nomic-embed-text'],
+              timeoutMs: 2_000,
+            },
             {
               name: 'claude',
               provider: 'anthropic',
@@ -216,6 +225,149 @@ describe('options across dialects: translated or refused by name, never dropped'
         user: 'end-user-9',
       });
       expect(lastAnthropic().metadata).toEqual({ user_id: 'end-user-9' });
+    });
+  });
+
+  describe('OpenAI message names and image detail levels', () => {
+    const image = 'iVBORw0KGgo=';
+    const withImage = (detail: 'auto' | 'low' | 'high'): OpenAI.ChatCompletionUserMessageParam => ({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'what is this?' },
+        { type: 'image_url', image_url: { url: `data:image/png;base64,${image}`, detail } },
+      ],
+    });
+    const refusedBy = async (model: string, messages: OpenAI.ChatCompletionMessageParam[]) => {
+      const before = upstreamCalls();
+      const error = await openai.chat.completions.create({ model, messages }).then(
+        () => null,
+        (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+      );
+      expect(error?.status).toBe(400);
+      expect(upstreamCalls()).toBe(before);
+      return error?.message ?? '';
+    };
+
+    it('reach an OpenAI upstream on the translating path (a model whose fallback is on Ollama)', async () => {
+      await openai.chat.completions.create({
+        model: 'openai-primary',
+        messages: [
+          { role: 'system', content: 'be brief', name: 'house-rules' },
+          { ...withImage('low'), name: 'alice' },
+        ],
+      });
+      const [system, asked] = lastOpenAi().messages as Array<Record<string, unknown>>;
+      expect(system).toMatchObject({ role: 'system', name: 'house-rules' });
+      expect(asked).toMatchObject({
+        role: 'user',
+        name: 'alice',
+        content: [
+          { type: 'text', text: 'what is this?' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${image}`, detail: 'low' } },
+        ],
+      });
+    });
+
+    it('Ollama, Anthropic and built-in models refuse them by name; detail auto is what they do anyway', async () => {
+      const named = [{ role: 'user' as const, content: 'hi', name: 'alice' }];
+      for (const model of ['llama3.2', 'claude', 'builtin/extractive'])
+        expect(await refusedBy(model, named)).toMatch(/body\.messages\.0\.name/);
+      for (const model of ['llama3.2', 'claude'])
+        expect(await refusedBy(model, [withImage('high')])).toMatch(
+          /body\.messages\.0\.content\.1\.image_url\.detail/,
+        );
+      await openai.chat.completions.create({ model: 'llama3.2', messages: [withImage('auto')] });
+      expect((lastOllama().messages as Array<{ images?: string[] }>)[0]?.images).toEqual([image]);
+    });
+
+    it("a tool message's name is its tool's: Ollama's tool_name", async () => {
+      await openai.chat.completions.create({
+        model: 'llama3.2',
+        messages: [
+          { role: 'user', content: 'weather?' },
+          { role: 'tool', tool_call_id: 'call_elsewhere', content: 'sunny', name: 'weather' } as never,
+        ],
+      });
+      expect((lastOllama().messages as Array<Record<string, unknown>>)[1]).toMatchObject({
+        role: 'tool',
+        tool_name: 'weather',
+      });
+    });
+  });
+
+  describe('embedding options: passed where the provider takes them, refused by name where not', () => {
+    const ollamaEmbedRefused = async (body: Record<string, unknown>, path = '/api/embed') => {
+      const before = upstreamCalls();
+      const res = await fetch(`${bed.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bed.p.adminKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBe(400);
+      expect(upstreamCalls()).toBe(before);
+      return ((await res.json()) as { error: string }).error;
+    };
+
+    it('/api/embed and the legacy /api/embeddings pass options and keep_alive to an Ollama upstream', async () => {
+      await ollama.embed({
+        model: 'nomic-embed-text',
+        input: 'x',
+        options: { num_ctx: 2048, temperature: 0 },
+        keep_alive: '1m',
+      });
+      expect(lastOllama()).toMatchObject({ options: { num_ctx: 2048, temperature: 0 }, keep_alive: '1m' });
+      await ollama.embeddings({
+        model: 'nomic-embed-text',
+        prompt: 'x',
+        options: { num_thread: 2 },
+        keep_alive: 0,
+      });
+      expect(lastOllama()).toMatchObject({ options: { num_thread: 2 }, keep_alive: 0 });
+    });
+
+    it('an OpenAI-compatible embedder refuses every Ollama option and keep_alive by name', async () => {
+      expect(
+        await ollamaEmbedRefused({ model: 'text-embedding-3-small', input: 'x', options: { num_ctx: 8 } }),
+      ).toMatch(/body\.options\.num_ctx is a runtime setting/);
+      expect(
+        await ollamaEmbedRefused(
+          { model: 'text-embedding-3-small', prompt: 'x', options: { temperature: 0 } },
+          '/api/embeddings',
+        ),
+      ).toMatch(/body\.options\.temperature/);
+      expect(
+        await ollamaEmbedRefused({ model: 'text-embedding-3-small', input: 'x', keep_alive: '5m' }),
+      ).toMatch(/body\.keep_alive/);
+    });
+
+    it('a built-in embedder takes what a deterministic model honours and refuses the rest', async () => {
+      await ollama.embed({
+        model: 'builtin/hashed-ngrams',
+        input: 'x',
+        options: { num_ctx: 4096, temperature: 0.7, seed: 1 },
+      });
+      expect(
+        await ollamaEmbedRefused({ model: 'builtin/hashed-ngrams', input: 'x', options: { num_predict: 5 } }),
+      ).toMatch(/body\.options\.num_predict/);
+    });
+
+    it('/v1/embeddings: user reaches an OpenAI upstream, is refused elsewhere, and skips a fallback that would drop it', async () => {
+      await openai.embeddings.create({ model: 'text-embedding-3-small', input: 'x', user: 'end-user-7' });
+      expect(lastOpenAi().user).toBe('end-user-7');
+      const refused = await openai.embeddings
+        .create({ model: 'builtin/hashed-ngrams', input: 'x', user: 'end-user-7' })
+        .catch((e: unknown) => e as InstanceType<typeof OpenAI.APIError>);
+      expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+      expect((refused as Error).message).toMatch(/body\.user/);
+      // The dead OpenAI embedder takes user; its Ollama fallback would drop it, so it is not tried.
+      const before = bed.ollama.requests.length;
+      const failed = await openai.embeddings
+        .create({ model: 'dead-embed', input: 'x', user: 'end-user-7' })
+        .catch((e: unknown) => e as InstanceType<typeof OpenAI.APIError>);
+      expect((failed as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+      expect(bed.ollama.requests.length).toBe(before);
+      const answered = await openai.embeddings.create({ model: 'dead-embed', input: 'x' }).withResponse();
+      expect(answered.response.headers.get('x-llm-model')).toBe('nomic-embed-text');
     });
   });
 

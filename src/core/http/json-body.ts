@@ -11,6 +11,50 @@ export function bodyBytesOf(request: FastifyRequest): Buffer | undefined {
   return bodyBytes.get(request);
 }
 
+/**
+ * A `Content-Encoding` other than identity, as sent, or null. No route decompresses: a gzip body read
+ * as JSON would be a misleading 400 at best, and decoding it would put a decompression bomb's cost
+ * before the body limit.
+ */
+function encodingOf(request: FastifyRequest): string | null {
+  const header = request.headers['content-encoding'];
+  if (header === undefined) return null;
+  const codings = header.split(',').map((c) => c.trim().toLowerCase());
+  return codings.every((c) => c === '' || c === 'identity') ? null : header;
+}
+
+const unreadableEncoding = (encoding: string) =>
+  new AppError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `Content-Encoding '${encoding.slice(0, 50)}' is not supported; send the body uncompressed`,
+    { contentEncoding: encoding.slice(0, 50) },
+  );
+
+/**
+ * The checks this parser makes, for JSON parsed elsewhere that must be refused as a request body
+ * would be (a batch line's body): nesting, NUL, overflowing numbers (json-guard.ts), then the
+ * `__proto__` and `constructor.prototype` keys Fastify's parser refuses. Throws the same 400s.
+ */
+export function assertSafeBody(value: unknown): void {
+  assertSafeJson(value);
+  const stack = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    for (const key in node) {
+      const child: unknown = (node as Record<string, unknown>)[key];
+      const proto =
+        key === '__proto__' ||
+        (key === 'constructor' &&
+          child !== null &&
+          typeof child === 'object' &&
+          Object.hasOwn(child, 'prototype'));
+      if (proto) throw new AppError('VALIDATION_ERROR', 'Object contains forbidden prototype property');
+      if (child !== null && typeof child === 'object') stack.push(child);
+    }
+  }
+}
+
 type BodyParser = (
   request: FastifyRequest,
   body: string | Buffer,
@@ -29,6 +73,8 @@ export function strictJsonParser(app: FastifyInstance, options: { keepBytes?: bo
   const utf8 = new TextDecoder('utf-8', { fatal: true });
   const keepBytes = options.keepBytes === true;
   return (request, body, done) => {
+    const encoding = encodingOf(request);
+    if (encoding) return done(unreadableEncoding(encoding), undefined);
     if (keepBytes) bodyBytes.set(request, body as Buffer);
     if ((body as Buffer).length > JSON_INLINE_BYTES) {
       decodeUtf8Sliced(body as Buffer)

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../../core/errors.js';
 import type { AnthropicBlockT, AnthropicMessagesBodyT, AnthropicMessageT } from './anthropic-schemas.js';
 import { estimateTokens } from './builtin/tokens.js';
+import { imageTokens } from './image-tokens.js';
 import type { ConfiguredModel } from './model-file.js';
 import type {
   ChatEvent,
@@ -190,7 +191,14 @@ const MESSAGES_FIELDS = new Set([
   ...HOSTED_ONLY,
 ]);
 
-function refuseUnknown(body: Record<string, unknown>): void {
+/**
+ * What `/v1/messages` and `count_tokens` both refuse: fields naming Anthropic-hosted machinery
+ * (sandboxes, MCP connectors, regions), which no other provider has, and fields the Messages API
+ * does not have, as Anthropic itself answers ("Extra inputs are not permitted").
+ */
+function refuseUnserved(body: Record<string, unknown>): void {
+  for (const field of HOSTED_ONLY)
+    if (body[field] != null) throw invalid(field, 'is not supported by this gateway (Anthropic-hosted only)');
   for (const field of Object.keys(body))
     if (!MESSAGES_FIELDS.has(field)) throw invalid(field, 'is not a Messages API field');
 }
@@ -215,14 +223,10 @@ export function chatFromAnthropic(body: AnthropicMessagesBodyT): Omit<ChatReques
   // Standard capacity only is a promise no other provider can make: refused rather than ignored.
   if (body.service_tier === 'standard_only')
     throw invalid('service_tier', "'standard_only' is not supported by this gateway");
-  // Fields that name Anthropic-hosted machinery (sandboxes, MCP connectors, regions, fast mode):
-  // no other provider has them, so they are refused, not ignored.
-  for (const field of HOSTED_ONLY)
-    if ((body as Record<string, unknown>)[field] != null)
-      throw invalid(field, 'is not supported by this gateway (Anthropic-hosted only)');
+  refuseUnserved(body as Record<string, unknown>);
+  // Fast mode is Anthropic-hosted too: refused, not ignored.
   if ((body as { speed?: unknown }).speed === 'fast')
     throw invalid('speed', "'fast' is not supported by this gateway");
-  refuseUnknown(body as Record<string, unknown>);
   const userKeys = Object.keys(body.metadata ?? {}).filter((k) => k !== 'user_id');
   if (userKeys[0] !== undefined)
     throw invalid(`metadata.${userKeys[0]}`, 'is not a Messages API field (metadata takes user_id only)');
@@ -254,13 +258,16 @@ export function chatFromAnthropic(body: AnthropicMessagesBodyT): Omit<ChatReques
 
 /**
  * `count_tokens`: the estimate the gateway makes for every model (about four characters a token),
- * over the system prompt, the messages, the tool calls and the tool definitions.
+ * over the system prompt, the messages, the tool calls and the tool definitions, and Anthropic's
+ * own estimate for images (image-tokens.ts). The body is refused as `/v1/messages` refuses it.
  */
 export function countTokens(body: Parameters<typeof promptFromAnthropic>[0]): number {
+  refuseUnserved(body as Record<string, unknown>);
   const prompt = promptFromAnthropic(body);
   let tokens = 0;
   for (const m of prompt.messages) {
     tokens += estimateTokens(m.content) + 3;
+    for (const image of m.images ?? []) tokens += imageTokens(image);
     if (m.toolCalls) tokens += estimateTokens(JSON.stringify(m.toolCalls));
     if (m.thinking) tokens += estimateTokens(m.thinking);
   }

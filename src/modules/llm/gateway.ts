@@ -15,6 +15,7 @@ import {
   type ChatEvent,
   type ChatProvider,
   type ChatRequest,
+  type EmbedRequest,
   type EmbedResult,
   type ModelKind,
   type ProviderKind,
@@ -22,6 +23,7 @@ import {
   type RelayOutcome,
   type RelayRequest,
   type TokenUsage,
+  type Unsupported,
   UpstreamError,
 } from './types.js';
 
@@ -107,6 +109,12 @@ export interface GatewayDeps {
   credentials: CredentialResolver;
   now: () => number;
 }
+
+/** The 400 for a field the model's provider would drop (nothing is accepted and dropped). */
+const droppedError = (refused: Unsupported, model: ConfiguredModel) =>
+  new AppError('VALIDATION_ERROR', `Invalid body: ${refused.field} ${refused.reason} (${model.name})`, {
+    fields: [{ field: refused.field, message: refused.reason }],
+  });
 
 /** How many usable models a MODEL_NOT_FOUND names (the listing endpoints have them all). */
 const MODELS_NAMED = 20;
@@ -293,14 +301,7 @@ export class Gateway {
   /** Nothing is accepted and dropped: a field the model's provider cannot honour is a 400 naming it. */
   private refuseDropped(first: ConfiguredModel, request: Omit<ChatRequest, 'model'>): void {
     const refused = this.refusal(first, request);
-    if (refused)
-      throw new AppError(
-        'VALIDATION_ERROR',
-        `Invalid body: ${refused.field} ${refused.reason} (${first.name})`,
-        {
-          fields: [{ field: refused.field, message: refused.reason }],
-        },
-      );
+    if (refused) throw droppedError(refused, first);
   }
 
   /**
@@ -625,36 +626,35 @@ export class Gateway {
     }
   }
 
-  /** Embeddings, with the same resolution, budget, fallbacks and record as chat. */
+  private embedRefusal(model: ConfiguredModel, request: Omit<EmbedRequest, 'model'>) {
+    const provider = this.deps.providers.get(model.provider);
+    return provider?.embedUnsupported?.({ ...request, model: model.upstreamModel }, model) ?? null;
+  }
+
+  /** Embeddings, with the same resolution, refusals, budget, fallbacks and record as chat. */
   async embed(
     ctx: CallContext,
     name: string,
     input: string[],
-    options: { truncate?: boolean; dimensions?: number; tokens?: number[][] } = {},
+    options: Omit<EmbedRequest, 'model' | 'input'> = {},
   ): Promise<EmbedAnswer> {
     const first = this.resolve(ctx.principal, name, 'embedding');
-    const refused = this.deps.providers
-      .get(first.provider)
-      ?.embedUnsupported?.({ model: first.upstreamModel, input, ...options }, first);
-    if (refused)
-      throw new AppError(
-        'VALIDATION_ERROR',
-        `Invalid body: ${refused.field} ${refused.reason} (${first.name})`,
-        {
-          fields: [{ field: refused.field, message: refused.reason }],
-        },
-      );
+    const request = { input, ...options };
+    const refused = this.embedRefusal(first, request);
+    if (refused) throw droppedError(refused, first);
     const headers = await this.checkBudget(ctx.principal);
     const started = this.deps.now();
     const tried: string[] = [];
     let lastError: unknown = null;
     for (const candidate of this.deps.registry.chain(first, ctx.principal.accountId)) {
       if (callerGone(ctx)) break;
+      // As chat: a fallback that would drop a field the caller sent is not tried.
+      if (candidate !== first && this.embedRefusal(candidate, request)) continue;
       tried.push(candidate.name);
       try {
         const model = await this.withKey(candidate);
         const result = await this.providerOf(model).embed(
-          { model: model.upstreamModel, input, ...options },
+          { ...request, model: model.upstreamModel },
           model,
           ctx.signal,
         );

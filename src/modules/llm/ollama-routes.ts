@@ -37,6 +37,7 @@ import {
   OllamaVersionResponse,
   withOllamaErrors,
 } from './ollama-schemas.js';
+import type { EmbedRequest } from './types.js';
 
 /** The Ollama API version whose wire format these routes speak (what `/api/version` reports). */
 const OLLAMA_COMPAT_VERSION = '0.12.6';
@@ -110,6 +111,17 @@ function relayBody(bytes: Buffer, body: OllamaChatBodyT | OllamaGenerateBodyT, u
   const oneModel = bytes.indexOf(MODEL_KEY) === bytes.lastIndexOf(MODEL_KEY);
   if (body.model === upstreamModel && oneModel) return bytes;
   return JSON.stringify({ ...body, model: upstreamModel });
+}
+
+/** What both embedding routes pass on besides the input: Ollama's options and keep_alive. */
+function embedOptions(body: {
+  options?: Record<string, unknown>;
+  keep_alive?: string | number;
+}): Omit<EmbedRequest, 'model' | 'input'> {
+  const out: Omit<EmbedRequest, 'model' | 'input'> = {};
+  if (body.options !== undefined) out.options = body.options;
+  if (body.keep_alive !== undefined) out.keepAlive = body.keep_alive;
+  return out;
 }
 
 async function answer(
@@ -230,7 +242,7 @@ export function ollamaRoutes(
       const body = request.body;
       const input = typeof body.input === 'string' ? [body.input] : body.input;
       const ctx = contextOf(request, reply, 'embed', false);
-      const options: { truncate?: boolean; dimensions?: number } = {};
+      const options = embedOptions(body);
       if (body.truncate !== undefined) options.truncate = body.truncate;
       if (body.dimensions !== undefined) options.dimensions = body.dimensions;
       const result = await gateway.embed(ctx, body.model, input, options);
@@ -260,7 +272,8 @@ export function ollamaRoutes(
     },
     async (request, reply) => {
       const ctx = contextOf(request, reply, 'embeddings', false);
-      const result = await gateway.embed(ctx, request.body.model, [request.body.prompt]);
+      const body = request.body;
+      const result = await gateway.embed(ctx, body.model, [body.prompt], embedOptions(body));
       reply.headers(result.headers);
       return { embedding: result.embeddings[0] ?? [] };
     },

@@ -6,6 +6,7 @@ import type { Static } from 'typebox';
 import type { CallContext, Gateway } from './gateway.js';
 import { base64Embedding, chatFromOpenAi, OpenAiWriter } from './openai-format.js';
 import type { OpenAiChatBodyT, OpenAiEmbeddingsBodyT, OpenAiEmbeddingsResponse } from './openai-schemas.js';
+import type { EmbedRequest } from './types.js';
 
 export interface OpenAiAnswer<B = Record<string, unknown>> {
   body: B;
@@ -27,7 +28,7 @@ export async function chatCompletionOnce(
   throw new Error('the model ended its answer without finishing');
 }
 
-/** Embeddings in OpenAI's list shape (token-id inputs go to providers that read them). */
+/** Embeddings in OpenAI's list shape (token-id inputs and `user` go to providers that take them). */
 export async function embeddingsOnce(
   gateway: Gateway,
   ctx: CallContext,
@@ -37,9 +38,10 @@ export async function embeddingsOnce(
   const tokens =
     typeof raw[0] === 'number' ? [raw as number[]] : Array.isArray(raw[0]) ? (raw as number[][]) : null;
   const input = tokens ? [] : (raw as string[]);
-  const options: { dimensions?: number; tokens?: number[][] } = {};
+  const options: Omit<EmbedRequest, 'model' | 'input'> = {};
   if (body.dimensions !== undefined) options.dimensions = body.dimensions;
   if (tokens) options.tokens = tokens;
+  if (body.user !== undefined) options.user = body.user;
   const result = await gateway.embed(ctx, body.model, input, options);
   const base64 = body.encoding_format === 'base64';
   return {

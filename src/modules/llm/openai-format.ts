@@ -38,16 +38,30 @@ function messageFromOpenAi(m: OpenAiMessageT, index: number): ChatMessage {
   else if (Array.isArray(m.content)) {
     const texts: string[] = [];
     m.content.forEach((part, p) => {
-      if (part.type === 'text') texts.push(part.text ?? '');
-      else if (part.type === 'image_url') {
+      if (part.type === 'text') {
+        // OpenAI requires it; an empty text would otherwise stand in for a part sent by mistake.
+        if (typeof part.text !== 'string')
+          throw invalid(`messages.${index}.content.${p}.text`, 'is required for a text part');
+        texts.push(part.text);
+      } else if (part.type === 'image_url') {
         const url = part.image_url?.url ?? '';
         // Only inline images: fetching a caller's URL from here would be an open proxy.
         if (!DATA_URL.test(url))
           throw invalid(`messages.${index}.content.${p}.image_url.url`, 'must be a base64 data: URL');
-        out.images = [...(out.images ?? []), url.replace(DATA_URL, '')];
+        const images = out.images ?? [];
+        const detail = part.image_url?.detail;
+        if (detail !== undefined)
+          out.imageDetails = [...(out.imageDetails ?? []), { image: images.length, part: p, detail }];
+        images.push(url.replace(DATA_URL, ''));
+        out.images = images;
       } else throw invalid(`messages.${index}.content.${p}.type`, `'${part.type}' is not supported`);
     });
     out.content = texts.join('\n');
+  }
+  // A tool message's name is its tool's (Ollama's tool_name); another role's is the participant's.
+  if (m.name !== undefined) {
+    if (m.role === 'tool') out.toolName = m.name;
+    else out.name = m.name;
   }
   if (m.tool_calls?.length) {
     out.toolCalls = m.tool_calls.map((c, i) => ({
@@ -71,7 +85,7 @@ export function chatFromOpenAi(body: OpenAiChatBodyT): Omit<ChatRequest, 'model'
     for (const call of m.toolCalls ?? []) if (call.id) toolNames.set(call.id, call.name);
   for (const m of messages) {
     const name = m.toolCallId ? toolNames.get(m.toolCallId) : undefined;
-    if (name) m.toolName = name;
+    if (name && m.toolName === undefined) m.toolName = name;
   }
   const options: ChatOptions = {};
   if (body.temperature != null) options.temperature = body.temperature;

@@ -70,8 +70,15 @@ export interface FileInput {
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** OpenAI's participant `name` (not a tool's: that is `toolName`). */
+  name?: string;
   /** Base64 images (Ollama `images`; OpenAI `image_url` data URLs). */
   images?: string[];
+  /**
+   * OpenAI's `image_url.detail` of the images that set one: the image's index in `images`, and the
+   * content part it came from (a provider without detail levels names that part in its 400).
+   */
+  imageDetails?: Array<{ image: number; part: number; detail: string }>;
   /** Documents the model reads whole (OpenAI `file` parts, Anthropic `document` blocks). */
   files?: FileInput[];
   toolCalls?: ToolCall[];
@@ -255,6 +262,12 @@ export interface EmbedRequest {
   dimensions?: number;
   /** OpenAI's token-array inputs (then `input` is empty): only a provider that reads token ids takes them. */
   tokens?: number[][];
+  /** OpenAI's end-user id. */
+  user?: string;
+  /** Ollama's `options` as sent (an embedding reads `num_ctx` and the runtime settings, no sampling). */
+  options?: Record<string, unknown>;
+  /** Ollama's keep_alive. */
+  keepAlive?: string | number;
 }
 
 /** The upstream's moderation results, passed on as they are (their categories are the provider's). */

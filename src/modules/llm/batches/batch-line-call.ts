@@ -1,6 +1,10 @@
-/** One batch line: its body checked against the endpoint's schema, then answered as the route would. */
+/**
+ * One batch line: its body checked as the route's parser and schema would check it, then answered as
+ * the route would.
+ */
 import { Compile } from 'typebox/compile';
 import { AppError } from '../../../core/errors.js';
+import { assertSafeBody } from '../../../core/http/json-body.js';
 import type { CallContext, Gateway } from '../gateway.js';
 import { chatCompletionOnce, embeddingsOnce } from '../openai-calls.js';
 import {
@@ -37,6 +41,9 @@ export async function lineCall(
   body: Record<string, unknown>,
   ctx: CallContext,
 ): Promise<{ status: number; body: unknown }> {
+  // The body parser's checks first, as for the same request alone: a line was read by JSON.parse,
+  // and the schema's recursive walk must not meet a body nested thousands deep.
+  assertSafeBody(body);
   const answer =
     endpoint === '/v1/chat/completions'
       ? await chatCompletionOnce(gateway, ctx, checked<OpenAiChatBodyT>(chatBody, body))

@@ -5,6 +5,7 @@
  */
 
 import { type CpuPool, CpuTaskError, cpuTask } from '../../../core/cpu/index.js';
+import { openAiOnlyMessageField } from '../providers/message-fields.js';
 import type {
   ChatEvent,
   ChatProvider,
@@ -27,7 +28,7 @@ import {
 } from './extractive.js';
 import { embedHashedNgrams, HASHED_NGRAMS_DIMENSIONS } from './hashed-ngrams.js';
 import { schemaRefusal, validated } from './json-format.js';
-import { samplingRefusal } from './sampling.js';
+import { embedOptionRefusal, samplingRefusal } from './sampling.js';
 import { USE_LITE_DIMENSIONS, UseLiteEmbedder, type UseLiteOptions } from './use-lite.js';
 
 interface BuiltinModel {
@@ -86,6 +87,8 @@ export class BuiltinProvider implements ChatProvider {
       return { field: 'body.logprobs', reason: 'a built-in model quotes; it has no token probabilities' };
     if (request.n !== undefined && request.n > 1)
       return { field: 'body.n', reason: 'a built-in model gives one answer' };
+    const message = openAiOnlyMessageField(request.messages, 'a built-in model');
+    if (message) return message;
     if (request.format !== undefined && request.format !== 'json') {
       const why = schemaRefusal(request.format);
       if (why) return { field: 'body.format', reason: `is a schema that ${why}` };
@@ -137,10 +140,17 @@ export class BuiltinProvider implements ChatProvider {
     return format !== undefined && format !== 'json' ? validated(events, format, entry.name) : events;
   }
 
-  /** Token ids mean nothing to a built-in embedder; more dimensions than it has cannot be made up. */
+  /**
+   * Token ids mean nothing to a built-in embedder; more dimensions than it has cannot be made up; it
+   * keeps no end-user id (as the chat model). `keep_alive` is not read, as on the chat model.
+   */
   embedUnsupported(request: EmbedRequest, entry: ModelEntry): Unsupported | null {
     if (request.tokens)
       return { field: 'body.input', reason: 'token arrays are not accepted by a built-in model; send text' };
+    if (request.user !== undefined)
+      return { field: 'body.user', reason: 'a built-in model takes no end-user id' };
+    const option = embedOptionRefusal(request.options);
+    if (option) return option;
     const dims = BUILTIN_MODELS.find((m) => m.upstreamModel === entry.upstreamModel)?.dimensions;
     if (request.dimensions !== undefined && dims !== undefined && request.dimensions > dims)
       return { field: 'body.dimensions', reason: `must be at most ${dims}, the model's dimensions` };

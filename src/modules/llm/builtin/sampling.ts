@@ -56,11 +56,37 @@ export function samplingRefusal(request: ChatRequest): Unsupported | null {
       reason: 'would cut a built-in model’s JSON answer; send it without a format',
     };
   for (const [name, value] of Object.entries(o.extra ?? {})) {
-    if (ACCEPTED_OLLAMA_OPTIONS.has(name) || value === undefined || value === null) continue;
-    if (name in NEUTRAL_OLLAMA_OPTIONS && NEUTRAL_OLLAMA_OPTIONS[name] === value) continue;
+    if (inert(name, value)) continue;
     return {
       field: `body.options.${name}`,
       reason: 'is not something a built-in model can follow: it quotes, it does not sample',
+    };
+  }
+  return null;
+}
+
+/** An Ollama option with nothing to change in a deterministic answer (see ACCEPTED_OLLAMA_OPTIONS). */
+const inert = (name: string, value: unknown): boolean =>
+  ACCEPTED_OLLAMA_OPTIONS.has(name) ||
+  value === undefined ||
+  value === null ||
+  (name in NEUTRAL_OLLAMA_OPTIONS && NEUTRAL_OLLAMA_OPTIONS[name] === value);
+
+/** Options that only shape a random draw: the chat model honours every value of them trivially. */
+const DRAW_OPTIONS = new Set(['temperature', 'top_p', 'top_k', 'seed']);
+
+/**
+ * The first Ollama option a built-in embedder cannot follow, or null. As the chat model: what only
+ * shapes a random draw or sets up a local server's runtime is honoured trivially (the vectors are
+ * deterministic); what would change generated text (num_predict, stop, penalties, …) is refused by
+ * name, since an embedder generates none.
+ */
+export function embedOptionRefusal(options: Record<string, unknown> | undefined): Unsupported | null {
+  for (const [name, value] of Object.entries(options ?? {})) {
+    if (DRAW_OPTIONS.has(name) || inert(name, value)) continue;
+    return {
+      field: `body.options.${name}`,
+      reason: 'is not something a built-in embedder can follow: it generates no text',
     };
   }
   return null;

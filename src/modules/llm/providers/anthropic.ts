@@ -25,6 +25,7 @@ import {
   UpstreamCall,
   upstreamErrorText,
 } from './http-stream.js';
+import { openAiOnlyMessageField } from './message-fields.js';
 import { RemoteProviderSettings, trimSlash } from './settings.js';
 
 const LABEL = 'Anthropic';
@@ -67,6 +68,8 @@ function anthropicUnsupported(request: ChatRequest): Unsupported | null {
   if (request.keepAlive !== undefined) return no('body.keep_alive', 'no model loading');
   if (request.logprobs) return no('body.logprobs', 'no token probabilities');
   if (request.n !== undefined && request.n > 1) return no('body.n', 'one answer per request');
+  const message = openAiOnlyMessageField(request.messages, 'an Anthropic model');
+  if (message) return message;
   // A completion is sent as a one-turn chat: what only a completion has cannot be.
   const g = request.generate;
   if (g?.suffix !== undefined) return no('body.suffix', 'no fill-in-the-middle');

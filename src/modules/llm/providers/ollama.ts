@@ -23,6 +23,7 @@ import {
 } from '../types.js';
 import { documentText, firstBinaryDocument } from './documents.js';
 import { JsonUpstream, parseJson, type UpstreamCall, upstreamErrorText } from './http-stream.js';
+import { openAiOnlyMessageField } from './message-fields.js';
 import { modelRenamer, ollamaUsage, relayLines, relayWhole } from './ollama-relay.js';
 import { RemoteProviderSettings, trimSlash } from './settings.js';
 import { reasoningLevel } from './thinking.js';
@@ -135,6 +136,8 @@ export class OllamaProvider extends JsonUpstream implements ChatProvider {
   embedUnsupported(request: EmbedRequest): Unsupported | null {
     if (request.tokens)
       return { field: 'body.input', reason: 'token arrays are not accepted by an Ollama model; send text' };
+    if (request.user !== undefined)
+      return { field: 'body.user', reason: 'an Ollama server takes no end-user id' };
     return null;
   }
 
@@ -145,6 +148,8 @@ export class OllamaProvider extends JsonUpstream implements ChatProvider {
       truncate: request.truncate ?? true,
     };
     if (request.dimensions !== undefined) body.dimensions = request.dimensions;
+    if (request.options !== undefined) body.options = request.options;
+    if (request.keepAlive !== undefined) body.keep_alive = request.keepAlive;
     const call = await this.post(entry, '/api/embed', body, signal, 'application/json');
     const parsed = parseJson(await call.text(), LABEL) as {
       embeddings?: unknown;
@@ -177,6 +182,8 @@ function ollamaUnsupported(request: ChatRequest): Unsupported | null {
     };
   if (request.n !== undefined && request.n > 1)
     return { field: 'body.n', reason: 'an Ollama model gives one answer per request' };
+  const message = openAiOnlyMessageField(request.messages, 'an Ollama model');
+  if (message) return message;
   const x = request.openAi;
   const choice = request.toolChoice;
   if (choice !== undefined && choice !== 'auto' && choice !== 'none')

@@ -4,7 +4,7 @@
  * their own names. A model entry says which server it is (`compat`); an option the server is not
  * known to take is refused by name, never sent to be ignored nor dropped.
  */
-import type { ChatRequest, Unsupported } from '../types.js';
+import type { ChatRequest, EmbedRequest, Unsupported } from '../types.js';
 import { reasoningLevel } from './thinking.js';
 
 export const OPENAI_COMPATS = ['openai', 'vllm', 'llama.cpp'] as const;
@@ -70,6 +70,26 @@ export function extraOptionFields(
     return { field: `body.options.${option}`, reason };
   }
   return { fields };
+}
+
+/**
+ * Ollama's `options` and `keep_alive` on an OpenAI-compatible embedding model: `/embeddings` has no
+ * field for any of them, so the first one sent is refused (the chat path's reasons where they apply).
+ */
+export function embedOptionRefusal(request: EmbedRequest): Unsupported | null {
+  if (request.keepAlive !== undefined)
+    return {
+      field: 'body.keep_alive',
+      reason: 'an OpenAI-compatible server does not load or unload a model per request',
+    };
+  for (const option of Object.keys(request.options ?? {}))
+    return {
+      field: `body.options.${option}`,
+      reason: RUNTIME_OPTIONS.has(option)
+        ? 'is a runtime setting an OpenAI-compatible server fixes when it starts, not per request'
+        : 'has no equivalent in an OpenAI-compatible embeddings request',
+    };
+  return null;
 }
 
 /**

@@ -34,7 +34,13 @@ import {
   type UpstreamCall,
   upstreamErrorText,
 } from './http-stream.js';
-import { extraOptionFields, OPENAI_COMPATS, type OpenAiCompat, thinkFields } from './openai-compat.js';
+import {
+  embedOptionRefusal,
+  extraOptionFields,
+  OPENAI_COMPATS,
+  type OpenAiCompat,
+  thinkFields,
+} from './openai-compat.js';
 import { RemoteProviderSettings, trimSlash } from './settings.js';
 import { reasoningLevel } from './thinking.js';
 import { toolResultText } from './tool-result.js';
@@ -233,6 +239,10 @@ export class OpenAiProvider extends JsonUpstream implements ChatProvider {
     return { results: parsed.results };
   }
 
+  embedUnsupported(request: EmbedRequest): Unsupported | null {
+    return embedOptionRefusal(request);
+  }
+
   async embed(request: EmbedRequest, entry: ModelEntry, signal: AbortSignal): Promise<EmbedResult> {
     const body: Record<string, unknown> = {
       model: request.model,
@@ -240,6 +250,7 @@ export class OpenAiProvider extends JsonUpstream implements ChatProvider {
       encoding_format: 'float',
     };
     if (request.dimensions !== undefined) body.dimensions = request.dimensions;
+    if (request.user !== undefined) body.user = request.user;
     const call = await this.post(entry, '/embeddings', body, signal, 'application/json');
     const parsed = parseJson(await call.text(), LABEL) as {
       data?: Array<{ index?: number; embedding?: unknown }>;
@@ -370,6 +381,7 @@ function openAiMessages(messages: ChatMessage[]): Record<string, unknown>[] {
     switch (message.role) {
       case 'assistant': {
         const out: Record<string, unknown> = { role: 'assistant', content: message.content || null };
+        if (message.name !== undefined) out.name = message.name;
         if (message.toolCalls?.length) {
           open = message.toolCalls.map((call, i) => ({ id: call.id ?? `call_${m}_${i}`, name: call.name }));
           out.tool_calls = message.toolCalls.map((call, i) => ({
@@ -390,14 +402,20 @@ function openAiMessages(messages: ChatMessage[]): Record<string, unknown>[] {
         return { role: 'tool', tool_call_id: id, content: toolResultText(message) };
       }
       default: {
-        if (!message.images?.length && !message.files?.length)
-          return { role: message.role, content: message.content };
+        const out: Record<string, unknown> = { role: message.role, content: message.content };
+        if (message.name !== undefined) out.name = message.name;
+        if (!message.images?.length && !message.files?.length) return out;
         const parts: Record<string, unknown>[] = [];
         if (message.content) parts.push({ type: 'text', text: message.content });
-        for (const image of message.images ?? [])
-          parts.push({ type: 'image_url', image_url: { url: imageUrl(image) } });
+        message.images?.forEach((image, i) => {
+          const detail = message.imageDetails?.find((d) => d.image === i)?.detail;
+          const url: Record<string, unknown> = { url: imageUrl(image) };
+          if (detail !== undefined) url.detail = detail;
+          parts.push({ type: 'image_url', image_url: url });
+        });
         for (const file of message.files ?? []) parts.push(filePart(file));
-        return { role: message.role, content: parts };
+        out.content = parts;
+        return out;
       }
     }
   });
