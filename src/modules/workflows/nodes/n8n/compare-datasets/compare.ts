@@ -1,6 +1,13 @@
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
 import { getField, isDeepEqual, isObject, type JsonObject, setField, unsetField } from '../merge/json.js';
+import {
+  looksLikeJsonObject,
+  type MatchRules,
+  matchByFields,
+  numberKeyOf,
+  STRICT_RULES,
+} from '../merge/match-index.js';
 
 /** n8n's Compare Datasets logic (GenericFunctions.ts): match, then split into four outputs. */
 
@@ -57,6 +64,69 @@ export function comparer(fuzzy: boolean): Equal {
   };
 }
 
+/**
+ * Keys for the fuzzy comparison (matching by an index, ../merge/match-index.ts): a value of input 2 is
+ * filed under its exact key, and also as an empty value (null, '', [], a missing field), a word
+ * `true`/`false` in any case, or a JSON text of an object or array (by the parsed value); a value of
+ * input 1 looks up every class the rules above make it equal to. Each rule that answers "equal" has a
+ * key both sides share; the comparison itself still decides.
+ */
+export const FUZZY_RULES: MatchRules = {
+  equal: comparer(true),
+  indexKeys(value, keys) {
+    if (value === undefined) return ['F'];
+    const exact = keys.strict(value);
+    if (exact === null) return null;
+    const out = [exact];
+    if (isFalsy(value)) out.push('F');
+    if (typeof value === 'string') {
+      const lower = value.toLowerCase();
+      if (lower === 'true' || lower === 'false') out.push(`W${lower}`);
+      const parsed = parsedObject(value);
+      if (parsed !== undefined) {
+        const key = keys.strict(parsed);
+        if (key !== null) out.push(`J${key}`);
+      }
+    }
+    return out;
+  },
+  probeKeys(value, keys) {
+    const exact = keys.strict(value);
+    if (exact === null) return null;
+    const out = [exact];
+    if (isFalsy(value)) out.push('F');
+    if (typeof value === 'number') {
+      out.push(keys.strict(String(value)) as string);
+      if (value === 1 || value === 0) out.push(keys.strict(value === 1) as string);
+    } else if (typeof value === 'string') {
+      const number = numberKeyOf(value, keys);
+      if (number !== null) out.push(number);
+      const lower = value.toLowerCase();
+      if (lower === 'true' || value === '1') out.push(keys.strict(true) as string);
+      if (lower === 'false' || value === '0') out.push(keys.strict(false) as string);
+      const parsed = parsedObject(value);
+      if (parsed !== undefined) {
+        const key = keys.strict(parsed);
+        if (key !== null) out.push(key);
+      }
+    } else if (typeof value === 'boolean') {
+      out.push(`W${value}`, keys.strict(value ? '1' : '0') as string, keys.strict(value ? 1 : 0) as string);
+    } else if (value !== null && typeof value === 'object') out.push(`J${exact}`);
+    return out;
+  },
+};
+
+/** JSON text of an object or an array, parsed; undefined for anything else. */
+function parsedObject(text: string): Json | undefined {
+  if (!looksLikeJsonObject(text)) return undefined;
+  try {
+    const parsed = JSON.parse(text) as Json;
+    return parsed !== null && typeof parsed === 'object' ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** n8n's `value || null`: every falsy value (0, false, '') is shown as null. */
 const orNull = (v: Json | undefined): Json => (v ? v : null);
 /** From v2 only a missing value is shown as null. */
@@ -67,7 +137,7 @@ function compareItems(
   b: Item,
   pairs: PairToMatch[],
   o: CompareOptions,
-  skip: string[],
+  skip: Skip,
   equal: Equal,
 ): Item {
   const version = o.version ?? 1;
@@ -76,9 +146,9 @@ function compareItems(
   const keys: JsonObject = {};
   for (const { field1 } of pairs) if (a.json[field1] !== undefined) keys[field1] = a.json[field1] as Json;
   const keysA = Object.keys(a.json);
-  const keysB = Object.keys(b.json);
+  const keysB = new Set(Object.keys(b.json));
   const all = [...new Set([...keysA, ...keysB])];
-  const toCompare = o.fuzzyCompare && version >= 2.1 ? all : keysA.filter((k) => keysB.includes(k));
+  const toCompare = o.fuzzyCompare && version >= 2.1 ? all : keysA.filter((k) => keysB.has(k));
   const same: JsonObject = {};
   for (const key of toCompare) if (equal(a.json[key], b.json[key])) same[key] = a.json[key] as Json;
   const different: JsonObject = {};
@@ -89,8 +159,8 @@ function compareItems(
     else {
       const valueA = nullish(a.json[key]);
       const valueB = nullish(b.json[key]);
-      const nested = version >= 2.1 && o.disableDotNotation !== true && !skip.includes(key);
-      const inner = nested ? skip.filter((f) => f.startsWith(key) && f.includes('.')) : [];
+      const nested = version >= 2.1 && o.disableDotNotation !== true && !skip.set.has(key);
+      const inner = nested ? skip.dotted.filter((f) => f.startsWith(key)) : [];
       if (inner.length > 0) {
         // v2.1: "skip" names fields inside an object; they move from `different` to `skipped`.
         if (!isObject(valueA) || !isObject(valueB))
@@ -115,7 +185,7 @@ function compareItems(
         continue;
       }
       const pair = { [nameA]: valueA, [nameB]: valueB };
-      if (skip.includes(key)) skipped[key] = pair;
+      if (skip.set.has(key)) skipped[key] = pair;
       else different[key] = pair;
     }
   }
@@ -145,9 +215,16 @@ function combineItems(
   return { json };
 }
 
-function omit(json: JsonObject, fields: string[]): JsonObject {
+/** The fields to skip comparing: in order, as a set, and those naming a field inside an object. */
+interface Skip {
+  list: string[];
+  set: ReadonlySet<string>;
+  dotted: string[];
+}
+
+function omit(json: JsonObject, fields: ReadonlySet<string>): JsonObject {
   const out: JsonObject = {};
-  for (const [k, v] of Object.entries(json)) if (!fields.includes(k)) out[k] = v;
+  for (const [k, v] of Object.entries(json)) if (!fields.has(k)) out[k] = v;
   return out;
 }
 
@@ -164,44 +241,46 @@ export function findMatches(
   input2: Item[],
   pairs: PairToMatch[],
   o: CompareOptions,
+  /** How items are matched (tests swap in the n × m loop this replaced). */
+  match: typeof matchByFields = matchByFields,
 ): Item[][] {
   const equal = comparer(o.fuzzyCompare === true);
   const dot = o.disableDotNotation !== true;
   const all = o.multipleMatches === 'all';
-  const skip = (o.skipFields ?? '').split(',').map((f) => f.trim());
-  if (!dot && skip.some((f) => f.includes('.')))
+  const list = (o.skipFields ?? '').split(',').map((f) => f.trim());
+  const skip: Skip = { list, set: new Set(list), dotted: list.filter((f) => f.includes('.')) };
+  if (!dot && skip.dotted.length > 0)
     throw new NodeOperationError(
-      `Dot notation is disabled, but field to skip comparing '${skip.find((f) => f.includes('.'))}' contains dot`,
+      `Dot notation is disabled, but field to skip comparing '${skip.dotted[0]}' contains dot`,
     );
-  const nestedSkip = dot && skip.some((f) => f.includes('.'));
+  const nestedSkip = dot && skip.dotted.length > 0;
   const read = (json: JsonObject, field: string) => (dot ? getField(json, field) : json[field]);
+  const lookups = input1.map((entry) => {
+    const values = pairs.map((p) => read(entry.json, p.field1));
+    return values.some((v) => v === undefined) ? null : (values as Json[]);
+  });
+  const found = match(
+    lookups,
+    input2.map((candidate) => pairs.map((p) => read(candidate.json, p.field2))),
+    o.fuzzyCompare === true ? FUZZY_RULES : STRICT_RULES,
+    all ? 'all' : 'first',
+  );
   const unmatched1: Item[] = [];
   const matched: Array<{ entry: Item; matches: Item[] }> = [];
   const seen2 = new Set<number>();
-  for (const entry of input1) {
-    const lookup = pairs.map((p) => ({ field: p.field2, value: read(entry.json, p.field1) }));
-    if (lookup.some((l) => l.value === undefined)) {
-      unmatched1.push(entry);
-      continue;
-    }
-    const matches: Item[] = [];
-    for (let i = 0; i < input2.length; i++) {
-      const candidate = input2[i] as Item;
-      if (!lookup.every((l) => equal(l.value, read(candidate.json, l.field)))) continue;
-      matches.push(candidate);
-      seen2.add(i);
-      if (!all) break;
-    }
-    if (matches.length > 0) matched.push({ entry, matches });
+  input1.forEach((entry, n) => {
+    const indexes = found[n] as number[];
+    for (const i of indexes) seen2.add(i);
+    if (indexes.length > 0) matched.push({ entry, matches: indexes.map((i) => input2[i] as Item) });
     else unmatched1.push(entry);
-  }
+  });
   const same: Item[] = [];
   const different: Item[] = [];
   for (const { entry, matches } of matched) {
     let kept: Item | undefined;
     for (const match of matches) {
-      const a = nestedSkip ? without(entry.json, skip) : omit(entry.json, skip);
-      const b = nestedSkip ? without(match.json, skip) : omit(match.json, skip);
+      const a = nestedSkip ? without(entry.json, skip.list) : omit(entry.json, skip.set);
+      const b = nestedSkip ? without(match.json, skip.list) : omit(match.json, skip.set);
       const equalItems = o.fuzzyCompare ? Object.keys(a).every((k) => equal(a[k], b[k])) : equal(a, b);
       if (equalItems) {
         kept ??= o.fuzzyCompare && o.resolve === 'preferInput2' ? match : entry;

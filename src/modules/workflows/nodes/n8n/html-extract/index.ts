@@ -31,7 +31,10 @@ export const n8nHtmlExtractNode = defineNode({
       const p = await ctx.params(i);
       for (const html of htmlSources(item, p.sourceData, p.dataPropertyName, i)) {
         const values = p.extractionValues.values as ExtractionValue[];
-        out.push({ json: await extractFromHtml(html, values, p.options, 1, true), pairedItem: { item: i } });
+        out.push({
+          json: await extractFromHtml(html, values, p.options, 1, true, ctx.deps),
+          pairedItem: { item: i },
+        });
       }
     }
     return output(out);

@@ -1,104 +1,72 @@
-import type * as cheerio from 'cheerio';
-import type { convert as Convert } from 'html-to-text';
+import { CpuTaskError, cpuTask } from '../../../../../core/cpu/index.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
-import type { Json } from '../../../engine/types.js';
+import type { EngineDeps, Json } from '../../../engine/types.js';
 import { assertSize, FILE_LIMITS } from '../file-helpers/limits.js';
+import {
+  type ExtractInput,
+  type ExtractionValue,
+  type ExtractOptions,
+  type ExtractResult,
+  extractHtml,
+} from './extract-task.js';
 
-/** One extraction of n8n's HTML node (and the legacy HTML Extract): a key and where to find its value. */
-export interface ExtractionValue {
-  key: string;
-  cssSelector: string;
-  returnValue?: 'attribute' | 'html' | 'text' | 'value';
-  attribute?: string;
-  skipSelectors?: string;
-  returnArray?: boolean;
+export type { ExtractionValue, ExtractOptions } from './extract-task.js';
+
+const extractTask = cpuTask<ExtractInput, ExtractResult>(
+  new URL('./extract-task.js', import.meta.url),
+  'extractHtml',
+);
+
+/** The selectors named in an error, shortened. */
+function selectorsOf(values: ExtractionValue[]): string {
+  const shown = values.map(
+    (v) => `'${v.cssSelector.length > 80 ? `${v.cssSelector.slice(0, 80)}…` : v.cssSelector}'`,
+  );
+  return shown.length > 5 ? `${shown.slice(0, 5).join(', ')} and ${shown.length - 5} more` : shown.join(', ');
 }
-
-export interface ExtractOptions {
-  trimValues?: boolean;
-  cleanUpText?: boolean;
-}
-
-type Selection = ReturnType<cheerio.CheerioAPI>;
 
 /**
- * n8n's `getValue`: text is cheerio's `.text()` up to v1.1, then html-to-text's rendering (headings
- * upper-cased, links with their URL, `skipSelectors` skipped); `trimValues` and `cleanUpText` as n8n
- * applies them. `legacyTrim`: HTML Extract and HTML v1 trim unless `trimValues` is false.
+ * Extracts every value from one HTML document; one output item's JSON. The work (parsing, selectors,
+ * text) runs in the platform's CPU pool (`deps.cpu`: a worker with a deadline and a heap bound, the
+ * account waiting its turn), since a selector can take exponential time; without a pool (an engine run
+ * on its own, as some tests do), inline.
  */
-function extractOne(
-  convert: typeof Convert,
-  $el: Selection,
-  v: ExtractionValue,
-  options: ExtractOptions,
-  version: number,
-  legacyTrim: boolean,
-): string | undefined {
-  let value: string | undefined;
-  switch (v.returnValue ?? 'text') {
-    case 'attribute':
-      value = $el.attr(v.attribute ?? '');
-      break;
-    case 'html':
-      value = $el.html() || undefined;
-      break;
-    case 'value': {
-      const val = $el.val();
-      value = Array.isArray(val) ? val.join(',') : val;
-      break;
-    }
-    default:
-      if (version <= 1.1) value = $el.text() || (legacyTrim ? '' : undefined);
-      else {
-        const skip = v.skipSelectors
-          ? v.skipSelectors.split(',').map((s) => ({ selector: s.trim(), format: 'skip' }))
-          : undefined;
-        value = convert($el.html() || '', skip ? { selectors: skip } : undefined);
-      }
-  }
-  if (value === undefined) return value;
-  if (legacyTrim ? options.trimValues !== false : options.trimValues) value = value.trim();
-  if (options.cleanUpText)
-    value = value
-      .replace(/^\s+|\s+$/g, '')
-      .replace(/(\r\n|\n|\r)/gm, '')
-      .replace(/\s+/g, ' ');
-  return value;
-}
-
-/** Extracts every value from one HTML document; one output item's JSON. */
 export async function extractFromHtml(
   html: string,
   values: ExtractionValue[],
   options: ExtractOptions,
   version: number,
   legacyTrim: boolean,
+  deps: Pick<EngineDeps, 'cpu' | 'tenant'> = {},
 ): Promise<Record<string, Json>> {
   assertSize('HTML', Buffer.byteLength(html), FILE_LIMITS.htmlBytes);
-  // cheerio and html-to-text load when an HTML node first extracts, not at every start.
-  const [{ load }, { convert }] = await Promise.all([import('cheerio'), import('html-to-text')]);
-  const $ = load(html);
-  const json: Record<string, Json> = {};
-  for (const v of values) {
-    let $el: Selection;
-    try {
-      $el = $(v.cssSelector);
-    } catch (error) {
-      throw new NodeOperationError(`Invalid CSS selector '${v.cssSelector}'`, {
-        description: (error as Error).message,
-      });
-    }
-    if (v.returnArray) {
-      const list: Json[] = [];
-      $el.each((_, el) => {
-        const one = extractOne(convert, $(el), v, options, version, legacyTrim);
-        list.push(one === undefined ? null : one);
-      });
-      json[v.key] = list;
-    } else {
-      const one = extractOne(convert, $el, v, options, version, legacyTrim);
-      if (one !== undefined) json[v.key] = one;
-    }
+  const input: ExtractInput = { html, values, options, version, legacyTrim };
+  let result: ExtractResult;
+  try {
+    result = deps.cpu
+      ? await deps.cpu.pool.run(extractTask, input, {
+          timeoutMs: deps.cpu.timeoutMs,
+          ...(deps.tenant ? { tenant: deps.tenant } : {}),
+        })
+      : await extractHtml(input);
+  } catch (error) {
+    if (!(error instanceof CpuTaskError) || error.limit === null)
+      throw new NodeOperationError(error instanceof Error ? error.message : String(error));
+    if (error.limit === 'queue')
+      throw new NodeOperationError('Extracting HTML content: the server is busy; try again');
+    if (error.limit !== 'time' && error.limit !== 'memory')
+      throw new NodeOperationError(`Extracting HTML content stopped: ${error.message}`);
+    throw new NodeOperationError(
+      `Extracting HTML content stopped: it ${error.message} (CSS selectors ${selectorsOf(values)})`,
+      {
+        description:
+          'Some selectors take very long on some pages (nested :has() grows exponentially with the nesting); use a simpler selector or a smaller page',
+      },
+    );
   }
-  return json;
+  if (!result.ok)
+    throw new NodeOperationError(`Invalid CSS selector '${result.selector}'`, {
+      description: result.description,
+    });
+  return result.json;
 }

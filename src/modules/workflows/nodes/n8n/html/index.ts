@@ -110,6 +110,7 @@ export const n8nHtmlNode = defineNode({
           p.options,
           version,
           false,
+          ctx.deps,
         );
         out.push({ json, pairedItem: { item: i } });
       }

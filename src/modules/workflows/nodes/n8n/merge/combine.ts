@@ -1,6 +1,7 @@
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
 import { getField, isDeepEqual, isObject, type JsonObject, mergeJson } from './json.js';
+import { type MatchRules, matchByFields, numberKeyOf, STRICT_RULES } from './match-index.js';
 
 /** n8n's clash handling of Merge: which input wins a clashing field, and how nested fields merge. */
 export interface Clash {
@@ -75,38 +76,98 @@ interface Matched {
   matches: Item[];
 }
 
+/**
+ * Keys for Merge's fuzzy comparison (matching by an index, match-index.ts): a value of input 2 is filed
+ * under its exact key, and also as an empty value (undefined, null, '', [], {}), a yes/no word, or (an
+ * object or array) its JSON text; a value of input 1 looks up every class `fuzzyEqual` makes it equal to.
+ */
+export const MERGE_FUZZY_RULES: MatchRules = {
+  equal: fuzzyEqual,
+  indexKeys(value, keys) {
+    if (value === undefined) return ['F'];
+    const exact = keys.strict(value);
+    if (exact === null) return null;
+    const out = [exact];
+    if (falsy(value)) out.push('F');
+    if (typeof value === 'string') {
+      const word = wordOf(value);
+      if (word !== undefined) out.push(`W${word}`);
+    } else if (value !== null && typeof value === 'object') {
+      // fuzzyEqual compares a string with JSON.stringify of the object (compared one by one where it throws).
+      const text = jsonText(value);
+      if (text === null) return null;
+      if (text !== undefined) out.push(`J${text}`);
+    }
+    return out;
+  },
+  probeKeys(value, keys) {
+    const exact = keys.strict(value);
+    if (exact === null) return null;
+    const out = [exact];
+    if (falsy(value)) out.push('F');
+    if (typeof value === 'number') out.push(keys.strict(String(value)) as string);
+    else if (typeof value === 'string') {
+      const number = numberKeyOf(value, keys);
+      if (number !== null) out.push(number);
+      const word = wordOf(value);
+      if (word !== undefined) out.push(keys.strict(word) as string);
+      out.push(`J${value}`);
+    } else if (typeof value === 'boolean') out.push(`W${value}`);
+    else if (value !== null && typeof value === 'object') {
+      const text = jsonText(value);
+      if (text === null) return null;
+      if (text !== undefined) out.push(keys.strict(text) as string);
+    }
+    return out;
+  },
+};
+
+/** What a yes/no word stands for (`fuzzyEqual`'s words, any case). */
+function wordOf(text: string): boolean | undefined {
+  const lower = text.toLowerCase();
+  if (TRUE_WORDS.includes(lower)) return true;
+  if (FALSE_WORDS.includes(lower)) return false;
+  return undefined;
+}
+
+/** JSON.stringify's answer (undefined for some objects with `toJSON`); null where it throws. */
+function jsonText(value: Json): string | undefined | null {
+  try {
+    return JSON.stringify(value) as string | undefined;
+  } catch {
+    return null;
+  }
+}
+
 function findMatches(
   input1: Item[],
   input2: Item[],
   pairs: Array<{ field1: string; field2: string }>,
   o: MatchOptions,
+  match: typeof matchByFields,
 ) {
-  const equal = o.fuzzyCompare ? fuzzyEqual : isDeepEqual;
+  const lookups = input1.map((entry) => {
+    const values = pairs.map((p) => getField(entry.json, p.field1, o.dotNotation));
+    return values.some((v) => v === undefined) ? null : (values as Json[]);
+  });
+  const found = match(
+    lookups,
+    input2.map((other) => pairs.map((p) => getField(other.json, p.field2, o.dotNotation))),
+    o.fuzzyCompare ? MERGE_FUZZY_RULES : STRICT_RULES,
+    o.multipleMatches,
+  );
   const matched: Matched[] = [];
   const unmatched1: Item[] = [];
   const hit = new Set<number>();
-  for (const entry of input1) {
-    const wanted = pairs.map((p) => ({
-      field: p.field2,
-      value: getField(entry.json, p.field1, o.dotNotation),
-    }));
-    if (wanted.some((w) => w.value === undefined)) {
-      unmatched1.push(entry);
-      continue;
-    }
-    const found: number[] = [];
-    for (const [i, other] of input2.entries()) {
-      if (!wanted.every((w) => equal(w.value, getField(other.json, w.field, o.dotNotation)))) continue;
-      found.push(i);
-      if (o.multipleMatches === 'first') break;
-    }
-    for (const i of found) hit.add(i);
-    const matches = found.map((i) => input2[i] as Item);
+  input1.forEach((entry, n) => {
+    const indexes = found[n] as number[];
+    for (const i of indexes) hit.add(i);
+    const matches = indexes.map((i) => input2[i] as Item);
     if (matches.length === 0) unmatched1.push(entry);
     else if (o.outputDataFrom === 'both' || o.joinMode === 'enrichInput1' || o.joinMode === 'enrichInput2')
       for (const m of matches) matched.push({ entry, matches: [m] });
     else matched.push({ entry, matches });
-  }
+  });
   return {
     matched,
     matched2: input2.filter((_, i) => hit.has(i)),
@@ -149,6 +210,8 @@ export function combineByFields(
   input2: Item[],
   pairs: Array<{ field1: string; field2: string }>,
   o: MatchOptions,
+  /** How items are matched (tests swap in the n × m loop this replaced). */
+  match: typeof matchByFields = matchByFields,
 ): Item[] {
   checkPairs(pairs);
   const { joinMode, outputDataFrom } = o;
@@ -160,7 +223,7 @@ export function combineByFields(
     if (joinMode === 'enrichInput2' && input2.length === 0) return [];
     return [...input1, ...input2];
   }
-  const m = findMatches(input1, input2, pairs, o);
+  const m = findMatches(input1, input2, pairs, o, match);
   const suffix = o.clash.resolveClash === 'addSuffix';
   switch (joinMode) {
     case 'keepMatches':
