@@ -5,6 +5,7 @@ import { defineNode, NodeOperationError, output } from '../../../engine/node-typ
 import { DEFAULT_CODE_TIMEOUT_MS, type Item } from '../../../engine/types.js';
 import { queryText } from '../sql/rows.js';
 import { type Clash, combineByFields, type JoinMode, mergeInto, withSuffix } from './combine.js';
+import { MATCH_LIMITS } from './match-index.js';
 import { mergeBySql } from './sql.js';
 
 const ClashHandling = Type.Object(
@@ -221,8 +222,18 @@ function combineByPosition(inputs: Item[][], clash: Clash, includeUnpaired: bool
   return out;
 }
 
-/** Every pairing of an input 1 item with an input 2 item (cross join). */
+/**
+ * Every pairing of an input 1 item with an input 2 item (cross join). n × m items: past both inputs'
+ * items + MATCH_LIMITS.pairAllowance it is a node error (as Matching Fields' pairs), not a memory stall
+ * of the server (10,000 × 10,000 items would be 10⁸).
+ */
 function combineAll(input1: Item[], input2: Item[], clash: Clash): Item[] {
+  const total = input1.length * input2.length;
+  const max = input1.length + input2.length + MATCH_LIMITS.pairAllowance;
+  if (total > max)
+    throw new NodeOperationError(
+      `All Possible Combinations would make ${total} items (${input1.length} × ${input2.length}); at most ${max}`,
+    );
   let [a, b] = clash.resolveClash === 'preferInput1' ? [input2, input1] : [input1, input2];
   if (clash.resolveClash === 'addSuffix') [a, b] = [withSuffix(a, '1'), withSuffix(b, '2')];
   const out: Item[] = [];

@@ -152,6 +152,22 @@ describe('n8n-nodes-base.merge v3', () => {
     ]);
   });
 
+  it('refuses a cross join past both inputs plus 100,000 items, naming the count', async () => {
+    const many = (n: number, key: string) => Array.from({ length: n }, (_, i) => ({ [key]: i }));
+    const { out } = await run(
+      { mode: 'combine', combineBy: 'combineAll', options: {} },
+      { a: many(400, 'a'), b: many(400, 'b') },
+    );
+    expect(out.state.error?.message).toBe(
+      'All Possible Combinations would make 160000 items (400 × 400); at most 100800',
+    );
+    const { json } = await run(
+      { mode: 'combine', combineBy: 'combineAll', options: {} },
+      { a: many(300, 'a'), b: many(300, 'b') },
+    );
+    expect(json).toHaveLength(90_000);
+  });
+
   it('chooses a branch: the data of the given input, or one empty item', async () => {
     const inputs = { a: [{ a: 1 }], b: [{ b: 1 }] };
     expect((await run({ mode: 'chooseBranch', useDataOfInput: 2 }, inputs, 3.2)).json).toEqual([{ b: 1 }]);
