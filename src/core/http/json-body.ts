@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { assertSafeJson } from './json-guard.js';
-import { decodeUtf8Sliced, JSON_INLINE_BYTES, parseJsonSliced } from './json-sliced.js';
+import { decodeUtf8Sliced, JSON_INLINE_BYTES, parseJsonSliced, refuseProto } from './json-sliced.js';
 
 /** The bytes of bodies parsed by a parser that keeps them (a relay forwards what it validated). */
 const bodyBytes = new WeakMap<FastifyRequest, Buffer>();
@@ -37,22 +37,7 @@ const unreadableEncoding = (encoding: string) =>
  */
 export function assertSafeBody(value: unknown): void {
   assertSafeJson(value);
-  const stack = [value];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (node === null || typeof node !== 'object') continue;
-    for (const key in node) {
-      const child: unknown = (node as Record<string, unknown>)[key];
-      const proto =
-        key === '__proto__' ||
-        (key === 'constructor' &&
-          child !== null &&
-          typeof child === 'object' &&
-          Object.hasOwn(child, 'prototype'));
-      if (proto) throw new AppError('VALIDATION_ERROR', 'Object contains forbidden prototype property');
-      if (child !== null && typeof child === 'object') stack.push(child);
-    }
-  }
+  refuseProto(value);
 }
 
 type BodyParser = (

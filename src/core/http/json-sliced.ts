@@ -296,7 +296,7 @@ const isProtoMember = (key: string, value: unknown) =>
   (key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype'));
 
 /** Fastify's (secure-json-parse) refusals, for bodies it did not parse itself. */
-function refuseProto(value: unknown): void {
+export function refuseProto(value: unknown): void {
   const stack = [value];
   while (stack.length > 0) {
     const node = stack.pop();

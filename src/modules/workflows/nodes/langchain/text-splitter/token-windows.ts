@@ -99,7 +99,6 @@ function tokensAround(text: string, tiktoken: Tiktoken, pieces: RegExp): Array<n
     if (to > from) for (const id of tiktoken.encode(text.slice(from, to), 'all')) out.push(id);
   };
   let from = 0;
-  pieces.lastIndex = 0;
   for (const match of text.matchAll(pieces)) {
     const piece = match[0];
     if (piece.length <= LONG_PIECE) continue;
