@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Compiles src/ into dist/ only when dist/ is older than the sources: `npm start` and `npm run platform`
-// call this first, so a current build starts at once instead of paying tsc's ~20 s every time.
+// call this first, so a current build starts at once instead of paying tsc's ~5 s (TypeScript 7; ~20 s on 5.9) every time.
 // The check stats every file and folder under src/ (a folder's mtime changes when a file is added,
 // removed or renamed in it) and compares the newest against dist/.build-stamp: a few milliseconds.
 // The portal (web/portal) is bundled the same way, against dist/portal/.build-stamp (build-portal.mjs).
@@ -28,9 +28,9 @@ import {
   statSync,
   utimesSync,
 } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tscPath } from './tsc-path.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
@@ -117,14 +117,6 @@ async function withLock(fn) {
     return await fn();
   } finally {
     rmSync(lock, { recursive: true, force: true });
-  }
-}
-
-function tscPath() {
-  try {
-    return createRequire(path.join(root, 'package.json')).resolve('typescript/bin/tsc');
-  } catch {
-    return null;
   }
 }
 
@@ -265,13 +257,13 @@ async function bundleServer() {
 
 /** true when dist/ is current afterwards. */
 async function build(reason) {
-  const tsc = tscPath();
+  const tsc = tscPath(root);
   if (!tsc) {
     say(`${reason}, and TypeScript is not installed (npm install without dev dependencies?): cannot build.`);
     return false;
   }
   say(
-    `${reason}: compiling the TypeScript sources into dist/ with tsc (about 20 s on an idle 2-core machine; ` +
+    `${reason}: compiling the TypeScript sources into dist/ with tsc (about 5 s on an idle 2-core machine; ` +
       'minutes while npm is still building native modules or the machine is busy)…',
   );
   // The stamp takes the time the build started: a file saved during the build makes the next start rebuild.

@@ -54,6 +54,7 @@ function project(): string {
   dirs.push(root);
   mkdirSync(path.join(root, 'scripts'));
   copyFileSync(SCRIPT, path.join(root, 'scripts', 'ensure-build.mjs'));
+  copyFileSync(path.resolve('scripts/tsc-path.mjs'), path.join(root, 'scripts', 'tsc-path.mjs'));
   mkdirSync(path.join(root, 'src', 'core'), { recursive: true });
   writeFileSync(path.join(root, 'src', 'core', 'a.ts'), 'export const a = 1;\n');
   for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json'])

@@ -263,7 +263,7 @@ export class OpenAiProvider extends JsonUpstream implements ChatProvider {
     }
     const embeddings: number[][] = new Array(data.length);
     for (let i = 0; i < data.length; i++) {
-      const item = data[i];
+      const item: { index?: number; embedding?: unknown } | undefined = data[i];
       const index = typeof item?.index === 'number' ? item.index : i;
       const vector = decodeEmbedding(item?.embedding);
       if (!vector || index < 0 || index >= data.length || embeddings[index] !== undefined) {
