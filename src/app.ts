@@ -198,7 +198,7 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
   // body, not a parse error; anything else goes to Fastify's parser and its prototype-poisoning checks.
   // Bytes are decoded strictly: invalid UTF-8 is a 400, not text silently holding U+FFFD.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, strictJsonParser(app));
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, strictJsonParser());
 
   // An absent body validates as `{}`: a 400 then names the missing fields, not "must be object".
   app.addHook('preValidation', (request, _reply, done) => {

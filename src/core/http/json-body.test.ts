@@ -1,5 +1,7 @@
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { assertSafeBody } from './json-body.js';
+import { AppError } from '../errors.js';
+import { assertSafeBody, strictJsonParser } from './json-body.js';
 import { parseJsonSliced } from './json-sliced.js';
 
 /** What the body parser answers for the same text (the sliced parser: the one that throws AppErrors). */
@@ -35,6 +37,46 @@ describe('assertSafeBody: the body parser’s checks on JSON parsed elsewhere', 
         message: alone.message,
         details: alone.details,
       });
+    }
+  });
+});
+
+describe('strictJsonParser: one refusal for prototype keys, whatever the body size', () => {
+  it('answers a small body with __proto__ as the sliced parser answers a large one', async () => {
+    const app = Fastify();
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, strictJsonParser());
+    app.setErrorHandler((error: Error, _request, reply) => {
+      reply.status(400).send({ message: error.message, app: error instanceof AppError });
+    });
+    app.post('/', async (request) => request.body ?? null);
+    try {
+      for (const text of ['{"__proto__": {"admin": true}}', '{"a": {"constructor": {"prototype": {}}}}']) {
+        const res = await app.inject({
+          method: 'POST',
+          url: '/',
+          headers: { 'content-type': 'application/json' },
+          payload: text,
+        });
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toEqual({ message: 'Object contains forbidden prototype property', app: true });
+      }
+      const fine = await app.inject({
+        method: 'POST',
+        url: '/',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"a": 1}',
+      });
+      expect(fine.json()).toEqual({ a: 1 });
+      const broken = await app.inject({
+        method: 'POST',
+        url: '/',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"a": ',
+      });
+      expect(broken.json().message).not.toMatch(/prototype/);
+    } finally {
+      await app.close();
     }
   });
 });

@@ -1,7 +1,14 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import secureJson from 'secure-json-parse';
 import { AppError } from '../errors.js';
 import { assertSafeJson } from './json-guard.js';
-import { decodeUtf8Sliced, JSON_INLINE_BYTES, parseJsonSliced, refuseProto } from './json-sliced.js';
+import {
+  decodeUtf8Sliced,
+  JSON_INLINE_BYTES,
+  parseJsonSliced,
+  protoRefusalOf,
+  refuseProto,
+} from './json-sliced.js';
 
 /** The bytes of bodies parsed by a parser that keeps them (a relay forwards what it validated). */
 const bodyBytes = new WeakMap<FastifyRequest, Buffer>();
@@ -40,6 +47,10 @@ export function assertSafeBody(value: unknown): void {
   refuseProto(value);
 }
 
+const PROTO_REFUSALS = { protoAction: 'error', constructorAction: 'error' } as const;
+/** What the error handler answers for Fastify's own "invalid JSON body". */
+const malformed = () => new AppError('VALIDATION_ERROR', 'Malformed JSON body');
+
 type BodyParser = (
   request: FastifyRequest,
   body: string | Buffer,
@@ -48,13 +59,13 @@ type BodyParser = (
 
 /**
  * The platform's JSON body parser. An empty body sent as JSON (clients that set the header on every
- * call, DELETE included) is no body, not a parse error; anything else goes to Fastify's parser and
- * its prototype-poisoning checks, then the depth/NUL/Infinity guard. Bytes are decoded strictly:
+ * call, DELETE included) is no body, not a parse error; anything else goes to secure-json-parse with
+ * Fastify's prototype-poisoning refusals (called directly: Fastify's wrapper answers them as "not
+ * valid JSON"), then the depth/NUL/Infinity guard. Bytes are decoded strictly:
  * invalid UTF-8 is a 400, not text silently holding U+FFFD. A body above JSON_INLINE_BYTES is decoded
  * and parsed in slices (json-sliced.ts) with the same checks, so it never holds the event loop.
  */
-export function strictJsonParser(app: FastifyInstance, options: { keepBytes?: boolean } = {}): BodyParser {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+export function strictJsonParser(options: { keepBytes?: boolean } = {}): BodyParser {
   const utf8 = new TextDecoder('utf-8', { fatal: true });
   const keepBytes = options.keepBytes === true;
   return (request, body, done) => {
@@ -77,14 +88,17 @@ export function strictJsonParser(app: FastifyInstance, options: { keepBytes?: bo
       return done(new AppError('VALIDATION_ERROR', 'The body is not valid UTF-8'), undefined);
     }
     if (text === '') return done(null, undefined);
-    parseJson(request, text, (error, parsed) => {
-      if (error) return done(error, undefined);
-      try {
-        assertSafeJson(parsed);
-      } catch (refusal) {
-        return done(refusal as Error, undefined);
-      }
-      done(null, parsed);
-    });
+    let parsed: unknown;
+    try {
+      parsed = secureJson.parse(text, PROTO_REFUSALS);
+    } catch (error) {
+      return done(protoRefusalOf(error as Error) ?? malformed(), undefined);
+    }
+    try {
+      assertSafeJson(parsed);
+    } catch (refusal) {
+      return done(refusal as Error, undefined);
+    }
+    done(null, parsed);
   };
 }

@@ -309,4 +309,13 @@ export function refuseProto(value: unknown): void {
   }
 }
 
-const forbidden = () => new AppError('VALIDATION_ERROR', 'Object contains forbidden prototype property');
+const PROTO_REFUSAL = 'Object contains forbidden prototype property';
+const forbidden = () => new AppError('VALIDATION_ERROR', PROTO_REFUSAL);
+
+/**
+ * Fastify's parser (secure-json-parse) refuses the same keys with a SyntaxError of this message, which
+ * the error handler would answer as "Malformed JSON body": as ours instead, whatever the body's size.
+ */
+export function protoRefusalOf(error: Error): AppError | null {
+  return error instanceof SyntaxError && error.message === PROTO_REFUSAL ? forbidden() : null;
+}

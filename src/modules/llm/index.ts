@@ -235,7 +235,7 @@ export const llmModule: PlatformModule = {
       scope.addContentTypeParser(
         ['application/json', 'application/x-www-form-urlencoded', 'text/plain'],
         { parseAs: 'buffer' },
-        strictJsonParser(scope, { keepBytes: true }),
+        strictJsonParser({ keepBytes: true }),
       );
       ollamaRoutes(scope, deps.gateway, settings);
       ollamaManageRoutes(scope, deps.management);
@@ -247,7 +247,7 @@ export const llmModule: PlatformModule = {
       scope.addContentTypeParser(
         'application/json',
         { parseAs: 'buffer' },
-        strictJsonParser(scope, { keepBytes: true }),
+        strictJsonParser({ keepBytes: true }),
       );
       openAiRoutes(scope, deps.gateway, settings);
     });
