@@ -8,6 +8,7 @@ import type { AppContext, PlatformModule } from './core/context.js';
 import { type DatabaseHandle, openDatabase } from './core/db/database.js';
 import { migrateToLatest } from './core/db/migrate.js';
 import { createAuthHook } from './core/http/auth-hook.js';
+import { registerContentEncodingRule } from './core/http/content-encoding.js';
 import { registerDeprecation } from './core/http/deprecation.js';
 import { emptyPathParamCheck } from './core/http/empty-params.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './core/http/error-handler.js';
@@ -199,6 +200,8 @@ export async function buildApp(options: BuildOptions): Promise<Platform> {
   // Bytes are decoded strictly: invalid UTF-8 is a 400, not text silently holding U+FFFD.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, strictJsonParser());
+  // A compressed body is a 415 on every route whose parser does not decode it (webhooks do).
+  registerContentEncodingRule(app);
 
   // An absent body validates as `{}`: a 400 then names the missing fields, not "must be object".
   app.addHook('preValidation', (request, _reply, done) => {

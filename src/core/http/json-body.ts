@@ -19,25 +19,6 @@ export function bodyBytesOf(request: FastifyRequest): Buffer | undefined {
 }
 
 /**
- * A `Content-Encoding` other than identity, as sent, or null. No route decompresses: a gzip body read
- * as JSON would be a misleading 400 at best, and decoding it would put a decompression bomb's cost
- * before the body limit.
- */
-function encodingOf(request: FastifyRequest): string | null {
-  const header = request.headers['content-encoding'];
-  if (header === undefined) return null;
-  const codings = header.split(',').map((c) => c.trim().toLowerCase());
-  return codings.every((c) => c === '' || c === 'identity') ? null : header;
-}
-
-const unreadableEncoding = (encoding: string) =>
-  new AppError(
-    'UNSUPPORTED_MEDIA_TYPE',
-    `Content-Encoding '${encoding.slice(0, 50)}' is not supported; send the body uncompressed`,
-    { contentEncoding: encoding.slice(0, 50) },
-  );
-
-/**
  * The checks this parser makes, for JSON parsed elsewhere that must be refused as a request body
  * would be (a batch line's body): nesting, NUL, overflowing numbers (json-guard.ts), then the
  * `__proto__` and `constructor.prototype` keys Fastify's parser refuses. Throws the same 400s.
@@ -69,8 +50,6 @@ export function strictJsonParser(options: { keepBytes?: boolean } = {}): BodyPar
   const utf8 = new TextDecoder('utf-8', { fatal: true });
   const keepBytes = options.keepBytes === true;
   return (request, body, done) => {
-    const encoding = encodingOf(request);
-    if (encoding) return done(unreadableEncoding(encoding), undefined);
     if (keepBytes) bodyBytes.set(request, body as Buffer);
     if ((body as Buffer).length > JSON_INLINE_BYTES) {
       decodeUtf8Sliced(body as Buffer)

@@ -1,6 +1,8 @@
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, validationError } from '../../../core/errors.js';
+import { decodedPayload, undecodableBody } from '../../../core/http/content-encoding.js';
 import { isValidHeader } from '../../../core/http/header-check.js';
 import { assertSafeJson } from '../../../core/http/json-guard.js';
 import { decodeUtf8Sliced, JSON_INLINE_BYTES, parseJsonSliced } from '../../../core/http/json-sliced.js';
@@ -53,10 +55,29 @@ const FORM_WAITING_URL = '/form-waiting/:executionId';
 const FORM_BODY_LIMIT = 262_144;
 const FORM_NODE_TYPE = 'n8n-nodes-base.form';
 
-/** Reads a body as bytes up to `limit`; beyond it, 413 (the rest is drained, not kept). */
-function readLimited(payload: NodeJS.ReadableStream, limit: number, declared: number): Promise<Buffer> {
+/**
+ * Reads a body as bytes up to `limit`; beyond it, 413 (the rest is drained, not kept). A compressed
+ * body is read decoded (content-encoding.ts): the limit holds for what it expands to, the decoder is
+ * stopped at the limit, and the compressed rest is drained from the socket.
+ */
+function readLimited(
+  request: FastifyRequest,
+  raw: NodeJS.ReadableStream,
+  limit: number,
+  declared: number,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    if (declared > limit) {
+    let payload: NodeJS.ReadableStream;
+    try {
+      payload = decodedPayload(request, raw);
+    } catch (error) {
+      raw.resume();
+      reject(error);
+      return;
+    }
+    const decoded = payload !== raw;
+    // A declared length is of the bytes sent: only an unencoded body is refused by it up front.
+    if (!decoded && declared > limit) {
       payload.resume();
       reject(tooLarge(limit));
       return;
@@ -64,22 +85,27 @@ function readLimited(payload: NodeJS.ReadableStream, limit: number, declared: nu
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
+    const fail = (error: unknown) => {
+      failed = true;
+      chunks.length = 0;
+      if (decoded) {
+        (payload as Readable).destroy();
+        raw.unpipe();
+        raw.resume();
+      }
+      reject(error);
+    };
     payload.on('data', (chunk: Buffer) => {
       if (failed) return;
       size += chunk.length;
-      if (size > limit) {
-        failed = true;
-        chunks.length = 0;
-        reject(tooLarge(limit));
-        return;
-      }
+      if (size > limit) return fail(tooLarge(limit));
       chunks.push(chunk);
     });
     payload.on('end', () => {
       if (!failed) resolve(Buffer.concat(chunks));
     });
     payload.on('error', (error) => {
-      if (!failed) reject(error);
+      if (!failed) fail(undecodableBody(error) ?? error);
     });
   });
 }
@@ -176,11 +202,15 @@ function send(
 export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): void {
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
+    // n8n's webhooks inflate gzip and deflate bodies (br too here): this scope's parser decodes them.
+    scope.addHook('onRoute', (route) => {
+      route.config = { ...route.config, decodesContentEncoding: true };
+    });
     scope.addContentTypeParser('*', async (request: FastifyRequest, payload: NodeJS.ReadableStream) => {
       const uploads = formUploadLimit(request, deps.formUploadLimit);
       if (uploads !== null) {
         const declared = Number(request.headers['content-length'] ?? 0) || 0;
-        request.rawBody = await readLimited(payload, uploads, declared).catch((error: unknown) => {
+        request.rawBody = await readLimited(request, payload, uploads, declared).catch((error: unknown) => {
           if ((error as AppError).code !== 'PAYLOAD_TOO_LARGE') throw error;
           throw new AppError(
             'PAYLOAD_TOO_LARGE',
@@ -200,7 +230,7 @@ export function webhookRoutes(app: FastifyInstance, deps: WebhookRouteDeps): voi
       const declared = Number(request.headers['content-length'] ?? 0) || 0;
       let raw: Buffer;
       try {
-        raw = await readLimited(payload, limit, declared);
+        raw = await readLimited(request, payload, limit, declared);
       } catch (error) {
         if (!parsed || limit === nodeLimit || (error as AppError).code !== 'PAYLOAD_TOO_LARGE') throw error;
         throw new AppError(
