@@ -6,10 +6,12 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../core/db/types.js';
 import { AppError } from '../../core/errors.js';
+import { OutboundBlockedError } from '../../core/http/outbound.js';
 import { blobDigest, type ManagedModels } from './managed-models.js';
 import type { ConfiguredModel, ModelPreset } from './model-file.js';
 import type { OllamaProvider } from './providers/ollama.js';
 import type { ModelRegistry } from './registry.js';
+import { registryHostOf } from './registry-host.js';
 import { UpstreamError } from './types.js';
 
 /** The largest blob `/api/blobs/:digest` keeps (a Modelfile's small files; no weights are served here). */
@@ -25,10 +27,31 @@ export interface ModelManagementDeps {
   now: () => Date;
   /** What one account's blobs may hold in all (LLM_BLOBS_MAX_BYTES_PER_ACCOUNT). */
   maxAccountBlobBytes: number;
+  /**
+   * The outbound guard for a registry host a pulled name names (`host:port/namespace/model`): the
+   * Ollama server would connect there, inside the operator's network. Throws OutboundBlockedError.
+   */
+  registryHostAllowed: (host: string, port: number) => Promise<unknown>;
 }
 
 export class ModelManagement {
   constructor(private readonly deps: ModelManagementDeps) {}
+
+  /** A name that pulls from a registry host of its own: that host as the outbound guard allows. */
+  private async checkRegistry(name: string): Promise<void> {
+    const target = registryHostOf(name);
+    if (!target) return;
+    try {
+      await this.deps.registryHostAllowed(target.host, target.port);
+    } catch (error) {
+      if (!(error instanceof OutboundBlockedError)) throw error;
+      throw new AppError(
+        'FORBIDDEN',
+        `The model's registry '${target.host}' is not allowed: ${error.message} (OUTBOUND_ALLOW_HOSTS may name it)`,
+        { registry: target.host },
+      );
+    }
+  }
 
   /**
    * Progress of a pull. A model of another provider has nothing to download (its server has it or
@@ -43,6 +66,7 @@ export class ModelManagement {
       return;
     }
     if (!ollama) throw new AppError('UPSTREAM_ERROR', 'no Ollama provider is running', {});
+    if (!model) await this.checkRegistry(name);
     const entry: ConfiguredModel = model ?? {
       name,
       provider: 'ollama',

@@ -97,8 +97,11 @@ interface Internals {
 }
 const internals = new WeakMap<AppContext, Internals>();
 
-/** Downstream URLs of the named workflows, as `$env`; empty ones point at this server. */
-function downstreamEnv(ctx: AppContext): Record<string, string> {
+/**
+ * The downstream URL settings workflows call (`$env.LLM_URL`, …); empty ones point at this server.
+ * These, and only these, are trusted by the outbound guard: an operator names them to be reached.
+ */
+function downstreamUrls(ctx: AppContext): Record<string, string> {
   const c = ctx.config;
   const self = c.PUBLIC_URL.replace(/\/+$/, '');
   const urls = {
@@ -111,16 +114,20 @@ function downstreamEnv(ctx: AppContext): Record<string, string> {
     ORDERS_URL: c.ORDERS_URL || self,
     USERS_URL: c.USERS_URL || self,
   };
-  return { ...c.EXPRESSION_ENV, ...urls };
+  return urls;
 }
 
-/** Operator-set downstreams are trusted by the outbound guard (they may be on a private network). */
-function trustedHosts(env: Record<string, string>, configured: string): string[] {
+/**
+ * Operator-set downstreams are trusted by the outbound guard (they may be on a private network). Not
+ * the other `EXPRESSION_ENV_ALLOWLIST` values: a variable shown to expressions (a cache's URL) must not
+ * open its host to every account's HTTP Request.
+ */
+function trustedHosts(urls: Record<string, string>, configured: string): string[] {
   const hosts = configured
     .split(',')
     .map((h) => h.trim())
     .filter(Boolean);
-  for (const value of Object.values(env)) {
+  for (const value of Object.values(urls)) {
     try {
       const url = new URL(value);
       hosts.push(url.host);
@@ -226,7 +233,8 @@ export const workflowsModule: PlatformModule = {
       timeoutMs: config.REGEX_TIMEOUT_MS,
       maxPatternLength: config.REGEX_MAX_LENGTH,
     });
-    const env = downstreamEnv(ctx);
+    const urls = downstreamUrls(ctx);
+    const env = { ...config.EXPRESSION_ENV, ...urls };
     const workflowStore = new WorkflowStore(ctx.db);
     const executionStore = new ExecutionStore(ctx.db);
     const deliveries = new DeliveryStore(ctx.db);
@@ -235,7 +243,7 @@ export const workflowsModule: PlatformModule = {
     // hosts of the platform's own service URLs; raw TCP clients (SSH, SMTP/IMAP, databases, Redis, and
     // the credential test) only what OUTBOUND_ALLOW_HOSTS names: a URL without a port would otherwise
     // open every port of its host, the platform's own database included.
-    const allowHosts = trustedHosts(env, config.OUTBOUND_ALLOW_HOSTS);
+    const allowHosts = trustedHosts(urls, config.OUTBOUND_ALLOW_HOSTS);
     const tcpAllowHosts = config.OUTBOUND_ALLOW_HOSTS.split(',');
     const connectAddress = createAddressGuard(tcpAllowHosts);
     const http = createOutboundHttp({ allowHosts, timeoutMs: config.OUTBOUND_TIMEOUT_MS });

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import type { FileInfo } from 'basic-ftp';
+import type { FileInfo, FTPContext, FTPResponse } from 'basic-ftp';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { Json } from '../../../engine/types.js';
 import { boundedSink, FTP_LIMITS, joinRemote, type RemoteFiles, tooMany } from './files.js';
@@ -30,20 +30,58 @@ function entry(info: FileInfo, full: string): Record<string, Json> {
   };
 }
 
+/** basic-ftp's passive-mode parts (its own strategies connect before anyone may check the port). */
+interface PassiveParts {
+  parseEpsvResponse(message: string): number;
+  parsePasvResponse(message: string): { host: string; port: number };
+  connectForPassiveTransfer(host: string, port: number, ftp: FTPContext): Promise<void>;
+}
+
+/**
+ * basic-ftp's passive-mode strategy (EPSV, else PASV on the control connection's address), with the
+ * data port put to the outbound guard before connecting: an operator who allowed a private server by
+ * `host:port` allowed that port, not whichever one the server names for its data connections.
+ */
+function guardedPassiveMode(
+  parts: PassiveParts,
+  address: string,
+  dataPortAllowed: (port: number) => Promise<void>,
+) {
+  return async (ftp: FTPContext): Promise<FTPResponse> => {
+    let res: FTPResponse;
+    let port: number;
+    try {
+      res = await ftp.request('EPSV');
+      port = parts.parseEpsvResponse(res.message);
+    } catch {
+      res = await ftp.request('PASV');
+      port = parts.parsePasvResponse(res.message).port;
+    }
+    await dataPortAllowed(port);
+    await parts.connectForPassiveTransfer(address, port, ftp);
+    return res;
+  };
+}
+
 /**
  * FTP through basic-ftp, connected to the address the outbound guard answered; data connections go
- * to that same address whatever PASV names (no transfer to a host the guard did not see).
+ * to that same address whatever PASV names (no transfer to a host the guard did not see), on a port
+ * the guard allows (`dataPortAllowed` throws otherwise).
  */
 export async function openFtp(
   address: string,
   login: { port: number; user: string; password: string },
   timeoutMs: number,
+  dataPortAllowed: (port: number) => Promise<void>,
 ): Promise<RemoteFiles> {
   const { Client } = await import('basic-ftp');
+  // Not in the package's index; basic-ftp has no exports map, and 5.x keeps these three as they are.
+  const parts = (await import('basic-ftp/dist/transfer.js')) as unknown as PassiveParts;
   const client = new Client(Math.min(timeoutMs, 30_000), {
     allowSeparateTransferHost: false,
     maxListingBytes: 20 * 1024 * 1024,
   });
+  client.prepareTransfer = guardedPassiveMode(parts, address, dataPortAllowed);
   try {
     await client.access({ host: address, port: login.port, user: login.user, password: login.password });
   } catch (err) {

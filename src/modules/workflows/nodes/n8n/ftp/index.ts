@@ -50,8 +50,14 @@ export async function openRemote(
   timeoutMs: number,
 ): Promise<RemoteFiles> {
   const { address, port } = await guardedAddress(c, connectAddress, protocol === 'ftp' ? 21 : 22, 'FTP');
-  if (protocol === 'ftp')
-    return openFtp(address, { port, user: c.username || 'anonymous', password: c.password ?? '' }, timeoutMs);
+  if (protocol === 'ftp') {
+    // Passive data connections go to the same host on the port the server names: the guard sees it.
+    const dataPortAllowed = async (dataPort: number) => {
+      await guardedAddress({ ...c, port: String(dataPort) }, connectAddress, 21, 'FTP');
+    };
+    const login = { port, user: c.username || 'anonymous', password: c.password ?? '' };
+    return openFtp(address, login, timeoutMs, dataPortAllowed);
+  }
   if (!c.username) throw new NodeOperationError('The SFTP credential needs a username');
   return openSftp(
     address,
