@@ -36,17 +36,26 @@ function usable(secrets: Iterable<string | null | undefined>): string[] {
  * credential replaced by `[redacted]`.
  */
 export function redactSecrets(text: string, secrets: Iterable<string | null | undefined> = []): string {
-  let out = text;
-  for (const secret of usable(secrets)) {
-    for (const form of new Set([secret, encodeURIComponent(secret), Buffer.from(secret).toString('base64')]))
-      if (out.includes(form)) out = out.split(form).join(REDACTED);
-  }
+  let out = redactValues(text, secrets);
   for (const shape of SECRET_SHAPES)
     out = out.replace(shape, (_match, lead: unknown) => {
       // Without a group the second argument is the offset: only a string is a kept prefix.
       if (typeof lead !== 'string') return REDACTED;
       return /[:=]\s*["']?$/.test(lead) ? `${lead}${REDACTED}` : `${lead} ${REDACTED}`;
     });
+  return out;
+}
+
+/**
+ * `text` with every given secret and its URL-encoded and base64 forms replaced, and nothing else: for
+ * text of our own making (a node's error), where a credential-shaped phrase ("token budget") is words.
+ */
+export function redactValues(text: string, secrets: Iterable<string | null | undefined>): string {
+  let out = text;
+  for (const secret of usable(secrets)) {
+    for (const form of new Set([secret, encodeURIComponent(secret), Buffer.from(secret).toString('base64')]))
+      if (out.includes(form)) out = out.split(form).join(REDACTED);
+  }
   return out;
 }
 
@@ -74,10 +83,4 @@ export function headerSecrets(headers: Record<string, string | string[] | undefi
     }
   }
   return out;
-}
-
-/** Every string value of a credential's data (its secrets, whatever the field names). */
-export function valuesOf(data: Record<string, unknown> | null | undefined): string[] {
-  if (!data) return [];
-  return Object.values(data).filter((v): v is string => typeof v === 'string');
 }

@@ -1,4 +1,6 @@
 import type { AddressGuard, OutboundHttp } from '../../../core/http/outbound.js';
+import { redactSecrets } from '../../../core/redact.js';
+import { credentialSecrets } from '../engine/credential-redaction.js';
 import type { CredentialTestResult } from '../nodes/credential-tests.js';
 
 export type { CredentialTestResult };
@@ -18,6 +20,8 @@ export async function testCredential(
   const { credentialTests, CREDENTIAL_TEST_TIMEOUT_MS } = await import('../nodes/credential-tests.js');
   const test = Object.hasOwn(credentialTests, type) ? credentialTests[type] : undefined;
   if (!test) return { status: 'Error', message: `Credentials of type '${type}' have no test here` };
+  // A server that echoes what it was sent (a key in its refusal) must not show it back to the caller.
+  const secrets = credentialSecrets(data);
   const outboundHost = async (host: string, port: number) => ({
     address: await guard(host, port),
     servername: host.trim(),
@@ -38,10 +42,12 @@ export async function testCredential(
       }),
     ]);
     // One answer for every type that passed, as n8n's API gives.
-    return result.status === 'OK' ? { status: 'OK', message: 'Connection tested successfully' } : result;
+    if (result.status === 'OK') return { status: 'OK', message: 'Connection tested successfully' };
+    return { status: 'Error', message: redactSecrets(result.message, secrets) };
   } catch (err) {
     const e = err as Error & { description?: string };
-    return { status: 'Error', message: e.description ? `${e.message}: ${e.description}` : e.message };
+    const message = e.description ? `${e.message}: ${e.description}` : e.message;
+    return { status: 'Error', message: redactSecrets(message, secrets) };
   } finally {
     clearTimeout(timer);
   }

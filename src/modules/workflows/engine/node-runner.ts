@@ -1,3 +1,4 @@
+import { credentialSecrets, withoutSecrets } from './credential-redaction.js';
 import { defaultTimezone } from './expression-sandbox.js';
 import {
   CodeError,
@@ -60,6 +61,9 @@ export interface RunNodeArgs {
   ancestors?: (name: string) => readonly WorkflowNode[];
 }
 
+/** A run's arguments with the secrets its node and sub-nodes were handed so far. */
+type AttemptArgs = RunNodeArgs & { revealed: Set<string> };
+
 /** How a root node finds its sub-nodes and their types. */
 export interface SubNodeLookup {
   attached(root: string, type: AiConnectionType): AttachedNode[];
@@ -96,10 +100,13 @@ export async function runNode(args: RunNodeArgs): Promise<NodeRun> {
   const startedAt = args.deps.now();
   const t0 = performance.now();
   let attempt = Math.min(args.triesBefore ?? 0, tries - 1);
+  // Every credential value and OAuth2 token the node (or a sub-node) read: none may appear in the
+  // error an execution keeps, whatever the node or an upstream's answer put in its message.
+  const revealed = new Set<string>();
   for (;;) {
     attempt++;
     try {
-      const result = await attemptNode({ ...args, inputs });
+      const result = await attemptNode({ ...args, inputs, revealed });
       if (result.kind === 'output' && settings.alwaysOutputData && result.output.every((o) => o.length === 0))
         result.output = [[{ json: {} }], ...result.output.slice(1)];
       const runData = record(startedAt, t0, inputs.flat(), result.kind === 'wait' ? [] : result.output);
@@ -112,12 +119,19 @@ export async function runNode(args: RunNodeArgs): Promise<NodeRun> {
         await sleep(waitMs);
         continue;
       }
-      return failed(args, inputs, settings, err, startedAt, t0);
+      return failed(
+        args,
+        inputs,
+        settings,
+        withoutSecrets(err, [...revealed], { shapes: false }),
+        startedAt,
+        t0,
+      );
     }
   }
 }
 
-async function attemptNode(args: RunNodeArgs): Promise<NodeResult> {
+async function attemptNode(args: AttemptArgs): Promise<NodeResult> {
   const { nodeType, node } = args;
   return nodeType.execute(contextOf(args, node, nodeType, 0));
 }
@@ -127,7 +141,7 @@ async function attemptNode(args: RunNodeArgs): Promise<NodeResult> {
  * root's items, so `{{ $json.… }}` in a chat model's or tool's parameters reads the root's item.
  */
 function contextOf(
-  args: RunNodeArgs,
+  args: AttemptArgs,
   node: WorkflowNode,
   nodeType: NodeType,
   depth: number,
@@ -176,10 +190,16 @@ function contextOf(
     workflow: { id: data.workflow.id, name: data.workflow.name },
     parentNodes: () => args.ancestors?.(node.name) ?? [],
     timezone: data.timezone ?? defaultTimezone(),
-    credential: (id) => deps.credential(id, data.workflow.id),
-    oauth2Token: (id, renew) => {
+    credential: async (id) => {
+      const credential = await deps.credential(id, data.workflow.id);
+      for (const secret of credentialSecrets(credential)) args.revealed.add(secret);
+      return credential;
+    },
+    oauth2Token: async (id, renew) => {
       if (!deps.oauth2Token) throw new Error('OAuth2 credentials are not available here');
-      return deps.oauth2Token(id, data.workflow.id, renew);
+      const token = await deps.oauth2Token(id, data.workflow.id, renew);
+      args.revealed.add(token.accessToken);
+      return token;
     },
     runCode: (code, mode) =>
       evaluator.runCode(
@@ -224,7 +244,7 @@ function contextOf(
 }
 
 function subNodesOf(
-  args: RunNodeArgs,
+  args: AttemptArgs,
   root: WorkflowNode,
   type: AiConnectionType,
   depth: number,

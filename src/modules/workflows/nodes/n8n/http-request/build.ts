@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { customAuth, multipleHeaders } from '../../../credentials/http-auth-data.js';
-import { credentialSecrets } from '../../../credentials/redaction.js';
 import { binaryBytes } from '../../../engine/binary.js';
+import { credentialSecrets } from '../../../engine/credential-redaction.js';
 import { NodeOperationError } from '../../../engine/node-type.js';
 import type { Item, OutboundRequest } from '../../../engine/types.js';
 import { signOAuth2 } from './oauth2.js';

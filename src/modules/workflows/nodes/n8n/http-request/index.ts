@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Value } from 'typebox/value';
-import { withoutSecrets } from '../../../credentials/redaction.js';
+import { withoutSecrets } from '../../../engine/credential-redaction.js';
 import {
   defineNode,
   type NodeExecutionContext,

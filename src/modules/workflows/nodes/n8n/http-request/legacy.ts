@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { withoutSecrets } from '../../../credentials/redaction.js';
 import { binaryBytes } from '../../../engine/binary.js';
+import { withoutSecrets } from '../../../engine/credential-redaction.js';
 import {
   defineNode,
   type NodeExecutionContext,

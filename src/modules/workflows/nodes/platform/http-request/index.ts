@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { assertNever } from '../../../../../core/errors.js';
 import { redactSecrets } from '../../../../../core/redact.js';
-import { credentialSecrets } from '../../../credentials/redaction.js';
+import { credentialSecrets } from '../../../engine/credential-redaction.js';
 import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
 
