@@ -3701,8 +3701,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * A document's chunks in order, with page numbers and offsets
-     * @description A document's chunks in order, with page numbers and offsets
+     * A document's chunks in order, with page numbers and offsets, a page at a time
+     * @description A document's chunks in order, with page numbers and offsets, a page at a time
      *
      *     API keys only. Requires the scope `docproc:read`.
      */
@@ -3712,8 +3712,8 @@ export interface paths {
     delete?: never;
     options?: never;
     /**
-     * A document's chunks in order, with page numbers and offsets (headers only)
-     * @description A document's chunks in order, with page numbers and offsets
+     * A document's chunks in order, with page numbers and offsets, a page at a time (headers only)
+     * @description A document's chunks in order, with page numbers and offsets, a page at a time
      *
      *     API keys only. Requires the scope `docproc:read`.
      */
@@ -22183,7 +22183,12 @@ export interface operations {
   };
   getApiDocumentsByIdChunks: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Chunks per page (default and most 1000) */
+        limit?: number;
+        /** @description Opaque cursor from a previous nextCursor */
+        cursor?: string;
+      };
       header?: never;
       path: {
         id: string;
@@ -22200,6 +22205,7 @@ export interface operations {
         content: {
           /**
            * @example {
+           *       "nextCursor": "string",
            *       "data": [
            *         {
            *           "chunkId": "string",
@@ -22214,6 +22220,7 @@ export interface operations {
            *     }
            */
           'application/json': {
+            nextCursor: string | null;
             data: {
               chunkId: string;
               index: number;
@@ -22236,7 +22243,12 @@ export interface operations {
   };
   headApiDocumentsByIdChunks: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Chunks per page (default and most 1000) */
+        limit?: number;
+        /** @description Opaque cursor from a previous nextCursor */
+        cursor?: string;
+      };
       header?: never;
       path: {
         id: string;
@@ -30059,6 +30071,7 @@ export interface operations {
           parallel_tool_calls?: boolean | null;
           background?: boolean | null;
           conversation?: unknown;
+          truncation?: ('auto' | 'disabled') | null;
         } & {
           [key: string]: unknown;
         };

@@ -413,6 +413,35 @@ describe.each(await testDialects())('custom blends on %s', (dialect) => {
     expect(await api.getBlendForCustomer(p.accountId, 'cust_bob', blend.id)).toBeNull();
   });
 
+  it('a customer keeps at most 1,000 blends: the next is a 409, and the list answers them all', async () => {
+    const carol = await customerToken(p, 'cust_carol_many');
+    const made = await create(carol, validBlend('Seed blend'));
+    expect(made.statusCode).toBe(201);
+    const { db } = p.ctx;
+    const row = await db
+      .selectFrom('blends')
+      .selectAll()
+      .where('id', '=', made.json().id)
+      .executeTakeFirstOrThrow();
+    for (let start = 1; start < 999; start += 250) {
+      const rows = Array.from({ length: Math.min(250, 999 - start) }, (_, i) => ({
+        ...row,
+        id: `blend_seeded_${start + i}`,
+        name: `Seeded ${start + i}`,
+        name_key: `seeded ${start + i}`,
+      }));
+      await db.insertInto('blends').values(rows).execute();
+    }
+    expect((await create(carol, validBlend('The thousandth'))).statusCode).toBe(201);
+    const over = await create(carol, validBlend('One too many'));
+    expectError(over, 409, 'CONFLICT');
+    expect(over.json().message).toMatch(/at most 1000 blends/);
+    const list = await p.request({ method: 'GET', url: '/api/custom-blends', key: carol });
+    expect(list.json().blends).toHaveLength(1_000);
+    // Another customer of the account is not held by carol's blends.
+    expect((await create(bob, validBlend('Bob still can'))).statusCode).toBe(201);
+  });
+
   it('never routes the literal collections to the by-id route', async () => {
     for (const path of ['categories', 'notes', 'recommendations']) {
       const res = await p.request({ method: 'GET', url: `/api/custom-blends/${path}`, key: alice });

@@ -3,7 +3,8 @@ import { type Static, Type } from 'typebox';
 /**
  * OpenAI's Responses API (`POST /v1/responses`) as its clients send it. Items are checked by hand in
  * `responses-format.ts` (each problem a 400 naming its place); fields this server has no use for
- * (`include`, `store`, `truncation`, `metadata`, …) are accepted as OpenAI's clients send them.
+ * (`include`, `store`, `metadata`, …) are accepted as OpenAI's clients send them; `truncation` is
+ * honoured (responses-window.ts).
  */
 const Item = Type.Record(Type.String(), Type.Unknown());
 const open = { additionalProperties: true } as const;
@@ -27,6 +28,7 @@ export const ResponsesBody = Type.Object(
     parallel_tool_calls: Type.Optional(orNull(Type.Boolean())),
     background: Type.Optional(orNull(Type.Boolean())),
     conversation: Type.Optional(Type.Unknown()),
+    truncation: Type.Optional(orNull(Type.Union([Type.Literal('auto'), Type.Literal('disabled')]))),
   },
   open,
 );

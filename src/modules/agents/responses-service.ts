@@ -16,6 +16,7 @@ import {
   toolChoiceOf,
 } from './responses-format.js';
 import type { ResponsesBodyT } from './responses-schemas.js';
+import { conversationWindow } from './responses-window.js';
 import { checkTurnRequest } from './turn-request.js';
 
 type Item = Record<string, unknown>;
@@ -79,7 +80,8 @@ export class ResponsesService {
     });
     const id = newId('resp');
     const createdAt = Math.floor(this.clock.now().getTime() / 1000);
-    const conversation = [...earlier, ...added];
+    const truncation = body.truncation === 'auto' ? 'auto' : 'disabled';
+    const conversation = conversationWindow(earlier, added, truncation);
     const base: Item = {
       id,
       object: 'response',
@@ -100,7 +102,7 @@ export class ResponsesService {
       tool_choice: body.tool_choice ?? 'auto',
       tools: body.tools ?? [],
       top_p: body.top_p ?? null,
-      truncation: 'disabled',
+      truncation,
       usage: null,
       metadata: {},
     };

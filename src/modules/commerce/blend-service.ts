@@ -46,12 +46,18 @@ interface BlendServiceDeps {
 
 type Detail = 'summary' | 'detail';
 
+/**
+ * Blends one customer may keep: `GET /api/custom-blends` answers all of them in one list (the spec
+ * gives it no pages), so the list is bounded by what may be made.
+ */
+export const MAX_BLENDS_PER_CUSTOMER = 1_000;
+
 /** Use-cases of custom blends: CRUD with validation, derived fields, recommendations, simulation. */
 export class BlendService {
   constructor(private readonly deps: BlendServiceDeps) {}
 
   async list(actor: Actor): Promise<BlendViewT[]> {
-    const blends = await this.deps.store.listOwn(actor.accountId, actor.owner);
+    const blends = await this.deps.store.listOwn(actor.accountId, actor.owner, MAX_BLENDS_PER_CUSTOMER);
     const usage = await this.deps.store.usage(blends.map((b) => b.id));
     return blends.map((b) => this.view(b, actor, 'summary', usage.get(b.id) ?? []));
   }
@@ -63,6 +69,12 @@ export class BlendService {
   }
 
   async create(actor: Actor, input: CreateBlendInput): Promise<BlendViewT> {
+    if ((await this.deps.store.countOwn(actor.accountId, actor.owner)) >= MAX_BLENDS_PER_CUSTOMER)
+      throw new AppError(
+        'CONFLICT',
+        `A customer holds at most ${MAX_BLENDS_PER_CUSTOMER} blends; delete one to make another`,
+        { limit: MAX_BLENDS_PER_CUSTOMER },
+      );
     const now = this.deps.clock.now().toISOString();
     const blend: Blend = {
       id: newId('blend'),
@@ -110,7 +122,7 @@ export class BlendService {
   async recommendations(actor: Actor, filters: RecommendationFilters) {
     checkFilters(this.deps.catalog, filters);
     const [history, preferences] = await Promise.all([
-      this.deps.store.listOwn(actor.accountId, actor.owner),
+      this.deps.store.listOwn(actor.accountId, actor.owner, MAX_BLENDS_PER_CUSTOMER),
       this.deps.preferences?.(actor.accountId, actor.owner) ?? null,
     ]);
     return recommend(this.deps.catalog, history, filters, preferences ?? NO_PREFERENCES);

@@ -74,15 +74,27 @@ export class BlendStore {
     return row ? toBlend(row) : null;
   }
 
-  async listOwn(accountId: string, owner: string): Promise<Blend[]> {
+  /** A customer's blends, at most `limit` (the per-customer bound: the list has no pages in the spec). */
+  async listOwn(accountId: string, owner: string, limit: number): Promise<Blend[]> {
     const rows = await this.db
       .selectFrom('blends')
       .selectAll()
       .where('account_id', '=', accountId)
       .where('owner', '=', owner)
       .orderBy('id')
+      .limit(limit)
       .execute();
     return rows.map(toBlend);
+  }
+
+  async countOwn(accountId: string, owner: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('blends')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .where('owner', '=', owner)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
   }
 
   async usage(blendIds: readonly string[]): Promise<Map<string, BlendUsage[]>> {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
 import { runList } from '../../core/db/list.js';
-import { AppError, notFound } from '../../core/errors.js';
+import { AppError, notFound, validationError } from '../../core/errors.js';
 import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
 import { newId } from '../../core/ids.js';
 import type { JobPayload, JobQueue, jobs } from '../../core/queue/index.js';
@@ -156,13 +156,24 @@ export class DocumentService {
     await this.onChunksGone(accountId, row.topic);
   }
 
-  async chunks(accountId: string, id: string) {
+  /** A document's chunks in order, a page at a time (keyed by chunk index: `cursor` is the last one's). */
+  async chunks(accountId: string, id: string, page: { limit?: number; cursor?: string } = {}) {
+    const after = page.cursor === undefined ? -1 : chunkCursorIndex(page.cursor);
+    const limit = page.limit ?? MAX_CHUNK_PAGE;
     const row = await this.store.get(accountId, id);
     if (!row) throw notFound('DOCUMENT_NOT_FOUND', 'Document', id);
     // `loaded`: no chunks yet, or chunks being written or deleted (the processor's commit point).
-    if (row.status === 'loaded') return { data: [] };
-    const chunks = await this.store.chunksOf(id).orderBy('chunk_index').execute();
+    if (row.status === 'loaded') return { nextCursor: null, data: [] };
+    const rows = await this.store
+      .chunksOf(id)
+      .where('chunk_index', '>', after)
+      .orderBy('chunk_index')
+      .limit(limit + 1)
+      .execute();
+    const chunks = rows.slice(0, limit);
+    const last = chunks.at(-1);
     return {
+      nextCursor: rows.length > limit && last ? chunkCursor(last.chunk_index) : null,
       data: chunks.map((c) => ({
         chunkId: c.id,
         index: c.chunk_index,
@@ -229,4 +240,17 @@ export class DocumentService {
       await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
     }
   }
+}
+
+/** The most chunks one page answers (a document may hold tens of thousands). */
+export const MAX_CHUNK_PAGE = 1_000;
+
+const chunkCursor = (index: number) => Buffer.from(`chunk:${index}`).toString('base64url');
+
+/** The chunk index a cursor continues after; a cursor no page made is a 400. */
+function chunkCursorIndex(cursor: string): number {
+  const match = /^chunk:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match?.[1])
+    throw validationError('Invalid query', [{ field: 'cursor', message: 'is not a valid cursor' }]);
+  return Number(match[1]);
 }

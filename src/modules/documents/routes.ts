@@ -9,6 +9,7 @@ import type { KnowledgeService } from './knowledge-service.js';
 import type { LoadInput } from './loaders/index.js';
 import {
   ChunkList,
+  ChunkListQuery,
   DocumentGetQuery,
   DocumentParams,
   DocumentView,
@@ -155,12 +156,13 @@ export function documentRoutes(app: FastifyInstance, deps: DocumentRouteDeps): v
       config: docproc,
       schema: {
         tags,
-        summary: "A document's chunks in order, with page numbers and offsets",
+        summary: "A document's chunks in order, with page numbers and offsets, a page at a time",
         params: DocumentParams,
+        querystring: ChunkListQuery,
         response: withErrors({ 200: ChunkList }),
       },
     },
-    async (request) => documents.chunks(account(request), request.params.id),
+    async (request) => documents.chunks(account(request), request.params.id, request.query),
   );
 
   r.post(

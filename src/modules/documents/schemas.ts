@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { IdParams, Nullable, Timestamp } from '../../core/http/schemas.js';
-import { DOCUMENT_STATUSES, OPERATIONS } from './document-service.js';
+import { DOCUMENT_STATUSES, MAX_CHUNK_PAGE, OPERATIONS } from './document-service.js';
 import { FUSIONS, MAX_TOP_K, QUERY_MODES } from './knowledge-service.js';
 import { DOCUMENT_SOURCES } from './types.js';
 
@@ -56,7 +56,24 @@ export const DocumentGetQuery = Type.Object(
   { additionalProperties: false },
 );
 
+export const ChunkListQuery = Type.Object(
+  {
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_CHUNK_PAGE,
+        description: `Chunks per page (default and most ${MAX_CHUNK_PAGE})`,
+      }),
+    ),
+    cursor: Type.Optional(
+      Type.String({ maxLength: 40, description: 'Opaque cursor from a previous nextCursor' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const ChunkList = Type.Object({
+  nextCursor: Nullable(Type.String({ description: 'The next page, or null after the last chunk' })),
   data: Type.Array(
     Type.Object({
       chunkId: Type.String(),

@@ -2,7 +2,6 @@ import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
 import { type ErrorRenderer, registerErrorFormat } from '../../core/http/error-handler.js';
 import { clientGone, sendLines } from '../../core/http/stream-reply.js';
@@ -11,6 +10,7 @@ import type { FlowService } from './flow-service.js';
 import type { FlowStore } from './flow-store.js';
 import { MAX_FLOW_DATA_CHARS } from './flowise/flow-data.js';
 import type { FlowiseObjects } from './flowise/objects.js';
+import { jsonField, multipartTotalBytes, readMultipartFiles } from './flowise/store-files.js';
 import { flowiseEvents, metadataOf } from './flowise-stream.js';
 import { listMessages, messageFilterOf } from './messages.js';
 import type { PredictionService } from './prediction-service.js';
@@ -27,7 +27,7 @@ import {
   UpsertView,
   withFlowiseErrors,
 } from './schemas.js';
-import type { UpsertFile, UpsertInput, UpsertService } from './upsert-service.js';
+import type { UpsertInput, UpsertService } from './upsert-service.js';
 
 export interface FlowRouteDeps {
   flows: FlowService;
@@ -244,7 +244,7 @@ export function flowRoutes(app: FastifyInstance, deps: FlowRouteDeps): void {
         },
         // A multipart body becomes the JSON shape before validation, so both are checked alike.
         preValidation: async (request) => {
-          if (request.isMultipart()) request.body = await readMultipart(request);
+          if (request.isMultipart()) request.body = await readMultipart(request, deps.maxFileBytes);
         },
       },
       // A client that goes away stops the upsert's loaders (their request in flight too).
@@ -259,34 +259,21 @@ export function flowRoutes(app: FastifyInstance, deps: FlowRouteDeps): void {
   });
 }
 
-/** Flowise's upsert form: `files` (any number of parts), `topic`, `stopNodeId`, `chunkSize`, `metadata` (JSON); other fields ignored. */
-async function readMultipart(request: FastifyRequest): Promise<Record<string, unknown>> {
-  const files: UpsertFile[] = [];
+/**
+ * Flowise's upsert form: `files` (any number of parts, together at most twice one file's limit),
+ * `topic`, `stopNodeId`, `chunkSize`, `metadata` and `overrideConfig` (JSON); other fields ignored.
+ */
+async function readMultipart(
+  request: FastifyRequest,
+  maxFileBytes: number,
+): Promise<Record<string, unknown>> {
   const body: Record<string, unknown> = {};
-  for await (const part of request.parts()) {
-    if (part.type === 'file') {
-      const data = await part.toBuffer();
-      files.push({
-        name: part.filename || part.fieldname,
-        type: part.mimetype ?? '',
-        data: data.toString('base64'),
-      });
-      continue;
-    }
-    const value = typeof part.value === 'string' ? part.value : String(part.value);
-    if (part.fieldname === 'topic') body.topic = value;
-    else if (part.fieldname === 'stopNodeId') body.stopNodeId = value;
-    else if (part.fieldname === 'chunkSize') body.chunkSize = Number(value);
-    else if (part.fieldname === 'metadata' || part.fieldname === 'overrideConfig') {
-      try {
-        body[part.fieldname] = JSON.parse(value) as unknown;
-      } catch {
-        throw new AppError('VALIDATION_ERROR', `${part.fieldname} must be JSON`, {
-          fields: [{ field: part.fieldname, message: 'must be a JSON object' }],
-        });
-      }
-    }
-  }
+  const files = await readMultipartFiles(request, multipartTotalBytes(maxFileBytes), (name, value) => {
+    if (name === 'topic') body.topic = value;
+    else if (name === 'stopNodeId') body.stopNodeId = value;
+    else if (name === 'chunkSize') body.chunkSize = Number(value);
+    else if (name === 'metadata' || name === 'overrideConfig') body[name] = jsonField(name, value);
+  });
   if (files.length > 0) body.files = files;
   return body;
 }

@@ -9,21 +9,31 @@ export class CallSlots {
 
   constructor(readonly perAccount: number) {}
 
-  acquire(accountId: string): () => void {
+  /**
+   * `calls` slots at once (a JSON-RPC batch's tool calls all run together), or a 429: a batch of more
+   * calls than the bound is refused whatever else runs, so no batch gets round it.
+   */
+  acquire(accountId: string, calls = 1): () => void {
     const mine = this.held.get(accountId) ?? 0;
-    if (mine >= this.perAccount)
+    if (calls > this.perAccount)
+      throw new AppError(
+        'RATE_LIMIT_EXCEEDED',
+        `The batch holds ${calls} MCP tool calls; at most ${this.perAccount} run at once for an account: send fewer per batch`,
+        { limit: this.perAccount, calls },
+      );
+    if (mine + calls > this.perAccount)
       throw new AppError(
         'RATE_LIMIT_EXCEEDED',
         `Too many MCP tool calls under way for this account (at most ${this.perAccount}); retry when one ends`,
         { limit: this.perAccount },
         { 'retry-after': '1' },
       );
-    this.held.set(accountId, mine + 1);
+    this.held.set(accountId, mine + calls);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const left = (this.held.get(accountId) ?? 1) - 1;
+      const left = (this.held.get(accountId) ?? calls) - calls;
       if (left > 0) this.held.set(accountId, left);
       else this.held.delete(accountId);
     };
@@ -34,10 +44,10 @@ export class CallSlots {
   }
 }
 
-/** Whether a JSON-RPC body (one message or a batch) asks for a tool call. */
-export function callsTools(body: unknown): boolean {
+/** How many tool calls a JSON-RPC body (one message or a batch) asks for. */
+export function toolCallsIn(body: unknown): number {
   const messages = Array.isArray(body) ? body : [body];
-  return messages.some(
+  return messages.filter(
     (m) => m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call',
-  );
+  ).length;
 }

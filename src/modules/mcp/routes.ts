@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../../core/http/auth-hook.js';
 import { withErrors } from '../../core/http/schemas.js';
-import { type CallSlots, callsTools } from './call-slots.js';
+import { type CallSlots, toolCallsIn } from './call-slots.js';
 import type { PlatformMcpServer } from './mcp-server.js';
 
 export interface McpRouteDeps {
@@ -66,7 +66,8 @@ export function mcpRoutes(app: FastifyInstance, deps: McpRouteDeps): void {
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      const release = callsTools(request.body) ? deps.slots.acquire(principal.accountId) : () => undefined;
+      const calls = toolCallsIn(request.body);
+      const release = calls > 0 ? deps.slots.acquire(principal.accountId, calls) : () => undefined;
       try {
         const answer = await deps.server.handle({
           request: webRequest(request),

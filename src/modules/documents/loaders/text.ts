@@ -2,7 +2,8 @@
 import type { LoadedDocument } from '../types.js';
 
 const TITLE_MAX = 120;
-const HEADING = /^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$/m;
+/** An ATX heading's start; its text is cut from the rest of the line by hand (linear whatever follows). */
+const HEADING_START = /^ {0,3}#{1,6}[ \t]+/;
 
 export function textDocument(text: string, mimeType: 'text/plain' | 'text/markdown'): LoadedDocument {
   // One line-ending convention: offsets of chunks then mean the same thing whatever the source used.
@@ -15,13 +16,31 @@ export function textDocument(text: string, mimeType: 'text/plain' | 'text/markdo
 
 /** The first Markdown heading, else the first non-blank line, cut to 120 characters; null for no text. */
 function guessTitle(text: string): string | null {
-  const heading = HEADING.exec(text)?.[1]?.trim();
-  if (heading) return shorten(heading);
-  const line = text
-    .split('\n')
-    .map((l) => l.trim())
-    .find((l) => l !== '');
+  const lines = text.split('\n');
+  for (const line of lines) {
+    const heading = headingText(line);
+    if (heading) return shorten(heading);
+  }
+  const line = lines.map((l) => l.trim()).find((l) => l !== '');
   return line === undefined ? null : shorten(line);
+}
+
+/**
+ * An ATX heading's text without its optional closing `#`s (CommonMark: a closing run must follow a
+ * space or tab). One regex over the line's start, then string work: the single regex that did it all
+ * backtracked quadratically over a heading followed by a long run of spaces.
+ */
+function headingText(line: string): string | null {
+  const start = HEADING_START.exec(line);
+  if (!start) return null;
+  let text = line.slice(start[0].length).trimEnd();
+  let end = text.length;
+  while (end > 0 && text[end - 1] === '#') end--;
+  const closing = text.slice(0, end);
+  if (end < text.length && (closing === '' || closing.endsWith(' ') || closing.endsWith('\t')))
+    text = closing;
+  text = text.trim();
+  return text === '' ? null : text;
 }
 
 function shorten(line: string): string {

@@ -40,7 +40,13 @@ export async function ingestInto(caller: Principal, documents: DocumentsApi, inp
 export async function chunksOf(accountId: string, documents: DocumentsApi, storeId: string, loader: Loader) {
   const all = [];
   for (const documentId of loader.documentIds) {
-    const { data } = await documents.documents.chunks(accountId, documentId);
+    const data = [];
+    let cursor: string | null | undefined;
+    do {
+      const page = await documents.documents.chunks(accountId, documentId, cursor ? { cursor } : {});
+      data.push(...page.data);
+      cursor = page.nextCursor;
+    } while (cursor);
     all.push(
       ...data.map((c) => ({
         id: c.chunkId,

@@ -1,5 +1,7 @@
+import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { AppError, validationError } from '../../../core/errors.js';
+import { assertSafeBody } from '../../../core/http/json-body.js';
 import type { IngestInput } from '../../documents/index.js';
 import type { UpsertFile } from '../upsert-service.js';
 
@@ -108,7 +110,6 @@ export function storeInputs(b: StoreUpsert, topic: string, chunkSize: number | u
   ];
 }
 
-/** Flowise's multipart upsert: `files` parts, and `loader`, `splitter`, `metadata` as JSON text fields. */
 /**
  * The most a multipart request's files may hold together: twice one file's limit. The plugin bounds each
  * file and their number, not their sum (nor the route's bodyLimit), and every file is held in memory with
@@ -116,17 +117,54 @@ export function storeInputs(b: StoreUpsert, topic: string, chunkSize: number | u
  */
 export const multipartTotalBytes = (maxFileBytes: number): number => 2 * maxFileBytes;
 
-/** Counts a file part's bytes against the total; past it, a 413 before the next part is read. */
-function countUpload(total: number, bytes: number, limit: number): number {
-  const next = total + bytes;
-  if (next > limit)
-    throw new AppError('PAYLOAD_TOO_LARGE', `The files are over ${limit} bytes together`, { limit });
-  return next;
+const tooLargeTogether = (limit: number) =>
+  new AppError('PAYLOAD_TOO_LARGE', `The files are over ${limit} bytes together`, { limit });
+
+/**
+ * A file part's bytes, refused (413) the moment it passes the plugin's per-file limit or the request's
+ * total: the plugin's `toBuffer` reads a truncated file to its end before saying so, which let a
+ * client stream any size for as long as the request's time limit.
+ */
+function readFilePart(part: MultipartFile, room: number, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const fail = (error: unknown) => {
+      if (done) return;
+      done = true;
+      chunks.length = 0;
+      part.file.removeAllListeners('data');
+      reject(error);
+    };
+    part.file.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > room) return fail(tooLargeTogether(limit));
+      chunks.push(chunk);
+    });
+    part.file.once('limit', () =>
+      fail(
+        new AppError(
+          'PAYLOAD_TOO_LARGE',
+          `File '${part.filename || part.fieldname}' is over the size limit`,
+          {
+            file: part.filename || part.fieldname,
+          },
+        ),
+      ),
+    );
+    part.file.once('error', fail);
+    part.file.once('end', () => {
+      if (done) return;
+      done = true;
+      resolve(Buffer.concat(chunks));
+    });
+  });
 }
 
 /**
  * A multipart request's files (bounded together by `totalLimit`) in order; every other field goes to
- * `onField` as text. Both Flowise upload routes read through this.
+ * `onField` as text. Every Flowise upload route reads through this.
  */
 export async function readMultipartFiles(
   request: FastifyRequest,
@@ -137,8 +175,8 @@ export async function readMultipartFiles(
   let total = 0;
   for await (const part of request.parts()) {
     if (part.type === 'file') {
-      const data = await part.toBuffer();
-      total = countUpload(total, data.length, totalLimit);
+      const data = await readFilePart(part, totalLimit - total, totalLimit);
+      total += data.length;
       files.push({
         name: part.filename || part.fieldname,
         type: part.mimetype ?? '',
@@ -149,6 +187,26 @@ export async function readMultipartFiles(
   return files;
 }
 
+/**
+ * A form field holding JSON, with the checks a JSON body gets (nesting, NUL, prototype keys): parsed
+ * alone it skipped them, and a document's metadata nested 49,000 deep failed later as a 500.
+ */
+export function jsonField(name: string, value: string): unknown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value) as unknown;
+  } catch {
+    throw validationError(`${name} must be JSON`, [{ field: name, message: 'must be a JSON object' }]);
+  }
+  try {
+    assertSafeBody(parsed);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw validationError(`${name} is not acceptable JSON: ${message}`, [{ field: name, message }]);
+  }
+  return parsed;
+}
+
 export async function readStoreMultipart(
   request: FastifyRequest,
   totalLimit: number,
@@ -157,15 +215,8 @@ export async function readStoreMultipart(
   const files = await readMultipartFiles(request, totalLimit, (fieldname, value) => {
     if (fieldname === 'docId') body.docId = value;
     else if (fieldname === 'replaceExisting') body.replaceExisting = value === 'true';
-    else if (['loader', 'splitter', 'metadata'].includes(fieldname)) {
-      try {
-        body[fieldname] = JSON.parse(value) as unknown;
-      } catch {
-        throw validationError(`${fieldname} must be JSON`, [
-          { field: fieldname, message: 'must be a JSON object' },
-        ]);
-      }
-    }
+    else if (['loader', 'splitter', 'metadata'].includes(fieldname))
+      body[fieldname] = jsonField(fieldname, value);
   });
   if (files.length > 0) body.files = files;
   return body;
