@@ -2,9 +2,10 @@
 /** `npm run typecheck`: the server (src, test, eval) and the portal's browser code, both at once. */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { tscPath } from './tsc-path.mjs';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = tscPath(root);
 if (!tsc) {
   console.error('TypeScript is not installed (npm install without dev dependencies?)');

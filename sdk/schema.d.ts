@@ -22188,6 +22188,8 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        /** @description Chunks come in document order only */
+        sort?: 'index';
       };
       header?: never;
       path: {
@@ -22248,6 +22250,8 @@ export interface operations {
         limit?: number;
         /** @description Opaque cursor from a previous nextCursor */
         cursor?: string;
+        /** @description Chunks come in document order only */
+        sort?: 'index';
       };
       header?: never;
       path: {

@@ -295,6 +295,11 @@ const ConfigSchema = Type.Object({
   LLM_FILES_MAX_BYTES_PER_ACCOUNT: Type.Integer({ default: 1_073_741_824, minimum: 0 }),
   /** What one account's Ollama blobs (`POST /api/blobs/:digest`) may hold, in bytes. */
   LLM_BLOBS_MAX_BYTES_PER_ACCOUNT: Type.Integer({ default: 268_435_456, minimum: 0 }),
+  /**
+   * Registries a pulled Ollama name may name (`host[:port]/namespace/model`), comma-separated: Ollama
+   * connects there, and follows their redirects, from inside the operator's network.
+   */
+  OLLAMA_PULL_REGISTRIES: Type.String({ default: 'registry.ollama.ai,hf.co,huggingface.co' }),
   /** How many files one account's `/v1/files` may hold; 0: no bound. */
   LLM_FILES_MAX_PER_ACCOUNT: Type.Integer({ default: 1_000, minimum: 0 }),
   // Operations.

@@ -864,6 +864,54 @@ describe.each(dialects)('secrets audit on %s', (dialect) => {
     expectClean('the run of an LLM chain whose provider refused the key', ran.text);
   });
 
+  it('a chain that continues on fail writes the refusal into its item: the item does not hold the key', async () => {
+    const key = book.add('credential openAiApi.apiKey (continue on fail)', mark('echoed-openai-cof'));
+    const cred = await created('/api/v1/credentials', {
+      name: 'audit echoed openai cof',
+      type: 'openAiApi',
+      data: { apiKey: key, url: `${echo.base}/v1` },
+    });
+    const ran = await runWorkflow({
+      name: 'audit: a summarization chain that continues on fail',
+      nodes: [
+        {
+          id: 't',
+          name: 'Start',
+          type: 'n8n-nodes-base.manualTrigger',
+          typeVersion: 1,
+          position: [0, 0],
+          parameters: {},
+        },
+        {
+          id: 'c',
+          name: 'Summary',
+          type: `${LC}.chainSummarization`,
+          typeVersion: 2,
+          position: [200, 0],
+          continueOnFail: true,
+          parameters: {},
+        },
+        {
+          id: 'm',
+          name: 'Model',
+          type: `${LC}.lmChatOpenAi`,
+          typeVersion: 1.2,
+          position: [200, 200],
+          parameters: { model: { __rl: true, mode: 'list', value: 'gpt-4o-mini' }, options: {} },
+          credentials: { openAiApi: { id: cred.id, name: 'audit echoed openai cof' } },
+        },
+      ],
+      connections: {
+        Start: { main: [[{ node: 'Summary', type: 'main', index: 0 }]] },
+        Model: { ai_languageModel: [[{ node: 'Summary', type: 'ai_languageModel', index: 0 }]] },
+      },
+    });
+    // The run succeeds: the failure is an item of the chain's output.
+    expect(ran.error.trim()).toBe('');
+    expect(ran.text).toMatch(/401|refused|Incorrect/i);
+    expectClean('the items of a chain that continued on fail', ran.text);
+  });
+
   it('a GraphQL node whose endpoint echoes the header credential: the run error does not hold it', async () => {
     const ran = await runWorkflow(
       chain('audit: GraphQL refused', [

@@ -269,7 +269,7 @@ describe('scripts/ensure-build.mjs and the portal', () => {
   function project(): string {
     const root = mkdtempSync(path.join(tmpdir(), 'portal-ensure-'));
     mkdirSync(path.join(root, 'scripts'));
-    for (const f of ['ensure-build.mjs', 'build-portal.mjs'])
+    for (const f of ['ensure-build.mjs', 'build-portal.mjs', 'tsc-path.mjs'])
       cpSync(path.resolve('scripts', f), path.join(root, 'scripts', f));
     cpSync(path.resolve('web', 'portal'), path.join(root, 'web', 'portal'), { recursive: true });
     symlinkSync(path.resolve('node_modules'), path.join(root, 'node_modules'), 'dir');

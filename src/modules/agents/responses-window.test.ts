@@ -40,4 +40,16 @@ describe('conversationWindow: a previous_response_id chain within the bounds', (
     const added: ChatMessage[] = [{ role: 'user', content: 'x'.repeat(8_000_001) }];
     expect(() => conversationWindow(turns(2), added, 'auto')).toThrow(/too long/);
   });
+
+  it('auto refuses rather than send a tool result without the call it answers', () => {
+    const big = 'x'.repeat(3_000_000);
+    const earlier: ChatMessage[] = [
+      { role: 'user', content: 'look it up' },
+      { role: 'assistant', content: big },
+      { role: 'assistant', content: big },
+      { role: 'assistant', content: big },
+    ];
+    const added = [{ role: 'tool', content: 'result', toolCallId: 'c1' } as ChatMessage];
+    expect(() => conversationWindow(earlier, added, 'auto')).toThrow(/too long/);
+  });
 });

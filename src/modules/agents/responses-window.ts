@@ -47,6 +47,7 @@ export function conversationWindow(
     count--;
     start++;
   }
-  if (!fits()) throw over();
+  // Everything earlier dropped while this turn answers a tool call: the call would be gone with it.
+  if (!fits() || (start === earlier.length && added[0]?.role !== 'user')) throw over();
   return [...earlier.slice(start), ...added];
 }

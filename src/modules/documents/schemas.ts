@@ -68,6 +68,7 @@ export const ChunkListQuery = Type.Object(
     cursor: Type.Optional(
       Type.String({ maxLength: 40, description: 'Opaque cursor from a previous nextCursor' }),
     ),
+    sort: Type.Optional(Type.Enum(['index'] as const, { description: 'Chunks come in document order only' })),
   },
   { additionalProperties: false },
 );

@@ -2,7 +2,6 @@ import type { Principal } from '../../core/auth/principal.js';
 import type { AppContext, PlatformModule } from '../../core/context.js';
 import { cpuPoolOf } from '../../core/cpu/index.js';
 import { strictJsonParser } from '../../core/http/json-body.js';
-import { createOutboundHostGuard } from '../../core/http/outbound-host.js';
 import { createQueue, jobs } from '../../core/queue/index.js';
 import { anthropicRoutes } from './anthropic-routes.js';
 import { BatchRunner } from './batches/batch-runner.js';
@@ -190,7 +189,9 @@ export const llmModule: PlatformModule = {
       db: ctx.db,
       now: () => ctx.clock.now(),
       maxAccountBlobBytes: config.LLM_BLOBS_MAX_BYTES_PER_ACCOUNT,
-      registryHostAllowed: createOutboundHostGuard({ allowHosts: config.OUTBOUND_ALLOW_HOSTS.split(',') }),
+      pullRegistries: config.OLLAMA_PULL_REGISTRIES.split(',')
+        .map((r) => r.trim())
+        .filter(Boolean),
     });
     const { files, batches } = await startBatches(ctx, gateway);
     internals.set(ctx, {

@@ -6,12 +6,11 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../core/db/types.js';
 import { AppError } from '../../core/errors.js';
-import { OutboundBlockedError } from '../../core/http/outbound.js';
 import { blobDigest, type ManagedModels } from './managed-models.js';
 import type { ConfiguredModel, ModelPreset } from './model-file.js';
 import type { OllamaProvider } from './providers/ollama.js';
 import type { ModelRegistry } from './registry.js';
-import { registryHostOf } from './registry-host.js';
+import { registryAllowed, registryHostOf } from './registry-host.js';
 import { UpstreamError } from './types.js';
 
 /** The largest blob `/api/blobs/:digest` keeps (a Modelfile's small files; no weights are served here). */
@@ -27,30 +26,25 @@ export interface ModelManagementDeps {
   now: () => Date;
   /** What one account's blobs may hold in all (LLM_BLOBS_MAX_BYTES_PER_ACCOUNT). */
   maxAccountBlobBytes: number;
-  /**
-   * The outbound guard for a registry host a pulled name names (`host:port/namespace/model`): the
-   * Ollama server would connect there, inside the operator's network. Throws OutboundBlockedError.
-   */
-  registryHostAllowed: (host: string, port: number) => Promise<unknown>;
+  /** Registries a pulled name may name (OLLAMA_PULL_REGISTRIES). */
+  pullRegistries: readonly string[];
 }
 
 export class ModelManagement {
   constructor(private readonly deps: ModelManagementDeps) {}
 
-  /** A name that pulls from a registry host of its own: that host as the outbound guard allows. */
-  private async checkRegistry(name: string): Promise<void> {
+  /**
+   * A name that pulls from a registry of its own: only one the operator lists. Ollama connects there
+   * from inside the operator's network, and follows its redirects.
+   */
+  private checkRegistry(name: string): void {
     const target = registryHostOf(name);
-    if (!target) return;
-    try {
-      await this.deps.registryHostAllowed(target.host, target.port);
-    } catch (error) {
-      if (!(error instanceof OutboundBlockedError)) throw error;
-      throw new AppError(
-        'FORBIDDEN',
-        `The model's registry '${target.host}' is not allowed: ${error.message} (OUTBOUND_ALLOW_HOSTS may name it)`,
-        { registry: target.host },
-      );
-    }
+    if (!target || registryAllowed(target, this.deps.pullRegistries)) return;
+    throw new AppError(
+      'FORBIDDEN',
+      `The model's registry '${target.host}' is not one this server pulls from (OLLAMA_PULL_REGISTRIES: ${this.deps.pullRegistries.join(', ')})`,
+      { registry: target.host },
+    );
   }
 
   /**
@@ -66,7 +60,7 @@ export class ModelManagement {
       return;
     }
     if (!ollama) throw new AppError('UPSTREAM_ERROR', 'no Ollama provider is running', {});
-    if (!model) await this.checkRegistry(name);
+    if (!model) this.checkRegistry(name);
     const entry: ConfiguredModel = model ?? {
       name,
       provider: 'ollama',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { registryHostOf } from './registry-host.js';
+import { registryAllowed, registryHostOf } from './registry-host.js';
 
 describe('registryHostOf: the registry an Ollama model name pulls from', () => {
   it('names no host for the default registry', () => {
@@ -18,5 +18,23 @@ describe('registryHostOf: the registry an Ollama model name pulls from', () => {
       host: 'registry.example.com',
       port: 8443,
     });
+  });
+
+  it('splits an unbracketed IPv6 host at its last colon, as Go does', () => {
+    expect(registryHostOf('0::ffff:a00:1:443/library/x')).toEqual({ host: '0::ffff:a00:1', port: 443 });
+    // Not a host Go reads at all; whatever it is, no list names it.
+    const odd = registryHostOf('::1/a/b');
+    expect(odd && registryAllowed(odd, ['registry.ollama.ai', 'hf.co'])).toBe(false);
+  });
+});
+
+describe('registryAllowed: only registries the operator lists', () => {
+  const list = ['registry.ollama.ai', 'hf.co', 'registry.internal:5000'];
+  it('takes a listed host on any port, a host:port entry on that port only', () => {
+    expect(registryAllowed({ host: 'HF.co', port: 443 }, list)).toBe(true);
+    expect(registryAllowed({ host: 'registry.internal', port: 5000 }, list)).toBe(true);
+    expect(registryAllowed({ host: 'registry.internal', port: 5001 }, list)).toBe(false);
+    expect(registryAllowed({ host: '127.0.0.1', port: 443 }, list)).toBe(false);
+    expect(registryAllowed({ host: 'evil.example', port: 443 }, [])).toBe(false);
   });
 });

@@ -13,11 +13,26 @@ export function registryHostOf(name: string): { host: string; port: number } | n
   }
   const parts = rest.split('/');
   if (parts.length < 3) return null;
-  const hostPort = parts[0] ?? '';
-  const bracketed = /^\[([^\]]*)\](?::(\d+))?$/.exec(hostPort);
-  const plain = /^([^:]*)(?::(\d+))?$/.exec(hostPort);
-  const match = bracketed ?? plain;
+  const hostPort = (parts[0] ?? '').toLowerCase();
   const fallback = scheme === 'http' ? 80 : 443;
-  if (!match) return { host: hostPort, port: fallback };
-  return { host: match[1] ?? '', port: match[2] ? Number(match[2]) : fallback };
+  const bracketed = /^\[([^\]]*)\](?::(\d+))?$/.exec(hostPort);
+  if (bracketed) return { host: bracketed[1] ?? '', port: bracketed[2] ? Number(bracketed[2]) : fallback };
+  // As Go splits host and port: at the last colon (an unbracketed IPv6 address loses its last group).
+  const colon = hostPort.lastIndexOf(':');
+  if (colon >= 0 && /^\d+$/.test(hostPort.slice(colon + 1)))
+    return { host: hostPort.slice(0, colon), port: Number(hostPort.slice(colon + 1)) };
+  return { host: hostPort, port: fallback };
+}
+
+/**
+ * Whether a registry is one the operator lets pulls name (OLLAMA_PULL_REGISTRIES: `host` for any
+ * port, `host:port` for one). An allow-list, not an address check: Ollama follows a registry's
+ * redirects, so a public host could send it anywhere.
+ */
+export function registryAllowed(target: { host: string; port: number }, allowed: readonly string[]): boolean {
+  const host = target.host.toLowerCase();
+  return allowed.some((entry) => {
+    const e = entry.trim().toLowerCase();
+    return e !== '' && (e === host || e === `${host}:${target.port}` || e === `[${host}]:${target.port}`);
+  });
 }

@@ -10,14 +10,15 @@ export class CallSlots {
   constructor(readonly perAccount: number) {}
 
   /**
-   * `calls` slots at once (a JSON-RPC batch's tool calls all run together), or a 429: a batch of more
-   * calls than the bound is refused whatever else runs, so no batch gets round it.
+   * `calls` slots at once (a JSON-RPC batch's tool calls all run together), or a 429; a batch of more
+   * calls than the bound is a 400 whatever else runs, so no batch gets round it.
    */
   acquire(accountId: string, calls = 1): () => void {
     const mine = this.held.get(accountId) ?? 0;
+    // Never possible, so not a 429 a client would retry: a 400 saying what to send instead.
     if (calls > this.perAccount)
       throw new AppError(
-        'RATE_LIMIT_EXCEEDED',
+        'VALIDATION_ERROR',
         `The batch holds ${calls} MCP tool calls; at most ${this.perAccount} run at once for an account: send fewer per batch`,
         { limit: this.perAccount, calls },
       );

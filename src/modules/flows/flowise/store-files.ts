@@ -159,6 +159,10 @@ function readFilePart(part: MultipartFile, room: number, limit: number): Promise
       done = true;
       resolve(Buffer.concat(chunks));
     });
+    // The plugin ends a file of a request that was cut off by destroying it without an error.
+    part.file.once('close', () =>
+      fail(new AppError('VALIDATION_ERROR', 'The upload ended before its file did')),
+    );
   });
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { credentialSecrets, withoutSecrets } from './credential-redaction.js';
+import { credentialSecrets, withoutSecrets, withoutSecretsInErrorItems } from './credential-redaction.js';
 import { NodeOperationError } from './node-type.js';
 
 describe('credentialSecrets: what a node error may not show', () => {
@@ -52,5 +52,43 @@ describe('withoutSecrets: a node error without the values it was handed', () => 
   it('leaves an error without any of the values as it is', () => {
     const error = new Error('connect ECONNREFUSED db.internal:5432');
     expect(withoutSecrets(error, ['hunter2-pass'], { shapes: false })).toBe(error);
+  });
+});
+
+describe('withoutSecretsInErrorItems: error items a node made itself', () => {
+  it("redacts the values in an item's error and its message, and leaves other items alone", () => {
+    const out = withoutSecretsInErrorItems(
+      [
+        [
+          { json: { error: 'bad key sk-live-123456' } },
+          {
+            json: {
+              message: 'sk-live-123456 refused',
+              error: { message: 'x sk-live-123456', description: 'sk-live-123456' },
+            },
+          },
+          { json: { output: 'echo sk-live-123456' } },
+        ],
+      ],
+      ['sk-live-123456'],
+    );
+    expect(out[0]?.[0]?.json).toEqual({ error: 'bad key [redacted]' });
+    expect(out[0]?.[1]?.json).toEqual({
+      message: '[redacted] refused',
+      error: { message: 'x [redacted]', description: '[redacted]' },
+    });
+    expect(out[0]?.[2]?.json).toEqual({ output: 'echo sk-live-123456' });
+  });
+});
+
+describe('credentialSecrets: the review’s cases', () => {
+  it('a token as a URL’s user name, a stray % in a password, a four-digit PIN, OAuth token data', () => {
+    expect(credentialSecrets({ baseUrl: 'https://tok-en-123@api.example.com' })).toContain('tok-en-123');
+    expect(() => credentialSecrets({ baseUrl: 'https://u:p%ss@h.example.com/' })).not.toThrow();
+    expect(credentialSecrets({ pin: '1234', port: '5432' })).toEqual(['1234']);
+    const token = JSON.stringify({ access_token: 'access-abc-1', refresh_token: 'refresh-abc-1' });
+    expect(credentialSecrets({ oauthTokenData: token })).toEqual(
+      expect.arrayContaining(['access-abc-1', 'refresh-abc-1']),
+    );
   });
 });

@@ -35,9 +35,25 @@ const PLAIN_FIELD_END = /(?:url|uri|endpoint|host|domain|region|server|resourcen
 /** Switches and port numbers: a value like these is not a secret, and erasing it would erase words. */
 const PLAIN_VALUE = /^(?:true|false|\d{1,5})$/;
 
-const isPlainField = (field: string) => PLAIN_FIELDS.has(field) || PLAIN_FIELD_END.test(field);
+/** Fields whose value is a secret whatever it looks like (a PIN of four digits is still one). */
+const SECRET_FIELD = /pass|secret|token|key|pin|auth|signature|cookie|session/i;
 
-/** What a where-to value may still carry: a URL's password and its query's values (`?key=…`). */
+const isPlainField = (field: string) =>
+  PLAIN_FIELDS.has(field) || (!SECRET_FIELD.test(field) && PLAIN_FIELD_END.test(field));
+
+/** A percent-decoded value, or the value itself when it holds a stray `%`. */
+function decodedOrSame(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * What a where-to value may still carry: a URL's password (or a user name alone, a token's usual
+ * place: `https://token@host`) and its query's values (`?key=…`).
+ */
 function secretsInAddress(value: string, out: string[]): void {
   let url: URL;
   try {
@@ -45,7 +61,8 @@ function secretsInAddress(value: string, out: string[]): void {
   } catch {
     return;
   }
-  if (url.password) out.push(url.password, decodeURIComponent(url.password));
+  if (url.password) out.push(url.password, decodedOrSame(url.password));
+  if (url.username && !url.password) out.push(url.username, decodedOrSame(url.username));
   for (const query of url.searchParams.values()) out.push(query);
 }
 
@@ -57,11 +74,11 @@ function secretsInAddress(value: string, out: string[]): void {
 export function credentialSecrets(data: Record<string, unknown> | null | undefined): string[] {
   const out: string[] = [];
   for (const [field, value] of Object.entries(data ?? {})) {
-    if (typeof value !== 'string' || PLAIN_VALUE.test(value)) continue;
+    if (typeof value !== 'string' || (PLAIN_VALUE.test(value) && !SECRET_FIELD.test(field))) continue;
     if (isPlainField(field)) secretsInAddress(value, out);
     else out.push(value);
   }
-  for (const field of ['json', 'headers']) {
+  for (const field of ['json', 'headers', 'oauthTokenData']) {
     const text = data?.[field];
     if (typeof text !== 'string') continue;
     try {
@@ -93,7 +110,11 @@ export function withoutSecrets(
   secrets: readonly string[],
   options: { shapes?: boolean } = {},
 ): unknown {
-  if (secrets.length === 0 || !(error instanceof Error)) return error;
+  if (secrets.length === 0) return error;
+  // A thrown string is recorded as it is: redacted like a message.
+  if (typeof error === 'string')
+    return options.shapes === false ? redactValues(error, secrets) : redactSecrets(error, secrets);
+  if (!(error instanceof Error)) return error;
   const redact = (text: string) =>
     options.shapes === false ? redactValues(text, secrets) : redactSecrets(text, secrets);
   const message = redact(error.message);
@@ -110,4 +131,27 @@ export function withoutSecrets(
   const clean = new Error(message);
   clean.name = error.name;
   return clean;
+}
+
+/**
+ * Items a node that continues on fail made of its errors (n8n's `{error: message}`, or `{message,
+ * error: {message, description}}`), their error texts redacted of `secrets`; other items as they are.
+ */
+export function withoutSecretsInErrorItems<T extends { json: Record<string, unknown> }>(
+  outputs: T[][],
+  secrets: readonly string[],
+): T[][] {
+  const clean = (value: unknown, depth = 0): unknown => {
+    if (typeof value === 'string') return redactValues(value, secrets);
+    if (depth > 3 || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clean(v, depth + 1)]));
+  };
+  return outputs.map((items) =>
+    items.map((item) => {
+      if (!Object.hasOwn(item.json, 'error')) return item;
+      const json: Record<string, unknown> = { ...item.json, error: clean(item.json.error) };
+      if (typeof json.message === 'string') json.message = redactValues(json.message, secrets);
+      return { ...item, json };
+    }),
+  );
 }

@@ -1,4 +1,5 @@
-import { credentialSecrets, withoutSecrets } from './credential-redaction.js';
+import { redactValues } from '../../../core/redact.js';
+import { credentialSecrets, withoutSecrets, withoutSecretsInErrorItems } from './credential-redaction.js';
 import { defaultTimezone } from './expression-sandbox.js';
 import {
   CodeError,
@@ -107,6 +108,9 @@ export async function runNode(args: RunNodeArgs): Promise<NodeRun> {
     attempt++;
     try {
       const result = await attemptNode({ ...args, inputs, revealed });
+      // A node that continues on fail writes its errors into items itself (n8n's `{error: message}`).
+      if (result.kind === 'output' && revealed.size > 0 && continuesOnFail(settings))
+        result.output = withoutSecretsInErrorItems(result.output, [...revealed]);
       if (result.kind === 'output' && settings.alwaysOutputData && result.output.every((o) => o.length === 0))
         result.output = [[{ json: {} }], ...result.output.slice(1)];
       const runData = record(startedAt, t0, inputs.flat(), result.kind === 'wait' ? [] : result.output);
@@ -130,6 +134,11 @@ export async function runNode(args: RunNodeArgs): Promise<NodeRun> {
     }
   }
 }
+
+const continuesOnFail = (settings: NodeSettings & WorkflowNode) =>
+  settings.continueOnFail === true ||
+  settings.onError === 'continueRegularOutput' ||
+  settings.onError === 'continueErrorOutput';
 
 async function attemptNode(args: AttemptArgs): Promise<NodeResult> {
   const { nodeType, node } = args;
@@ -226,6 +235,7 @@ function contextOf(
         extra,
       }),
     subNodes: (type) => subNodesOf(args, node, type, depth),
+    redact: (text) => (args.revealed.size === 0 ? text : redactValues(text, args.revealed)),
   };
   const onChunk = args.onChunk;
   if (onChunk && depth === 0)

@@ -62,6 +62,11 @@ export interface NodeExecutionContext<P> {
   /** An OAuth2 credential's access token by id (through EngineDeps); `renew` fetches a new one. */
   oauth2Token(id: string, renew: boolean): Promise<OAuth2SigningToken>;
   /**
+   * `text` without the credential values and tokens this node (and its sub-nodes) were handed so far:
+   * for an error's text a node keeps or passes on itself (a tool's answer to the model).
+   */
+  redact?(text: string): string;
+  /**
    * Evaluates an expression over item `index` with extra variables (e.g. `$response`, `$pageCount` for
    * HTTP Request pagination), for parameters the node evaluates itself (`rawParameters`).
    */

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, validationError } from '../../../core/errors.js';
@@ -101,6 +101,18 @@ function readLimited(
       if (size > limit) return fail(tooLarge(limit));
       chunks.push(chunk);
     });
+    if (decoded) {
+      // The bytes sent are bounded too: empty deflate blocks decode to nothing, for ever.
+      let sent = 0;
+      raw.on('data', (chunk: Buffer) => {
+        sent += chunk.length;
+        if (!failed && sent > limit) fail(tooLarge(limit));
+      });
+      // A client gone mid-body: `pipe` does not tell the decoder, which would wait for ever.
+      finished(raw, (error) => {
+        if (error && !failed) fail(error);
+      });
+    }
     payload.on('end', () => {
       if (!failed) resolve(Buffer.concat(chunks));
     });

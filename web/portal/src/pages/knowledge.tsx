@@ -306,10 +306,8 @@ export function KnowledgeDocumentPage({ id }: { id: string }) {
     () => api<KnowledgeDocument>('GET', `/api/documents/${encodeURIComponent(id)}?fields=${DOC_FIELDS}`),
     [id],
   );
-  const chunks = useLoad(
-    () => api<{ data: Chunk[] }>('GET', `/api/documents/${encodeURIComponent(id)}/chunks`),
-    [id],
-  );
+  // A page of chunks at a time (a document may hold tens of thousands), more on "Load more".
+  const chunks = usePages<Chunk>(`/api/documents/${encodeURIComponent(id)}/chunks`, {});
   const d = doc.data;
   return (
     <section aria-labelledby="document-title">
@@ -333,9 +331,9 @@ export function KnowledgeDocumentPage({ id }: { id: string }) {
         </dl>
       )}
       <h2>Chunks</h2>
-      {chunks.data && (
+      {chunks.rows.length > 0 && (
         <ol class="chunks" aria-label="Chunks">
-          {chunks.data.data.map((c) => (
+          {chunks.rows.map((c) => (
             <li key={c.chunkId} value={c.index + 1}>
               <span class="hint">page {c.pageNumber}</span>
               <blockquote>{c.text}</blockquote>
@@ -343,7 +341,18 @@ export function KnowledgeDocumentPage({ id }: { id: string }) {
           ))}
         </ol>
       )}
-      {chunks.data?.data.length === 0 && <p>No chunks: the document is not processed yet.</p>}
+      {chunks.rows.length > 0 && (
+        <More
+          next={chunks.next}
+          busy={chunks.busy}
+          more={chunks.more}
+          count={chunks.rows.length}
+          noun="chunks"
+        />
+      )}
+      {chunks.key !== '' && !chunks.busy && !chunks.error && chunks.rows.length === 0 && (
+        <p>No chunks: the document is not processed yet.</p>
+      )}
     </section>
   );
 }

@@ -159,7 +159,9 @@ export const toolHttpRequestNode = defineSubNode({
         try {
           text = await toolAnswer(res, p, ctx.deps.tenant);
         } catch (error) {
-          text = `There was an error: "${(error as Error).message}"`;
+          // The model (and the run's steps) get the error, not the credential an upstream echoed in it.
+          const message = (error as Error).message;
+          text = `There was an error: "${ctx.redact?.(message) ?? message}"`;
         }
       const max = p.truncateResponse ? Math.min(p.maxLength, MAX_ANSWER_CHARS) : MAX_ANSWER_CHARS;
       return text.length > max ? text.slice(0, max) : text;

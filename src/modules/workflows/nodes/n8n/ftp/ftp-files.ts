@@ -47,19 +47,28 @@ function guardedPassiveMode(
   address: string,
   dataPortAllowed: (port: number) => Promise<void>,
 ) {
-  return async (ftp: FTPContext): Promise<FTPResponse> => {
-    let res: FTPResponse;
-    let port: number;
+  const refused = new WeakSet<object>();
+  const open = async (ftp: FTPContext, command: 'EPSV' | 'PASV'): Promise<FTPResponse> => {
+    const res = await ftp.request(command);
+    const port =
+      command === 'EPSV' ? parts.parseEpsvResponse(res.message) : parts.parsePasvResponse(res.message).port;
     try {
-      res = await ftp.request('EPSV');
-      port = parts.parseEpsvResponse(res.message);
-    } catch {
-      res = await ftp.request('PASV');
-      port = parts.parsePasvResponse(res.message).port;
+      await dataPortAllowed(port);
+    } catch (error) {
+      if (error !== null && typeof error === 'object') refused.add(error);
+      throw error;
     }
-    await dataPortAllowed(port);
     await parts.connectForPassiveTransfer(address, port, ftp);
     return res;
+  };
+  // EPSV first, PASV when EPSV fails in any way but the guard's refusal (as basic-ftp tries them).
+  return async (ftp: FTPContext): Promise<FTPResponse> => {
+    try {
+      return await open(ftp, 'EPSV');
+    } catch (error) {
+      if (error !== null && typeof error === 'object' && refused.has(error)) throw error;
+      return open(ftp, 'PASV');
+    }
   };
 }
 

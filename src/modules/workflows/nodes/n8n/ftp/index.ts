@@ -52,8 +52,19 @@ export async function openRemote(
   const { address, port } = await guardedAddress(c, connectAddress, protocol === 'ftp' ? 21 : 22, 'FTP');
   if (protocol === 'ftp') {
     // Passive data connections go to the same host on the port the server names: the guard sees it.
+    // Each port checked once per session (a recursive listing opens a data connection per folder).
+    const allowedPorts = new Set<number>();
     const dataPortAllowed = async (dataPort: number) => {
-      await guardedAddress({ ...c, port: String(dataPort) }, connectAddress, 21, 'FTP');
+      if (allowedPorts.has(dataPort)) return;
+      try {
+        await guardedAddress({ ...c, port: String(dataPort) }, connectAddress, 21, 'FTP');
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new NodeOperationError(
+          `The FTP server's data connection (port ${dataPort}) is not allowed: ${reason}. A private FTP server needs its host in OUTBOUND_ALLOW_HOSTS without a port`,
+        );
+      }
+      allowedPorts.add(dataPort);
     };
     const login = { port, user: c.username || 'anonymous', password: c.password ?? '' };
     return openFtp(address, login, timeoutMs, dataPortAllowed);
