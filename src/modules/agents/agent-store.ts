@@ -192,37 +192,35 @@ export class AgentStore {
    * when it was not in one of them.
    */
   async moveRun(id: string, from: readonly string[], values: Partial<Omit<RunRow, 'id'>>): Promise<boolean> {
+    // An ended run drops its attachments in the same update: whoever reads it ended reads it without.
+    const ending = values.status !== undefined && ENDED_RUN.has(values.status);
+    const options = ending && values.options === undefined ? await this.optionsWithoutAttachments(id) : null;
     const result = await this.db
       .updateTable('agent_runs')
-      .set(values)
+      .set(options === null ? values : { ...values, options })
       .where('id', '=', id)
       .where('status', 'in', [...from])
       .executeTakeFirst();
-    const moved = Number(result.numUpdatedRows) > 0;
-    if (moved && values.status !== undefined && ENDED_RUN.has(values.status)) await this.dropAttachments(id);
-    return moved;
+    return Number(result.numUpdatedRows) > 0;
   }
 
   /**
    * An ended run no longer needs its message's image and file bytes (kept while it may resume in
-   * another process): the transcript holds notes of them, the run row keeps nothing.
+   * another process): the transcript holds notes of them, the run row keeps nothing. Null when the
+   * options hold none (nothing to change). A run's options are written once, when it is created.
    */
-  private async dropAttachments(id: string): Promise<void> {
+  private async optionsWithoutAttachments(id: string): Promise<string | null> {
     const row = await this.db
       .selectFrom('agent_runs')
       .select('options')
       .where('id', '=', id)
       .executeTakeFirst();
-    if (!row?.options) return;
+    if (!row?.options) return null;
     const options = JSON.parse(row.options) as Record<string, unknown>;
-    if (!('images' in options) && !('files' in options)) return;
+    if (!('images' in options) && !('files' in options)) return null;
     delete options.images;
     delete options.files;
-    await this.db
-      .updateTable('agent_runs')
-      .set({ options: JSON.stringify(options) })
-      .where('id', '=', id)
-      .execute();
+    return JSON.stringify(options);
   }
 
   /** Records a paused run's answers if its calls are still as read (a compare-and-set on `pending`). */
