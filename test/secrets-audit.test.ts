@@ -819,15 +819,17 @@ describe.each(dialects)('secrets audit on %s', (dialect) => {
 
   // Nodes whose upstream answers a refusal naming the credential it was sent: the execution's error
   // (read by every reader of the workflow's executions) must not hold it.
-  it('an LLM chat model node whose provider echoes the API key: the run error does not hold it', async () => {
-    const key = book.add('credential openAiApi.apiKey (echoed)', mark('echoed-openai-key'));
+  /** A manual run of a LangChain chain on an OpenAI model whose upstream echoes the key it was sent. */
+  const chainOnEchoedKey = async (label: string, chain: Record<string, unknown>) => {
+    const key = book.add(`credential openAiApi.apiKey (${label})`, mark(`echoed-openai-${label}`));
+    const name = `audit echoed openai ${label}`;
     const cred = await created('/api/v1/credentials', {
-      name: 'audit echoed openai',
+      name,
       type: 'openAiApi',
       data: { apiKey: key, url: `${echo.base}/v1` },
     });
-    const ran = await runWorkflow({
-      name: 'audit: LLM chain with a refused key',
+    return runWorkflow({
+      name: `audit: a chain on a refused key (${label})`,
       nodes: [
         {
           id: 't',
@@ -837,14 +839,7 @@ describe.each(dialects)('secrets audit on %s', (dialect) => {
           position: [0, 0],
           parameters: {},
         },
-        {
-          id: 'c',
-          name: 'Chain',
-          type: `${LC}.chainLlm`,
-          typeVersion: 1.5,
-          position: [200, 0],
-          parameters: { promptType: 'define', text: 'hello' },
-        },
+        { id: 'c', name: 'Chain', position: [200, 0], ...chain },
         {
           id: 'm',
           name: 'Model',
@@ -852,7 +847,7 @@ describe.each(dialects)('secrets audit on %s', (dialect) => {
           typeVersion: 1.2,
           position: [200, 200],
           parameters: { model: { __rl: true, mode: 'list', value: 'gpt-4o-mini' }, options: {} },
-          credentials: { openAiApi: { id: cred.id, name: 'audit echoed openai' } },
+          credentials: { openAiApi: { id: cred.id, name } },
         },
       ],
       connections: {
@@ -860,51 +855,24 @@ describe.each(dialects)('secrets audit on %s', (dialect) => {
         Model: { ai_languageModel: [[{ node: 'Chain', type: 'ai_languageModel', index: 0 }]] },
       },
     });
+  };
+
+  it('an LLM chat model node whose provider echoes the API key: the run error does not hold it', async () => {
+    const ran = await chainOnEchoedKey('chain', {
+      type: `${LC}.chainLlm`,
+      typeVersion: 1.5,
+      parameters: { promptType: 'define', text: 'hello' },
+    });
     expect(ran.error).toMatch(/401|refused|Incorrect/i);
     expectClean('the run of an LLM chain whose provider refused the key', ran.text);
   });
 
   it('a chain that continues on fail writes the refusal into its item: the item does not hold the key', async () => {
-    const key = book.add('credential openAiApi.apiKey (continue on fail)', mark('echoed-openai-cof'));
-    const cred = await created('/api/v1/credentials', {
-      name: 'audit echoed openai cof',
-      type: 'openAiApi',
-      data: { apiKey: key, url: `${echo.base}/v1` },
-    });
-    const ran = await runWorkflow({
-      name: 'audit: a summarization chain that continues on fail',
-      nodes: [
-        {
-          id: 't',
-          name: 'Start',
-          type: 'n8n-nodes-base.manualTrigger',
-          typeVersion: 1,
-          position: [0, 0],
-          parameters: {},
-        },
-        {
-          id: 'c',
-          name: 'Summary',
-          type: `${LC}.chainSummarization`,
-          typeVersion: 2,
-          position: [200, 0],
-          continueOnFail: true,
-          parameters: {},
-        },
-        {
-          id: 'm',
-          name: 'Model',
-          type: `${LC}.lmChatOpenAi`,
-          typeVersion: 1.2,
-          position: [200, 200],
-          parameters: { model: { __rl: true, mode: 'list', value: 'gpt-4o-mini' }, options: {} },
-          credentials: { openAiApi: { id: cred.id, name: 'audit echoed openai cof' } },
-        },
-      ],
-      connections: {
-        Start: { main: [[{ node: 'Summary', type: 'main', index: 0 }]] },
-        Model: { ai_languageModel: [[{ node: 'Summary', type: 'ai_languageModel', index: 0 }]] },
-      },
+    const ran = await chainOnEchoedKey('cof', {
+      type: `${LC}.chainSummarization`,
+      typeVersion: 2,
+      continueOnFail: true,
+      parameters: {},
     });
     // The run succeeds: the failure is an item of the chain's output.
     expect(ran.error.trim()).toBe('');
