@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../core/db/types.js';
 import type {
   AgentMessagesTable,
@@ -19,6 +19,22 @@ export type ResponseRow = AgentResponsesTable;
 /** Queries on agents, conversations and their messages; agents and conversations scoped to their account. */
 export class AgentStore {
   constructor(private readonly db: Kysely<Database>) {}
+
+  /**
+   * `fn` on a store bound to one transaction holding the conversation's row lock (a no-op update):
+   * a turn storing its question and run, and a reset or delete checking for runs and removing
+   * messages, happen one after the other, never interleaved.
+   */
+  withConversationLocked<T>(conversationId: string, fn: (store: AgentStore) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('conversations')
+        .set({ updated_at: sql`updated_at` })
+        .where('id', '=', conversationId)
+        .execute();
+      return fn(new AgentStore(trx));
+    });
+  }
 
   // Agents.
 

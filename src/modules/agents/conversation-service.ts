@@ -161,9 +161,11 @@ export class ConversationService {
     await this.store.deleteConversation(principal.accountId, id);
   }
 
+  /** `store`: the locked one of `AgentStore.withConversationLocked`, when the caller holds it. */
   async addMessage(
     conversationId: string,
     input: Pick<MessageView, 'role' | 'content' | 'steps' | 'sources' | 'usage'>,
+    store: AgentStore = this.store,
   ): Promise<MessageView> {
     const at = this.clock.now().toISOString();
     const row: MessageRow = {
@@ -176,8 +178,8 @@ export class ConversationService {
       usage: input.usage ? JSON.stringify(input.usage) : null,
       created_at: at,
     };
-    await this.store.insertMessage(row);
-    await this.store.touchConversation(conversationId, at);
+    await store.insertMessage(row);
+    await store.touchConversation(conversationId, at);
     return messageView(row);
   }
 
@@ -222,8 +224,10 @@ export class ConversationService {
   /** Deletes a message (later turns no longer read it); refused (409) while a turn runs or waits. */
   async deleteMessage(principal: Principal, id: string, messageId: string): Promise<void> {
     await this.mustGetMessage(principal, id, messageId);
-    await this.assertIdle(id);
-    await this.store.deleteMessage(id, messageId);
+    await this.store.withConversationLocked(id, async (store) => {
+      await this.assertIdle(id, store);
+      await store.deleteMessage(id, messageId);
+    });
   }
 
   /**
@@ -232,10 +236,12 @@ export class ConversationService {
    */
   async resetMessages(principal: Principal, id: string): Promise<number> {
     const conversation = await this.mustGet(principal, id);
-    await this.assertIdle(conversation.id);
-    const deleted = await this.store.clearMessages(conversation.id);
-    await this.store.touchConversation(conversation.id, this.clock.now().toISOString());
-    return deleted;
+    return this.store.withConversationLocked(conversation.id, async (store) => {
+      await this.assertIdle(conversation.id, store);
+      const deleted = await store.clearMessages(conversation.id);
+      await store.touchConversation(conversation.id, this.clock.now().toISOString());
+      return deleted;
+    });
   }
 
   private async mustGetMessage(principal: Principal, id: string, messageId: string): Promise<MessageView> {
@@ -248,8 +254,8 @@ export class ConversationService {
     return messageView(row);
   }
 
-  private async assertIdle(conversationId: string): Promise<void> {
-    const active = await this.store.activeRun(conversationId);
+  private async assertIdle(conversationId: string, store: AgentStore = this.store): Promise<void> {
+    const active = await store.activeRun(conversationId);
     if (active)
       throw new AppError(
         'CONFLICT',

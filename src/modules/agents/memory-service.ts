@@ -98,11 +98,7 @@ export class MemoryService {
         { field: 'userId', message: 'cannot be given with conversationId' },
       ]);
     const scope = body.conversationId ?? (body.userId !== undefined ? userScope(body.userId) : '');
-    if ((await this.store.countIn(agentId, scope)) >= MAX_BLOCKS)
-      throw new AppError(
-        'CONFLICT',
-        `At most ${MAX_BLOCKS} memory blocks per agent, per conversation and per user`,
-      );
+    if ((await this.store.countIn(agentId, scope)) >= MAX_BLOCKS) throw blocksFull();
     const now = this.clock.now().toISOString();
     const row: BlockRow = {
       id: newId('mem'),
@@ -116,10 +112,16 @@ export class MemoryService {
       created_at: now,
       updated_at: now,
     };
-    if (!(await this.store.insert(row, this.edit(row.id, 'create', 'api', null, value, now))))
+    const outcome = await this.store.insert(
+      row,
+      this.edit(row.id, 'create', 'api', null, value, now),
+      MAX_BLOCKS,
+    );
+    if (outcome === 'taken')
       throw new AppError('NAME_TAKEN', `A memory block '${body.label}' exists here already`, {
         label: body.label,
       });
+    if (outcome === 'full') throw blocksFull();
     return view(row);
   }
 
@@ -247,3 +249,6 @@ export function memoryPrompt(blocks: BlockView[]): string {
   );
   return `Your memory blocks (edit them with memory_append and memory_replace to remember what matters):\n<memory>\n${parts.join('\n')}\n</memory>`;
 }
+
+const blocksFull = () =>
+  new AppError('CONFLICT', `At most ${MAX_BLOCKS} memory blocks per agent, per conversation and per user`);

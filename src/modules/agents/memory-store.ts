@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { isUniqueViolation } from '../../core/db/database.js';
 import type { Database } from '../../core/db/types.js';
 import type { AgentMemoryBlocksTable, AgentMemoryEditsTable } from './tables.js';
 
@@ -42,21 +43,42 @@ export class MemoryStore {
       .executeTakeFirst();
   }
 
-  /** Inserts a block and its first edit; false when the label is taken in its scope. */
-  async insert(row: BlockRow, edit: EditRow): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      const taken = await trx
-        .selectFrom('agent_memory_blocks')
-        .select('id')
-        .where('agent_id', '=', row.agent_id)
-        .where('scope', '=', row.scope)
-        .where('label', '=', row.label)
-        .executeTakeFirst();
-      if (taken) return false;
-      await trx.insertInto('agent_memory_blocks').values(row).execute();
-      await trx.insertInto('agent_memory_edits').values(edit).execute();
-      return true;
-    });
+  /**
+   * Inserts a block and its first edit, unless its label is taken in its scope or the scope holds
+   * `maxBlocks` already. On the agent's locked row (a no-op update): creates racing each see the
+   * others, so the bound holds and a taken label is an answer, not a unique-key failure.
+   */
+  async insert(row: BlockRow, edit: EditRow, maxBlocks: number): Promise<'created' | 'taken' | 'full'> {
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('agents')
+          .set({ updated_at: sql`updated_at` })
+          .where('id', '=', row.agent_id)
+          .execute();
+        const taken = await trx
+          .selectFrom('agent_memory_blocks')
+          .select('id')
+          .where('agent_id', '=', row.agent_id)
+          .where('scope', '=', row.scope)
+          .where('label', '=', row.label)
+          .executeTakeFirst();
+        if (taken) return 'taken';
+        const count = await trx
+          .selectFrom('agent_memory_blocks')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('agent_id', '=', row.agent_id)
+          .where('scope', '=', row.scope)
+          .executeTakeFirstOrThrow();
+        if (Number(count.n) >= maxBlocks) return 'full';
+        await trx.insertInto('agent_memory_blocks').values(row).execute();
+        await trx.insertInto('agent_memory_edits').values(edit).execute();
+        return 'created';
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) return 'taken';
+      throw error;
+    }
   }
 
   /**

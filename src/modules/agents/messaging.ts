@@ -136,44 +136,57 @@ export class AgentMessenger implements AgentMessaging {
       conversationId = row.id;
     }
     const history = historyOf(await this.store.recentMessages(conversationId, this.historyLimit));
-    const userMessage = await this.conversations.addMessage(conversationId, {
-      role: 'user',
-      // The transcript keeps what the images and files were, not their bytes: later turns read the notes.
-      content: [input.content, ...(input.attachmentNotes ?? [])].filter((t) => t !== '').join('\n'),
-      steps: [],
-      sources: [],
-      usage: null,
-    });
-    const now = this.clock.now().toISOString();
-    const options: RunOptions = {
-      content: input.content,
-      ...(input.images?.length ? { images: input.images } : {}),
-      ...(input.files?.length ? { files: input.files } : {}),
-      userMessageId: userMessage.id,
-      ...(input.tools ? { tools: input.tools } : {}),
-      ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
-      ...(input.responseFormat ? { responseFormat: input.responseFormat } : {}),
-    };
-    const run: RunRow = {
-      id: newId('run'),
-      account_id: principal.accountId,
-      agent_id: agentId,
-      conversation_id: conversationId,
-      user_id: userId,
-      status: background ? 'queued' : 'in_progress',
-      options: JSON.stringify(options),
-      state: null,
-      pending: null,
-      message_id: null,
-      error: null,
-      background: background ? 1 : 0,
-      attempts: background ? 0 : 1,
-      principal: background ? JSON.stringify(runPrincipal(principal)) : null,
-      approval_deadline: null,
-      created_at: now,
-      updated_at: now,
-    };
-    await this.store.insertRun(run);
+    // The question and its run are stored together on the locked conversation: a reset racing the
+    // turn either comes first or sees the run (409), never deletes a question whose run then answers.
+    // The queue and the memory are reached after it commits (a worker must find the run's row).
+    const { userMessage, run, options } = await this.store.withConversationLocked(
+      conversationId,
+      async (store) => {
+        const userMessage = await this.conversations.addMessage(
+          conversationId,
+          {
+            role: 'user',
+            // The transcript keeps what the images and files were, not their bytes: later turns read the notes.
+            content: [input.content, ...(input.attachmentNotes ?? [])].filter((t) => t !== '').join('\n'),
+            steps: [],
+            sources: [],
+            usage: null,
+          },
+          store,
+        );
+        const now = this.clock.now().toISOString();
+        const options: RunOptions = {
+          content: input.content,
+          ...(input.images?.length ? { images: input.images } : {}),
+          ...(input.files?.length ? { files: input.files } : {}),
+          userMessageId: userMessage.id,
+          ...(input.tools ? { tools: input.tools } : {}),
+          ...(input.toolChoice ? { toolChoice: input.toolChoice } : {}),
+          ...(input.responseFormat ? { responseFormat: input.responseFormat } : {}),
+        };
+        const run: RunRow = {
+          id: newId('run'),
+          account_id: principal.accountId,
+          agent_id: agentId,
+          conversation_id: conversationId,
+          user_id: userId,
+          status: background ? 'queued' : 'in_progress',
+          options: JSON.stringify(options),
+          state: null,
+          pending: null,
+          message_id: null,
+          error: null,
+          background: background ? 1 : 0,
+          attempts: background ? 0 : 1,
+          principal: background ? JSON.stringify(runPrincipal(principal)) : null,
+          approval_deadline: null,
+          created_at: now,
+          updated_at: now,
+        };
+        await store.insertRun(run);
+        return { userMessage, run, options };
+      },
+    );
     if (background) {
       await background(run.id, principal.accountId);
       return { conversationId, runId: run.id, userMessage, queued: run };

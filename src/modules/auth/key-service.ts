@@ -311,9 +311,26 @@ export class KeyService {
       updated_at: this.deps.clock.now().toISOString(),
     };
     assertWithinCaller(this.limitsOf(next), caller, bounds);
-    await this.deps.store.updateKey(id, next);
+    // Only the fields a change sets, and only while the key is not revoked: a whole row written back
+    // would undo a revocation or a rotation made meanwhile.
+    const changed = await this.deps.store.updateKey(
+      id,
+      {
+        name: next.name,
+        role: next.role,
+        services: next.services,
+        scopes: next.scopes,
+        allowed_ips: next.allowed_ips,
+        daily_quota: next.daily_quota,
+        models: next.models,
+        daily_token_budget: next.daily_token_budget,
+        updated_at: next.updated_at,
+      },
+      { revoked: true },
+    );
     this.forget(id);
     this.deps.invalidate(id);
+    if (!changed) throw new AppError('CONFLICT', 'A revoked key cannot be changed', { id });
     return this.view(next);
   }
 
@@ -323,7 +340,11 @@ export class KeyService {
     // Revoking is managing: a key may revoke only keys it holds all of (itself included).
     assertWithinCaller(this.limitsOf(row), caller, await this.callerBounds(caller));
     const now = this.deps.clock.now().toISOString();
-    await this.deps.store.updateKey(id, { revoked_at: now, updated_at: now, previous_hash: null });
+    await this.deps.store.updateKey(
+      id,
+      { revoked_at: now, updated_at: now, previous_hash: null },
+      { revoked: true },
+    );
     this.forget(id);
     this.deps.invalidate(id);
   }
@@ -349,9 +370,25 @@ export class KeyService {
       previous_expires_at: gracePeriodSeconds > 0 ? addSeconds(now, gracePeriodSeconds).toISOString() : null,
       updated_at: now.toISOString(),
     };
-    await this.deps.store.updateKey(id, next);
+    // A compare-and-set on the value read: of rotations racing, one wins (the others are 409s, not
+    // new values that are dead on arrival), and none undoes a revocation.
+    const rotated = await this.deps.store.updateKey(
+      id,
+      {
+        hash: next.hash,
+        last4: next.last4,
+        previous_hash: next.previous_hash,
+        previous_expires_at: next.previous_expires_at,
+        updated_at: next.updated_at,
+      },
+      { revoked: true, hash: row.hash },
+    );
     this.forget(id);
     this.deps.invalidate(id);
+    if (!rotated)
+      throw new AppError('CONFLICT', 'The key was rotated or revoked meanwhile; read it and try again', {
+        id,
+      });
     return { ...this.view(next), key };
   }
 

@@ -69,7 +69,20 @@ export class AuthStore {
     return this.db.selectFrom('api_keys').selectAll().orderBy('id').execute();
   }
 
-  async updateKey(id: string, patch: Updateable<ApiKeysTable>): Promise<void> {
-    await this.db.updateTable('api_keys').set(patch).where('id', '=', id).execute();
+  /**
+   * Writes `patch`; with `unless`, only while the key is not revoked (and, given `hash`, still has
+   * that value): a compare-and-set, so a rotation or a change racing a revocation or another
+   * rotation cannot write back what it read. False when the condition no longer held.
+   */
+  async updateKey(
+    id: string,
+    patch: Updateable<ApiKeysTable>,
+    unless?: { revoked: true; hash?: string },
+  ): Promise<boolean> {
+    let query = this.db.updateTable('api_keys').set(patch).where('id', '=', id);
+    if (unless) query = query.where('revoked_at', 'is', null);
+    if (unless?.hash !== undefined) query = query.where('hash', '=', unless.hash);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 }

@@ -74,32 +74,42 @@ export class CartService {
     const { product, variant } = await this.variantOf(input.productId, input.variantId);
     const customizations = await this.customizations(actor, input.customizations ?? {});
     const mergeKey = keyOf(customizations);
-    const items = await this.deps.carts.items(cart.id);
-    const same = items.find((i) => i.variant_id === variant.id && i.merge_key === mergeKey);
-    const inCart = items.filter((i) => i.variant_id === variant.id).reduce((a, i) => a + i.quantity, 0);
-    const lineQuantity = (same?.quantity ?? 0) + input.quantity;
-    if (lineQuantity > 99) {
-      throw new AppError('VALIDATION_ERROR', 'A line holds at most 99 units', {
-        fields: [{ field: 'quantity', message: `the line would hold ${lineQuantity}; at most 99` }],
-      });
-    }
-    this.checkCap(variant.id, inCart + input.quantity);
-    await this.checkStock(variant.id, inCart + input.quantity, cart);
+    const inCartOf = (items: readonly { variant_id: string; quantity: number }[]) =>
+      items.filter((i) => i.variant_id === variant.id).reduce((a, i) => a + i.quantity, 0);
+    // Stock is read before the cart is locked (on a connection of its own: waiters holding the pool
+    // would starve a read made under the lock); checkout reserves under the lock, so it decides.
+    await this.checkStock(variant.id, inCartOf(await this.deps.carts.items(cart.id)) + input.quantity, cart);
     const at = isoNow(this.deps.clock);
-    if (same) {
-      await this.deps.carts.updateItem(same.id, { quantity: lineQuantity });
-    } else {
-      await this.deps.carts.insertItem({
-        id: newId('item'),
-        cart_id: cart.id,
-        product_id: product.id,
-        variant_id: variant.id,
-        quantity: input.quantity,
-        customizations: JSON.stringify(customizations),
-        merge_key: mergeKey,
-        created_at: at,
-      });
-    }
+    // The line and the caps are read and written on the locked cart: of adds racing, each sees the
+    // last (no lost units, no duplicate line, the per-variant cap held).
+    await this.deps.carts.withLockedCart(cart.id, async (trx) => {
+      const items = await this.deps.carts.items(cart.id, trx);
+      const same = items.find((i) => i.variant_id === variant.id && i.merge_key === mergeKey);
+      const lineQuantity = (same?.quantity ?? 0) + input.quantity;
+      if (lineQuantity > 99) {
+        throw new AppError('VALIDATION_ERROR', 'A line holds at most 99 units', {
+          fields: [{ field: 'quantity', message: `the line would hold ${lineQuantity}; at most 99` }],
+        });
+      }
+      this.checkCap(variant.id, inCartOf(items) + input.quantity);
+      if (same) {
+        await this.deps.carts.updateItem(same.id, { quantity: lineQuantity }, trx);
+      } else {
+        await this.deps.carts.insertItem(
+          {
+            id: newId('item'),
+            cart_id: cart.id,
+            product_id: product.id,
+            variant_id: variant.id,
+            quantity: input.quantity,
+            customizations: JSON.stringify(customizations),
+            merge_key: mergeKey,
+            created_at: at,
+          },
+          trx,
+        );
+      }
+    });
     return this.view(await this.changed(cart, at));
   }
 

@@ -33,8 +33,9 @@ export class CartStore {
     }
   }
 
-  async items(cartId: string): Promise<CartItemRow[]> {
-    return this.db.selectFrom('cart_items').selectAll().where('cart_id', '=', cartId).orderBy('id').execute();
+  /** `db` may be a transaction of `withLockedCart`. */
+  async items(cartId: string, db: Db = this.db): Promise<CartItemRow[]> {
+    return db.selectFrom('cart_items').selectAll().where('cart_id', '=', cartId).orderBy('id').execute();
   }
 
   async item(cartId: string, itemId: string): Promise<CartItemRow | undefined> {
@@ -56,15 +57,16 @@ export class CartStore {
       .executeTakeFirst();
   }
 
-  async insertItem(row: CartItemRow): Promise<void> {
-    await this.db.insertInto('cart_items').values(row).execute();
+  async insertItem(row: CartItemRow, db: Db = this.db): Promise<void> {
+    await db.insertInto('cart_items').values(row).execute();
   }
 
   async updateItem(
     id: string,
     changes: Partial<Pick<CartItemRow, 'quantity' | 'customizations' | 'merge_key'>>,
+    db: Db = this.db,
   ) {
-    await this.db.updateTable('cart_items').set(changes).where('id', '=', id).execute();
+    await db.updateTable('cart_items').set(changes).where('id', '=', id).execute();
   }
 
   async deleteItem(id: string): Promise<void> {

@@ -1,4 +1,6 @@
+import { sql, type Transaction } from 'kysely';
 import type { Db } from '../../../core/db/database.js';
+import type { Database } from '../../../core/db/types.js';
 import type { CredentialsTable } from '../tables.js';
 
 export type CredentialRow = CredentialsTable;
@@ -68,15 +70,21 @@ export class CredentialStore {
     return out;
   }
 
-  /** n8n's share: the given principals replace the credential's shares (its owner stays). */
+  /**
+   * n8n's share: the given principals replace the credential's shares (its owner stays, and is left
+   * out as of the locked row: a transfer made meanwhile is seen). Shares and transfers of one
+   * credential run one after another on its locked row, so the list is one caller's, whole.
+   */
   async replaceShares(accountId: string, id: string, principals: string[], at: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
+      const owner = await lockCredential(trx, accountId, id);
+      const shared = principals.filter((p) => p !== owner);
       await trx.deleteFrom('credential_shares').where('credential_id', '=', id).execute();
-      if (principals.length > 0)
+      if (shared.length > 0)
         await trx
           .insertInto('credential_shares')
           .values(
-            principals.map((principal) => ({
+            shared.map((principal) => ({
               credential_id: id,
               principal,
               account_id: accountId,
@@ -90,6 +98,7 @@ export class CredentialStore {
   /** n8n's transfer: a new owner; a share with that owner is now redundant. */
   async transfer(accountId: string, id: string, owner: string, at: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
+      await lockCredential(trx, accountId, id);
       await trx
         .updateTable('credentials')
         .set({ owner, updated_at: at })
@@ -148,4 +157,25 @@ export class CredentialStore {
     });
     return Number(result.numDeletedRows) > 0;
   }
+}
+
+/** Locks a credential's row for the rest of `trx` (a no-op update) and reads its owner. */
+async function lockCredential(
+  trx: Transaction<Database>,
+  accountId: string,
+  id: string,
+): Promise<string | null> {
+  await trx
+    .updateTable('credentials')
+    .set({ updated_at: sql`updated_at` })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .execute();
+  const row = await trx
+    .selectFrom('credentials')
+    .select('owner')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.owner ?? null;
 }

@@ -361,8 +361,10 @@ export class WorkflowService {
     let paths: string[];
     try {
       paths = await this.deps.store.transaction(async (trx) => {
+        // On the locked row: a deactivation that committed meanwhile is seen, not undone by halves.
+        const active = await this.deps.store.lockActive(trx, id);
         const registered = await this.registerWebhooks(trx, accountId, def);
-        if (row.active !== 1) await this.deps.store.setActive(trx, id, true, at);
+        if (!active) await this.deps.store.setActive(trx, id, true, at);
         return registered;
       });
     } catch (error) {
@@ -418,11 +420,15 @@ export class WorkflowService {
     const row = await this.mustGet(accountId, id);
     if (row.active === 1) {
       const at = isoNow(this.deps.clock);
-      await this.deps.store.transaction(async (trx) => {
+      const deactivated = await this.deps.store.transaction(async (trx) => {
+        // On the locked row: of deactivations racing an activation, each sees the other's end.
+        if (!(await this.deps.store.lockActive(trx, id))) return false;
         await this.deps.store.clearWebhooks(trx, id);
         await this.deps.schedules?.clear(trx, id);
         await this.deps.store.setActive(trx, id, false, at);
+        return true;
       });
+      if (!deactivated) return workflowView(await this.mustGet(accountId, id));
       await this.deps.registrations?.deactivate(accountId, definitionOf(row));
       this.deps.onRoutesChanged(webhookNodesOf(definitionOf(row)).map((h) => h.path));
       this.deps.onWorkflowChanged?.(accountId, id);

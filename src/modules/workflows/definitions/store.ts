@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Db } from '../../../core/db/database.js';
 import type { Database } from '../../../core/db/types.js';
 import type { WorkflowDefinition } from '../engine/index.js';
@@ -170,6 +170,17 @@ export class WorkflowStore {
       ) ??
       null
     );
+  }
+
+  /**
+   * Locks the workflow's row for the rest of `trx` (a no-op update: PostgreSQL's row lock, SQLite's
+   * write lock) and reads whether it is active as of now: activations and deactivations racing see
+   * each other instead of what they read before.
+   */
+  async lockActive(trx: Transaction<Database>, id: string): Promise<boolean> {
+    await trx.updateTable('workflows').set({ updated_at: sql`updated_at` }).where('id', '=', id).execute();
+    const row = await trx.selectFrom('workflows').select('active').where('id', '=', id).executeTakeFirst();
+    return row?.active === 1;
   }
 
   async setActive(trx: Transaction<Database>, id: string, active: boolean, at: string): Promise<void> {
