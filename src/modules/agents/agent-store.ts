@@ -1,4 +1,5 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import { lockRow } from '../../core/db/row-lock.js';
 import type { Database } from '../../core/db/types.js';
 import type {
   AgentMessagesTable,
@@ -27,11 +28,7 @@ export class AgentStore {
    */
   withConversationLocked<T>(conversationId: string, fn: (store: AgentStore) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('conversations')
-        .set({ updated_at: sql`updated_at` })
-        .where('id', '=', conversationId)
-        .execute();
+      await lockRow(trx, 'conversations', conversationId);
       return fn(new AgentStore(trx));
     });
   }

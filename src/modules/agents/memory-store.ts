@@ -1,5 +1,6 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../../core/db/database.js';
+import { lockRow } from '../../core/db/row-lock.js';
 import type { Database } from '../../core/db/types.js';
 import type { AgentMemoryBlocksTable, AgentMemoryEditsTable } from './tables.js';
 
@@ -51,11 +52,7 @@ export class MemoryStore {
   async insert(row: BlockRow, edit: EditRow, maxBlocks: number): Promise<'created' | 'taken' | 'full'> {
     try {
       return await this.db.transaction().execute(async (trx) => {
-        await trx
-          .updateTable('agents')
-          .set({ updated_at: sql`updated_at` })
-          .where('id', '=', row.agent_id)
-          .execute();
+        await lockRow(trx, 'agents', row.agent_id);
         const taken = await trx
           .selectFrom('agent_memory_blocks')
           .select('id')

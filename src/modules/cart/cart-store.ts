@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
 import type { Db } from '../../core/db/database.js';
 import { isUniqueViolation } from '../../core/db/database.js';
+import { lockRow } from '../../core/db/row-lock.js';
 import type { CartItemsTable, CartsTable } from './tables.js';
 
 export type CartRow = CartsTable;
@@ -102,7 +102,7 @@ export class CartStore {
    */
   async withLockedCart<T>(cartId: string, fn: (trx: Db, cart: CartRow) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(async (trx) => {
-      await trx.updateTable('carts').set({ updated_at: sql`updated_at` }).where('id', '=', cartId).execute();
+      await lockRow(trx, 'carts', cartId);
       const cart = await trx
         .selectFrom('carts')
         .selectAll()

@@ -1,5 +1,6 @@
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Db } from '../../../core/db/database.js';
+import { lockRow } from '../../../core/db/row-lock.js';
 import type { Database } from '../../../core/db/types.js';
 import type { CredentialsTable } from '../tables.js';
 
@@ -165,12 +166,7 @@ async function lockCredential(
   accountId: string,
   id: string,
 ): Promise<string | null> {
-  await trx
-    .updateTable('credentials')
-    .set({ updated_at: sql`updated_at` })
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .execute();
+  await lockRow(trx, 'credentials', id);
   const row = await trx
     .selectFrom('credentials')
     .select('owner')

@@ -1,5 +1,6 @@
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Db } from '../../../core/db/database.js';
+import { lockRow } from '../../../core/db/row-lock.js';
 import type { Database } from '../../../core/db/types.js';
 import type { WorkflowDefinition } from '../engine/index.js';
 import { resolveAliases } from '../nodes/aliases.js';
@@ -178,7 +179,7 @@ export class WorkflowStore {
    * each other instead of what they read before.
    */
   async lockActive(trx: Transaction<Database>, id: string): Promise<boolean> {
-    await trx.updateTable('workflows').set({ updated_at: sql`updated_at` }).where('id', '=', id).execute();
+    await lockRow(trx, 'workflows', id);
     const row = await trx.selectFrom('workflows').select('active').where('id', '=', id).executeTakeFirst();
     return row?.active === 1;
   }
