@@ -60,6 +60,21 @@ function expectCodes(answers: Res[], status: number, code: string, what: string)
 
 const dialects = await testDialects();
 
+/** 25 requests at once of a Reader key with a daily quota of 10: exactly 10 served, 15 refused. */
+async function quotaRace(p: TestPlatform, name: string): Promise<void> {
+  const { key } = await p.createKey({
+    name,
+    type: 'development',
+    services: ['core'],
+    role: 'Reader',
+    dailyQuota: 10,
+  });
+  const answers = await all(25, () => p.request({ method: 'GET', url: '/v1/usage', key }));
+  expectOnly(answers, [200, 429], 'quota');
+  expect(countOf(answers, 200)).toBe(10);
+  expect(countOf(answers, 429)).toBe(15);
+}
+
 describe.each(dialects)('race audit on %s', (dialect) => {
   let bed: LlmTestbed;
   let p: TestPlatform;
@@ -283,17 +298,7 @@ describe.each(dialects)('race audit on %s', (dialect) => {
   // Budgets and quotas.
 
   it('daily request quota: 25 requests of a key with 10 left at once → exactly 10 served, 15 × 429', async () => {
-    const { key } = await p.createKey({
-      name: 'quota-race',
-      type: 'development',
-      services: ['core'],
-      role: 'Reader',
-      dailyQuota: 10,
-    });
-    const answers = await all(25, () => p.request({ method: 'GET', url: '/v1/usage', key }));
-    expectOnly(answers, [200, 429], 'quota');
-    expect(countOf(answers, 200)).toBe(10);
-    expect(countOf(answers, 429)).toBe(15);
+    await quotaRace(p, 'quota-race');
   });
 
   it('daily token budget: 16 model calls at once — each admitted call finishes and is charged, and the spent budget refuses the next (docs/llm.md)', async () => {
@@ -868,16 +873,6 @@ describe.runIf(await redisAvailable())('race audit: daily request quota on Redis
   afterAll(() => p?.close());
 
   it('25 requests of a key with a quota of 10 at once → exactly 10 served, 15 × 429', async () => {
-    const { key } = await p.createKey({
-      name: 'quota-race-redis',
-      type: 'development',
-      services: ['core'],
-      role: 'Reader',
-      dailyQuota: 10,
-    });
-    const answers = await all(25, () => p.request({ method: 'GET', url: '/v1/usage', key }));
-    expectOnly(answers, [200, 429], 'quota');
-    expect(countOf(answers, 200)).toBe(10);
-    expect(countOf(answers, 429)).toBe(15);
+    await quotaRace(p, 'quota-race-redis');
   });
 });

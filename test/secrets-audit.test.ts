@@ -17,23 +17,19 @@ import type { AddressInfo } from 'node:net';
 import { SignJWT } from 'jose';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.js';
 import { backupCommand } from '../src/cli/backup.js';
 import { keysCommand } from '../src/cli/keys.js';
 import { usersCommand } from '../src/cli/users.js';
 import { workflowsCommand } from '../src/cli/workflows.js';
 import { parseConfig } from '../src/config.js';
 import type { Dialect } from '../src/core/db/types.js';
-import { allMigrations, allModules } from '../src/modules/index.js';
 import { CREDENTIAL_TYPES, OPTIONAL_CREDENTIAL_FIELDS } from '../src/modules/workflows/schemas.js';
 import { toolCallsThenText } from './agents/support.js';
 import { connectAccount, SESSION_SECRET } from './game/connect.js';
 import { FAKE_API_KEY, FAKE_CLIENT_SECRET, FakeGamePlatform } from './game/fake-game-platform.js';
-import { TestClock } from './helpers/clock.js';
-import { freshSqlite, postgresSchema } from './helpers/databases.js';
 import { freePort } from './helpers/listening.js';
-import { deleteRedisPrefixes, type TestPlatform, testRedis } from './helpers/platform.js';
-import { REDIS_URL, redisAvailable, testDialects, uniqueName } from './helpers/services.js';
+import { createTestPlatform, deleteRedisPrefixes, type TestPlatform, testRedis } from './helpers/platform.js';
+import { redisAvailable, testDialects, uniqueName } from './helpers/services.js';
 import { until } from './helpers/until.js';
 import { testModels } from './llm/support.js';
 import { startShop, UPSTREAM_TOKEN, type Upstream } from './mcp/upstream.js';
@@ -187,61 +183,19 @@ async function auditedPlatform(dialect: Dialect, env: Record<string, string>): P
   const port = await freePort();
   const queuePrefix = uniqueName('qsa');
   const redisPrefix = `${uniqueName('rsa')}:`;
-  const config = parseConfig({
-    DATA_DIR: ':memory:',
-    LOG_LEVEL: 'debug',
-    USAGE_FLUSH_SECONDS: '60',
-    AUTH_FAILURES_PER_IP: '100000',
-    RATE_LIMIT_PER_IP: '1000000',
-    RATE_LIMIT_PER_ENDPOINT: '1000000',
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    QUEUE_PREFIX: queuePrefix,
-    REDIS_PREFIX: redisPrefix,
-    ...(withRedis ? { REDIS_URL } : {}),
-    ...env,
-  });
-  const migrations = allMigrations(allModules);
-  const pg = dialect === 'postgres' ? await postgresSchema(migrations, 5) : undefined;
-  const database = pg ? pg.database : await freshSqlite(migrations);
-  const release = () => (pg ? pg.release() : database.close());
-  let built: Awaited<ReturnType<typeof buildApp>>;
-  try {
-    built = await buildApp({ config, database, logger: true, clock: new TestClock(), skipMigrations: true });
-    await built.app.ready();
-  } catch (error) {
-    await release();
-    throw error;
-  }
-  const { app, ctx } = built;
-  const auth = ctx.apis.auth;
-  if (!auth) throw new Error('auth module missing');
-  const boot = await auth.bootstrap();
-  if (!boot.createdKey) throw new Error('bootstrap did not create a key');
-  const adminKey = boot.createdKey;
-  const request: TestPlatform['request'] = ({ key, headers, ...rest }) =>
-    app.inject({
-      ...rest,
-      headers: { ...(key === null ? {} : { authorization: `Bearer ${key ?? adminKey}` }), ...headers },
-    });
-  const p: TestPlatform = {
-    app,
-    ctx,
+  const p = await createTestPlatform({
     dialect,
-    clock: new TestClock(),
-    adminKey,
-    accountId: boot.accountId,
-    request,
-    async createKey(body, key) {
-      const res = await request({ method: 'POST', url: '/v1/api-keys', payload: body, key: key ?? adminKey });
-      if (res.statusCode !== 201) throw new Error(`createKey failed: ${res.statusCode} ${res.body}`);
-      const created = res.json() as { key: string; id: string };
-      return { key: created.key, id: created.id };
+    env: {
+      LOG_LEVEL: 'debug',
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      QUEUE_PREFIX: queuePrefix,
+      REDIS_PREFIX: redisPrefix,
+      ...env,
     },
-    async close() {
-      await app.close();
-      await release();
-    },
-  };
+    redis: withRedis,
+    logger: true,
+  });
+  const { app } = p;
   await app.listen({ port, host: '127.0.0.1' });
   return {
     p,

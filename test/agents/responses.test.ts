@@ -7,6 +7,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { Agent, type Model, OpenAIProvider, run, setTracingDisabled, tool } from '@openai/agents';
 import { tool as aiTool, generateText, stepCountIs } from 'ai';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { otherAccountKey } from '../helpers/accounts.js';
@@ -189,6 +190,27 @@ describe.each(await testDialects())('OpenAI Responses API and agent frameworks o
     const foreign = await otherAccountKey(bed.p);
     const hidden = await call(bed, 'GET', `/v1/responses/${answer.id}`, { key: foreign });
     expect(hidden.status).toBe(404);
+  });
+
+  it("the official openai client's truncation reaches the response, and a wrong one is a 400", async () => {
+    bed.openai.reset();
+    const client = new OpenAI({ baseURL: `${bed.url}/v1`, apiKey: bed.p.adminKey, maxRetries: 0 });
+    const first = await client.responses.create({ model: MODEL, input: QUESTION, truncation: 'auto' });
+    expect(first.truncation).toBe('auto');
+    const next = await client.responses.create({
+      model: MODEL,
+      input: 'and tomorrow?',
+      previous_response_id: first.id,
+    });
+    expect(next.truncation).toBe('disabled');
+    expect(
+      chatCalls(bed.openai)
+        .at(-1)
+        ?.messages.map((m) => m.role),
+    ).toEqual(['user', 'assistant', 'user']);
+    await expect(
+      client.responses.create({ model: MODEL, input: QUESTION, truncation: 'sometimes' as 'auto' }),
+    ).rejects.toMatchObject({ status: 400 });
   });
 
   it('bad input is a 400 or 404 in OpenAI error shape', async () => {

@@ -196,6 +196,25 @@ describe.each(await testDialects())('documents and knowledge base on %s', (diale
         }>;
       }
     ).data;
+    // A page at a time: the pages together are the whole list, in order; a cursor no page made is a 400.
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await p.request({
+        method: 'GET',
+        url: `/api/documents/${doc.id}/chunks?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      });
+      const body = res.json() as { data: Array<{ chunkId: string }>; nextCursor: string | null };
+      expect(body.data.length).toBeLessThanOrEqual(2);
+      paged.push(...body.data.map((c) => c.chunkId));
+      cursor = body.nextCursor;
+    } while (cursor);
+    expect(paged).toEqual(chunks.map((c) => c.chunkId));
+    for (const query of ['cursor=bm90LWEtY3Vyc29y', 'limit=1001', 'limit=0', 'sort=text']) {
+      const refused = await p.request({ method: 'GET', url: `/api/documents/${doc.id}/chunks?${query}` });
+      expect(refused.statusCode, query).toBe(400);
+      expect(refused.json()).toMatchObject({ error: true, code: 'VALIDATION_ERROR' });
+    }
     const page = `${FOX}\n\n${TEA}`;
     for (const [i, c] of chunks.entries()) {
       expect(c.index).toBe(i);

@@ -32,6 +32,8 @@ export interface TestPlatformOptions {
   clock?: TestClock;
   /** Use Redis for counters (a fresh key prefix is not needed: counter keys hold unique ids). */
   redis?: boolean;
+  /** Log through pino to stdout at LOG_LEVEL (suites that read the server's log); off by default. */
+  logger?: boolean;
 }
 
 /**
@@ -61,7 +63,7 @@ export async function createTestPlatform(options: TestPlatformOptions): Promise<
     built = await buildApp({
       config,
       database,
-      logger: false,
+      logger: options.logger ?? false,
       clock,
       skipMigrations: true,
       ...(options.modules ? { modules: options.modules } : {}),

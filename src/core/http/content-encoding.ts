@@ -9,12 +9,15 @@ declare module 'fastify' {
   }
 }
 
-/** The body's `Content-Encoding` without identity codings, as sent, or null for an unencoded body. */
-export function contentEncodingOf(request: FastifyRequest): string | null {
+/** The body's codings other than identity, lowercased, and the header as sent; null when none. */
+function codingsOf(request: FastifyRequest): { codings: string[]; header: string } | null {
   const header = request.headers['content-encoding'];
   if (header === undefined) return null;
-  const codings = header.split(',').map((c) => c.trim().toLowerCase());
-  return codings.every((c) => c === '' || c === 'identity') ? null : header;
+  const codings = header
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+  return codings.length === 0 ? null : { codings, header };
 }
 
 const unsupported = (encoding: string, accepted?: string) =>
@@ -36,8 +39,9 @@ export function registerContentEncodingRule(app: FastifyInstance): void {
   app.addHook('preParsing', async (request, _reply, payload) => {
     const { 'content-length': length, 'transfer-encoding': chunked } = request.headers;
     if ((length === undefined || length === '0') && chunked === undefined) return payload;
-    const encoding = contentEncodingOf(request);
-    if (encoding && request.routeOptions.config?.decodesContentEncoding !== true) throw unsupported(encoding);
+    const encoded = codingsOf(request);
+    if (encoded && request.routeOptions.config?.decodesContentEncoding !== true)
+      throw unsupported(encoded.header);
     return payload;
   });
 }
@@ -58,18 +62,14 @@ export function decodedPayload(
   request: FastifyRequest,
   payload: NodeJS.ReadableStream,
 ): NodeJS.ReadableStream {
-  const encoding = contentEncodingOf(request);
-  if (!encoding) return payload;
-  const codings = encoding
-    .split(',')
-    .map((c) => c.trim().toLowerCase())
-    .filter((c) => c !== '' && c !== 'identity');
-  const coding = codings.length === 1 ? codings[0] : undefined;
+  const encoded = codingsOf(request);
+  if (!encoded) return payload;
+  const coding = encoded.codings.length === 1 ? encoded.codings[0] : undefined;
   const decoder =
     coding !== undefined && Object.hasOwn(DECODERS, coding)
       ? DECODERS[coding as keyof typeof DECODERS]
       : null;
-  if (!decoder) throw unsupported(encoding, 'gzip, deflate or br');
+  if (!decoder) throw unsupported(encoded.header, 'gzip, deflate or br');
   const stream = decoder();
   payload.pipe(stream);
   return stream;

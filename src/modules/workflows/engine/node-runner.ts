@@ -10,6 +10,7 @@ import {
 } from './expressions.js';
 import type { AttachedNode } from './graph.js';
 import {
+  continuesOnFail,
   type NodeExecutionContext,
   NodeOperationError,
   type NodeResult,
@@ -134,11 +135,6 @@ export async function runNode(args: RunNodeArgs): Promise<NodeRun> {
     }
   }
 }
-
-const continuesOnFail = (settings: NodeSettings & WorkflowNode) =>
-  settings.continueOnFail === true ||
-  settings.onError === 'continueRegularOutput' ||
-  settings.onError === 'continueErrorOutput';
 
 async function attemptNode(args: AttemptArgs): Promise<NodeResult> {
   const { nodeType, node } = args;

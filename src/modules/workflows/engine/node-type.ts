@@ -345,3 +345,12 @@ export class NodeOperationError extends Error {
 }
 
 export const output = (...outputs: Item[][]): NodeResult => ({ kind: 'output', output: outputs });
+
+/** n8n's `continueOnFail()`: errors become items rather than failing the node. */
+export function continuesOnFail(node: { continueOnFail?: boolean; onError?: string }): boolean {
+  return (
+    node.continueOnFail === true ||
+    node.onError === 'continueRegularOutput' ||
+    node.onError === 'continueErrorOutput'
+  );
+}

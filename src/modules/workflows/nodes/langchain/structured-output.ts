@@ -224,15 +224,6 @@ export async function inBatches<T>(
   return results;
 }
 
-/** n8n's `continueOnFail()`: errors become items rather than failing the node. */
-export function continuesOnFail(node: { continueOnFail?: boolean; onError?: string }): boolean {
-  return (
-    node.continueOnFail === true ||
-    node.onError === 'continueRegularOutput' ||
-    node.onError === 'continueErrorOutput'
-  );
-}
-
 /** An error as the node's own (NodeOperationError keeps its message, others are wrapped). */
 export function nodeError(error: unknown): NodeOperationError {
   if (error instanceof NodeOperationError) return error;

@@ -1,11 +1,10 @@
 import { Type } from 'typebox';
-import { defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
+import { continuesOnFail, defineNode, NodeOperationError, output } from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
 import { LANGCHAIN, requiredPart } from '../ai-parts.js';
 import { parseJsonField, schemaFromExample } from '../output-parser-structured/json-schema.js';
 import {
   BatchingOption,
-  continuesOnFail,
   inBatches,
   nodeError,
   objectSchema,

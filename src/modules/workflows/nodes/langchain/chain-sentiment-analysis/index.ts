@@ -1,16 +1,14 @@
 import { Type } from 'typebox';
 import { pairedTo } from '../../../engine/item-pairing.js';
-import { defineNode, NodeOperationError, type NodeResult } from '../../../engine/node-type.js';
+import {
+  continuesOnFail,
+  defineNode,
+  NodeOperationError,
+  type NodeResult,
+} from '../../../engine/node-type.js';
 import type { Item, Json } from '../../../engine/types.js';
 import { LANGCHAIN, requiredPart } from '../ai-parts.js';
-import {
-  BatchingOption,
-  continuesOnFail,
-  inBatches,
-  nodeError,
-  objectSchema,
-  structuredCall,
-} from '../structured-output.js';
+import { BatchingOption, inBatches, nodeError, objectSchema, structuredCall } from '../structured-output.js';
 
 /** n8n's default system prompt of Sentiment Analysis. */
 export const SENTIMENT_SYSTEM_PROMPT =

@@ -1,15 +1,13 @@
 import { Type } from 'typebox';
-import { defineNode, NodeOperationError, type NodeResult } from '../../../engine/node-type.js';
+import {
+  continuesOnFail,
+  defineNode,
+  NodeOperationError,
+  type NodeResult,
+} from '../../../engine/node-type.js';
 import type { Item } from '../../../engine/types.js';
 import { LANGCHAIN, requiredPart } from '../ai-parts.js';
-import {
-  BatchingOption,
-  continuesOnFail,
-  inBatches,
-  nodeError,
-  objectSchema,
-  structuredCall,
-} from '../structured-output.js';
+import { BatchingOption, inBatches, nodeError, objectSchema, structuredCall } from '../structured-output.js';
 
 /** n8n's default system prompt of the Text Classifier. */
 export const CLASSIFIER_SYSTEM_PROMPT =
