@@ -132,6 +132,18 @@ describe.each(backends)('short-window limiters (redis: %s)', (redis) => {
 describe.each(backends)('daily token budgets (redis: %s)', (redis) => {
   const freshKey = () => `key_tokens_${Math.random().toString(36).slice(2)}`;
 
+  /** Holds `points` and at once charges `tokens` in their place, as a call that ends does. */
+  async function spend(
+    limiter: TestPlatform['ctx']['limiter'],
+    keyId: string,
+    tokens: number,
+    limit: number,
+  ) {
+    const { hold } = await limiter.reserveTokens(keyId, 1, limit);
+    if (!hold) throw new Error('refused');
+    return limiter.settleTokens(hold, tokens);
+  }
+
   it('charges tokens against the UTC day, reads without counting, and starts afresh the next day', async () => {
     const p = await platform({}, redis);
     p.clock.set('2030-03-04T22:00:00.000Z');
@@ -146,20 +158,18 @@ describe.each(backends)('daily token budgets (redis: %s)', (redis) => {
       reset: midnight,
       retryAfter: 7_200,
     });
-    expect(await limiter.chargeTokens(keyId, 30, 100)).toMatchObject({ allowed: true, remaining: 70 });
+    expect(await spend(limiter, keyId, 30, 100)).toMatchObject({ allowed: true, remaining: 70 });
     // Reading counts nothing.
     expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ allowed: true, remaining: 70 });
     expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ allowed: true, remaining: 70 });
     // Exactly the budget: the charge fits, but no further request may start.
-    expect(await limiter.chargeTokens(keyId, 70, 100)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await spend(limiter, keyId, 70, 100)).toMatchObject({ allowed: true, remaining: 0 });
     expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ allowed: false, remaining: 0 });
-    // Tokens are spent by the time they are charged: they count, and the decision says so.
-    expect(await limiter.chargeTokens(keyId, 5, 100)).toMatchObject({ allowed: false, remaining: 0 });
-    expect(await limiter.readTokenBudget(keyId, 105)).toMatchObject({ allowed: false, remaining: 0 });
-    expect(await limiter.readTokenBudget(keyId, 106)).toMatchObject({ allowed: true, remaining: 1 });
-    // Nothing to charge only reads; a fraction counts as a whole token.
-    expect(await limiter.chargeTokens(keyId, 0, 200)).toMatchObject({ allowed: true, remaining: 95 });
-    expect(await limiter.chargeTokens(keyId, 0.5, 200)).toMatchObject({ remaining: 94 });
+    const spent = await limiter.reserveTokens(keyId, 5, 100);
+    expect(spent).toMatchObject({ hold: null, held: false, decision: { allowed: false, retryAfter: 7_200 } });
+    // A fraction counts as a whole token; nothing used gives the hold back whole.
+    expect(await spend(limiter, keyId, 0.5, 200)).toMatchObject({ allowed: true, remaining: 99 });
+    expect(await spend(limiter, keyId, 0, 200)).toMatchObject({ allowed: true, remaining: 99 });
     // Another key has its own count; the request quota is apart from the tokens.
     expect(await limiter.readTokenBudget(freshKey(), 100)).toMatchObject({ remaining: 100 });
     expect(await limiter.readDailyQuota(keyId, 10)).toMatchObject({ remaining: 10 });
@@ -172,11 +182,48 @@ describe.each(backends)('daily token budgets (redis: %s)', (redis) => {
     });
   });
 
-  it('concurrent charges add up exactly', async () => {
+  it("calls at once see each other's holds: admitted while charged + held < budget, the rest refused for a second", async () => {
+    const p = await platform({}, redis);
+    const limiter = p.ctx.limiter;
+    const keyId = freshKey();
+    const tries = await Promise.all(Array.from({ length: 8 }, () => limiter.reserveTokens(keyId, 30, 100)));
+    const admitted = tries.filter((t) => t.hold);
+    // 0, 30, 60 and 90 held before them are under 100; the others find 120 or more.
+    expect(admitted).toHaveLength(4);
+    for (const refused of tries.filter((t) => !t.hold)) {
+      expect(refused.held).toBe(true);
+      expect(refused.decision).toMatchObject({ allowed: false, retryAfter: 1, remaining: 0 });
+    }
+    expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ allowed: false, remaining: 0 });
+    // The calls used less than they held: what they did not use is free again.
+    for (const t of admitted) if (t.hold) await limiter.settleTokens(t.hold, 10);
+    expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ allowed: true, remaining: 60 });
+    // Settled calls hold nothing: a refusal now is a spent day, not a wait for calls in flight.
+    await spend(limiter, keyId, 60, 100);
+    const refused = await limiter.reserveTokens(keyId, 30, 100);
+    expect(refused.held).toBe(false);
+    expect(refused.decision.retryAfter).toBeGreaterThan(1);
+  });
+
+  it('a call held before midnight and ended after it is charged to the new day and frees the old', async () => {
+    const p = await platform({}, redis);
+    p.clock.set('2030-03-04T23:59:30.000Z');
+    const limiter = p.ctx.limiter;
+    const keyId = freshKey();
+    const { hold } = await limiter.reserveTokens(keyId, 80, 100);
+    expect(hold).not.toBeNull();
+    p.clock.advance(60);
+    expect(await limiter.settleTokens(hold as NonNullable<typeof hold>, 25)).toMatchObject({ remaining: 75 });
+    expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ remaining: 75 });
+    p.clock.set('2030-03-04T23:59:40.000Z');
+    expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ remaining: 100 });
+  });
+
+  it('concurrent holds and charges add up exactly', async () => {
     const p = await platform({}, redis);
     const keyId = freshKey();
     const charges = Array.from({ length: 50 }, (_, i) => i + 1);
-    await Promise.all(charges.map((n) => p.ctx.limiter.chargeTokens(keyId, n, 10_000)));
+    await Promise.all(charges.map((n) => spend(p.ctx.limiter, keyId, n, 10_000)));
     const total = charges.reduce((a, b) => a + b, 0);
     expect(await p.ctx.limiter.readTokenBudget(keyId, 10_000)).toMatchObject({ remaining: 10_000 - total });
   });

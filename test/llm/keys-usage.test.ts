@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { otherAccountKey } from '../helpers/accounts.js';
 import { redisAvailable, testDialects } from '../helpers/services.js';
+import { until } from '../helpers/until.js';
 import { type LlmTestbed, post, startLlmTestbed } from './support.js';
 
 const dialects = await testDialects();
@@ -94,6 +95,44 @@ describe.each(backends)('gateway keys, budgets, usage and cache on $name', ({ di
     );
     expect(openai.status).toBe(429);
     expect(openai.json()).toMatchObject({ error: { type: 'rate_limit_error' } });
+  });
+
+  it('calls in flight hold their max_tokens: a call the holds leave no room for is a 429 for a second, and the budget is free again when they end', async () => {
+    const { key: budgeted } = await key({ dailyTokenBudget: 3_000 });
+    const streamed = { ...chat('gpt-4o-mini', 'hi'), stream: true, max_tokens: 1_000 };
+    bed.openai.stallAfterChunks = 1;
+    const clients = [new AbortController(), new AbortController(), new AbortController()];
+    try {
+      // Each holds ~1,001 tokens from admission: 0, 1,001 and 2,002 held before them are under 3,000.
+      for (const client of clients) {
+        const res = await fetch(`${bed.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${budgeted}`, 'content-type': 'application/json' },
+          body: JSON.stringify(streamed),
+          signal: client.signal,
+        });
+        expect(res.status).toBe(200);
+        await res.body?.getReader().read();
+      }
+      const refused = await post(bed, '/v1/chat/completions', { ...streamed, stream: false }, budgeted);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(refused.json()).toMatchObject({
+        error: { message: expect.stringMatching(/held by calls in flight/) },
+      });
+      // Without max_tokens a call holds 1,024 for its answer: refused too.
+      const ollama = await post(bed, '/api/chat', chat('llama3.2', 'hi'), budgeted);
+      expect(ollama.status).toBe(429);
+    } finally {
+      for (const client of clients) client.abort();
+      bed.openai.stallAfterChunks = null;
+    }
+    // The streams ended: each gives back what it did not use, and calls are admitted again.
+    const after = await until(async () => {
+      const res = await post(bed, '/v1/chat/completions', { ...streamed, stream: false }, budgeted);
+      return res.status === 200 && res;
+    }, 'the held tokens given back');
+    expect(Number(after.headers.get('x-ratelimit-remaining-tokens'))).toBeGreaterThan(1_900);
   });
 
   it('records every call; /v1/llm/requests lists them with filters, and only the account’s own', async () => {

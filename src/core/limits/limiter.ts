@@ -12,6 +12,22 @@ export interface LimitDecision {
   retryAfter: number;
 }
 
+/** Tokens a call holds against its key's daily budget from `reserveTokens` to `settleTokens`. */
+export interface TokenHold {
+  keyId: string;
+  /** The UTC day of the counter that holds them. */
+  day: string;
+  points: number;
+  limit: number;
+}
+
+/** `reserveTokens`' answer: the decision, the hold when admitted, and whether holds refused it. */
+export interface TokenReservation {
+  decision: LimitDecision;
+  hold: TokenHold | null;
+  held: boolean;
+}
+
 /** A value now (in-process counters) or later (Redis). */
 export type Maybe<T> = T | Promise<T>;
 
@@ -96,22 +112,73 @@ export class Limiter {
   }
 
   /**
-   * Adds the tokens (prompt + completion) a request used to the key's count for the current UTC
-   * day. They are spent by then, so nothing is refused here: `allowed` says whether the total
-   * stayed within `limit`, `remaining` what is left for the next request.
+   * Admits a call against a key's daily token budget and holds `points` tokens for it until
+   * `settleTokens`: admitted while the tokens charged and held today are fewer than `limit`, so
+   * calls made at once see each other's holds (one atomic call: a peek that stops at the limit,
+   * then the hold). A refusal says whether holds of calls in flight made it (`held`): those end
+   * in seconds, a spent day at midnight.
    */
-  chargeTokens(keyId: string, tokens: number, limit: number): Maybe<LimitDecision> {
+  reserveTokens(keyId: string, points: number, limit: number): Maybe<TokenReservation> {
     const nowMs = this.clock.now().getTime();
     const day = this.dayOf(nowMs);
     const key = tokensKey(keyId, day.text);
-    // Counters take whole points: a fraction counts as a token, nothing to add only reads.
-    const points = Number.isFinite(tokens) ? Math.ceil(tokens) : 0;
-    if (points <= 0)
-      return andThen(this.store.peek(key, DAY_KEY_TTL_SECONDS), (current) =>
-        dayDecision(current?.count ?? 0, limit, day.resetSeconds, nowMs),
+    const held = Math.max(1, Number.isFinite(points) ? Math.ceil(points) : 1);
+    const steps: CounterStep[] = [
+      { op: 'peek', key, windowSeconds: DAY_KEY_TTL_SECONDS, stopAt: limit },
+      { op: 'hit', key, windowSeconds: DAY_KEY_TTL_SECONDS, points: held },
+      { op: 'hit', key: heldKey(keyId, day.text), windowSeconds: DAY_KEY_TTL_SECONDS, points: held },
+    ];
+    return andThen(this.store.steps(steps), (counts) => {
+      if (counts.length > 1) {
+        const count = counts[1]?.count ?? held;
+        return {
+          decision: dayDecision(count, limit, day.resetSeconds, nowMs),
+          hold: { keyId, day: day.text, points: held, limit },
+          held: false,
+        };
+      }
+      const count = counts[0]?.count ?? 0;
+      const refused = { ...dayDecision(count, limit, day.resetSeconds, nowMs), allowed: false };
+      return andThen(this.store.peek(heldKey(keyId, day.text), DAY_KEY_TTL_SECONDS), (holds) => {
+        const inFlight = holds?.count ?? 0;
+        if (inFlight <= 0 || count - inFlight >= limit) return { decision: refused, hold: null, held: false };
+        return { decision: { ...refused, retryAfter: HELD_RETRY_SECONDS }, hold: null, held: true };
+      });
+    });
+  }
+
+  /**
+   * Ends a hold of `reserveTokens`: the call's `tokens` (prompt + completion; 0 when it failed before
+   * any) replace the tokens held, on the day the hold was taken; a call that ran past midnight is
+   * charged to the new day, as `chargeTokens` would.
+   */
+  settleTokens(hold: TokenHold, tokens: number): Maybe<LimitDecision> {
+    const nowMs = this.clock.now().getTime();
+    const day = this.dayOf(nowMs);
+    const points = Number.isFinite(tokens) && tokens > 0 ? Math.ceil(tokens) : 0;
+    const release = -hold.points;
+    const steps: CounterStep[] = [
+      { op: 'hit', key: heldKey(hold.keyId, hold.day), windowSeconds: DAY_KEY_TTL_SECONDS, points: release },
+    ];
+    if (hold.day === day.text)
+      steps.push({
+        op: 'hit',
+        key: tokensKey(hold.keyId, day.text),
+        windowSeconds: DAY_KEY_TTL_SECONDS,
+        points: points + release,
+      });
+    else
+      steps.push(
+        {
+          op: 'hit',
+          key: tokensKey(hold.keyId, hold.day),
+          windowSeconds: DAY_KEY_TTL_SECONDS,
+          points: release,
+        },
+        { op: 'hit', key: tokensKey(hold.keyId, day.text), windowSeconds: DAY_KEY_TTL_SECONDS, points },
       );
-    return andThen(this.store.hit(key, DAY_KEY_TTL_SECONDS, points), ({ count }) =>
-      dayDecision(count, limit, day.resetSeconds, nowMs),
+    return andThen(this.store.steps(steps), (counts) =>
+      dayDecision(counts[counts.length - 1]?.count ?? 0, hold.limit, day.resetSeconds, nowMs),
     );
   }
 
@@ -192,6 +259,11 @@ function windowRead(
 }
 
 const tokensKey = (keyId: string, day: string) => `tokens:${keyId}:${day}`;
+/** The part of a key's day counter held by calls in flight (`reserveTokens`), apart to tell a refusal's wait. */
+const heldKey = (keyId: string, day: string) => `tokens-held:${keyId}:${day}`;
+
+/** A refusal made by holds of calls in flight: they end as those calls do. */
+const HELD_RETRY_SECONDS = 1;
 
 /** A decision on a counter of the UTC day that ends at `resetSeconds`. */
 function dayDecision(count: number, limit: number, resetSeconds: number, nowMs: number): LimitDecision {

@@ -9,7 +9,14 @@ import type { AnswerCache } from './cache.js';
 import type { ConfiguredModel, ModelPreset } from './model-file.js';
 import type { ModelRegistry } from './registry.js';
 import type { LlmCallRecord, LlmRequestLog } from './request-log.js';
-import { budgetExceeded, budgetHeaders } from './token-budget.js';
+import {
+  budgetExceeded,
+  budgetHeaders,
+  type CallBudget,
+  chatHold,
+  embedHold,
+  holdBudget,
+} from './token-budget.js';
 import {
   type CallAbort,
   type ChatEvent,
@@ -215,7 +222,7 @@ export class Gateway {
     await this.checkBudget(principal);
   }
 
-  /** Refuses a key whose token budget for the day is spent; returns the budget headers otherwise. */
+  /** Refuses a key whose token budget for the day is spent (or held); returns the budget headers otherwise. */
   private async checkBudget(principal: Principal): Promise<Record<string, string>> {
     const budget = principal.dailyTokenBudget;
     if (!principal.keyId || budget === null || budget === undefined) return {};
@@ -224,10 +231,9 @@ export class Gateway {
     return budgetHeaders(decision);
   }
 
-  private async charge(principal: Principal, tokens: number): Promise<void> {
-    const budget = principal.dailyTokenBudget;
-    if (!principal.keyId || budget === null || budget === undefined || tokens <= 0) return;
-    await this.deps.limiter.chargeTokens(principal.keyId, tokens, budget);
+  /** Admits a call against its key's token budget, holding what it may use until it ends. */
+  private hold(principal: Principal, points: number): Promise<CallBudget> {
+    return holdBudget(this.deps.limiter, principal, points);
   }
 
   private refusal(model: ConfiguredModel, request: Omit<ChatRequest, 'model'>) {
@@ -323,7 +329,24 @@ export class Gateway {
     for (const model of chain)
       if (!this.deps.providers.get(model.provider)?.relays?.has(wire.dialect)) return null;
     this.refuseDropped(first, asked);
-    const budgetHeaderValues = await this.checkBudget(ctx.principal);
+    const budget = await this.hold(ctx.principal, chatHold(asked));
+    try {
+      return await this.relayChain(ctx, first, chain, asked, wire, budget);
+    } catch (error) {
+      // Settling is once: a call that ended well has charged its tokens, one that failed gives the hold back.
+      void budget.settle(0).catch(() => {});
+      throw error;
+    }
+  }
+
+  private async relayChain(
+    ctx: CallContext,
+    first: ConfiguredModel,
+    chain: ConfiguredModel[],
+    asked: Omit<ChatRequest, 'model'>,
+    wire: RelayWire,
+    budget: CallBudget,
+  ): Promise<RelaySession> {
     const started = this.deps.now();
     const tried: string[] = [];
     let lastError: unknown = null;
@@ -354,8 +377,9 @@ export class Gateway {
           started,
           tried,
           attempt,
+          budget,
         };
-        const headers: Record<string, string> = { ...budgetHeaderValues, 'x-llm-model': candidate.name };
+        const headers: Record<string, string> = { ...budget.headers, 'x-llm-model': candidate.name };
         if (!answer.stream) {
           const elapsed = this.deps.now() - started;
           attempt.done();
@@ -448,7 +472,7 @@ export class Gateway {
       errorCode,
       fallbacksTried: call.tried.length - 1,
     });
-    await this.charge(call.ctx.principal, usage.promptTokens + usage.completionTokens).catch(() => {});
+    await call.budget.settle(usage.promptTokens + usage.completionTokens).catch(() => {});
   }
 
   /** Opens a chat: the first model (or fallback) that produces its first event answers. */
@@ -456,7 +480,21 @@ export class Gateway {
     const first = this.resolve(ctx.principal, name, 'chat');
     const request = first.preset ? withPreset(asked, first.preset) : asked;
     this.refuseDropped(first, request);
-    const budgetHeaderValues = await this.checkBudget(ctx.principal);
+    const budget = await this.hold(ctx.principal, chatHold(request));
+    try {
+      return await this.chatChain(ctx, first, request, budget);
+    } catch (error) {
+      void budget.settle(0).catch(() => {});
+      throw error;
+    }
+  }
+
+  private async chatChain(
+    ctx: CallContext,
+    first: ConfiguredModel,
+    request: Omit<ChatRequest, 'model'>,
+    budget: CallBudget,
+  ): Promise<ChatSession> {
     const started = this.deps.now();
     const cacheKey = this.cacheKeyOf(ctx, first, request);
     const hit = cacheKey ? this.deps.cache?.get(cacheKey) : undefined;
@@ -471,11 +509,13 @@ export class Gateway {
         latencyMs: this.deps.now() - started,
         ttftMs: this.deps.now() - started,
       });
+      // A cached answer costs no tokens: the hold goes back.
+      void budget.settle(0).catch(() => {});
       return {
         model,
         requested: first.name,
         cached: true,
-        headers: { ...budgetHeaderValues, 'x-llm-model': model.name, 'x-llm-cache': 'hit' },
+        headers: { ...budget.headers, 'x-llm-model': model.name, 'x-llm-cache': 'hit' },
         events: replay(hit.events),
       };
     }
@@ -501,7 +541,7 @@ export class Gateway {
         const iterator = iterable[Symbol.asyncIterator]();
         const firstEvent = await iterator.next();
         this.recentlyUsed.set(candidate.name, Date.now());
-        const headers: Record<string, string> = { ...budgetHeaderValues, 'x-llm-model': candidate.name };
+        const headers: Record<string, string> = { ...budget.headers, 'x-llm-model': candidate.name };
         if (cacheKey) headers['x-llm-cache'] = 'miss';
         return {
           model: candidate,
@@ -518,6 +558,7 @@ export class Gateway {
             fallbacksTried: tried.length - 1,
             attempt,
             cacheKey,
+            budget,
           }),
         };
       } catch (error) {
@@ -554,6 +595,7 @@ export class Gateway {
       fallbacksTried: number;
       attempt: Attempt;
       cacheKey: string | null;
+      budget: CallBudget;
     },
   ): AsyncGenerator<ChatEvent, void, undefined> {
     const { model, iterator } = call;
@@ -622,7 +664,7 @@ export class Gateway {
         errorCode,
         fallbacksTried: call.fallbacksTried,
       });
-      await this.charge(ctx.principal, usage.promptTokens + usage.completionTokens).catch(() => {});
+      await call.budget.settle(usage.promptTokens + usage.completionTokens).catch(() => {});
     }
   }
 
@@ -642,7 +684,23 @@ export class Gateway {
     const request = { input, ...options };
     const refused = this.embedRefusal(first, request);
     if (refused) throw droppedError(refused, first);
-    const headers = await this.checkBudget(ctx.principal);
+    const budget = await this.hold(ctx.principal, embedHold(input, options.tokens));
+    try {
+      return await this.embedChain(ctx, first, input, options, budget);
+    } catch (error) {
+      void budget.settle(0).catch(() => {});
+      throw error;
+    }
+  }
+
+  private async embedChain(
+    ctx: CallContext,
+    first: ConfiguredModel,
+    input: string[],
+    options: Omit<EmbedRequest, 'model' | 'input'>,
+    budget: CallBudget,
+  ): Promise<EmbedAnswer> {
+    const request = { input, ...options };
     const started = this.deps.now();
     const tried: string[] = [];
     let lastError: unknown = null;
@@ -676,13 +734,13 @@ export class Gateway {
           httpStatus: 200,
           fallbacksTried: tried.length - 1,
         });
-        await this.charge(ctx.principal, promptTokens).catch(() => {});
+        await budget.settle(promptTokens).catch(() => {});
         return {
           ...result,
           promptTokens,
           model: candidate,
           totalNs: Math.round(elapsed * 1e6),
-          headers: { ...headers, 'x-llm-model': candidate.name },
+          headers: { ...budget.headers, 'x-llm-model': candidate.name },
         };
       } catch (error) {
         lastError = error;
@@ -736,6 +794,7 @@ interface RelayCall {
   started: number;
   tried: string[];
   attempt: Attempt;
+  budget: CallBudget;
 }
 
 /**

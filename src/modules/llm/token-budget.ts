@@ -1,5 +1,7 @@
+import type { Principal } from '../../core/auth/principal.js';
 import { AppError } from '../../core/errors.js';
-import type { LimitDecision } from '../../core/limits/limiter.js';
+import type { LimitDecision, Limiter, TokenHold } from '../../core/limits/limiter.js';
+import type { ChatRequest } from './types.js';
 
 /** A key's daily token budget in OpenAI's header names, beside the platform's request-quota headers. */
 export function budgetHeaders(decision: LimitDecision): Record<string, string> {
@@ -10,12 +12,78 @@ export function budgetHeaders(decision: LimitDecision): Record<string, string> {
   };
 }
 
-/** The 429 of a spent budget: `Retry-After` until the UTC day turns. */
-export function budgetExceeded(decision: LimitDecision): AppError {
+/**
+ * The 429 of a budget: spent (`Retry-After` until the UTC day turns), or held by the key's calls in
+ * flight (`held`: retry in a second, when they have ended and given back what they did not use).
+ */
+export function budgetExceeded(decision: LimitDecision, held = false): AppError {
+  const why = held ? 'is held by calls in flight' : 'exceeded';
   return new AppError(
     'RATE_LIMIT_EXCEEDED',
-    `Daily token budget of ${decision.limit} exceeded; retry after ${decision.retryAfter} s`,
-    { tokenBudget: decision.limit, reset: decision.reset },
+    `Daily token budget of ${decision.limit} ${why}; retry after ${decision.retryAfter} s`,
+    { tokenBudget: decision.limit, reset: decision.reset, ...(held ? { heldByCallsInFlight: true } : {}) },
     { 'retry-after': String(decision.retryAfter), ...budgetHeaders(decision) },
   );
+}
+
+/**
+ * Completion tokens a chat holds when it names no `max_tokens`. OpenAI's rate limits count a
+ * request's `max_tokens` at admission in the same way; an answer longer than this overshoots the
+ * budget by the difference, as every call that ends after the budget is reached does.
+ */
+export const DEFAULT_COMPLETION_HOLD = 1_024;
+
+/** What a chat holds at admission: its prompt (a quarter token per character) and its answers' room. */
+export function chatHold(request: Omit<ChatRequest, 'model'>): number {
+  let chars = 0;
+  for (const message of request.messages) chars += message.content.length;
+  const answer = request.options.maxTokens ?? DEFAULT_COMPLETION_HOLD;
+  return Math.ceil(chars / 4) + answer * (request.n ?? 1);
+}
+
+/** What an embedding call holds: its input's tokens (given as token arrays, or a quarter per character). */
+export function embedHold(input: readonly string[], tokens?: readonly (readonly number[])[]): number {
+  if (tokens) return tokens.reduce((n, t) => n + t.length, 0);
+  let chars = 0;
+  for (const text of input) chars += text.length;
+  return Math.ceil(chars / 4);
+}
+
+/**
+ * A call's share of its key's token budget, from admission to its end: `settle` gives back the hold
+ * and charges what the call used, once, whichever way the call ends.
+ */
+export class CallBudget {
+  private hold: TokenHold | null;
+
+  constructor(
+    private readonly limiter: Limiter | null,
+    hold: TokenHold | null,
+    readonly headers: Record<string, string>,
+  ) {
+    this.hold = hold;
+  }
+
+  async settle(tokens: number): Promise<void> {
+    const hold = this.hold;
+    if (!hold || !this.limiter) return;
+    this.hold = null;
+    await this.limiter.settleTokens(hold, tokens);
+  }
+}
+
+/** The budget of a call whose key has none (shared: nothing to hold or give back). */
+export const NO_BUDGET = new CallBudget(null, null, {});
+
+/** Admits a call against its key's budget, holding `points` tokens; throws the budget's 429. */
+export async function holdBudget(
+  limiter: Limiter,
+  principal: Principal,
+  points: number,
+): Promise<CallBudget> {
+  const budget = principal.dailyTokenBudget;
+  if (!principal.keyId || budget === null || budget === undefined) return NO_BUDGET;
+  const reservation = await limiter.reserveTokens(principal.keyId, points, budget);
+  if (!reservation.hold) throw budgetExceeded(reservation.decision, reservation.held);
+  return new CallBudget(limiter, reservation.hold, budgetHeaders(reservation.decision));
 }
