@@ -1,8 +1,25 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './types.js';
 
-/** Tables whose rows are locked this way: each has `id` and `updated_at`. */
-export type LockableTable = 'agents' | 'carts' | 'conversations' | 'credentials' | 'workflows';
+/**
+ * Tables whose rows are locked this way (each has `id`), and the column the no-op update writes to
+ * itself: `updated_at`, or another column outside any key where a table has none. Never a key
+ * column: PostgreSQL then takes FOR NO KEY UPDATE, which inserts referencing the row (their foreign
+ * key checks' KEY SHARE) do not wait for.
+ */
+const NO_OP_COLUMN = {
+  // An account-wide cap (flows) or one under the account with no row of its own (a customer's blends).
+  accounts: 'created_at',
+  agents: 'updated_at',
+  carts: 'updated_at',
+  conversations: 'updated_at',
+  credentials: 'updated_at',
+  // A Flowise record whose body is read, changed and written back (a document store's loaders).
+  flowise_objects: 'updated_at',
+  workflows: 'updated_at',
+} as const;
+
+export type LockableTable = keyof typeof NO_OP_COLUMN;
 
 /**
  * Locks a row for the rest of the transaction `trx` with a no-op update: PostgreSQL's row lock,
@@ -11,5 +28,6 @@ export type LockableTable = 'agents' | 'carts' | 'conversations' | 'credentials'
  * read-then-write of a cap, a list or a state cannot interleave.
  */
 export async function lockRow(trx: Kysely<Database>, table: LockableTable, id: string): Promise<void> {
-  await sql`update ${sql.table(table)} set updated_at = updated_at where id = ${id}`.execute(trx);
+  const column = sql.ref(NO_OP_COLUMN[table]);
+  await sql`update ${sql.table(table)} set ${column} = ${column} where id = ${id}`.execute(trx);
 }

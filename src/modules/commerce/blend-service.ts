@@ -69,12 +69,6 @@ export class BlendService {
   }
 
   async create(actor: Actor, input: CreateBlendInput): Promise<BlendViewT> {
-    if ((await this.deps.store.countOwn(actor.accountId, actor.owner)) >= MAX_BLENDS_PER_CUSTOMER)
-      throw new AppError(
-        'CONFLICT',
-        `A customer holds at most ${MAX_BLENDS_PER_CUSTOMER} blends; delete one to make another`,
-        { limit: MAX_BLENDS_PER_CUSTOMER },
-      );
     const now = this.deps.clock.now().toISOString();
     const blend: Blend = {
       id: newId('blend'),
@@ -89,7 +83,15 @@ export class BlendService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.nameGuard(blend.name, () => this.deps.store.insert(blend));
+    // Counted and inserted in one locked step: creates racing at the bound cannot all pass it.
+    if (
+      !(await this.nameGuard(blend.name, () => this.deps.store.insertUnder(blend, MAX_BLENDS_PER_CUSTOMER)))
+    )
+      throw new AppError(
+        'CONFLICT',
+        `A customer holds at most ${MAX_BLENDS_PER_CUSTOMER} blends; delete one to make another`,
+        { limit: MAX_BLENDS_PER_CUSTOMER },
+      );
     return this.view(blend, actor, 'detail', []);
   }
 
@@ -177,9 +179,9 @@ export class BlendService {
     return blend;
   }
 
-  private async nameGuard(name: string, write: () => Promise<void>): Promise<void> {
+  private async nameGuard<T>(name: string, write: () => Promise<T>): Promise<T> {
     try {
-      await write();
+      return await write();
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new AppError('NAME_TAKEN', `You already have a blend named '${name}'`, { name });

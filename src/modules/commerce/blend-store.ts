@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../core/db/database.js';
+import { lockRow } from '../../core/db/row-lock.js';
 import { newId } from '../../core/ids.js';
 import type { Blend, BlendUsage, Intensity, NoteRatio } from './domain.js';
 import type { BlendsTable } from './tables.js';
@@ -44,8 +45,25 @@ function toRow(blend: Blend): BlendRow {
 export class BlendStore {
   constructor(private readonly db: Db) {}
 
-  async insert(blend: Blend): Promise<void> {
-    await this.db.insertInto('blends').values(toRow(blend)).execute();
+  /**
+   * Inserts a blend unless its owner holds `max` already (false then). Counted on the account's
+   * locked row: a customer has no row of their own, and creates racing each see the others, so a
+   * burst cannot pass the bound. Short (a count on the owner's index, one insert), so the account's
+   * other customers barely wait.
+   */
+  async insertUnder(blend: Blend, max: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      await lockRow(trx, 'accounts', blend.accountId);
+      const row = await trx
+        .selectFrom('blends')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', blend.accountId)
+        .where('owner', '=', blend.owner)
+        .executeTakeFirst();
+      if (Number(row?.n ?? 0) >= max) return false;
+      await trx.insertInto('blends').values(toRow(blend)).execute();
+      return true;
+    });
   }
 
   async update(blend: Blend): Promise<void> {
@@ -85,16 +103,6 @@ export class BlendStore {
       .limit(limit)
       .execute();
     return rows.map(toBlend);
-  }
-
-  async countOwn(accountId: string, owner: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('blends')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account_id', '=', accountId)
-      .where('owner', '=', owner)
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
   }
 
   async usage(blendIds: readonly string[]): Promise<Map<string, BlendUsage[]>> {

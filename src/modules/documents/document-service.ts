@@ -6,6 +6,7 @@ import { type ListSpec, parseListQuery } from '../../core/http/list-query.js';
 import { newId } from '../../core/ids.js';
 import type { JobPayload, JobQueue, jobs } from '../../core/queue/index.js';
 import type { DocumentRow, DocumentStore } from './store.js';
+import type { ChunksTable } from './tables.js';
 import { DOCUMENT_SOURCES, type DocumentSource, type LoadedDocument } from './types.js';
 
 export const DOCUMENT_STATUSES = ['loaded', 'chunked', 'embedded', 'indexed', 'failed'] as const;
@@ -174,16 +175,47 @@ export class DocumentService {
     const last = chunks.at(-1);
     return {
       nextCursor: rows.length > limit && last ? chunkCursor(last.chunk_index) : null,
-      data: chunks.map((c) => ({
-        chunkId: c.id,
-        index: c.chunk_index,
-        pageNumber: c.page_number,
-        startOffset: c.start_offset,
-        endOffset: c.end_offset,
-        text: c.text,
-        embeddingModel: c.embedding_model,
-      })),
+      data: chunks.map(chunkView),
     };
+  }
+
+  /**
+   * How many chunks each of these documents shows in its pages (`chunks`), in their order (an id given
+   * twice counts twice): one count query, no chunk read. A document the account lacks is a 404.
+   */
+  async chunkCounts(accountId: string, ids: readonly string[]): Promise<number[]> {
+    const counts = await this.store.chunkCounts(accountId, ids);
+    return ids.map((id) => {
+      const n = counts.get(id);
+      if (n === undefined) throw notFound('DOCUMENT_NOT_FOUND', 'Document', id);
+      return n;
+    });
+  }
+
+  /**
+   * A document's chunks from index `from` (0-based: a shown document's chunks are indexed 0 to its
+   * count − 1), `limit` (≤ MAX_CHUNK_PAGE) at most, in order: what `chunks` shows there, reading only
+   * those rows.
+   */
+  async chunkRange(accountId: string, id: string, range: { from: number; limit: number }) {
+    const row = await this.store.get(accountId, id);
+    if (!row) throw notFound('DOCUMENT_NOT_FOUND', 'Document', id);
+    if (row.status === 'loaded' || range.limit <= 0) return [];
+    const rows = await this.store.chunkRange(
+      id,
+      Math.max(0, range.from),
+      Math.min(range.limit, MAX_CHUNK_PAGE),
+    );
+    return rows.map(chunkView);
+  }
+
+  /**
+   * A chunk by id among the account's documents `ids` (with its document's id), or null: another
+   * account's chunk, or one of a document not in `ids`, is not found.
+   */
+  async findChunk(accountId: string, ids: readonly string[], chunkId: string) {
+    const row = await this.store.findChunk(accountId, ids, chunkId);
+    return row ? { documentId: row.document_id, ...chunkView(row) } : null;
   }
 
   /** Queues processing; the parameters stay on the document until the job ends, for recovery. */
@@ -240,6 +272,24 @@ export class DocumentService {
       await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
     }
   }
+}
+
+/** A chunk as the API shows it. */
+function chunkView(
+  c: Pick<
+    ChunksTable,
+    'id' | 'chunk_index' | 'page_number' | 'start_offset' | 'end_offset' | 'text' | 'embedding_model'
+  >,
+) {
+  return {
+    chunkId: c.id,
+    index: c.chunk_index,
+    pageNumber: c.page_number,
+    startOffset: c.start_offset,
+    endOffset: c.end_offset,
+    text: c.text,
+    embeddingModel: c.embedding_model,
+  };
 }
 
 /** The most chunks one page answers (a document may hold tens of thousands). */

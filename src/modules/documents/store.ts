@@ -332,6 +332,61 @@ export class DocumentStore {
       .where('document_id', '=', documentId);
   }
 
+  /**
+   * The chunks of the account's documents among `documentIds`, counted per document (absent: not the
+   * account's). A document being chunked or deleted (`loaded`) counts none, as its chunk pages show
+   * none. The count reads the (document_id, chunk_index) index alone, never the chunks' text.
+   */
+  async chunkCounts(accountId: string, documentIds: readonly string[]): Promise<Map<string, number>> {
+    if (documentIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('documents')
+      .leftJoin('chunks', (join) =>
+        join.onRef('chunks.document_id', '=', 'documents.id').on('documents.status', '!=', 'loaded'),
+      )
+      .select((eb) => ['documents.id as id', eb.fn.count<number | string>('chunks.chunk_index').as('n')])
+      .where('documents.account_id', '=', accountId)
+      .where('documents.id', 'in', [...new Set(documentIds)])
+      .groupBy('documents.id')
+      .execute();
+    return new Map(rows.map((r) => [r.id, Number(r.n)]));
+  }
+
+  /** A document's chunks from index `from`, `limit` at most, in index order: the page's rows alone. */
+  chunkRange(documentId: string, from: number, limit: number) {
+    return this.chunksOf(documentId)
+      .where('chunk_index', '>=', from)
+      .orderBy('chunk_index')
+      .limit(limit)
+      .execute();
+  }
+
+  /**
+   * One chunk by id, when it belongs to one of `documentIds` and they to the account (a chunk of a
+   * `loaded` document is hidden, as in its pages): a primary-key lookup, whatever the documents' size.
+   */
+  findChunk(accountId: string, documentIds: readonly string[], chunkId: string) {
+    if (documentIds.length === 0) return Promise.resolve(undefined);
+    return this.db
+      .selectFrom('chunks')
+      .innerJoin('documents', 'documents.id', 'chunks.document_id')
+      .select([
+        'chunks.id',
+        'chunks.document_id',
+        'chunks.chunk_index',
+        'chunks.page_number',
+        'chunks.start_offset',
+        'chunks.end_offset',
+        'chunks.text',
+        'chunks.embedding_model',
+      ])
+      .where('chunks.id', '=', chunkId)
+      .where('documents.account_id', '=', accountId)
+      .where('documents.id', 'in', [...new Set(documentIds)])
+      .where('documents.status', '!=', 'loaded')
+      .executeTakeFirst();
+  }
+
   async setEmbeddings(
     documentId: string,
     model: string,

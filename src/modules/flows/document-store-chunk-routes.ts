@@ -2,12 +2,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Principal } from '../../core/auth/principal.js';
-import { notFound } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
 import type { DocumentsApi } from '../documents/index.js';
 import {
+  chunkOf,
   chunkPage,
-  chunksOf,
   ingestInto,
   type Loader,
   loaderOf,
@@ -95,7 +94,11 @@ export function documentStoreChunkRoutes(
           docId: loader.id,
         });
       }
-      await objects.update(principal.accountId, 'docstore', found.id, { loaders });
+      // On the store's locked row: a loader saved or removed meanwhile is kept or stays gone.
+      const refreshed = new Map(loaders.map((l) => [l.id, l]));
+      await objects.change(principal.accountId, 'docstore', found.id, (current) => ({
+        loaders: loadersOf(current).map((l) => refreshed.get(l.id) ?? l),
+      }));
       return results;
     },
   );
@@ -107,10 +110,7 @@ export function documentStoreChunkRoutes(
     chunkId: string,
     text: string,
   ) => {
-    const chunk = (await chunksOf(principal.accountId, documents(), found.id, loader)).find(
-      (c) => c.id === chunkId,
-    );
-    if (!chunk) throw notFound('NOT_FOUND', 'Chunk', chunkId);
+    const chunk = await chunkOf(principal.accountId, documents(), found.id, loader, chunkId);
     const old = await documents().documents.get(principal.accountId, chunk.docId, true);
     const content = (old.pages ?? [])
       .map((p) =>
@@ -141,9 +141,9 @@ export function documentStoreChunkRoutes(
     };
     next.totalChunks = await countChunks(principal, documents(), next);
     next.totalChars = loader.totalChars - (chunk.endOffset - chunk.startOffset) + text.length;
-    const saved = await objects.update(principal.accountId, 'docstore', found.id, {
-      loaders: loadersOf(found).map((l) => (l.id === loader.id ? next : l)),
-    });
+    const { after: saved } = await objects.change(principal.accountId, 'docstore', found.id, (current) => ({
+      loaders: loadersOf(current).map((l) => (l.id === loader.id ? next : l)),
+    }));
     return chunkPage(principal.accountId, documents(), saved, next, 1);
   };
 

@@ -114,11 +114,26 @@ export function documentStoreRoutes(
     };
   };
   const store = (request: FastifyRequest, id: string) => objects.get(account(request), 'docstore', id);
+  const storeFull = () =>
+    new AppError('CONFLICT', `A document store holds at most ${MAX_LOADERS} loaders`, { limit: MAX_LOADERS });
+  /** Of `ids`, the documents no loader of the store `o` holds (all of them once the store is gone). */
+  const notHeld = (ids: readonly string[], o: StoredObject | null) => {
+    const held = new Set(o ? loadersOf(o).flatMap((l) => l.documentIds) : []);
+    return ids.filter((d) => !held.has(d));
+  };
   const dropDocuments = async (accountId: string, ids: string[]) => {
     for (const id of ids)
       await documents()
         .documents.delete(accountId, id)
         .catch(() => undefined);
+  };
+  /** Drops the documents of `ids` that no loader of the store holds now (all of them once it is gone). */
+  const dropUnheld = async (accountId: string, storeId: string, ids: string[]) => {
+    const current = await objects.get(accountId, 'docstore', storeId).catch((error: unknown) => {
+      if (error instanceof AppError) return null;
+      throw error;
+    });
+    await dropDocuments(accountId, notHeld(ids, current));
   };
 
   r.post(
@@ -240,10 +255,8 @@ export function documentStoreRoutes(
     const loaders = loadersOf(found);
     const replaced = b.docId !== undefined ? loaders.find((l) => l.id === b.docId) : undefined;
     if (b.docId !== undefined && !replaced) throw notFound('NOT_FOUND', 'Loader', b.docId);
-    if (!replaced && loaders.length >= MAX_LOADERS)
-      throw new AppError('CONFLICT', `A document store holds at most ${MAX_LOADERS} loaders`, {
-        limit: MAX_LOADERS,
-      });
+    // Refused before the (slow) loading when it cannot fit; the check that holds is the locked one below.
+    if (!replaced && loaders.length >= MAX_LOADERS) throw storeFull();
     const chunkSize = b.splitter?.config?.chunkSize ?? replaced?.chunkSize;
     const inputs = storeInputs(b, topicOf(found.id), chunkSize);
     const documentIds: string[] = [];
@@ -255,11 +268,6 @@ export function documentStoreRoutes(
       chunks += result.chunks;
       processed &&= result.processed;
     }
-    if (replaced && (b.replaceExisting ?? true))
-      await dropDocuments(
-        principal.accountId,
-        replaced.documentIds.filter((d) => !documentIds.includes(d)),
-      );
     const name = b.loader?.name ?? loaderNameOf(b.files?.[0]);
     const loader: Loader = {
       id: replaced?.id ?? randomUUID(),
@@ -272,8 +280,31 @@ export function documentStoreRoutes(
       documentIds,
       ...(chunkSize !== undefined ? { chunkSize } : {}),
     };
-    const next = replaced ? loaders.map((l) => (l.id === replaced.id ? loader : l)) : [...loaders, loader];
-    await objects.update(principal.accountId, 'docstore', found.id, { loaders: next });
+    // Added to the list as it is now, on the store's locked row: upserts racing on one store keep
+    // each other's loaders, and a burst cannot pass the bound. The loading above took its time, so
+    // the store may have filled up, or lost the replaced loader, meanwhile.
+    let saved: { before: StoredObject; after: StoredObject };
+    try {
+      saved = await objects.change(principal.accountId, 'docstore', found.id, (current) => {
+        const now = loadersOf(current);
+        if (replaced) {
+          if (!now.some((l) => l.id === replaced.id)) throw notFound('NOT_FOUND', 'Loader', replaced.id);
+          return { loaders: now.map((l) => (l.id === replaced.id ? loader : l)) };
+        }
+        if (now.length >= MAX_LOADERS) throw storeFull();
+        return { loaders: [...now, loader] };
+      });
+    } catch (error) {
+      // Refused (full, or the loader or the store gone): what this upsert loaded goes, unless a loader
+      // of the store holds it (the same content). Not on a database failure: the save may have landed.
+      if (error instanceof AppError)
+        await dropUnheld(principal.accountId, found.id, documentIds).catch(() => undefined);
+      throw error;
+    }
+    if (replaced && (b.replaceExisting ?? true)) {
+      const previous = loadersOf(saved.before).find((l) => l.id === replaced.id);
+      await dropDocuments(principal.accountId, notHeld(previous?.documentIds ?? [], saved.after));
+    }
     return {
       numAdded: chunks,
       numDeleted: 0,
@@ -344,16 +375,15 @@ export function documentStoreRoutes(
       },
     },
     async (request) => {
-      const found = await store(request, request.params.storeId);
-      const loaders = loadersOf(found);
-      const gone = loaders.find((l) => l.id === request.params.loaderId);
-      if (!gone) throw notFound('NOT_FOUND', 'Loader', request.params.loaderId);
-      await dropDocuments(account(request), gone.documentIds);
-      return view(
-        await objects.update(account(request), 'docstore', found.id, {
-          loaders: loaders.filter((l) => l !== gone),
-        }),
-      );
+      const { storeId, loaderId } = request.params;
+      // Removed from the list as it is now (locked), then its documents no other loader holds.
+      const { before, after } = await objects.change(account(request), 'docstore', storeId, (current) => {
+        const loaders = loadersOf(current);
+        if (!loaders.some((l) => l.id === loaderId)) throw notFound('NOT_FOUND', 'Loader', loaderId);
+        return { loaders: loaders.filter((l) => l.id !== loaderId) };
+      });
+      await dropDocuments(account(request), notHeld(loaderOf(before, loaderId).documentIds, after));
+      return view(after);
     },
   );
   r.delete(
@@ -368,10 +398,12 @@ export function documentStoreRoutes(
       },
     },
     async (request) => {
-      const found = await store(request, request.params.id);
-      const ids = loadersOf(found).flatMap((l) => l.documentIds);
+      // Emptied as it is now (locked): a loader added meanwhile goes with the others, documents too.
+      const { before } = await objects.change(account(request), 'docstore', request.params.id, () => ({
+        loaders: [],
+      }));
+      const ids = loadersOf(before).flatMap((l) => l.documentIds);
       await dropDocuments(account(request), ids);
-      await objects.update(account(request), 'docstore', found.id, { loaders: [] });
       return { deleted: ids.length };
     },
   );

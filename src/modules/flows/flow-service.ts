@@ -68,10 +68,6 @@ export class FlowService {
     const { definition, problems } = definitionOf(fields, null);
     definition.flowise = flowise;
     await this.check(principal, definition, problems);
-    if ((await this.store.count(principal.accountId)) >= MAX_FLOWS_PER_ACCOUNT)
-      throw new AppError('CONFLICT', `An account holds at most ${MAX_FLOWS_PER_ACCOUNT} flows`, {
-        limit: MAX_FLOWS_PER_ACCOUNT,
-      });
     const now = this.clock.now().toISOString();
     const row: FlowRow = {
       id,
@@ -82,7 +78,11 @@ export class FlowService {
       created_at: now,
       updated_at: now,
     };
-    await this.store.insert(row);
+    // Counted and inserted in one locked step: creates racing at the bound cannot all pass it.
+    if (!(await this.store.insertUnder(row, MAX_FLOWS_PER_ACCOUNT)))
+      throw new AppError('CONFLICT', `An account holds at most ${MAX_FLOWS_PER_ACCOUNT} flows`, {
+        limit: MAX_FLOWS_PER_ACCOUNT,
+      });
     return flowView(row, definition);
   }
 

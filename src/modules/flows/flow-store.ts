@@ -1,4 +1,5 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
+import { lockRow } from '../../core/db/row-lock.js';
 import type { Database } from '../../core/db/types.js';
 import type { FlowMessagesTable, FlowsTable } from './tables.js';
 
@@ -18,8 +19,23 @@ export interface MessageFilter {
 export class FlowStore {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insert(row: FlowRow): Promise<void> {
-    await this.db.insertInto('flows').values(row).execute();
+  /**
+   * Inserts a flow unless its account holds `max` already (false then). Counted on the account's
+   * locked row, the one row that stands for the account: creates racing each see the others, so a
+   * burst cannot pass the bound.
+   */
+  async insertUnder(row: FlowRow, max: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      await lockRow(trx, 'accounts', row.account_id);
+      const counted = await trx
+        .selectFrom('flows')
+        .select((eb) => eb.fn.countAll<string | number>().as('n'))
+        .where('account_id', '=', row.account_id)
+        .executeTakeFirst();
+      if (Number(counted?.n ?? 0) >= max) return false;
+      await trx.insertInto('flows').values(row).execute();
+      return true;
+    });
   }
 
   async get(accountId: string, id: string): Promise<FlowRow | undefined> {
@@ -45,15 +61,6 @@ export class FlowStore {
       .orderBy('id', 'desc')
       .limit(limit)
       .execute();
-  }
-
-  async count(accountId: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('flows')
-      .select((eb) => eb.fn.countAll<string | number>().as('n'))
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
   }
 
   async update(

@@ -36,34 +36,52 @@ export async function ingestInto(caller: Principal, documents: DocumentsApi, inp
   return { documentId: document.documentId, chunks: document.chunkCount, processed };
 }
 
-/** Every chunk of a loader, in Flowise's chunk shape, its documents in order. */
-export async function chunksOf(accountId: string, documents: DocumentsApi, storeId: string, loader: Loader) {
-  const all = [];
-  for (const documentId of loader.documentIds) {
-    const data = [];
-    let cursor: string | null | undefined;
-    do {
-      const page = await documents.documents.chunks(accountId, documentId, cursor ? { cursor } : {});
-      data.push(...page.data);
-      cursor = page.nextCursor;
-    } while (cursor);
-    all.push(
-      ...data.map((c) => ({
-        id: c.chunkId,
-        docId: documentId,
-        storeId,
-        chunkNo: c.index + 1,
-        pageContent: c.text,
-        metadata: { pageNumber: c.pageNumber },
-        startOffset: c.startOffset,
-        endOffset: c.endOffset,
-      })),
-    );
-  }
-  return all;
+/** A chunk of the documents API in Flowise's shape (its offsets kept for an edit, dropped from pages). */
+function flowiseChunk(
+  storeId: string,
+  documentId: string,
+  c: {
+    chunkId: string;
+    index: number;
+    pageNumber: number;
+    startOffset: number;
+    endOffset: number;
+    text: string;
+  },
+) {
+  return {
+    id: c.chunkId,
+    docId: documentId,
+    storeId,
+    chunkNo: c.index + 1,
+    pageContent: c.text,
+    metadata: { pageNumber: c.pageNumber },
+    startOffset: c.startOffset,
+    endOffset: c.endOffset,
+  };
 }
 
-/** Flowise's page of a loader's chunks (`DocumentStoreFileChunkPagedResponse`). */
+/**
+ * One chunk of a loader by id: a lookup among the loader's documents of the account (a loader may hold
+ * tens of thousands of chunks; none is read to find it). Not one of them: 404.
+ */
+export async function chunkOf(
+  accountId: string,
+  documents: DocumentsApi,
+  storeId: string,
+  loader: Loader,
+  chunkId: string,
+) {
+  const found = await documents.documents.findChunk(accountId, loader.documentIds, chunkId);
+  if (!found) throw notFound('NOT_FOUND', 'Chunk', chunkId);
+  return flowiseChunk(storeId, found.documentId, found);
+}
+
+/**
+ * Flowise's page of a loader's chunks (`DocumentStoreFileChunkPagedResponse`): its documents in order,
+ * each in chunk order. Counted per document, then only the page's rows are read (from one document, or
+ * the end of one and the start of the next).
+ */
 export async function chunkPage(
   accountId: string,
   documents: DocumentsApi,
@@ -71,12 +89,30 @@ export async function chunkPage(
   loader: Loader,
   pageNo: number,
 ) {
-  const all = await chunksOf(accountId, documents, store.id, loader);
+  const counts = await documents.documents.chunkCounts(accountId, loader.documentIds);
+  const chunks = [];
+  // The page's first chunk, counted over the loader's documents.
+  let skip = (pageNo - 1) * CHUNKS_PER_PAGE;
+  for (const [i, documentId] of loader.documentIds.entries()) {
+    if (chunks.length === CHUNKS_PER_PAGE) break;
+    const n = counts[i] ?? 0;
+    if (skip >= n) {
+      skip -= n;
+      continue;
+    }
+    const rows = await documents.documents.chunkRange(accountId, documentId, {
+      from: skip,
+      limit: CHUNKS_PER_PAGE - chunks.length,
+    });
+    for (const row of rows) {
+      const { startOffset: _s, endOffset: _e, ...chunk } = flowiseChunk(store.id, documentId, row);
+      chunks.push(chunk);
+    }
+    skip = 0;
+  }
   return {
-    chunks: all
-      .slice((pageNo - 1) * CHUNKS_PER_PAGE, pageNo * CHUNKS_PER_PAGE)
-      .map(({ startOffset: _s, endOffset: _e, ...chunk }) => chunk),
-    count: all.length,
+    chunks,
+    count: counts.reduce((sum, n) => sum + n, 0),
     characters: loader.totalChars,
     file: loader,
     currentPage: pageNo,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../../core/clock.js';
+import { lockRow } from '../../../core/db/row-lock.js';
 import type { Database } from '../../../core/db/types.js';
 import { AppError, notFound } from '../../../core/errors.js';
 
@@ -44,20 +45,6 @@ export class FlowiseObjects {
     body: Record<string, unknown>,
     flowId: string | null = null,
   ): Promise<StoredObject> {
-    const counted = await this.db
-      .selectFrom('flowise_objects')
-      .select((eb) => eb.fn.countAll<string | number>().as('n'))
-      .where('account_id', '=', accountId)
-      .where('kind', '=', kind)
-      .executeTakeFirst();
-    const count = Number(counted?.n ?? 0);
-    // Upsert history is a log: the oldest records make room, so upserts never start failing at the cap.
-    if (count >= MAX_PER_KIND && kind === 'upsert')
-      await this.dropOldest(accountId, kind, count - MAX_PER_KIND + 1);
-    else if (count >= MAX_PER_KIND)
-      throw new AppError('CONFLICT', `An account holds at most ${MAX_PER_KIND} records of this kind`, {
-        limit: MAX_PER_KIND,
-      });
     const now = this.clock.now().toISOString();
     const row = {
       id: randomUUID(),
@@ -68,12 +55,35 @@ export class FlowiseObjects {
       created_at: now,
       updated_at: now,
     };
-    await this.db.insertInto('flowise_objects').values(row).execute();
+    // Counted on the account's locked row: creates racing each see the others, so a burst cannot pass the cap.
+    await this.db.transaction().execute(async (trx) => {
+      await lockRow(trx, 'accounts', accountId);
+      const counted = await trx
+        .selectFrom('flowise_objects')
+        .select((eb) => eb.fn.countAll<string | number>().as('n'))
+        .where('account_id', '=', accountId)
+        .where('kind', '=', kind)
+        .executeTakeFirst();
+      const count = Number(counted?.n ?? 0);
+      // Upsert history is a log: the oldest records make room, so upserts never start failing at the cap.
+      if (count >= MAX_PER_KIND && kind === 'upsert')
+        await this.dropOldest(trx, accountId, kind, count - MAX_PER_KIND + 1);
+      else if (count >= MAX_PER_KIND)
+        throw new AppError('CONFLICT', `An account holds at most ${MAX_PER_KIND} records of this kind`, {
+          limit: MAX_PER_KIND,
+        });
+      await trx.insertInto('flowise_objects').values(row).execute();
+    });
     return { id: row.id, flowId, body, createdAt: now, updatedAt: now };
   }
 
-  private async dropOldest(accountId: string, kind: ObjectKind, count: number): Promise<void> {
-    const oldest = this.db
+  private async dropOldest(
+    trx: Kysely<Database>,
+    accountId: string,
+    kind: ObjectKind,
+    count: number,
+  ): Promise<void> {
+    const oldest = trx
       .selectFrom('flowise_objects')
       .select('id')
       .where('account_id', '=', accountId)
@@ -81,7 +91,7 @@ export class FlowiseObjects {
       .orderBy('created_at')
       .orderBy('id')
       .limit(count);
-    await this.db
+    await trx
       .deleteFrom('flowise_objects')
       .where('account_id', '=', accountId)
       .where('kind', '=', kind)
@@ -89,8 +99,8 @@ export class FlowiseObjects {
       .execute();
   }
 
-  async get(accountId: string, kind: ObjectKind, id: string): Promise<StoredObject> {
-    const row = await this.db
+  async get(accountId: string, kind: ObjectKind, id: string, db = this.db): Promise<StoredObject> {
+    const row = await db
       .selectFrom('flowise_objects')
       .selectAll()
       .where('account_id', '=', accountId)
@@ -121,17 +131,36 @@ export class FlowiseObjects {
     id: string,
     patch: Record<string, unknown>,
   ): Promise<StoredObject> {
-    const current = await this.get(accountId, kind, id);
-    const body = { ...current.body, ...patch };
-    const updatedAt = this.clock.now().toISOString();
-    await this.db
-      .updateTable('flowise_objects')
-      .set({ body: JSON.stringify(body), updated_at: updatedAt })
-      .where('account_id', '=', accountId)
-      .where('kind', '=', kind)
-      .where('id', '=', id)
-      .execute();
-    return { ...current, body, updatedAt };
+    return (await this.change(accountId, kind, id, () => patch)).after;
+  }
+
+  /**
+   * Merges `patch(current)` into a record's body on its locked row: `patch` sees the body with every
+   * racing change committed, and the body is read, changed and written in one step, so changes
+   * racing on one record (a document store's loaders, its name) never lose one another. `patch`
+   * throws to refuse (nothing is written); it runs inside the transaction, so it must not touch the
+   * database (on SQLite that would wait for this very transaction). Answers the record before and after.
+   */
+  async change(
+    accountId: string,
+    kind: ObjectKind,
+    id: string,
+    patch: (current: StoredObject) => Record<string, unknown>,
+  ): Promise<{ before: StoredObject; after: StoredObject }> {
+    return this.db.transaction().execute(async (trx) => {
+      await lockRow(trx, 'flowise_objects', id);
+      const before = await this.get(accountId, kind, id, trx);
+      const body = { ...before.body, ...patch(before) };
+      const updatedAt = this.clock.now().toISOString();
+      await trx
+        .updateTable('flowise_objects')
+        .set({ body: JSON.stringify(body), updated_at: updatedAt })
+        .where('account_id', '=', accountId)
+        .where('kind', '=', kind)
+        .where('id', '=', id)
+        .execute();
+      return { before, after: { ...before, body, updatedAt } };
+    });
   }
 
   async delete(accountId: string, kind: ObjectKind, id: string): Promise<void> {
