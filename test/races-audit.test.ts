@@ -525,6 +525,32 @@ describe.each(dialects)('race audit on %s', (dialect) => {
     );
   });
 
+  it('Flowise records of one kind: 12 tools made at once with 3 left under the 10,000 → 3 made, 9 × 409', async () => {
+    const key = await otherAccountKey(p);
+    const create = (name: string) =>
+      p.request({ method: 'POST', url: '/api/v1/tools', key, payload: { name, description: 'race' } });
+    const seed = await create('cap seed');
+    expect(seed.statusCode, seed.body).toBe(200);
+    const { db } = p.ctx;
+    const row = await db
+      .selectFrom('flowise_objects')
+      .selectAll()
+      .where('id', '=', (seed.json() as { id: string }).id)
+      .executeTakeFirstOrThrow();
+    const rows = Array.from({ length: 9_996 }, (_, i) => ({ ...row, id: `tool-cap-${i}` }));
+    await inBatches(rows, (batch) => db.insertInto('flowise_objects').values(batch).execute());
+    const stored = async () => {
+      const counted = await db
+        .selectFrom('flowise_objects')
+        .select((eb) => eb.fn.countAll<string | number>().as('n'))
+        .where('account_id', '=', row.account_id)
+        .where('kind', '=', 'tool')
+        .executeTakeFirstOrThrow();
+      return Number(counted.n);
+    };
+    await capRace('Flowise tools', 10_000, (i) => create(`cap race ${i}`), 200, stored);
+  });
+
   it('loaders of one document store: 12 upserts at once lose none, and with 3 places left under the 200 → 3 made, 9 × 409', async () => {
     const makeStore = async (name: string): Promise<string> => {
       const res = await p.request({ method: 'POST', url: '/api/v1/document-store/store', payload: { name } });
