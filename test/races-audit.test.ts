@@ -551,6 +551,61 @@ describe.each(dialects)('race audit on %s', (dialect) => {
     await capRace('Flowise tools', 10_000, (i) => create(`cap race ${i}`), 200, stored);
   });
 
+  it('pending OAuth2 consents of one account: 12 asked for at once with 3 left under the 100 → 3 links, 9 × 429', async () => {
+    const key = await otherAccountKey(p);
+    const made = await p.request({
+      method: 'POST',
+      url: '/api/v1/credentials',
+      key,
+      payload: {
+        name: 'consent cap',
+        type: 'oAuth2Api',
+        data: {
+          grantType: 'pkce',
+          authUrl: 'https://auth.example.com/authorize',
+          accessTokenUrl: 'https://auth.example.com/token',
+          clientId: 'client',
+          clientSecret: 'secret',
+          scope: 'read',
+          authentication: 'header',
+        },
+      },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const credentialId = (made.json() as { id: string }).id;
+    const ask = () =>
+      p.request({ method: 'POST', url: `/api/v1/credentials/${credentialId}/oauth2/authorize`, key });
+    const first = await ask();
+    expect(first.statusCode, first.body).toBe(200);
+    const { db } = p.ctx;
+    const row = await db
+      .selectFrom('credential_oauth_states')
+      .selectAll()
+      .where('credential_id', '=', credentialId)
+      .executeTakeFirstOrThrow();
+    const rows = Array.from({ length: 96 }, (_, i) => ({
+      ...row,
+      id: `consent-cap-${i}`,
+      ticket_hash: null,
+    }));
+    await db.insertInto('credential_oauth_states').values(rows).execute();
+    const pending = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('credential_oauth_states')
+            .select((eb) => eb.fn.countAll<string | number>().as('n'))
+            .where('account_id', '=', row.account_id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    expect(await pending()).toBe(97);
+    const answers = await all(12, ask);
+    expectOnly(answers, [200, 429], 'consents');
+    expect.soft(countOf(answers, 200), 'consent links made').toBe(3);
+    expect(await pending(), 'pending consents').toBe(100);
+  });
+
   it('loaders of one document store: 12 upserts at once lose none, and with 3 places left under the 200 → 3 made, 9 × 409', async () => {
     const makeStore = async (name: string): Promise<string> => {
       const res = await p.request({ method: 'POST', url: '/api/v1/document-store/store', payload: { name } });

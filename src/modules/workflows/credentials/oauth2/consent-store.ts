@@ -1,4 +1,5 @@
 import type { Db } from '../../../../core/db/database.js';
+import { lockRow } from '../../../../core/db/row-lock.js';
 import type { CredentialOauthStatesTable } from '../../tables.js';
 
 export type ConsentRow = CredentialOauthStatesTable;
@@ -7,8 +8,23 @@ export type ConsentRow = CredentialOauthStatesTable;
 export class ConsentStore {
   constructor(private readonly db: Db) {}
 
-  async insert(row: ConsentRow): Promise<void> {
-    await this.db.insertInto('credential_oauth_states').values(row).execute();
+  /**
+   * Inserts a consent unless its account holds `max` pending at `now` (false then). Counted on the
+   * account's locked row: consents asked for at once each see the others, so a burst cannot pass the bound.
+   */
+  insertUnder(row: ConsentRow, max: number, now: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      await lockRow(trx, 'accounts', row.account_id);
+      const pending = await trx
+        .selectFrom('credential_oauth_states')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', row.account_id)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      if (Number(pending?.n ?? 0) >= max) return false;
+      await trx.insertInto('credential_oauth_states').values(row).execute();
+      return true;
+    });
   }
 
   /** Claims the one-time browser ticket: binds the flow to that browser and to the state it is given. */
@@ -47,16 +63,5 @@ export class ConsentStore {
 
   async purge(before: string): Promise<void> {
     await this.db.deleteFrom('credential_oauth_states').where('expires_at', '<', before).execute();
-  }
-
-  /** Pending flows of one account (a bound on how many one account may hold). */
-  async pendingOf(accountId: string, now: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('credential_oauth_states')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account_id', '=', accountId)
-      .where('expires_at', '>', now)
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
   }
 }

@@ -107,25 +107,29 @@ export class CredentialConsent {
       );
     const now = clock.now();
     await consents.purge(now.toISOString());
-    if ((await consents.pendingOf(accountId, now.toISOString())) >= MAX_PENDING_CONSENTS)
+    const ticket = randomSecret();
+    const expiresAt = addSeconds(now, CONSENT_TTL_SECONDS);
+    const made = await consents.insertUnder(
+      {
+        id: randomSecret().slice(0, 24),
+        account_id: accountId,
+        credential_id: row.id,
+        actor: actorOf(principal),
+        ticket_hash: sha256Base64url(ticket),
+        browser_hash: null,
+        state_hash: null,
+        code_verifier: box.encrypt(randomSecret()),
+        expires_at: expiresAt.toISOString(),
+        created_at: now.toISOString(),
+      },
+      MAX_PENDING_CONSENTS,
+      now.toISOString(),
+    );
+    if (!made)
       throw new AppError(
         'RATE_LIMIT_EXCEEDED',
         `At most ${MAX_PENDING_CONSENTS} pending OAuth2 consents per account`,
       );
-    const ticket = randomSecret();
-    const expiresAt = addSeconds(now, CONSENT_TTL_SECONDS);
-    await consents.insert({
-      id: randomSecret().slice(0, 24),
-      account_id: accountId,
-      credential_id: row.id,
-      actor: actorOf(principal),
-      ticket_hash: sha256Base64url(ticket),
-      browser_hash: null,
-      state_hash: null,
-      code_verifier: box.encrypt(randomSecret()),
-      expires_at: expiresAt.toISOString(),
-      created_at: now.toISOString(),
-    });
     const link = new URL(`${this.deps.publicUrl}${CONSENT_START_PATH}`);
     link.searchParams.set('ticket', ticket);
     return {
