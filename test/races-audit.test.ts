@@ -673,6 +673,20 @@ describe.each(dialects)('race audit on %s', (dialect) => {
     expect(await rowCount('documents', 'topic', `docstore:${full}`), "documents in the store's topic").toBe(
       3,
     );
+
+    // A store deleted while upserts race into it: whichever lands first, no document is left behind.
+    const doomed = await makeStore('race-doomed');
+    // Ten loaders: the old delete dropped their documents between its read and the delete, time enough for upserts to land.
+    for (let i = 0; i < 10; i++) expect((await upsert(doomed, i)).statusCode).toBe(200);
+    const [gone, ...late] = await Promise.all([
+      p.request({ method: 'DELETE', url: `/api/v1/document-store/store/${doomed}` }),
+      ...Array.from({ length: 6 }, (_, i) => upsert(doomed, 200 + i)),
+    ]);
+    expect(gone?.statusCode, gone?.body).toBe(200);
+    expectOnly(late, [200, 404], 'upserts racing the delete');
+    expect(await rowCount('documents', 'topic', `docstore:${doomed}`), 'documents of the deleted store').toBe(
+      0,
+    );
   });
 
   // ---------------------------------------------------------------------------------------------

@@ -212,12 +212,12 @@ export function documentStoreRoutes(
       },
     },
     async (request) => {
-      const found = await store(request, request.params.id);
+      // The loaders the store holds as it goes (a racing upsert either landed before or finds it gone).
+      const gone = await objects.delete(account(request), 'docstore', request.params.id);
       await dropDocuments(
         account(request),
-        loadersOf(found).flatMap((l) => l.documentIds),
+        loadersOf(gone).flatMap((l) => l.documentIds),
       );
-      await objects.delete(account(request), 'docstore', request.params.id);
       return { affected: 1 };
     },
   );

@@ -163,14 +163,20 @@ export class FlowiseObjects {
     });
   }
 
-  async delete(accountId: string, kind: ObjectKind, id: string): Promise<void> {
-    const result = await this.db
+  /**
+   * Deletes a record and answers it as it was at that moment (one statement): what hangs off its body
+   * (a document store's loaders) is what a racing change left there, not an earlier read.
+   */
+  async delete(accountId: string, kind: ObjectKind, id: string): Promise<StoredObject> {
+    const row = await this.db
       .deleteFrom('flowise_objects')
       .where('account_id', '=', accountId)
       .where('kind', '=', kind)
       .where('id', '=', id)
+      .returningAll()
       .executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0) throw notFound('NOT_FOUND', labelOf(kind), id);
+    if (!row) throw notFound('NOT_FOUND', labelOf(kind), id);
+    return objectOf(row);
   }
 
   /** Deletes the listed records of a flow; answers how many went. */
