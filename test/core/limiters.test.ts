@@ -157,6 +157,7 @@ describe.each(backends)('daily token budgets (redis: %s)', (redis) => {
       remaining: 100,
       reset: midnight,
       retryAfter: 7_200,
+      held: false,
     });
     expect(await spend(limiter, keyId, 30, 100)).toMatchObject({ allowed: true, remaining: 70 });
     // Reading counts nothing.

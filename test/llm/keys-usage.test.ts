@@ -135,6 +135,23 @@ describe.each(backends)('gateway keys, budgets, usage and cache on $name', ({ di
     expect(Number(after.headers.get('x-ratelimit-remaining-tokens'))).toBeGreaterThan(1_900);
   });
 
+  it('a max_tokens of 1e300 holds no more than the budget and wipes nothing: the budget still runs out', async () => {
+    const { key: budgeted } = await key({ dailyTokenBudget: 100 });
+    const huge = `{"model":"gpt-4o-mini","stream":false,"max_tokens":1e300,"messages":[{"role":"user","content":"hi"}]}`;
+    let refusedAt = -1;
+    for (let i = 0; i < 30 && refusedAt < 0; i++) {
+      const res = await post(
+        bed,
+        '/v1/chat/completions',
+        i % 2 === 0 ? huge : chat('gpt-4o-mini', 'one two three'),
+        budgeted,
+      );
+      if (res.status === 429) refusedAt = i;
+      else expect([200, 400], res.text).toContain(res.status);
+    }
+    expect(refusedAt, 'the call the spent budget refused').toBeGreaterThan(0);
+  });
+
   it('records every call; /v1/llm/requests lists them with filters, and only the account’s own', async () => {
     const { key: k, id } = await key({});
     await post(bed, '/api/chat', chat('llama3.2', 'logged call'), k);

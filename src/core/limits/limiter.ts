@@ -102,12 +102,32 @@ export class Limiter {
    * counting: `allowed` while fewer than `limit` are used (a request may start; it is charged
    * when its token count is known).
    */
-  readTokenBudget(keyId: string, limit: number): Maybe<LimitDecision> {
+  readTokenBudget(keyId: string, limit: number): Maybe<LimitDecision & { held: boolean }> {
     const nowMs = this.clock.now().getTime();
     const day = this.dayOf(nowMs);
     return andThen(this.store.peek(tokensKey(keyId, day.text), DAY_KEY_TTL_SECONDS), (current) => {
       const used = current?.count ?? 0;
-      return { ...dayDecision(used, limit, day.resetSeconds, nowMs), allowed: used < limit };
+      const decision = { ...dayDecision(used, limit, day.resetSeconds, nowMs), allowed: used < limit };
+      if (decision.allowed) return { ...decision, held: false };
+      return andThen(this.heldRefusal(keyId, day.text, used, limit, decision), (r) => ({
+        ...r.decision,
+        held: r.held,
+      }));
+    });
+  }
+
+  /** A refusal at `count` (charged + held): made by holds of calls in flight, or by a spent day. */
+  private heldRefusal(
+    keyId: string,
+    day: string,
+    count: number,
+    limit: number,
+    refused: LimitDecision,
+  ): Maybe<{ decision: LimitDecision; held: boolean }> {
+    return andThen(this.store.peek(heldKey(keyId, day), DAY_KEY_TTL_SECONDS), (holds) => {
+      const inFlight = holds?.count ?? 0;
+      if (inFlight <= 0 || count - inFlight >= limit) return { decision: refused, held: false };
+      return { decision: { ...refused, retryAfter: HELD_RETRY_SECONDS }, held: true };
     });
   }
 
@@ -122,7 +142,9 @@ export class Limiter {
     const nowMs = this.clock.now().getTime();
     const day = this.dayOf(nowMs);
     const key = tokensKey(keyId, day.text);
-    const held = Math.max(1, Number.isFinite(points) ? Math.ceil(points) : 1);
+    // Never more than the budget: a hold past it admits nothing more, and a `max_tokens` of 1e300
+    // would not be a whole number to Redis (nor survive a float sum in process).
+    const held = Math.min(limit, Math.max(1, Number.isFinite(points) ? Math.ceil(points) : limit));
     const steps: CounterStep[] = [
       { op: 'peek', key, windowSeconds: DAY_KEY_TTL_SECONDS, stopAt: limit },
       { op: 'hit', key, windowSeconds: DAY_KEY_TTL_SECONDS, points: held },
@@ -139,23 +161,19 @@ export class Limiter {
       }
       const count = counts[0]?.count ?? 0;
       const refused = { ...dayDecision(count, limit, day.resetSeconds, nowMs), allowed: false };
-      return andThen(this.store.peek(heldKey(keyId, day.text), DAY_KEY_TTL_SECONDS), (holds) => {
-        const inFlight = holds?.count ?? 0;
-        if (inFlight <= 0 || count - inFlight >= limit) return { decision: refused, hold: null, held: false };
-        return { decision: { ...refused, retryAfter: HELD_RETRY_SECONDS }, hold: null, held: true };
-      });
+      return andThen(this.heldRefusal(keyId, day.text, count, limit, refused), (r) => ({ ...r, hold: null }));
     });
   }
 
   /**
    * Ends a hold of `reserveTokens`: the call's `tokens` (prompt + completion; 0 when it failed before
    * any) replace the tokens held, on the day the hold was taken; a call that ran past midnight is
-   * charged to the new day, as `chargeTokens` would.
+   * charged to the new day.
    */
   settleTokens(hold: TokenHold, tokens: number): Maybe<LimitDecision> {
     const nowMs = this.clock.now().getTime();
     const day = this.dayOf(nowMs);
-    const points = Number.isFinite(tokens) && tokens > 0 ? Math.ceil(tokens) : 0;
+    const points = Number.isFinite(tokens) && tokens > 0 ? Math.min(MAX_CHARGE, Math.ceil(tokens)) : 0;
     const release = -hold.points;
     const steps: CounterStep[] = [
       { op: 'hit', key: heldKey(hold.keyId, hold.day), windowSeconds: DAY_KEY_TTL_SECONDS, points: release },
@@ -261,6 +279,9 @@ function windowRead(
 const tokensKey = (keyId: string, day: string) => `tokens:${keyId}:${day}`;
 /** The part of a key's day counter held by calls in flight (`reserveTokens`), apart to tell a refusal's wait. */
 const heldKey = (keyId: string, day: string) => `tokens-held:${keyId}:${day}`;
+
+/** The most one call is charged: usage an upstream reports past it is not a count (Redis counts in 64 bits). */
+const MAX_CHARGE = 1e12;
 
 /** A refusal made by holds of calls in flight: they end as those calls do. */
 const HELD_RETRY_SECONDS = 1;

@@ -278,55 +278,69 @@ async function* turn(
         return tool?.client === true || needsApproval(tool);
       },
     });
-    let next = await run.next();
-    for (; !next.done; next = await run.next()) {
-      const event = next.value;
-      switch (event.type) {
-        case 'delta':
-          yield event;
-          break;
-        case 'model':
-          steps.push({
-            type: 'model',
-            name: event.model,
-            input: { messages: event.messages, tools: event.offered.map(displayName) },
-            output: {
-              finishReason: event.finishReason,
-              chars: event.chars,
-              toolCalls: event.toolCalls,
-              ...(deps.callsTools(principal.accountId, agent.model)
-                ? {}
-                : {
-                    toolsSkipped: true,
-                    reason: `${agent.model} cannot call tools; the answer comes from retrieval alone`,
-                  }),
-            },
-            ms: event.ms,
-          });
-          break;
-        case 'tool.call':
-          yield {
-            type: 'tool.call',
-            id: event.id,
-            name: displayName(event.name),
-            arguments: event.arguments,
-          };
-          break;
-        case 'tool.result': {
-          const name = displayName(event.name);
-          steps.push({ type: 'tool_call', name, input: event.arguments, output: event.output, ms: event.ms });
-          yield { type: 'tool.result', id: event.id, name, output: event.output };
-          break;
+    let finished = false;
+    try {
+      let next = await run.next();
+      for (; !next.done; next = await run.next()) {
+        const event = next.value;
+        switch (event.type) {
+          case 'delta':
+            yield event;
+            break;
+          case 'model':
+            steps.push({
+              type: 'model',
+              name: event.model,
+              input: { messages: event.messages, tools: event.offered.map(displayName) },
+              output: {
+                finishReason: event.finishReason,
+                chars: event.chars,
+                toolCalls: event.toolCalls,
+                ...(deps.callsTools(principal.accountId, agent.model)
+                  ? {}
+                  : {
+                      toolsSkipped: true,
+                      reason: `${agent.model} cannot call tools; the answer comes from retrieval alone`,
+                    }),
+              },
+              ms: event.ms,
+            });
+            break;
+          case 'tool.call':
+            yield {
+              type: 'tool.call',
+              id: event.id,
+              name: displayName(event.name),
+              arguments: event.arguments,
+            };
+            break;
+          case 'tool.result': {
+            const name = displayName(event.name);
+            steps.push({
+              type: 'tool_call',
+              name,
+              input: event.arguments,
+              output: event.output,
+              ms: event.ms,
+            });
+            yield { type: 'tool.result', id: event.id, name, output: event.output };
+            break;
+          }
+          default:
+            assertNever(event);
         }
-        default:
-          assertNever(event);
       }
+      const result = next.value;
+      usage.promptTokens += result.usage.promptTokens;
+      usage.completionTokens += result.usage.completionTokens;
+      state.rounds += result.calls;
+      finished = true;
+      return result;
+    } finally {
+      // A consumer that stops between events (its client went while a frame waited to be written)
+      // ends the loop here, so the model call under it records itself and gives its token hold back.
+      if (!finished) await run.return(undefined as never).catch(() => undefined);
     }
-    const result = next.value;
-    usage.promptTokens += result.usage.promptTokens;
-    usage.completionTokens += result.usage.completionTokens;
-    state.rounds += result.calls;
-    return result;
   }
 
   // Approved calls of a paused turn run now, their results joining the client outputs.

@@ -571,11 +571,13 @@ export async function* events(
 ): AsyncGenerator<AgentEvent> {
   const conversationId = turn.conversationId;
   if (turn.userMessage) yield { type: 'message.created', conversationId, message: turn.userMessage };
+  const run = turn.run(signal);
+  let finished = false;
   try {
-    const run = turn.run(signal);
     for (;;) {
       const next = await run.next();
       if (next.done) {
+        finished = true;
         const outcome = next.value;
         if (outcome.status === 'completed') {
           const { status: _, ...rest } = outcome;
@@ -597,5 +599,9 @@ export async function* events(
       ? error
       : new AppError('UPSTREAM_ERROR', 'The agent failed mid-answer');
     yield { type: 'error', conversationId, code: appError.code, message: appError.message };
+  } finally {
+    // A consumer that stops between events ends the turn's run too (its model call records itself
+    // and gives its token hold back).
+    if (!finished) await run.return(undefined as never).catch(() => undefined);
   }
 }

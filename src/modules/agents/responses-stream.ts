@@ -33,11 +33,13 @@ export async function* responseEvents(
     text = null;
     index++;
   }
+  const run = turn.run(signal);
+  let finished = false;
   try {
-    const run = turn.run(signal);
     for (;;) {
       const next = await run.next();
       if (next.done) {
+        finished = true;
         yield* closeText();
         yield frame('response.completed', { response: next.value });
         return;
@@ -96,5 +98,9 @@ export async function* responseEvents(
         error: { code: failure.code.toLowerCase(), message: failure.message },
       },
     });
+  } finally {
+    // A consumer that stops between frames ends the turn's run too (its model call records itself
+    // and gives its token hold back).
+    if (!finished) await run.return(undefined as never).catch(() => undefined);
   }
 }

@@ -227,12 +227,12 @@ export class Gateway {
     const budget = principal.dailyTokenBudget;
     if (!principal.keyId || budget === null || budget === undefined) return {};
     const decision = await this.deps.limiter.readTokenBudget(principal.keyId, budget);
-    if (!decision.allowed) throw budgetExceeded(decision);
+    if (!decision.allowed) throw budgetExceeded(decision, decision.held);
     return budgetHeaders(decision);
   }
 
   /** Admits a call against its key's token budget, holding what it may use until it ends. */
-  private hold(principal: Principal, points: number): Promise<CallBudget> {
+  private hold(principal: Principal, points: () => number): Promise<CallBudget> {
     return holdBudget(this.deps.limiter, principal, points);
   }
 
@@ -329,7 +329,7 @@ export class Gateway {
     for (const model of chain)
       if (!this.deps.providers.get(model.provider)?.relays?.has(wire.dialect)) return null;
     this.refuseDropped(first, asked);
-    const budget = await this.hold(ctx.principal, chatHold(asked));
+    const budget = await this.hold(ctx.principal, () => chatHold(asked));
     try {
       return await this.relayChain(ctx, first, chain, asked, wire, budget);
     } catch (error) {
@@ -480,7 +480,7 @@ export class Gateway {
     const first = this.resolve(ctx.principal, name, 'chat');
     const request = first.preset ? withPreset(asked, first.preset) : asked;
     this.refuseDropped(first, request);
-    const budget = await this.hold(ctx.principal, chatHold(request));
+    const budget = await this.hold(ctx.principal, () => chatHold(request));
     try {
       return await this.chatChain(ctx, first, request, budget);
     } catch (error) {
@@ -684,7 +684,7 @@ export class Gateway {
     const request = { input, ...options };
     const refused = this.embedRefusal(first, request);
     if (refused) throw droppedError(refused, first);
-    const budget = await this.hold(ctx.principal, embedHold(input, options.tokens));
+    const budget = await this.hold(ctx.principal, () => embedHold(input, options.tokens));
     try {
       return await this.embedChain(ctx, first, input, options, budget);
     } catch (error) {

@@ -33,20 +33,41 @@ export function budgetExceeded(decision: LimitDecision, held = false): AppError 
  */
 export const DEFAULT_COMPLETION_HOLD = 1_024;
 
-/** What a chat holds at admission: its prompt (a quarter token per character) and its answers' room. */
+/** Tokens an image holds at admission (OpenAI counts 85–1,105 for one, by size and detail). */
+const IMAGE_HOLD = 1_105;
+
+/**
+ * Tokens a text may be at most, for a hold: a third of its UTF-8 bytes. Byte-level BPE tokenizers
+ * make about one token of four bytes of English and one of three of CJK (a character each): a hold
+ * should be over, not under, what the call will be charged.
+ */
+const textHold = (text: string) => Math.ceil(Buffer.byteLength(text) / 3);
+
+/**
+ * What a chat holds at admission: everything it sends the model (messages, their tool calls, files
+ * and images, the tools' schemas) and its answers' room.
+ */
 export function chatHold(request: Omit<ChatRequest, 'model'>): number {
-  let chars = 0;
-  for (const message of request.messages) chars += message.content.length;
+  let tokens = 0;
+  for (const message of request.messages) {
+    tokens += textHold(message.content);
+    if (message.images) tokens += message.images.length * IMAGE_HOLD;
+    // A file's tokens are its text's, read from its bytes (base64: three bytes in four characters).
+    if (message.files) for (const file of message.files) tokens += Math.ceil(file.data.length / 4);
+    if (message.toolCalls) tokens += textHold(JSON.stringify(message.toolCalls));
+    if (message.thinking) tokens += textHold(message.thinking);
+  }
+  if (request.tools) tokens += textHold(JSON.stringify(request.tools));
   const answer = request.options.maxTokens ?? DEFAULT_COMPLETION_HOLD;
-  return Math.ceil(chars / 4) + answer * (request.n ?? 1);
+  return tokens + answer * (request.n ?? 1);
 }
 
-/** What an embedding call holds: its input's tokens (given as token arrays, or a quarter per character). */
+/** What an embedding call holds: its input's tokens (given as token arrays, or a third per UTF-8 byte). */
 export function embedHold(input: readonly string[], tokens?: readonly (readonly number[])[]): number {
   if (tokens) return tokens.reduce((n, t) => n + t.length, 0);
-  let chars = 0;
-  for (const text of input) chars += text.length;
-  return Math.ceil(chars / 4);
+  let held = 0;
+  for (const text of input) held += textHold(text);
+  return held;
 }
 
 /**
@@ -75,15 +96,18 @@ export class CallBudget {
 /** The budget of a call whose key has none (shared: nothing to hold or give back). */
 export const NO_BUDGET = new CallBudget(null, null, {});
 
-/** Admits a call against its key's budget, holding `points` tokens; throws the budget's 429. */
+/**
+ * Admits a call against its key's budget, holding `points()` tokens (worked out only for a key that
+ * has a budget); throws the budget's 429.
+ */
 export async function holdBudget(
   limiter: Limiter,
   principal: Principal,
-  points: number,
+  points: () => number,
 ): Promise<CallBudget> {
   const budget = principal.dailyTokenBudget;
   if (!principal.keyId || budget === null || budget === undefined) return NO_BUDGET;
-  const reservation = await limiter.reserveTokens(principal.keyId, points, budget);
+  const reservation = await limiter.reserveTokens(principal.keyId, points(), budget);
   if (!reservation.hold) throw budgetExceeded(reservation.decision, reservation.held);
   return new CallBudget(limiter, reservation.hold, budgetHeaders(reservation.decision));
 }
