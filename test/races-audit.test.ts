@@ -687,6 +687,45 @@ describe.each(dialects)('race audit on %s', (dialect) => {
     expect(await rowCount('documents', 'topic', `docstore:${doomed}`), 'documents of the deleted store').toBe(
       0,
     );
+
+    // Two chunks of one document edited at once: each loads the document again with its edit; the
+    // second finds the document replaced and is refused, leaving no document the loader does not name.
+    const edited = await makeStore('race-edits');
+    const long = Array.from({ length: 40 }, (_, i) => `Sentence ${i} tells of otters and rivers.`).join(' ');
+    const made = await p.request({
+      method: 'POST',
+      url: `/api/v1/document-store/upsert/${edited}`,
+      payload: {
+        loader: { name: 'plainText', config: { text: long } },
+        splitter: { config: { chunkSize: 200 } },
+      },
+    });
+    expect(made.statusCode, made.body).toBe(200);
+    const loaderId = (made.json() as { docId: string }).docId;
+    const page = (
+      await p.request({ method: 'GET', url: `/api/v1/document-store/chunks/${edited}/${loaderId}/1` })
+    ).json() as { chunks: Array<{ id: string }> };
+    expect(page.chunks.length).toBeGreaterThan(2);
+    const edits = await Promise.all(
+      [0, 2].map((i) =>
+        p.request({
+          method: 'PUT',
+          url: `/api/v1/document-store/chunks/${edited}/${loaderId}/${page.chunks[i]?.id}`,
+          payload: { pageContent: `Edit ${i}.` },
+        }),
+      ),
+    );
+    expectOnly(edits, [200, 404], 'edits at once');
+    expect(countOf(edits, 200)).toBeGreaterThan(0);
+    const named = (await loaders(edited)).flatMap((l) => l.documentIds);
+    expect(await rowCount('documents', 'topic', `docstore:${edited}`), 'documents of the store').toBe(
+      named.length,
+    );
+    const after = await p.request({
+      method: 'GET',
+      url: `/api/v1/document-store/chunks/${edited}/${loaderId}/1`,
+    });
+    expect(after.statusCode, after.body).toBe(200);
   });
 
   // ---------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Principal } from '../../core/auth/principal.js';
+import { AppError, notFound } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
 import type { DocumentsApi } from '../documents/index.js';
 import {
@@ -94,14 +95,44 @@ export function documentStoreChunkRoutes(
           docId: loader.id,
         });
       }
-      // On the store's locked row: a loader saved or removed meanwhile is kept or stays gone.
+      // On the store's locked row: a loader saved or removed meanwhile is kept or stays gone, and one
+      // changed meanwhile (an edit, an upsert replacing it) keeps that change; the documents this
+      // refresh loaded for those two go.
       const refreshed = new Map(loaders.map((l) => [l.id, l]));
-      await objects.change(principal.accountId, 'docstore', found.id, (current) => ({
-        loaders: loadersOf(current).map((l) => refreshed.get(l.id) ?? l),
-      }));
+      const readAs = new Map(loadersOf(found).map((l) => [l.id, l.documentIds.join('\n')]));
+      let unused: string[] = [];
+      await objects.change(principal.accountId, 'docstore', found.id, (current) => {
+        unused = [];
+        const now = loadersOf(current);
+        const kept = new Set(now.map((l) => l.id));
+        for (const l of loaders) if (!kept.has(l.id)) unused.push(...l.documentIds);
+        return {
+          loaders: now.map((l) => {
+            const next = refreshed.get(l.id);
+            if (!next) return l;
+            if (l.documentIds.join('\n') === readAs.get(l.id)) return next;
+            unused.push(...next.documentIds);
+            return l;
+          }),
+        };
+      });
+      await dropUnheld(principal.accountId, found.id, unused);
       return results;
     },
   );
+
+  /** Whether a loader of the store `o` holds document `id`. */
+  const held = (o: StoredObject | null, id: string) =>
+    o !== null && loadersOf(o).some((l) => l.documentIds.includes(id));
+  /** Drops the documents of `ids` that no loader of the store holds now (all of them once it is gone). */
+  const dropUnheld = async (accountId: string, storeId: string, ids: readonly string[]) => {
+    const now = await objects.get(accountId, 'docstore', storeId).catch(() => null);
+    for (const id of ids)
+      if (!held(now, id))
+        await documents()
+          .documents.delete(accountId, id)
+          .catch(() => undefined);
+  };
 
   const rewrite = async (
     principal: Principal,
@@ -110,8 +141,11 @@ export function documentStoreChunkRoutes(
     chunkId: string,
     text: string,
   ) => {
-    const chunk = await chunkOf(principal.accountId, documents(), found.id, loader, chunkId);
-    const old = await documents().documents.get(principal.accountId, chunk.docId, true);
+    const { accountId } = principal;
+    // Every document of the loader is there: a 404 before anything is loaded or deleted.
+    await countChunks(principal, documents(), loader);
+    const chunk = await chunkOf(accountId, documents(), found.id, loader, chunkId);
+    const old = await documents().documents.get(accountId, chunk.docId, true);
     const content = (old.pages ?? [])
       .map((p) =>
         p.pageNumber === chunk.metadata.pageNumber
@@ -120,6 +154,7 @@ export function documentStoreChunkRoutes(
       )
       .join('\n\n');
     let replacement: string[] = [];
+    let newChunks = 0;
     if (content.trim() !== '') {
       const made = await ingestInto(principal, documents(), {
         source: 'text',
@@ -130,21 +165,34 @@ export function documentStoreChunkRoutes(
         ...(loader.chunkSize !== undefined ? { chunkSize: loader.chunkSize } : {}),
       });
       replacement = [made.documentId];
+      newChunks = (await documents().documents.get(accountId, made.documentId, false)).chunkCount;
     }
-    if (!replacement.includes(chunk.docId))
+    // The document swapped in the loader as it is now (locked): an edit racing another on the same
+    // loader keeps both, and one whose document was replaced meanwhile is refused.
+    let saved: { before: StoredObject; after: StoredObject };
+    try {
+      saved = await objects.change(accountId, 'docstore', found.id, (current) => {
+        const now = loaderOf(current, loader.id);
+        if (!now.documentIds.includes(chunk.docId)) throw notFound('NOT_FOUND', 'Chunk', chunkId);
+        const next: Loader = {
+          ...now,
+          documentIds: now.documentIds.flatMap((d) => (d === chunk.docId ? replacement : [d])),
+          totalChunks: now.totalChunks - old.chunkCount + newChunks,
+          totalChars: now.totalChars - (chunk.endOffset - chunk.startOffset) + text.length,
+        };
+        return { loaders: loadersOf(current).map((l) => (l.id === loader.id ? next : l)) };
+      });
+    } catch (error) {
+      if (error instanceof AppError)
+        await dropUnheld(accountId, found.id, replacement).catch(() => undefined);
+      throw error;
+    }
+    // The old document goes once no loader names it.
+    if (!held(saved.after, chunk.docId))
       await documents()
-        .documents.delete(principal.accountId, chunk.docId)
+        .documents.delete(accountId, chunk.docId)
         .catch(() => undefined);
-    const next: Loader = {
-      ...loader,
-      documentIds: loader.documentIds.flatMap((d) => (d === chunk.docId ? replacement : [d])),
-    };
-    next.totalChunks = await countChunks(principal, documents(), next);
-    next.totalChars = loader.totalChars - (chunk.endOffset - chunk.startOffset) + text.length;
-    const { after: saved } = await objects.change(principal.accountId, 'docstore', found.id, (current) => ({
-      loaders: loadersOf(current).map((l) => (l.id === loader.id ? next : l)),
-    }));
-    return chunkPage(principal.accountId, documents(), saved, next, 1);
+    return chunkPage(accountId, documents(), saved.after, loaderOf(saved.after, loader.id), 1);
   };
 
   r.put(
