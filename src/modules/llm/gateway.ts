@@ -330,13 +330,7 @@ export class Gateway {
       if (!this.deps.providers.get(model.provider)?.relays?.has(wire.dialect)) return null;
     this.refuseDropped(first, asked);
     const budget = await this.hold(ctx.principal, () => chatHold(asked));
-    try {
-      return await this.relayChain(ctx, first, chain, asked, wire, budget);
-    } catch (error) {
-      // Settling is once: a call that ended well has charged its tokens, one that failed gives the hold back.
-      void budget.settle(0).catch(() => {});
-      throw error;
-    }
+    return budget.during(() => this.relayChain(ctx, first, chain, asked, wire, budget));
   }
 
   private async relayChain(
@@ -481,12 +475,7 @@ export class Gateway {
     const request = first.preset ? withPreset(asked, first.preset) : asked;
     this.refuseDropped(first, request);
     const budget = await this.hold(ctx.principal, () => chatHold(request));
-    try {
-      return await this.chatChain(ctx, first, request, budget);
-    } catch (error) {
-      void budget.settle(0).catch(() => {});
-      throw error;
-    }
+    return budget.during(() => this.chatChain(ctx, first, request, budget));
   }
 
   private async chatChain(
@@ -685,12 +674,7 @@ export class Gateway {
     const refused = this.embedRefusal(first, request);
     if (refused) throw droppedError(refused, first);
     const budget = await this.hold(ctx.principal, () => embedHold(input, options.tokens));
-    try {
-      return await this.embedChain(ctx, first, input, options, budget);
-    } catch (error) {
-      void budget.settle(0).catch(() => {});
-      throw error;
-    }
+    return budget.during(() => this.embedChain(ctx, first, input, options, budget));
   }
 
   private async embedChain(

@@ -85,6 +85,19 @@ export class CallBudget {
     this.hold = hold;
   }
 
+  /**
+   * Runs the call that holds this budget: if it fails, the hold goes back. Settling is once, so a call
+   * that ended well (or handed the budget on to its stream) keeps the charge it made or will make.
+   */
+  async during<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      void this.settle(0).catch(() => {});
+      throw error;
+    }
+  }
+
   async settle(tokens: number): Promise<void> {
     const hold = this.hold;
     if (!hold || !this.limiter) return;
