@@ -142,8 +142,8 @@ export function documentStoreChunkRoutes(
     text: string,
   ) => {
     const { accountId } = principal;
-    // Every document of the loader is there: a 404 before anything is loaded or deleted.
-    await countChunks(principal, documents(), loader);
+    // Every document of the loader is there (one count query): a 404 before anything is loaded or deleted.
+    await documents().documents.chunkCounts(accountId, loader.documentIds);
     const chunk = await chunkOf(accountId, documents(), found.id, loader, chunkId);
     const old = await documents().documents.get(accountId, chunk.docId, true);
     const content = (old.pages ?? [])
