@@ -207,6 +207,37 @@ describe.each(await testDialects())('flows: Flowise chunk pages read only the pa
     );
   });
 
+  it('an edit of a loader naming a missing document is a 404 before it loads or deletes anything', async () => {
+    const { storeId, loaderId } = await upsert(bed.p.adminKey, 'broken', [
+      ['a.txt', lines('G', 20)],
+      ['b.txt', lines('H', 20)],
+    ]);
+    const loader = await loaderOf(storeId, loaderId);
+    const { whole } = await expectPages(storeId, loaderId);
+    const kept = whole.find((c) => c.docId === loader.documentIds[0]);
+    if (!kept) throw new Error('no chunk of the first document');
+    await api.documents.delete(bed.p.accountId, loader.documentIds[1] as string);
+    const inTopic = async () =>
+      (
+        await bed.p.ctx.db
+          .selectFrom('documents')
+          .select('id')
+          .where('topic', '=', `docstore:${storeId}`)
+          .execute()
+      ).map((r) => r.id);
+    const before = await inTopic();
+    expectFlowError(
+      await call(bed, 'PUT', `/api/v1/document-store/chunks/${storeId}/${loaderId}/${kept.id}`, {
+        body: { pageContent: 'An edit that must not land.' },
+      }),
+      404,
+      'DOCUMENT_NOT_FOUND',
+    );
+    // Nothing loaded, nothing deleted: the first document is still the one the loader names.
+    expect(await inTopic()).toEqual(before);
+    expect(before).toContain(loader.documentIds[0]);
+  });
+
   it("another account's chunk is never found, through its store or through this one", async () => {
     const mine = await upsert(bed.p.adminKey, 'mine', [['m.txt', lines('M', 5)]]);
     const theirs = await upsert(stranger, 'theirs', [['t.txt', lines('T', 5)]]);
