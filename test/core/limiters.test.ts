@@ -220,6 +220,39 @@ describe.each(backends)('daily token budgets (redis: %s)', (redis) => {
     expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ remaining: 100 });
   });
 
+  it('a hold never settled (its process killed mid-call) stops counting after two hold windows', async () => {
+    const p = await platform({}, redis);
+    p.clock.set('2030-03-04T10:05:00.000Z');
+    const limiter = p.ctx.limiter;
+    const keyId = freshKey();
+    // Taken and never settled: what a process killed mid-call, or Redis gone before the settle, leaves.
+    expect((await limiter.reserveTokens(keyId, 100, 100)).hold).not.toBeNull();
+    const during = await limiter.reserveTokens(keyId, 30, 100);
+    expect(during).toMatchObject({ hold: null, held: true, decision: { retryAfter: 1 } });
+    // Its window (10:00–10:15) and the next count it; from 10:30 nothing holds the key.
+    p.clock.set('2030-03-04T10:29:59.000Z');
+    expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ allowed: false, held: true });
+    p.clock.set('2030-03-04T10:30:00.000Z');
+    expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ allowed: true, remaining: 100 });
+    const after = await limiter.reserveTokens(keyId, 30, 100);
+    expect(after.hold).not.toBeNull();
+    // Charges are the day's, whatever the holds: they stay after the windows pass.
+    await limiter.settleTokens(after.hold as NonNullable<typeof after.hold>, 40);
+    p.clock.set('2030-03-04T11:30:00.000Z');
+    expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ remaining: 60 });
+  });
+
+  it('a release never takes a hold window below zero, so later holds still count whole', async () => {
+    const p = await platform({}, redis);
+    const limiter = p.ctx.limiter;
+    const keyId = freshKey();
+    const slot = Math.floor(p.clock.now().getTime() / 900_000);
+    // A hold taken in another store (this process's, while Redis was down) and settled in this one.
+    await limiter.settleTokens({ keyId, slot, points: 50, limit: 100 }, 0);
+    expect((await limiter.reserveTokens(keyId, 100, 100)).hold).not.toBeNull();
+    expect(await limiter.reserveTokens(keyId, 100, 100)).toMatchObject({ hold: null, held: true });
+  });
+
   it('concurrent holds and charges add up exactly', async () => {
     const p = await platform({}, redis);
     const keyId = freshKey();

@@ -6,7 +6,8 @@ export interface WindowCount {
 }
 
 /**
- * Fixed-window counters. Every hit is one atomic increment (a Lua script on Redis, a
+ * Fixed-window counters, never below zero (a hit of negative points gives back at most what is
+ * counted). Every hit is one atomic increment (a Lua script on Redis, a
  * synchronous map update in-process), so N allowed means exactly N, never N+1. The in-process
  * store answers at once (no promise), so a request counted in memory never waits a turn.
  */
@@ -29,6 +30,11 @@ export interface CounterStep {
   points?: number;
   /** The steps after this one are not run when its count is at least this. */
   stopAt?: number;
+  /**
+   * The steps after this one are not run when the counts of the steps so far, this one's included
+   * (a window that is not open counts 0), add up to at least this.
+   */
+  stopAtTotal?: number;
 }
 
 /** The counts of the steps run, in order (null: a peek of a window that is not open). */
@@ -41,11 +47,14 @@ export function stepsInOrder(
   peek: (key: string, windowSeconds: number) => WindowCount | null,
 ): StepCounts {
   const counts: StepCounts = [];
+  let total = 0;
   for (const step of list) {
     const count =
       step.op === 'hit' ? hit(step.key, step.windowSeconds, step.points) : peek(step.key, step.windowSeconds);
     counts.push(count);
+    total += Math.max(0, count?.count ?? 0);
     if (step.stopAt !== undefined && (count?.count ?? 0) >= step.stopAt) break;
+    if (step.stopAtTotal !== undefined && total >= step.stopAtTotal) break;
   }
   return counts;
 }
@@ -69,13 +78,14 @@ class MemoryCounterStore implements CounterStore {
     const now = Date.now();
     const current = this.windows.get(id);
     if (current && current.endsAt > now) {
-      current.count += points;
+      current.count = Math.max(0, current.count + points);
       return { count: current.count, resetMs: current.endsAt - now };
     }
     if (now >= this.nextSweep) this.sweep(now);
     const endsAt = now + windowSeconds * 1000;
-    this.windows.set(id, { count: points, endsAt });
-    return { count: points, resetMs: endsAt - now };
+    const count = Math.max(0, points);
+    this.windows.set(id, { count, endsAt });
+    return { count, resetMs: endsAt - now };
   }
 
   peek(key: string, windowSeconds: number): WindowCount | null {

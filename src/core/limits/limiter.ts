@@ -15,8 +15,8 @@ export interface LimitDecision {
 /** Tokens a call holds against its key's daily budget from `reserveTokens` to `settleTokens`. */
 export interface TokenHold {
   keyId: string;
-  /** The UTC day of the counter that holds them. */
-  day: string;
+  /** The hold window (`HOLD_WINDOW_SECONDS` since the epoch) whose counter holds them. */
+  slot: number;
   points: number;
   limit: number;
 }
@@ -99,105 +99,91 @@ export class Limiter {
 
   /**
    * Reads a key's language-model tokens of the current UTC day against its budget, without
-   * counting: `allowed` while fewer than `limit` are used (a request may start; it is charged
-   * when its token count is known).
+   * counting: `allowed` while the tokens charged today and held by calls in flight are fewer than
+   * `limit`; `held` when holds made a refusal (charges alone are under the budget).
    */
   readTokenBudget(keyId: string, limit: number): Maybe<LimitDecision & { held: boolean }> {
     const nowMs = this.clock.now().getTime();
     const day = this.dayOf(nowMs);
-    return andThen(this.store.peek(tokensKey(keyId, day.text), DAY_KEY_TTL_SECONDS), (current) => {
-      const used = current?.count ?? 0;
+    const slot = holdSlot(nowMs);
+    const steps: CounterStep[] = [
+      { op: 'peek', key: tokensKey(keyId, day.text), windowSeconds: DAY_KEY_TTL_SECONDS },
+      ...holdPeeks(keyId, slot),
+    ];
+    return andThen(this.store.steps(steps), (counts) => {
+      const charged = countOf(counts[0]);
+      const used = counts.reduce((n, c) => n + countOf(c), 0);
       const decision = { ...dayDecision(used, limit, day.resetSeconds, nowMs), allowed: used < limit };
-      if (decision.allowed) return { ...decision, held: false };
-      return andThen(this.heldRefusal(keyId, day.text, used, limit, decision), (r) => ({
-        ...r.decision,
-        held: r.held,
-      }));
-    });
-  }
-
-  /** A refusal at `count` (charged + held): made by holds of calls in flight, or by a spent day. */
-  private heldRefusal(
-    keyId: string,
-    day: string,
-    count: number,
-    limit: number,
-    refused: LimitDecision,
-  ): Maybe<{ decision: LimitDecision; held: boolean }> {
-    return andThen(this.store.peek(heldKey(keyId, day), DAY_KEY_TTL_SECONDS), (holds) => {
-      const inFlight = holds?.count ?? 0;
-      if (inFlight <= 0 || count - inFlight >= limit) return { decision: refused, held: false };
-      return { decision: { ...refused, retryAfter: HELD_RETRY_SECONDS }, held: true };
+      return refusalWait(decision, charged, limit);
     });
   }
 
   /**
    * Admits a call against a key's daily token budget and holds `points` tokens for it until
-   * `settleTokens`: admitted while the tokens charged and held today are fewer than `limit`, so
-   * calls made at once see each other's holds (one atomic call: a peek that stops at the limit,
-   * then the hold). A refusal says whether holds of calls in flight made it (`held`): those end
-   * in seconds, a spent day at midnight.
+   * `settleTokens`: admitted while the tokens charged today and held by calls in flight are fewer
+   * than `limit`, so calls made at once see each other's holds (one atomic call: peeks that stop at
+   * the limit, then the hold). A refusal says whether holds made it (`held`): those end in seconds,
+   * a spent day at midnight. Holds sit in windows of `HOLD_WINDOW_SECONDS`, apart from the day's
+   * charges, and only the current window and the one before count: a hold never settled (its
+   * process killed, or Redis gone between hold and settle) stops counting on its own.
    */
   reserveTokens(keyId: string, points: number, limit: number): Maybe<TokenReservation> {
     const nowMs = this.clock.now().getTime();
     const day = this.dayOf(nowMs);
-    const key = tokensKey(keyId, day.text);
+    const slot = holdSlot(nowMs);
     // Never more than the budget: a hold past it admits nothing more, and a `max_tokens` of 1e300
     // would not be a whole number to Redis (nor survive a float sum in process).
     const held = Math.min(limit, Math.max(1, Number.isFinite(points) ? Math.ceil(points) : limit));
     const steps: CounterStep[] = [
-      { op: 'peek', key, windowSeconds: DAY_KEY_TTL_SECONDS, stopAt: limit },
-      { op: 'hit', key, windowSeconds: DAY_KEY_TTL_SECONDS, points: held },
-      { op: 'hit', key: heldKey(keyId, day.text), windowSeconds: DAY_KEY_TTL_SECONDS, points: held },
+      { op: 'peek', key: tokensKey(keyId, day.text), windowSeconds: DAY_KEY_TTL_SECONDS, stopAtTotal: limit },
+      ...holdPeeks(keyId, slot).map((step) => ({ ...step, stopAtTotal: limit })),
+      { op: 'hit', key: heldKey(keyId, slot), windowSeconds: HOLD_KEY_TTL_SECONDS, points: held },
     ];
     return andThen(this.store.steps(steps), (counts) => {
-      if (counts.length > 1) {
-        const count = counts[1]?.count ?? held;
+      const charged = countOf(counts[0]);
+      if (counts.length === steps.length) {
+        // The hit's count already has the current window's earlier holds in it.
+        const used = charged + countOf(counts[1]) + countOf(counts[3]);
         return {
-          decision: dayDecision(count, limit, day.resetSeconds, nowMs),
-          hold: { keyId, day: day.text, points: held, limit },
+          decision: dayDecision(used, limit, day.resetSeconds, nowMs),
+          hold: { keyId, slot, points: held, limit },
           held: false,
         };
       }
-      const count = counts[0]?.count ?? 0;
-      const refused = { ...dayDecision(count, limit, day.resetSeconds, nowMs), allowed: false };
-      return andThen(this.heldRefusal(keyId, day.text, count, limit, refused), (r) => ({ ...r, hold: null }));
+      const used = counts.reduce((n, c) => n + countOf(c), 0);
+      const refused = { ...dayDecision(used, limit, day.resetSeconds, nowMs), allowed: false };
+      const { held: byHolds, ...decision } = refusalWait(refused, charged, limit);
+      return { decision, hold: null, held: byHolds };
     });
   }
 
   /**
-   * Ends a hold of `reserveTokens`: the call's `tokens` (prompt + completion; 0 when it failed before
-   * any) replace the tokens held, on the day the hold was taken; a call that ran past midnight is
-   * charged to the new day.
+   * Ends a hold of `reserveTokens`: the hold goes from its window (unless that window no longer
+   * counts) and the call's `tokens` (prompt + completion; 0 when it failed before any) are charged
+   * to the current UTC day, so a call that ran past midnight counts on the new day.
    */
   settleTokens(hold: TokenHold, tokens: number): Maybe<LimitDecision> {
     const nowMs = this.clock.now().getTime();
     const day = this.dayOf(nowMs);
+    const slot = holdSlot(nowMs);
     const points = Number.isFinite(tokens) && tokens > 0 ? Math.min(MAX_CHARGE, Math.ceil(tokens)) : 0;
-    const release = -hold.points;
-    const steps: CounterStep[] = [
-      { op: 'hit', key: heldKey(hold.keyId, hold.day), windowSeconds: DAY_KEY_TTL_SECONDS, points: release },
-    ];
-    if (hold.day === day.text)
+    const steps: CounterStep[] = [];
+    if (hold.slot >= slot - 1)
       steps.push({
         op: 'hit',
-        key: tokensKey(hold.keyId, day.text),
-        windowSeconds: DAY_KEY_TTL_SECONDS,
-        points: points + release,
+        key: heldKey(hold.keyId, hold.slot),
+        windowSeconds: HOLD_KEY_TTL_SECONDS,
+        points: -hold.points,
       });
-    else
-      steps.push(
-        {
-          op: 'hit',
-          key: tokensKey(hold.keyId, hold.day),
-          windowSeconds: DAY_KEY_TTL_SECONDS,
-          points: release,
-        },
-        { op: 'hit', key: tokensKey(hold.keyId, day.text), windowSeconds: DAY_KEY_TTL_SECONDS, points },
-      );
-    return andThen(this.store.steps(steps), (counts) =>
-      dayDecision(counts[counts.length - 1]?.count ?? 0, hold.limit, day.resetSeconds, nowMs),
+    const charge = steps.length;
+    steps.push(
+      { op: 'hit', key: tokensKey(hold.keyId, day.text), windowSeconds: DAY_KEY_TTL_SECONDS, points },
+      ...holdPeeks(hold.keyId, slot),
     );
+    return andThen(this.store.steps(steps), (counts) => {
+      const used = counts.slice(charge).reduce((n, c) => n + countOf(c), 0);
+      return dayDecision(used, hold.limit, day.resetSeconds, nowMs);
+    });
   }
 
   /** As `window`, answering without a promise when the counters are in-process. */
@@ -277,8 +263,45 @@ function windowRead(
 }
 
 const tokensKey = (keyId: string, day: string) => `tokens:${keyId}:${day}`;
-/** The part of a key's day counter held by calls in flight (`reserveTokens`), apart to tell a refusal's wait. */
-const heldKey = (keyId: string, day: string) => `tokens-held:${keyId}:${day}`;
+
+/**
+ * Holds of calls in flight are counted in windows of this many seconds, apart from the day's
+ * charges; the current window and the one before count, so a hold counts for 15 to 30 minutes
+ * unless its call settles first. A call longer than that keeps running, its hold no longer seen.
+ */
+const HOLD_WINDOW_SECONDS = 900;
+/**
+ * A window's counter lives two windows from its first hold (through the window after its own), and a
+ * minute more for processes whose clocks differ.
+ */
+const HOLD_KEY_TTL_SECONDS = 2 * HOLD_WINDOW_SECONDS + 60;
+
+const holdSlot = (nowMs: number) => Math.floor(nowMs / 1000 / HOLD_WINDOW_SECONDS);
+const heldKey = (keyId: string, slot: number) => `tokens-held:${keyId}:${slot}`;
+
+/** Peeks of the two hold windows that count: the one before `slot`, then `slot`'s own. */
+function holdPeeks(keyId: string, slot: number): CounterStep[] {
+  return [
+    { op: 'peek', key: heldKey(keyId, slot - 1), windowSeconds: HOLD_KEY_TTL_SECONDS },
+    { op: 'peek', key: heldKey(keyId, slot), windowSeconds: HOLD_KEY_TTL_SECONDS },
+  ];
+}
+
+/** A step's count; a window not open (or one left negative by a late release) counts nothing. */
+const countOf = (count: WindowCount | null | undefined) => Math.max(0, count?.count ?? 0);
+
+/**
+ * A refusal's wait: made by holds of calls in flight (the charges alone are under the budget), it
+ * ends as those calls do; else the day is spent.
+ */
+function refusalWait<D extends LimitDecision>(
+  decision: D,
+  charged: number,
+  limit: number,
+): D & { held: boolean } {
+  if (decision.allowed || charged >= limit) return { ...decision, held: false };
+  return { ...decision, retryAfter: HELD_RETRY_SECONDS, held: true };
+}
 
 /** The most one call is charged: usage an upstream reports past it is not a count (Redis counts in 64 bits). */
 const MAX_CHARGE = 1e12;

@@ -10,20 +10,26 @@ const UNLIMITED = Number.MAX_SAFE_INTEGER;
 /**
  * `CounterStore.steps` in one script: each step is rate-limiter-flexible's own hit (its Lua
  * `INCRBY` with the window's expiry) or get (count and PTTL) on the same keys, so the counters read
- * and written here are the ones `hit` and `peek` use. ARGV holds four values per key: op (`h` or
- * `p`), points, window seconds and stopAt (-1: never stop). Returns count and milliseconds left
- * per step run; a peek of a window that is not open gives count -1.
+ * and written here are the ones `hit` and `peek` use (a hit never takes a counter below zero). ARGV holds five values per key: op (`h` or
+ * `p`), points, window seconds, stopAt and stopAtTotal (-1: never stop). Returns count and
+ * milliseconds left per step run; a peek of a window that is not open gives count -1.
  */
 const STEPS_SCRIPT = `
 local out = {}
+local total = 0
 for i = 1, #KEYS do
-  local a = (i - 1) * 4
+  local a = (i - 1) * 5
   local seconds = ARGV[a + 3]
   local stopAt = tonumber(ARGV[a + 4])
+  local stopAtTotal = tonumber(ARGV[a + 5])
   local count, ttl
   if ARGV[a + 1] == 'h' then
     redis.call('set', KEYS[i], 0, 'EX', seconds, 'NX')
     count = redis.call('incrby', KEYS[i], ARGV[a + 2])
+    if count < 0 then
+      redis.call('set', KEYS[i], 0, 'KEEPTTL')
+      count = 0
+    end
     ttl = redis.call('pttl', KEYS[i])
     if ttl == -1 then
       redis.call('expire', KEYS[i], seconds)
@@ -41,7 +47,9 @@ for i = 1, #KEYS do
   end
   out[#out + 1] = count
   out[#out + 1] = ttl
+  if count > 0 then total = total + count end
   if stopAt >= 0 and count >= stopAt then break end
+  if stopAtTotal >= 0 and total >= stopAtTotal then break end
 end
 return out
 `;
@@ -80,7 +88,13 @@ class RlfCounterStore implements CounterStore {
       const points = step.points ?? 1;
       if (!Number.isInteger(points)) throw new Error('Counters take whole points');
       keys.push(this.redisKey(step.key, step.windowSeconds));
-      args.push(step.op === 'hit' ? 'h' : 'p', points, step.windowSeconds, step.stopAt ?? -1);
+      args.push(
+        step.op === 'hit' ? 'h' : 'p',
+        points,
+        step.windowSeconds,
+        step.stopAt ?? -1,
+        step.stopAtTotal ?? -1,
+      );
     }
     const reply = await this.runSteps(keys.length, ...keys, ...args);
     const counts: StepCounts = [];
