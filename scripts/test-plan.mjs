@@ -84,10 +84,10 @@ export const JOB_ORDER = [
 ];
 
 /**
- * Files the Node 24 pass leaves out: the PostgreSQL and Redis fault suites (.ci/run says why), and the
+ * Files the Node 24 pass leaves out: the PostgreSQL and Redis fault suites (.ci/run says why), the
  * attack audits kept as tests, which probe the platform's own rules (who may reach what, what is
- * refused, what is stored) through many routes and no runtime-specific part; the functional suites
- * cover the runtime (docs/decisions.md, "The audits run once").
+ * refused, what is stored) through many routes and no runtime-specific part, and the Python pool's
+ * scheduling rules; the functional suites cover the runtime (docs/decisions.md, "The audits run once").
  */
 export const NODE24_EXCLUDE = [
   'test/faults/postgres-*',
@@ -97,4 +97,5 @@ export const NODE24_EXCLUDE = [
   'test/*-audit.test.ts',
   'test/llm/adversarial.test.ts',
   'test/workflows/sandbox-tenancy.test.ts',
+  'src/core/sandbox/python-pool-scheduling.test.ts',
 ];

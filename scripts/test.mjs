@@ -128,6 +128,7 @@ if (args.length > 0) {
       report: 'coverage/test-results-node24.json',
       env: {
         TEST_DIALECTS: 'sqlite',
+        TEST_EXCLUDE: NODE24_EXCLUDE.join(','),
         PATH: `${process.env.TEST_NODE24}${path.delimiter}${process.env.PATH}`,
       },
       exclude: NODE24_EXCLUDE,
@@ -148,7 +149,6 @@ if (args.length > 0) {
       '--reporter=json',
       `--outputFile.json=coverage/parts/${rt.id}-${name}.json`,
       '--passWithNoTests',
-      ...rt.exclude.flatMap((e) => ['--exclude', e]),
       ...files,
     ],
   });
