@@ -287,7 +287,7 @@ function holdPeeks(keyId: string, slot: number): CounterStep[] {
   ];
 }
 
-/** A step's count; a window not open (or one left negative by a late release) counts nothing. */
+/** A step's count; a window that is not open counts nothing. */
 const countOf = (count: WindowCount | null | undefined) => Math.max(0, count?.count ?? 0);
 
 /**

@@ -10,9 +10,10 @@ const UNLIMITED = Number.MAX_SAFE_INTEGER;
 /**
  * `CounterStore.steps` in one script: each step is rate-limiter-flexible's own hit (its Lua
  * `INCRBY` with the window's expiry) or get (count and PTTL) on the same keys, so the counters read
- * and written here are the ones `hit` and `peek` use (a hit never takes a counter below zero). ARGV holds five values per key: op (`h` or
- * `p`), points, window seconds, stopAt and stopAtTotal (-1: never stop). Returns count and
- * milliseconds left per step run; a peek of a window that is not open gives count -1.
+ * and written here are the ones `hit` and `peek` use; a hit never takes a counter below zero. ARGV
+ * holds five values per key: op (`h` or `p`), points, window seconds, stopAt and stopAtTotal (-1:
+ * never stop). Returns count and milliseconds left per step run; a peek of a window that is not open
+ * gives count -1.
  */
 const STEPS_SCRIPT = `
 local out = {}
