@@ -75,8 +75,12 @@ async function hasFullText(db: DatabaseHandle['db'], dialect: Dialect): Promise<
   return Number(row.rows[0]?.n) > 0;
 }
 
-/** A document row as the migrations before 605 know it (no revision: inserted cast to today's type). */
-const document = (id: string, accountId: string, topic: string): Omit<DocumentsTable, 'revision'> => ({
+/** A document row as the migrations before 605 know it (no revision nor holds: cast to today's type). */
+const document = (
+  id: string,
+  accountId: string,
+  topic: string,
+): Omit<DocumentsTable, 'revision' | 'holds'> => ({
   id,
   account_id: accountId,
   topic,
@@ -98,7 +102,11 @@ const document = (id: string, accountId: string, topic: string): Omit<DocumentsT
   updated_at: '2026-11-29T00:00:00.000Z',
 });
 
-const chunk = (doc: Omit<DocumentsTable, 'revision'>, index: number, terms: string): ChunksTable => ({
+const chunk = (
+  doc: Omit<DocumentsTable, 'revision' | 'holds'>,
+  index: number,
+  terms: string,
+): ChunksTable => ({
   id: `${doc.id}-${index}`,
   document_id: doc.id,
   account_id: doc.account_id,
@@ -215,6 +223,7 @@ describe.each(await testDialects())(
       expect((await migrateToLatest(db, documentsMigrations)).map((r) => r.migrationName)).toEqual([
         '20261130_604_drop_full_text',
         '20261130_605_document_revision',
+        '20261201_606_document_holds',
       ]);
       expect(await hasFullText(db, dialect)).toBe(false);
       const after = document('d-a-after', 'acct-a', 'kb');

@@ -20,6 +20,8 @@ export const OPERATIONS = ['chunk', 'embed', 'index'] as const;
 export type ProcessJob = JobPayload<typeof jobs.documentProcessing>;
 
 const WAIT_POLL_MS = 50;
+/** Inserts of a document whose content's document is being deleted: ~0.75 s of waits in all. */
+const CREATE_TRIES = 5;
 
 export const LIST_SPEC: ListSpec = {
   columns: { topic: 'topic', status: 'status', source: 'source', createdAt: 'created_at', title: 'title' },
@@ -93,11 +95,15 @@ export class DocumentService {
     private readonly onChunksGone: (accountId: string, topic: string) => void | Promise<void>,
   ) {}
 
-  /** Stores a loaded document; the same content in the same topic is the existing one (`created: false`). */
+  /**
+   * Stores a loaded document; the same content in the same topic is the existing one (`created: false`).
+   * `hold`: the caller keeps a reference to it (a store's loader), given back with `release`.
+   */
   async create(
     accountId: string,
     input: { source: string; url?: string; topic: string; title?: string; metadata: Record<string, unknown> },
     loaded: LoadedDocument,
+    options: { hold?: boolean } = {},
   ): Promise<{ created: boolean; document: ReturnType<typeof documentView> }> {
     const hash = contentHashOf(loaded);
     const now = this.clock.now().toISOString();
@@ -121,17 +127,21 @@ export class DocumentService {
       language: 'none',
       processing: null,
       revision: 0,
+      holds: options.hold ? 1 : 0,
       created_at: now,
       updated_at: now,
     };
     const pages = loaded.pages.map((p) => ({ document_id: row.id, page_number: p.pageNumber, text: p.text }));
     // The same content in the topic already (loaded before, or by a load running at the same time):
-    // that document; deleted meanwhile, this one is written after all.
-    for (let tries = 0; tries < 3; tries++) {
+    // that document (held when asked). Deleted meanwhile, this one is written after all; being deleted
+    // (its rows go in batches), it is not taken, and the insert is tried again once it has gone.
+    for (let tries = 0; tries < CREATE_TRIES; tries++) {
+      if (tries > 0) await new Promise((r) => setTimeout(r, 25 * 2 ** tries));
       if (await this.store.insert(row, pages)) return { created: true, document: documentView(row, pages) };
       const existing = await this.store.byHash(accountId, input.topic, hash);
-      if (existing)
-        return { created: false, document: documentView(existing, await this.store.pages(existing.id)) };
+      if (!existing || existing.holds < 0) continue;
+      if (options.hold && !(await this.store.hold(accountId, existing.id))) continue;
+      return { created: false, document: documentView(existing, await this.store.pages(existing.id)) };
     }
     throw new AppError(
       'CONFLICT',
@@ -153,6 +163,17 @@ export class DocumentService {
   async delete(accountId: string, id: string): Promise<void> {
     const row = await this.store.get(accountId, id);
     if (!row) throw notFound('DOCUMENT_NOT_FOUND', 'Document', id);
+    await this.store.delete(accountId, id);
+    await this.onChunksGone(accountId, row.topic);
+  }
+
+  /**
+   * Gives back a hold `create` took: the last one deletes the document (one that had none too). Gone
+   * already, or being deleted by another: nothing to do.
+   */
+  async release(accountId: string, id: string): Promise<void> {
+    const row = await this.store.get(accountId, id);
+    if (!row || !(await this.store.release(accountId, id))) return;
     await this.store.delete(accountId, id);
     await this.onChunksGone(accountId, row.topic);
   }

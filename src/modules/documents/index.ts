@@ -50,7 +50,17 @@ export interface DocumentsApi {
   ingest(
     caller: Principal,
     input: IngestInput,
+    options?: { hold?: boolean },
   ): Promise<{ created: boolean; processed: boolean; document: ReturnType<typeof documentView> }>;
+  /**
+   * Chunks, embeds and indexes a stored document again (its id kept), waiting as `ingest` does; the
+   * embeddings charged to the caller's key.
+   */
+  reprocess(
+    caller: Principal,
+    documentId: string,
+    options?: { chunkSize?: number },
+  ): Promise<ReturnType<typeof documentView>>;
   /** A file's text through the document loaders (PDF extraction included), its pages joined; nothing stored. */
   extract(caller: Principal, input: Pick<IngestInput, 'source' | 'content'>): Promise<string>;
 }
@@ -213,7 +223,7 @@ export const documentsModule: PlatformModule = {
       const loaded = await load({ source: input.source, content: input.content }, caller.accountId);
       return loaded.pages.map((p) => p.text).join('\n');
     };
-    const ingest: DocumentsApi['ingest'] = async (caller, input) => {
+    const ingest: DocumentsApi['ingest'] = async (caller, input, options = {}) => {
       const accountId = caller.accountId;
       await admit(caller, config.KNOWLEDGE_EMBEDDING_MODEL);
       const loaded = await load(
@@ -229,25 +239,38 @@ export const documentsModule: PlatformModule = {
           ...(input.title ? { title: input.title } : {}),
         },
         loaded,
+        options,
       );
       // The same content already indexed is left alone; one that was loaded but never processed (or
       // failed) is processed now, so it is searchable after the call like a new one.
       if (!saved.created && (saved.document.status === 'indexed' || saved.document.processing))
         return { ...saved, processed: false };
       const id = saved.document.documentId;
-      const done = await documents.processAndWait(
-        accountId,
-        id,
-        fullJob(caller, input.chunkSize),
-        config.DOCUMENT_PROCESS_WAIT_MS,
-      );
-      return {
-        created: saved.created,
-        processed: true,
-        document: done ?? (await documents.get(accountId, id, false)),
-      };
+      try {
+        const done = await documents.processAndWait(
+          accountId,
+          id,
+          fullJob(caller, input.chunkSize),
+          config.DOCUMENT_PROCESS_WAIT_MS,
+        );
+        return {
+          created: saved.created,
+          processed: true,
+          document: done ?? (await documents.get(accountId, id, false)),
+        };
+      } catch (error) {
+        // The caller never learns the id of a document that failed: its hold goes back.
+        if (options.hold) await documents.release(accountId, id).catch(() => undefined);
+        throw error;
+      }
     };
-    ctx.apis.documents = { documents, knowledge, ingest, extract };
+    const reprocess: DocumentsApi['reprocess'] = async (caller, id, options = {}) => {
+      await admit(caller, config.KNOWLEDGE_EMBEDDING_MODEL);
+      const job = fullJob(caller, options.chunkSize);
+      const done = await documents.processAndWait(caller.accountId, id, job, config.DOCUMENT_PROCESS_WAIT_MS);
+      return done ?? (await documents.get(caller.accountId, id, false));
+    };
+    ctx.apis.documents = { documents, knowledge, ingest, reprocess, extract };
     // The built-in extractive model answers from the account's knowledge base.
     llm.setRetriever({
       async retrieve(query, { accountId, limit }) {

@@ -65,6 +65,34 @@ export class DocumentStore {
       .executeTakeFirst();
   }
 
+  /** One more hold on a document; false when it is gone or being deleted (holds -1). */
+  async hold(accountId: string, id: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('documents')
+      .set({ holds: sql<number>`holds + 1` })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .where('holds', '>=', 0)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /**
+   * One hold less, in one statement: true when that was the last (or the document had none), and the
+   * document is now this caller's to delete (-1: no upload takes it, no other release deletes it too).
+   */
+  async release(accountId: string, id: string): Promise<boolean> {
+    const row = await this.db
+      .updateTable('documents')
+      .set({ holds: sql<number>`case when holds <= 1 then -1 else holds - 1 end` })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .where('holds', '>=', 0)
+      .returning('holds')
+      .executeTakeFirst();
+    return row?.holds === -1;
+  }
+
   pages(documentId: string): Promise<DocumentPagesTable[]> {
     return this.db
       .selectFrom('document_pages')
@@ -199,7 +227,8 @@ export class DocumentStore {
   async delete(accountId: string, id: string): Promise<void> {
     await this.db
       .updateTable('documents')
-      .set({ status: 'loaded', chunk_count: 0 })
+      // Being deleted (holds -1): an upload of the same content no longer takes it.
+      .set({ status: 'loaded', chunk_count: 0, holds: -1 })
       .where('account_id', '=', accountId)
       .where('id', '=', id)
       .execute();

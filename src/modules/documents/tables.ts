@@ -26,6 +26,11 @@ export interface DocumentsTable {
    * cache its chunks changed (migration 605).
    */
   revision: number;
+  /**
+   * References other modules placed on it (a Flowise store's loaders; 0 for none), -1 once it is being
+   * deleted: the last release deletes it, and an upload of its content does not take it then (606).
+   */
+  holds: number;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -12,6 +12,7 @@ import {
   type Loader,
   loaderOf,
   loadersOf,
+  releaseAll,
   topicOf,
 } from './flowise/doc-store.js';
 import type { FlowiseObjects, StoredObject } from './flowise/objects.js';
@@ -63,31 +64,18 @@ export function documentStoreChunkRoutes(
     async (request) => {
       const principal = principalOf(request);
       const found = await store(request, request.params.id);
+      // Each document processed again in place (its id kept): loaders sharing one (the same content)
+      // keep naming it, and an upload finding it by its content meanwhile gets it as it is.
+      const counts = new Map<string, number>();
       const results = [];
-      const loaders: Loader[] = [];
       for (const loader of loadersOf(found)) {
-        const documentIds: string[] = [];
+        let totalChunks = 0;
         for (const documentId of loader.documentIds) {
-          // Loaded again from its stored text: the same content would be the same (indexed) document.
-          const old = await documents().documents.get(principal.accountId, documentId, true);
-          await documents().documents.delete(principal.accountId, documentId);
-          const content = (old.pages ?? []).map((p) => p.text).join('\n\n');
-          if (content.trim() === '') continue;
-          const made = await ingestInto(principal, documents(), {
-            source: 'text',
-            content,
-            topic: topicOf(found.id),
-            ...(old.title ? { title: old.title } : {}),
-            metadata: old.metadata,
-            ...(loader.chunkSize !== undefined ? { chunkSize: loader.chunkSize } : {}),
-          });
-          documentIds.push(made.documentId);
+          if (!counts.has(documentId)) counts.set(documentId, await reprocess(principal, documentId, loader));
+          totalChunks += counts.get(documentId) ?? 0;
         }
-        const next = { ...loader, documentIds };
-        next.totalChunks = await countChunks(principal, documents(), next);
-        loaders.push(next);
         results.push({
-          numAdded: next.totalChunks,
+          numAdded: totalChunks,
           numDeleted: loader.totalChunks,
           numUpdated: 0,
           numSkipped: 0,
@@ -95,43 +83,31 @@ export function documentStoreChunkRoutes(
           docId: loader.id,
         });
       }
-      // On the store's locked row: a loader saved or removed meanwhile is kept or stays gone, and one
-      // changed meanwhile (an edit, an upsert replacing it) keeps that change; the documents this
-      // refresh loaded for those two go.
-      const refreshed = new Map(loaders.map((l) => [l.id, l]));
+      // The counts written on the store's locked row, to the loaders that still name what was
+      // processed (one changed meanwhile by an edit or an upsert keeps its own).
       const readAs = new Map(loadersOf(found).map((l) => [l.id, l.documentIds.join('\n')]));
-      let unused: string[] = [];
-      await objects.change(principal.accountId, 'docstore', found.id, (current) => {
-        unused = [];
-        const now = loadersOf(current);
-        const kept = new Set(now.map((l) => l.id));
-        for (const l of loaders) if (!kept.has(l.id)) unused.push(...l.documentIds);
-        return {
-          loaders: now.map((l) => {
-            const next = refreshed.get(l.id);
-            if (!next) return l;
-            if (l.documentIds.join('\n') === readAs.get(l.id)) return next;
-            unused.push(...next.documentIds);
-            return l;
-          }),
-        };
-      });
-      await dropUnheld(principal.accountId, found.id, unused);
+      await objects.change(principal.accountId, 'docstore', found.id, (current) => ({
+        loaders: loadersOf(current).map((l) =>
+          l.documentIds.join('\n') === readAs.get(l.id)
+            ? { ...l, totalChunks: l.documentIds.reduce((n, d) => n + (counts.get(d) ?? 0), 0) }
+            : l,
+        ),
+      }));
       return results;
     },
   );
 
-  /** Whether a loader of the store `o` holds document `id`. */
-  const held = (o: StoredObject | null, id: string) =>
-    o !== null && loadersOf(o).some((l) => l.documentIds.includes(id));
-  /** Drops the documents of `ids` that no loader of the store holds now (all of them once it is gone). */
-  const dropUnheld = async (accountId: string, storeId: string, ids: readonly string[]) => {
-    const now = await objects.get(accountId, 'docstore', storeId).catch(() => null);
-    for (const id of ids)
-      if (!held(now, id))
-        await documents()
-          .documents.delete(accountId, id)
-          .catch(() => undefined);
+  /** A document of a loader processed again; its chunks then (0 once it is gone: a loader removed meanwhile). */
+  const reprocess = async (principal: Principal, documentId: string, loader: Loader) => {
+    try {
+      const done = await documents().reprocess(principal, documentId, {
+        ...(loader.chunkSize !== undefined ? { chunkSize: loader.chunkSize } : {}),
+      });
+      return done.chunkCount;
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'DOCUMENT_NOT_FOUND') return 0;
+      throw error;
+    }
   };
 
   const rewrite = async (
@@ -173,25 +149,24 @@ export function documentStoreChunkRoutes(
     try {
       saved = await objects.change(accountId, 'docstore', found.id, (current) => {
         const now = loaderOf(current, loader.id);
-        if (!now.documentIds.includes(chunk.docId)) throw notFound('NOT_FOUND', 'Chunk', chunkId);
+        const at = now.documentIds.indexOf(chunk.docId);
+        if (at < 0) throw notFound('NOT_FOUND', 'Chunk', chunkId);
         const next: Loader = {
           ...now,
-          documentIds: now.documentIds.flatMap((d) => (d === chunk.docId ? replacement : [d])),
+          // The first entry naming it (a loader of two files of one content names it twice, with a
+          // reference each): one chunk edited is one file's text changed.
+          documentIds: now.documentIds.flatMap((d, i) => (i === at ? replacement : [d])),
           totalChunks: now.totalChunks - old.chunkCount + newChunks,
           totalChars: now.totalChars - (chunk.endOffset - chunk.startOffset) + text.length,
         };
         return { loaders: loadersOf(current).map((l) => (l.id === loader.id ? next : l)) };
       });
     } catch (error) {
-      if (error instanceof AppError)
-        await dropUnheld(accountId, found.id, replacement).catch(() => undefined);
+      if (error instanceof AppError) await releaseAll(accountId, documents(), replacement);
       throw error;
     }
-    // The old document goes once no loader names it.
-    if (!held(saved.after, chunk.docId))
-      await documents()
-        .documents.delete(accountId, chunk.docId)
-        .catch(() => undefined);
+    // The loader's reference to the old document goes (the document with it, unless another holds it).
+    await releaseAll(accountId, documents(), [chunk.docId]);
     return chunkPage(accountId, documents(), saved.after, loaderOf(saved.after, loader.id), 1);
   };
 
@@ -236,11 +211,4 @@ export function documentStoreChunkRoutes(
       return rewrite(principalOf(request), found, loader, request.params.pageOrChunkId, '');
     },
   );
-}
-
-async function countChunks(principal: Principal, documents: DocumentsApi, loader: Loader): Promise<number> {
-  let n = 0;
-  for (const id of loader.documentIds)
-    n += (await documents.documents.get(principal.accountId, id, false)).chunkCount;
-  return n;
 }

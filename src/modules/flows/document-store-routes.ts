@@ -8,7 +8,15 @@ import { AppError, notFound } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
 import type { DocumentsApi } from '../documents/index.js';
 import { documentStoreChunkRoutes } from './document-store-chunk-routes.js';
-import { chunkPage, ingestInto, type Loader, loaderOf, loadersOf, topicOf } from './flowise/doc-store.js';
+import {
+  chunkPage,
+  ingestInto,
+  type Loader,
+  loaderOf,
+  loadersOf,
+  releaseAll,
+  topicOf,
+} from './flowise/doc-store.js';
 import type { FlowiseObjects, StoredObject } from './flowise/objects.js';
 import {
   loaderNameOf,
@@ -116,25 +124,8 @@ export function documentStoreRoutes(
   const store = (request: FastifyRequest, id: string) => objects.get(account(request), 'docstore', id);
   const storeFull = () =>
     new AppError('CONFLICT', `A document store holds at most ${MAX_LOADERS} loaders`, { limit: MAX_LOADERS });
-  /** Of `ids`, the documents no loader of the store `o` holds (all of them once the store is gone). */
-  const notHeld = (ids: readonly string[], o: StoredObject | null) => {
-    const held = new Set(o ? loadersOf(o).flatMap((l) => l.documentIds) : []);
-    return ids.filter((d) => !held.has(d));
-  };
-  const dropDocuments = async (accountId: string, ids: string[]) => {
-    for (const id of ids)
-      await documents()
-        .documents.delete(accountId, id)
-        .catch(() => undefined);
-  };
-  /** Drops the documents of `ids` that no loader of the store holds now (all of them once it is gone). */
-  const dropUnheld = async (accountId: string, storeId: string, ids: string[]) => {
-    const current = await objects.get(accountId, 'docstore', storeId).catch((error: unknown) => {
-      if (error instanceof AppError) return null;
-      throw error;
-    });
-    await dropDocuments(accountId, notHeld(ids, current));
-  };
+  /** Lets go of the loaders' references to `ids`: a document goes with the last (doc-store.ts). */
+  const release = (accountId: string, ids: readonly string[]) => releaseAll(accountId, documents(), ids);
 
   r.post(
     '/api/v1/document-store/store',
@@ -214,7 +205,7 @@ export function documentStoreRoutes(
     async (request) => {
       // The loaders the store holds as it goes (a racing upsert either landed before or finds it gone).
       const gone = await objects.delete(account(request), 'docstore', request.params.id);
-      await dropDocuments(
+      await release(
         account(request),
         loadersOf(gone).flatMap((l) => l.documentIds),
       );
@@ -262,11 +253,17 @@ export function documentStoreRoutes(
     const documentIds: string[] = [];
     let chunks = 0;
     let processed = true;
-    for (const input of inputs) {
-      const result = await ingestInto(principal, documents(), input);
-      documentIds.push(result.documentId);
-      chunks += result.chunks;
-      processed &&= result.processed;
+    try {
+      for (const input of inputs) {
+        const result = await ingestInto(principal, documents(), input);
+        documentIds.push(result.documentId);
+        chunks += result.chunks;
+        processed &&= result.processed;
+      }
+    } catch (error) {
+      // A file that failed to load: the ones loaded before it are named by no loader.
+      await release(principal.accountId, documentIds);
+      throw error;
     }
     const name = b.loader?.name ?? loaderNameOf(b.files?.[0]);
     const loader: Loader = {
@@ -295,15 +292,17 @@ export function documentStoreRoutes(
         return { loaders: [...now, loader] };
       });
     } catch (error) {
-      // Refused (full, or the loader or the store gone): what this upsert loaded goes, unless a loader
-      // of the store holds it (the same content). Not on a database failure: the save may have landed.
-      if (error instanceof AppError)
-        await dropUnheld(principal.accountId, found.id, documentIds).catch(() => undefined);
+      // Refused (full, or the loader or the store gone): this upsert's references go (a document
+      // another loader holds, or another upload is about to save, stays). Not on a database failure:
+      // the save may have landed.
+      if (error instanceof AppError) await release(principal.accountId, documentIds);
       throw error;
     }
-    if (replaced && (b.replaceExisting ?? true)) {
+    if (replaced) {
+      // The replaced loader's references go; `replaceExisting: false` keeps its documents searchable
+      // in the store (Flowise's "add to the existing records").
       const previous = loadersOf(saved.before).find((l) => l.id === replaced.id);
-      await dropDocuments(principal.accountId, notHeld(previous?.documentIds ?? [], saved.after));
+      if (b.replaceExisting ?? true) await release(principal.accountId, previous?.documentIds ?? []);
     }
     return {
       numAdded: chunks,
@@ -376,13 +375,13 @@ export function documentStoreRoutes(
     },
     async (request) => {
       const { storeId, loaderId } = request.params;
-      // Removed from the list as it is now (locked), then its documents no other loader holds.
+      // Removed from the list as it is now (locked), then its references to its documents.
       const { before, after } = await objects.change(account(request), 'docstore', storeId, (current) => {
         const loaders = loadersOf(current);
         if (!loaders.some((l) => l.id === loaderId)) throw notFound('NOT_FOUND', 'Loader', loaderId);
         return { loaders: loaders.filter((l) => l.id !== loaderId) };
       });
-      await dropDocuments(account(request), notHeld(loaderOf(before, loaderId).documentIds, after));
+      await release(account(request), loaderOf(before, loaderId).documentIds);
       return view(after);
     },
   );
@@ -403,7 +402,7 @@ export function documentStoreRoutes(
         loaders: [],
       }));
       const ids = loadersOf(before).flatMap((l) => l.documentIds);
-      await dropDocuments(account(request), ids);
+      await release(account(request), ids);
       return { deleted: ids.length };
     },
   );

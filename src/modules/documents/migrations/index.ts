@@ -4,6 +4,7 @@ import * as m602 from './602-document-language.js';
 import * as m603 from './603-keyword-scope.js';
 import * as m604 from './604-drop-full-text.js';
 import * as m605 from './605-document-revision.js';
+import * as m606 from './606-document-holds.js';
 
 /** The documents module's migrations, by name (the server and the CLI read this one list). */
 export const documentsMigrations: MigrationSet = {
@@ -12,4 +13,5 @@ export const documentsMigrations: MigrationSet = {
   '20261129_603_keyword_scope': m603,
   '20261130_604_drop_full_text': m604,
   '20261130_605_document_revision': m605,
+  '20261201_606_document_holds': m606,
 };

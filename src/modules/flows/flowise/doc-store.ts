@@ -32,7 +32,9 @@ export function loaderOf(store: StoredObject, loaderId: string): Loader {
 export async function ingestInto(caller: Principal, documents: DocumentsApi, input: IngestInput) {
   if (input.source !== 'pdf' && input.content.trim() === '')
     throw validationError('Nothing to load', [{ field: 'loader.config.text', message: 'is empty' }]);
-  const { processed, document } = await documents.ingest(caller, input);
+  // Held for the loader that will name it: the same content in another loader of the store is the
+  // same document, which goes only when the last loader naming it lets go (`releaseAll`).
+  const { processed, document } = await documents.ingest(caller, input, { hold: true });
   return { documentId: document.documentId, chunks: document.chunkCount, processed };
 }
 
@@ -119,4 +121,13 @@ export async function chunkPage(
     storeName: store.body.name,
     description: store.body.description ?? '',
   };
+}
+
+/**
+ * Lets go of the loaders' references to `ids` (one per entry: a loader naming a document twice held it
+ * twice); a document goes with its last reference. Best effort: a failure leaves a document behind,
+ * never deletes one still named.
+ */
+export async function releaseAll(accountId: string, documents: DocumentsApi, ids: readonly string[]) {
+  for (const id of ids) await documents.documents.release(accountId, id).catch(() => undefined);
 }
