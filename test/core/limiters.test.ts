@@ -220,7 +220,7 @@ describe.each(backends)('daily token budgets (redis: %s)', (redis) => {
     expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ remaining: 100 });
   });
 
-  it('a hold never settled (its process killed mid-call) stops counting after two hold windows', async () => {
+  it('a hold never settled (its process killed mid-call) stops counting after three hold windows', async () => {
     const p = await platform({}, redis);
     p.clock.set('2030-03-04T10:05:00.000Z');
     const limiter = p.ctx.limiter;
@@ -229,17 +229,58 @@ describe.each(backends)('daily token budgets (redis: %s)', (redis) => {
     expect((await limiter.reserveTokens(keyId, 100, 100)).hold).not.toBeNull();
     const during = await limiter.reserveTokens(keyId, 30, 100);
     expect(during).toMatchObject({ hold: null, held: true, decision: { retryAfter: 1 } });
-    // Its window (10:00–10:15) and the next count it; from 10:30 nothing holds the key.
+    // Its window (10:00–10:15) and the two after count it; from 10:45 nothing holds the key. Once only
+    // older windows refuse, the wait is to the end of the current one, not a second.
     p.clock.set('2030-03-04T10:29:59.000Z');
-    expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ allowed: false, held: true });
-    p.clock.set('2030-03-04T10:30:00.000Z');
+    expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({
+      allowed: false,
+      held: true,
+      retryAfter: 1,
+    });
+    p.clock.set('2030-03-04T10:44:00.000Z');
+    expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({
+      allowed: false,
+      held: true,
+      retryAfter: 60,
+    });
+    p.clock.set('2030-03-04T10:45:00.000Z');
     expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ allowed: true, remaining: 100 });
     const after = await limiter.reserveTokens(keyId, 30, 100);
     expect(after.hold).not.toBeNull();
     // Charges are the day's, whatever the holds: they stay after the windows pass.
     await limiter.settleTokens(after.hold as NonNullable<typeof after.hold>, 40);
-    p.clock.set('2030-03-04T11:30:00.000Z');
+    p.clock.set('2030-03-04T11:45:00.000Z');
     expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ remaining: 60 });
+  });
+
+  it('a hold taken at the end of a window counts for 30 minutes at least, and settles from its window', async () => {
+    const p = await platform({}, redis);
+    p.clock.set('2030-03-04T10:14:59.000Z');
+    const limiter = p.ctx.limiter;
+    const keyId = freshKey();
+    const { hold } = await limiter.reserveTokens(keyId, 80, 100);
+    expect(hold).not.toBeNull();
+    p.clock.set('2030-03-04T10:44:58.000Z');
+    expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ remaining: 20 });
+    // A call of half an hour ends: its hold goes from its window, its tokens are charged.
+    expect(await limiter.settleTokens(hold as NonNullable<typeof hold>, 10)).toMatchObject({ remaining: 90 });
+    expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ remaining: 90 });
+  });
+
+  it('a hold taken by a process whose clock is ahead (the next window) counts here already', async () => {
+    const p = await platform({}, redis);
+    const limiter = p.ctx.limiter;
+    const keyId = freshKey();
+    p.clock.set('2030-03-04T10:15:00.200Z');
+    expect((await limiter.reserveTokens(keyId, 100, 100)).hold).not.toBeNull();
+    // This process reads 0.4 s earlier: still the 10:00 window.
+    p.clock.set('2030-03-04T10:14:59.800Z');
+    expect(await limiter.readTokenBudget(keyId, 100)).toMatchObject({ remaining: 0, held: true });
+    expect(await limiter.reserveTokens(keyId, 40, 100)).toMatchObject({
+      hold: null,
+      held: true,
+      decision: { retryAfter: 1 },
+    });
   });
 
   it('a release never takes a hold window below zero, so later holds still count whole', async () => {

@@ -111,10 +111,9 @@ export class Limiter {
       ...holdPeeks(keyId, slot),
     ];
     return andThen(this.store.steps(steps), (counts) => {
-      const charged = countOf(counts[0]);
       const used = counts.reduce((n, c) => n + countOf(c), 0);
       const decision = { ...dayDecision(used, limit, day.resetSeconds, nowMs), allowed: used < limit };
-      return refusalWait(decision, charged, limit);
+      return refusalWait(decision, counts, limit, nowMs);
     });
   }
 
@@ -124,7 +123,7 @@ export class Limiter {
    * than `limit`, so calls made at once see each other's holds (one atomic call: peeks that stop at
    * the limit, then the hold). A refusal says whether holds made it (`held`): those end in seconds,
    * a spent day at midnight. Holds sit in windows of `HOLD_WINDOW_SECONDS`, apart from the day's
-   * charges, and only the current window and the one before count: a hold never settled (its
+   * charges, and only the current window and the two before count: a hold never settled (its
    * process killed, or Redis gone between hold and settle) stops counting on its own.
    */
   reserveTokens(keyId: string, points: number, limit: number): Maybe<TokenReservation> {
@@ -140,10 +139,9 @@ export class Limiter {
       { op: 'hit', key: heldKey(keyId, slot), windowSeconds: HOLD_KEY_TTL_SECONDS, points: held },
     ];
     return andThen(this.store.steps(steps), (counts) => {
-      const charged = countOf(counts[0]);
       if (counts.length === steps.length) {
-        // The hit's count already has the current window's earlier holds in it.
-        const used = charged + countOf(counts[1]) + countOf(counts[3]);
+        // The hit's count already has the current window's earlier holds in it (its peek, step 1).
+        const used = counts.reduce((n, c) => n + countOf(c), 0) - countOf(counts[1]);
         return {
           decision: dayDecision(used, limit, day.resetSeconds, nowMs),
           hold: { keyId, slot, points: held, limit },
@@ -152,7 +150,7 @@ export class Limiter {
       }
       const used = counts.reduce((n, c) => n + countOf(c), 0);
       const refused = { ...dayDecision(used, limit, day.resetSeconds, nowMs), allowed: false };
-      const { held: byHolds, ...decision } = refusalWait(refused, charged, limit);
+      const { held: byHolds, ...decision } = refusalWait(refused, counts, limit, nowMs);
       return { decision, hold: null, held: byHolds };
     });
   }
@@ -168,7 +166,7 @@ export class Limiter {
     const slot = holdSlot(nowMs);
     const points = Number.isFinite(tokens) && tokens > 0 ? Math.min(MAX_CHARGE, Math.ceil(tokens)) : 0;
     const steps: CounterStep[] = [];
-    if (hold.slot >= slot - 1)
+    if (hold.slot >= slot - (HOLD_WINDOWS - 1))
       steps.push({
         op: 'hit',
         key: heldKey(hold.keyId, hold.slot),
@@ -266,41 +264,55 @@ const tokensKey = (keyId: string, day: string) => `tokens:${keyId}:${day}`;
 
 /**
  * Holds of calls in flight are counted in windows of this many seconds, apart from the day's
- * charges; the current window and the one before count, so a hold counts for 15 to 30 minutes
+ * charges; the current window and the two before count, so a hold counts for 30 to 45 minutes
  * unless its call settles first. A call longer than that keeps running, its hold no longer seen.
  */
 const HOLD_WINDOW_SECONDS = 900;
+/** Hold windows that count: the current one and the ones before it. */
+const HOLD_WINDOWS = 3;
 /**
- * A window's counter lives two windows from its first hold (through the window after its own), and a
+ * A window's counter lives as long as it counts (through the two windows after its own), and a
  * minute more for processes whose clocks differ.
  */
-const HOLD_KEY_TTL_SECONDS = 2 * HOLD_WINDOW_SECONDS + 60;
+const HOLD_KEY_TTL_SECONDS = HOLD_WINDOWS * HOLD_WINDOW_SECONDS + 60;
 
 const holdSlot = (nowMs: number) => Math.floor(nowMs / 1000 / HOLD_WINDOW_SECONDS);
 const heldKey = (keyId: string, slot: number) => `tokens-held:${keyId}:${slot}`;
 
-/** Peeks of the two hold windows that count: the one before `slot`, then `slot`'s own. */
+/**
+ * Peeks of the hold windows that count, newest first: `slot`'s own, the next one (a process whose
+ * clock runs ahead holds there near a window's end), then the two before. Steps stop where their
+ * total reaches a budget, so the newest are always read: `refusalWait` tells fresh holds from old.
+ */
 function holdPeeks(keyId: string, slot: number): CounterStep[] {
-  return [
-    { op: 'peek', key: heldKey(keyId, slot - 1), windowSeconds: HOLD_KEY_TTL_SECONDS },
-    { op: 'peek', key: heldKey(keyId, slot), windowSeconds: HOLD_KEY_TTL_SECONDS },
-  ];
+  return [slot, slot + 1, slot - 1, slot - 2].map((s) => ({
+    op: 'peek',
+    key: heldKey(keyId, s),
+    windowSeconds: HOLD_KEY_TTL_SECONDS,
+  }));
 }
 
 /** A step's count; a window that is not open counts nothing. */
 const countOf = (count: WindowCount | null | undefined) => Math.max(0, count?.count ?? 0);
 
 /**
- * A refusal's wait: made by holds of calls in flight (the charges alone are under the budget), it
- * ends as those calls do; else the day is spent.
+ * A refusal's wait, from its steps' counts (the day's charges, then `holdPeeks`): a spent day ends at
+ * midnight; holds of this window or the next (calls in flight) end as their calls do, in seconds;
+ * holds only older windows make the refusal are calls past 15 minutes or holds never settled, which
+ * stop counting as the oldest window does, at the end of this one.
  */
 function refusalWait<D extends LimitDecision>(
   decision: D,
-  charged: number,
+  counts: ReadonlyArray<WindowCount | null | undefined>,
   limit: number,
+  nowMs: number,
 ): D & { held: boolean } {
+  const charged = countOf(counts[0]);
   if (decision.allowed || charged >= limit) return { ...decision, held: false };
-  return { ...decision, retryAfter: HELD_RETRY_SECONDS, held: true };
+  const fresh = charged + countOf(counts[1]) + countOf(counts[2]);
+  if (fresh >= limit) return { ...decision, retryAfter: HELD_RETRY_SECONDS, held: true };
+  const windowEndsMs = (holdSlot(nowMs) + 1) * HOLD_WINDOW_SECONDS * 1000;
+  return { ...decision, retryAfter: Math.max(1, Math.ceil((windowEndsMs - nowMs) / 1000)), held: true };
 }
 
 /** The most one call is charged: usage an upstream reports past it is not a count (Redis counts in 64 bits). */

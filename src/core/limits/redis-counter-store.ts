@@ -28,7 +28,7 @@ for i = 1, #KEYS do
     redis.call('set', KEYS[i], 0, 'EX', seconds, 'NX')
     count = redis.call('incrby', KEYS[i], ARGV[a + 2])
     if count < 0 then
-      redis.call('set', KEYS[i], 0, 'KEEPTTL')
+      redis.call('decrby', KEYS[i], count)
       count = 0
     end
     ttl = redis.call('pttl', KEYS[i])
