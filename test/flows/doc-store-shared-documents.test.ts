@@ -133,6 +133,9 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
     const first = await upsert(storeId);
     const second = await upsert(storeId);
     const before = await loaders(storeId);
+    const chunkIds = async () =>
+      ((await page(storeId, first)).json() as { chunks: Array<{ id: string }> }).chunks.map((c) => c.id);
+    const chunksBefore = await chunkIds();
     const res = await call(bed, 'POST', `/api/v1/document-store/refresh/${storeId}`, { body: {} });
     expect(res.status, res.text).toBe(200);
     const results = res.json() as Array<{ docId: string; numAdded: number }>;
@@ -147,6 +150,30 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
       expect(chunks.text).toContain('Mondays');
     }
     expect(await holdsOf(after[0]?.documentIds[0] ?? '')).toBe(2);
+    // Chunked again: new chunks, as many as before.
+    const chunksAfter = await chunkIds();
+    expect(chunksAfter).toHaveLength(chunksBefore.length);
+    expect(chunksAfter.filter((id) => chunksBefore.includes(id))).toEqual([]);
+  });
+
+  it('a loader loaded again without replacing (the same text) keeps one reference, and goes whole', async () => {
+    const storeId = await newStore('again');
+    const loaderId = await upsert(storeId);
+    const documentId = (await loaders(storeId))[0]?.documentIds[0] ?? '';
+    const res = await call(bed, 'POST', `/api/v1/document-store/upsert/${storeId}`, {
+      body: {
+        docId: loaderId,
+        replaceExisting: false,
+        loader: { name: 'plainText', config: { text: TEXT } },
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect((await loaders(storeId))[0]?.documentIds).toEqual([documentId]);
+    expect(await holdsOf(documentId)).toBe(1);
+    expect((await call(bed, 'DELETE', `/api/v1/document-store/loader/${storeId}/${loaderId}`)).status).toBe(
+      200,
+    );
+    expect(await exists(documentId)).toBe(false);
   });
 
   it('a chunk edit swaps one loader’s reference; the other loader keeps the shared document', async () => {
@@ -188,8 +215,18 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
       body: { loader: { name: 'plainText', config: { text: TEXT } } },
     });
     expectFlowError(again, 409, 'CONFLICT');
-    expect(await holdsOf(documentId)).toBe(-1);
     expect(await loaders(storeId)).toHaveLength(1);
+    // Not processed again while it goes: a refresh counts it as nothing.
+    const refreshed = await call(bed, 'POST', `/api/v1/document-store/refresh/${storeId}`, { body: {} });
+    expect(refreshed.status, refreshed.text).toBe(200);
+    expect((refreshed.json() as Array<{ numAdded: number }>)[0]?.numAdded).toBe(0);
+    // A delete left half-done (its process stopped) is finished when a worker starts; the text loads again.
+    await api.documents.recover();
+    expect(await exists(documentId)).toBe(false);
+    const loaded = await call(bed, 'POST', `/api/v1/document-store/upsert/${storeId}`, {
+      body: { loader: { name: 'plainText', config: { text: TEXT } } },
+    });
+    expect(loaded.status, loaded.text).toBe(200);
   });
 
   it('the store deleted lets go of every reference; migration 704 counts the ones saved before it', async () => {

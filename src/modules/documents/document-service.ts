@@ -178,6 +178,11 @@ export class DocumentService {
     await this.onChunksGone(accountId, row.topic);
   }
 
+  /** Gives back a hold `create` took on a document it found, never deleting it (others made it). */
+  unhold(accountId: string, id: string): Promise<void> {
+    return this.store.unhold(accountId, id);
+  }
+
   /** A document's chunks in order, a page at a time (keyed by chunk index: `cursor` is the last one's). */
   async chunks(accountId: string, id: string, page: { limit?: number; cursor?: string } = {}) {
     const after = page.cursor === undefined ? -1 : chunkCursorIndex(page.cursor);
@@ -259,8 +264,16 @@ export class DocumentService {
     return { jobId, documentId: id, status, operations: job.operations };
   }
 
-  /** Queues again the jobs that were queued or running when the process stopped (their rows say so). */
+  /**
+   * Queues again the jobs that were queued or running when the process stopped (their rows say so),
+   * and ends the deletes it left half-done (a row marked -1 would otherwise refuse its content's
+   * uploads for good).
+   */
   async recover(): Promise<number> {
+    for (const row of await this.store.deleting()) {
+      await this.store.delete(row.account_id, row.id);
+      await this.onChunksGone(row.account_id, row.topic);
+    }
     const jobs = await this.store.pending();
     for (const job of jobs) await this.queue.add(`process-${job.documentId}`, job);
     return jobs.length;

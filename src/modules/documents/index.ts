@@ -259,8 +259,12 @@ export const documentsModule: PlatformModule = {
           document: done ?? (await documents.get(accountId, id, false)),
         };
       } catch (error) {
-        // The caller never learns the id of a document that failed: its hold goes back.
-        if (options.hold) await documents.release(accountId, id).catch(() => undefined);
+        // The caller never learns the id of a document that failed: its hold goes back, deleting
+        // the document only if this upload made it (one it found is another's, failed or not).
+        if (options.hold)
+          await (saved.created ? documents.release(accountId, id) : documents.unhold(accountId, id)).catch(
+            () => undefined,
+          );
         throw error;
       }
     };

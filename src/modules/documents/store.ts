@@ -77,6 +77,27 @@ export class DocumentStore {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  /** One hold less, never deleting: an upload gives back the hold it took on a document it found. */
+  async unhold(accountId: string, id: string): Promise<void> {
+    await this.db
+      .updateTable('documents')
+      .set({ holds: sql<number>`holds - 1` })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .where('holds', '>=', 1)
+      .execute();
+  }
+
+  /** Documents a delete left half-done (marked -1 and still there: a process stopped mid-way). */
+  async deleting(): Promise<Array<{ account_id: string; id: string; topic: string }>> {
+    return this.db
+      .selectFrom('documents')
+      .select(['account_id', 'id', 'topic'])
+      .where('holds', '<', 0)
+      .orderBy('id')
+      .execute();
+  }
+
   /**
    * One hold less, in one statement: true when that was the last (or the document had none), and the
    * document is now this caller's to delete (-1: no upload takes it, no other release deletes it too).
@@ -145,6 +166,8 @@ export class DocumentStore {
       .set({ processing, updated_at: updatedAt })
       .where('account_id', '=', accountId)
       .where('id', '=', id)
+      // One being deleted is not processed again (its chunks are going).
+      .where('holds', '>=', 0)
       .returning('status')
       .executeTakeFirst();
     return row?.status;

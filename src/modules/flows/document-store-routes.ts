@@ -300,9 +300,12 @@ export function documentStoreRoutes(
     }
     if (replaced) {
       // The replaced loader's references go; `replaceExisting: false` keeps its documents searchable
-      // in the store (Flowise's "add to the existing records").
-      const previous = loadersOf(saved.before).find((l) => l.id === replaced.id);
-      if (b.replaceExisting ?? true) await release(principal.accountId, previous?.documentIds ?? []);
+      // in the store (Flowise's "add to the existing records"), but not a second reference to one
+      // the new loader names again (the same content loaded again): that one goes with the loader.
+      const previous = loadersOf(saved.before).find((l) => l.id === replaced.id)?.documentIds ?? [];
+      const again = [...documentIds];
+      const gone = (b.replaceExisting ?? true) ? previous : previous.filter((id) => takeOne(again, id));
+      await release(principal.accountId, gone);
     }
     return {
       numAdded: chunks,
@@ -432,4 +435,12 @@ export function documentStoreRoutes(
     },
   );
   documentStoreChunkRoutes(app, { objects, documents });
+}
+
+/** Removes one entry `id` from `list`; whether there was one. */
+function takeOne(list: string[], id: string): boolean {
+  const at = list.indexOf(id);
+  if (at < 0) return false;
+  list.splice(at, 1);
+  return true;
 }

@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 
 /** Stores read per statement while the references are counted. */
 const PAGE = 200;
+/** Document ids per update (SQLite's bound on a statement's variables is far above). */
+const IDS_PER_STATEMENT = 500;
 
 /**
  * A document store's loaders hold references on the documents they name (documents migration 606):
@@ -12,6 +14,9 @@ const PAGE = 200;
 export async function up(db: Kysely<unknown>): Promise<void> {
   // biome-ignore lint/suspicious/noExplicitAny: a migration names tables as they were then.
   const d = db as Kysely<any>;
+  // Counted whole first (a loader names at most a store's files), then written a group of ids with
+  // the same account and count per statement, not a statement per document.
+  const counts = new Map<string, Map<string, number>>();
   let after = '';
   for (;;) {
     const stores: Array<{ id: string; account_id: string; body: string }> = await d
@@ -23,18 +28,28 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       .limit(PAGE)
       .execute();
     for (const store of stores) {
-      const counts = new Map<string, number>();
-      for (const id of documentIdsOf(store.body)) counts.set(id, (counts.get(id) ?? 0) + 1);
-      for (const [id, n] of counts)
+      const mine = counts.get(store.account_id) ?? new Map<string, number>();
+      counts.set(store.account_id, mine);
+      for (const id of documentIdsOf(store.body)) mine.set(id, (mine.get(id) ?? 0) + 1);
+    }
+    if (stores.length < PAGE) break;
+    after = stores.at(-1)?.id ?? after;
+  }
+  for (const [accountId, byDocument] of counts) {
+    const byCount = new Map<number, string[]>();
+    for (const [id, n] of byDocument) {
+      const ids = byCount.get(n) ?? [];
+      ids.push(id);
+      byCount.set(n, ids);
+    }
+    for (const [n, ids] of byCount)
+      for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT)
         await d
           .updateTable('documents')
           .set({ holds: n })
-          .where('account_id', '=', store.account_id)
-          .where('id', '=', id)
+          .where('account_id', '=', accountId)
+          .where('id', 'in', ids.slice(i, i + IDS_PER_STATEMENT))
           .execute();
-    }
-    if (stores.length < PAGE) return;
-    after = stores.at(-1)?.id ?? after;
   }
 }
 
