@@ -258,4 +258,27 @@ describe.each(backends)('gateway keys, budgets, usage and cache on $name', ({ di
     const theirs = await post(bed, '/api/chat', body, stranger);
     expect(theirs.headers.get('x-llm-cache')).toBe('miss');
   });
+
+  it('a cached answer holds no tokens: served while calls in flight hold the budget, not once the day is spent', async () => {
+    const { key: budgeted, id } = await key({ dailyTokenBudget: 5_000 });
+    const body = chat('llama3.2', 'cache me within a budget', { options: { temperature: 0 } });
+    const first = await post(bed, '/api/chat', body, budgeted);
+    expect(first.headers.get('x-llm-cache')).toBe('miss');
+    // Calls in flight hold the whole budget: a call that needs the model waits for them…
+    const inFlight = await bed.p.ctx.limiter.reserveTokens(id, 5_000, 5_000);
+    expect(inFlight.hold).not.toBeNull();
+    const uncached = await post(bed, '/api/chat', chat('llama3.2', 'not cached'), budgeted);
+    expect(uncached.status).toBe(429);
+    expect(uncached.headers.get('retry-after')).toBe('1');
+    // …one the cache answers does not.
+    const hit = await post(bed, '/api/chat', body, budgeted);
+    expect(hit.status, hit.text).toBe(200);
+    expect(hit.headers.get('x-llm-cache')).toBe('hit');
+    expect(hit.headers.get('x-ratelimit-remaining-tokens')).toBe('0');
+    // Those calls end having used it all: the day is spent, and the cache answers no more.
+    if (inFlight.hold) await bed.p.ctx.limiter.settleTokens(inFlight.hold, 5_000);
+    const spent = await post(bed, '/api/chat', body, budgeted);
+    expect(spent.status).toBe(429);
+    expect(Number(spent.headers.get('retry-after'))).toBeGreaterThan(1);
+  });
 });

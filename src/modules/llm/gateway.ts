@@ -5,7 +5,7 @@ import type { ClientGone } from '../../core/http/stream-reply.js';
 import type { Limiter } from '../../core/limits/limiter.js';
 import { safeCause } from '../../core/redact.js';
 import { estimateTokens, estimateTokensYielding, sumTokensYielding } from './builtin/tokens.js';
-import type { AnswerCache } from './cache.js';
+import type { AnswerCache, CachedAnswer } from './cache.js';
 import type { ConfiguredModel, ModelPreset } from './model-file.js';
 import type { ModelRegistry } from './registry.js';
 import type { LlmCallRecord, LlmRequestLog } from './request-log.js';
@@ -474,40 +474,57 @@ export class Gateway {
     const first = this.resolve(ctx.principal, name, 'chat');
     const request = first.preset ? withPreset(asked, first.preset) : asked;
     this.refuseDropped(first, request);
+    const cacheKey = this.cacheKeyOf(ctx, first, request);
+    const hit = cacheKey ? this.deps.cache?.get(cacheKey) : undefined;
+    if (hit) return this.cachedAnswer(ctx, first, hit);
     const budget = await this.hold(ctx.principal, () => chatHold(request));
-    return budget.during(() => this.chatChain(ctx, first, request, budget));
+    return budget.during(() => this.chatChain(ctx, first, request, cacheKey, budget));
+  }
+
+  /**
+   * A cached answer costs no tokens, so it holds none: a key whose budget the holds of its calls in
+   * flight fill still gets it (they are not touched); a key whose day is spent does not.
+   */
+  private async cachedAnswer(
+    ctx: CallContext,
+    first: ConfiguredModel,
+    hit: CachedAnswer,
+  ): Promise<ChatSession> {
+    const started = this.deps.now();
+    const { keyId, dailyTokenBudget: limit } = ctx.principal;
+    let headers: Record<string, string> = {};
+    if (keyId && limit !== null && limit !== undefined) {
+      const decision = await this.deps.limiter.readTokenBudget(keyId, limit);
+      if (!decision.allowed && !decision.held) throw budgetExceeded(decision);
+      headers = budgetHeaders(decision);
+    }
+    const model = this.deps.registry.get(hit.model, ctx.principal.accountId) ?? first;
+    this.record(ctx, first.name, {
+      answeredBy: model.name,
+      provider: model.provider,
+      status: 'success',
+      httpStatus: 200,
+      cached: true,
+      latencyMs: this.deps.now() - started,
+      ttftMs: this.deps.now() - started,
+    });
+    return {
+      model,
+      requested: first.name,
+      cached: true,
+      headers: { ...headers, 'x-llm-model': model.name, 'x-llm-cache': 'hit' },
+      events: replay(hit.events),
+    };
   }
 
   private async chatChain(
     ctx: CallContext,
     first: ConfiguredModel,
     request: Omit<ChatRequest, 'model'>,
+    cacheKey: string | null,
     budget: CallBudget,
   ): Promise<ChatSession> {
     const started = this.deps.now();
-    const cacheKey = this.cacheKeyOf(ctx, first, request);
-    const hit = cacheKey ? this.deps.cache?.get(cacheKey) : undefined;
-    if (hit) {
-      const model = this.deps.registry.get(hit.model, ctx.principal.accountId) ?? first;
-      this.record(ctx, first.name, {
-        answeredBy: model.name,
-        provider: model.provider,
-        status: 'success',
-        httpStatus: 200,
-        cached: true,
-        latencyMs: this.deps.now() - started,
-        ttftMs: this.deps.now() - started,
-      });
-      // A cached answer costs no tokens: the hold goes back.
-      void budget.settle(0).catch(() => {});
-      return {
-        model,
-        requested: first.name,
-        cached: true,
-        headers: { ...budget.headers, 'x-llm-model': model.name, 'x-llm-cache': 'hit' },
-        events: replay(hit.events),
-      };
-    }
     const tried: string[] = [];
     let lastError: unknown = null;
     for (const candidate of this.deps.registry.chain(first, ctx.principal.accountId)) {
