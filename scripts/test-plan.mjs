@@ -86,8 +86,10 @@ export const JOB_ORDER = [
 /**
  * Files the Node 24 pass leaves out: the PostgreSQL and Redis fault suites (.ci/run says why), the
  * attack audits kept as tests, which probe the platform's own rules (who may reach what, what is
- * refused, what is stored) through many routes and no runtime-specific part, and the Python pool's
- * scheduling rules; the functional suites cover the runtime (docs/decisions.md, "The audits run once").
+ * refused, what is stored) through many routes and no runtime-specific part, the Python pool's
+ * scheduling rules, and the portal's browser walks (Chromium drives pages the Node 24 pass serves in
+ * test/portal-web/static.test.ts and the portal's API suites); the functional suites cover the
+ * runtime (docs/decisions.md, "The audits run once", "CI time on a slower machine").
  */
 export const NODE24_EXCLUDE = [
   'test/faults/postgres-*',
@@ -98,4 +100,5 @@ export const NODE24_EXCLUDE = [
   'test/llm/adversarial.test.ts',
   'test/workflows/sandbox-tenancy.test.ts',
   'src/core/sandbox/python-pool-scheduling.test.ts',
+  'test/portal-web/browser*.test.ts',
 ];

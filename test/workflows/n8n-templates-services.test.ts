@@ -233,6 +233,9 @@ describe.each(await testDialects())(
       });
       expect(put.statusCode, put.body).toBe(200);
       await activate(p, id);
+      // Activation starts the listener in the background; a refresh waits for it (its first listing
+      // taken: a file written before that is part of it, and not an event, as n8n's ignoreInitial).
+      await p.ctx.apis.workflows?.listeners.refresh(p.accountId, id);
       // The listener makes the account's folder; n8n's Docker path /home/node/… lands inside it.
       const [account] = await until(async () => {
         const found = await readdir(files);

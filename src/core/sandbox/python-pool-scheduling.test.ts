@@ -7,6 +7,9 @@ import { PythonPool } from './python-pool.js';
  * real Pyodide interpreters. The rules are plain JavaScript, so the Node 24 pass leaves this file out
  * (scripts/test-plan.mjs); python-pool.test.ts runs the interpreters themselves on both runtimes.
  */
+/** Runs each busy account has waiting in the turns test. */
+const BACKLOG = 6;
+
 describe('Python pool scheduling (real Pyodide)', () => {
   it("one tenant's backlog leaves an interpreter to another (at most all but one per tenant)", async () => {
     const two = new PythonPool({ workers: 2, memoryMb: 96, prelude: '' });
@@ -63,9 +66,10 @@ describe('Python pool scheduling (real Pyodide)', () => {
   }, 600_000);
 
   it('turns: two busy accounts do not starve a third; a freed interpreter is handed over in turn', async () => {
-    const two = new PythonPool({ workers: 2, memoryMb: 96, prelude: '', turnMs: 500, maxQueuePerTenant: 30 });
+    const two = new PythonPool({ workers: 2, memoryMb: 96, prelude: '', turnMs: 500, maxQueuePerTenant: 10 });
     try {
-      // Runs of a second each, 25 per account: far longer than an interpreter takes to load.
+      // Runs of a second each (two turns), 6 per account: served in arrival order, acct_c would come
+      // after all 12.
       const busy = (name: string) =>
         `import time\nend = time.time() + 1\nwhile time.time() < end:\n  pass\n__output__ = "${name}"`;
       await Promise.all([
@@ -75,18 +79,18 @@ describe('Python pool scheduling (real Pyodide)', () => {
       const finished: string[] = [];
       const track = (name: string, run: Promise<unknown>) => run.then(() => finished.push(name));
       const backlog = (tenant: string) =>
-        Array.from({ length: 25 }, (_, i) =>
+        Array.from({ length: BACKLOG }, (_, i) =>
           track(`${tenant}${i + 1}`, two.run(busy(tenant), '', 60_000, `acct_${tenant}`)),
         );
       const a = backlog('a');
       const b = backlog('b');
       // Each holds one interpreter (its share), both busy, when acct_c arrives.
-      await until(() => two.queued === 48, 'acct_a and acct_b running');
+      await until(() => two.queued === 2 * BACKLOG - 2, 'acct_a and acct_b running');
       const c = track('c', two.run('__output__ = "c"', '', 120_000, 'acct_c'));
       await Promise.all([...a, ...b, c]);
       // acct_c's run came in turn: before the backlog of either other account was done.
-      expect(finished.indexOf('c')).toBeLessThan(finished.indexOf('a25'));
-      expect(finished.indexOf('c')).toBeLessThan(finished.indexOf('b25'));
+      expect(finished.indexOf('c')).toBeLessThan(finished.indexOf(`a${BACKLOG}`));
+      expect(finished.indexOf('c')).toBeLessThan(finished.indexOf(`b${BACKLOG}`));
     } finally {
       await two.close();
     }
