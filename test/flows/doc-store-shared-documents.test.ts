@@ -7,7 +7,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../../src/core/auth/principal.js';
+import { accountPrincipal, type Principal } from '../../src/core/auth/principal.js';
 import { AppError } from '../../src/core/errors.js';
 import type { DocumentsApi } from '../../src/modules/documents/index.js';
 import { topicOf } from '../../src/modules/flows/flowise/doc-store.js';
@@ -34,20 +34,7 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
     const documents = bed.p.ctx.apis.documents;
     if (!documents) throw new Error('documents module missing');
     api = documents;
-    caller = {
-      kind: 'api_key',
-      accountId: bed.p.accountId,
-      keyId: null,
-      keyType: 'production',
-      services: ['*'],
-      role: 'Admin',
-      scopes: [],
-      customerId: null,
-      dailyQuota: null,
-      models: null,
-      dailyTokenBudget: null,
-      ipAllowed: null,
-    };
+    caller = accountPrincipal(bed.p.accountId);
   });
   afterAll(() => bed?.close());
 
@@ -243,5 +230,76 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
 
     expect((await call(bed, 'DELETE', `/api/v1/document-store/store/${storeId}`)).status).toBe(200);
     expect([await exists(shared), await exists(single)]).toEqual([false, false]);
+  });
+});
+
+describe('flows: failed store uploads of one content (an embedder that is down)', () => {
+  let bed: LlmTestbed;
+  beforeAll(async () => {
+    bed = await startLlmTestbed(
+      'sqlite',
+      { KNOWLEDGE_EMBEDDING_MODEL: 'dead-embed' },
+      {
+        extraModels: () => [
+          {
+            provider: 'ollama',
+            baseUrl: 'http://127.0.0.1:9',
+            timeoutMs: 2_000,
+            name: 'dead-embed',
+            kind: 'embedding',
+          },
+        ],
+      },
+    );
+  });
+  afterAll(() => bed?.close());
+
+  const topicRows = async (storeId: string) =>
+    bed.p.ctx.db
+      .selectFrom('documents')
+      .select(['id', 'holds'])
+      .where('topic', '=', topicOf(storeId))
+      .execute();
+  const upsert = (storeId: string) =>
+    call(bed, 'POST', `/api/v1/document-store/upsert/${storeId}`, {
+      body: { loader: { name: 'plainText', config: { text: TEXT } } },
+    });
+
+  it('uploads of one content at once, processing failing: every document left is named, held once a name', async () => {
+    const storeId = (
+      (await call(bed, 'POST', '/api/v1/document-store/store', { body: { name: 'failing' } })).json() as {
+        id: string;
+      }
+    ).id;
+    const answers = await Promise.all([upsert(storeId), upsert(storeId), upsert(storeId)]);
+    // Failed (422), or saved naming the document another upload was processing (200, skipped).
+    for (const res of answers) expect([200, 409, 422], res.text).toContain(res.status);
+    expect(answers.some((res) => res.status === 422)).toBe(true);
+    const store = (await call(bed, 'GET', `/api/v1/document-store/store/${storeId}`)).json() as {
+      loaders: Loader[];
+    };
+    const named = store.loaders.flatMap((l) => l.documentIds);
+    expect(store.loaders).toHaveLength(answers.filter((res) => res.status === 200).length);
+    // Whichever upload gave its hold back first: no document in the topic that no loader names.
+    const rows = await topicRows(storeId);
+    expect(rows.map((r) => r.id).sort()).toEqual([...new Set(named)].sort());
+    for (const row of rows) expect(row.holds).toBe(named.filter((id) => id === row.id).length);
+  });
+
+  it('a failed upload keeps a document of its content that the documents API loaded there', async () => {
+    const storeId = (
+      (await call(bed, 'POST', '/api/v1/document-store/store', { body: { name: 'kept' } })).json() as {
+        id: string;
+      }
+    ).id;
+    const loaded = await call(bed, 'POST', '/api/documents/load', {
+      body: { source: 'text', content: TEXT, topic: topicOf(storeId) },
+    });
+    expect(loaded.status, loaded.text).toBeLessThan(300);
+    const res = await upsert(storeId);
+    expect(res.status, res.text).toBe(422);
+    const rows = await topicRows(storeId);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.holds).toBe(0);
   });
 });

@@ -104,7 +104,7 @@ export class DocumentService {
     input: { source: string; url?: string; topic: string; title?: string; metadata: Record<string, unknown> },
     loaded: LoadedDocument,
     options: { hold?: boolean } = {},
-  ): Promise<{ created: boolean; document: ReturnType<typeof documentView> }> {
+  ): Promise<{ created: boolean; shared?: boolean; document: ReturnType<typeof documentView> }> {
     const hash = contentHashOf(loaded);
     const now = this.clock.now().toISOString();
     const row: DocumentRow = {
@@ -140,8 +140,11 @@ export class DocumentService {
       if (await this.store.insert(row, pages)) return { created: true, document: documentView(row, pages) };
       const existing = await this.store.byHash(accountId, input.topic, hash);
       if (!existing || existing.holds < 0) continue;
-      if (options.hold && !(await this.store.hold(accountId, existing.id))) continue;
-      return { created: false, document: documentView(existing, await this.store.pages(existing.id)) };
+      const holds = options.hold ? await this.store.hold(accountId, existing.id) : 0;
+      if (holds === null) continue;
+      // `shared`: held by others (loaders) before this hold, so the last hold given back deletes it.
+      const view = documentView(existing, await this.store.pages(existing.id));
+      return { created: false, ...(holds > 1 ? { shared: true } : {}), document: view };
     }
     throw new AppError(
       'CONFLICT',
@@ -270,12 +273,14 @@ export class DocumentService {
    * uploads for good).
    */
   async recover(): Promise<number> {
-    for (const row of await this.store.deleting()) {
-      await this.store.delete(row.account_id, row.id);
-      await this.onChunksGone(row.account_id, row.topic);
-    }
     const jobs = await this.store.pending();
     for (const job of jobs) await this.queue.add(`process-${job.documentId}`, job);
+    // Each on its own: one that fails (another process deleting it too) leaves the others to go.
+    for (const row of await this.store.deleting())
+      await this.store
+        .delete(row.account_id, row.id)
+        .then(() => this.onChunksGone(row.account_id, row.topic))
+        .catch(() => undefined);
     return jobs.length;
   }
 

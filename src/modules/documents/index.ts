@@ -259,12 +259,14 @@ export const documentsModule: PlatformModule = {
           document: done ?? (await documents.get(accountId, id, false)),
         };
       } catch (error) {
-        // The caller never learns the id of a document that failed: its hold goes back, deleting
-        // the document only if this upload made it (one it found is another's, failed or not).
+        // The caller never learns the id of a document that failed: its hold goes back. One this
+        // upload made, or one that loaders hold too, goes with its last hold; one it found unheld
+        // (an upload of the documents API) is that upload's, failed or not, and stays.
         if (options.hold)
-          await (saved.created ? documents.release(accountId, id) : documents.unhold(accountId, id)).catch(
-            () => undefined,
-          );
+          await (saved.created || saved.shared
+            ? documents.release(accountId, id)
+            : documents.unhold(accountId, id)
+          ).catch(() => undefined);
         throw error;
       }
     };

@@ -74,7 +74,8 @@ export class DocumentProcessor {
   async handle(job: ProcessJob): Promise<void> {
     for (let runs = 0; runs < 3; runs++) {
       const row = await this.store.get(job.accountId, job.documentId);
-      if (!row?.processing) return; // deleted, or already done
+      // Deleted, being deleted (holds -1: its chunks are going), or already done.
+      if (!row?.processing || row.holds < 0) return;
       const params = JSON.parse(row.processing) as ProcessJob;
       let ended: boolean | null;
       try {

@@ -65,16 +65,17 @@ export class DocumentStore {
       .executeTakeFirst();
   }
 
-  /** One more hold on a document; false when it is gone or being deleted (holds -1). */
-  async hold(accountId: string, id: string): Promise<boolean> {
-    const result = await this.db
+  /** One more hold on a document: its holds then, or null when it is gone or being deleted (-1). */
+  async hold(accountId: string, id: string): Promise<number | null> {
+    const row = await this.db
       .updateTable('documents')
       .set({ holds: sql<number>`holds + 1` })
       .where('account_id', '=', accountId)
       .where('id', '=', id)
       .where('holds', '>=', 0)
+      .returning('holds')
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return row?.holds ?? null;
   }
 
   /** One hold less, never deleting: an upload gives back the hold it took on a document it found. */
@@ -250,8 +251,9 @@ export class DocumentStore {
   async delete(accountId: string, id: string): Promise<void> {
     await this.db
       .updateTable('documents')
-      // Being deleted (holds -1): an upload of the same content no longer takes it.
-      .set({ status: 'loaded', chunk_count: 0, holds: -1 })
+      // Being deleted (holds -1): an upload of the same content no longer takes it, and a queued
+      // processing job no longer runs.
+      .set({ status: 'loaded', chunk_count: 0, holds: -1, processing: null })
       .where('account_id', '=', accountId)
       .where('id', '=', id)
       .execute();
