@@ -175,10 +175,10 @@ export class DocumentService {
    * already, or being deleted by another: nothing to do.
    */
   async release(accountId: string, id: string): Promise<void> {
-    const row = await this.store.get(accountId, id);
-    if (!row || !(await this.store.release(accountId, id))) return;
+    const topic = await this.store.release(accountId, id);
+    if (topic === null) return;
     await this.store.delete(accountId, id);
-    await this.onChunksGone(accountId, row.topic);
+    await this.onChunksGone(accountId, topic);
   }
 
   /** Gives back a hold `create` took on a document it found, never deleting it (others made it). */

@@ -223,6 +223,12 @@ export const documentsModule: PlatformModule = {
       const loaded = await load({ source: input.source, content: input.content }, caller.accountId);
       return loaded.pages.map((p) => p.text).join('\n');
     };
+    /** Every operation on a stored document, waiting up to DOCUMENT_PROCESS_WAIT_MS (then as it is). */
+    const processWaiting = async (caller: Principal, id: string, chunkSize: number | undefined) => {
+      const job = fullJob(caller, chunkSize);
+      const done = await documents.processAndWait(caller.accountId, id, job, config.DOCUMENT_PROCESS_WAIT_MS);
+      return done ?? (await documents.get(caller.accountId, id, false));
+    };
     const ingest: DocumentsApi['ingest'] = async (caller, input, options = {}) => {
       const accountId = caller.accountId;
       await admit(caller, config.KNOWLEDGE_EMBEDDING_MODEL);
@@ -247,16 +253,10 @@ export const documentsModule: PlatformModule = {
         return { ...saved, processed: false };
       const id = saved.document.documentId;
       try {
-        const done = await documents.processAndWait(
-          accountId,
-          id,
-          fullJob(caller, input.chunkSize),
-          config.DOCUMENT_PROCESS_WAIT_MS,
-        );
         return {
           created: saved.created,
           processed: true,
-          document: done ?? (await documents.get(accountId, id, false)),
+          document: await processWaiting(caller, id, input.chunkSize),
         };
       } catch (error) {
         // The caller never learns the id of a document that failed: its hold goes back. One this
@@ -272,9 +272,7 @@ export const documentsModule: PlatformModule = {
     };
     const reprocess: DocumentsApi['reprocess'] = async (caller, id, options = {}) => {
       await admit(caller, config.KNOWLEDGE_EMBEDDING_MODEL);
-      const job = fullJob(caller, options.chunkSize);
-      const done = await documents.processAndWait(caller.accountId, id, job, config.DOCUMENT_PROCESS_WAIT_MS);
-      return done ?? (await documents.get(caller.accountId, id, false));
+      return processWaiting(caller, id, options.chunkSize);
     };
     ctx.apis.documents = { documents, knowledge, ingest, reprocess, extract };
     // The built-in extractive model answers from the account's knowledge base.

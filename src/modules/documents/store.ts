@@ -100,19 +100,20 @@ export class DocumentStore {
   }
 
   /**
-   * One hold less, in one statement: true when that was the last (or the document had none), and the
-   * document is now this caller's to delete (-1: no upload takes it, no other release deletes it too).
+   * One hold less, in one statement: the document's topic when that was the last (or the document had
+   * none), and the document is now this caller's to delete (-1: no upload takes it, no other release
+   * deletes it too); else null.
    */
-  async release(accountId: string, id: string): Promise<boolean> {
+  async release(accountId: string, id: string): Promise<string | null> {
     const row = await this.db
       .updateTable('documents')
       .set({ holds: sql<number>`case when holds <= 1 then -1 else holds - 1 end` })
       .where('account_id', '=', accountId)
       .where('id', '=', id)
       .where('holds', '>=', 0)
-      .returning('holds')
+      .returning(['holds', 'topic'])
       .executeTakeFirst();
-    return row?.holds === -1;
+    return row?.holds === -1 ? row.topic : null;
   }
 
   pages(documentId: string): Promise<DocumentPagesTable[]> {
