@@ -80,7 +80,7 @@ const document = (
   id: string,
   accountId: string,
   topic: string,
-): Omit<DocumentsTable, 'revision' | 'holds'> => ({
+): Omit<DocumentsTable, 'revision' | 'holds' | 'held_at' | 'made_held'> => ({
   id,
   account_id: accountId,
   topic,
@@ -103,7 +103,7 @@ const document = (
 });
 
 const chunk = (
-  doc: Omit<DocumentsTable, 'revision' | 'holds'>,
+  doc: Omit<DocumentsTable, 'revision' | 'holds' | 'held_at' | 'made_held'>,
   index: number,
   terms: string,
 ): ChunksTable => ({
@@ -224,6 +224,7 @@ describe.each(await testDialects())(
         '20261130_604_drop_full_text',
         '20261130_605_document_revision',
         '20261201_606_document_holds',
+        '20261202_607_document_held_at',
       ]);
       expect(await hasFullText(db, dialect)).toBe(false);
       const after = document('d-a-after', 'acct-a', 'kb');

@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountPrincipal, type Principal } from '../../src/core/auth/principal.js';
 import { AppError } from '../../src/core/errors.js';
 import type { DocumentsApi } from '../../src/modules/documents/index.js';
-import { topicOf } from '../../src/modules/flows/flowise/doc-store.js';
+import { STORE_TOPIC_PREFIX, topicOf } from '../../src/modules/flows/flowise/doc-store.js';
+import { FlowiseObjects } from '../../src/modules/flows/flowise/objects.js';
+import { storeReferences } from '../../src/modules/flows/flowise/store-holds.js';
 import * as m704 from '../../src/modules/flows/migrations/704-document-store-holds.js';
 import { testDialects } from '../helpers/services.js';
 import { type LlmTestbed, startLlmTestbed } from '../llm/support.js';
@@ -20,9 +22,11 @@ interface Loader {
   id: string;
   documentIds: string[];
   totalChunks: number;
+  totalChars: number;
 }
 
 const TEXT = 'Returns: unopened candles come back within 30 days.\n\nShipping: parcels leave on Mondays.';
+const OTHER = 'Opening hours: nine to five, Monday to Saturday.';
 
 describe.each(await testDialects())('flows: documents a store’s loaders share on %s', (dialect) => {
   let bed: LlmTestbed;
@@ -67,6 +71,8 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
         .where('id', '=', documentId)
         .executeTakeFirstOrThrow()
     ).holds;
+  /** The platform's clock (the testbed's, not the wall's). */
+  const nowMs = () => bed.p.ctx.clock.now().getTime();
   const page = (storeId: string, loaderId: string) =>
     call(bed, 'GET', `/api/v1/document-store/chunks/${storeId}/${loaderId}/1`);
 
@@ -163,6 +169,99 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
     expect(await exists(documentId)).toBe(false);
   });
 
+  it('a loader loaded again without replacing (other text) names what it kept too; all of it goes with it', async () => {
+    const storeId = await newStore('kept');
+    const loaderId = await upsert(storeId);
+    const [before] = await loaders(storeId);
+    const earlier = before?.documentIds[0] ?? '';
+    const res = await call(bed, 'POST', `/api/v1/document-store/upsert/${storeId}`, {
+      body: {
+        docId: loaderId,
+        replaceExisting: false,
+        loader: { name: 'plainText', config: { text: OTHER } },
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    const added = (res.json() as { numAdded: number }).numAdded;
+    expect(added).toBeGreaterThan(0);
+    const [after] = await loaders(storeId);
+    // Before: only the new document was named, the earlier one held by nothing any store change reached.
+    expect(after?.documentIds).toHaveLength(2);
+    const later = after?.documentIds[0] ?? '';
+    expect(after?.documentIds).toEqual([later, earlier]);
+    expect(after?.totalChunks).toBe((before?.totalChunks ?? 0) + added);
+    expect(after?.totalChars).toBe(TEXT.length + OTHER.length);
+    expect([await holdsOf(earlier), await holdsOf(later)]).toEqual([1, 1]);
+
+    const removed = await call(bed, 'DELETE', `/api/v1/document-store/loader/${storeId}/${loaderId}`);
+    expect(removed.status, removed.text).toBe(200);
+    expect([await exists(earlier), await exists(later)]).toEqual([false, false]);
+  });
+
+  it('a loader kept past 1,000 documents is refused (409), and what that upload loaded goes', async () => {
+    const storeId = await newStore('bounded');
+    const loaderId = await upsert(storeId);
+    const row = await bed.p.ctx.db
+      .selectFrom('flowise_objects')
+      .select('body')
+      .where('id', '=', storeId)
+      .executeTakeFirstOrThrow();
+    const body = JSON.parse(row.body) as { loaders: Loader[] };
+    const real = body.loaders[0]?.documentIds[0] ?? '';
+    // As if 999 more loads had been kept (ids of no document: a release of them finds nothing).
+    const ids = [real, ...Array.from({ length: 999 }, (_, i) => `doc_gone${i}`)];
+    body.loaders = body.loaders.map((l) => ({ ...l, documentIds: ids }));
+    await bed.p.ctx.db
+      .updateTable('flowise_objects')
+      .set({ body: JSON.stringify(body) })
+      .where('id', '=', storeId)
+      .execute();
+
+    const res = await call(bed, 'POST', `/api/v1/document-store/upsert/${storeId}`, {
+      body: {
+        docId: loaderId,
+        replaceExisting: false,
+        loader: { name: 'plainText', config: { text: OTHER } },
+      },
+    });
+    expect(expectFlowError(res, 409, 'CONFLICT').message).toContain('at most 1000 documents');
+    const inTopic = await bed.p.ctx.db
+      .selectFrom('documents')
+      .select('id')
+      .where('topic', '=', topicOf(storeId))
+      .execute();
+    expect(inTopic.map((r) => r.id)).toEqual([real]);
+    expect((await loaders(storeId))[0]?.documentIds).toHaveLength(1_000);
+  });
+
+  it('an emptied index takes what nobody holds in its topic; the store deleted takes the rest', async () => {
+    const storeId = await newStore('topic');
+    await upsert(storeId);
+    const named = (await loaders(storeId))[0]?.documentIds[0] ?? '';
+    // Loaded into the store's topic by the documents API: held by nothing.
+    const unheld = (await api.ingest(caller, { source: 'text', content: OTHER, topic: topicOf(storeId) }))
+      .document.documentId;
+    // An upload into the store still loading: held, not yet named.
+    const inFlight = (
+      await api.ingest(
+        caller,
+        { source: 'text', content: 'Gift cards never expire.', topic: topicOf(storeId) },
+        { hold: true },
+      )
+    ).document.documentId;
+
+    const emptied = await call(bed, 'DELETE', `/api/v1/document-store/vectorstore/${storeId}`);
+    expect(emptied.status, emptied.text).toBe(200);
+    expect((emptied.json() as { deleted: number }).deleted).toBe(2);
+    expect([await exists(named), await exists(unheld), await exists(inFlight)]).toEqual([false, false, true]);
+
+    const again = (await api.ingest(caller, { source: 'text', content: OTHER, topic: topicOf(storeId) }))
+      .document.documentId;
+    expect((await call(bed, 'DELETE', `/api/v1/document-store/store/${storeId}`)).status).toBe(200);
+    // Before: both stayed in the topic of a store that no longer existed.
+    expect([await exists(inFlight), await exists(again)]).toEqual([false, false]);
+  });
+
   it('a chunk edit swaps one loader’s reference; the other loader keeps the shared document', async () => {
     const storeId = await newStore('edit');
     const first = await upsert(storeId);
@@ -214,6 +313,84 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
       body: { loader: { name: 'plainText', config: { text: TEXT } } },
     });
     expect(loaded.status, loaded.text).toBe(200);
+  });
+
+  it('the documents API refuses (409) to delete a document a loader names; the loader still reads it', async () => {
+    const storeId = await newStore('api delete');
+    const loaderId = await upsert(storeId);
+    const documentId = (await loaders(storeId))[0]?.documentIds[0] ?? '';
+    const res = await call(bed, 'DELETE', `/api/documents/${documentId}`);
+    expect(res.status, res.text).toBe(409);
+    expect(res.json()).toMatchObject({ error: true, code: 'CONFLICT' });
+    expect((res.json() as { message: string }).message).toContain(topicOf(storeId));
+    expect((await page(storeId, loaderId)).status).toBe(200);
+    expect(await holdsOf(documentId)).toBe(1);
+    // Named by nothing once its loader goes: then it is gone (a second delete finds nothing).
+    expect((await call(bed, 'DELETE', `/api/document-store/loader/${storeId}/${loaderId}`)).status).toBe(404);
+    expect((await call(bed, 'DELETE', `/api/v1/document-store/loader/${storeId}/${loaderId}`)).status).toBe(
+      200,
+    );
+    expect((await call(bed, 'DELETE', `/api/documents/${documentId}`)).status).toBe(404);
+  });
+
+  it('holds are set to what the loaders name once they have settled; an upload still loading keeps its hold', async () => {
+    const storeId = await newStore('reconciled');
+    await upsert(storeId);
+    await upsert(storeId, OTHER);
+    const [first = '', second = ''] = (await loaders(storeId)).map((l) => l.documentIds[0] ?? '');
+    const gone = await newStore('gone');
+    await upsert(gone);
+    const orphan = (await loaders(gone))[0]?.documentIds[0] ?? '';
+    // As a process stopped mid-way leaves them: a hold never given back, one given back twice, and a
+    // store deleted before its references were let go; all an hour and more ago.
+    const old = new Date(nowMs() - 2 * 3_600_000).toISOString();
+    await sql`update documents set holds = 3, held_at = ${old} where id = ${first}`.execute(bed.p.ctx.db);
+    await sql`update documents set holds = 0, held_at = ${old} where id = ${second}`.execute(bed.p.ctx.db);
+    await sql`delete from flowise_objects where id = ${gone}`.execute(bed.p.ctx.db);
+    await sql`update documents set held_at = ${old} where id = ${orphan}`.execute(bed.p.ctx.db);
+    // An upload into the store still loading: held just now, named by no loader yet.
+    const inFlight = (
+      await api.ingest(
+        caller,
+        { source: 'text', content: 'Gift cards never expire.', topic: topicOf(storeId) },
+        { hold: true },
+      )
+    ).document.documentId;
+
+    const objects = new FlowiseObjects(bed.p.ctx.db, bed.p.ctx.clock);
+    const before = new Date(nowMs() - 3_600_000).toISOString();
+    const named = (accountId: string, topic: string) => storeReferences(objects, accountId, topic);
+    expect(await api.documents.reconcileHolds(STORE_TOPIC_PREFIX, before, named)).toBe(3);
+    expect([
+      await holdsOf(first),
+      await holdsOf(second),
+      await holdsOf(orphan),
+      await holdsOf(inFlight),
+    ]).toEqual([1, 1, 0, 1]);
+    // Settled now: a second pass finds nothing to correct.
+    expect(await api.documents.reconcileHolds(STORE_TOPIC_PREFIX, before, named)).toBe(0);
+    // The orphan, held by nothing, is the documents API's to delete; the first goes with its loader.
+    expect((await call(bed, 'DELETE', `/api/documents/${orphan}`)).status).toBe(204);
+  });
+
+  it('a delete left half-way is finished by a later pass, not one another process is still running', async () => {
+    const storeId = await newStore('half deleted');
+    await upsert(storeId);
+    await upsert(storeId, OTHER);
+    const [stale = '', live = ''] = (await loaders(storeId)).map((l) => l.documentIds[0] ?? '');
+    const old = new Date(nowMs() - 10 * 60_000).toISOString();
+    const now = new Date(nowMs()).toISOString();
+    await sql`update documents set holds = -1, held_at = ${old} where id = ${stale}`.execute(bed.p.ctx.db);
+    await sql`update documents set holds = -1, held_at = ${now} where id = ${live}`.execute(bed.p.ctx.db);
+    const before = new Date(nowMs() - 5 * 60_000).toISOString();
+    expect(await api.documents.finishDeletes(before)).toBe(1);
+    expect([await exists(stale), await exists(live)]).toEqual([false, true]);
+    // The upload of the stale one's content no longer waits for it: a new document.
+    const res = await call(bed, 'POST', `/api/v1/document-store/upsert/${storeId}`, {
+      body: { loader: { name: 'plainText', config: { text: TEXT } } },
+    });
+    expect(res.status, res.text).toBe(200);
+    await sql`update documents set holds = 1 where id = ${live}`.execute(bed.p.ctx.db);
   });
 
   it('the store deleted lets go of every reference; migration 704 counts the ones saved before it', async () => {
@@ -284,6 +461,45 @@ describe('flows: failed store uploads of one content (an embedder that is down)'
     const rows = await topicRows(storeId);
     expect(rows.map((r) => r.id).sort()).toEqual([...new Set(named)].sort());
     for (const row of rows) expect(row.holds).toBe(named.filter((id) => id === row.id).length);
+  });
+
+  it('uploads failing at once never delete a document the documents API loaded, whichever ends first', async () => {
+    const api = bed.p.ctx.apis.documents;
+    if (!api) throw new Error('documents module missing');
+    const accountId = bed.p.accountId;
+    const page = (text: string) => ({
+      title: null,
+      mimeType: 'text/plain',
+      pages: [{ pageNumber: 1, text }],
+    });
+    const input = (topic: string) => ({ source: 'text', topic, metadata: {} });
+    // Two uploads find the documents API's document before either fails: neither takes it as a
+    // store's. Before, the second did (held twice), and deleted it if it gave its hold back last.
+    const topic = topicOf('api-made');
+    await api.documents.create(accountId, input(topic), page(TEXT));
+    const first = await api.documents.create(accountId, input(topic), page(TEXT), { hold: true });
+    const second = await api.documents.create(accountId, input(topic), page(TEXT), { hold: true });
+    expect([first.created, first.shared, second.created, second.shared]).toEqual([
+      false,
+      undefined,
+      false,
+      undefined,
+    ]);
+    // As ingest then gives them back (unhold for a document it did not make and shares with no store).
+    await api.documents.unhold(accountId, first.document.documentId);
+    await api.documents.unhold(accountId, second.document.documentId);
+    const [row] = await bed.p.ctx.db
+      .selectFrom('documents')
+      .select('holds')
+      .where('topic', '=', topic)
+      .execute();
+    expect(row?.holds).toBe(0);
+
+    // One an upload made is a store's: found by another upload while held, it is shared.
+    const storeTopic = topicOf('upload-made');
+    const made = await api.documents.create(accountId, input(storeTopic), page(TEXT), { hold: true });
+    const found = await api.documents.create(accountId, input(storeTopic), page(TEXT), { hold: true });
+    expect([made.created, found.created, found.shared]).toEqual([true, false, true]);
   });
 
   it('a failed upload keeps a document of its content that the documents API loaded there', async () => {

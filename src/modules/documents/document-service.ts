@@ -22,6 +22,8 @@ export type ProcessJob = JobPayload<typeof jobs.documentProcessing>;
 const WAIT_POLL_MS = 50;
 /** Inserts of a document whose content's document is being deleted: ~0.75 s of waits in all. */
 const CREATE_TRIES = 5;
+/** Document ids read per statement when a topic's documents are deleted. */
+const TOPIC_PAGE = 500;
 
 export const LIST_SPEC: ListSpec = {
   columns: { topic: 'topic', status: 'status', source: 'source', createdAt: 'created_at', title: 'title' },
@@ -128,6 +130,8 @@ export class DocumentService {
       processing: null,
       revision: 0,
       holds: options.hold ? 1 : 0,
+      held_at: options.hold ? now : null,
+      made_held: options.hold ? 1 : 0,
       created_at: now,
       updated_at: now,
     };
@@ -140,11 +144,14 @@ export class DocumentService {
       if (await this.store.insert(row, pages)) return { created: true, document: documentView(row, pages) };
       const existing = await this.store.byHash(accountId, input.topic, hash);
       if (!existing || existing.holds < 0) continue;
-      const holds = options.hold ? await this.store.hold(accountId, existing.id) : 0;
+      const holds = options.hold ? await this.store.hold(accountId, existing.id, now) : 0;
       if (holds === null) continue;
-      // `shared`: held by others (loaders) before this hold, so the last hold given back deletes it.
+      // `shared`: made by an upload like this one and held by others (loaders, or that upload) before
+      // this hold, so the last hold given back deletes it. One the documents API made is never
+      // deleted by an upload that fails, whichever of two failing uploads gives its hold back first.
       const view = documentView(existing, await this.store.pages(existing.id));
-      return { created: false, ...(holds > 1 ? { shared: true } : {}), document: view };
+      const shared = holds > 1 && existing.made_held === 1;
+      return { created: false, ...(shared ? { shared: true } : {}), document: view };
     }
     throw new AppError(
       'CONFLICT',
@@ -163,11 +170,23 @@ export class DocumentService {
     return documentView(row, withPages ? await this.store.pages(id) : undefined);
   }
 
+  /**
+   * Deletes a document nobody holds. One a document store's loader names is refused (409): deleted
+   * here, the loader would name nothing and its chunk pages answer 404 for good.
+   */
   async delete(accountId: string, id: string): Promise<void> {
-    const row = await this.store.get(accountId, id);
-    if (!row) throw notFound('DOCUMENT_NOT_FOUND', 'Document', id);
-    await this.store.delete(accountId, id);
-    await this.onChunksGone(accountId, row.topic);
+    const topic = await this.store.claimUnheld(accountId, id, this.nowIso());
+    if (topic === null) {
+      const row = await this.store.get(accountId, id);
+      if (!row || row.holds < 0) throw notFound('DOCUMENT_NOT_FOUND', 'Document', id);
+      throw new AppError(
+        'CONFLICT',
+        `Document ${id} is in a document store (${row.topic}): remove its loader there, or delete the store`,
+        { topic: row.topic, holds: row.holds },
+      );
+    }
+    await this.store.delete(accountId, id, this.nowIso());
+    await this.onChunksGone(accountId, topic);
   }
 
   /**
@@ -175,15 +194,43 @@ export class DocumentService {
    * already, or being deleted by another: nothing to do.
    */
   async release(accountId: string, id: string): Promise<void> {
-    const topic = await this.store.release(accountId, id);
+    const topic = await this.store.release(accountId, id, this.nowIso());
     if (topic === null) return;
-    await this.store.delete(accountId, id);
+    await this.store.delete(accountId, id, this.nowIso());
     await this.onChunksGone(accountId, topic);
+  }
+
+  /**
+   * Deletes a topic's documents whose owner went (a document store deleted): every one, held or not
+   * (`all`), or only those nobody holds (a store's index emptied while an upload into it may still
+   * hold what it loaded). Returns how many went.
+   */
+  async deleteInTopic(accountId: string, topic: string, which: 'all' | 'unheld'): Promise<number> {
+    let after = '';
+    let count = 0;
+    for (;;) {
+      const ids = await this.store.idsInTopic(accountId, topic, {
+        unheldOnly: which === 'unheld',
+        after,
+        limit: TOPIC_PAGE,
+      });
+      for (const id of ids) {
+        // Unheld: claimed only if still unheld (an upload may have taken it since the page was read).
+        if (which === 'unheld' && (await this.store.claimUnheld(accountId, id, this.nowIso())) === null)
+          continue;
+        await this.store.delete(accountId, id, this.nowIso());
+        count++;
+      }
+      if (ids.length < TOPIC_PAGE) break;
+      after = ids.at(-1) ?? after;
+    }
+    if (count > 0) await this.onChunksGone(accountId, topic);
+    return count;
   }
 
   /** Gives back a hold `create` took on a document it found, never deleting it (others made it). */
   unhold(accountId: string, id: string): Promise<void> {
-    return this.store.unhold(accountId, id);
+    return this.store.unhold(accountId, id, this.nowIso());
   }
 
   /** A document's chunks in order, a page at a time (keyed by chunk index: `cursor` is the last one's). */
@@ -272,15 +319,68 @@ export class DocumentService {
    * and ends the deletes it left half-done (a row marked -1 would otherwise refuse its content's
    * uploads for good).
    */
+  /**
+   * Finishes deletes left at -1 (marked before `before` when given): a process stopped, or the
+   * database failed, mid-delete, and uploads of that content would wait and answer 409 until then.
+   * Returns how many.
+   */
+  async finishDeletes(before?: string): Promise<number> {
+    let count = 0;
+    // Each on its own: one that fails (another process deleting it too) leaves the others to go.
+    for (const row of await this.store.deleting(before))
+      await this.store
+        .delete(row.account_id, row.id, this.nowIso())
+        .then(async () => {
+          count++;
+          await this.onChunksGone(row.account_id, row.topic);
+        })
+        .catch(() => undefined);
+    return count;
+  }
+
+  /**
+   * Sets the holds of the documents in topics starting with `prefix` to the references their owner
+   * names (`named`: per document id; absent, none), for documents whose holds have not moved since
+   * `before` (an upload still loading holds one nobody names yet). A hold an upload took and never
+   * gave back (its process stopped) is dropped, one given back twice restored. Deletes nothing: a
+   * document left with no hold goes with its store. Returns how many were corrected.
+   */
+  async reconcileHolds(
+    prefix: string,
+    before: string,
+    named: (accountId: string, topic: string) => Promise<ReadonlyMap<string, number>>,
+  ): Promise<number> {
+    const owners = new Map<string, ReadonlyMap<string, number>>();
+    let after = '';
+    let corrected = 0;
+    for (;;) {
+      const rows = await this.store.settledHolds(prefix, before, { after, limit: TOPIC_PAGE });
+      for (const row of rows) {
+        const key = `${row.account_id}\n${row.topic}`;
+        let names = owners.get(key);
+        if (!names) {
+          names = await named(row.account_id, row.topic);
+          owners.set(key, names);
+        }
+        const want = names.get(row.id) ?? 0;
+        if (want === row.holds) continue;
+        const seen = { holds: row.holds, heldAt: row.held_at };
+        if (await this.store.correctHolds(row.account_id, row.id, seen, want, this.nowIso())) corrected++;
+      }
+      if (rows.length < TOPIC_PAGE) break;
+      after = rows.at(-1)?.id ?? after;
+    }
+    return corrected;
+  }
+
+  private nowIso(): string {
+    return this.clock.now().toISOString();
+  }
+
   async recover(): Promise<number> {
     const jobs = await this.store.pending();
     for (const job of jobs) await this.queue.add(`process-${job.documentId}`, job);
-    // Each on its own: one that fails (another process deleting it too) leaves the others to go.
-    for (const row of await this.store.deleting())
-      await this.store
-        .delete(row.account_id, row.id)
-        .then(() => this.onChunksGone(row.account_id, row.topic))
-        .catch(() => undefined);
+    await this.finishDeletes();
     return jobs.length;
   }
 

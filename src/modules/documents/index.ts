@@ -72,6 +72,8 @@ declare module '../../core/context.js' {
 }
 
 const internals = new WeakMap<AppContext, DocumentRouteDeps>();
+/** A delete still at -1 this long after it was marked is taken as stopped, and finished. */
+const UNFINISHED_DELETE_MS = 5 * 60_000;
 /** Embedding calls of jobs and queries are not tied to a client connection. */
 const NO_SIGNAL = new AbortController().signal;
 
@@ -154,6 +156,16 @@ export const documentsModule: PlatformModule = {
         .recover()
         .then((n) => n > 0 && log.info({ requeued: n }, 'document processing recovered'))
         .catch((err: unknown) => log.error({ err }, 'document processing recovery failed'));
+      // A delete the database failed half-way is finished later, not only at the next start.
+      const sweep = setInterval(() => {
+        const before = new Date(clock.now().getTime() - UNFINISHED_DELETE_MS).toISOString();
+        documents
+          .finishDeletes(before)
+          .then((n) => n > 0 && log.info({ deleted: n }, 'unfinished document deletes finished'))
+          .catch((err: unknown) => log.error({ err }, 'finishing document deletes failed'));
+      }, UNFINISHED_DELETE_MS);
+      sweep.unref();
+      ctx.onClose(() => clearInterval(sweep));
     }
     ctx.onClose(() => queue.close());
     const fetch = createOutboundHttp({

@@ -66,10 +66,10 @@ export class DocumentStore {
   }
 
   /** One more hold on a document: its holds then, or null when it is gone or being deleted (-1). */
-  async hold(accountId: string, id: string): Promise<number | null> {
+  async hold(accountId: string, id: string, at: string): Promise<number | null> {
     const row = await this.db
       .updateTable('documents')
-      .set({ holds: sql<number>`holds + 1` })
+      .set({ holds: sql<number>`holds + 1`, held_at: at })
       .where('account_id', '=', accountId)
       .where('id', '=', id)
       .where('holds', '>=', 0)
@@ -79,24 +79,105 @@ export class DocumentStore {
   }
 
   /** One hold less, never deleting: an upload gives back the hold it took on a document it found. */
-  async unhold(accountId: string, id: string): Promise<void> {
+  async unhold(accountId: string, id: string, at: string): Promise<void> {
     await this.db
       .updateTable('documents')
-      .set({ holds: sql<number>`holds - 1` })
+      .set({ holds: sql<number>`holds - 1`, held_at: at })
       .where('account_id', '=', accountId)
       .where('id', '=', id)
       .where('holds', '>=', 1)
       .execute();
   }
 
-  /** Documents a delete left half-done (marked -1 and still there: a process stopped mid-way). */
-  async deleting(): Promise<Array<{ account_id: string; id: string; topic: string }>> {
+  /**
+   * A page of a topic's document ids after `after`, in id order: all but those being deleted, or
+   * only those nobody holds (`holds` 0).
+   */
+  async idsInTopic(
+    accountId: string,
+    topic: string,
+    options: { unheldOnly: boolean; after: string; limit: number },
+  ): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('documents')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('topic', '=', topic)
+      .where('holds', options.unheldOnly ? '=' : '>=', 0)
+      .where('id', '>', options.after)
+      .orderBy('id')
+      .limit(options.limit)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Marks a document nobody holds as this caller's to delete (-1): its topic, or null when it is held,
+   * gone or being deleted already.
+   */
+  async claimUnheld(accountId: string, id: string, at: string): Promise<string | null> {
+    const row = await this.db
+      .updateTable('documents')
+      .set({ holds: -1, held_at: at })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .where('holds', '=', 0)
+      .returning('topic')
+      .executeTakeFirst();
+    return row?.topic ?? null;
+  }
+
+  /**
+   * Documents a delete left half-done (marked -1 and still there: a process stopped mid-way, or the
+   * database failed it), marked before `before` when given.
+   */
+  async deleting(before?: string): Promise<Array<{ account_id: string; id: string; topic: string }>> {
+    let query = this.db.selectFrom('documents').select(['account_id', 'id', 'topic']).where('holds', '<', 0);
+    if (before !== undefined)
+      query = query.where((eb) => eb.or([eb('held_at', 'is', null), eb('held_at', '<', before)]));
+    return query.orderBy('id').execute();
+  }
+
+  /**
+   * A page of documents in topics that start with `prefix` whose holds have not moved since `before`
+   * (being deleted ones left out), in id order after `after`.
+   */
+  async settledHolds(
+    prefix: string,
+    before: string,
+    page: { after: string; limit: number },
+  ): Promise<
+    Array<{ account_id: string; id: string; topic: string; holds: number; held_at: string | null }>
+  > {
     return this.db
       .selectFrom('documents')
-      .select(['account_id', 'id', 'topic'])
-      .where('holds', '<', 0)
+      .select(['account_id', 'id', 'topic', 'holds', 'held_at'])
+      .where(sql<boolean>`substr(topic, 1, ${prefix.length}) = ${prefix}`)
+      .where('holds', '>=', 0)
+      .where((eb) => eb.or([eb('held_at', 'is', null), eb('held_at', '<', before)]))
+      .where('id', '>', page.after)
       .orderBy('id')
+      .limit(page.limit)
       .execute();
+  }
+
+  /** Sets a document's holds to `to` if they have not moved since they were read (`from`, `heldAt`). */
+  async correctHolds(
+    accountId: string,
+    id: string,
+    seen: { holds: number; heldAt: string | null },
+    to: number,
+    at: string,
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('documents')
+      .set({ holds: to, held_at: at })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .where('holds', '=', seen.holds)
+      .where((eb) => (seen.heldAt === null ? eb('held_at', 'is', null) : eb('held_at', '=', seen.heldAt)))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   /**
@@ -104,10 +185,10 @@ export class DocumentStore {
    * none), and the document is now this caller's to delete (-1: no upload takes it, no other release
    * deletes it too); else null.
    */
-  async release(accountId: string, id: string): Promise<string | null> {
+  async release(accountId: string, id: string, at: string): Promise<string | null> {
     const row = await this.db
       .updateTable('documents')
-      .set({ holds: sql<number>`case when holds <= 1 then -1 else holds - 1 end` })
+      .set({ holds: sql<number>`case when holds <= 1 then -1 else holds - 1 end`, held_at: at })
       .where('account_id', '=', accountId)
       .where('id', '=', id)
       .where('holds', '>=', 0)
@@ -249,12 +330,12 @@ export class DocumentStore {
    * document has tens of thousands, with their full-text entries): the document first leaves search
    * and listings of chunks (`loaded`, no chunks counted), so no one sees it half deleted.
    */
-  async delete(accountId: string, id: string): Promise<void> {
+  async delete(accountId: string, id: string, at: string): Promise<void> {
     await this.db
       .updateTable('documents')
       // Being deleted (holds -1): an upload of the same content no longer takes it, and a queued
       // processing job no longer runs.
-      .set({ status: 'loaded', chunk_count: 0, holds: -1, processing: null })
+      .set({ status: 'loaded', chunk_count: 0, holds: -1, held_at: at, processing: null })
       .where('account_id', '=', accountId)
       .where('id', '=', id)
       .execute();

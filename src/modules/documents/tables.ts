@@ -31,6 +31,10 @@ export interface DocumentsTable {
    * deleted: the last release deletes it, and an upload of its content does not take it then (606).
    */
   holds: number;
+  /** When `holds` last changed (null: not since migration 607); a background pass reads it. */
+  held_at: string | null;
+  /** 1 when an upload that holds what it loads made it, 0 when the documents API did (607). */
+  made_held: number;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

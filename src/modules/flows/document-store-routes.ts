@@ -14,6 +14,7 @@ import {
   type Loader,
   loaderOf,
   loadersOf,
+  MAX_UPSERT_FILES,
   releaseAll,
   topicOf,
 } from './flowise/doc-store.js';
@@ -31,7 +32,6 @@ const tags = ['Flows (Flowise API)'];
 const flow = { auth: { service: 'flow' }, errorFormat: 'flowise' } as const;
 /** Loaders one store holds; files one upsert takes. */
 const MAX_LOADERS = 200;
-const MAX_FILES = 20;
 
 const Id = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 const StoreBody = Type.Object(
@@ -50,7 +50,7 @@ const UpsertBody = Type.Object(
     // A multipart upsert's files, as base64 (the form's `files` parts).
     files: Type.Optional(
       Type.Array(Type.Object({ name: Type.String(), type: Type.String(), data: Type.String() }), {
-        maxItems: MAX_FILES,
+        maxItems: MAX_UPSERT_FILES,
       }),
     ),
     loader: Type.Optional(
@@ -209,6 +209,9 @@ export function documentStoreRoutes(
         account(request),
         loadersOf(gone).flatMap((l) => l.documentIds),
       );
+      // Then what is left in its topic (added there by the documents API, or kept by a loader before
+      // loaders named what they kept): nothing can name it once the store is gone.
+      await documents().documents.deleteInTopic(account(request), topicOf(gone.id), 'all');
       return { affected: 1 };
     },
   );
@@ -216,7 +219,13 @@ export function documentStoreRoutes(
   // Multipart (Flowise's `files` with JSON fields) only on the upsert: the parser is this scope's alone.
   app.register(async (scope) => {
     await scope.register(multipart, {
-      limits: { fileSize: deps.maxFileBytes, files: MAX_FILES, fields: 20, fieldSize: 100_000, parts: 40 },
+      limits: {
+        fileSize: deps.maxFileBytes,
+        files: MAX_UPSERT_FILES,
+        fields: 20,
+        fieldSize: 100_000,
+        parts: 40,
+      },
     });
     scope.withTypeProvider<TypeBoxTypeProvider>().post(
       '/api/v1/document-store/upsert/:id',
@@ -251,12 +260,18 @@ export function documentStoreRoutes(
     const chunkSize = b.splitter?.config?.chunkSize ?? replaced?.chunkSize;
     const inputs = storeInputs(b, topicOf(found.id), chunkSize);
     const documentIds: string[] = [];
+    const loaded: Loaded[] = [];
     let chunks = 0;
     let processed = true;
     try {
       for (const input of inputs) {
         const result = await ingestInto(principal, documents(), input);
         documentIds.push(result.documentId);
+        loaded.push({
+          documentId: result.documentId,
+          chunks: result.chunks,
+          chars: input.source === 'pdf' ? 0 : input.content.length,
+        });
         chunks += result.chunks;
         processed &&= result.processed;
       }
@@ -272,7 +287,7 @@ export function documentStoreRoutes(
       loaderName: name,
       status: 'SYNC',
       totalChunks: chunks,
-      totalChars: inputs.reduce((n, i) => n + (i.source === 'pdf' ? 0 : i.content.length), 0),
+      totalChars: loaded.reduce((n, l) => n + l.chars, 0),
       source: inputs.map((i) => i.title ?? name).join(', '),
       documentIds,
       ...(chunkSize !== undefined ? { chunkSize } : {}),
@@ -285,8 +300,10 @@ export function documentStoreRoutes(
       saved = await objects.change(principal.accountId, 'docstore', found.id, (current) => {
         const now = loadersOf(current);
         if (replaced) {
-          if (!now.some((l) => l.id === replaced.id)) throw notFound('NOT_FOUND', 'Loader', replaced.id);
-          return { loaders: now.map((l) => (l.id === replaced.id ? loader : l)) };
+          const previous = now.find((l) => l.id === replaced.id);
+          if (!previous) throw notFound('NOT_FOUND', 'Loader', replaced.id);
+          const next = (b.replaceExisting ?? true) ? loader : keeping(loader, previous, loaded);
+          return { loaders: now.map((l) => (l.id === replaced.id ? next : l)) };
         }
         if (now.length >= MAX_LOADERS) throw storeFull();
         return { loaders: [...now, loader] };
@@ -299,9 +316,9 @@ export function documentStoreRoutes(
       throw error;
     }
     if (replaced) {
-      // The replaced loader's references go; `replaceExisting: false` keeps its documents searchable
-      // in the store (Flowise's "add to the existing records"), but not a second reference to one
-      // the new loader names again (the same content loaded again): that one goes with the loader.
+      // The replaced loader's references go; `replaceExisting: false` keeps its documents in the store
+      // (Flowise's "add to the existing records"), named by the loader (`keeping`), but not a second
+      // reference to one it loaded again (the same content): that one goes.
       const previous = loadersOf(saved.before).find((l) => l.id === replaced.id)?.documentIds ?? [];
       const again = [...documentIds];
       const gone = (b.replaceExisting ?? true) ? previous : previous.filter((id) => takeOne(again, id));
@@ -406,7 +423,13 @@ export function documentStoreRoutes(
       }));
       const ids = loadersOf(before).flatMap((l) => l.documentIds);
       await release(account(request), ids);
-      return { deleted: ids.length };
+      // And what nobody holds in its topic; not a document an upload into the store still loads.
+      const unnamed = await documents().documents.deleteInTopic(
+        account(request),
+        topicOf(before.id),
+        'unheld',
+      );
+      return { deleted: ids.length + unnamed };
     },
   );
   r.get(
@@ -438,6 +461,40 @@ export function documentStoreRoutes(
 }
 
 /** Removes one entry `id` from `list`; whether there was one. */
+/** A document an upsert loaded, with its size (a loader's totals add these up). */
+interface Loaded {
+  documentId: string;
+  chunks: number;
+  chars: number;
+}
+
+/** Documents one loader may name: a store's files many times over. */
+const MAX_LOADER_DOCUMENTS = 1_000;
+
+/**
+ * A loader loaded again with `replaceExisting: false`: it names what it loaded now and what it named
+ * before and did not load again, so its documents go with it (and with its store) and none is left
+ * in the store's topic named by no loader. Totals add the new documents only.
+ */
+function keeping(loader: Loader, previous: Loader, loaded: readonly Loaded[]): Loader {
+  const kept = [...previous.documentIds];
+  let totalChunks = previous.totalChunks;
+  let totalChars = previous.totalChars;
+  for (const l of loaded) {
+    if (takeOne(kept, l.documentId)) continue;
+    totalChunks += l.chunks;
+    totalChars += l.chars;
+  }
+  const documentIds = [...loader.documentIds, ...kept];
+  if (documentIds.length > MAX_LOADER_DOCUMENTS)
+    throw new AppError(
+      'CONFLICT',
+      `A loader names at most ${MAX_LOADER_DOCUMENTS} documents: load it with replaceExisting true, or delete it`,
+      { limit: MAX_LOADER_DOCUMENTS },
+    );
+  return { ...loader, documentIds, totalChunks, totalChars };
+}
+
 function takeOne(list: string[], id: string): boolean {
   const at = list.indexOf(id);
   if (at < 0) return false;

@@ -5,9 +5,11 @@ import { attachmentRoutes } from './attachment-routes.js';
 import { documentStoreRoutes } from './document-store-routes.js';
 import { FlowService } from './flow-service.js';
 import { FlowStore } from './flow-store.js';
+import { MAX_UPSERT_FILES } from './flowise/doc-store.js';
 import { FlowiseObjects } from './flowise/objects.js';
 import { toolSandbox } from './flowise/sandbox.js';
 import { searchConfig, webLoaderConfig } from './flowise/search-config.js';
+import { reconcileStoreHolds } from './flowise/store-holds.js';
 import { flowiseRoutes } from './flowise-routes.js';
 import { definitionLookups } from './lookups.js';
 import { PredictionService } from './prediction-service.js';
@@ -93,6 +95,20 @@ export const flowsModule: PlatformModule = {
       maxFileBytes: ctx.config.DOCUMENT_MAX_BYTES,
     });
     ctx.apis.flows = { flows, predictions };
+    if (documents && ctx.config.WORKFLOW_WORKER) {
+      const stop = reconcileStoreHolds({
+        documents: documents.documents,
+        objects,
+        clock: ctx.clock,
+        // An upload holds each file's document from its loading until its loader is saved: at most
+        // every file's wait for processing, twice over, and never under an hour.
+        settleMs: Math.max(60 * 60_000, 2 * MAX_UPSERT_FILES * ctx.config.DOCUMENT_PROCESS_WAIT_MS),
+        onResult: (corrected) =>
+          corrected > 0 && ctx.log.warn({ corrected }, 'document store holds set to what the loaders name'),
+        onError: (err) => ctx.log.error({ err }, 'counting document store holds failed'),
+      });
+      ctx.onClose(stop);
+    }
   },
 
   routes(app, ctx) {

@@ -5,6 +5,7 @@ import * as m603 from './603-keyword-scope.js';
 import * as m604 from './604-drop-full-text.js';
 import * as m605 from './605-document-revision.js';
 import * as m606 from './606-document-holds.js';
+import * as m607 from './607-document-held-at.js';
 
 /** The documents module's migrations, by name (the server and the CLI read this one list). */
 export const documentsMigrations: MigrationSet = {
@@ -14,4 +15,5 @@ export const documentsMigrations: MigrationSet = {
   '20261130_604_drop_full_text': m604,
   '20261130_605_document_revision': m605,
   '20261201_606_document_holds': m606,
+  '20261202_607_document_held_at': m607,
 };

@@ -20,7 +20,12 @@ export interface Loader {
   chunkSize?: number;
 }
 
-export const topicOf = (storeId: string) => `docstore:${storeId}`.slice(0, 100);
+/** A store's documents are the knowledge base's topic `docstore:<id>`. */
+export const STORE_TOPIC_PREFIX = 'docstore:';
+/** Files one upsert may load. */
+export const MAX_UPSERT_FILES = 20;
+
+export const topicOf = (storeId: string) => `${STORE_TOPIC_PREFIX}${storeId}`.slice(0, 100);
 export const loadersOf = (o: StoredObject) => (o.body.loaders ?? []) as Loader[];
 
 export function loaderOf(store: StoredObject, loaderId: string): Loader {
