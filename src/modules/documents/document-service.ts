@@ -22,6 +22,12 @@ export type ProcessJob = JobPayload<typeof jobs.documentProcessing>;
 const WAIT_POLL_MS = 50;
 /** Inserts of a document whose content's document is being deleted: ~0.75 s of waits in all. */
 const CREATE_TRIES = 5;
+/** What owns a topic's documents (a document store): the references it holds, or that it is gone. */
+export interface TopicOwner {
+  references: ReadonlyMap<string, number>;
+  gone: boolean;
+}
+
 /** Document ids read per statement when a topic's documents are deleted. */
 const TOPIC_PAGE = 500;
 
@@ -171,8 +177,9 @@ export class DocumentService {
   }
 
   /**
-   * Deletes a document nobody holds. One a document store's loader names is refused (409): deleted
-   * here, the loader would name nothing and its chunk pages answer 404 for good.
+   * Deletes a document nobody holds. One a document store holds (a loader names it, or an upload into
+   * the store is loading it) is refused (409): deleted here, the loader would name nothing and its
+   * chunk pages answer 404 for good.
    */
   async delete(accountId: string, id: string): Promise<void> {
     const topic = await this.store.claimUnheld(accountId, id, this.nowIso());
@@ -181,7 +188,7 @@ export class DocumentService {
       if (!row || row.holds < 0) throw notFound('DOCUMENT_NOT_FOUND', 'Document', id);
       throw new AppError(
         'CONFLICT',
-        `Document ${id} is in a document store (${row.topic}): remove its loader there, or delete the store`,
+        `Document ${id} is held by a document store (${row.topic}): remove its loader there, or delete the store`,
         { topic: row.topic, holds: row.holds },
       );
     }
@@ -208,23 +215,27 @@ export class DocumentService {
   async deleteInTopic(accountId: string, topic: string, which: 'all' | 'unheld'): Promise<number> {
     let after = '';
     let count = 0;
-    for (;;) {
-      const ids = await this.store.idsInTopic(accountId, topic, {
-        unheldOnly: which === 'unheld',
-        after,
-        limit: TOPIC_PAGE,
-      });
-      for (const id of ids) {
-        // Unheld: claimed only if still unheld (an upload may have taken it since the page was read).
-        if (which === 'unheld' && (await this.store.claimUnheld(accountId, id, this.nowIso())) === null)
-          continue;
-        await this.store.delete(accountId, id, this.nowIso());
-        count++;
+    try {
+      for (;;) {
+        const ids = await this.store.idsInTopic(accountId, topic, {
+          unheldOnly: which === 'unheld',
+          after,
+          limit: TOPIC_PAGE,
+        });
+        for (const id of ids) {
+          // Unheld: claimed only if still unheld (an upload may have taken it since the page was read).
+          if (which === 'unheld' && (await this.store.claimUnheld(accountId, id, this.nowIso())) === null)
+            continue;
+          await this.store.delete(accountId, id, this.nowIso());
+          count++;
+        }
+        if (ids.length < TOPIC_PAGE) break;
+        after = ids.at(-1) ?? after;
       }
-      if (ids.length < TOPIC_PAGE) break;
-      after = ids.at(-1) ?? after;
+    } finally {
+      // Search forgets what went, also when a later document failed to go.
+      if (count > 0) await this.onChunksGone(accountId, topic);
     }
-    if (count > 0) await this.onChunksGone(accountId, topic);
     return count;
   }
 
@@ -340,37 +351,49 @@ export class DocumentService {
 
   /**
    * Sets the holds of the documents in topics starting with `prefix` to the references their owner
-   * names (`named`: per document id; absent, none), for documents whose holds have not moved since
-   * `before` (an upload still loading holds one nobody names yet). A hold an upload took and never
-   * gave back (its process stopped) is dropped, one given back twice restored. Deletes nothing: a
-   * document left with no hold goes with its store. Returns how many were corrected.
+   * names, for documents whose holds have not moved since `before` (an upload still loading holds one
+   * nobody names yet). `owner` answers per topic: its references per document id, or `gone` (its
+   * owner was deleted: what an upload made there is deleted, as the owner's delete would have), or
+   * null (changed since `before`: a release may be under way, so the topic waits for the next pass).
+   * A hold an upload took and never gave back (its process stopped) is dropped, one given back twice
+   * restored. Returns how many were corrected and deleted.
    */
   async reconcileHolds(
     prefix: string,
     before: string,
-    named: (accountId: string, topic: string) => Promise<ReadonlyMap<string, number>>,
-  ): Promise<number> {
-    const owners = new Map<string, ReadonlyMap<string, number>>();
+    owner: (accountId: string, topic: string) => Promise<TopicOwner | null>,
+  ): Promise<{ corrected: number; deleted: number }> {
+    const owners = new Map<string, TopicOwner | null>();
+    const emptied = new Map<string, { accountId: string; topic: string }>();
     let after = '';
     let corrected = 0;
+    let deleted = 0;
     for (;;) {
       const rows = await this.store.settledHolds(prefix, before, { after, limit: TOPIC_PAGE });
       for (const row of rows) {
         const key = `${row.account_id}\n${row.topic}`;
-        let names = owners.get(key);
-        if (!names) {
-          names = await named(row.account_id, row.topic);
-          owners.set(key, names);
+        if (!owners.has(key)) owners.set(key, await owner(row.account_id, row.topic));
+        const found = owners.get(key);
+        if (!found) continue;
+        const want = found.gone ? 0 : (found.references.get(row.id) ?? 0);
+        if (want !== row.holds) {
+          const seen = { holds: row.holds, heldAt: row.held_at };
+          if (!(await this.store.correctHolds(row.account_id, row.id, seen, want, this.nowIso()))) continue;
+          corrected++;
         }
-        const want = names.get(row.id) ?? 0;
-        if (want === row.holds) continue;
-        const seen = { holds: row.holds, heldAt: row.held_at };
-        if (await this.store.correctHolds(row.account_id, row.id, seen, want, this.nowIso())) corrected++;
+        // Only what an upload made: a topic named like a store's that never was one keeps the
+        // documents API's documents.
+        if (!found.gone || row.made_held !== 1) continue;
+        if ((await this.store.claimUnheld(row.account_id, row.id, this.nowIso())) === null) continue;
+        await this.store.delete(row.account_id, row.id, this.nowIso());
+        deleted++;
+        emptied.set(key, { accountId: row.account_id, topic: row.topic });
       }
       if (rows.length < TOPIC_PAGE) break;
       after = rows.at(-1)?.id ?? after;
     }
-    return corrected;
+    for (const { accountId, topic } of emptied.values()) await this.onChunksGone(accountId, topic);
+    return { corrected, deleted };
   }
 
   private nowIso(): string {

@@ -147,11 +147,18 @@ export class DocumentStore {
     before: string,
     page: { after: string; limit: number },
   ): Promise<
-    Array<{ account_id: string; id: string; topic: string; holds: number; held_at: string | null }>
+    Array<{
+      account_id: string;
+      id: string;
+      topic: string;
+      holds: number;
+      held_at: string | null;
+      made_held: number;
+    }>
   > {
     return this.db
       .selectFrom('documents')
-      .select(['account_id', 'id', 'topic', 'holds', 'held_at'])
+      .select(['account_id', 'id', 'topic', 'holds', 'held_at', 'made_held'])
       .where(sql<boolean>`substr(topic, 1, ${prefix.length}) = ${prefix}`)
       .where('holds', '>=', 0)
       .where((eb) => eb.or([eb('held_at', 'is', null), eb('held_at', '<', before)]))

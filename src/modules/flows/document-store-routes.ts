@@ -30,8 +30,13 @@ import { withFlowiseErrors } from './schemas.js';
 
 const tags = ['Flows (Flowise API)'];
 const flow = { auth: { service: 'flow' }, errorFormat: 'flowise' } as const;
-/** Loaders one store holds; files one upsert takes. */
+/** Loaders one store holds. */
 const MAX_LOADERS = 200;
+/**
+ * Documents a store's loaders may name together: as many as its loaders' files (a store-wide delete,
+ * refresh or save stays the size it was before loaders could keep what they named).
+ */
+const MAX_STORE_DOCUMENTS = MAX_LOADERS * MAX_UPSERT_FILES;
 
 const Id = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 const StoreBody = Type.Object(
@@ -302,8 +307,17 @@ export function documentStoreRoutes(
         if (replaced) {
           const previous = now.find((l) => l.id === replaced.id);
           if (!previous) throw notFound('NOT_FOUND', 'Loader', replaced.id);
-          const next = (b.replaceExisting ?? true) ? loader : keeping(loader, previous, loaded);
-          return { loaders: now.map((l) => (l.id === replaced.id ? next : l)) };
+          if (b.replaceExisting ?? true)
+            return { loaders: now.map((l) => (l.id === replaced.id ? loader : l)) };
+          const next = keeping(loader, previous, loaded);
+          const after = now.map((l) => (l.id === replaced.id ? next : l));
+          if (after.reduce((n, l) => n + l.documentIds.length, 0) > MAX_STORE_DOCUMENTS)
+            throw new AppError(
+              'CONFLICT',
+              `A document store's loaders name at most ${MAX_STORE_DOCUMENTS} documents: load it with replaceExisting true, or remove loaders`,
+              { limit: MAX_STORE_DOCUMENTS },
+            );
+          return { loaders: after };
         }
         if (now.length >= MAX_LOADERS) throw storeFull();
         return { loaders: [...now, loader] };
@@ -468,9 +482,6 @@ interface Loaded {
   chars: number;
 }
 
-/** Documents one loader may name: a store's files many times over. */
-const MAX_LOADER_DOCUMENTS = 1_000;
-
 /**
  * A loader loaded again with `replaceExisting: false`: it names what it loaded now and what it named
  * before and did not load again, so its documents go with it (and with its store) and none is left
@@ -485,14 +496,7 @@ function keeping(loader: Loader, previous: Loader, loaded: readonly Loaded[]): L
     totalChunks += l.chunks;
     totalChars += l.chars;
   }
-  const documentIds = [...loader.documentIds, ...kept];
-  if (documentIds.length > MAX_LOADER_DOCUMENTS)
-    throw new AppError(
-      'CONFLICT',
-      `A loader names at most ${MAX_LOADER_DOCUMENTS} documents: load it with replaceExisting true, or delete it`,
-      { limit: MAX_LOADER_DOCUMENTS },
-    );
-  return { ...loader, documentIds, totalChunks, totalChars };
+  return { ...loader, documentIds: [...loader.documentIds, ...kept], totalChunks, totalChars };
 }
 
 function takeOne(list: string[], id: string): boolean {

@@ -103,8 +103,9 @@ export const flowsModule: PlatformModule = {
         // An upload holds each file's document from its loading until its loader is saved: at most
         // every file's wait for processing, twice over, and never under an hour.
         settleMs: Math.max(60 * 60_000, 2 * MAX_UPSERT_FILES * ctx.config.DOCUMENT_PROCESS_WAIT_MS),
-        onResult: (corrected) =>
-          corrected > 0 && ctx.log.warn({ corrected }, 'document store holds set to what the loaders name'),
+        onResult: (result) =>
+          (result.corrected > 0 || result.deleted > 0) &&
+          ctx.log.warn(result, 'document store holds set to what the loaders name'),
         onError: (err) => ctx.log.error({ err }, 'counting document store holds failed'),
       });
       ctx.onClose(stop);

@@ -1,27 +1,35 @@
 import type { Clock } from '../../../core/clock.js';
 import { AppError } from '../../../core/errors.js';
-import type { DocumentService } from '../../documents/document-service.js';
+import type { DocumentService, TopicOwner } from '../../documents/document-service.js';
 import { loadersOf, STORE_TOPIC_PREFIX } from './doc-store.js';
-import type { FlowiseObjects } from './objects.js';
+import type { FlowiseObjects, StoredObject } from './objects.js';
 
 /** How often a worker counts the stores' references again (and once when it starts). */
 const RECONCILE_EVERY_MS = 60 * 60_000;
 
-/** The references a store's loaders hold, per document id; a store that is gone names none. */
+/**
+ * The references a store's loaders hold, per document id, or that it is gone; null when it changed
+ * since `before` (a loader removed or replaced gives its holds back after the store is saved: counted
+ * in between, a document two loaders name would be set to one hold, and the release would delete it).
+ */
 export async function storeReferences(
   objects: FlowiseObjects,
   accountId: string,
   topic: string,
-): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
+  before: string,
+): Promise<TopicOwner | null> {
+  const references = new Map<string, number>();
+  let store: StoredObject;
   try {
-    const store = await objects.get(accountId, 'docstore', topic.slice(STORE_TOPIC_PREFIX.length));
-    for (const loader of loadersOf(store))
-      for (const id of loader.documentIds) counts.set(id, (counts.get(id) ?? 0) + 1);
+    store = await objects.get(accountId, 'docstore', topic.slice(STORE_TOPIC_PREFIX.length));
   } catch (error) {
-    if (!(error instanceof AppError && error.status === 404)) throw error;
+    if (error instanceof AppError && error.status === 404) return { references, gone: true };
+    throw error;
   }
-  return counts;
+  if (store.updatedAt >= before) return null;
+  for (const loader of loadersOf(store))
+    for (const id of loader.documentIds) references.set(id, (references.get(id) ?? 0) + 1);
+  return { references, gone: false };
 }
 
 /**
@@ -37,16 +45,23 @@ export function reconcileStoreHolds(deps: {
   objects: FlowiseObjects;
   clock: Clock;
   settleMs: number;
-  onResult: (corrected: number) => void;
+  onResult: (result: { corrected: number; deleted: number }) => void;
   onError: (error: unknown) => void;
 }): () => void {
+  let running = false;
   const run = (): void => {
+    // One pass at a time in a process (a pass over many stores may outlast the interval).
+    if (running) return;
+    running = true;
     const before = new Date(deps.clock.now().getTime() - deps.settleMs).toISOString();
     deps.documents
       .reconcileHolds(STORE_TOPIC_PREFIX, before, (accountId, topic) =>
-        storeReferences(deps.objects, accountId, topic),
+        storeReferences(deps.objects, accountId, topic, before),
       )
-      .then(deps.onResult, deps.onError);
+      .then(deps.onResult, deps.onError)
+      .finally(() => {
+        running = false;
+      });
   };
   const first = setTimeout(run, 0);
   const every = setInterval(run, RECONCILE_EVERY_MS);
