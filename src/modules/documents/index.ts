@@ -16,6 +16,8 @@ import { type DocumentRouteDeps, documentRoutes } from './routes.js';
 import { DocumentStore } from './store.js';
 import { workspaceReader } from './workspace-reader.js';
 
+/** What owns a topic's documents, as the holds pass asks it (a document store, in flows). */
+export type { TopicOwner } from './document-service.js';
 /** HTML read in bounded workers, for the HTTP Request tool's "text" and "html" response optimizers. */
 export { htmlReadableText, htmlSelectTexts } from './loaders/html.js';
 /** PDF text and details in a bounded worker, for workflow nodes that read PDFs (n8n's Extract from File). */

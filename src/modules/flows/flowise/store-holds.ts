@@ -1,6 +1,6 @@
 import type { Clock } from '../../../core/clock.js';
 import { AppError } from '../../../core/errors.js';
-import type { DocumentService, TopicOwner } from '../../documents/document-service.js';
+import type { DocumentsApi, TopicOwner } from '../../documents/index.js';
 import { loadersOf, STORE_TOPIC_PREFIX } from './doc-store.js';
 import type { FlowiseObjects, StoredObject } from './objects.js';
 
@@ -41,7 +41,7 @@ export async function storeReferences(
  * document its loader does not name yet. Returns the way to stop.
  */
 export function reconcileStoreHolds(deps: {
-  documents: DocumentService;
+  documents: DocumentsApi['documents'];
   objects: FlowiseObjects;
   clock: Clock;
   settleMs: number;
