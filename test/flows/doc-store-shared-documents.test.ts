@@ -52,6 +52,11 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
     expect(res.status, res.text).toBe(200);
     return (res.json() as { docId: string }).docId;
   };
+  /** The loader loaded again with `text`, adding to what it named (`replaceExisting: false`). */
+  const addTo = (storeId: string, loaderId: string, text: string) =>
+    call(bed, 'POST', `/api/v1/document-store/upsert/${storeId}`, {
+      body: { docId: loaderId, replaceExisting: false, loader: { name: 'plainText', config: { text } } },
+    });
   const loaders = async (storeId: string) =>
     ((await call(bed, 'GET', `/api/v1/document-store/store/${storeId}`)).json() as { loaders: Loader[] })
       .loaders;
@@ -153,13 +158,7 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
     const storeId = await newStore('again');
     const loaderId = await upsert(storeId);
     const documentId = (await loaders(storeId))[0]?.documentIds[0] ?? '';
-    const res = await call(bed, 'POST', `/api/v1/document-store/upsert/${storeId}`, {
-      body: {
-        docId: loaderId,
-        replaceExisting: false,
-        loader: { name: 'plainText', config: { text: TEXT } },
-      },
-    });
+    const res = await addTo(storeId, loaderId, TEXT);
     expect(res.status, res.text).toBe(200);
     expect((await loaders(storeId))[0]?.documentIds).toEqual([documentId]);
     expect(await holdsOf(documentId)).toBe(1);
@@ -174,13 +173,7 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
     const loaderId = await upsert(storeId);
     const [before] = await loaders(storeId);
     const earlier = before?.documentIds[0] ?? '';
-    const res = await call(bed, 'POST', `/api/v1/document-store/upsert/${storeId}`, {
-      body: {
-        docId: loaderId,
-        replaceExisting: false,
-        loader: { name: 'plainText', config: { text: OTHER } },
-      },
-    });
+    const res = await addTo(storeId, loaderId, OTHER);
     expect(res.status, res.text).toBe(200);
     const added = (res.json() as { numAdded: number }).numAdded;
     expect(added).toBeGreaterThan(0);
@@ -217,13 +210,7 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
       .where('id', '=', storeId)
       .execute();
 
-    const res = await call(bed, 'POST', `/api/v1/document-store/upsert/${storeId}`, {
-      body: {
-        docId: loaderId,
-        replaceExisting: false,
-        loader: { name: 'plainText', config: { text: OTHER } },
-      },
-    });
+    const res = await addTo(storeId, loaderId, OTHER);
     expect(expectFlowError(res, 409, 'CONFLICT').message).toContain('at most 4000 documents');
     const inTopic = await bed.p.ctx.db
       .selectFrom('documents')

@@ -264,27 +264,28 @@ export function documentStoreRoutes(
     if (!replaced && loaders.length >= MAX_LOADERS) throw storeFull();
     const chunkSize = b.splitter?.config?.chunkSize ?? replaced?.chunkSize;
     const inputs = storeInputs(b, topicOf(found.id), chunkSize);
-    const documentIds: string[] = [];
     const loaded: Loaded[] = [];
-    let chunks = 0;
     let processed = true;
     try {
       for (const input of inputs) {
         const result = await ingestInto(principal, documents(), input);
-        documentIds.push(result.documentId);
         loaded.push({
           documentId: result.documentId,
           chunks: result.chunks,
           chars: input.source === 'pdf' ? 0 : input.content.length,
         });
-        chunks += result.chunks;
         processed &&= result.processed;
       }
     } catch (error) {
       // A file that failed to load: the ones loaded before it are named by no loader.
-      await release(principal.accountId, documentIds);
+      await release(
+        principal.accountId,
+        loaded.map((l) => l.documentId),
+      );
       throw error;
     }
+    const documentIds = loaded.map((l) => l.documentId);
+    const chunks = loaded.reduce((n, l) => n + l.chunks, 0);
     const name = b.loader?.name ?? loaderNameOf(b.files?.[0]);
     const loader: Loader = {
       id: replaced?.id ?? randomUUID(),
