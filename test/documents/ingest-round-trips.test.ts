@@ -256,4 +256,73 @@ describe.each(await testDialects())('processing a small document in few statemen
     expect(now.length).toBe(after.chunkCount);
     expect(now.every((c) => c.text.length <= 100)).toBe(true);
   });
+
+  it('a document deleted while it is embedded takes no vectors after: nothing of it is left', async () => {
+    // Two embedding batches at least (256 chunks each): written a batch per transaction.
+    const content = Array.from(
+      { length: 1500 },
+      (_, i) => `Owl note ${i}: the barn owl ${i} hunts voles.`,
+    ).join('\n\n');
+    const doc = await loaded(p, { source: 'markdown', content, topic: 'owls-deleted' });
+    const job = {
+      documentId: doc.documentId,
+      accountId: p.accountId,
+      operations: ['chunk' as const, 'embed' as const, 'index' as const],
+      chunkSize: 200,
+      chunkOverlap: 0,
+      embeddingModel: 'builtin/hashed-ngrams',
+      payerKeyId: null,
+    };
+    await store.markProcessing(p.accountId, doc.documentId, JSON.stringify(job), p.clock.now().toISOString());
+    let calls = 0;
+    let batch = 0;
+    let deleted = 0;
+    const cpu = new DocumentCpu({ pool: cpuPoolOf(p.ctx), timeoutMs: 30_000 });
+    const llm = p.ctx.apis.llm!;
+    const deleting = new DocumentProcessor(
+      store,
+      cpu,
+      async (texts, model, payer) => {
+        calls++;
+        batch = texts.length;
+        // The owner deletes it while its first batch is with the model.
+        if (calls === 1)
+          deleted = (await p.request({ method: 'DELETE', url: `/api/documents/${doc.documentId}` }))
+            .statusCode;
+        const answer = await llm.gateway.embed(
+          {
+            principal: accountPrincipal(payer.accountId),
+            endpoint: 'documents.embed',
+            stream: false,
+            signal: new AbortController().signal,
+          },
+          model,
+          texts,
+        );
+        return { vectors: answer.embeddings, model: answer.model.name };
+      },
+      p.clock,
+      () => undefined,
+    );
+    await deleting.handle(job);
+    expect(deleted).toBe(204);
+    expect(calls).toBe(1);
+    // A whole batch: the document was written a batch per transaction, not in one.
+    expect(batch).toBe(256);
+    expect((await p.request({ method: 'GET', url: `/api/documents/${doc.documentId}` })).statusCode).toBe(
+      404,
+    );
+    const left = await p.ctx.db
+      .selectFrom('chunk_vectors')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('document_id', '=', doc.documentId)
+      .executeTakeFirstOrThrow();
+    expect(Number(left.n)).toBe(0);
+    const chunksLeft = await p.ctx.db
+      .selectFrom('chunks')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('document_id', '=', doc.documentId)
+      .executeTakeFirstOrThrow();
+    expect(Number(chunksLeft.n)).toBe(0);
+  });
 });

@@ -225,6 +225,8 @@ describe.each(await testDialects())(
         '20261130_605_document_revision',
         '20261201_606_document_holds',
         '20261202_607_document_held_at',
+        '20261202_608_chunk_vector_owner',
+        '20261202_609_document_deleting_index',
       ]);
       expect(await hasFullText(db, dialect)).toBe(false);
       const after = document('d-a-after', 'acct-a', 'kb');

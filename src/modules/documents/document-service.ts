@@ -31,6 +31,12 @@ export interface TopicOwner {
 /** Document ids read per statement when a topic's documents are deleted. */
 const TOPIC_PAGE = 500;
 
+/**
+ * How long a document may stay marked for deletion (holds -1) before a pass takes its delete over:
+ * longer than any delete runs, so a pass never contends with the request or process still running it.
+ */
+export const UNFINISHED_DELETE_MS = 5 * 60_000;
+
 export const LIST_SPEC: ListSpec = {
   columns: { topic: 'topic', status: 'status', source: 'source', createdAt: 'created_at', title: 'title' },
   sortable: ['id', 'createdAt', 'title'],
@@ -95,6 +101,9 @@ function contentHashOf(doc: LoadedDocument): string {
 
 /** Documents: store what a loader produced, list, read, delete, and queue their processing. */
 export class DocumentService {
+  /** A `finishDeletes` pass is running. */
+  private finishing = false;
+
   constructor(
     private readonly store: DocumentStore,
     private readonly queue: JobQueue<ProcessJob>,
@@ -336,16 +345,24 @@ export class DocumentService {
    * Returns how many.
    */
   async finishDeletes(before?: string): Promise<number> {
+    // One pass at a time in a process: a pass longer than the sweep's period would race the next
+    // over the same rows.
+    if (this.finishing) return 0;
+    this.finishing = true;
     let count = 0;
-    // Each on its own: one that fails (another process deleting it too) leaves the others to go.
-    for (const row of await this.store.deleting(before))
-      await this.store
-        .delete(row.account_id, row.id, this.nowIso())
-        .then(async () => {
-          count++;
-          await this.onChunksGone(row.account_id, row.topic);
-        })
-        .catch(() => undefined);
+    try {
+      // Each on its own: one that fails (another process deleting it too) leaves the others to go.
+      for (const row of await this.store.deleting(before))
+        await this.store
+          .delete(row.account_id, row.id, this.nowIso())
+          .then(async () => {
+            count++;
+            await this.onChunksGone(row.account_id, row.topic);
+          })
+          .catch(() => undefined);
+    } finally {
+      this.finishing = false;
+    }
     return count;
   }
 
@@ -368,31 +385,38 @@ export class DocumentService {
     let after = '';
     let corrected = 0;
     let deleted = 0;
-    for (;;) {
-      const rows = await this.store.settledHolds(prefix, before, { after, limit: TOPIC_PAGE });
-      for (const row of rows) {
-        const key = `${row.account_id}\n${row.topic}`;
-        if (!owners.has(key)) owners.set(key, await owner(row.account_id, row.topic));
-        const found = owners.get(key);
-        if (!found) continue;
-        const want = found.gone ? 0 : (found.references.get(row.id) ?? 0);
-        if (want !== row.holds) {
-          const seen = { holds: row.holds, heldAt: row.held_at };
-          if (!(await this.store.correctHolds(row.account_id, row.id, seen, want, this.nowIso()))) continue;
-          corrected++;
+    try {
+      for (;;) {
+        const rows = await this.store.settledHolds(prefix, before, { after, limit: TOPIC_PAGE });
+        for (const row of rows) {
+          const key = `${row.account_id}\n${row.topic}`;
+          if (!owners.has(key)) owners.set(key, await owner(row.account_id, row.topic));
+          const found = owners.get(key);
+          if (!found) continue;
+          const want = found.gone ? 0 : (found.references.get(row.id) ?? 0);
+          if (want !== row.holds) {
+            const seen = { holds: row.holds, heldAt: row.held_at };
+            if (!(await this.store.correctHolds(row.account_id, row.id, seen, want, this.nowIso()))) continue;
+            corrected++;
+          }
+          // Only what an upload made: a topic named like a store's that never was one keeps the
+          // documents API's documents.
+          if (!found.gone || row.made_held !== 1) continue;
+          if ((await this.store.claimUnheld(row.account_id, row.id, this.nowIso())) === null) continue;
+          // Claimed: a delete that fails here is left at -1 and finished by the sweep.
+          emptied.set(key, { accountId: row.account_id, topic: row.topic });
+          await this.store.delete(row.account_id, row.id, this.nowIso()).then(
+            () => deleted++,
+            () => undefined,
+          );
         }
-        // Only what an upload made: a topic named like a store's that never was one keeps the
-        // documents API's documents.
-        if (!found.gone || row.made_held !== 1) continue;
-        if ((await this.store.claimUnheld(row.account_id, row.id, this.nowIso())) === null) continue;
-        await this.store.delete(row.account_id, row.id, this.nowIso());
-        deleted++;
-        emptied.set(key, { accountId: row.account_id, topic: row.topic });
+        if (rows.length < TOPIC_PAGE) break;
+        after = rows.at(-1)?.id ?? after;
       }
-      if (rows.length < TOPIC_PAGE) break;
-      after = rows.at(-1)?.id ?? after;
+    } finally {
+      // Search forgets what went, even when the pass stopped part-way (the database failed a read).
+      for (const { accountId, topic } of emptied.values()) await this.onChunksGone(accountId, topic);
     }
-    for (const { accountId, topic } of emptied.values()) await this.onChunksGone(accountId, topic);
     return { corrected, deleted };
   }
 
@@ -403,7 +427,10 @@ export class DocumentService {
   async recover(): Promise<number> {
     const jobs = await this.store.pending();
     for (const job of jobs) await this.queue.add(`process-${job.documentId}`, job);
-    await this.finishDeletes();
+    // Not the deletes marked lately: another process sharing the database may be running them (two
+    // at once contend for the same rows, and one can fail its caller's request). The sweep takes the
+    // rest within UNFINISHED_DELETE_MS.
+    await this.finishDeletes(new Date(this.clock.now().getTime() - UNFINISHED_DELETE_MS).toISOString());
     return jobs.length;
   }
 

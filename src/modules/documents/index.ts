@@ -7,7 +7,7 @@ import { createOutboundHttp } from '../../core/http/outbound.js';
 import { createQueue, jobs } from '../../core/queue/index.js';
 import { accountPayer, type Payer } from './charging.js';
 import { DocumentCpu } from './document-cpu.js';
-import { DocumentService, type documentView, OPERATIONS } from './document-service.js';
+import { DocumentService, type documentView, OPERATIONS, UNFINISHED_DELETE_MS } from './document-service.js';
 import { KnowledgeService } from './knowledge-service.js';
 import { topicLanguages } from './language.js';
 import { type LoadInput, loadDocument } from './loaders/index.js';
@@ -74,8 +74,6 @@ declare module '../../core/context.js' {
 }
 
 const internals = new WeakMap<AppContext, DocumentRouteDeps>();
-/** A delete still at -1 this long after it was marked is taken as stopped, and finished. */
-const UNFINISHED_DELETE_MS = 5 * 60_000;
 /** Embedding calls of jobs and queries are not tied to a client connection. */
 const NO_SIGNAL = new AbortController().signal;
 

@@ -132,7 +132,12 @@ export class DocumentStore {
    * database failed it), marked before `before` when given.
    */
   async deleting(before?: string): Promise<Array<{ account_id: string; id: string; topic: string }>> {
-    let query = this.db.selectFrom('documents').select(['account_id', 'id', 'topic']).where('holds', '<', 0);
+    // `holds < 0` as written in the partial index's predicate (migration 609), so both databases read
+    // the index, not the table.
+    let query = this.db
+      .selectFrom('documents')
+      .select(['account_id', 'id', 'topic'])
+      .where(sql<boolean>`holds < 0`);
     if (before !== undefined)
       query = query.where((eb) => eb.or([eb('held_at', 'is', null), eb('held_at', '<', before)]));
     return query.orderBy('id').execute();
@@ -538,6 +543,16 @@ export class DocumentStore {
   ): Promise<void> {
     if (vectors.length === 0) return;
     await this.db.transaction().execute(async (trx) => {
+      // A document being deleted takes no more vectors, so its embedding stops at this batch (and its
+      // model calls with it). A delete that starts after this read is covered by the vectors'
+      // reference to their chunks (migration 608): they go with them.
+      const live = await trx
+        .selectFrom('documents')
+        .select('holds')
+        .where('id', '=', documentId)
+        .executeTakeFirst();
+      if (live === undefined || Number(live.holds) < 0)
+        throw new Error('the document was deleted while it was embedded');
       await trx
         .insertInto('chunk_vectors')
         .values(vectors.map((v) => ({ chunk_id: v.id, document_id: documentId, embedding: v.embedding })))

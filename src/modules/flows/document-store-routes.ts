@@ -309,19 +309,12 @@ export function documentStoreRoutes(
           const previous = now.find((l) => l.id === replaced.id);
           if (!previous) throw notFound('NOT_FOUND', 'Loader', replaced.id);
           if (b.replaceExisting ?? true)
-            return { loaders: now.map((l) => (l.id === replaced.id ? loader : l)) };
+            return { loaders: withinDocuments(now.map((l) => (l.id === replaced.id ? loader : l))) };
           const next = keeping(loader, previous, loaded);
-          const after = now.map((l) => (l.id === replaced.id ? next : l));
-          if (after.reduce((n, l) => n + l.documentIds.length, 0) > MAX_STORE_DOCUMENTS)
-            throw new AppError(
-              'CONFLICT',
-              `A document store's loaders name at most ${MAX_STORE_DOCUMENTS} documents: load it with replaceExisting true, or remove loaders`,
-              { limit: MAX_STORE_DOCUMENTS },
-            );
-          return { loaders: after };
+          return { loaders: withinDocuments(now.map((l) => (l.id === replaced.id ? next : l))) };
         }
         if (now.length >= MAX_LOADERS) throw storeFull();
-        return { loaders: [...now, loader] };
+        return { loaders: withinDocuments([...now, loader]) };
       });
     } catch (error) {
       // Refused (full, or the loader or the store gone): this upsert's references go (a document
@@ -488,6 +481,21 @@ interface Loaded {
  * before and did not load again, so its documents go with it (and with its store) and none is left
  * in the store's topic named by no loader. Totals add the new documents only.
  */
+/**
+ * The loaders, when together they name at most MAX_STORE_DOCUMENTS documents: whatever way a store
+ * grows (a loader kept and added to, or a new one beside loaders that were), its delete, refresh and
+ * save stay bounded.
+ */
+function withinDocuments(loaders: Loader[]): Loader[] {
+  if (loaders.reduce((n, l) => n + l.documentIds.length, 0) > MAX_STORE_DOCUMENTS)
+    throw new AppError(
+      'CONFLICT',
+      `A document store's loaders name at most ${MAX_STORE_DOCUMENTS} documents: load with replaceExisting true, or remove loaders`,
+      { limit: MAX_STORE_DOCUMENTS },
+    );
+  return loaders;
+}
+
 function keeping(loader: Loader, previous: Loader, loaded: readonly Loaded[]): Loader {
   const kept = [...previous.documentIds];
   let totalChunks = previous.totalChunks;

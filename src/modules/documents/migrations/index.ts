@@ -6,6 +6,8 @@ import * as m604 from './604-drop-full-text.js';
 import * as m605 from './605-document-revision.js';
 import * as m606 from './606-document-holds.js';
 import * as m607 from './607-document-held-at.js';
+import * as m608 from './608-chunk-vector-owner.js';
+import * as m609 from './609-document-deleting-index.js';
 
 /** The documents module's migrations, by name (the server and the CLI read this one list). */
 export const documentsMigrations: MigrationSet = {
@@ -16,4 +18,6 @@ export const documentsMigrations: MigrationSet = {
   '20261130_605_document_revision': m605,
   '20261201_606_document_holds': m606,
   '20261202_607_document_held_at': m607,
+  '20261202_608_chunk_vector_owner': m608,
+  '20261202_609_document_deleting_index': m609,
 };
