@@ -154,6 +154,39 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
     expect(chunksAfter.filter((id) => chunksBefore.includes(id))).toEqual([]);
   });
 
+  it('a refresh stopped by a failing loader still writes what the others hold', async () => {
+    const storeId = await newStore('refresh stopped');
+    const [first, failing, last] = [
+      await upsert(storeId),
+      await upsert(storeId, OTHER),
+      await upsert(storeId, 'Gift cards never expire.'),
+    ];
+    const real = (await loaders(storeId)).map((l) => l.totalChunks);
+    // Stale totals on the first and last, and a loader whose processing is refused (chunk size 0).
+    const row = await bed.p.ctx.db
+      .selectFrom('flowise_objects')
+      .select('body')
+      .where('id', '=', storeId)
+      .executeTakeFirstOrThrow();
+    const body = JSON.parse(row.body) as { loaders: Loader[] };
+    body.loaders = body.loaders.map((l) =>
+      l.id === failing ? { ...l, chunkSize: 0 } : { ...l, totalChunks: 999 },
+    );
+    await bed.p.ctx.db
+      .updateTable('flowise_objects')
+      .set({ body: JSON.stringify(body) })
+      .where('id', '=', storeId)
+      .execute();
+
+    const res = await call(bed, 'POST', `/api/v1/document-store/refresh/${storeId}`, { body: {} });
+    expect(res.status, res.text).toBe(400);
+    const after = await loaders(storeId);
+    expect(after.map((l) => l.id)).toEqual([first, failing, last]);
+    // The first was processed before the failure, the last not: both say what they hold.
+    expect([after[0]?.totalChunks, after[2]?.totalChunks]).toEqual([real[0], real[2]]);
+    expect(real[0]).toBeGreaterThan(0);
+  });
+
   it('a loader loaded again without replacing (the same text) keeps one reference, and goes whole', async () => {
     const storeId = await newStore('again');
     const loaderId = await upsert(storeId);

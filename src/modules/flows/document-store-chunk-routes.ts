@@ -68,34 +68,73 @@ export function documentStoreChunkRoutes(
       // keep naming it, and an upload finding it by its content meanwhile gets it as it is.
       const counts = new Map<string, number>();
       const results = [];
-      for (const loader of loadersOf(found)) {
-        let totalChunks = 0;
-        for (const documentId of loader.documentIds) {
-          if (!counts.has(documentId)) counts.set(documentId, await reprocess(principal, documentId, loader));
-          totalChunks += counts.get(documentId) ?? 0;
+      try {
+        for (const loader of loadersOf(found)) {
+          let totalChunks = 0;
+          for (const documentId of loader.documentIds) {
+            if (!counts.has(documentId))
+              counts.set(documentId, await reprocess(principal, documentId, loader));
+            totalChunks += counts.get(documentId) ?? 0;
+          }
+          results.push({
+            numAdded: totalChunks,
+            numDeleted: loader.totalChunks,
+            numUpdated: 0,
+            numSkipped: 0,
+            addedDocs: [],
+            docId: loader.id,
+          });
         }
-        results.push({
-          numAdded: totalChunks,
-          numDeleted: loader.totalChunks,
-          numUpdated: 0,
-          numSkipped: 0,
-          addedDocs: [],
-          docId: loader.id,
-        });
+      } catch (error) {
+        // Stopped by a document that failed: the loaders processed before it still show what they
+        // now hold, and the others what they hold as they are (counted).
+        await writeTotals(principal, found, counts, true).catch(() => undefined);
+        throw error;
       }
-      // The counts written on the store's locked row, to the loaders that still name what was
-      // processed (one changed meanwhile by an edit or an upsert keeps its own).
-      const readAs = new Map(loadersOf(found).map((l) => [l.id, l.documentIds.join('\n')]));
-      await objects.change(principal.accountId, 'docstore', found.id, (current) => ({
-        loaders: loadersOf(current).map((l) =>
-          l.documentIds.join('\n') === readAs.get(l.id)
-            ? { ...l, totalChunks: l.documentIds.reduce((n, d) => n + (counts.get(d) ?? 0), 0) }
-            : l,
-        ),
-      }));
+      await writeTotals(principal, found, counts, false);
       return results;
     },
   );
+
+  /**
+   * The loaders' chunk totals, written on the store's locked row to the loaders that still name what
+   * was read (one changed meanwhile by an edit or an upsert keeps its own): from `counts` (documents
+   * just processed), and when `recount`, the loaders' other documents counted as they are (a loader
+   * whose documents cannot all be counted keeps its total).
+   */
+  const writeTotals = async (
+    principal: Principal,
+    found: StoredObject,
+    counts: ReadonlyMap<string, number>,
+    recount: boolean,
+  ): Promise<void> => {
+    const totals = new Map<string, number>();
+    for (const loader of loadersOf(found)) {
+      const ids = loader.documentIds;
+      let known = ids.map((d) => counts.get(d));
+      if (known.some((n) => n === undefined)) {
+        if (!recount) continue;
+        const counted = await documents()
+          .documents.chunkCounts(principal.accountId, ids)
+          .catch(() => null);
+        if (counted === null) continue;
+        known = ids.map((d, i) => counts.get(d) ?? counted[i]);
+      }
+      totals.set(
+        loader.id,
+        known.reduce<number>((n, c) => n + (c ?? 0), 0),
+      );
+    }
+    const readAs = new Map(loadersOf(found).map((l) => [l.id, l.documentIds.join('\n')]));
+    await objects.change(principal.accountId, 'docstore', found.id, (current) => ({
+      loaders: loadersOf(current).map((l) => {
+        const total = totals.get(l.id);
+        return total !== undefined && l.documentIds.join('\n') === readAs.get(l.id)
+          ? { ...l, totalChunks: total }
+          : l;
+      }),
+    }));
+  };
 
   /** A document of a loader processed again; its chunks then (0 once it is gone: a loader removed meanwhile). */
   const reprocess = async (principal: Principal, documentId: string, loader: Loader) => {
