@@ -100,11 +100,13 @@ describe.each(await testDialects())('processing a small document in few statemen
   let p: TestPlatform;
   let store: DocumentStore;
   let processor: DocumentProcessor;
+  /** The platform's embeddings, as the documents module asks for them. */
+  let embed: Embedder;
 
   beforeAll(async () => {
     p = await createTestPlatform({ dialect });
     const llm = p.ctx.apis.llm!;
-    const embed: Embedder = async (texts, model, payer) => {
+    embed = async (texts, model, payer) => {
       const call = {
         principal: accountPrincipal(payer.accountId),
         endpoint: 'documents.embed',
@@ -220,7 +222,6 @@ describe.each(await testDialects())('processing a small document in few statemen
     // An embedder that records a newer request (other parameters) while the first run embeds.
     let runs = 0;
     const cpu = new DocumentCpu({ pool: cpuPoolOf(p.ctx), timeoutMs: 30_000 });
-    const llm = p.ctx.apis.llm!;
     const racing = new DocumentProcessor(
       store,
       cpu,
@@ -232,17 +233,7 @@ describe.each(await testDialects())('processing a small document in few statemen
             JSON.stringify({ ...job, chunkSize: 100 }),
             p.clock.now().toISOString(),
           );
-        const answer = await llm.gateway.embed(
-          {
-            principal: accountPrincipal(payer.accountId),
-            endpoint: 'documents.embed',
-            stream: false,
-            signal: new AbortController().signal,
-          },
-          model,
-          texts,
-        );
-        return { vectors: answer.embeddings, model: answer.model.name };
+        return embed(texts, model, payer);
       },
       p.clock,
       () => undefined,
@@ -278,7 +269,6 @@ describe.each(await testDialects())('processing a small document in few statemen
     let batch = 0;
     let deleted = 0;
     const cpu = new DocumentCpu({ pool: cpuPoolOf(p.ctx), timeoutMs: 30_000 });
-    const llm = p.ctx.apis.llm!;
     const deleting = new DocumentProcessor(
       store,
       cpu,
@@ -289,17 +279,7 @@ describe.each(await testDialects())('processing a small document in few statemen
         if (calls === 1)
           deleted = (await p.request({ method: 'DELETE', url: `/api/documents/${doc.documentId}` }))
             .statusCode;
-        const answer = await llm.gateway.embed(
-          {
-            principal: accountPrincipal(payer.accountId),
-            endpoint: 'documents.embed',
-            stream: false,
-            signal: new AbortController().signal,
-          },
-          model,
-          texts,
-        );
-        return { vectors: answer.embeddings, model: answer.model.name };
+        return embed(texts, model, payer);
       },
       p.clock,
       () => undefined,

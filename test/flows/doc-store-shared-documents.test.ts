@@ -76,6 +76,21 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
         .where('id', '=', documentId)
         .executeTakeFirstOrThrow()
     ).holds;
+  /** Rewrites a store's saved loaders, as an older version or a stopped process could have left them. */
+  const editLoaders = async (storeId: string, edit: (loaders: Loader[]) => Loader[]) => {
+    const row = await bed.p.ctx.db
+      .selectFrom('flowise_objects')
+      .select('body')
+      .where('id', '=', storeId)
+      .executeTakeFirstOrThrow();
+    const body = JSON.parse(row.body) as { loaders: Loader[] };
+    body.loaders = edit(body.loaders);
+    await bed.p.ctx.db
+      .updateTable('flowise_objects')
+      .set({ body: JSON.stringify(body) })
+      .where('id', '=', storeId)
+      .execute();
+  };
   /** The platform's clock (the testbed's, not the wall's). */
   const nowMs = () => bed.p.ctx.clock.now().getTime();
   const page = (storeId: string, loaderId: string) =>
@@ -163,20 +178,9 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
     ];
     const real = (await loaders(storeId)).map((l) => l.totalChunks);
     // Stale totals on the first and last, and a loader whose processing is refused (chunk size 0).
-    const row = await bed.p.ctx.db
-      .selectFrom('flowise_objects')
-      .select('body')
-      .where('id', '=', storeId)
-      .executeTakeFirstOrThrow();
-    const body = JSON.parse(row.body) as { loaders: Loader[] };
-    body.loaders = body.loaders.map((l) =>
-      l.id === failing ? { ...l, chunkSize: 0 } : { ...l, totalChunks: 999 },
+    await editLoaders(storeId, (all) =>
+      all.map((l) => (l.id === failing ? { ...l, chunkSize: 0 } : { ...l, totalChunks: 999 })),
     );
-    await bed.p.ctx.db
-      .updateTable('flowise_objects')
-      .set({ body: JSON.stringify(body) })
-      .where('id', '=', storeId)
-      .execute();
 
     const res = await call(bed, 'POST', `/api/v1/document-store/refresh/${storeId}`, { body: {} });
     expect(res.status, res.text).toBe(400);
@@ -227,21 +231,13 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
   it('a store kept past 4,000 documents is refused (409), and what that upload loaded goes', async () => {
     const storeId = await newStore('bounded');
     const loaderId = await upsert(storeId);
-    const row = await bed.p.ctx.db
-      .selectFrom('flowise_objects')
-      .select('body')
-      .where('id', '=', storeId)
-      .executeTakeFirstOrThrow();
-    const body = JSON.parse(row.body) as { loaders: Loader[] };
-    const real = body.loaders[0]?.documentIds[0] ?? '';
-    // As if 3,999 more loads had been kept (ids of no document: a release of them finds nothing).
-    const ids = [real, ...Array.from({ length: 3_999 }, (_, i) => `doc_gone${i}`)];
-    body.loaders = body.loaders.map((l) => ({ ...l, documentIds: ids }));
-    await bed.p.ctx.db
-      .updateTable('flowise_objects')
-      .set({ body: JSON.stringify(body) })
-      .where('id', '=', storeId)
-      .execute();
+    let real = '';
+    await editLoaders(storeId, (all) => {
+      real = all[0]?.documentIds[0] ?? '';
+      // As if 3,999 more loads had been kept (ids of no document: a release of them finds nothing).
+      const ids = [real, ...Array.from({ length: 3_999 }, (_, i) => `doc_gone${i}`)];
+      return all.map((l) => ({ ...l, documentIds: ids }));
+    });
 
     const res = await addTo(storeId, loaderId, OTHER);
     expect(expectFlowError(res, 409, 'CONFLICT').message).toContain('at most 4000 documents');
