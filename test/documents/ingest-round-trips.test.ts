@@ -118,13 +118,12 @@ describe.each(await testDialects())('processing a small document in few statemen
     };
     store = new DocumentStore(p.ctx.db, dialect);
     // The platform's own store and CPU pool; only the processor is this test's, run by hand.
-    const cpu = new DocumentCpu({ pool: cpuPoolOf(p.ctx), timeoutMs: 30_000 });
-    processor = new DocumentProcessor(store, cpu, embed, p.clock, () => undefined);
+    processor = processorWith(embed);
   });
   afterAll(() => p?.close());
 
-  /** Records the job on the document as the process route does, then runs it here, counted. */
-  const run = async (documentId: string, embeddingModel = 'builtin/hashed-ngrams') => {
+  /** Records a chunk-embed-index job on the document as the process route does. */
+  const queued = async (documentId: string, embeddingModel = 'builtin/hashed-ngrams') => {
     const job = {
       documentId,
       accountId: p.accountId,
@@ -135,6 +134,20 @@ describe.each(await testDialects())('processing a small document in few statemen
       payerKeyId: null,
     };
     await store.markProcessing(p.accountId, documentId, JSON.stringify(job), p.clock.now().toISOString());
+    return job;
+  };
+  /** A processor of this test's, on the platform's store and CPU pool, embedding through `embedder`. */
+  const processorWith = (embedder: Embedder) =>
+    new DocumentProcessor(
+      store,
+      new DocumentCpu({ pool: cpuPoolOf(p.ctx), timeoutMs: 30_000 }),
+      embedder,
+      p.clock,
+      () => undefined,
+    );
+  /** Records the job, then runs it here, counted. */
+  const run = async (documentId: string, embeddingModel?: string) => {
+    const job = await queued(documentId, embeddingModel);
     return counted(() => processor.handle(job));
   };
   const view = async (id: string) =>
@@ -209,35 +222,19 @@ describe.each(await testDialects())('processing a small document in few statemen
 
   it('a request made while the job ran is honoured by one more run (the job is not ended under it)', async () => {
     const doc = await loaded(p, { source: 'markdown', content: `${OWLS}\n\nA third copy.`, topic: 'owls' });
-    const job = {
-      documentId: doc.documentId,
-      accountId: p.accountId,
-      operations: ['chunk' as const, 'embed' as const, 'index' as const],
-      chunkSize: 200,
-      chunkOverlap: 0,
-      embeddingModel: 'builtin/hashed-ngrams',
-      payerKeyId: null,
-    };
-    await store.markProcessing(p.accountId, doc.documentId, JSON.stringify(job), p.clock.now().toISOString());
+    const job = await queued(doc.documentId);
     // An embedder that records a newer request (other parameters) while the first run embeds.
     let runs = 0;
-    const cpu = new DocumentCpu({ pool: cpuPoolOf(p.ctx), timeoutMs: 30_000 });
-    const racing = new DocumentProcessor(
-      store,
-      cpu,
-      async (texts, model, payer) => {
-        if (runs++ === 0)
-          await store.markProcessing(
-            p.accountId,
-            doc.documentId,
-            JSON.stringify({ ...job, chunkSize: 100 }),
-            p.clock.now().toISOString(),
-          );
-        return embed(texts, model, payer);
-      },
-      p.clock,
-      () => undefined,
-    );
+    const racing = processorWith(async (texts, model, payer) => {
+      if (runs++ === 0)
+        await store.markProcessing(
+          p.accountId,
+          doc.documentId,
+          JSON.stringify({ ...job, chunkSize: 100 }),
+          p.clock.now().toISOString(),
+        );
+      return embed(texts, model, payer);
+    });
     await racing.handle(job);
     expect(runs).toBe(2);
     const after = await view(doc.documentId);
@@ -255,35 +252,18 @@ describe.each(await testDialects())('processing a small document in few statemen
       (_, i) => `Owl note ${i}: the barn owl ${i} hunts voles.`,
     ).join('\n\n');
     const doc = await loaded(p, { source: 'markdown', content, topic: 'owls-deleted' });
-    const job = {
-      documentId: doc.documentId,
-      accountId: p.accountId,
-      operations: ['chunk' as const, 'embed' as const, 'index' as const],
-      chunkSize: 200,
-      chunkOverlap: 0,
-      embeddingModel: 'builtin/hashed-ngrams',
-      payerKeyId: null,
-    };
-    await store.markProcessing(p.accountId, doc.documentId, JSON.stringify(job), p.clock.now().toISOString());
+    const job = await queued(doc.documentId);
     let calls = 0;
     let batch = 0;
     let deleted = 0;
-    const cpu = new DocumentCpu({ pool: cpuPoolOf(p.ctx), timeoutMs: 30_000 });
-    const deleting = new DocumentProcessor(
-      store,
-      cpu,
-      async (texts, model, payer) => {
-        calls++;
-        batch = texts.length;
-        // The owner deletes it while its first batch is with the model.
-        if (calls === 1)
-          deleted = (await p.request({ method: 'DELETE', url: `/api/documents/${doc.documentId}` }))
-            .statusCode;
-        return embed(texts, model, payer);
-      },
-      p.clock,
-      () => undefined,
-    );
+    const deleting = processorWith(async (texts, model, payer) => {
+      calls++;
+      batch = texts.length;
+      // The owner deletes it while its first batch is with the model.
+      if (calls === 1)
+        deleted = (await p.request({ method: 'DELETE', url: `/api/documents/${doc.documentId}` })).statusCode;
+      return embed(texts, model, payer);
+    });
     await deleting.handle(job);
     expect(deleted).toBe(204);
     expect(calls).toBe(1);
