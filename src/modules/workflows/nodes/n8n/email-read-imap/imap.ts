@@ -3,6 +3,9 @@ import type { OutboundHostGuard } from '../../../../../core/http/outbound-host.j
 import { NodeOperationError } from '../../../engine/node-type.js';
 import { flagOf, hostOf, portOf } from '../mail-helpers/credential-fields.js';
 
+/** How soon a listening session idles after its last command (its commands follow each other closer). */
+const LISTENING_IDLE_DELAY_MS = 1000;
+
 /** Connection, greeting and socket idle bounds of one IMAP session (IDLE renews itself within). */
 const IMAP_TIMEOUT_MS = 20_000;
 
@@ -14,6 +17,7 @@ const IMAP_TIMEOUT_MS = 20_000;
 export async function imapClient(
   data: Record<string, string>,
   guard: OutboundHostGuard | undefined,
+  options: { listening?: boolean } = {},
 ): Promise<ImapFlow> {
   if (!guard) throw new NodeOperationError('Outbound IMAP is not available here');
   const host = hostOf(data);
@@ -41,6 +45,9 @@ export async function imapClient(
     connectionTimeout: IMAP_TIMEOUT_MS,
     greetingTimeout: IMAP_TIMEOUT_MS,
     socketTimeout: 5 * 60_000,
+    // A listener goes into IDLE a second after its last command, not imapflow's 15: until then the
+    // server tells it of no new mail, so mail that came just after a look waited up to 15 s.
+    ...(options.listening ? { autoIdleDelay: LISTENING_IDLE_DELAY_MS } : {}),
   });
 }
 

@@ -135,7 +135,7 @@ async function listen(ctx: ListenerContext) {
   };
 
   const connect = async () => {
-    const c = await imapClient(credential, ctx.deps.outboundHost);
+    const c = await imapClient(credential, ctx.deps.outboundHost, { listening: true });
     c.on('error', (err: Error) => ctx.log.warn({ err, node: ctx.node.name }, 'IMAP connection error'));
     c.on('close', () => {
       if (!stopped && client === c) ctx.failed(new Error('IMAP connection closed'));
