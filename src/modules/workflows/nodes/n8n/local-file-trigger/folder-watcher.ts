@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { FolderWatches, MAX_FOLDER_WATCHES } from './folder-watches.js';
 import { type Entry, MAX_ENTRIES, type ScanSpec, scan } from './scan.js';
 
@@ -164,8 +163,7 @@ export function watchFolder(o: WatcherOptions): FolderWatcher {
     if (truncated)
       o.onDropped(0, `the folder holds more than ${MAX_ENTRIES} entries: the rest is not watched`);
     if (watches) {
-      const wanted = o.kind === 'file' ? [{ path: path.dirname(o.target), level: 0 }] : listing.folders;
-      const left = watches.update(wanted);
+      const left = watches.update(listing.folders);
       if (left > 0 && !saidUnwatched) {
         saidUnwatched = true;
         o.onDropped(0, `${left} folders are past the ${MAX_FOLDER_WATCHES} watched: periodic scans see them`);

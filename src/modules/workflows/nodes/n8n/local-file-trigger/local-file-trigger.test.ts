@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { WorkflowEngine } from '../../../engine/workflow-engine.js';
 import { defaultNodeRegistry } from '../../index.js';
 import { BURST_FOR_TESTS } from './folder-watcher.js';
 import { LOCAL_FILES_OFF, localFileTriggerNode } from './index.js';
+import { scan } from './scan.js';
 import { watchPathOf } from './watch-path.js';
 
 let base: string;
@@ -124,6 +125,35 @@ describe('Local File Trigger (n8n-nodes-base.localFileTrigger)', () => {
       );
       // What was there at activation is not reported (n8n's ignoreInitial).
       expect(seen(w.emitted).some((e) => e.includes('before.txt'))).toBe(false);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it('a path not there yet is watched through the nearest folder above it; a file through its folder', async () => {
+    const root = await realpath(account);
+    const folders = async (target: string, kind: 'folder' | 'file' = 'folder') =>
+      (await scan({ root, target, kind, depth: -1, ignored: null }, performance.now())).folders.map((f) =>
+        path.relative(root, f.path),
+      );
+    await mkdir(path.join(root, 'later'), { recursive: true });
+    expect(await folders(path.join(root, 'later', 'drive', 'inbox'))).toEqual(['later']);
+    expect(await folders(path.join(root, 'nothing', 'here'))).toEqual(['']);
+    await writeFile(path.join(root, 'later', 'one.txt'), 'x');
+    expect(await folders(path.join(root, 'later', 'one.txt'), 'file')).toEqual(['later']);
+    expect(await folders(path.join(root, 'later', 'two.txt'), 'file')).toEqual(['later']);
+    // Once there, the folder itself (and what it holds).
+    await mkdir(path.join(root, 'later', 'drive', 'inbox'), { recursive: true });
+    expect(await folders(path.join(root, 'later', 'drive', 'inbox'))).toEqual([
+      path.join('later', 'drive', 'inbox'),
+    ]);
+
+    // The listener sees a file in a folder made after it started.
+    const w = await listen({ triggerOn: 'folder', path: '/home/node/made-later/inbox', events: ['add'] });
+    try {
+      await mkdir(path.join(account, 'made-later', 'inbox'), { recursive: true });
+      await writeFile(path.join(account, 'made-later', 'inbox', 'a.txt'), 'one');
+      await until(() => seen(w.emitted).includes('add /home/node/made-later/inbox/a.txt'), 'the add');
     } finally {
       await w.stop();
     }

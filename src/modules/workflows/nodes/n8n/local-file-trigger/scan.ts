@@ -32,7 +32,10 @@ export interface Listing {
   entries: ReadonlyMap<string, Entry>;
   /** More than MAX_ENTRIES: the rest was not looked at. */
   truncated: boolean;
-  /** The real paths of the folders whose entries were listed, the target first (what fs.watch may watch). */
+  /**
+   * What fs.watch may watch: the real paths of the folders whose entries were listed, the target first;
+   * for a file, its folder; for a target not there yet, the nearest folder above it that is.
+   */
   folders: ReadonlyArray<{ path: string; level: number }>;
   /** How long the walk took (later scans are spaced by it). */
   ms: number;
@@ -45,14 +48,16 @@ async function walk(o: ScanSpec): Promise<Omit<Listing, 'ms'>> {
   const entries = new Map<string, Entry>();
   const folders: Array<{ path: string; level: number }> = [];
   const info = await lstat(o.target).catch(() => null);
-  if (!info) return { entries, truncated: false, folders };
+  // Not there yet: the nearest folder that is tells when it comes (otherwise only the periodic scan).
+  if (!info) return { entries, truncated: false, folders: await nearestFolder(o.root, o.target) };
   // The watched path itself may not be (or pass through) a link leading out of the account's folder.
   const real = await realpath(o.target);
   if (!isInside(o.root, real))
     throw new Error('the watched path leads outside the account’s files folder through a symbolic link');
   if (o.kind === 'file' || !info.isDirectory()) {
     if (!info.isDirectory()) entries.set('', { dir: false, mtimeMs: info.mtimeMs, size: info.size });
-    return { entries, truncated: false, folders };
+    // A file's changes show in its folder.
+    return { entries, truncated: false, folders: await nearestFolder(o.root, o.target) };
   }
   let truncated = false;
   const list = async (dir: string, level: number): Promise<void> => {
@@ -74,6 +79,18 @@ async function walk(o: ScanSpec): Promise<Omit<Listing, 'ms'>> {
   };
   await list('', 0);
   return { entries, truncated, folders };
+}
+
+/** The closest folder above `target` that exists, inside `root` (none when it leads outside). */
+async function nearestFolder(root: string, target: string): Promise<Array<{ path: string; level: number }>> {
+  for (let at = path.dirname(target); isInside(root, at); at = path.dirname(at)) {
+    const info = await lstat(at).catch(() => null);
+    if (!info) continue;
+    if (!info.isDirectory()) return [];
+    const real = await realpath(at);
+    return isInside(root, real) ? [{ path: real, level: 0 }] : [];
+  }
+  return [];
 }
 
 const underWay = new Map<string, { startedAt: number; listing: Promise<Listing> }>();
