@@ -263,6 +263,26 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
     expect(stillInTopic.map((r) => r.id)).toEqual([real]);
   });
 
+  it('two deletes of one topic at once delete each document once; one being deleted is left to its deleter', async () => {
+    const topic = `race-${dialect}`;
+    const ids: string[] = [];
+    for (const content of [TEXT, OTHER, 'Gift cards never expire.', 'Candles burn for forty hours.'])
+      ids.push(
+        (await api.ingest(caller, { source: 'text', content, topic }, { hold: true })).document.documentId,
+      );
+    // Another's delete under way: marked, not this pass's.
+    const theirs = ids[3] ?? '';
+    await sql`update documents set holds = -1 where id = ${theirs}`.execute(bed.p.ctx.db);
+    const counts = await Promise.all([
+      api.documents.deleteInTopic(bed.p.accountId, topic, 'all'),
+      api.documents.deleteInTopic(bed.p.accountId, topic, 'all'),
+    ]);
+    expect(counts[0] + counts[1]).toBe(3);
+    expect(await Promise.all(ids.map(exists))).toEqual([false, false, false, true]);
+    expect(await api.documents.finishDeletes()).toBe(1);
+    expect(await exists(theirs)).toBe(false);
+  });
+
   it('an emptied index takes what nobody holds in its topic; the store deleted takes the rest', async () => {
     const storeId = await newStore('topic');
     await upsert(storeId);

@@ -231,7 +231,11 @@ export class DocumentService {
           after,
           limit: TOPIC_PAGE,
         });
-        for (const id of ids) {
+        // All: the page claimed at once, so a release, the sweep or the holds pass running meanwhile
+        // leaves these to this delete, and one that fails half-way leaves the rest to the sweep.
+        const claimed =
+          which === 'all' ? await this.store.claimInTopic(accountId, topic, ids, this.nowIso()) : ids;
+        for (const id of claimed) {
           // Unheld: claimed only if still unheld (an upload may have taken it since the page was read).
           if (which === 'unheld' && (await this.store.claimUnheld(accountId, id, this.nowIso())) === null)
             continue;
