@@ -1,5 +1,7 @@
-import { PassThrough } from 'node:stream';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
+import { serverClosing } from './graceful-close.js';
+import { holdStreamSlot } from './stream-slots.js';
 
 /**
  * The client's going before its answer is complete, for work done on its behalf (an upstream call):
@@ -60,60 +62,89 @@ export function clientGone(reply: FastifyReply): AbortSignal {
   return new ClientGone(reply).signal;
 }
 
-/** Sends lines as they come (NDJSON or server-sent events), without buffering. */
-export function sendLines(
+/**
+ * Sends lines as they come (NDJSON or server-sent events), without buffering, written straight to
+ * the response (docs/decisions.md, "Streamed answers written straight to the socket"): a PassThrough
+ * piped by Fastify cost a stream, its end-of-stream listeners and a write of its own for the
+ * response's end. The stream's slot is taken first (a refusal is the route's 429). Nothing is sent
+ * before the first line: a failure before it is an error answer in the route's format, as any
+ * other. From the first line on the reply is the stream's own, so Fastify's onSend hooks do not run
+ * for it; what they add to a stream (the closing server's `connection: close`) is added here.
+ * `onResponse` hooks still run when it finishes. The lines' iterator is returned when the client
+ * goes, so their `finally` blocks run.
+ */
+export async function sendLines(
   reply: FastifyReply,
   contentType: string,
   lines: AsyncIterable<string>,
-): FastifyReply {
-  reply.header('content-type', contentType);
-  reply.header('cache-control', 'no-cache');
+): Promise<FastifyReply> {
+  const iterator = lines[Symbol.asyncIterator]();
+  let first: IteratorResult<string>;
+  try {
+    holdStreamSlot(reply.request, reply);
+    first = await iterator.next();
+  } catch (error) {
+    await iterator.return?.();
+    throw error;
+  }
+  reply.hijack();
+  const res = reply.raw;
+  const headers = reply.getHeaders();
+  headers['content-type'] = contentType;
+  headers['cache-control'] = 'no-cache';
   // Proxies (nginx) buffer responses unless told otherwise; a buffered stream is no stream.
-  reply.header('x-accel-buffering', 'no');
-  return reply.send(pumped(lines));
+  headers['x-accel-buffering'] = 'no';
+  if (serverClosing(reply)) headers.connection = 'close';
+  res.writeHead(reply.statusCode, headers as OutgoingHttpHeaders);
+  // The pump catches what the lines throw; only their own cleanup (`return`) is left to fail here.
+  pump(res, iterator, first, reply).catch((err: unknown) =>
+    reply.log.warn({ err }, 'a streamed answer’s cleanup failed'),
+  );
+  return reply;
 }
-
-/** What a streamed answer holds in memory before it waits for the client (its socket's buffer aside). */
-const STREAM_BUFFER_BYTES = 16 * 1024;
 
 /**
- * The lines as a byte stream, written by a loop that waits while the client is behind. Not
- * `Readable.from`: its pull through a one-byte buffer cost about 80 µs of CPU per streamed answer
- * (docs/decisions.md, "Gateway CPU on a quiet machine"). When the stream is destroyed (the
- * client went), the lines' iterator is returned, so their `finally` blocks run as they did.
+ * Writes the lines, waiting while the client is behind; ends the response when they end (in the same
+ * write as the last line when it follows it at once). A failure after the first line can only cut
+ * the response: its socket is destroyed, as Fastify does for a stream that fails.
  */
-export function pumped(lines: AsyncIterable<string>): PassThrough {
-  const out = new PassThrough({ highWaterMark: STREAM_BUFFER_BYTES });
-  const iterator = lines[Symbol.asyncIterator]();
-  const pump = async (): Promise<void> => {
-    for (;;) {
-      const next = await iterator.next();
-      if (next.done) {
-        out.end();
-        return;
-      }
-      if (out.destroyed) break;
-      if (!out.write(next.value)) await drainedOrClosed(out);
-      if (out.destroyed) break;
+async function pump(
+  res: ServerResponse,
+  iterator: AsyncIterator<string>,
+  first: IteratorResult<string>,
+  reply: FastifyReply,
+): Promise<void> {
+  try {
+    for (let next = first; !next.done; next = await iterator.next()) {
+      if (res.destroyed) break;
+      if (!res.write(next.value)) await drainedOrClosed(res);
+      if (res.destroyed) break;
     }
-    await iterator.return?.();
-  };
-  pump().catch((error: unknown) => {
-    out.destroy(error instanceof Error ? error : new Error(String(error)));
-  });
-  return out;
+    if (!res.destroyed) {
+      res.end();
+      return;
+    }
+  } catch (error) {
+    reply.log.warn({ err: error }, 'a streamed answer failed after its first line');
+    // What was written goes out first (a write is held until the turn ends), then the cut.
+    if (res.writableCorked) res.uncork();
+    res.destroy();
+    return;
+  }
+  // The client went: the lines' cleanup runs.
+  await iterator.return?.();
 }
 
-/** Resolves when the stream drains or closes (a destroyed stream never drains). */
-function drainedOrClosed(stream: PassThrough): Promise<void> {
+/** Resolves when the response drains or closes (a destroyed response never drains). */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
-      stream.off('drain', done);
-      stream.off('close', done);
+      res.off('drain', done);
+      res.off('close', done);
       resolve();
     };
-    stream.on('drain', done);
-    stream.on('close', done);
+    res.on('drain', done);
+    res.on('close', done);
   });
 }
 

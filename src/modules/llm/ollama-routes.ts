@@ -77,7 +77,7 @@ async function* relayedNdjson(frames: AsyncGenerator<string>): AsyncGenerator<st
 }
 
 /** A relayed answer as it came: its bytes whole, or its lines as they come. */
-function sendRelayed(reply: FastifyReply, relayed: RelaySession): FastifyReply {
+function sendRelayed(reply: FastifyReply, relayed: RelaySession): FastifyReply | Promise<FastifyReply> {
   reply.headers(relayed.headers);
   if (relayed.stream) return sendLines(reply, relayed.contentType, relayedNdjson(relayed.frames));
   reply.header('content-type', relayed.contentType);

@@ -98,7 +98,11 @@ async function* relayedSse(frames: AsyncGenerator<string>, requestId: string): A
 }
 
 /** A relayed answer as it came: its bytes whole, or its frames as they come. */
-function sendRelayed(reply: FastifyReply, relayed: RelaySession, requestId: string): FastifyReply {
+function sendRelayed(
+  reply: FastifyReply,
+  relayed: RelaySession,
+  requestId: string,
+): FastifyReply | Promise<FastifyReply> {
   reply.headers(relayed.headers);
   if (relayed.stream) return sendLines(reply, relayed.contentType, relayedSse(relayed.frames, requestId));
   reply.header('content-type', relayed.contentType);
