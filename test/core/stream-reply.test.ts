@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
 import { registerErrorHandling } from '../../src/core/http/error-handler.js';
@@ -9,7 +9,11 @@ import { registerStreamSlots, StreamSlots } from '../../src/core/http/stream-slo
 import { until } from '../helpers/until.js';
 
 /** An app whose `/lines` streams what `lines()` makes, with the platform's error handling and slots. */
-async function appWith(lines: () => AsyncIterable<string>, slots = new StreamSlots(10, 100)) {
+async function appWith(
+  lines: () => AsyncIterable<string>,
+  slots = new StreamSlots(10, 100),
+  before: (reply: FastifyReply) => Promise<void> = async () => undefined,
+) {
   const app = Fastify();
   registerErrorHandling(app);
   registerStreamSlots(app, slots);
@@ -20,6 +24,7 @@ async function appWith(lines: () => AsyncIterable<string>, slots = new StreamSlo
   });
   app.get('/lines', async (_request, reply) => {
     reply.header('x-route', 'set before the stream');
+    await before(reply);
     return sendLines(reply, 'text/event-stream; charset=utf-8', lines());
   });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -149,6 +154,42 @@ describe('streamed answers written straight to the response', () => {
     expect(started).toBe(1);
     release();
     expect(await first.text()).toBe('data: first\n\n');
+  });
+
+  it('takes no slot for a client that went while the route worked, and starts no lines for it', async () => {
+    let started = 0;
+    let entered = 0;
+    let release: () => void = () => undefined;
+    let held = new Promise<void>((r) => {
+      release = r;
+    });
+    const { app, address } = await appWith(
+      async function* () {
+        started++;
+        yield 'data: one\n\n';
+      },
+      new StreamSlots(1, 100),
+      async (reply) => {
+        entered++;
+        working = reply;
+        await held;
+      },
+    );
+    open = app;
+    let working: FastifyReply | null = null;
+    const gone = new AbortController();
+    const leaving = fetch(`${address}/lines`, { signal: gone.signal }).catch(() => 'gone');
+    await until(() => entered === 1, 'the route at work');
+    gone.abort();
+    expect(await leaving).toBe('gone');
+    await until(() => working?.raw.destroyed === true, 'the server to see the client go');
+    release();
+    // Its one slot was not taken for good: the next stream of the same client is served.
+    held = Promise.resolve();
+    const next = await fetch(`${address}/lines`);
+    expect(next.status).toBe(200);
+    expect(await next.text()).toBe('data: one\n\n');
+    expect(started).toBe(1);
   });
 
   it('says Connection: close on a stream answered while the server closes', async () => {

@@ -284,3 +284,37 @@ describe.each(dialects)('Ollama model management on %s', (dialect) => {
     expect((await failure(writer.delete({ model: 'terse' })))?.status_code).toBe(403);
   });
 });
+
+describe('a pull past its key’s stream slots', () => {
+  let bed: LlmTestbed;
+  beforeAll(async () => {
+    bed = await startLlmTestbed('sqlite', { STREAMS_PER_KEY: '1' });
+  });
+  afterAll(() => bed?.close());
+
+  it('is a 429 in Ollama’s body, and the pull never reaches the Ollama server', async () => {
+    const headers = { authorization: `Bearer ${bed.p.adminKey}`, 'content-type': 'application/json' };
+    // A slow streamed chat holds the key's one slot.
+    bed.ollama.chunkDelayMs = 300;
+    const holding = new AbortController();
+    const chat = await fetch(`${bed.url}/api/chat`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ model: 'llama3.2', messages: [{ role: 'user', content: 'a b c d e f' }] }),
+      signal: holding.signal,
+    });
+    expect(chat.status).toBe(200);
+    const pulls = () => bed.ollama.requests.filter((r) => r.path === '/api/pull').length;
+    const before = pulls();
+    const refused = await fetch(`${bed.url}/api/pull`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ model: 'qwen3:0.6b', stream: true }),
+    });
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: string }).error).toMatch(/streams/);
+    expect(pulls()).toBe(before);
+    holding.abort();
+    bed.ollama.chunkDelayMs = 0;
+  });
+});

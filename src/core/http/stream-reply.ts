@@ -79,28 +79,45 @@ export async function sendLines(
   lines: AsyncIterable<string>,
 ): Promise<FastifyReply> {
   const iterator = lines[Symbol.asyncIterator]();
+  const res = reply.raw;
+  if (res.destroyed) {
+    // The client went while the route worked: nothing to stream, nobody to answer.
+    await finish(iterator);
+    reply.hijack();
+    return reply;
+  }
   let first: IteratorResult<string>;
   try {
     holdStreamSlot(reply.request, reply);
     first = await iterator.next();
   } catch (error) {
-    await iterator.return?.();
+    await finish(iterator);
     throw error;
   }
   reply.hijack();
-  const res = reply.raw;
-  const headers = reply.getHeaders();
-  headers['content-type'] = contentType;
-  headers['cache-control'] = 'no-cache';
-  // Proxies (nginx) buffer responses unless told otherwise; a buffered stream is no stream.
-  headers['x-accel-buffering'] = 'no';
-  if (serverClosing(reply)) headers.connection = 'close';
-  res.writeHead(reply.statusCode, headers as OutgoingHttpHeaders);
-  // The pump catches what the lines throw; only their own cleanup (`return`) is left to fail here.
-  pump(res, iterator, first, reply).catch((err: unknown) =>
-    reply.log.warn({ err }, 'a streamed answer’s cleanup failed'),
-  );
+  try {
+    const headers = reply.getHeaders();
+    headers['content-type'] = contentType;
+    headers['cache-control'] = 'no-cache';
+    // Proxies (nginx) buffer responses unless told otherwise; a buffered stream is no stream.
+    headers['x-accel-buffering'] = 'no';
+    if (serverClosing(reply)) headers.connection = 'close';
+    res.writeHead(reply.statusCode, headers as OutgoingHttpHeaders);
+  } catch (error) {
+    // Hijacked: Fastify answers nothing more, so a head that cannot be written cuts the response.
+    reply.log.error({ err: error }, 'a streamed answer’s head could not be written');
+    res.destroy();
+    await finish(iterator);
+    return reply;
+  }
+  // The pump catches what the lines and the writes throw.
+  void pump(res, iterator, first, reply);
   return reply;
+}
+
+/** Ends the lines' iterator (their `finally` blocks run); a cleanup that fails is not the caller's error. */
+async function finish(iterator: AsyncIterator<string>): Promise<void> {
+  await iterator.return?.()?.catch(() => undefined);
 }
 
 /**
@@ -129,10 +146,9 @@ async function pump(
     // What was written goes out first (a write is held until the turn ends), then the cut.
     if (res.writableCorked) res.uncork();
     res.destroy();
-    return;
   }
-  // The client went: the lines' cleanup runs.
-  await iterator.return?.();
+  // The client went, or the answer failed: the lines' cleanup runs (nothing for ended lines).
+  await finish(iterator);
 }
 
 /** Resolves when the response drains or closes (a destroyed response never drains). */

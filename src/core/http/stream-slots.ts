@@ -104,7 +104,8 @@ const holding = new WeakSet<FastifyRequest>();
  * response's connection closes, whatever the route answers in the end.
  */
 export function holdStreamSlot(request: FastifyRequest, reply: FastifyReply): void {
-  if (!request.streamSlots || holding.has(request)) return;
+  // A response already closed (the client went while the route worked) would never give it back.
+  if (!request.streamSlots || holding.has(request) || reply.raw.destroyed) return;
   const release = request.streamSlots.acquire(streamHolder(request.principal, request.ip));
   holding.add(request);
   reply.raw.once('close', release);

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { principalOf } from '../../core/http/auth-hook.js';
 import { clientGone, sendLines } from '../../core/http/stream-reply.js';
+import { holdStreamSlot } from '../../core/http/stream-slots.js';
 import type { ModelPreset } from './model-file.js';
 import { MAX_BLOB_BYTES, type ModelManagement, parseModelfile } from './model-management.js';
 import { optionsFromOllama } from './ollama-format.js';
@@ -51,12 +52,24 @@ function createOf(body: OllamaCreateBodyT): { from: string; preset: ModelPreset 
   return { from, preset };
 }
 
-/** Progress as NDJSON (the first line read before the headers: a refusal is still a 4xx). */
+/**
+ * Progress as NDJSON (the first line read before the headers: a refusal is still a 4xx). A stream's
+ * slot is taken before that line is asked for: refused, the work (a pull from the registry) is ended
+ * unstarted instead of left waiting at its first line.
+ */
 async function progress(
   reply: FastifyReply,
   lines: AsyncGenerator<Record<string, unknown>>,
   stream: boolean,
 ): Promise<FastifyReply> {
+  if (stream) {
+    try {
+      holdStreamSlot(reply.request, reply);
+    } catch (error) {
+      await lines.return(undefined).catch(() => undefined);
+      throw error;
+    }
+  }
   const first = await lines.next();
   if (!stream) {
     let last = first.done ? { status: 'success' } : first.value;
