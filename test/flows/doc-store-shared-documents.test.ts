@@ -439,6 +439,58 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
     });
   });
 
+  it('a holds pass over many topics keeps a bounded number of owners read, and reads one again when needed', async () => {
+    const db = bed.p.ctx.db;
+    const prefix = `bound-${dialect}:`;
+    const at = new Date(nowMs()).toISOString();
+    // 300 topics, two documents each; in id order every topic's first, then every topic's second.
+    const row = (round: string, i: number) => ({
+      id: `doc_bound_${round}_${String(i).padStart(3, '0')}`,
+      account_id: bed.p.accountId,
+      topic: `${prefix}${i}`,
+      source: 'text',
+      url: null,
+      title: null,
+      mime_type: 'text/plain',
+      content_hash: `bound-${round}-${i}`,
+      char_count: 1,
+      page_count: 1,
+      metadata: '{}',
+      status: 'indexed',
+      error: null,
+      chunk_count: 0,
+      embedding_model: null,
+      language: 'none',
+      processing: null,
+      revision: 0,
+      holds: 1,
+      held_at: null,
+      made_held: 0,
+      created_at: at,
+      updated_at: at,
+    });
+    const rows = ['a', 'b'].flatMap((round) => Array.from({ length: 300 }, (_, i) => row(round, i)));
+    await db.insertInto('documents').values(rows).execute();
+    let reads = 0;
+    // Each topic's owner names its first document only: the second's hold is dropped.
+    const owner = async (_accountId: string, topic: string) => {
+      reads++;
+      const i = Number(topic.slice(prefix.length));
+      return { gone: false, references: new Map([[row('a', i).id, 1]]) };
+    };
+    const before = new Date(nowMs() - 3_600_000).toISOString();
+    expect(await api.documents.reconcileHolds(prefix, before, owner)).toEqual({ corrected: 300, deleted: 0 });
+    // More than one read per topic: the owners held were let go past their bound, then read again.
+    expect(reads).toBeGreaterThan(300);
+    const holds = await db
+      .selectFrom('documents')
+      .select(['id', 'holds'])
+      .where('id', 'like', 'doc_bound_%')
+      .execute();
+    expect(holds.filter((r) => Number(r.holds) === (r.id.includes('_a_') ? 1 : 0))).toHaveLength(600);
+    await db.deleteFrom('documents').where('id', 'like', 'doc_bound_%').execute();
+  });
+
   it('a topic named like a store’s that never was one keeps the documents API’s documents', async () => {
     const topic = topicOf('never-a-store');
     const loaded = await api.ingest(caller, { source: 'text', content: OTHER, topic });

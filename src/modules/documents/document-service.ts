@@ -37,6 +37,9 @@ const TOPIC_PAGE = 500;
  */
 export const UNFINISHED_DELETE_MS = 5 * 60_000;
 
+/** Topics' owners a holds pass keeps read at once (each up to a store's references). */
+const OWNERS_HELD = 256;
+
 export const LIST_SPEC: ListSpec = {
   columns: { topic: 'topic', status: 'status', source: 'source', createdAt: 'created_at', title: 'title' },
   sortable: ['id', 'createdAt', 'title'],
@@ -394,7 +397,11 @@ export class DocumentService {
         const rows = await this.store.settledHolds(prefix, before, { after, limit: TOPIC_PAGE });
         for (const row of rows) {
           const key = `${row.account_id}\n${row.topic}`;
-          if (!owners.has(key)) owners.set(key, await owner(row.account_id, row.topic));
+          if (!owners.has(key)) {
+            // Bounded: a topic's owner holds up to a store's 4,000 references; one dropped is read again.
+            if (owners.size >= OWNERS_HELD) owners.clear();
+            owners.set(key, await owner(row.account_id, row.topic));
+          }
           const found = owners.get(key);
           if (!found) continue;
           const want = found.gone ? 0 : (found.references.get(row.id) ?? 0);
