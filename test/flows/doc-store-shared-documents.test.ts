@@ -76,21 +76,24 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
         .where('id', '=', documentId)
         .executeTakeFirstOrThrow()
     ).holds;
-  /** Rewrites a store's saved loaders, as an older version or a stopped process could have left them. */
-  const editLoaders = async (storeId: string, edit: (loaders: Loader[]) => Loader[]) => {
+  /** Rewrites a store's saved body, as an older version or a stopped process could have left it. */
+  const editStore = async (
+    storeId: string,
+    edit: (body: Record<string, unknown>) => Record<string, unknown>,
+  ) => {
     const row = await bed.p.ctx.db
       .selectFrom('flowise_objects')
       .select('body')
       .where('id', '=', storeId)
       .executeTakeFirstOrThrow();
-    const body = JSON.parse(row.body) as { loaders: Loader[] };
-    body.loaders = edit(body.loaders);
     await bed.p.ctx.db
       .updateTable('flowise_objects')
-      .set({ body: JSON.stringify(body) })
+      .set({ body: JSON.stringify(edit(JSON.parse(row.body) as Record<string, unknown>)) })
       .where('id', '=', storeId)
       .execute();
   };
+  const editLoaders = (storeId: string, edit: (loaders: Loader[]) => Loader[]) =>
+    editStore(storeId, (body) => ({ ...body, loaders: edit(body.loaders as Loader[]) }));
   /** The platform's clock (the testbed's, not the wall's). */
   const nowMs = () => bed.p.ctx.clock.now().getTime();
   const page = (storeId: string, loaderId: string) =>
@@ -403,7 +406,13 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
     const db = bed.p.ctx.db;
     await sql`update documents set holds = 3, held_at = ${old} where id = ${first}`.execute(db);
     await sql`update documents set holds = 0, held_at = ${old} where id = ${second}`.execute(db);
-    await sql`update flowise_objects set updated_at = ${old} where id = ${storeId}`.execute(db);
+    // Its loaders let go of nothing for an hour and more; saved since (a refresh's counts, a rename)
+    // all the same: those saves let go of no reference.
+    await editStore(storeId, (body) => ({ ...body, referencesDroppedAt: old }));
+    expect(
+      (await call(bed, 'PUT', `/api/v1/document-store/store/${storeId}`, { body: { name: 'renamed' } }))
+        .status,
+    ).toBe(200);
     await sql`delete from flowise_objects where id = ${gone}`.execute(db);
     await sql`update documents set held_at = ${old} where id = ${orphan}`.execute(db);
     // A store changed since (a loader removed, its holds still being given back): left for later.
@@ -489,6 +498,44 @@ describe.each(await testDialects())('flows: documents a store’s loaders share 
       .execute();
     expect(holds.filter((r) => Number(r.holds) === (r.id.includes('_a_') ? 1 : 0))).toHaveLength(600);
     await db.deleteFrom('documents').where('id', 'like', 'doc_bound_%').execute();
+  });
+
+  it('a store notes when its loaders let go of references: a removal and a replacement do, a refresh not', async () => {
+    const storeId = await newStore('noted');
+    const first = await upsert(storeId);
+    await upsert(storeId, OTHER);
+    const marked = async () =>
+      (
+        JSON.parse(
+          (
+            await bed.p.ctx.db
+              .selectFrom('flowise_objects')
+              .select('body')
+              .where('id', '=', storeId)
+              .executeTakeFirstOrThrow()
+          ).body,
+        ) as { referencesDroppedAt?: string }
+      ).referencesDroppedAt;
+    const now = new Date(nowMs()).toISOString();
+    expect(await marked()).toBe(now);
+    const old = new Date(nowMs() - 2 * 3_600_000).toISOString();
+    await editStore(storeId, (body) => ({ ...body, referencesDroppedAt: old }));
+    expect((await call(bed, 'POST', `/api/v1/document-store/refresh/${storeId}`, { body: {} })).status).toBe(
+      200,
+    );
+    await upsert(storeId, 'Gift cards never expire.');
+    expect(await marked()).toBe(old);
+    const replaced = await call(bed, 'POST', `/api/v1/document-store/upsert/${storeId}`, {
+      body: {
+        docId: first,
+        loader: { name: 'plainText', config: { text: 'Candles burn for forty hours.' } },
+      },
+    });
+    expect(replaced.status, replaced.text).toBe(200);
+    expect(await marked()).toBe(now);
+    await editStore(storeId, (body) => ({ ...body, referencesDroppedAt: old }));
+    expect((await call(bed, 'DELETE', `/api/v1/document-store/loader/${storeId}/${first}`)).status).toBe(200);
+    expect(await marked()).toBe(now);
   });
 
   it('a topic named like a store’s that never was one keeps the documents API’s documents', async () => {

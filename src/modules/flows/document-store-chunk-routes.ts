@@ -12,6 +12,7 @@ import {
   type Loader,
   loaderOf,
   loadersOf,
+  referencesDropped,
   releaseAll,
   topicOf,
 } from './flowise/doc-store.js';
@@ -198,7 +199,10 @@ export function documentStoreChunkRoutes(
           totalChunks: now.totalChunks - old.chunkCount + newChunks,
           totalChars: now.totalChars - (chunk.endOffset - chunk.startOffset) + text.length,
         };
-        return { loaders: loadersOf(current).map((l) => (l.id === loader.id ? next : l)) };
+        return {
+          loaders: loadersOf(current).map((l) => (l.id === loader.id ? next : l)),
+          ...referencesDropped(objects),
+        };
       });
     } catch (error) {
       if (error instanceof AppError) await releaseAll(accountId, documents(), replacement);

@@ -15,6 +15,7 @@ import {
   loaderOf,
   loadersOf,
   MAX_UPSERT_FILES,
+  referencesDropped,
   releaseAll,
   topicOf,
 } from './flowise/doc-store.js';
@@ -146,6 +147,7 @@ export function documentStoreRoutes(
     async (request) =>
       view(
         await objects.create(account(request), 'docstore', {
+          ...referencesDropped(objects),
           name: request.body.name,
           description: request.body.description ?? '',
           loaders: [],
@@ -308,10 +310,17 @@ export function documentStoreRoutes(
         if (replaced) {
           const previous = now.find((l) => l.id === replaced.id);
           if (!previous) throw notFound('NOT_FOUND', 'Loader', replaced.id);
+          // Replaced: the previous loader's references (all, or those loaded again) go after this save.
           if (b.replaceExisting ?? true)
-            return { loaders: withinDocuments(now.map((l) => (l.id === replaced.id ? loader : l))) };
+            return {
+              loaders: withinDocuments(now.map((l) => (l.id === replaced.id ? loader : l))),
+              ...referencesDropped(objects),
+            };
           const next = keeping(loader, previous, loaded);
-          return { loaders: withinDocuments(now.map((l) => (l.id === replaced.id ? next : l))) };
+          return {
+            loaders: withinDocuments(now.map((l) => (l.id === replaced.id ? next : l))),
+            ...referencesDropped(objects),
+          };
         }
         if (now.length >= MAX_LOADERS) throw storeFull();
         return { loaders: withinDocuments([...now, loader]) };
@@ -407,7 +416,7 @@ export function documentStoreRoutes(
       const { before, after } = await objects.change(account(request), 'docstore', storeId, (current) => {
         const loaders = loadersOf(current);
         if (!loaders.some((l) => l.id === loaderId)) throw notFound('NOT_FOUND', 'Loader', loaderId);
-        return { loaders: loaders.filter((l) => l.id !== loaderId) };
+        return { loaders: loaders.filter((l) => l.id !== loaderId), ...referencesDropped(objects) };
       });
       await release(account(request), loaderOf(before, loaderId).documentIds);
       return view(after);
@@ -428,6 +437,7 @@ export function documentStoreRoutes(
       // Emptied as it is now (locked): a loader added meanwhile goes with the others, documents too.
       const { before } = await objects.change(account(request), 'docstore', request.params.id, () => ({
         loaders: [],
+        ...referencesDropped(objects),
       }));
       const ids = loadersOf(before).flatMap((l) => l.documentIds);
       await release(account(request), ids);

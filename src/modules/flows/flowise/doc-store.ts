@@ -22,6 +22,13 @@ export interface Loader {
 
 /** A store's documents are the knowledge base's topic `docstore:<id>`. */
 export const STORE_TOPIC_PREFIX = 'docstore:';
+
+/**
+ * The part of a store's body saying when its loaders last let go of references (and when it was
+ * made): their releases run after that save, so the holds pass leaves the store alone until it has
+ * settled. Other saves (a refresh's counts, a rename, a loader added) do not set it.
+ */
+export const referencesDropped = (objects: { now(): string }) => ({ referencesDroppedAt: objects.now() });
 /** Files one upsert may load. */
 export const MAX_UPSERT_FILES = 20;
 

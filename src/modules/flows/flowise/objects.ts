@@ -39,6 +39,11 @@ export class FlowiseObjects {
     private readonly clock: Clock,
   ) {}
 
+  /** The time records are stamped with (the platform's clock). */
+  now(): string {
+    return this.clock.now().toISOString();
+  }
+
   async create(
     accountId: string,
     kind: ObjectKind,

@@ -26,7 +26,9 @@ export async function storeReferences(
     if (error instanceof AppError && error.status === 404) return { references, gone: true };
     throw error;
   }
-  if (store.updatedAt >= before) return null;
+  // Stores saved before the mark came say only when they last changed at all.
+  const dropped = store.body.referencesDroppedAt;
+  if ((typeof dropped === 'string' ? dropped : store.updatedAt) >= before) return null;
   for (const loader of loadersOf(store))
     for (const id of loader.documentIds) references.set(id, (references.get(id) ?? 0) + 1);
   return { references, gone: false };
