@@ -136,6 +136,14 @@ describe.each(await testDialects())(
         .values({ chunk_id: 'gone-2', document_id: 'gone', embedding: Buffer.from([1]) })
         .execute();
       expect(await vectorIds(db)).toEqual(['doc-1-0', 'doc-1-1', 'gone-2']);
+      if (dialect === 'sqlite') {
+        // A rebuild that fails half-way (here its new table cannot be made) leaves the old one whole,
+        // orphan included, for the next start to migrate.
+        await sql`create table chunk_vectors_next (x integer)`.execute(db);
+        await expect(m608.up(db as never)).rejects.toThrow();
+        expect(await vectorIds(db)).toEqual(['doc-1-0', 'doc-1-1', 'gone-2']);
+        await sql`drop table chunk_vectors_next`.execute(db);
+      }
       await m608.up(db as never);
       expect(await vectorIds(db)).toEqual(['doc-1-0', 'doc-1-1']);
     });
@@ -218,6 +226,13 @@ describe.each(await testDialects())(
         .execute();
       expect((await store.deleting()).map((r) => r.id)).toEqual(['doc-b', 'doc-c']);
       expect((await store.deleting('2026-12-02T00:30:00.000Z')).map((r) => r.id)).toEqual(['doc-b']);
+      // Taken over only while still stopped: not one whose delete restarted since the list was read,
+      // nor one not being deleted; once taken, it is stamped, so a second taker finds it started.
+      const before = '2026-12-02T00:30:00.000Z';
+      expect(await store.takeOverDelete('doc-c', before, '2026-12-02T02:00:00.000Z')).toBe(false);
+      expect(await store.takeOverDelete('doc-a', before, '2026-12-02T02:00:00.000Z')).toBe(false);
+      expect(await store.takeOverDelete('doc-b', before, '2026-12-02T02:00:00.000Z')).toBe(true);
+      expect(await store.takeOverDelete('doc-b', before, '2026-12-02T02:00:01.000Z')).toBe(false);
 
       const query = sql`select account_id, id, topic from documents where holds < 0 and (held_at is null or held_at < '2026-12-02T00:30:00.000Z') order by id`;
       const plan =

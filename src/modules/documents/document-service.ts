@@ -37,9 +37,6 @@ const TOPIC_PAGE = 500;
  */
 export const UNFINISHED_DELETE_MS = 5 * 60_000;
 
-/** Topics' owners a holds pass keeps read at once (each up to a store's references). */
-const OWNERS_HELD = 256;
-
 export const LIST_SPEC: ListSpec = {
   columns: { topic: 'topic', status: 'status', source: 'source', createdAt: 'created_at', title: 'title' },
   sortable: ['id', 'createdAt', 'title'],
@@ -234,14 +231,16 @@ export class DocumentService {
           after,
           limit: TOPIC_PAGE,
         });
-        // All: the page claimed at once, so a release, the sweep or the holds pass running meanwhile
-        // leaves these to this delete, and one that fails half-way leaves the rest to the sweep.
-        const claimed =
-          which === 'all' ? await this.store.claimInTopic(accountId, topic, ids, this.nowIso()) : ids;
-        for (const id of claimed) {
-          // Unheld: claimed only if still unheld (an upload may have taken it since the page was read).
-          if (which === 'unheld' && (await this.store.claimUnheld(accountId, id, this.nowIso())) === null)
-            continue;
+        for (const id of ids) {
+          // Claimed as its delete starts, held or not (all), or only if still unheld (an upload may
+          // have taken it since the page was read): a release, the sweep or the holds pass running
+          // meanwhile leaves it to this delete. Claimed one by one, each claim is as recent as its
+          // delete, so the sweep (which takes over deletes claimed minutes ago) never runs it twice.
+          const claimed =
+            which === 'all'
+              ? (await this.store.claimInTopic(accountId, topic, [id], this.nowIso())).length > 0
+              : (await this.store.claimUnheld(accountId, id, this.nowIso())) !== null;
+          if (!claimed) continue;
           await this.store.delete(accountId, id, this.nowIso());
           count++;
         }
@@ -359,7 +358,11 @@ export class DocumentService {
     let count = 0;
     try {
       // Each on its own: one that fails (another process deleting it too) leaves the others to go.
-      for (const row of await this.store.deleting(before))
+      for (const row of await this.store.deleting(before)) {
+        // Taken over only if still stopped now (the list is minutes old by the last row): a delete
+        // that started meanwhile stamped it afresh.
+        if (before !== undefined && !(await this.store.takeOverDelete(row.id, before, this.nowIso())))
+          continue;
         await this.store
           .delete(row.account_id, row.id, this.nowIso())
           .then(async () => {
@@ -367,6 +370,7 @@ export class DocumentService {
             await this.onChunksGone(row.account_id, row.topic);
           })
           .catch(() => undefined);
+      }
     } finally {
       this.finishing = false;
     }
@@ -387,46 +391,42 @@ export class DocumentService {
     before: string,
     owner: (accountId: string, topic: string) => Promise<TopicOwner | null>,
   ): Promise<{ corrected: number; deleted: number }> {
-    const owners = new Map<string, TopicOwner | null>();
-    const emptied = new Map<string, { accountId: string; topic: string }>();
-    let after = '';
     let corrected = 0;
     let deleted = 0;
-    try {
-      for (;;) {
-        const rows = await this.store.settledHolds(prefix, before, { after, limit: TOPIC_PAGE });
-        for (const row of rows) {
-          const key = `${row.account_id}\n${row.topic}`;
-          if (!owners.has(key)) {
-            // Bounded: a topic's owner holds up to a store's 4,000 references; one dropped is read again.
-            if (owners.size >= OWNERS_HELD) owners.clear();
-            owners.set(key, await owner(row.account_id, row.topic));
+    // Topic by topic: one owner read (a store's references) at a time, each read once.
+    for (const { account_id: accountId, topic } of await this.store.topicsStartingWith(prefix)) {
+      const found = await owner(accountId, topic);
+      if (!found) continue;
+      let emptied = false;
+      let after = '';
+      try {
+        for (;;) {
+          const rows = await this.store.settledHolds(accountId, topic, before, { after, limit: TOPIC_PAGE });
+          for (const row of rows) {
+            const want = found.gone ? 0 : (found.references.get(row.id) ?? 0);
+            if (want !== row.holds) {
+              const seen = { holds: row.holds, heldAt: row.held_at };
+              if (!(await this.store.correctHolds(accountId, row.id, seen, want, this.nowIso()))) continue;
+              corrected++;
+            }
+            // Only what an upload made: a topic named like a store's that never was one keeps the
+            // documents API's documents.
+            if (!found.gone || row.made_held !== 1) continue;
+            if ((await this.store.claimUnheld(accountId, row.id, this.nowIso())) === null) continue;
+            // Claimed: a delete that fails here is left at -1 and finished by the sweep.
+            emptied = true;
+            await this.store.delete(accountId, row.id, this.nowIso()).then(
+              () => deleted++,
+              () => undefined,
+            );
           }
-          const found = owners.get(key);
-          if (!found) continue;
-          const want = found.gone ? 0 : (found.references.get(row.id) ?? 0);
-          if (want !== row.holds) {
-            const seen = { holds: row.holds, heldAt: row.held_at };
-            if (!(await this.store.correctHolds(row.account_id, row.id, seen, want, this.nowIso()))) continue;
-            corrected++;
-          }
-          // Only what an upload made: a topic named like a store's that never was one keeps the
-          // documents API's documents.
-          if (!found.gone || row.made_held !== 1) continue;
-          if ((await this.store.claimUnheld(row.account_id, row.id, this.nowIso())) === null) continue;
-          // Claimed: a delete that fails here is left at -1 and finished by the sweep.
-          emptied.set(key, { accountId: row.account_id, topic: row.topic });
-          await this.store.delete(row.account_id, row.id, this.nowIso()).then(
-            () => deleted++,
-            () => undefined,
-          );
+          if (rows.length < TOPIC_PAGE) break;
+          after = rows.at(-1)?.id ?? after;
         }
-        if (rows.length < TOPIC_PAGE) break;
-        after = rows.at(-1)?.id ?? after;
+      } finally {
+        // Search forgets what went, even when the pass stopped part-way (the database failed a read).
+        if (emptied) await this.onChunksGone(accountId, topic);
       }
-    } finally {
-      // Search forgets what went, even when the pass stopped part-way (the database failed a read).
-      for (const { accountId, topic } of emptied.values()) await this.onChunksGone(accountId, topic);
     }
     return { corrected, deleted };
   }

@@ -151,6 +151,22 @@ export class DocumentStore {
   }
 
   /**
+   * Takes a stopped delete over: stamps it now if it is still marked (-1) since before `before`;
+   * false when its delete has been restarted since, or it is gone.
+   */
+  async takeOverDelete(id: string, before: string, at: string): Promise<boolean> {
+    const row = await this.db
+      .updateTable('documents')
+      .set({ held_at: at })
+      .where('id', '=', id)
+      .where(sql<boolean>`holds < 0`)
+      .where((eb) => eb.or([eb('held_at', 'is', null), eb('held_at', '<', before)]))
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /**
    * Documents a delete left half-done (marked -1 and still there: a process stopped mid-way, or the
    * database failed it), marked before `before` when given.
    */
@@ -166,28 +182,33 @@ export class DocumentStore {
     return query.orderBy('id').execute();
   }
 
-  /**
-   * A page of documents in topics that start with `prefix` whose holds have not moved since `before`
-   * (being deleted ones left out), in id order after `after`.
-   */
-  async settledHolds(
-    prefix: string,
-    before: string,
-    page: { after: string; limit: number },
-  ): Promise<
-    Array<{
-      account_id: string;
-      id: string;
-      topic: string;
-      holds: number;
-      held_at: string | null;
-      made_held: number;
-    }>
-  > {
+  /** The topics starting with `prefix` that hold documents, with their accounts (one read of the table). */
+  async topicsStartingWith(prefix: string): Promise<Array<{ account_id: string; topic: string }>> {
     return this.db
       .selectFrom('documents')
-      .select(['account_id', 'id', 'topic', 'holds', 'held_at', 'made_held'])
+      .select(['account_id', 'topic'])
+      .distinct()
       .where(sql<boolean>`substr(topic, 1, ${prefix.length}) = ${prefix}`)
+      .orderBy('account_id')
+      .orderBy('topic')
+      .execute();
+  }
+
+  /**
+   * A page of a topic's documents whose holds have not moved since `before` (being deleted ones left
+   * out), in id order after `after`: by the (account, topic) index, whatever the table's size.
+   */
+  async settledHolds(
+    accountId: string,
+    topic: string,
+    before: string,
+    page: { after: string; limit: number },
+  ): Promise<Array<{ id: string; holds: number; held_at: string | null; made_held: number }>> {
+    return this.db
+      .selectFrom('documents')
+      .select(['id', 'holds', 'held_at', 'made_held'])
+      .where('account_id', '=', accountId)
+      .where('topic', '=', topic)
       .where('holds', '>=', 0)
       .where((eb) => eb.or([eb('held_at', 'is', null), eb('held_at', '<', before)]))
       .where('id', '>', page.after)

@@ -313,17 +313,23 @@ export function documentStoreRoutes(
           // Replaced: the previous loader's references (all, or those loaded again) go after this save.
           if (b.replaceExisting ?? true)
             return {
-              loaders: withinDocuments(now.map((l) => (l.id === replaced.id ? loader : l))),
+              loaders: withinDocuments(
+                now.map((l) => (l.id === replaced.id ? loader : l)),
+                now,
+              ),
               ...referencesDropped(objects),
             };
           const next = keeping(loader, previous, loaded);
           return {
-            loaders: withinDocuments(now.map((l) => (l.id === replaced.id ? next : l))),
+            loaders: withinDocuments(
+              now.map((l) => (l.id === replaced.id ? next : l)),
+              now,
+            ),
             ...referencesDropped(objects),
           };
         }
         if (now.length >= MAX_LOADERS) throw storeFull();
-        return { loaders: withinDocuments([...now, loader]) };
+        return { loaders: withinDocuments([...now, loader], now) };
       });
     } catch (error) {
       // Refused (full, or the loader or the store gone): this upsert's references go (a document
@@ -496,8 +502,11 @@ interface Loaded {
  * grows (a loader kept and added to, or a new one beside loaders that were), its delete, refresh and
  * save stay bounded.
  */
-function withinDocuments(loaders: Loader[]): Loader[] {
-  if (loaders.reduce((n, l) => n + l.documentIds.length, 0) > MAX_STORE_DOCUMENTS)
+function withinDocuments(loaders: Loader[], was: readonly Loader[]): Loader[] {
+  const named = (list: readonly Loader[]) => list.reduce((n, l) => n + l.documentIds.length, 0);
+  // A save that names no more than before passes (a store over the bound from before can shrink).
+  const total = named(loaders);
+  if (total > MAX_STORE_DOCUMENTS && total > named(was))
     throw new AppError(
       'CONFLICT',
       `A document store's loaders name at most ${MAX_STORE_DOCUMENTS} documents: load with replaceExisting true, or remove loaders`,

@@ -8,16 +8,21 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
  * table again; PostgreSQL checks the existing rows when it adds it.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`delete from chunk_vectors where not exists (select 1 from chunks where chunks.id = chunk_vectors.chunk_id)`.execute(
-    db,
-  );
+  const orphans = sql`delete from chunk_vectors where not exists (select 1 from chunks where chunks.id = chunk_vectors.chunk_id)`;
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    // The migrator runs PostgreSQL's migrations in a transaction.
+    await orphans.execute(db);
     await sql`alter table chunk_vectors add constraint chunk_vectors_chunk_fk foreign key (chunk_id) references chunks (id) on delete cascade`.execute(
       db,
     );
     return;
   }
-  await rebuild(db, true);
+  // SQLite's are not (Kysely runs each statement alone): a copy that fails (a full disk) or a process
+  // stopped between the drop and the rename must leave the table as it was, for the next start.
+  await db.transaction().execute(async (trx) => {
+    await orphans.execute(trx);
+    await rebuild(trx, true);
+  });
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
@@ -25,7 +30,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     await sql`alter table chunk_vectors drop constraint chunk_vectors_chunk_fk`.execute(db);
     return;
   }
-  await rebuild(db, false);
+  await db.transaction().execute((trx) => rebuild(trx, false));
 }
 
 /** SQLite: `chunk_vectors` again, with or without the reference to its chunk, its rows and index kept. */
