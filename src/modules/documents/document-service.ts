@@ -236,11 +236,8 @@ export class DocumentService {
           // have taken it since the page was read): a release, the sweep or the holds pass running
           // meanwhile leaves it to this delete. Claimed one by one, each claim is as recent as its
           // delete, so the sweep (which takes over deletes claimed minutes ago) never runs it twice.
-          const claimed =
-            which === 'all'
-              ? (await this.store.claimInTopic(accountId, topic, [id], this.nowIso())).length > 0
-              : (await this.store.claimUnheld(accountId, id, this.nowIso())) !== null;
-          if (!claimed) continue;
+          if ((await this.store.claimUnheld(accountId, id, this.nowIso(), which === 'all')) === null)
+            continue;
           await this.store.delete(accountId, id, this.nowIso());
           count++;
         }

@@ -112,39 +112,16 @@ export class DocumentStore {
   }
 
   /**
-   * Marks documents of a topic as this caller's to delete (-1), held or not: the ids it marked (not
-   * those gone or being deleted by another already).
+   * Marks a document nobody holds (or, `heldToo`, any) as this caller's to delete (-1): its topic, or
+   * null when it is held, gone or being deleted already.
    */
-  async claimInTopic(
-    accountId: string,
-    topic: string,
-    ids: readonly string[],
-    at: string,
-  ): Promise<string[]> {
-    if (ids.length === 0) return [];
-    const rows = await this.db
-      .updateTable('documents')
-      .set({ holds: -1, held_at: at })
-      .where('account_id', '=', accountId)
-      .where('topic', '=', topic)
-      .where('id', 'in', [...ids])
-      .where('holds', '>=', 0)
-      .returning('id')
-      .execute();
-    return rows.map((r) => r.id).sort();
-  }
-
-  /**
-   * Marks a document nobody holds as this caller's to delete (-1): its topic, or null when it is held,
-   * gone or being deleted already.
-   */
-  async claimUnheld(accountId: string, id: string, at: string): Promise<string | null> {
+  async claimUnheld(accountId: string, id: string, at: string, heldToo = false): Promise<string | null> {
     const row = await this.db
       .updateTable('documents')
       .set({ holds: -1, held_at: at })
       .where('account_id', '=', accountId)
       .where('id', '=', id)
-      .where('holds', '=', 0)
+      .where('holds', heldToo ? '>=' : '=', 0)
       .returning('topic')
       .executeTakeFirst();
     return row?.topic ?? null;
